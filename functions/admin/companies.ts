@@ -1,0 +1,60 @@
+import { z } from '@hono/zod-openapi';
+import { createRouter } from '../../lib/app';
+import { CompanySchema, CreateCompanyInput, UpdateCompanyInput } from '../../schema/admin';
+import { createCompany, findCompany, presentCompany, updateCompany } from './companies-domain';
+import { adminRoute, companyParam, json, jsonBody } from './route';
+
+const create = adminRoute({
+  method: 'post',
+  path: '/companies',
+  summary: 'Create a company with its hosts and settings',
+  request: { body: jsonBody(CreateCompanyInput) },
+  responses: { 201: json(CompanySchema, 'Created') },
+});
+
+const list = adminRoute({
+  method: 'get',
+  path: '/companies',
+  summary: 'Every company',
+  responses: { 200: json(z.object({ results: z.array(CompanySchema), next_cursor: z.null() })) },
+});
+
+const get = adminRoute({
+  method: 'get',
+  path: '/companies/{company_id}',
+  summary: 'One company',
+  request: { params: companyParam },
+  responses: { 200: json(CompanySchema) },
+});
+
+const update = adminRoute({
+  method: 'patch',
+  path: '/companies/{company_id}',
+  summary: 'Rename, change hosts, or change settings (merged)',
+  request: { params: companyParam, body: jsonBody(UpdateCompanyInput) },
+  responses: { 200: json(CompanySchema) },
+});
+
+export const companies = createRouter()
+  .openapi(create, async (c) => {
+    const input = c.req.valid('json');
+    const db = c.var.services.db;
+    const company = await db.transaction().execute((trx) => createCompany(trx, input));
+    return c.json(await presentCompany(db, company), 201);
+  })
+  .openapi(list, async (c) => {
+    const db = c.var.services.db;
+    const rows = await db.selectFrom('companies').selectAll().orderBy('created_at').execute();
+    return c.json({ results: await Promise.all(rows.map((r) => presentCompany(db, r))), next_cursor: null }, 200);
+  })
+  .openapi(get, async (c) => {
+    const db = c.var.services.db;
+    return c.json(await presentCompany(db, await findCompany(db, c.req.valid('param').company_id)), 200);
+  })
+  .openapi(update, async (c) => {
+    const db = c.var.services.db;
+    const { company_id } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const company = await db.transaction().execute((trx) => updateCompany(trx, company_id, input));
+    return c.json(await presentCompany(db, company), 200);
+  });

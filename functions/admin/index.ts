@@ -1,0 +1,10 @@
+import { createRouter } from '../../lib/app';
+import { audit } from './audit';
+import { catalogueAdmin } from './catalogue';
+import { companies } from './companies';
+import { keys } from './keys';
+
+/** The platform operator's API (/admin/v1): companies, keys, catalogue content, audit log. */
+export function adminGroup() {
+  return createRouter().route('/', companies).route('/', keys).route('/', catalogueAdmin).route('/', audit);
+}

@@ -1,0 +1,61 @@
+import { Scalar } from '@scalar/hono-api-reference';
+import { adminGroup } from './admin/index';
+import { catalogueGroup } from './catalogue/index';
+import { createApp, type ServicesProvider } from '../lib/app';
+
+export const routeGroups = {
+  catalogue: catalogueGroup,
+} as const;
+
+export type GroupName = keyof typeof routeGroups;
+
+const info = {
+  title: 'Property Company Public API',
+  version: '1.0.0',
+  description:
+    'The programmatic interface of a property company’s platform. Decisions where the contract is silent are in docs/api-reference.md.',
+};
+
+/**
+ * The whole API (or only some groups, for a Worker deployed per group), with its OpenAPI documents.
+ * The admin API is mounted only where asked: it never runs on a company's public Worker by accident.
+ */
+export function buildApp(
+  provide: ServicesProvider,
+  options: { groups?: GroupName[]; admin?: boolean; maxBodyBytes?: number } = {},
+) {
+  const app = createApp(provide, { maxBodyBytes: options.maxBodyBytes });
+  for (const name of options.groups ?? (Object.keys(routeGroups) as GroupName[])) {
+    app.route('/api/v1', routeGroups[name]());
+  }
+  if (options.admin ?? true) app.route('/admin/v1', adminGroup());
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'serverKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A server key (sk_…) with the operation’s scope.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'adminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The platform operator’s admin token.',
+  });
+
+  const documents = new Map<string, unknown>();
+  const documentFor = (prefix: string, title: string) => {
+    let doc = documents.get(prefix);
+    if (!doc) {
+      const full = app.getOpenAPI31Document({ openapi: '3.1.0', info: { ...info, title } });
+      full.paths = Object.fromEntries(Object.entries(full.paths ?? {}).filter(([path]) => path.startsWith(prefix)));
+      doc = full;
+      documents.set(prefix, doc);
+    }
+    return doc;
+  };
+  app.get('/api/v1/openapi.json', (c) => c.json(documentFor('/api/v1/', info.title)));
+  app.get('/api/v1/docs', Scalar({ url: '/api/v1/openapi.json', pageTitle: info.title }));
+  if (options.admin ?? true) {
+    app.get('/admin/v1/openapi.json', (c) => c.json(documentFor('/admin/v1/', `${info.title} — admin`)));
+  }
+  return app;
+}

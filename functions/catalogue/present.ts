@@ -1,0 +1,196 @@
+import type { Company, CompanySettings, LocalisedText } from '../../schema/db';
+import { type Language, localised } from '../../lib/localise';
+
+/** A listing row as the catalogue queries select it (areas joined, photos aggregated). */
+export type ListingRecord = {
+  id: string;
+  slug_en: string;
+  slug_ar: string | null;
+  listing_type: 'sale' | 'lease' | 'holiday_home';
+  title: LocalisedText;
+  description?: LocalisedText;
+  price: string | null;
+  price_period: 'total' | 'year' | 'month' | 'night' | null;
+  property_type: string | null;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  size_sqm: string | null;
+  max_guests: number | null;
+  completion: 'ready' | 'off_plan' | null;
+  featured: boolean;
+  latitude: number | null;
+  longitude: number | null;
+  location_precision: 'exact' | 'approximate' | null;
+  published_at: Date | string | null;
+  updated_at: Date | string;
+  city: PlaceRecord | null;
+  area: PlaceRecord | null;
+  project: PlaceRecord | null;
+  photos: PhotoRecord[];
+};
+export type PlaceRecord = { slug_en: string; slug_ar: string | null; name: LocalisedText };
+export type PhotoRecord = { position: number; storage_key: string; alt: LocalisedText };
+
+export const photoWidths = { small: 480, medium: 960, large: 1600 } as const;
+export const defaultPathPattern = { en: '/en/listings/{slug}', ar: '/ar/listings/{slug}' } as const;
+/** Approximate points are snapped to a 0.01° grid (about 1.1 km), so the exact spot cannot be recovered. */
+const approximateGrid = 0.01;
+const approximateRadiusM = 1000;
+
+export type Presenter = ReturnType<typeof presenter>;
+
+/** Shapes catalogue rows for one company: localisation, paths, prices, photos, map points, JSON-LD. */
+export function presenter(company: Company, mediaBaseUrl: string) {
+  const settings: CompanySettings = company.settings ?? {};
+  const hidePrices = settings.hide_prices === true;
+  const media = (settings.media_base_url ?? mediaBaseUrl).replace(/\/+$/, '');
+  const pattern = { ...defaultPathPattern, ...(settings.path_pattern ?? {}) };
+  const iso = (value: Date | string | null) => (value === null ? '' : new Date(value).toISOString());
+
+  const slug = (row: { slug_en: string; slug_ar: string | null }) => ({ en: row.slug_en, ar: row.slug_ar ?? row.slug_en });
+
+  const path = (row: ListingRecord) => {
+    const slugs = slug(row);
+    const build = (lang: Language) =>
+      pattern[lang]
+        .replaceAll('{slug}', encodeURIComponent(slugs[lang]))
+        .replaceAll('{type}', row.listing_type)
+        .replaceAll('{id}', row.id);
+    return { en: build('en'), ar: build('ar') };
+  };
+
+  const price = (row: ListingRecord) =>
+    hidePrices || row.price === null || row.price_period === null
+      ? null
+      : { amount: row.price, currency: company.currency, period: row.price_period };
+
+  const photo = (p: PhotoRecord) => ({
+    position: p.position,
+    alt: localised(p.alt),
+    sizes: Object.fromEntries(
+      Object.entries(photoWidths).map(([name, width]) => [
+        name,
+        { url: `${media}/${company.id}/${p.storage_key.split('/').map(encodeURIComponent).join('/')}/w${width}.webp`, width },
+      ]),
+    ),
+  });
+
+  const coordinates = (row: ListingRecord) => {
+    if (row.latitude === null || row.longitude === null) return null;
+    if (row.location_precision === 'exact') {
+      return { latitude: row.latitude, longitude: row.longitude, precision: 'exact' as const };
+    }
+    const snap = (v: number) => Number((Math.round(v / approximateGrid) * approximateGrid).toFixed(2));
+    return {
+      latitude: snap(row.latitude),
+      longitude: snap(row.longitude),
+      precision: 'approximate' as const,
+      radius_m: approximateRadiusM,
+    };
+  };
+
+  const place = (p: PlaceRecord | null) => (p ? { slug: slug(p), name: localised(p.name) } : null);
+
+  const summary = (row: ListingRecord) => ({
+    id: row.id,
+    slug: slug(row),
+    status: 'published' as const,
+    listing_type: row.listing_type,
+    title: localised(row.title),
+    path: path(row),
+    price: price(row),
+    property_type: row.property_type,
+    bedrooms: row.bedrooms,
+    bathrooms: row.bathrooms,
+    size_sqm: row.size_sqm === null ? null : Number(row.size_sqm),
+    max_guests: row.max_guests,
+    completion: row.completion,
+    featured: row.featured,
+    city: place(row.city),
+    area: place(row.area),
+    project: place(row.project),
+    coordinates: coordinates(row),
+    photos: row.photos.map(photo),
+    published_at: iso(row.published_at),
+    updated_at: iso(row.updated_at),
+  });
+
+  const structuredData = (row: ListingRecord, lang: Language) => {
+    const title = localised(row.title)[lang];
+    const description = localised(row.description)[lang];
+    const point = coordinates(row);
+    const url = settings.site_url ? settings.site_url.replace(/\/+$/, '') + path(row)[lang] : undefined;
+    const offer = price(row);
+    const unitCode = { total: undefined, year: 'ANN', month: 'MON', night: 'DAY' } as const;
+    return {
+      '@context': 'https://schema.org',
+      '@type': 'RealEstateListing',
+      name: title,
+      description,
+      inLanguage: lang,
+      ...(url ? { url } : {}),
+      datePosted: iso(row.published_at).slice(0, 10),
+      image: row.photos.map((p) => photo(p).sizes.large?.url),
+      ...(offer
+        ? {
+            offers: {
+              '@type': 'Offer',
+              price: offer.amount,
+              priceCurrency: offer.currency,
+              businessFunction:
+                row.listing_type === 'sale'
+                  ? 'http://purl.org/goodrelations/v1#Sell'
+                  : 'http://purl.org/goodrelations/v1#LeaseOut',
+              ...(unitCode[offer.period]
+                ? {
+                    priceSpecification: {
+                      '@type': 'UnitPriceSpecification',
+                      price: offer.amount,
+                      priceCurrency: offer.currency,
+                      unitCode: unitCode[offer.period],
+                    },
+                  }
+                : {}),
+            },
+          }
+        : {}),
+      about: {
+        '@type': row.listing_type === 'holiday_home' ? 'Accommodation' : 'Residence',
+        ...(row.bedrooms !== null ? { numberOfBedrooms: row.bedrooms } : {}),
+        ...(row.bathrooms !== null ? { numberOfBathroomsTotal: row.bathrooms } : {}),
+        ...(row.size_sqm !== null
+          ? { floorSize: { '@type': 'QuantitativeValue', value: Number(row.size_sqm), unitCode: 'MTK' } }
+          : {}),
+        ...(row.max_guests !== null ? { occupancy: { '@type': 'QuantitativeValue', maxValue: row.max_guests } } : {}),
+        address: {
+          '@type': 'PostalAddress',
+          ...(row.city ? { addressLocality: localised(row.city.name)[lang] } : {}),
+          ...(row.area ? { addressRegion: localised(row.area.name)[lang] } : {}),
+        },
+        ...(point ? { geo: { '@type': 'GeoCoordinates', latitude: point.latitude, longitude: point.longitude } } : {}),
+      },
+    };
+  };
+
+  const detail = (row: ListingRecord) => ({
+    ...summary(row),
+    description: localised(row.description),
+    structured_data: { en: structuredData(row, 'en'), ar: structuredData(row, 'ar') },
+  });
+
+  const mapPoint = (row: ListingRecord, withCover: boolean) => {
+    const first = row.photos[0];
+    return {
+      id: row.id,
+      slug: slug(row),
+      listing_type: row.listing_type,
+      title: localised(row.title),
+      path: path(row),
+      price: price(row),
+      coordinates: coordinates(row) as NonNullable<ReturnType<typeof coordinates>>,
+      ...(withCover ? { cover: first ? photo(first) : null } : {}),
+    };
+  };
+
+  return { slug, path, summary, detail, mapPoint, photo };
+}

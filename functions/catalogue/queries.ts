@@ -1,0 +1,138 @@
+import type { ExpressionBuilder } from 'kysely';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
+import type { Company, CompanySettings, Database, ListingsTable, ListingType } from '../../schema/db';
+import { listingTypes } from '../../schema/catalogue';
+import type { Executor } from '../../lib/db/index';
+import type { KeysetSort } from '../../lib/pagination';
+import type { ListingRecord } from './present';
+
+export type ListingFilters = {
+  type?: ListingType;
+  area?: string;
+  project?: string;
+  property_type?: string;
+  bedrooms_min?: number;
+  bedrooms_max?: number;
+  guests_min?: number;
+  completion?: 'ready' | 'off_plan';
+  featured?: boolean;
+};
+
+export const listingSorts = {
+  featured: {
+    name: 'featured',
+    columns: [
+      { ref: 'l.featured', direction: 'desc' },
+      { ref: 'l.published_at', direction: 'desc' },
+      { ref: 'l.id', direction: 'desc' },
+    ],
+  },
+  newest: {
+    name: 'newest',
+    columns: [
+      { ref: 'l.published_at', direction: 'desc' },
+      { ref: 'l.id', direction: 'desc' },
+    ],
+  },
+  sort_order: {
+    name: 'sort_order',
+    columns: [
+      { ref: 'l.sort_order', direction: 'asc' },
+      { ref: 'l.id', direction: 'asc' },
+    ],
+  },
+} as const satisfies Record<string, KeysetSort>;
+
+/** The listing types the company shows; all three unless it narrowed them. */
+export function enabledTypes(company: Company): ListingType[] {
+  const settings: CompanySettings = company.settings ?? {};
+  const enabled = settings.enabled_types;
+  return enabled && enabled.length > 0 ? listingTypes.filter((t) => enabled.includes(t)) : [...listingTypes];
+}
+
+/** Published listings of the company's enabled types: the only listings any public read can see. */
+export function publishedListings(db: Executor, company: Company) {
+  return db
+    .selectFrom('listings as l')
+    .where('l.company_id', '=', company.id)
+    .where('l.status', '=', 'published')
+    .where('l.listing_type', 'in', enabledTypes(company));
+}
+
+type PublishedQuery = ReturnType<typeof publishedListings>;
+
+export function applyFilters(query: PublishedQuery, company: Company, f: ListingFilters): PublishedQuery {
+  let q = query;
+  const areaIds = (
+    eb: ExpressionBuilder<Database & { l: ListingsTable }, 'l'>,
+    kinds: Array<'city' | 'area' | 'project'>,
+    slug: string,
+  ) =>
+    eb
+      .selectFrom('areas as a')
+      .select('a.id')
+      .where('a.company_id', '=', company.id)
+      .where('a.kind', 'in', kinds)
+      .where((eb) => eb.or([eb('a.slug_en', '=', slug), eb('a.slug_ar', '=', slug)]));
+  if (f.type) q = q.where('l.listing_type', '=', f.type);
+  if (f.area) {
+    const slug = f.area;
+    q = q.where((eb) =>
+      eb.or([eb('l.city_id', 'in', areaIds(eb, ['city'], slug)), eb('l.area_id', 'in', areaIds(eb, ['area'], slug))]),
+    );
+  }
+  const project = f.project;
+  if (project) q = q.where((eb) => eb('l.project_id', 'in', areaIds(eb, ['project'], project)));
+  if (f.property_type) q = q.where('l.property_type', '=', f.property_type);
+  if (f.bedrooms_min !== undefined) q = q.where('l.bedrooms', '>=', f.bedrooms_min);
+  if (f.bedrooms_max !== undefined) q = q.where('l.bedrooms', '<=', f.bedrooms_max);
+  if (f.guests_min !== undefined) q = q.where('l.max_guests', '>=', f.guests_min);
+  if (f.completion) q = q.where('l.completion', '=', f.completion);
+  if (f.featured !== undefined) q = q.where('l.featured', '=', f.featured);
+  return q;
+}
+
+/** Selects everything the presenter needs in the same query: places as objects, ready photos in order. */
+export function selectListingRecord(query: PublishedQuery, options: { description: boolean; photos: 'all' | 'first' | 'none' }) {
+  return query.select((eb) => {
+    const place = (column: 'l.city_id' | 'l.area_id' | 'l.project_id') =>
+      jsonObjectFrom(eb.selectFrom('areas as a').select(['a.slug_en', 'a.slug_ar', 'a.name']).whereRef('a.id', '=', column));
+    return [
+      'l.id',
+      'l.slug_en',
+      'l.slug_ar',
+      'l.listing_type',
+      'l.title',
+      ...(options.description ? (['l.description'] as const) : []),
+      'l.price',
+      'l.price_period',
+      'l.property_type',
+      'l.bedrooms',
+      'l.bathrooms',
+      'l.size_sqm',
+      'l.max_guests',
+      'l.completion',
+      'l.featured',
+      'l.latitude',
+      'l.longitude',
+      'l.location_precision',
+      'l.published_at',
+      'l.updated_at',
+      place('l.city_id').as('city'),
+      place('l.area_id').as('area'),
+      place('l.project_id').as('project'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('listing_photos as p')
+          .$if(options.photos === 'none', (qb) => qb.where(eb.lit(false)))
+          .select(['p.position', 'p.storage_key', 'p.alt'])
+          .whereRef('p.listing_id', '=', 'l.id')
+          .where('p.ready', '=', true)
+          .orderBy('p.position')
+          .$if(options.photos === 'first', (qb) => qb.limit(1)),
+      ).as('photos'),
+    ];
+  });
+}
+
+export type SelectedListing = ListingRecord & Record<string, unknown>;

@@ -1,0 +1,26 @@
+import { defineRoute } from '../../lib/access';
+import { createRouter } from '../../lib/app';
+import { localised } from '../../lib/localise';
+import { ServiceSchema, allOf } from '../../schema/catalogue';
+
+const route = defineRoute({
+  method: 'get',
+  path: '/services',
+  tags: ['Catalogue'],
+  summary: 'The services the company offers',
+  access: { kind: 'public', scopes: ['read:listings', 'write:leads'] },
+  responses: {
+    200: { description: 'Services', content: { 'application/json': { schema: allOf(ServiceSchema, 'ServiceList') } } },
+  },
+});
+
+export const services = createRouter().openapi(route, async (c) => {
+  const rows = await c.var.services.db
+    .selectFrom('services')
+    .select(['key', 'name', 'kind'])
+    .where('company_id', '=', c.var.company.id)
+    .orderBy('position')
+    .orderBy('key')
+    .execute();
+  return c.json({ results: rows.map((r) => ({ ...r, name: localised(r.name) })), next_cursor: null }, 200);
+});

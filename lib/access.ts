@@ -1,0 +1,139 @@
+import { createRoute, type RouteConfig } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import { sha256 } from './crypto';
+import type { AppEnv, Caller } from './env';
+import { ApiError } from './errors';
+import { touchKey, verifyKey } from './keys';
+import { type RatePolicy, rateLimitHeaders } from './ratelimit/index';
+import type { Scope } from './scopes';
+import { resolveCompany } from './tenancy';
+import { problemResponses } from '../schema/common';
+
+/**
+ * Who may call a route. Every route declares one; the declaration drives the check below, the OpenAPI
+ * document (security and `x-access`) and the shared authorisation tests.
+ */
+export type Access =
+  /** No key needed; a server key, when sent, must hold one of `scopes` and is then limited per key. */
+  | { kind: 'public'; scopes: Scope[] }
+  /** A server key holding one of `scopes`. Publishable keys are refused. */
+  | { kind: 'server'; scopes: Scope[] }
+  /** The platform operator's admin token (the /admin/v1 API). */
+  | { kind: 'admin' };
+
+function bearer(c: Context<AppEnv>): string | undefined {
+  const header = c.req.header('Authorization');
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new ApiError('key_invalid', 'The Authorization header must be "Bearer <key>".');
+  return match[1];
+}
+
+async function resolveCaller(c: Context<AppEnv>, access: Exclude<Access, { kind: 'admin' }>): Promise<Caller> {
+  const company = await resolveCompany(c);
+  const presented = bearer(c) ?? c.req.header('X-Api-Key');
+  if (presented === undefined) {
+    if (access.kind === 'public') return { kind: 'anonymous' };
+    throw new ApiError('key_required', 'This operation needs a server key: send "Authorization: Bearer sk_…".');
+  }
+  const { db } = c.var.services;
+  const key = await verifyKey(db, presented);
+  if (key.company_id !== company.id) {
+    throw new ApiError('key_wrong_company', 'The key belongs to another company than this host.');
+  }
+  if (key.kind === 'publishable') {
+    throw new ApiError('key_wrong_kind', 'A publishable key only sends enquiry and booking forms; it reads nothing.');
+  }
+  if (!access.scopes.some((scope) => key.scopes.includes(scope))) {
+    throw new ApiError('scope_missing', `The key lacks the scope this operation needs: ${access.scopes.join(' or ')}.`);
+  }
+  await touchKey(db, key);
+  return { kind: 'server', key };
+}
+
+function policyFor(c: Context<AppEnv>, caller: Caller): { policy: RatePolicy; identifier: string } | undefined {
+  const { config, clientAddress } = c.var.services;
+  const minute = 60;
+  switch (caller.kind) {
+    case 'anonymous':
+      return {
+        policy: { name: 'anonymous', limit: config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, windowSeconds: minute },
+        identifier: `${c.var.company.id}:${clientAddress}`,
+      };
+    case 'server':
+      return {
+        policy: { name: 'server_key', limit: config.RATE_LIMIT_SERVER_KEY_PER_MINUTE, windowSeconds: minute },
+        identifier: caller.key.id,
+      };
+    case 'publishable':
+      return {
+        policy: { name: 'publishable_key', limit: config.RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE, windowSeconds: minute },
+        identifier: caller.key.id,
+      };
+    case 'admin':
+      return undefined;
+  }
+}
+
+/** Counted only after the key is known to be valid, so a wrong key never uses up anyone's limit. */
+async function enforceRateLimit(c: Context<AppEnv>, caller: Caller): Promise<void> {
+  const applied = policyFor(c, caller);
+  if (!applied) return;
+  const decision = await c.var.services.limiter.limit(applied.policy, applied.identifier);
+  const headers = rateLimitHeaders(applied.policy, decision);
+  if (!decision.success) {
+    throw new ApiError('rate_limited', 'Too many requests; retry after the time in Retry-After.', { headers });
+  }
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+}
+
+async function requireAdmin(c: Context<AppEnv>): Promise<void> {
+  const token = bearer(c);
+  if (!token) throw new ApiError('admin_token_invalid', 'The admin API needs "Authorization: Bearer <admin token>".');
+  const row = await c.var.services.db
+    .selectFrom('admin_tokens')
+    .select('id')
+    .where('token_hash', '=', await sha256(token))
+    .executeTakeFirst();
+  if (!row) throw new ApiError('admin_token_invalid');
+}
+
+export function accessMiddleware(access: Access): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (access.kind === 'admin') {
+      await requireAdmin(c);
+      c.set('caller', { kind: 'admin' });
+    } else {
+      const caller = await resolveCaller(c, access);
+      c.set('caller', caller);
+      await enforceRateLimit(c, caller);
+    }
+    await next();
+  };
+}
+
+function securityOf(access: Access): Array<Record<string, string[]>> {
+  switch (access.kind) {
+    case 'public':
+      return [{}, { serverKey: access.scopes }];
+    case 'server':
+      return [{ serverKey: access.scopes }];
+    case 'admin':
+      return [{ adminToken: [] }];
+  }
+}
+
+/**
+ * Defines a route with its access declaration. The access check runs before validation, so an
+ * unauthorised caller learns nothing about the input rules.
+ */
+export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(config: R & { access: Access }) {
+  const { access, ...route } = config;
+  return createRoute({
+    ...route,
+    security: securityOf(access),
+    'x-access': access,
+    middleware: accessMiddleware(access),
+    responses: { ...problemResponses(access), ...route.responses },
+  } as unknown as R & { middleware: MiddlewareHandler<AppEnv> });
+}

@@ -1,0 +1,99 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { requestId } from 'hono/request-id';
+import type { ZodError } from 'zod';
+import type { AppEnv, Services } from './env';
+import { isUniqueViolation } from './db/index';
+import { ApiError, type FieldError, problemBody } from './errors';
+
+/** Zod issues as the problem body's `errors`: one entry per field, unknown parameters named one by one. */
+export function fieldErrors(error: ZodError): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    const path = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: path ? `${path}.${key}` : key,
+        code: 'unknown_field',
+        message: `Unknown field or parameter "${key}".`,
+      }));
+    }
+    return [{ path, code: issue.code, message: issue.message }];
+  });
+}
+
+/** A route group: one validation hook for all, so every invalid input answers the same problem shape. */
+export function createRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        throw new ApiError('invalid_request', `The ${result.target} is invalid.`, {
+          errors: fieldErrors(result.error),
+        });
+      }
+    },
+  });
+}
+
+export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
+  const body = problemBody(error, c.var.requestId ?? '');
+  for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+  return c.body(JSON.stringify(body), error.status, { 'Content-Type': 'application/problem+json' });
+}
+
+export function toApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 400) return new ApiError('invalid_json', 'The request body is not valid JSON.');
+    if (err.status === 413) return new ApiError('payload_too_large');
+  }
+  if (isUniqueViolation(err)) return new ApiError('conflict', 'A record with the same unique value already exists.');
+  return undefined;
+}
+
+/** Builds a request's services; `done` runs after the response (e.g. closing a per-request pool). */
+export type ServicesProvider = (c: Context<AppEnv>) => Promise<{ services: Services; done?: () => Promise<void> }>;
+
+function servicesMiddleware(provide: ServicesProvider): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { services, done } = await provide(c);
+    c.set('services', services);
+    try {
+      await next();
+    } finally {
+      if (done) {
+        const finished = done().catch((error: unknown) => console.error('closing services failed:', error));
+        // On Workers the pool is closed after the response is sent; on Node it is awaited.
+        try {
+          c.executionCtx.waitUntil(finished);
+        } catch {
+          await finished;
+        }
+      }
+    }
+  };
+}
+
+/** The root app: request ids, body limit, services, one error handler and a problem for unknown routes. */
+export function createApp(provide: ServicesProvider, options: { maxBodyBytes?: number } = {}): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  app.use(requestId({ headerName: 'Request-Id' }));
+  app.use(
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? 64 * 1024,
+      onError: () => {
+        throw new ApiError('payload_too_large', `The request body is larger than ${options.maxBodyBytes ?? 65536} bytes.`);
+      },
+    }),
+  );
+  app.use(servicesMiddleware(provide));
+  app.notFound((c) => problemResponse(c, new ApiError('not_found', `No route matches ${c.req.method} ${c.req.path}.`)));
+  app.onError((err, c) => {
+    const known = toApiError(err);
+    if (known) return problemResponse(c, known);
+    console.error(`request ${c.var.requestId} failed:`, err);
+    return problemResponse(c, new ApiError('internal_error', 'Something went wrong on our side; quote the request id.'));
+  });
+  return app;
+}

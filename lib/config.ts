@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const configSchema = z.object({
+  // Requests per minute. Anonymous catalogue reads are limited per client address, key requests per key.
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(300),
+  RATE_LIMIT_SERVER_KEY_PER_MINUTE: int(1200),
+  RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: int(60),
+  MAX_BODY_BYTES: int(64 * 1024),
+  MEDIA_BASE_URL: z.string().url().default('https://media.property-api.dev'),
+  UPSTASH_REDIS_REST_URL: z.string().url().optional(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  // Catalogue answers may be cached this long by browsers (max-age) and edge caches (s-maxage).
+  CATALOGUE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).default(60),
+  CATALOGUE_EDGE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).default(300),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Configuration comes from the environment (process.env on Node, vars and secrets on Workers). */
+export function loadConfig(env: Record<string, unknown>): Config {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  return configSchema.parse(picked);
+}

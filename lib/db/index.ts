@@ -1,0 +1,28 @@
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../../schema/db';
+
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+/** Either a database or an open transaction: read helpers accept both. */
+export type Executor = Db | Trx;
+
+/**
+ * A database the platform can run on: Kysely for queries, plus the one thing Kysely cannot do the same way
+ * on every engine, running a multi-statement SQL script (migrations).
+ */
+export type DatabaseHandle = {
+  db: Db;
+  engine: 'pglite' | 'postgres' | 'neon';
+  runScript(executor: Executor, script: string): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** For pg and Neon: a raw query without parameters uses the simple protocol, which takes many statements. */
+export async function runScriptSimpleProtocol(executor: Executor, script: string): Promise<void> {
+  await executor.executeQuery(CompiledQuery.raw(script));
+}
+
+/** PostgreSQL's unique_violation, as pg, Neon and PGlite all report it. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}

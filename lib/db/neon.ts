@@ -1,0 +1,16 @@
+import { Pool } from '@neondatabase/serverless';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from '../../schema/db';
+import { type DatabaseHandle, runScriptSimpleProtocol } from './index';
+
+/**
+ * Neon serverless Postgres over its WebSocket protocol. On Workers a pool may not outlive the request that
+ * opened it, so the Worker opens one per request and closes it when the response is done.
+ */
+export function openNeon(connectionString: string): DatabaseHandle {
+  const pool = new Pool({ connectionString, max: 1 });
+  pool.on('error', (error: Error) => console.error('neon pool error:', error.message));
+  // The Neon Pool is pg-compatible; Kysely's PostgresDialect only needs connect()/query()/release().
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as never }) });
+  return { db, engine: 'neon', runScript: runScriptSimpleProtocol, close: () => db.destroy() };
+}

@@ -1,0 +1,26 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import type { Database } from '../../schema/db';
+import type { DatabaseHandle } from './index';
+
+/**
+ * Embedded PostgreSQL (PGlite, WASM) for `npm start` and the tests. PGlite is one session in one process:
+ * the dialect serialises Kysely's connections, and nothing else may open the same data folder.
+ */
+export async function openPGlite(
+  options: { dataDir?: string; loadDataDir?: Blob | File } = {},
+): Promise<DatabaseHandle & { pglite: PGlite }> {
+  const pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.loadDataDir });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    pglite,
+    engine: 'pglite',
+    // Migrations run inside the migrator's transaction; PGlite has a single session, so exec() joins it.
+    runScript: async (_executor, script) => {
+      await pglite.exec(script);
+    },
+    close: () => db.destroy(),
+  };
+}

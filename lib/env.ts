@@ -1,0 +1,30 @@
+import type { Config } from './config';
+import type { Db } from './db/index';
+import type { RateLimiter } from './ratelimit/index';
+import type { Company, ApiKeyRow } from '../schema/db';
+
+/** Who is calling: resolved once per request by the access middleware. */
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'server'; key: ApiKeyRow }
+  | { kind: 'publishable'; key: ApiKeyRow }
+  | { kind: 'admin' };
+
+/** The services a request works with. Built by the runtime (Node server or Worker), never by handlers. */
+export type Services = {
+  db: Db;
+  config: Config;
+  limiter: RateLimiter;
+  /** The client's network address, as the runtime knows it (socket on Node, CF-Connecting-IP on Workers). */
+  clientAddress: string;
+};
+
+export type AppEnv = {
+  Bindings: Record<string, unknown>;
+  Variables: {
+    requestId: string;
+    services: Services;
+    company: Company;
+    caller: Caller;
+  };
+};

@@ -1,0 +1,97 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** Stable, snake_case problem codes. The HTTP status of each is fixed here, in one place. */
+export const problemStatus = {
+  invalid_request: 400,
+  invalid_cursor: 400,
+  invalid_json: 400,
+  forbidden: 403,
+  key_required: 403,
+  key_invalid: 403,
+  key_revoked: 403,
+  key_wrong_company: 403,
+  key_wrong_kind: 403,
+  scope_missing: 403,
+  origin_not_allowed: 403,
+  admin_token_invalid: 403,
+  not_found: 404,
+  unknown_host: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ProblemCode = keyof typeof problemStatus;
+
+export type FieldError = { path: string; code: string; message: string };
+
+const titles: Record<ProblemCode, string> = {
+  invalid_request: 'Invalid request',
+  invalid_cursor: 'Invalid cursor',
+  invalid_json: 'Malformed JSON body',
+  forbidden: 'Forbidden',
+  key_required: 'A key is required',
+  key_invalid: 'Unknown key',
+  key_revoked: 'Revoked key',
+  key_wrong_company: 'Key of another company',
+  key_wrong_kind: 'Wrong kind of key',
+  scope_missing: 'Missing scope',
+  origin_not_allowed: 'Origin not allowed',
+  admin_token_invalid: 'Invalid admin token',
+  not_found: 'Not found',
+  unknown_host: 'Unknown host',
+  method_not_allowed: 'Method not allowed',
+  conflict: 'Conflict',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  rate_limited: 'Too many requests',
+  internal_error: 'Internal error',
+};
+
+/** The one error type of the API. Thrown anywhere, rendered once by the app's error handler. */
+export class ApiError extends Error {
+  readonly code: ProblemCode;
+  readonly status: ContentfulStatusCode;
+  readonly errors?: FieldError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ProblemCode, detail?: string, extra: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+    super(detail ?? titles[code]);
+    this.code = code;
+    this.status = problemStatus[code];
+    this.errors = extra.errors;
+    this.headers = extra.headers;
+  }
+}
+
+export const problemTypeBase = 'https://docs.property-api.dev/problems/';
+
+export type ProblemBody = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+  request_id: string;
+  errors?: FieldError[];
+};
+
+export function problemBody(error: ApiError, requestId: string): ProblemBody {
+  const body: ProblemBody = {
+    type: problemTypeBase + error.code,
+    title: titles[error.code],
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    request_id: requestId,
+  };
+  if (error.errors) body.errors = error.errors;
+  return body;
+}
+
+export function notFound(what: string): ApiError {
+  return new ApiError('not_found', `${what} was not found.`);
+}

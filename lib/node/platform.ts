@@ -1,0 +1,91 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
+import type { ServicesProvider } from '../app';
+import { type Config, loadConfig } from '../config';
+import { randomToken, sha256 } from '../crypto';
+import type { DatabaseHandle } from '../db/index';
+import { migrateToLatest } from '../db/migrate';
+import { readSqlMigrations } from '../db/migrations-fs';
+import { openPGlite } from '../db/pglite';
+import { openPostgres } from '../db/postgres';
+import type { AppEnv } from '../env';
+import type { RateLimiter } from '../ratelimit/index';
+import { MemoryRateLimiter } from '../ratelimit/memory';
+import { UpstashRateLimiter } from '../ratelimit/upstash';
+
+export type NodePlatform = {
+  handle: DatabaseHandle;
+  config: Config;
+  limiter: RateLimiter;
+  provide: ServicesProvider;
+};
+
+/** The socket's address: on Node there is no trusted proxy header unless one is put in front. */
+export function socketAddress(c: Context<AppEnv>): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function limiterFor(config: Config): RateLimiter {
+  if (config.UPSTASH_REDIS_REST_URL) {
+    return new UpstashRateLimiter({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN ?? '' });
+  }
+  return new MemoryRateLimiter();
+}
+
+/** Opens the database named by the environment: DATABASE_URL (PostgreSQL via pg) or PGlite under DATA_DIR. */
+export async function openDatabase(env: NodeJS.ProcessEnv): Promise<DatabaseHandle> {
+  if (env.DATABASE_URL) return openPostgres(env.DATABASE_URL);
+  const dataDir = env.DATA_DIR ?? '.data';
+  await mkdir(dataDir, { recursive: true });
+  return openPGlite({ dataDir: join(dataDir, 'pglite') });
+}
+
+export async function createNodePlatform(
+  env: NodeJS.ProcessEnv,
+  options: { handle?: DatabaseHandle; clientAddress?: (c: Context<AppEnv>) => string; limiter?: RateLimiter } = {},
+): Promise<NodePlatform> {
+  const handle = options.handle ?? (await openDatabase(env));
+  await migrateToLatest(handle, await readSqlMigrations());
+  const config = loadConfig(env);
+  const limiter = options.limiter ?? limiterFor(config);
+  const clientAddress = options.clientAddress ?? socketAddress;
+  const provide: ServicesProvider = async (c) => ({
+    services: { db: handle.db, config, limiter, clientAddress: clientAddress(c) },
+  });
+  return { handle, config, limiter, provide };
+}
+
+/**
+ * The operator's admin token: ADMIN_TOKEN when set, otherwise one generated on first start and kept in
+ * DATA_DIR/admin-token (mode 600). Only its hash goes into the database.
+ */
+export async function ensureAdminToken(handle: DatabaseHandle, env: NodeJS.ProcessEnv): Promise<{ source: string }> {
+  let token = env.ADMIN_TOKEN;
+  let source = 'the ADMIN_TOKEN environment variable';
+  if (!token) {
+    const dataDir = env.DATA_DIR ?? '.data';
+    const file = join(dataDir, 'admin-token');
+    source = file;
+    token = await readFile(file, 'utf8').then(
+      (t) => t.trim(),
+      () => undefined,
+    );
+    if (!token) {
+      token = `adm_${randomToken(40)}`;
+      await mkdir(dataDir, { recursive: true });
+      await writeFile(file, `${token}\n`, { mode: 0o600 });
+    }
+  }
+  await handle.db
+    .insertInto('admin_tokens')
+    .values({ token_hash: await sha256(token) })
+    .onConflict((oc) => oc.column('token_hash').doNothing())
+    .execute();
+  return { source };
+}

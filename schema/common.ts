@@ -1,0 +1,64 @@
+import { z } from '@hono/zod-openapi';
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().url(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string().openapi({ description: 'Stable snake_case code; see the API reference for the list.' }),
+    request_id: z.string(),
+    errors: z
+      .array(z.object({ path: z.string(), code: z.string(), message: z.string() }))
+      .optional()
+      .openapi({ description: 'For invalid input: one entry per offending field.' }),
+  })
+  .openapi('Problem');
+
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ProblemSchema } },
+});
+
+/** The error answers every route can give, by its access kind (merged into each route's responses). */
+export function problemResponses(access: { kind: string }) {
+  const common = { 400: problem('Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`).') };
+  if (access.kind === 'admin') return { ...common, 403: problem('Missing or invalid admin token.') };
+  return {
+    ...common,
+    403: problem('Key unknown, revoked, of another company, of the wrong kind, or without the scope.'),
+    404: problem('Unknown host or unknown record.'),
+    429: problem('Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`.'),
+  };
+}
+
+export const LocalisedTextSchema = z
+  .object({ en: z.string(), ar: z.string() })
+  .openapi('LocalisedText', { description: 'Text per language; a language without text gives the English text.' });
+
+export const LocalisedTextInput = z
+  .object({ en: z.string().min(1).max(2000), ar: z.string().min(1).max(2000).optional() })
+  .strict();
+
+export const pageQuery = {
+  page_size: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ description: 'Results per page, 1 to 100 (default 20).', example: 20 }),
+  cursor: z.string().max(1000).optional().openapi({ description: 'The `next_cursor` of the previous page. Opaque.' }),
+};
+
+export function listOf<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      results: z.array(item),
+      next_cursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next page; null on the last.' }),
+    })
+    .openapi(name);
+}
+
+/** Query booleans: `true`/`false` or `1`/`0`. */
+export const queryBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
