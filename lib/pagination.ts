@@ -5,7 +5,18 @@ import { ApiError } from './errors';
  * Keyset pagination. A sort is an ordered list of NOT NULL columns ending in a unique one; the cursor
  * holds the last row's values of those columns, read as text so timestamps keep their microseconds.
  */
-export type KeysetColumn = { ref: string; direction: 'asc' | 'desc' };
+export type KeysetColumn = { ref: string; direction: 'asc' | 'desc'; type: keyof typeof valuePatterns };
+
+/** What each column type's text form looks like, so a forged cursor is refused before it reaches SQL. */
+const valuePatterns = {
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  bool: /^(true|false)$/,
+  int: /^-?\d{1,9}$/,
+  bigint: /^-?\d{1,18}$/,
+  // Timestamps travel as microseconds since the epoch: exact, and checkable without parsing dates.
+  timestamptz: /^-?\d{1,18}$/,
+  text: /^[\s\S]{0,500}$/,
+} as const;
 export type KeysetSort = { readonly name: string; readonly columns: readonly KeysetColumn[] };
 
 export function encodeCursor(sort: KeysetSort, values: string[]): string {
@@ -23,7 +34,7 @@ export function decodeCursor(sort: KeysetSort, cursor: string): string[] {
     !Array.isArray(parsed) ||
     parsed[0] !== sort.name ||
     parsed.length !== sort.columns.length + 1 ||
-    !parsed.every((v) => typeof v === 'string')
+    !parsed.slice(1).every((v, i) => typeof v === 'string' && valuePatterns[sort.columns[i]!.type].test(v))
   ) {
     throw new ApiError('invalid_cursor', 'The cursor is not one this list gave out (or the sort changed).', {
       errors: [{ path: 'cursor', code: 'invalid_cursor', message: 'Pass next_cursor from the previous page as it is.' }],
@@ -32,12 +43,22 @@ export function decodeCursor(sort: KeysetSort, cursor: string): string[] {
   return parsed.slice(1) as string[];
 }
 
+function valueOf(column: KeysetColumn, value: string) {
+  return column.type === 'timestamptz' ? sql`timestamptz 'epoch' + ${value}::bigint * interval '1 microsecond'` : value;
+}
+
+function keyText(column: KeysetColumn) {
+  return column.type === 'timestamptz'
+    ? sql<string>`(extract(epoch from ${sql.ref(column.ref)}) * 1000000)::bigint::text`
+    : sql<string>`(${sql.ref(column.ref)})::text`;
+}
+
 /** (a, b, c) after (x, y, z) with per-column directions, as nested OR/AND (index-friendly). */
 // biome-ignore lint/suspicious/noExplicitAny: the expression builder is shared by every table
 function after(eb: ExpressionBuilder<any, any>, columns: readonly KeysetColumn[], values: string[]) {
   const disjuncts = columns.map((column, i) => {
-    const equalities = columns.slice(0, i).map((prev, j) => eb(eb.ref(prev.ref), '=', values[j]));
-    const step = eb(eb.ref(column.ref), column.direction === 'asc' ? '>' : '<', values[i]);
+    const equalities = columns.slice(0, i).map((prev, j) => eb(eb.ref(prev.ref), '=', valueOf(prev, values[j]!)));
+    const step = eb(eb.ref(column.ref), column.direction === 'asc' ? '>' : '<', valueOf(column, values[i]!));
     return eb.and([...equalities, step]);
   });
   return eb.or(disjuncts);
@@ -55,7 +76,7 @@ export function paginate<QB extends SelectQueryBuilder<any, any, any>>(
 ): QB {
   let query = qb;
   sort.columns.forEach((column, i) => {
-    query = query.select(sql<string>`(${sql.ref(column.ref)})::text`.as(`_k${i}`)) as QB;
+    query = query.select(keyText(column).as(`_k${i}`)) as QB;
     query = query.orderBy(sql.ref(column.ref), column.direction) as QB;
   });
   if (page.cursor) {

@@ -4,7 +4,7 @@ import { pageOf, paginate } from '../../lib/pagination';
 import { pageQuery } from '../../schema/common';
 import { adminRoute, companyParam, json } from './route';
 
-const sort = { name: 'audit', columns: [{ ref: 'id', direction: 'desc' }] } as const;
+const sort = { name: 'audit', columns: [{ ref: 'id', direction: 'desc', type: 'bigint' }] } as const;
 
 const EntrySchema = z
   .object({

@@ -22,23 +22,23 @@ export const listingSorts = {
   featured: {
     name: 'featured',
     columns: [
-      { ref: 'l.featured', direction: 'desc' },
-      { ref: 'l.published_at', direction: 'desc' },
-      { ref: 'l.id', direction: 'desc' },
+      { ref: 'l.featured', direction: 'desc', type: 'bool' },
+      { ref: 'l.published_at', direction: 'desc', type: 'timestamptz' },
+      { ref: 'l.id', direction: 'desc', type: 'uuid' },
     ],
   },
   newest: {
     name: 'newest',
     columns: [
-      { ref: 'l.published_at', direction: 'desc' },
-      { ref: 'l.id', direction: 'desc' },
+      { ref: 'l.published_at', direction: 'desc', type: 'timestamptz' },
+      { ref: 'l.id', direction: 'desc', type: 'uuid' },
     ],
   },
   sort_order: {
     name: 'sort_order',
     columns: [
-      { ref: 'l.sort_order', direction: 'asc' },
-      { ref: 'l.id', direction: 'asc' },
+      { ref: 'l.sort_order', direction: 'asc', type: 'int' },
+      { ref: 'l.id', direction: 'asc', type: 'uuid' },
     ],
   },
 } as const satisfies Record<string, KeysetSort>;

@@ -12,8 +12,8 @@ import { publishedListings } from './queries';
 const sort = {
   name: 'sitemap',
   columns: [
-    { ref: 'l.published_at', direction: 'asc' },
-    { ref: 'l.id', direction: 'asc' },
+    { ref: 'l.published_at', direction: 'asc', type: 'timestamptz' },
+    { ref: 'l.id', direction: 'asc', type: 'uuid' },
   ],
 } as const;
 

@@ -12,8 +12,7 @@ import { openPGlite } from '../db/pglite';
 import { openPostgres } from '../db/postgres';
 import type { AppEnv } from '../env';
 import type { RateLimiter } from '../ratelimit/index';
-import { MemoryRateLimiter } from '../ratelimit/memory';
-import { UpstashRateLimiter } from '../ratelimit/upstash';
+import { limiterFor } from '../ratelimit/select';
 
 export type NodePlatform = {
   handle: DatabaseHandle;
@@ -29,13 +28,6 @@ export function socketAddress(c: Context<AppEnv>): string {
   } catch {
     return 'unknown';
   }
-}
-
-export function limiterFor(config: Config): RateLimiter {
-  if (config.UPSTASH_REDIS_REST_URL) {
-    return new UpstashRateLimiter({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN ?? '' });
-  }
-  return new MemoryRateLimiter();
 }
 
 /** Opens the database named by the environment: DATABASE_URL (PostgreSQL via pg) or PGlite under DATA_DIR. */

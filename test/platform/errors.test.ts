@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, type TestApi } from '../support/harness';
+
+let api: TestApi;
+let host: string;
+
+beforeAll(async () => {
+  api = await createTestApi();
+  ({ host } = await api.demoCompany());
+});
+afterAll(() => api.close());
+
+describe('problem responses', () => {
+  it('answers an unknown host with 404 unknown_host as problem+json with a request id', async () => {
+    const res = await api.request('/api/v1/listings', { host: 'nobody.test' });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.json).toMatchObject({ status: 404, code: 'unknown_host', type: expect.stringContaining('unknown_host') });
+    expect(res.json.request_id).toBe(res.headers.get('request-id'));
+  });
+
+  it('puts a Request-Id on successful responses too', async () => {
+    const res = await api.request('/api/v1/listings', { host });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('refuses unknown query parameters, naming each one', async () => {
+    const res = await api.request('/api/v1/listings?colour=blue&size=big', { host });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe('invalid_request');
+    expect(res.json.errors.map((e: { path: string }) => e.path).sort()).toEqual(['colour', 'size']);
+  });
+
+  it.each([
+    ['page_size=0', 'page_size'],
+    ['page_size=101', 'page_size'],
+    ['page_size=abc', 'page_size'],
+    ['type=castle', 'type'],
+    ['bedrooms_min=-1', 'bedrooms_min'],
+    ['bedrooms_min=3&bedrooms_max=2', 'bedrooms_max'],
+    ['sort=random', 'sort'],
+    ['featured=maybe', 'featured'],
+  ])('refuses out-of-range value %s with 400 naming %s', async (query, field) => {
+    const res = await api.request(`/api/v1/listings?${query}`, { host });
+    expect(res.status).toBe(400);
+    expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(field);
+  });
+
+  it('answers a malformed cursor with invalid_cursor, not a 500', async () => {
+    for (const cursor of ['garbage', 'WyJuZXdlc3QiXQ', encodeURIComponent('["featured","x","y","z"]')]) {
+      const res = await api.request(`/api/v1/listings?cursor=${cursor}`, { host });
+      expect(res.status).toBe(400);
+      expect(res.json.code).toBe('invalid_cursor');
+    }
+  });
+
+  it('refuses a cursor whose values are not of the column type without a 500', async () => {
+    const forged = Buffer.from(JSON.stringify(['featured', 'notabool', 'notadate', 'notauuid'])).toString('base64url');
+    const res = await api.request(`/api/v1/listings?cursor=${forged}`, { host });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe('invalid_cursor');
+  });
+
+  it('answers unknown routes with a 404 problem', async () => {
+    const res = await api.request('/api/v1/nothing-here', { host });
+    expect(res.status).toBe(404);
+    expect(res.json.code).toBe('not_found');
+  });
+
+  it('answers malformed JSON bodies with invalid_json', async () => {
+    const res = await api.admin('/companies', { body: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe('invalid_json');
+  });
+
+  it('answers oversized bodies with 413', async () => {
+    const res = await api.admin('/companies', { body: JSON.stringify({ name: 'x'.repeat(6 * 1024 * 1024) }) });
+    expect(res.status).toBe(413);
+    expect(res.json.code).toBe('payload_too_large');
+  });
+});

@@ -1,0 +1,133 @@
+import { readFile } from 'node:fs/promises';
+import type { Context } from 'hono';
+import { inject } from 'vitest';
+import { buildApp } from '../../functions/app';
+import { randomToken, sha256 } from '../../lib/crypto';
+import type { DatabaseHandle } from '../../lib/db/index';
+import { openPGlite } from '../../lib/db/pglite';
+import { openPostgres } from '../../lib/db/postgres';
+import type { AppEnv } from '../../lib/env';
+import { createNodePlatform, type NodePlatform } from '../../lib/node/platform';
+import type { RateLimiter } from '../../lib/ratelimit/index';
+import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
+import type { Scope } from '../../lib/scopes';
+import demoCatalogue from '../../lib/seed/demo-catalogue.json' with { type: 'json' };
+
+/** The database of this test file: a PGlite copy of the migrated snapshot, or the shared PostgreSQL. */
+export async function openTestDatabase(): Promise<DatabaseHandle> {
+  const databaseUrl = inject('databaseUrl');
+  if (databaseUrl) return openPostgres(databaseUrl, { max: 4 });
+  const snapshot = await readFile(inject('pgliteSnapshot'));
+  return openPGlite({ loadDataDir: new Blob([snapshot]) });
+}
+
+export type RequestOptions = {
+  method?: string;
+  host?: string;
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The client address the request comes from (what the socket or CF-Connecting-IP gives in production). */
+  clientAddress?: string;
+};
+
+export type TestApi = Awaited<ReturnType<typeof createTestApi>>;
+
+/**
+ * The real app on a real database, called in process through app.request(). The only test-specific part
+ * is where the client address comes from; authentication, validation and SQL are production code.
+ */
+export async function createTestApi(
+  options: { env?: Record<string, string>; limiter?: RateLimiter; handle?: DatabaseHandle } = {},
+) {
+  const handle = options.handle ?? (await openTestDatabase());
+  const platform: NodePlatform = await createNodePlatform(
+    { ...options.env },
+    {
+      handle,
+      limiter: options.limiter ?? new MemoryRateLimiter(),
+      clientAddress: (c: Context<AppEnv>) => c.req.header('x-test-client-address') ?? '192.0.2.1',
+    },
+  );
+  const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
+  const adminToken = `adm_${randomToken(40)}`;
+  await handle.db
+    .insertInto('admin_tokens')
+    .values({ token_hash: await sha256(adminToken) })
+    .execute();
+
+  async function request(path: string, o: RequestOptions = {}) {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.key) headers.Authorization = `Bearer ${o.key}`;
+    if (o.clientAddress) headers['x-test-client-address'] = o.clientAddress;
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const url = `http://${o.host ?? 'unknown.test'}${path}`;
+    const res = await app.request(url, { method: o.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  }
+
+  const admin = (path: string, o: RequestOptions = {}) => request(`/admin/v1${path}`, { key: adminToken, ...o });
+
+  async function createCompany(overrides: Record<string, unknown> = {}) {
+    const host = `c-${randomToken(12).toLowerCase()}.test`;
+    const res = await admin('/companies', {
+      body: {
+        name: 'Test Company',
+        hosts: [host],
+        environment: 'production',
+        currency: 'AED',
+        time_zone: 'Asia/Dubai',
+        ...overrides,
+      },
+    });
+    if (res.status !== 201) throw new Error(`company not created: ${res.text}`);
+    return { id: res.json.id as string, host: (res.json.hosts as string[])[0] as string };
+  }
+
+  async function createKey(companyId: string, body: { kind?: 'server' | 'publishable'; scopes?: Scope[]; origins?: string[] }) {
+    const res = await admin(`/companies/${companyId}/keys`, { body: { kind: 'server', ...body } });
+    if (res.status !== 201) throw new Error(`key not created: ${res.text}`);
+    return { secret: res.json.secret as string, prefix: res.json.prefix as string };
+  }
+
+  async function importCatalogue(companyId: string, doc: unknown = demoCatalogue) {
+    const res = await admin(`/companies/${companyId}/catalogue/import`, { body: doc });
+    if (res.status !== 200) throw new Error(`import failed: ${res.text}`);
+    return res.json;
+  }
+
+  /** A company with the demo catalogue, its host, and a server key with every scope given. */
+  async function demoCompany(settings: Record<string, unknown> = { team_module: true }, overrides: Record<string, unknown> = {}) {
+    const company = await createCompany({ settings, ...overrides });
+    await importCatalogue(company.id);
+    return company;
+  }
+
+  return {
+    app,
+    db: handle.db,
+    handle,
+    platform,
+    adminToken,
+    request,
+    admin,
+    createCompany,
+    createKey,
+    importCatalogue,
+    demoCompany,
+    close: () => handle.close(),
+  };
+}
+
+export const demo = demoCatalogue;
