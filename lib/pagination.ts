@@ -43,7 +43,7 @@ export function decodeCursor(sort: KeysetSort, cursor: string): string[] {
   return parsed.slice(1) as string[];
 }
 
-function valueOf(column: KeysetColumn, value: string) {
+function keyValue(column: KeysetColumn, value: string) {
   return column.type === 'timestamptz' ? sql`timestamptz 'epoch' + ${value}::bigint * interval '1 microsecond'` : value;
 }
 
@@ -57,8 +57,8 @@ function keyText(column: KeysetColumn) {
 // biome-ignore lint/suspicious/noExplicitAny: the expression builder is shared by every table
 function after(eb: ExpressionBuilder<any, any>, columns: readonly KeysetColumn[], values: string[]) {
   const disjuncts = columns.map((column, i) => {
-    const equalities = columns.slice(0, i).map((prev, j) => eb(eb.ref(prev.ref), '=', valueOf(prev, values[j]!)));
-    const step = eb(eb.ref(column.ref), column.direction === 'asc' ? '>' : '<', valueOf(column, values[i]!));
+    const equalities = columns.slice(0, i).map((prev, j) => eb(eb.ref(prev.ref), '=', keyValue(prev, values[j]!)));
+    const step = eb(eb.ref(column.ref), column.direction === 'asc' ? '>' : '<', keyValue(column, values[i]!));
     return eb.and([...equalities, step]);
   });
   return eb.or(disjuncts);
