@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopes } from '../../lib/scopes';
+import { createTestApi, type TestApi } from '../support/harness';
+
+/**
+ * The shared authorisation suite: every operation of both OpenAPI documents, driven by the access
+ * declaration each route carries (`x-access`), against missing, unknown, revoked, foreign, under-scoped
+ * and publishable keys. A new route is covered the moment it is declared.
+ */
+
+type Access = { kind: 'public' | 'server' | 'admin'; scopes?: string[] };
+type Operation = { method: string; path: string; access: Access };
+
+let api: TestApi;
+let company: { id: string; host: string };
+let other: { id: string; host: string };
+let keys: Record<string, string>;
+let operations: Operation[];
+
+function operationsOf(doc: any): Operation[] {
+  return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, access: op['x-access'] })),
+  );
+}
+
+function concrete(path: string): string {
+  return path
+    .replace('{company_id}', company.id)
+    .replace('{slug}', 'marina-gate-2br-sea-view')
+    .replace('{prefix}', 'sk_AAAAAAAAAA')
+    .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
+    .replace(/\{[a-z_]+\}/g, 'x');
+}
+
+async function call(op: Operation, options: { key?: string; host?: string; headers?: Record<string, string> } = {}) {
+  return api.request(concrete(op.path), {
+    method: op.method,
+    host: options.host ?? company.host,
+    key: options.key,
+    headers: options.headers,
+    body: op.method === 'GET' || op.method === 'DELETE' ? undefined : {},
+  });
+}
+
+beforeAll(async () => {
+  api = await createTestApi();
+  company = await api.demoCompany({ team_module: true });
+  other = await api.createCompany();
+  const all = [...scopes];
+  keys = {
+    all: (await api.createKey(company.id, { scopes: all })).secret,
+    none: (await api.createKey(company.id, { scopes: ['read:pipelines'] })).secret,
+    foreign: (await api.createKey(other.id, { scopes: all })).secret,
+    publishable: (await api.createKey(company.id, { kind: 'publishable', origins: ['https://www.example.com'] })).secret,
+  };
+  const revoked = await api.createKey(company.id, { scopes: all });
+  await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
+  keys.revoked = revoked.secret;
+  keys.unknown = `sk_${'A'.repeat(10)}${'b'.repeat(32)}`;
+  const publicDoc = (await api.request('/api/v1/openapi.json')).json;
+  const adminDoc = (await api.request('/admin/v1/openapi.json')).json;
+  operations = [...operationsOf(publicDoc), ...operationsOf(adminDoc)];
+});
+afterAll(() => api.close());
+
+describe('every route declares its access', () => {
+  it('has an x-access declaration on every operation of both documents', () => {
+    expect(operations.length).toBeGreaterThan(15);
+    for (const op of operations) expect(op.access?.kind, `${op.method} ${op.path}`).toMatch(/^(public|server|admin)$/);
+  });
+
+  it('registers no route under /api/v1 or /admin/v1 that is missing from the documents', () => {
+    const documented = new Set(operations.map((op) => `${op.method} ${op.path.replace(/\{([a-z_]+)\}/g, ':$1')}`));
+    const infrastructure = new Set(['GET /api/v1/openapi.json', 'GET /api/v1/docs', 'GET /admin/v1/openapi.json']);
+    const registered = api.app.routes
+      .filter((r) => r.method !== 'ALL' && /^\/(api|admin)\/v1\//.test(r.path))
+      .map((r) => `${r.method} ${r.path}`)
+      .filter((r) => !infrastructure.has(r));
+    for (const route of registered) expect(documented.has(route), route).toBe(true);
+  });
+});
+
+describe.each(['unknown', 'revoked', 'foreign', 'publishable'])('a %s key', (kind) => {
+  it('is refused with 403 on every key-accepting route', async () => {
+    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+      const res = await call(op, { key: keys[kind] });
+      expect(res.status, `${op.method} ${op.path}`).toBe(403);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      // Refused before any limit is counted: no rate-limit headers on the refusal.
+      expect(res.headers.get('ratelimit')).toBeNull();
+    }
+  });
+  it('is refused when sent as X-Api-Key too', async () => {
+    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+      const res = await call(op, { headers: { 'X-Api-Key': keys[kind] as string } });
+      expect(res.status, `${op.method} ${op.path}`).toBe(403);
+    }
+  });
+});
+
+describe('scopes', () => {
+  it('refuses a valid key of this company that lacks the declared scope', async () => {
+    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+      const res = await call(op, { key: keys.none });
+      expect(res.status, `${op.method} ${op.path}`).toBe(403);
+      expect(res.json.code).toBe('scope_missing');
+    }
+  });
+
+  it('accepts a key holding exactly one of the declared scopes', async () => {
+    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+      for (const scope of op.access.scopes ?? []) {
+        const { secret } = await api.createKey(company.id, { scopes: [scope as (typeof scopes)[number]] });
+        const res = await call(op, { key: secret });
+        expect([200, 201], `${op.method} ${op.path} with ${scope}: ${res.text}`).toContain(res.status);
+      }
+    }
+  });
+
+  it('lets public routes answer without a key, and server routes refuse without one', async () => {
+    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+      const res = await call(op);
+      if (op.access.kind === 'public') expect(res.status, `${op.method} ${op.path}`).toBe(200);
+      else expect(res.status, `${op.method} ${op.path}`).toBe(403);
+    }
+  });
+
+  it('refuses a malformed Authorization header', async () => {
+    const op = operations.find((o) => o.path === '/api/v1/listings') as Operation;
+    const res = await call(op, { headers: { Authorization: `Basic ${btoa('a:b')}` } });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('the admin API', () => {
+  it('refuses no token, a wrong token, and a server key, on every admin route', async () => {
+    for (const op of operations.filter((o) => o.access.kind === 'admin')) {
+      for (const key of [undefined, 'adm_wrong', keys.all]) {
+        const res = await call(op, { key });
+        expect(res.status, `${op.method} ${op.path}`).toBe(403);
+        expect(res.json.code).toBe('admin_token_invalid');
+      }
+    }
+  });
+});
