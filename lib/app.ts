@@ -28,7 +28,10 @@ export function createRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
-        throw new ApiError('invalid_request', `The ${result.target} is invalid.`, {
+        const where = { query: 'query parameters', param: 'path parameters', json: 'request body fields' }[
+          result.target as string
+        ];
+        throw new ApiError('invalid_request', `The ${where ?? result.target} ${where ? 'are' : 'is'} invalid.`, {
           errors: fieldErrors(result.error),
         });
       }

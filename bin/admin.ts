@@ -1,0 +1,180 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+/**
+ * `npm run --silent admin -- <command>`: the operator's command line. It only calls the admin API over
+ * HTTP (PGlite is single-process: the server owns the database) and prints the JSON answer.
+ */
+const usage = `Usage: npm run --silent admin -- <command> [options]
+
+  token                                     print the admin token (from ADMIN_TOKEN or DATA_DIR/admin-token)
+  companies list | get <id>
+  companies create --name N --host H [--host H2] [--environment development|production]
+                   [--currency AED] [--time-zone Asia/Dubai] [--settings JSON]
+  companies update <id> [--name N] [--host H ...] [--settings JSON]
+  keys list <company>
+  keys create <company> --kind server --scope read:listings [--scope ...] [--name N]
+  keys create <company> --kind publishable --origin https://www.example.com [--lead-type enquiry ...]
+  keys rotate <company> <prefix> | keys revoke <company> <prefix>
+  catalogue import <company> <file.json>
+  listings publish <company> <slug> | listings withdraw <company> <slug>
+  team list <company> | team add <company> <json> | team replace <company> <id> <json> | team delete <company> <id>
+  services put <company> <key> --kind K --name-en N [--name-ar N] | services delete <company> <key>
+  audit <company> [--action key.created]
+
+Environment: ADMIN_URL (default http://127.0.0.1:$PORT or :8787), ADMIN_TOKEN, DATA_DIR (default ./.data)`;
+
+const { values: opts, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    host: { type: 'string', multiple: true },
+    environment: { type: 'string' },
+    currency: { type: 'string' },
+    'time-zone': { type: 'string' },
+    settings: { type: 'string' },
+    kind: { type: 'string' },
+    scope: { type: 'string', multiple: true },
+    origin: { type: 'string', multiple: true },
+    'lead-type': { type: 'string', multiple: true },
+    'name-en': { type: 'string' },
+    'name-ar': { type: 'string' },
+    action: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+const base = process.env.ADMIN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+
+async function adminToken(): Promise<string> {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = join(process.env.DATA_DIR ?? '.data', 'admin-token');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    throw new Error(`No admin token: set ADMIN_TOKEN, or start the server once so it writes ${file}.`);
+  }
+}
+
+function parseJson(text: string | undefined, what: string): unknown {
+  if (text === undefined) throw new Error(`Missing ${what}.\n\n${usage}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${what} is not valid JSON.`);
+  }
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${base}/admin/v1${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${await adminToken()}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const parsed = text ? JSON.parse(text) : { status: res.status };
+  if (!res.ok) {
+    console.log(JSON.stringify(parsed, null, 2));
+    process.exit(1);
+  }
+  return parsed;
+}
+
+const arg = (i: number, what: string) => {
+  const value = positionals[i];
+  if (value === undefined) throw new Error(`Missing ${what}.\n\n${usage}`);
+  return value;
+};
+
+async function run(): Promise<unknown> {
+  const [group, action] = positionals;
+  const company = () => encodeURIComponent(arg(2, '<company>'));
+  switch (`${group} ${action ?? ''}`.trim()) {
+    case 'token':
+      return { admin_token: await adminToken() };
+    case 'companies list':
+      return call('GET', '/companies');
+    case 'companies get':
+      return call('GET', `/companies/${company()}`);
+    case 'companies create':
+      return call('POST', '/companies', {
+        name: opts.name,
+        hosts: opts.host,
+        environment: opts.environment ?? 'development',
+        currency: opts.currency ?? 'AED',
+        time_zone: opts['time-zone'] ?? 'Asia/Dubai',
+        ...(opts.settings ? { settings: parseJson(opts.settings, '--settings') } : {}),
+      });
+    case 'companies update':
+      return call('PATCH', `/companies/${company()}`, {
+        ...(opts.name ? { name: opts.name } : {}),
+        ...(opts.host ? { hosts: opts.host } : {}),
+        ...(opts.settings ? { settings: parseJson(opts.settings, '--settings') } : {}),
+      });
+    case 'keys list':
+      return call('GET', `/companies/${company()}/keys`);
+    case 'keys create':
+      return call('POST', `/companies/${company()}/keys`, {
+        kind: opts.kind ?? 'server',
+        ...(opts.name ? { name: opts.name } : {}),
+        ...(opts.scope ? { scopes: opts.scope } : {}),
+        ...(opts.origin ? { origins: opts.origin } : {}),
+        ...(opts['lead-type'] ? { lead_types: opts['lead-type'] } : {}),
+      });
+    case 'keys rotate':
+    case 'keys revoke':
+      return call('POST', `/companies/${company()}/keys/${encodeURIComponent(arg(3, '<prefix>'))}/${action}`);
+    case 'catalogue import':
+      return call(
+        'POST',
+        `/companies/${company()}/catalogue/import`,
+        parseJson(await readFile(arg(3, '<file>'), 'utf8'), 'the file'),
+      );
+    case 'listings publish':
+    case 'listings withdraw':
+      return call('POST', `/companies/${company()}/listings/${encodeURIComponent(arg(3, '<slug>'))}/${action}`);
+    case 'team list':
+      return call('GET', `/companies/${company()}/team`);
+    case 'team add':
+      return call('POST', `/companies/${company()}/team`, parseJson(positionals[3], '<json>'));
+    case 'team replace':
+      return call(
+        'PUT',
+        `/companies/${company()}/team/${encodeURIComponent(arg(3, '<id>'))}`,
+        parseJson(positionals[4], '<json>'),
+      );
+    case 'team delete':
+      return call('DELETE', `/companies/${company()}/team/${encodeURIComponent(arg(3, '<id>'))}`);
+    case 'services put':
+      return call('PUT', `/companies/${company()}/services/${encodeURIComponent(arg(3, '<key>'))}`, {
+        kind: opts.kind,
+        name: { en: opts['name-en'], ...(opts['name-ar'] ? { ar: opts['name-ar'] } : {}) },
+      });
+    case 'services delete':
+      return call('DELETE', `/companies/${company()}/services/${encodeURIComponent(arg(3, '<key>'))}`);
+    default:
+      if (group === 'audit') {
+        const company = encodeURIComponent(arg(1, '<company>'));
+        return call(
+          'GET',
+          `/companies/${company}/audit-log?page_size=100${opts.action ? `&action=${encodeURIComponent(opts.action)}` : ''}`,
+        );
+      }
+      throw new Error(usage);
+  }
+}
+
+if (opts.help || positionals.length === 0) {
+  console.log(usage);
+} else {
+  try {
+    console.log(JSON.stringify(await run(), null, 2));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(2);
+  }
+}

@@ -1,0 +1,116 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * What a newcomer does: `npm start` (here: the same bin/server.ts) on an empty data folder, then the admin
+ * CLI against it, then a restart that reuses the data. Real processes, real HTTP on loopback.
+ */
+const run = promisify(execFile);
+let dataDir: string;
+let port: number;
+let server: ChildProcess | undefined;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function start(): Promise<string> {
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
+  delete env.DATABASE_URL;
+  delete env.ADMIN_TOKEN;
+  server = spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Admin:')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    server?.stdout?.on('data', onData);
+    server?.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server?.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+  return output;
+}
+
+async function stop(): Promise<void> {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise((resolve) => server?.once('exit', resolve));
+  server.kill('SIGTERM');
+  await exited;
+}
+
+async function cli(...args: string[]) {
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port) };
+  delete env.ADMIN_TOKEN;
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { env });
+  return JSON.parse(stdout);
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'property-api-e2e-'));
+  port = await freePort();
+});
+afterAll(async () => {
+  await stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start on an empty data folder, then the admin CLI', () => {
+  let companyId: string;
+
+  it('starts, seeds the demo company and prints the base URL, the docs URL and where the admin token is', async () => {
+    const output = await start();
+    expect(output).toContain('demo company created');
+    expect(output).toContain(`http://localhost:${port}/api/v1`);
+    expect(output).toContain(`http://localhost:${port}/api/v1/docs`);
+    expect(output).toContain(join(dataDir, 'admin-token'));
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/listings?page_size=100`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { results: Array<{ listing_type: string; title: { ar: string } }> };
+    expect(body.results.length).toBe(29);
+    expect(new Set(body.results.map((l) => l.listing_type))).toEqual(new Set(['sale', 'lease', 'holiday_home']));
+    const docs = await fetch(`http://localhost:${port}/api/v1/docs`);
+    expect(docs.headers.get('content-type')).toContain('text/html');
+    expect(await docs.text()).toContain('/api/v1/openapi.json');
+  }, 120_000);
+
+  it('lists companies and creates, uses, rotates and revokes a key through the CLI', async () => {
+    const companies = await cli('companies', 'list');
+    expect(companies.results).toHaveLength(1);
+    companyId = companies.results[0].id;
+    expect(companies.results[0].hosts).toEqual(['127.0.0.1', 'localhost']);
+    const key = await cli('keys', 'create', companyId, '--kind', 'server', '--scope', 'read:listings');
+    const read = (secret: string) =>
+      fetch(`http://127.0.0.1:${port}/api/v1/areas`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect((await read(key.secret)).status).toBe(200);
+    const rotated = await cli('keys', 'rotate', companyId, key.prefix);
+    expect((await read(rotated.secret)).status).toBe(200);
+    expect((await read(key.secret)).status).toBe(200);
+    await cli('keys', 'revoke', companyId, key.prefix);
+    expect((await read(rotated.secret)).status).toBe(403);
+    const audit = await cli('audit', companyId, '--action', 'key.rotated');
+    expect(audit.results.map((e: { subject: string }) => e.subject)).toEqual([key.prefix]);
+  }, 60_000);
+
+  it('reuses the data on a second start', async () => {
+    await stop();
+    const output = await start();
+    expect(output).toContain('existing data reused');
+    const companies = await cli('companies', 'list');
+    expect(companies.results.map((c: { id: string }) => c.id)).toEqual([companyId]);
+  }, 120_000);
+});
