@@ -25,7 +25,7 @@ async function freePort(): Promise<number> {
 }
 
 async function start(): Promise<string> {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
   delete env.DATABASE_URL;
   delete env.ADMIN_TOKEN;
   server = spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -54,7 +54,7 @@ async function stop(): Promise<void> {
 }
 
 async function cli(...args: string[]) {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port) };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port) };
   delete env.ADMIN_TOKEN;
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { env });
   return JSON.parse(stdout);
