@@ -78,18 +78,22 @@ function servicesMiddleware(provide: ServicesProvider): MiddlewareHandler<AppEnv
   };
 }
 
+export const adminMaxBodyBytes = 8 * 1024 * 1024;
+
 /** The root app: request ids, body limit, services, one error handler and a problem for unknown routes. */
 export function createApp(provide: ServicesProvider, options: { maxBodyBytes?: number } = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use(requestId({ headerName: 'Request-Id' }));
-  app.use(
+  const limit = (maxSize: number) =>
     bodyLimit({
-      maxSize: options.maxBodyBytes ?? 64 * 1024,
+      maxSize,
       onError: () => {
-        throw new ApiError('payload_too_large', `The request body is larger than ${options.maxBodyBytes ?? 65536} bytes.`);
+        throw new ApiError('payload_too_large', `The request body is larger than ${maxSize} bytes.`);
       },
-    }),
-  );
+    });
+  app.use('/api/*', limit(options.maxBodyBytes ?? 64 * 1024));
+  // Catalogue imports are the admin API's large bodies.
+  app.use('/admin/*', limit(adminMaxBodyBytes));
   app.use(servicesMiddleware(provide));
   app.notFound((c) => problemResponse(c, new ApiError('not_found', `No route matches ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {

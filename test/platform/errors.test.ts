@@ -75,7 +75,7 @@ describe('problem responses', () => {
   });
 
   it('answers oversized bodies with 413', async () => {
-    const res = await api.admin('/companies', { body: JSON.stringify({ name: 'x'.repeat(6 * 1024 * 1024) }) });
+    const res = await api.admin('/companies', { body: JSON.stringify({ name: 'x'.repeat(9 * 1024 * 1024) }) });
     expect(res.status).toBe(413);
     expect(res.json.code).toBe('payload_too_large');
   });
