@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actorOf, writeAudit } from '../../lib/audit';
+import { recordEvent } from '../../lib/events';
+import type { ApiKeyRow } from '../../schema/db';
+import { createTestApi, type TestApi } from '../support/harness';
+
+let api: TestApi;
+let company: { id: string; host: string };
+
+beforeAll(async () => {
+  api = await createTestApi();
+  company = await api.createCompany();
+});
+afterAll(() => api.close());
+
+const eventsOf = (type: string) =>
+  api.db.selectFrom('events').selectAll().where('company_id', '=', company.id).where('type', '=', type).execute();
+
+describe('the events outbox', () => {
+  it('records an event with the change in the same transaction', async () => {
+    const id = await api.db.transaction().execute(async (trx) => {
+      await writeAudit(trx, { companyId: company.id, actor: 'admin', action: 'test.change' });
+      return recordEvent(trx, { companyId: company.id, type: 'test.committed', causedBy: 'admin', data: { reference: 'R-1' } });
+    });
+    expect(id).toMatch(/^evt_[A-Za-z0-9]{24}$/);
+    const [event] = await eventsOf('test.committed');
+    expect(event).toMatchObject({ id, caused_by: 'admin', data: { reference: 'R-1' }, published_at: null });
+  });
+
+  it('leaves no event behind when the transaction rolls back', async () => {
+    await expect(
+      api.db.transaction().execute(async (trx) => {
+        await recordEvent(trx, { companyId: company.id, type: 'test.rolled_back', causedBy: 'system', data: { reference: 'R-2' } });
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    expect(await eventsOf('test.rolled_back')).toHaveLength(0);
+  });
+
+  it('names the cause as the spec does: admin, system, website or api:<key prefix>', () => {
+    const key = { prefix: 'sk_AbCdEfGhIj' } as ApiKeyRow;
+    expect(actorOf({ kind: 'admin' })).toBe('admin');
+    expect(actorOf({ kind: 'server', key })).toBe('api:sk_AbCdEfGhIj');
+    expect(actorOf({ kind: 'publishable', key: { prefix: 'pk_AbCdEfGhIj' } as ApiKeyRow })).toBe('website');
+    expect(actorOf({ kind: 'anonymous' })).toBe('website');
+  });
+});
