@@ -15,7 +15,7 @@ import {
 } from '../../schema/catalogue';
 import { catalogueRead } from './access';
 import { type ListingRecord, presenter } from './present';
-import { applyFilters, enabledTypes, listingSorts, publishedListings, selectListingRecord } from './queries';
+import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings, selectListingRecord } from './queries';
 
 const presenterOf = (c: Context<AppEnv>) => presenter(c.var.company, c.var.services.config.MEDIA_BASE_URL);
 
@@ -54,46 +54,39 @@ const oneRoute = defineRoute({
   },
 });
 
+type PageRequest = ListingFilters & { page_size: number; cursor?: string; sort: keyof typeof listingSorts };
+
+/** One page of published listings: filters, keyset order and everything the presenter needs, in one query. */
+async function listingPage(
+  c: Context<AppEnv>,
+  request: PageRequest,
+  options: { photos: 'all' | 'first' | 'none'; mapped?: boolean },
+) {
+  const { page_size, cursor, sort, ...filters } = request;
+  const company = c.var.company;
+  const order = listingSorts[sort];
+  let query = applyFilters(publishedListings(c.var.services.db, company), company, filters);
+  if (options.mapped) query = query.where('l.latitude', 'is not', null);
+  const rows = await paginate(selectListingRecord(query, { description: false, photos: options.photos }), order, {
+    page_size,
+    cursor,
+  }).execute();
+  const page = pageOf(rows, order, page_size);
+  return { rows: page.rows as unknown as ListingRecord[], next_cursor: page.next_cursor };
+}
+
 export const listings = createRouter()
   .openapi(listRoute, async (c) => {
-    const { page_size, cursor, sort, ...filters } = c.req.valid('query');
-    const company = c.var.company;
-    const order = listingSorts[sort];
-    const query = applyFilters(publishedListings(c.var.services.db, company), company, filters);
-    const rows = await paginate(selectListingRecord(query, { description: false, photos: 'all' }), order, {
-      page_size,
-      cursor,
-    }).execute();
-    const page = pageOf(rows, order, page_size);
+    const page = await listingPage(c, c.req.valid('query'), { photos: 'all' });
     const present = presenterOf(c);
-    return c.json(
-      { results: page.rows.map((row) => present.summary(row as unknown as ListingRecord)), next_cursor: page.next_cursor },
-      200,
-    );
+    return c.json({ results: page.rows.map(present.summary), next_cursor: page.next_cursor }, 200);
   })
   .openapi(mapRoute, async (c) => {
-    const { page_size, cursor, sort, cover, ...filters } = c.req.valid('query');
-    const company = c.var.company;
-    const order = listingSorts[sort];
+    const { cover, ...request } = c.req.valid('query');
     const withCover = cover === '1' || cover === 'true';
-    const query = applyFilters(publishedListings(c.var.services.db, company), company, filters).where(
-      'l.latitude',
-      'is not',
-      null,
-    );
-    const rows = await paginate(selectListingRecord(query, { description: false, photos: withCover ? 'first' : 'none' }), order, {
-      page_size,
-      cursor,
-    }).execute();
-    const page = pageOf(rows, order, page_size);
+    const page = await listingPage(c, request, { photos: withCover ? 'first' : 'none', mapped: true });
     const present = presenterOf(c);
-    return c.json(
-      {
-        results: page.rows.map((row) => present.mapPoint(row as unknown as ListingRecord, withCover)),
-        next_cursor: page.next_cursor,
-      },
-      200,
-    );
+    return c.json({ results: page.rows.map((row) => present.mapPoint(row, withCover)), next_cursor: page.next_cursor }, 200);
   })
   .openapi(oneRoute, async (c) => {
     const { slug } = c.req.valid('param');
