@@ -9,7 +9,7 @@ const port = Number(env.PORT ?? 8787);
 const platform = await createNodePlatform(env);
 const admin = await ensureAdminToken(platform.handle, env);
 const demo = await seedDemo(platform.handle.db);
-const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
+const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
 
 const server = serve({ fetch: app.fetch, port, hostname: env.HOST ?? '0.0.0.0' }, (address) => {
   const base = `http://localhost:${address.port}`;

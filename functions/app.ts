@@ -28,7 +28,7 @@ export function buildApp(
   for (const name of options.groups ?? (Object.keys(routeGroups) as GroupName[])) {
     app.route('/api/v1', routeGroups[name]());
   }
-  if (options.admin ?? true) app.route('/admin/v1', adminGroup());
+  if (options.admin) app.route('/admin/v1', adminGroup());
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'serverKey', {
     type: 'http',
@@ -54,7 +54,7 @@ export function buildApp(
   };
   app.get('/api/v1/openapi.json', (c) => c.json(documentFor('/api/v1/', info.title)));
   app.get('/api/v1/docs', Scalar({ url: '/api/v1/openapi.json', pageTitle: info.title }));
-  if (options.admin ?? true) {
+  if (options.admin) {
     app.get('/admin/v1/openapi.json', (c) => c.json(documentFor('/admin/v1/', `${info.title} — admin`)));
   }
   return app;

@@ -49,7 +49,7 @@ export async function createTestApi(
       clientAddress: (c: Context<AppEnv>) => c.req.header('x-test-client-address') ?? '192.0.2.1',
     },
   );
-  const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
+  const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
   const adminToken = `adm_${randomToken(40)}`;
   await handle.db
     .insertInto('admin_tokens')

@@ -1,0 +1,7 @@
+import { buildApp, type GroupName, routeGroups } from './app';
+import { provideWorkerServices, workerEntry } from './worker-services';
+
+/** The default Worker: every route group; the admin API only where the var ADMIN_API is "on". */
+const groups = Object.keys(routeGroups) as GroupName[];
+
+export default workerEntry(({ admin, maxBodyBytes }) => buildApp(provideWorkerServices, { groups, admin, maxBodyBytes }));

@@ -1,0 +1,294 @@
+/**
+ * The BUILT Worker bundles (npm run build:worker) in workerd, through Miniflare, reading a freshly migrated
+ * and seeded database on the local PostgreSQL with the Neon driver over a WebSocket-to-TCP proxy: the same
+ * code path as production (Neon Pool per request, closed after the response via waitUntil).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { Log, LogLevel, Miniflare } from 'miniflare';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../functions/admin/catalogue-domain';
+import { createCompany } from '../../functions/admin/companies-domain';
+import { randomToken, sha256 } from '../../lib/crypto';
+import type { DatabaseHandle } from '../../lib/db/index';
+import { migrateToLatest } from '../../lib/db/migrate';
+import { readSqlMigrations } from '../../lib/db/migrations-fs';
+import { openPostgres } from '../../lib/db/postgres';
+import demoCatalogue from '../../lib/seed/demo-catalogue.json' with { type: 'json' };
+import { CatalogueImportInput, CreateCompanyInput } from '../../schema/admin';
+import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
+
+// The local server (as .ci/run names it); the WebSocket proxy only relays to loopback hosts.
+const SERVER = `postgresql://${process.env.PGUSER ?? 'postgres'}@${process.env.PGHOST ?? '127.0.0.1'}:5432`;
+const root = new URL('../../', import.meta.url);
+const bundles = {
+  default: fileURLToPath(new URL('dist/worker/worker.js', root)),
+  catalogue: fileURLToPath(new URL('dist/worker-catalogue/worker.js', root)),
+};
+
+const suffix = randomBytes(4).toString('hex');
+const databaseName = `pa_workerd_${suffix}`;
+const host = `w${suffix}.workerd.test`;
+const adminToken = `adm_${randomToken(40)}`;
+const workerApplicationName = 'pa_workerd_worker';
+const demoSlugs = new Set(demoCatalogue.listings.map((l) => l.slug.en));
+
+type Listing = { slug: { en: string; ar: string }; title?: unknown };
+type Page = { results: Listing[]; next_cursor: string | null };
+type Problem = { type: string; title: string; status: number; code: string; request_id: string };
+
+let proxy: WsTcpProxy | undefined;
+let mf: Miniflare | undefined;
+let handle: DatabaseHandle | undefined;
+let databaseCreated = false;
+
+async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A request to one of the Workers (Miniflare keeps the URL, so the Host is the company's). */
+async function call(
+  worker: 'default' | 'admin' | 'catalogue',
+  path: string,
+  init: { host?: string; headers?: Record<string, string> } = {},
+) {
+  if (!mf) throw new Error('Miniflare is not running');
+  const fetcher = await mf.getWorker(worker);
+  return fetcher.fetch(`http://${init.host ?? host}${path}`, { headers: init.headers });
+}
+
+async function expectProblem(response: Awaited<ReturnType<typeof call>>, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = (await response.json()) as Problem;
+  expect(body).toMatchObject({ status, code });
+  expect(body.request_id).toBe(response.headers.get('request-id'));
+  return body;
+}
+
+beforeAll(async () => {
+  for (const [name, path] of Object.entries(bundles)) {
+    await stat(path).catch(() => {
+      throw new Error(`The ${name} bundle ${path} is missing: run \`npm run test:workerd\` (it builds first).`);
+    });
+  }
+  const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
+    await readFile(new URL('wrangler.toml', root), 'utf8'),
+  )?.[1];
+  if (!compatibilityDate) throw new Error('wrangler.toml has no compatibility_date');
+
+  await onServer((client) => client.query(`create database ${databaseName}`));
+  databaseCreated = true;
+  const databaseUrl = `${SERVER}/${databaseName}`;
+  handle = openPostgres(databaseUrl, { max: 2 });
+  // The Workers' connections are told apart from the test's own by their application_name.
+  const workerDatabaseUrl = `${databaseUrl}?application_name=${workerApplicationName}`;
+  await migrateToLatest(handle, await readSqlMigrations());
+  await handle.db.transaction().execute(async (trx) => {
+    const company = await createCompany(
+      trx,
+      CreateCompanyInput.parse({
+        name: 'Workerd Test Properties',
+        hosts: [host],
+        environment: 'production',
+        currency: 'AED',
+        time_zone: 'Asia/Dubai',
+        settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.example.com' },
+      }),
+    );
+    await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue));
+  });
+  await handle.db
+    .insertInto('admin_tokens')
+    .values({ token_hash: await sha256(adminToken) })
+    .execute();
+
+  proxy = await startWsTcpProxy();
+  const worker = (name: string, scriptPath: string, bindings: Record<string, string>) => ({
+    name,
+    modules: true,
+    scriptPath,
+    compatibilityDate,
+    compatibilityFlags: ['nodejs_compat'],
+    bindings: { DATABASE_URL: workerDatabaseUrl, NEON_WS_PROXY: `127.0.0.1:${proxy?.port}`, ...bindings },
+  });
+  mf = new Miniflare({
+    cf: false,
+    log: new Log(LogLevel.WARN),
+    workers: [
+      // The default Worker as wrangler.toml deploys it (ADMIN_API "off"), the same bundle with the admin API
+      // switched on (the control that proves the 404s below come from the switch), and the catalogue alone
+      // (ADMIN_API "on" there too: that entry must ignore it).
+      worker('default', bundles.default, { ADMIN_API: 'off' }),
+      worker('admin', bundles.default, { ADMIN_API: 'on' }),
+      worker('catalogue', bundles.catalogue, { ADMIN_API: 'on' }),
+    ],
+  });
+  await mf.ready;
+});
+
+afterAll(async () => {
+  await mf?.dispose();
+  await proxy?.close();
+  await handle?.close();
+  if (databaseCreated) await onServer((client) => client.query(`drop database if exists ${databaseName} with (force)`));
+});
+
+describe('default Worker bundle in workerd (Neon driver → local PostgreSQL)', () => {
+  let firstPage: Page;
+
+  it('lists published demo listings with a cursor', async () => {
+    const response = await call('default', '/api/v1/listings?page_size=5');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('request-id')).toBeTruthy();
+    expect(response.headers.get('cache-control')).toContain('s-maxage=');
+    firstPage = (await response.json()) as Page;
+    expect(firstPage.results).toHaveLength(5);
+    for (const listing of firstPage.results) expect(demoSlugs).toContain(listing.slug.en);
+    expect(typeof firstPage.next_cursor).toBe('string');
+    expect(firstPage.next_cursor).not.toBe('');
+  });
+
+  it('follows the cursor to the next page on a new request (and a new pool)', async () => {
+    const response = await call(
+      'default',
+      `/api/v1/listings?page_size=5&cursor=${encodeURIComponent(firstPage.next_cursor ?? '')}`,
+    );
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as Page;
+    expect(page.results).toHaveLength(5);
+    const seen = new Set(firstPage.results.map((l) => l.slug.en));
+    for (const listing of page.results) {
+      expect(demoSlugs).toContain(listing.slug.en);
+      expect(seen).not.toContain(listing.slug.en);
+    }
+  });
+
+  it('reads one listing by its English and its Arabic slug', async () => {
+    const first = firstPage.results[0];
+    if (!first) throw new Error('no listing on the first page');
+    const english = await call('default', `/api/v1/listings/${encodeURIComponent(first.slug.en)}`);
+    expect(english.status).toBe(200);
+    const detail = (await english.json()) as Listing;
+    expect(detail.slug).toEqual(first.slug);
+
+    const arabic = await call('default', `/api/v1/listings/${encodeURIComponent(first.slug.ar)}`);
+    expect(arabic.status).toBe(200);
+    expect(((await arabic.json()) as Listing).slug).toEqual(first.slug);
+
+    await expectProblem(await call('default', '/api/v1/listings/no-such-listing'), 404, 'not_found');
+  });
+
+  it('answers an unknown host with a 404 problem', async () => {
+    const body = await expectProblem(
+      await call('default', '/api/v1/listings', { host: `nobody-${suffix}.test` }),
+      404,
+      'unknown_host',
+    );
+    expect(body.type).toBeTruthy();
+  });
+
+  it('limits anonymous reads per CF-Connecting-IP with an isolate-wide limiter', async () => {
+    const remaining = async (ip: string) => {
+      const response = await call('default', '/api/v1/areas', { headers: { 'CF-Connecting-IP': ip } });
+      expect(response.status).toBe(200);
+      const header = response.headers.get('ratelimit') ?? '';
+      const match = /;r=(\d+);/.exec(header);
+      if (!match?.[1]) throw new Error(`no RateLimit header: "${header}"`);
+      return Number(match[1]);
+    };
+    const a1 = await remaining('203.0.113.7');
+    const a2 = await remaining('203.0.113.7');
+    const b1 = await remaining('203.0.113.8');
+    expect(a2).toBe(a1 - 1);
+    expect(b1).toBe(a1);
+  });
+
+  it('has no admin API unless ADMIN_API is "on"', async () => {
+    await expectProblem(await call('default', '/admin/v1/companies'), 404, 'not_found');
+    await expectProblem(await call('default', '/admin/v1/openapi.json'), 404, 'not_found');
+  });
+
+  it('mounts the admin API with ADMIN_API "on" (control)', async () => {
+    await expectProblem(await call('admin', '/admin/v1/companies'), 403, 'admin_token_invalid');
+    const response = await call('admin', '/admin/v1/companies', { headers: { Authorization: `Bearer ${adminToken}` } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { results: Array<{ hosts: string[] }> };
+    expect(body.results.some((company) => company.hosts.includes(host))).toBe(true);
+  });
+});
+
+describe('per-request Neon pools', () => {
+  it('serve concurrent requests, each on its own pool', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call(i % 2 ? 'catalogue' : 'default', `/api/v1/listings?page_size=${i + 1}`)),
+    );
+    const pages = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as Page })));
+    pages.forEach((page, i) => {
+      expect(page.status).toBe(200);
+      expect(page.body.results).toHaveLength(i + 1);
+    });
+  });
+
+  it('are closed after the response (no Worker connection stays open)', async () => {
+    const open = async () => {
+      if (!handle) throw new Error('no database handle');
+      const { rows } = await sql<{ n: string }>`
+        select count(*) as n from pg_stat_activity
+        where datname = ${databaseName} and application_name = ${workerApplicationName}`.execute(handle.db);
+      return Number(rows[0]?.n);
+    };
+    let count = await open();
+    for (let i = 0; i < 50 && count > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      count = await open();
+    }
+    expect(count).toBe(0);
+  });
+});
+
+describe('catalogue Worker bundle in workerd', () => {
+  it('serves the catalogue', async () => {
+    const response = await call('catalogue', '/api/v1/listings?page_size=5');
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as Page;
+    expect(page.results).toHaveLength(5);
+    for (const listing of page.results) expect(demoSlugs).toContain(listing.slug.en);
+    expect(page.next_cursor).toBeTruthy();
+  });
+
+  it('never mounts the admin API, even with ADMIN_API "on"', async () => {
+    await expectProblem(await call('catalogue', '/admin/v1/companies'), 404, 'not_found');
+    await expectProblem(
+      await call('catalogue', '/admin/v1/companies', { headers: { Authorization: `Bearer ${adminToken}` } }),
+      404,
+      'not_found',
+    );
+  });
+});
+
+describe('bundles', () => {
+  it('contain no Node-only database or file-system modules', async () => {
+    for (const path of Object.values(bundles)) {
+      const map = JSON.parse(await readFile(`${path}.map`, 'utf8')) as { sources: string[] };
+      const nodeOnly = map.sources.filter((source) =>
+        /node_modules\/(pg|pg-[a-z-]+|@electric-sql\/pglite|kysely-pglite-dialect|ws)\/|lib\/db\/(pglite|postgres|migrations-fs)\.ts|lib\/node\//.test(
+          source,
+        ),
+      );
+      expect(nodeOnly, path).toEqual([]);
+      const code = await readFile(path, 'utf8');
+      expect(code).not.toMatch(/["']node:(fs|fs\/promises|net|child_process)["']/);
+    }
+  });
+});
