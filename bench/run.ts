@@ -1,0 +1,533 @@
+/**
+ * `npm run bench`: the catalogue list, its 304 revalidation and a listing's detail against a bare
+ * `select 1` route, on one Node server over a fresh PostgreSQL database. See docs/performance.md.
+ *
+ * Two processes: this one creates and drops the database and drives autocannon; a forked child (this same
+ * file with BENCH_ROLE=server) runs the server, so the load generator never shares the server's event loop.
+ * The child counts every SQL statement its pg clients send; the parent asks for the counts over IPC.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { type DatabaseHandle, runScriptSimpleProtocol } from '../lib/db/index';
+import type { Database } from '../schema/db';
+
+// ---------------------------------------------------------------------------------------------------------
+// Shared between the two processes
+// ---------------------------------------------------------------------------------------------------------
+
+type Counts = { queries: number; transactionControl: number; recent: string[] };
+type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
+/** CPU time the process has used so far (user + system), in microseconds. */
+type Cpu = { user: number; system: number };
+
+/** Every message is answered with the counts, memory and CPU so far; `reset` zeroes the counts first. */
+type ToServer = { id: number; type: 'reset' | 'counts' | 'stop' };
+type FromServer =
+  | { type: 'ready'; port: number; pool_max: number }
+  | { type: 'failed'; message: string }
+  | { id: number; type: 'reply'; counts: Counts; memory: Memory; cpu: Cpu };
+
+const POOL_MAX = 10; // openPostgres's default: the pool the Node server has in production.
+const SCRIPT = fileURLToPath(import.meta.url);
+
+function memoryNow(): Memory {
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  return { rss, heapUsed, heapTotal, external };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The server (child process)
+// ---------------------------------------------------------------------------------------------------------
+
+async function runServer(): Promise<void> {
+  const send = (message: FromServer) => process.send?.(message);
+  // The parent going away (crash, kill) takes the server with it.
+  process.on('disconnect', () => process.exit(1));
+  try {
+    const [{ serve }, { Hono }, kysely, { buildApp }, { createNodePlatform }, { seedDemo }] = await Promise.all([
+      import('@hono/node-server'),
+      import('hono'),
+      import('kysely'),
+      import('../functions/app'),
+      import('../lib/node/platform'),
+      import('../lib/seed/demo'),
+    ]);
+    const { Kysely, PostgresDialect, sql } = kysely;
+
+    const connectionString = process.env.BENCH_DATABASE_URL;
+    if (!connectionString) throw new Error('BENCH_DATABASE_URL is not set');
+
+    // The same pool openPostgres builds, with every client's query() counted on its way to the server.
+    const counts: Counts = { queries: 0, transactionControl: 0, recent: [] };
+    const pool = new pg.Pool({ connectionString, max: POOL_MAX });
+    pool.on('error', (error) => console.error('postgres pool error:', error.message));
+    pool.on('connect', (client) => {
+      const target = client as unknown as { query: (...args: unknown[]) => unknown };
+      const original = target.query.bind(client);
+      target.query = (...args: unknown[]) => {
+        const first = args[0];
+        const text = typeof first === 'string' ? first : String((first as { text?: unknown } | undefined)?.text ?? '');
+        if (/^\s*(begin|commit|rollback|start transaction|savepoint|release savepoint)\b/i.test(text)) {
+          counts.transactionControl++;
+        } else {
+          counts.queries++;
+          if (counts.recent.length < 20) counts.recent.push(text.replace(/\s+/g, ' ').trim().slice(0, 160));
+        }
+        return original(...args);
+      };
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const handle: DatabaseHandle = { db, engine: 'postgres', runScript: runScriptSimpleProtocol, close: () => db.destroy() };
+
+    const env = {
+      ...process.env,
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
+      // The bench measures this process and PostgreSQL only: never a remote limiter.
+      UPSTASH_REDIS_REST_URL: '',
+      UPSTASH_REDIS_REST_TOKEN: '',
+    };
+    const platform = await createNodePlatform(env, { handle });
+    await seedDemo(platform.handle.db);
+    const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
+
+    // The comparison: the same Kysely instance and pool, no middleware at all.
+    const bare = new Hono().get('/bare/select1', async (c) => {
+      const result = await sql<{ one: number }>`select 1 as one`.execute(platform.handle.db);
+      return c.json({ one: result.rows[0]?.one ?? null });
+    });
+    const root = new Hono<{ Bindings: Record<string, unknown> }>();
+    root.route('/', bare);
+    // Everything else goes to the API unchanged; env carries node-server's socket for the client address.
+    root.all('*', (c) => app.fetch(c.req.raw, c.env));
+
+    const server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+      send({ type: 'ready', port: info.port, pool_max: POOL_MAX });
+    });
+
+    process.on('message', async (message: ToServer) => {
+      if (message.type === 'reset') {
+        counts.queries = 0;
+        counts.transactionControl = 0;
+        counts.recent = [];
+      }
+      send({
+        id: message.id,
+        type: 'reply',
+        counts: { ...counts, recent: [...counts.recent] },
+        memory: memoryNow(),
+        cpu: process.cpuUsage(),
+      });
+      if (message.type === 'stop') {
+        server.close();
+        await platform.handle.close().catch(() => {});
+        process.disconnect();
+        process.exit(0);
+      }
+    });
+  } catch (error) {
+    send({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    process.exit(1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The driver (parent process)
+// ---------------------------------------------------------------------------------------------------------
+
+type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; total: number } & Record<
+  string,
+  number
+>;
+type AutocannonResult = {
+  duration: number;
+  requests: Histogram;
+  latency: Histogram;
+  throughput: Histogram;
+  errors: number;
+  timeouts: number;
+  mismatches: number;
+  non2xx: number;
+  resets: number;
+  '1xx': number;
+  '2xx': number;
+  '3xx': number;
+  '4xx': number;
+  '5xx': number;
+  statusCodeStats: Record<string, { count: number }>;
+};
+type AutocannonOptions = {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+  pipelining?: number;
+  timeout?: number;
+};
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+type Scenario = {
+  name: string;
+  method: 'GET';
+  path: string;
+  headers: Record<string, string>;
+  expectedStatus: number;
+};
+
+type ScenarioResult = {
+  name: string;
+  request: string;
+  expected_status: number;
+  /** Completed responses ÷ the run's measured duration. */
+  requests_per_second: number;
+  /** autocannon's own "Req/Sec" average: the mean of 1-second samples, lowered when a last partial sample is taken. */
+  requests_per_second_sample_mean: number;
+  duration_s: number;
+  requests_total: number;
+  latency_ms: { p50: number; p90: number; p99: number; average: number; max: number };
+  throughput_bytes_per_second: number;
+  status_counts: Record<string, number>;
+  /** Responses that are neither 2xx nor 3xx, plus connection errors and timeouts: must be 0. */
+  non_2xx_3xx: number;
+  errors: number;
+  timeouts: number;
+  /** Responses with another status than the expected one (e.g. a 200 where a 304 is benched). */
+  unexpected_status: number;
+  /** SQL statements sent for one request alone (transaction control excluded). */
+  queries_per_request: number;
+  queries: string[];
+  /** Statements counted during the measured run divided by the responses (in-flight requests at the end blur it). */
+  queries_per_request_under_load: number;
+  /** CPU the server process used during the run, in cores (1 = one core busy all the time; the machine has 2). */
+  server_cpu_cores: number;
+  /** The same for the autocannon process. PostgreSQL had what was left. */
+  load_generator_cpu_cores: number;
+  req_per_s_ratio_to_bare: number | null;
+  p50_ratio_to_bare: number | null;
+};
+
+const perSecond = (result: AutocannonResult) => result.requests.total / result.duration;
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
+
+async function runDriver(): Promise<number> {
+  const seconds = positiveInt('BENCH_SECONDS', 10);
+  const connections = positiveInt('BENCH_CONNECTIONS', 50);
+  const warmupSeconds = positiveInt('BENCH_WARMUP_SECONDS', 2);
+
+  const baseUrl = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
+  const dbName = `pa_bench_${randomBytes(6).toString('hex')}`;
+  const benchUrl = new URL(baseUrl);
+  benchUrl.pathname = `/${dbName}`;
+
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  let created = false;
+  let child: ChildProcess | undefined;
+  let cleaning: Promise<void> | undefined;
+
+  const cleanup = () => {
+    cleaning ??= (async () => {
+      if (child && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
+        try {
+          child.send({ id: -1, type: 'stop' } satisfies ToServer);
+        } catch {
+          child.kill('SIGKILL');
+        }
+        const timer = setTimeout(() => child!.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      if (created) {
+        await admin.query(`drop database if exists "${dbName}" with (force)`).catch((error: unknown) => {
+          console.error(`could not drop ${dbName}:`, error);
+        });
+        console.log(`dropped database ${dbName}`);
+      }
+      await admin.end().catch(() => {});
+    })();
+    return cleaning;
+  };
+  // `on`, not `once`: Ctrl-C reaches this process twice (from the terminal and relayed by tsx), and a second
+  // signal without a handler would end it before the database is dropped.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (cleaning) return;
+      console.error(`\n${signal}: cleaning up`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+
+  try {
+    await admin.query(`create database "${dbName}"`);
+    created = true;
+    console.log(`created database ${dbName}`);
+
+    const server = fork(SCRIPT, [], {
+      env: { ...process.env, BENCH_ROLE: 'server', BENCH_DATABASE_URL: benchUrl.toString() },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child = server;
+    const ready = await new Promise<{ port: number; pool_max: number }>((resolve, reject) => {
+      server.on('message', (message: FromServer) => {
+        if (message.type === 'ready') resolve(message);
+        if (message.type === 'failed') reject(new Error(`server failed to start:\n${message.message}`));
+      });
+      server.once('exit', (code) => reject(new Error(`server exited with code ${code} before it was ready`)));
+    });
+
+    let nextId = 0;
+    const ask = (type: ToServer['type']) =>
+      new Promise<{ counts: Counts; memory: Memory; cpu: Cpu }>((resolve, reject) => {
+        const id = ++nextId;
+        const onExit = (code: number | null, signal: string | null) =>
+          reject(new Error(`the server exited (${signal ?? `code ${code}`}) during the bench`));
+        const onMessage = (message: FromServer) => {
+          if ('id' in message && message.id === id) {
+            server.off('message', onMessage);
+            server.off('exit', onExit);
+            resolve(message);
+          }
+        };
+        if (server.exitCode !== null || server.signalCode !== null) return onExit(server.exitCode, server.signalCode);
+        server.on('message', onMessage);
+        server.once('exit', onExit);
+        server.send({ id, type } satisfies ToServer, (error) => error && reject(error));
+      });
+
+    const origin = `http://127.0.0.1:${ready.port}`;
+    console.log(`server on ${origin} (pool max ${ready.pool_max}); ${seconds} s per route, ${connections} connections`);
+
+    // Preconditions: the answers the bench expects, an ETag to revalidate and a slug to read.
+    const list = await fetch(`${origin}/api/v1/listings?page_size=24`);
+    const listBody = (await list.json()) as { results?: Array<{ slug: { en: string } }> };
+    const etag = list.headers.get('etag');
+    if (list.status !== 200 || !etag) throw new Error(`GET /api/v1/listings answered ${list.status} (ETag ${etag})`);
+    if (listBody.results?.length !== 24) throw new Error(`expected 24 listings, got ${listBody.results?.length}`);
+    const slug = listBody.results[0]!.slug.en;
+
+    const scenarios: Scenario[] = [
+      { name: 'listings', method: 'GET', path: '/api/v1/listings?page_size=24', headers: {}, expectedStatus: 200 },
+      {
+        name: 'listings 304',
+        method: 'GET',
+        path: '/api/v1/listings?page_size=24',
+        headers: { 'If-None-Match': etag },
+        expectedStatus: 304,
+      },
+      {
+        name: 'listing detail',
+        method: 'GET',
+        path: `/api/v1/listings/${encodeURIComponent(slug)}`,
+        headers: {},
+        expectedStatus: 200,
+      },
+      { name: 'bare select 1', method: 'GET', path: '/bare/select1', headers: {}, expectedStatus: 200 },
+    ];
+
+    // Queries for one request alone, and a check that each answers what is benched.
+    const single = new Map<string, Counts>();
+    for (const scenario of scenarios) {
+      await ask('reset');
+      const res = await fetch(`${origin}${scenario.path}`, { headers: scenario.headers });
+      await res.arrayBuffer();
+      if (res.status !== scenario.expectedStatus) {
+        throw new Error(`${scenario.name}: expected ${scenario.expectedStatus}, got ${res.status}`);
+      }
+      const { counts } = await ask('counts');
+      single.set(scenario.name, counts);
+      const control = counts.transactionControl ? ` (+${counts.transactionControl} transaction control)` : '';
+      console.log(`${scenario.name}: ${res.status}, ${counts.queries} SQL queries for one request${control}`);
+      for (const text of counts.recent) console.log(`    ${text.slice(0, 110)}${text.length > 110 ? '…' : ''}`);
+    }
+
+    const loadBefore = os.loadavg();
+    const memoryBefore = (await ask('counts')).memory;
+    const driverMemoryBefore = memoryNow();
+    const raw = new Map<string, { result: AutocannonResult; queries: number; serverCpu: number; driverCpu: number }>();
+    const cpuSeconds = (a: Cpu, b: Cpu) => (b.user - a.user + b.system - a.system) / 1e6;
+    for (const scenario of scenarios) {
+      const options: Omit<AutocannonOptions, 'duration'> = {
+        url: `${origin}${scenario.path}`,
+        connections,
+        headers: scenario.headers,
+      };
+      process.stdout.write(`${scenario.name}: warm-up ${warmupSeconds} s, `);
+      await autocannon({ ...options, duration: warmupSeconds });
+      const start = await ask('reset');
+      const driverStart = process.cpuUsage();
+      const wallStart = performance.now();
+      process.stdout.write(`run ${seconds} s … `);
+      const result = await autocannon({ ...options, duration: seconds });
+      // Let requests still in flight when autocannon stopped finish their queries.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const end = await ask('counts');
+      const wall = (performance.now() - wallStart) / 1000;
+      raw.set(scenario.name, {
+        result,
+        queries: end.counts.queries,
+        serverCpu: cpuSeconds(start.cpu, end.cpu) / wall,
+        driverCpu: cpuSeconds(driverStart, process.cpuUsage()) / wall,
+      });
+      console.log(`${Math.round(perSecond(result))} req/s`);
+    }
+    const memoryAfter = (await ask('counts')).memory;
+    const driverMemoryAfter = memoryNow();
+
+    const bare = raw.get('bare select 1')!.result;
+    const results: ScenarioResult[] = scenarios.map((scenario) => {
+      const { result, queries, serverCpu, driverCpu } = raw.get(scenario.name)!;
+      const counts = single.get(scenario.name)!;
+      const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
+      const responses = Object.values(statusCounts).reduce((a, b) => a + b, 0);
+      const expected = statusCounts[String(scenario.expectedStatus)] ?? 0;
+      const isBare = scenario.name === 'bare select 1';
+      return {
+        name: scenario.name,
+        request: `${scenario.method} ${scenario.path}${Object.keys(scenario.headers).length ? ` (${Object.keys(scenario.headers).join(', ')})` : ''}`,
+        expected_status: scenario.expectedStatus,
+        requests_per_second: round(perSecond(result), 1),
+        requests_per_second_sample_mean: round(result.requests.average, 1),
+        duration_s: result.duration,
+        requests_total: result.requests.total,
+        latency_ms: {
+          p50: result.latency.p50 ?? Number.NaN,
+          p90: result.latency.p90 ?? Number.NaN,
+          p99: result.latency.p99 ?? Number.NaN,
+          average: round(result.latency.average),
+          max: result.latency.max,
+        },
+        throughput_bytes_per_second: Math.round(result.throughput.average),
+        status_counts: statusCounts,
+        non_2xx_3xx: result['1xx'] + result['4xx'] + result['5xx'] + result.errors + result.timeouts,
+        errors: result.errors,
+        timeouts: result.timeouts,
+        unexpected_status: responses - expected,
+        queries_per_request: counts.queries,
+        queries: counts.recent,
+        queries_per_request_under_load: responses ? round(queries / responses, 3) : 0,
+        server_cpu_cores: round(serverCpu),
+        load_generator_cpu_cores: round(driverCpu),
+        req_per_s_ratio_to_bare: isBare ? null : round(perSecond(result) / perSecond(bare), 3),
+        p50_ratio_to_bare: isBare ? null : round((result.latency.p50 ?? 0) / (bare.latency.p50 || 1), 2),
+      };
+    });
+
+    const postgresVersion = (await admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
+    const cpus = os.cpus();
+    const ok = results.every((r) => r.non_2xx_3xx === 0 && r.unexpected_status === 0);
+    const report = {
+      date: new Date().toISOString(),
+      ok,
+      machine: {
+        cpus: cpus.length,
+        cpu_model: cpus[0]?.model ?? 'unknown',
+        total_memory_mb: mb(os.totalmem()),
+        platform: `${os.platform()} ${os.release()}`,
+        node: process.version,
+        postgres: postgresVersion ?? 'unknown',
+        // Other work on the machine skews the figures: the 1-minute load average before and after the runs.
+        load_average_1m: { before: round(loadBefore[0] ?? 0), after: round(os.loadavg()[0] ?? 0) },
+      },
+      settings: {
+        seconds,
+        warmup_seconds: warmupSeconds,
+        connections,
+        pipelining: 1,
+        pool_max: ready.pool_max,
+        database: 'PostgreSQL on 127.0.0.1 (fresh database, demo seed: 32 listings, 29 published)',
+        load_generator: 'autocannon in a separate process on the same machine (loopback)',
+      },
+      server_memory_mb: {
+        before: { rss: mb(memoryBefore.rss), heap_used: mb(memoryBefore.heapUsed) },
+        after: { rss: mb(memoryAfter.rss), heap_used: mb(memoryAfter.heapUsed) },
+      },
+      driver_memory_mb: {
+        before: { rss: mb(driverMemoryBefore.rss) },
+        after: { rss: mb(driverMemoryAfter.rss) },
+      },
+      results,
+    };
+
+    const file = join(dirname(SCRIPT), 'results', 'latest.json');
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, `${toJson(report)}\n`);
+
+    console.log(`\n${markdown(report.results)}`);
+    console.log(
+      `\nServer process memory: rss ${report.server_memory_mb.before.rss} MB before → ${report.server_memory_mb.after.rss} MB after` +
+        ` (heap used ${report.server_memory_mb.before.heap_used} → ${report.server_memory_mb.after.heap_used} MB);` +
+        ` load generator rss ${report.driver_memory_mb.before.rss} → ${report.driver_memory_mb.after.rss} MB`,
+    );
+    console.log(
+      `Machine: ${report.machine.cpus} × ${report.machine.cpu_model}, Node ${report.machine.node}, PostgreSQL ${report.machine.postgres};` +
+        ` load average (1 min) ${report.machine.load_average_1m.before} before, ${report.machine.load_average_1m.after} after`,
+    );
+    console.log(`Results written to ${file}`);
+    if (!ok) console.error('FAILED: some responses were errors or had an unexpected status (see the table).');
+    return ok ? 0 : 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+/** JSON as Biome formats it (line width 130): arrays of plain values on one line when they fit. */
+function toJson(value: unknown): string {
+  const item = String.raw`(?:"(?:[^"\\\n]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)`;
+  const array = new RegExp(String.raw`^( *)(.*)\[\n((?: *${item},?\n)+) *\](,?)$`, 'gm');
+  return JSON.stringify(value, null, 2).replace(array, (whole, indent: string, head: string, body: string, comma: string) => {
+    const items = body
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => line.trim().replace(/,$/, ''));
+    const line = `${indent}${head}[${items.join(', ')}]${comma}`;
+    return line.length <= 130 ? line : whole;
+  });
+}
+
+function markdown(results: ScenarioResult[]): string {
+  const ratio = (value: number | null) => (value === null ? '1 (baseline)' : `${value}`);
+  const rows = results.map((r) =>
+    [
+      r.request,
+      r.requests_per_second.toFixed(0),
+      r.latency_ms.p50,
+      r.latency_ms.p99,
+      r.requests_total,
+      `${r.non_2xx_3xx}${r.unexpected_status ? ` (+${r.unexpected_status} unexpected status)` : ''}`,
+      r.queries_per_request,
+      ratio(r.req_per_s_ratio_to_bare),
+      ratio(r.p50_ratio_to_bare),
+      r.server_cpu_cores,
+    ].join(' | '),
+  );
+  return [
+    '| Request | Req/s | p50 ms | p99 ms | Requests | Non-2xx/3xx + errors | SQL queries/request | Req/s ÷ bare | p50 ÷ bare | Server CPU (cores) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row} |`),
+  ].join('\n');
+}
+
+if (process.env.BENCH_ROLE === 'server') {
+  await runServer();
+} else {
+  const code = await runDriver().catch((error: unknown) => {
+    console.error(error);
+    return 1;
+  });
+  process.exit(code);
+}
