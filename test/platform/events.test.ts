@@ -30,7 +30,12 @@ describe('the events outbox', () => {
   it('leaves no event behind when the transaction rolls back', async () => {
     await expect(
       api.db.transaction().execute(async (trx) => {
-        await recordEvent(trx, { companyId: company.id, type: 'test.rolled_back', causedBy: 'system', data: { reference: 'R-2' } });
+        await recordEvent(trx, {
+          companyId: company.id,
+          type: 'test.rolled_back',
+          causedBy: 'system',
+          data: { reference: 'R-2' },
+        });
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
