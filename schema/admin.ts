@@ -126,6 +126,12 @@ const slugAny = z
   .max(200)
   .regex(/^[^\s/?#%]+$/, 'A slug without spaces, "/", "?", "#" or "%".');
 const localisedSlug = z.strictObject({ en: slugEn, ar: slugAny.optional() });
+/** `/listings/map` is a route, so "map" can never be a listing's slug. */
+const notReserved = (slug: string) => slug !== 'map';
+const listingSlug = z.strictObject({
+  en: slugEn.refine(notReserved, '"map" is reserved (GET /listings/map).'),
+  ar: slugAny.refine(notReserved, '"map" is reserved (GET /listings/map).').optional(),
+});
 const decimal = z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'A decimal string such as "1250.00".');
 
 export const ImportAreaInput = z.strictObject({
@@ -137,7 +143,7 @@ export const ImportAreaInput = z.strictObject({
 
 export const ImportListingInput = z
   .strictObject({
-    slug: localisedSlug,
+    slug: listingSlug,
     listing_type: z.enum(listingTypes),
     status: z.enum(['draft', 'published', 'withdrawn']).default('draft'),
     title: LocalisedTextInput,

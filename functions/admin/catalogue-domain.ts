@@ -10,15 +10,16 @@ const json = (value: unknown) => JSON.stringify(value);
  * team profiles (by name) and listings (by English slug, photos replaced). All or nothing.
  */
 export async function importCatalogue(trx: Trx, companyId: string, doc: CatalogueImport) {
-  const areaIds = new Map<string, string>();
-  const existing = await trx.selectFrom('areas').select(['id', 'slug_en']).where('company_id', '=', companyId).execute();
-  for (const a of existing) areaIds.set(a.slug_en, a.id);
+  const places: Places = new Map();
+  const existing = await trx.selectFrom('areas').select(['id', 'kind', 'slug_en']).where('company_id', '=', companyId).execute();
+  for (const a of existing) places.set(a.slug_en, { id: a.id, kind: a.kind });
+  const parentKind = { city: null, area: 'city', project: 'area' } as const;
   const rank = { city: 0, area: 1, project: 2 } as const;
   const areas = [...doc.areas].sort((a, b) => rank[a.kind] - rank[b.kind]);
   for (const [position, area] of areas.entries()) {
-    const parentId = area.parent === null ? null : areaIds.get(area.parent);
-    if (parentId === undefined) {
-      throw new ApiError('invalid_request', `Area "${area.slug.en}" names an unknown parent "${area.parent}".`);
+    const parentId = area.parent === null ? null : placeOf(places, area.parent, parentKind[area.kind], `area "${area.slug.en}"`);
+    if (parentId === null && area.kind !== 'city') {
+      throw new ApiError('invalid_request', `The ${area.kind} "${area.slug.en}" needs a parent ${parentKind[area.kind]}.`);
     }
     const row = await trx
       .insertInto('areas')
@@ -42,7 +43,7 @@ export async function importCatalogue(trx: Trx, companyId: string, doc: Catalogu
       )
       .returning('id')
       .executeTakeFirstOrThrow();
-    areaIds.set(area.slug.en, row.id);
+    places.set(area.slug.en, { id: row.id, kind: area.kind });
   }
   for (const [position, type] of doc.property_types.entries()) {
     await trx
@@ -66,7 +67,7 @@ export async function importCatalogue(trx: Trx, companyId: string, doc: Catalogu
     if (found) await updateTeamProfile(trx, companyId, found.id, profile);
     else await createTeamProfile(trx, companyId, profile);
   }
-  for (const listing of doc.listings) await upsertListing(trx, companyId, listing, areaIds);
+  for (const listing of doc.listings) await upsertListing(trx, companyId, listing, places);
   return {
     areas: doc.areas.length,
     property_types: doc.property_types.length,
@@ -76,13 +77,21 @@ export async function importCatalogue(trx: Trx, companyId: string, doc: Catalogu
   };
 }
 
-async function upsertListing(trx: Trx, companyId: string, l: ImportListing, areaIds: Map<string, string>) {
-  const place = (slug: string | null, field: string) => {
-    if (slug === null) return null;
-    const id = areaIds.get(slug);
-    if (!id) throw new ApiError('invalid_request', `Listing "${l.slug.en}" names an unknown ${field} "${slug}".`);
-    return id;
-  };
+type Places = Map<string, { id: string; kind: 'city' | 'area' | 'project' }>;
+
+/** A place by English slug, refused when unknown or of another kind (a city named as an area, …). */
+function placeOf(places: Places, slug: string, kind: 'city' | 'area' | 'project' | null, owner: string): string {
+  const place = places.get(slug);
+  if (!place) throw new ApiError('invalid_request', `The ${owner} names an unknown place "${slug}".`);
+  if (kind !== null && place.kind !== kind) {
+    throw new ApiError('invalid_request', `The ${owner} names "${slug}" as a ${kind}, but it is a ${place.kind}.`);
+  }
+  return place.id;
+}
+
+async function upsertListing(trx: Trx, companyId: string, l: ImportListing, places: Places) {
+  const place = (slug: string | null, kind: 'city' | 'area' | 'project') =>
+    slug === null ? null : placeOf(places, slug, kind, `listing "${l.slug.en}"`);
   const now = new Date();
   const values = {
     company_id: companyId,

@@ -12,7 +12,7 @@ import { team } from './team';
 /** Catalogue answers are the same for everyone: cacheable at the edge, revalidated by ETag. */
 const cacheHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (c.req.method === 'GET' && c.res.status === 200) {
+  if ((c.req.method === 'GET' || c.req.method === 'HEAD') && c.res.status === 200) {
     const { CATALOGUE_MAX_AGE_SECONDS: maxAge, CATALOGUE_EDGE_MAX_AGE_SECONDS: edge } = c.var.services.config;
     c.res.headers.set('Cache-Control', `public, max-age=${maxAge}, s-maxage=${edge}, stale-while-revalidate=${maxAge}`);
   }

@@ -51,11 +51,12 @@ export function presenter(company: Company, mediaBaseUrl: string) {
 
   const path = (row: ListingRecord) => {
     const slugs = slug(row);
+    // The pattern's own text is encoded too (encodeURI keeps "/"), so a path is always a valid URI path.
     const build = (lang: Language) =>
       pattern[lang]
-        .replaceAll('{slug}', encodeURIComponent(slugs[lang]))
-        .replaceAll('{type}', row.listing_type)
-        .replaceAll('{id}', row.id);
+        .split('{slug}')
+        .map((part) => encodeURI(part.replaceAll('{type}', row.listing_type).replaceAll('{id}', row.id)))
+        .join(encodeURIComponent(slugs[lang]));
     return { en: build('en'), ar: build('ar') };
   };
 

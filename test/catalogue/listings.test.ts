@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, demo, type TestApi } from '../support/harness';
+import {
+  areaSlug,
+  type DemoListing,
+  enSlugs,
+  getOk,
+  listingDoc,
+  ordered,
+  published,
+  qs,
+  smallCompany,
+  type Sort,
+  sorted,
+  sorts,
+  walk,
+} from './support';
+
+let api: TestApi;
+let host: string;
+
+beforeAll(async () => {
+  api = await createTestApi();
+  ({ host } = await api.demoCompany());
+});
+afterAll(() => api.close());
+
+const list = (query: Record<string, string | number> = {}) => getOk(api, host, `/api/v1/listings${qs(query)}`);
+
+describe('GET /listings: which listings appear', () => {
+  it('lists exactly the 29 published listings, never a draft or a withdrawn one', async () => {
+    const body = await list({ page_size: 100 });
+    expect(body.results).toHaveLength(29);
+    expect(sorted(enSlugs(body.results))).toEqual(sorted(published.map((l) => l.slug.en)));
+    const hidden = demo.listings.filter((l) => l.status !== 'published').map((l) => l.slug.en);
+    expect(hidden).toEqual(['al-reem-2br-mangrove-view', 'jvc-2br-townhouse', 'al-reem-2br-holiday-home']);
+    for (const slug of hidden) expect(enSlugs(body.results)).not.toContain(slug);
+    expect(new Set(body.results.map((r: { status: string }) => r.status))).toEqual(new Set(['published']));
+    expect(body.next_cursor).toBeNull();
+  });
+
+  it('shows only the enabled types; a filter on a disabled type finds nothing', async () => {
+    const company = await api.demoCompany({ enabled_types: ['lease', 'holiday_home'] });
+    const all = await getOk(api, company.host, '/api/v1/listings?page_size=100');
+    const expected = published.filter((l) => l.listing_type !== 'sale');
+    expect(all.results).toHaveLength(18);
+    expect(sorted(enSlugs(all.results))).toEqual(sorted(expected.map((l) => l.slug.en)));
+    const sale = await getOk(api, company.host, '/api/v1/listings?type=sale');
+    expect(sale.results).toEqual([]);
+    expect(sale.next_cursor).toBeNull();
+  });
+
+  it('gives 20 listings per page by default', async () => {
+    const first = await list();
+    expect(first.results).toHaveLength(20);
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const second = await list({ cursor: first.next_cursor });
+    expect(second.results).toHaveLength(9);
+    expect(second.next_cursor).toBeNull();
+  });
+});
+
+describe('GET /listings: filters', () => {
+  const inArea = (slug: string) => (l: DemoListing) => l.city === areaSlug(slug) || l.area === areaSlug(slug);
+  const cases: Array<[string, Record<string, string>, (l: DemoListing) => boolean]> = [
+    ['type sale', { type: 'sale' }, (l) => l.listing_type === 'sale'],
+    ['type lease', { type: 'lease' }, (l) => l.listing_type === 'lease'],
+    ['type holiday_home', { type: 'holiday_home' }, (l) => l.listing_type === 'holiday_home'],
+    ['a city in English', { area: 'abu-dhabi' }, inArea('abu-dhabi')],
+    ['a city in Arabic', { area: 'أبوظبي' }, inArea('abu-dhabi')],
+    ['an area in English', { area: 'dubai-marina' }, inArea('dubai-marina')],
+    ['an area in Arabic', { area: 'دبي-مارينا' }, inArea('dubai-marina')],
+    ['a project in English', { project: 'burj-vista' }, (l) => l.project === 'burj-vista'],
+    ['a project in Arabic', { project: 'برج-فيستا' }, (l) => l.project === 'burj-vista'],
+    ['a property type', { property_type: 'villa' }, (l) => l.property_type === 'villa'],
+    ['bedrooms_min', { bedrooms_min: '3' }, (l) => l.bedrooms >= 3],
+    ['bedrooms_max', { bedrooms_max: '1' }, (l) => l.bedrooms <= 1],
+    ['bedrooms_min and max', { bedrooms_min: '2', bedrooms_max: '3' }, (l) => l.bedrooms >= 2 && l.bedrooms <= 3],
+    ['guests_min', { guests_min: '5' }, (l) => (l.max_guests ?? 0) >= 5],
+    ['completion off_plan', { completion: 'off_plan' }, (l) => l.completion === 'off_plan'],
+    ['completion ready', { completion: 'ready' }, (l) => l.completion === 'ready'],
+    ['featured=true', { featured: 'true' }, (l) => l.featured],
+    ['featured=1', { featured: '1' }, (l) => l.featured],
+    ['featured=false', { featured: 'false' }, (l) => !l.featured],
+    ['featured=0', { featured: '0' }, (l) => !l.featured],
+    [
+      'several filters together',
+      { type: 'holiday_home', area: 'نخلة-جميرا', guests_min: '5' },
+      (l) => l.listing_type === 'holiday_home' && l.area === 'palm-jumeirah' && (l.max_guests ?? 0) >= 5,
+    ],
+  ];
+
+  it.each(cases)('%s gives exactly the matching published listings, in featured order', async (_name, query, match) => {
+    const expected = published.filter(match);
+    // A filter that keeps everything or nothing would prove nothing.
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(published.length);
+    const body = await list({ ...query, page_size: 100 });
+    expect(enSlugs(body.results)).toEqual(ordered(expected, 'featured'));
+  });
+
+  it('an area filter does not match a project slug, and a project filter does not match an area slug', async () => {
+    expect((await list({ area: 'marina-gate' })).results).toEqual([]);
+    expect((await list({ project: 'dubai-marina' })).results).toEqual([]);
+    expect((await list({ area: 'nowhere' })).results).toEqual([]);
+  });
+
+  it('draft and withdrawn listings are not found through a filter either', async () => {
+    // al-reem-2br-mangrove-view (withdrawn) and al-reem-2br-holiday-home (draft) are both on Al Reem Island.
+    const body = await list({ area: 'al-reem-island', page_size: 100 });
+    expect(enSlugs(body.results)).toEqual(['al-reem-3br-sea-view']);
+  });
+});
+
+describe('GET /listings: sorts', () => {
+  it.each(sorts)('sort=%s orders one big page as the rule says', async (sort) => {
+    const body = await list({ sort, page_size: 100 });
+    expect(enSlugs(body.results)).toEqual(ordered(published, sort));
+  });
+
+  it('sorts by featured when no sort is given: the 7 featured first, newest first within each group', async () => {
+    const body = await list({ page_size: 100 });
+    const flags = body.results.map((r: { featured: boolean }) => r.featured);
+    expect(flags).toEqual([...Array(7).fill(true), ...Array(22).fill(false)]);
+    expect(enSlugs(body.results)).toEqual(ordered(published, 'featured'));
+    const dates = (from: number, to: number) => body.results.slice(from, to).map((r: { published_at: string }) => r.published_at);
+    for (const group of [dates(0, 7), dates(7, 29)]) expect(group).toEqual([...group].sort().reverse());
+  });
+});
+
+describe('GET /listings: pagination', () => {
+  it.each(sorts)('walking sort=%s with page_size=3 gives every listing once, in the order of one big page', async (sort) => {
+    const big = await list({ sort, page_size: 100 });
+    const { pages, results } = await walk(api, host, '/api/v1/listings', { sort, page_size: 3 });
+    expect(pages.map((p) => p.length)).toEqual([3, 3, 3, 3, 3, 3, 3, 3, 3, 2]);
+    expect(enSlugs(results)).toEqual(enSlugs(big.results));
+    expect(new Set(results.map((r) => r.id)).size).toBe(29);
+  });
+
+  it('walking a filtered list gives the same listings as one page of it', async () => {
+    for (const sort of sorts) {
+      const query = { sort, area: 'dubai', bedrooms_min: 1 };
+      const big = await list({ ...query, page_size: 100 });
+      const { results } = await walk(api, host, '/api/v1/listings', { ...query, page_size: 2 });
+      expect(enSlugs(results)).toEqual(enSlugs(big.results));
+      expect(results.length).toBe(published.filter((l) => l.city === 'dubai' && l.bedrooms >= 1).length);
+    }
+  });
+
+  it('gives next_cursor null on the last page when the count divides evenly (no empty page)', async () => {
+    const { pages } = await walk(api, host, '/api/v1/listings', { type: 'lease', page_size: 3 });
+    expect(pages.map((p) => p.length)).toEqual([3, 3, 3]);
+  });
+
+  it.each([
+    ['newest', 'featured'],
+    ['featured', 'sort_order'],
+    ['sort_order', 'newest'],
+  ] as Array<[Sort, Sort]>)('refuses a cursor of sort=%s used with sort=%s as invalid_cursor', async (from, to) => {
+    const first = await list({ sort: from, page_size: 3 });
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const res = await api.request(`/api/v1/listings${qs({ sort: to, cursor: first.next_cursor })}`, { host });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.json).toMatchObject({ status: 400, code: 'invalid_cursor' });
+  });
+
+  it.each(sorts)('sort=%s breaks ties by id and keeps microseconds: page_size=1 walks every listing once', async (sort) => {
+    // Same published_at, featured flag and sort_order for some; others a microsecond apart.
+    const at = (us: number) => `2026-03-01T10:00:00.00000${us}Z`;
+    const docs = [0, 0, 0, 1, 2, 3, 3].map((us, i) =>
+      listingDoc(`tie-${i}`, { published_at: at(us), featured: i % 2 === 0, sort_order: us }),
+    );
+    const small = await smallCompany(api, docs);
+    const big = await getOk(api, small.host, `/api/v1/listings${qs({ sort, page_size: 100 })}`);
+    const { pages, results } = await walk(api, small.host, '/api/v1/listings', { sort, page_size: 1 });
+    expect(pages).toHaveLength(7);
+    expect(enSlugs(results)).toEqual(enSlugs(big.results));
+    expect(sorted(enSlugs(results))).toEqual(docs.map((d) => d.slug.en));
+  });
+
+  it('refuses a listings cursor on the sitemap', async () => {
+    const first = await list({ sort: 'newest', page_size: 3 });
+    const res = await api.request(`/api/v1/sitemap${qs({ cursor: first.next_cursor })}`, { host });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe('invalid_cursor');
+  });
+});
+
+describe('GET /listings: a listing imported while a client pages', () => {
+  // Per sort: one listing lands in the part already read, one in the part still to come.
+  const inserts: Record<Sort, Array<Record<string, unknown>>> = {
+    featured: [
+      { featured: true, published_at: '2027-01-01T00:00:00Z' },
+      { featured: false, published_at: '2026-01-01T00:00:00Z' },
+    ],
+    newest: [{ published_at: '2027-01-01T00:00:00Z' }, { published_at: '2026-01-01T00:00:00Z' }],
+    sort_order: [{ sort_order: 0 }, { sort_order: 1000 }],
+  };
+
+  it.each(sorts)('sort=%s loses and repeats none of the others', async (sort) => {
+    const company = await api.demoCompany();
+    const before = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 100 })}`);
+    const seen: any[] = [];
+    let body = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 4 })}`);
+    seen.push(...body.results);
+    body = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 4, cursor: body.next_cursor })}`);
+    seen.push(...body.results);
+    const [early, late] = inserts[sort].map((o, i) => listingDoc(`inserted-${sort.replace('_', '-')}-${i}`, o));
+    await api.importCatalogue(company.id, { listings: [early, late] });
+    let cursor = body.next_cursor;
+    while (cursor) {
+      body = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 4, cursor })}`);
+      seen.push(...body.results);
+      cursor = body.next_cursor;
+    }
+    const slugs = enSlugs(seen);
+    expect(slugs.filter((s) => !s.startsWith('inserted-'))).toEqual(enSlugs(before.results));
+    expect(new Set(slugs).size).toBe(slugs.length);
+    // The one sorted into the part still to come is seen; the one sorted before the cursor is not.
+    expect(slugs.filter((s) => s.startsWith('inserted-'))).toEqual([late!.slug.en]);
+  });
+});

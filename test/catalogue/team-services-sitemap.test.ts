@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, demo, type TestApi } from '../support/harness';
+import { bySlug, getOk, patchSettings, publish, published, sorted, walk, withdraw } from './support';
+
+let api: TestApi;
+
+beforeAll(async () => {
+  api = await createTestApi();
+});
+afterAll(() => api.close());
+
+describe('GET /team', () => {
+  it.each([
+    ['no setting', {}],
+    ['team_module false', { team_module: false }],
+  ])('answers 404 when the company has %s', async (_name, settings) => {
+    const { host } = await api.demoCompany(settings);
+    const res = await api.request('/api/v1/team', { host });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.json.code).toBe('not_found');
+    expect(res.text).not.toContain('Sara');
+  });
+
+  it('gives only the published profiles, by position, with the English text where Arabic is missing', async () => {
+    const { host } = await api.demoCompany({ team_module: true });
+    const body = await getOk(api, host, '/api/v1/team');
+    expect(body.next_cursor).toBeNull();
+    expect(body.results.map((p: any) => p.name)).toEqual(['Sara Haddad', 'Omar Al Mansoori', 'Priya Nair', 'Layla Khoury']);
+    const priya = body.results[2];
+    const source = demo.team.find((t) => t.name === 'Priya Nair')!;
+    expect(priya.role).toEqual({ en: source.role.en, ar: source.role.en });
+    expect(priya.bio).toEqual({ en: source.bio.en, ar: source.bio.en });
+    expect(Object.keys(priya).sort()).toEqual(['bio', 'email', 'id', 'languages', 'name', 'phone', 'photo_url', 'role']);
+    expect(body.results[0].role).toEqual({ en: 'Sales Manager', ar: 'مديرة المبيعات' });
+    expect(body.results[0].languages).toEqual(['en', 'ar', 'fr']);
+  });
+
+  it('orders by position rather than by creation, and leaves an unpublished new profile out', async () => {
+    const { id, host } = await api.demoCompany({ team_module: true });
+    const add = (body: Record<string, unknown>) => api.admin(`/companies/${id}/team`, { body });
+    expect((await add({ name: 'Zed First', position: 0, role: { en: 'Director' } })).status).toBe(201);
+    expect((await add({ name: 'Amy Last', position: 9 })).status).toBe(201);
+    expect((await add({ name: 'Hidden Person', position: 2, published: false })).status).toBe(201);
+    const body = await getOk(api, host, '/api/v1/team');
+    expect(body.results.map((p: any) => p.name)).toEqual([
+      'Zed First',
+      'Sara Haddad',
+      'Omar Al Mansoori',
+      'Priya Nair',
+      'Layla Khoury',
+      'Amy Last',
+    ]);
+    expect(body.results[0].role).toEqual({ en: 'Director', ar: 'Director' });
+  });
+
+  it('answers 404 again once the module is switched off', async () => {
+    const { id, host } = await api.demoCompany({ team_module: true });
+    expect((await api.request('/api/v1/team', { host })).status).toBe(200);
+    await patchSettings(api, id, { team_module: false });
+    expect((await api.request('/api/v1/team', { host })).status).toBe(404);
+  });
+});
+
+describe('GET /services', () => {
+  it('gives each service with key, name in both languages and kind, in the company order', async () => {
+    const { host } = await api.demoCompany();
+    const body = await getOk(api, host, '/api/v1/services');
+    expect(body.results).toEqual(demo.services.map((s) => ({ key: s.key, name: s.name, kind: s.kind })));
+    for (const s of body.results) expect(Object.keys(s).sort()).toEqual(['key', 'kind', 'name']);
+  });
+
+  it('follows the company edits: a new service (English only) appears, a removed one goes', async () => {
+    const { id, host } = await api.demoCompany();
+    const put = await api.admin(`/companies/${id}/services/home-staging`, {
+      method: 'PUT',
+      body: { name: { en: 'Home staging' }, kind: 'staging' },
+    });
+    expect(put.status).toBe(200);
+    expect((await api.admin(`/companies/${id}/services/mortgage-advice`, { method: 'DELETE' })).status).toBe(204);
+    const body = await getOk(api, host, '/api/v1/services');
+    const keys = body.results.map((s: any) => s.key);
+    expect(sorted(keys)).toEqual(
+      sorted([...demo.services.map((s) => s.key).filter((k) => k !== 'mortgage-advice'), 'home-staging']),
+    );
+    expect(body.results.find((s: any) => s.key === 'home-staging')).toEqual({
+      key: 'home-staging',
+      name: { en: 'Home staging', ar: 'Home staging' },
+      kind: 'staging',
+    });
+  });
+
+  it('is also read with a server key holding read:listings or write:leads, and refused with another scope', async () => {
+    const { id, host } = await api.demoCompany();
+    for (const scope of ['read:listings', 'write:leads'] as const) {
+      const { secret } = await api.createKey(id, { scopes: [scope] });
+      const res = await api.request('/api/v1/services', { host, key: secret });
+      expect(res.status, scope).toBe(200);
+      expect(res.json.results).toHaveLength(demo.services.length);
+    }
+    const { secret } = await api.createKey(id, { scopes: ['read:team'] });
+    const res = await api.request('/api/v1/services', { host, key: secret });
+    expect(res.status).toBe(403);
+    expect(res.json.code).toBe('scope_missing');
+  });
+});
+
+describe('GET /sitemap', () => {
+  const pathsOf = (slug: { en: string; ar?: string }) => ({
+    en: `/en/listings/${slug.en}`,
+    ar: `/ar/listings/${encodeURIComponent(slug.ar ?? slug.en)}`,
+  });
+  const entriesOf = async (host: string, pageSize = 4) =>
+    (await walk(api, host, '/api/v1/sitemap', { page_size: pageSize })).results;
+
+  it('gives every published listing exactly once across pages, with both paths and hreflang alternates', async () => {
+    const { host } = await api.demoCompany();
+    const { pages, results } = await walk(api, host, '/api/v1/sitemap', { page_size: 4 });
+    expect(pages.map((p) => p.length)).toEqual([4, 4, 4, 4, 4, 4, 4, 1]);
+    expect(sorted(results.map((e) => e.paths.en))).toEqual(sorted(published.map((l) => pathsOf(l.slug).en)));
+    expect(new Set(results.map((e) => e.paths.en)).size).toBe(29);
+    for (const entry of results) {
+      const listing = published.find((l) => pathsOf(l.slug).en === entry.paths.en)!;
+      expect(entry.paths).toEqual(pathsOf(listing.slug));
+      expect(entry.alternates).toEqual([
+        { hreflang: 'en', path: entry.paths.en },
+        { hreflang: 'ar', path: entry.paths.ar },
+        { hreflang: 'x-default', path: entry.paths.en },
+      ]);
+    }
+  });
+
+  it('gives lastmod as an ISO instant, the listing’s last update', async () => {
+    const { host } = await api.demoCompany();
+    const entries = await entriesOf(host, 100);
+    const list = await getOk(api, host, '/api/v1/listings?page_size=100');
+    for (const entry of entries) {
+      expect(entry.lastmod).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/);
+      expect(new Date(entry.lastmod).toISOString()).toBe(entry.lastmod);
+      const listing = list.results.find((r: any) => r.path.en === entry.paths.en);
+      expect(entry.lastmod).toBe(listing.updated_at);
+    }
+  });
+
+  it('gives 20 entries by default and next_cursor null on the last page', async () => {
+    const { host } = await api.demoCompany();
+    const first = await getOk(api, host, '/api/v1/sitemap');
+    expect(first.results).toHaveLength(20);
+    const second = await getOk(api, host, `/api/v1/sitemap?cursor=${first.next_cursor}`);
+    expect(second.results).toHaveLength(9);
+    expect(second.next_cursor).toBeNull();
+  });
+
+  it('drops a listing once withdrawn and adds one once published', async () => {
+    const { id, host } = await api.demoCompany();
+    const sea = bySlug('marina-gate-2br-sea-view');
+    const draft = bySlug('al-reem-2br-holiday-home');
+    const before = (await entriesOf(host)).map((e) => e.paths.en);
+    expect(before).toContain(pathsOf(sea.slug).en);
+    expect(before).not.toContain(pathsOf(draft.slug).en);
+    expect((await withdraw(api, id, sea.slug.en)).status).toBe(200);
+    expect((await publish(api, id, draft.slug.ar)).status).toBe(200);
+    const after = (await entriesOf(host)).map((e) => e.paths.en);
+    expect(after).toHaveLength(29);
+    expect(after).not.toContain(pathsOf(sea.slug).en);
+    expect(after.filter((p) => p === pathsOf(draft.slug).en)).toHaveLength(1);
+    expect(sorted(after)).toEqual(sorted([...before.filter((p) => p !== pathsOf(sea.slug).en), pathsOf(draft.slug).en]));
+  });
+
+  it('lists only the enabled types', async () => {
+    const { host } = await api.demoCompany({ enabled_types: ['holiday_home'] });
+    const entries = await entriesOf(host);
+    const expected = published.filter((l) => l.listing_type === 'holiday_home').map((l) => pathsOf(l.slug).en);
+    expect(sorted(entries.map((e) => e.paths.en))).toEqual(sorted(expected));
+  });
+});
