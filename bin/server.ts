@@ -5,6 +5,7 @@ import { seedDemo } from '../lib/seed/demo';
 
 /** `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. */
 const env = process.env;
+env.RELEASE ??= `node-${Date.now().toString(36)}`;
 const port = Number(env.PORT ?? 8787);
 const platform = await createNodePlatform(env);
 const admin = await ensureAdminToken(platform.handle, env);

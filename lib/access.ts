@@ -125,15 +125,17 @@ function securityOf(access: Access): Array<Record<string, string[]>> {
 
 /**
  * Defines a route with its access declaration. The access check runs before validation, so an
- * unauthorised caller learns nothing about the input rules.
+ * unauthorised caller learns nothing about the input rules; `after` middleware runs once the caller is known.
  */
-export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(config: R & { access: Access }) {
-  const { access, ...route } = config;
+export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(
+  config: R & { access: Access; after?: MiddlewareHandler<AppEnv>[] },
+) {
+  const { access, after = [], ...route } = config;
   return createRoute({
     ...route,
     security: securityOf(access),
     'x-access': access,
-    middleware: accessMiddleware(access),
+    middleware: [accessMiddleware(access), ...after],
     responses: { ...problemResponses(access), ...route.responses },
-  } as unknown as R & { middleware: MiddlewareHandler<AppEnv> });
+  } as unknown as R & { middleware: MiddlewareHandler<AppEnv>[] });
 }

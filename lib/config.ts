@@ -14,6 +14,12 @@ const configSchema = z.object({
   // Catalogue answers may be cached this long by browsers (max-age) and edge caches (s-maxage).
   CATALOGUE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).default(60),
   CATALOGUE_EDGE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).default(300),
+  // Part of every catalogue ETag: set it per deploy (e.g. the commit) so a release that changes how answers
+  // look is never revalidated against an older one. The Node server uses its start time when unset.
+  RELEASE: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/)
+    .default('1'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -26,6 +26,8 @@ export interface CompaniesTable {
   currency: string;
   time_zone: string;
   settings: Json<CompanySettings>;
+  /** Bumped by triggers on every change to what the public catalogue shows (migration 0003). */
+  catalogue_version: ColumnType<string | number | bigint, never, never>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -3,15 +3,14 @@ import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
 import { AreaSchema, allOf } from '../../schema/catalogue';
-import { catalogueRead } from './access';
+import { catalogueAccess } from './cache';
 import { enabledTypes, publishedListings } from './queries';
 
 const route = defineRoute({
   method: 'get',
   path: '/areas',
-  tags: ['Catalogue'],
   summary: 'Cities, areas and projects with counts of published listings per type',
-  access: catalogueRead,
+  ...catalogueAccess(),
   responses: { 200: { description: 'Every area', content: { 'application/json': { schema: allOf(AreaSchema, 'AreaList') } } } },
 });
 

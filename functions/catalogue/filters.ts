@@ -4,15 +4,14 @@ import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
 import type { ListingType } from '../../schema/db';
 import { FilterGroupSchema, allOf } from '../../schema/catalogue';
-import { catalogueRead } from './access';
+import { catalogueAccess } from './cache';
 import { enabledTypes, publishedListings } from './queries';
 
 const route = defineRoute({
   method: 'get',
   path: '/filters',
-  tags: ['Catalogue'],
   summary: 'Filter options with counts, one group per enabled listing type',
-  access: catalogueRead,
+  ...catalogueAccess(),
   responses: {
     200: { description: 'Filter groups', content: { 'application/json': { schema: allOf(FilterGroupSchema, 'FilterList') } } },
   },

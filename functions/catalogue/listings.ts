@@ -13,7 +13,7 @@ import {
   MapQuery,
   WithdrawnListingSchema,
 } from '../../schema/catalogue';
-import { catalogueRead } from './access';
+import { catalogueAccess } from './cache';
 import { type ListingRecord, presenter } from './present';
 import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings, selectListingRecord } from './queries';
 
@@ -22,9 +22,8 @@ const presenterOf = (c: Context<AppEnv>) => presenter(c.var.company, c.var.servi
 const listRoute = defineRoute({
   method: 'get',
   path: '/listings',
-  tags: ['Catalogue'],
   summary: 'Published listings, filtered, sorted and paginated',
-  access: catalogueRead,
+  ...catalogueAccess(),
   request: { query: ListingsQuery },
   responses: { 200: { description: 'A page of listings', content: { 'application/json': { schema: ListingListSchema } } } },
 });
@@ -32,9 +31,8 @@ const listRoute = defineRoute({
 const mapRoute = defineRoute({
   method: 'get',
   path: '/listings/map',
-  tags: ['Catalogue'],
   summary: 'Map points of published listings that have coordinates',
-  access: catalogueRead,
+  ...catalogueAccess(),
   request: { query: MapQuery },
   responses: { 200: { description: 'A page of map points', content: { 'application/json': { schema: MapPointListSchema } } } },
 });
@@ -42,9 +40,8 @@ const mapRoute = defineRoute({
 const oneRoute = defineRoute({
   method: 'get',
   path: '/listings/{slug}',
-  tags: ['Catalogue'],
   summary: 'One listing by its English or Arabic slug',
-  access: catalogueRead,
+  ...catalogueAccess(),
   request: { params: z.object({ slug: z.string().min(1).max(200) }) },
   responses: {
     200: {

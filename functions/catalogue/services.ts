@@ -1,4 +1,5 @@
 import { defineRoute } from '../../lib/access';
+import { catalogueAccess } from './cache';
 import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
 import { ServiceSchema, allOf } from '../../schema/catalogue';
@@ -6,9 +7,8 @@ import { ServiceSchema, allOf } from '../../schema/catalogue';
 const route = defineRoute({
   method: 'get',
   path: '/services',
-  tags: ['Catalogue'],
   summary: 'The services the company offers',
-  access: { kind: 'public', scopes: ['read:listings', 'write:leads'] },
+  ...catalogueAccess({ kind: 'public', scopes: ['read:listings', 'write:leads'] }),
   responses: {
     200: { description: 'Services', content: { 'application/json': { schema: allOf(ServiceSchema, 'ServiceList') } } },
   },

@@ -5,7 +5,7 @@ import { pageOf, paginate } from '../../lib/pagination';
 import { pageQuery } from '../../schema/common';
 import { SitemapEntrySchema } from '../../schema/catalogue';
 import { listOf } from '../../schema/common';
-import { catalogueRead } from './access';
+import { catalogueAccess } from './cache';
 import { presenter } from './present';
 import { publishedListings } from './queries';
 
@@ -20,9 +20,8 @@ const sort = {
 const route = defineRoute({
   method: 'get',
   path: '/sitemap',
-  tags: ['Catalogue'],
   summary: 'Every published listing’s path in every language, with lastmod and hreflang alternates',
-  access: catalogueRead,
+  ...catalogueAccess(),
   request: { query: z.strictObject(pageQuery) },
   responses: {
     200: {

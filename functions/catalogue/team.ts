@@ -1,4 +1,5 @@
 import { defineRoute } from '../../lib/access';
+import { catalogueAccess } from './cache';
 import { createRouter } from '../../lib/app';
 import { notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
@@ -7,10 +8,9 @@ import { TeamProfileSchema, allOf } from '../../schema/catalogue';
 const route = defineRoute({
   method: 'get',
   path: '/team',
-  tags: ['Catalogue'],
   summary: 'Published team profiles (companies with the team module)',
   // No key needed; a key sent here must hold read:team.
-  access: { kind: 'public', scopes: ['read:team'] },
+  ...catalogueAccess({ kind: 'public', scopes: ['read:team'] }),
   responses: {
     200: {
       description: 'Team profiles',

@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely } from 'kysely';
+import { Kysely, type KyselyConfig } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type { Database } from '../../schema/db';
 import type { DatabaseHandle } from './index';
@@ -9,10 +9,10 @@ import type { DatabaseHandle } from './index';
  * the dialect serialises Kysely's connections, and nothing else may open the same data folder.
  */
 export async function openPGlite(
-  options: { dataDir?: string; loadDataDir?: Blob | File } = {},
+  options: { dataDir?: string; loadDataDir?: Blob | File; log?: KyselyConfig['log'] } = {},
 ): Promise<DatabaseHandle & { pglite: PGlite }> {
   const pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.loadDataDir });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log: options.log });
   return {
     db,
     pglite,

@@ -1,12 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
-import { Kysely, type LogEvent, PostgresDialect } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type DatabaseHandle, runScriptSimpleProtocol } from '../../lib/db/index';
-import type { Database } from '../../schema/db';
-import { createTestApi, type TestApi } from '../support/harness';
+import type { LogEvent } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
 
 /**
  * A page of N listings costs a fixed number of SQL statements, whatever N: photos, areas and the like come
@@ -20,32 +14,11 @@ const log = (event: LogEvent) => {
   if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
 };
 
-/** The harness's database (openTestDatabase), built here so that Kysely logs every statement. */
-async function openCountingDatabase(): Promise<DatabaseHandle> {
-  const databaseUrl = inject('databaseUrl');
-  if (databaseUrl) {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-    return { db, engine: 'postgres', runScript: runScriptSimpleProtocol, close: () => db.destroy() };
-  }
-  const snapshot = await readFile(inject('pgliteSnapshot'));
-  const pglite = await PGlite.create({ loadDataDir: new Blob([snapshot]) });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log });
-  return {
-    db,
-    engine: 'pglite',
-    runScript: async (_executor, script) => {
-      await pglite.exec(script);
-    },
-    close: () => db.destroy(),
-  };
-}
-
 let api: TestApi;
 let host: string;
 
 beforeAll(async () => {
-  api = await createTestApi({ handle: await openCountingDatabase() });
+  api = await createTestApi({ handle: await openTestDatabase({ log }) });
   ({ host } = await api.demoCompany());
 });
 afterAll(() => api.close());
@@ -77,14 +50,42 @@ describe('SQL queries per catalogue request', () => {
     for (const m of measured) expect(m.results.length).toBe(Math.min(m.size, all));
 
     const counts = measured.map((m) => m.statements.length);
-    console.log(
-      'DEBUG',
-      path,
-      extra,
-      counts,
-      measured.map((m) => m.results.length),
-    );
     expect(counts[0]).toBeGreaterThan(0);
     expect(counts, `statements per page size ${pageSizes.join(', ')}`).toEqual(pageSizes.map(() => counts[0]));
+  });
+});
+
+describe('conditional GETs', () => {
+  it('answers a matching If-None-Match with 304 after the company lookup alone, without building the page', async () => {
+    const first = await api.request('/api/v1/listings?page_size=24', { host });
+    const etag = first.headers.get('etag') as string;
+    statements = [];
+    const res = await api.request('/api/v1/listings?page_size=24', { host, headers: { 'If-None-Match': etag } });
+    expect(res.status).toBe(304);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toContain('company_hosts');
+  });
+
+  it('changes the ETag on any write to the catalogue, even one made straight in SQL', async () => {
+    const etag = async () => (await api.request('/api/v1/listings', { host })).headers.get('etag');
+    const { company_id } = await api.db
+      .selectFrom('company_hosts')
+      .select('company_id')
+      .where('host', '=', host)
+      .executeTakeFirstOrThrow();
+    const before = await etag();
+    await api.db
+      .updateTable('listing_photos')
+      .set({ alt: JSON.stringify({ en: 'Changed outside the API' }) })
+      .where('listing_id', 'in', api.db.selectFrom('listings').select('id').where('company_id', '=', company_id))
+      .execute();
+    const afterPhoto = await etag();
+    expect(afterPhoto).not.toBe(before);
+    await api.db
+      .updateTable('companies')
+      .set({ settings: JSON.stringify({ hide_prices: true }) })
+      .where('id', '=', company_id)
+      .execute();
+    expect(await etag()).not.toBe(afterPhoto);
   });
 });

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
+import type { KyselyConfig } from 'kysely';
 import { inject } from 'vitest';
 import { buildApp } from '../../functions/app';
 import { randomToken, sha256 } from '../../lib/crypto';
@@ -14,11 +15,11 @@ import type { Scope } from '../../lib/scopes';
 import demoCatalogue from '../../lib/seed/demo-catalogue.json' with { type: 'json' };
 
 /** The database of this test file: a PGlite copy of the migrated snapshot, or the shared PostgreSQL. */
-export async function openTestDatabase(): Promise<DatabaseHandle> {
+export async function openTestDatabase(options: { log?: KyselyConfig['log'] } = {}): Promise<DatabaseHandle> {
   const databaseUrl = inject('databaseUrl');
-  if (databaseUrl) return openPostgres(databaseUrl, { max: 4 });
+  if (databaseUrl) return openPostgres(databaseUrl, { max: 4, log: options.log });
   const snapshot = await readFile(inject('pgliteSnapshot'));
-  return openPGlite({ loadDataDir: new Blob([snapshot]) });
+  return openPGlite({ loadDataDir: new Blob([snapshot]), log: options.log });
 }
 
 export type RequestOptions = {

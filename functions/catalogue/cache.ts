@@ -1,0 +1,53 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Access } from '../../lib/access';
+import type { AppEnv } from '../../lib/env';
+
+/**
+ * Conditional GETs for the catalogue. Every catalogue answer of a company is a function of its catalogue
+ * version (bumped by database triggers on any change to listings, photos, areas, types, team, services or
+ * settings) and of this deployment (`RELEASE`, media base URL). The ETag is computed from those before the
+ * page is built, so a revalidation costs the company lookup the request makes anyway, and a 304 keeps the
+ * headers a 200 would have had (Cache-Control, ETag, Request-Id, rate limits).
+ */
+export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const { config } = c.var.services;
+  const etag = `W/"${String(c.var.company.catalogue_version)}-${config.RELEASE}-${deploymentTag(config.MEDIA_BASE_URL)}"`;
+  const { CATALOGUE_MAX_AGE_SECONDS: maxAge, CATALOGUE_EDGE_MAX_AGE_SECONDS: edge } = config;
+  const cacheControl = `public, max-age=${maxAge}, s-maxage=${edge}, stale-while-revalidate=${maxAge}`;
+  if (matches(c.req.header('If-None-Match'), etag)) {
+    c.header('ETag', etag);
+    c.header('Cache-Control', cacheControl);
+    return c.body(null, 304);
+  }
+  await next();
+  if (c.res.status === 200) {
+    c.res.headers.set('ETag', etag);
+    c.res.headers.set('Cache-Control', cacheControl);
+  }
+};
+
+/** Weak comparison (RFC 9110 §13.1.2), as If-None-Match uses: `W/` is ignored on both sides; `*` matches. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}
+
+/** A short, stable tag of the deployment-wide inputs that change every URL (FNV-1a, not a secret). */
+const tags = new Map<string, string>();
+function deploymentTag(value: string): string {
+  let tag = tags.get(value);
+  if (!tag) {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < value.length; i++) hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193) >>> 0;
+    tag = hash.toString(36);
+    tags.set(value, tag);
+  }
+  return tag;
+}
+
+/** Catalogue routes: public reads with the conditional-GET middleware after the access check. */
+export function catalogueAccess(access: Access = { kind: 'public', scopes: ['read:listings'] }) {
+  return { access, after: [conditionalGet], tags: ['Catalogue'] };
+}
