@@ -95,6 +95,9 @@ async function runServer(): Promise<void> {
     const platform = await createNodePlatform(env, { handle });
     await seedDemo(platform.handle.db);
     const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
+    // The same API with the rendered-answer cache off, under /uncached: what building a page costs.
+    const uncachedPlatform = await createNodePlatform({ ...env, CATALOGUE_RESPONSE_CACHE_MB: '0' }, { handle });
+    const uncached = buildApp(uncachedPlatform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
 
     // The comparison: the same Kysely instance and pool, no middleware at all.
     const bare = new Hono().get('/bare/select1', async (c) => {
@@ -103,6 +106,11 @@ async function runServer(): Promise<void> {
     });
     const root = new Hono<{ Bindings: Record<string, unknown> }>();
     root.route('/', bare);
+    root.all('/uncached/*', (c) => {
+      const url = new URL(c.req.url);
+      url.pathname = url.pathname.replace(/^\/uncached/, '');
+      return uncached.fetch(new Request(url, c.req.raw), c.env);
+    });
     // Everything else goes to the API unchanged; env carries node-server's socket for the client address.
     root.all('*', (c) => app.fetch(c.req.raw, c.env));
 
@@ -321,6 +329,13 @@ async function runDriver(): Promise<number> {
     const slug = listBody.results[0]!.slug.en;
 
     const scenarios: Scenario[] = [
+      {
+        name: 'listings, page built',
+        method: 'GET',
+        path: '/uncached/api/v1/listings?page_size=24',
+        headers: {},
+        expectedStatus: 200,
+      },
       { name: 'listings', method: 'GET', path: '/api/v1/listings?page_size=24', headers: {}, expectedStatus: 200 },
       {
         name: 'listings 304',
@@ -328,6 +343,13 @@ async function runDriver(): Promise<number> {
         path: '/api/v1/listings?page_size=24',
         headers: { 'If-None-Match': etag },
         expectedStatus: 304,
+      },
+      {
+        name: 'listing detail, built',
+        method: 'GET',
+        path: `/uncached/api/v1/listings/${encodeURIComponent(slug)}`,
+        headers: {},
+        expectedStatus: 200,
       },
       {
         name: 'listing detail',

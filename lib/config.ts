@@ -14,6 +14,9 @@ const configSchema = z.object({
   // Catalogue answers may be cached this long by browsers (max-age) and edge caches (s-maxage).
   CATALOGUE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).default(60),
   CATALOGUE_EDGE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).default(300),
+  // Rendered catalogue answers kept in memory per process (or Worker isolate), keyed by the catalogue
+  // version: a repeated page costs the company lookup only. 0 turns it off.
+  CATALOGUE_RESPONSE_CACHE_MB: z.coerce.number().min(0).max(1024).default(32),
   // Part of every catalogue ETag: set it per deploy (e.g. the commit) so a release that changes how answers
   // look is never revalidated against an older one. The Node server uses its start time when unset.
   RELEASE: z

@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { LRUCache } from 'lru-cache';
 import type { Access } from '../../lib/access';
 import type { AppEnv } from '../../lib/env';
 
@@ -14,17 +15,42 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
   const etag = `W/"${String(c.var.company.catalogue_version)}-${config.RELEASE}-${deploymentTag(config.MEDIA_BASE_URL)}"`;
   const { CATALOGUE_MAX_AGE_SECONDS: maxAge, CATALOGUE_EDGE_MAX_AGE_SECONDS: edge } = config;
   const cacheControl = `public, max-age=${maxAge}, s-maxage=${edge}, stale-while-revalidate=${maxAge}`;
-  if (matches(c.req.header('If-None-Match'), etag)) {
-    c.header('ETag', etag);
-    c.header('Cache-Control', cacheControl);
-    return c.body(null, 304);
-  }
+  const cacheHeaders = { ETag: etag, 'Cache-Control': cacheControl };
+  if (matches(c.req.header('If-None-Match'), etag)) return c.body(null, 304, cacheHeaders);
+  const cache = rendered(config.CATALOGUE_RESPONSE_CACHE_MB);
+  const key = cache ? cacheKey(c, etag) : '';
+  const hit = cache?.get(key);
+  if (hit !== undefined) return c.body(hit, 200, { ...cacheHeaders, 'Content-Type': 'application/json' });
   await next();
-  if (c.res.status === 200) {
-    c.res.headers.set('ETag', etag);
-    c.res.headers.set('Cache-Control', cacheControl);
-  }
+  if (c.res.status !== 200) return;
+  c.res.headers.set('ETag', etag);
+  c.res.headers.set('Cache-Control', cacheControl);
+  if (cache && c.req.method === 'GET') cache.set(key, await c.res.clone().text());
 };
+
+/**
+ * Rendered bodies by company, catalogue version and URL. A new version makes the old entries unreachable;
+ * the LRU bound (bytes) drops them. One per process or isolate: keys carry the company id.
+ */
+let cacheOf: { megabytes: number; cache: LRUCache<string, string> } | undefined;
+function rendered(megabytes: number): LRUCache<string, string> | undefined {
+  if (megabytes <= 0) return undefined;
+  if (cacheOf?.megabytes !== megabytes) {
+    cacheOf = {
+      megabytes,
+      cache: new LRUCache<string, string>({
+        maxSize: megabytes * 1024 * 1024,
+        sizeCalculation: (body, key) => body.length + key.length,
+      }),
+    };
+  }
+  return cacheOf.cache;
+}
+
+function cacheKey(c: Context<AppEnv>, etag: string): string {
+  const url = new URL(c.req.url);
+  return `${c.var.company.id} ${etag} ${url.pathname}${url.search}`;
+}
 
 /** Weak comparison (RFC 9110 §13.1.2), as If-None-Match uses: `W/` is ignored on both sides; `*` matches. */
 function matches(header: string | undefined, etag: string): boolean {

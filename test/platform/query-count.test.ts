@@ -18,7 +18,8 @@ let api: TestApi;
 let host: string;
 
 beforeAll(async () => {
-  api = await createTestApi({ handle: await openTestDatabase({ log }) });
+  // Pages are built each time here: the rendered-answer cache is off (its own test is below).
+  api = await createTestApi({ handle: await openTestDatabase({ log }), env: { CATALOGUE_RESPONSE_CACHE_MB: '0' } });
   ({ host } = await api.demoCompany());
 });
 afterAll(() => api.close());
@@ -87,5 +88,29 @@ describe('conditional GETs', () => {
       .where('id', '=', company_id)
       .execute();
     expect(await etag()).not.toBe(afterPhoto);
+  });
+});
+
+describe('the rendered-answer cache', () => {
+  it('serves a repeated page from memory after the company lookup, and rebuilds it after a change', async () => {
+    const cached = await createTestApi({ handle: await openTestDatabase({ log }) });
+    const company = await cached.demoCompany();
+    const get = async () => {
+      statements = [];
+      const res = await cached.request('/api/v1/listings?page_size=24&sort=newest', { host: company.host });
+      return { res, statements };
+    };
+    const first = await get();
+    expect(first.statements).toHaveLength(2);
+    const second = await get();
+    expect(second.statements).toHaveLength(1);
+    expect(second.res.text).toBe(first.res.text);
+    expect(second.res.headers.get('etag')).toBe(first.res.headers.get('etag'));
+    const slug = first.res.json.results[0].slug.en;
+    await cached.admin(`/companies/${company.id}/listings/${slug}/withdraw`, { method: 'POST' });
+    const third = await get();
+    expect(third.statements).toHaveLength(2);
+    expect(third.res.json.results.map((l: { slug: { en: string } }) => l.slug.en)).not.toContain(slug);
+    await cached.close();
   });
 });
