@@ -47,9 +47,12 @@ export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
 
 export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
+  // Hono's validators and body limit throw these for malformed requests: each is the client's mistake.
   if (err instanceof HTTPException) {
     if (err.status === 400) return new ApiError('invalid_json', 'The request body is not valid JSON.');
     if (err.status === 413) return new ApiError('payload_too_large');
+    if (err.status === 415) return new ApiError('unsupported_media_type', 'Send the body as Content-Type: application/json.');
+    if (err.status >= 400 && err.status < 500) return new ApiError('invalid_request', err.message);
   }
   if (isUniqueViolation(err)) return new ApiError('conflict', 'A record with the same unique value already exists.');
   return undefined;

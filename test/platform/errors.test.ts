@@ -74,6 +74,15 @@ describe('problem responses', () => {
     expect(res.json.code).toBe('invalid_json');
   });
 
+  it('answers a body that is not JSON by its Content-Type with 415, and creates nothing', async () => {
+    const before = (await api.admin('/companies')).json.results.length;
+    const body = { name: 'x', hosts: ['ct.test'], environment: 'production', currency: 'AED', time_zone: 'Asia/Dubai' };
+    const res = await api.admin('/companies', { body: JSON.stringify(body), headers: { 'Content-Type': 'text/plain' } });
+    expect(res.status).toBe(415);
+    expect(res.json.code).toBe('unsupported_media_type');
+    expect((await api.admin('/companies')).json.results.length).toBe(before);
+  });
+
   it('answers oversized bodies with 413', async () => {
     const res = await api.admin('/companies', { body: JSON.stringify({ name: 'x'.repeat(9 * 1024 * 1024) }) });
     expect(res.status).toBe(413);
