@@ -84,7 +84,7 @@ function placeOf(places: Places, slug: string, kind: 'city' | 'area' | 'project'
   const place = places.get(slug);
   if (!place) throw new ApiError('invalid_request', `The ${owner} names an unknown place "${slug}".`);
   if (kind !== null && place.kind !== kind) {
-    throw new ApiError('invalid_request', `The ${owner} names "${slug}" as a ${kind}, but it is a ${place.kind}.`);
+    throw new ApiError('invalid_request', `The ${owner} names "${slug}" as its ${kind}, but it is a ${place.kind}.`);
   }
   return place.id;
 }

@@ -114,6 +114,18 @@ describe('catalogue import', () => {
     }
   });
 
+  it.each([
+    [{ kind: 'area', slug: { en: 'orphan' }, name: { en: 'Orphan' }, parent: null }, 'needs a parent city'],
+    [{ kind: 'project', slug: { en: 'p1' }, name: { en: 'P' }, parent: 'dubai' }, 'as its area, but it is a city'],
+    [{ kind: 'area', slug: { en: 'a1' }, name: { en: 'A' }, parent: 'nowhere' }, 'unknown place "nowhere"'],
+  ])('refuses an area whose parent is missing or of the wrong kind (%j)', async (area, message) => {
+    const company = await api.createCompany();
+    const city = { kind: 'city', slug: { en: 'dubai' }, name: { en: 'Dubai' }, parent: null };
+    const res = await api.admin(`/companies/${company.id}/catalogue/import`, { body: { areas: [city, area] } });
+    expect(res.status).toBe(400);
+    expect(res.json.detail).toContain(message);
+  });
+
   it('refuses invalid listing fields with their paths', async () => {
     const company = await api.createCompany();
     const bad = { ...demo.listings[0]!, price: '12,5', slug: { en: 'Bad Slug' } };
