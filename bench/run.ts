@@ -14,139 +14,12 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { type DatabaseHandle, runScriptSimpleProtocol } from '../lib/db/index';
-import type { Database } from '../schema/db';
+import { markdown, mb, round, type ScenarioResult, toJson } from './report';
+import { runServer } from './server';
+import { type Counts, type Cpu, type FromServer, type Memory, memoryNow, type ToServer } from './shared';
 
-// ---------------------------------------------------------------------------------------------------------
-// Shared between the two processes
-// ---------------------------------------------------------------------------------------------------------
-
-type Counts = { queries: number; transactionControl: number; recent: string[] };
-type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
-/** CPU time the process has used so far (user + system), in microseconds. */
-type Cpu = { user: number; system: number };
-
-/** Every message is answered with the counts, memory and CPU so far; `reset` zeroes the counts first. */
-type ToServer = { id: number; type: 'reset' | 'counts' | 'stop' };
-type FromServer =
-  | { type: 'ready'; port: number; pool_max: number }
-  | { type: 'failed'; message: string }
-  | { id: number; type: 'reply'; counts: Counts; memory: Memory; cpu: Cpu };
-
-const POOL_MAX = 10; // openPostgres's default: the pool the Node server has in production.
+/** This file: forked again as the server (BENCH_ROLE=server). */
 const SCRIPT = fileURLToPath(import.meta.url);
-
-function memoryNow(): Memory {
-  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
-  return { rss, heapUsed, heapTotal, external };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The server (child process)
-// ---------------------------------------------------------------------------------------------------------
-
-async function runServer(): Promise<void> {
-  const send = (message: FromServer) => process.send?.(message);
-  // The parent going away (crash, kill) takes the server with it.
-  process.on('disconnect', () => process.exit(1));
-  try {
-    const [{ serve }, { Hono }, kysely, { buildApp }, { createNodePlatform }, { seedDemo }] = await Promise.all([
-      import('@hono/node-server'),
-      import('hono'),
-      import('kysely'),
-      import('../functions/app'),
-      import('../lib/node/platform'),
-      import('../lib/seed/demo'),
-    ]);
-    const { Kysely, PostgresDialect, sql } = kysely;
-
-    const connectionString = process.env.BENCH_DATABASE_URL;
-    if (!connectionString) throw new Error('BENCH_DATABASE_URL is not set');
-
-    // The same pool openPostgres builds, with every client's query() counted on its way to the server.
-    const counts: Counts = { queries: 0, transactionControl: 0, recent: [] };
-    const pool = new pg.Pool({ connectionString, max: POOL_MAX });
-    pool.on('error', (error) => console.error('postgres pool error:', error.message));
-    pool.on('connect', (client) => {
-      const target = client as unknown as { query: (...args: unknown[]) => unknown };
-      const original = target.query.bind(client);
-      target.query = (...args: unknown[]) => {
-        const first = args[0];
-        const text = typeof first === 'string' ? first : String((first as { text?: unknown } | undefined)?.text ?? '');
-        if (/^\s*(begin|commit|rollback|start transaction|savepoint|release savepoint)\b/i.test(text)) {
-          counts.transactionControl++;
-        } else {
-          counts.queries++;
-          if (counts.recent.length < 20) counts.recent.push(text.replace(/\s+/g, ' ').trim().slice(0, 160));
-        }
-        return original(...args);
-      };
-    });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const handle: DatabaseHandle = { db, engine: 'postgres', runScript: runScriptSimpleProtocol, close: () => db.destroy() };
-
-    const env = {
-      ...process.env,
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
-      // The bench measures this process and PostgreSQL only: never a remote limiter.
-      UPSTASH_REDIS_REST_URL: '',
-      UPSTASH_REDIS_REST_TOKEN: '',
-    };
-    const platform = await createNodePlatform(env, { handle });
-    await seedDemo(platform.handle.db);
-    const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
-    // The same API with the rendered-answer cache off, under /uncached: what building a page costs.
-    const uncachedPlatform = await createNodePlatform({ ...env, CATALOGUE_RESPONSE_CACHE_MB: '0' }, { handle });
-    const uncached = buildApp(uncachedPlatform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
-
-    // The comparison: the same Kysely instance and pool, no middleware at all.
-    const bare = new Hono().get('/bare/select1', async (c) => {
-      const result = await sql<{ one: number }>`select 1 as one`.execute(platform.handle.db);
-      return c.json({ one: result.rows[0]?.one ?? null });
-    });
-    const root = new Hono<{ Bindings: Record<string, unknown> }>();
-    root.route('/', bare);
-    root.all('/uncached/*', (c) => {
-      const url = new URL(c.req.url);
-      url.pathname = url.pathname.replace(/^\/uncached/, '');
-      return uncached.fetch(new Request(url, c.req.raw), c.env);
-    });
-    // Everything else goes to the API unchanged; env carries node-server's socket for the client address.
-    root.all('*', (c) => app.fetch(c.req.raw, c.env));
-
-    const server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-      send({ type: 'ready', port: info.port, pool_max: POOL_MAX });
-    });
-
-    process.on('message', async (message: ToServer) => {
-      if (message.type === 'reset') {
-        counts.queries = 0;
-        counts.transactionControl = 0;
-        counts.recent = [];
-      }
-      send({
-        id: message.id,
-        type: 'reply',
-        counts: { ...counts, recent: [...counts.recent] },
-        memory: memoryNow(),
-        cpu: process.cpuUsage(),
-      });
-      if (message.type === 'stop') {
-        server.close();
-        await platform.handle.close().catch(() => {});
-        process.disconnect();
-        process.exit(0);
-      }
-    });
-  } catch (error) {
-    send({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    process.exit(1);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The driver (parent process)
-// ---------------------------------------------------------------------------------------------------------
 
 type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; total: number } & Record<
   string,
@@ -195,42 +68,7 @@ type Scenario = {
   expectedStatus: number;
 };
 
-type ScenarioResult = {
-  name: string;
-  request: string;
-  expected_status: number;
-  /** Completed responses ÷ the run's measured duration. */
-  requests_per_second: number;
-  /** autocannon's own "Req/Sec" average: the mean of 1-second samples, lowered when a last partial sample is taken. */
-  requests_per_second_sample_mean: number;
-  duration_s: number;
-  requests_total: number;
-  latency_ms: { p50: number; p90: number; p99: number; average: number; max: number };
-  throughput_bytes_per_second: number;
-  status_counts: Record<string, number>;
-  /** Responses that are neither 2xx nor 3xx, plus connection errors and timeouts: must be 0. */
-  non_2xx_3xx: number;
-  errors: number;
-  timeouts: number;
-  /** Responses with another status than the expected one (e.g. a 200 where a 304 is benched). */
-  unexpected_status: number;
-  /** SQL statements sent for one request alone (transaction control excluded). */
-  queries_per_request: number;
-  queries: string[];
-  /** Statements counted during the measured run divided by the responses (in-flight requests at the end blur it). */
-  queries_per_request_under_load: number;
-  /** CPU the server process used during the run, in cores (1 = one core busy all the time; the machine has 2). */
-  server_cpu_cores: number;
-  /** The same for the autocannon process. PostgreSQL had what was left. */
-  load_generator_cpu_cores: number;
-  req_per_s_ratio_to_bare: number | null;
-  p50_ratio_to_bare: number | null;
-};
-
 const perSecond = (result: AutocannonResult) => result.requests.total / result.duration;
-const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
-const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
-
 async function runDriver(): Promise<number> {
   const seconds = positiveInt('BENCH_SECONDS', 10);
   const connections = positiveInt('BENCH_CONNECTIONS', 50);
@@ -505,43 +343,6 @@ async function runDriver(): Promise<number> {
   } finally {
     await cleanup();
   }
-}
-
-/** JSON as Biome formats it (line width 130): arrays of plain values on one line when they fit. */
-function toJson(value: unknown): string {
-  const item = String.raw`(?:"(?:[^"\\\n]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)`;
-  const array = new RegExp(String.raw`^( *)(.*)\[\n((?: *${item},?\n)+) *\](,?)$`, 'gm');
-  return JSON.stringify(value, null, 2).replace(array, (whole, indent: string, head: string, body: string, comma: string) => {
-    const items = body
-      .split('\n')
-      .filter((line) => line.trim())
-      .map((line) => line.trim().replace(/,$/, ''));
-    const line = `${indent}${head}[${items.join(', ')}]${comma}`;
-    return line.length <= 130 ? line : whole;
-  });
-}
-
-function markdown(results: ScenarioResult[]): string {
-  const ratio = (value: number | null) => (value === null ? '1 (baseline)' : `${value}`);
-  const rows = results.map((r) =>
-    [
-      r.request,
-      r.requests_per_second.toFixed(0),
-      r.latency_ms.p50,
-      r.latency_ms.p99,
-      r.requests_total,
-      `${r.non_2xx_3xx}${r.unexpected_status ? ` (+${r.unexpected_status} unexpected status)` : ''}`,
-      r.queries_per_request,
-      ratio(r.req_per_s_ratio_to_bare),
-      ratio(r.p50_ratio_to_bare),
-      r.server_cpu_cores,
-    ].join(' | '),
-  );
-  return [
-    '| Request | Req/s | p50 ms | p99 ms | Requests | Non-2xx/3xx + errors | SQL queries/request | Req/s ÷ bare | p50 ÷ bare | Server CPU (cores) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((row) => `| ${row} |`),
-  ].join('\n');
 }
 
 if (process.env.BENCH_ROLE === 'server') {

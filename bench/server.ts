@@ -1,0 +1,103 @@
+import pg from 'pg';
+import { type DatabaseHandle, runScriptSimpleProtocol } from '../lib/db/index';
+import type { Database } from '../schema/db';
+import { type Counts, type FromServer, memoryNow, POOL_MAX, type ToServer } from './shared';
+
+export async function runServer(): Promise<void> {
+  const send = (message: FromServer) => process.send?.(message);
+  // The parent going away (crash, kill) takes the server with it.
+  process.on('disconnect', () => process.exit(1));
+  try {
+    const [{ serve }, { Hono }, kysely, { buildApp }, { createNodePlatform }, { seedDemo }] = await Promise.all([
+      import('@hono/node-server'),
+      import('hono'),
+      import('kysely'),
+      import('../functions/app'),
+      import('../lib/node/platform'),
+      import('../lib/seed/demo'),
+    ]);
+    const { Kysely, PostgresDialect, sql } = kysely;
+
+    const connectionString = process.env.BENCH_DATABASE_URL;
+    if (!connectionString) throw new Error('BENCH_DATABASE_URL is not set');
+
+    // The same pool openPostgres builds, with every client's query() counted on its way to the server.
+    const counts: Counts = { queries: 0, transactionControl: 0, recent: [] };
+    const pool = new pg.Pool({ connectionString, max: POOL_MAX });
+    pool.on('error', (error) => console.error('postgres pool error:', error.message));
+    pool.on('connect', (client) => {
+      const target = client as unknown as { query: (...args: unknown[]) => unknown };
+      const original = target.query.bind(client);
+      target.query = (...args: unknown[]) => {
+        const first = args[0];
+        const text = typeof first === 'string' ? first : String((first as { text?: unknown } | undefined)?.text ?? '');
+        if (/^\s*(begin|commit|rollback|start transaction|savepoint|release savepoint)\b/i.test(text)) {
+          counts.transactionControl++;
+        } else {
+          counts.queries++;
+          if (counts.recent.length < 20) counts.recent.push(text.replace(/\s+/g, ' ').trim().slice(0, 160));
+        }
+        return original(...args);
+      };
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const handle: DatabaseHandle = { db, engine: 'postgres', runScript: runScriptSimpleProtocol, close: () => db.destroy() };
+
+    const env = {
+      ...process.env,
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
+      // The bench measures this process and PostgreSQL only: never a remote limiter.
+      UPSTASH_REDIS_REST_URL: '',
+      UPSTASH_REDIS_REST_TOKEN: '',
+    };
+    const platform = await createNodePlatform(env, { handle });
+    await seedDemo(platform.handle.db);
+    const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
+    // The same API with the rendered-answer cache off, under /uncached: what building a page costs.
+    const uncachedPlatform = await createNodePlatform({ ...env, CATALOGUE_RESPONSE_CACHE_MB: '0' }, { handle });
+    const uncached = buildApp(uncachedPlatform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
+
+    // The comparison: the same Kysely instance and pool, no middleware at all.
+    const bare = new Hono().get('/bare/select1', async (c) => {
+      const result = await sql<{ one: number }>`select 1 as one`.execute(platform.handle.db);
+      return c.json({ one: result.rows[0]?.one ?? null });
+    });
+    const root = new Hono<{ Bindings: Record<string, unknown> }>();
+    root.route('/', bare);
+    root.all('/uncached/*', (c) => {
+      const url = new URL(c.req.url);
+      url.pathname = url.pathname.replace(/^\/uncached/, '');
+      return uncached.fetch(new Request(url, c.req.raw), c.env);
+    });
+    // Everything else goes to the API unchanged; env carries node-server's socket for the client address.
+    root.all('*', (c) => app.fetch(c.req.raw, c.env));
+
+    const server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+      send({ type: 'ready', port: info.port, pool_max: POOL_MAX });
+    });
+
+    process.on('message', async (message: ToServer) => {
+      if (message.type === 'reset') {
+        counts.queries = 0;
+        counts.transactionControl = 0;
+        counts.recent = [];
+      }
+      send({
+        id: message.id,
+        type: 'reply',
+        counts: { ...counts, recent: [...counts.recent] },
+        memory: memoryNow(),
+        cpu: process.cpuUsage(),
+      });
+      if (message.type === 'stop') {
+        server.close();
+        await platform.handle.close().catch(() => {});
+        process.disconnect();
+        process.exit(0);
+      }
+    });
+  } catch (error) {
+    send({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    process.exit(1);
+  }
+}
