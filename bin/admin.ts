@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { webhookCommand, webhookUsage } from './admin-webhooks';
 
 /**
  * `npm run --silent admin -- <command>`: the operator's command line. It only calls the admin API over
@@ -22,6 +23,7 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   team list <company> | team add <company> <json> | team replace <company> <id> <json> | team delete <company> <id>
   services put <company> <key> --kind K --name-en N [--name-ar N] | services delete <company> <key>
   audit <company> [--action key.created]
+${webhookUsage}
 
 Environment: ADMIN_URL (default http://127.0.0.1:$PORT or :8787), ADMIN_TOKEN, DATA_DIR (default ./.data)`;
 
@@ -41,6 +43,13 @@ const { values: opts, positionals } = parseArgs({
     'name-en': { type: 'string' },
     'name-ar': { type: 'string' },
     action: { type: 'string' },
+    url: { type: 'string' },
+    'event-type': { type: 'string', multiple: true },
+    description: { type: 'string' },
+    enable: { type: 'boolean' },
+    disable: { type: 'boolean' },
+    status: { type: 'string' },
+    type: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -156,7 +165,9 @@ async function run(): Promise<unknown> {
       });
     case 'services delete':
       return call('DELETE', `/companies/${company()}/services/${encodeURIComponent(arg(3, '<key>'))}`);
-    default:
+    default: {
+      const webhooks = webhookCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
+      if (webhooks) return webhooks;
       if (group === 'audit') {
         const company = encodeURIComponent(arg(1, '<company>'));
         return call(
@@ -165,6 +176,7 @@ async function run(): Promise<unknown> {
         );
       }
       throw new Error(usage);
+    }
   }
 }
 

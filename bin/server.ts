@@ -1,27 +1,33 @@
 import { serve } from '@hono/node-server';
 import { buildApp } from '../functions/app';
-import { createNodePlatform, ensureAdminToken } from '../lib/node/platform';
+import { startBackgroundWork } from '../lib/node/background';
+import { createNodePlatform, ensureAdminToken, ensureWebhookSecretKey } from '../lib/node/platform';
 import { seedDemo } from '../lib/seed/demo';
 
 /** `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. */
 const env = process.env;
 env.RELEASE ??= `node-${Date.now().toString(36)}`;
 const port = Number(env.PORT ?? 8787);
+env.WEBHOOK_SECRET_KEY = (await ensureWebhookSecretKey(env)).key;
 const platform = await createNodePlatform(env);
 const admin = await ensureAdminToken(platform.handle, env);
 const demo = await seedDemo(platform.handle.db);
 const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
+// The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
+const background = startBackgroundWork(platform.services(), platform.onHandOff);
 
 const server = serve({ fetch: app.fetch, port, hostname: env.HOST ?? '0.0.0.0' }, (address) => {
   const base = `http://localhost:${address.port}`;
   console.log(`Property API on ${platform.handle.engine} — ${demo.seeded ? 'demo company created' : 'existing data reused'}`);
   console.log(`  Base URL:  ${base}/api/v1   (try ${base}/api/v1/listings)`);
   console.log(`  Docs:      ${base}/api/v1/docs   (OpenAPI: ${base}/api/v1/openapi.json)`);
+  console.log(`  Webhooks:  ${background.dispatcher}; scheduler every ${platform.config.SCHEDULER_INTERVAL_SECONDS} s`);
   console.log(`  Admin:     token in ${admin.source}; e.g. npm run --silent admin -- companies list`);
 });
 
 async function shutdown() {
   server.close();
+  await background.stop();
   await platform.handle.close();
   process.exit(0);
 }

@@ -1,6 +1,8 @@
 import { Scalar } from '@scalar/hono-api-reference';
 import { adminGroup } from './admin/index';
 import { catalogueGroup } from './catalogue/index';
+import { internalGroup } from './internal/index';
+import { registerEventWebhooks } from './webhooks-doc';
 import { createApp, type ServicesProvider } from '../lib/app';
 
 export const routeGroups = {
@@ -18,17 +20,20 @@ const info = {
 
 /**
  * The whole API (or only some groups, for a Worker deployed per group), with its OpenAPI documents.
- * The admin API is mounted only where asked: it never runs on a company's public Worker by accident.
+ * The admin API is mounted only where asked: it never runs on a company's public Worker by accident. The
+ * internal callbacks (QStash's webhook deliveries) are mounted unless `internal` is false.
  */
 export function buildApp(
   provide: ServicesProvider,
-  options: { groups?: GroupName[]; admin?: boolean; maxBodyBytes?: number } = {},
+  options: { groups?: GroupName[]; admin?: boolean; internal?: boolean; maxBodyBytes?: number } = {},
 ) {
   const app = createApp(provide, { maxBodyBytes: options.maxBodyBytes });
   for (const name of options.groups ?? (Object.keys(routeGroups) as GroupName[])) {
     app.route('/api/v1', routeGroups[name]());
   }
   if (options.admin) app.route('/admin/v1', adminGroup());
+  if (options.internal ?? true) app.route('/internal/v1', internalGroup());
+  registerEventWebhooks(app.openAPIRegistry);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'serverKey', {
     type: 'http',
@@ -47,6 +52,8 @@ export function buildApp(
     if (!doc) {
       const full = app.getOpenAPI31Document({ openapi: '3.1.0', info: { ...info, title } });
       full.paths = Object.fromEntries(Object.entries(full.paths ?? {}).filter(([path]) => path.startsWith(prefix)));
+      // The events a subscriber receives belong to the public document.
+      if (prefix !== '/api/v1/') delete full.webhooks;
       doc = full;
       documents.set(prefix, doc);
     }

@@ -1,10 +1,13 @@
 import { neonConfig } from '@neondatabase/serverless';
 import type { ExecutionContext } from 'hono';
 import type { ServicesProvider } from '../lib/app';
+import type { Services } from '../lib/env';
 import { type Config, loadConfig } from '../lib/config';
 import { openNeon } from '../lib/db/neon';
 import type { RateLimiter } from '../lib/ratelimit/index';
 import { limiterFor } from '../lib/ratelimit/select';
+import { runScheduledWork } from '../lib/scheduler';
+import { createWebhookRuntime, type WebhookRuntime } from '../lib/webhooks/runtime';
 
 /**
  * The Worker's bindings: vars from wrangler.toml, secrets from `wrangler secret put`. The config names of
@@ -49,20 +52,37 @@ function useNeonProxy(proxy: string): void {
 
 // One limiter per isolate: the memory limiter keeps its windows, the Upstash one its HTTP client (fetch only).
 let limiter: RateLimiter | undefined;
+// One webhook runtime per configuration: QStash client or the local transport, and the secrets' key.
+const runtimes = new WeakMap<Config, WebhookRuntime>();
 
 /** A Neon pool per request (Workers forbid reusing I/O objects across requests), closed after the response. */
-export const provideWorkerServices: ServicesProvider = async (c) => {
-  const env = c.env as WorkerEnv;
+function servicesFor(env: WorkerEnv, clientAddress: string): { services: Services; done: () => Promise<void> } {
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set: add it with `wrangler secret put DATABASE_URL`.');
   if (env.NEON_WS_PROXY) useNeonProxy(env.NEON_WS_PROXY);
   const config = configFor(env);
   limiter ??= limiterFor(config);
+  let webhooks = runtimes.get(config);
+  if (!webhooks) {
+    // No DNS on Workers: production URL rules check literal addresses (Workers cannot reach private networks).
+    webhooks = createWebhookRuntime(config);
+    runtimes.set(config, webhooks);
+  }
   const handle = openNeon(env.DATABASE_URL);
+  return { services: { db: handle.db, config, limiter, clientAddress, webhooks }, done: () => handle.close() };
+}
+
+export const provideWorkerServices: ServicesProvider = async (c) =>
+  servicesFor(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown');
+
+/** Cron Triggers (wrangler.toml [triggers]): the scheduler, on a pool of its own. */
+export function scheduledEntry() {
   return {
-    services: { db: handle.db, config, limiter, clientAddress: c.req.header('CF-Connecting-IP') ?? 'unknown' },
-    done: () => handle.close(),
+    scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContext): void {
+      const { services, done } = servicesFor(env, 'scheduler');
+      ctx.waitUntil(runScheduledWork(services).finally(done));
+    },
   };
-};
+}
 
 /**
  * A Worker's `{ fetch }`. Bindings are only known at request time, so the app is built lazily on the first

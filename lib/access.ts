@@ -7,6 +7,7 @@ import { touchKey, verifyKey } from './keys';
 import { type RatePolicy, rateLimitHeaders } from './ratelimit/index';
 import type { Scope } from './scopes';
 import { resolveCompany } from './tenancy';
+import { verifyQStashRequest } from './webhooks/receiver';
 import { problemResponses } from '../schema/common';
 
 /**
@@ -19,7 +20,9 @@ export type Access =
   /** A server key holding one of `scopes`. Publishable keys are refused. */
   | { kind: 'server'; scopes: Scope[] }
   /** The platform operator's admin token (the /admin/v1 API). */
-  | { kind: 'admin' };
+  | { kind: 'admin' }
+  /** A QStash callback (/internal/v1): the Upstash-Signature of the request, checked with the signing keys. */
+  | { kind: 'qstash' };
 
 function bearer(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('Authorization');
@@ -29,7 +32,7 @@ function bearer(c: Context<AppEnv>): string | undefined {
   return match[1];
 }
 
-async function resolveCaller(c: Context<AppEnv>, access: Exclude<Access, { kind: 'admin' }>): Promise<Caller> {
+async function resolveCaller(c: Context<AppEnv>, access: Extract<Access, { kind: 'public' | 'server' }>): Promise<Caller> {
   const company = await resolveCompany(c);
   const presented = bearer(c) ?? c.req.header('X-Api-Key');
   if (presented === undefined) {
@@ -71,6 +74,7 @@ function policyFor(c: Context<AppEnv>, caller: Caller): { policy: RatePolicy; id
         identifier: caller.key.id,
       };
     case 'admin':
+    case 'system':
       return undefined;
   }
 }
@@ -103,6 +107,11 @@ export function accessMiddleware(access: Access): MiddlewareHandler<AppEnv> {
     if (access.kind === 'admin') {
       await requireAdmin(c);
       c.set('caller', { kind: 'admin' });
+    } else if (access.kind === 'qstash') {
+      const { config } = c.var.services;
+      const signature = c.req.header('Upstash-Signature');
+      await verifyQStashRequest(config, { signature, body: await c.req.text(), path: c.req.path, url: c.req.url });
+      c.set('caller', { kind: 'system' });
     } else {
       const caller = await resolveCaller(c, access);
       c.set('caller', caller);
@@ -120,6 +129,8 @@ function securityOf(access: Access): Array<Record<string, string[]>> {
       return [{ serverKey: access.scopes }];
     case 'admin':
       return [{ adminToken: [] }];
+    case 'qstash':
+      return [{ qstashSignature: [] }];
   }
 }
 

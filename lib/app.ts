@@ -5,7 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import type { ZodError } from 'zod';
 import type { AppEnv, Services } from './env';
-import { isUniqueViolation } from './db/index';
+import { isUniqueViolation, isUnstorableText } from './db/index';
 import { ApiError, type FieldError, problemBody } from './errors';
 
 /** Zod issues as the problem body's `errors`: one entry per field, unknown parameters named one by one. */
@@ -55,6 +55,8 @@ export function toApiError(err: unknown): ApiError | undefined {
     if (err.status >= 400 && err.status < 500) return new ApiError('invalid_request', err.message);
   }
   if (isUniqueViolation(err)) return new ApiError('conflict', 'A record with the same unique value already exists.');
+  if (isUnstorableText(err))
+    return new ApiError('invalid_request', 'A text value contains a character that cannot be stored (U+0000).');
   return undefined;
 }
 
@@ -68,17 +70,35 @@ function servicesMiddleware(provide: ServicesProvider): MiddlewareHandler<AppEnv
     try {
       await next();
     } finally {
-      if (done) {
-        const finished = done().catch((error: unknown) => console.error('closing services failed:', error));
-        // On Workers the pool is closed after the response is sent; on Node it is awaited.
+      const after = afterResponse(c, services, done);
+      if (after) {
+        // On Workers this runs after the response is sent; on Node it is awaited.
         try {
-          c.executionCtx.waitUntil(finished);
+          c.executionCtx.waitUntil(after);
         } catch {
-          await finished;
+          await after;
         }
       }
     }
   };
+}
+
+/**
+ * After a successful write, the outbox relay: hand the webhook deliveries its transaction created to their
+ * transport (publish to QStash, or wake the in-process dispatcher). A failure here loses nothing: the
+ * scheduled sweep finds the same deliveries. Then the request's services are closed.
+ */
+function afterResponse(c: Context<AppEnv>, services: Services, done?: () => Promise<void>): Promise<void> | undefined {
+  const wrote = !['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) && c.res.status < 400;
+  if (!wrote && !done) return undefined;
+  return (async () => {
+    if (wrote) {
+      await services.webhooks.transport
+        .handOff(services.db, services.webhooks)
+        .catch((error: unknown) => console.error('handing webhook deliveries over failed (the sweep will):', error));
+    }
+    await done?.().catch((error: unknown) => console.error('closing services failed:', error));
+  })();
 }
 
 export const adminMaxBodyBytes = 8 * 1024 * 1024;
@@ -97,6 +117,7 @@ export function createApp(provide: ServicesProvider, options: { maxBodyBytes?: n
   app.use('/api/*', limit(options.maxBodyBytes ?? 64 * 1024));
   // Catalogue imports are the admin API's large bodies.
   app.use('/admin/*', limit(adminMaxBodyBytes));
+  app.use('/internal/*', limit(64 * 1024));
   app.use(servicesMiddleware(provide));
   app.notFound((c) => problemResponse(c, new ApiError('not_found', `No route matches ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {

@@ -13,6 +13,8 @@ export function actorOf(caller: Caller): CausedBy {
       return 'website';
     case 'anonymous':
       return 'website';
+    case 'system':
+      return 'system';
   }
 }
 

@@ -23,7 +23,43 @@ const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/)
     .default('1'),
+  // Webhooks. Signing secrets are stored encrypted (AES-256-GCM) under this key: base64 of 32 bytes. The Node
+  // server generates one into DATA_DIR on first start; on Workers it is a secret (`wrangler secret put`).
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .refine((v) => base64Bytes(v) === 32, 'Base64 of exactly 32 random bytes (openssl rand -base64 32).')
+    .optional(),
+  // How long a subscriber may take to answer (the contract says 15 s; tests shorten it).
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  // Node: how often the in-process dispatcher looks for due deliveries (it is also woken after each write).
+  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  // Node: how often the scheduler runs (outbox sweep, rebuild hooks, …). Workers use Cron Triggers instead.
+  SCHEDULER_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3600).default(10),
+  // Changes to published listings within this window are coalesced into one static-site rebuild.
+  REBUILD_HOOK_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  // QStash (production fan-out). With QSTASH_TOKEN set, deliveries go through QStash; otherwise in-process.
+  QSTASH_TOKEN: z.string().optional(),
+  QSTASH_URL: z.string().url().default('https://qstash.upstash.io'),
+  QSTASH_CURRENT_SIGNING_KEY: z.string().optional(),
+  QSTASH_NEXT_SIGNING_KEY: z.string().optional(),
+  // Retries QStash makes after the first attempt: 9 follows the whole schedule; lower it to the plan's maximum
+  // (the sweep republishes what QStash gave up on, and the schedule goes on).
+  QSTASH_RETRIES: z.coerce.number().int().min(0).max(20).default(9),
+  // The public origin QStash calls back (this deployment's /internal/v1/deliveries/{id}), e.g. https://api.example.com.
+  INTERNAL_BASE_URL: z
+    .string()
+    .url()
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
 });
+
+function base64Bytes(text: string): number {
+  try {
+    return atob(text).length;
+  } catch {
+    return -1;
+  }
+}
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -34,5 +70,9 @@ export function loadConfig(env: Record<string, unknown>): Config {
     const value = env[key];
     if (value !== undefined && value !== '') picked[key] = value;
   }
-  return configSchema.parse(picked);
+  const config = configSchema.parse(picked);
+  if (config.QSTASH_TOKEN && !config.INTERNAL_BASE_URL) {
+    throw new Error('QSTASH_TOKEN is set but INTERNAL_BASE_URL is not: QStash needs the public origin of /internal/v1.');
+  }
+  return config;
 }

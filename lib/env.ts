@@ -1,6 +1,7 @@
 import type { Config } from './config';
 import type { Db } from './db/index';
 import type { RateLimiter } from './ratelimit/index';
+import type { WebhookRuntime } from './webhooks/runtime';
 import type { Company, ApiKeyRow } from '../schema/db';
 
 /** Who is calling: resolved once per request by the access middleware. */
@@ -8,7 +9,9 @@ export type Caller =
   | { kind: 'anonymous' }
   | { kind: 'server'; key: ApiKeyRow }
   | { kind: 'publishable'; key: ApiKeyRow }
-  | { kind: 'admin' };
+  | { kind: 'admin' }
+  /** Scheduled work, or a QStash callback signed by QStash. */
+  | { kind: 'system' };
 
 /** The services a request works with. Built by the runtime (Node server or Worker), never by handlers. */
 export type Services = {
@@ -17,6 +20,8 @@ export type Services = {
   limiter: RateLimiter;
   /** The client's network address, as the runtime knows it (socket on Node, CF-Connecting-IP on Workers). */
   clientAddress: string;
+  /** Webhook delivery: transport (in-process or QStash), secret encryption, URL checks, timeout. */
+  webhooks: WebhookRuntime;
 };
 
 export type AppEnv = {

@@ -14,6 +14,7 @@ export const problemStatus = {
   scope_missing: 403,
   origin_not_allowed: 403,
   admin_token_invalid: 403,
+  signature_invalid: 403,
   not_found: 404,
   unknown_host: 404,
   method_not_allowed: 405,
@@ -22,6 +23,7 @@ export const problemStatus = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  delivery_failed: 502,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ProblemCode = keyof typeof problemStatus;
@@ -41,6 +43,7 @@ const titles: Record<ProblemCode, string> = {
   scope_missing: 'Missing scope',
   origin_not_allowed: 'Origin not allowed',
   admin_token_invalid: 'Invalid admin token',
+  signature_invalid: 'Invalid signature',
   not_found: 'Not found',
   unknown_host: 'Unknown host',
   method_not_allowed: 'Method not allowed',
@@ -49,6 +52,7 @@ const titles: Record<ProblemCode, string> = {
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
   internal_error: 'Internal error',
+  delivery_failed: 'Delivery failed',
 };
 
 /** The one error type of the API. Thrown anywhere, rendered once by the app's error handler. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Trx } from './db/index';
 import { randomToken } from './crypto';
 
@@ -7,24 +8,29 @@ export type CausedBy = 'admin' | 'system' | 'website' | `api:${string}`;
 /** Event payloads carry ids and references only, never record content. */
 export type EventData = Record<string, string | number | boolean | null>;
 
+export const newEventId = () => `evt_${randomToken(24)}`;
+
 /**
- * Records an event in the outbox inside the caller's transaction: it exists exactly when the change it
- * announces is committed. Delivery reads the outbox afterwards.
+ * Records an event in the outbox inside the caller's transaction, and fans it out there too: one pending
+ * delivery per enabled subscription of the company that takes this type. Both exist exactly when the change
+ * they announce is committed, so a rolled-back change is never delivered. One statement.
+ * The deliveries are handed to their transport after the request (lib/app.ts) and by the scheduled sweep.
  */
 export async function recordEvent(
   trx: Trx,
   event: { companyId: string; type: string; causedBy: CausedBy; data: EventData },
 ): Promise<string> {
-  const id = `evt_${randomToken(24)}`;
-  await trx
-    .insertInto('events')
-    .values({
-      id,
-      company_id: event.companyId,
-      type: event.type,
-      caused_by: event.causedBy,
-      data: JSON.stringify(event.data),
-    })
-    .execute();
+  const id = newEventId();
+  await sql`
+    with event as (
+      insert into events (id, company_id, type, caused_by, data)
+      values (${id}, ${event.companyId}, ${event.type}, ${event.causedBy}, ${JSON.stringify(event.data)}::jsonb)
+      returning id, company_id
+    )
+    insert into webhook_deliveries (company_id, event_id, subscription_id, next_attempt_at)
+    select event.company_id, event.id, s.id, now()
+    from event join webhook_subscriptions s on s.company_id = event.company_id
+    where s.enabled and (${event.type} = any (s.event_types) or '*' = any (s.event_types))
+  `.execute(trx);
   return id;
 }

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { scopes } from '../lib/scopes';
 import { LocalisedTextInput } from './common';
 import { listingTypes } from './catalogue';
+import { hookUrl } from './webhooks';
 
 const host = z
   .string()
@@ -23,6 +24,9 @@ export const CompanySettingsInput = z
     bookings_enabled: z.boolean(),
     media_base_url: z.string().url(),
     site_url: z.string().url(),
+    rebuild_hook_url: hookUrl.nullable().openapi({
+      description: 'Static-site build hook: one POST per coalesced batch of changes to published listings; null removes it.',
+    }),
   })
   .partial();
 

@@ -24,6 +24,7 @@ const problem = (description: string) => ({
 export function problemResponses(access: { kind: string }) {
   const common = { 400: problem('Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`).') };
   if (access.kind === 'admin') return { ...common, 403: problem('Missing or invalid admin token.') };
+  if (access.kind === 'qstash') return { ...common, 403: problem('Missing, forged or expired Upstash-Signature.') };
   return {
     ...common,
     403: problem('Key unknown, revoked, of another company, of the wrong kind, or without the scope.'),

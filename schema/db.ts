@@ -1,10 +1,17 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type {
+  RebuildJobsTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookSecretsTable,
+  WebhookSubscriptionsTable,
+} from './db-webhooks';
 
 /** Localised text as stored: keyed by language code. */
 export type LocalisedText = Partial<Record<'en' | 'ar', string>>;
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T> = ColumnType<T, string | T, string | T>;
 /** `numeric` comes back from every driver as a string; it stays a string (no floats for money). */
 type Numeric = ColumnType<string, string | number, string | number>;
@@ -17,6 +24,8 @@ export type CompanySettings = {
   bookings_enabled?: boolean;
   media_base_url?: string;
   site_url?: string;
+  /** Static-site build hook: one POST per coalesced batch of changes to published listings. */
+  rebuild_hook_url?: string | null;
 };
 
 export interface CompaniesTable {
@@ -182,6 +191,11 @@ export interface Database {
   listing_photos: ListingPhotosTable;
   team_profiles: TeamProfilesTable;
   services: ServicesTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  rebuild_jobs: RebuildJobsTable;
 }
 
 export type Company = Selectable<CompaniesTable>;
@@ -189,3 +203,6 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type ListingRow = Selectable<ListingsTable>;
 export type NewListing = Insertable<ListingsTable>;
 export type ListingUpdate = Updateable<ListingsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type SubscriptionRow = Selectable<WebhookSubscriptionsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -4,6 +4,8 @@ import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/admin'
 import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { writeAudit } from '../../lib/audit';
+import type { WebhookRuntime } from '../../lib/webhooks/runtime';
+import { assertDeliverable } from './webhooks-domain';
 
 export async function findCompany(db: Executor, id: string): Promise<Company> {
   const company = await db.selectFrom('companies').selectAll().where('id', '=', id).executeTakeFirst();
@@ -30,7 +32,20 @@ async function setHosts(trx: Trx, companyId: string, hosts: string[]): Promise<v
     .execute();
 }
 
-export async function createCompany(trx: Trx, input: z.infer<typeof CreateCompanyInput>): Promise<Company> {
+type UrlChecks = Pick<WebhookRuntime, 'resolveHost'>;
+
+/** The rebuild hook follows the workspace's webhook URL rules (https and no private hosts in production). */
+async function checkRebuildHook(
+  settings: { rebuild_hook_url?: string | null } | undefined,
+  environment: Company['environment'],
+  urls: UrlChecks,
+) {
+  const url = settings?.rebuild_hook_url;
+  if (url) await assertDeliverable(url, environment, urls, 'settings.rebuild_hook_url');
+}
+
+export async function createCompany(trx: Trx, input: z.infer<typeof CreateCompanyInput>, urls: UrlChecks = {}): Promise<Company> {
+  await checkRebuildHook(input.settings, input.environment, urls);
   const company = await trx
     .insertInto('companies')
     .values({
@@ -47,8 +62,14 @@ export async function createCompany(trx: Trx, input: z.infer<typeof CreateCompan
   return company;
 }
 
-export async function updateCompany(trx: Trx, id: string, input: z.infer<typeof UpdateCompanyInput>): Promise<Company> {
+export async function updateCompany(
+  trx: Trx,
+  id: string,
+  input: z.infer<typeof UpdateCompanyInput>,
+  urls: UrlChecks = {},
+): Promise<Company> {
   const current = await findCompany(trx, id);
+  await checkRebuildHook(input.settings, current.environment, urls);
   const company = await trx
     .updateTable('companies')
     .set({

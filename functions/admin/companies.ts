@@ -39,7 +39,7 @@ export const companies = createRouter()
   .openapi(create, async (c) => {
     const input = c.req.valid('json');
     const db = c.var.services.db;
-    const company = await db.transaction().execute((trx) => createCompany(trx, input));
+    const company = await db.transaction().execute((trx) => createCompany(trx, input, c.var.services.webhooks));
     return c.json(await presentCompany(db, company), 201);
   })
   .openapi(list, async (c) => {
@@ -55,6 +55,6 @@ export const companies = createRouter()
     const db = c.var.services.db;
     const { company_id } = c.req.valid('param');
     const input = c.req.valid('json');
-    const company = await db.transaction().execute((trx) => updateCompany(trx, company_id, input));
+    const company = await db.transaction().execute((trx) => updateCompany(trx, company_id, input, c.var.services.webhooks));
     return c.json(await presentCompany(db, company), 200);
   });

@@ -1,7 +1,7 @@
 import { buildApp } from '../app';
 import { provideWorkerServices, workerEntry } from '../worker-services';
 
-/** The catalogue deployed alone (wrangler env "catalogue"): never the admin API, whatever ADMIN_API says. */
+/** The catalogue deployed alone (wrangler env "catalogue"): never the admin API (whatever ADMIN_API says), nor QStash callbacks. */
 export default workerEntry(({ maxBodyBytes }) =>
-  buildApp(provideWorkerServices, { groups: ['catalogue'], admin: false, maxBodyBytes }),
+  buildApp(provideWorkerServices, { groups: ['catalogue'], admin: false, internal: false, maxBodyBytes }),
 );

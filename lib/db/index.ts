@@ -26,3 +26,9 @@ export async function runScriptSimpleProtocol(executor: Executor, script: string
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
+
+/** Text PostgreSQL cannot store (U+0000 in a text or jsonb value): the client's input, never our failure. */
+export function isUnstorableText(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === '22021' || code === '22P05';
+}

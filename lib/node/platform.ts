@@ -10,15 +10,23 @@ import { migrateToLatest } from '../db/migrate';
 import { readSqlMigrations } from '../db/migrations-fs';
 import { openPGlite } from '../db/pglite';
 import { openPostgres } from '../db/postgres';
-import type { AppEnv } from '../env';
+import type { AppEnv, Services } from '../env';
 import type { RateLimiter } from '../ratelimit/index';
 import { limiterFor } from '../ratelimit/select';
+import { createWebhookRuntime, type WebhookRuntime } from '../webhooks/runtime';
+import { newSecretKey } from '../webhooks/secrets';
+import { resolveHost } from './dns';
 
 export type NodePlatform = {
   handle: DatabaseHandle;
   config: Config;
   limiter: RateLimiter;
+  webhooks: WebhookRuntime;
   provide: ServicesProvider;
+  /** Services for work outside a request: the dispatcher and the scheduler. */
+  services: () => Services;
+  /** Called after every write request has committed (the in-process dispatcher listens). */
+  onHandOff: (listener: () => void) => void;
 };
 
 /** The socket's address: on Node there is no trusted proxy header unless one is put in front. */
@@ -40,17 +48,50 @@ export async function openDatabase(env: NodeJS.ProcessEnv): Promise<DatabaseHand
 
 export async function createNodePlatform(
   env: NodeJS.ProcessEnv,
-  options: { handle?: DatabaseHandle; clientAddress?: (c: Context<AppEnv>) => string; limiter?: RateLimiter } = {},
+  options: {
+    handle?: DatabaseHandle;
+    clientAddress?: (c: Context<AppEnv>) => string;
+    limiter?: RateLimiter;
+    fetch?: typeof fetch;
+  } = {},
 ): Promise<NodePlatform> {
   const handle = options.handle ?? (await openDatabase(env));
   await migrateToLatest(handle, await readSqlMigrations());
   const config = loadConfig(env);
   const limiter = options.limiter ?? limiterFor(config);
   const clientAddress = options.clientAddress ?? socketAddress;
-  const provide: ServicesProvider = async (c) => ({
-    services: { db: handle.db, config, limiter, clientAddress: clientAddress(c) },
+  const listeners = new Set<() => void>();
+  const webhooks = createWebhookRuntime(config, {
+    resolveHost,
+    fetch: options.fetch,
+    onHandOff: () => {
+      for (const listener of listeners) listener();
+    },
   });
-  return { handle, config, limiter, provide };
+  const services = (address = 'scheduler'): Services => ({ db: handle.db, config, limiter, clientAddress: address, webhooks });
+  const provide: ServicesProvider = async (c) => ({ services: services(clientAddress(c)) });
+  return { handle, config, limiter, webhooks, provide, services, onHandOff: (listener) => listeners.add(listener) };
+}
+
+/**
+ * The key that encrypts webhook signing secrets: WEBHOOK_SECRET_KEY when set, otherwise one generated on first
+ * start and kept in DATA_DIR/webhook-secret-key (mode 600). Keep it with the database: without it the stored
+ * secrets cannot be read (every subscription's secret would have to be rotated).
+ */
+export async function ensureWebhookSecretKey(env: NodeJS.ProcessEnv): Promise<{ key: string; source: string }> {
+  if (env.WEBHOOK_SECRET_KEY) return { key: env.WEBHOOK_SECRET_KEY, source: 'the WEBHOOK_SECRET_KEY environment variable' };
+  const dataDir = env.DATA_DIR ?? '.data';
+  const file = join(dataDir, 'webhook-secret-key');
+  let key = await readFile(file, 'utf8').then(
+    (k) => k.trim(),
+    () => undefined,
+  );
+  if (!key) {
+    key = newSecretKey();
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, `${key}\n`, { mode: 0o600 });
+  }
+  return { key, source: file };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
-import type { KyselyConfig } from 'kysely';
+import { type KyselyConfig, sql } from 'kysely';
 import { inject } from 'vitest';
 import { buildApp } from '../../functions/app';
 import { randomToken, sha256 } from '../../lib/crypto';
@@ -12,14 +12,38 @@ import { createNodePlatform, type NodePlatform } from '../../lib/node/platform';
 import type { RateLimiter } from '../../lib/ratelimit/index';
 import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
 import type { Scope } from '../../lib/scopes';
+import { newSecretKey } from '../../lib/webhooks/secrets';
 import demoCatalogue from '../../lib/seed/demo-catalogue.json' with { type: 'json' };
 
 /** The database of this test file: a PGlite copy of the migrated snapshot, or the shared PostgreSQL. */
-export async function openTestDatabase(options: { log?: KyselyConfig['log'] } = {}): Promise<DatabaseHandle> {
+export async function openTestDatabase(options: { log?: KyselyConfig['log']; own?: boolean } = {}): Promise<DatabaseHandle> {
   const databaseUrl = inject('databaseUrl');
+  if (databaseUrl && options.own) return openOwnPostgres(databaseUrl, options.log);
   if (databaseUrl) return openPostgres(databaseUrl, { max: 4, log: options.log });
   const snapshot = await readFile(inject('pgliteSnapshot'));
   return openPGlite({ loadDataDir: new Blob([snapshot]), log: options.log });
+}
+
+/**
+ * A database of this test file alone on the PostgreSQL server (created here, migrated by the platform, dropped
+ * on close), for tests of work that scans every company, such as the webhook dispatcher and the scheduler: on
+ * the shared database they would also pick up the deliveries of the files running beside them.
+ */
+async function openOwnPostgres(databaseUrl: string, log?: KyselyConfig['log']): Promise<DatabaseHandle> {
+  const name = `pa_test_${randomToken(10).toLowerCase()}`;
+  const server = openPostgres(databaseUrl, { max: 1 });
+  await sql`create database ${sql.id(name)}`.execute(server.db);
+  const url = new URL(databaseUrl);
+  url.pathname = `/${name}`;
+  const handle = openPostgres(url.toString(), { max: 4, log });
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(server.db);
+      await server.close();
+    },
+  };
 }
 
 export type RequestOptions = {
@@ -39,11 +63,12 @@ export type TestApi = Awaited<ReturnType<typeof createTestApi>>;
  * is where the client address comes from; authentication, validation and SQL are production code.
  */
 export async function createTestApi(
-  options: { env?: Record<string, string>; limiter?: RateLimiter; handle?: DatabaseHandle } = {},
+  options: { env?: Record<string, string>; limiter?: RateLimiter; handle?: DatabaseHandle; ownDatabase?: boolean } = {},
 ) {
-  const handle = options.handle ?? (await openTestDatabase());
+  const handle = options.handle ?? (await openTestDatabase({ own: options.ownDatabase }));
   const platform: NodePlatform = await createNodePlatform(
-    { ...options.env },
+    // A webhook secrets key of this test API alone (the Node server keeps its own in DATA_DIR).
+    { WEBHOOK_SECRET_KEY: newSecretKey(), ...options.env },
     {
       handle,
       limiter: options.limiter ?? new MemoryRateLimiter(),

@@ -115,8 +115,9 @@ beforeAll(async () => {
   proxy = await startWsTcpProxy();
   const worker = (name: string, scriptPath: string, bindings: Record<string, string>) => ({
     name,
-    modules: true,
-    scriptPath,
+    // The bundle is one module, listed as wrangler deploys it. (Auto-discovery would refuse @upstash/qstash's
+    // computed import() of its Node-only dev server, code that never runs: the client is built with devMode off.)
+    modules: [{ type: 'ESModule' as const, path: scriptPath }],
     compatibilityDate,
     compatibilityFlags: ['nodejs_compat'],
     bindings: { DATABASE_URL: workerDatabaseUrl, NEON_WS_PROXY: `127.0.0.1:${proxy?.port}`, ...bindings },

@@ -1,0 +1,61 @@
+import type { Executor } from '../../lib/db/index';
+import type { SubscriptionRow } from '../../schema/db';
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+export function presentSubscription(row: SubscriptionRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    event_types: row.event_types,
+    description: row.description,
+    enabled: row.enabled,
+    disabled_reason: row.disabled_reason,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** Deliveries with their attempts, in two queries whatever their number. */
+export async function presentDeliveries(db: Executor, ids: string[]) {
+  if (ids.length === 0) return [];
+  const [rows, attempts] = await Promise.all([
+    db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('events as e', 'e.id', 'd.event_id')
+      .selectAll('d')
+      .select('e.type as event_type')
+      .where('d.id', 'in', ids)
+      .execute(),
+    db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', ids).orderBy('attempt').execute(),
+  ]);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const d = byId.get(id);
+    if (!d) return [];
+    return [
+      {
+        id: d.id,
+        event_id: d.event_id,
+        event_type: d.event_type,
+        subscription_id: d.subscription_id,
+        status: d.status,
+        attempt_count: d.attempt_count,
+        next_attempt_at: iso(d.next_attempt_at),
+        last_status_code: d.last_status_code,
+        last_error: d.last_error,
+        created_at: new Date(d.created_at).toISOString(),
+        completed_at: iso(d.completed_at),
+        attempts: attempts
+          .filter((a) => a.delivery_id === id)
+          .map((a) => ({
+            attempt: a.attempt,
+            at: new Date(a.at).toISOString(),
+            status_code: a.status_code,
+            duration_ms: a.duration_ms,
+            error: a.error,
+          })),
+      },
+    ];
+  });
+}

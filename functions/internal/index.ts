@@ -1,0 +1,7 @@
+import { createRouter } from '../../lib/app';
+import { deliveries } from './deliveries';
+
+/** Platform callbacks (/internal/v1): never in the public documents, each verified by its own signature. */
+export function internalGroup() {
+  return createRouter().route('/', deliveries);
+}

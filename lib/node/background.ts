@@ -1,0 +1,81 @@
+import type { Services } from '../env';
+import { runScheduledWork } from '../scheduler';
+import { dispatchDue } from '../webhooks/local';
+
+/**
+ * A loop that never overlaps itself: `kick()` runs it now (or once more right after the current run), and a
+ * timer kicks it every `intervalMs`. `stop()` waits for the current run, so a clean shutdown finishes its
+ * attempts; a killed process leaves them to be retried when their lease expires.
+ */
+export class Loop {
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly work: () => Promise<boolean>,
+    private readonly intervalMs: number,
+  ) {}
+
+  start(): this {
+    this.timer = setInterval(() => this.kick(), this.intervalMs);
+    this.kick();
+    return this;
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async run(): Promise<void> {
+    do {
+      this.again = false;
+      // `work` answers true when it had a full batch: there may be more right away.
+      const more = await this.work().catch((error: unknown) => {
+        console.error('background work failed:', error);
+        return false;
+      });
+      if (more) this.again = true;
+    } while (this.again && !this.stopped);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+}
+
+/**
+ * The Node server's background work: the in-process webhook dispatcher (without QStash), woken after each
+ * write and every WEBHOOK_DISPATCH_INTERVAL_MS, and the scheduler every SCHEDULER_INTERVAL_SECONDS.
+ */
+export function startBackgroundWork(services: Services, onHandOff: (listener: () => void) => void) {
+  const { config, webhooks, db } = services;
+  const batch = 50;
+  const dispatcher =
+    webhooks.transport.kind === 'local'
+      ? new Loop(async () => (await dispatchDue(db, webhooks, { limit: batch })) === batch, config.WEBHOOK_DISPATCH_INTERVAL_MS)
+      : undefined;
+  if (dispatcher) onHandOff(() => dispatcher.kick());
+  const scheduler = new Loop(async () => {
+    await runScheduledWork(services);
+    return false;
+  }, config.SCHEDULER_INTERVAL_SECONDS * 1000);
+  dispatcher?.start();
+  scheduler.start();
+  return {
+    dispatcher: dispatcher ? 'in-process dispatcher' : 'QStash',
+    stop: async () => {
+      await Promise.all([dispatcher?.stop(), scheduler.stop()]);
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { writeAudit } from '../audit';
+import type { Db } from '../db/index';
+import { type AttemptResult, eventBody, post, signedHeaders } from './attempt';
+import type { WebhookRuntime } from './runtime';
+import { delayBefore, maxAttempts } from './schedule';
+import { urlProblem } from './urls';
+
+/**
+ * What became of a delivery: `succeeded`; `failed` for good (410, the last attempt, a disabled subscription or
+ * a refused URL); `retry` (a failed attempt with attempts left: next_attempt_at is set); `busy` (another
+ * attempt holds it, or it is not due); `missing` (no such delivery, e.g. its company was deleted).
+ */
+export type DeliverOutcome = 'succeeded' | 'failed' | 'retry' | 'busy' | 'missing';
+
+/** An attempt holds its delivery for the timeout plus this margin; a crashed attempt is retried after it. */
+const leaseMarginMs = 5_000;
+
+/**
+ * Makes one attempt of one delivery: the same code for the in-process dispatcher and the QStash callback.
+ * The delivery is claimed first (a conditional update), so concurrent callers never attempt it twice at once;
+ * every attempt is logged. `ignoreSchedule` is for QStash, which owns the timing of its retries.
+ */
+export async function deliver(
+  db: Db,
+  runtime: WebhookRuntime,
+  deliveryId: string,
+  options: { ignoreSchedule?: boolean } = {},
+): Promise<DeliverOutcome> {
+  const now = runtime.now();
+  const claimed = await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: new Date(now.getTime() + runtime.timeoutMs + leaseMarginMs) })
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .$if(!options.ignoreSchedule, (qb) => qb.where('next_attempt_at', '<=', now))
+    .returning('id')
+    .executeTakeFirst();
+  if (!claimed) return outcomeOf(db, deliveryId);
+
+  const job = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+    .innerJoin('companies as c', 'c.id', 'd.company_id')
+    .select(['d.company_id', 'd.subscription_id', 's.url', 's.enabled', 'c.environment'])
+    .select(['e.id', 'e.type', 'e.created_at', 'e.caused_by', 'e.data'])
+    .where('d.id', '=', deliveryId)
+    .executeTakeFirst();
+  if (!job) return 'missing';
+  if (!job.enabled) return finish(db, runtime, deliveryId, job, null, 'the subscription is disabled');
+
+  const refused = await urlProblem(job.url, job.environment, runtime.resolveHost);
+  if (refused) {
+    const result: AttemptResult = { statusCode: null, durationMs: 0, error: `URL refused: ${refused}` };
+    return finish(db, runtime, deliveryId, job, result, result.error);
+  }
+  const secrets = await db
+    .selectFrom('webhook_secrets')
+    .select('ciphertext')
+    .where('subscription_id', '=', job.subscription_id)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('created_at', 'desc')
+    .execute();
+  const plain = await Promise.all(secrets.map((s) => runtime.secrets.decrypt(s.ciphertext, job.subscription_id)));
+  const body = eventBody(job);
+  const headers = signedHeaders(plain, job.id, now, body, runtime.userAgent);
+  const result = await post(runtime.fetch, job.url, { headers, body, timeoutMs: runtime.timeoutMs });
+  return finish(db, runtime, deliveryId, job, result, null);
+}
+
+type Job = { company_id: string; subscription_id: string };
+
+/**
+ * Logs the attempt (when one was made) and moves the delivery on, in one transaction. Decision: every
+ * failed attempt is retried on the schedule (3xx, 4xx, 429, 5xx, timeouts, network errors), as Stripe and
+ * Svix do, except 410 Gone, which disables the subscription; a `stopReason` (disabled subscription, refused
+ * URL) fails it for good.
+ */
+async function finish(
+  db: Db,
+  runtime: WebhookRuntime,
+  deliveryId: string,
+  job: Job,
+  result: AttemptResult | null,
+  stopReason: string | null,
+): Promise<DeliverOutcome> {
+  const now = runtime.now();
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('webhook_deliveries')
+      .select(['attempt_count', 'status'])
+      .where('id', '=', deliveryId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) return 'missing';
+    const attempt = row.attempt_count + (result ? 1 : 0);
+    if (result) {
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_id: deliveryId,
+          attempt,
+          at: now,
+          status_code: result.statusCode,
+          duration_ms: result.durationMs,
+          error: result.error,
+        })
+        .execute();
+    }
+    // Completed meanwhile by another caller (its lease had expired): keep its outcome.
+    if (row.status !== 'pending') return row.status;
+    const code = result?.statusCode ?? null;
+    const succeeded = code !== null && code >= 200 && code < 300;
+    const gone = code === 410;
+    const retry = !succeeded && !gone && stopReason === null && attempt < maxAttempts;
+    const status = succeeded ? 'succeeded' : retry ? 'pending' : 'failed';
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status,
+        attempt_count: attempt,
+        locked_until: null,
+        next_attempt_at: retry ? new Date(now.getTime() + delayBefore(deliveryId, attempt + 1)) : null,
+        completed_at: retry ? null : now,
+        last_status_code: code,
+        last_error: stopReason ?? result?.error ?? (succeeded ? null : `HTTP ${code}`),
+      })
+      .where('id', '=', deliveryId)
+      .execute();
+    if (gone) {
+      await trx
+        .updateTable('webhook_subscriptions')
+        .set({ enabled: false, disabled_reason: 'gone', updated_at: now })
+        .where('id', '=', job.subscription_id)
+        .execute();
+      await writeAudit(trx, {
+        companyId: job.company_id,
+        actor: 'system',
+        action: 'webhook_subscription.disabled',
+        subject: job.subscription_id,
+        details: { reason: 'the endpoint answered 410 Gone', delivery_id: deliveryId },
+      });
+    }
+    return retry ? 'retry' : succeeded ? 'succeeded' : 'failed';
+  });
+}
+
+async function outcomeOf(db: Db, deliveryId: string): Promise<DeliverOutcome> {
+  const row = await db.selectFrom('webhook_deliveries').select('status').where('id', '=', deliveryId).executeTakeFirst();
+  if (!row) return 'missing';
+  return row.status === 'pending' ? 'busy' : row.status;
+}

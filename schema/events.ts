@@ -1,0 +1,112 @@
+import { z } from '@hono/zod-openapi';
+
+/**
+ * The event catalogue: every kind of event of the spec's "Kinds of event" table, named exactly as there, with
+ * the `data` it carries (ids and references only, never record content), plus `ping`, the test event an
+ * operator sends. The OpenAPI document's `webhooks` section and subscription validation both come from here.
+ */
+
+const ref = (description: string) => z.string().openapi({ description });
+const referenceOnly = (record: string, name: string) =>
+  z.object({ reference: ref(`The ${record}'s reference; read the record with a server key.`) }).openapi(name);
+
+const LeadEventData = referenceOnly('lead', 'LeadEventData');
+const ContactEventData = referenceOnly('contact', 'ContactEventData');
+const ActivityEventData = referenceOnly('activity', 'ActivityEventData');
+const TaskEventData = z.object({ task_id: ref('The task id.') }).openapi('TaskEventData');
+const BookingEventData = z
+  .object({
+    booking_id: ref('The booking id.'),
+    reference: ref('The booking reference.'),
+    listing_id: ref('The holiday home (listing) id, so a website can refresh its calendar.'),
+  })
+  .openapi('BookingEventData', { description: 'Never guest data.' });
+const LeaseEventData = referenceOnly('lease', 'LeaseEventData');
+const RentPaymentEventData = z
+  .object({ payment_id: ref('The payment id.'), lease_reference: ref('The lease the payment belongs to.') })
+  .openapi('RentPaymentEventData');
+const JobEventData = referenceOnly('maintenance job', 'JobEventData');
+const JobChargeEventData = z
+  .object({ charge_id: ref('The charge id.'), job_reference: ref('The job the charge belongs to.') })
+  .openapi('JobChargeEventData');
+const DealEventData = referenceOnly('deal', 'DealEventData');
+// Viewing feedback is never in an event.
+const ViewingEventData = referenceOnly('viewing', 'ViewingEventData');
+const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
+
+type Entry = { data: z.ZodType; when: string };
+const entry = (data: z.ZodType, when: string): Entry => ({ data, when });
+
+export const eventCatalogue = {
+  'lead.created': entry(LeadEventData, 'An enquiry was posted to POST /leads or a lead was created in the CRM.'),
+  'lead.assigned': entry(LeadEventData, 'A lead was assigned to a member.'),
+  'lead.status_changed': entry(LeadEventData, 'A lead moved to another status.'),
+  'lead.escalated': entry(LeadEventData, 'A lead was escalated by scheduled work (no answer in time).'),
+  'contact.created': entry(ContactEventData, 'A contact was created.'),
+  'contact.updated': entry(ContactEventData, 'A contact was changed (or erased).'),
+  'activity.created': entry(ActivityEventData, 'An activity was logged.'),
+  'task.created': entry(TaskEventData, 'A task was created.'),
+  'task.done': entry(TaskEventData, 'A task was marked done.'),
+  'booking.requested': entry(BookingEventData, 'A booking request was posted to POST /bookings.'),
+  'booking.confirmed': entry(BookingEventData, 'The company confirmed a booking.'),
+  'booking.paid': entry(BookingEventData, 'A confirmed booking was paid.'),
+  'booking.cancelled': entry(BookingEventData, 'A booking was cancelled (or its hold expired).'),
+  'lease.created': entry(LeaseEventData, 'A lease was created (draft).'),
+  'lease.activated': entry(LeaseEventData, 'A lease became active.'),
+  'lease.notice_given': entry(LeaseEventData, 'Notice was given on a lease.'),
+  'lease.ended': entry(LeaseEventData, 'A lease ended.'),
+  'lease.updated': entry(LeaseEventData, 'A lease was changed.'),
+  'rent_payment.received': entry(RentPaymentEventData, 'A rent payment was received.'),
+  'rent_payment.bounced': entry(RentPaymentEventData, 'A rent payment bounced.'),
+  'rent_payment.overdue': entry(RentPaymentEventData, 'A rent payment became overdue (scheduled work).'),
+  'job.scheduled': entry(JobEventData, 'A maintenance job was scheduled.'),
+  'job.done': entry(JobEventData, 'A maintenance job was done.'),
+  'job.cancelled': entry(JobEventData, 'A maintenance job was cancelled.'),
+  'job.approval_requested': entry(JobEventData, "The owner's approval was asked for a job."),
+  'job.approval_answered': entry(JobEventData, 'The owner answered an approval request.'),
+  'job_charge.booked': entry(JobChargeEventData, 'A charge was booked on a job.'),
+  'job_charge.cancelled': entry(JobChargeEventData, 'A charge was cancelled.'),
+  'deal.stage_changed': entry(DealEventData, 'A deal moved to another stage.'),
+  'deal.won': entry(DealEventData, 'A deal was won.'),
+  'deal.lost': entry(DealEventData, 'A deal was lost.'),
+  'viewing.planned': entry(ViewingEventData, 'A viewing was planned.'),
+  'viewing.updated': entry(ViewingEventData, 'A viewing was changed.'),
+  'viewing.done': entry(ViewingEventData, 'A viewing took place.'),
+  'viewing.cancelled': entry(ViewingEventData, 'A viewing was cancelled.'),
+  'viewing.missed': entry(ViewingEventData, 'A viewing was missed.'),
+} as const satisfies Record<string, Entry>;
+
+export type EventType = keyof typeof eventCatalogue;
+export const eventTypes = Object.keys(eventCatalogue) as EventType[];
+
+/** The test event: sent to one subscription on request, whatever types it takes. */
+export const pingEvent = {
+  type: 'ping',
+  ...entry(PingEventData, 'An operator sent a test (admin API or CLI: webhooks ping). Sent to that subscription only.'),
+} as const;
+
+const causedBy = z
+  .string()
+  .regex(/^(admin|system|website|api:sk_[A-Za-z0-9]{10})$/)
+  .openapi({ description: '`admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key.' });
+
+/** The envelope of every event, with `type` and `data` narrowed per kind. */
+export function envelopeOf(type: string, data: z.ZodType) {
+  return z.object({
+    id: z.string().openapi({ description: 'evt_…; also sent as the webhook-id header, stable across retries.' }),
+    type: z.literal(type),
+    created_at: z.string().openapi({ description: 'ISO 8601 UTC, when the change was recorded (in its transaction).' }),
+    caused_by: causedBy,
+    data,
+  });
+}
+
+export const EventSchema = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    created_at: z.string(),
+    caused_by: z.string(),
+    data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  })
+  .openapi('Event');

@@ -1,0 +1,101 @@
+import { z } from '@hono/zod-openapi';
+import { eventTypes } from './events';
+
+/** Admin API shapes for webhook subscriptions, events and deliveries. */
+
+const parsed = (text: string) => {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+};
+
+/** Any http(s) URL without credentials; the workspace's rules (https, no private hosts) are checked after. */
+export const hookUrl = z
+  .string()
+  .max(2048)
+  .url()
+  .refine((u) => /^https?:$/.test(parsed(u)?.protocol ?? ''), 'An http or https URL.')
+  .refine((u) => !parsed(u)?.username && !parsed(u)?.password, 'No user name or password in the URL.');
+
+const eventTypeOrAll = z.enum(['*', ...eventTypes] as [string, ...string[]]);
+const eventTypeList = z
+  .array(eventTypeOrAll)
+  .min(1)
+  .max(50)
+  .refine((types) => !types.includes('*') || types.length === 1, '"*" (every type) stands alone.')
+  .openapi({ description: 'Event types of the spec to send, or ["*"] for every type.' });
+
+export const SubscriptionInput = z.strictObject({
+  url: hookUrl,
+  event_types: eventTypeList.default(['*']),
+  description: z.string().max(500).default(''),
+  enabled: z.boolean().default(true),
+});
+
+export const SubscriptionUpdate = z.strictObject({
+  url: hookUrl.optional(),
+  event_types: eventTypeList.optional(),
+  description: z.string().max(500).optional(),
+  enabled: z.boolean().optional(),
+});
+
+export const SubscriptionSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    event_types: z.array(z.string()),
+    description: z.string(),
+    enabled: z.boolean(),
+    disabled_reason: z.string().nullable().openapi({ description: '"gone" when the endpoint answered 410.' }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('AdminWebhookSubscription');
+
+export const SubscriptionWithSecretSchema = SubscriptionSchema.extend({
+  secret: z.string().openapi({ description: 'whsec_…: shown once; verify deliveries with it (Standard Webhooks).' }),
+}).openapi('AdminWebhookSubscriptionWithSecret');
+
+export const AttemptSchema = z
+  .object({
+    attempt: z.number().int(),
+    at: z.string(),
+    status_code: z.number().int().nullable(),
+    duration_ms: z.number().int(),
+    error: z.string().nullable(),
+  })
+  .openapi('AdminWebhookAttempt');
+
+export const DeliverySchema = z
+  .object({
+    id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    subscription_id: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    attempt_count: z.number().int(),
+    next_attempt_at: z.string().nullable(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    created_at: z.string(),
+    completed_at: z.string().nullable(),
+    attempts: z.array(AttemptSchema),
+  })
+  .openapi('AdminWebhookDelivery');
+
+export const AdminEventSchema = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    created_at: z.string(),
+    caused_by: z.string(),
+    data: z.record(z.string(), z.unknown()),
+    published_at: z.string().nullable(),
+  })
+  .openapi('AdminEvent');
+
+export const ReplayInput = z.strictObject({ subscription_id: z.string().uuid() });
+export const subscriptionIdParam = z.string().uuid();
+export const eventIdParam = z.string().regex(/^evt_[A-Za-z0-9]{24}$/, 'An event id (evt_…).');

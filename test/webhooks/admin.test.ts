@@ -1,0 +1,159 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, type TestApi } from '../support/harness';
+import { dispatch, type Receiver, record, startReceiver, subscribe } from './support';
+
+let api: TestApi;
+let dev: { id: string; host: string };
+let prod: { id: string; host: string };
+let hook: Receiver;
+
+beforeAll(async () => {
+  api = await createTestApi({ ownDatabase: true });
+  dev = await api.createCompany({ environment: 'development' });
+  prod = await api.createCompany({ environment: 'production' });
+  hook = await startReceiver();
+});
+afterAll(async () => {
+  await hook.close();
+  await api.close();
+});
+
+const subs = (companyId: string) => `/companies/${companyId}/webhook-subscriptions`;
+
+describe('webhook subscriptions (admin API)', () => {
+  it('shows the whsec_ secret once and stores it only encrypted', async () => {
+    const created = await api.admin(subs(dev.id), { body: { url: `${hook.url}/a`, description: 'CRM sync' } });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ url: `${hook.url}/a`, event_types: ['*'], enabled: true, description: 'CRM sync' });
+    const secret = created.json.secret as string;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(atob(secret.slice(6))).toHaveLength(32);
+    const listed = await api.admin(subs(dev.id));
+    expect(listed.json.results.map((s: any) => s.id)).toContain(created.json.id);
+    expect(listed.text).not.toContain(secret.slice(6));
+    expect((await api.admin(`${subs(dev.id)}/${created.json.id}`)).text).not.toContain(secret.slice(6));
+    const dump = await sql<{ t: string }>`select row_to_json(x)::text as t from (
+        select s.*, encode(w.ciphertext, 'base64') as c, encode(w.ciphertext, 'escape') as e
+        from webhook_subscriptions s join webhook_secrets w on w.subscription_id = s.id) x`.execute(api.db);
+    for (const row of dump.rows) expect(row.t).not.toContain(secret.slice(6, 30));
+  });
+
+  it.each([
+    [{ url: 'not a url' }, 'url'],
+    [{ url: 'ftp://example.com/x' }, 'url'],
+    [{ url: 'https://user:pw@example.com/x' }, 'url'],
+    [{ url: 'https://example.com', event_types: ['lead.exploded'] }, 'event_types.0'],
+    [{ url: 'https://example.com', event_types: ['*', 'lead.created'] }, 'event_types'],
+    [{ url: 'https://example.com', event_types: [] }, 'event_types'],
+    [{ url: 'https://example.com', secret: 'whsec_mine' }, 'secret'],
+  ])('refuses %j naming %s', async (body, path) => {
+    const res = await api.admin(subs(dev.id), { body });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(path);
+  });
+
+  it('refuses a description PostgreSQL cannot store with a 400, not a 500', async () => {
+    const res = await api.admin(subs(dev.id), { body: { url: hook.url, description: 'a\u0000b', enabled: false } });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe('invalid_request');
+  });
+
+  it.each([
+    'http://hooks.example.com/x',
+    'https://127.0.0.1/x',
+    'https://127.1.2.3:8443/x',
+    'https://[::1]/x',
+    'https://[::ffff:127.0.0.1]/x',
+    'https://10.0.0.8/x',
+    'https://192.168.1.10/x',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[fd00::1]/x',
+    'https://localhost/x',
+    'https://api.localhost/x',
+    'https://0x7f.1/x',
+  ])('refuses %s on a production workspace', async (url) => {
+    const res = await api.admin(subs(prod.id), { body: { url } });
+    expect(res.status).toBe(400);
+    expect(res.json.errors).toEqual([expect.objectContaining({ path: 'url', code: 'url_not_allowed' })]);
+  });
+
+  it('accepts public https URLs in production and loopback http URLs in development', async () => {
+    // Created disabled: nothing is ever sent to these addresses.
+    for (const url of ['https://hooks.example.com/in', 'https://8.8.8.8/in', 'https://[2606:4700::1111]/in']) {
+      expect((await api.admin(subs(prod.id), { body: { url, enabled: false } })).status, url).toBe(201);
+    }
+    for (const url of ['http://localhost:9/in', 'http://127.0.0.1:9/in', 'http://10.0.0.8/in']) {
+      expect((await api.admin(subs(dev.id), { body: { url, enabled: false } })).status, url).toBe(201);
+    }
+  });
+
+  it('refuses at delivery time a production URL that now points at loopback (no request is made)', async () => {
+    const own = await api.createCompany({ environment: 'production' });
+    const created = await subscribe(api, own.id, { url: 'https://8.8.8.8/in' });
+    // As a DNS change would: the stored URL now reaches our own network.
+    await api.db
+      .updateTable('webhook_subscriptions')
+      .set({ url: `https://127.0.0.1:${hook.port}/x` })
+      .where('id', '=', created.id)
+      .execute();
+    const before = hook.requests.length;
+    const id = await record(api, own.id, 'deal.won');
+    await dispatch(api);
+    const delivery = (await api.admin(`/companies/${own.id}/events/${id}/deliveries`)).json.results[0];
+    expect(delivery).toMatchObject({ status: 'failed', attempt_count: 1 });
+    expect(delivery.attempts[0].error).toMatch(/^URL refused: /);
+    expect(hook.requests.length).toBe(before);
+  });
+
+  it('updates the URL, the types and the state; re-enabling clears the reason; every change is audited', async () => {
+    const { id } = await subscribe(api, dev.id, { url: `${hook.url}/b` });
+    const path = `${subs(dev.id)}/${id}`;
+    await api.db
+      .updateTable('webhook_subscriptions')
+      .set({ enabled: false, disabled_reason: 'gone' })
+      .where('id', '=', id)
+      .execute();
+    const res = await api.admin(path, {
+      method: 'PATCH',
+      body: { url: `${hook.url}/c`, event_types: ['task.done'], enabled: true },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ url: `${hook.url}/c`, event_types: ['task.done'], enabled: true, disabled_reason: null });
+    expect((await api.admin(path, { method: 'PATCH', body: { url: 'ftp://example.com/' } })).status).toBe(400);
+    expect((await api.admin(`${subs(prod.id)}/${id}`, { method: 'PATCH', body: { enabled: false } })).status).toBe(404);
+    const audit = await api.admin(`/companies/${dev.id}/audit-log?page_size=100`);
+    const actions = audit.json.results.filter((e: any) => e.subject === id).map((e: any) => e.action);
+    expect(actions).toEqual(['webhook_subscription.updated', 'webhook_subscription.created']);
+  });
+
+  it('deletes a subscription with its deliveries; 404 afterwards and for unknown ids', async () => {
+    const { id } = await subscribe(api, dev.id, { url: `${hook.url}/d`, event_types: ['job.done'] });
+    await record(api, dev.id, 'job.done');
+    expect((await api.admin(`${subs(dev.id)}/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await api.admin(`${subs(dev.id)}/${id}`)).status).toBe(404);
+    expect((await api.admin(`${subs(dev.id)}/${id}`, { method: 'DELETE' })).status).toBe(404);
+    const left = await api.db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', id).execute();
+    expect(left).toHaveLength(0);
+    expect((await api.admin(`${subs(dev.id)}/not-a-uuid`)).status).toBe(400);
+  });
+});
+
+describe('the rebuild hook setting', () => {
+  it('follows the workspace URL rules', async () => {
+    const bad = await api.admin(`/companies/${prod.id}`, {
+      method: 'PATCH',
+      body: { settings: { rebuild_hook_url: 'http://build.example.com/hook' } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.errors).toEqual([expect.objectContaining({ path: 'settings.rebuild_hook_url', code: 'url_not_allowed' })]);
+    const good = await api.admin(`/companies/${prod.id}`, {
+      method: 'PATCH',
+      body: { settings: { rebuild_hook_url: 'https://api.netlify.com/build_hooks/x' } },
+    });
+    expect(good.json.settings.rebuild_hook_url).toBe('https://api.netlify.com/build_hooks/x');
+    const cleared = await api.admin(`/companies/${prod.id}`, { method: 'PATCH', body: { settings: { rebuild_hook_url: null } } });
+    expect(cleared.json.settings.rebuild_hook_url).toBeNull();
+  });
+});

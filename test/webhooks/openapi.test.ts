@@ -1,0 +1,92 @@
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, type TestApi } from '../support/harness';
+
+/** The spec's "Kinds of event" table, copied here on purpose: the document must name each exactly so. */
+const specKinds = [
+  'lead.created',
+  'lead.assigned',
+  'lead.status_changed',
+  'lead.escalated',
+  'contact.created',
+  'contact.updated',
+  'activity.created',
+  'task.created',
+  'task.done',
+  'booking.requested',
+  'booking.confirmed',
+  'booking.paid',
+  'booking.cancelled',
+  'lease.created',
+  'lease.activated',
+  'lease.notice_given',
+  'lease.ended',
+  'lease.updated',
+  'rent_payment.received',
+  'rent_payment.bounced',
+  'rent_payment.overdue',
+  'job.scheduled',
+  'job.done',
+  'job.cancelled',
+  'job.approval_requested',
+  'job.approval_answered',
+  'job_charge.booked',
+  'job_charge.cancelled',
+  'deal.stage_changed',
+  'deal.won',
+  'deal.lost',
+  'viewing.planned',
+  'viewing.updated',
+  'viewing.done',
+  'viewing.cancelled',
+  'viewing.missed',
+];
+
+let api: TestApi;
+let doc: any;
+beforeAll(async () => {
+  api = await createTestApi();
+  doc = (await api.request('/api/v1/openapi.json')).json;
+});
+afterAll(() => api.close());
+
+/** Follows a $ref inside the document. */
+const resolve = (schema: any): any =>
+  schema?.$ref
+    ? resolve(
+        schema.$ref
+          .split('/')
+          .slice(1)
+          .reduce((node: any, key: string) => node[key], doc),
+      )
+    : schema;
+
+describe('the events in the OpenAPI document', () => {
+  it('has one webhook per kind of event of the spec, named as there, plus ping', async () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...specKinds, 'ping'].sort());
+    const result = await validate(structuredClone(doc));
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+  });
+
+  it('documents the envelope, the signature headers and data of ids and references only', () => {
+    for (const [type, item] of Object.entries<any>(doc.webhooks)) {
+      const operation = item.post;
+      const body = resolve(operation.requestBody.content['application/json'].schema);
+      expect(Object.keys(body.properties), type).toEqual(['id', 'type', 'created_at', 'caused_by', 'data']);
+      expect(body.properties.type.const ?? body.properties.type.enum?.[0], type).toBe(type);
+      const data = resolve(body.properties.data);
+      for (const field of Object.keys(data.properties)) expect(field, type).toMatch(/(^|_)(id|reference)$/);
+      const headers = operation.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name);
+      expect(headers, type).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    }
+    const booking = resolve(
+      resolve(doc.webhooks['booking.paid'].post.requestBody.content['application/json'].schema).properties.data,
+    );
+    expect(Object.keys(booking.properties)).toEqual(['booking_id', 'reference', 'listing_id']);
+  });
+
+  it('keeps the events out of the admin document', async () => {
+    const adminDoc = (await api.request('/admin/v1/openapi.json')).json;
+    expect(adminDoc.webhooks).toBeUndefined();
+  });
+});
