@@ -1,12 +1,13 @@
 import { serve } from '@hono/node-server';
 import { buildApp } from '../functions/app';
-import { createNodePlatform, ensureAdminToken } from '../lib/node/platform';
+import { createNodePlatform, ensureAdminToken, ensureDetailsKeys } from '../lib/node/platform';
 import { seedDemo } from '../lib/seed/demo';
 
 /** `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. */
 const env = process.env;
 env.RELEASE ??= `node-${Date.now().toString(36)}`;
 const port = Number(env.PORT ?? 8787);
+await ensureDetailsKeys(env);
 const platform = await createNodePlatform(env);
 const admin = await ensureAdminToken(platform.handle, env);
 const demo = await seedDemo(platform.handle.db);

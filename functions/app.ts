@@ -1,10 +1,14 @@
 import { Scalar } from '@scalar/hono-api-reference';
 import { adminGroup } from './admin/index';
 import { catalogueGroup } from './catalogue/index';
+import { crmGroup } from './crm/index';
+import { formsGroup } from './forms/index';
 import { createApp, type ServicesProvider } from '../lib/app';
 
 export const routeGroups = {
   catalogue: catalogueGroup,
+  crm: crmGroup,
+  forms: formsGroup,
 } as const;
 
 export type GroupName = keyof typeof routeGroups;

@@ -1,6 +1,20 @@
 import { z } from 'zod';
+import { keyPattern, kidPattern } from './crypto-jwe';
 
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** DETAILS_KEYS: a JSON object of key id → base64url 32-byte key (a string in the environment). */
+const detailsKeys = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  },
+  z.record(z.string().regex(kidPattern), z.string().regex(keyPattern, 'A 32-byte key in base64url.')),
+);
 
 const configSchema = z.object({
   // Requests per minute. Anonymous catalogue reads are limited per client address, key requests per key.
@@ -23,6 +37,10 @@ const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/)
     .default('1'),
+  // Lead details are encrypted at rest with these keys (lib/crypto-jwe.ts); DETAILS_KEY_ID names the one new
+  // details use. Without them a lead with details is refused (503 encryption_unavailable).
+  DETAILS_KEYS: detailsKeys.optional(),
+  DETAILS_KEY_ID: z.string().regex(kidPattern).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -34,5 +52,12 @@ export function loadConfig(env: Record<string, unknown>): Config {
     const value = env[key];
     if (value !== undefined && value !== '') picked[key] = value;
   }
-  return configSchema.parse(picked);
+  const config = configSchema.parse(picked);
+  if (
+    (config.DETAILS_KEYS === undefined) !== (config.DETAILS_KEY_ID === undefined) ||
+    (config.DETAILS_KEY_ID && !(config.DETAILS_KEY_ID in (config.DETAILS_KEYS ?? {})))
+  ) {
+    throw new Error('DETAILS_KEY_ID must name one of DETAILS_KEYS (set both or neither).');
+  }
+  return config;
 }

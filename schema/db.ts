@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { CrmTables } from './crm-db';
 
 /** Localised text as stored: keyed by language code. */
 export type LocalisedText = Partial<Record<'en' | 'ar', string>>;
@@ -17,6 +18,12 @@ export type CompanySettings = {
   bookings_enabled?: boolean;
   media_base_url?: string;
   site_url?: string;
+  /** ISO 3166-1 alpha-2: the country of phone numbers written without + (contacts' phones). */
+  phone_country?: string;
+  /** Minutes a new lead may wait for its first answer before `lead.escalated`; absent or null: never. */
+  lead_answer_minutes?: number | null;
+  /** Erase people untouched for this many days (scheduled work). */
+  retention_days?: number | null;
 };
 
 export interface CompaniesTable {
@@ -168,7 +175,7 @@ export interface ServicesTable {
   position: Generated<number>;
 }
 
-export interface Database {
+export interface Database extends CrmTables {
   companies: CompaniesTable;
   company_hosts: CompanyHostsTable;
   api_keys: ApiKeysTable;

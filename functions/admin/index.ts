@@ -3,8 +3,16 @@ import { audit } from './audit';
 import { catalogueAdmin } from './catalogue';
 import { companies } from './companies';
 import { keys } from './keys';
+import { erasureAdmin } from './erasure';
+import { membersAdmin } from './members';
 
 /** The platform operator's API (/admin/v1): companies, keys, catalogue content, audit log. */
 export function adminGroup() {
-  return createRouter().route('/', companies).route('/', keys).route('/', catalogueAdmin).route('/', audit);
+  return createRouter()
+    .route('/', companies)
+    .route('/', keys)
+    .route('/', catalogueAdmin)
+    .route('/', audit)
+    .route('/', membersAdmin)
+    .route('/', erasureAdmin);
 }
