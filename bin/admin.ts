@@ -22,6 +22,11 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   listings publish <company> <slug> | listings withdraw <company> <slug>
   team list <company> | team add <company> <json> | team replace <company> <id> <json> | team delete <company> <id>
   services put <company> <key> --kind K --name-en N [--name-ar N] | services delete <company> <key>
+  members list <company>
+  members add <company> --name N [--email E] [--department KEY] [--active true|false]
+  members update <company> <member-id> [--name N] [--email E] [--department KEY] [--active true|false]
+                 (--email "" or --department "" clears it; --active false deactivates)
+  departments put <company> <key> --name-en N [--name-ar N] | departments delete <company> <key>
   audit <company> [--action key.created]
 ${webhookUsage}
 
@@ -50,6 +55,9 @@ const { values: opts, positionals } = parseArgs({
     disable: { type: 'boolean' },
     status: { type: 'string' },
     type: { type: 'string' },
+    email: { type: 'string' },
+    department: { type: 'string' },
+    active: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -91,6 +99,24 @@ async function call(method: string, path: string, body?: unknown): Promise<unkno
     process.exit(1);
   }
   return parsed;
+}
+
+/** `--active true|false`. */
+function flag(value: string | undefined, name: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw new Error(`${name} takes true or false.`);
+  return value === 'true';
+}
+
+/** The member fields given on the command line; an empty --email or --department clears it. */
+function memberFields() {
+  const active = flag(opts.active, '--active');
+  return {
+    ...(opts.name !== undefined ? { name: opts.name } : {}),
+    ...(opts.email !== undefined ? { email: opts.email || null } : {}),
+    ...(opts.department !== undefined ? { department: opts.department || null } : {}),
+    ...(active !== undefined ? { active } : {}),
+  };
 }
 
 const arg = (i: number, what: string) => {
@@ -165,6 +191,18 @@ async function run(): Promise<unknown> {
       });
     case 'services delete':
       return call('DELETE', `/companies/${company()}/services/${encodeURIComponent(arg(3, '<key>'))}`);
+    case 'members list':
+      return call('GET', `/companies/${company()}/members`);
+    case 'members add':
+      return call('POST', `/companies/${company()}/members`, memberFields());
+    case 'members update':
+      return call('PATCH', `/companies/${company()}/members/${encodeURIComponent(arg(3, '<member-id>'))}`, memberFields());
+    case 'departments put':
+      return call('PUT', `/companies/${company()}/departments/${encodeURIComponent(arg(3, '<key>'))}`, {
+        name: { en: opts['name-en'], ...(opts['name-ar'] ? { ar: opts['name-ar'] } : {}) },
+      });
+    case 'departments delete':
+      return call('DELETE', `/companies/${company()}/departments/${encodeURIComponent(arg(3, '<key>'))}`);
     default: {
       const webhooks = webhookCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
       if (webhooks) return webhooks;

@@ -1,7 +1,7 @@
 import { serve } from '@hono/node-server';
 import { buildApp } from '../functions/app';
 import { startBackgroundWork } from '../lib/node/background';
-import { createNodePlatform, ensureAdminToken, ensureWebhookSecretKey } from '../lib/node/platform';
+import { createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey } from '../lib/node/platform';
 import { seedDemo } from '../lib/seed/demo';
 
 /** `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. */
@@ -9,6 +9,7 @@ const env = process.env;
 env.RELEASE ??= `node-${Date.now().toString(36)}`;
 const port = Number(env.PORT ?? 8787);
 env.WEBHOOK_SECRET_KEY = (await ensureWebhookSecretKey(env)).key;
+await ensureDetailsKeys(env);
 const platform = await createNodePlatform(env);
 const admin = await ensureAdminToken(platform.handle, env);
 const demo = await seedDemo(platform.handle.db);

@@ -3,10 +3,14 @@ import { adminGroup } from './admin/index';
 import { catalogueGroup } from './catalogue/index';
 import { internalGroup } from './internal/index';
 import { registerEventWebhooks } from './webhooks-doc';
+import { crmGroup } from './crm/index';
+import { formsGroup } from './forms/index';
 import { createApp, type ServicesProvider } from '../lib/app';
 
 export const routeGroups = {
   catalogue: catalogueGroup,
+  crm: crmGroup,
+  forms: formsGroup,
 } as const;
 
 export type GroupName = keyof typeof routeGroups;

@@ -33,3 +33,21 @@ export async function writeAudit(
     })
     .execute();
 }
+
+/**
+ * Every read with a server key that returns personal data is written to the audit log: one row per request
+ * (the key's prefix, the route and every reference returned), whatever the number of records.
+ */
+export async function auditPersonalDataRead(
+  executor: Executor,
+  read: { companyId: string; caller: Caller; route: string; references: string[] },
+): Promise<void> {
+  if (read.caller.kind !== 'server' || read.references.length === 0) return;
+  await writeAudit(executor, {
+    companyId: read.companyId,
+    actor: actorOf(read.caller),
+    action: 'personal_data.read',
+    subject: read.caller.key.prefix,
+    details: { route: read.route, references: read.references },
+  });
+}

@@ -1,6 +1,20 @@
 import { z } from 'zod';
+import { keyPattern, kidPattern } from './crypto-jwe';
 
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** DETAILS_KEYS: a JSON object of key id → base64url 32-byte key (a string in the environment). */
+const detailsKeys = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  },
+  z.record(z.string().regex(kidPattern), z.string().regex(keyPattern, 'A 32-byte key in base64url.')),
+);
 
 const configSchema = z.object({
   // Requests per minute. Anonymous catalogue reads are limited per client address, key requests per key.
@@ -51,6 +65,10 @@ const configSchema = z.object({
     .url()
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
+  // Lead details are encrypted at rest with these keys (lib/crypto-jwe.ts); DETAILS_KEY_ID names the one new
+  // details use. Without them a lead with details is refused (503 encryption_unavailable).
+  DETAILS_KEYS: detailsKeys.optional(),
+  DETAILS_KEY_ID: z.string().regex(kidPattern).optional(),
 });
 
 function base64Bytes(text: string): number {
@@ -73,6 +91,12 @@ export function loadConfig(env: Record<string, unknown>): Config {
   const config = configSchema.parse(picked);
   if (config.QSTASH_TOKEN && !config.INTERNAL_BASE_URL) {
     throw new Error('QSTASH_TOKEN is set but INTERNAL_BASE_URL is not: QStash needs the public origin of /internal/v1.');
+  }
+  if (
+    (config.DETAILS_KEYS === undefined) !== (config.DETAILS_KEY_ID === undefined) ||
+    (config.DETAILS_KEY_ID && !(config.DETAILS_KEY_ID in (config.DETAILS_KEYS ?? {})))
+  ) {
+    throw new Error('DETAILS_KEY_ID must name one of DETAILS_KEYS (set both or neither).');
   }
   return config;
 }

@@ -19,11 +19,13 @@ export const problemStatus = {
   unknown_host: 404,
   method_not_allowed: 405,
   conflict: 409,
+  invalid_transition: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
   delivery_failed: 502,
+  encryption_unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ProblemCode = keyof typeof problemStatus;
@@ -48,11 +50,13 @@ const titles: Record<ProblemCode, string> = {
   unknown_host: 'Unknown host',
   method_not_allowed: 'Method not allowed',
   conflict: 'Conflict',
+  invalid_transition: 'Invalid transition',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
   internal_error: 'Internal error',
   delivery_failed: 'Delivery failed',
+  encryption_unavailable: 'Encryption unavailable',
 };
 
 /** The one error type of the API. Thrown anywhere, rendered once by the app's error handler. */

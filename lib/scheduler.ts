@@ -1,3 +1,5 @@
+import { applyRetention } from '../functions/crm/erasure';
+import { escalateUnansweredLeads } from '../functions/crm/leads-escalation';
 import type { Services } from './env';
 import { sendDueRebuilds } from './webhooks/rebuild';
 
@@ -13,8 +15,10 @@ export const scheduledJobs: ScheduledJob[] = [
   // deliveries QStash gave up on, and — on a Worker without QStash — the due deliveries themselves.
   { name: 'outbox', run: ({ db, webhooks }) => webhooks.transport.sweep(db, webhooks) },
   { name: 'rebuild_hooks', run: ({ db, webhooks, config }) => sendDueRebuilds(db, webhooks, config.REBUILD_HOOK_DELAY_SECONDS) },
-  // Later issues add theirs here, each with its events recorded in the same transaction as its change:
-  // booking hold expiry (booking.cancelled), overdue rent (rent_payment.overdue), lead escalation (lead.escalated).
+  // Route groups' jobs (the one place that lists them), each recording its events in its own transaction.
+  { name: 'lead_escalation', run: ({ db }) => escalateUnansweredLeads(db).then((references) => references.length) },
+  { name: 'retention', run: ({ db }) => applyRetention(db) },
+  // Later issues add theirs here: booking hold expiry (booking.cancelled), overdue rent (rent_payment.overdue).
 ];
 
 /** Runs every job; one job failing is logged and reported without stopping the others. */

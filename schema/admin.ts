@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { isSupportedCountry } from 'libphonenumber-js';
 import { scopes } from '../lib/scopes';
 import { LocalisedTextInput } from './common';
 import { listingTypes } from './catalogue';
@@ -27,6 +28,14 @@ export const CompanySettingsInput = z
     rebuild_hook_url: hookUrl.nullable().openapi({
       description: 'Static-site build hook: one POST per coalesced batch of changes to published listings; null removes it.',
     }),
+    // Phone numbers written without + are read in this country (ISO 3166-1 alpha-2), e.g. AE.
+    phone_country: z
+      .string()
+      .refine((code) => isSupportedCountry(code), 'An ISO 3166-1 alpha-2 country code in upper case, e.g. AE.'),
+    // A lead with no first answer (a call logged) this many minutes after it arrived is escalated; null: off.
+    lead_answer_minutes: z.number().int().min(1).max(43200).nullable(),
+    // People untouched for this many days are erased by scheduled work; null keeps them.
+    retention_days: z.number().int().min(1).max(36500).nullable(),
   })
   .partial();
 

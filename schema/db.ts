@@ -6,6 +6,7 @@ import type {
   WebhookSecretsTable,
   WebhookSubscriptionsTable,
 } from './db-webhooks';
+import type { CrmTables } from './crm-db';
 
 /** Localised text as stored: keyed by language code. */
 export type LocalisedText = Partial<Record<'en' | 'ar', string>>;
@@ -26,6 +27,12 @@ export type CompanySettings = {
   site_url?: string;
   /** Static-site build hook: one POST per coalesced batch of changes to published listings. */
   rebuild_hook_url?: string | null;
+  /** ISO 3166-1 alpha-2: the country of phone numbers written without + (contacts' phones). */
+  phone_country?: string;
+  /** Minutes a new lead may wait for its first answer before `lead.escalated`; absent or null: never. */
+  lead_answer_minutes?: number | null;
+  /** Erase people untouched for this many days (scheduled work). */
+  retention_days?: number | null;
 };
 
 export interface CompaniesTable {
@@ -177,7 +184,7 @@ export interface ServicesTable {
   position: Generated<number>;
 }
 
-export interface Database {
+export interface Database extends CrmTables {
   companies: CompaniesTable;
   company_hosts: CompanyHostsTable;
   api_keys: ApiKeysTable;

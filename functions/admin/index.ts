@@ -5,6 +5,8 @@ import { companies } from './companies';
 import { events } from './events';
 import { keys } from './keys';
 import { webhookSubscriptions } from './webhooks';
+import { erasureAdmin } from './erasure';
+import { membersAdmin } from './members';
 
 /** The platform operator's API (/admin/v1): companies, keys, catalogue content, audit log, webhooks. */
 export function adminGroup() {
@@ -14,5 +16,7 @@ export function adminGroup() {
     .route('/', catalogueAdmin)
     .route('/', audit)
     .route('/', webhookSubscriptions)
-    .route('/', events);
+    .route('/', events)
+    .route('/', membersAdmin)
+    .route('/', erasureAdmin);
 }

@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import type { ServicesProvider } from '../app';
 import { type Config, loadConfig } from '../config';
 import { randomToken, sha256 } from '../crypto';
+import { newDetailsKey } from '../crypto-jwe';
 import type { DatabaseHandle } from '../db/index';
 import { migrateToLatest } from '../db/migrate';
 import { readSqlMigrations } from '../db/migrations-fs';
@@ -121,4 +122,28 @@ export async function ensureAdminToken(handle: DatabaseHandle, env: NodeJS.Proce
     .onConflict((oc) => oc.column('token_hash').doNothing())
     .execute();
   return { source };
+}
+
+/**
+ * The keys lead details are encrypted with: DETAILS_KEYS / DETAILS_KEY_ID when set, otherwise a key generated
+ * on first start and kept in DATA_DIR/details-keys.json (mode 600), put into `env` for loadConfig. Losing the
+ * file loses the stored details, so back it up with the data (or set the variables and keep them elsewhere).
+ */
+export async function ensureDetailsKeys(env: NodeJS.ProcessEnv): Promise<{ source: string }> {
+  if (env.DETAILS_KEYS) return { source: 'the DETAILS_KEYS environment variable' };
+  const dataDir = env.DATA_DIR ?? '.data';
+  const file = join(dataDir, 'details-keys.json');
+  let saved = await readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as { DETAILS_KEY_ID: string; DETAILS_KEYS: Record<string, string> },
+    () => undefined,
+  );
+  if (!saved) {
+    const { kid, key } = newDetailsKey();
+    saved = { DETAILS_KEY_ID: kid, DETAILS_KEYS: { [kid]: key } };
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  env.DETAILS_KEYS = JSON.stringify(saved.DETAILS_KEYS);
+  env.DETAILS_KEY_ID = saved.DETAILS_KEY_ID;
+  return { source: file };
 }

@@ -23,11 +23,23 @@ function operationsOf(doc: any): Operation[] {
   );
 }
 
+/** Valid bodies for the writes an empty body does not satisfy, by `METHOD path` (every other write gets `{}`). */
+const bodies: Record<string, unknown> = {
+  'POST /api/v1/contacts': { email: 'access-matrix@example.com' },
+  'POST /api/v1/leads': { consent: true, consent_version: 'v1', email: 'access-matrix@example.com' },
+  'POST /api/v1/activities': { type: 'note', source: 'matrix', external_id: '1' },
+  'POST /api/v1/tasks': { title: 'Matrix', source: 'matrix', external_id: '1' },
+};
+/** Real records of this company for `{reference}` path parameters, by collection; seeded in beforeAll. */
+const references: Record<string, string> = {};
+
 function concrete(path: string): string {
   return path
+    .replace(/\/([a-z-]+)\/\{reference\}/, (_, collection: string) => `/${collection}/${references[collection] ?? 'x'}`)
     .replace('{company_id}', company.id)
     .replace('{slug}', 'marina-gate-2br-sea-view')
     .replace('{prefix}', 'sk_AAAAAAAAAA')
+    .replace('{task_id}', references.tasks ?? 'x')
     .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
     .replace(/\{[a-z_]+\}/g, 'x');
 }
@@ -38,7 +50,7 @@ async function call(op: Operation, options: { key?: string; host?: string; heade
     host: options.host ?? company.host,
     key: options.key,
     headers: options.headers,
-    body: op.method === 'GET' || op.method === 'DELETE' ? undefined : {},
+    body: op.method === 'GET' || op.method === 'DELETE' ? undefined : (bodies[`${op.method} ${op.path}`] ?? {}),
   });
 }
 
@@ -57,6 +69,17 @@ beforeAll(async () => {
   await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
   keys.revoked = revoked.secret;
   keys.unknown = `sk_${'A'.repeat(10)}${'b'.repeat(32)}`;
+  const contact = await api.request('/api/v1/contacts', {
+    host: company.host,
+    key: keys.all,
+    body: bodies['POST /api/v1/contacts'],
+  });
+  references.contacts = contact.json.reference;
+  for (const collection of ['leads', 'tasks']) {
+    const path = `/api/v1/${collection}`;
+    const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
+    references[collection] = created.json.reference ?? created.json.task_id;
+  }
   const publicDoc = (await api.request('/api/v1/openapi.json')).json;
   const adminDoc = (await api.request('/admin/v1/openapi.json')).json;
   operations = [...operationsOf(publicDoc), ...operationsOf(adminDoc)];

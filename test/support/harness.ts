@@ -4,6 +4,7 @@ import { type KyselyConfig, sql } from 'kysely';
 import { inject } from 'vitest';
 import { buildApp } from '../../functions/app';
 import { randomToken, sha256 } from '../../lib/crypto';
+import { newDetailsKey } from '../../lib/crypto-jwe';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { openPGlite } from '../../lib/db/pglite';
 import { openPostgres } from '../../lib/db/postgres';
@@ -66,9 +67,16 @@ export async function createTestApi(
   options: { env?: Record<string, string>; limiter?: RateLimiter; handle?: DatabaseHandle; ownDatabase?: boolean } = {},
 ) {
   const handle = options.handle ?? (await openTestDatabase({ own: options.ownDatabase }));
+  // Lead details are encrypted with a key of this test API (the Node server keeps its own in DATA_DIR).
+  const details = newDetailsKey();
   const platform: NodePlatform = await createNodePlatform(
-    // A webhook secrets key of this test API alone (the Node server keeps its own in DATA_DIR).
-    { WEBHOOK_SECRET_KEY: newSecretKey(), ...options.env },
+    // Webhook secrets and lead details keys of this test API alone (the Node server keeps its own in DATA_DIR).
+    {
+      WEBHOOK_SECRET_KEY: newSecretKey(),
+      DETAILS_KEYS: JSON.stringify({ [details.kid]: details.key }),
+      DETAILS_KEY_ID: details.kid,
+      ...options.env,
+    },
     {
       handle,
       limiter: options.limiter ?? new MemoryRateLimiter(),

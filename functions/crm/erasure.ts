@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import type { Db, Trx } from '../../lib/db/index';
+import { type CausedBy, recordEvent } from '../../lib/events';
+
+/**
+ * Erases a person and their leads for good (a privacy request, or the retention rule): personal fields
+ * emptied, lead details and free text that can hold personal data removed (messages, pages, notes, activity
+ * bodies, task titles), `erased: true`. The records stay, with their references and external ids, so clients
+ * see them through `updated_since` and erase their own copies. Events and the audit log hold references only.
+ */
+export async function eraseContact(trx: Trx, companyId: string, contactId: string, causedBy: CausedBy): Promise<boolean> {
+  const erased = await trx
+    .updateTable('contacts')
+    .set({
+      name: null,
+      email: null,
+      email_key: null,
+      phone: null,
+      phone_key: null,
+      language: null,
+      roles: [],
+      erased: true,
+      erased_at: new Date(),
+    })
+    .where('company_id', '=', companyId)
+    .where('id', '=', contactId)
+    .where('erased', '=', false)
+    .returning('reference')
+    .executeTakeFirst();
+  if (!erased) return false;
+  const leads = trx.selectFrom('leads').select('id').where('contact_id', '=', contactId);
+  await trx
+    .updateTable('leads')
+    .set({
+      message: null,
+      details_jwe: null,
+      page: null,
+      next_action: null,
+      next_action_at: null,
+      consent_address: null,
+      erased: true,
+      erased_at: new Date(),
+    })
+    .where('contact_id', '=', contactId)
+    .execute();
+  await trx
+    .updateTable('activities')
+    .set({ body: null })
+    .where((eb) => eb.or([eb('contact_id', '=', contactId), eb('lead_id', 'in', leads)]))
+    .execute();
+  await trx
+    .updateTable('tasks')
+    .set({ title: '' })
+    .where((eb) => eb.or([eb('contact_id', '=', contactId), eb('lead_id', 'in', leads)]))
+    .execute();
+  await recordEvent(trx, {
+    companyId,
+    type: 'contact.updated',
+    causedBy,
+    data: { reference: erased.reference },
+  });
+  return true;
+}
+
+/**
+ * The retention rule (company setting `retention_days`): people with no change to themselves, their leads or
+ * their timeline for that many days are erased by scheduled work. Returns how many were erased.
+ */
+export async function applyRetention(db: Db, now = new Date()): Promise<number> {
+  const due = await sql<{ company_id: string; id: string }>`
+    select c.company_id, c.id
+    from contacts c
+    join companies co on co.id = c.company_id
+    where not c.erased
+      and (co.settings ->> 'retention_days') is not null
+      and greatest(
+            c.updated_at,
+            coalesce((select max(l.updated_at) from leads l where l.contact_id = c.id), c.updated_at),
+            coalesce((select max(a.updated_at) from activities a where a.contact_id = c.id), c.updated_at)
+          ) < ${now}::timestamptz - make_interval(days => (co.settings ->> 'retention_days')::int)
+    limit 500
+  `.execute(db);
+  let count = 0;
+  for (const row of due.rows) {
+    const done = await db.transaction().execute((trx) => eraseContact(trx, row.company_id, row.id, 'system'));
+    if (done) count++;
+  }
+  return count;
+}

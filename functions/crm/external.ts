@@ -1,0 +1,134 @@
+import type { Db, Executor, Trx } from '../../lib/db/index';
+import { isUniqueViolation } from '../../lib/db/index';
+import { ApiError } from '../../lib/errors';
+import { parseExternal } from './sync';
+
+/** A client's id for a contact or a lead: `{source, id}`. */
+export type External = { source: string; id: string };
+export type ExternalRecordType = 'contact' | 'lead';
+
+/**
+ * Runs `work` in a transaction; on a unique violation (a concurrent request committed the same external id,
+ * email or phone first) rolls back and runs it once more, when the first record is then found. A second
+ * violation propagates (answered 409 by the app).
+ */
+export async function transactionRetryingConflict<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  try {
+    return await db.transaction().execute(work);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return db.transaction().execute(work);
+  }
+}
+
+/** The record the client keeps under `<source>:<id>` (or `{source, id}`), if any. */
+export async function recordIdByExternal(
+  executor: Executor,
+  companyId: string,
+  recordType: ExternalRecordType,
+  value: string | External,
+): Promise<string | undefined> {
+  const { source, id } = typeof value === 'string' ? parseExternal(value) : value;
+  const row = await executor
+    .selectFrom('external_ids')
+    .select('record_id')
+    .where('company_id', '=', companyId)
+    .where('record_type', '=', recordType)
+    .where('source', '=', source)
+    .where('external_id', '=', id)
+    .executeTakeFirst();
+  return row?.record_id;
+}
+
+/**
+ * Links a client's id to a record. Idempotent: linking it again to the same record changes nothing and
+ * answers false. A different record already holding it is refused (409). A concurrent link of the same id
+ * fails on the primary key: run this in {@link transactionRetryingConflict}.
+ * Returns whether a new link was written.
+ */
+export async function linkExternal(
+  trx: Trx,
+  companyId: string,
+  recordType: ExternalRecordType,
+  recordId: string,
+  external: External,
+): Promise<boolean> {
+  const holder = await recordIdByExternal(trx, companyId, recordType, external);
+  if (holder === recordId) return false;
+  if (holder !== undefined) {
+    throw new ApiError('conflict', `The external id ${external.source}:${external.id} belongs to another ${recordType}.`);
+  }
+  await trx
+    .insertInto('external_ids')
+    .values({
+      company_id: companyId,
+      record_type: recordType,
+      source: external.source,
+      external_id: external.id,
+      record_id: recordId,
+    })
+    .execute();
+  return true;
+}
+
+/**
+ * Links a client's id to a record created in this transaction, which looked the id up first and found it
+ * free: a holder now is a concurrent add of the same record that committed meanwhile. The insert then fails
+ * on the primary key, and {@link transactionRetryingConflict} runs again and finds that first record.
+ */
+export async function linkNewRecord(
+  trx: Trx,
+  companyId: string,
+  recordType: ExternalRecordType,
+  recordId: string,
+  external: External,
+): Promise<void> {
+  await trx
+    .insertInto('external_ids')
+    .values({
+      company_id: companyId,
+      record_type: recordType,
+      source: external.source,
+      external_id: external.id,
+      record_id: recordId,
+    })
+    .execute();
+}
+
+/** Moves a client's id to another record (from an erased person to the new one created in its place). */
+export async function relinkExternal(
+  trx: Trx,
+  companyId: string,
+  recordType: ExternalRecordType,
+  recordId: string,
+  external: External,
+): Promise<void> {
+  await trx
+    .updateTable('external_ids')
+    .set({ record_id: recordId })
+    .where('company_id', '=', companyId)
+    .where('record_type', '=', recordType)
+    .where('source', '=', external.source)
+    .where('external_id', '=', external.id)
+    .execute();
+}
+
+/** The external ids of a whole page of records, in one query, oldest link first. */
+export async function externalIdsOf(executor: Executor, recordIds: readonly string[]): Promise<Map<string, External[]>> {
+  const map = new Map<string, External[]>();
+  if (recordIds.length === 0) return map;
+  const rows = await executor
+    .selectFrom('external_ids')
+    .select(['record_id', 'source', 'external_id'])
+    .where('record_id', 'in', [...recordIds])
+    .orderBy('created_at')
+    .orderBy('source')
+    .orderBy('external_id')
+    .execute();
+  for (const row of rows) {
+    const list = map.get(row.record_id) ?? [];
+    list.push({ source: row.source, id: row.external_id });
+    map.set(row.record_id, list);
+  }
+  return map;
+}

@@ -1,0 +1,74 @@
+import { base64url, CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { ApiError } from './errors';
+
+/**
+ * Personal data kept encrypted at rest (lead `details`): compact JWE, `dir` + `A256GCM`, with the key id in
+ * the protected header. New values use the current key; any configured key decrypts, so keys rotate by adding
+ * a new key, making it current, and dropping the old one once nothing needs it.
+ */
+export type Keyring = { currentKid: string; keys: ReadonlyMap<string, Uint8Array> };
+
+/** Key ids: short, URL-safe, readable in a JWE header. */
+export const kidPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+/** A 32-byte key in base64url without padding. */
+export const keyPattern = /^[A-Za-z0-9_-]{43}$/;
+
+type KeyConfig = { DETAILS_KEYS?: Record<string, string>; DETAILS_KEY_ID?: string };
+
+const keyrings = new WeakMap<object, Keyring | null>();
+
+/** The keyring of a configuration (parsed once per config object); undefined when no keys are configured. */
+export function keyringOf(config: KeyConfig): Keyring | undefined {
+  let keyring = keyrings.get(config);
+  if (keyring === undefined) {
+    keyring = null;
+    if (config.DETAILS_KEYS && config.DETAILS_KEY_ID) {
+      const keys = new Map(Object.entries(config.DETAILS_KEYS).map(([kid, key]) => [kid, base64url.decode(key)] as const));
+      keyring = { currentKid: config.DETAILS_KEY_ID, keys };
+    }
+    keyrings.set(config, keyring);
+  }
+  return keyring ?? undefined;
+}
+
+/** A fresh key and id, for DETAILS_KEYS (the Node server's first start, tests, operators rotating keys). */
+export function newDetailsKey(): { kid: string; key: string } {
+  const kid = `k${new Date().toISOString().slice(0, 10).replaceAll('-', '')}-${base64url.encode(crypto.getRandomValues(new Uint8Array(4)))}`;
+  return { kid, key: base64url.encode(crypto.getRandomValues(new Uint8Array(32))) };
+}
+
+function unavailable(detail: string): ApiError {
+  return new ApiError('encryption_unavailable', detail);
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export async function encryptJson(keyring: Keyring | undefined, value: unknown): Promise<string> {
+  const key = keyring?.keys.get(keyring.currentKid);
+  if (!keyring || !key) throw unavailable('Details cannot be stored: no encryption key is configured (DETAILS_KEYS).');
+  return new CompactEncrypt(encoder.encode(JSON.stringify(value)))
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: keyring.currentKid })
+    .encrypt(key);
+}
+
+/** Decrypts with the key named by the value's `kid`; a missing key or a value that fails to open is a 503. */
+export async function decryptJson(keyring: Keyring | undefined, jwe: string): Promise<unknown> {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(jwe).kid;
+  } catch {
+    kid = undefined;
+  }
+  const key = kid === undefined ? undefined : keyring?.keys.get(kid);
+  if (!key) throw unavailable(`Stored details need the encryption key "${kid ?? '?'}", which is not configured.`);
+  try {
+    const { plaintext } = await compactDecrypt(jwe, key, {
+      keyManagementAlgorithms: ['dir'],
+      contentEncryptionAlgorithms: ['A256GCM'],
+    });
+    return JSON.parse(decoder.decode(plaintext));
+  } catch {
+    throw unavailable(`Stored details could not be decrypted with the key "${kid}".`);
+  }
+}

@@ -1,0 +1,372 @@
+import { type LogEvent, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eraseContact } from '../../functions/crm/erasure';
+import { newReference } from '../../lib/references';
+import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+
+let api: TestApi;
+let company: { id: string; host: string };
+let writer: { secret: string; prefix: string };
+let reader: { secret: string; prefix: string };
+
+beforeAll(async () => {
+  api = await createTestApi();
+  company = await api.createCompany({ settings: { phone_country: 'AE' } });
+  writer = await api.createKey(company.id, { scopes: ['write:contacts'] });
+  reader = await api.createKey(company.id, { scopes: ['read:contacts'] });
+});
+afterAll(() => api.close());
+
+let serial = 0;
+const unique = () => `${Date.now().toString(36)}${(serial++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const email = () => `person.${unique()}@example.com`;
+/** A UAE mobile number nobody else in this file has, as national digits after the 50 prefix. */
+const mobile = () => String(1_000_000 + Math.floor(Math.random() * 8_999_999));
+
+const post = (body: unknown, host = company.host, key = writer.secret) => api.request('/api/v1/contacts', { host, key, body });
+const patch = (reference: string, body: unknown) =>
+  api.request(`/api/v1/contacts/${reference}`, { host: company.host, key: writer.secret, method: 'PATCH', body });
+const get = (path: string, key = reader.secret) => api.request(`/api/v1${path}`, { host: company.host, key });
+const events = async (type: string, reference: string) =>
+  (await api.db.selectFrom('events').selectAll().where('company_id', '=', company.id).where('type', '=', type).execute()).filter(
+    (e) => e.data.reference === reference,
+  );
+const dbNow = async () => (await sql<{ now: Date }>`select clock_timestamp() as now`.execute(api.db)).rows[0]!.now;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('POST /contacts adds a person', () => {
+  it('answers 201 with the whole record and records contact.created caused by the key', async () => {
+    const address = email();
+    const res = await post({
+      name: '  Mira Haddad ',
+      email: ` ${address.toUpperCase()} `,
+      phone: `+971 50 ${mobile()}`,
+      language: 'ar',
+      roles: ['buyer', 'buyer', 'owner'],
+      external: { source: 'hubspot', id: `h-${unique()}` },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(Object.keys(res.json).sort()).toEqual(
+      [
+        'created_at',
+        'email',
+        'erased',
+        'external',
+        'language',
+        'leads',
+        'name',
+        'phone',
+        'reference',
+        'roles',
+        'updated_at',
+      ].sort(),
+    );
+    expect(res.json).toMatchObject({
+      name: 'Mira Haddad',
+      email: address.toUpperCase(),
+      language: 'ar',
+      leads: [],
+      erased: false,
+    });
+    expect(res.json.reference).toMatch(/^P-[0-9A-HJKMNP-TV-Z]{10}$/);
+    expect(res.json.phone).toMatch(/^\+97150\d{7}$/);
+    expect(res.json.roles).toEqual(['buyer', 'owner']);
+    expect(res.json.external).toEqual([{ source: 'hubspot', id: expect.stringMatching(/^h-/) }]);
+    expect(new Date(res.json.created_at).toISOString()).toBe(res.json.created_at);
+    const created = await events('contact.created', res.json.reference);
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({ caused_by: `api:${writer.prefix}`, data: { reference: res.json.reference } });
+  });
+
+  it('needs at least one of email, phone or external; refuses a phone it cannot read and unknown fields', async () => {
+    const none = await post({ name: 'Nobody', language: 'en' });
+    expect(none.status).toBe(400);
+    expect(none.json.errors).toEqual([expect.objectContaining({ path: 'email' })]);
+    for (const phone of ['abc', '+971 5', '12']) {
+      const bad = await post({ phone });
+      expect(bad.status, phone).toBe(400);
+      expect(bad.json.errors).toEqual([expect.objectContaining({ path: 'phone', code: 'invalid_phone' })]);
+    }
+    expect((await post({ email: 'not-an-email' })).status).toBe(400);
+    expect((await post({ email: email(), erased: true })).json.errors[0].path).toBe('erased');
+    expect((await post({ email: email(), language: 'english' })).status).toBe(400);
+    expect((await post({ external: { source: 'has space', id: '1' } })).status).toBe(400);
+  });
+});
+
+describe('POST /contacts matches a person', () => {
+  it('compares emails case-insensitively and answers 200 with the first record', async () => {
+    const address = email();
+    const first = await post({ email: `Mira.${address}` });
+    const again = await post({ email: `  mira.${address.toUpperCase()}  ` });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(200);
+    expect(again.json.reference).toBe(first.json.reference);
+    expect(again.json.email).toBe(`Mira.${address}`);
+  });
+
+  it('normalises phones to E.164 before matching (with the company phone_country for national numbers)', async () => {
+    const digits = mobile();
+    const first = await post({ phone: `+971 50 ${digits.slice(0, 3)} ${digits.slice(3)}` });
+    expect(first.status).toBe(201);
+    expect(first.json.phone).toBe(`+97150${digits}`);
+    for (const phone of [`0097150${digits}`, `050${digits}`, `(050) ${digits.slice(0, 3)}-${digits.slice(3)}`]) {
+      const again = await post({ phone });
+      expect([again.status, again.json.reference], phone).toEqual([200, first.json.reference]);
+    }
+    // Without phone_country, a national number cannot be read; an international one (+ or 00) can.
+    const other = await api.createCompany();
+    const key = (await api.createKey(other.id, { scopes: ['write:contacts'] })).secret;
+    expect((await post({ phone: `050${digits}` }, other.host, key)).status).toBe(400);
+    const intl = await post({ phone: `0097150${digits}` }, other.host, key);
+    expect([intl.status, intl.json.phone]).toEqual([201, `+97150${digits}`]);
+    expect(intl.json.reference).not.toBe(first.json.reference); // never across companies
+    for (const phone_country of ['ae', 'XX', 'UAE']) {
+      const refused = await api.admin(`/companies/${other.id}`, { method: 'PATCH', body: { settings: { phone_country } } });
+      expect(refused.status, phone_country).toBe(400);
+    }
+  });
+
+  it('matches by external id first, then email, then phone', async () => {
+    const [a, b, c] = [email(), email(), mobile()];
+    const ext = { source: 'crm', id: unique() };
+    const byExternal = (await post({ email: a, external: ext })).json.reference;
+    const byEmail = (await post({ email: b })).json.reference;
+    const byPhone = (await post({ phone: `+97150${c}` })).json.reference;
+    expect((await post({ email: b, phone: `+97150${c}`, external: ext })).json.reference).toBe(byExternal);
+    expect((await post({ email: b, phone: `+97150${c}` })).json.reference).toBe(byEmail);
+    expect((await post({ email: email(), phone: `+97150${c}` })).json.reference).toBe(byPhone);
+  });
+
+  it('fills empty fields, never overwrites, and records contact.updated only when something was filled', async () => {
+    const address = email();
+    const digits = mobile();
+    const first = await post({ email: address, name: 'First Name', roles: ['buyer'] });
+    const reference = first.json.reference;
+    const filled = await post({ email: address, name: 'Other Name', phone: `050${digits}`, language: 'ar', roles: ['seller'] });
+    expect(filled.status).toBe(200);
+    expect(filled.json).toMatchObject({ reference, name: 'First Name', phone: `+97150${digits}`, language: 'ar' });
+    expect(filled.json.roles).toEqual(['buyer', 'seller']);
+    expect(await events('contact.updated', reference)).toHaveLength(1);
+    const same = await post({ email: address, name: 'Third Name', language: 'en', roles: ['buyer'] });
+    expect(same.json).toMatchObject({ name: 'First Name', language: 'ar', updated_at: filled.json.updated_at });
+    expect(await events('contact.updated', reference)).toHaveLength(1);
+  });
+
+  it("links the external id of a match, and leaves another person's email or phone with them", async () => {
+    const [a, b] = [email(), email()];
+    const owner = (await post({ email: b })).json.reference;
+    const ext = { source: 'crm', id: unique() };
+    const linked = await post({ email: a, external: ext });
+    const matched = await post({ external: ext, email: b });
+    expect(matched.status).toBe(200);
+    expect(matched.json).toMatchObject({ reference: linked.json.reference, email: a });
+    const plain = (await post({ phone: `+97150${mobile()}` })).json.reference;
+    const withId = await post({ phone: (await get(`/contacts/${plain}`)).json.phone, external: { source: 'erp', id: '7' } });
+    expect([withId.status, withId.json.external]).toEqual([200, [{ source: 'erp', id: '7' }]]);
+    expect(await events('contact.updated', plain)).toHaveLength(1);
+    expect((await get(`/contacts?external=erp:7`)).json.results.map((r: any) => r.reference)).toEqual([plain]);
+    expect(owner).not.toBe(linked.json.reference);
+  });
+
+  it('never matches an erased person: a new one is created and takes over the external id', async () => {
+    const address = email();
+    const ext = { source: 'crm', id: unique() };
+    const first = (await post({ email: address, external: ext })).json.reference;
+    const { id } = await api.db.selectFrom('contacts').select('id').where('reference', '=', first).executeTakeFirstOrThrow();
+    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, id, 'admin'));
+    const erased = await get(`/contacts/${first}`);
+    expect(erased.json).toMatchObject({ erased: true, name: null, email: null, phone: null });
+    const again = await post({ email: address, external: ext });
+    expect(again.status).toBe(201);
+    expect(again.json.reference).not.toBe(first);
+    expect((await get(`/contacts?external=crm:${ext.id}`)).json.results.map((r: any) => r.reference)).toEqual([
+      again.json.reference,
+    ]);
+    const refused = await patch(first, { name: 'Back' });
+    expect([refused.status, refused.json.code]).toEqual([409, 'conflict']);
+  });
+});
+
+describe('PATCH /contacts/{reference}', () => {
+  it('changes name and language, keeps the client id so ?external= finds it, and records contact.updated', async () => {
+    const reference = (await post({ email: email(), name: 'Old' })).json.reference;
+    const id = `deal:${unique()}`; // ids may contain colons
+    const res = await patch(reference, { name: 'New', language: 'en', external: { source: 'pipedrive', id } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ reference, name: 'New', language: 'en', external: [{ source: 'pipedrive', id }] });
+    const found = await get(`/contacts?external=${encodeURIComponent(`pipedrive:${id}`)}`);
+    expect(found.json.results.map((r: any) => r.reference)).toEqual([reference]);
+    expect(await events('contact.updated', reference)).toHaveLength(1);
+    const again = await patch(reference, { external: { source: 'pipedrive', id } });
+    expect([again.status, again.json.updated_at]).toEqual([200, res.json.updated_at]);
+    expect(await events('contact.updated', reference)).toHaveLength(1);
+    expect((await patch(reference, { name: null })).json.name).toBeNull();
+  });
+
+  it('refuses other fields (400), an id of another person (409) and an unknown reference (404)', async () => {
+    const reference = (await post({ email: email() })).json.reference;
+    expect((await patch(reference, { email: email() })).status).toBe(400);
+    const taken = { source: 'crm', id: unique() };
+    await post({ email: email(), external: taken });
+    expect((await patch(reference, { external: taken })).status).toBe(409);
+    expect((await patch('P-0000000000', { name: 'X' })).status).toBe(404);
+  });
+});
+
+describe('GET /contacts', () => {
+  it('lists by (updated_at, id), pages with a cursor, and shows the leads of each person', async () => {
+    const mine: string[] = [];
+    for (let i = 0; i < 5; i++) mine.push((await post({ email: email() })).json.reference);
+    const { id } = await api.db.selectFrom('contacts').select('id').where('reference', '=', mine[0]!).executeTakeFirstOrThrow();
+    const leads = [newReference('L'), newReference('L')];
+    for (const reference of leads) {
+      await api.db
+        .insertInto('leads')
+        .values({ company_id: company.id, reference, contact_id: id, caused_by: 'website' })
+        .execute();
+    }
+    const seen: any[] = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const res = await get(`/contacts?page_size=7${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status, res.text).toBe(200);
+      expect(res.json.results.length).toBeLessThanOrEqual(7);
+      seen.push(...res.json.results);
+      cursor = res.json.next_cursor;
+    }
+    const keys = seen.map((c) => `${c.updated_at}|${c.reference}`);
+    expect(new Set(keys).size).toBe(seen.length);
+    const times = seen.map((c) => c.updated_at);
+    expect(times).toEqual([...times].sort());
+    expect(seen.map((c) => c.reference)).toEqual(expect.arrayContaining(mine));
+    expect(seen.find((c) => c.reference === mine[0]).leads).toEqual(leads);
+    expect((await get('/contacts?external=nobody:1')).json).toEqual({ results: [], next_cursor: null });
+    expect((await get('/contacts?cursor=bogus')).json.code).toBe('invalid_cursor');
+  });
+
+  it('with updated_since, includes records changed at or after the instant and excludes older ones', async () => {
+    const older = (await post({ email: email() })).json.reference;
+    const changed = (await post({ email: email() })).json.reference;
+    await pause(5);
+    const since = (await dbNow()).toISOString();
+    await pause(5);
+    await patch(changed, { name: 'Changed later' });
+    const newer = (await post({ email: email() })).json.reference;
+    const res = await get(`/contacts?updated_since=${encodeURIComponent(since)}&page_size=100`);
+    const references = res.json.results.map((c: any) => c.reference);
+    expect(references).toEqual([changed, newer]);
+    expect(references).not.toContain(older);
+    expect((await get('/contacts?updated_since=yesterday')).status).toBe(400);
+  });
+
+  it('GET /contacts/{reference} answers one person, 404 for an unknown one or another company’s', async () => {
+    const reference = (await post({ email: email(), name: 'One' })).json.reference;
+    expect((await get(`/contacts/${reference}`)).json).toMatchObject({ reference, name: 'One' });
+    expect((await get('/contacts/P-0000000000')).status).toBe(404);
+    const other = await api.createCompany();
+    const key = (await api.createKey(other.id, { scopes: ['read:contacts'] })).secret;
+    expect((await api.request(`/api/v1/contacts/${reference}`, { host: other.host, key })).status).toBe(404);
+  });
+});
+
+describe('the audit log of personal data reads', () => {
+  const auditRows = async (prefix: string) =>
+    (await api.admin(`/companies/${company.id}/audit-log?action=personal_data.read&page_size=100`)).json.results.filter(
+      (r: any) => r.subject === prefix,
+    );
+
+  it('writes one personal_data.read row per request with the key prefix and every reference returned', async () => {
+    for (let i = 0; i < 3; i++) await post({ email: email() });
+    const key = await api.createKey(company.id, { scopes: ['read:contacts'] });
+    const list = await get('/contacts?page_size=3', key.secret);
+    const references = list.json.results.map((c: any) => c.reference);
+    expect(references).toHaveLength(3);
+    let rows = await auditRows(key.prefix);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ actor: `api:${key.prefix}`, subject: key.prefix, details: { references } });
+    await get(`/contacts/${references[1]}`, key.secret);
+    rows = await auditRows(key.prefix);
+    expect(rows).toHaveLength(2);
+    expect(rows[0].details.references).toEqual([references[1]]);
+    await get('/contacts?external=nobody:1', key.secret); // nothing returned, nothing to record
+    expect(await auditRows(key.prefix)).toHaveLength(2);
+  });
+});
+
+describe('20 concurrent identical POSTs', () => {
+  it.each([
+    ['the same external id', () => ({ external: { source: 'crm', id: unique() }, name: 'Racer' })],
+    ['the same email, without external id', () => ({ email: email(), name: 'Racer' })],
+  ])('give exactly one person for %s: one 201 and nineteen 200', async (_, body) => {
+    const racers = async () =>
+      Number(
+        (
+          await api.db
+            .selectFrom('contacts')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('company_id', '=', company.id)
+            .where('name', '=', 'Racer')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await racers();
+    const sent = body();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(sent)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses, answers.map((a) => a.text).join('\n')).toEqual([...Array(19).fill(200), 201]);
+    const references = new Set(answers.map((a) => a.json.reference));
+    expect(references.size).toBe(1);
+    expect(await racers()).toBe(before + 1);
+    expect(await events('contact.created', [...references][0] as string)).toHaveLength(1);
+  });
+});
+
+describe('SQL statements per contacts list request', () => {
+  it('do not grow with page_size (leads and external ids come per page, not per row)', async () => {
+    let statements: string[] = [];
+    const log = (event: LogEvent) => {
+      if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
+    };
+    const counted = await createTestApi({ handle: await openTestDatabase({ log }) });
+    try {
+      const own = await counted.createCompany();
+      const key = (await counted.createKey(own.id, { scopes: ['read:contacts'] })).secret;
+      const rows = Array.from({ length: 60 }, (_, i) => ({ company_id: own.id, reference: newReference('P'), name: `P${i}` }));
+      const inserted = await counted.db.insertInto('contacts').values(rows).returning(['id']).execute();
+      await counted.db
+        .insertInto('leads')
+        .values(
+          inserted.map((c) => ({ company_id: own.id, reference: newReference('L'), contact_id: c.id, caused_by: 'website' })),
+        )
+        .execute();
+      await counted.db
+        .insertInto('external_ids')
+        .values(
+          inserted.map((c, i) => ({
+            company_id: own.id,
+            record_type: 'contact' as const,
+            source: 'crm',
+            external_id: `${i}`,
+            record_id: c.id,
+          })),
+        )
+        .execute();
+      const measure = async (size: number) => {
+        statements = [];
+        const res = await counted.request(`/api/v1/contacts?page_size=${size}`, { host: own.host, key });
+        expect(res.status, res.text).toBe(200);
+        expect(res.json.results).toHaveLength(size);
+        expect(res.json.results.every((c: any) => c.leads.length === 1 && c.external.length === 1)).toBe(true);
+        return statements.length;
+      };
+      await measure(1); // anything done once per key or process is not per request
+      const counts = [];
+      for (const size of [1, 5, 20, 60]) counts.push(await measure(size));
+      expect(counts[0]).toBeGreaterThan(2);
+      expect(counts).toEqual([counts[0], counts[0], counts[0], counts[0]]);
+    } finally {
+      await counted.close();
+    }
+  });
+});

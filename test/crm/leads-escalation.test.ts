@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eraseContact } from '../../functions/crm/erasure';
+import { escalateUnansweredLeads } from '../../functions/crm/leads-escalation';
+import { createTestApi, type TestApi } from '../support/harness';
+
+let api: TestApi;
+let company: { id: string; host: string };
+let quiet: { id: string; host: string };
+let key: string;
+let quietKey: string;
+
+beforeAll(async () => {
+  api = await createTestApi();
+  company = await api.createCompany({ settings: { lead_answer_minutes: 30 } });
+  quiet = await api.createCompany();
+  key = (await api.createKey(company.id, { scopes: ['write:leads', 'read:leads', 'write:followups'] })).secret;
+  quietKey = (await api.createKey(quiet.id, { scopes: ['write:leads'] })).secret;
+});
+afterAll(() => api.close());
+
+let serial = 0;
+async function lead(host = company.host, secret = key) {
+  const res = await api.request('/api/v1/leads', {
+    host,
+    key: secret,
+    body: { consent: true, consent_version: 'v1', email: `esc.${Date.now()}.${serial++}@example.com` },
+  });
+  expect(res.status).toBe(201);
+  return res.json as { reference: string; person: string };
+}
+/** Makes a lead look as if it arrived `minutes` before `now`. */
+const age = (reference: string, now: Date, minutes: number) =>
+  api.db
+    .updateTable('leads')
+    .set({ created_at: new Date(now.getTime() - minutes * 60_000) })
+    .where('reference', '=', reference)
+    .execute();
+const escalations = async (companyId: string) =>
+  (
+    await api.db
+      .selectFrom('events')
+      .selectAll()
+      .where('company_id', '=', companyId)
+      .where('type', '=', 'lead.escalated')
+      .execute()
+  ).map((e) => ({ caused_by: e.caused_by, data: e.data }));
+
+describe('escalateUnansweredLeads', () => {
+  it('escalates, once, each new unanswered lead older than the company’s answer time, with caused_by system', async () => {
+    const now = new Date(Date.now() + 60 * 60_000);
+    const [late, recent, answered, moved, erased] = [await lead(), await lead(), await lead(), await lead(), await lead()];
+    const elsewhere = await lead(quiet.host, quietKey);
+    for (const l of [late, answered, moved, erased]) await age(l.reference, now, 31);
+    await age(recent.reference, now, 29);
+    await age(elsewhere.reference, now, 600);
+    await api.request('/api/v1/activities', {
+      host: company.host,
+      key,
+      body: { type: 'call', source: 'pbx', external_id: `call-${answered.reference}`, lead: answered.reference },
+    });
+    await api.request(`/api/v1/leads/${moved.reference}`, { host: company.host, key, method: 'PATCH', body: { status: 'spam' } });
+    const person = await api.db
+      .selectFrom('contacts')
+      .select('id')
+      .where('reference', '=', erased.person)
+      .executeTakeFirstOrThrow();
+    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, person.id, 'system'));
+
+    const first = await escalateUnansweredLeads(api.db, now);
+    expect(first).toContain(late.reference);
+    for (const l of [recent, answered, moved, erased, elsewhere]) expect(first).not.toContain(l.reference);
+    expect(await escalations(company.id)).toEqual([{ caused_by: 'system', data: { reference: late.reference } }]);
+    expect(await escalations(quiet.id)).toEqual([]);
+
+    const read = await api.request(`/api/v1/leads/${late.reference}`, { host: company.host, key });
+    expect(read.json.escalated_at).toBe(now.toISOString());
+
+    const again = await escalateUnansweredLeads(api.db, now);
+    expect(again).not.toContain(late.reference);
+    expect(await escalations(company.id)).toHaveLength(1);
+
+    // Thirty-one minutes later the recent one is due as well.
+    const later = await escalateUnansweredLeads(api.db, new Date(now.getTime() + 2 * 60_000));
+    expect(later).toContain(recent.reference);
+    expect(await escalations(company.id)).toHaveLength(2);
+  });
+
+  it('never escalates twice when two runs meet', async () => {
+    const now = new Date(Date.now() + 2 * 60 * 60_000);
+    const l = await lead();
+    await age(l.reference, now, 45);
+    const runs = await Promise.all([escalateUnansweredLeads(api.db, now), escalateUnansweredLeads(api.db, now)]);
+    expect(runs.flat().filter((r) => r === l.reference)).toHaveLength(1);
+    const mine = (await escalations(company.id)).filter((e) => e.data.reference === l.reference);
+    expect(mine).toHaveLength(1);
+  });
+
+  it('takes the setting from the admin API: a whole number of minutes, or null to switch it off', async () => {
+    const bad = await api.admin(`/companies/${quiet.id}`, { method: 'PATCH', body: { settings: { lead_answer_minutes: 0 } } });
+    expect(bad.status).toBe(400);
+    const off = await api.admin(`/companies/${company.id}`, {
+      method: 'PATCH',
+      body: { settings: { lead_answer_minutes: null } },
+    });
+    expect(off.status).toBe(200);
+    const now = new Date(Date.now() + 3 * 60 * 60_000);
+    const l = await lead();
+    await age(l.reference, now, 600);
+    expect(await escalateUnansweredLeads(api.db, now)).not.toContain(l.reference);
+    await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { settings: { lead_answer_minutes: 30 } } });
+    expect(await escalateUnansweredLeads(api.db, now)).toContain(l.reference);
+  });
+});

@@ -1,0 +1,282 @@
+import type { LogEvent } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eraseContact } from '../../functions/crm/erasure';
+import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+
+let statements: string[] | undefined;
+const log = (event: LogEvent) => {
+  if (statements && !/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
+};
+
+let api: TestApi;
+let company: { id: string; host: string };
+let writer: { secret: string; prefix: string };
+let reader: { secret: string; prefix: string };
+let member: string;
+
+beforeAll(async () => {
+  api = await createTestApi({ handle: await openTestDatabase({ log }) });
+  company = await api.createCompany();
+  writer = await api.createKey(company.id, { scopes: ['write:leads'] });
+  reader = await api.createKey(company.id, { scopes: ['read:leads'] });
+  member = (await api.admin(`/companies/${company.id}/members`, { body: { name: 'Sara' } })).json.id;
+  await api.admin(`/companies/${company.id}/departments/sales`, { method: 'PUT', body: { name: { en: 'Sales' } } });
+});
+afterAll(() => api.close());
+
+let serial = 0;
+const newLead = async (extra: Record<string, unknown> = {}) => {
+  const address = `lead.${Date.now().toString(36)}${(serial++).toString(36)}@example.com`;
+  const res = await api.request('/api/v1/leads', {
+    host: company.host,
+    key: writer.secret,
+    body: { consent: true, consent_version: 'v1', email: address, ...extra },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.json as { reference: string; person: string };
+};
+const patch = (reference: string, body: unknown) =>
+  api.request(`/api/v1/leads/${reference}`, { host: company.host, key: writer.secret, method: 'PATCH', body });
+const get = (path: string) => api.request(`/api/v1${path}`, { host: company.host, key: reader.secret });
+const events = async (type: string, reference: string) =>
+  (
+    await api.db
+      .selectFrom('events')
+      .selectAll()
+      .where('company_id', '=', company.id)
+      .where('type', '=', type)
+      .orderBy('created_at')
+      .execute()
+  )
+    .filter((e) => e.data.reference === reference)
+    .map((e) => ({ caused_by: e.caused_by, data: e.data }));
+
+/** The decided transitions, written out independently of the implementation. */
+const allowed: Record<string, string[]> = {
+  new: ['contacted', 'qualified', 'lost', 'spam'],
+  contacted: ['qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'],
+  qualified: ['contacted', 'viewing', 'negotiating', 'won', 'lost'],
+  viewing: ['qualified', 'negotiating', 'won', 'lost'],
+  negotiating: ['viewing', 'won', 'lost'],
+  won: [],
+  lost: ['contacted'],
+  spam: ['new'],
+};
+const statuses = Object.keys(allowed);
+/** A way from `new` to each status along allowed moves. */
+const pathTo: Record<string, string[]> = {
+  new: [],
+  contacted: ['contacted'],
+  qualified: ['qualified'],
+  viewing: ['contacted', 'viewing'],
+  negotiating: ['contacted', 'negotiating'],
+  won: ['contacted', 'won'],
+  lost: ['lost'],
+  spam: ['spam'],
+};
+
+describe('PATCH /leads/{reference}: status', () => {
+  it.each(statuses)('from %s allows exactly the decided moves (409 invalid_transition naming them otherwise)', async (from) => {
+    for (const to of statuses) {
+      const { reference } = await newLead();
+      for (const step of pathTo[from]!) expect((await patch(reference, { status: step })).status).toBe(200);
+      const res = await patch(reference, { status: to });
+      if (to === from || allowed[from]!.includes(to)) {
+        expect(res.status, `${from} → ${to}: ${res.text}`).toBe(200);
+        expect(res.json.status).toBe(to);
+      } else {
+        expect(res.status, `${from} → ${to}`).toBe(409);
+        expect(res.json.code).toBe('invalid_transition');
+        const next = allowed[from]!.length > 0 ? allowed[from]!.join(', ') : 'none (final)';
+        expect(res.json.errors).toEqual([{ path: 'status', code: 'invalid_transition', message: expect.stringContaining(next) }]);
+        expect((await get(`/leads/${reference}`)).json.status).toBe(from);
+      }
+    }
+  });
+
+  it('records lead.status_changed (reference, from, to) caused by the key; the same status answers 200 with no event', async () => {
+    const { reference } = await newLead();
+    await patch(reference, { status: 'contacted' });
+    const same = await patch(reference, { status: 'contacted' });
+    expect(same.status).toBe(200);
+    await patch(reference, { status: 'won' });
+    expect(await events('lead.status_changed', reference)).toEqual([
+      { caused_by: `api:${writer.prefix}`, data: { reference, from: 'new', to: 'contacted' } },
+      { caused_by: `api:${writer.prefix}`, data: { reference, from: 'contacted', to: 'won' } },
+    ]);
+  });
+});
+
+describe('PATCH /leads/{reference}: assignee, department, next action, external id', () => {
+  it('assigns an active member and records lead.assigned; null unassigns (and is recorded too)', async () => {
+    const { reference } = await newLead();
+    const res = await patch(reference, { assignee: member });
+    expect(res.status).toBe(200);
+    expect(res.json.assignee).toBe(member);
+    expect((await patch(reference, { assignee: member })).status).toBe(200);
+    expect((await patch(reference, { assignee: null })).json.assignee).toBeNull();
+    expect(await events('lead.assigned', reference)).toEqual([
+      { caused_by: `api:${writer.prefix}`, data: { reference, assignee: member } },
+      { caused_by: `api:${writer.prefix}`, data: { reference, assignee: null } },
+    ]);
+  });
+
+  it('refuses with 400 an unknown member, an inactive one, and one of another company', async () => {
+    const other = await api.createCompany();
+    const foreign = (await api.admin(`/companies/${other.id}/members`, { body: { name: 'Elsewhere' } })).json.id;
+    const inactive = (await api.admin(`/companies/${company.id}/members`, { body: { name: 'Gone', active: false } })).json.id;
+    const { reference } = await newLead();
+    for (const assignee of ['mem_unknown', foreign, inactive]) {
+      const res = await patch(reference, { assignee });
+      expect(res.status, assignee).toBe(400);
+      expect(res.json.errors[0].path).toBe('assignee');
+    }
+    expect(await events('lead.assigned', reference)).toEqual([]);
+  });
+
+  it('sets and clears the department (unknown: 400) and the next action', async () => {
+    const { reference } = await newLead();
+    expect((await patch(reference, { department: 'nope' })).json.errors[0].path).toBe('department');
+    const due = '2026-12-01T08:00:00+04:00';
+    const res = await patch(reference, { department: 'sales', next_action: { text: 'Call back', due_at: due } });
+    expect(res.json).toMatchObject({
+      department: 'sales',
+      next_action: { text: 'Call back', due_at: '2026-12-01T04:00:00.000Z' },
+    });
+    const cleared = await patch(reference, { department: null, next_action: null });
+    expect(cleared.json).toMatchObject({ department: null, next_action: null });
+    expect((await patch(reference, { next_action: { text: 'Email' } })).json.next_action).toEqual({
+      text: 'Email',
+      due_at: null,
+    });
+  });
+
+  it('keeps the client id: ?external finds the lead; another lead cannot take it (409)', async () => {
+    const first = await newLead();
+    const second = await newLead();
+    const before = (await get(`/leads/${first.reference}`)).json.updated_at;
+    const res = await patch(first.reference, { external: { source: 'hubspot', id: `deal:${first.reference}` } });
+    expect(res.json.external).toEqual([{ source: 'hubspot', id: `deal:${first.reference}` }]);
+    expect(res.json.updated_at > before).toBe(true);
+    const found = await get(`/leads?external=${encodeURIComponent(`hubspot:deal:${first.reference}`)}`);
+    expect(found.json.results.map((l: { reference: string }) => l.reference)).toEqual([first.reference]);
+    expect((await get('/leads?external=hubspot:none')).json).toEqual({ results: [], next_cursor: null });
+    const taken = await patch(second.reference, { external: { source: 'hubspot', id: `deal:${first.reference}` } });
+    expect(taken.status).toBe(409);
+  });
+
+  it('answers 404 for an unknown lead and 409 for an erased one (any change)', async () => {
+    expect((await patch('L-0000000000', { status: 'contacted' })).status).toBe(404);
+    const lead = await newLead({ details: { note: 'private' }, message: 'hello' });
+    const contact = await api.db
+      .selectFrom('contacts')
+      .select('id')
+      .where('reference', '=', lead.person)
+      .executeTakeFirstOrThrow();
+    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, contact.id, 'admin'));
+    for (const body of [{ status: 'contacted' }, { assignee: member }, { external: { source: 'crm', id: 'x' } }]) {
+      const res = await patch(lead.reference, body);
+      expect(res.status).toBe(409);
+      expect(res.json.code).toBe('conflict');
+    }
+    const read = await get(`/leads/${lead.reference}`);
+    expect(read.json).toMatchObject({ erased: true, details: null, message: null, status: 'new' });
+  });
+});
+
+describe('GET /leads', () => {
+  it('pages in (updated_at, id) order with updated_since, missing nothing', async () => {
+    const own = await api.createCompany();
+    const key = await api.createKey(own.id, { scopes: ['read:leads', 'write:leads'] });
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await api.request('/api/v1/leads', {
+        host: own.host,
+        key: key.secret,
+        body: { consent: true, consent_version: 'v1', phone: `+97150${1000000 + i}` },
+      });
+      made.push(res.json.reference);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = `/api/v1/leads?page_size=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = await api.request(query, { host: own.host, key: key.secret });
+      expect(page.json.results.length).toBeLessThanOrEqual(2);
+      seen.push(...page.json.results.map((l: { reference: string }) => l.reference));
+      cursor = page.json.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(made);
+    const third = await api.request(`/api/v1/leads/${made[2]}`, { host: own.host, key: key.secret });
+    await api.request(`/api/v1/leads/${made[1]}`, { host: own.host, key: key.secret, method: 'PATCH', body: { status: 'spam' } });
+    const since = await api.request(`/api/v1/leads?updated_since=${encodeURIComponent(third.json.updated_at)}`, {
+      host: own.host,
+      key: key.secret,
+    });
+    expect(since.json.results.map((l: { reference: string }) => l.reference)).toEqual([made[2], made[3], made[4], made[1]]);
+  });
+
+  it('writes one audit row per request with the key prefix and every reference returned', async () => {
+    const a = await newLead();
+    const b = await newLead();
+    const audits = () =>
+      api.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('company_id', '=', company.id)
+        .where('action', '=', 'personal_data.read')
+        .orderBy('id')
+        .execute();
+    const before = (await audits()).length;
+    const page = await get(`/leads?updated_since=${encodeURIComponent((await get(`/leads/${a.reference}`)).json.updated_at)}`);
+    const rows = (await audits()).slice(before);
+    expect(rows).toHaveLength(2); // the GET of one lead, then the page
+    const last = rows[1]!;
+    expect(last).toMatchObject({ actor: `api:${reader.prefix}`, subject: reader.prefix });
+    expect(last.details.references).toEqual(page.json.results.map((l: { reference: string }) => l.reference));
+    expect(last.details.references).toEqual(expect.arrayContaining([a.reference, b.reference]));
+  });
+
+  it('costs the same number of queries for a page of 1, 5 and 20 leads (with details and external ids)', async () => {
+    const own = await api.createCompany();
+    const key = await api.createKey(own.id, { scopes: ['read:leads', 'write:leads'] });
+    for (let i = 0; i < 20; i++) {
+      const res = await api.request('/api/v1/leads', {
+        host: own.host,
+        key: key.secret,
+        body: { consent: true, consent_version: 'v1', phone: `+97155${1000000 + i}`, details: { n: i } },
+      });
+      await api.request(`/api/v1/leads/${res.json.reference}`, {
+        host: own.host,
+        key: key.secret,
+        method: 'PATCH',
+        body: { external: { source: 'crm', id: String(i) } },
+      });
+    }
+    const counts: number[] = [];
+    for (const size of [1, 5, 20]) {
+      statements = [];
+      const res = await api.request(`/api/v1/leads?page_size=${size}`, { host: own.host, key: key.secret });
+      counts.push(statements.length);
+      statements = undefined;
+      expect(res.json.results).toHaveLength(size);
+      expect(res.json.results.every((l: { details: unknown; external: unknown[] }) => l.details && l.external.length === 1)).toBe(
+        true,
+      );
+    }
+    expect(counts[0]).toBeGreaterThan(0);
+    expect(counts).toEqual([counts[0], counts[0], counts[0]]);
+  });
+
+  it('answers 404 for an unknown reference and for a lead of another company', async () => {
+    expect((await get('/leads/L-0000000000')).status).toBe(404);
+    const other = await api.createCompany();
+    const key = await api.createKey(other.id, { scopes: ['write:leads'] });
+    const res = await api.request('/api/v1/leads', {
+      host: other.host,
+      key: key.secret,
+      body: { consent: true, consent_version: 'v1', email: 'x@example.com' },
+    });
+    expect((await get(`/leads/${res.json.reference}`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,182 @@
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { type ServerType, serve } from '@hono/node-server';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newReference } from '../../lib/references';
+import { createTestApi, type TestApi } from '../support/harness';
+
+let api: TestApi;
+let company: { id: string; host: string };
+let key: { secret: string; prefix: string };
+
+beforeAll(async () => {
+  api = await createTestApi();
+  company = await api.createCompany();
+  key = await api.createKey(company.id, { scopes: ['read:members'] });
+});
+afterAll(() => api.close());
+
+const admin = (path: string, method: string, body?: unknown) => api.admin(`/companies/${company.id}${path}`, { method, body });
+const get = (path: string) => api.request(`/api/v1${path}`, { host: company.host, key: key.secret });
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const dbNow = async () => (await sql<{ now: Date }>`select clock_timestamp() as now`.execute(api.db)).rows[0]!.now;
+
+describe('departments', () => {
+  it('are added and renamed with PUT, and listed by key with both languages', async () => {
+    const put = await admin('/departments/sales', 'PUT', { name: { en: 'Sales', ar: 'المبيعات' } });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json).toEqual({ key: 'sales', name: { en: 'Sales', ar: 'المبيعات' }, updated_at: expect.any(String) });
+    const leasing = await admin('/departments/leasing', 'PUT', { name: { en: 'Leasing' } });
+    expect(leasing.json.name).toEqual({ en: 'Leasing', ar: 'Leasing' });
+    const same = await admin('/departments/sales', 'PUT', { name: { en: 'Sales', ar: 'المبيعات' } });
+    expect(same.json.updated_at).toBe(put.json.updated_at); // nothing changed
+    const renamed = await admin('/departments/sales', 'PUT', { name: { en: 'Sales team', ar: 'المبيعات' } });
+    expect(renamed.json.updated_at > put.json.updated_at).toBe(true);
+    const list = await get('/departments');
+    expect(list.status).toBe(200);
+    expect(list.json.results.map((d: any) => [d.key, d.name.en])).toEqual([
+      ['leasing', 'Leasing'],
+      ['sales', 'Sales team'],
+    ]);
+    expect(list.json.next_cursor).toBeNull();
+    expect((await admin('/departments/Bad Key', 'PUT', { name: { en: 'X' } })).status).toBe(400);
+  });
+
+  it('can be deleted only when no member or lead refers to them (409), then answer 404', async () => {
+    await admin('/departments/temp', 'PUT', { name: { en: 'Temporary' } });
+    const member = (await admin('/members', 'POST', { name: 'Temp Member', department: 'temp' })).json;
+    const used = await admin('/departments/temp', 'DELETE');
+    expect([used.status, used.json.code]).toEqual([409, 'conflict']);
+    await admin(`/members/${member.id}`, 'PATCH', { department: null });
+    const reference = newReference('L');
+    await api.db
+      .insertInto('leads')
+      .values({ company_id: company.id, reference, caused_by: 'website', department_key: 'temp' })
+      .execute();
+    expect((await admin('/departments/temp', 'DELETE')).status).toBe(409);
+    await api.db.deleteFrom('leads').where('reference', '=', reference).execute();
+    expect((await admin('/departments/temp', 'DELETE')).status).toBe(204);
+    expect((await admin('/departments/temp', 'DELETE')).status).toBe(404);
+    expect((await get('/departments')).json.results.map((d: any) => d.key)).not.toContain('temp');
+  });
+});
+
+describe('members', () => {
+  it('are added by the admin API with an id, and listed with the read:members scope', async () => {
+    await admin('/departments/sales', 'PUT', { name: { en: 'Sales' } });
+    const added = await admin('/members', 'POST', { name: 'Omar Nasser', email: 'omar@agency.example', department: 'sales' });
+    expect(added.status, added.text).toBe(201);
+    expect(added.json).toEqual({
+      id: expect.stringMatching(/^mem_[A-Za-z0-9]{20}$/),
+      name: 'Omar Nasser',
+      email: 'omar@agency.example',
+      department: 'sales',
+      active: true,
+      updated_at: expect.any(String),
+    });
+    const plain = await admin('/members', 'POST', { name: 'Lina' });
+    expect(plain.json).toMatchObject({ email: null, department: null, active: true });
+    const listed = (await get('/members?page_size=100')).json.results;
+    expect(listed).toEqual(expect.arrayContaining([added.json, plain.json]));
+    const unknown = await admin('/members', 'POST', { name: 'X', department: 'nowhere' });
+    expect([unknown.status, unknown.json.errors[0].path]).toEqual([400, 'department']);
+    expect((await admin('/members', 'POST', { name: 'X', email: 'nope' })).status).toBe(400);
+    expect((await admin('/members', 'POST', { email: 'x@agency.example' })).status).toBe(400);
+  });
+
+  it('are changed and deactivated with PATCH; a deactivated member stays listed; a no-op keeps updated_at', async () => {
+    const member = (await admin('/members', 'POST', { name: 'Sara' })).json;
+    const same = await admin(`/members/${member.id}`, 'PATCH', { name: 'Sara' });
+    expect(same.json.updated_at).toBe(member.updated_at);
+    const off = await admin(`/members/${member.id}`, 'PATCH', { active: false, email: 'sara@agency.example' });
+    expect(off.status, off.text).toBe(200);
+    expect(off.json).toMatchObject({ id: member.id, name: 'Sara', email: 'sara@agency.example', active: false });
+    expect(off.json.updated_at > member.updated_at).toBe(true);
+    const listed = (await get('/members?page_size=100')).json.results.find((m: any) => m.id === member.id);
+    expect(listed).toEqual(off.json);
+    expect((await admin('/members/mem_unknown', 'PATCH', { active: false })).status).toBe(404);
+    expect((await admin(`/members/${member.id}`, 'PATCH', { department: 'nowhere' })).status).toBe(400);
+    expect((await admin(`/members/${member.id}`, 'PATCH', { id: 'mem_other' })).status).toBe(400);
+  });
+
+  it('sync: updated_since includes changes at or after the instant, excludes older ones; pages by cursor', async () => {
+    const older = (await admin('/members', 'POST', { name: 'Older' })).json;
+    const changed = (await admin('/members', 'POST', { name: 'Changed' })).json;
+    await pause(5);
+    const since = (await dbNow()).toISOString();
+    await pause(5);
+    await admin(`/members/${changed.id}`, 'PATCH', { name: 'Changed later' });
+    const newer = (await admin('/members', 'POST', { name: 'Newer' })).json;
+    const res = await get(`/members?updated_since=${encodeURIComponent(since)}`);
+    expect(res.json.results.map((m: any) => m.id)).toEqual([changed.id, newer.id]);
+    expect(res.json.results.map((m: any) => m.id)).not.toContain(older.id);
+
+    const seen: string[] = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const page = await get(`/members?page_size=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.json.results.length).toBeLessThanOrEqual(2);
+      seen.push(...page.json.results.map((m: any) => m.id));
+      cursor = page.json.next_cursor;
+    }
+    const all = (await admin('/members', 'GET')).json.results.map((m: any) => m.id);
+    expect([...seen].sort()).toEqual([...all].sort());
+    expect(new Set(seen).size).toBe(seen.length);
+
+    await pause(5);
+    const beforeRename = (await dbNow()).toISOString();
+    await admin('/departments/leasing', 'PUT', { name: { en: 'Leasing desk' } });
+    const departments = await get(`/departments?updated_since=${encodeURIComponent(beforeRename)}`);
+    expect(departments.json.results.map((d: any) => d.key)).toEqual(['leasing']);
+  });
+
+  it('are staff data: reading members or departments writes no audit row', async () => {
+    await get('/members');
+    await get('/departments');
+    const audit = await api.admin(`/companies/${company.id}/audit-log?action=personal_data.read`);
+    expect(audit.json.results).toEqual([]);
+  });
+
+  it('are invisible to another company', async () => {
+    const other = await api.createCompany();
+    const otherKey = (await api.createKey(other.id, { scopes: ['read:members'] })).secret;
+    const res = await api.request('/api/v1/members', { host: other.host, key: otherKey });
+    expect(res.json).toEqual({ results: [], next_cursor: null });
+  });
+});
+
+describe('the admin CLI', () => {
+  let server: ServerType;
+  let url: string;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+        url = `http://127.0.0.1:${info.port}`;
+        resolve();
+      });
+    });
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const cli = async (...args: string[]) => {
+    const env = { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: api.adminToken };
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { env });
+    return JSON.parse(stdout);
+  };
+
+  it('puts and deletes departments, adds, updates, deactivates and lists members', async () => {
+    expect(await cli('departments', 'put', company.id, 'cli-desk', '--name-en', 'Desk', '--name-ar', 'مكتب')).toMatchObject({
+      key: 'cli-desk',
+      name: { en: 'Desk', ar: 'مكتب' },
+    });
+    const member = await cli('members', 'add', company.id, '--name', 'Cli Member', '--department', 'cli-desk');
+    expect(member).toMatchObject({ name: 'Cli Member', department: 'cli-desk', active: true });
+    const updated = await cli('members', 'update', company.id, member.id, '--department', '', '--active', 'false');
+    expect(updated).toMatchObject({ id: member.id, department: null, active: false });
+    const listed = await cli('members', 'list', company.id);
+    expect(listed.results.find((m: any) => m.id === member.id)).toEqual(updated);
+    expect(await cli('departments', 'delete', company.id, 'cli-desk')).toEqual({ status: 204 });
+  }, 60_000);
+});
