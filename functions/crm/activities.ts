@@ -2,7 +2,6 @@ import type { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
 import type { Executor } from '../../lib/db/index';
-import { pageOf, paginate } from '../../lib/pagination';
 import { ProblemSchema } from '../../schema/common';
 import { ActivitiesQuery, ActivityInput, ActivityListSchema, ActivitySchema } from '../../schema/crm-activities';
 import type { ActivityRow } from '../../schema/crm-db';
@@ -10,7 +9,7 @@ import { jsonBody } from '../admin/route';
 import { createActivity, selectActivities } from './activities-domain';
 import { transactionRetryingConflict } from './external';
 import { auditRead, crmRoute } from './route';
-import { parseExternal, sinceFilter, syncSort } from './sync';
+import { parseExternal, syncPage, syncSort } from './sync';
 
 type ActivityView = z.infer<typeof ActivitySchema>;
 type ActivityRecord = ActivityRow & { lead_reference: string | null; person_reference: string | null };
@@ -64,12 +63,12 @@ export const activities = createRouter()
   .openapi(listRoute, async (c) => {
     const query = c.req.valid('query');
     const db = c.var.services.db;
-    let select = sinceFilter(selectActivities(db, c.var.company.id), 'activities', query.updated_since);
+    let select = selectActivities(db, c.var.company.id);
     if (query.external) {
       const { source, id } = parseExternal(query.external);
       select = select.where('activities.source', '=', source).where('activities.external_id', '=', id);
     }
-    const page = pageOf(await paginate(select, sort, query).execute(), sort, query.page_size);
+    const page = await syncPage(select, sort, query);
     const results = page.rows.map(present);
     await auditRead(c, personal(results));
     return c.json({ results, next_cursor: page.next_cursor }, 200);

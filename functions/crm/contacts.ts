@@ -1,7 +1,6 @@
 import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
 import { notFound } from '../../lib/errors';
-import { pageOf, paginate } from '../../lib/pagination';
 import { ProblemSchema } from '../../schema/common';
 import {
   ContactInput,
@@ -16,7 +15,7 @@ import { matchOrCreateContact, updateContact } from './contacts-domain';
 import { contactView, presentContacts, selectContacts } from './contacts-present';
 import { recordIdByExternal, transactionRetryingConflict } from './external';
 import { auditRead, crmRoute } from './route';
-import { sinceFilter, syncSort } from './sync';
+import { syncPage, syncSort } from './sync';
 
 const sort = syncSort('contacts', 'uuid');
 const contact = (description: string) => ({ description, content: { 'application/json': { schema: ContactSchema } } });
@@ -63,13 +62,13 @@ export const contacts = createRouter()
     const query = c.req.valid('query');
     const db = c.var.services.db;
     const companyId = c.var.company.id;
-    let select = sinceFilter(selectContacts(db, companyId), 'contacts', query.updated_since);
+    let select = selectContacts(db, companyId);
     if (query.external) {
       const id = await recordIdByExternal(db, companyId, 'contact', query.external);
       if (id === undefined) return c.json({ results: [], next_cursor: null }, 200);
       select = select.where('contacts.id', '=', id);
     }
-    const page = pageOf(await paginate(select, sort, query).execute(), sort, query.page_size);
+    const page = await syncPage(select, sort, query);
     const results = await presentContacts(db, page.rows);
     await auditRead(
       c,

@@ -4,7 +4,6 @@ import { actorOf } from '../../lib/audit';
 import { keyringOf } from '../../lib/crypto-jwe';
 import type { AppEnv } from '../../lib/env';
 import { notFound } from '../../lib/errors';
-import { pageOf, paginate } from '../../lib/pagination';
 import { ProblemSchema } from '../../schema/common';
 import { LeadListSchema, LeadParams, LeadPatchInput, LeadSchema, LeadsQuery } from '../../schema/crm-leads';
 import { jsonBody } from '../admin/route';
@@ -12,7 +11,7 @@ import { recordIdByExternal, transactionRetryingConflict } from './external';
 import { leadView, presentLeads, selectLeads } from './leads-read';
 import { updateLead } from './leads-update';
 import { auditRead, crmRoute } from './route';
-import { sinceFilter, syncSort } from './sync';
+import { syncPage, syncSort } from './sync';
 
 const sort = syncSort('leads', 'uuid');
 const lead = (description: string) => ({ description, content: { 'application/json': { schema: LeadSchema } } });
@@ -57,13 +56,13 @@ export const leads = createRouter()
     const query = c.req.valid('query');
     const db = c.var.services.db;
     const companyId = c.var.company.id;
-    let select = sinceFilter(selectLeads(db, companyId), 'leads', query.updated_since);
+    let select = selectLeads(db, companyId);
     if (query.external) {
       const id = await recordIdByExternal(db, companyId, 'lead', query.external);
       if (id === undefined) return c.json({ results: [], next_cursor: null }, 200);
       select = select.where('leads.id', '=', id);
     }
-    const page = pageOf(await paginate(select, sort, query).execute(), sort, query.page_size);
+    const page = await syncPage(select, sort, query);
     const results = await presentLeads(db, page.rows, keyringOfRequest(c));
     await auditRead(
       c,

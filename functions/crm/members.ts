@@ -1,9 +1,9 @@
 import { createRouter } from '../../lib/app';
-import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
+import type { KeysetSort } from '../../lib/pagination';
 import { DepartmentListSchema, MemberListSchema, MembersQuery } from '../../schema/crm-members';
 import { presentDepartment, presentMember } from './members-domain';
 import { crmRoute } from './route';
-import { sinceFilter, syncSort } from './sync';
+import { syncPage, syncSort } from './sync';
 
 /**
  * Team members and departments, for assignees and `by`. A member's email is staff contact data, not a
@@ -42,8 +42,7 @@ export const members = createRouter()
       .selectFrom('members')
       .selectAll('members')
       .where('members.company_id', '=', c.var.company.id);
-    const rows = await paginate(sinceFilter(select, 'members', query.updated_since), memberSort, query).execute();
-    const page = pageOf(rows, memberSort, query.page_size);
+    const page = await syncPage(select, memberSort, query);
     return c.json({ results: page.rows.map(presentMember), next_cursor: page.next_cursor }, 200);
   })
   .openapi(departmentsRoute, async (c) => {
@@ -52,7 +51,6 @@ export const members = createRouter()
       .selectFrom('departments')
       .selectAll('departments')
       .where('departments.company_id', '=', c.var.company.id);
-    const rows = await paginate(sinceFilter(select, 'departments', query.updated_since), departmentSort, query).execute();
-    const page = pageOf(rows, departmentSort, query.page_size);
+    const page = await syncPage(select, departmentSort, query);
     return c.json({ results: page.rows.map(presentDepartment), next_cursor: page.next_cursor }, 200);
   });

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { KeysetSort } from '../../lib/pagination';
+import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import { pageQuery } from '../../schema/common';
 
 /**
@@ -41,7 +41,15 @@ export function parseExternal(value: string): { source: string; id: string } {
   return { source: value.slice(0, at), id: value.slice(at + 1) };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: shared by every sync table's query builder
-export function sinceFilter<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, since?: string): QB {
-  return since ? (qb.where(sql.ref(`${table}.updated_at`), '>=', new Date(since)) as QB) : qb;
+/** One page of a sync list: `updated_since` on the sort's first column, then the keyset page. */
+export async function syncPage<O extends Record<string, unknown>>(
+  // biome-ignore lint/suspicious/noExplicitAny: shared by every sync table's query builder
+  select: SelectQueryBuilder<any, any, O>,
+  sort: KeysetSort,
+  query: { updated_since?: string; page_size: number; cursor?: string },
+): Promise<{ rows: O[]; next_cursor: string | null }> {
+  const first = sort.columns[0] as { ref: string };
+  const since = query.updated_since ? select.where(sql.ref(first.ref), '>=', new Date(query.updated_since)) : select;
+  const rows = (await paginate(since, sort, query).execute()) as O[];
+  return pageOf(rows, sort, query.page_size);
 }

@@ -3,14 +3,13 @@ import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
 import type { Executor } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
-import { pageOf, paginate } from '../../lib/pagination';
 import { ProblemSchema } from '../../schema/common';
 import type { TaskRow } from '../../schema/crm-db';
 import { TaskInput, TaskListSchema, TaskParams, TaskPatchInput, TaskSchema, TasksQuery } from '../../schema/crm-tasks';
 import { jsonBody } from '../admin/route';
 import { transactionRetryingConflict } from './external';
 import { auditRead, crmRoute } from './route';
-import { parseExternal, sinceFilter, syncSort } from './sync';
+import { parseExternal, syncPage, syncSort } from './sync';
 import { createTask, selectTasks, updateTask } from './tasks-domain';
 
 type TaskView = z.infer<typeof TaskSchema>;
@@ -81,12 +80,12 @@ export const tasks = createRouter()
   .openapi(listRoute, async (c) => {
     const query = c.req.valid('query');
     const db = c.var.services.db;
-    let select = sinceFilter(selectTasks(db, c.var.company.id), 'tasks', query.updated_since);
+    let select = selectTasks(db, c.var.company.id);
     if (query.external) {
       const { source, id } = parseExternal(query.external);
       select = select.where('tasks.source', '=', source).where('tasks.external_id', '=', id);
     }
-    const page = pageOf(await paginate(select, sort, query).execute(), sort, query.page_size);
+    const page = await syncPage(select, sort, query);
     const results = page.rows.map(present);
     await auditRead(c, personal(results));
     return c.json({ results, next_cursor: page.next_cursor }, 200);
