@@ -53,7 +53,7 @@ function keyText(column: KeysetColumn) {
     : sql<string>`(${sql.ref(column.ref)})::text`;
 }
 
-/** (a, b, c) after (x, y, z) with per-column directions, as nested OR/AND (index-friendly). */
+/** (a, b, c) after (x, y, z) with per-column directions: a >= x AND (a > x OR (a = x AND (b > y OR …))). */
 // biome-ignore lint/suspicious/noExplicitAny: the expression builder is shared by every table
 function after(eb: ExpressionBuilder<any, any>, columns: readonly KeysetColumn[], values: string[]) {
   const disjuncts = columns.map((column, i) => {
@@ -61,7 +61,11 @@ function after(eb: ExpressionBuilder<any, any>, columns: readonly KeysetColumn[]
     const step = eb(eb.ref(column.ref), column.direction === 'asc' ? '>' : '<', keyValue(column, values[i]!));
     return eb.and([...equalities, step]);
   });
-  return eb.or(disjuncts);
+  // The leading column's bound, stated on its own, is what lets PostgreSQL start the index scan at the cursor:
+  // the OR alone is only a filter, so each page would read (and drop) every row before it.
+  const [first] = columns as [KeysetColumn];
+  const bound = eb(eb.ref(first.ref), first.direction === 'asc' ? '>=' : '<=', keyValue(first, values[0]!));
+  return eb.and([bound, eb.or(disjuncts)]);
 }
 
 /**
