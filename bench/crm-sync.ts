@@ -1,0 +1,531 @@
+/**
+ * `npm run bench:crm` (and the last part of `npm run bench`): a CRM's full `updated_since` sync of 100,000
+ * contacts (`BENCH_CRM_CONTACTS`), page by page, against the real app on a Node server over a fresh PostgreSQL
+ * database. Checks that every contact came exactly once, prints the page times (first, last, median, p99, how the
+ * last 50 pages compare with the first 50, and by tenth of depth: paging cost must not grow with depth), where a
+ * page's time goes, then EXPLAIN (ANALYZE, BUFFERS) of the list query the route sent at several depths, with a
+ * WARNING when deep pages read the rows before the cursor. See docs/performance.md.
+ *
+ * One process: the client reads one page at a time, so it never competes with the server for the event loop,
+ * and the statements the route sends are caught with Kysely's `log` hook on the app's own pool.
+ */
+import type { Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { serve } from '@hono/node-server';
+import type { CompiledQuery, LogEvent } from 'kysely';
+import pg from 'pg';
+import { buildApp } from '../functions/app';
+import { randomToken, sha256 } from '../lib/crypto';
+import { openPostgres } from '../lib/db/postgres';
+import { createNodePlatform } from '../lib/node/platform';
+import { MemoryRateLimiter } from '../lib/ratelimit/memory';
+import { round } from './report';
+
+const int = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+};
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const referencePattern = /^P-[0-9A-HJKMNP-TV-Z]{10}$/;
+
+/**
+ * 10 Crockford base-32 characters from a series number `n`: (n × an odd multiplier + an offset) mod 2^50 is a
+ * bijection, so references are unique for every n and look random. `$n` is the SQL expression of n.
+ */
+function referenceSql(prefix: 'P' | 'L', n: string, multiplier: bigint, offset: bigint): string {
+  const value = `((${n})::bigint * ${multiplier} + ${offset}) & ${(1n << 50n) - 1n}`;
+  return `'${prefix}-' || (select string_agg(substr('${CROCKFORD}', (((${value}) >> (5 * (9 - k))) & 31)::int + 1, 1), '' order by k) from generate_series(0, 9) k)`;
+}
+/** A contact's id from its series number (a UUID v4 shape), so leads and external ids can point at it. */
+const contactIdSql = (n: string) => `overlay(overlay(md5('contact:' || ${n}) placing '4' from 13) placing '8' from 17)::uuid`;
+
+const firstNames =
+  'Aisha,Omar,Fatima,Mohammed,Layla,Yousef,Mariam,Khalid,Noor,Hassan,Sara,Ahmed,Olivia,James,Emma,Liam,Sophie,Daniel,Anna,Ivan,Elena,Dmitri,Priya,Arjun,Chloe,Lucas,Mia,Noah,Hana,Kenji,Zara,Rami,Lina,Tariq,Julia,Marco,Ines'.split(
+    ',',
+  );
+const lastNames =
+  "Al Mansouri,Haddad,Khan,Rahman,Nasser,Al Hashimi,Farouk,Saleh,Smith,Johnson,Brown,Williams,Taylor,Müller,Schmidt,Ivanova,Petrov,Sharma,Patel,Nair,Dubois,Martin,Rossi,Bianchi,Tanaka,Sato,Kim,Park,Silva,Costa,O'Brien,Murphy,Novak".split(
+    ',',
+  );
+const sqlArray = (values: string[]) => `array[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')}]`;
+
+/**
+ * The contacts: realistic names, emails (mixed case; `email_key` lower-cased), E.164 phones (UAE mobiles, some
+ * UK), languages, roles; 1 in 11 without email, 1 in 7 without phone, 1 in 250 erased (personal fields empty).
+ * updated_at is spread over a day from $3, in series order but with groups of 10 equal timestamps (n % 100 < 10)
+ * for the id tie-break, and rows are stored in a shuffled order, as a table written over time would be.
+ */
+const insertContactsSql = `
+insert into contacts (id, company_id, reference, name, email, email_key, phone, phone_key, language, roles, erased,
+  erased_at, created_at, updated_at)
+select s.id, $1::uuid, s.reference,
+  case when s.erased then null else s.first || ' ' || s.last end,
+  case when s.erased or s.n % 11 = 0 then null else s.email end,
+  case when s.erased or s.n % 11 = 0 then null else lower(s.email) end,
+  case when s.erased or s.n % 7 = 0 then null else s.phone end,
+  case when s.erased or s.n % 7 = 0 then null else s.phone end,
+  case when s.erased then null else (array['en', 'ar', 'en', 'ru', 'en', 'fr', 'de', null])[s.n % 8 + 1] end,
+  case when s.erased then '{}'::text[] else (case s.n % 6 when 0 then '{}'::text[] when 1 then array['buyer']
+    when 2 then array['tenant'] when 3 then array['owner'] when 4 then array['buyer', 'investor'] else array['landlord'] end) end,
+  s.erased,
+  case when s.erased then s.updated_at end,
+  s.updated_at - ((s.n * 13) % 400) * interval '1 day' - ((s.n * 7) % 86400) * interval '1 second',
+  s.updated_at
+from (
+  select n,
+    ${contactIdSql('n')} as id,
+    ${referenceSql('P', 'n', 0x1f3a5c7e9b1dn, 0x2a5f3c1b7d9e5n)} as reference,
+    f.first, l.last,
+    -- As people type them (Aisha.AlMansouri123@gmail.com); email_key is the lower-cased form, as the API keeps it.
+    f.first || '.' || translate(l.last, 'ü ''', 'u') || n || '@' ||
+      (array['gmail.com', 'outlook.com', 'yahoo.com', 'icloud.com', 'emirates.net.ae', 'example.co.uk'])[n % 6 + 1] as email,
+    case when n % 10 = 9
+      then '+447' || lpad(((n::bigint * 7919) % 1000000000)::text, 9, '0')
+      else '+9715' || (array['0', '2', '4', '5', '6', '8'])[n % 6 + 1] || lpad(((n::bigint * 7919) % 10000000)::text, 7, '0')
+    end as phone,
+    $3::timestamptz + t * ((86400000000 / $2::bigint) * interval '1 microsecond') + ((t * 37) % 1000) * interval '1 microsecond'
+      as updated_at,
+    n % 250 = 0 as erased
+  from generate_series(1, $2::int) n
+  cross join lateral (select case when n % 100 < 10 then n - n % 10 else n end as t) tie
+  cross join lateral (select (${sqlArray(firstNames)})[n % ${firstNames.length} + 1] as first) f
+  cross join lateral (select (${sqlArray(lastNames)})[(n / ${firstNames.length}) % ${lastNames.length} + 1] as last) l
+) s
+order by md5(s.n::text)`;
+
+/** Leads for 1 contact in 10 (a second one for 1 in 100), the way the forms write them (no details). */
+const insertLeadsSql = `
+insert into leads (company_id, reference, contact_id, status, service, form, message, language, caused_by,
+  first_answered_at, created_at, updated_at)
+select $1::uuid,
+  ${referenceSql('L', 'n * 2 + j', 0x16b2d4f8a3c7n, 0x1c3e5a7b9d2f1n)},
+  ${contactIdSql('n')},
+  (array['new', 'contacted', 'qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'])[(n + j) % 8 + 1],
+  (array['buy', 'rent', 'sell', 'valuation'])[n % 4 + 1],
+  (array['enquiry', 'viewing', 'callback'])[n % 3 + 1],
+  'Interested in a ' || (n % 4 + 1) || '-bedroom home; please call back.',
+  (array['en', 'ar', 'ru'])[n % 3 + 1],
+  'website',
+  case when (n + j) % 8 > 0 then $3::timestamptz + n * interval '1 second' + interval '2 hours' end,
+  $3::timestamptz + n * interval '1 second' + j * interval '1 minute',
+  $3::timestamptz + n * interval '1 second' + j * interval '1 minute' + interval '3 hours'
+from generate_series(1, $2::int) n
+cross join generate_series(1, 2) j
+where n % 10 = 3 and (j = 1 or n % 100 = 3)`;
+
+/** External ids kept by the client's CRM for 1 contact in 10 (HubSpot), a second one for 1 in 50 (Salesforce). */
+const insertExternalSql = `
+insert into external_ids (company_id, record_type, source, external_id, record_id, created_at)
+select $1::uuid, 'contact', 'hubspot', (5000000 + n)::text, ${contactIdSql('n')}, $3::timestamptz + n * interval '1 second'
+from generate_series(1, $2::int) n where n % 10 = 7
+union all
+select $1::uuid, 'contact', 'salesforce', '003' || upper(substr(md5('sf:' || n), 1, 15)), ${contactIdSql('n')},
+  $3::timestamptz + n * interval '1 second' + interval '1 minute'
+from generate_series(1, $2::int) n where n % 50 = 17`;
+
+type Contact = { reference: string; updated_at: string; leads: string[]; external: unknown[]; erased: boolean };
+type Page = { ms: number; count: number; statements: number; dbMs: number; listMs: number; byKind: Map<string, number> };
+
+/** What a statement of the route is, for the per-statement times. */
+function statementKind(text: string): string {
+  if (/from "contacts"/.test(text) && /\blimit\b/.test(text)) return 'the page of contacts (with their leads)';
+  if (/from "company_hosts"/.test(text)) return 'company by Host';
+  if (/from "api_keys"/.test(text)) return 'key and its secrets';
+  if (/^update "api_keys"/.test(text)) return 'key last used (once a minute)';
+  if (/from "external_ids"/.test(text)) return "the page's external ids";
+  if (/^insert into "audit_log"/.test(text)) return 'audit row (personal data read)';
+  return text.slice(0, 40);
+}
+
+const median = (values: number[]) => quantile(values, 0.5);
+function quantile(values: number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  // Nearest rank.
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+const ms = (value: number) => `${round(value, 2)} ms`;
+
+async function main(): Promise<number> {
+  const total = int('BENCH_CRM_CONTACTS', 100_000);
+  const pageSize = 100;
+  const warmup = int('BENCH_CRM_WARMUP', 20);
+  const baseUrl = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
+  const dbName = `pa_bench_crm_${randomBytes(6).toString('hex')}`;
+  const benchUrl = new URL(baseUrl);
+  benchUrl.pathname = `/${dbName}`;
+
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  let created = false;
+  let server: Server | undefined;
+  let closeApp: (() => Promise<void>) | undefined;
+  let seedClient: pg.Client | undefined;
+  let cleaning: Promise<void> | undefined;
+
+  const cleanup = () => {
+    cleaning ??= (async () => {
+      if (server) {
+        const s = server;
+        // A request in flight (after Ctrl-C) may finish first; keep-alive connections are closed at once.
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+          setTimeout(() => s.closeAllConnections(), 2000).unref();
+        });
+      }
+      await closeApp?.().catch(() => {});
+      await seedClient?.end().catch(() => {});
+      if (created) {
+        // The pools have ended, but their backends may still be exiting (a forced drop would make them log an error).
+        for (let i = 0; i < 40; i++) {
+          const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [dbName]);
+          if (rows[0].n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await admin.query(`drop database if exists "${dbName}" with (force)`).then(
+          () => console.log(`dropped database ${dbName}`),
+          (error: unknown) => console.error(`could not drop ${dbName}:`, error),
+        );
+      }
+      await admin.end().catch(() => {});
+    })();
+    return cleaning;
+  };
+  // `on`, not `once`: Ctrl-C reaches this process twice (from the terminal and relayed by tsx).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (cleaning) return;
+      console.error(`\n${signal}: cleaning up`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+
+  try {
+    await admin.query(`create database "${dbName}"`);
+    created = true;
+    console.log(`created database ${dbName}`);
+
+    // The statements of the request in flight (one at a time): how many, their time, and the list query itself.
+    let current:
+      | { statements: number; dbMs: number; listMs: number; list?: CompiledQuery; byKind: Map<string, number> }
+      | undefined;
+    const log = (event: LogEvent) => {
+      if (!current) return;
+      current.statements++;
+      current.dbMs += event.queryDurationMillis;
+      const kind = statementKind(event.query.sql);
+      current.byKind.set(kind, (current.byKind.get(kind) ?? 0) + event.queryDurationMillis);
+      if (/from "contacts"/.test(event.query.sql) && /\blimit\b/.test(event.query.sql)) {
+        current.listMs += event.queryDurationMillis;
+        current.list = event.query;
+      }
+    };
+    const handle = openPostgres(benchUrl.toString(), { log });
+    closeApp = () => handle.close();
+    const platform = await createNodePlatform(
+      // The in-memory limiter runs on every request; its server-key limit (1200/min by default) is raised so that a
+      // sync faster than 1200 pages a minute is measured rather than refused.
+      { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000000' },
+      { handle, limiter: new MemoryRateLimiter() },
+    );
+    const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
+    const adminToken = `adm_${randomToken(40)}`;
+    await handle.db
+      .insertInto('admin_tokens')
+      .values({ token_hash: await sha256(adminToken) })
+      .execute();
+
+    const port = await new Promise<number>((resolve) => {
+      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port)) as Server;
+    });
+    const origin = `http://127.0.0.1:${port}`;
+    console.log(`server on ${origin}`);
+
+    const adminCall = async (path: string, body: unknown) => {
+      const res = await fetch(`${origin}/admin/v1${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as Record<string, unknown>;
+      if (res.status !== 201) throw new Error(`POST /admin/v1${path} answered ${res.status}: ${JSON.stringify(json)}`);
+      return json;
+    };
+    // The company answers on the host the client connects to.
+    const company = await adminCall('/companies', {
+      name: 'CRM Sync Bench Properties',
+      hosts: ['127.0.0.1'],
+      environment: 'production',
+      currency: 'AED',
+      time_zone: 'Asia/Dubai',
+      settings: { phone_country: 'AE' },
+    });
+    const companyId = company.id as string;
+    const key = await adminCall(`/companies/${companyId}/keys`, { kind: 'server', name: 'CRM sync', scopes: ['read:contacts'] });
+    const secret = key.secret as string;
+
+    // Seed in SQL: a day of changes ending an hour ago.
+    seedClient = new pg.Client({ connectionString: benchUrl.toString() });
+    await seedClient.connect();
+    const seedStart = performance.now();
+    const base = new Date(Date.now() - 25 * 3600_000);
+    const params = [companyId, total, base];
+    const contactsInserted = (await seedClient.query(insertContactsSql, params)).rowCount;
+    const leadsInserted = (await seedClient.query(insertLeadsSql, params)).rowCount;
+    const externalInserted = (await seedClient.query(insertExternalSql, params)).rowCount;
+    await seedClient.query('analyze contacts, leads, external_ids');
+    const seedSeconds = (performance.now() - seedStart) / 1000;
+    const expected = (
+      await seedClient.query<{ with_leads: number; with_external: number; tied: number; erased: number }>(
+        `select count(*) filter (where exists (select 1 from leads l where l.contact_id = c.id))::int as with_leads,
+           count(*) filter (where exists (select 1 from external_ids e where e.record_id = c.id))::int as with_external,
+           count(*) filter (where erased)::int as erased,
+           (select count(*)::int from (select updated_at from contacts group by updated_at having count(*) > 1) t) as tied
+         from contacts c where company_id = $1`,
+        [companyId],
+      )
+    ).rows[0]!;
+    console.log(
+      `seeded ${contactsInserted} contacts, ${leadsInserted} leads (${expected.with_leads} people), ${externalInserted} external ids` +
+        ` (${expected.with_external} people), ${expected.erased} erased, ${expected.tied} groups of equal updated_at` +
+        ` in ${round(seedSeconds, 1)} s (with analyze)`,
+    );
+
+    const since = new Date(base.getTime() - 1000).toISOString();
+    const headers = { Authorization: `Bearer ${secret}` };
+    const getPage = async (cursor: string | null) => {
+      const url = `${origin}/api/v1/contacts?updated_since=${encodeURIComponent(since)}&page_size=${pageSize}${
+        cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''
+      }`;
+      current = { statements: 0, dbMs: 0, listMs: 0, byKind: new Map() };
+      const start = performance.now();
+      const res = await fetch(url, { headers });
+      const body = (await res.json()) as { results: Contact[]; next_cursor: string | null };
+      const elapsed = performance.now() - start;
+      const stats = current;
+      current = undefined;
+      if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${JSON.stringify(body)}`);
+      return { body, elapsed, stats };
+    };
+
+    // Warm-up (not counted): the first page a few times, so the first measured page is not also the first request.
+    for (let i = 0; i < warmup; i++) await getPage(null);
+
+    const pages: Page[] = [];
+    const seen = new Set<string>();
+    let duplicates = 0;
+    let malformed = 0;
+    let outOfOrder = 0;
+    let withLeads = 0;
+    let withExternal = 0;
+    let erased = 0;
+    let lastUpdatedAt = '';
+    const lists: (CompiledQuery | undefined)[] = [];
+    let cursor: string | null = null;
+    const loadBefore = os.loadavg();
+    const syncStart = performance.now();
+    do {
+      const { body, elapsed, stats }: Awaited<ReturnType<typeof getPage>> = await getPage(cursor);
+      pages.push({
+        ms: elapsed,
+        count: body.results.length,
+        statements: stats.statements,
+        dbMs: stats.dbMs,
+        listMs: stats.listMs,
+        byKind: stats.byKind,
+      });
+      lists.push(stats.list);
+      for (const contact of body.results) {
+        if (seen.has(contact.reference)) duplicates++;
+        seen.add(contact.reference);
+        if (!referencePattern.test(contact.reference)) malformed++;
+        if (contact.updated_at < lastUpdatedAt) outOfOrder++;
+        lastUpdatedAt = contact.updated_at;
+        if (contact.leads.length > 0) withLeads++;
+        if (contact.external.length > 0) withExternal++;
+        if (contact.erased) erased++;
+      }
+      cursor = body.next_cursor;
+    } while (cursor !== null);
+    const syncSeconds = (performance.now() - syncStart) / 1000;
+    const loadAfter = os.loadavg();
+
+    const received = pages.reduce((sum, p) => sum + p.count, 0);
+    const audited = (
+      await seedClient.query<{ n: number }>(
+        `select count(*)::int as n from audit_log where company_id = $1 and action = 'personal_data.read'`,
+        [companyId],
+      )
+    ).rows[0]!.n;
+    const problems: string[] = [];
+    if (received !== total) problems.push(`received ${received} contacts, expected ${total}`);
+    if (seen.size !== total) problems.push(`${seen.size} distinct references, expected ${total}`);
+    if (duplicates) problems.push(`${duplicates} references seen more than once`);
+    if (malformed) problems.push(`${malformed} references not of the form P- + 10 Crockford characters`);
+    if (outOfOrder) problems.push(`${outOfOrder} contacts out of updated_at order`);
+    if (withLeads !== expected.with_leads) problems.push(`${withLeads} people with leads, expected ${expected.with_leads}`);
+    if (withExternal !== expected.with_external) {
+      problems.push(`${withExternal} people with external ids, expected ${expected.with_external}`);
+    }
+    if (erased !== expected.erased) problems.push(`${erased} erased people, expected ${expected.erased}`);
+    if (audited !== warmup + pages.length) problems.push(`${audited} audit rows, expected ${warmup + pages.length}`);
+    if (pages.slice(0, -1).some((p) => p.count !== pageSize)) problems.push('a page before the last was not full');
+
+    // The plans of the list query the route sent, at several depths.
+    const explain = async (query: CompiledQuery) => {
+      const { rows } = await seedClient!.query<{ 'QUERY PLAN': string }>(
+        `explain (analyze, buffers) ${query.sql}`,
+        query.parameters as unknown[],
+      );
+      return rows.map((r) => r['QUERY PLAN']);
+    };
+    const planSummary = (plan: string[]) => {
+      const text = plan.join('\n');
+      const indexScan = /Index Scan using contacts_sync on contacts/.test(text);
+      // A sort of the contacts themselves (the leads' sub-select sorts a person's few leads, which is fine).
+      const sort = /Sort Key: contacts\.updated_at/.test(text);
+      const bitmap = /Bitmap Heap Scan on contacts/.test(text);
+      return {
+        shape: indexScan
+          ? `Index Scan using contacts_sync${sort ? ' + Sort' : ', no Sort'}`
+          : `${bitmap ? 'Bitmap Heap Scan (BitmapOr on contacts_sync)' : 'other scan'}${sort ? ' + Sort' : ', no Sort'}`,
+        indexScan,
+        sort,
+        removed: [...text.matchAll(/Rows Removed by Filter: (\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0),
+        // The first Buffers line is the top node's: everything the query touched.
+        buffers: Number(/Buffers: shared hit=(\d+)/.exec(text)?.[1] ?? Number.NaN),
+        time: Number(/Execution Time: ([\d.]+) ms/.exec(text)?.[1] ?? Number.NaN),
+      };
+    };
+    if (lists.some((q) => q === undefined)) throw new Error('the list query of a page was not seen in the log');
+    const depths = [
+      ...new Set(
+        [0.1, 0.25, 0.5, 0.75, 0.9, 0.95].map((f) => Math.round(f * pages.length)).concat([1, 2, pages.length - 1, pages.length]),
+      ),
+    ]
+      .filter((n) => n >= 1 && n <= pages.length)
+      .sort((a, b) => a - b);
+    const plans = new Map<number, string[]>();
+    for (const n of depths) plans.set(n, await explain(lists[n - 1]!));
+
+    const times = pages.map((p) => p.ms);
+    const first = pages[0]!;
+    const last = pages[pages.length - 1]!;
+    const window = Math.min(50, Math.floor(pages.length / 2));
+    const firstMedian = median(times.slice(0, window));
+    const lastMedian = median(times.slice(-window));
+    const listFirstMedian = median(pages.slice(0, window).map((p) => p.listMs));
+    const listLastMedian = median(pages.slice(-window).map((p) => p.listMs));
+    const cpus = os.cpus();
+    const postgres = (await admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
+
+    console.log(`\nFull sync: GET /api/v1/contacts?updated_since=…&page_size=${pageSize}, following next_cursor`);
+    console.log(`  contacts received      ${received} (${seen.size} distinct references)`);
+    console.log(`  pages                  ${pages.length} (after ${warmup} warm-up requests of the first page)`);
+    console.log(`  total time             ${round(syncSeconds, 2)} s`);
+    console.log(`  contacts/s             ${Math.round(received / syncSeconds)}`);
+    console.log(`  first page             ${ms(first.ms)}`);
+    console.log(`  last page              ${ms(last.ms)}`);
+    console.log(`  median page            ${ms(median(times))}`);
+    console.log(`  p99 page               ${ms(quantile(times, 0.99))}`);
+    console.log(`  max page               ${ms(Math.max(...times))}`);
+    console.log(`  last ÷ first           ${round(last.ms / first.ms, 2)}`);
+    console.log(
+      `  median of last ${window} ÷ median of first ${window}   ${round(lastMedian / firstMedian, 2)}` +
+        ` (${ms(lastMedian)} ÷ ${ms(firstMedian)})`,
+    );
+    console.log(
+      `  list query alone (Kysely's log: pg round trip): first ${ms(first.listMs)}, last ${ms(last.listMs)},` +
+        ` median of last ${window} ÷ first ${window} ${round(listLastMedian / listFirstMedian, 2)}` +
+        ` (${ms(listLastMedian)} ÷ ${ms(listFirstMedian)})`,
+    );
+    console.log(
+      `  statements per page    first ${first.statements}, last ${last.statements}, max ${Math.max(...pages.map((p) => p.statements))}` +
+        ` (all statements of a page: median ${ms(median(pages.map((p) => p.dbMs)))})`,
+    );
+    console.log(`  audit rows written     ${audited} (one per request, personal data read)`);
+
+    // Where a page's time goes: each statement (pg round trip as Kysely's log measures it), and the rest.
+    const kinds = [...new Set(pages.flatMap((p) => [...p.byKind.keys()]))];
+    console.log("\n| A page's time | median ms (all pages) | median ms (first 50) | median ms (last 50) |\n|---|---:|---:|---:|");
+    const row = (name: string, of: (p: Page) => number | undefined) => {
+      const values = (list: Page[]) => list.map(of).filter((v): v is number => v !== undefined);
+      const cell = (list: Page[]) => (values(list).length ? round(median(values(list)), 2) : '–');
+      console.log(`| ${name} | ${cell(pages)} | ${cell(pages.slice(0, window))} | ${cell(pages.slice(-window))} |`);
+    };
+    for (const kind of kinds) row(kind, (p) => p.byKind.get(kind));
+    row('everything else (HTTP, routing, validation, limiter, presentation, JSON both ways)', (p) => p.ms - p.dbMs);
+    row('whole page (request to parsed JSON)', (p) => p.ms);
+
+    console.log('\n| Pages (by depth) | median page ms | p99 page ms | median list query ms |\n|---|---:|---:|---:|');
+    const tenth = Math.max(1, Math.ceil(pages.length / 10));
+    for (let from = 0; from < pages.length; from += tenth) {
+      const slice = pages.slice(from, from + tenth);
+      console.log(
+        `| ${from + 1}–${from + slice.length} | ${round(median(slice.map((p) => p.ms)), 1)} | ` +
+          `${round(
+            quantile(
+              slice.map((p) => p.ms),
+              0.99,
+            ),
+            1,
+          )} | ${round(median(slice.map((p) => p.listMs)), 1)} |`,
+      );
+    }
+
+    console.log(
+      "\nEXPLAIN (ANALYZE, BUFFERS) of the list query the route sent (its SQL and parameters from Kysely's log):\n" +
+        '| Page | Rows before the cursor | Plan | Rows removed by filter | Shared buffers hit | Execution ms |\n|---:|---:|---|---:|---:|---:|',
+    );
+    for (const [n, plan] of plans) {
+      const summary = planSummary(plan);
+      console.log(
+        `| ${n} | ${(n - 1) * pageSize} | ${summary.shape} | ${summary.removed} | ${summary.buffers} | ${round(summary.time, 2)} |`,
+      );
+    }
+    const deepPage = depths.filter((n) => n < pages.length - 1).at(-1) ?? pages.length;
+    const deepPlan = plans.get(deepPage)!;
+    const deep = planSummary(deepPlan);
+    console.log(`\nThe plan at page ${deepPage} (a deep cursor: ${(deepPage - 1) * pageSize} rows before it):`);
+    for (const line of deepPlan) console.log(`  ${line}`);
+    console.log(
+      `  → ${deep.indexScan ? 'uses the contacts_sync index (Index Scan)' : 'does NOT use an Index Scan of contacts_sync'}` +
+        `${deep.sort ? ', with a Sort of the rows it found' : ', without a Sort'}; ${deep.removed} rows read and removed by the filter`,
+    );
+    const grows = deep.removed > 10 * pageSize || lastMedian / firstMedian > 2;
+    if (grows) {
+      console.log(
+        '\nWARNING: paging cost grows with depth. The cursor condition (updated_at > x OR (updated_at = x AND id > y)) is not\n' +
+          'an index condition: the scan starts at updated_since and reads and discards every row before the cursor.\n' +
+          'See docs/performance.md, "CRM sync".',
+      );
+    }
+
+    console.log(
+      `\nMachine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown'}, Node ${process.version}, PostgreSQL ${postgres ?? 'unknown'};` +
+        ` load average (1 min) ${round(loadBefore[0] ?? 0)} before the sync, ${round(loadAfter[0] ?? 0)} after`,
+    );
+    if (problems.length > 0) {
+      console.error(`FAILED:\n  ${problems.join('\n  ')}`);
+      return 1;
+    }
+    console.log(
+      `OK: ${total} contacts, each reference once, in order; leads, external ids and erasures as seeded; one audit row per page`,
+    );
+    return 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+const code = await main().catch((error: unknown) => {
+  console.error(error);
+  return 1;
+});
+process.exit(code);
