@@ -1,4 +1,4 @@
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
@@ -159,7 +159,7 @@ export async function matchOrCreateContact(
 function touch(trx: Trx, id: string, set: Updateable<ContactsTable>): Promise<ContactRow> {
   return trx
     .updateTable('contacts')
-    .set({ ...set, updated_at: new Date() })
+    .set({ ...set, updated_at: sql`clock_timestamp()` })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

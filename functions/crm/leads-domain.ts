@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { type Keyring, encryptJson } from '../../lib/crypto-jwe';
 import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, type FieldError } from '../../lib/errors';
@@ -74,7 +75,7 @@ export async function createLead(trx: Trx, company: Company, input: NewLead, cau
   const details = input.details && Object.keys(input.details).length > 0 ? input.details : undefined;
   // Encrypted before anything is written: without a key the enquiry is refused as a whole (503).
   const detailsJwe = details ? await encryptJson(input.keyring, details) : null;
-  const { contact } = await matchOrCreateContact(
+  const { contact, created, updated } = await matchOrCreateContact(
     trx,
     company,
     { name: input.name, email: input.email, phone: input.phone, language: input.language },
@@ -106,5 +107,17 @@ export async function createLead(trx: Trx, company: Company, input: NewLead, cau
     causedBy,
     data: { reference: lead.reference, person: contact.reference },
   });
+  // A matched person's answer now lists one more lead: it changed, so sync clients must see it again.
+  if (!created) {
+    await trx.updateTable('contacts').set({ updated_at: sql`clock_timestamp()` }).where('id', '=', contact.id).execute();
+    if (!updated) {
+      await recordEvent(trx, {
+        companyId: company.id,
+        type: 'contact.updated',
+        causedBy,
+        data: { reference: contact.reference },
+      });
+    }
+  }
   return lead;
 }

@@ -1,4 +1,4 @@
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
@@ -95,7 +95,7 @@ export async function updateLead(
   // updated_at is set by the trigger (a new external id changes the answer too, so it is bumped).
   await trx
     .updateTable('leads')
-    .set({ ...set, updated_at: new Date() })
+    .set({ ...set, updated_at: sql`clock_timestamp()` })
     .where('id', '=', lead.id)
     .execute();
   if (set.status !== undefined) {

@@ -361,3 +361,26 @@ describe('the matchers on their own', () => {
     expect(isCardNumber('41111111111111111111')).toBe(false);
   });
 });
+
+describe('a lead for a person already known', () => {
+  it('moves the person’s updated_at and records contact.updated, since their leads list changed', async () => {
+    const body = base();
+    const first = await post(body);
+    const person = first.json.person as string;
+    const people = await api.createKey(company.id, { scopes: ['read:contacts'] });
+    const read = () => api.request(`/api/v1/contacts/${person}`, { host: company.host, key: people.secret });
+    const before = (await read()).json;
+    const second = await post({ ...body, message: 'A second enquiry' });
+    expect(second.json.person).toBe(person);
+    const after = (await read()).json;
+    expect(after.leads).toEqual([first.json.reference, second.json.reference]);
+    expect(Date.parse(after.updated_at)).toBeGreaterThan(Date.parse(before.updated_at));
+    const updates = await api.db
+      .selectFrom('events')
+      .select('data')
+      .where('company_id', '=', company.id)
+      .where('type', '=', 'contact.updated')
+      .execute();
+    expect(updates.map((e) => e.data)).toContainEqual({ reference: person });
+  });
+});

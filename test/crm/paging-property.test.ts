@@ -1,0 +1,271 @@
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, type TestApi } from '../support/harness';
+
+/**
+ * Sync lists order by (updated_at, id) with keyset cursors, "so a client paging while others write misses
+ * nothing". Property: interleave writes (adds, changes that move a record to the end of the order, erasures)
+ * with the page reads of one `updated_since` walk, and check what the client saw against a model of the writes.
+ */
+
+type Json = Record<string, any>;
+type State = Record<string, unknown>;
+type Write = { kind: 'create' } | { kind: 'change'; pick: number } | { kind: 'erase'; pick: number };
+/** Each step reads the walk's next page (while the walk lasts), then makes its writes. */
+type Step = { size: number; writes: Write[] };
+type Scenario = { initial: number; steps: Step[]; tail: number };
+type Company = { id: string; host: string; key: string };
+
+/** A sync list under test: how to add, change and erase its records, and the part of a record the model tracks. */
+type Subject = {
+  path: string;
+  create(company: Company, n: number): Promise<Json>;
+  change(company: Company, record: Json, n: number): Promise<Json>;
+  erase(company: Company, record: Json): Promise<Json>;
+  state(record: Json): State;
+};
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await createTestApi();
+});
+afterAll(() => api?.close());
+
+async function call(company: Company, path: string, method = 'GET', body?: unknown, expected = method === 'POST' ? 201 : 200) {
+  const res = await api.request(`/api/v1${path}`, { host: company.host, key: company.key, method, body });
+  if (res.status !== expected) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.json as Json;
+}
+
+async function erasePerson(company: Company, person: string): Promise<void> {
+  const res = await api.admin(`/companies/${company.id}/contacts/${person}/erase`, { method: 'POST' });
+  if (res.status !== 200 || res.json.already_erased !== false) throw new Error(`erase ${person}: ${res.status} ${res.text}`);
+}
+
+const contacts: Subject = {
+  path: '/contacts',
+  create: (company, n) => call(company, '/contacts', 'POST', { name: `Person ${n}`, email: `person.${n}@example.com` }),
+  change: (company, record, n) => call(company, `/contacts/${record.reference}`, 'PATCH', { name: `Renamed ${n}` }),
+  async erase(company, record) {
+    await erasePerson(company, record.reference);
+    return { ...record, name: null, email: null, erased: true };
+  },
+  state: (record) => ({ name: record.name, email: record.email, erased: record.erased }),
+};
+
+/** new → contacted → lost → contacted → lost …: every move allowed, every move a change. */
+const nextStatus: Record<string, string> = { new: 'contacted', contacted: 'lost', lost: 'contacted' };
+const leads: Subject = {
+  path: '/leads',
+  create: (company, n) =>
+    call(company, '/leads', 'POST', {
+      consent: true,
+      consent_version: '2026-01',
+      name: `Enquirer ${n}`,
+      email: `enquirer.${n}@example.com`,
+      message: `Enquiry ${n}`,
+    }),
+  change: (company, record) => call(company, `/leads/${record.reference}`, 'PATCH', { status: nextStatus[record.status] }),
+  async erase(company, record) {
+    await erasePerson(company, record.person);
+    return { ...record, message: null, erased: true };
+  },
+  state: (record) => ({ status: record.status, message: record.message, erased: record.erased }),
+};
+
+/** More pages than any run's records could fill at page size 1: a walk that goes on is a cursor that does not advance. */
+const MAX_PAGES = 200;
+
+/** Pages `path` (from `since`, or all of it) until next_cursor is null, with one page size; returns every page. */
+async function pullAll(company: Company, path: string, since: string | undefined, size: number): Promise<Json[][]> {
+  const pages: Json[][] = [];
+  let cursor: string | null = null;
+  do {
+    const query = new URLSearchParams({ page_size: String(size) });
+    if (since) query.set('updated_since', since);
+    if (cursor) query.set('cursor', cursor);
+    const page = await call(company, `${path}?${query}`);
+    pages.push(page.results);
+    cursor = page.next_cursor;
+    if (pages.length > MAX_PAGES) throw new Error(`${path} did not end after ${MAX_PAGES} pages`);
+  } while (cursor);
+  return pages;
+}
+
+/** What the runs of one property exercised, so a generator too weak to matter cannot pass unnoticed. */
+const newCoverage = () => ({
+  runs: 0,
+  multiPageWalks: 0,
+  writesDuringWalk: 0,
+  erasedDuringWalk: 0,
+  seenAgainAfterAChange: 0,
+  caughtUpOnlyByThePull: 0,
+});
+let coverage = newCoverage();
+
+/** One run: a fresh company, some records, then one walk interleaved with writes, one catch-up pull, and the checks. */
+async function run(subject: Subject, scenario: Scenario): Promise<void> {
+  coverage.runs++;
+  const created = await api.createCompany();
+  const { secret } = await api.createKey(created.id, {
+    scopes: ['read:contacts', 'write:contacts', 'read:leads', 'write:leads'],
+  });
+  const company: Company = { ...created, key: secret };
+  const t0 = new Date(Date.now() - 1000).toISOString();
+
+  /** The model: every record's last known state, from the answers of the writes. */
+  const model = new Map<string, Json>();
+  let n = 0;
+  const live = () => [...model.values()].filter((r) => !r.erased);
+  const write = async (op: Write): Promise<string | undefined> => {
+    if (op.kind === 'create') {
+      const record = await subject.create(company, ++n);
+      model.set(record.reference, record);
+      return record.reference;
+    }
+    const candidates = live();
+    if (candidates.length === 0) return undefined;
+    const record = candidates[op.pick % candidates.length]!;
+    const next = op.kind === 'change' ? await subject.change(company, record, ++n) : await subject.erase(company, record);
+    model.set(record.reference, next);
+    return record.reference;
+  };
+  for (let i = 0; i < scenario.initial; i++) await write({ kind: 'create' });
+
+  // The walk: page reads interleaved with the writes; it ends with the page whose next_cursor is null.
+  const walk: Json[][] = [];
+  let started = false;
+  let done = false;
+  let cursor: string | null = null;
+  let atStart = new Map<string, State>();
+  const touched = new Set<string>();
+  const readPage = async (size: number) => {
+    if (!started) atStart = new Map([...model].map(([reference, record]) => [reference, subject.state(record)]));
+    started = true;
+    const query = new URLSearchParams({ updated_since: t0, page_size: String(size) });
+    if (cursor) query.set('cursor', cursor);
+    const page = await call(company, `${subject.path}?${query}`);
+    // A page is full unless it is the last one.
+    if (page.next_cursor === null) expect(page.results.length).toBeLessThanOrEqual(size);
+    else expect(page.results).toHaveLength(size);
+    walk.push(page.results);
+    if (walk.length > MAX_PAGES) throw new Error(`${subject.path} did not end after ${MAX_PAGES} pages`);
+    cursor = page.next_cursor;
+    done = cursor === null;
+  };
+  for (const step of scenario.steps) {
+    if (!done) await readPage(step.size);
+    for (const op of step.writes) {
+      const reference = await write(op);
+      if (reference && !done) {
+        touched.add(reference);
+        coverage.writesDuringWalk++;
+        if (op.kind === 'erase') coverage.erasedDuringWalk++;
+      }
+    }
+  }
+  while (!done) await readPage(scenario.tail);
+
+  // No page returns a record twice, and the walk follows the (updated_at, id) order.
+  for (const page of walk) {
+    const references = page.map((r) => r.reference);
+    expect(new Set(references).size, `a page repeats a record: ${references}`).toBe(references.length);
+  }
+  const seen = walk.flat();
+  if (walk.length > 1) coverage.multiPageWalks++;
+  for (const reference of touched) {
+    if (atStart.has(reference) && seen.filter((r) => r.reference === reference).length > 1) coverage.seenAgainAfterAChange++;
+  }
+  const times = seen.map((r) => r.updated_at as string);
+  expect(times, 'updated_at order').toEqual([...times].sort());
+
+  // Every record that existed at the start and was not changed during the walk: seen exactly once, as it was.
+  for (const [reference, state] of atStart) {
+    if (touched.has(reference)) continue;
+    const copies = seen.filter((r) => r.reference === reference);
+    expect(copies.length, `${reference} untouched during the walk`).toBe(1);
+    expect(subject.state(copies[0]!)).toEqual(state);
+  }
+
+  // One catch-up pull from the last updated_at seen: with the walk, it gives every record in its final state,
+  // and the same set as the whole list (every record was written after t0).
+  const since = times.length > 0 ? times[times.length - 1]! : t0;
+  const catchUp = await pullAll(company, subject.path, since, scenario.tail);
+  // updated_since is inclusive: the last record seen comes back (as it was, or later if it changed since).
+  if (seen.length > 0) expect(catchUp.flat().map((r) => r.reference)).toContain(seen[seen.length - 1]!.reference);
+  const mirror = new Map<string, State>();
+  for (const record of seen) mirror.set(record.reference, subject.state(record));
+  const afterWalk = new Map(mirror);
+  for (const record of catchUp.flat()) mirror.set(record.reference, subject.state(record));
+  const full = (await pullAll(company, subject.path, undefined, 100)).flat();
+  const current = new Map(full.map((record) => [record.reference, subject.state(record)]));
+  const expected = new Map([...model].map(([reference, record]) => [reference, subject.state(record)]));
+  expect(full).toHaveLength(current.size);
+  expect(current).toEqual(expected);
+  // Each record added or changed during the walk shows in its final state...
+  for (const reference of touched)
+    expect(mirror.get(reference), `${reference} changed during the walk`).toEqual(expected.get(reference));
+  // ...and walk plus catch-up hold exactly the API's current set, every record in its current state.
+  expect(mirror).toEqual(current);
+  for (const [reference, state] of expected) {
+    if (!isDeepStrictEqual(afterWalk.get(reference), state)) coverage.caughtUpOnlyByThePull++;
+  }
+}
+
+const writeArb: fc.Arbitrary<Write> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({ kind: 'create' as const }) },
+  { weight: 3, arbitrary: fc.nat({ max: 999 }).map((pick) => ({ kind: 'change' as const, pick })) },
+  { weight: 2, arbitrary: fc.nat({ max: 999 }).map((pick) => ({ kind: 'erase' as const, pick })) },
+);
+/** Page sizes 1–7, mostly small, so walks are long and writes land in the middle of them. */
+const pageSize = fc.oneof(
+  { weight: 3, arbitrary: fc.integer({ min: 1, max: 2 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 3, max: 7 }) },
+);
+const scenario = (maxInitial: number, maxSteps: number): fc.Arbitrary<Scenario> =>
+  fc.record({
+    initial: fc.integer({ min: 2, max: maxInitial }),
+    steps: fc.array(fc.record({ size: pageSize, writes: fc.array(writeArb, { minLength: 1, maxLength: 3 }) }), {
+      maxLength: maxSteps,
+      size: 'max',
+    }),
+    tail: pageSize,
+  });
+
+/**
+ * A run that does each thing at least once, whatever the generator draws: a record changed after the walk passed
+ * it (seen again at the end), one erased ahead of the cursor, and an add after the walk's last page (only the
+ * catch-up pull sees it).
+ */
+const everyCase: Scenario = {
+  initial: 4,
+  steps: [
+    { size: 1, writes: [{ kind: 'change', pick: 0 }] },
+    { size: 1, writes: [{ kind: 'erase', pick: 2 }] },
+    { size: 7, writes: [{ kind: 'create' }] },
+    { size: 7, writes: [{ kind: 'change', pick: 1 }] },
+  ],
+  tail: 2,
+};
+
+/** Runs the property, then checks that its runs walked several pages, wrote in the middle of walks, etc. */
+async function check(subject: Subject, arbitrary: fc.Arbitrary<Scenario>, numRuns: number, timeLimitMs: number) {
+  coverage = newCoverage();
+  await fc.assert(
+    fc.asyncProperty(arbitrary, (s) => run(subject, s)),
+    { numRuns, examples: [[everyCase]], interruptAfterTimeLimit: timeLimitMs, markInterruptAsFailure: true },
+  );
+  expect(coverage.runs).toBeGreaterThanOrEqual(numRuns);
+  for (const [what, count] of Object.entries(coverage)) expect(count, what).toBeGreaterThan(0);
+}
+
+describe('keyset paging of sync lists while others write', () => {
+  it('GET /contacts?updated_since: nothing missed, nothing repeated within a page, final states after one catch-up', async () => {
+    await check(contacts, scenario(10, 12), 30, 60_000);
+  }, 120_000);
+
+  it('GET /leads?updated_since: the same, with status moves and erasures of the lead’s person', async () => {
+    await check(leads, scenario(6, 8), 15, 45_000);
+  }, 90_000);
+});
