@@ -180,3 +180,25 @@ describe('the admin CLI', () => {
     expect(await cli('departments', 'delete', company.id, 'cli-desk')).toEqual({ status: 204 });
   }, 60_000);
 });
+
+describe('no browser access to CRM routes', () => {
+  it('grants no CORS: neither a preflight nor a request with an Origin gets Access-Control-Allow-Origin', async () => {
+    const t = await createTestApi();
+    try {
+      const company = await t.createCompany();
+      const { secret } = await t.createKey(company.id, { scopes: ['read:contacts', 'read:members'] });
+      for (const path of ['/api/v1/contacts', '/api/v1/members', '/api/v1/leads']) {
+        const preflight = await t.request(path, {
+          method: 'OPTIONS',
+          host: company.host,
+          headers: { Origin: 'https://www.example.com', 'Access-Control-Request-Method': 'GET' },
+        });
+        expect(preflight.headers.get('access-control-allow-origin'), path).toBeNull();
+        const res = await t.request(path, { host: company.host, key: secret, headers: { Origin: 'https://www.example.com' } });
+        expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
