@@ -4,7 +4,7 @@ import { type CausedBy, recordEvent } from '../../lib/events';
 import { newReference } from '../../lib/references';
 import type { ActivityInputValue } from '../../schema/crm-activities';
 import type { Company } from '../../schema/db';
-import { checkMember, resolveFollowupLinks } from './activities-links';
+import { checkMember, existingFollowup, resolveFollowupLinks } from './activities-links';
 
 /** A company's activities with their lead's and person's references (joins: one query for a page). */
 export function selectActivities(executor: Executor, companyId: string) {
@@ -30,14 +30,8 @@ export async function createActivity(
   input: ActivityInputValue,
   causedBy: CausedBy,
 ): Promise<{ id: string; created: boolean }> {
-  const existing = await trx
-    .selectFrom('activities')
-    .select('id')
-    .where('company_id', '=', company.id)
-    .where('source', '=', input.source)
-    .where('external_id', '=', input.external_id)
-    .executeTakeFirst();
-  if (existing) return { id: existing.id, created: false };
+  const existing = await existingFollowup(trx, 'activities', company.id, input);
+  if (existing) return { id: existing, created: false };
 
   const links = await resolveFollowupLinks(trx, company.id, input);
   if (input.by !== undefined) await checkMember(trx, company.id, input.by, 'by', false);

@@ -53,3 +53,20 @@ export async function checkMember(trx: Trx, companyId: string, id: string, path:
   const member = await query.executeTakeFirst();
   if (!member) throw unknownReference(path, `${id} is not ${activeOnly ? 'an active member' : 'a member'} of this company.`);
 }
+
+/** The follow-up a client already sent under this `source` + `external_id`, if any (the idempotency key). */
+export async function existingFollowup(
+  trx: Trx,
+  table: 'activities' | 'tasks',
+  companyId: string,
+  key: { source: string; external_id: string },
+): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom(table)
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('source', '=', key.source)
+    .where('external_id', '=', key.external_id)
+    .executeTakeFirst();
+  return row?.id;
+}

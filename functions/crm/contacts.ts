@@ -13,9 +13,9 @@ import {
 import { jsonBody } from '../admin/route';
 import { matchOrCreateContact, updateContact } from './contacts-domain';
 import { contactView, presentContacts, selectContacts } from './contacts-present';
-import { recordIdByExternal, transactionRetryingConflict } from './external';
+import { externalSyncPage, transactionRetryingConflict } from './external';
 import { auditRead, crmRoute } from './route';
-import { syncPage, syncSort } from './sync';
+import { syncSort } from './sync';
 
 const sort = syncSort('contacts', 'uuid');
 const contact = (description: string) => ({ description, content: { 'application/json': { schema: ContactSchema } } });
@@ -62,13 +62,7 @@ export const contacts = createRouter()
     const query = c.req.valid('query');
     const db = c.var.services.db;
     const companyId = c.var.company.id;
-    let select = selectContacts(db, companyId);
-    if (query.external) {
-      const id = await recordIdByExternal(db, companyId, 'contact', query.external);
-      if (id === undefined) return c.json({ results: [], next_cursor: null }, 200);
-      select = select.where('contacts.id', '=', id);
-    }
-    const page = await syncPage(select, sort, query);
+    const page = await externalSyncPage(db, companyId, 'contact', selectContacts(db, companyId), sort, query);
     const results = await presentContacts(db, page.rows);
     await auditRead(
       c,

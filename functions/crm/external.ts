@@ -1,7 +1,9 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { isUniqueViolation } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
-import { parseExternal } from './sync';
+import type { KeysetSort } from '../../lib/pagination';
+import { parseExternal, syncPage } from './sync';
 
 /** A client's id for a contact or a lead: `{source, id}`. */
 export type External = { source: string; id: string };
@@ -131,4 +133,21 @@ export async function externalIdsOf(executor: Executor, recordIds: readonly stri
     map.set(row.record_id, list);
   }
   return map;
+}
+
+/** A sync page of contacts or leads; `external=<source>:<id>` narrows it to the record holding that id. */
+export async function externalSyncPage<O extends Record<string, unknown>>(
+  db: Executor,
+  companyId: string,
+  recordType: ExternalRecordType,
+  // biome-ignore lint/suspicious/noExplicitAny: the contacts and leads query builders
+  select: SelectQueryBuilder<any, any, O>,
+  sort: KeysetSort,
+  query: { external?: string; updated_since?: string; page_size: number; cursor?: string },
+): Promise<{ rows: O[]; next_cursor: string | null }> {
+  if (!query.external) return syncPage(select, sort, query);
+  const id = await recordIdByExternal(db, companyId, recordType, query.external);
+  if (id === undefined) return { rows: [], next_cursor: null };
+  const table = recordType === 'contact' ? 'contacts' : 'leads';
+  return syncPage(select.where(sql.ref(`${table}.id`), '=', id), sort, query);
 }

@@ -7,11 +7,11 @@ import { notFound } from '../../lib/errors';
 import { ProblemSchema } from '../../schema/common';
 import { LeadListSchema, LeadParams, LeadPatchInput, LeadSchema, LeadsQuery } from '../../schema/crm-leads';
 import { jsonBody } from '../admin/route';
-import { recordIdByExternal, transactionRetryingConflict } from './external';
+import { externalSyncPage, transactionRetryingConflict } from './external';
 import { leadView, presentLeads, selectLeads } from './leads-read';
 import { updateLead } from './leads-update';
 import { auditRead, crmRoute } from './route';
-import { syncPage, syncSort } from './sync';
+import { syncSort } from './sync';
 
 const sort = syncSort('leads', 'uuid');
 const lead = (description: string) => ({ description, content: { 'application/json': { schema: LeadSchema } } });
@@ -56,13 +56,7 @@ export const leads = createRouter()
     const query = c.req.valid('query');
     const db = c.var.services.db;
     const companyId = c.var.company.id;
-    let select = selectLeads(db, companyId);
-    if (query.external) {
-      const id = await recordIdByExternal(db, companyId, 'lead', query.external);
-      if (id === undefined) return c.json({ results: [], next_cursor: null }, 200);
-      select = select.where('leads.id', '=', id);
-    }
-    const page = await syncPage(select, sort, query);
+    const page = await externalSyncPage(db, companyId, 'lead', selectLeads(db, companyId), sort, query);
     const results = await presentLeads(db, page.rows, keyringOfRequest(c));
     await auditRead(
       c,

@@ -6,7 +6,7 @@ import { newId } from '../../lib/references';
 import type { TasksTable } from '../../schema/crm-db';
 import type { TaskInputValue, TaskPatchValue } from '../../schema/crm-tasks';
 import type { Company } from '../../schema/db';
-import { checkMember, resolveFollowupLinks } from './activities-links';
+import { checkMember, existingFollowup, resolveFollowupLinks } from './activities-links';
 
 /** A company's tasks with their lead's and person's references; `due_on` as text (a date, no time zone). */
 export function selectTasks(executor: Executor, companyId: string) {
@@ -33,14 +33,8 @@ export async function createTask(
   input: TaskInputValue,
   causedBy: CausedBy,
 ): Promise<{ id: string; created: boolean }> {
-  const existing = await trx
-    .selectFrom('tasks')
-    .select('id')
-    .where('company_id', '=', company.id)
-    .where('source', '=', input.source)
-    .where('external_id', '=', input.external_id)
-    .executeTakeFirst();
-  if (existing) return { id: existing.id, created: false };
+  const existing = await existingFollowup(trx, 'tasks', company.id, input);
+  if (existing) return { id: existing, created: false };
 
   const links = await resolveFollowupLinks(trx, company.id, input);
   if (input.assignee !== undefined) await checkMember(trx, company.id, input.assignee, 'assignee', true);
