@@ -60,16 +60,7 @@ export async function linkExternal(
   if (holder !== undefined) {
     throw new ApiError('conflict', `The external id ${external.source}:${external.id} belongs to another ${recordType}.`);
   }
-  await trx
-    .insertInto('external_ids')
-    .values({
-      company_id: companyId,
-      record_type: recordType,
-      source: external.source,
-      external_id: external.id,
-      record_id: recordId,
-    })
-    .execute();
+  await linkNewRecord(trx, companyId, recordType, recordId, external);
   return true;
 }
 
