@@ -31,8 +31,12 @@ export type ScenarioResult = {
   server_cpu_cores: number;
   /** The same for the autocannon process. PostgreSQL had what was left. */
   load_generator_cpu_cores: number;
+  /** The bare route this one is compared with (`bare select 1` for reads, `bare JSON parse` for forms); null for a bare route. */
+  baseline: string | null;
   req_per_s_ratio_to_bare: number | null;
   p50_ratio_to_bare: number | null;
+  /** Forms: rows the run added to the table the route writes (each 201 is one); null for routes that store nothing. */
+  rows_stored: number | null;
 };
 
 /** JSON as Biome formats it (line width 130): arrays of plain values on one line when they fit. */
@@ -50,7 +54,7 @@ export function toJson(value: unknown): string {
 }
 
 export function markdown(results: ScenarioResult[]): string {
-  const ratio = (value: number | null) => (value === null ? '1 (baseline)' : `${value}`);
+  const ratio = (value: number | null, r: ScenarioResult) => (value === null ? '1 (baseline)' : `${value} (÷ ${r.baseline})`);
   const rows = results.map((r) =>
     [
       r.request,
@@ -60,8 +64,8 @@ export function markdown(results: ScenarioResult[]): string {
       r.requests_total,
       `${r.non_2xx_3xx}${r.unexpected_status ? ` (+${r.unexpected_status} unexpected status)` : ''}`,
       r.queries_per_request,
-      ratio(r.req_per_s_ratio_to_bare),
-      ratio(r.p50_ratio_to_bare),
+      ratio(r.req_per_s_ratio_to_bare, r),
+      ratio(r.p50_ratio_to_bare, r),
       r.server_cpu_cores,
     ].join(' | '),
   );

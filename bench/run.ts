@@ -15,6 +15,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { markdown, mb, round, type ScenarioResult, toJson } from './report';
+import { type Scenario, scenarios as scenariosFor } from './scenarios';
+import { benchStays } from './stays';
 import { runServer } from './server';
 import { type Counts, type Cpu, type FromServer, type Memory, memoryNow, type ToServer } from './shared';
 
@@ -46,7 +48,11 @@ type AutocannonOptions = {
   url: string;
   connections: number;
   duration: number;
+  /** Requests to send; overrides the duration. */
+  amount?: number;
+  method?: string;
   headers?: Record<string, string>;
+  requests?: Array<{ setupRequest: (request: { body?: string }) => { body?: string } }>;
   pipelining?: number;
   timeout?: number;
 };
@@ -60,15 +66,9 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
-type Scenario = {
-  name: string;
-  method: 'GET';
-  path: string;
-  headers: Record<string, string>;
-  expectedStatus: number;
-};
-
 const perSecond = (result: AutocannonResult) => result.requests.total / result.duration;
+/** Lets requests still in flight when autocannon stopped finish their queries. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 250));
 async function runDriver(): Promise<number> {
   const seconds = positiveInt('BENCH_SECONDS', 10);
   const connections = positiveInt('BENCH_CONNECTIONS', 50);
@@ -81,6 +81,22 @@ async function runDriver(): Promise<number> {
 
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
+  // Counts what the forms stored, on the bench's own database once it exists.
+  const rows = new pg.Client({ connectionString: benchUrl.toString() });
+  rows.on('error', (error) => console.error('bench database connection:', error.message));
+  const countNow = async (table: 'leads' | 'bookings') => {
+    const result = await rows.query<{ n: string }>(`select count(*) as n from ${table}`);
+    return Number(result.rows[0]?.n ?? 0);
+  };
+  /** The count once writes still in flight have landed (it stays the same for 300 ms). */
+  const countRows = async (table: 'leads' | 'bookings') => {
+    for (let last = -1; ; ) {
+      const now = await countNow(table);
+      if (now === last) return now;
+      last = now;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  };
   let created = false;
   let child: ChildProcess | undefined;
   let cleaning: Promise<void> | undefined;
@@ -98,6 +114,7 @@ async function runDriver(): Promise<number> {
         await exited;
         clearTimeout(timer);
       }
+      await rows.end().catch(() => {});
       if (created) {
         await admin.query(`drop database if exists "${dbName}" with (force)`).catch((error: unknown) => {
           console.error(`could not drop ${dbName}:`, error);
@@ -121,6 +138,7 @@ async function runDriver(): Promise<number> {
   try {
     await admin.query(`create database "${dbName}"`);
     created = true;
+    await rows.connect();
     console.log(`created database ${dbName}`);
 
     const server = fork(SCRIPT, [], {
@@ -128,7 +146,7 @@ async function runDriver(): Promise<number> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child = server;
-    const ready = await new Promise<{ port: number; pool_max: number }>((resolve, reject) => {
+    const ready = await new Promise<{ port: number; pool_max: number; publishable_key: string }>((resolve, reject) => {
       server.on('message', (message: FromServer) => {
         if (message.type === 'ready') resolve(message);
         if (message.type === 'failed') reject(new Error(`server failed to start:\n${message.message}`));
@@ -166,44 +184,18 @@ async function runDriver(): Promise<number> {
     if (listBody.results?.length !== 24) throw new Error(`expected 24 listings, got ${listBody.results?.length}`);
     const slug = listBody.results[0]!.slug.en;
 
-    const scenarios: Scenario[] = [
-      {
-        name: 'listings, page built',
-        method: 'GET',
-        path: '/uncached/api/v1/listings?page_size=24',
-        headers: {},
-        expectedStatus: 200,
-      },
-      { name: 'listings', method: 'GET', path: '/api/v1/listings?page_size=24', headers: {}, expectedStatus: 200 },
-      {
-        name: 'listings 304',
-        method: 'GET',
-        path: '/api/v1/listings?page_size=24',
-        headers: { 'If-None-Match': etag },
-        expectedStatus: 304,
-      },
-      {
-        name: 'listing detail, built',
-        method: 'GET',
-        path: `/uncached/api/v1/listings/${encodeURIComponent(slug)}`,
-        headers: {},
-        expectedStatus: 200,
-      },
-      {
-        name: 'listing detail',
-        method: 'GET',
-        path: `/api/v1/listings/${encodeURIComponent(slug)}`,
-        headers: {},
-        expectedStatus: 200,
-      },
-      { name: 'bare select 1', method: 'GET', path: '/bare/select1', headers: {}, expectedStatus: 200 },
-    ];
+    const stays = await benchStays(origin);
+    const scenarios: Scenario[] = scenariosFor({ etag, slug, publishableKey: ready.publishable_key, stays });
 
     // Queries for one request alone, and a check that each answers what is benched.
     const single = new Map<string, Counts>();
     for (const scenario of scenarios) {
       await ask('reset');
-      const res = await fetch(`${origin}${scenario.path}`, { headers: scenario.headers });
+      const res = await fetch(`${origin}${scenario.path}`, {
+        method: scenario.method,
+        headers: scenario.headers,
+        body: scenario.body?.(),
+      });
       await res.arrayBuffer();
       if (res.status !== scenario.expectedStatus) {
         throw new Error(`${scenario.name}: expected ${scenario.expectedStatus}, got ${res.status}`);
@@ -218,44 +210,53 @@ async function runDriver(): Promise<number> {
     const loadBefore = os.loadavg();
     const memoryBefore = (await ask('counts')).memory;
     const driverMemoryBefore = memoryNow();
-    const raw = new Map<string, { result: AutocannonResult; queries: number; serverCpu: number; driverCpu: number }>();
+    const raw = new Map<
+      string,
+      { result: AutocannonResult; queries: number; serverCpu: number; driverCpu: number; stored: number | null }
+    >();
     const cpuSeconds = (a: Cpu, b: Cpu) => (b.user - a.user + b.system - a.system) / 1e6;
     for (const scenario of scenarios) {
+      const { body } = scenario;
       const options: Omit<AutocannonOptions, 'duration'> = {
         url: `${origin}${scenario.path}`,
         connections,
+        method: scenario.method,
         headers: scenario.headers,
+        ...(body ? { requests: [{ setupRequest: (request) => ({ ...request, body: body() }) }] } : {}),
       };
-      process.stdout.write(`${scenario.name}: warm-up ${warmupSeconds} s, `);
-      await autocannon({ ...options, duration: warmupSeconds });
+      const { amount } = scenario;
+      process.stdout.write(`${scenario.name}: warm-up ${amount ? `${amount.warmup} requests` : `${warmupSeconds} s`}, `);
+      await autocannon({ ...options, duration: warmupSeconds, ...(amount ? { amount: amount.warmup } : {}) });
+      await settle();
+      const storedBefore = scenario.stores ? await countRows(scenario.stores) : 0;
       const start = await ask('reset');
       const driverStart = process.cpuUsage();
       const wallStart = performance.now();
-      process.stdout.write(`run ${seconds} s … `);
-      const result = await autocannon({ ...options, duration: seconds });
-      // Let requests still in flight when autocannon stopped finish their queries.
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      process.stdout.write(`run ${amount ? `${amount.run} requests` : `${seconds} s`} … `);
+      const result = await autocannon({ ...options, duration: seconds, ...(amount ? { amount: amount.run } : {}) });
+      await settle();
       const end = await ask('counts');
       const wall = (performance.now() - wallStart) / 1000;
+      const stored = scenario.stores ? (await countRows(scenario.stores)) - storedBefore : null;
       raw.set(scenario.name, {
         result,
         queries: end.counts.queries,
         serverCpu: cpuSeconds(start.cpu, end.cpu) / wall,
         driverCpu: cpuSeconds(driverStart, process.cpuUsage()) / wall,
+        stored,
       });
       console.log(`${Math.round(perSecond(result))} req/s`);
     }
     const memoryAfter = (await ask('counts')).memory;
     const driverMemoryAfter = memoryNow();
 
-    const bare = raw.get('bare select 1')!.result;
     const results: ScenarioResult[] = scenarios.map((scenario) => {
-      const { result, queries, serverCpu, driverCpu } = raw.get(scenario.name)!;
+      const { result, queries, serverCpu, driverCpu, stored } = raw.get(scenario.name)!;
+      const bare = scenario.baseline ? raw.get(scenario.baseline)!.result : undefined;
       const counts = single.get(scenario.name)!;
       const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
       const responses = Object.values(statusCounts).reduce((a, b) => a + b, 0);
       const expected = statusCounts[String(scenario.expectedStatus)] ?? 0;
-      const isBare = scenario.name === 'bare select 1';
       return {
         name: scenario.name,
         request: `${scenario.method} ${scenario.path}${Object.keys(scenario.headers).length ? ` (${Object.keys(scenario.headers).join(', ')})` : ''}`,
@@ -282,14 +283,21 @@ async function runDriver(): Promise<number> {
         queries_per_request_under_load: responses ? round(queries / responses, 3) : 0,
         server_cpu_cores: round(serverCpu),
         load_generator_cpu_cores: round(driverCpu),
-        req_per_s_ratio_to_bare: isBare ? null : round(perSecond(result) / perSecond(bare), 3),
-        p50_ratio_to_bare: isBare ? null : round((result.latency.p50 ?? 0) / (bare.latency.p50 || 1), 2),
+        baseline: scenario.baseline ?? null,
+        req_per_s_ratio_to_bare: bare ? round(perSecond(result) / perSecond(bare), 3) : null,
+        p50_ratio_to_bare: bare ? round((result.latency.p50 ?? 0) / (bare.latency.p50 || 1), 2) : null,
+        rows_stored: stored,
       };
     });
 
     const postgresVersion = (await admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
     const cpus = os.cpus();
-    const ok = results.every((r) => r.non_2xx_3xx === 0 && r.unexpected_status === 0);
+    // A form that answers 201 stored its row: between the 201s counted and those plus the requests still in
+    // flight when autocannon stopped (at most one per connection).
+    const storedAll = results.every(
+      (r) => r.rows_stored === null || (r.rows_stored >= r.requests_total && r.rows_stored <= r.requests_total + connections),
+    );
+    const ok = storedAll && results.every((r) => r.non_2xx_3xx === 0 && r.unexpected_status === 0);
     const report = {
       date: new Date().toISOString(),
       ok,
@@ -328,6 +336,11 @@ async function runDriver(): Promise<number> {
     await writeFile(file, `${toJson(report)}\n`);
 
     console.log(`\n${markdown(report.results)}`);
+    for (const r of report.results.filter((x) => x.rows_stored !== null)) {
+      console.log(
+        `${r.name}: ${r.status_counts[String(r.expected_status)] ?? 0} answered ${r.expected_status}, ${r.rows_stored} rows stored`,
+      );
+    }
     console.log(
       `\nServer process memory: rss ${report.server_memory_mb.before.rss} MB before → ${report.server_memory_mb.after.rss} MB after` +
         ` (heap used ${report.server_memory_mb.before.heap_used} → ${report.server_memory_mb.after.heap_used} MB);` +

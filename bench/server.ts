@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { type DatabaseHandle, runScriptSimpleProtocol } from '../lib/db/index';
 import type { Database } from '../schema/db';
+import { formOrigin } from './scenarios';
 import { type Counts, type FromServer, memoryNow, POOL_MAX, type ToServer } from './shared';
 
 export async function runServer(): Promise<void> {
@@ -8,13 +9,14 @@ export async function runServer(): Promise<void> {
   // The parent going away (crash, kill) takes the server with it.
   process.on('disconnect', () => process.exit(1));
   try {
-    const [{ serve }, { Hono }, kysely, { buildApp }, { createNodePlatform }, { seedDemo }] = await Promise.all([
+    const [{ serve }, { Hono }, kysely, { buildApp }, { createNodePlatform }, { seedDemo }, { createKey }] = await Promise.all([
       import('@hono/node-server'),
       import('hono'),
       import('kysely'),
       import('../functions/app'),
       import('../lib/node/platform'),
       import('../lib/seed/demo'),
+      import('../lib/keys'),
     ]);
     const { Kysely, PostgresDialect, sql } = kysely;
 
@@ -46,22 +48,39 @@ export async function runServer(): Promise<void> {
     const env = {
       ...process.env,
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
+      RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000000',
       // The bench measures this process and PostgreSQL only: never a remote limiter.
       UPSTASH_REDIS_REST_URL: '',
       UPSTASH_REDIS_REST_TOKEN: '',
     };
     const platform = await createNodePlatform(env, { handle });
-    await seedDemo(platform.handle.db);
+    const demo = await seedDemo(platform.handle.db);
+    // The forms' key: the demo company is a development workspace, so a localhost page may send them.
+    const { secret: publishableKey } = await platform.handle.db
+      .transaction()
+      .execute((trx) =>
+        createKey(
+          trx,
+          demo.companyId,
+          { kind: 'publishable', origins: [formOrigin], leadTypes: ['enquiry', 'booking'] },
+          'admin',
+        ),
+      );
     const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
     // The same API with the rendered-answer cache off, under /uncached: what building a page costs.
     const uncachedPlatform = await createNodePlatform({ ...env, CATALOGUE_RESPONSE_CACHE_MB: '0' }, { handle });
     const uncached = buildApp(uncachedPlatform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
 
-    // The comparison: the same Kysely instance and pool, no middleware at all.
-    const bare = new Hono().get('/bare/select1', async (c) => {
-      const result = await sql<{ one: number }>`select 1 as one`.execute(platform.handle.db);
-      return c.json({ one: result.rows[0]?.one ?? null });
-    });
+    // The comparisons: the same Kysely instance and pool, no middleware at all; and a form's JSON read and answered.
+    const bare = new Hono()
+      .get('/bare/select1', async (c) => {
+        const result = await sql<{ one: number }>`select 1 as one`.execute(platform.handle.db);
+        return c.json({ one: result.rows[0]?.one ?? null });
+      })
+      .post('/bare/form', async (c) => {
+        const body = await c.req.json<{ email?: unknown }>();
+        return c.json({ reference: typeof body.email === 'string' ? 'L-0000000000' : null }, 201);
+      });
     const root = new Hono<{ Bindings: Record<string, unknown> }>();
     root.route('/', bare);
     root.all('/uncached/*', (c) => {
@@ -73,7 +92,7 @@ export async function runServer(): Promise<void> {
     root.all('*', (c) => app.fetch(c.req.raw, c.env));
 
     const server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-      send({ type: 'ready', port: info.port, pool_max: POOL_MAX });
+      send({ type: 'ready', port: info.port, pool_max: POOL_MAX, publishable_key: publishableKey });
     });
 
     process.on('message', async (message: ToServer) => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { bookingCommand, bookingUsage } from './admin-bookings';
 import { webhookCommand, webhookUsage } from './admin-webhooks';
 
 /**
@@ -27,8 +28,10 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   members update <company> <member-id> [--name N] [--email E] [--department KEY] [--active true|false]
                  (--email "" or --department "" clears it; --active false deactivates)
   departments put <company> <key> --name-en N [--name-ar N] | departments delete <company> <key>
+  leads draft-listing <company> <reference>  turn a listing request into a draft listing
   audit <company> [--action key.created]
 ${webhookUsage}
+${bookingUsage}
 
 Environment: ADMIN_URL (default http://127.0.0.1:$PORT or :8787), ADMIN_TOKEN, DATA_DIR (default ./.data)`;
 
@@ -58,6 +61,12 @@ const { values: opts, positionals } = parseArgs({
     email: { type: 'string' },
     department: { type: 'string' },
     active: { type: 'string' },
+    listing: { type: 'string' },
+    reason: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    note: { type: 'string' },
+    secret: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -203,9 +212,13 @@ async function run(): Promise<unknown> {
       });
     case 'departments delete':
       return call('DELETE', `/companies/${company()}/departments/${encodeURIComponent(arg(3, '<key>'))}`);
+    case 'leads draft-listing':
+      return call('POST', `/companies/${company()}/leads/${encodeURIComponent(arg(3, '<reference>'))}/draft-listing`);
     default: {
       const webhooks = webhookCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
       if (webhooks) return webhooks;
+      const bookings = bookingCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
+      if (bookings) return bookings;
       if (group === 'audit') {
         const company = encodeURIComponent(arg(1, '<company>'));
         return call(

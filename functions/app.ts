@@ -5,12 +5,15 @@ import { internalGroup } from './internal/index';
 import { registerEventWebhooks } from './webhooks-doc';
 import { crmGroup } from './crm/index';
 import { formsGroup } from './forms/index';
+import { bookingsGroup } from './bookings/index';
+import { stayPage } from './stay/index';
 import { createApp, type ServicesProvider } from '../lib/app';
 
 export const routeGroups = {
   catalogue: catalogueGroup,
   crm: crmGroup,
   forms: formsGroup,
+  bookings: bookingsGroup,
 } as const;
 
 export type GroupName = keyof typeof routeGroups;
@@ -32,9 +35,10 @@ export function buildApp(
   options: { groups?: GroupName[]; admin?: boolean; internal?: boolean; maxBodyBytes?: number } = {},
 ) {
   const app = createApp(provide, { maxBodyBytes: options.maxBodyBytes });
-  for (const name of options.groups ?? (Object.keys(routeGroups) as GroupName[])) {
-    app.route('/api/v1', routeGroups[name]());
-  }
+  const groups = options.groups ?? (Object.keys(routeGroups) as GroupName[]);
+  for (const name of groups) app.route('/api/v1', routeGroups[name]());
+  // The guest's stay page (HTML, outside /api/v1) goes with the bookings.
+  if (groups.includes('bookings')) app.route('/', stayPage());
   if (options.admin) app.route('/admin/v1', adminGroup());
   if (options.internal ?? true) app.route('/internal/v1', internalGroup());
   registerEventWebhooks(app.openAPIRegistry);
@@ -43,6 +47,12 @@ export function buildApp(
     type: 'http',
     scheme: 'bearer',
     description: 'A server key (sk_…) with the operation’s scope.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'publishableKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Api-Key',
+    description: "A publishable key (pk_…), sent by a page on one of the key's origins.",
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'adminToken', {
     type: 'http',

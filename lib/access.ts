@@ -6,7 +6,9 @@ import { ApiError } from './errors';
 import { touchKey, verifyKey } from './keys';
 import { type RatePolicy, rateLimitHeaders } from './ratelimit/index';
 import type { Scope } from './scopes';
-import { resolveCompany } from './tenancy';
+import { isLocalOrigin, resolveCompany } from './tenancy';
+import type { Company } from '../schema/db';
+import type { LeadType } from './scopes';
 import { verifyQStashRequest } from './webhooks/receiver';
 import { problemResponses } from '../schema/common';
 
@@ -19,6 +21,11 @@ export type Access =
   | { kind: 'public'; scopes: Scope[] }
   /** A server key holding one of `scopes`. Publishable keys are refused. */
   | { kind: 'server'; scopes: Scope[] }
+  /**
+   * A visitor's form: a publishable key (`X-Api-Key`) sent from one of the key's origins, or, where `scopes`
+   * is not empty, a server key holding one of them (a company's server posting on its own behalf).
+   */
+  | { kind: 'form'; scopes: Scope[] }
   /** The platform operator's admin token (the /admin/v1 API). */
   | { kind: 'admin' }
   /** A QStash callback (/internal/v1): the Upstash-Signature of the request, checked with the signing keys. */
@@ -32,11 +39,17 @@ function bearer(c: Context<AppEnv>): string | undefined {
   return match[1];
 }
 
-async function resolveCaller(c: Context<AppEnv>, access: Extract<Access, { kind: 'public' | 'server' }>): Promise<Caller> {
+async function resolveCaller(
+  c: Context<AppEnv>,
+  access: Extract<Access, { kind: 'public' | 'server' | 'form' }>,
+): Promise<Caller> {
   const company = await resolveCompany(c);
   const presented = bearer(c) ?? c.req.header('X-Api-Key');
   if (presented === undefined) {
     if (access.kind === 'public') return { kind: 'anonymous' };
+    if (access.kind === 'form') {
+      throw new ApiError('key_required', 'A form needs its publishable key in the X-Api-Key header.');
+    }
     throw new ApiError('key_required', 'This operation needs a server key: send "Authorization: Bearer sk_…".');
   }
   const { db } = c.var.services;
@@ -45,7 +58,15 @@ async function resolveCaller(c: Context<AppEnv>, access: Extract<Access, { kind:
     throw new ApiError('key_wrong_company', 'The key belongs to another company than this host.');
   }
   if (key.kind === 'publishable') {
-    throw new ApiError('key_wrong_kind', 'A publishable key only sends enquiry and booking forms; it reads nothing.');
+    if (access.kind !== 'form') {
+      throw new ApiError('key_wrong_kind', 'A publishable key only sends enquiry and booking forms; it reads nothing.');
+    }
+    const origin = allowedOrigin(c.req.header('Origin'), key.origins, company);
+    await touchKey(db, key);
+    return { kind: 'publishable', key, origin };
+  }
+  if (access.kind === 'form' && access.scopes.length === 0) {
+    throw new ApiError('key_wrong_kind', "This form is sent from the visitor's browser with a publishable key.");
   }
   if (!access.scopes.some((scope) => key.scopes.includes(scope))) {
     throw new ApiError('scope_missing', `The key lacks the scope this operation needs: ${access.scopes.join(' or ')}.`);
@@ -102,6 +123,27 @@ async function requireAdmin(c: Context<AppEnv>): Promise<void> {
   if (!row) throw new ApiError('admin_token_invalid');
 }
 
+/**
+ * The request's `Origin` when it is one of the key's exact origins, or a 403. A localhost origin counts only
+ * on a development workspace, even when a key lists it.
+ */
+function allowedOrigin(origin: string | undefined, origins: readonly string[], company: Company): string {
+  if (!origin || origin === 'null') {
+    throw new ApiError('origin_not_allowed', 'A publishable key is used only from a web page: the Origin header is missing.');
+  }
+  if (!origins.includes(origin) || (isLocalOrigin(origin) && company.environment !== 'development')) {
+    throw new ApiError('origin_not_allowed', `The key may not be used from ${origin}.`);
+  }
+  return origin;
+}
+
+/** Whether a form may be sent from a page in the browser for this lead type (enquiry, listing_request, booking). */
+export function requireLeadType(caller: Caller, leadType: LeadType): void {
+  if (caller.kind === 'publishable' && !caller.key.lead_types.includes(leadType)) {
+    throw new ApiError('lead_type_not_allowed', `The key may not send ${leadType.replace('_', ' ')} forms.`);
+  }
+}
+
 export function accessMiddleware(access: Access): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (access.kind === 'admin') {
@@ -127,6 +169,8 @@ function securityOf(access: Access): Array<Record<string, string[]>> {
       return [{}, { serverKey: access.scopes }];
     case 'server':
       return [{ serverKey: access.scopes }];
+    case 'form':
+      return access.scopes.length > 0 ? [{ publishableKey: [] }, { serverKey: access.scopes }] : [{ publishableKey: [] }];
     case 'admin':
       return [{ adminToken: [] }];
     case 'qstash':

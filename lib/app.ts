@@ -19,7 +19,9 @@ export function fieldErrors(error: ZodError): FieldError[] {
         message: `Unknown field or parameter "${key}".`,
       }));
     }
-    return [{ path, code: issue.code, message: issue.message }];
+    // A refinement may name its own code (e.g. `forbidden_key`) in params.
+    const own = issue.code === 'custom' ? (issue.params as { code?: unknown } | undefined)?.code : undefined;
+    return [{ path, code: typeof own === 'string' ? own : issue.code, message: issue.message }];
   });
 }
 

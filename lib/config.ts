@@ -69,6 +69,12 @@ const configSchema = z.object({
   // details use. Without them a lead with details is refused (503 encryption_unavailable).
   DETAILS_KEYS: detailsKeys.optional(),
   DETAILS_KEY_ID: z.string().regex(kidPattern).optional(),
+  // Availability answers kept in memory at most this long (less when a hold in them lapses sooner); keyed by
+  // the home's calendar version, so a booking change is seen at once. 0 turns it off.
+  AVAILABILITY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  // Visitor forms' spam check (Cloudflare Turnstile). Tests point it at a verifier on loopback.
+  TURNSTILE_SITEVERIFY_URL: z.string().url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+  SPAM_CHECK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
 });
 
 function base64Bytes(text: string): number {

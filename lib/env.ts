@@ -8,7 +8,8 @@ import type { Company, ApiKeyRow } from '../schema/db';
 export type Caller =
   | { kind: 'anonymous' }
   | { kind: 'server'; key: ApiKeyRow }
-  | { kind: 'publishable'; key: ApiKeyRow }
+  /** A publishable key, sent from `origin`: one of the key's origins. */
+  | { kind: 'publishable'; key: ApiKeyRow; origin: string }
   | { kind: 'admin' }
   /** Scheduled work, or a QStash callback signed by QStash. */
   | { kind: 'system' };

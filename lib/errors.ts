@@ -5,6 +5,15 @@ export const problemStatus = {
   invalid_request: 400,
   invalid_cursor: 400,
   invalid_json: 400,
+  // Dates a holiday home cannot take (quote and booking); see functions/bookings/rules.ts.
+  min_nights: 400,
+  max_nights: 400,
+  arrival_day: 400,
+  notice: 400,
+  advance: 400,
+  unavailable: 400,
+  guests: 400,
+  window_too_long: 400,
   forbidden: 403,
   key_required: 403,
   key_invalid: 403,
@@ -13,6 +22,8 @@ export const problemStatus = {
   key_wrong_kind: 403,
   scope_missing: 403,
   origin_not_allowed: 403,
+  lead_type_not_allowed: 403,
+  challenge_failed: 403,
   admin_token_invalid: 403,
   signature_invalid: 403,
   not_found: 404,
@@ -26,6 +37,7 @@ export const problemStatus = {
   internal_error: 500,
   delivery_failed: 502,
   encryption_unavailable: 503,
+  spam_check_unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ProblemCode = keyof typeof problemStatus;
@@ -36,6 +48,14 @@ const titles: Record<ProblemCode, string> = {
   invalid_request: 'Invalid request',
   invalid_cursor: 'Invalid cursor',
   invalid_json: 'Malformed JSON body',
+  min_nights: 'Too few nights',
+  max_nights: 'Too many nights',
+  arrival_day: 'Closed arrival day',
+  notice: 'Too short notice',
+  advance: 'Too far in advance',
+  unavailable: 'Dates unavailable',
+  guests: 'Too many guests',
+  window_too_long: 'Window too long',
   forbidden: 'Forbidden',
   key_required: 'A key is required',
   key_invalid: 'Unknown key',
@@ -44,6 +64,8 @@ const titles: Record<ProblemCode, string> = {
   key_wrong_kind: 'Wrong kind of key',
   scope_missing: 'Missing scope',
   origin_not_allowed: 'Origin not allowed',
+  lead_type_not_allowed: 'Lead type not allowed',
+  challenge_failed: 'Spam check failed',
   admin_token_invalid: 'Invalid admin token',
   signature_invalid: 'Invalid signature',
   not_found: 'Not found',
@@ -57,6 +79,7 @@ const titles: Record<ProblemCode, string> = {
   internal_error: 'Internal error',
   delivery_failed: 'Delivery failed',
   encryption_unavailable: 'Encryption unavailable',
+  spam_check_unavailable: 'Spam check unavailable',
 };
 
 /** The one error type of the API. Thrown anywhere, rendered once by the app's error handler. */

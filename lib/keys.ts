@@ -79,7 +79,7 @@ export async function createKey(
       name: input.name ?? '',
       scopes: input.kind === 'server' ? (input.scopes ?? []) : [],
       origins: input.kind === 'publishable' ? (input.origins ?? []) : [],
-      lead_types: input.kind === 'publishable' ? (input.leadTypes ?? []) : [],
+      lead_types: input.kind === 'publishable' ? [...new Set(input.leadTypes ?? ['enquiry'])] : [],
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -93,7 +93,7 @@ export async function createKey(
     actor,
     action: 'key.created',
     subject: prefix,
-    details: { kind: key.kind, scopes: key.scopes, origins: key.origins },
+    details: { kind: key.kind, scopes: key.scopes, origins: key.origins, lead_types: key.lead_types },
   });
   return { key, secret };
 }

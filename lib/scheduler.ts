@@ -1,3 +1,4 @@
+import { expireDueBookings } from '../functions/bookings/domain';
 import { applyRetention } from '../functions/crm/erasure';
 import { escalateUnansweredLeads } from '../functions/crm/leads-escalation';
 import type { Services } from './env';
@@ -18,7 +19,9 @@ export const scheduledJobs: ScheduledJob[] = [
   // Route groups' jobs (the one place that lists them), each recording its events in its own transaction.
   { name: 'lead_escalation', run: ({ db }) => escalateUnansweredLeads(db).then((references) => references.length) },
   { name: 'retention', run: ({ db }) => applyRetention(db) },
-  // Later issues add theirs here: booking hold expiry (booking.cancelled), overdue rent (rent_payment.overdue).
+  // Holds not confirmed in time and confirmed bookings not paid within the payment window (booking.cancelled).
+  { name: 'booking_expiry', run: ({ db }) => expireDueBookings(db) },
+  // Later issues add theirs here: overdue rent (rent_payment.overdue).
 ];
 
 /** Runs every job; one job failing is logged and reported without stopping the others. */

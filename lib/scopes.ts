@@ -18,3 +18,11 @@ export const scopes = [
 ] as const;
 
 export type Scope = (typeof scopes)[number];
+
+/**
+ * What a publishable key may send: enquiries, requests to sell or manage a property (a service of kind
+ * `listing_request`) and booking requests. A key lists the ones the company allows it.
+ */
+export const leadTypes = ['enquiry', 'listing_request', 'booking'] as const;
+
+export type LeadType = (typeof leadTypes)[number];

@@ -20,9 +20,25 @@ export async function companyByHost(db: Executor, host: string): Promise<Company
 
 /** Every /api/v1 request belongs to the company that owns the Host it was sent to. */
 export async function resolveCompany(c: Context<AppEnv>): Promise<Company> {
+  // Already found for this request (e.g. by the forms' CORS check before the access check).
+  const found = c.get('company') as Company | undefined;
+  if (found) return found;
   const host = requestHost(c);
   const company = await companyByHost(c.var.services.db, host);
   if (!company) throw new ApiError('unknown_host', `No company answers on host ${host}.`);
   c.set('company', company);
   return company;
+}
+
+/** A page on this machine (localhost, *.localhost, 127.0.0.0/8, [::1]): accepted only on development workspaces. */
+export function isLocalOrigin(origin: string): boolean {
+  let hostname: string;
+  try {
+    hostname = new URL(origin).hostname;
+  } catch {
+    return false;
+  }
+  return (
+    hostname === 'localhost' || hostname.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]'
+  );
 }

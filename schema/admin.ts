@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { isSupportedCountry } from 'libphonenumber-js';
-import { scopes } from '../lib/scopes';
+import { leadTypes, scopes } from '../lib/scopes';
 import { LocalisedTextInput } from './common';
 import { listingTypes } from './catalogue';
+import { HomeTermsInput } from './bookings';
 import { hookUrl } from './webhooks';
 
 const host = z
@@ -34,6 +35,8 @@ export const CompanySettingsInput = z
       .refine((code) => isSupportedCountry(code), 'An ISO 3166-1 alpha-2 country code in upper case, e.g. AE.'),
     // A lead with no first answer (a call logged) this many minutes after it arrived is escalated; null: off.
     lead_answer_minutes: z.number().int().min(1).max(43200).nullable(),
+    // Booking requests hold their dates this many hours while staff confirm (then scheduled work cancels them).
+    booking_hold_hours: z.number().int().min(1).max(720),
     // People untouched for this many days are erased by scheduled work; null keeps them.
     retention_days: z.number().int().min(1).max(36500).nullable(),
   })
@@ -72,6 +75,9 @@ export const CompanySchema = z
     time_zone: z.string(),
     hosts: z.array(z.string()),
     settings: z.record(z.string(), z.unknown()),
+    spam_check: z.object({ configured: z.boolean() }).openapi({
+      description: 'Whether a Turnstile secret is set (PUT /companies/{company_id}/spam-check); the secret is never shown.',
+    }),
     created_at: z.string(),
   })
   .openapi('AdminCompany');
@@ -91,9 +97,10 @@ export const CreateKeyInput = z
     scopes: z.array(z.enum(scopes)).default([]),
     origins: z.array(origin).max(50).default([]),
     lead_types: z
-      .array(z.string().regex(/^[a-z0-9_]+$/))
-      .max(20)
-      .default([]),
+      .array(z.enum(leadTypes))
+      .max(leadTypes.length)
+      .optional()
+      .openapi({ description: 'Publishable keys: what the key may send. Default `["enquiry"]`.' }),
   })
   .superRefine((key, ctx) => {
     if (key.kind === 'server' && key.scopes.length === 0) {
@@ -104,6 +111,9 @@ export const CreateKeyInput = z
     }
     if (key.kind === 'publishable' && key.scopes.length > 0) {
       ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'Publishable keys have no scopes; they only send forms.' });
+    }
+    if (key.kind === 'server' && key.lead_types !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['lead_types'], message: 'Server keys do not send browser forms.' });
     }
     if (key.kind === 'publishable' && key.origins.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['origins'], message: 'A publishable key needs the origins it is used from.' });
@@ -197,10 +207,16 @@ export const ImportListingInput = z
       )
       .max(100)
       .default([]),
+    booking: HomeTermsInput.optional().openapi({
+      description: "A holiday home's booking terms and seasons; left out, the home keeps its current terms.",
+    }),
   })
   .superRefine((l, ctx) => {
     if ((l.price === null) !== (l.price_period === null)) {
       ctx.addIssue({ code: 'custom', path: ['price_period'], message: 'price and price_period go together.' });
+    }
+    if (l.booking && l.listing_type !== 'holiday_home') {
+      ctx.addIssue({ code: 'custom', path: ['booking'], message: 'Only holiday homes take bookings.' });
     }
   });
 

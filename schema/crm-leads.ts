@@ -71,6 +71,30 @@ export const LeadInput = z
 
 export type LeadInputValue = z.infer<typeof LeadInput>;
 
+/** What a browser form adds: the spam check's token and the hidden field bots fill. */
+export const formGuardFields = {
+  challenge: z.string().min(1).max(2048).optional().openapi({
+    description:
+      "The token of the company's spam-check widget (Cloudflare Turnstile) on the page. Required with a publishable key; a server key does not send it.",
+  }),
+  website: z.string().max(2000).optional().openapi({
+    description: 'The hidden field: it must be sent empty (or left out). Bots fill it.',
+  }),
+};
+
+export const LeadFormInput = z
+  .strictObject({ ...leadFormFields, ...formGuardFields })
+  .superRefine((input, ctx) => {
+    if (input.email === undefined && input.phone === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['email'], message: 'Send at least one of email or phone.' });
+    }
+  })
+  .openapi('LeadFormInput');
+
+export const FormLeadAnswer = z
+  .object({ reference: z.string().openapi({ example: 'L-4F7KQ2M9XA' }) })
+  .openapi('FormLeadAnswer', { description: "A browser form's answer: the lead's reference, and nothing the visitor sent." });
+
 const instant = z.string().openapi({ example: '2026-11-21T09:30:00.000Z' });
 
 export const LeadSchema = z

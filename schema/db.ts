@@ -7,6 +7,7 @@ import type {
   WebhookSubscriptionsTable,
 } from './db-webhooks';
 import type { CrmTables } from './crm-db';
+import type { BookingTables } from './bookings-db';
 
 /** Localised text as stored: keyed by language code. */
 export type LocalisedText = Partial<Record<'en' | 'ar', string>>;
@@ -31,6 +32,8 @@ export type CompanySettings = {
   phone_country?: string;
   /** Minutes a new lead may wait for its first answer before `lead.escalated`; absent or null: never. */
   lead_answer_minutes?: number | null;
+  /** Hours a booking request holds its dates while staff confirm (default 24). */
+  booking_hold_hours?: number;
   /** Erase people untouched for this many days (scheduled work). */
   retention_days?: number | null;
 };
@@ -44,6 +47,8 @@ export interface CompaniesTable {
   settings: Json<CompanySettings>;
   /** Bumped by triggers on every change to what the public catalogue shows (migration 0003). */
   catalogue_version: ColumnType<string | number | bigint, never, never>;
+  /** The Turnstile secret, encrypted (lib/crypto-jwe.ts); null: not configured. */
+  spam_check_secret_jwe: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -148,6 +153,8 @@ export interface ListingsTable {
   longitude: number | null;
   location_precision: 'exact' | 'approximate' | null;
   published_at: NullableTimestamp;
+  /** The listing request (lead) a draft was made from (migration 0007). */
+  from_lead_id: string | null;
   created_at: Generated<Date>;
   updated_at: Timestamp;
 }
@@ -184,7 +191,7 @@ export interface ServicesTable {
   position: Generated<number>;
 }
 
-export interface Database extends CrmTables {
+export interface Database extends CrmTables, BookingTables {
   companies: CompaniesTable;
   company_hosts: CompanyHostsTable;
   api_keys: ApiKeysTable;

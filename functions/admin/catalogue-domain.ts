@@ -1,3 +1,4 @@
+import { setHomeTerms } from '../bookings/terms';
 import type { z } from '@hono/zod-openapi';
 import type { Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
@@ -131,6 +132,7 @@ async function upsertListing(trx: Trx, companyId: string, l: ImportListing, plac
     )
     .returning('id')
     .executeTakeFirstOrThrow();
+  if (l.booking) await setHomeTerms(trx, id, l.booking);
   await trx.deleteFrom('listing_photos').where('listing_id', '=', id).execute();
   if (l.photos.length > 0) {
     await trx

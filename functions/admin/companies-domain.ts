@@ -100,6 +100,7 @@ export async function presentCompany(db: Executor, company: Company) {
     time_zone: company.time_zone,
     hosts: hosts.map((h) => h.host),
     settings: company.settings,
+    spam_check: { configured: company.spam_check_secret_jwe !== null },
     created_at: new Date(company.created_at).toISOString(),
   };
 }

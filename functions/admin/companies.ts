@@ -1,5 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
+import { writeAudit } from '../../lib/audit';
+import { keyringOf } from '../../lib/crypto-jwe';
+import { setSpamCheckSecret } from '../../lib/spam-check';
 import { CompanySchema, CreateCompanyInput, UpdateCompanyInput } from '../../schema/admin';
 import { createCompany, findCompany, presentCompany, updateCompany } from './companies-domain';
 import { adminRoute, companyParam, json, jsonBody } from './route';
@@ -35,6 +38,19 @@ const update = adminRoute({
   responses: { 200: json(CompanySchema) },
 });
 
+const spamCheck = adminRoute({
+  method: 'put',
+  path: '/companies/{company_id}/spam-check',
+  summary: "Set (or remove, with null) the company's Cloudflare Turnstile secret",
+  description:
+    'Stored encrypted with the details keys (DETAILS_KEYS) and never shown again. The change is audited without the secret.',
+  request: {
+    params: companyParam,
+    body: jsonBody(z.strictObject({ secret: z.string().min(1).max(500).nullable() })),
+  },
+  responses: { 200: json(z.object({ configured: z.boolean() }).openapi('AdminSpamCheck')) },
+});
+
 export const companies = createRouter()
   .openapi(create, async (c) => {
     const input = c.req.valid('json');
@@ -57,4 +73,20 @@ export const companies = createRouter()
     const input = c.req.valid('json');
     const company = await db.transaction().execute((trx) => updateCompany(trx, company_id, input, c.var.services.webhooks));
     return c.json(await presentCompany(db, company), 200);
+  })
+  .openapi(spamCheck, async (c) => {
+    const { db, config } = c.var.services;
+    const { company_id } = c.req.valid('param');
+    const { secret } = c.req.valid('json');
+    await db.transaction().execute(async (trx) => {
+      await findCompany(trx, company_id);
+      await setSpamCheckSecret(trx, company_id, secret, keyringOf(config));
+      await writeAudit(trx, {
+        companyId: company_id,
+        actor: 'admin',
+        action: secret === null ? 'spam_check.removed' : 'spam_check.set',
+        subject: company_id,
+      });
+    });
+    return c.json({ configured: secret !== null }, 200);
   });

@@ -8,8 +8,8 @@ import { findCompany } from './companies-domain';
 import { adminRoute, companyParam, json, jsonBody } from './route';
 import { findSubscription, replayEvent } from './webhooks-domain';
 import { presentDeliveries } from './webhooks-present';
+import { iso } from '../../lib/dates';
 
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 const eventParams = companyParam.extend({ event_id: eventIdParam });
 const eventSort = {
   name: 'events',

@@ -7,8 +7,10 @@ import { keys } from './keys';
 import { webhookSubscriptions } from './webhooks';
 import { erasureAdmin } from './erasure';
 import { membersAdmin } from './members';
+import { bookingsAdmin } from './bookings';
+import { listingRequestsAdmin } from './listing-requests';
 
-/** The platform operator's API (/admin/v1): companies, keys, catalogue content, audit log, webhooks. */
+/** The platform operator's API (/admin/v1): companies, keys, catalogue content, audit log, webhooks, listing requests. */
 export function adminGroup() {
   return createRouter()
     .route('/', companies)
@@ -18,5 +20,7 @@ export function adminGroup() {
     .route('/', webhookSubscriptions)
     .route('/', events)
     .route('/', membersAdmin)
-    .route('/', erasureAdmin);
+    .route('/', erasureAdmin)
+    .route('/', bookingsAdmin)
+    .route('/', listingRequestsAdmin);
 }

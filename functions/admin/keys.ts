@@ -2,13 +2,14 @@ import { z } from '@hono/zod-openapi';
 import type { ApiKeyRow } from '../../schema/db';
 import { createRouter } from '../../lib/app';
 import type { Executor } from '../../lib/db/index';
-import { notFound } from '../../lib/errors';
+import { ApiError, notFound } from '../../lib/errors';
+import { isLocalOrigin } from '../../lib/tenancy';
 import { createKey, revokeKey, rotateKey } from '../../lib/keys';
 import { CreateKeyInput, KeySchema, KeyWithSecretSchema } from '../../schema/admin';
 import { findCompany } from './companies-domain';
 import { adminRoute, companyParam, json, jsonBody } from './route';
+import { iso } from '../../lib/dates';
 
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 const present = (key: ApiKeyRow) => ({
   prefix: key.prefix,
   kind: key.kind,
@@ -71,7 +72,13 @@ export const keys = createRouter()
     const { company_id } = c.req.valid('param');
     const input = c.req.valid('json');
     const result = await c.var.services.db.transaction().execute(async (trx) => {
-      await findCompany(trx, company_id);
+      const company = await findCompany(trx, company_id);
+      const local = input.origins.filter(isLocalOrigin);
+      if (company.environment !== 'development' && local.length > 0) {
+        throw new ApiError('invalid_request', 'Localhost origins are accepted only on development workspaces.', {
+          errors: local.map((o) => ({ path: 'origins', code: 'local_origin', message: `${o} is on this machine.` })),
+        });
+      }
       return createKey(trx, company_id, { ...input, leadTypes: input.lead_types }, 'admin');
     });
     return c.json({ ...present(result.key), secret: result.secret }, 201);

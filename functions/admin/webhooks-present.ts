@@ -1,7 +1,6 @@
 import type { Executor } from '../../lib/db/index';
 import type { SubscriptionRow } from '../../schema/db';
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso } from '../../lib/dates';
 
 export function presentSubscription(row: SubscriptionRow) {
   return {

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { LRUCache } from 'lru-cache';
 import type { Access } from '../../lib/access';
 import type { AppEnv } from '../../lib/env';
+import { ifNoneMatch } from '../../lib/etag';
 
 /**
  * Conditional GETs for the catalogue. Every catalogue answer of a company is a function of its catalogue
@@ -16,7 +17,7 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { CATALOGUE_MAX_AGE_SECONDS: maxAge, CATALOGUE_EDGE_MAX_AGE_SECONDS: edge } = config;
   const cacheControl = `public, max-age=${maxAge}, s-maxage=${edge}, stale-while-revalidate=${maxAge}`;
   const cacheHeaders = { ETag: etag, 'Cache-Control': cacheControl };
-  if (matches(c.req.header('If-None-Match'), etag)) return c.body(null, 304, cacheHeaders);
+  if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return c.body(null, 304, cacheHeaders);
   const cache = rendered(config.CATALOGUE_RESPONSE_CACHE_MB);
   const key = cache ? cacheKey(c, etag) : '';
   const hit = cache?.get(key);
@@ -50,14 +51,6 @@ function rendered(megabytes: number): LRUCache<string, string> | undefined {
 function cacheKey(c: Context<AppEnv>, etag: string): string {
   const url = new URL(c.req.url);
   return `${c.var.company.id} ${etag} ${url.pathname}${url.search}`;
-}
-
-/** Weak comparison (RFC 9110 §13.1.2), as If-None-Match uses: `W/` is ignored on both sides; `*` matches. */
-function matches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const opaque = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
 }
 
 /** A short, stable tag of the deployment-wide inputs that change every URL (FNV-1a, not a secret). */

@@ -1,4 +1,5 @@
 import { createRouter } from '../../lib/app';
+import { publicReadCors } from '../../lib/public-cors';
 import { areas } from './areas';
 import { filters } from './filters';
 import { listings } from './listings';
@@ -6,9 +7,17 @@ import { services } from './services';
 import { sitemap } from './sitemap';
 import { team } from './team';
 
+/**
+ * The paths of the public reads: any page may read them (lib/public-cors.ts). Each is named, since a pattern
+ * such as `*` would reach the routes of every group mounted beside this one.
+ */
+const publicPaths = ['/listings', '/listings/map', '/listings/:slug', '/areas', '/filters', '/team', '/sitemap', '/services'];
+
 /** The public catalogue. Inside `listings`, /listings/map is registered before /listings/{slug}. */
 export function catalogueGroup() {
-  return createRouter()
+  const group = createRouter();
+  for (const path of publicPaths) group.use(path, publicReadCors());
+  return group
     .route('/', listings)
     .route('/', areas)
     .route('/', filters)

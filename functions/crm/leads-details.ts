@@ -82,11 +82,17 @@ const localPhone = /^\s*\(?0[\d\s().-]+$/;
 // Candidate card numbers in a text: 13 to 19 digits, spaces or dashes between.
 const cardCandidates = /(?<!\d)\d(?:[ -]?\d){12,18}(?![ -]?\d)/g;
 
+/** Whether a text carries a payment card number (13 to 19 digits passing Luhn's check, grouped or not). */
+export function containsCardNumber(text: string): boolean {
+  for (const match of text.matchAll(cardCandidates)) if (isCardNumber(match[0].replace(/\D/g, ''))) return true;
+  return false;
+}
+
 const digitCount = (text: string) => text.replace(/\D/g, '').length;
 
 function valueProblem(value: string): 'contact' | 'card' | undefined {
   // Cards first: a card number written in groups can also look like a phone number.
-  for (const match of value.matchAll(cardCandidates)) if (isCardNumber(match[0].replace(/\D/g, ''))) return 'card';
+  if (containsCardNumber(value)) return 'card';
   if (hasEmail(value)) return 'contact';
   for (const match of value.matchAll(internationalPhone)) {
     const n = digitCount(match[0]);

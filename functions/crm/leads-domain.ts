@@ -9,6 +9,7 @@ import type { LeadInputValue } from '../../schema/crm-leads';
 import type { Company } from '../../schema/db';
 import { matchOrCreateContact } from './contacts-domain';
 import { detailsProblems } from './leads-details';
+import { listingRequestProblems } from './listing-request';
 
 /** An enquiry to record: the form's fields plus what the caller's path knows. */
 export type NewLead = LeadInputValue & {
@@ -49,8 +50,27 @@ async function listingIdOf(executor: Executor, companyId: string, slug: string |
   return row?.id ?? null;
 }
 
-/** The rules of every enquiry, whichever path sent it; each refusal names its field. */
-function leadProblems(input: NewLead): FieldError[] {
+/** A lead's type, for the publishable key's list: a service of kind `listing_request` makes one; else an enquiry. */
+export async function leadTypeOf(
+  executor: Executor,
+  companyId: string,
+  service: string | undefined,
+): Promise<'enquiry' | 'listing_request'> {
+  if (service === undefined) return 'enquiry';
+  const row = await executor
+    .selectFrom('services')
+    .select('kind')
+    .where('company_id', '=', companyId)
+    .where('key', '=', service)
+    .executeTakeFirst();
+  return row?.kind === 'listing_request' ? 'listing_request' : 'enquiry';
+}
+
+/**
+ * The rules of every enquiry, whichever path sent it; each refusal names its field. A listing request (its
+ * service is of kind `listing_request`) also has the answers a draft listing is built from checked.
+ */
+export async function leadProblems(executor: Executor, companyId: string, input: LeadInputValue): Promise<FieldError[]> {
   const problems: FieldError[] = [];
   if (input.consent !== true) problems.push({ path: 'consent', code: 'consent_required', message: 'Consent must be true.' });
   if (!input.consent_version?.trim()) {
@@ -59,7 +79,22 @@ function leadProblems(input: NewLead): FieldError[] {
   if (!input.email && !input.phone) {
     problems.push({ path: 'email', code: 'custom', message: 'Send at least one of email or phone.' });
   }
-  return [...problems, ...detailsProblems(input.details ?? {})];
+  const details = input.details ?? {};
+  const refused = detailsProblems(details);
+  problems.push(...refused);
+  if (Object.keys(details).length > 0 && (await leadTypeOf(executor, companyId, input.service)) === 'listing_request') {
+    const skip = new Set(refused.map((p) => p.path.slice('details.'.length)));
+    problems.push(...(await listingRequestProblems(executor, companyId, details, skip)));
+  }
+  return problems;
+}
+
+/** Refuses (400, every problem at once) an enquiry that breaks a rule; records nothing. */
+export async function checkLead(executor: Executor, companyId: string, input: LeadInputValue): Promise<void> {
+  const problems = await leadProblems(executor, companyId, input);
+  if (problems.length > 0) {
+    throw new ApiError('invalid_request', 'The enquiry is invalid.', { errors: problems });
+  }
 }
 
 /**
@@ -68,10 +103,7 @@ function leadProblems(input: NewLead): FieldError[] {
  * in `transactionRetryingConflict`: two enquiries of a new person at once meet on the contacts' unique index.
  */
 export async function createLead(trx: Trx, company: Company, input: NewLead, causedBy: CausedBy): Promise<LeadRow> {
-  const problems = leadProblems(input);
-  if (problems.length > 0) {
-    throw new ApiError('invalid_request', 'The enquiry is invalid.', { errors: problems });
-  }
+  await checkLead(trx, company.id, input);
   const details = input.details && Object.keys(input.details).length > 0 ? input.details : undefined;
   // Encrypted before anything is written: without a key the enquiry is refused as a whole (503).
   const detailsJwe = details ? await encryptJson(input.keyring, details) : null;

@@ -4,6 +4,7 @@ import type { Executor } from '../../lib/db/index';
 import type { LeadRow } from '../../schema/crm-db';
 import type { LeadSchema } from '../../schema/crm-leads';
 import { externalIdsOf } from './external';
+import { iso } from '../../lib/dates';
 
 export type LeadView = z.infer<typeof LeadSchema>;
 type LeadRecord = LeadRow & { person: string | null; listing_slug: string | null };
@@ -18,8 +19,6 @@ export function selectLeads(executor: Executor, companyId: string) {
     .select(['person.reference as person', 'listing.slug_en as listing_slug'])
     .where('leads.company_id', '=', companyId);
 }
-
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 /** Shapes a page of leads: external ids in one more query for the page; details decrypted (CPU only). */
 export async function presentLeads(

@@ -1,7 +1,8 @@
 import { createRouter } from '../../lib/app';
+import { formsCors } from '../../lib/forms-cors';
 import { leadForms } from './leads';
 
-/** Forms: enquiries (POST /leads). Booking requests and the browser's publishable-key path join here. */
+/** Forms from the visitor's browser: enquiries (POST /leads) and booking requests (POST /bookings). */
 export function formsGroup() {
-  return createRouter().route('/', leadForms);
+  return createRouter().use('/leads', formsCors()).route('/', leadForms);
 }

@@ -17,6 +17,10 @@ export type DatabaseHandle = {
   close(): Promise<void>;
 };
 
+/** PostgreSQL's `date` type: read as its `YYYY-MM-DD` text on every engine (a JS Date would shift it by a time zone). */
+export const dateOid = 1082;
+export const keepText = (value: string) => value;
+
 /** For pg and Neon: a raw query without parameters uses the simple protocol, which takes many statements. */
 export async function runScriptSimpleProtocol(executor: Executor, script: string): Promise<void> {
   await executor.executeQuery(CompiledQuery.raw(script));

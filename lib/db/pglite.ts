@@ -1,8 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { Kysely, type KyselyConfig } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type { Database } from '../../schema/db';
-import type { DatabaseHandle } from './index';
+import { type DatabaseHandle, dateOid, keepText } from './index';
 
 /**
  * Embedded PostgreSQL (PGlite, WASM) for `npm start` and the tests. PGlite is one session in one process:
@@ -11,7 +12,13 @@ import type { DatabaseHandle } from './index';
 export async function openPGlite(
   options: { dataDir?: string; loadDataDir?: Blob | File; log?: KyselyConfig['log'] } = {},
 ): Promise<DatabaseHandle & { pglite: PGlite }> {
-  const pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.loadDataDir });
+  // btree_gist: the bookings' exclusion constraint (migration 0006) compares a listing id beside the dates.
+  const pglite = await PGlite.create({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+    extensions: { btree_gist },
+    parsers: { [dateOid]: keepText },
+  });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log: options.log });
   return {
     db,

@@ -140,7 +140,7 @@ describe('POST /leads with a server key', () => {
     ['form with capitals', { consent: true, consent_version: '1', email: 'a@example.com', form: 'Contact Form' }, 'form'],
     ['service with spaces', { consent: true, consent_version: '1', email: 'a@example.com', service: 'sell my flat' }, 'service'],
     ['language not ISO', { consent: true, consent_version: '1', email: 'a@example.com', language: 'english' }, 'language'],
-    ['an unknown field', { consent: true, consent_version: '1', email: 'a@example.com', website: '' }, 'website'],
+    ['an unknown field', { consent: true, consent_version: '1', email: 'a@example.com', homepage: '' }, 'homepage'],
   ])('refuses %s with 400 at its field, recording nothing', async (_name, body, path) => {
     const before = await leadCount();
     const res = await post(body);

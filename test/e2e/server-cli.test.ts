@@ -106,6 +106,49 @@ describe('npm start on an empty data folder, then the admin CLI', () => {
     expect(audit.results.map((e: { subject: string }) => e.subject)).toEqual([key.prefix]);
   }, 60_000);
 
+  it('takes a booking request from a page on localhost, then staff confirm it and block nights through the CLI', async () => {
+    const origin = 'http://localhost:3000';
+    const key = await cli('keys', 'create', companyId, '--kind', 'publishable', '--origin', origin, '--lead-type', 'booking');
+    const slug = 'palm-5br-villa-private-beach-holiday';
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const posted = await fetch(`http://localhost:${port}/api/v1/bookings`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Api-Key': key.secret, Origin: origin },
+      body: JSON.stringify({
+        listing: slug,
+        check_in: day(40),
+        check_out: day(45),
+        guests: 4,
+        name: 'Guest of the e2e test',
+        email: 'guest@example.com',
+        consent: true,
+        consent_version: '2026-01',
+        // Turnstile's test token: the demo company is a development workspace.
+        challenge: 'XXXX.DUMMY.TOKEN.XXXX',
+      }),
+    });
+    expect(posted.status).toBe(201);
+    expect(posted.headers.get('access-control-allow-origin')).toBe(origin);
+    const booking = (await posted.json()) as { reference: string; stay_url: string };
+    const listed = await cli('bookings', 'list', companyId, '--status', 'held');
+    expect(listed.results.map((b: { reference: string }) => b.reference)).toEqual([booking.reference]);
+    const confirmed = await cli('bookings', 'confirm', companyId, booking.reference);
+    expect(confirmed.status).toBe('confirmed');
+    expect(confirmed.payment_due_at).toBeTruthy();
+    const stay = await fetch(booking.stay_url);
+    expect(stay.status).toBe(200);
+    expect(await stay.text()).toContain('data-status="confirmed"');
+    const block = await cli('blocks', 'add', companyId, slug, '--reason', 'maintenance', '--from', day(60), '--to', day(62));
+    const availability = (await (
+      await fetch(`http://localhost:${port}/api/v1/listings/${slug}/availability?from=${day(30)}&to=${day(90)}`)
+    ).json()) as { blocked: unknown };
+    expect(availability.blocked).toEqual([
+      { start: day(40), end: day(45) },
+      { start: day(60), end: day(62) },
+    ]);
+    expect((await cli('blocks', 'list', companyId, slug)).results.map((b: { id: string }) => b.id)).toEqual([block.id]);
+  }, 60_000);
+
   it('reuses the data on a second start', async () => {
     await stop();
     const output = await start();

@@ -8,7 +8,7 @@ import { createTestApi, type TestApi } from '../support/harness';
  * and publishable keys. A new route is covered the moment it is declared.
  */
 
-type Access = { kind: 'public' | 'server' | 'admin'; scopes?: string[] };
+type Access = { kind: 'public' | 'server' | 'form' | 'admin'; scopes?: string[] };
 type Operation = { method: string; path: string; access: Access };
 
 let api: TestApi;
@@ -33,11 +33,19 @@ const bodies: Record<string, unknown> = {
 /** Real records of this company for `{reference}` path parameters, by collection; seeded in beforeAll. */
 const references: Record<string, string> = {};
 
+const holidayHome = 'palm-5br-villa-private-beach-holiday';
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+/** Query strings of the reads that need one, by path. */
+const queries: Record<string, string> = {
+  '/api/v1/listings/{slug}/quote': `?check_in=${day(60)}&check_out=${day(67)}&guests=2`,
+};
+
 function concrete(path: string): string {
-  return path
+  const slug = /\/(availability|quote)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
+  return (path + (queries[path] ?? ''))
     .replace(/\/([a-z-]+)\/\{reference\}/, (_, collection: string) => `/${collection}/${references[collection] ?? 'x'}`)
     .replace('{company_id}', company.id)
-    .replace('{slug}', 'marina-gate-2br-sea-view')
+    .replace('{slug}', slug)
     .replace('{prefix}', 'sk_AAAAAAAAAA')
     .replace('{task_id}', references.tasks ?? 'x')
     .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
@@ -56,7 +64,7 @@ async function call(op: Operation, options: { key?: string; host?: string; heade
 
 beforeAll(async () => {
   api = await createTestApi();
-  company = await api.demoCompany({ team_module: true });
+  company = await api.demoCompany({ team_module: true, bookings_enabled: true });
   other = await api.createCompany();
   const all = [...scopes];
   keys = {
@@ -89,7 +97,7 @@ afterAll(() => api.close());
 describe('every route declares its access', () => {
   it('has an x-access declaration on every operation of both documents', () => {
     expect(operations.length).toBeGreaterThan(15);
-    for (const op of operations) expect(op.access?.kind, `${op.method} ${op.path}`).toMatch(/^(public|server|admin)$/);
+    for (const op of operations) expect(op.access?.kind, `${op.method} ${op.path}`).toMatch(/^(public|server|form|admin)$/);
   });
 
   it('registers no route under /api/v1 or /admin/v1 that is missing from the documents', () => {
@@ -126,7 +134,9 @@ describe('scopes', () => {
     for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
       const res = await call(op, { key: keys.none });
       expect(res.status, `${op.method} ${op.path}`).toBe(403);
-      expect(res.json.code).toBe('scope_missing');
+      // A browser-only form takes no server key at all.
+      const browserOnly = op.access.kind === 'form' && !op.access.scopes?.length;
+      expect(res.json.code, `${op.method} ${op.path}`).toBe(browserOnly ? 'key_wrong_kind' : 'scope_missing');
     }
   });
 

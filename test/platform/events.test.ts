@@ -46,7 +46,9 @@ describe('the events outbox', () => {
     const key = { prefix: 'sk_AbCdEfGhIj' } as ApiKeyRow;
     expect(actorOf({ kind: 'admin' })).toBe('admin');
     expect(actorOf({ kind: 'server', key })).toBe('api:sk_AbCdEfGhIj');
-    expect(actorOf({ kind: 'publishable', key: { prefix: 'pk_AbCdEfGhIj' } as ApiKeyRow })).toBe('website');
+    expect(
+      actorOf({ kind: 'publishable', key: { prefix: 'pk_AbCdEfGhIj' } as ApiKeyRow, origin: 'https://www.example.com' }),
+    ).toBe('website');
     expect(actorOf({ kind: 'anonymous' })).toBe('website');
   });
 });

@@ -12,7 +12,7 @@ import type { AppEnv } from '../../lib/env';
 import { createNodePlatform, type NodePlatform } from '../../lib/node/platform';
 import type { RateLimiter } from '../../lib/ratelimit/index';
 import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
-import type { Scope } from '../../lib/scopes';
+import type { LeadType, Scope } from '../../lib/scopes';
 import { newSecretKey } from '../../lib/webhooks/secrets';
 import demoCatalogue from '../../lib/seed/demo-catalogue.json' with { type: 'json' };
 
@@ -129,7 +129,10 @@ export async function createTestApi(
     return { id: res.json.id as string, host: (res.json.hosts as string[])[0] as string };
   }
 
-  async function createKey(companyId: string, body: { kind?: 'server' | 'publishable'; scopes?: Scope[]; origins?: string[] }) {
+  async function createKey(
+    companyId: string,
+    body: { kind?: 'server' | 'publishable'; scopes?: Scope[]; origins?: string[]; lead_types?: LeadType[] },
+  ) {
     const res = await admin(`/companies/${companyId}/keys`, { body: { kind: 'server', ...body } });
     if (res.status !== 201) throw new Error(`key not created: ${res.text}`);
     return { secret: res.json.secret as string, prefix: res.json.prefix as string };

@@ -190,6 +190,42 @@ describe('default Worker bundle in workerd (Neon driver → local PostgreSQL)', 
     await expectProblem(await call('default', '/api/v1/listings/no-such-listing'), 404, 'not_found');
   });
 
+  it("answers a holiday home's availability and quote, dates read as calendar days through the Neon driver", async () => {
+    if (!handle) throw new Error('no database');
+    const slug = 'palm-5br-villa-private-beach-holiday';
+    const listing = await handle.db
+      .selectFrom('listings')
+      .select(['id', 'company_id'])
+      .where('slug_en', '=', slug)
+      .executeTakeFirstOrThrow();
+    await handle.db
+      .insertInto('calendar_blocks')
+      .values({
+        company_id: listing.company_id,
+        listing_id: listing.id,
+        reason: 'owner',
+        starts_on: '2027-02-10',
+        ends_on: '2027-02-14',
+      })
+      .execute();
+    const availability = await call('default', `/api/v1/listings/${slug}/availability?from=2027-02-01&to=2027-03-01`);
+    expect(availability.status).toBe(200);
+    const body = (await availability.json()) as { blocked: unknown; from: string; check_in_time: string };
+    expect(body.blocked).toEqual([{ start: '2027-02-10', end: '2027-02-14' }]);
+    expect(body.check_in_time).toBe('15:00');
+
+    const quote = await call('default', `/api/v1/listings/${slug}/quote?check_in=2027-02-20&check_out=2027-02-23&guests=2`);
+    expect(quote.status).toBe(200);
+    const priced = (await quote.json()) as { nights: Array<{ date: string }>; total: string };
+    expect(priced.nights.map((n) => n.date)).toEqual(['2027-02-20', '2027-02-21', '2027-02-22']);
+    expect(priced.total).toMatch(/^\d+\.\d{2}$/);
+    await expectProblem(
+      await call('default', `/api/v1/listings/${slug}/quote?check_in=2027-02-12&check_out=2027-02-16&guests=2`),
+      400,
+      'unavailable',
+    );
+  });
+
   it('answers an unknown host with a 404 problem', async () => {
     const body = await expectProblem(
       await call('default', '/api/v1/listings', { host: `nobody-${suffix}.test` }),

@@ -1,0 +1,138 @@
+import type { BenchStay } from './stays';
+
+/** What `npm run bench` (bench/run.ts) measures: the routes, what each must answer, and its baseline. */
+export type Scenario = {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  expectedStatus: number;
+  /** POST: a body for each request (built per request, so every one is another visitor). */
+  body?: () => string;
+  /** The scenario this one is compared with; the baselines themselves have none. */
+  baseline?: string;
+  /** A table whose rows the scenario adds, one per success: counted before and after its run. */
+  stores?: 'leads' | 'bookings';
+  /** A fixed number of requests for the warm-up and the run, instead of their durations (each uses up a stay). */
+  amount?: { warmup: number; run: number };
+};
+
+export const bareSelect = 'bare select 1';
+export const bareJson = 'bare JSON parse';
+
+/** The page the forms are sent from: an origin on the publishable key (a development workspace takes localhost). */
+export const formOrigin = 'http://localhost:8080';
+
+let visitor = 0;
+/** An enquiry as examples/website sends it, from a new person each time. */
+function enquiry(): string {
+  const n = visitor++;
+  return JSON.stringify({
+    name: `Bench Visitor ${n}`,
+    email: `visitor.${process.pid}.${n}@bench.example`,
+    message: 'Is it still available?',
+    language: 'en',
+    consent: true,
+    consent_version: '2026-01',
+    challenge: 'XXXX.DUMMY.TOKEN.XXXX',
+    website: '',
+    form: 'listing-enquiry',
+    page: `${formOrigin}/listing.html`,
+    listing: 'marina-gate-2br-sea-view',
+  });
+}
+
+/** Booking requests, each for a stay no other request asks for, until the stays run out. */
+function bookings(stays: BenchStay[]): () => string {
+  let next = 0;
+  return () => {
+    const stay = stays[next++];
+    if (!stay) throw new Error('the bench ran out of free stays');
+    const n = visitor++;
+    return JSON.stringify({
+      ...stay,
+      guests: 2,
+      name: `Bench Guest ${n}`,
+      email: `guest.${process.pid}.${n}@bench.example`,
+      language: 'en',
+      consent: true,
+      consent_version: '2026-01',
+      challenge: 'XXXX.DUMMY.TOKEN.XXXX',
+      website: '',
+    });
+  };
+}
+
+export function scenarios(input: { etag: string; slug: string; publishableKey: string; stays: BenchStay[] }): Scenario[] {
+  const { etag, slug, publishableKey, stays } = input;
+  const json = { 'Content-Type': 'application/json' };
+  const form = { ...json, 'X-Api-Key': publishableKey, Origin: formOrigin };
+  // One stay goes to the check of what the route answers, a tenth of the rest to the warm-up.
+  const warmup = Math.floor((stays.length - 1) / 10);
+  if (warmup < 20) throw new Error(`only ${stays.length} free stays: too few to bench POST /api/v1/bookings`);
+  return [
+    {
+      name: 'listings, page built',
+      method: 'GET',
+      path: '/uncached/api/v1/listings?page_size=24',
+      headers: {},
+      expectedStatus: 200,
+      baseline: bareSelect,
+    },
+    {
+      name: 'listings',
+      method: 'GET',
+      path: '/api/v1/listings?page_size=24',
+      headers: {},
+      expectedStatus: 200,
+      baseline: bareSelect,
+    },
+    {
+      name: 'listings 304',
+      method: 'GET',
+      path: '/api/v1/listings?page_size=24',
+      headers: { 'If-None-Match': etag },
+      expectedStatus: 304,
+      baseline: bareSelect,
+    },
+    {
+      name: 'listing detail, built',
+      method: 'GET',
+      path: `/uncached/api/v1/listings/${encodeURIComponent(slug)}`,
+      headers: {},
+      expectedStatus: 200,
+      baseline: bareSelect,
+    },
+    {
+      name: 'listing detail',
+      method: 'GET',
+      path: `/api/v1/listings/${encodeURIComponent(slug)}`,
+      headers: {},
+      expectedStatus: 200,
+      baseline: bareSelect,
+    },
+    { name: bareSelect, method: 'GET', path: '/bare/select1', headers: {}, expectedStatus: 200 },
+    {
+      name: 'enquiry form',
+      method: 'POST',
+      path: '/api/v1/leads',
+      headers: form,
+      body: enquiry,
+      expectedStatus: 201,
+      baseline: bareJson,
+      stores: 'leads',
+    },
+    {
+      name: 'booking request',
+      method: 'POST',
+      path: '/api/v1/bookings',
+      headers: form,
+      body: bookings(stays),
+      expectedStatus: 201,
+      baseline: bareJson,
+      stores: 'bookings',
+      amount: { warmup, run: stays.length - 1 - warmup },
+    },
+    { name: bareJson, method: 'POST', path: '/bare/form', headers: json, body: enquiry, expectedStatus: 201 },
+  ];
+}

@@ -1,0 +1,69 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../lib/db/index';
+
+/** Nights that cannot be booked: [start, end). */
+export type Range = { start: string; end: string };
+
+/**
+ * The nights of [from, to) that are taken: bookings that still hold their dates (held until the hold lapses,
+ * confirmed until the payment window closes, paid) and owner or maintenance blocks. Merged (overlapping and
+ * touching ranges become one), clipped to the window, and without anything about the guests.
+ * `validUntil`: the first instant a hold or payment window in the answer lapses, after which it may change.
+ */
+export async function takenRanges(
+  executor: Executor,
+  listingId: string,
+  from: string,
+  to: string,
+  now: Date,
+): Promise<{ ranges: Range[]; validUntil: Date | null }> {
+  const bookings = await executor
+    .selectFrom('bookings')
+    .select([
+      sql<string>`check_in`.as('start'),
+      sql<string>`check_out`.as('end'),
+      sql<Date | null>`case status when 'held' then hold_expires_at when 'confirmed' then payment_due_at end`.as('lapses_at'),
+    ])
+    .where('listing_id', '=', listingId)
+    .where('check_in', '<', to)
+    .where('check_out', '>', from)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'paid'),
+        eb.and([eb('status', '=', 'held'), eb('hold_expires_at', '>', now)]),
+        eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '>', now)]),
+      ]),
+    )
+    .execute();
+  const blocks = await executor
+    .selectFrom('calendar_blocks')
+    .select(['starts_on as start', 'ends_on as end'])
+    .where('listing_id', '=', listingId)
+    .where('starts_on', '<', to)
+    .where('ends_on', '>', from)
+    .execute();
+  let validUntil: Date | null = null;
+  for (const { lapses_at } of bookings) {
+    const at = lapses_at === null ? null : new Date(lapses_at);
+    if (at && (validUntil === null || at < validUntil)) validUntil = at;
+  }
+  return { ranges: mergeRanges([...bookings, ...blocks], from, to), validUntil };
+}
+
+/** Sorted, merged and clipped to [from, to). */
+export function mergeRanges(ranges: readonly Range[], from: string, to: string): Range[] {
+  const sorted = ranges
+    .map((r) => ({ start: r.start < from ? from : r.start, end: r.end > to ? to : r.end }))
+    .filter((r) => r.start < r.end)
+    .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const merged: Range[] = [];
+  for (const range of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && range.start <= last.end) {
+      if (range.end > last.end) last.end = range.end;
+    } else {
+      merged.push({ ...range });
+    }
+  }
+  return merged;
+}

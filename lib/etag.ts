@@ -1,0 +1,10 @@
+/**
+ * Whether a request's If-None-Match matches an ETag: weak comparison (RFC 9110 §13.1.2), so `W/` is ignored on
+ * both sides; `*` matches any. Shared by the conditional GETs of the catalogue and of availability.
+ */
+export function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}

@@ -1,0 +1,110 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Touched = ColumnType<Date, Date | string | undefined, Date | string | undefined>;
+/** `numeric` stays a decimal string (never a float); `date` is read as `YYYY-MM-DD` (lib/db type parsers). */
+type Numeric = ColumnType<string, string | number, string | number>;
+type NullableNumeric = ColumnType<string | null, string | number | null | undefined, string | number | null>;
+type Days = ColumnType<number[], number[] | undefined, number[]>;
+type Json<T> = ColumnType<T, string | T, string | T>;
+
+export const bookingStatuses = ['held', 'confirmed', 'paid', 'cancelled'] as const;
+export type BookingStatus = (typeof bookingStatuses)[number];
+export const cancelReasons = ['staff', 'hold_expired', 'payment_overdue'] as const;
+export type CancelReason = (typeof cancelReasons)[number];
+
+export interface HolidayHomeTermsTable {
+  listing_id: string;
+  company_id: string;
+  min_nights: Generated<number>;
+  max_nights: Generated<number>;
+  closed_arrival_days: Days;
+  advance_days: Generated<number>;
+  notice_hours: Generated<number>;
+  available_from: string | null;
+  available_to: string | null;
+  check_in_time: Generated<string>;
+  check_out_time: Generated<string>;
+  weekend_nights: Days;
+  weekend_price: NullableNumeric;
+  cleaning_fee: Generated<string> & Numeric;
+  tourism_fee_per_bedroom_night: Generated<string> & Numeric;
+  tourism_fee_max_nights: Generated<number>;
+  deposit: Generated<string> & Numeric;
+  payment_window_hours: Generated<number>;
+  calendar_version: ColumnType<string | number | bigint, never, never>;
+}
+
+export interface HolidayHomeSeasonsTable {
+  id: Generated<string>;
+  listing_id: string;
+  name: Generated<string>;
+  starts_on: string;
+  ends_on: string;
+  nightly_price: Numeric;
+  weekend_price: NullableNumeric;
+}
+
+export interface CalendarBlocksTable {
+  id: Generated<string>;
+  company_id: string;
+  listing_id: string;
+  reason: 'owner' | 'maintenance';
+  starts_on: string;
+  ends_on: string;
+  note: Generated<string>;
+  created_at: Generated<Date>;
+}
+
+/** The quote kept on a booking: what the guest saw when asking. */
+export type StoredQuote = {
+  currency: string;
+  nights: Array<{ date: string; rate: 'base' | 'weekend' | 'season'; price: string }>;
+  subtotal: string;
+  fees: Array<{ code: 'cleaning' | 'tourism_fee'; amount: string }>;
+  deposit: string;
+  total: string;
+};
+
+export interface BookingsTable {
+  id: Generated<string>;
+  company_id: string;
+  reference: string;
+  listing_id: string;
+  contact_id: string | null;
+  status: BookingStatus;
+  check_in: string;
+  check_out: string;
+  guests: number;
+  language: string | null;
+  message: string | null;
+  quote: Json<StoredQuote>;
+  currency: string;
+  total: Numeric;
+  deposit: Numeric;
+  stay_token_hash: Uint8Array;
+  consent_version: string;
+  consent_at: ColumnType<Date, Date | string, Date | string>;
+  consent_address: string | null;
+  hold_expires_at: ColumnType<Date, Date | string, Date | string>;
+  confirmed_at: NullableTimestamp;
+  payment_due_at: NullableTimestamp;
+  paid_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  cancel_reason: CancelReason | null;
+  caused_by: string;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+
+/** The booking tables, merged into `Database` (schema/db.ts). */
+export interface BookingTables {
+  holiday_home_terms: HolidayHomeTermsTable;
+  holiday_home_seasons: HolidayHomeSeasonsTable;
+  calendar_blocks: CalendarBlocksTable;
+  bookings: BookingsTable;
+}
+
+export type HolidayHomeTerms = Selectable<HolidayHomeTermsTable>;
+export type SeasonRow = Selectable<HolidayHomeSeasonsTable>;
+export type BookingRow = Selectable<BookingsTable>;

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { DatabaseHandle } from '../../lib/db/index';
+import type { RateLimiter } from '../../lib/ratelimit/index';
+import type { LeadType } from '../../lib/scopes';
+import { createTestApi, type TestApi } from '../support/harness';
+import { startTurnstileVerifier } from '../support/turnstile';
+
+/**
+ * What the browser-form tests share: the real app whose spam check asks a real siteverify server on loopback,
+ * companies with the demo catalogue and their Turnstile secret set through the admin API, and helpers that
+ * post as a visitor's page does (X-Api-Key and Origin) and check that a refusal stored nothing.
+ */
+export type Verifier = Awaited<ReturnType<typeof startTurnstileVerifier>>;
+export type Response = Awaited<ReturnType<TestApi['request']>>;
+export type Key = { secret: string; prefix: string };
+export type FormCompany = { id: string; host: string; key: Key; reader: Key };
+
+export const site = 'https://www.example.com';
+export const siteHost = 'www.example.com';
+
+export async function openForms(options: { env?: Record<string, string>; handle?: DatabaseHandle; limiter?: RateLimiter } = {}) {
+  const verifier = await startTurnstileVerifier();
+  const api = await createTestApi({
+    env: { TURNSTILE_SITEVERIFY_URL: verifier.url, ...options.env },
+    handle: options.handle,
+    limiter: options.limiter,
+  });
+  return {
+    api,
+    verifier,
+    close: async () => {
+      await verifier.close();
+      // A second API on the same database leaves closing it to the first.
+      if (!options.handle) await api.close();
+    },
+  };
+}
+
+/**
+ * A company with the demo catalogue, the verifier's secret as its Turnstile secret, a publishable key for
+ * `origins` and a server key that reads leads and contacts.
+ */
+export async function formCompany(
+  api: TestApi,
+  verifier: Verifier,
+  options: { environment?: 'production' | 'development'; origins?: string[]; leadTypes?: LeadType[]; secret?: boolean } = {},
+): Promise<FormCompany> {
+  const company = await api.demoCompany({}, { environment: options.environment ?? 'production' });
+  if (options.secret ?? true) {
+    const set = await api.admin(`/companies/${company.id}/spam-check`, { method: 'PUT', body: { secret: verifier.secret } });
+    expect(set.status, set.text).toBe(200);
+  }
+  const key = await publishableKey(api, company.id, options.origins ?? [site], options.leadTypes);
+  const reader = await api.createKey(company.id, { scopes: ['read:leads', 'read:contacts'] });
+  return { ...company, key, reader };
+}
+
+type CompanyOptions = Parameters<typeof formCompany>[2];
+export type FormsFile = { api: TestApi; verifier: Verifier; company: FormCompany };
+
+/**
+ * A test file's API, verifier and company: opened before the file's tests and handed to `use`, closed after.
+ * Each file runs on its own database copy (PGlite) or its own company (PostgreSQL).
+ */
+export function formsForFile(use: (file: FormsFile) => void, options: CompanyOptions = {}): void {
+  let forms: Awaited<ReturnType<typeof openForms>> | undefined;
+  beforeAll(async () => {
+    forms = await openForms();
+    use({ api: forms.api, verifier: forms.verifier, company: await formCompany(forms.api, forms.verifier, options) });
+  });
+  afterAll(() => forms?.close());
+}
+
+export function publishableKey(api: TestApi, companyId: string, origins: string[] = [site], leadTypes?: LeadType[]) {
+  return api.createKey(companyId, { kind: 'publishable', origins, ...(leadTypes ? { lead_types: leadTypes } : {}) });
+}
+
+let serial = 0;
+export const uniqueEmail = () => `visitor.${Date.now().toString(36)}${(serial++).toString(36)}@example.com`;
+
+/** A visitor's enquiry with a fresh token the widget gave on a page of `hostname`. */
+export function enquiry(verifier: Verifier, extra: Record<string, unknown> = {}, hostname = siteHost) {
+  return { consent: true, consent_version: '2026-01', email: uniqueEmail(), challenge: verifier.issue(hostname), ...extra };
+}
+
+/** POST /api/v1/leads as a page does: the publishable key in X-Api-Key, the page's Origin. */
+export function postForm(
+  api: TestApi,
+  company: { host: string; key: Key },
+  body: unknown,
+  options: { key?: string; origin?: string | null; clientAddress?: string; headers?: Record<string, string> } = {},
+) {
+  const origin = options.origin === undefined ? site : options.origin;
+  return api.request('/api/v1/leads', {
+    host: company.host,
+    body,
+    clientAddress: options.clientAddress,
+    headers: {
+      'X-Api-Key': options.key ?? company.key.secret,
+      ...(origin === null ? {} : { Origin: origin }),
+      ...options.headers,
+    },
+  });
+}
+
+/** GET /api/v1/leads/{reference} with the company's server key. */
+export function readLead(api: TestApi, company: FormCompany, reference: string) {
+  return api.request(`/api/v1/leads/${reference}`, { host: company.host, key: company.reader.secret });
+}
+
+const countOf = async (api: TestApi, table: 'leads' | 'contacts' | 'events', companyId: string) =>
+  Number(
+    (
+      await api.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('company_id', '=', companyId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/** The company's leads, contacts and events: what a refused form must leave unchanged. */
+export async function stored(api: TestApi, companyId: string) {
+  const [leads, contacts, events] = await Promise.all(
+    (['leads', 'contacts', 'events'] as const).map((table) => countOf(api, table, companyId)),
+  );
+  return { leads, contacts, events };
+}
+
+export function expectProblem(res: Response, status: number, code: string) {
+  expect(res.status, res.text).toBe(status);
+  expect(res.headers.get('content-type')).toBe('application/problem+json');
+  expect(res.json.code).toBe(code);
+}
+
+/** Runs a request that must be refused with `status` and `code`, and checks it stored nothing. */
+export async function expectRefused(
+  api: TestApi,
+  companyId: string,
+  status: number,
+  code: string,
+  send: () => Promise<Response>,
+): Promise<Response> {
+  const before = await stored(api, companyId);
+  const res = await send();
+  expectProblem(res, status, code);
+  expect(await stored(api, companyId)).toEqual(before);
+  return res;
+}
+
+export const errorPaths = (res: Response) => ((res.json?.errors ?? []) as Array<{ path: string }>).map((e) => e.path);
