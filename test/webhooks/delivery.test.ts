@@ -44,6 +44,15 @@ describe('delivery to a subscriber on loopback', () => {
     expect(handled.sort()).toEqual(sent.slice(1).sort());
   });
 
+  it('delivers an event to a dispatcher whose clock reads the very millisecond the event was recorded in', async () => {
+    // The database keeps microseconds, a JS Date milliseconds: the first attempt must be due at that Date.
+    const { company: own, hook } = await setup();
+    const id = await record(api, own.id, 'lead.created');
+    const { created_at } = await api.db.selectFrom('events').select('created_at').where('id', '=', id).executeTakeFirstOrThrow();
+    await dispatch(api, new Date(created_at));
+    expect(hook.requests.map((r) => r.headers['webhook-id'])).toEqual([id]);
+  });
+
   it('sends each subscription only the types it takes, and nothing to a disabled one', async () => {
     const { company: own, hook } = await setup(undefined, { event_types: ['lead.created'] });
     const off = await receiver();
