@@ -34,8 +34,13 @@ export function buildApp(
   provide: ServicesProvider,
   options: { groups?: GroupName[]; admin?: boolean; internal?: boolean; maxBodyBytes?: number } = {},
 ) {
-  const app = createApp(provide, { maxBodyBytes: options.maxBodyBytes });
   const groups = options.groups ?? (Object.keys(routeGroups) as GroupName[]);
+  // The groups' browser forms: the root app puts their CORS ahead of the body limit.
+  const formPaths = groups.flatMap((name) => {
+    const group = routeGroups[name];
+    return 'formPaths' in group ? group.formPaths.map((path) => `/api/v1${path}`) : [];
+  });
+  const app = createApp(provide, { maxBodyBytes: options.maxBodyBytes, formPaths });
   for (const name of groups) app.route('/api/v1', routeGroups[name]());
   // The guest's stay page (HTML, outside /api/v1) goes with the bookings.
   if (groups.includes('bookings')) app.route('/', stayPage());

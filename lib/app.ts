@@ -7,6 +7,7 @@ import type { ZodError } from 'zod';
 import type { AppEnv, Services } from './env';
 import { isUniqueViolation, isUnstorableText } from './db/index';
 import { ApiError, type FieldError, problemBody } from './errors';
+import { formsCors } from './forms-cors';
 
 /** Zod issues as the problem body's `errors`: one entry per field, unknown parameters named one by one. */
 export function fieldErrors(error: ZodError): FieldError[] {
@@ -105,10 +106,19 @@ function afterResponse(c: Context<AppEnv>, services: Services, done?: () => Prom
 
 export const adminMaxBodyBytes = 8 * 1024 * 1024;
 
-/** The root app: request ids, body limit, services, one error handler and a problem for unknown routes. */
-export function createApp(provide: ServicesProvider, options: { maxBodyBytes?: number } = {}): OpenAPIHono<AppEnv> {
+/**
+ * The root app: request ids, services, the browser forms' CORS, body limits, one error handler and a problem for
+ * unknown routes. The forms' CORS (`formPaths`, full paths) runs before the body limit, so a page can read the
+ * 413 problem of an oversized form as it reads any other refusal; it needs the services to look up origins.
+ */
+export function createApp(
+  provide: ServicesProvider,
+  options: { maxBodyBytes?: number; formPaths?: string[] } = {},
+): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use(requestId({ headerName: 'Request-Id' }));
+  app.use(servicesMiddleware(provide));
+  for (const path of options.formPaths ?? []) app.use(path, formsCors());
   const limit = (maxSize: number) =>
     bodyLimit({
       maxSize,
@@ -120,7 +130,6 @@ export function createApp(provide: ServicesProvider, options: { maxBodyBytes?: n
   // Catalogue imports are the admin API's large bodies.
   app.use('/admin/*', limit(adminMaxBodyBytes));
   app.use('/internal/*', limit(64 * 1024));
-  app.use(servicesMiddleware(provide));
   app.notFound((c) => problemResponse(c, new ApiError('not_found', `No route matches ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {
     const known = toApiError(err);

@@ -1,17 +1,20 @@
 import { createRouter } from '../../lib/app';
-import { formsCors } from '../../lib/forms-cors';
 import { publicReadCors } from '../../lib/public-cors';
 import { availability } from './availability';
 import { quote } from './quote';
 import { bookingRequests } from './request';
 
-/** Holiday-home bookings: availability and quotes (public reads) and booking requests (a browser form). */
+/**
+ * Holiday-home bookings: availability and quotes (public reads) and booking requests (a browser form, whose CORS
+ * is the root app's: `formPaths`).
+ */
 export function bookingsGroup() {
   return createRouter()
     .use('/listings/:slug/availability', publicReadCors())
     .use('/listings/:slug/quote', publicReadCors())
-    .use('/bookings', formsCors())
     .route('/', availability)
     .route('/', quote)
     .route('/', bookingRequests);
 }
+/** The group's browser forms, under /api/v1. */
+bookingsGroup.formPaths = ['/bookings'];

@@ -1,8 +1,12 @@
 import { createRouter } from '../../lib/app';
-import { formsCors } from '../../lib/forms-cors';
 import { leadForms } from './leads';
 
-/** Forms from the visitor's browser: enquiries (POST /leads) and booking requests (POST /bookings). */
+/**
+ * Forms from the visitor's browser: enquiries (POST /leads). Their CORS is the root app's (`formPaths`), ahead
+ * of the body limit.
+ */
 export function formsGroup() {
-  return createRouter().use('/leads', formsCors()).route('/', leadForms);
+  return createRouter().route('/', leadForms);
 }
+/** The group's browser forms, under /api/v1. */
+formsGroup.formPaths = ['/leads'];

@@ -53,6 +53,27 @@ describe('CORS of POST /leads', () => {
     expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('carries the grant on the 413 of an oversized form, on /leads and /bookings, refused before any key check', async () => {
+    // A browser sends Content-Length, so the body limit refuses before the form's route runs.
+    const body = JSON.stringify({ ...enquiry(verifier), message: 'x'.repeat(65 * 1024) });
+    for (const path of ['/api/v1/leads', '/api/v1/bookings']) {
+      for (const [origin, granted] of [
+        [site, site],
+        ['https://evil.example.net', null],
+      ] as const) {
+        const res = await api.request(path, {
+          host: company.host,
+          body,
+          headers: { 'X-Api-Key': company.key.secret, Origin: origin, 'Content-Length': String(body.length) },
+        });
+        expect(res.status, `${path} from ${origin}`).toBe(413);
+        expect(res.json.code).toBe('payload_too_large');
+        expect(res.headers.get('access-control-allow-origin'), `${path} from ${origin}`).toBe(granted);
+        expect(varyOf(res)).toContain('origin');
+      }
+    }
+  });
+
   it("stops granting a revoked key's origin", async () => {
     const origin = 'https://campaign.example.com';
     const key = await publishableKey(api, company.id, [origin]);
