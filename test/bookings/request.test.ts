@@ -128,6 +128,22 @@ describe('a booking request', () => {
     expect(expires).toBeLessThanOrEqual(Date.now() + 6 * 3_600_000 + 1000);
   });
 
+  it('books a long stay of a home at the highest prices: a total beyond any one price is stored exactly', async () => {
+    const top = '999999999999.99'; // the largest price or fee accepted
+    const dear = await newHome(ctx, {
+      price: top,
+      bedrooms: 2,
+      terms: { max_nights: 100, cleaning_fee: top, tourism_fee_per_bedroom_night: top, deposit: top },
+    });
+    const res = await postBooking(ctx, bookingBody(dear, day(20), day(120)));
+    expect(res.status, res.text).toBe(201);
+    // 100 nights + cleaning + 2 bedrooms × 30 nights of tourism fee = 161 × top.
+    expect(res.json.quote.total).toBe('160999999999998.39');
+    expect(await bookingRow(ctx, res.json.reference)).toMatchObject({ total: '160999999999998.39', deposit: top });
+    const read = await adminBooking(ctx, res.json.reference);
+    expect(read.json).toMatchObject({ total: '160999999999998.39', deposit: top });
+  });
+
   it('answers 404 for a home that takes no bookings, recording nothing', async () => {
     const before = await stored();
     for (const listing of ['marina-gate-2br-sea-view', 'al-reem-2br-holiday-home', 'no-such-home']) {
