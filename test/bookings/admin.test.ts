@@ -8,9 +8,11 @@ import {
   type Ctx,
   day,
   newHome,
+  plusDays,
   postBooking,
   bookingBody,
   setup,
+  stays,
   step,
 } from './support';
 
@@ -23,12 +25,8 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.api.close());
 
-let offset = 10;
-const nights = (n = 3) => {
-  const from = offset;
-  offset += n;
-  return [day(from), day(from + n)] as const;
-};
+/** Fresh nights of `home` for each booking of this file. */
+const nights = stays(10);
 const booked = () => book(ctx, home, ...nights());
 const within = (iso: string, from: number, to: number) => {
   expect(Date.parse(iso)).toBeGreaterThanOrEqual(from - 1000);
@@ -204,11 +202,11 @@ describe('blocks', () => {
 
     const [c1, c2] = nights();
     const booking = await book(ctx, home, c1, c2);
-    const over = await addBlock(ctx, home, day(offset - 2), day(offset + 2));
+    const over = await addBlock(ctx, home, plusDays(c2, -2), plusDays(c2, 2));
     expect(over.status).toBe(409);
     expect(over.json.code).toBe('conflict');
     expect(over.json.detail).toContain(booking.reference);
-    const touching = await addBlock(ctx, home, c2, day(offset + 1));
+    const touching = await addBlock(ctx, home, c2, plusDays(c2, 1));
     expect(touching.status, touching.text).toBe(201);
     await step(ctx, booking.reference, 'cancel');
     expect((await addBlock(ctx, home, c1, c2)).status).toBe(201);

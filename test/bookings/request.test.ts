@@ -13,6 +13,7 @@ import {
   publishableKey,
   quote,
   setup,
+  stays,
   uniqueEmail,
   villa,
 } from './support';
@@ -30,13 +31,8 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.api.close());
 
-let offset = 20;
 /** Fresh nights of `home` for each booking of this file. */
-const nights = (n = 3) => {
-  const from = offset;
-  offset += n;
-  return [day(from), day(from + n)] as const;
-};
+const nights = stays(20);
 
 const stored = async () => {
   const db = ctx.api.db;

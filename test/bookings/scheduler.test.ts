@@ -11,10 +11,10 @@ import {
   bookingEvents,
   bookingRow,
   type Ctx,
-  day,
   newHome,
   postBooking,
   setup,
+  stays,
   step,
 } from './support';
 
@@ -28,12 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.api.close());
 
-let offset = 10;
-const nights = (n = 3) => {
-  const from = offset;
-  offset += n;
-  return [day(from), day(from + n)] as const;
-};
+/** Fresh nights of `home` for each booking of this file. */
+const nights = stays(10);
 const hours = (n: number) => new Date(Date.now() + n * 3_600_000);
 const lifecycle = async (reference: string) =>
   (await bookingEvents(ctx, reference)).map((e) => [e.type, e.caused_by, Object.keys(e.data).sort().join(' ')]);

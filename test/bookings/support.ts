@@ -31,6 +31,19 @@ export function plusDays(date: string, days: number): string {
 /** Today + `offset` days in the company's time zone. */
 export const day = (offset: number) => plusDays(todayInZone(), offset);
 
+/**
+ * A test file's own run of stays: each call gives the next `n` nights (check-in and check-out) from `start` days
+ * ahead, so no two bookings of the file ask for the same night.
+ */
+export function stays(start: number) {
+  let offset = start;
+  return (n = 3) => {
+    const from = offset;
+    offset += n;
+    return [day(from), day(from + n)] as const;
+  };
+}
+
 /** 0 = Monday … 6 = Sunday. */
 export const weekday = (date: string) => (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7;
 

@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
-import { type ServerType, serve } from '@hono/node-server';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newReference } from '../../lib/references';
+import { adminCli } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
 
 let api: TestApi;
@@ -148,23 +145,7 @@ describe('members', () => {
 });
 
 describe('the admin CLI', () => {
-  let server: ServerType;
-  let url: string;
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-        url = `http://127.0.0.1:${info.port}`;
-        resolve();
-      });
-    });
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-  const cli = async (...args: string[]) => {
-    const env = { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: api.adminToken };
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { env });
-    return JSON.parse(stdout);
-  };
+  const cli = adminCli(() => api);
 
   it('puts and deletes departments, adds, updates, deactivates and lists members', async () => {
     expect(await cli('departments', 'put', company.id, 'cli-desk', '--name-en', 'Desk', '--name-ar', 'مكتب')).toMatchObject({

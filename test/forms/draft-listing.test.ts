@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
-import { type ServerType, serve } from '@hono/node-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { draftTitle } from '../../functions/admin/draft-listing';
+import { adminCli } from '../support/admin-cli';
 import type { TestApi } from '../support/harness';
 import {
   enquiry,
@@ -12,6 +9,7 @@ import {
   formCompany,
   formsForFile,
   type Key,
+  listingAnswers,
   postForm,
   uniqueEmail,
   type Verifier,
@@ -48,17 +46,7 @@ const listingsOf = (leadReference: string) =>
 
 describe('POST /admin/v1/companies/{id}/leads/{reference}/draft-listing', () => {
   it("makes a draft listing from a browser's listing request, audited, not public until published", async () => {
-    const details = {
-      purpose: 'sale',
-      area: 'دبي-مارينا',
-      property_type: 'apartment',
-      bedrooms: 2,
-      bathrooms: 3,
-      size_sqm: 120.5,
-      price: 1850000,
-      price_period: 'total',
-      floor: 12,
-    };
+    const details = listingAnswers;
     const posted = await postForm(api, company, enquiry(verifier, { service: 'sell-my-property', details }));
     expect(posted.status, posted.text).toBe(201);
     const reference = posted.json.reference as string;
@@ -218,26 +206,11 @@ describe('draft titles', () => {
 });
 
 describe('the admin CLI', () => {
-  let server: ServerType;
-  let url: string;
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-        url = `http://127.0.0.1:${info.port}`;
-        resolve();
-      });
-    });
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const cli = adminCli(() => api);
 
   it('leads draft-listing <company> <reference>', async () => {
     const reference = await lead({ purpose: 'sale', area: 'downtown-dubai' });
-    const env = { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: api.adminToken };
-    const run = (...args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { env }).then((r) =>
-        JSON.parse(r.stdout),
-      );
-    const made = await run('leads', 'draft-listing', company.id, reference);
+    const made = await cli('leads', 'draft-listing', company.id, reference);
     expect(made).toMatchObject({ lead: reference, status: 'draft', listing_type: 'sale', area: 'downtown-dubai', city: 'dubai' });
   }, 60_000);
 });

@@ -5,6 +5,7 @@ import {
   expectRefused,
   type FormCompany,
   formsForFile,
+  listingAnswers,
   postForm,
   readLead,
   uniqueEmail,
@@ -26,18 +27,7 @@ const refused = async (details: Record<string, unknown>) => {
 
 describe('a listing request (service of kind listing_request)', () => {
   it('takes every answer valid, alongside ordinary answers, and shows them to staff', async () => {
-    const details = {
-      purpose: 'sale',
-      area: 'دبي-مارينا',
-      property_type: 'apartment',
-      bedrooms: 2,
-      bathrooms: 3,
-      size_sqm: 120.5,
-      price: 1850000,
-      price_period: 'total',
-      floor: 12,
-      views: ['sea', 'marina'],
-    };
+    const details = { ...listingAnswers, views: ['sea', 'marina'] };
     const res = await postForm(api, company, request(details));
     expect(res.status, res.text).toBe(201);
     expect((await readLead(api, company, res.json.reference)).json.details).toEqual(details);

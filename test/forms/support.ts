@@ -78,6 +78,19 @@ export function publishableKey(api: TestApi, companyId: string, origins: string[
 let serial = 0;
 export const uniqueEmail = () => `visitor.${Date.now().toString(36)}${(serial++).toString(36)}@example.com`;
 
+/** A listing request's answers, every spec key valid for the demo catalogue (an Arabic area slug), plus an ordinary one. */
+export const listingAnswers = {
+  purpose: 'sale',
+  area: 'دبي-مارينا',
+  property_type: 'apartment',
+  bedrooms: 2,
+  bathrooms: 3,
+  size_sqm: 120.5,
+  price: 1850000,
+  price_period: 'total',
+  floor: 12,
+};
+
 /** A visitor's enquiry with a fresh token the widget gave on a page of `hostname`. */
 export function enquiry(verifier: Verifier, extra: Record<string, unknown> = {}, hostname = siteHost) {
   return { consent: true, consent_version: '2026-01', email: uniqueEmail(), challenge: verifier.issue(hostname), ...extra };

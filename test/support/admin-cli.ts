@@ -1,0 +1,30 @@
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { type ServerType, serve } from '@hono/node-server';
+import { afterAll, beforeAll } from 'vitest';
+import type { TestApi } from './harness';
+
+/**
+ * The admin CLI (bin/admin.ts) run in a child process against the test API served on loopback HTTP. Call inside a
+ * `describe`: it serves the API before the block's tests and stops after them. The returned function runs one
+ * command and gives its JSON output.
+ */
+export function adminCli(api: () => TestApi): (...args: string[]) => Promise<any> {
+  let server: ServerType;
+  let url = '';
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: api().app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+        url = `http://127.0.0.1:${info.port}`;
+        resolve();
+      });
+    });
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return async (...args) => {
+    const env = { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: api().adminToken };
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { env });
+    return JSON.parse(stdout);
+  };
+}
