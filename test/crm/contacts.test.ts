@@ -220,10 +220,19 @@ describe('GET /contacts', () => {
     for (let i = 0; i < 5; i++) mine.push((await post({ email: email() })).json.reference);
     const { id } = await api.db.selectFrom('contacts').select('id').where('reference', '=', mine[0]!).executeTakeFirstOrThrow();
     const leads = [newReference('L'), newReference('L')];
-    for (const reference of leads) {
+    // A person's leads are shown oldest first. Their times are set a second apart: two inserts within one
+    // millisecond (PGlite's clock) would tie, and the tie is broken by the random id.
+    const first = Date.now() - 60_000;
+    for (const [i, reference] of leads.entries()) {
       await api.db
         .insertInto('leads')
-        .values({ company_id: company.id, reference, contact_id: id, caused_by: 'website' })
+        .values({
+          company_id: company.id,
+          reference,
+          contact_id: id,
+          caused_by: 'website',
+          created_at: new Date(first + i * 1000),
+        })
         .execute();
     }
     const seen: any[] = [];
