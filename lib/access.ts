@@ -10,7 +10,9 @@ import { isLocalOrigin, resolveCompany } from './tenancy';
 import type { Company } from '../schema/db';
 import type { LeadType } from './scopes';
 import { verifyQStashRequest } from './webhooks/receiver';
-import { problemResponses } from '../schema/common';
+import { idempotency } from './idempotency';
+import { preconditions, type VersionedRecord } from './preconditions';
+import { problemResponses, requestHeaders, versionedResponses } from '../schema/common';
 
 /**
  * Who may call a route. Every route declares one; the declaration drives the check below, the OpenAPI
@@ -31,6 +33,15 @@ export type Access =
   /** A QStash callback (/internal/v1): the Upstash-Signature of the request, checked with the signing keys. */
   | { kind: 'qstash' };
 
+/** A server key sent in X-Api-Key (where publishable keys go) is refused with a code that says where it belongs. */
+function apiKeyHeader(c: Context<AppEnv>): string | undefined {
+  const value = c.req.header('X-Api-Key');
+  if (value?.startsWith('sk_')) {
+    throw new ApiError('key_wrong_header', 'A server key is sent as "Authorization: Bearer sk_…", never in X-Api-Key.');
+  }
+  return value;
+}
+
 function bearer(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('Authorization');
   if (header === undefined) return undefined;
@@ -44,7 +55,7 @@ async function resolveCaller(
   access: Extract<Access, { kind: 'public' | 'server' | 'form' }>,
 ): Promise<Caller> {
   const company = await resolveCompany(c);
-  const presented = bearer(c) ?? c.req.header('X-Api-Key');
+  const presented = bearer(c) ?? apiKeyHeader(c);
   if (presented === undefined) {
     if (access.kind === 'public') return { kind: 'anonymous' };
     if (access.kind === 'form') {
@@ -178,19 +189,31 @@ function securityOf(access: Access): Array<Record<string, string[]>> {
   }
 }
 
+const writes = new Set(['post', 'patch']);
+
 /**
  * Defines a route with its access declaration. The access check runs before validation, so an
  * unauthorised caller learns nothing about the input rules; `after` middleware runs once the caller is known.
+ * Every POST and PATCH of the public API takes an `Idempotency-Key`; a route on one record that declares it
+ * (`record`) gives its version as `ETag` and honours `If-Match` (lib/idempotency.ts, lib/preconditions.ts).
  */
 export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(
-  config: R & { access: Access; after?: MiddlewareHandler<AppEnv>[] },
+  config: R & { access: Access; after?: MiddlewareHandler<AppEnv>[]; record?: VersionedRecord },
 ) {
-  const { access, after = [], ...route } = config;
+  const { access, after = [], record, ...route } = config;
+  const retriable = writes.has(route.method) && access.kind !== 'admin' && access.kind !== 'qstash';
+  const write = route.method !== 'get' && route.method !== 'head';
+  const platform = [...(retriable ? [idempotency()] : []), ...(record ? [preconditions(record)] : [])];
+  const headers = requestHeaders({ idempotency: retriable, ifMatch: record !== undefined && write });
   return createRoute({
     ...route,
+    request: headers ? { ...route.request, headers } : route.request,
     security: securityOf(access),
     'x-access': access,
-    middleware: [accessMiddleware(access), ...after],
-    responses: { ...problemResponses(access), ...route.responses },
+    middleware: [accessMiddleware(access), ...platform, ...after],
+    responses: versionedResponses(
+      { ...problemResponses(access, { idempotency: retriable, ifMatch: record !== undefined && write }), ...route.responses },
+      record !== undefined,
+    ),
   } as unknown as R & { middleware: MiddlewareHandler<AppEnv>[] });
 }

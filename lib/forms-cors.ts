@@ -25,13 +25,13 @@ async function grantedOrigin(origin: string, c: Context<AppEnv>): Promise<string
   return listed ? origin : null;
 }
 
-const exposed = 'Request-Id,Retry-After,RateLimit,RateLimit-Policy';
+const exposed = 'Request-Id,Retry-After,RateLimit,RateLimit-Policy,Idempotent-Replayed';
 
 export function formsCors(): MiddlewareHandler<AppEnv> {
   const preflight = cors({
     origin: grantedOrigin,
     allowMethods: ['POST'],
-    allowHeaders: ['X-Api-Key', 'Content-Type'],
+    allowHeaders: ['X-Api-Key', 'Content-Type', 'Idempotency-Key'],
     exposeHeaders: exposed.split(','),
     maxAge: 600,
   });

@@ -2,6 +2,7 @@ import { expireDueBookings } from '../functions/bookings/domain';
 import { applyRetention } from '../functions/crm/erasure';
 import { escalateUnansweredLeads } from '../functions/crm/leads-escalation';
 import type { Services } from './env';
+import { deleteExpiredIdempotencyKeys } from './idempotency';
 import { sendDueRebuilds } from './webhooks/rebuild';
 
 /**
@@ -15,6 +16,8 @@ export const scheduledJobs: ScheduledJob[] = [
   // The outbox sweep: deliveries committed but never handed to QStash (a crash between commit and publish),
   // deliveries QStash gave up on, and — on a Worker without QStash — the due deliveries themselves.
   { name: 'outbox', run: ({ db, webhooks }) => webhooks.transport.sweep(db, webhooks) },
+  // Idempotency-Key answers past their 24 hours.
+  { name: 'idempotency_keys', run: ({ db }) => deleteExpiredIdempotencyKeys(db) },
   { name: 'rebuild_hooks', run: ({ db, webhooks, config }) => sendDueRebuilds(db, webhooks, config.REBUILD_HOOK_DELAY_SECONDS) },
   // Route groups' jobs (the one place that lists them), each recording its events in its own transaction.
   { name: 'lead_escalation', run: ({ db }) => escalateUnansweredLeads(db).then((references) => references.length) },

@@ -191,7 +191,24 @@ export interface ServicesTable {
   position: Generated<number>;
 }
 
+/** The first answer to a request sent with an Idempotency-Key (migration 0009); `status_code` null: in flight. */
+export interface IdempotencyKeysTable {
+  company_id: string;
+  caller: string;
+  route: string;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  content_type: string | null;
+  etag: string | null;
+  /** The answer's body, encrypted (lib/crypto-jwe.ts) when a details key is configured. */
+  body: string | null;
+  locked_at: Generated<Date>;
+  created_at: Generated<Date>;
+}
+
 export interface Database extends CrmTables, BookingTables {
+  idempotency_keys: IdempotencyKeysTable;
   companies: CompaniesTable;
   company_hosts: CompanyHostsTable;
   api_keys: ApiKeysTable;

@@ -31,6 +31,7 @@ const listRoute = crmRoute('read:contacts', {
 const oneRoute = crmRoute('read:contacts', {
   method: 'get',
   path: '/contacts/{reference}',
+  record: { table: 'contacts', column: 'reference', param: 'reference' },
   summary: 'One person',
   request: { params: ContactParams },
   responses: { 200: contact('The person') },
@@ -49,6 +50,7 @@ const addRoute = crmRoute('write:contacts', {
 const patchRoute = crmRoute('write:contacts', {
   method: 'patch',
   path: '/contacts/{reference}',
+  record: { table: 'contacts', column: 'reference', param: 'reference' },
   summary: 'Change name or language, or keep your id (`{external: {source, id}}`)',
   request: { params: ContactParams, body: jsonBody(ContactPatchInput) },
   responses: {

@@ -33,6 +33,7 @@ const listRoute = crmRoute('read:leads', {
 const oneRoute = crmRoute('read:leads', {
   method: 'get',
   path: '/leads/{reference}',
+  record: { table: 'leads', column: 'reference', param: 'reference' },
   summary: 'One lead, with its decrypted details',
   request: { params: LeadParams },
   responses: { 200: lead('The lead'), 503: unavailable },
@@ -40,6 +41,7 @@ const oneRoute = crmRoute('read:leads', {
 const patchRoute = crmRoute('write:leads', {
   method: 'patch',
   path: '/leads/{reference}',
+  record: { table: 'leads', column: 'reference', param: 'reference' },
   summary: 'Change status, assignee, department or next action, or keep your id (`{external: {source, id}}`)',
   request: { params: LeadParams, body: jsonBody(LeadPatchInput) },
   responses: {

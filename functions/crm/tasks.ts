@@ -53,6 +53,7 @@ const listRoute = crmRoute('read:followups', {
 const oneRoute = crmRoute('read:followups', {
   method: 'get',
   path: '/tasks/{task_id}',
+  record: { table: 'tasks', column: 'id', param: 'task_id' },
   summary: 'One task',
   request: { params: TaskParams },
   responses: { 200: task('The task') },
@@ -71,6 +72,7 @@ const addRoute = crmRoute('write:followups', {
 const patchRoute = crmRoute('write:followups', {
   method: 'patch',
   path: '/tasks/{task_id}',
+  record: { table: 'tasks', column: 'id', param: 'task_id' },
   summary: 'Mark done, open again, or change title, due date or assignee',
   request: { params: TaskParams, body: jsonBody(TaskPatchInput) },
   responses: { 200: task('The task') },
