@@ -165,6 +165,45 @@ describe('scopes', () => {
   });
 });
 
+describe('safe retries and lost updates, declared by the platform', () => {
+  const writes = () => operations.filter((o) => o.access.kind !== 'admin' && ['POST', 'PATCH'].includes(o.method));
+
+  it('documents Idempotency-Key on every POST and PATCH of the public API', async () => {
+    const doc = (await api.request('/api/v1/openapi.json')).json;
+    expect(writes().length).toBeGreaterThan(3);
+    for (const op of writes()) {
+      const parameters = doc.paths[op.path][op.method.toLowerCase()].parameters ?? [];
+      expect(
+        parameters.map((p: { name: string }) => p.name),
+        `${op.method} ${op.path}`,
+      ).toContain('idempotency-key');
+    }
+  });
+
+  it('claims no Idempotency-Key for a refused key: the check comes first', async () => {
+    const idempotencyKey = `matrix-${Date.now()}`;
+    for (const op of writes()) {
+      const res = await call(op, { key: keys.none, headers: { 'Idempotency-Key': idempotencyKey } });
+      expect(res.status, `${op.method} ${op.path}`).toBe(403);
+    }
+    const claims = await api.db.selectFrom('idempotency_keys').select('route').where('key', '=', idempotencyKey).execute();
+    expect(claims).toEqual([]);
+  });
+
+  it('replays every write sent again with its Idempotency-Key', async () => {
+    for (const op of writes().filter((o) => o.access.scopes?.length)) {
+      const headers = { 'Idempotency-Key': `matrix-replay-${op.method}-${op.path}` };
+      const first = await call(op, { key: keys.all, headers });
+      const again = await call(op, { key: keys.all, headers });
+      expect(again.status, `${op.method} ${op.path}: ${first.text}`).toBe(first.status);
+      if (first.status < 400 || first.json?.code !== 'invalid_request') {
+        expect(again.headers.get('Idempotent-Replayed'), `${op.method} ${op.path}`).toBe('true');
+        expect(again.text).toBe(first.text);
+      }
+    }
+  });
+});
+
 describe('the admin API', () => {
   it('refuses no token, a wrong token, and a server key, on every admin route', async () => {
     for (const op of operations.filter((o) => o.access.kind === 'admin')) {
