@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newReference } from '../../lib/references';
 import { adminCli } from '../support/admin-cli';
