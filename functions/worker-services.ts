@@ -68,7 +68,10 @@ function servicesFor(env: WorkerEnv, clientAddress: string): { services: Service
     runtimes.set(config, webhooks);
   }
   const handle = openNeon(env.DATABASE_URL);
-  return { services: { db: handle.db, config, limiter, clientAddress, webhooks }, done: () => handle.close() };
+  return {
+    services: { db: handle.db, config, limiter, clientAddress, webhooks, now: () => new Date() },
+    done: () => handle.close(),
+  };
 }
 
 export const provideWorkerServices: ServicesProvider = async (c) =>

@@ -23,6 +23,8 @@ export type Services = {
   clientAddress: string;
   /** Webhook delivery: transport (in-process or QStash), secret encryption, URL checks, timeout. */
   webhooks: WebhookRuntime;
+  /** The current instant: real time, except in tests that set the clock (time is an input, never a sleep). */
+  now: () => Date;
 };
 
 export type AppEnv = {

@@ -29,16 +29,19 @@ const route = defineRoute({
 /**
  * Rendered answers by home, calendar version and window. The version is bumped by triggers on any booking,
  * block, season or terms change, so a cached answer is never one a change has made wrong; an entry also ends
- * when the first hold or payment window in it lapses.
+ * when the first hold or payment window in it lapses. `expiresAt` is counted from the same `now` the answer
+ * was computed with and checked against the request's `now`, so an entry never outlives what it shows (the
+ * cache's own timer would start after the queries, a request's duration late).
  */
-const rendered = new LRUCache<string, { body: string; etag: string }>({ max: 5000, ttlAutopurge: false });
+const rendered = new LRUCache<string, { body: string; etag: string; expiresAt: number }>({ max: 5000 });
 
 export const availability = createRouter().openapi(route, async (c) => {
   const { slug } = c.req.valid('param');
   const query = c.req.valid('query');
   const { db, config } = c.var.services;
   const company = c.var.company;
-  const now = new Date();
+  // One instant for the whole answer: the default window, which holds still count, and the cache's expiry.
+  const now = c.var.services.now();
   const from = query.from ?? todayIn(company.time_zone, now);
   const to = query.to ?? addDays(from, 365);
   if (to <= from) {
@@ -54,6 +57,10 @@ export const availability = createRouter().openapi(route, async (c) => {
   const home = await findBookableHome(db, company, slug, { seasons: false });
   const key = `${home.id} ${String(home.terms.calendar_version)} ${from} ${to}`;
   let entry = config.AVAILABILITY_CACHE_SECONDS > 0 ? rendered.get(key) : undefined;
+  if (entry && entry.expiresAt <= now.getTime()) {
+    rendered.delete(key);
+    entry = undefined;
+  }
   if (!entry) {
     const { ranges, validUntil } = await takenRanges(db, home.id, from, to, now);
     const { terms } = home;
@@ -73,9 +80,10 @@ export const availability = createRouter().openapi(route, async (c) => {
       check_out_time: terms.check_out_time,
     });
     const digest = await sha256(body);
-    entry = { body, etag: `"${Array.from(digest.slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('')}"` };
-    const ttl = Math.min(config.AVAILABILITY_CACHE_SECONDS * 1000, validUntil ? validUntil.getTime() - now.getTime() : Infinity);
-    if (ttl > 0) rendered.set(key, entry, { ttl });
+    const etag = `"${Array.from(digest.slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('')}"`;
+    const expiresAt = Math.min(now.getTime() + config.AVAILABILITY_CACHE_SECONDS * 1000, validUntil?.getTime() ?? Infinity);
+    entry = { body, etag, expiresAt };
+    if (expiresAt > now.getTime()) rendered.set(key, entry);
   }
   const headers = { ETag: entry.etag, 'Cache-Control': 'no-cache' };
   if (ifNoneMatch(c.req.header('If-None-Match'), entry.etag)) {

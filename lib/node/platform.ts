@@ -54,6 +54,8 @@ export async function createNodePlatform(
     clientAddress?: (c: Context<AppEnv>) => string;
     limiter?: RateLimiter;
     fetch?: typeof fetch;
+    /** The clock of requests and scheduled work (tests pass one they can set); real time by default. */
+    now?: () => Date;
   } = {},
 ): Promise<NodePlatform> {
   const handle = options.handle ?? (await openDatabase(env));
@@ -61,15 +63,24 @@ export async function createNodePlatform(
   const config = loadConfig(env);
   const limiter = options.limiter ?? limiterFor(config);
   const clientAddress = options.clientAddress ?? socketAddress;
+  const now = options.now ?? (() => new Date());
   const listeners = new Set<() => void>();
   const webhooks = createWebhookRuntime(config, {
     resolveHost,
     fetch: options.fetch,
+    now,
     onHandOff: () => {
       for (const listener of listeners) listener();
     },
   });
-  const services = (address = 'scheduler'): Services => ({ db: handle.db, config, limiter, clientAddress: address, webhooks });
+  const services = (address = 'scheduler'): Services => ({
+    db: handle.db,
+    config,
+    limiter,
+    clientAddress: address,
+    webhooks,
+    now,
+  });
   const provide: ServicesProvider = async (c) => ({ services: services(clientAddress(c)) });
   return { handle, config, limiter, webhooks, provide, services, onHandOff: (listener) => listeners.add(listener) };
 }

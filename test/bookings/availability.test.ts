@@ -270,15 +270,22 @@ describe('caching', () => {
   it('stops showing a hold once it lapses, though nothing was written since it was cached', async () => {
     const home = await newHome(ctx);
     const booking = await book(ctx, home, day(5), day(8));
-    const lapses = Date.now() + 1500;
-    await sql`update bookings set hold_expires_at = ${new Date(lapses)} where reference = ${booking.reference}`.execute(
-      ctx.api.db,
-    );
-    const cached = await availability(ctx, home, window);
-    expect(cached.json.blocked).toEqual([{ start: day(5), end: day(8) }]);
-    // The only wait in these tests: the hold lapses on its own, with no write to bump the calendar.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, lapses - Date.now()) + 50));
-    const later = await availability(ctx, home, window);
-    expect(later.json.blocked).toEqual([]);
+    // The API's clock stands still at `t0`; the hold lapses 10 s later, well within the cache's 30 s.
+    const t0 = new Date();
+    const lapses = new Date(t0.getTime() + 10_000);
+    await sql`update bookings set hold_expires_at = ${lapses} where reference = ${booking.reference}`.execute(ctx.api.db);
+    try {
+      ctx.api.clock.set(t0);
+      const cached = await availability(ctx, home, window);
+      expect(cached.json.blocked).toEqual([{ start: day(5), end: day(8) }]);
+      // The hold lapses on its own, with no write to bump the calendar: only the clock moves.
+      ctx.api.clock.set(new Date(lapses.getTime() - 1));
+      expect((await availability(ctx, home, window)).json.blocked).toEqual([{ start: day(5), end: day(8) }]);
+      ctx.api.clock.set(lapses);
+      const later = await availability(ctx, home, window);
+      expect(later.json.blocked).toEqual([]);
+    } finally {
+      ctx.api.clock.set(null);
+    }
   });
 });

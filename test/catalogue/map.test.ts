@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
-import { areaSlug, bySlug, type DemoListing, enSlugs, getOk, ordered, published, qs, sorted, sorts, walk } from './support';
+import { areaSlug, bySlug, type DemoListing, enSlugs, getOk, ordered, pageLengths, published, qs, sorts, walk } from './support';
 
 let api: TestApi;
 let company: { id: string; host: string };
@@ -16,14 +16,11 @@ const located = published.filter((l) => l.location !== null);
 const withoutCoordinates = published.filter((l) => l.location === null).map((l) => l.slug.en);
 
 describe('GET /listings/map: which points appear', () => {
-  it('gives a point for each published listing with coordinates, and none for the 3 without', async () => {
-    expect(sorted(withoutCoordinates)).toEqual([
-      'business-bay-fitted-office',
-      'dubai-hills-6br-villa-off-plan',
-      'jvc-studio-investment',
-    ]);
+  it('gives a point for each published listing with coordinates, and none for those without', async () => {
+    // The demo must hold published listings without coordinates, or this would prove nothing.
+    expect(withoutCoordinates.length).toBeGreaterThan(0);
     const body = await map({ page_size: 100 });
-    expect(body.results).toHaveLength(26);
+    expect(body.results).toHaveLength(located.length);
     expect(enSlugs(body.results)).toEqual(ordered(located, 'featured'));
     for (const slug of withoutCoordinates) expect(enSlugs(body.results)).not.toContain(slug);
     const list = await getOk(api, company.host, '/api/v1/listings?page_size=100');
@@ -53,7 +50,7 @@ describe('GET /listings/map: which points appear', () => {
     const big = await map({ sort, page_size: 100 });
     expect(enSlugs(big.results)).toEqual(ordered(located, sort));
     const { pages, results } = await walk(api, company.host, '/api/v1/listings/map', { sort, page_size: 4 });
-    expect(pages.map((p) => p.length)).toEqual([4, 4, 4, 4, 4, 4, 2]);
+    expect(pages.map((p) => p.length)).toEqual(pageLengths(located.length, 4));
     expect(enSlugs(results)).toEqual(enSlugs(big.results));
   });
 });
@@ -75,7 +72,7 @@ describe('GET /listings/map: points', () => {
       .where('status', '=', 'published')
       .where('latitude', 'is not', null)
       .execute();
-    expect(stored).toHaveLength(26);
+    expect(stored).toHaveLength(located.length);
     const points = new Map((await map({ page_size: 100 })).results.map((p: any) => [p.slug.en, p.coordinates]));
     const twoDecimals = (v: number) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-9;
     let approximate = 0;
@@ -93,7 +90,8 @@ describe('GET /listings/map: points', () => {
         expect(Math.abs(point.longitude - row.longitude!)).toBeLessThanOrEqual(0.005 + 1e-9);
       }
     }
-    expect(approximate).toBe(8);
+    expect(approximate).toBe(located.filter((l) => l.location?.precision === 'approximate').length);
+    expect(approximate).toBeGreaterThan(0);
   });
 
   it('never shows the exact spot of an approximate listing, neither in the list nor in detail', async () => {
@@ -115,7 +113,7 @@ describe('GET /listings/map: points', () => {
 describe('GET /listings/map?cover=1', () => {
   it('adds the first ready photo of each point as cover', async () => {
     const body = await map({ cover: '1', page_size: 100 });
-    expect(body.results).toHaveLength(26);
+    expect(body.results).toHaveLength(located.length);
     for (const point of body.results) {
       const listing = bySlug(point.slug.en);
       const first = listing.photos.findIndex((p) => p.ready !== false);

@@ -96,3 +96,10 @@ export const patchSettings = async (api: TestApi, companyId: string, settings: R
   const res = await api.admin(`/companies/${companyId}`, { method: 'PATCH', body: { settings } });
   expect(res.status, res.text).toBe(200);
 };
+
+/** The page lengths a walk of `total` items must give at `size` a page: full pages, then the rest, no empty page. */
+export function pageLengths(total: number, size: number): number[] {
+  const lengths = Array<number>(Math.floor(total / size)).fill(size);
+  if (total % size > 0 || total === 0) lengths.push(total % size);
+  return lengths;
+}

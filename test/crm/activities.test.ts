@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseContact } from '../../functions/crm/erasure';
 import { createTestApi, type TestApi } from '../support/harness';
+import { databaseNow, moveUpdatedAtBack, setUpdatedAtInOrder } from '../support/times';
 
 let api: TestApi;
 let company: { id: string; host: string };
@@ -151,10 +152,15 @@ describe('POST /activities', () => {
 
 describe('GET /activities', () => {
   it('pages in (updated_at, id) order, filters by updated_since and by external=<source>:<external_id>', async () => {
-    const start = new Date().toISOString();
+    // Times set, not waited for: earlier activities an hour back, these five a second apart from `start` (two
+    // inserts in one millisecond of PGlite's clock would tie).
+    await moveUpdatedAtBack(api.db, ['activities'], company.id, 3_600_000);
+    const from = new Date((await databaseNow(api.db)).getTime() - 60_000);
+    const start = from.toISOString();
     const made: string[] = [];
     for (let i = 0; i < 5; i++)
       made.push((await post({ type: 'note', source: 'sync', external_id: `s-${unique()}` })).json.reference);
+    await setUpdatedAtInOrder(api.db, 'activities', { companyId: company.id, column: 'reference', values: made }, from);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -172,7 +178,9 @@ describe('GET /activities', () => {
 
   it('audits a read that names a person (one row, only those activities), and not one that names nobody', async () => {
     const lead = await newLead();
-    const start = new Date().toISOString();
+    await moveUpdatedAtBack(api.db, ['activities'], company.id, 3_600_000);
+    const from = new Date((await databaseNow(api.db)).getTime() - 60_000);
+    const start = from.toISOString();
     const anonymous = await post({ type: 'note', source: 'audit', external_id: `a-${unique()}` });
     const audits = () =>
       api.db
@@ -186,6 +194,8 @@ describe('GET /activities', () => {
     await list(`?external=audit:${anonymous.json.external_id}`);
     expect((await audits()).length).toBe(before);
     const named = await post({ type: 'note', source: 'audit', external_id: `b-${unique()}`, person: lead.person });
+    const references = [anonymous.json.reference, named.json.reference];
+    await setUpdatedAtInOrder(api.db, 'activities', { companyId: company.id, column: 'reference', values: references }, from);
     before = (await audits()).length;
     const page = await list(`?updated_since=${encodeURIComponent(start)}`);
     expect(page.json.results.map((a: { reference: string }) => a.reference)).toEqual([

@@ -1,8 +1,9 @@
-import { type LogEvent, sql } from 'kysely';
+import type { LogEvent } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseContact } from '../../functions/crm/erasure';
 import { newReference } from '../../lib/references';
 import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { setUpdatedAt } from '../support/times';
 
 let api: TestApi;
 let company: { id: string; host: string };
@@ -31,8 +32,6 @@ const events = async (type: string, reference: string) =>
   (await api.db.selectFrom('events').selectAll().where('company_id', '=', company.id).where('type', '=', type).execute()).filter(
     (e) => e.data.reference === reference,
   );
-const dbNow = async () => (await sql<{ now: Date }>`select clock_timestamp() as now`.execute(api.db)).rows[0]!.now;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('POST /contacts adds a person', () => {
   it('answers 201 with the whole record and records contact.created caused by the key', async () => {
@@ -255,17 +254,31 @@ describe('GET /contacts', () => {
   });
 
   it('with updated_since, includes records changed at or after the instant and excludes older ones', async () => {
-    const older = (await post({ email: email() })).json.reference;
-    const changed = (await post({ email: email() })).json.reference;
-    await pause(5);
-    const since = (await dbNow()).toISOString();
-    await pause(5);
-    await patch(changed, { name: 'Changed later' });
-    const newer = (await post({ email: email() })).json.reference;
-    const res = await get(`/contacts?updated_since=${encodeURIComponent(since)}&page_size=100`);
-    const references = res.json.results.map((c: any) => c.reference);
-    expect(references).toEqual([changed, newer]);
-    expect(references).not.toContain(older);
+    // A company of this test alone, so the list holds only its records; their times are set, not waited for.
+    const own = await api.createCompany();
+    const keys = {
+      write: await api.createKey(own.id, { scopes: ['write:contacts'] }),
+      read: await api.createKey(own.id, { scopes: ['read:contacts'] }),
+    };
+    const write = (path: string, body: unknown, method = 'POST') =>
+      api.request(`/api/v1${path}`, { host: own.host, key: keys.write.secret, method, body });
+    const add = async (at: Date) => {
+      const reference = (await write('/contacts', { email: email() })).json.reference as string;
+      await setUpdatedAt(api.db, 'contacts', { companyId: own.id, column: 'reference', value: reference }, at);
+      return reference;
+    };
+    const since = new Date('2025-06-01T12:00:00.000Z');
+    const older = await add(new Date(since.getTime() - 1));
+    const changed = await add(new Date(since.getTime() - 1000));
+    const atSince = await add(since);
+    expect((await write(`/contacts/${changed}`, { name: 'Changed later' }, 'PATCH')).status).toBe(200);
+    const res = await api.request(`/api/v1/contacts?updated_since=${encodeURIComponent(since.toISOString())}&page_size=100`, {
+      host: own.host,
+      key: keys.read.secret,
+    });
+    // In updated_at order: the one set at the instant, then the one the PATCH moved to the database's now.
+    expect(res.json.results.map((c: any) => c.reference)).toEqual([atSince, changed]);
+    expect(res.json.results.map((c: any) => c.reference)).not.toContain(older);
     expect((await get('/contacts?updated_since=yesterday')).status).toBe(400);
   });
 

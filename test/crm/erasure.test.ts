@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../lib/scheduler';
 import { scopes } from '../../lib/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
+import { setUpdatedAt } from '../support/times';
 
 let api: TestApi;
 let company: { id: string; host: string };
@@ -91,10 +92,12 @@ describe('erasure', () => {
 
   it('keeps the erased records visible to updated_since, so clients erase their copies', async () => {
     const { contact } = await person(`up${Date.now().toString(36)}`);
-    const since = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 5));
+    // Before the erasure by construction: the person's time is set to an instant, not waited past.
+    const since = new Date('2025-01-01T00:00:00.000Z');
+    await setUpdatedAt(api.db, 'contacts', { companyId: company.id, column: 'reference', value: contact }, since);
     await api.admin(`/companies/${company.id}/contacts/${contact}/erase`, { method: 'POST' });
-    const list = await call(`/contacts?updated_since=${encodeURIComponent(since)}&page_size=100`);
+    const after = new Date(since.getTime() + 1).toISOString();
+    const list = await call(`/contacts?updated_since=${encodeURIComponent(after)}&page_size=100`);
     const found = list.json.results.find((c: { reference: string }) => c.reference === contact);
     expect(found).toMatchObject({ erased: true, name: null });
   });

@@ -8,6 +8,7 @@ import { loadConfig } from '../../lib/config';
 import { newDetailsKey } from '../../lib/crypto-jwe';
 import { ensureDetailsKeys } from '../../lib/node/platform';
 import { createTestApi, type TestApi } from '../support/harness';
+import { setUpdatedAt } from '../support/times';
 
 let api: TestApi;
 let company: { id: string; host: string };
@@ -369,6 +370,13 @@ describe('a lead for a person already known', () => {
     const person = first.json.person as string;
     const people = await api.createKey(company.id, { scopes: ['read:contacts'] });
     const read = () => api.request(`/api/v1/contacts/${person}`, { host: company.host, key: people.secret });
+    // An earlier instant set explicitly: the two writes could fall in one millisecond of PGlite's clock.
+    await setUpdatedAt(
+      api.db,
+      'contacts',
+      { companyId: company.id, column: 'reference', value: person },
+      new Date('2025-01-01T00:00:00.000Z'),
+    );
     const before = (await read()).json;
     const second = await post({ ...body, message: 'A second enquiry' });
     expect(second.json.person).toBe(person);

@@ -2,6 +2,7 @@ import type { LogEvent } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseContact } from '../../functions/crm/erasure';
 import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { setUpdatedAt } from '../support/times';
 
 let statements: string[] | undefined;
 const log = (event: LogEvent) => {
@@ -154,6 +155,13 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
   it('keeps the client id: ?external finds the lead; another lead cannot take it (409)', async () => {
     const first = await newLead();
     const second = await newLead();
+    // An earlier instant set explicitly: two writes in one millisecond would tie on PGlite's clock.
+    await setUpdatedAt(
+      api.db,
+      'leads',
+      { companyId: company.id, column: 'reference', value: first.reference },
+      new Date('2025-01-01T00:00:00.000Z'),
+    );
     const before = (await get(`/leads/${first.reference}`)).json.updated_at;
     const res = await patch(first.reference, { external: { source: 'hubspot', id: `deal:${first.reference}` } });
     expect(res.json.external).toEqual([{ source: 'hubspot', id: `deal:${first.reference}` }]);

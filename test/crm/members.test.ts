@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newReference } from '../../lib/references';
 import { adminCli } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
+import { databaseNow, moveUpdatedAtBack, setUpdatedAt } from '../support/times';
 
 let api: TestApi;
 let company: { id: string; host: string };
@@ -17,8 +17,8 @@ afterAll(() => api.close());
 
 const admin = (path: string, method: string, body?: unknown) => api.admin(`/companies/${company.id}${path}`, { method, body });
 const get = (path: string) => api.request(`/api/v1${path}`, { host: company.host, key: key.secret });
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const dbNow = async () => (await sql<{ now: Date }>`select clock_timestamp() as now`.execute(api.db)).rows[0]!.now;
+/** An instant before every write of this file, for rows whose next write must visibly move their updated_at. */
+const past = new Date('2025-01-01T00:00:00.000Z');
 
 describe('departments', () => {
   it('are added and renamed with PUT, and listed by key with both languages', async () => {
@@ -29,8 +29,10 @@ describe('departments', () => {
     expect(leasing.json.name).toEqual({ en: 'Leasing', ar: 'Leasing' });
     const same = await admin('/departments/sales', 'PUT', { name: { en: 'Sales', ar: 'المبيعات' } });
     expect(same.json.updated_at).toBe(put.json.updated_at); // nothing changed
+    // An earlier instant set explicitly: two writes in one millisecond would tie on PGlite's clock.
+    await setUpdatedAt(api.db, 'departments', { companyId: company.id, column: 'key', value: 'sales' }, past);
     const renamed = await admin('/departments/sales', 'PUT', { name: { en: 'Sales team', ar: 'المبيعات' } });
-    expect(renamed.json.updated_at > put.json.updated_at).toBe(true);
+    expect(renamed.json.updated_at > past.toISOString()).toBe(true);
     const list = await get('/departments');
     expect(list.status).toBe(200);
     expect(list.json.results.map((d: any) => [d.key, d.name.en])).toEqual([
@@ -87,10 +89,11 @@ describe('members', () => {
     const member = (await admin('/members', 'POST', { name: 'Sara' })).json;
     const same = await admin(`/members/${member.id}`, 'PATCH', { name: 'Sara' });
     expect(same.json.updated_at).toBe(member.updated_at);
+    await setUpdatedAt(api.db, 'members', { companyId: company.id, column: 'id', value: member.id }, past);
     const off = await admin(`/members/${member.id}`, 'PATCH', { active: false, email: 'sara@agency.example' });
     expect(off.status, off.text).toBe(200);
     expect(off.json).toMatchObject({ id: member.id, name: 'Sara', email: 'sara@agency.example', active: false });
-    expect(off.json.updated_at > member.updated_at).toBe(true);
+    expect(off.json.updated_at > past.toISOString()).toBe(true);
     const listed = (await get('/members?page_size=100')).json.results.find((m: any) => m.id === member.id);
     expect(listed).toEqual(off.json);
     expect((await admin('/members/mem_unknown', 'PATCH', { active: false })).status).toBe(404);
@@ -99,16 +102,22 @@ describe('members', () => {
   });
 
   it('sync: updated_since includes changes at or after the instant, excludes older ones; pages by cursor', async () => {
-    const older = (await admin('/members', 'POST', { name: 'Older' })).json;
-    const changed = (await admin('/members', 'POST', { name: 'Changed' })).json;
-    await pause(5);
-    const since = (await dbNow()).toISOString();
-    await pause(5);
-    await admin(`/members/${changed.id}`, 'PATCH', { name: 'Changed later' });
-    const newer = (await admin('/members', 'POST', { name: 'Newer' })).json;
-    const res = await get(`/members?updated_since=${encodeURIComponent(since)}`);
-    expect(res.json.results.map((m: any) => m.id)).toEqual([changed.id, newer.id]);
-    expect(res.json.results.map((m: any) => m.id)).not.toContain(older.id);
+    // Every member and department so far is moved an hour back, so the instants below come after all of them.
+    await moveUpdatedAtBack(api.db, ['members', 'departments'], company.id, 3_600_000);
+    const since = new Date((await databaseNow(api.db)).getTime() - 60_000);
+    const add = async (name: string, at: Date) => {
+      const { id } = (await admin('/members', 'POST', { name })).json;
+      await setUpdatedAt(api.db, 'members', { companyId: company.id, column: 'id', value: id }, at);
+      return id as string;
+    };
+    const older = await add('Older', new Date(since.getTime() - 1));
+    const changed = await add('Changed', new Date(since.getTime() - 1000));
+    const atSince = await add('At the instant', since);
+    await admin(`/members/${changed}`, 'PATCH', { name: 'Changed later' });
+    const res = await get(`/members?updated_since=${encodeURIComponent(since.toISOString())}`);
+    // In updated_at order: the one set at the instant, then the one the PATCH moved to the database's now.
+    expect(res.json.results.map((m: any) => m.id)).toEqual([atSince, changed]);
+    expect(res.json.results.map((m: any) => m.id)).not.toContain(older);
 
     const seen: string[] = [];
     let cursor: string | null = '';
@@ -122,10 +131,8 @@ describe('members', () => {
     expect([...seen].sort()).toEqual([...all].sort());
     expect(new Set(seen).size).toBe(seen.length);
 
-    await pause(5);
-    const beforeRename = (await dbNow()).toISOString();
     await admin('/departments/leasing', 'PUT', { name: { en: 'Leasing desk' } });
-    const departments = await get(`/departments?updated_since=${encodeURIComponent(beforeRename)}`);
+    const departments = await get(`/departments?updated_since=${encodeURIComponent(since.toISOString())}`);
     expect(departments.json.results.map((d: any) => d.key)).toEqual(['leasing']);
   });
 

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchDue } from '../../lib/webhooks/local';
 import { createTestApi, type TestApi } from '../support/harness';
+import { databaseNow, moveUpdatedAtBack } from '../support/times';
 
 /**
  * The spec's recommended loop, end to end: a "CRM" subscribed to the company's CRM events verifies every
@@ -59,15 +60,14 @@ class Crm {
   private webhook: Webhook | undefined;
   private server: Server | undefined;
   private serial = 0;
-  private lastPullStart: Date;
+  /** The previous pull's start on the CRM's clock: a CRM that never pulled reads everything. */
+  private lastPullStart = new Date(0);
 
   constructor(
     private readonly api: TestApi,
     private readonly host: string,
     readonly key: Key,
-  ) {
-    this.lastPullStart = new Date();
-  }
+  ) {}
 
   async listen(): Promise<string> {
     const server = createServer((req, res) => void this.receive(req, res));
@@ -187,9 +187,8 @@ class Crm {
     return ids;
   }
 
-  /** The periodic pull: every sync list from the previous pull's start minus the overlap. */
-  async pull(): Promise<Record<Kind, string[]>> {
-    const started = new Date();
+  /** The periodic pull: every sync list from the previous pull's start minus the overlap. `started`: the CRM's clock. */
+  async pull(started = new Date()): Promise<Record<Kind, string[]>> {
     const since = new Date(this.lastPullStart.getTime() - OVERLAP_MS).toISOString();
     const seen = {} as Record<Kind, string[]>;
     for (const kind of kinds) seen[kind] = await this.pullList(kind, since);
@@ -387,10 +386,14 @@ describe('the recommended CRM sync loop', () => {
     const echoesAfterWebhooks = crm.stats.echoes;
     expect(echoesAfterWebhooks).toBeGreaterThan(0);
 
-    // A pull with nothing missed changes nothing (and sets the point the next pull starts from).
-    await new Promise((resolve) => setTimeout(resolve, 3 * OVERLAP_MS));
+    // A pull with nothing missed changes nothing (and sets the point the next pull starts from). Times are set,
+    // not waited for: all of the above moves an hour back, and the pull starts half an hour back, so the next
+    // pull (from that start minus the overlap) reaches all that follows and none of the above. This first pull
+    // reads everything again (its copies' updated_at moved), which must find every copy and write nothing back.
+    await moveUpdatedAtBack(api.db, ['contacts', 'leads', 'activities', 'tasks'], company.id, 3_600_000);
+    const pullStart = new Date((await databaseNow(api.db)).getTime() - 1_800_000);
     const writeBacks = crm.stats.writeBacks;
-    await crm.pull();
+    await crm.pull(pullStart);
     await settle();
     expect(crm.stats.writeBacks).toBe(writeBacks);
     await expectMirror();

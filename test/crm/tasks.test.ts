@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
+import { databaseNow, moveUpdatedAtBack, setUpdatedAt, setUpdatedAtInOrder } from '../support/times';
 
 let api: TestApi;
 let company: { id: string; host: string };
@@ -108,9 +109,12 @@ describe('PATCH /tasks/{task_id}', () => {
     expect(done.json.status).toBe('done');
     expect(Date.parse(done.json.done_at)).toBeGreaterThan(Date.now() - 60_000);
     expect((await patch(task.task_id, { status: 'done' })).json.done_at).toBe(done.json.done_at);
+    // An earlier instant set explicitly: two writes in one millisecond would tie on PGlite's clock.
+    const past = new Date('2025-01-01T00:00:00.000Z');
+    await setUpdatedAt(api.db, 'tasks', { companyId: company.id, column: 'id', value: task.task_id }, past);
     const reopened = await patch(task.task_id, { status: 'open' });
     expect(reopened.json).toMatchObject({ status: 'open', done_at: null });
-    expect(reopened.json.updated_at > done.json.updated_at).toBe(true);
+    expect(reopened.json.updated_at > past.toISOString()).toBe(true);
     await patch(task.task_id, { status: 'done' });
     expect((await eventsOf(task.task_id)).map((e) => e[0])).toEqual(['task.created', 'task.done', 'task.done']);
   });
@@ -141,10 +145,15 @@ describe('PATCH /tasks/{task_id}', () => {
 
 describe('GET /tasks', () => {
   it('pages in (updated_at, id) order with updated_since; external=<source>:<external_id> finds one; one task by id', async () => {
-    const start = new Date().toISOString();
+    // Times set, not waited for: earlier tasks an hour back, these five a second apart from `start` (two
+    // inserts in one millisecond of PGlite's clock would tie), then the PATCH stamps the database's now.
+    await moveUpdatedAtBack(api.db, ['tasks'], company.id, 3_600_000);
+    const from = new Date((await databaseNow(api.db)).getTime() - 60_000);
+    const start = from.toISOString();
     const made: string[] = [];
     for (let i = 0; i < 5; i++)
       made.push((await post({ title: `T${i}`, source: 'sync', external_id: `s-${unique()}` })).json.task_id);
+    await setUpdatedAtInOrder(api.db, 'tasks', { companyId: company.id, column: 'id', values: made }, from);
     await patch(made[0]!, { status: 'done' });
     const seen: string[] = [];
     let cursor: string | null = null;

@@ -60,6 +60,22 @@ export type RequestOptions = {
 export type TestApi = Awaited<ReturnType<typeof createTestApi>>;
 
 /**
+ * The test API's clock (Services.now): real time until a test sets an instant, so a test reaches an expiry by
+ * setting the time, never by waiting for it. `set(null)` goes back to real time.
+ */
+export type TestClock = { now: () => Date; set: (at: Date | null) => void };
+
+function testClock(): TestClock {
+  let fixed: Date | null = null;
+  return {
+    now: () => (fixed ? new Date(fixed) : new Date()),
+    set: (at) => {
+      fixed = at;
+    },
+  };
+}
+
+/**
  * The real app on a real database, called in process through app.request(). The only test-specific part
  * is where the client address comes from; authentication, validation and SQL are production code.
  */
@@ -69,6 +85,7 @@ export async function createTestApi(
   const handle = options.handle ?? (await openTestDatabase({ own: options.ownDatabase }));
   // Lead details are encrypted with a key of this test API (the Node server keeps its own in DATA_DIR).
   const details = newDetailsKey();
+  const clock = testClock();
   const platform: NodePlatform = await createNodePlatform(
     // Webhook secrets and lead details keys of this test API alone (the Node server keeps its own in DATA_DIR).
     {
@@ -81,6 +98,7 @@ export async function createTestApi(
       handle,
       limiter: options.limiter ?? new MemoryRateLimiter(),
       clientAddress: (c: Context<AppEnv>) => c.req.header('x-test-client-address') ?? '192.0.2.1',
+      now: clock.now,
     },
   );
   const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
@@ -156,6 +174,7 @@ export async function createTestApi(
     db: handle.db,
     handle,
     platform,
+    clock,
     adminToken,
     request,
     admin,
