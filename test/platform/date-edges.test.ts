@@ -89,6 +89,16 @@ describe('tasks: due_on', () => {
     },
   );
 
+  it('says whether a date is malformed or out of range', async () => {
+    const codeOf = async (due: string) =>
+      (await request(`/tasks/${task}`, { method: 'PATCH', body: { due_on: due } })).json.errors[0].code;
+    expect([await codeOf('2027-02-29'), await codeOf('0000-01-01'), await codeOf('3000-01-01')]).toEqual([
+      'invalid_format',
+      'out_of_range',
+      'out_of_range',
+    ]);
+  });
+
   it.each(['1900-01-01', '2028-02-29', '2999-12-31'])('takes due_on %s', async (due) => {
     const res = await request(`/tasks/${task}`, { method: 'PATCH', body: { due_on: due } });
     expect(res.status, res.text).toBe(200);
