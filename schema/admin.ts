@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { leadTypes, scopes } from '../lib/scopes';
-import { LocalisedTextInput } from './common';
+import { instant, LocalisedTextInput } from './common';
 import { listingTypes } from './catalogue';
 import { HomeTermsInput } from './bookings';
 import { hookUrl } from './webhooks';
@@ -184,7 +184,7 @@ export const ImportListingInput = z
     completion: z.enum(['ready', 'off_plan']).nullable().default(null),
     featured: z.boolean().default(false),
     sort_order: z.number().int().min(0).max(1e9).default(0),
-    published_at: z.string().datetime({ offset: true }).nullable().default(null),
+    published_at: instant.nullable().default(null),
     location: z
       .strictObject({
         latitude: z.number().min(-90).max(90),

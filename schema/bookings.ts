@@ -1,8 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { containsCardNumber, forbiddenKind } from '../functions/crm/leads-details';
+import { calendarDate, queryInteger } from './common';
 import { formGuardFields, leadFormFields } from './crm-leads';
 
-const date = z.iso.date().openapi({ description: 'A calendar date, YYYY-MM-DD, in the company’s time zone.' });
+const date = calendarDate.openapi({
+  description: 'A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.',
+});
 const money = z.string().openapi({ description: 'A decimal string in the company’s currency.', example: '850.00' });
 const time = z.string().openapi({ description: 'A local time, HH:MM.', example: '15:00' });
 const weekday = z.number().int().min(0).max(6);
@@ -53,7 +56,7 @@ export const AvailabilitySchema = z
 export const QuoteQuery = z.strictObject({
   check_in: date,
   check_out: date,
-  guests: z.coerce.number().int().min(1).max(1000),
+  guests: queryInteger(1, 1000),
 });
 
 export const QuoteSchema = z
@@ -161,8 +164,8 @@ export const HomeTermsInput = z
     closed_arrival_days: days.default([]),
     advance_days: z.number().int().min(1).max(1000).default(365),
     notice_hours: z.number().int().min(0).max(8760).default(24),
-    available_from: z.iso.date().nullable().default(null),
-    available_to: z.iso.date().nullable().default(null),
+    available_from: date.nullable().default(null),
+    available_to: date.nullable().default(null),
     check_in_time: clock.default('15:00'),
     check_out_time: clock.default('11:00'),
     weekend_nights: days
@@ -178,8 +181,8 @@ export const HomeTermsInput = z
       .array(
         z.strictObject({
           name: z.string().max(100).default(''),
-          starts_on: z.iso.date(),
-          ends_on: z.iso.date().openapi({ description: 'The day after the last night of the season.' }),
+          starts_on: date,
+          ends_on: date.openapi({ description: 'The day after the last night of the season.' }),
           nightly_price: decimal,
           weekend_price: decimal.nullable().default(null),
         }),
@@ -238,8 +241,8 @@ export const AdminBookingSchema = z
 export const BlockInput = z
   .strictObject({
     reason: z.enum(['owner', 'maintenance']),
-    starts_on: z.iso.date(),
-    ends_on: z.iso.date().openapi({ description: 'The day after the last blocked night.' }),
+    starts_on: date,
+    ends_on: date.openapi({ description: 'The day after the last blocked night.' }),
     note: z.string().max(500).default(''),
   })
   .refine((b) => b.ends_on > b.starts_on, { path: ['ends_on'], message: 'After starts_on.' });

@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { LocalisedTextSchema, listOf, pageQuery, queryBoolean } from './common';
+import { LocalisedTextSchema, listOf, pageQuery, queryBoolean, queryInteger } from './common';
 
 export const listingTypes = ['sale', 'lease', 'holiday_home'] as const;
 export const ListingTypeSchema = z.enum(listingTypes).openapi('ListingType');
 
 const slugText = z.string().min(1).max(200);
-const count = z.coerce.number().int().min(0).max(1000);
+const count = queryInteger(0, 1000);
 
 /** Filters shared by the list and the map. Unknown parameters are refused. */
 export const listingFilters = {

@@ -80,16 +80,63 @@ export const LocalisedTextInput = z
   .object({ en: z.string().min(1).max(2000), ar: z.string().min(1).max(2000).optional() })
   .strict();
 
+/**
+ * Every calendar date and instant a request may carry lies in the years 1900 to 2999 (docs/api-reference.md,
+ * "Dates and instants"). PostgreSQL has no year 0, JavaScript reads years below 100 as 19xx in some
+ * constructors, and years past 9999 print as `+010000-…`; the bounds keep every derived date (a stay's nights,
+ * availability's default year, hold and payment deadlines) far from all of these.
+ */
+export const firstDate = '1900-01-01';
+export const lastDate = '2999-12-31';
+const firstInstant = Date.parse(`${firstDate}T00:00:00Z`);
+const endInstant = Date.parse('3000-01-01T00:00:00Z');
+const outOfRange = { code: 'out_of_range' };
+
+/** A calendar date `YYYY-MM-DD` (a real day: 2028-02-29 yes, 2027-02-29 no), from 1900-01-01 to 2999-12-31. */
+export const calendarDate = z.iso
+  .date({ error: 'A calendar date YYYY-MM-DD.', abort: true })
+  .refine((d) => d >= firstDate && d <= lastDate, {
+    message: `A date from ${firstDate} to ${lastDate}.`,
+    params: outOfRange,
+  })
+  .openapi({ description: `A calendar date, YYYY-MM-DD, from ${firstDate} to ${lastDate}.`, example: '2026-11-28' });
+
+/**
+ * An instant: RFC 3339 with `Z` or an offset (`+14:00`, `-12:00`; a time without a zone is refused), at most
+ * millisecond precision kept, normalised to UTC (`2026-11-21T05:30:00.000Z`); within the years 1900 to 2999 once in UTC.
+ */
+export const instant = z.iso
+  .datetime({ offset: true, abort: true, error: 'An instant in ISO 8601 with Z or an offset, e.g. 2026-11-21T09:30:00Z.' })
+  .refine(
+    (v) => {
+      const at = Date.parse(v);
+      return at >= firstInstant && at < endInstant;
+    },
+    { message: `An instant from ${firstDate}T00:00:00Z to ${lastDate}T23:59:59.999Z.`, params: outOfRange },
+  )
+  .overwrite((v) => new Date(v).toISOString())
+  .openapi({
+    description: 'An instant, ISO 8601 with `Z` or an offset, in the years 1900 to 2999 (in UTC); read as UTC.',
+    example: '2026-11-21T09:30:00Z',
+  });
+
+/** A whole number in a query string: plain decimal digits only (no sign, exponent, hex, spaces or point). */
+export function queryInteger(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^[0-9]+$/, `A whole number from ${min} to ${max}, in plain digits.`)
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .openapi({ type: 'integer', minimum: min, maximum: max });
+}
+
 export const pageQuery = {
-  page_size: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .openapi({ description: 'Results per page, 1 to 100 (default 20).', example: 20 }),
+  page_size: queryInteger(1, 100).default(20).openapi({ description: 'Results per page, 1 to 100 (default 20).', example: 20 }),
   cursor: z.string().max(1000).optional().openapi({ description: 'The `next_cursor` of the previous page. Opaque.' }),
 };
+
+/** The query of a route that takes no parameters: any parameter is refused as `unknown_field`. */
+export const noQuery = z.strictObject({});
 
 export function listOf<T extends z.ZodType>(item: T, name: string) {
   return z

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { listOf } from './common';
+import { listOf, instant as requestInstant } from './common';
 import { activityTypes } from './crm-db';
 import { syncQuery } from '../functions/crm/sync';
 
@@ -55,7 +55,7 @@ export const ActivityInput = z
     person: reference("A contact reference; the lead's person when only a lead is given.").optional(),
     by: z.string().min(1).max(100).optional().openapi({ description: 'A member id of this company.' }),
     body: z.string().max(10000).optional(),
-    occurred_at: z.iso.datetime({ offset: true }).optional().openapi({ description: 'When it happened; now by default.' }),
+    occurred_at: requestInstant.optional().openapi({ description: 'When it happened; now by default.' }),
   })
   .openapi('ActivityInput');
 

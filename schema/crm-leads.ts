@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { externalQuery, syncQuery } from '../functions/crm/sync';
-import { listOf } from './common';
+import { listOf, instant as requestInstant } from './common';
 import { ExternalInput, ExternalSchema } from './crm-contacts';
 import { leadStatuses } from './crm-db';
 
@@ -135,7 +135,7 @@ export const LeadPatchInput = z
     assignee: z.string().min(1).max(100).nullable().optional().openapi({ description: 'An active member id; null unassigns.' }),
     department: z.string().min(1).max(64).nullable().optional().openapi({ description: 'A department key; null clears it.' }),
     next_action: z
-      .strictObject({ text: z.string().trim().min(1).max(500), due_at: z.iso.datetime({ offset: true }).nullable().optional() })
+      .strictObject({ text: z.string().trim().min(1).max(500), due_at: requestInstant.nullable().optional() })
       .nullable()
       .optional(),
     external: ExternalInput.optional(),

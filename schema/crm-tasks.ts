@@ -1,10 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { syncQuery } from '../functions/crm/sync';
-import { listOf } from './common';
+import { calendarDate, listOf } from './common';
 import { followupExternalId, followupExternalQuery, followupSource } from './crm-activities';
 
 const instant = z.string().openapi({ example: '2026-11-21T09:30:00.000Z' });
-const date = z.iso.date().openapi({ description: 'A calendar date, YYYY-MM-DD.', example: '2026-11-28' });
 const title = z.string().trim().min(1).max(500);
 const memberId = z.string().min(1).max(100);
 
@@ -36,7 +35,7 @@ export const TaskInput = z
     title,
     source: followupSource,
     external_id: followupExternalId,
-    due_on: date.optional(),
+    due_on: calendarDate.optional(),
     assignee: memberId.optional().openapi({ description: 'An active member id of this company.' }),
     lead: z.string().min(1).max(100).optional().openapi({ description: 'A lead reference.' }),
     person: z
@@ -51,7 +50,7 @@ export const TaskInput = z
 export const TaskPatchInput = z
   .strictObject({
     title: title.optional(),
-    due_on: date.nullable().optional(),
+    due_on: calendarDate.nullable().optional(),
     assignee: memberId.nullable().optional().openapi({ description: 'An active member id; null unassigns.' }),
     status: z.enum(['open', 'done']).optional().openapi({ description: '`done` closes the task; `open` reopens it.' }),
   })

@@ -3,6 +3,7 @@ import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
 import { AreaSchema, allOf } from '../../schema/catalogue';
+import { noQuery } from '../../schema/common';
 import { catalogueAccess } from './cache';
 import { enabledTypes, publishedListings } from './queries';
 
@@ -11,6 +12,7 @@ const route = defineRoute({
   path: '/areas',
   summary: 'Cities, areas and projects with counts of published listings per type',
   ...catalogueAccess(),
+  request: { query: noQuery },
   responses: { 200: { description: 'Every area', content: { 'application/json': { schema: allOf(AreaSchema, 'AreaList') } } } },
 });
 

@@ -4,6 +4,7 @@ import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
 import type { ListingType } from '../../schema/db';
 import { FilterGroupSchema, allOf } from '../../schema/catalogue';
+import { noQuery } from '../../schema/common';
 import { catalogueAccess } from './cache';
 import { enabledTypes, publishedListings } from './queries';
 
@@ -12,6 +13,7 @@ const route = defineRoute({
   path: '/filters',
   summary: 'Filter options with counts, one group per enabled listing type',
   ...catalogueAccess(),
+  request: { query: noQuery },
   responses: {
     200: { description: 'Filter groups', content: { 'application/json': { schema: allOf(FilterGroupSchema, 'FilterList') } } },
   },

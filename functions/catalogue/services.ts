@@ -3,12 +3,14 @@ import { catalogueAccess } from './cache';
 import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
 import { ServiceSchema, allOf } from '../../schema/catalogue';
+import { noQuery } from '../../schema/common';
 
 const route = defineRoute({
   method: 'get',
   path: '/services',
   summary: 'The services the company offers',
   ...catalogueAccess({ kind: 'public', scopes: ['read:listings', 'write:leads'] }),
+  request: { query: noQuery },
   responses: {
     200: { description: 'Services', content: { 'application/json': { schema: allOf(ServiceSchema, 'ServiceList') } } },
   },

@@ -4,6 +4,7 @@ import { createRouter } from '../../lib/app';
 import { notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
 import { TeamProfileSchema, allOf } from '../../schema/catalogue';
+import { noQuery } from '../../schema/common';
 
 const route = defineRoute({
   method: 'get',
@@ -11,6 +12,7 @@ const route = defineRoute({
   summary: 'Published team profiles (companies with the team module)',
   // No key needed; a key sent here must hold read:team.
   ...catalogueAccess({ kind: 'public', scopes: ['read:team'] }),
+  request: { query: noQuery },
   responses: {
     200: {
       description: 'Team profiles',

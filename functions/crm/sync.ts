@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
-import { pageQuery } from '../../schema/common';
+import { instant, pageQuery } from '../../schema/common';
 
 /**
  * Sync lists: `updated_since`, `external=<source>:<id>`, and keyset pages ordered by (updated_at, id), so a
@@ -10,11 +10,9 @@ import { pageQuery } from '../../schema/common';
  */
 export const syncQuery = {
   ...pageQuery,
-  updated_since: z
-    .string()
-    .datetime({ offset: true })
+  updated_since: instant
     .optional()
-    .openapi({ description: 'Only records changed at or after this instant (ISO 8601).', example: '2026-11-21T09:30:00Z' }),
+    .openapi({ description: 'Only records changed at or after this instant (ISO 8601, years 1900 to 2999).' }),
 };
 
 export const externalQuery = {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { bookingBody, day, newHome, origin, setup } from '../bookings/support';
+import { createTestApi, demo, type TestApi } from '../support/harness';
 
 /** Property: whatever a client sends, the answer is never a 500 (bad input is a 4xx problem). */
 
@@ -35,8 +36,27 @@ const names = [
   'cursor',
   'cover',
   'action',
+  'from',
+  'to',
+  'check_in',
+  'check_out',
+  'guests',
+  'updated_since',
   'x',
 ];
+
+/** Calendar dates and instants at the edges: years JavaScript, PostgreSQL or four digits cannot all hold, leap days. */
+const year = fc.constantFrom('0000', '0001', '0099', '1899', '1900', '1969', '1970', '2028', '2999', '3000', '9999');
+const farYear = fc.constantFrom('10000', '+275760', '-000001', '+010000', '-271821');
+const monthDay = fc.constantFrom('01-01', '02-28', '02-29', '02-30', '04-31', '12-31', '13-01', '00-10');
+const edgeDate = fc.oneof(
+  { weight: 4, arbitrary: fc.tuple(year, monthDay).map(([y, md]) => `${y}-${md}`) },
+  fc.tuple(farYear, monthDay).map(([y, md]) => `${y}-${md}`),
+);
+const clock = fc.constantFrom('00:00:00', '23:59:59.999', '12:00:00.123456', '24:00:00', '23:59:60', '12:00');
+const zone = fc.constantFrom('Z', 'z', '', '+00:00', '+14:00', '-12:00', '+05:30', '+23:59', '-23:59', '+24:00', '+1400');
+const edgeInstant = fc.tuple(edgeDate, clock, zone).map(([d, t, z]) => `${d}T${t}${z}`);
+const edgeValue = fc.oneof(edgeDate, edgeInstant);
 const value = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'grapheme', maxLength: 10 }),
@@ -44,6 +64,7 @@ const value = fc.oneof(
   fc.double().map(String),
   fc.constantFrom('', 'true', '1', '-1', '1e308', 'NaN', '%', '%00', '../', "' or 1=1 --", '[]', '{}', 'null'),
   fc.base64String({ maxLength: 60 }),
+  edgeValue,
 );
 const query = fc.array(fc.tuple(fc.constantFrom(...names), value), { maxLength: 5 });
 const segment = fc.oneof(value, fc.uuid(), fc.constantFrom('marina-gate-2br-sea-view', 'sk_AAAAAAAAAA'));
@@ -76,6 +97,140 @@ describe('no input gives a 500', () => {
         },
       ),
       { numRuns: 400 },
+    );
+  }, 120_000);
+});
+
+/** A valid request of an operation that takes dates or instants; its date fields are the ones the property changes. */
+type Sample = {
+  op: string;
+  path: string;
+  host?: string;
+  key?: string;
+  headers?: Record<string, string>;
+  query?: object;
+  body?: object;
+};
+const dateFields = new Set(['from', 'to', 'check_in', 'check_out', 'updated_since', 'due_on', 'occurred_at', 'due_at']);
+for (const field of ['available_from', 'available_to', 'starts_on', 'ends_on', 'published_at']) dateFields.add(field);
+
+/** `value` with each date field (at any depth) replaced by the next edge value, or kept when that is undefined. */
+function withEdges(value: unknown, edges: Array<string | undefined>): unknown {
+  if (Array.isArray(value)) return value.map((v) => withEdges(v, edges));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, dateFields.has(k) ? (edges.shift() ?? v) : withEdges(v, edges)]),
+  );
+}
+
+/** `METHOD /path` of every documented operation with a parameter or body field of format date or date-time. */
+function operationsTakingDates(doc: any): string[] {
+  const takesDates = (schema: any, seen = new Set<unknown>()): boolean => {
+    if (!schema || typeof schema !== 'object' || seen.has(schema)) return false;
+    seen.add(schema);
+    if (schema.$ref) return takesDates(doc.components.schemas[schema.$ref.split('/').pop()], seen);
+    if (schema.format === 'date' || schema.format === 'date-time') return true;
+    return Object.values(schema).some((v) => takesDates(v, seen));
+  };
+  return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([, op]) => takesDates(op.parameters) || takesDates(op.requestBody))
+      .map(([method]) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+describe('no date or instant gives a 500', () => {
+  const samples: Sample[] = [];
+  let dated: string[];
+
+  beforeAll(async () => {
+    const ctx = await setup({ api, settings: { team_module: true } });
+    const { host } = ctx.company;
+    const home = await newHome(ctx);
+    const scopes = ['write:leads', 'read:leads', 'read:contacts', 'read:followups', 'write:followups', 'read:members'] as const;
+    const key = (await api.createKey(ctx.company.id, { scopes: [...scopes] })).secret;
+    const consent = { consent: true, consent_version: 'v1', email: 'no-500@example.com' };
+    const lead = (await api.request('/api/v1/leads', { host, key, body: consent })).json.reference;
+    const followup = { source: 'crm', external_id: 'no-500' };
+    const task = (await api.request('/api/v1/tasks', { host, key, body: { title: 'T', ...followup } })).json.task_id;
+    const [day1, day2] = [day(30), day(33)];
+    const at = '2026-01-01T00:00:00Z';
+    const api1 = (op: string, path: string, o: Omit<Sample, 'op' | 'path'>) =>
+      samples.push({ op: `${op.split(' ')[0]} /api/v1${op.split(' ')[1]}`, path: `/api/v1${path}`, host, ...o });
+    api1('GET /listings/{slug}/availability', `/listings/${home}/availability`, { query: { from: day1, to: day2 } });
+    api1('GET /listings/{slug}/quote', `/listings/${home}/quote`, { query: { check_in: day1, check_out: day2, guests: '2' } });
+    api1('POST /bookings', '/bookings', {
+      body: bookingBody(home, day1, day2),
+      headers: { 'X-Api-Key': ctx.pk, Origin: origin },
+    });
+    for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments'])
+      api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
+    api1('POST /tasks', '/tasks', { key, body: { title: 'T', ...followup, due_on: day1 } });
+    api1('PATCH /tasks/{task_id}', `/tasks/${task}`, { key, body: { due_on: day1 } });
+    api1('POST /activities', '/activities', { key, body: { type: 'call', ...followup, lead, occurred_at: at } });
+    api1('PATCH /leads/{reference}', `/leads/${lead}`, { key, body: { next_action: { text: 'Call', due_at: at } } });
+    const admin = (op: string, path: string, body: object) =>
+      samples.push({
+        op: `${op.split(' ')[0]} /admin/v1${op.split(' ')[1]}`,
+        path: `/admin/v1${path}`,
+        key: api.adminToken,
+        body,
+      });
+    const listing = `/companies/${ctx.company.id}/listings/${home}`;
+    const season = { starts_on: day1, ends_on: day2, nightly_price: '100.00' };
+    const terms = { available_from: day1, available_to: day2, seasons: [season] };
+    admin('PUT /companies/{company_id}/listings/{slug}/booking-terms', `${listing}/booking-terms`, terms);
+    admin('POST /companies/{company_id}/listings/{slug}/blocks', `${listing}/blocks`, {
+      reason: 'owner',
+      starts_on: day(40),
+      ends_on: day(43),
+    });
+    const imported = { ...demo.listings[0], slug: { en: 'no-500-import' }, published_at: at };
+    admin('POST /companies/{company_id}/catalogue/import', `/companies/${ctx.company.id}/catalogue/import`, {
+      listings: [imported],
+    });
+    const docs = [(await api.request('/api/v1/openapi.json')).json, (await api.request('/admin/v1/openapi.json')).json];
+    dated = docs.flatMap(operationsTakingDates);
+  }, 60_000);
+
+  /** Sends a sample with its date fields replaced by `edges` (kept where an edge is undefined). */
+  async function send(sample: Sample, edges: Array<string | undefined>) {
+    const search = new URLSearchParams(withEdges(sample.query ?? {}, edges) as Record<string, string>).toString();
+    const body = sample.body && withEdges(sample.body, edges);
+    const res = await api.request(`${sample.path}${search ? `?${search}` : ''}`, {
+      method: sample.op.split(' ')[0],
+      host: sample.host,
+      key: sample.key,
+      headers: sample.headers,
+      body,
+    });
+    return { res, sent: `${sample.op} ?${search} ${JSON.stringify(body)} → ${res.text}` };
+  }
+
+  it('has a valid request of every documented operation that takes a date or an instant', async () => {
+    expect(dated.length).toBeGreaterThan(0);
+    expect(dated.filter((op) => !samples.some((s) => s.op === op))).toEqual([]);
+    for (const sample of samples) {
+      const { res, sent } = await send(sample, []);
+      expect(res.status, sent).toBeLessThan(300);
+    }
+  });
+
+  it('with edge dates and instants in the date fields of valid requests', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(),
+        fc.array(fc.option(edgeValue, { freq: 3 }), { minLength: 4, maxLength: 4 }),
+        async (pick, picked) => {
+          const { res, sent } = await send(
+            samples[pick % samples.length]!,
+            picked.map((e) => e ?? undefined),
+          );
+          expect(res.status, sent).toBeLessThan(500);
+          if (res.status >= 400) expect(res.headers.get('content-type')).toBe('application/problem+json');
+        },
+      ),
+      { numRuns: 300 },
     );
   }, 120_000);
 });
