@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { containsCardNumber, forbiddenKind } from '../functions/crm/leads-details';
+import { containsCardNumber } from '../lib/card-numbers';
+import { forbiddenKind } from '../lib/forbidden-keys';
 import { formGuardFields, leadFormFields } from './crm-leads';
 
 const date = z.iso.date().openapi({ description: 'A calendar date, YYYY-MM-DD, in the company’s time zone.' });
