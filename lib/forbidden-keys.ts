@@ -77,7 +77,11 @@ export function forbiddenKind(key: string): ForbiddenKind | undefined {
   for (const [stem, kind] of stemList) if (masked.includes(stem)) return kind;
   // Token runs are read from the masked text, so an allowed word never counts as a short word.
   const starts: number[] = [];
-  tokens.reduce((at, t) => (starts.push(at), at + t.length), 0);
+  let at = 0;
+  for (const token of tokens) {
+    starts.push(at);
+    at += token.length;
+  }
   for (let first = 0; first < tokens.length; first++) {
     for (let last = first; last < tokens.length; last++) {
       const end = (starts[last] as number) + (tokens[last] as string).length;
