@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { Company } from '../schema/db';
+import { isLocalHost } from './addresses';
 import type { Executor } from './db/index';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
@@ -30,15 +31,15 @@ export async function resolveCompany(c: Context<AppEnv>): Promise<Company> {
   return company;
 }
 
-/** A page on this machine (localhost, *.localhost, 127.0.0.0/8, [::1]): accepted only on development workspaces. */
+/**
+ * A page on this machine or in a private network: a `localhost` name, or a loopback, unspecified, private or
+ * link-local address, in any spelling `new URL()` accepts (`localhost.`, `0.0.0.0`, `[::]`,
+ * `[::ffff:127.0.0.1]`, `2130706433`, `0x7f.1`…). Accepted only on development workspaces.
+ */
 export function isLocalOrigin(origin: string): boolean {
-  let hostname: string;
   try {
-    hostname = new URL(origin).hostname;
+    return isLocalHost(new URL(origin).hostname);
   } catch {
     return false;
   }
-  return (
-    hostname === 'localhost' || hostname.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]'
-  );
 }

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { containsCardNumber, forbiddenKind } from '../functions/crm/leads-details';
+import { containsCardNumber } from '../lib/card-numbers';
+import { forbiddenKind } from '../lib/forbidden-keys';
 import { calendarDate, queryInteger } from './common';
 import { formGuardFields, leadFormFields } from './crm-leads';
 

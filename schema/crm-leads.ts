@@ -6,16 +6,41 @@ import { leadStatuses } from './crm-db';
 
 const detailScalar = z.union([z.string().max(500), z.number().finite(), z.boolean()]);
 
+const prototypeNames = ['__proto__', 'constructor', 'prototype'];
+
+/**
+ * Refuses an object's own keys that name a prototype. JSON.parse keeps `"__proto__"` as an own key, which zod
+ * would otherwise drop without a word; `constructor` and `prototype` are refused alike.
+ */
+export function refusePrototypeKeys(value: unknown, ctx: z.RefinementCtx): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  for (const key of prototypeNames.filter((name) => Object.hasOwn(value, name))) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [key],
+      message: `"${key}" may not be used as a name.`,
+      params: { code: 'forbidden_key' },
+    });
+  }
+}
+
 /** The form's other answers, for staff. Content rules (no identity, card, password or contact data) are the domain's. */
 export const LeadDetailsInput = z
-  .record(
+  .preprocess(
+    (value, ctx) => {
+      refusePrototypeKeys(value, ctx);
+      return value;
+    },
     z
-      .string()
-      .max(64)
-      .regex(/^[a-z0-9_]+$/, 'Lower-case letters, digits and "_".'),
-    z.union([detailScalar, z.array(detailScalar).max(20)]),
+      .record(
+        z
+          .string()
+          .max(64)
+          .regex(/^[a-z0-9_]+$/, 'Lower-case letters, digits and "_".'),
+        z.union([detailScalar, z.array(detailScalar).max(20)]),
+      )
+      .refine((details) => Object.keys(details).length <= 20, 'At most 20 keys.'),
   )
-  .refine((details) => Object.keys(details).length <= 20, 'At most 20 keys.')
   .openapi('LeadDetails', {
     description:
       'Up to 20 keys of lower-case letters, digits and `_`; each value text (≤ 500 characters), a number, a boolean or a list of those. Stored encrypted. Keys for identity documents, card or bank numbers, passwords or contact details (in any spelling), email addresses, phone numbers and card numbers are refused with 400 at `details.<key>`.',

@@ -75,9 +75,17 @@ export const keys = createRouter()
       const company = await findCompany(trx, company_id);
       const local = input.origins.filter(isLocalOrigin);
       if (company.environment !== 'development' && local.length > 0) {
-        throw new ApiError('invalid_request', 'Localhost origins are accepted only on development workspaces.', {
-          errors: local.map((o) => ({ path: 'origins', code: 'local_origin', message: `${o} is on this machine.` })),
-        });
+        throw new ApiError(
+          'invalid_request',
+          'Origins on this machine or in a private network are accepted only on development workspaces.',
+          {
+            errors: local.map((o) => ({
+              path: 'origins',
+              code: 'local_origin',
+              message: `${o} is on this machine or in a private network.`,
+            })),
+          },
+        );
       }
       return createKey(trx, company_id, { ...input, leadTypes: input.lead_types }, 'admin');
     });

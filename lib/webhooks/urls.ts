@@ -1,3 +1,4 @@
+import { isLocalhostName } from '../addresses';
 import { isBlockedAddress, isIpLiteral } from './ip';
 
 /** Resolves a host name to its addresses (node:dns on Node; Workers have none and rely on literal checks). */
@@ -23,11 +24,11 @@ export async function urlProblem(text: string, environment: Environment, resolve
   if (url.username || url.password) return 'The URL may not carry a user name or password.';
   if (environment === 'development') return null;
   if (url.protocol !== 'https:') return 'Production workspaces send webhooks to https URLs only.';
+  if (isLocalhostName(url.hostname)) return 'Production workspaces cannot send to localhost.';
   const host = url.hostname
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '')
     .toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'Production workspaces cannot send to localhost.';
   if (isIpLiteral(host)) {
     return isBlockedAddress(host) ? 'Production workspaces cannot send to loopback, private or link-local addresses.' : null;
   }

@@ -27,8 +27,7 @@ async function sendAndRead(extra: Record<string, unknown>) {
   return read.json;
 }
 
-const refuse = (body: Record<string, unknown>) =>
-  expectRefused(api, company.id, 400, 'invalid_request', () => postForm(api, company, body));
+const refuse = (body: unknown) => expectRefused(api, company.id, 400, 'invalid_request', () => postForm(api, company, body));
 
 describe('consent and contact', () => {
   it.each([
@@ -79,13 +78,42 @@ describe('details', () => {
     expect(errorPaths(res)).toEqual(['details']);
   });
 
-  it.each(['passport_no', 'cvv', 'pass_word', 'emirates_id', 'card_number'])('refuses the key %s', async (key) => {
+  // Issue 9: words joined, other languages. Contact keys are refused too, with their own code.
+  it.each([
+    ...['passport_no', 'cvv', 'pass_word', 'emirates_id', 'card_number', 'creditcardnumber', 'cardpin', 'cvvcode'],
+    ...['mastercard', 'amex', 'kreditkarte', 'mypassword', 'passwort', 'passportid', 'idpassport', 'jawaz_safar'],
+    ...['kalimatsir', 'motdepasse', 'cartedecredit', 'personalausweis', 'geheimzahl'],
+  ])('refuses the key %s', async (key) => {
     const res = await refuse(enquiry(verifier, { details: { purpose: 'sale', [key]: 'x' } }));
     expect(res.json.errors).toEqual([{ path: `details.${key}`, code: 'forbidden_key', message: expect.any(String) }]);
   });
 
+  it.each(['telephonenumber', 'mobilephone', 'emailid', 'emails', 'raqam_hatif', 'courriel', 'handynummer'])(
+    'refuses the contact key %s (contact_details)',
+    async (key) => {
+      const res = await refuse(enquiry(verifier, { details: { [key]: 'x' } }));
+      expect(res.json.errors).toEqual([{ path: `details.${key}`, code: 'contact_details', message: expect.any(String) }]);
+    },
+  );
+
+  it.each(['__proto__', 'constructor', 'prototype'])('refuses the key %s, sent as raw JSON, and records nothing', async (key) => {
+    const body = JSON.stringify(enquiry(verifier)).replace(/}$/, `,"details":{"${key}":{"x":1}}}`);
+    const res = await refuse(body);
+    expect(res.json.errors).toEqual([{ path: `details.${key}`, code: 'forbidden_key', message: expect.any(String) }]);
+  });
+
   it('accepts innocent keys that contain forbidden letters', async () => {
-    const details = { postcard: 'yes', spinning_room: true, idea: 'a quiet street' };
+    const details = {
+      postcard: 'yes',
+      spinning_room: true,
+      idea: 'a quiet street',
+      postcode: 'SW1',
+      card_table: true,
+      passengers: 3,
+      compass: 'north',
+      identity_of_property: 'villa 12',
+      mobile_home: false,
+    };
     expect((await sendAndRead({ details })).details).toEqual(details);
   });
 
