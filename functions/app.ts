@@ -8,6 +8,7 @@ import { formsGroup } from './forms/index';
 import { bookingsGroup } from './bookings/index';
 import { stayPage } from './stay/index';
 import { createApp, type ServicesProvider } from '../lib/app';
+import { docsPagePolicy } from '../lib/security-headers';
 
 export const routeGroups = {
   catalogue: catalogueGroup,
@@ -79,7 +80,7 @@ export function buildApp(
     return doc;
   };
   app.get('/api/v1/openapi.json', (c) => c.json(documentFor('/api/v1/', info.title)));
-  app.get('/api/v1/docs', Scalar({ url: '/api/v1/openapi.json', pageTitle: info.title }));
+  app.get('/api/v1/docs', docsPagePolicy(), Scalar({ url: '/api/v1/openapi.json', pageTitle: info.title }));
   if (options.admin) {
     app.get('/admin/v1/openapi.json', (c) => c.json(documentFor('/admin/v1/', `${info.title} — admin`)));
   }

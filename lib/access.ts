@@ -157,6 +157,8 @@ export function requireLeadType(caller: Caller, leadType: LeadType): void {
 
 export function accessMiddleware(access: Access): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    // The platform's answer headers depend on it (lib/security-headers.ts: no-store).
+    c.set('access', access);
     if (access.kind === 'admin') {
       await requireAdmin(c);
       c.set('caller', { kind: 'admin' });

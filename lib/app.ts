@@ -8,6 +8,7 @@ import type { AppEnv, Services } from './env';
 import { isUniqueViolation, isUnstorableText } from './db/index';
 import { ApiError, type FieldError, problemBody } from './errors';
 import { formsCors } from './forms-cors';
+import { securityHeaders } from './security-headers';
 
 /** Zod issues as the problem body's `errors`: one entry per field, unknown parameters named one by one. */
 export function fieldErrors(error: ZodError): FieldError[] {
@@ -107,8 +108,8 @@ function afterResponse(c: Context<AppEnv>, services: Services, done?: () => Prom
 export const adminMaxBodyBytes = 8 * 1024 * 1024;
 
 /**
- * The root app: request ids, services, the browser forms' CORS, body limits, one error handler and a problem for
- * unknown routes. The forms' CORS (`formPaths`, full paths) runs before the body limit, so a page can read the
+ * The root app: request ids, security headers (and no-store on every answer of a route that takes a key or the
+ * admin token), services, the browser forms' CORS, body limits, one error handler and a problem for unknown routes. The forms' CORS (`formPaths`, full paths) runs before the body limit, so a page can read the
  * 413 problem of an oversized form as it reads any other refusal; it needs the services to look up origins.
  */
 export function createApp(
@@ -117,6 +118,7 @@ export function createApp(
 ): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use(requestId({ headerName: 'Request-Id' }));
+  app.use(securityHeaders());
   app.use(servicesMiddleware(provide));
   for (const path of options.formPaths ?? []) app.use(path, formsCors());
   const limit = (maxSize: number) =>

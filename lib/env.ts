@@ -1,3 +1,4 @@
+import type { Access } from './access';
 import type { Config } from './config';
 import type { Db } from './db/index';
 import type { RateLimiter } from './ratelimit/index';
@@ -34,5 +35,7 @@ export type AppEnv = {
     services: Services;
     company: Company;
     caller: Caller;
+    /** The matched route's access declaration, set by its access check. */
+    access: Access;
   };
 };

@@ -5,8 +5,11 @@ import { type CausedBy, recordEvent } from '../../lib/events';
 /**
  * Erases a person and their leads for good (a privacy request, or the retention rule): personal fields
  * emptied, lead details and free text that can hold personal data removed (messages, pages, notes, activity
- * bodies, task titles), `erased: true`. The records stay, with their references and external ids, so clients
- * see them through `updated_since` and erase their own copies. Events and the audit log hold references only.
+ * bodies, task titles), `erased: true`. Their booking requests lose the guest's message, language and consent
+ * address too (the guest's name, email and phone live on the contact). The records stay, with their references
+ * and external ids, so clients see them through `updated_since` and erase their own copies. Events and the
+ * audit log hold references only. test/crm/erasure-scan.test.ts scans every column of every table for what
+ * a person sent through every route: a new table or column holding personal data must be erased here.
  */
 export async function eraseContact(trx: Trx, companyId: string, contactId: string, causedBy: CausedBy): Promise<boolean> {
   const erased = await trx
@@ -38,9 +41,16 @@ export async function eraseContact(trx: Trx, companyId: string, contactId: strin
       next_action: null,
       next_action_at: null,
       consent_address: null,
+      language: null,
       erased: true,
       erased_at: new Date(),
     })
+    .where('contact_id', '=', contactId)
+    .execute();
+  await trx
+    .updateTable('bookings')
+    .set({ message: null, language: null, consent_address: null, updated_at: new Date() })
+    .where('company_id', '=', companyId)
     .where('contact_id', '=', contactId)
     .execute();
   await trx

@@ -1,0 +1,199 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomToken } from '../../lib/crypto';
+import { scopes } from '../../lib/scopes';
+import { developmentToken } from '../../lib/spam-check';
+import { bookingBody, type Ctx, newHome, origin, postBooking, publishableKey, setup, stays } from '../bookings/support';
+import { listingAnswers } from '../forms/support';
+import { startReceiver } from '../webhooks/support';
+
+/**
+ * One person reaches the API through every route that stores personal data, each value carrying a marker; after
+ * their erasure through the admin API, no marker may be left in any column of any table: a table or column added
+ * later that keeps personal data fails here until erasure reaches it.
+ */
+let ctx: Ctx;
+let key: string;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+beforeAll(async () => {
+  ctx = await setup();
+  key = (await ctx.api.createKey(ctx.company.id, { scopes: [...scopes] })).secret;
+  // Deliveries exist for the person's events (a development workspace may send to loopback).
+  receiver = await startReceiver();
+  const subscribed = await ctx.api.admin(`/companies/${ctx.company.id}/webhook-subscriptions`, {
+    body: { url: `${receiver.url}/hooks`, description: 'erasure scan' },
+  });
+  expect(subscribed.status, subscribed.text).toBe(201);
+});
+afterAll(async () => {
+  await receiver?.close();
+  await ctx?.api.close();
+});
+
+const call = (path: string, body?: unknown, method?: string) =>
+  ctx.api.request(`/api/v1${path}`, { host: ctx.company.host, key, body, method });
+
+async function created(res: { status: number; text: string; json: any }, status = 201) {
+  expect(res.status, res.text).toBe(status);
+  return res.json;
+}
+
+/** The person's values: each one unique to this run, so finding it anywhere means it was not erased. */
+function personValues() {
+  const m = `zq${randomToken(10).toLowerCase()}`;
+  const hex = () => Math.floor(0x1000 + Math.random() * 0xefff).toString(16);
+  return {
+    m,
+    email: `${m}@example.com`,
+    // Stored in E.164: the digits are the marker.
+    phone: `+97150${String(Math.floor(1_000_000 + Math.random() * 8_999_999))}`,
+    // The browser's address, kept as the consent's address.
+    address: `2001:db8:${hex()}:${hex()}::7`,
+  };
+}
+
+/** Every column of every table of the public schema holding one of `needles` (as text), as "table.column". */
+async function columnsHolding(needles: string[]): Promise<string[]> {
+  const columns = await sql<{ table_name: string; column_name: string }>`
+    select c.table_name, c.column_name
+    from information_schema.columns c
+    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+    where c.table_schema = 'public' and t.table_type = 'BASE TABLE'
+    order by c.table_name, c.ordinal_position
+  `.execute(ctx.api.db);
+  const tables = new Map<string, string[]>();
+  for (const { table_name, column_name } of columns.rows)
+    tables.set(table_name, [...(tables.get(table_name) ?? []), column_name]);
+  // The scan must see the tables that hold people, or it proves nothing.
+  for (const table of ['contacts', 'leads', 'bookings', 'activities', 'tasks', 'events', 'audit_log', 'webhook_deliveries']) {
+    expect(tables.has(table), table).toBe(true);
+  }
+  const patterns = needles.map((n) => `%${n.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+  const found: string[] = [];
+  for (const [table, names] of tables) {
+    const counts = names.map((name) => sql`count(*) filter (where ${sql.ref(name)}::text ilike any(${patterns}))`.as(name));
+    const row = (await sql<Record<string, string>>`select ${sql.join(counts)} from ${sql.table(table)}`.execute(ctx.api.db))
+      .rows[0];
+    for (const name of names) if (Number(row?.[name]) > 0) found.push(`${table}.${name}`);
+  }
+  return found;
+}
+
+describe('erasure reaches every table', () => {
+  it('leaves none of what the person sent, through any route, in any column of any table', async () => {
+    const v = personValues();
+    const { m } = v;
+    const person = await created(await call('/contacts', { name: `Name ${m}`, email: v.email, phone: v.phone, language: 'ar' }));
+    const server = person.reference as string;
+    await created(await call(`/contacts/${server}`, { name: `Renamed ${m}` }, 'PATCH'), 200);
+
+    // An enquiry from the company's server, and a listing request from the visitor's browser.
+    const enquiry = await created(
+      await call('/leads', {
+        consent: true,
+        consent_version: '2026-01',
+        name: `Name ${m}`,
+        email: v.email,
+        phone: v.phone,
+        language: 'ar',
+        message: `Server message ${m}`,
+        page: `https://www.example.com/${m}/enquiry`,
+        details: { budget: `Budget ${m}`, remarks: [`Remark ${m}`, 3] },
+      }),
+    );
+    expect(enquiry.person).toBe(server);
+    const pk = await publishableKey(ctx.api, ctx.company.id, ['enquiry', 'listing_request', 'booking']);
+    const form = await created(
+      await ctx.api.request('/api/v1/leads', {
+        host: ctx.company.host,
+        clientAddress: v.address,
+        headers: { 'X-Api-Key': pk, Origin: origin },
+        body: {
+          consent: true,
+          consent_version: '2026-01',
+          name: `Form ${m}`,
+          email: v.email,
+          phone: v.phone,
+          message: `Form message ${m}`,
+          page: `https://www.example.com/${m}/sell`,
+          service: 'sell-my-property',
+          details: { ...listingAnswers, remarks: `Answer ${m}` },
+          challenge: developmentToken,
+          website: '',
+        },
+      }),
+    );
+    const drafted = await ctx.api.admin(`/companies/${ctx.company.id}/leads/${form.reference}/draft-listing`, {
+      method: 'POST',
+      body: {},
+    });
+    expect(drafted.status, drafted.text).toBe(201);
+
+    // A booking request from the browser, with the guest's message.
+    const home = await newHome(ctx);
+    const [checkIn, checkOut] = stays(30)();
+    const guest = { name: `Guest ${m}`, email: v.email, phone: v.phone, language: 'ar', message: `Booking message ${m}` };
+    const booking = await created(
+      await postBooking(ctx, bookingBody(home, checkIn as string, checkOut as string, guest), { clientAddress: v.address }),
+    );
+
+    // Staff's follow-ups about the person and about their leads, and the next action of a lead.
+    const linked = [{ person: server }, { lead: enquiry.reference }, { lead: form.reference }];
+    for (const [i, link] of linked.entries()) {
+      const ids = { source: 'crm', external_id: `scan-${randomToken(8)}-${i}` };
+      await created(await call('/activities', { type: 'note', ...ids, ...link, body: `Note ${m}` }));
+      const task = await created(await call('/tasks', { title: `Task ${m}`, ...ids, ...link }));
+      await created(await call(`/tasks/${task.task_id}`, { title: `Task again ${m}` }, 'PATCH'), 200);
+    }
+    const due = new Date(Date.now() + 86_400_000).toISOString();
+    await created(await call(`/leads/${enquiry.reference}`, { next_action: { text: `Next ${m}`, due_at: due } }, 'PATCH'), 200);
+    // Reads with a server key are audited (references only).
+    await created(await call(`/contacts/${server}`), 200);
+    await created(await call(`/leads/${form.reference}`), 200);
+
+    // The encrypted details are a value of their own: erasure must remove the blob, not only what it decrypts to.
+    const blobs = await ctx.api.db
+      .selectFrom('leads')
+      .select('details_jwe')
+      .where('reference', 'in', [enquiry.reference, form.reference])
+      .execute();
+    const needles = [m, v.email, v.phone, v.address, ...blobs.map((b) => b.details_jwe as string)];
+    expect(blobs.every((b) => typeof b.details_jwe === 'string' && b.details_jwe.length > 40)).toBe(true);
+    const before = await columnsHolding(needles);
+    for (const column of ['contacts.name', 'contacts.email', 'contacts.phone', 'leads.message', 'leads.page']) {
+      expect(before).toContain(column);
+    }
+    expect(before).toEqual(
+      expect.arrayContaining(['leads.details_jwe', 'leads.consent_address', 'leads.next_action', 'bookings.message']),
+    );
+    expect(before).toEqual(expect.arrayContaining(['bookings.consent_address', 'activities.body', 'tasks.title']));
+
+    // The outbox fanned the person's events out to the subscription: deliveries are scanned too.
+    const deliveries = await ctx.api.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('company_id', '=', ctx.company.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(deliveries.n)).toBeGreaterThan(0);
+
+    const erased = await ctx.api.admin(`/companies/${ctx.company.id}/contacts/${server}/erase`, { method: 'POST' });
+    expect(erased.json).toEqual({ reference: server, erased: true, already_erased: false });
+
+    expect(await columnsHolding(needles)).toEqual([]);
+
+    // What the API shows afterwards: empty personal fields, details gone (not only unreadable).
+    for (const reference of [enquiry.reference, form.reference]) {
+      const lead = (await call(`/leads/${reference}`)).json;
+      expect(lead).toMatchObject({ erased: true, message: null, page: null, details: null, next_action: null, language: null });
+    }
+    const adminBooking = (await ctx.api.admin(`/companies/${ctx.company.id}/bookings/${booking.reference}`)).json;
+    expect(adminBooking).toMatchObject({ person: server, message: null, language: null, consent: { address: null } });
+    const notes = (await call(`/activities?page_size=100`)).json.results;
+    expect(notes.filter((a: { person: string | null }) => a.person === server).map((a: { body: unknown }) => a.body)).toEqual([
+      null,
+      null,
+      null,
+    ]);
+  });
+});
