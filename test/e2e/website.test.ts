@@ -295,6 +295,8 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       });
       await page.goto(`${listed.origin}/listing.html?slug=marina-gate-2br-sea-view`);
       await page.locator('#enquiry:not([hidden])').waitFor({ timeout: 30_000 });
+      // The widget is drawn once its script has loaded, after the form shows.
+      await page.locator('#enquiry-form [data-challenge][data-sitekey]').waitFor({ state: 'attached', timeout: 30_000 });
       expect(await page.locator('#enquiry-form [data-challenge]').getAttribute('data-sitekey')).toBe('0x4AAAAAAAtestsitekey');
       await fillContact(page, 'enquiry', {
         name: 'Turnstile Visitor',
