@@ -168,22 +168,51 @@ export class ApiProblem extends Error {
 }
 
 /**
+ * A fresh Idempotency-Key for one form submission. crypto.randomUUID exists only on secure pages (https,
+ * localhost); elsewhere 16 random bytes in hex do the same.
+ */
+export function newIdempotencyKey() {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+
+/**
  * Calls the API. A refused request (network down, or a CORS refusal: the browser gives no answer to read) makes
  * fetch reject with a TypeError, which is passed on as is; an answer that is not 2xx becomes an ApiProblem.
+ *
+ * With an `idempotencyKey` the request is safe to send again: the API runs it once per key and replays its first
+ * answer (`Idempotent-Replayed: true`). So when the connection drops (the request may or may not have arrived),
+ * it is sent again up to 2 more times, with the same key and the same body; and while the first one is still
+ * running (409 idempotency_in_flight) it waits Retry-After seconds and asks again.
  */
-export async function api(path, { method = 'GET', body, key } = {}) {
+export async function api(path, { method = 'GET', body, key, idempotencyKey } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (key) headers['X-Api-Key'] = key;
-  const res = await fetch(`${config.apiBase}/api/v1${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const type = res.headers.get('Content-Type') ?? '';
-  const data = type.includes('json') ? await res.json() : null;
-  if (!res.ok) throw new ApiProblem(res.status, data);
-  return data;
+  if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+  let networkRetries = idempotencyKey ? 2 : 0;
+  let inFlightWaits = idempotencyKey ? 10 : 0;
+  for (;;) {
+    let res;
+    try {
+      res = await fetch(`${config.apiBase}/api/v1${path}`, init);
+    } catch (error) {
+      if (!(error instanceof TypeError) || networkRetries-- === 0) throw error;
+      await sleep(1);
+      continue;
+    }
+    const type = res.headers.get('Content-Type') ?? '';
+    const data = type.includes('json') ? await res.json() : null;
+    if (res.status === 409 && data?.code === 'idempotency_in_flight' && inFlightWaits-- > 0) {
+      await sleep(Number(res.headers.get('Retry-After')) || 1);
+      continue;
+    }
+    if (!res.ok) throw new ApiProblem(res.status, data);
+    return data;
+  }
 }
 
 /** Shows an error in a status element: the API's `detail` and each field's message, or the network refusal. */

@@ -11,6 +11,7 @@ import {
   h,
   href,
   lang,
+  newIdempotencyKey,
   param,
   setUpPage,
   showError,
@@ -52,7 +53,10 @@ function personOf(form) {
   };
 }
 
-/** Posts a form with the publishable key and its spam-check token; shows the API's problem when refused. */
+/**
+ * Posts a form with the publishable key, its spam-check token and a new Idempotency-Key; shows the API's problem
+ * when refused.
+ */
 function handleForm(form, outcome, check, { path, body, done }) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -60,9 +64,11 @@ function handleForm(form, outcome, check, { path, body, done }) {
     button.disabled = true;
     form.setAttribute('aria-busy', 'true');
     try {
+      // One key per submission: api() may send this very body again, and the API books it only once.
       const answer = await api(path, {
         method: 'POST',
         key: config.publishableKey,
+        idempotencyKey: newIdempotencyKey(),
         body: { ...body(), ...personOf(form), challenge: await check.token() },
       });
       done(answer);

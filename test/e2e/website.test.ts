@@ -295,6 +295,8 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       });
       await page.goto(`${listed.origin}/listing.html?slug=marina-gate-2br-sea-view`);
       await page.locator('#enquiry:not([hidden])').waitFor({ timeout: 30_000 });
+      // The widget is drawn once its script has loaded, after the form shows.
+      await page.locator('#enquiry-form [data-challenge][data-sitekey]').waitFor({ state: 'attached', timeout: 30_000 });
       expect(await page.locator('#enquiry-form [data-challenge]').getAttribute('data-sitekey')).toBe('0x4AAAAAAAtestsitekey');
       await fillContact(page, 'enquiry', {
         name: 'Turnstile Visitor',
@@ -429,6 +431,107 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       await close();
     }
   }, 120_000);
+
+  it('when the connection drops after a booking request reached the API, sends it again with the same Idempotency-Key: one booking, its reference shown', async () => {
+    const { page, close } = await openPage();
+    const slug = 'jvc-studio-holiday-home';
+    try {
+      // The first POST really reaches the API (route.fetch) and books, but the page gets a connection reset
+      // instead of the answer; later calls go through untouched.
+      const keys: Array<string | undefined> = [];
+      let swallowed: { reference: string } | undefined;
+      await page.route('**/api/v1/bookings', async (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        keys.push(route.request().headers()['idempotency-key']);
+        if (keys.length > 1) return route.continue();
+        const response = await route.fetch();
+        expect(response.status(), await response.text()).toBe(201);
+        swallowed = await response.json();
+        return route.abort('connectionreset');
+      });
+      const answers: Array<{ status: number; replayed: string | undefined }> = [];
+      page.on('response', (r) => {
+        if (r.url().endsWith('/api/v1/bookings') && r.request().method() === 'POST') {
+          answers.push({ status: r.status(), replayed: r.headers()['idempotent-replayed'] });
+        }
+      });
+
+      await page.goto(`${listed.origin}/listing.html?slug=${slug}`);
+      await page.locator('#stay:not([hidden])').waitFor({ timeout: 30_000 });
+      const stay = firstStay((await api.call(`/api/v1/listings/${slug}/availability`)).json);
+      await page.fill('#check_in', stay.check_in);
+      await page.fill('#check_out', stay.check_out);
+      await page.fill('#guests', '1');
+      await page.click('#quote-form button[type="submit"]');
+      await page.locator('#booking-form:not([hidden])').waitFor({ timeout: 30_000 });
+      await fillContact(page, 'booking', {
+        name: 'Dropped Connection',
+        email: `dropped.${Date.now().toString(36)}@example.com`,
+        phone: '',
+        message: 'Sent from a train.',
+      });
+      await page.click('#booking-form button[type="submit"]');
+      const shown = await outcomeOf(page, '#booking-status');
+      expect(shown.outcome, shown.text).toBe('success');
+      expect(swallowed?.reference).toMatch(/^B-[0-9A-Z]{10}$/);
+      expect(shown.reference).toBe(swallowed?.reference);
+      // Two attempts, one key (a UUID, as the page makes it); the second answer is the first one replayed.
+      expect(keys).toHaveLength(2);
+      expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(keys[1]).toBe(keys[0]);
+      expect(answers).toEqual([{ status: 201, replayed: 'true' }]);
+      await page.screenshot({ path: join(artifacts, 'website-booking-retried.png'), fullPage: true });
+
+      const bookings = await api.admin(`/companies/${company.id}/bookings?listing=${slug}&page_size=100`);
+      expect(bookings.status, bookings.text).toBe(200);
+      const forStay = bookings.json.results.filter(
+        (b: { check_in: string; check_out: string; status: string }) =>
+          b.check_in === stay.check_in && b.check_out === stay.check_out && b.status !== 'cancelled',
+      );
+      expect(forStay.map((b: { reference: string }) => b.reference)).toEqual([swallowed?.reference]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
+  it('when the connection drops after an enquiry reached the API, sends it again with the same Idempotency-Key: one lead', async () => {
+    const { page, close } = await openPage();
+    const email = `dropped.enquiry.${Date.now().toString(36)}@example.com`;
+    try {
+      const keys: Array<string | undefined> = [];
+      let swallowed: { reference: string } | undefined;
+      await page.route('**/api/v1/leads', async (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        keys.push(route.request().headers()['idempotency-key']);
+        if (keys.length > 1) return route.continue();
+        const response = await route.fetch();
+        expect(response.status(), await response.text()).toBe(201);
+        swallowed = await response.json();
+        return route.abort('connectionreset');
+      });
+      const replayed: Array<string | undefined> = [];
+      page.on('response', (r) => {
+        if (r.url().endsWith('/api/v1/leads') && r.request().method() === 'POST') {
+          replayed.push(r.headers()['idempotent-replayed']);
+        }
+      });
+      await page.goto(`${listed.origin}/listing.html?slug=marina-gate-2br-sea-view`);
+      await page.locator('#enquiry:not([hidden])').waitFor({ timeout: 30_000 });
+      await fillContact(page, 'enquiry', { name: 'Dropped Enquiry', email, phone: '', message: 'Still there?' });
+      await page.locator('#enquiry-form button[type="submit"]').click();
+      const shown = await outcomeOf(page, '#enquiry-status');
+      expect(shown.outcome, shown.text).toBe('success');
+      expect(shown.reference).toMatch(/^L-[0-9A-Z]{10}$/);
+      expect(shown.reference).toBe(swallowed?.reference);
+      expect(keys).toHaveLength(2);
+      expect(keys[1]).toBe(keys[0]);
+      expect(replayed).toEqual(['true']);
+      const leads = (await leadsPage()).filter((l) => l.message === 'Still there?');
+      expect(leads.map((l) => l.reference)).toEqual([swallowed?.reference]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
 
   it("is refused by the browser's CORS check when the same site is served from an origin the key does not list", async () => {
     const { page, console, close } = await openPage();
