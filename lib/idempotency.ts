@@ -4,7 +4,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { base64url } from 'jose';
 import { sha256 } from './crypto';
 import { decryptJson, encryptJson, keyringOf } from './crypto-jwe';
-import type { Db } from './db/index';
+import type { Db, Executor } from './db/index';
 import type { AppEnv, Caller } from './env';
 import { ApiError, type ProblemCode } from './errors';
 import type { Database } from '../schema/db';
@@ -182,6 +182,19 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     }
     await settle(c, key);
   };
+}
+
+/**
+ * Erasure of a person: the company's kept answers may repeat what was sent about them, and their encrypted bodies
+ * cannot be searched, so every kept answer of the company goes (claims of requests in flight stay). A retry of an
+ * earlier write after an erasure therefore runs again instead of replaying.
+ */
+export async function forgetKeptAnswers(executor: Executor, companyId: string): Promise<void> {
+  await executor
+    .deleteFrom('idempotency_keys')
+    .where('company_id', '=', companyId)
+    .where('status_code', 'is not', null)
+    .execute();
 }
 
 /** Scheduled work: answers past their 24 hours are deleted (they are never replayed after that anyway). */

@@ -1,12 +1,14 @@
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../lib/db/index';
 import { type CausedBy, recordEvent } from '../../lib/events';
+import { forgetKeptAnswers } from '../../lib/idempotency';
 
 /**
  * Erases a person and their leads for good (a privacy request, or the retention rule): personal fields
  * emptied, lead details and free text that can hold personal data removed (messages, pages, notes, activity
  * bodies, task titles), `erased: true`. Their booking requests lose the guest's message, language and consent
- * address too (the guest's name, email and phone live on the contact). The records stay, with their references
+ * address too (the guest's name, email and phone live on the contact), and the company's kept Idempotency-Key
+ * answers are forgotten (lib/idempotency.ts). The records stay, with their references
  * and external ids, so clients see them through `updated_since` and erase their own copies. Events and the
  * audit log hold references only. test/crm/erasure-scan.test.ts scans every column of every table for what
  * a person sent through every route: a new table or column holding personal data must be erased here.
@@ -63,6 +65,7 @@ export async function eraseContact(trx: Trx, companyId: string, contactId: strin
     .set({ title: '' })
     .where((eb) => eb.or([eb('contact_id', '=', contactId), eb('lead_id', 'in', leads)]))
     .execute();
+  await forgetKeptAnswers(trx, companyId);
   await recordEvent(trx, {
     companyId,
     type: 'contact.updated',

@@ -31,8 +31,15 @@ afterAll(async () => {
   await ctx?.api.close();
 });
 
+/** Writes carry an Idempotency-Key, so their kept answers (which hold what was sent) are scanned too. */
 const call = (path: string, body?: unknown, method?: string) =>
-  ctx.api.request(`/api/v1${path}`, { host: ctx.company.host, key, body, method });
+  ctx.api.request(`/api/v1${path}`, {
+    host: ctx.company.host,
+    key,
+    body,
+    method,
+    headers: body === undefined ? {} : { 'Idempotency-Key': crypto.randomUUID() },
+  });
 
 async function created(res: { status: number; text: string; json: any }, status = 201) {
   expect(res.status, res.text).toBe(status);
@@ -158,14 +165,34 @@ describe('erasure reaches every table', () => {
       .select('details_jwe')
       .where('reference', 'in', [enquiry.reference, form.reference])
       .execute();
-    const needles = [m, v.email, v.phone, v.address, ...blobs.map((b) => b.details_jwe as string)];
+    // So are the kept answers of Idempotency-Keys (encrypted like details).
+    const kept = await ctx.api.db
+      .selectFrom('idempotency_keys')
+      .select('body')
+      .where('company_id', '=', ctx.company.id)
+      .execute();
+    expect(kept.length).toBeGreaterThan(5);
+    const needles = [
+      m,
+      v.email,
+      v.phone,
+      v.address,
+      ...blobs.map((b) => b.details_jwe as string),
+      ...kept.map((k) => k.body as string),
+    ];
     expect(blobs.every((b) => typeof b.details_jwe === 'string' && b.details_jwe.length > 40)).toBe(true);
     const before = await columnsHolding(needles);
     for (const column of ['contacts.name', 'contacts.email', 'contacts.phone', 'leads.message', 'leads.page']) {
       expect(before).toContain(column);
     }
     expect(before).toEqual(
-      expect.arrayContaining(['leads.details_jwe', 'leads.consent_address', 'leads.next_action', 'bookings.message']),
+      expect.arrayContaining([
+        'leads.details_jwe',
+        'leads.consent_address',
+        'leads.next_action',
+        'bookings.message',
+        'idempotency_keys.body',
+      ]),
     );
     expect(before).toEqual(expect.arrayContaining(['bookings.consent_address', 'activities.body', 'tasks.title']));
 
