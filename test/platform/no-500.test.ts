@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingBody, day, newHome, origin, setup } from '../bookings/support';
+import { scopes } from '../../lib/scopes';
 import { createTestApi, demo, type TestApi } from '../support/harness';
 
 /** Property: whatever a client sends, the answer is never a 500 (bad input is a 4xx problem). */
@@ -69,6 +70,17 @@ const value = fc.oneof(
 const query = fc.array(fc.tuple(fc.constantFrom(...names), value), { maxLength: 5 });
 const segment = fc.oneof(value, fc.uuid(), fc.constantFrom('marina-gate-2br-sea-view', 'sk_AAAAAAAAAA'));
 
+/** Header values fetch can send: visible ASCII, space and Latin-1. */
+const headerText = fc
+  .array(fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })), { maxLength: 300 })
+  .map((codes) => String.fromCharCode(...codes).trim());
+const idempotencyKey = fc.oneof(headerText, fc.uuid(), fc.constant('k'.repeat(256)));
+const ifMatch = fc.oneof(
+  headerText,
+  fc.constantFrom('*', '"v1"', 'W/"v1"', '"v1", "v2"', '"v999999999999999999999"', '""', '"', ',', 'v1'),
+  fc.nat().map((n) => `"v${n}"`),
+);
+
 describe('no input gives a 500', () => {
   it('on every documented operation, with random path segments, query strings and bodies', async () => {
     await fc.assert(
@@ -97,6 +109,46 @@ describe('no input gives a 500', () => {
         },
       ),
       { numRuns: 400 },
+    );
+  }, 120_000);
+
+  it('with a server key holding every scope, random Idempotency-Key and If-Match headers on real records', async () => {
+    const key = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
+    const send = (path: string, body: unknown) => api.request(path, { host: company.host, key, body });
+    const contact = (await send('/api/v1/contacts', { email: 'no500@example.com' })).json.reference;
+    const lead = (await send('/api/v1/leads', { consent: true, consent_version: 'v1', email: 'no500@example.com' })).json
+      .reference;
+    const task = (await send('/api/v1/tasks', { title: 'No 500', source: 'fuzz', external_id: '1' })).json.task_id;
+    const real: Record<string, string> = { contacts: contact, leads: lead, tasks: task };
+    const publicOps = operations.filter((o) => !o.path.startsWith('/admin') && o.method !== 'DELETE');
+    // Half the runs write to a record that exists, where both headers are read.
+    const versioned = publicOps.filter((o) => o.method !== 'GET' && /^\/api\/v1\/(contacts|leads|tasks)\/\{/.test(o.path));
+    expect(versioned.length).toBeGreaterThanOrEqual(3);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.constantFrom(...versioned), fc.constantFrom(...publicOps)),
+        fc.boolean(),
+        fc.option(idempotencyKey),
+        fc.option(ifMatch),
+        fc.oneof(fc.jsonValue(), fc.constant({ title: 'Fuzzed' }), fc.constant({ name: 'Fuzzed' })),
+        async (op, existing, idem, match, body) => {
+          const id = existing ? (real[op.path.split('/')[3] as string] ?? 'x') : 'x';
+          const path = op.path.replace(/\{[a-z_]+\}/g, encodeURIComponent(id));
+          const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+          if (idem !== null) headers['Idempotency-Key'] = idem;
+          if (match !== null) headers['If-Match'] = match;
+          const res = await api.request(path, {
+            method: op.method,
+            host: company.host,
+            key,
+            body: op.method === 'GET' ? undefined : JSON.stringify(body),
+            headers,
+          });
+          expect(res.status, `${op.method} ${path} ${JSON.stringify(headers)} → ${res.text}`).toBeLessThan(500);
+          if (res.status >= 400) expect(res.headers.get('content-type')).toBe('application/problem+json');
+        },
+      ),
+      { numRuns: 300 },
     );
   }, 120_000);
 });
