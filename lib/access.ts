@@ -5,7 +5,7 @@ import type { AppEnv, Caller } from './env';
 import { ApiError } from './errors';
 import { touchKey, verifyKey } from './keys';
 import { type RatePolicy, rateLimitHeaders } from './ratelimit/index';
-import type { Scope } from './scopes';
+import type { Access } from './scopes';
 import { isLocalOrigin, resolveCompany } from './tenancy';
 import type { Company } from '../schema/db';
 import type { LeadType } from './scopes';
@@ -14,24 +14,7 @@ import { idempotency } from './idempotency';
 import { preconditions, type VersionedRecord } from './preconditions';
 import { problemResponses, requestHeaders, versionedResponses } from '../schema/common';
 
-/**
- * Who may call a route. Every route declares one; the declaration drives the check below, the OpenAPI
- * document (security and `x-access`) and the shared authorisation tests.
- */
-export type Access =
-  /** No key needed; a server key, when sent, must hold one of `scopes` and is then limited per key. */
-  | { kind: 'public'; scopes: Scope[] }
-  /** A server key holding one of `scopes`. Publishable keys are refused. */
-  | { kind: 'server'; scopes: Scope[] }
-  /**
-   * A visitor's form: a publishable key (`X-Api-Key`) sent from one of the key's origins, or, where `scopes`
-   * is not empty, a server key holding one of them (a company's server posting on its own behalf).
-   */
-  | { kind: 'form'; scopes: Scope[] }
-  /** The platform operator's admin token (the /admin/v1 API). */
-  | { kind: 'admin' }
-  /** A QStash callback (/internal/v1): the Upstash-Signature of the request, checked with the signing keys. */
-  | { kind: 'qstash' };
+export type { Access };
 
 /** A server key sent in X-Api-Key (where publishable keys go) is refused with a code that says where it belongs. */
 function apiKeyHeader(c: Context<AppEnv>): string | undefined {

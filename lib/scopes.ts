@@ -26,3 +26,22 @@ export type Scope = (typeof scopes)[number];
 export const leadTypes = ['enquiry', 'listing_request', 'booking'] as const;
 
 export type LeadType = (typeof leadTypes)[number];
+
+/**
+ * Who may call a route. Every route declares one; the declaration drives the check below, the OpenAPI
+ * document (security and `x-access`) and the shared authorisation tests.
+ */
+export type Access =
+  /** No key needed; a server key, when sent, must hold one of `scopes` and is then limited per key. */
+  | { kind: 'public'; scopes: Scope[] }
+  /** A server key holding one of `scopes`. Publishable keys are refused. */
+  | { kind: 'server'; scopes: Scope[] }
+  /**
+   * A visitor's form: a publishable key (`X-Api-Key`) sent from one of the key's origins, or, where `scopes`
+   * is not empty, a server key holding one of them (a company's server posting on its own behalf).
+   */
+  | { kind: 'form'; scopes: Scope[] }
+  /** The platform operator's admin token (the /admin/v1 API). */
+  | { kind: 'admin' }
+  /** A QStash callback (/internal/v1): the Upstash-Signature of the request, checked with the signing keys. */
+  | { kind: 'qstash' };
