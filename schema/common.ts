@@ -149,3 +149,23 @@ export function listOf<T extends z.ZodType>(item: T, name: string) {
 
 /** Query booleans: `true`/`false` or `1`/`0`. */
 export const queryBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/**
+ * Sync lists: `updated_since`, `external=<source>:<id>`, and keyset pages ordered by (updated_at, id), so a
+ * client paging while others write misses nothing that was committed (a row changed behind the cursor comes
+ * back later with its new updated_at).
+ */
+export const syncQuery = {
+  ...pageQuery,
+  updated_since: instant
+    .optional()
+    .openapi({ description: 'Only records changed at or after this instant (ISO 8601, years 1900 to 2999).' }),
+};
+
+export const externalQuery = {
+  external: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:.{1,200}$/, 'As <source>:<id>, e.g. hubspot:12345.')
+    .optional()
+    .openapi({ description: 'Only the record the client keeps under this id, as `<source>:<id>`.' }),
+};

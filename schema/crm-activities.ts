@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { listOf, instant as requestInstant } from './common';
+import { listOf, instant as requestInstant, syncQuery } from './common';
 import { activityTypes } from './crm-db';
-import { syncQuery } from '../functions/crm/sync';
 
 /** The client's system and its id for a follow-up: `source` + `external_id` make a write idempotent. */
 export const followupSource = z

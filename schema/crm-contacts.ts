@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { externalQuery, syncQuery } from '../functions/crm/sync';
-import { listOf } from './common';
+import { externalQuery, syncQuery, listOf } from './common';
 
 /** A client's id for a record, as sent in bodies (`{external: {source, id}}`). */
 export const ExternalInput = z

@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { externalQuery, syncQuery } from '../functions/crm/sync';
-import { listOf, instant as requestInstant } from './common';
+import { externalQuery, syncQuery, listOf, instant as requestInstant } from './common';
 import { ExternalInput, ExternalSchema } from './crm-contacts';
 import { leadStatuses } from './crm-db';
 

@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { syncQuery } from '../functions/crm/sync';
-import { LocalisedTextInput, LocalisedTextSchema, listOf } from './common';
+import { syncQuery, LocalisedTextInput, LocalisedTextSchema, listOf } from './common';
 
 export const departmentKey = z
   .string()

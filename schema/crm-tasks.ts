@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { syncQuery } from '../functions/crm/sync';
-import { calendarDate, listOf } from './common';
+import { syncQuery, calendarDate, listOf } from './common';
 import { followupExternalId, followupExternalQuery, followupSource } from './crm-activities';
 
 const instant = z.string().openapi({ example: '2026-11-21T09:30:00.000Z' });

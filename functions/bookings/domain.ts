@@ -7,7 +7,7 @@ import { newReference } from '../../lib/references';
 import type { BookingRow, StoredQuote } from '../../schema/bookings-db';
 import type { Company } from '../../schema/db';
 import { matchOrCreateContact } from '../crm/contacts-domain';
-import { transactionRetryingConflict } from '../crm/external';
+import { transactionRetryingConflict } from '../../lib/external-ids';
 import { takenRanges } from './calendar';
 import type { BookableHome } from './home';
 import { priceStay } from './pricing';

@@ -7,9 +7,9 @@ import { ActivitiesQuery, ActivityInput, ActivityListSchema, ActivitySchema } fr
 import type { ActivityRow } from '../../schema/crm-db';
 import { jsonBody } from '../admin/route';
 import { createActivity, selectActivities } from './activities-domain';
-import { transactionRetryingConflict } from './external';
+import { transactionRetryingConflict } from '../../lib/external-ids';
 import { auditRead, crmRoute } from './route';
-import { parseExternal, syncPage, syncSort } from './sync';
+import { parseExternal, syncPage, syncSort } from '../../lib/sync';
 
 type ActivityView = z.infer<typeof ActivitySchema>;
 type ActivityRecord = ActivityRow & { lead_reference: string | null; person_reference: string | null };

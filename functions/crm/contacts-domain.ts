@@ -6,7 +6,7 @@ import { newReference } from '../../lib/references';
 import type { ContactRow, ContactsTable } from '../../schema/crm-db';
 import type { Company } from '../../schema/db';
 import { emailKey, normalisePhone } from './contacts-normalise';
-import { type External, linkExternal, linkNewRecord, recordIdByExternal, relinkExternal } from './external';
+import { type External, linkExternal, linkNewRecord, recordIdByExternal, relinkExternal } from '../../lib/external-ids';
 
 /** What a write knows of a person: the API's POST /contacts, or an enquiry form. */
 export type PersonInput = {

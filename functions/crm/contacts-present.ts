@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import type { ContactSchema } from '../../schema/crm-contacts';
 import type { ContactRow } from '../../schema/crm-db';
-import { externalIdsOf } from './external';
+import { externalIdsOf } from '../../lib/external-ids';
 
 export type ContactView = z.infer<typeof ContactSchema>;
 type ContactRecord = ContactRow & { lead_references: string[] };

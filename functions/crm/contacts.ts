@@ -13,9 +13,9 @@ import {
 import { jsonBody } from '../admin/route';
 import { matchOrCreateContact, updateContact } from './contacts-domain';
 import { contactView, presentContacts, selectContacts } from './contacts-present';
-import { externalSyncPage, transactionRetryingConflict } from './external';
+import { externalSyncPage, transactionRetryingConflict } from '../../lib/external-ids';
 import { auditRead, crmRoute } from './route';
-import { syncSort } from './sync';
+import { syncSort } from '../../lib/sync';
 
 const sort = syncSort('contacts', 'uuid');
 const contact = (description: string) => ({ description, content: { 'application/json': { schema: ContactSchema } } });

@@ -3,7 +3,7 @@ import { type Keyring, decryptJson } from '../../lib/crypto-jwe';
 import type { Executor } from '../../lib/db/index';
 import type { LeadRow } from '../../schema/crm-db';
 import type { LeadSchema } from '../../schema/crm-leads';
-import { externalIdsOf } from './external';
+import { externalIdsOf } from '../../lib/external-ids';
 import { iso } from '../../lib/dates';
 
 export type LeadView = z.infer<typeof LeadSchema>;

@@ -6,7 +6,7 @@ import type { LeadRow, LeadStatus, LeadsTable } from '../../schema/crm-db';
 import type { LeadPatchValue } from '../../schema/crm-leads';
 import type { Company } from '../../schema/db';
 import { checkMember, unknownReference } from './activities-links';
-import { linkExternal } from './external';
+import { linkExternal } from '../../lib/external-ids';
 
 /**
  * The moves a lead's status may make. `won` is final; `lost` may be reopened (to `contacted`); `spam` may be

@@ -7,11 +7,11 @@ import { notFound } from '../../lib/errors';
 import { ProblemSchema } from '../../schema/common';
 import { LeadListSchema, LeadParams, LeadPatchInput, LeadSchema, LeadsQuery } from '../../schema/crm-leads';
 import { jsonBody } from '../admin/route';
-import { externalSyncPage, transactionRetryingConflict } from './external';
+import { externalSyncPage, transactionRetryingConflict } from '../../lib/external-ids';
 import { leadView, presentLeads, selectLeads } from './leads-read';
 import { updateLead } from './leads-update';
 import { auditRead, crmRoute } from './route';
-import { syncSort } from './sync';
+import { syncSort } from '../../lib/sync';
 
 const sort = syncSort('leads', 'uuid');
 const lead = (description: string) => ({ description, content: { 'application/json': { schema: LeadSchema } } });

@@ -3,7 +3,7 @@ import type { KeysetSort } from '../../lib/pagination';
 import { DepartmentListSchema, MemberListSchema, MembersQuery } from '../../schema/crm-members';
 import { presentDepartment, presentMember } from './members-domain';
 import { crmRoute } from './route';
-import { syncPage, syncSort } from './sync';
+import { syncPage, syncSort } from '../../lib/sync';
 
 /**
  * Team members and departments, for assignees and `by`. A member's email is staff contact data, not a

@@ -7,9 +7,9 @@ import { ProblemSchema } from '../../schema/common';
 import type { TaskRow } from '../../schema/crm-db';
 import { TaskInput, TaskListSchema, TaskParams, TaskPatchInput, TaskSchema, TasksQuery } from '../../schema/crm-tasks';
 import { jsonBody } from '../admin/route';
-import { transactionRetryingConflict } from './external';
+import { transactionRetryingConflict } from '../../lib/external-ids';
 import { auditRead, crmRoute } from './route';
-import { parseExternal, syncPage, syncSort } from './sync';
+import { parseExternal, syncPage, syncSort } from '../../lib/sync';
 import { createTask, selectTasks, updateTask } from './tasks-domain';
 
 type TaskView = z.infer<typeof TaskSchema>;

@@ -6,7 +6,7 @@ import { newReference } from '../../lib/references';
 import { ProblemSchema } from '../../schema/common';
 import { FormLeadAnswer, LeadFormInput, LeadSchema } from '../../schema/crm-leads';
 import { jsonBody } from '../admin/route';
-import { transactionRetryingConflict } from '../crm/external';
+import { transactionRetryingConflict } from '../../lib/external-ids';
 import { checkLead, createLead, leadTypeOf } from '../crm/leads-domain';
 import { leadView } from '../crm/leads-read';
 import { auditRead } from '../crm/route';

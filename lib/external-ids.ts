@@ -1,8 +1,8 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { Db, Executor, Trx } from '../../lib/db/index';
-import { isUniqueViolation } from '../../lib/db/index';
-import { ApiError } from '../../lib/errors';
-import type { KeysetSort } from '../../lib/pagination';
+import type { Db, Executor, Trx } from './db/index';
+import { isUniqueViolation } from './db/index';
+import { ApiError } from './errors';
+import type { KeysetSort } from './pagination';
 import { parseExternal, syncPage } from './sync';
 
 /** A client's id for a contact or a lead: `{source, id}`. */

@@ -1,28 +1,11 @@
-import { z } from '@hono/zod-openapi';
 import { type SelectQueryBuilder, sql } from 'kysely';
-import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
-import { instant, pageQuery } from '../../schema/common';
+import { type KeysetSort, pageOf, paginate } from './pagination';
 
 /**
- * Sync lists: `updated_since`, `external=<source>:<id>`, and keyset pages ordered by (updated_at, id), so a
- * client paging while others write misses nothing that was committed (a row changed behind the cursor comes
- * back later with its new updated_at).
+ * Sync lists: `updated_since` and keyset pages ordered by (updated_at, id), so a client paging while others write
+ * misses nothing that was committed (a row changed behind the cursor comes back later with its new updated_at).
+ * The query parameters are `syncQuery` and `externalQuery` in schema/common.ts.
  */
-export const syncQuery = {
-  ...pageQuery,
-  updated_since: instant
-    .optional()
-    .openapi({ description: 'Only records changed at or after this instant (ISO 8601, years 1900 to 2999).' }),
-};
-
-export const externalQuery = {
-  external: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:.{1,200}$/, 'As <source>:<id>, e.g. hubspot:12345.')
-    .optional()
-    .openapi({ description: 'Only the record the client keeps under this id, as `<source>:<id>`.' }),
-};
-
 export function syncSort(table: string, idType: 'uuid' | 'text'): KeysetSort {
   return {
     name: `${table}_sync`,
