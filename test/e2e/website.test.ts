@@ -130,6 +130,25 @@ function firstStay(a: Availability): { check_in: string; check_out: string } {
   throw new Error(`no stay available in ${JSON.stringify(a)}`);
 }
 
+/** On a holiday home's page: quotes the first stay its availability allows, then sends the booking form. */
+async function requestFirstStay(
+  page: Page,
+  slug: string,
+  guests: number,
+  person: { name: string; email: string; phone: string; message: string },
+) {
+  await page.locator('#stay:not([hidden])').waitFor({ timeout: 30_000 });
+  const stay = firstStay((await api.call(`/api/v1/listings/${slug}/availability`)).json);
+  await page.fill('#check_in', stay.check_in);
+  await page.fill('#check_out', stay.check_out);
+  await page.fill('#guests', String(guests));
+  await page.click('#quote-form button[type="submit"]');
+  await page.locator('#booking-form:not([hidden])').waitFor({ timeout: 30_000 });
+  await fillContact(page, 'booking', person);
+  await page.click('#booking-form button[type="submit"]');
+  return { stay, shown: await outcomeOf(page, '#booking-status') };
+}
+
 /** The outcome a form shows: `success`, `problem` (with the API's code), `network` or `error`. */
 async function outcomeOf(page: Page, selector: string) {
   const el = page.locator(`${selector}[data-outcome]`);
@@ -400,22 +419,13 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       const slug = 'marina-gate-1br-holiday-home';
       const listing = (await api.call(`/api/v1/listings/${slug}`)).json;
       await page.goto(`${listed.origin}/listing.html?slug=${encodeURIComponent(listing.slug.ar)}&lang=ar`);
-      await page.locator('#stay:not([hidden])').waitFor({ timeout: 30_000 });
-      expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
-      const stay = firstStay((await api.call(`/api/v1/listings/${slug}/availability`)).json);
-      await page.fill('#check_in', stay.check_in);
-      await page.fill('#check_out', stay.check_out);
-      await page.fill('#guests', '2');
-      await page.click('#quote-form button[type="submit"]');
-      await page.locator('#booking-form:not([hidden])').waitFor({ timeout: 30_000 });
-      await fillContact(page, 'booking', {
+      const { stay, shown } = await requestFirstStay(page, slug, 2, {
         name: 'سارة الضيف',
         email: `sara.${Date.now().toString(36)}@example.com`,
         phone: '',
         message: 'نصل صباحًا',
       });
-      await page.click('#booking-form button[type="submit"]');
-      const shown = await outcomeOf(page, '#booking-status');
+      expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
       expect(shown.outcome, shown.text).toBe('success');
       const booking = await api.admin(`/companies/${company.id}/bookings/${shown.reference}`);
       expect(booking.json).toMatchObject({ listing: slug, ...stay, language: 'ar', status: 'held', caused_by: 'website' });
@@ -457,21 +467,12 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       });
 
       await page.goto(`${listed.origin}/listing.html?slug=${slug}`);
-      await page.locator('#stay:not([hidden])').waitFor({ timeout: 30_000 });
-      const stay = firstStay((await api.call(`/api/v1/listings/${slug}/availability`)).json);
-      await page.fill('#check_in', stay.check_in);
-      await page.fill('#check_out', stay.check_out);
-      await page.fill('#guests', '1');
-      await page.click('#quote-form button[type="submit"]');
-      await page.locator('#booking-form:not([hidden])').waitFor({ timeout: 30_000 });
-      await fillContact(page, 'booking', {
+      const { stay, shown } = await requestFirstStay(page, slug, 1, {
         name: 'Dropped Connection',
         email: `dropped.${Date.now().toString(36)}@example.com`,
         phone: '',
         message: 'Sent from a train.',
       });
-      await page.click('#booking-form button[type="submit"]');
-      const shown = await outcomeOf(page, '#booking-status');
       expect(shown.outcome, shown.text).toBe('success');
       expect(swallowed?.reference).toMatch(/^B-[0-9A-Z]{10}$/);
       expect(shown.reference).toBe(swallowed?.reference);
