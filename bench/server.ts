@@ -15,7 +15,7 @@ export async function runServer(): Promise<void> {
       import('kysely'),
       import('../functions/app'),
       import('../lib/node/platform'),
-      import('../lib/seed/demo'),
+      import('../functions/seed/demo'),
       import('../lib/keys'),
     ]);
     const { Kysely, PostgresDialect, sql } = kysely;

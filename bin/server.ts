@@ -1,8 +1,9 @@
 import { serve } from '@hono/node-server';
 import { buildApp } from '../functions/app';
+import { scheduledJobs } from '../functions/jobs';
 import { startBackgroundWork } from '../lib/node/background';
 import { createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey } from '../lib/node/platform';
-import { seedDemo } from '../lib/seed/demo';
+import { seedDemo } from '../functions/seed/demo';
 
 /** `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. */
 const env = process.env;
@@ -15,7 +16,7 @@ const admin = await ensureAdminToken(platform.handle, env);
 const demo = await seedDemo(platform.handle.db);
 const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
 // The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
-const background = startBackgroundWork(platform.services(), platform.onHandOff);
+const background = startBackgroundWork(platform.services(), platform.onHandOff, scheduledJobs);
 
 const server = serve({ fetch: app.fetch, port, hostname: env.HOST ?? '0.0.0.0' }, (address) => {
   const base = `http://localhost:${address.port}`;

@@ -6,7 +6,7 @@ import { type Config, loadConfig } from '../lib/config';
 import { openNeon } from '../lib/db/neon';
 import type { RateLimiter } from '../lib/ratelimit/index';
 import { limiterFor } from '../lib/ratelimit/select';
-import { runScheduledWork } from '../lib/scheduler';
+import { runScheduledWork } from './jobs';
 import { createWebhookRuntime, type WebhookRuntime } from '../lib/webhooks/runtime';
 
 /**

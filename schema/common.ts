@@ -169,3 +169,13 @@ export const externalQuery = {
     .optional()
     .openapi({ description: 'Only the record the client keeps under this id, as `<source>:<id>`.' }),
 };
+
+/** A JSON answer of a route, for its `responses`. */
+export function json<T extends z.ZodType>(schema: T, description = 'OK') {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** A required JSON body of a route, for its `request`. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { 'application/json': { schema } } };
+}

@@ -5,7 +5,7 @@ import { randomToken } from '../../lib/crypto';
 import { newReference } from '../../lib/references';
 import { BookingAnswer, BookingInput } from '../../schema/bookings';
 import { ProblemSchema } from '../../schema/common';
-import { jsonBody } from '../admin/route';
+import { jsonBody } from '../../schema/common';
 import { passesFormGuard } from '../forms/guard';
 import { createBooking, defaultHoldHours, quoteStay, transactionForNights } from './domain';
 import { findBookableHome } from './home';

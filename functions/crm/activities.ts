@@ -5,7 +5,7 @@ import type { Executor } from '../../lib/db/index';
 import { ProblemSchema } from '../../schema/common';
 import { ActivitiesQuery, ActivityInput, ActivityListSchema, ActivitySchema } from '../../schema/crm-activities';
 import type { ActivityRow } from '../../schema/crm-db';
-import { jsonBody } from '../admin/route';
+import { jsonBody } from '../../schema/common';
 import { createActivity, selectActivities } from './activities-domain';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { auditRead, crmRoute } from './route';

@@ -10,7 +10,7 @@ import {
   ContactSchema,
   ContactsQuery,
 } from '../../schema/crm-contacts';
-import { jsonBody } from '../admin/route';
+import { jsonBody } from '../../schema/common';
 import { matchOrCreateContact, updateContact } from './contacts-domain';
 import { contactView, presentContacts, selectContacts } from './contacts-present';
 import { externalSyncPage, transactionRetryingConflict } from '../../lib/external-ids';

@@ -6,7 +6,7 @@ import type { AppEnv } from '../../lib/env';
 import { notFound } from '../../lib/errors';
 import { ProblemSchema } from '../../schema/common';
 import { LeadListSchema, LeadParams, LeadPatchInput, LeadSchema, LeadsQuery } from '../../schema/crm-leads';
-import { jsonBody } from '../admin/route';
+import { jsonBody } from '../../schema/common';
 import { externalSyncPage, transactionRetryingConflict } from '../../lib/external-ids';
 import { leadView, presentLeads, selectLeads } from './leads-read';
 import { updateLead } from './leads-update';

@@ -6,7 +6,7 @@ import { notFound } from '../../lib/errors';
 import { ProblemSchema } from '../../schema/common';
 import type { TaskRow } from '../../schema/crm-db';
 import { TaskInput, TaskListSchema, TaskParams, TaskPatchInput, TaskSchema, TasksQuery } from '../../schema/crm-tasks';
-import { jsonBody } from '../admin/route';
+import { jsonBody } from '../../schema/common';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { auditRead, crmRoute } from './route';
 import { parseExternal, syncPage, syncSort } from '../../lib/sync';

@@ -5,7 +5,7 @@ import { keyringOf } from '../../lib/crypto-jwe';
 import { newReference } from '../../lib/references';
 import { ProblemSchema } from '../../schema/common';
 import { FormLeadAnswer, LeadFormInput, LeadSchema } from '../../schema/crm-leads';
-import { jsonBody } from '../admin/route';
+import { jsonBody } from '../../schema/common';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { checkLead, createLead, leadTypeOf } from '../crm/leads-domain';
 import { leadView } from '../crm/leads-read';

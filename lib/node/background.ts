@@ -1,5 +1,5 @@
 import type { Services } from '../env';
-import { runScheduledWork } from '../scheduler';
+import { runJobs, type ScheduledJob } from '../scheduler';
 import { dispatchDue } from '../webhooks/local';
 
 /**
@@ -58,7 +58,11 @@ export class Loop {
  * The Node server's background work: the in-process webhook dispatcher (without QStash), woken after each
  * write and every WEBHOOK_DISPATCH_INTERVAL_MS, and the scheduler every SCHEDULER_INTERVAL_SECONDS.
  */
-export function startBackgroundWork(services: Services, onHandOff: (listener: () => void) => void) {
+export function startBackgroundWork(
+  services: Services,
+  onHandOff: (listener: () => void) => void,
+  jobs: readonly ScheduledJob[],
+) {
   const { config, webhooks, db } = services;
   const batch = 50;
   const dispatcher =
@@ -67,7 +71,7 @@ export function startBackgroundWork(services: Services, onHandOff: (listener: ()
       : undefined;
   if (dispatcher) onHandOff(() => dispatcher.kick());
   const scheduler = new Loop(async () => {
-    await runScheduledWork(services);
+    await runJobs(services, jobs);
     return false;
   }, config.SCHEDULER_INTERVAL_SECONDS * 1000);
   dispatcher?.start();

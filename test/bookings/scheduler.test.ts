@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createBooking, expireDueBookings } from '../../functions/bookings/domain';
 import { findBookableHome } from '../../functions/bookings/home';
 import { companyByHost } from '../../lib/tenancy';
-import { runScheduledWork } from '../../lib/scheduler';
+import { runScheduledWork } from '../../functions/jobs';
 import {
   availability,
   book,

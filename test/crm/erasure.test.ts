@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScheduledWork } from '../../lib/scheduler';
+import { runScheduledWork } from '../../functions/jobs';
 import { scopes } from '../../lib/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
 import { setUpdatedAt } from '../support/times';

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { z } from '@hono/zod-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, weekdayOf } from '../../lib/dates';
-import demoCatalogue from '../../lib/seed/demo-catalogue.json' with { type: 'json' };
+import demoCatalogue from '../../functions/seed/demo-catalogue.json' with { type: 'json' };
 import type { AvailabilitySchema } from '../../schema/bookings';
 import { startTurnstileVerifier } from '../support/turnstile';
 import { chromiumPath, copyWebsite, hasChromium, launchChromium, startApi, startStaticServer } from '../support/website';

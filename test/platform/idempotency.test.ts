@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScheduledWork, scheduledJobs } from '../../lib/scheduler';
+import { runScheduledWork, scheduledJobs } from '../../functions/jobs';
 import { createTestApi, type TestApi } from '../support/harness';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../lib/events';
-import { runScheduledWork } from '../../lib/scheduler';
+import { runScheduledWork } from '../../functions/jobs';
 import { createWebhookRuntime } from '../../lib/webhooks/runtime';
 import { createTestApi, type TestApi } from '../support/harness';
 import { dispatch, fixtures, record, subscribe, verify } from './support';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScheduledWork } from '../../lib/scheduler';
+import { runScheduledWork } from '../../functions/jobs';
 import { accepted, base, qstashTestApi } from './qstash-support';
 import { deliveriesOf, record } from './support';
 

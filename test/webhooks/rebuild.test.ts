@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScheduledWork } from '../../lib/scheduler';
+import { runScheduledWork } from '../../functions/jobs';
 import { createTestApi, demo, type TestApi } from '../support/harness';
 import { type Receiver, startReceiver } from './support';
 

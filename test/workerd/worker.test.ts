@@ -17,7 +17,7 @@ import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPostgres } from '../../lib/db/postgres';
-import demoCatalogue from '../../lib/seed/demo-catalogue.json' with { type: 'json' };
+import demoCatalogue from '../../functions/seed/demo-catalogue.json' with { type: 'json' };
 import { CatalogueImportInput, CreateCompanyInput } from '../../schema/admin';
 import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
 

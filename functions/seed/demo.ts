@@ -1,7 +1,7 @@
-import type { Db } from '../db/index';
+import type { Db } from '../../lib/db/index';
 import { CatalogueImportInput } from '../../schema/admin';
-import { createCompany } from '../../functions/admin/companies-domain';
-import { importCatalogue } from '../../functions/admin/catalogue-domain';
+import { createCompany } from '../admin/companies-domain';
+import { importCatalogue } from '../admin/catalogue-domain';
 import demoCatalogue from './demo-catalogue.json' with { type: 'json' };
 
 export const demoHosts = ['localhost', '127.0.0.1'];
