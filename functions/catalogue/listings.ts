@@ -1,3 +1,4 @@
+import { noQuery } from '../../schema/common';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { defineRoute } from '../../lib/access';
@@ -42,7 +43,7 @@ const oneRoute = defineRoute({
   path: '/listings/{slug}',
   summary: 'One listing by its English or Arabic slug',
   ...catalogueAccess(),
-  request: { params: z.object({ slug: z.string().min(1).max(200) }) },
+  request: { params: z.object({ slug: z.string().min(1).max(200) }), query: noQuery },
   responses: {
     200: {
       description: 'The listing; a withdrawn one gives only its slug and status.',

@@ -1,3 +1,4 @@
+import { noQuery } from '../../schema/common';
 import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
 import { notFound } from '../../lib/errors';
@@ -33,7 +34,7 @@ const oneRoute = crmRoute('read:contacts', {
   path: '/contacts/{reference}',
   record: { table: 'contacts', column: 'reference', param: 'reference' },
   summary: 'One person',
-  request: { params: ContactParams },
+  request: { params: ContactParams, query: noQuery },
   responses: { 200: contact('The person') },
 });
 const addRoute = crmRoute('write:contacts', {

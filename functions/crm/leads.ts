@@ -1,3 +1,4 @@
+import { noQuery } from '../../schema/common';
 import type { Context } from 'hono';
 import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
@@ -35,7 +36,7 @@ const oneRoute = crmRoute('read:leads', {
   path: '/leads/{reference}',
   record: { table: 'leads', column: 'reference', param: 'reference' },
   summary: 'One lead, with its decrypted details',
-  request: { params: LeadParams },
+  request: { params: LeadParams, query: noQuery },
   responses: { 200: lead('The lead'), 503: unavailable },
 });
 const patchRoute = crmRoute('write:leads', {

@@ -1,3 +1,4 @@
+import { noQuery } from '../../schema/common';
 import type { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
@@ -55,7 +56,7 @@ const oneRoute = crmRoute('read:followups', {
   path: '/tasks/{task_id}',
   record: { table: 'tasks', column: 'id', param: 'task_id' },
   summary: 'One task',
-  request: { params: TaskParams },
+  request: { params: TaskParams, query: noQuery },
   responses: { 200: task('The task') },
 });
 const addRoute = crmRoute('write:followups', {

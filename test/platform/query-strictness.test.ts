@@ -32,6 +32,30 @@ describe('unknown query parameters', () => {
   });
 });
 
+describe('unknown query parameters on one record', () => {
+  it('are refused on a listing, a person, a lead and a task too', async () => {
+    const server = (
+      await ctx.api.createKey(ctx.company.id, {
+        scopes: ['write:contacts', 'read:contacts', 'write:leads', 'read:leads', 'write:followups', 'read:followups'],
+      })
+    ).secret;
+    const send = (path: string, body: unknown) =>
+      ctx.api.request(`/api/v1${path}`, { host: ctx.company.host, key: server, body });
+    const person = (await send('/contacts', { email: 'strict@example.com' })).json.reference;
+    const lead = (await send('/leads', { consent: true, consent_version: 'v1', email: 'strict@example.com' })).json.reference;
+    const task = (await send('/tasks', { title: 'Strict', source: 'strict', external_id: '1' })).json.task_id;
+    const paths = [`/listings/${home}`, `/contacts/${person}`, `/leads/${lead}`, `/tasks/${task}`];
+    for (const path of paths) {
+      const read = (query: string) =>
+        ctx.api.request(`/api/v1${path}${query}`, { host: ctx.company.host, key: path.startsWith('/listings') ? key : server });
+      expect((await read('')).status, path).toBe(200);
+      const res = await read('?expand=person');
+      expect(res.status, `${path}: ${res.text}`).toBe(400);
+      expect(res.json.errors).toEqual([{ path: 'expand', code: 'unknown_field', message: expect.any(String) }]);
+    }
+  });
+});
+
 describe('whole numbers in query strings', () => {
   const lax = ['1e2', '+5', '0x10', '5.0', ' 5', '5 ', '-0', '0b11', '1_0', 'Infinity', '٥', ''];
 
