@@ -149,6 +149,33 @@ async function requestFirstStay(
   return { stay, shown: await outcomeOf(page, '#booking-status') };
 }
 
+/**
+ * The first POST to `path` really reaches the API (route.fetch) but the page gets a connection reset instead of its
+ * answer; later calls go through. Records each attempt's Idempotency-Key and the page's answers (replayed or not).
+ */
+async function loseFirstAnswer(page: Page, path: string) {
+  const seen = {
+    keys: [] as Array<string | undefined>,
+    swallowed: undefined as { reference: string } | undefined,
+    answers: [] as Array<{ status: number; replayed: string | undefined }>,
+  };
+  await page.route(`**${path}`, async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    seen.keys.push(route.request().headers()['idempotency-key']);
+    if (seen.keys.length > 1) return route.continue();
+    const response = await route.fetch();
+    expect(response.status(), await response.text()).toBe(201);
+    seen.swallowed = await response.json();
+    return route.abort('connectionreset');
+  });
+  page.on('response', (r) => {
+    if (r.url().endsWith(path) && r.request().method() === 'POST') {
+      seen.answers.push({ status: r.status(), replayed: r.headers()['idempotent-replayed'] });
+    }
+  });
+  return seen;
+}
+
 /** The outcome a form shows: `success`, `problem` (with the API's code), `network` or `error`. */
 async function outcomeOf(page: Page, selector: string) {
   const el = page.locator(`${selector}[data-outcome]`);
@@ -446,26 +473,7 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
     const { page, close } = await openPage();
     const slug = 'jvc-studio-holiday-home';
     try {
-      // The first POST really reaches the API (route.fetch) and books, but the page gets a connection reset
-      // instead of the answer; later calls go through untouched.
-      const keys: Array<string | undefined> = [];
-      let swallowed: { reference: string } | undefined;
-      await page.route('**/api/v1/bookings', async (route) => {
-        if (route.request().method() !== 'POST') return route.continue();
-        keys.push(route.request().headers()['idempotency-key']);
-        if (keys.length > 1) return route.continue();
-        const response = await route.fetch();
-        expect(response.status(), await response.text()).toBe(201);
-        swallowed = await response.json();
-        return route.abort('connectionreset');
-      });
-      const answers: Array<{ status: number; replayed: string | undefined }> = [];
-      page.on('response', (r) => {
-        if (r.url().endsWith('/api/v1/bookings') && r.request().method() === 'POST') {
-          answers.push({ status: r.status(), replayed: r.headers()['idempotent-replayed'] });
-        }
-      });
-
+      const seen = await loseFirstAnswer(page, '/api/v1/bookings');
       await page.goto(`${listed.origin}/listing.html?slug=${slug}`);
       const { stay, shown } = await requestFirstStay(page, slug, 1, {
         name: 'Dropped Connection',
@@ -474,13 +482,13 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
         message: 'Sent from a train.',
       });
       expect(shown.outcome, shown.text).toBe('success');
-      expect(swallowed?.reference).toMatch(/^B-[0-9A-Z]{10}$/);
-      expect(shown.reference).toBe(swallowed?.reference);
+      expect(seen.swallowed?.reference).toMatch(/^B-[0-9A-Z]{10}$/);
+      expect(shown.reference).toBe(seen.swallowed?.reference);
       // Two attempts, one key (a UUID, as the page makes it); the second answer is the first one replayed.
-      expect(keys).toHaveLength(2);
-      expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      expect(keys[1]).toBe(keys[0]);
-      expect(answers).toEqual([{ status: 201, replayed: 'true' }]);
+      expect(seen.keys).toHaveLength(2);
+      expect(seen.keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(seen.keys[1]).toBe(seen.keys[0]);
+      expect(seen.answers).toEqual([{ status: 201, replayed: 'true' }]);
       await page.screenshot({ path: join(artifacts, 'website-booking-retried.png'), fullPage: true });
 
       const bookings = await api.admin(`/companies/${company.id}/bookings?listing=${slug}&page_size=100`);
@@ -489,7 +497,7 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
         (b: { check_in: string; check_out: string; status: string }) =>
           b.check_in === stay.check_in && b.check_out === stay.check_out && b.status !== 'cancelled',
       );
-      expect(forStay.map((b: { reference: string }) => b.reference)).toEqual([swallowed?.reference]);
+      expect(forStay.map((b: { reference: string }) => b.reference)).toEqual([seen.swallowed?.reference]);
     } finally {
       await close();
     }
@@ -499,23 +507,7 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
     const { page, close } = await openPage();
     const email = `dropped.enquiry.${Date.now().toString(36)}@example.com`;
     try {
-      const keys: Array<string | undefined> = [];
-      let swallowed: { reference: string } | undefined;
-      await page.route('**/api/v1/leads', async (route) => {
-        if (route.request().method() !== 'POST') return route.continue();
-        keys.push(route.request().headers()['idempotency-key']);
-        if (keys.length > 1) return route.continue();
-        const response = await route.fetch();
-        expect(response.status(), await response.text()).toBe(201);
-        swallowed = await response.json();
-        return route.abort('connectionreset');
-      });
-      const replayed: Array<string | undefined> = [];
-      page.on('response', (r) => {
-        if (r.url().endsWith('/api/v1/leads') && r.request().method() === 'POST') {
-          replayed.push(r.headers()['idempotent-replayed']);
-        }
-      });
+      const seen = await loseFirstAnswer(page, '/api/v1/leads');
       await page.goto(`${listed.origin}/listing.html?slug=marina-gate-2br-sea-view`);
       await page.locator('#enquiry:not([hidden])').waitFor({ timeout: 30_000 });
       await fillContact(page, 'enquiry', { name: 'Dropped Enquiry', email, phone: '', message: 'Still there?' });
@@ -523,12 +515,12 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       const shown = await outcomeOf(page, '#enquiry-status');
       expect(shown.outcome, shown.text).toBe('success');
       expect(shown.reference).toMatch(/^L-[0-9A-Z]{10}$/);
-      expect(shown.reference).toBe(swallowed?.reference);
-      expect(keys).toHaveLength(2);
-      expect(keys[1]).toBe(keys[0]);
-      expect(replayed).toEqual(['true']);
+      expect(shown.reference).toBe(seen.swallowed?.reference);
+      expect(seen.keys).toHaveLength(2);
+      expect(seen.keys[1]).toBe(seen.keys[0]);
+      expect(seen.answers).toEqual([{ status: 201, replayed: 'true' }]);
       const leads = (await leadsPage()).filter((l) => l.message === 'Still there?');
-      expect(leads.map((l) => l.reference)).toEqual([swallowed?.reference]);
+      expect(leads.map((l) => l.reference)).toEqual([seen.swallowed?.reference]);
     } finally {
       await close();
     }
