@@ -175,7 +175,10 @@ export function json<T extends z.ZodType>(schema: T, description = 'OK') {
   return { description, content: { 'application/json': { schema } } };
 }
 
-/** A required JSON body of a route, for its `request`. */
-export function jsonBody<T extends z.ZodType>(schema: T) {
-  return { required: true, content: { 'application/json': { schema } } };
+/**
+ * A required JSON body of a route, for its `request`. A write whose body `{}` does not satisfy gives a valid
+ * `example`: the OpenAPI document shows it, and the shared access matrix sends it (a new route is covered as declared).
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, example?: z.input<T>) {
+  return { required: true, content: { 'application/json': example === undefined ? { schema } : { schema, example } } };
 }

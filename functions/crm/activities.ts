@@ -51,7 +51,14 @@ const addRoute = crmRoute('write:followups', {
   method: 'post',
   path: '/activities',
   summary: 'Log a note, call, meeting, message or email (once per source and external_id)',
-  request: { body: jsonBody(ActivityInput) },
+  request: {
+    body: jsonBody(ActivityInput, {
+      type: 'note',
+      source: 'hubspot',
+      external_id: 'note-4711',
+      body: 'Asked for a second viewing.',
+    }),
+  },
   responses: {
     201: activity('A new activity'),
     200: activity('The activity logged before with the same source and external_id (the first record)'),

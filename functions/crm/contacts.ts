@@ -41,7 +41,14 @@ const addRoute = crmRoute('write:contacts', {
   method: 'post',
   path: '/contacts',
   summary: 'Add a person, or match one by external id, then email, then phone (fills empty fields, never overwrites)',
-  request: { body: jsonBody(ContactInput) },
+  request: {
+    body: jsonBody(ContactInput, {
+      name: 'Layla Haddad',
+      email: 'layla.haddad@example.com',
+      phone: '+971501234567',
+      language: 'ar',
+    }),
+  },
   responses: {
     201: contact('A new person'),
     200: contact('The person matched (the first record), with its empty fields filled'),

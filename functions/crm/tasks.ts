@@ -63,7 +63,7 @@ const addRoute = crmRoute('write:followups', {
   method: 'post',
   path: '/tasks',
   summary: 'Add a task (once per source and external_id)',
-  request: { body: jsonBody(TaskInput) },
+  request: { body: jsonBody(TaskInput, { title: 'Send the tenancy contract', source: 'hubspot', external_id: 'task-815' }) },
   responses: {
     201: task('A new task'),
     200: task('The task added before with the same source and external_id (the first record)'),

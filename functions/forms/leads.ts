@@ -29,7 +29,15 @@ const postRoute = defineRoute({
   description:
     "From the visitor's browser with a publishable key (X-Api-Key) from one of the key's origins, with `challenge`; or from the company's server with a server key holding `write:leads`. Consent is required on both paths. For a service of kind `listing_request`, the details `purpose`, `area`, `property_type`, `bedrooms`, `bathrooms`, `size_sqm`, `price` and `price_period` must be valid when present (400 at `details.<key>`).",
   access: { kind: 'form', scopes: ['write:leads'] },
-  request: { body: jsonBody(LeadFormInput) },
+  request: {
+    body: jsonBody(LeadFormInput, {
+      consent: true,
+      consent_version: '2026-01',
+      name: 'Omar Said',
+      email: 'omar.said@example.com',
+      message: 'Is the flat still available?',
+    }),
+  },
   responses: {
     201: {
       description: "Recorded. A browser (publishable key) gets only the lead's `reference`; a server key gets the whole lead.",

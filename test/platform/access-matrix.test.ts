@@ -19,17 +19,19 @@ let operations: Operation[];
 
 function operationsOf(doc: any): Operation[] {
   return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, access: op['x-access'] })),
+    Object.entries(ops).map(([method, op]) => {
+      const example = op.requestBody?.content?.['application/json']?.example;
+      if (example !== undefined) bodies[`${method.toUpperCase()} ${path}`] = example;
+      return { method: method.toUpperCase(), path, access: op['x-access'] };
+    }),
   );
 }
 
-/** Valid bodies for the writes an empty body does not satisfy, by `METHOD path` (every other write gets `{}`). */
-const bodies: Record<string, unknown> = {
-  'POST /api/v1/contacts': { email: 'access-matrix@example.com' },
-  'POST /api/v1/leads': { consent: true, consent_version: 'v1', email: 'access-matrix@example.com' },
-  'POST /api/v1/activities': { type: 'note', source: 'matrix', external_id: '1' },
-  'POST /api/v1/tasks': { title: 'Matrix', source: 'matrix', external_id: '1' },
-};
+/**
+ * Each write's body is the example its own declaration gives (`jsonBody(schema, example)`, in the OpenAPI document);
+ * a write without one is sent `{}`. So a new route is covered the moment it is declared.
+ */
+const bodies: Record<string, unknown> = {};
 /** Real records of this company for `{reference}` path parameters, by collection; seeded in beforeAll. */
 const references: Record<string, string> = {};
 
@@ -77,6 +79,9 @@ beforeAll(async () => {
   await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
   keys.revoked = revoked.secret;
   keys.unknown = `sk_${'A'.repeat(10)}${'b'.repeat(32)}`;
+  const publicDoc = (await api.request('/api/v1/openapi.json')).json;
+  const adminDoc = (await api.request('/admin/v1/openapi.json')).json;
+  operations = [...operationsOf(publicDoc), ...operationsOf(adminDoc)];
   const contact = await api.request('/api/v1/contacts', {
     host: company.host,
     key: keys.all,
@@ -88,13 +93,16 @@ beforeAll(async () => {
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id;
   }
-  const publicDoc = (await api.request('/api/v1/openapi.json')).json;
-  const adminDoc = (await api.request('/admin/v1/openapi.json')).json;
-  operations = [...operationsOf(publicDoc), ...operationsOf(adminDoc)];
 });
 afterAll(() => api.close());
 
 describe('every route declares its access', () => {
+  it('gives every write that needs a body a valid example in its declaration', () => {
+    for (const path of ['/api/v1/contacts', '/api/v1/leads', '/api/v1/activities', '/api/v1/tasks']) {
+      expect(bodies[`POST ${path}`], path).toBeDefined();
+    }
+  });
+
   it('has an x-access declaration on every operation of both documents', () => {
     expect(operations.length).toBeGreaterThan(15);
     for (const op of operations) expect(op.access?.kind, `${op.method} ${op.path}`).toMatch(/^(public|server|form|admin)$/);
