@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
-import { databaseNow, moveUpdatedAtBack, setUpdatedAt, setUpdatedAtInOrder } from '../support/times';
+import { databaseNow, moveUpdatedAtBack, setUpdatedAt, setUpdatedAtInOrder, expectStampedSince } from '../support/times';
 
 let api: TestApi;
 let company: { id: string; host: string };
@@ -104,10 +104,11 @@ describe('POST /tasks', () => {
 
 describe('PATCH /tasks/{task_id}', () => {
   it('marks done (done_at, task.done), reopens (done_at cleared, no event) and marks done again', async () => {
+    const before = Date.now();
     const task = (await post({ title: 'Call back', source: 'crm', external_id: `p-${unique()}` })).json;
     const done = await patch(task.task_id, { status: 'done' });
     expect(done.json.status).toBe('done');
-    expect(Date.parse(done.json.done_at)).toBeGreaterThan(Date.now() - 60_000);
+    expectStampedSince(done.json.done_at, before);
     expect((await patch(task.task_id, { status: 'done' })).json.done_at).toBe(done.json.done_at);
     // An earlier instant set explicitly: two writes in one millisecond would tie on PGlite's clock.
     const past = new Date('2025-01-01T00:00:00.000Z');

@@ -1,3 +1,4 @@
+import { expectStampedSince } from '../support/times';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
 import type { TestApi } from '../support/harness';
@@ -24,6 +25,7 @@ formsForFile((file) => ({ api, verifier, company } = file));
 
 describe('an enquiry from a listed origin with a valid challenge', () => {
   it('answers 201 with the reference only, and records the lead as caused by the website', async () => {
+    const sent = Date.now();
     const visitorAddress = '198.51.100.77';
     const body = enquiry(verifier, { name: 'Mira Haddad', phone: '+971 50 123 4567', message: 'Still available?' });
     const res = await postForm(api, company, body, { clientAddress: visitorAddress });
@@ -39,7 +41,7 @@ describe('an enquiry from a listed origin with a valid challenge', () => {
     expect(read.status, read.text).toBe(200);
     expect(read.json).toMatchObject({ reference: res.json.reference, status: 'new', message: 'Still available?' });
     expect(read.json.consent.version).toBe('2026-01');
-    expect(Date.parse(read.json.consent.given_at)).toBeGreaterThan(Date.now() - 60_000);
+    expectStampedSince(read.json.consent.given_at, sent);
 
     const row = await api.db
       .selectFrom('leads')

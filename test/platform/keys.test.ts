@@ -1,3 +1,4 @@
+import { expectStampedSince } from '../support/times';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
@@ -37,15 +38,17 @@ describe('server keys', () => {
   });
 
   it('records when a key was last used', async () => {
+    const started = Date.now();
     const { secret, prefix } = await api.createKey(company.id, { scopes: ['read:listings'] });
     const before = (await api.admin(`/companies/${company.id}/keys`)).json.results.find((k: any) => k.prefix === prefix);
     expect(before.last_used_at).toBeNull();
     expect((await read(secret)).status).toBe(200);
     const after = (await api.admin(`/companies/${company.id}/keys`)).json.results.find((k: any) => k.prefix === prefix);
-    expect(Date.parse(after.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
+    expectStampedSince(after.last_used_at, started);
   });
 
   it('keeps the old secret working for 24 hours after a rotation, then refuses it', async () => {
+    const before = Date.now();
     const { secret: old, prefix } = await api.createKey(company.id, { scopes: ['read:listings'] });
     const rotated = await api.admin(`/companies/${company.id}/keys/${prefix}/rotate`, { method: 'POST' });
     expect(rotated.status).toBe(200);
@@ -53,7 +56,7 @@ describe('server keys', () => {
     expect(fresh).not.toBe(old);
     expect(rotated.json.prefix).toBe(prefix);
     const expires = Date.parse(rotated.json.previous_secret_expires_at);
-    expect(Math.abs(expires - (Date.now() + 24 * 3600 * 1000))).toBeLessThan(60_000);
+    expectStampedSince(rotated.json.previous_secret_expires_at, before, 24 * 3600 * 1000);
     expect((await read(old)).status).toBe(200);
     expect((await read(fresh)).status).toBe(200);
     // 24 hours later (moved in the database rather than in time): the old secret is refused, the new works.

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { expect } from 'vitest';
 import type { Db } from '../../lib/db/index';
 
 /**
@@ -43,4 +44,14 @@ export async function setUpdatedAtInOrder(
 /** The database's clock now (clock_timestamp(): the clock that stamps `updated_at`). */
 export async function databaseNow(db: Db): Promise<Date> {
   return (await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db)).rows[0]!.now;
+}
+
+/**
+ * An instant the API stamped during a step: between `before` (taken before the step) and now, shifted by `plus` ms
+ * (e.g. an expiry 24 hours on). Brackets the step instead of trusting a wall-clock budget.
+ */
+export function expectStampedSince(iso: string, before: number, plus = 0): void {
+  const at = Date.parse(iso);
+  expect(at, iso).toBeGreaterThanOrEqual(before + plus);
+  expect(at, iso).toBeLessThanOrEqual(Date.now() + plus);
 }
