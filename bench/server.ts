@@ -15,7 +15,7 @@ export async function runServer(): Promise<void> {
       import('kysely'),
       import('../functions/app'),
       import('../lib/node/platform'),
-      import('../functions/seed/demo'),
+      import('../functions/seed'),
       import('../lib/keys'),
     ]);
     const { Kysely, PostgresDialect, sql } = kysely;

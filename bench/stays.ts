@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import { addDays, weekdayOf } from '../lib/dates';
-import type { AvailabilitySchema } from '../schema/bookings';
+import type { AvailabilitySchema } from '../schema/stay/bookings';
 
 /**
  * Stays no two booking requests share, for the bench of POST /api/v1/bookings: every published holiday home's

@@ -3,7 +3,7 @@ import { buildApp } from '../functions/app';
 import { scheduledJobs } from '../functions/jobs';
 import { startBackgroundWork } from '../lib/node/background';
 import { createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey } from '../lib/node/platform';
-import { seedDemo } from '../functions/seed/demo';
+import { seedDemo } from '../functions/seed';
 
 /** `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. */
 const env = process.env;

@@ -2,11 +2,11 @@ import { Scalar } from '@scalar/hono-api-reference';
 import { adminGroup } from './admin/index';
 import { catalogueGroup } from './catalogue/index';
 import { internalGroup } from './internal/index';
-import { registerEventWebhooks } from './webhooks-doc';
+import { registerEventWebhooks } from '../lib/webhooks/doc';
 import { crmGroup } from './crm/index';
 import { formsGroup } from './forms/index';
-import { bookingsGroup } from './bookings/index';
-import { stayPage } from './stay/index';
+import { bookingsGroup } from './stay/index';
+import { stayPage } from './stay/page';
 import { createApp, type ServicesProvider } from '../lib/app';
 import { docsPagePolicy } from '../lib/security-headers';
 

@@ -1,6 +1,6 @@
 import type { Services } from '../lib/env';
 import { platformJobs, runJobs, type ScheduledJob } from '../lib/scheduler';
-import { bookingJobs } from './bookings/jobs';
+import { bookingJobs } from './stay/jobs';
 import { crmJobs } from './crm/jobs';
 
 /**

@@ -1,5 +1,5 @@
 import { buildApp, type GroupName, routeGroups } from './app';
-import { provideWorkerServices, scheduledEntry, workerEntry } from './worker-services';
+import { provideWorkerServices, scheduledEntry, workerEntry } from '../lib/worker';
 
 /**
  * The default Worker: every route group, the QStash delivery callback, and the scheduler on Cron Triggers;

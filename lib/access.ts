@@ -5,14 +5,14 @@ import type { AppEnv, Caller } from './env';
 import { ApiError } from './errors';
 import { touchKey, verifyKey } from './keys';
 import { type RatePolicy, rateLimitHeaders } from './ratelimit/index';
-import type { Access } from './scopes';
+import type { Access } from '../schema/common/scopes';
 import { isLocalOrigin, resolveCompany } from './tenancy';
 import type { Company } from '../schema/db';
-import type { LeadType } from './scopes';
+import type { LeadType } from '../schema/common/scopes';
 import { verifyQStashRequest } from './webhooks/receiver';
 import { idempotency } from './idempotency';
 import { preconditions, type VersionedRecord } from './preconditions';
-import { problemResponses, requestHeaders, versionedResponses } from '../schema/common';
+import { problemResponses, requestHeaders, versionedResponses } from '../schema/common/api';
 
 export type { Access };
 

@@ -1,4 +1,4 @@
-import type { Access } from './scopes';
+import type { Access } from '../schema/common/scopes';
 import type { Config } from './config';
 import type { Db } from './db/index';
 import type { RateLimiter } from './ratelimit/index';

@@ -3,7 +3,7 @@ import { randomToken, sha256, timingSafeEqual } from './crypto';
 import type { Db, Executor, Trx } from './db/index';
 import { ApiError } from './errors';
 import { writeAudit } from './audit';
-import type { Scope } from './scopes';
+import type { Scope } from '../schema/common/scopes';
 
 export type KeyKind = 'server' | 'publishable';
 

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
-import type { Access } from './scopes';
+import type { Access } from '../schema/common/scopes';
 import { sha256 } from './crypto';
 import type { AppEnv } from './env';
 

@@ -5,9 +5,9 @@ import type {
   WebhookDeliveriesTable,
   WebhookSecretsTable,
   WebhookSubscriptionsTable,
-} from './db-webhooks';
-import type { CrmTables } from './crm-db';
-import type { BookingTables } from './bookings-db';
+} from './platform/webhooks-db';
+import type { CrmTables } from './crm/db';
+import type { BookingTables } from './stay/db';
 
 /** Localised text as stored: keyed by language code. */
 export type LocalisedText = Partial<Record<'en' | 'ar', string>>;

@@ -1,92 +1,106 @@
-import { z } from '@hono/zod-openapi';
-import { createRouter } from '../../lib/app';
+import type { z } from '@hono/zod-openapi';
+import type { Company } from '../../schema/db';
+import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
+import type { Executor, Trx } from '../../lib/db/index';
+import { ApiError, notFound } from '../../lib/errors';
 import { writeAudit } from '../../lib/audit';
-import { keyringOf } from '../../lib/crypto-jwe';
-import { setSpamCheckSecret } from '../../lib/spam-check';
-import { CompanySchema, CreateCompanyInput, UpdateCompanyInput } from '../../schema/admin';
-import { createCompany, findCompany, presentCompany, updateCompany } from './companies-domain';
-import { adminRoute, companyParam, json, jsonBody } from './route';
+import type { WebhookRuntime } from '../../lib/webhooks/runtime';
+import { assertDeliverable } from './webhooks';
 
-const create = adminRoute({
-  method: 'post',
-  path: '/companies',
-  summary: 'Create a company with its hosts and settings',
-  request: { body: jsonBody(CreateCompanyInput) },
-  responses: { 201: json(CompanySchema, 'Created') },
-});
+export async function findCompany(db: Executor, id: string): Promise<Company> {
+  const company = await db.selectFrom('companies').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!company) throw notFound(`The company ${id}`);
+  return company;
+}
 
-const list = adminRoute({
-  method: 'get',
-  path: '/companies',
-  summary: 'Every company',
-  responses: { 200: json(z.object({ results: z.array(CompanySchema), next_cursor: z.null() })) },
-});
+async function setHosts(trx: Trx, companyId: string, hosts: string[]): Promise<void> {
+  const unique = [...new Set(hosts)];
+  const taken = await trx
+    .selectFrom('company_hosts')
+    .select('host')
+    .where('host', 'in', unique)
+    .where('company_id', '<>', companyId)
+    .execute();
+  if (taken.length > 0) {
+    throw new ApiError('conflict', `Hosts already used by another company: ${taken.map((t) => t.host).join(', ')}.`);
+  }
+  // A concurrent claim of the same host still fails on the primary key (answered 409 by the app).
+  await trx.deleteFrom('company_hosts').where('company_id', '=', companyId).execute();
+  await trx
+    .insertInto('company_hosts')
+    .values(unique.map((host) => ({ host, company_id: companyId })))
+    .execute();
+}
 
-const get = adminRoute({
-  method: 'get',
-  path: '/companies/{company_id}',
-  summary: 'One company',
-  request: { params: companyParam },
-  responses: { 200: json(CompanySchema) },
-});
+type UrlChecks = Pick<WebhookRuntime, 'resolveHost'>;
 
-const update = adminRoute({
-  method: 'patch',
-  path: '/companies/{company_id}',
-  summary: 'Rename, change hosts, or change settings (merged)',
-  request: { params: companyParam, body: jsonBody(UpdateCompanyInput) },
-  responses: { 200: json(CompanySchema) },
-});
+/** The rebuild hook follows the workspace's webhook URL rules (https and no private hosts in production). */
+async function checkRebuildHook(
+  settings: { rebuild_hook_url?: string | null } | undefined,
+  environment: Company['environment'],
+  urls: UrlChecks,
+) {
+  const url = settings?.rebuild_hook_url;
+  if (url) await assertDeliverable(url, environment, urls, 'settings.rebuild_hook_url');
+}
 
-const spamCheck = adminRoute({
-  method: 'put',
-  path: '/companies/{company_id}/spam-check',
-  summary: "Set (or remove, with null) the company's Cloudflare Turnstile secret",
-  description:
-    'Stored encrypted with the details keys (DETAILS_KEYS) and never shown again. The change is audited without the secret.',
-  request: {
-    params: companyParam,
-    body: jsonBody(z.strictObject({ secret: z.string().min(1).max(500).nullable() })),
-  },
-  responses: { 200: json(z.object({ configured: z.boolean() }).openapi('AdminSpamCheck')) },
-});
+export async function createCompany(trx: Trx, input: z.infer<typeof CreateCompanyInput>, urls: UrlChecks = {}): Promise<Company> {
+  await checkRebuildHook(input.settings, input.environment, urls);
+  const company = await trx
+    .insertInto('companies')
+    .values({
+      name: input.name,
+      environment: input.environment,
+      currency: input.currency,
+      time_zone: input.time_zone,
+      settings: JSON.stringify(input.settings),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await setHosts(trx, company.id, input.hosts);
+  await writeAudit(trx, { companyId: company.id, actor: 'admin', action: 'company.created', subject: company.id });
+  return company;
+}
 
-export const companies = createRouter()
-  .openapi(create, async (c) => {
-    const input = c.req.valid('json');
-    const db = c.var.services.db;
-    const company = await db.transaction().execute((trx) => createCompany(trx, input, c.var.services.webhooks));
-    return c.json(await presentCompany(db, company), 201);
-  })
-  .openapi(list, async (c) => {
-    const db = c.var.services.db;
-    const rows = await db.selectFrom('companies').selectAll().orderBy('created_at').execute();
-    return c.json({ results: await Promise.all(rows.map((r) => presentCompany(db, r))), next_cursor: null }, 200);
-  })
-  .openapi(get, async (c) => {
-    const db = c.var.services.db;
-    return c.json(await presentCompany(db, await findCompany(db, c.req.valid('param').company_id)), 200);
-  })
-  .openapi(update, async (c) => {
-    const db = c.var.services.db;
-    const { company_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const company = await db.transaction().execute((trx) => updateCompany(trx, company_id, input, c.var.services.webhooks));
-    return c.json(await presentCompany(db, company), 200);
-  })
-  .openapi(spamCheck, async (c) => {
-    const { db, config } = c.var.services;
-    const { company_id } = c.req.valid('param');
-    const { secret } = c.req.valid('json');
-    await db.transaction().execute(async (trx) => {
-      await findCompany(trx, company_id);
-      await setSpamCheckSecret(trx, company_id, secret, keyringOf(config));
-      await writeAudit(trx, {
-        companyId: company_id,
-        actor: 'admin',
-        action: secret === null ? 'spam_check.removed' : 'spam_check.set',
-        subject: company_id,
-      });
-    });
-    return c.json({ configured: secret !== null }, 200);
-  });
+export async function updateCompany(
+  trx: Trx,
+  id: string,
+  input: z.infer<typeof UpdateCompanyInput>,
+  urls: UrlChecks = {},
+): Promise<Company> {
+  const current = await findCompany(trx, id);
+  await checkRebuildHook(input.settings, current.environment, urls);
+  const company = await trx
+    .updateTable('companies')
+    .set({
+      name: input.name ?? current.name,
+      settings: JSON.stringify({ ...current.settings, ...(input.settings ?? {}) }),
+      updated_at: new Date(),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (input.hosts) await setHosts(trx, id, input.hosts);
+  await writeAudit(trx, { companyId: id, actor: 'admin', action: 'company.updated', subject: id, details: { ...input } });
+  return company;
+}
+
+export async function presentCompany(db: Executor, company: Company) {
+  const hosts = await db
+    .selectFrom('company_hosts')
+    .select('host')
+    .where('company_id', '=', company.id)
+    .orderBy('host')
+    .execute();
+  return {
+    id: company.id,
+    name: company.name,
+    environment: company.environment,
+    currency: company.currency,
+    time_zone: company.time_zone,
+    hosts: hosts.map((h) => h.host),
+    settings: company.settings,
+    spam_check: { configured: company.spam_check_secret_jwe !== null },
+    created_at: new Date(company.created_at).toISOString(),
+  };
+}

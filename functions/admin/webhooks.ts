@@ -1,129 +1,187 @@
-import { z } from '@hono/zod-openapi';
-import { createRouter } from '../../lib/app';
-import {
-  DeliverySchema,
-  SubscriptionInput,
-  SubscriptionSchema,
-  SubscriptionUpdate,
-  SubscriptionWithSecretSchema,
-  subscriptionIdParam,
-} from '../../schema/webhooks';
-import { findCompany } from './companies-domain';
-import { adminRoute, companyParam, json, jsonBody } from './route';
-import {
-  createSubscription,
-  deleteSubscription,
-  findSubscription,
-  rotateSubscriptionSecret,
-  sendPing,
-  updateSubscription,
-} from './webhooks-domain';
-import { presentDeliveries, presentSubscription } from './webhooks-present';
+import type { z } from '@hono/zod-openapi';
+import { writeAudit } from '../../lib/audit';
+import type { Executor, Trx } from '../../lib/db/index';
+import { ApiError, notFound } from '../../lib/errors';
+import { newEventId } from '../../lib/events';
+import { rotationGraceMs } from '../../lib/keys';
+import type { WebhookRuntime } from '../../lib/webhooks/runtime';
+import { newSigningSecret } from '../../lib/webhooks/secrets';
+import { type Environment, urlProblem } from '../../lib/webhooks/urls';
+import type { Company, SubscriptionRow } from '../../schema/db';
+import { pingEvent } from '../../schema/platform/events';
+import type { SubscriptionInput, SubscriptionUpdate } from '../../schema/platform/webhooks';
 
-const base = '/companies/{company_id}/webhook-subscriptions';
-const params = companyParam.extend({ subscription_id: subscriptionIdParam });
+export async function findSubscription(db: Executor, companyId: string, id: string): Promise<SubscriptionRow> {
+  const row = await db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw notFound(`The webhook subscription ${id}`);
+  return row;
+}
 
-const create = adminRoute({
-  method: 'post',
-  path: base,
-  summary: 'Subscribe a URL to events (the signing secret is shown once)',
-  request: { params: companyParam, body: jsonBody(SubscriptionInput) },
-  responses: { 201: json(SubscriptionWithSecretSchema, 'Created') },
-});
-const list = adminRoute({
-  method: 'get',
-  path: base,
-  summary: 'The company’s webhook subscriptions',
-  request: { params: companyParam },
-  responses: { 200: json(z.object({ results: z.array(SubscriptionSchema), next_cursor: z.null() })) },
-});
-const get = adminRoute({
-  method: 'get',
-  path: `${base}/{subscription_id}`,
-  summary: 'One webhook subscription',
-  request: { params },
-  responses: { 200: json(SubscriptionSchema) },
-});
-const update = adminRoute({
-  method: 'patch',
-  path: `${base}/{subscription_id}`,
-  summary: 'Change the URL, the event types, the description, or enable/disable',
-  request: { params, body: jsonBody(SubscriptionUpdate) },
-  responses: { 200: json(SubscriptionSchema) },
-});
-const remove = adminRoute({
-  method: 'delete',
-  path: `${base}/{subscription_id}`,
-  summary: 'Delete a subscription, its secrets and its delivery log',
-  request: { params },
-  responses: { 204: { description: 'Deleted' } },
-});
-const rotate = adminRoute({
-  method: 'post',
-  path: `${base}/{subscription_id}/rotate-secret`,
-  summary: 'Issue a new signing secret; deliveries carry both signatures for 24 hours',
-  request: { params },
-  responses: { 200: json(SubscriptionWithSecretSchema.extend({ previous_secret_expires_at: z.string() })) },
-});
-const ping = adminRoute({
-  method: 'post',
-  path: `${base}/{subscription_id}/ping`,
-  summary: 'Send a test `ping` event to this subscription (delivered like any event)',
-  request: { params },
-  responses: { 202: json(DeliverySchema, 'Queued'), 409: json(z.object({}), 'The subscription is disabled') },
-});
+/** The workspace's URL rules (lib/webhooks/urls.ts), as a 400 naming the field. */
+export async function assertDeliverable(
+  url: string,
+  environment: Environment,
+  runtime: Pick<WebhookRuntime, 'resolveHost'>,
+  path = 'url',
+): Promise<void> {
+  const problem = await urlProblem(url, environment, runtime.resolveHost);
+  if (problem) {
+    throw new ApiError('invalid_request', `The URL cannot receive this workspace's webhooks: ${problem}`, {
+      errors: [{ path, code: 'url_not_allowed', message: problem }],
+    });
+  }
+}
 
-export const webhookSubscriptions = createRouter()
-  .openapi(create, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const { db, webhooks } = c.var.services;
-    const input = c.req.valid('json');
-    const { row, secret } = await db
-      .transaction()
-      .execute(async (trx) => createSubscription(trx, await findCompany(trx, company_id), input, webhooks));
-    return c.json({ ...presentSubscription(row), secret }, 201);
-  })
-  .openapi(list, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const db = c.var.services.db;
-    await findCompany(db, company_id);
-    const rows = await db
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('company_id', '=', company_id)
-      .orderBy('created_at')
-      .execute();
-    return c.json({ results: rows.map(presentSubscription), next_cursor: null }, 200);
-  })
-  .openapi(get, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    return c.json(presentSubscription(await findSubscription(c.var.services.db, company_id, subscription_id)), 200);
-  })
-  .openapi(update, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    const { db, webhooks } = c.var.services;
-    const input = c.req.valid('json');
-    const row = await db
-      .transaction()
-      .execute(async (trx) => updateSubscription(trx, await findCompany(trx, company_id), subscription_id, input, webhooks));
-    return c.json(presentSubscription(row), 200);
-  })
-  .openapi(remove, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    await c.var.services.db.transaction().execute((trx) => deleteSubscription(trx, company_id, subscription_id));
-    return c.body(null, 204);
-  })
-  .openapi(rotate, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    const { db, webhooks } = c.var.services;
-    const result = await db.transaction().execute((trx) => rotateSubscriptionSecret(trx, company_id, subscription_id, webhooks));
-    const previous_secret_expires_at = result.previousExpiresAt.toISOString();
-    return c.json({ ...presentSubscription(result.row), secret: result.secret, previous_secret_expires_at }, 200);
-  })
-  .openapi(ping, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    const db = c.var.services.db;
-    const { deliveryId } = await db.transaction().execute((trx) => sendPing(trx, company_id, subscription_id));
-    const [delivery] = await presentDeliveries(db, [deliveryId]);
-    return c.json(delivery!, 202);
+async function addSecret(trx: Trx, runtime: WebhookRuntime, subscriptionId: string): Promise<string> {
+  const secret = newSigningSecret();
+  const ciphertext = await runtime.secrets.encrypt(secret, subscriptionId);
+  await trx.insertInto('webhook_secrets').values({ subscription_id: subscriptionId, ciphertext }).execute();
+  return secret;
+}
+
+export async function createSubscription(
+  trx: Trx,
+  company: Company,
+  input: z.infer<typeof SubscriptionInput>,
+  runtime: WebhookRuntime,
+): Promise<{ row: SubscriptionRow; secret: string }> {
+  await assertDeliverable(input.url, company.environment, runtime);
+  const row = await trx
+    .insertInto('webhook_subscriptions')
+    .values({ company_id: company.id, ...input })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const secret = await addSecret(trx, runtime, row.id);
+  const details = { url: row.url, event_types: row.event_types };
+  await writeAudit(trx, {
+    companyId: company.id,
+    actor: 'admin',
+    action: 'webhook_subscription.created',
+    subject: row.id,
+    details,
   });
+  return { row, secret };
+}
+
+export async function updateSubscription(
+  trx: Trx,
+  company: Company,
+  id: string,
+  input: z.infer<typeof SubscriptionUpdate>,
+  runtime: WebhookRuntime,
+): Promise<SubscriptionRow> {
+  await findSubscription(trx, company.id, id);
+  if (input.url !== undefined) await assertDeliverable(input.url, company.environment, runtime);
+  const row = await trx
+    .updateTable('webhook_subscriptions')
+    // Enabling or disabling by hand clears the reason the platform disabled it for.
+    .set({ ...input, ...(input.enabled === undefined ? {} : { disabled_reason: null }), updated_at: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await writeAudit(trx, {
+    companyId: company.id,
+    actor: 'admin',
+    action: 'webhook_subscription.updated',
+    subject: id,
+    details: input,
+  });
+  return row;
+}
+
+/** Deleting a subscription deletes its secrets and its delivery log with it. */
+export async function deleteSubscription(trx: Trx, companyId: string, id: string): Promise<void> {
+  await findSubscription(trx, companyId, id);
+  await trx.deleteFrom('webhook_subscriptions').where('id', '=', id).execute();
+  await writeAudit(trx, { companyId, actor: 'admin', action: 'webhook_subscription.deleted', subject: id });
+}
+
+/** A new secret; deliveries are signed with both (two signatures) until the previous one expires in 24 hours. */
+export async function rotateSubscriptionSecret(
+  trx: Trx,
+  companyId: string,
+  id: string,
+  runtime: WebhookRuntime,
+  now = new Date(),
+) {
+  const row = await findSubscription(trx, companyId, id);
+  const previousExpiresAt = new Date(now.getTime() + rotationGraceMs);
+  await trx
+    .updateTable('webhook_secrets')
+    .set({ expires_at: previousExpiresAt })
+    .where('subscription_id', '=', id)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', previousExpiresAt)]))
+    .execute();
+  const secret = await addSecret(trx, runtime, id);
+  const details = { previous_secret_expires_at: previousExpiresAt.toISOString() };
+  await writeAudit(trx, { companyId, actor: 'admin', action: 'webhook_subscription.secret_rotated', subject: id, details });
+  return { row, secret, previousExpiresAt };
+}
+
+async function newDelivery(trx: Trx, companyId: string, eventId: string, subscriptionId: string): Promise<string> {
+  const { id } = await trx
+    .insertInto('webhook_deliveries')
+    .values({ company_id: companyId, event_id: eventId, subscription_id: subscriptionId, next_attempt_at: new Date() })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+function requireEnabled(subscription: SubscriptionRow): void {
+  if (!subscription.enabled) throw new ApiError('conflict', 'The subscription is disabled; enable it first.');
+}
+
+/**
+ * Sends an event again to one subscription: a new delivery with the same webhook-id (the event id), so a
+ * subscriber that already has it can ignore it. Only to an enabled subscription that takes the event's type.
+ */
+export async function replayEvent(trx: Trx, companyId: string, eventId: string, subscriptionId: string): Promise<string> {
+  const event = await trx
+    .selectFrom('events')
+    .select(['id', 'type'])
+    .where('company_id', '=', companyId)
+    .where('id', '=', eventId)
+    .executeTakeFirst();
+  if (!event) throw notFound(`The event ${eventId}`);
+  const subscription = await findSubscription(trx, companyId, subscriptionId);
+  requireEnabled(subscription);
+  const takes = subscription.event_types.includes('*') || subscription.event_types.includes(event.type);
+  if (!takes && event.type !== pingEvent.type) {
+    throw new ApiError('conflict', `The subscription does not take ${event.type} events.`);
+  }
+  const deliveryId = await newDelivery(trx, companyId, eventId, subscriptionId);
+  await writeAudit(trx, {
+    companyId,
+    actor: 'admin',
+    action: 'event.replayed',
+    subject: eventId,
+    details: { subscription_id: subscriptionId },
+  });
+  return deliveryId;
+}
+
+/** A `ping` event (recorded like any event) delivered to this subscription only, whatever types it takes. */
+export async function sendPing(
+  trx: Trx,
+  companyId: string,
+  subscriptionId: string,
+): Promise<{ eventId: string; deliveryId: string }> {
+  requireEnabled(await findSubscription(trx, companyId, subscriptionId));
+  const eventId = newEventId();
+  await trx
+    .insertInto('events')
+    .values({
+      id: eventId,
+      company_id: companyId,
+      type: pingEvent.type,
+      caused_by: 'admin',
+      data: JSON.stringify({ subscription_id: subscriptionId }),
+    })
+    .execute();
+  return { eventId, deliveryId: await newDelivery(trx, companyId, eventId, subscriptionId) };
+}

@@ -1,11 +1,11 @@
 import { createRouter } from '../../lib/app';
 import { publicReadCors } from '../../lib/public-cors';
-import { areas } from './areas';
-import { filters } from './filters';
-import { listings } from './listings';
-import { services } from './services';
-import { sitemap } from './sitemap';
-import { team } from './team';
+import { areas } from './areas.routes';
+import { filters } from './filters.routes';
+import { listings } from './listings.routes';
+import { services } from './services.routes';
+import { sitemap } from './sitemap.routes';
+import { team } from './team.routes';
 
 /**
  * The paths of the public reads: any page may read them (lib/public-cors.ts). Each is named, since a pattern

@@ -1,109 +1,138 @@
-import { noQuery } from '../../schema/common';
-import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import { defineRoute } from '../../lib/access';
-import { createRouter } from '../../lib/app';
-import type { AppEnv } from '../../lib/env';
-import { notFound } from '../../lib/errors';
-import { pageOf, paginate } from '../../lib/pagination';
-import {
-  ListingListSchema,
-  ListingSchema,
-  ListingsQuery,
-  MapPointListSchema,
-  MapQuery,
-  WithdrawnListingSchema,
-} from '../../schema/catalogue';
-import { catalogueAccess } from './cache';
-import { type ListingRecord, presenter } from './present';
-import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings, selectListingRecord } from './queries';
+import type { ExpressionBuilder } from 'kysely';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
+import type { Company, CompanySettings, Database, ListingsTable, ListingType } from '../../schema/db';
+import { listingTypes } from '../../schema/catalogue/listings';
+import type { Executor } from '../../lib/db/index';
+import type { KeysetSort } from '../../lib/pagination';
+import type { ListingRecord } from './listings.present';
 
-const presenterOf = (c: Context<AppEnv>) => presenter(c.var.company, c.var.services.config.MEDIA_BASE_URL);
+export type ListingFilters = {
+  type?: ListingType;
+  area?: string;
+  project?: string;
+  property_type?: string;
+  bedrooms_min?: number;
+  bedrooms_max?: number;
+  guests_min?: number;
+  completion?: 'ready' | 'off_plan';
+  featured?: boolean;
+};
 
-const listRoute = defineRoute({
-  method: 'get',
-  path: '/listings',
-  summary: 'Published listings, filtered, sorted and paginated',
-  ...catalogueAccess(),
-  request: { query: ListingsQuery },
-  responses: { 200: { description: 'A page of listings', content: { 'application/json': { schema: ListingListSchema } } } },
-});
-
-const mapRoute = defineRoute({
-  method: 'get',
-  path: '/listings/map',
-  summary: 'Map points of published listings that have coordinates',
-  ...catalogueAccess(),
-  request: { query: MapQuery },
-  responses: { 200: { description: 'A page of map points', content: { 'application/json': { schema: MapPointListSchema } } } },
-});
-
-const oneRoute = defineRoute({
-  method: 'get',
-  path: '/listings/{slug}',
-  summary: 'One listing by its English or Arabic slug',
-  ...catalogueAccess(),
-  request: { params: z.object({ slug: z.string().min(1).max(200) }), query: noQuery },
-  responses: {
-    200: {
-      description: 'The listing; a withdrawn one gives only its slug and status.',
-      content: { 'application/json': { schema: z.union([ListingSchema, WithdrawnListingSchema]) } },
-    },
+export const listingSorts = {
+  featured: {
+    name: 'featured',
+    columns: [
+      { ref: 'l.featured', direction: 'desc', type: 'bool' },
+      { ref: 'l.published_at', direction: 'desc', type: 'timestamptz' },
+      { ref: 'l.id', direction: 'desc', type: 'uuid' },
+    ],
   },
-});
+  newest: {
+    name: 'newest',
+    columns: [
+      { ref: 'l.published_at', direction: 'desc', type: 'timestamptz' },
+      { ref: 'l.id', direction: 'desc', type: 'uuid' },
+    ],
+  },
+  sort_order: {
+    name: 'sort_order',
+    columns: [
+      { ref: 'l.sort_order', direction: 'asc', type: 'int' },
+      { ref: 'l.id', direction: 'asc', type: 'uuid' },
+    ],
+  },
+} as const satisfies Record<string, KeysetSort>;
 
-type PageRequest = ListingFilters & { page_size: number; cursor?: string; sort: keyof typeof listingSorts };
-
-/** One page of published listings: filters, keyset order and everything the presenter needs, in one query. */
-async function listingPage(
-  c: Context<AppEnv>,
-  request: PageRequest,
-  options: { photos: 'all' | 'first' | 'none'; mapped?: boolean },
-) {
-  const { page_size, cursor, sort, ...filters } = request;
-  const company = c.var.company;
-  const order = listingSorts[sort];
-  let query = applyFilters(publishedListings(c.var.services.db, company), company, filters);
-  if (options.mapped) query = query.where('l.latitude', 'is not', null);
-  const rows = await paginate(selectListingRecord(query, { description: false, photos: options.photos }), order, {
-    page_size,
-    cursor,
-  }).execute();
-  const page = pageOf(rows, order, page_size);
-  return { rows: page.rows as unknown as ListingRecord[], next_cursor: page.next_cursor };
+/** The listing types the company shows; all three unless it narrowed them. */
+export function enabledTypes(company: Company): ListingType[] {
+  const settings: CompanySettings = company.settings ?? {};
+  const enabled = settings.enabled_types;
+  return enabled && enabled.length > 0 ? listingTypes.filter((t) => enabled.includes(t)) : [...listingTypes];
 }
 
-export const listings = createRouter()
-  .openapi(listRoute, async (c) => {
-    const page = await listingPage(c, c.req.valid('query'), { photos: 'all' });
-    const present = presenterOf(c);
-    return c.json({ results: page.rows.map(present.summary), next_cursor: page.next_cursor }, 200);
-  })
-  .openapi(mapRoute, async (c) => {
-    const { cover, ...request } = c.req.valid('query');
-    const withCover = cover === '1' || cover === 'true';
-    const page = await listingPage(c, request, { photos: withCover ? 'first' : 'none', mapped: true });
-    const present = presenterOf(c);
-    return c.json({ results: page.rows.map((row) => present.mapPoint(row, withCover)), next_cursor: page.next_cursor }, 200);
-  })
-  .openapi(oneRoute, async (c) => {
-    const { slug } = c.req.valid('param');
-    const company = c.var.company;
-    const db = c.var.services.db;
-    const row = await selectListingRecord(
-      db
-        .selectFrom('listings as l')
-        .where('l.company_id', '=', company.id)
-        .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)])),
-      { description: true, photos: 'all' },
-    )
-      .select('l.status')
-      .executeTakeFirst();
-    if (!row || row.status === 'draft' || !enabledTypes(company).includes(row.listing_type))
-      throw notFound(`The listing "${slug}"`);
-    const present = presenterOf(c);
-    if (row.status === 'withdrawn') {
-      return c.json({ slug: present.slug(row), status: 'withdrawn' as const }, 200);
-    }
-    return c.json(present.detail(row as unknown as ListingRecord), 200);
+/** Published listings of the company's enabled types: the only listings any public read can see. */
+export function publishedListings(db: Executor, company: Company) {
+  return db
+    .selectFrom('listings as l')
+    .where('l.company_id', '=', company.id)
+    .where('l.status', '=', 'published')
+    .where('l.listing_type', 'in', enabledTypes(company));
+}
+
+type PublishedQuery = ReturnType<typeof publishedListings>;
+
+export function applyFilters(query: PublishedQuery, company: Company, f: ListingFilters): PublishedQuery {
+  let q = query;
+  const areaIds = (
+    eb: ExpressionBuilder<Database & { l: ListingsTable }, 'l'>,
+    kinds: Array<'city' | 'area' | 'project'>,
+    slug: string,
+  ) =>
+    eb
+      .selectFrom('areas as a')
+      .select('a.id')
+      .where('a.company_id', '=', company.id)
+      .where('a.kind', 'in', kinds)
+      .where((eb) => eb.or([eb('a.slug_en', '=', slug), eb('a.slug_ar', '=', slug)]));
+  if (f.type) q = q.where('l.listing_type', '=', f.type);
+  if (f.area) {
+    const slug = f.area;
+    q = q.where((eb) =>
+      eb.or([eb('l.city_id', 'in', areaIds(eb, ['city'], slug)), eb('l.area_id', 'in', areaIds(eb, ['area'], slug))]),
+    );
+  }
+  const project = f.project;
+  if (project) q = q.where((eb) => eb('l.project_id', 'in', areaIds(eb, ['project'], project)));
+  if (f.property_type) q = q.where('l.property_type', '=', f.property_type);
+  if (f.bedrooms_min !== undefined) q = q.where('l.bedrooms', '>=', f.bedrooms_min);
+  if (f.bedrooms_max !== undefined) q = q.where('l.bedrooms', '<=', f.bedrooms_max);
+  if (f.guests_min !== undefined) q = q.where('l.max_guests', '>=', f.guests_min);
+  if (f.completion) q = q.where('l.completion', '=', f.completion);
+  if (f.featured !== undefined) q = q.where('l.featured', '=', f.featured);
+  return q;
+}
+
+/** Selects everything the presenter needs in the same query: places as objects, ready photos in order. */
+export function selectListingRecord(query: PublishedQuery, options: { description: boolean; photos: 'all' | 'first' | 'none' }) {
+  return query.select((eb) => {
+    const place = (column: 'l.city_id' | 'l.area_id' | 'l.project_id') =>
+      jsonObjectFrom(eb.selectFrom('areas as a').select(['a.slug_en', 'a.slug_ar', 'a.name']).whereRef('a.id', '=', column));
+    return [
+      'l.id',
+      'l.slug_en',
+      'l.slug_ar',
+      'l.listing_type',
+      'l.title',
+      ...(options.description ? (['l.description'] as const) : []),
+      'l.price',
+      'l.price_period',
+      'l.property_type',
+      'l.bedrooms',
+      'l.bathrooms',
+      'l.size_sqm',
+      'l.max_guests',
+      'l.completion',
+      'l.featured',
+      'l.latitude',
+      'l.longitude',
+      'l.location_precision',
+      'l.published_at',
+      'l.updated_at',
+      place('l.city_id').as('city'),
+      place('l.area_id').as('area'),
+      place('l.project_id').as('project'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('listing_photos as p')
+          .$if(options.photos === 'none', (qb) => qb.where(eb.lit(false)))
+          .select(['p.position', 'p.storage_key', 'p.alt'])
+          .whereRef('p.listing_id', '=', 'l.id')
+          .where('p.ready', '=', true)
+          .orderBy('p.position')
+          .$if(options.photos === 'first', (qb) => qb.limit(1)),
+      ).as('photos'),
+    ];
   });
+}
+
+export type SelectedListing = ListingRecord & Record<string, unknown>;

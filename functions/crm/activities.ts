@@ -1,91 +1,71 @@
-import type { z } from '@hono/zod-openapi';
-import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import type { Executor } from '../../lib/db/index';
-import { ProblemSchema } from '../../schema/common';
-import { ActivitiesQuery, ActivityInput, ActivityListSchema, ActivitySchema } from '../../schema/crm-activities';
-import type { ActivityRow } from '../../schema/crm-db';
-import { jsonBody } from '../../schema/common';
-import { createActivity, selectActivities } from './activities-domain';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { auditRead, crmRoute } from './route';
-import { parseExternal, syncPage, syncSort } from '../../lib/sync';
+import { sql } from 'kysely';
+import type { Executor, Trx } from '../../lib/db/index';
+import { type CausedBy, recordEvent } from '../../lib/events';
+import { newReference } from '../../lib/references';
+import type { ActivityInputValue } from '../../schema/crm/activities';
+import type { Company } from '../../schema/db';
+import { checkMember, existingFollowup, resolveFollowupLinks } from './followups';
 
-type ActivityView = z.infer<typeof ActivitySchema>;
-type ActivityRecord = ActivityRow & { lead_reference: string | null; person_reference: string | null };
-
-const sort = syncSort('activities', 'uuid');
-const activity = (description: string) => ({ description, content: { 'application/json': { schema: ActivitySchema } } });
-
-function present(row: ActivityRecord): ActivityView {
-  return {
-    reference: row.reference,
-    type: row.type,
-    source: row.source,
-    external_id: row.external_id,
-    lead: row.lead_reference,
-    person: row.person_reference,
-    by: row.member_id,
-    body: row.body,
-    occurred_at: new Date(row.occurred_at).toISOString(),
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
-  };
+/** A company's activities with their lead's and person's references (joins: one query for a page). */
+export function selectActivities(executor: Executor, companyId: string) {
+  return executor
+    .selectFrom('activities')
+    .leftJoin('leads as lead', 'lead.id', 'activities.lead_id')
+    .leftJoin('contacts as person', 'person.id', 'activities.contact_id')
+    .selectAll('activities')
+    .select(['lead.reference as lead_reference', 'person.reference as person_reference'])
+    .where('activities.company_id', '=', companyId);
 }
 
-/** Activities that name a lead or a person carry personal data: their reads are audited. */
-const personal = (views: ActivityView[]) => views.filter((v) => v.lead !== null || v.person !== null).map((v) => v.reference);
+/**
+ * Logs an activity, once per `source` + `external_id`: sent again, the first one comes back
+ * (`created: false`, no event). A new one records `activity.created`; a call on a lead without a first
+ * answer sets it (`first_answered_at`, at the call's time but never before the lead arrived). Concurrent
+ * identical posts meet on the unique (company, source, external_id): run this in
+ * `transactionRetryingConflict`, whose retry then finds the first.
+ */
+export async function createActivity(
+  trx: Trx,
+  company: Company,
+  input: ActivityInputValue,
+  causedBy: CausedBy,
+): Promise<{ id: string; created: boolean }> {
+  const existing = await existingFollowup(trx, 'activities', company.id, input);
+  if (existing) return { id: existing, created: false };
 
-async function activityView(db: Executor, companyId: string, id: string): Promise<ActivityView> {
-  return present(await selectActivities(db, companyId).where('activities.id', '=', id).executeTakeFirstOrThrow());
-}
+  const links = await resolveFollowupLinks(trx, company.id, input);
+  if (input.by !== undefined) await checkMember(trx, company.id, input.by, 'by', false);
+  const occurredAt = input.occurred_at ? new Date(input.occurred_at) : new Date();
+  const activity = await trx
+    .insertInto('activities')
+    .values({
+      company_id: company.id,
+      reference: newReference('A'),
+      type: input.type,
+      source: input.source,
+      external_id: input.external_id,
+      lead_id: links.lead?.id ?? null,
+      contact_id: links.person?.id ?? null,
+      member_id: input.by ?? null,
+      body: input.body ?? null,
+      occurred_at: occurredAt,
+    })
+    .returning(['id', 'reference'])
+    .executeTakeFirstOrThrow();
 
-const listRoute = crmRoute('read:followups', {
-  method: 'get',
-  path: '/activities',
-  summary: 'Timeline entries, in (updated_at, id) order for sync',
-  request: { query: ActivitiesQuery },
-  responses: { 200: { description: 'A page of activities', content: { 'application/json': { schema: ActivityListSchema } } } },
-});
-const addRoute = crmRoute('write:followups', {
-  method: 'post',
-  path: '/activities',
-  summary: 'Log a note, call, meeting, message or email (once per source and external_id)',
-  request: {
-    body: jsonBody(ActivityInput, {
-      type: 'note',
-      source: 'hubspot',
-      external_id: 'note-4711',
-      body: 'Asked for a second viewing.',
-    }),
-  },
-  responses: {
-    201: activity('A new activity'),
-    200: activity('The activity logged before with the same source and external_id (the first record)'),
-    409: { description: 'The lead or person is erased', content: { 'application/problem+json': { schema: ProblemSchema } } },
-  },
-});
-
-export const activities = createRouter()
-  .openapi(listRoute, async (c) => {
-    const query = c.req.valid('query');
-    const db = c.var.services.db;
-    let select = selectActivities(db, c.var.company.id);
-    if (query.external) {
-      const { source, id } = parseExternal(query.external);
-      select = select.where('activities.source', '=', source).where('activities.external_id', '=', id);
-    }
-    const page = await syncPage(select, sort, query);
-    const results = page.rows.map(present);
-    await auditRead(c, personal(results));
-    return c.json({ results, next_cursor: page.next_cursor }, 200);
-  })
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const { db } = c.var.services;
-    const company = c.var.company;
-    const result = await transactionRetryingConflict(db, (trx) => createActivity(trx, company, input, actorOf(c.var.caller)));
-    const view = await activityView(db, company.id, result.id);
-    await auditRead(c, personal([view]));
-    return c.json(view, result.created ? 201 : 200);
+  if (input.type === 'call' && links.lead) {
+    await trx
+      .updateTable('leads')
+      .set({ first_answered_at: sql<Date>`greatest(${occurredAt}::timestamptz, created_at)` })
+      .where('id', '=', links.lead.id)
+      .where('first_answered_at', 'is', null)
+      .execute();
+  }
+  await recordEvent(trx, {
+    companyId: company.id,
+    type: 'activity.created',
+    causedBy,
+    data: { reference: activity.reference, lead: links.lead?.reference ?? null, person: links.person?.reference ?? null },
   });
+  return { id: activity.id, created: true };
+}

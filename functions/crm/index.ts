@@ -1,9 +1,9 @@
 import { createRouter } from '../../lib/app';
-import { activities } from './activities';
-import { contacts } from './contacts';
-import { leads } from './leads';
-import { members } from './members';
-import { tasks } from './tasks';
+import { activities } from './activities.routes';
+import { contacts } from './contacts.routes';
+import { leads } from './leads.routes';
+import { members } from './members.routes';
+import { tasks } from './tasks.routes';
 
 /** CRM sync: contacts, leads, activities, tasks, members and departments (server keys only). */
 export function crmGroup() {

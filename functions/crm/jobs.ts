@@ -1,6 +1,6 @@
 import type { ScheduledJob } from '../../lib/scheduler';
 import { applyRetention } from './erasure';
-import { escalateUnansweredLeads } from './leads-escalation';
+import { escalateUnansweredLeads } from './escalation';
 
 /** The CRM's scheduled work: leads waiting too long for a first answer, and the retention rule. */
 export const crmJobs: ScheduledJob[] = [

@@ -1,88 +1,118 @@
-import { noQuery } from '../../schema/common';
-import type { Context } from 'hono';
-import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import { keyringOf } from '../../lib/crypto-jwe';
-import type { AppEnv } from '../../lib/env';
-import { notFound } from '../../lib/errors';
-import { ProblemSchema } from '../../schema/common';
-import { LeadListSchema, LeadParams, LeadPatchInput, LeadSchema, LeadsQuery } from '../../schema/crm-leads';
-import { jsonBody } from '../../schema/common';
-import { externalSyncPage, transactionRetryingConflict } from '../../lib/external-ids';
-import { leadView, presentLeads, selectLeads } from './leads-read';
-import { updateLead } from './leads-update';
-import { auditRead, crmRoute } from './route';
-import { syncSort } from '../../lib/sync';
+import { sql, type Updateable } from 'kysely';
+import type { Trx } from '../../lib/db/index';
+import { ApiError, notFound } from '../../lib/errors';
+import { type CausedBy, recordEvent } from '../../lib/events';
+import type { LeadRow, LeadStatus, LeadsTable } from '../../schema/crm/db';
+import type { LeadPatchValue } from '../../schema/crm/leads';
+import type { Company } from '../../schema/db';
+import { checkMember, unknownReference } from './followups';
+import { linkExternal } from '../../lib/external-ids';
 
-const sort = syncSort('leads', 'uuid');
-const lead = (description: string) => ({ description, content: { 'application/json': { schema: LeadSchema } } });
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
-const unavailable = problem('Stored details need an encryption key that is not configured (`encryption_unavailable`).');
+/**
+ * The moves a lead's status may make. `won` is final; `lost` may be reopened (to `contacted`); `spam` may be
+ * undone (to `new`); nothing goes back to `new` otherwise. Staying in the same status is not a move.
+ */
+export const leadTransitions: Record<LeadStatus, readonly LeadStatus[]> = {
+  new: ['contacted', 'qualified', 'lost', 'spam'],
+  contacted: ['qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'],
+  qualified: ['contacted', 'viewing', 'negotiating', 'won', 'lost'],
+  viewing: ['qualified', 'negotiating', 'won', 'lost'],
+  negotiating: ['viewing', 'won', 'lost'],
+  won: [],
+  lost: ['contacted'],
+  spam: ['new'],
+};
 
-const keyringOfRequest = (c: Context<AppEnv>) => keyringOf(c.var.services.config);
+async function checkDepartment(trx: Trx, companyId: string, key: string): Promise<void> {
+  const department = await trx
+    .selectFrom('departments')
+    .select('key')
+    .where('company_id', '=', companyId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (!department) throw unknownReference('department', `${key} is not a department of this company.`);
+}
 
-const listRoute = crmRoute('read:leads', {
-  method: 'get',
-  path: '/leads',
-  summary: 'Leads (enquiries), in (updated_at, id) order for sync',
-  request: { query: LeadsQuery },
-  responses: {
-    200: { description: 'A page of leads', content: { 'application/json': { schema: LeadListSchema } } },
-    503: unavailable,
-  },
-});
-const oneRoute = crmRoute('read:leads', {
-  method: 'get',
-  path: '/leads/{reference}',
-  record: { table: 'leads', column: 'reference', param: 'reference' },
-  summary: 'One lead, with its decrypted details',
-  request: { params: LeadParams, query: noQuery },
-  responses: { 200: lead('The lead'), 503: unavailable },
-});
-const patchRoute = crmRoute('write:leads', {
-  method: 'patch',
-  path: '/leads/{reference}',
-  record: { table: 'leads', column: 'reference', param: 'reference' },
-  summary: 'Change status, assignee, department or next action, or keep your id (`{external: {source, id}}`)',
-  request: { params: LeadParams, body: jsonBody(LeadPatchInput) },
-  responses: {
-    200: lead('The lead'),
-    409: problem(
-      'A status move the lead cannot make (`invalid_transition`, naming the allowed next statuses), an erased lead, or an external id held by another lead (`conflict`)',
-    ),
-    503: unavailable,
-  },
-});
-
-export const leads = createRouter()
-  .openapi(listRoute, async (c) => {
-    const query = c.req.valid('query');
-    const db = c.var.services.db;
-    const companyId = c.var.company.id;
-    const page = await externalSyncPage(db, companyId, 'lead', selectLeads(db, companyId), sort, query);
-    const results = await presentLeads(db, page.rows, keyringOfRequest(c));
-    await auditRead(
-      c,
-      results.map((r) => r.reference),
-    );
-    return c.json({ results, next_cursor: page.next_cursor }, 200);
-  })
-  .openapi(oneRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const db = c.var.services.db;
-    const row = await selectLeads(db, c.var.company.id).where('leads.reference', '=', reference).executeTakeFirst();
-    if (!row) throw notFound(`The lead ${reference}`);
-    const [view] = await presentLeads(db, [row], keyringOfRequest(c));
-    await auditRead(c, [reference]);
-    return c.json(view!, 200);
-  })
-  .openapi(patchRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { db } = c.var.services;
-    const company = c.var.company;
-    const id = await transactionRetryingConflict(db, (trx) => updateLead(trx, company, reference, input, actorOf(c.var.caller)));
-    const view = await leadView(db, company.id, id, keyringOfRequest(c));
-    await auditRead(c, [view.reference]);
-    return c.json(view, 200);
+function checkTransition(reference: string, from: LeadStatus, to: LeadStatus): void {
+  const allowed = leadTransitions[from];
+  if (allowed.includes(to)) return;
+  const next = allowed.length > 0 ? allowed.join(', ') : 'none (final)';
+  const message = `A lead in status ${from} cannot move to ${to}; allowed next statuses: ${next}.`;
+  throw new ApiError('invalid_transition', `${reference}: ${message}`, {
+    errors: [{ path: 'status', code: 'invalid_transition', message }],
   });
+}
+
+/**
+ * PATCH: status (by the transitions above), assignee, department, next action, the client's id. Records
+ * `lead.status_changed` and `lead.assigned` when those change; a request that changes nothing writes
+ * nothing. An erased lead cannot change (409). Returns the lead's id.
+ */
+export async function updateLead(
+  trx: Trx,
+  company: Company,
+  reference: string,
+  input: LeadPatchValue,
+  causedBy: CausedBy,
+): Promise<string> {
+  const lead: LeadRow | undefined = await trx
+    .selectFrom('leads')
+    .selectAll()
+    .where('company_id', '=', company.id)
+    .where('reference', '=', reference)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!lead) throw notFound(`The lead ${reference}`);
+  if (lead.erased) throw new ApiError('conflict', `The lead ${reference} is erased; it cannot be changed.`);
+
+  const set: Updateable<LeadsTable> = {};
+  if (input.assignee !== undefined && input.assignee !== lead.assignee_id) {
+    if (input.assignee !== null) await checkMember(trx, company.id, input.assignee, 'assignee', true);
+    set.assignee_id = input.assignee;
+  }
+  if (input.department !== undefined && input.department !== lead.department_key) {
+    if (input.department !== null) await checkDepartment(trx, company.id, input.department);
+    set.department_key = input.department;
+  }
+  if (input.next_action !== undefined) {
+    const text = input.next_action?.text ?? null;
+    const due = input.next_action?.due_at ? new Date(input.next_action.due_at) : null;
+    if (
+      text !== lead.next_action ||
+      due?.getTime() !== (lead.next_action_at ? new Date(lead.next_action_at).getTime() : undefined)
+    ) {
+      set.next_action = text;
+      set.next_action_at = due;
+    }
+  }
+  if (input.status !== undefined && input.status !== lead.status) {
+    checkTransition(reference, lead.status, input.status);
+    set.status = input.status;
+  }
+  const linked = input.external ? await linkExternal(trx, company.id, 'lead', lead.id, input.external) : false;
+  if (Object.keys(set).length === 0 && !linked) return lead.id;
+
+  // updated_at is set by the trigger (a new external id changes the answer too, so it is bumped).
+  await trx
+    .updateTable('leads')
+    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .where('id', '=', lead.id)
+    .execute();
+  if (set.status !== undefined) {
+    await recordEvent(trx, {
+      companyId: company.id,
+      type: 'lead.status_changed',
+      causedBy,
+      data: { reference, from: lead.status, to: set.status },
+    });
+  }
+  if (set.assignee_id !== undefined) {
+    await recordEvent(trx, {
+      companyId: company.id,
+      type: 'lead.assigned',
+      causedBy,
+      data: { reference, assignee: set.assignee_id },
+    });
+  }
+  return lead.id;
+}

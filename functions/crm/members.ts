@@ -1,56 +1,136 @@
-import { createRouter } from '../../lib/app';
-import type { KeysetSort } from '../../lib/pagination';
-import { DepartmentListSchema, MemberListSchema, MembersQuery } from '../../schema/crm-members';
-import { presentDepartment, presentMember } from './members-domain';
-import { crmRoute } from './route';
-import { syncPage, syncSort } from '../../lib/sync';
+import type { Selectable, Updateable } from 'kysely';
+import type { Trx } from '../../lib/db/index';
+import { ApiError, notFound } from '../../lib/errors';
+import { localised } from '../../lib/localise';
+import { newId } from '../../lib/references';
+import type { DepartmentsTable, MemberRow, MembersTable } from '../../schema/crm/db';
+import type { MemberInputValue, MemberPatchValue } from '../../schema/crm/members';
+import type { LocalisedText } from '../../schema/db';
 
-/**
- * Team members and departments, for assignees and `by`. A member's email is staff contact data, not a
- * customer's personal data: these reads are not written to the audit log.
- */
-const memberSort = syncSort('members', 'text');
-const departmentSort: KeysetSort = {
-  name: 'departments_sync',
-  columns: [
-    { ref: 'departments.updated_at', direction: 'asc', type: 'timestamptz' },
-    { ref: 'departments.key', direction: 'asc', type: 'text' },
-  ],
-};
+export type DepartmentRow = Selectable<DepartmentsTable>;
 
-const membersRoute = crmRoute('read:members', {
-  method: 'get',
-  path: '/members',
-  summary: 'Team members (active and deactivated), in (updated_at, id) order for sync',
-  request: { query: MembersQuery },
-  responses: { 200: { description: 'A page of members', content: { 'application/json': { schema: MemberListSchema } } } },
-});
-const departmentsRoute = crmRoute('read:members', {
-  method: 'get',
-  path: '/departments',
-  summary: 'Departments, by key, in (updated_at, key) order for sync',
-  request: { query: MembersQuery },
-  responses: {
-    200: { description: 'A page of departments', content: { 'application/json': { schema: DepartmentListSchema } } },
-  },
+export const presentMember = (m: MemberRow) => ({
+  id: m.id,
+  name: m.name,
+  email: m.email,
+  department: m.department_key,
+  active: m.active,
+  updated_at: new Date(m.updated_at).toISOString(),
 });
 
-export const members = createRouter()
-  .openapi(membersRoute, async (c) => {
-    const query = c.req.valid('query');
-    const select = c.var.services.db
-      .selectFrom('members')
-      .selectAll('members')
-      .where('members.company_id', '=', c.var.company.id);
-    const page = await syncPage(select, memberSort, query);
-    return c.json({ results: page.rows.map(presentMember), next_cursor: page.next_cursor }, 200);
-  })
-  .openapi(departmentsRoute, async (c) => {
-    const query = c.req.valid('query');
-    const select = c.var.services.db
-      .selectFrom('departments')
-      .selectAll('departments')
-      .where('departments.company_id', '=', c.var.company.id);
-    const page = await syncPage(select, departmentSort, query);
-    return c.json({ results: page.rows.map(presentDepartment), next_cursor: page.next_cursor }, 200);
-  });
+export const presentDepartment = (d: DepartmentRow) => ({
+  key: d.key,
+  name: localised(d.name),
+  updated_at: new Date(d.updated_at).toISOString(),
+});
+
+/** A member's department must exist; it is share-locked so it cannot be deleted before this commits. */
+async function requireDepartment(trx: Trx, companyId: string, key: string | null | undefined): Promise<void> {
+  if (key === null || key === undefined) return;
+  const found = await trx
+    .selectFrom('departments')
+    .select('key')
+    .where('company_id', '=', companyId)
+    .where('key', '=', key)
+    .forKeyShare()
+    .executeTakeFirst();
+  if (!found) {
+    throw new ApiError('invalid_request', `The company has no department "${key}".`, {
+      errors: [{ path: 'department', code: 'unknown_department', message: 'Create it first: PUT /departments/{key}.' }],
+    });
+  }
+}
+
+export async function createMember(trx: Trx, companyId: string, input: MemberInputValue): Promise<MemberRow> {
+  await requireDepartment(trx, companyId, input.department);
+  return trx
+    .insertInto('members')
+    .values({
+      id: newId('mem'),
+      company_id: companyId,
+      name: input.name,
+      email: input.email,
+      department_key: input.department,
+      active: input.active,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Changes a member (deactivation is `active: false`); a change to nothing leaves updated_at alone. */
+export async function updateMember(trx: Trx, companyId: string, id: string, input: MemberPatchValue): Promise<MemberRow> {
+  const current = await trx
+    .selectFrom('members')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!current) throw notFound(`The member ${id}`);
+  await requireDepartment(trx, companyId, input.department);
+  const set: Updateable<MembersTable> = {};
+  if (input.name !== undefined && input.name !== current.name) set.name = input.name;
+  if (input.email !== undefined && input.email !== current.email) set.email = input.email;
+  if (input.department !== undefined && input.department !== current.department_key) set.department_key = input.department;
+  if (input.active !== undefined && input.active !== current.active) set.active = input.active;
+  if (Object.keys(set).length === 0) return current;
+  return trx.updateTable('members').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Adds or renames a department; the same name again changes nothing (updated_at included). */
+export async function putDepartment(trx: Trx, companyId: string, key: string, name: LocalisedText): Promise<DepartmentRow> {
+  const text = JSON.stringify(name);
+  await trx
+    .insertInto('departments')
+    .values({ company_id: companyId, key, name: text })
+    .onConflict((oc) =>
+      oc
+        .columns(['company_id', 'key'])
+        .doUpdateSet({ name: text })
+        .where('departments.name', 'is distinct from', (eb) => eb.ref('excluded.name')),
+    )
+    .execute();
+  return trx
+    .selectFrom('departments')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('key', '=', key)
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes a department nobody refers to; one that members or leads name is refused (409). */
+export async function deleteDepartment(trx: Trx, companyId: string, key: string): Promise<void> {
+  const found = await trx
+    .selectFrom('departments')
+    .select('key')
+    .where('company_id', '=', companyId)
+    .where('key', '=', key)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!found) throw notFound(`The department ${key}`);
+  const users = await trx
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('members')
+        .select(eb.fn.countAll<string>().as('n'))
+        .where('company_id', '=', companyId)
+        .where('department_key', '=', key)
+        .as('members'),
+      eb
+        .selectFrom('leads')
+        .select(eb.fn.countAll<string>().as('n'))
+        .where('company_id', '=', companyId)
+        .where('department_key', '=', key)
+        .as('leads'),
+    ])
+    .executeTakeFirstOrThrow();
+  const members = Number(users.members);
+  const leads = Number(users.leads);
+  if (members > 0 || leads > 0) {
+    throw new ApiError(
+      'conflict',
+      `The department ${key} is still used by ${members} member(s) and ${leads} lead(s); move them to another department first.`,
+    );
+  }
+  await trx.deleteFrom('departments').where('company_id', '=', companyId).where('key', '=', key).execute();
+}

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { defineRoute } from '../../lib/access';
 import { auditPersonalDataRead } from '../../lib/audit';
 import type { AppEnv } from '../../lib/env';
-import type { Scope } from '../../lib/scopes';
+import type { Scope } from '../../schema/common/scopes';
 
 /** CRM routes: a server key with the route's scope (publishable keys refused; no CORS grant). */
 export function crmRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(scope: Scope, route: R) {

@@ -1,5 +1,5 @@
 import { createRouter } from '../../lib/app';
-import { leadForms } from './leads';
+import { leadForms } from './leads.routes';
 
 /**
  * Forms from the visitor's browser: enquiries (POST /leads). Their CORS is the root app's (`formPaths`), ahead

@@ -1,73 +1,155 @@
-import { defineRoute, requireLeadType } from '../../lib/access';
-import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import { keyringOf } from '../../lib/crypto-jwe';
+import { sql } from 'kysely';
+import { type Keyring, encryptJson } from '../../lib/crypto-jwe';
+import type { Executor, Trx } from '../../lib/db/index';
+import { ApiError, type FieldError } from '../../lib/errors';
+import { type CausedBy, recordEvent } from '../../lib/events';
 import { newReference } from '../../lib/references';
-import { ProblemSchema } from '../../schema/common';
-import { FormLeadAnswer, LeadFormInput, LeadSchema } from '../../schema/crm-leads';
-import { jsonBody } from '../../schema/common';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { checkLead, createLead, leadTypeOf } from '../crm/leads-domain';
-import { leadView } from '../crm/leads-read';
-import { auditRead } from '../crm/route';
-import { passesFormGuard } from './guard';
+import type { LeadRow } from '../../schema/crm/db';
+import type { LeadInputValue } from '../../schema/crm/leads';
+import type { Company } from '../../schema/db';
+import { matchOrCreateContact } from '../../lib/people';
+import { detailsProblems } from '../../lib/details';
+import { listingRequestProblems } from './listing-requests';
 
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: ProblemSchema } },
-});
+/** An enquiry to record: the form's fields plus what the caller's path knows. */
+export type NewLead = LeadInputValue & {
+  /** The keys details are encrypted with (from the configuration). */
+  keyring: Keyring | undefined;
+  /** A browser form's allowed origins: the page is kept only on one of them. Undefined (a server): any http(s) page. */
+  origins?: readonly string[];
+  /** The visitor's address, kept with the consent (browser forms); null for a server's post. */
+  consentAddress?: string | null;
+};
 
 /**
- * POST /leads: an enquiry from the visitor's browser (publishable key, from one of its origins, with the spam
- * check), or from the company's own server (server key with `write:leads`, trusted: no origin or spam check).
+ * The page of the form, without query, fragment or credentials; not kept (null) when it is not an http(s)
+ * address or, for a browser form, not on one of the key's origins. An enquiry is never refused for its page.
  */
-const postRoute = defineRoute({
-  method: 'post',
-  path: '/leads',
-  tags: ['Forms'],
-  summary: 'Send an enquiry (lead)',
-  description:
-    "From the visitor's browser with a publishable key (X-Api-Key) from one of the key's origins, with `challenge`; or from the company's server with a server key holding `write:leads`. Consent is required on both paths. For a service of kind `listing_request`, the details `purpose`, `area`, `property_type`, `bedrooms`, `bathrooms`, `size_sqm`, `price` and `price_period` must be valid when present (400 at `details.<key>`).",
-  access: { kind: 'form', scopes: ['write:leads'] },
-  request: {
-    body: jsonBody(LeadFormInput, {
-      consent: true,
-      consent_version: '2026-01',
-      name: 'Omar Said',
-      email: 'omar.said@example.com',
-      message: 'Is the flat still available?',
-    }),
-  },
-  responses: {
-    201: {
-      description: "Recorded. A browser (publishable key) gets only the lead's `reference`; a server key gets the whole lead.",
-      content: { 'application/json': { schema: FormLeadAnswer.or(LeadSchema) } },
-    },
-    403: problem(
-      'Key unknown, revoked or of another company; origin not on the key (`origin_not_allowed`); lead type not on the key (`lead_type_not_allowed`); spam check failed (`challenge_failed`).',
-    ),
-    503: problem(
-      'The spam check could not be asked (`spam_check_unavailable`), or details were sent but no encryption key is configured (`encryption_unavailable`); nothing was recorded.',
-    ),
-  },
-});
-
-export const leadForms = createRouter().openapi(postRoute, async (c) => {
-  const { challenge, website, ...input } = c.req.valid('json');
-  const { db, config, clientAddress } = c.var.services;
-  const { company, caller } = c.var;
-  if (caller.kind === 'publishable') {
-    requireLeadType(caller, await leadTypeOf(db, company.id, input.service));
-    const human = await passesFormGuard(c, { challenge, website }, () => checkLead(db, company.id, input));
-    if (!human) return c.json({ reference: newReference('L') }, 201);
+export function cleanPage(page: string | undefined, origins?: readonly string[]): string | null {
+  if (page === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(page);
+  } catch {
+    return null;
   }
-  const keyring = keyringOf(config);
-  const browser = caller.kind === 'publishable' ? { origins: caller.key.origins, consentAddress: clientAddress } : {};
-  const lead = await transactionRetryingConflict(db, (trx) =>
-    createLead(trx, company, { ...input, keyring, consentAddress: null, ...browser }, actorOf(caller)),
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  if (origins && !origins.includes(url.origin)) return null;
+  return `${url.origin}${url.pathname}`;
+}
+
+/** The listing by its English or Arabic slug (any status: the enquiry may be about a withdrawn home); unknown: null. */
+async function listingIdOf(executor: Executor, companyId: string, slug: string | undefined): Promise<string | null> {
+  if (slug === undefined) return null;
+  const row = await executor
+    .selectFrom('listings')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where((eb) => eb.or([eb('slug_en', '=', slug), eb('slug_ar', '=', slug)]))
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** A lead's type, for the publishable key's list: a service of kind `listing_request` makes one; else an enquiry. */
+export async function leadTypeOf(
+  executor: Executor,
+  companyId: string,
+  service: string | undefined,
+): Promise<'enquiry' | 'listing_request'> {
+  if (service === undefined) return 'enquiry';
+  const row = await executor
+    .selectFrom('services')
+    .select('kind')
+    .where('company_id', '=', companyId)
+    .where('key', '=', service)
+    .executeTakeFirst();
+  return row?.kind === 'listing_request' ? 'listing_request' : 'enquiry';
+}
+
+/**
+ * The rules of every enquiry, whichever path sent it; each refusal names its field. A listing request (its
+ * service is of kind `listing_request`) also has the answers a draft listing is built from checked.
+ */
+export async function leadProblems(executor: Executor, companyId: string, input: LeadInputValue): Promise<FieldError[]> {
+  const problems: FieldError[] = [];
+  if (input.consent !== true) problems.push({ path: 'consent', code: 'consent_required', message: 'Consent must be true.' });
+  if (!input.consent_version?.trim()) {
+    problems.push({ path: 'consent_version', code: 'consent_required', message: 'The privacy notice version is required.' });
+  }
+  if (!input.email && !input.phone) {
+    problems.push({ path: 'email', code: 'custom', message: 'Send at least one of email or phone.' });
+  }
+  const details = input.details ?? {};
+  const refused = detailsProblems(details);
+  problems.push(...refused);
+  if (Object.keys(details).length > 0 && (await leadTypeOf(executor, companyId, input.service)) === 'listing_request') {
+    const skip = new Set(refused.map((p) => p.path.slice('details.'.length)));
+    problems.push(...(await listingRequestProblems(executor, companyId, details, skip)));
+  }
+  return problems;
+}
+
+/** Refuses (400, every problem at once) an enquiry that breaks a rule; records nothing. */
+export async function checkLead(executor: Executor, companyId: string, input: LeadInputValue): Promise<void> {
+  const problems = await leadProblems(executor, companyId, input);
+  if (problems.length > 0) {
+    throw new ApiError('invalid_request', 'The enquiry is invalid.', { errors: problems });
+  }
+}
+
+/**
+ * Records an enquiry: the person is matched (or added) by email then phone, the details are encrypted, and
+ * `lead.created` is recorded (with `contact.created` for a new person) in the caller's transaction. Run it
+ * in `transactionRetryingConflict`: two enquiries of a new person at once meet on the contacts' unique index.
+ */
+export async function createLead(trx: Trx, company: Company, input: NewLead, causedBy: CausedBy): Promise<LeadRow> {
+  await checkLead(trx, company.id, input);
+  const details = input.details && Object.keys(input.details).length > 0 ? input.details : undefined;
+  // Encrypted before anything is written: without a key the enquiry is refused as a whole (503).
+  const detailsJwe = details ? await encryptJson(input.keyring, details) : null;
+  const { contact, created, updated } = await matchOrCreateContact(
+    trx,
+    company,
+    { name: input.name, email: input.email, phone: input.phone, language: input.language },
+    causedBy,
   );
-  if (caller.kind === 'publishable') return c.json({ reference: lead.reference }, 201);
-  const view = await leadView(db, company.id, lead.id, keyring);
-  await auditRead(c, [view.reference]);
-  return c.json(view, 201);
-});
+  const lead = await trx
+    .insertInto('leads')
+    .values({
+      company_id: company.id,
+      reference: newReference('L'),
+      contact_id: contact.id,
+      service: input.service ?? null,
+      form: input.form ?? null,
+      page: cleanPage(input.page, input.origins),
+      listing_id: await listingIdOf(trx, company.id, input.listing),
+      message: input.message ?? null,
+      language: input.language ?? null,
+      details_jwe: detailsJwe,
+      consent_version: input.consent_version.trim(),
+      consent_at: new Date(),
+      consent_address: input.consentAddress ?? null,
+      caused_by: causedBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvent(trx, {
+    companyId: company.id,
+    type: 'lead.created',
+    causedBy,
+    data: { reference: lead.reference, person: contact.reference },
+  });
+  // A matched person's answer now lists one more lead: it changed, so sync clients must see it again.
+  if (!created) {
+    await trx.updateTable('contacts').set({ updated_at: sql`clock_timestamp()` }).where('id', '=', contact.id).execute();
+    if (!updated) {
+      await recordEvent(trx, {
+        companyId: company.id,
+        type: 'contact.updated',
+        causedBy,
+        data: { reference: contact.reference },
+      });
+    }
+  }
+  return lead;
+}

@@ -1,5 +1,5 @@
 import { createRouter } from '../../lib/app';
-import { deliveries } from './deliveries';
+import { deliveries } from './deliveries.routes';
 
 /** Platform callbacks (/internal/v1): never in the public documents, each verified by its own signature. */
 export function internalGroup() {

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/crypto';
-import { scopes } from '../../lib/scopes';
+import { scopes } from '../../schema/common/scopes';
 import { developmentToken } from '../../lib/spam-check';
-import { bookingBody, type Ctx, newHome, origin, postBooking, publishableKey, setup, stays } from '../bookings/support';
+import { bookingBody, type Ctx, newHome, origin, postBooking, publishableKey, setup, stays } from '../stay/support';
 import { listingAnswers } from '../forms/support';
 import { startReceiver } from '../webhooks/support';
 

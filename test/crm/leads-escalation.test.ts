@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseContact } from '../../functions/crm/erasure';
-import { escalateUnansweredLeads } from '../../functions/crm/leads-escalation';
+import { escalateUnansweredLeads } from '../../functions/crm/escalation';
 import { createTestApi, type TestApi } from '../support/harness';
 
 let api: TestApi;

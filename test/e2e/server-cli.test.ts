@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import demoCatalogue from '../../functions/seed/demo-catalogue.json' with { type: 'json' };
+import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 
 /**
  * What a newcomer does: `npm start` (here: the same bin/server.ts) on an empty data folder, then the admin

@@ -4,8 +4,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { z } from '@hono/zod-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, weekdayOf } from '../../lib/dates';
-import demoCatalogue from '../../functions/seed/demo-catalogue.json' with { type: 'json' };
-import type { AvailabilitySchema } from '../../schema/bookings';
+import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
+import type { AvailabilitySchema } from '../../schema/stay/bookings';
 import { startTurnstileVerifier } from '../support/turnstile';
 import { chromiumPath, copyWebsite, hasChromium, launchChromium, startApi, startStaticServer } from '../support/website';
 

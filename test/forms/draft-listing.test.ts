@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { draftTitle } from '../../functions/admin/draft-listing';
+import { draftTitle } from '../../functions/forms/draft-listing';
 import { adminCli } from '../support/admin-cli';
 import type { TestApi } from '../support/harness';
 import {

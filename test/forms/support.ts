@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { DatabaseHandle } from '../../lib/db/index';
 import type { RateLimiter } from '../../lib/ratelimit/index';
-import type { LeadType } from '../../lib/scopes';
+import type { LeadType } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
 import { startTurnstileVerifier } from '../support/turnstile';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookingBody, type Ctx, countBookings, newHome, postBooking, setup } from '../bookings/support';
+import { bookingBody, type Ctx, countBookings, newHome, postBooking, setup } from '../stay/support';
 
 /**
  * Dates and instants at the edges (docs/api-reference.md, "Dates and instants"): calendar dates and instants

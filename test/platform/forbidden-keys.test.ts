@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forbiddenKind } from '../../lib/forbidden-keys';
+import { forbiddenKind } from '../../schema/common/forbidden-keys';
 
 /** The vocabulary on its own; the forms' tests send some of these through POST /leads and POST /bookings. */
 describe('field names refused in any spelling', () => {

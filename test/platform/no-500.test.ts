@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookingBody, day, newHome, origin, setup } from '../bookings/support';
-import { scopes } from '../../lib/scopes';
+import { bookingBody, day, newHome, origin, setup } from '../stay/support';
+import { scopes } from '../../schema/common/scopes';
 import { createTestApi, demo, type TestApi } from '../support/harness';
 
 /** Property: whatever a client sends, the answer is never a 500 (bad input is a 4xx problem). */

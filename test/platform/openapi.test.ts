@@ -1,7 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ListingListSchema, ListingSchema, MapPointListSchema } from '../../schema/catalogue';
-import { ProblemSchema } from '../../schema/common';
+import { ListingListSchema, ListingSchema, MapPointListSchema } from '../../schema/catalogue/listings';
+import { ProblemSchema } from '../../schema/common/api';
 import { createTestApi, type TestApi } from '../support/harness';
 
 let api: TestApi;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Ctx, newHome, setup } from '../bookings/support';
+import { type Ctx, newHome, setup } from '../stay/support';
 
 /**
  * Query strings are read strictly: unknown parameters are refused one by one (`unknown_field`), and whole numbers

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopes } from '../../lib/scopes';
-import { book, type Ctx, newHome, setup, stays } from '../bookings/support';
+import { scopes } from '../../schema/common/scopes';
+import { book, type Ctx, newHome, setup, stays } from '../stay/support';
 
 let ctx: Ctx;
 let key: string;

@@ -12,9 +12,9 @@ import type { AppEnv } from '../../lib/env';
 import { createNodePlatform, type NodePlatform } from '../../lib/node/platform';
 import type { RateLimiter } from '../../lib/ratelimit/index';
 import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
-import type { LeadType, Scope } from '../../lib/scopes';
+import type { LeadType, Scope } from '../../schema/common/scopes';
 import { newSecretKey } from '../../lib/webhooks/secrets';
-import demoCatalogue from '../../functions/seed/demo-catalogue.json' with { type: 'json' };
+import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 
 /** The database of this test file: a PGlite copy of the migrated snapshot, or the shared PostgreSQL. */
 export async function openTestDatabase(options: { log?: KyselyConfig['log']; own?: boolean } = {}): Promise<DatabaseHandle> {

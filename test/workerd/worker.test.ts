@@ -10,15 +10,15 @@ import { sql } from 'kysely';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importCatalogue } from '../../functions/admin/catalogue-domain';
-import { createCompany } from '../../functions/admin/companies-domain';
+import { importCatalogue } from '../../functions/catalogue/content';
+import { createCompany } from '../../functions/admin/companies';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPostgres } from '../../lib/db/postgres';
-import demoCatalogue from '../../functions/seed/demo-catalogue.json' with { type: 'json' };
-import { CatalogueImportInput, CreateCompanyInput } from '../../schema/admin';
+import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
+import { CatalogueImportInput, CreateCompanyInput } from '../../schema/platform/admin';
 import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
 
 // The local server (as .ci/run names it); the WebSocket proxy only relays to loopback hosts.

@@ -1,0 +1,195 @@
+import { setHomeTerms } from '../../lib/homes';
+import type { z } from '@hono/zod-openapi';
+import type { Trx } from '../../lib/db/index';
+import { ApiError, notFound } from '../../lib/errors';
+import type { CatalogueImport, ImportListing, ServiceInput, TeamProfileInput } from '../../schema/platform/admin';
+
+const json = (value: unknown) => JSON.stringify(value);
+
+/**
+ * Upserts a catalogue document in one transaction: areas (parents first), property types, services,
+ * team profiles (by name) and listings (by English slug, photos replaced). All or nothing.
+ */
+export async function importCatalogue(trx: Trx, companyId: string, doc: CatalogueImport) {
+  const places: Places = new Map();
+  const existing = await trx.selectFrom('areas').select(['id', 'kind', 'slug_en']).where('company_id', '=', companyId).execute();
+  for (const a of existing) places.set(a.slug_en, { id: a.id, kind: a.kind });
+  const parentKind = { city: null, area: 'city', project: 'area' } as const;
+  const rank = { city: 0, area: 1, project: 2 } as const;
+  const areas = [...doc.areas].sort((a, b) => rank[a.kind] - rank[b.kind]);
+  for (const [position, area] of areas.entries()) {
+    const parentId = area.parent === null ? null : placeOf(places, area.parent, parentKind[area.kind], `area "${area.slug.en}"`);
+    if (parentId === null && area.kind !== 'city') {
+      throw new ApiError('invalid_request', `The ${area.kind} "${area.slug.en}" needs a parent ${parentKind[area.kind]}.`);
+    }
+    const row = await trx
+      .insertInto('areas')
+      .values({
+        company_id: companyId,
+        kind: area.kind,
+        parent_id: parentId,
+        slug_en: area.slug.en,
+        slug_ar: area.slug.ar ?? null,
+        name: json(area.name),
+        position,
+      })
+      .onConflict((oc) =>
+        oc.columns(['company_id', 'slug_en']).doUpdateSet((eb) => ({
+          kind: eb.ref('excluded.kind'),
+          parent_id: eb.ref('excluded.parent_id'),
+          slug_ar: eb.ref('excluded.slug_ar'),
+          name: eb.ref('excluded.name'),
+          position: eb.ref('excluded.position'),
+        })),
+      )
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    places.set(area.slug.en, { id: row.id, kind: area.kind });
+  }
+  for (const [position, type] of doc.property_types.entries()) {
+    await trx
+      .insertInto('property_types')
+      .values({ company_id: companyId, value: type.value, name: json(type.name), position })
+      .onConflict((oc) =>
+        oc
+          .columns(['company_id', 'value'])
+          .doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), position: eb.ref('excluded.position') })),
+      )
+      .execute();
+  }
+  for (const [position, service] of doc.services.entries()) await upsertService(trx, companyId, service, position);
+  for (const profile of doc.team) {
+    const found = await trx
+      .selectFrom('team_profiles')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .where('name', '=', profile.name)
+      .executeTakeFirst();
+    if (found) await updateTeamProfile(trx, companyId, found.id, profile);
+    else await createTeamProfile(trx, companyId, profile);
+  }
+  for (const listing of doc.listings) await upsertListing(trx, companyId, listing, places);
+  return {
+    areas: doc.areas.length,
+    property_types: doc.property_types.length,
+    services: doc.services.length,
+    team: doc.team.length,
+    listings: doc.listings.length,
+  };
+}
+
+type Places = Map<string, { id: string; kind: 'city' | 'area' | 'project' }>;
+
+/** A place by English slug, refused when unknown or of another kind (a city named as an area, …). */
+function placeOf(places: Places, slug: string, kind: 'city' | 'area' | 'project' | null, owner: string): string {
+  const place = places.get(slug);
+  if (!place) throw new ApiError('invalid_request', `The ${owner} names an unknown place "${slug}".`);
+  if (kind !== null && place.kind !== kind) {
+    throw new ApiError('invalid_request', `The ${owner} names "${slug}" as its ${kind}, but it is a ${place.kind}.`);
+  }
+  return place.id;
+}
+
+async function upsertListing(trx: Trx, companyId: string, l: ImportListing, places: Places) {
+  const place = (slug: string | null, kind: 'city' | 'area' | 'project') =>
+    slug === null ? null : placeOf(places, slug, kind, `listing "${l.slug.en}"`);
+  const now = new Date();
+  const values = {
+    company_id: companyId,
+    slug_en: l.slug.en,
+    slug_ar: l.slug.ar ?? null,
+    listing_type: l.listing_type,
+    status: l.status,
+    title: json(l.title),
+    description: json(l.description ?? {}),
+    price: l.price,
+    price_period: l.price_period,
+    property_type: l.property_type,
+    bedrooms: l.bedrooms,
+    bathrooms: l.bathrooms,
+    size_sqm: l.size_sqm,
+    max_guests: l.max_guests,
+    city_id: place(l.city, 'city'),
+    area_id: place(l.area, 'area'),
+    project_id: place(l.project, 'project'),
+    completion: l.completion,
+    featured: l.featured,
+    sort_order: l.sort_order,
+    latitude: l.location?.latitude ?? null,
+    longitude: l.location?.longitude ?? null,
+    location_precision: l.location?.precision ?? null,
+    published_at: l.published_at ?? (l.status === 'draft' ? null : now),
+    updated_at: now,
+  };
+  const { id } = await trx
+    .insertInto('listings')
+    .values(values)
+    .onConflict((oc) =>
+      oc.columns(['company_id', 'slug_en']).doUpdateSet(({ ref }) => {
+        const { company_id: _c, slug_en: _s, ...rest } = values;
+        return Object.fromEntries(Object.keys(rest).map((k) => [k, ref(`excluded.${k}` as 'excluded.title')]));
+      }),
+    )
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (l.booking) await setHomeTerms(trx, id, l.booking);
+  await trx.deleteFrom('listing_photos').where('listing_id', '=', id).execute();
+  if (l.photos.length > 0) {
+    await trx
+      .insertInto('listing_photos')
+      .values(l.photos.map((p, position) => ({ listing_id: id, position, storage_key: p.key, alt: json(p.alt), ready: p.ready })))
+      .execute();
+  }
+}
+
+/** Publishing keeps the first publication date; withdrawing keeps the listing and its slug readable. */
+export async function setListingStatus(trx: Trx, companyId: string, slug: string, status: 'published' | 'withdrawn') {
+  const row = await trx
+    .updateTable('listings')
+    .set((eb) => ({
+      status,
+      updated_at: new Date(),
+      published_at: status === 'published' ? eb.fn.coalesce('published_at', eb.val(new Date())) : eb.ref('published_at'),
+    }))
+    .where('company_id', '=', companyId)
+    .where((eb) => eb.or([eb('slug_en', '=', slug), eb('slug_ar', '=', slug)]))
+    .returning(['id', 'slug_en', 'status'])
+    .executeTakeFirst();
+  if (!row) throw notFound(`The listing "${slug}"`);
+  return row;
+}
+
+export async function upsertService(trx: Trx, companyId: string, s: z.infer<typeof ServiceInput>, position = 0) {
+  return trx
+    .insertInto('services')
+    .values({ company_id: companyId, key: s.key, name: json(s.name), kind: s.kind, position })
+    .onConflict((oc) =>
+      oc.columns(['company_id', 'key']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), kind: eb.ref('excluded.kind') })),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+function teamValues(p: z.infer<typeof TeamProfileInput>) {
+  return { ...p, role: json(p.role), bio: json(p.bio) };
+}
+
+export async function createTeamProfile(trx: Trx, companyId: string, p: z.infer<typeof TeamProfileInput>) {
+  return trx
+    .insertInto('team_profiles')
+    .values({ company_id: companyId, ...teamValues(p) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateTeamProfile(trx: Trx, companyId: string, id: string, p: z.infer<typeof TeamProfileInput>) {
+  const row = await trx
+    .updateTable('team_profiles')
+    .set(teamValues(p))
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound(`The team profile ${id}`);
+  return row;
+}

@@ -1,0 +1,73 @@
+import { defineRoute, requireLeadType } from '../../lib/access';
+import { createRouter } from '../../lib/app';
+import { actorOf } from '../../lib/audit';
+import { keyringOf } from '../../lib/crypto-jwe';
+import { newReference } from '../../lib/references';
+import { ProblemSchema } from '../../schema/common/api';
+import { FormLeadAnswer, LeadFormInput, LeadSchema } from '../../schema/crm/leads';
+import { jsonBody } from '../../schema/common/api';
+import { transactionRetryingConflict } from '../../lib/external-ids';
+import { checkLead, createLead, leadTypeOf } from './leads';
+import { leadView } from '../../lib/leads';
+import { auditRead } from '../crm/route';
+import { passesFormGuard } from '../../lib/form-guard';
+
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ProblemSchema } },
+});
+
+/**
+ * POST /leads: an enquiry from the visitor's browser (publishable key, from one of its origins, with the spam
+ * check), or from the company's own server (server key with `write:leads`, trusted: no origin or spam check).
+ */
+const postRoute = defineRoute({
+  method: 'post',
+  path: '/leads',
+  tags: ['Forms'],
+  summary: 'Send an enquiry (lead)',
+  description:
+    "From the visitor's browser with a publishable key (X-Api-Key) from one of the key's origins, with `challenge`; or from the company's server with a server key holding `write:leads`. Consent is required on both paths. For a service of kind `listing_request`, the details `purpose`, `area`, `property_type`, `bedrooms`, `bathrooms`, `size_sqm`, `price` and `price_period` must be valid when present (400 at `details.<key>`).",
+  access: { kind: 'form', scopes: ['write:leads'] },
+  request: {
+    body: jsonBody(LeadFormInput, {
+      consent: true,
+      consent_version: '2026-01',
+      name: 'Omar Said',
+      email: 'omar.said@example.com',
+      message: 'Is the flat still available?',
+    }),
+  },
+  responses: {
+    201: {
+      description: "Recorded. A browser (publishable key) gets only the lead's `reference`; a server key gets the whole lead.",
+      content: { 'application/json': { schema: FormLeadAnswer.or(LeadSchema) } },
+    },
+    403: problem(
+      'Key unknown, revoked or of another company; origin not on the key (`origin_not_allowed`); lead type not on the key (`lead_type_not_allowed`); spam check failed (`challenge_failed`).',
+    ),
+    503: problem(
+      'The spam check could not be asked (`spam_check_unavailable`), or details were sent but no encryption key is configured (`encryption_unavailable`); nothing was recorded.',
+    ),
+  },
+});
+
+export const leadForms = createRouter().openapi(postRoute, async (c) => {
+  const { challenge, website, ...input } = c.req.valid('json');
+  const { db, config, clientAddress } = c.var.services;
+  const { company, caller } = c.var;
+  if (caller.kind === 'publishable') {
+    requireLeadType(caller, await leadTypeOf(db, company.id, input.service));
+    const human = await passesFormGuard(c, { challenge, website }, () => checkLead(db, company.id, input));
+    if (!human) return c.json({ reference: newReference('L') }, 201);
+  }
+  const keyring = keyringOf(config);
+  const browser = caller.kind === 'publishable' ? { origins: caller.key.origins, consentAddress: clientAddress } : {};
+  const lead = await transactionRetryingConflict(db, (trx) =>
+    createLead(trx, company, { ...input, keyring, consentAddress: null, ...browser }, actorOf(caller)),
+  );
+  if (caller.kind === 'publishable') return c.json({ reference: lead.reference }, 201);
+  const view = await leadView(db, company.id, lead.id, keyring);
+  await auditRead(c, [view.reference]);
+  return c.json(view, 201);
+});

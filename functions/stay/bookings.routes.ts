@@ -1,0 +1,96 @@
+import { defineRoute, requireLeadType } from '../../lib/access';
+import { createRouter } from '../../lib/app';
+import { actorOf } from '../../lib/audit';
+import { randomToken } from '../../lib/crypto';
+import { newReference } from '../../lib/references';
+import { BookingAnswer, BookingInput } from '../../schema/stay/bookings';
+import { ProblemSchema } from '../../schema/common/api';
+import { jsonBody } from '../../schema/common/api';
+import { passesFormGuard } from '../../lib/form-guard';
+import { createBooking, defaultHoldHours, quoteStay, transactionForNights } from './bookings';
+import { findBookableHome } from './homes';
+
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ProblemSchema } },
+});
+
+const route = defineRoute({
+  method: 'post',
+  path: '/bookings',
+  tags: ['Bookings'],
+  summary: 'Request a booking of a holiday home',
+  description:
+    "From the visitor's browser with a publishable key allowed to send `booking`, from one of the key's origins, with the spam check. Nothing is charged: the dates are held while staff confirm. Payment details and identity documents are refused.",
+  access: { kind: 'form', scopes: [] },
+  request: { body: jsonBody(BookingInput) },
+  responses: {
+    201: {
+      description: 'The dates are held. The answer gives the reference and the stay page (its address is shown once).',
+      content: { 'application/json': { schema: BookingAnswer } },
+    },
+    403: problem(
+      'Key unknown, revoked or of another company, a server key (`key_wrong_kind`), origin not on the key (`origin_not_allowed`), `booking` not on the key (`lead_type_not_allowed`), spam check failed (`challenge_failed`).',
+    ),
+    404: problem('Unknown home, or bookings are switched off.'),
+    503: problem('The spam check could not be asked (`spam_check_unavailable`); nothing was recorded.'),
+  },
+});
+
+export const bookingRequests = createRouter().openapi(route, async (c) => {
+  const { challenge, website, ...input } = c.req.valid('json');
+  const { db, clientAddress } = c.var.services;
+  const { company, caller } = c.var;
+  requireLeadType(caller, 'booking');
+  const home = await findBookableHome(db, company, input.listing);
+  const stay = { checkIn: input.check_in, checkOut: input.check_out, guests: input.guests };
+  // Dates the home cannot take are refused before the spam check, so the visitor's token is not used up.
+  const quote = await quoteStay(db, company, home, stay, new Date());
+  const stayUrl = (token: string) => `${new URL(c.req.url).origin}/stay/${token}`;
+  const answer = { listing: home.slug, check_in: input.check_in, check_out: input.check_out, guests: input.guests };
+  if (!(await passesFormGuard(c, { challenge, website }))) {
+    // The hidden field was filled: answered like a success, for a hold that does not exist.
+    const holdHours = company.settings.booking_hold_hours ?? defaultHoldHours;
+    return c.json(
+      {
+        reference: newReference('B'),
+        status: 'held' as const,
+        ...answer,
+        hold_expires_at: new Date(Date.now() + holdHours * 3_600_000).toISOString(),
+        stay_url: stayUrl(randomToken(32)),
+        quote: { ...answer, ...quote },
+      },
+      201,
+    );
+  }
+  const { booking, token } = await transactionForNights(db, async (trx) => {
+    const locked = await findBookableHome(trx, company, input.listing, { lock: true });
+    return createBooking(
+      trx,
+      company,
+      locked,
+      {
+        ...stay,
+        name: input.name,
+        email: input.email,
+        phone: input.phone,
+        message: input.message,
+        language: input.language,
+        consentVersion: input.consent_version,
+        consentAddress: clientAddress,
+      },
+      actorOf(caller),
+    );
+  });
+  return c.json(
+    {
+      reference: booking.reference,
+      status: 'held' as const,
+      ...answer,
+      hold_expires_at: new Date(booking.hold_expires_at).toISOString(),
+      stay_url: stayUrl(token),
+      quote: { ...answer, ...booking.quote },
+    },
+    201,
+  );
+});

@@ -1,0 +1,80 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../lib/db/index';
+import { notFound } from '../../lib/errors';
+import type { HolidayHomeTerms, SeasonRow } from '../../schema/stay/db';
+import type { Company } from '../../schema/db';
+
+/** A holiday home that takes bookings: its listing's price and size, its terms and its seasons. */
+export type BookableHome = {
+  id: string;
+  slug: string;
+  title: Record<string, string>;
+  nightlyPrice: string;
+  bedrooms: number | null;
+  maxGuests: number | null;
+  terms: HolidayHomeTerms;
+  seasons: SeasonRow[];
+};
+
+/**
+ * Finds a home by its English or Arabic slug. Availability, quotes and booking requests answer 404 unless the
+ * company has bookings switched on and the listing is a published holiday home with a nightly price.
+ * `lock` locks the home's terms row (FOR NO KEY UPDATE) for the rest of the transaction: booking writes of one
+ * home, and a calendar block being added, take their turns. A share lock is not enough: every booking write bumps
+ * the row's calendar_version (a trigger), so two requests each holding a share lock would deadlock on that update.
+ */
+export async function findBookableHome(
+  executor: Executor,
+  company: Company,
+  slug: string,
+  options: { lock?: boolean; seasons?: boolean } = {},
+): Promise<BookableHome> {
+  if (company.settings.bookings_enabled !== true) throw notFound('Bookings are switched off, so this home');
+  let query = executor
+    .selectFrom('listings as l')
+    .innerJoin('holiday_home_terms as t', 't.listing_id', 'l.id')
+    .selectAll('t')
+    .select([
+      'l.id',
+      'l.slug_en',
+      'l.title',
+      'l.price',
+      'l.bedrooms',
+      'l.max_guests',
+      sql<string>`t.check_in_time::text`.as('check_in_time'),
+      sql<string>`t.check_out_time::text`.as('check_out_time'),
+    ])
+    .where('l.company_id', '=', company.id)
+    .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
+    .where('l.status', '=', 'published')
+    .where('l.listing_type', '=', 'holiday_home')
+    .where('l.price_period', '=', 'night')
+    .where('l.price', 'is not', null);
+  if (options.lock) query = query.forNoKeyUpdate('t');
+  const row = await query.executeTakeFirst();
+  if (!row) throw notFound(`The holiday home "${slug}"`);
+  // Availability needs no prices: it skips the seasons' query.
+  const seasons =
+    options.seasons === false
+      ? []
+      : await executor
+          .selectFrom('holiday_home_seasons')
+          .selectAll()
+          .where('listing_id', '=', row.id)
+          .orderBy('starts_on')
+          .execute();
+  const { id, slug_en, title, price, bedrooms, max_guests, ...terms } = row;
+  return {
+    id,
+    slug: slug_en,
+    title: title as Record<string, string>,
+    nightlyPrice: price as string,
+    bedrooms,
+    maxGuests: max_guests,
+    terms: { ...terms, check_in_time: hhmm(terms.check_in_time), check_out_time: hhmm(terms.check_out_time) },
+    seasons,
+  };
+}
+
+/** `15:00:00` → `15:00`. */
+const hhmm = (time: string) => time.slice(0, 5);

@@ -1,0 +1,117 @@
+import Big from 'big.js';
+import { Hono } from 'hono';
+import { html, raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import { sha256 } from '../../lib/crypto';
+import type { AppEnv } from '../../lib/env';
+import { companyByHost, requestHost } from '../../lib/tenancy';
+import type { StoredQuote } from '../../schema/stay/db';
+import { minorDigits } from './pricing';
+import { type StayLanguage, stayLanguage, stayTexts } from './page-texts';
+
+/**
+ * The guest's stay page: HTML on the company's host at /stay/{token}, the address the booking request
+ * answered with. The token (32 random characters, 190 bits) is the only key to it; only its hash is stored.
+ * The page shows status, the quote and what is due by when, in the guest's language (Arabic right-to-left).
+ */
+const headers = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  // The token is in the address: never sent on to another site, never indexed, never framed.
+  'Referrer-Policy': 'no-referrer',
+  'X-Robots-Tag': 'noindex',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+};
+
+const style = raw(`<style>
+body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
+h1{font-size:1.6rem}table{width:100%;border-collapse:collapse}td,th{padding:.3rem 0;text-align:start}
+td.amount,th.amount{text-align:end}tfoot th,tfoot td{border-top:1px solid #999}.status{font-weight:600}
+</style>`);
+
+function page(language: StayLanguage, title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
+  const dir = language === 'ar' ? 'rtl' : 'ltr';
+  return html`<!doctype html>
+<html lang="${language}" dir="${dir}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${style}</head>
+<body>${body}</body>
+</html>`;
+}
+
+export function stayPage() {
+  return new Hono<AppEnv>().get('/stay/:token', async (c) => {
+    const token = c.req.param('token');
+    const { db } = c.var.services;
+    const notFound = () => c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
+    if (!/^[A-Za-z0-9]{32}$/.test(token)) return notFound();
+    const company = await companyByHost(db, requestHost(c));
+    if (!company) return notFound();
+    const booking = await db
+      .selectFrom('bookings as b')
+      .innerJoin('listings as l', 'l.id', 'b.listing_id')
+      .innerJoin('holiday_home_terms as t', 't.listing_id', 'b.listing_id')
+      .select([
+        'b.reference',
+        'b.status',
+        'b.check_in',
+        'b.check_out',
+        'b.guests',
+        'b.language',
+        'b.quote',
+        'b.hold_expires_at',
+        'b.payment_due_at',
+        'l.title',
+        't.check_in_time',
+        't.check_out_time',
+      ])
+      .where('b.company_id', '=', company.id)
+      .where('b.stay_token_hash', '=', await sha256(token))
+      .executeTakeFirst();
+    if (!booking) return notFound();
+    const language = stayLanguage(booking.language);
+    const t = stayTexts[language];
+    const locale = `${language}-u-nu-latn`;
+    const instant = (at: Date | string) =>
+      new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: company.time_zone }).format(
+        new Date(at),
+      );
+    const day = (date: string) =>
+      new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+    const quote = booking.quote as StoredQuote;
+    const amount = (value: string) => `${value} ${quote.currency}`;
+    const title = (booking.title as Record<string, string>)[language] ?? (booking.title as Record<string, string>).en ?? '';
+    const due = new Big(quote.total).plus(quote.deposit).toFixed(minorDigits(quote.currency));
+    const when =
+      booking.status === 'confirmed' && booking.payment_due_at
+        ? t.dueBy(instant(booking.payment_due_at))
+        : booking.status === 'held'
+          ? t.holdUntil(instant(booking.hold_expires_at))
+          : t.nothingDue;
+    const body = html`<main>
+<h1>${t.title}: ${title}</h1>
+<p>${t.reference}: <strong data-reference>${booking.reference}</strong></p>
+<p>${t.status}: <span class="status" data-status="${booking.status}">${t.statuses[booking.status]}</span></p>
+<dl>
+<dt>${t.checkIn}</dt><dd>${day(booking.check_in)}, ${String(booking.check_in_time).slice(0, 5)}</dd>
+<dt>${t.checkOut}</dt><dd>${day(booking.check_out)}, ${String(booking.check_out_time).slice(0, 5)}</dd>
+<dt>${t.guests}</dt><dd>${booking.guests}</dd>
+</dl>
+<table>
+<caption>${t.nights}</caption>
+<tbody>
+${quote.nights.map((n) => html`<tr><td>${day(n.date)}</td><td>${t.rates[n.rate]}</td><td class="amount">${amount(n.price)}</td></tr>`)}
+<tr><th>${t.subtotal}</th><td></td><td class="amount">${amount(quote.subtotal)}</td></tr>
+${quote.fees.map((f) => html`<tr><td>${t.fees[f.code]}</td><td></td><td class="amount">${amount(f.amount)}</td></tr>`)}
+</tbody>
+<tfoot>
+<tr><th>${t.total}</th><td></td><td class="amount" data-total>${amount(quote.total)}</td></tr>
+<tr><th>${t.deposit}</th><td></td><td class="amount">${amount(quote.deposit)}</td></tr>
+${booking.status === 'held' || booking.status === 'confirmed' ? html`<tr><th>${t.due}</th><td></td><td class="amount" data-due>${amount(due)}</td></tr>` : ''}
+</tfoot>
+</table>
+<p data-when>${when}</p>
+</main>`;
+    return c.html(page(language, `${t.title}: ${title}`, body), 200, headers);
+  });
+}

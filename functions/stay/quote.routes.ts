@@ -1,0 +1,28 @@
+import { defineRoute } from '../../lib/access';
+import { createRouter } from '../../lib/app';
+import { QuoteQuery, QuoteSchema, slugParam } from '../../schema/stay/bookings';
+import { quoteStay } from './bookings';
+import { findBookableHome } from './homes';
+
+const route = defineRoute({
+  method: 'get',
+  path: '/listings/{slug}/quote',
+  tags: ['Bookings'],
+  summary: 'The price of a stay',
+  description:
+    "Each night's price, the fee lines, the total and the deposit, as decimal strings in the company's currency. Dates the home cannot take answer 400 with the rule's code (`min_nights`, `max_nights`, `arrival_day`, `notice`, `advance`, `unavailable`, `guests`) and every broken rule in `errors`. 404 unless the listing is a published holiday home and the company has bookings switched on.",
+  access: { kind: 'public', scopes: ['read:listings'] },
+  request: { params: slugParam, query: QuoteQuery },
+  responses: { 200: { description: 'The quote', content: { 'application/json': { schema: QuoteSchema } } } },
+});
+
+export const quote = createRouter().openapi(route, async (c) => {
+  const { slug } = c.req.valid('param');
+  const { check_in, check_out, guests } = c.req.valid('query');
+  const { db } = c.var.services;
+  const home = await findBookableHome(db, c.var.company, slug);
+  const stay = { checkIn: check_in, checkOut: check_out, guests };
+  const priced = await quoteStay(db, c.var.company, home, stay, new Date());
+  c.header('Cache-Control', 'no-store');
+  return c.json({ listing: home.slug, check_in, check_out, guests, ...priced }, 200);
+});

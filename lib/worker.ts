@@ -1,0 +1,114 @@
+import { neonConfig } from '@neondatabase/serverless';
+import type { ExecutionContext } from 'hono';
+import type { ServicesProvider } from './app';
+import type { Services } from './env';
+import { type Config, loadConfig } from './config';
+import { openNeon } from './db/neon';
+import type { RateLimiter } from './ratelimit/index';
+import { limiterFor } from './ratelimit/select';
+import { runScheduledWork } from '../functions/jobs';
+import { createWebhookRuntime, type WebhookRuntime } from './webhooks/runtime';
+
+/**
+ * The Worker's bindings: vars from wrangler.toml, secrets from `wrangler secret put`. The config names of
+ * lib/config.ts (rate limits, Upstash, cache ages, …) are read from the same object.
+ */
+export type WorkerEnv = {
+  /** Secret: the Neon connection string. */
+  DATABASE_URL?: string;
+  /** Var: "on" mounts the admin API under /admin/v1 (default Worker only). */
+  ADMIN_API?: string;
+  /** Local testing only: `HOST:PORT` of a WebSocket-to-TCP proxy in front of a plain PostgreSQL. */
+  NEON_WS_PROXY?: string;
+  [name: string]: unknown;
+};
+
+/** What an entry needs to build its app; an app is built once per isolate for each distinct value. */
+export type WorkerAppSettings = { admin: boolean; maxBodyBytes: number | undefined };
+
+type FetchApp = { fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Response | Promise<Response> };
+
+// Parsed once per isolate for each env object (workerd passes the same bindings object to every request).
+const configs = new WeakMap<object, Config>();
+function configFor(env: WorkerEnv): Config {
+  let config = configs.get(env);
+  if (!config) {
+    config = loadConfig(env);
+    configs.set(env, config);
+  }
+  return config;
+}
+
+let proxyConfigured: string | undefined;
+/** Points the Neon driver at a local WebSocket-to-TCP proxy (plain ws://, no TLS, no pipelining). */
+function useNeonProxy(proxy: string): void {
+  if (proxyConfigured === proxy) return;
+  neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+  proxyConfigured = proxy;
+}
+
+// One limiter per isolate: the memory limiter keeps its windows, the Upstash one its HTTP client (fetch only).
+let limiter: RateLimiter | undefined;
+// One webhook runtime per configuration: QStash client or the local transport, and the secrets' key.
+const runtimes = new WeakMap<Config, WebhookRuntime>();
+
+/** A Neon pool per request (Workers forbid reusing I/O objects across requests), closed after the response. */
+function servicesFor(env: WorkerEnv, clientAddress: string): { services: Services; done: () => Promise<void> } {
+  if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set: add it with `wrangler secret put DATABASE_URL`.');
+  if (env.NEON_WS_PROXY) useNeonProxy(env.NEON_WS_PROXY);
+  const config = configFor(env);
+  limiter ??= limiterFor(config);
+  let webhooks = runtimes.get(config);
+  if (!webhooks) {
+    // No DNS on Workers: production URL rules check literal addresses (Workers cannot reach private networks).
+    webhooks = createWebhookRuntime(config);
+    runtimes.set(config, webhooks);
+  }
+  const handle = openNeon(env.DATABASE_URL);
+  return {
+    services: { db: handle.db, config, limiter, clientAddress, webhooks, now: () => new Date() },
+    done: () => handle.close(),
+  };
+}
+
+export const provideWorkerServices: ServicesProvider = async (c) =>
+  servicesFor(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown');
+
+/** Cron Triggers (wrangler.toml [triggers]): the scheduler, on a pool of its own. */
+export function scheduledEntry() {
+  return {
+    scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContext): void {
+      const { services, done } = servicesFor(env, 'scheduler');
+      ctx.waitUntil(runScheduledWork(services).finally(done));
+    },
+  };
+}
+
+/**
+ * A Worker's `{ fetch }`. Bindings are only known at request time, so the app is built lazily on the first
+ * request and kept for the isolate's life (one per distinct settings value).
+ */
+export function workerEntry(build: (settings: WorkerAppSettings) => FetchApp) {
+  const apps = new Map<string, FetchApp>();
+  return {
+    fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Response | Promise<Response> {
+      let maxBodyBytes: number | undefined;
+      try {
+        maxBodyBytes = configFor(env).MAX_BODY_BYTES;
+      } catch {
+        // Invalid configuration: the app still answers, and its services provider reports the error as a 500 problem.
+      }
+      const settings: WorkerAppSettings = { admin: env.ADMIN_API === 'on', maxBodyBytes };
+      const key = `${settings.admin}:${settings.maxBodyBytes}`;
+      let app = apps.get(key);
+      if (!app) {
+        app = build(settings);
+        apps.set(key, app);
+      }
+      return app.fetch(request, env, ctx);
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { z } from '@hono/zod-openapi';
+import { LocalisedTextSchema, listOf, pageQuery, queryBoolean, queryInteger } from '../common/api';
+
+export const listingTypes = ['sale', 'lease', 'holiday_home'] as const;
+export const ListingTypeSchema = z.enum(listingTypes).openapi('ListingType');
+
+const slugText = z.string().min(1).max(200);
+const count = queryInteger(0, 1000);
+
+/** Filters shared by the list and the map. Unknown parameters are refused. */
+export const listingFilters = {
+  type: ListingTypeSchema.optional(),
+  area: slugText.optional().openapi({ description: 'A city or area slug (English or Arabic) from /areas.' }),
+  project: slugText.optional().openapi({ description: 'A project slug (English or Arabic) from /areas.' }),
+  property_type: z.string().min(1).max(100).optional().openapi({ description: 'A `value` from /filters.' }),
+  bedrooms_min: count.optional(),
+  bedrooms_max: count.optional(),
+  guests_min: count.optional(),
+  completion: z.enum(['ready', 'off_plan']).optional(),
+  featured: queryBoolean.optional().openapi({ type: 'string', enum: ['true', 'false', '1', '0'] }),
+  sort: z
+    .enum(['featured', 'newest', 'sort_order'])
+    .default('featured')
+    .openapi({ description: 'featured: featured first, then newest (default); newest; sort_order: the company order.' }),
+};
+
+function checkBedrooms(q: { bedrooms_min?: number; bedrooms_max?: number }, ctx: z.RefinementCtx) {
+  if (q.bedrooms_min !== undefined && q.bedrooms_max !== undefined && q.bedrooms_min > q.bedrooms_max) {
+    ctx.addIssue({ code: 'custom', path: ['bedrooms_max'], message: 'bedrooms_max must not be below bedrooms_min.' });
+  }
+}
+
+export const ListingsQuery = z.strictObject({ ...listingFilters, ...pageQuery }).superRefine(checkBedrooms);
+export const MapQuery = z
+  .strictObject({
+    ...listingFilters,
+    ...pageQuery,
+    cover: z.enum(['1', '0', 'true', 'false']).optional().openapi({ description: '1 adds each point’s first ready photo.' }),
+  })
+  .superRefine(checkBedrooms);
+
+export const PriceSchema = z
+  .object({
+    amount: z.string().openapi({ example: '2450000.00' }),
+    currency: z.string().openapi({ example: 'AED' }),
+    period: z.enum(['total', 'year', 'month', 'night']),
+  })
+  .openapi('Price');
+
+export const PhotoSchema = z
+  .object({
+    position: z.number().int(),
+    alt: LocalisedTextSchema,
+    sizes: z.record(z.string(), z.object({ url: z.string().url(), width: z.number().int() })),
+  })
+  .openapi('Photo');
+
+export const CoordinatesSchema = z
+  .object({
+    latitude: z.number(),
+    longitude: z.number(),
+    precision: z.enum(['exact', 'approximate']),
+    radius_m: z.number().int().optional().openapi({ description: 'For approximate points: draw a circle this wide.' }),
+  })
+  .openapi('Coordinates');
+
+const placeSchema = z.object({ slug: LocalisedTextSchema, name: LocalisedTextSchema }).nullable();
+
+export const ListingSummarySchema = z
+  .object({
+    id: z.string(),
+    slug: LocalisedTextSchema,
+    status: z.literal('published'),
+    listing_type: ListingTypeSchema,
+    title: LocalisedTextSchema,
+    path: LocalisedTextSchema,
+    price: PriceSchema.nullable().openapi({ description: 'null while the company hides prices.' }),
+    property_type: z.string().nullable(),
+    bedrooms: z.number().int().nullable(),
+    bathrooms: z.number().int().nullable(),
+    size_sqm: z.number().nullable(),
+    max_guests: z.number().int().nullable(),
+    completion: z.enum(['ready', 'off_plan']).nullable(),
+    featured: z.boolean(),
+    city: placeSchema,
+    area: placeSchema,
+    project: placeSchema,
+    coordinates: CoordinatesSchema.nullable(),
+    photos: z.array(PhotoSchema),
+    published_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('ListingSummary');
+
+export const ListingSchema = ListingSummarySchema.extend({
+  description: LocalisedTextSchema,
+  structured_data: z
+    .object({ en: z.record(z.string(), z.unknown()), ar: z.record(z.string(), z.unknown()) })
+    .openapi({ description: 'One schema.org RealEstateListing JSON-LD document per language.' }),
+}).openapi('Listing');
+
+export const WithdrawnListingSchema = z
+  .object({ slug: LocalisedTextSchema, status: z.literal('withdrawn') })
+  .openapi('WithdrawnListing');
+
+export const MapPointSchema = z
+  .object({
+    id: z.string(),
+    slug: LocalisedTextSchema,
+    listing_type: ListingTypeSchema,
+    title: LocalisedTextSchema,
+    path: LocalisedTextSchema,
+    price: PriceSchema.nullable(),
+    coordinates: CoordinatesSchema,
+    cover: PhotoSchema.nullable().optional(),
+  })
+  .openapi('MapPoint');
+
+export const ListingListSchema = listOf(ListingSummarySchema, 'ListingList');
+export const MapPointListSchema = listOf(MapPointSchema, 'MapPointList');
+
+const typeCounts = z.object({ sale: z.number().int(), lease: z.number().int(), holiday_home: z.number().int() }).partial();
+
+export const AreaSchema = z
+  .object({
+    kind: z.enum(['city', 'area', 'project']),
+    slug: LocalisedTextSchema,
+    name: LocalisedTextSchema,
+    parent: z.string().nullable().openapi({ description: 'English slug of the parent city or area.' }),
+    counts: typeCounts.openapi({ description: 'Published listings per enabled type.' }),
+  })
+  .openapi('Area');
+
+const option = z.object({ value: z.string(), label: LocalisedTextSchema, count: z.number().int() });
+export const FilterGroupSchema = z
+  .object({
+    type: ListingTypeSchema,
+    count: z.number().int(),
+    property_types: z.array(option),
+    areas: z.array(option),
+    projects: z.array(option),
+    bedrooms: z.array(z.object({ value: z.number().int(), count: z.number().int() })),
+    completion: z.array(z.object({ value: z.enum(['ready', 'off_plan']), count: z.number().int() })),
+  })
+  .openapi('FilterGroup');
+
+export const TeamProfileSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    role: LocalisedTextSchema,
+    bio: LocalisedTextSchema,
+    photo_url: z.string().nullable(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    languages: z.array(z.string()),
+  })
+  .openapi('TeamProfile');
+
+export const SitemapEntrySchema = z
+  .object({
+    paths: LocalisedTextSchema,
+    lastmod: z.string(),
+    alternates: z.array(z.object({ hreflang: z.string(), path: z.string() })),
+  })
+  .openapi('SitemapEntry');
+
+export const ServiceSchema = z.object({ key: z.string(), name: LocalisedTextSchema, kind: z.string() }).openapi('Service');
+
+export const allOf = <T extends z.ZodType>(item: T, name: string) =>
+  z.object({ results: z.array(item), next_cursor: z.null() }).openapi(name);

@@ -1,0 +1,61 @@
+import { z } from '@hono/zod-openapi';
+import { listOf, instant as requestInstant, syncQuery } from '../common/api';
+import { activityTypes } from './db';
+
+/** The client's system and its id for a follow-up: `source` + `external_id` make a write idempotent. */
+export const followupSource = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'Letters, digits, "_", "." and "-", up to 64 characters (e.g. hubspot).')
+  .openapi({ description: 'Your system, e.g. `hubspot`.', example: 'hubspot' });
+export const followupExternalId = z
+  .string()
+  .min(1)
+  .max(200)
+  .openapi({ description: 'Your id of this record: sent again with the same source, the first record comes back (200).' });
+
+/** `external=<source>:<external_id>` on follow-up lists. */
+export const followupExternalQuery = {
+  external: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:.{1,200}$/, 'As <source>:<external_id>, e.g. hubspot:12345.')
+    .optional()
+    .openapi({ description: 'Only the record with this `source` and `external_id`, as `<source>:<external_id>`.' }),
+};
+
+const reference = (description: string) => z.string().min(1).max(100).openapi({ description });
+const instant = z.string().openapi({ example: '2026-11-21T09:30:00.000Z' });
+
+export const ActivitySchema = z
+  .object({
+    reference: z.string().openapi({ example: 'A-9XK2M4Q7PB' }),
+    type: z.enum(activityTypes),
+    source: z.string(),
+    external_id: z.string(),
+    lead: z.string().nullable().openapi({ description: "The lead's reference." }),
+    person: z.string().nullable().openapi({ description: "The person's contact reference." }),
+    by: z.string().nullable().openapi({ description: 'The member who did it.' }),
+    body: z.string().nullable(),
+    occurred_at: instant,
+    created_at: instant,
+    updated_at: instant,
+  })
+  .openapi('Activity');
+
+export const ActivityListSchema = listOf(ActivitySchema, 'ActivityList');
+
+export const ActivitiesQuery = z.strictObject({ ...syncQuery, ...followupExternalQuery });
+
+export const ActivityInput = z
+  .strictObject({
+    type: z.enum(activityTypes),
+    source: followupSource,
+    external_id: followupExternalId,
+    lead: reference('A lead reference. A call logged on a lead is its first answer when it has none yet.').optional(),
+    person: reference("A contact reference; the lead's person when only a lead is given.").optional(),
+    by: z.string().min(1).max(100).optional().openapi({ description: 'A member id of this company.' }),
+    body: z.string().max(10000).optional(),
+    occurred_at: requestInstant.optional().openapi({ description: 'When it happened; now by default.' }),
+  })
+  .openapi('ActivityInput');
+
+export type ActivityInputValue = z.infer<typeof ActivityInput>;

@@ -1,0 +1,135 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { LocalisedText } from '../db';
+
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Touched = ColumnType<Date, Date | string | undefined, Date | string | undefined>;
+type Texts = ColumnType<string[], string[] | undefined, string[]>;
+
+export const leadStatuses = ['new', 'contacted', 'qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'] as const;
+export type LeadStatus = (typeof leadStatuses)[number];
+export const activityTypes = ['note', 'call', 'meeting', 'message', 'email'] as const;
+export type ActivityType = (typeof activityTypes)[number];
+
+export interface DepartmentsTable {
+  company_id: string;
+  key: string;
+  name: ColumnType<LocalisedText, string, string>;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+
+export interface MembersTable {
+  id: string;
+  company_id: string;
+  name: string;
+  email: string | null;
+  department_key: string | null;
+  active: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+
+export interface ContactsTable {
+  id: Generated<string>;
+  company_id: string;
+  reference: string;
+  name: string | null;
+  email: string | null;
+  email_key: string | null;
+  phone: string | null;
+  phone_key: string | null;
+  language: string | null;
+  roles: Texts;
+  erased: Generated<boolean>;
+  erased_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+
+export interface LeadsTable {
+  id: Generated<string>;
+  company_id: string;
+  reference: string;
+  contact_id: string | null;
+  status: ColumnType<LeadStatus, LeadStatus | undefined, LeadStatus>;
+  assignee_id: string | null;
+  department_key: string | null;
+  next_action: string | null;
+  next_action_at: NullableTimestamp;
+  first_answered_at: NullableTimestamp;
+  escalated_at: NullableTimestamp;
+  service: string | null;
+  form: string | null;
+  page: string | null;
+  listing_id: string | null;
+  message: string | null;
+  language: string | null;
+  details_jwe: string | null;
+  consent_version: string | null;
+  consent_at: NullableTimestamp;
+  consent_address: string | null;
+  caused_by: string;
+  erased: Generated<boolean>;
+  erased_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+
+export interface ExternalIdsTable {
+  company_id: string;
+  record_type: 'contact' | 'lead';
+  source: string;
+  external_id: string;
+  record_id: string;
+  created_at: Generated<Date>;
+}
+
+export interface ActivitiesTable {
+  id: Generated<string>;
+  company_id: string;
+  reference: string;
+  type: ActivityType;
+  source: string;
+  external_id: string;
+  lead_id: string | null;
+  contact_id: string | null;
+  member_id: string | null;
+  body: string | null;
+  occurred_at: ColumnType<Date, Date | string, Date | string>;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+
+export interface TasksTable {
+  id: string;
+  company_id: string;
+  title: string;
+  /** A calendar date, `YYYY-MM-DD` (read as text: no time zone shift). */
+  due_on: ColumnType<string | null, string | null | undefined, string | null>;
+  assignee_id: string | null;
+  done: Generated<boolean>;
+  done_at: NullableTimestamp;
+  source: string;
+  external_id: string;
+  lead_id: string | null;
+  contact_id: string | null;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+
+/** The CRM's tables, merged into `Database` (schema/db.ts). */
+export interface CrmTables {
+  departments: DepartmentsTable;
+  members: MembersTable;
+  contacts: ContactsTable;
+  leads: LeadsTable;
+  external_ids: ExternalIdsTable;
+  activities: ActivitiesTable;
+  tasks: TasksTable;
+}
+
+export type ContactRow = Selectable<ContactsTable>;
+export type LeadRow = Selectable<LeadsTable>;
+export type ActivityRow = Selectable<ActivitiesTable>;
+export type TaskRow = Selectable<TasksTable>;
+export type MemberRow = Selectable<MembersTable>;

@@ -1,0 +1,264 @@
+import { z } from '@hono/zod-openapi';
+import { isSupportedCountry } from 'libphonenumber-js';
+import { leadTypes, scopes } from '../common/scopes';
+import { instant, LocalisedTextInput } from '../common/api';
+import { listingTypes } from '../catalogue/listings';
+import { HomeTermsInput } from '../stay/bookings';
+import { hookUrl } from './webhooks';
+
+const host = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9.-]+$|^\[[0-9a-f:]+\]$/, 'A host name in lower case, without scheme or port.');
+
+const pathPattern = z
+  .string()
+  .max(200)
+  .regex(/^\/.*\{slug\}/, 'A path starting with "/" that contains {slug}.');
+
+export const CompanySettingsInput = z
+  .strictObject({
+    hide_prices: z.boolean(),
+    enabled_types: z.array(z.enum(listingTypes)).min(1),
+    path_pattern: z.strictObject({ en: pathPattern, ar: pathPattern }).partial(),
+    team_module: z.boolean(),
+    bookings_enabled: z.boolean(),
+    media_base_url: z.string().url(),
+    site_url: z.string().url(),
+    rebuild_hook_url: hookUrl.nullable().openapi({
+      description: 'Static-site build hook: one POST per coalesced batch of changes to published listings; null removes it.',
+    }),
+    // Phone numbers written without + are read in this country (ISO 3166-1 alpha-2), e.g. AE.
+    phone_country: z
+      .string()
+      .refine((code) => isSupportedCountry(code), 'An ISO 3166-1 alpha-2 country code in upper case, e.g. AE.'),
+    // A lead with no first answer (a call logged) this many minutes after it arrived is escalated; null: off.
+    lead_answer_minutes: z.number().int().min(1).max(43200).nullable(),
+    // Booking requests hold their dates this many hours while staff confirm (then scheduled work cancels them).
+    booking_hold_hours: z.number().int().min(1).max(720),
+    // People untouched for this many days are erased by scheduled work; null keeps them.
+    retention_days: z.number().int().min(1).max(36500).nullable(),
+  })
+  .partial();
+
+const timeZone = z.string().refine((tz) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'An IANA time zone such as Asia/Dubai.');
+
+export const CreateCompanyInput = z.strictObject({
+  name: z.string().min(1).max(200),
+  hosts: z.array(host).min(1).max(20),
+  environment: z.enum(['production', 'development']),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'An ISO 4217 code such as AED.'),
+  time_zone: timeZone,
+  settings: CompanySettingsInput.default({}),
+});
+
+export const UpdateCompanyInput = z.strictObject({
+  name: z.string().min(1).max(200).optional(),
+  hosts: z.array(host).min(1).max(20).optional(),
+  settings: CompanySettingsInput.optional().openapi({ description: 'Merged into the current settings.' }),
+});
+
+export const CompanySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    environment: z.enum(['production', 'development']),
+    currency: z.string(),
+    time_zone: z.string(),
+    hosts: z.array(z.string()),
+    settings: z.record(z.string(), z.unknown()),
+    spam_check: z.object({ configured: z.boolean() }).openapi({
+      description: 'Whether a Turnstile secret is set (PUT /companies/{company_id}/spam-check); the secret is never shown.',
+    }),
+    created_at: z.string(),
+  })
+  .openapi('AdminCompany');
+
+export const origin = z
+  .string()
+  .url()
+  .refine((o) => {
+    const u = new URL(o);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === o;
+  }, 'An exact origin: scheme, host and optional port, nothing else (e.g. https://www.example.com).');
+
+export const CreateKeyInput = z
+  .strictObject({
+    kind: z.enum(['server', 'publishable']),
+    name: z.string().max(200).default(''),
+    scopes: z.array(z.enum(scopes)).default([]),
+    origins: z.array(origin).max(50).default([]),
+    lead_types: z
+      .array(z.enum(leadTypes))
+      .max(leadTypes.length)
+      .optional()
+      .openapi({ description: 'Publishable keys: what the key may send. Default `["enquiry"]`.' }),
+  })
+  .superRefine((key, ctx) => {
+    if (key.kind === 'server' && key.scopes.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'A server key needs at least one scope.' });
+    }
+    if (key.kind === 'server' && key.origins.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['origins'], message: 'Server keys are never used from a browser.' });
+    }
+    if (key.kind === 'publishable' && key.scopes.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'Publishable keys have no scopes; they only send forms.' });
+    }
+    if (key.kind === 'server' && key.lead_types !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['lead_types'], message: 'Server keys do not send browser forms.' });
+    }
+    if (key.kind === 'publishable' && key.origins.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['origins'], message: 'A publishable key needs the origins it is used from.' });
+    }
+  });
+
+export const KeySchema = z
+  .object({
+    prefix: z.string(),
+    kind: z.enum(['server', 'publishable']),
+    name: z.string(),
+    scopes: z.array(z.string()),
+    origins: z.array(z.string()),
+    lead_types: z.array(z.string()),
+    created_at: z.string(),
+    revoked_at: z.string().nullable(),
+    last_used_at: z.string().nullable(),
+  })
+  .openapi('AdminKey');
+
+export const KeyWithSecretSchema = KeySchema.extend({
+  secret: z.string().openapi({ description: 'Shown once; only its hash is stored.' }),
+}).openapi('AdminKeyWithSecret');
+
+const slugEn = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Lower-case letters, digits and hyphens.');
+const slugAny = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\s/?#%]+$/, 'A slug without spaces, "/", "?", "#" or "%".');
+const localisedSlug = z.strictObject({ en: slugEn, ar: slugAny.optional() });
+/** `/listings/map` is a route, so "map" can never be a listing's slug. */
+const notReserved = (slug: string) => slug !== 'map';
+const listingSlug = z.strictObject({
+  en: slugEn.refine(notReserved, '"map" is reserved (GET /listings/map).'),
+  ar: slugAny.refine(notReserved, '"map" is reserved (GET /listings/map).').optional(),
+});
+const decimal = z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'A decimal string such as "1250.00".');
+
+export const ImportAreaInput = z.strictObject({
+  kind: z.enum(['city', 'area', 'project']),
+  slug: localisedSlug,
+  name: LocalisedTextInput,
+  parent: slugEn.nullable().default(null),
+});
+
+export const ImportListingInput = z
+  .strictObject({
+    slug: listingSlug,
+    listing_type: z.enum(listingTypes),
+    status: z.enum(['draft', 'published', 'withdrawn']).default('draft'),
+    title: LocalisedTextInput,
+    description: z.strictObject({ en: z.string().max(20000), ar: z.string().max(20000).optional() }).optional(),
+    price: decimal.nullable().default(null),
+    price_period: z.enum(['total', 'year', 'month', 'night']).nullable().default(null),
+    property_type: z.string().max(100).nullable().default(null),
+    bedrooms: z.number().int().min(0).max(100).nullable().default(null),
+    bathrooms: z.number().int().min(0).max(100).nullable().default(null),
+    size_sqm: z.number().positive().max(1e7).nullable().default(null),
+    max_guests: z.number().int().min(1).max(1000).nullable().default(null),
+    city: slugEn.nullable().default(null),
+    area: slugEn.nullable().default(null),
+    project: slugEn.nullable().default(null),
+    completion: z.enum(['ready', 'off_plan']).nullable().default(null),
+    featured: z.boolean().default(false),
+    sort_order: z.number().int().min(0).max(1e9).default(0),
+    published_at: instant.nullable().default(null),
+    location: z
+      .strictObject({
+        latitude: z.number().min(-90).max(90),
+        longitude: z.number().min(-180).max(180),
+        precision: z.enum(['exact', 'approximate']),
+      })
+      .nullable()
+      .default(null),
+    photos: z
+      .array(
+        z.strictObject({
+          key: z
+            .string()
+            .min(1)
+            .max(300)
+            .regex(/^[A-Za-z0-9._\-/]+$/),
+          alt: z.strictObject({ en: z.string().max(300), ar: z.string().max(300).optional() }),
+          ready: z.boolean().default(true),
+        }),
+      )
+      .max(100)
+      .default([]),
+    booking: HomeTermsInput.optional().openapi({
+      description: "A holiday home's booking terms and seasons; left out, the home keeps its current terms.",
+    }),
+  })
+  .superRefine((l, ctx) => {
+    if ((l.price === null) !== (l.price_period === null)) {
+      ctx.addIssue({ code: 'custom', path: ['price_period'], message: 'price and price_period go together.' });
+    }
+    if (l.booking && l.listing_type !== 'holiday_home') {
+      ctx.addIssue({ code: 'custom', path: ['booking'], message: 'Only holiday homes take bookings.' });
+    }
+  });
+
+export const TeamProfileInput = z.strictObject({
+  name: z.string().min(1).max(200),
+  role: z.strictObject({ en: z.string().max(200), ar: z.string().max(200).optional() }).default({ en: '' }),
+  bio: z.strictObject({ en: z.string().max(5000), ar: z.string().max(5000).optional() }).default({ en: '' }),
+  photo_url: z.string().url().nullable().default(null),
+  email: z.string().email().nullable().default(null),
+  phone: z.string().max(40).nullable().default(null),
+  languages: z.array(z.string().regex(/^[a-z]{2}$/)).default([]),
+  published: z.boolean().default(true),
+  position: z.number().int().min(0).default(0),
+});
+
+export const ServiceInput = z.strictObject({
+  key: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/)
+    .max(100),
+  name: LocalisedTextInput,
+  kind: z
+    .string()
+    .regex(/^[a-z0-9_]+$/)
+    .max(100),
+});
+
+export const PropertyTypeInput = z.strictObject({
+  value: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/)
+    .max(100),
+  name: LocalisedTextInput,
+});
+
+export const CatalogueImportInput = z.strictObject({
+  areas: z.array(ImportAreaInput).max(5000).default([]),
+  property_types: z.array(PropertyTypeInput).max(500).default([]),
+  services: z.array(ServiceInput).max(500).default([]),
+  team: z.array(TeamProfileInput).max(1000).default([]),
+  listings: z.array(ImportListingInput).max(5000).default([]),
+});
+
+export type CatalogueImport = z.infer<typeof CatalogueImportInput>;
+export type ImportListing = z.infer<typeof ImportListingInput>;

@@ -1,0 +1,65 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { NullableTimestamp, Timestamp } from '../db';
+
+/** Kysely types of migration 0004: webhook subscriptions, secrets, deliveries, attempts, rebuild jobs. */
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookSubscriptionsTable {
+  id: Generated<string>;
+  company_id: string;
+  url: string;
+  /** `['*']` is every type. */
+  event_types: ColumnType<string[], string[] | undefined, string[]>;
+  description: Generated<string>;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WebhookSecretsTable {
+  id: Generated<string>;
+  subscription_id: string;
+  /** AES-256-GCM: 12-byte IV, then ciphertext and tag (lib/webhooks/secrets.ts). */
+  ciphertext: Uint8Array;
+  created_at: Generated<Date>;
+  expires_at: NullableTimestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  company_id: string;
+  event_id: string;
+  subscription_id: string;
+  status: ColumnType<DeliveryStatus, DeliveryStatus | undefined, DeliveryStatus>;
+  attempt_count: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  locked_until: NullableTimestamp;
+  published_at: NullableTimestamp;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  completed_at: NullableTimestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  attempt: number;
+  at: Timestamp;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export interface RebuildJobsTable {
+  company_id: string;
+  first_requested_at: Generated<Date>;
+  last_requested_at: Generated<Date>;
+  request_count: Generated<number>;
+  attempt_count: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  locked_until: NullableTimestamp;
+  last_error: string | null;
+}
