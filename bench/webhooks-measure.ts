@@ -6,7 +6,7 @@ import { recordEvent } from '../lib/events';
 import type { NodePlatform } from '../lib/node/platform';
 import { eventBody, signedHeaders } from '../lib/webhooks/attempt';
 import { dispatchDue } from '../lib/webhooks/local';
-import { userAgent } from '../lib/webhooks/runtime';
+import { userAgent } from '../lib/webhooks/types';
 
 const BATCH = 50; // what the Node server's dispatcher takes per round (lib/node/background.ts)
 const CONCURRENCY = 10; // dispatchDue's default

@@ -2,7 +2,7 @@ import type { Access } from '../schema/common/scopes';
 import type { Config } from './config';
 import type { Db } from './db/index';
 import type { RateLimiter } from './ratelimit/index';
-import type { WebhookRuntime } from './webhooks/runtime';
+import type { WebhookRuntime } from './webhooks/types';
 import type { Company, ApiKeyRow } from '../schema/db';
 
 /** Who is calling: resolved once per request by the access middleware. */

@@ -7,7 +7,8 @@ import { openNeon } from './db/neon';
 import type { RateLimiter } from './ratelimit/index';
 import { limiterFor } from './ratelimit/select';
 import { runScheduledWork } from '../functions/jobs';
-import { createWebhookRuntime, type WebhookRuntime } from './webhooks/runtime';
+import { createWebhookRuntime } from './webhooks/runtime';
+import type { WebhookRuntime } from './webhooks/types';
 
 /**
  * The Worker's bindings: vars from wrangler.toml, secrets from `wrangler secret put`. The config names of

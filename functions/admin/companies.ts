@@ -4,7 +4,7 @@ import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platfo
 import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { writeAudit } from '../../lib/audit';
-import type { WebhookRuntime } from '../../lib/webhooks/runtime';
+import type { WebhookRuntime } from '../../lib/webhooks/types';
 import { assertDeliverable } from './webhooks';
 
 export async function findCompany(db: Executor, id: string): Promise<Company> {

@@ -4,7 +4,7 @@ import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { newEventId } from '../../lib/events';
 import { rotationGraceMs } from '../../lib/keys';
-import type { WebhookRuntime } from '../../lib/webhooks/runtime';
+import type { WebhookRuntime } from '../../lib/webhooks/types';
 import { newSigningSecret } from '../../lib/webhooks/secrets';
 import { type Environment, urlProblem } from '../../lib/webhooks/urls';
 import type { Company, SubscriptionRow } from '../../schema/db';

@@ -14,7 +14,8 @@ import { openPostgres } from '../db/postgres';
 import type { AppEnv, Services } from '../env';
 import type { RateLimiter } from '../ratelimit/index';
 import { limiterFor } from '../ratelimit/select';
-import { createWebhookRuntime, type WebhookRuntime } from '../webhooks/runtime';
+import { createWebhookRuntime } from '../webhooks/runtime';
+import type { WebhookRuntime } from '../webhooks/types';
 import { newSecretKey } from '../webhooks/secrets';
 import { resolveHost } from './dns';
 

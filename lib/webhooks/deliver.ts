@@ -1,7 +1,7 @@
 import { writeAudit } from '../audit';
 import type { Db } from '../db/index';
 import { type AttemptResult, eventBody, post, signedHeaders } from './attempt';
-import type { WebhookRuntime } from './runtime';
+import type { WebhookRuntime } from './types';
 import { delayBefore, maxAttempts } from './schedule';
 import { urlProblem } from './urls';
 

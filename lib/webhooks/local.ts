@@ -1,6 +1,6 @@
 import type { Db } from '../db/index';
 import { deliver } from './deliver';
-import type { DeliveryTransport, WebhookRuntime } from './runtime';
+import type { DeliveryTransport, WebhookRuntime } from './types';
 
 /**
  * Attempts the deliveries that are due (pending, next_attempt_at passed, not held by another attempt), a few

@@ -1,7 +1,7 @@
 import { Client } from '@upstash/qstash';
 import type { Config } from '../config';
 import type { Db } from '../db/index';
-import type { DeliveryTransport, WebhookRuntime } from './runtime';
+import type { DeliveryTransport, WebhookRuntime } from './types';
 import { qstashRetries, qstashRetryDelay } from './schedule';
 
 /** A delivery QStash should have called by now (its next attempt is this late) is published again. */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { writeAudit } from '../audit';
 import type { Db } from '../db/index';
 import { post } from './attempt';
-import type { WebhookRuntime } from './runtime';
+import type { WebhookRuntime } from './types';
 import { urlProblem } from './urls';
 
 /** A failed build POST is tried again after 1 min, 5 min, 30 min and 2 h, then given up (and audited). */

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import type { CausedBy, EventData } from '../../lib/events';
 import { recordEvent } from '../../lib/events';
 import { dispatchDue } from '../../lib/webhooks/local';
-import type { WebhookRuntime } from '../../lib/webhooks/runtime';
+import type { WebhookRuntime } from '../../lib/webhooks/types';
 import type { TestApi } from '../support/harness';
 
 /** A request a loopback receiver got. */
