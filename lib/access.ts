@@ -7,7 +7,7 @@ import { touchKey, verifyKey } from './keys';
 import { type RatePolicy, rateLimitHeaders } from './ratelimit/index';
 import type { Access } from '../schema/common/scopes';
 import { isLocalOrigin, resolveCompany } from './tenancy';
-import type { Company } from '../schema/db';
+import type { Company } from '../schema/platform/db';
 import type { LeadType } from '../schema/common/scopes';
 import { verifyQStashRequest } from './webhooks/receiver';
 import { idempotency } from './idempotency';

@@ -3,7 +3,7 @@ import type { Config } from './config';
 import type { Db } from './db/index';
 import type { RateLimiter } from './ratelimit/index';
 import type { WebhookRuntime } from './webhooks/types';
-import type { Company, ApiKeyRow } from '../schema/db';
+import type { Company, ApiKeyRow } from '../schema/platform/db';
 
 /** Who is calling: resolved once per request by the access middleware. */
 export type Caller =

@@ -1,5 +1,5 @@
 import type { Trx } from './db/index';
-import type { HomeTermsValue } from '../schema/stay/bookings';
+import type { HomeTermsValue } from '../schema/common/homes';
 
 /** Replaces a holiday home's terms and seasons (the row exists: a trigger adds it with every holiday home). */
 export async function setHomeTerms(trx: Trx, listingId: string, terms: HomeTermsValue): Promise<void> {

@@ -1,4 +1,4 @@
-import type { ApiKeyRow } from '../schema/db';
+import type { ApiKeyRow } from '../schema/platform/db';
 import { randomToken, sha256, timingSafeEqual } from './crypto';
 import type { Db, Executor, Trx } from './db/index';
 import { ApiError } from './errors';

@@ -1,4 +1,4 @@
-import type { LocalisedText } from '../schema/db';
+import type { LocalisedText } from '../schema/common/columns';
 
 export const languages = ['en', 'ar'] as const;
 export type Language = (typeof languages)[number];

@@ -4,7 +4,7 @@ import { ApiError, notFound } from './errors';
 import { type CausedBy, recordEvent } from './events';
 import { newReference } from './references';
 import type { ContactRow, ContactsTable } from '../schema/crm/db';
-import type { Company } from '../schema/db';
+import type { Company } from '../schema/platform/db';
 import { emailKey, normalisePhone } from './people-keys';
 import { type External, linkExternal, linkNewRecord, recordIdByExternal, relinkExternal } from './external-ids';
 

@@ -1,7 +1,7 @@
 import { type Keyring, decryptJson, encryptJson } from './crypto-jwe';
 import type { Executor } from './db/index';
 import { ApiError } from './errors';
-import type { Company } from '../schema/db';
+import type { Company } from '../schema/platform/db';
 
 /**
  * The spam check of visitor forms: Cloudflare Turnstile's siteverify. The token a page's widget produced is

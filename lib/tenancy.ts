@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Company } from '../schema/db';
+import type { Company } from '../schema/platform/db';
 import { isLocalHost } from './addresses';
 import type { Executor } from './db/index';
 import type { AppEnv } from './env';

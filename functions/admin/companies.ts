@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi';
-import type { Company } from '../../schema/db';
+import type { Company } from '../../schema/platform/db';
 import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
 import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';

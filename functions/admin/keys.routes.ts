@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { ApiKeyRow } from '../../schema/db';
+import type { ApiKeyRow } from '../../schema/platform/db';
 import { createRouter } from '../../lib/app';
 import type { Executor } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';

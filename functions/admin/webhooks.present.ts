@@ -1,5 +1,5 @@
 import type { Executor } from '../../lib/db/index';
-import type { SubscriptionRow } from '../../schema/db';
+import type { SubscriptionRow } from '../../schema/platform/db';
 import { iso } from '../../lib/dates';
 
 export function presentSubscription(row: SubscriptionRow) {

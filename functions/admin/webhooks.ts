@@ -7,7 +7,7 @@ import { rotationGraceMs } from '../../lib/keys';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import { newSigningSecret } from '../../lib/webhooks/secrets';
 import { type Environment, urlProblem } from '../../lib/webhooks/urls';
-import type { Company, SubscriptionRow } from '../../schema/db';
+import type { Company, SubscriptionRow } from '../../schema/platform/db';
 import { pingEvent } from '../../schema/platform/events';
 import type { SubscriptionInput, SubscriptionUpdate } from '../../schema/platform/webhooks';
 

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import { notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
-import { CatalogueImportInput, ServiceInput, TeamProfileInput } from '../../schema/platform/admin';
+import { CatalogueImportInput, ServiceInput, TeamProfileInput } from '../../schema/catalogue/admin';
 import { findCompany } from '../admin/companies';
 import { createTeamProfile, importCatalogue, setListingStatus, updateTeamProfile, upsertService } from './content';
 import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';

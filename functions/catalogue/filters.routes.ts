@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
-import type { ListingType } from '../../schema/db';
+import type { ListingType } from '../../schema/catalogue/db';
 import { FilterGroupSchema, allOf } from '../../schema/catalogue/listings';
 import { noQuery } from '../../schema/common/api';
 import { catalogueAccess } from './cache';

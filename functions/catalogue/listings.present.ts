@@ -1,4 +1,5 @@
-import type { Company, CompanySettings, LocalisedText } from '../../schema/db';
+import type { Company, CompanySettings } from '../../schema/platform/db';
+import type { LocalisedText } from '../../schema/common/columns';
 import { type Language, localised } from '../../lib/localise';
 
 /** A listing row as the catalogue queries select it (areas joined, photos aggregated). */

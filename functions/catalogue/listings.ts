@@ -1,7 +1,9 @@
 import type { ExpressionBuilder } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
-import type { Company, CompanySettings, Database, ListingsTable, ListingType } from '../../schema/db';
-import { listingTypes } from '../../schema/catalogue/listings';
+import type { Company, CompanySettings } from '../../schema/platform/db';
+import type { Database } from '../../schema/db';
+import type { ListingsTable, ListingType } from '../../schema/catalogue/db';
+import { listingTypes } from '../../schema/common/columns';
 import type { Executor } from '../../lib/db/index';
 import type { KeysetSort } from '../../lib/pagination';
 import type { ListingRecord } from './listings.present';

@@ -3,7 +3,7 @@ import type { Executor, Trx } from '../../lib/db/index';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { newReference } from '../../lib/references';
 import type { ActivityInputValue } from '../../schema/crm/activities';
-import type { Company } from '../../schema/db';
+import type { Company } from '../../schema/platform/db';
 import { checkMember, existingFollowup, resolveFollowupLinks } from './followups';
 
 /** A company's activities with their lead's and person's references (joins: one query for a page). */

@@ -2,9 +2,10 @@ import { sql, type Updateable } from 'kysely';
 import type { Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
-import type { LeadRow, LeadStatus, LeadsTable } from '../../schema/crm/db';
+import type { LeadStatus } from '../../schema/common/leads';
+import type { LeadRow, LeadsTable } from '../../schema/crm/db';
 import type { LeadPatchValue } from '../../schema/crm/leads';
-import type { Company } from '../../schema/db';
+import type { Company } from '../../schema/platform/db';
 import { checkMember, unknownReference } from './followups';
 import { linkExternal } from '../../lib/external-ids';
 

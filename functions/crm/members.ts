@@ -5,7 +5,7 @@ import { localised } from '../../lib/localise';
 import { newId } from '../../lib/references';
 import type { DepartmentsTable, MemberRow, MembersTable } from '../../schema/crm/db';
 import type { MemberInputValue, MemberPatchValue } from '../../schema/crm/members';
-import type { LocalisedText } from '../../schema/db';
+import type { LocalisedText } from '../../schema/common/columns';
 
 export type DepartmentRow = Selectable<DepartmentsTable>;
 

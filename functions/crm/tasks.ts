@@ -5,7 +5,7 @@ import { type CausedBy, recordEvent } from '../../lib/events';
 import { newId } from '../../lib/references';
 import type { TasksTable } from '../../schema/crm/db';
 import type { TaskInputValue, TaskPatchValue } from '../../schema/crm/tasks';
-import type { Company } from '../../schema/db';
+import type { Company } from '../../schema/platform/db';
 import { checkMember, existingFollowup, resolveFollowupLinks } from './followups';
 
 /** A company's tasks with their lead's and person's references; `due_on` as text (a date, no time zone). */

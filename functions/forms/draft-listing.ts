@@ -3,7 +3,7 @@ import { type Keyring, decryptJson } from '../../lib/crypto-jwe';
 import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
-import type { LocalisedText } from '../../schema/db';
+import type { LocalisedText } from '../../schema/common/columns';
 import type { DetailValue } from '../../lib/details';
 import {
   areaBySlug,

@@ -5,7 +5,7 @@ import { ApiError } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { newReference } from '../../lib/references';
 import type { BookingRow, StoredQuote } from '../../schema/stay/db';
-import type { Company } from '../../schema/db';
+import type { Company } from '../../schema/platform/db';
 import { matchOrCreateContact } from '../../lib/people';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { takenRanges } from './calendar';

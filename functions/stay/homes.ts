@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
 import type { HolidayHomeTerms, SeasonRow } from '../../schema/stay/db';
-import type { Company } from '../../schema/db';
+import type { Company } from '../../schema/platform/db';
 
 /** A holiday home that takes bookings: its listing's price and size, its terms and its seasons. */
 export type BookableHome = {

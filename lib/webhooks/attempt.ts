@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import type { EventRow } from '../../schema/db';
+import type { EventRow } from '../../schema/platform/db';
 
 /** The body of every delivery: the event envelope, serialised the same way on every attempt. */
 export function eventBody(event: Pick<EventRow, 'id' | 'type' | 'created_at' | 'caused_by' | 'data'>): string {

@@ -5,7 +5,6 @@ import { secretBox } from './secrets';
 import type { HostResolver } from './urls';
 import { type WebhookRuntime, userAgent } from './types';
 
-
 export function createWebhookRuntime(
   config: Config,
   options: { resolveHost?: HostResolver; onHandOff?: () => void; fetch?: typeof fetch; now?: () => Date } = {},

@@ -26,5 +26,4 @@ export type WebhookRuntime = {
   now: () => Date;
 };
 
-
 export const userAgent = 'PropertyAPI-Webhooks/1.0 (+https://docs.property-api.dev/webhooks)';

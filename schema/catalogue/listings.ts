@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
+import { listingTypes } from '../common/columns';
 import { LocalisedTextSchema, listOf, pageQuery, queryBoolean, queryInteger } from '../common/api';
 
-export const listingTypes = ['sale', 'lease', 'holiday_home'] as const;
 export const ListingTypeSchema = z.enum(listingTypes).openapi('ListingType');
 
 const slugText = z.string().min(1).max(200);

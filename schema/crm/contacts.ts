@@ -1,17 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { externalQuery, syncQuery, listOf } from '../common/api';
-
-/** A client's id for a record, as sent in bodies (`{external: {source, id}}`). */
-export const ExternalInput = z
-  .strictObject({
-    source: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'Letters, digits, "_", "." and "-", up to 64 characters (e.g. hubspot).'),
-    id: z.string().min(1).max(200),
-  })
-  .openapi('ExternalInput', { description: 'Your id for this record; `?external=<source>:<id>` finds it afterwards.' });
-
-export const ExternalSchema = z.object({ source: z.string(), id: z.string() }).openapi('External');
+import { ExternalInput, ExternalSchema } from '../common/external';
 
 /** ISO 639-1 code, as team profiles take (e.g. `en`, `ar`). */
 const language = z.string().regex(/^[a-z]{2}$/, 'A two-letter ISO 639-1 code such as en or ar.');

@@ -1,12 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-import type { LocalisedText } from '../db';
+import type { LocalisedText, NullableTimestamp, Texts, Touched } from '../common/columns';
+import type { LeadStatus } from '../common/leads';
 
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Touched = ColumnType<Date, Date | string | undefined, Date | string | undefined>;
-type Texts = ColumnType<string[], string[] | undefined, string[]>;
-
-export const leadStatuses = ['new', 'contacted', 'qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'] as const;
-export type LeadStatus = (typeof leadStatuses)[number];
 export const activityTypes = ['note', 'call', 'meeting', 'message', 'email'] as const;
 export type ActivityType = (typeof activityTypes)[number];
 

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { NullableTimestamp, Timestamp } from '../db';
+import type { NullableTimestamp, Timestamp } from '../common/columns';
 
 /** Kysely types of migration 0004: webhook subscriptions, secrets, deliveries, attempts, rebuild jobs. */
 

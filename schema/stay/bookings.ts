@@ -1,15 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { containsCardNumber } from '../common/card-numbers';
 import { forbiddenKind } from '../common/forbidden-keys';
-import { calendarDate, queryInteger } from '../common/api';
-import { formGuardFields, leadFormFields } from '../crm/leads';
+import { queryInteger } from '../common/api';
+import { date, weekday } from '../common/homes';
+import { formGuardFields, leadFormFields } from '../common/forms';
 
-const date = calendarDate.openapi({
-  description: 'A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.',
-});
 const money = z.string().openapi({ description: 'A decimal string in the company’s currency.', example: '850.00' });
 const time = z.string().openapi({ description: 'A local time, HH:MM.', example: '15:00' });
-const weekday = z.number().int().min(0).max(6);
 
 export const slugParam = z.object({
   slug: z
@@ -152,63 +149,6 @@ export const BookingAnswer = z
     quote: QuoteSchema,
   })
   .openapi('BookingRequested');
-
-const decimal = z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'A decimal string such as "1250.00".');
-const days = z.array(weekday).max(7);
-const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'A time HH:MM.');
-
-/** A holiday home's booking terms, as the catalogue import and the admin API write them (defaults as the database). */
-export const HomeTermsInput = z
-  .strictObject({
-    min_nights: z.number().int().min(1).max(365).default(1),
-    max_nights: z.number().int().min(1).max(1000).default(90),
-    closed_arrival_days: days.default([]),
-    advance_days: z.number().int().min(1).max(1000).default(365),
-    notice_hours: z.number().int().min(0).max(8760).default(24),
-    available_from: date.nullable().default(null),
-    available_to: date.nullable().default(null),
-    check_in_time: clock.default('15:00'),
-    check_out_time: clock.default('11:00'),
-    weekend_nights: days
-      .default([4, 5])
-      .openapi({ description: 'Nights priced at weekend rates; 0 is Monday (default Friday and Saturday nights).' }),
-    weekend_price: decimal.nullable().default(null),
-    cleaning_fee: decimal.default('0'),
-    tourism_fee_per_bedroom_night: decimal.default('0'),
-    tourism_fee_max_nights: z.number().int().min(0).max(1000).default(30),
-    deposit: decimal.default('0'),
-    payment_window_hours: z.number().int().min(1).max(2160).default(48),
-    seasons: z
-      .array(
-        z.strictObject({
-          name: z.string().max(100).default(''),
-          starts_on: date,
-          ends_on: date.openapi({ description: 'The day after the last night of the season.' }),
-          nightly_price: decimal,
-          weekend_price: decimal.nullable().default(null),
-        }),
-      )
-      .max(100)
-      .default([]),
-  })
-  .superRefine((t, ctx) => {
-    if (t.max_nights < t.min_nights) ctx.addIssue({ code: 'custom', path: ['max_nights'], message: 'At least min_nights.' });
-    if (t.available_from && t.available_to && t.available_to <= t.available_from) {
-      ctx.addIssue({ code: 'custom', path: ['available_to'], message: 'After available_from.' });
-    }
-    const sorted = t.seasons.map((s, i) => ({ ...s, i })).sort((a, b) => (a.starts_on < b.starts_on ? -1 : 1));
-    sorted.forEach((s, n) => {
-      if (s.ends_on <= s.starts_on)
-        ctx.addIssue({ code: 'custom', path: ['seasons', s.i, 'ends_on'], message: 'After starts_on.' });
-      const next = sorted[n + 1];
-      if (next && next.starts_on < s.ends_on) {
-        ctx.addIssue({ code: 'custom', path: ['seasons', next.i, 'starts_on'], message: 'Seasons may not overlap.' });
-      }
-    });
-  })
-  .openapi('HomeTermsInput');
-
-export type HomeTermsValue = z.infer<typeof HomeTermsInput>;
 
 export const AdminBookingSchema = z
   .object({

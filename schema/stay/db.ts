@@ -1,12 +1,9 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Touched = ColumnType<Date, Date | string | undefined, Date | string | undefined>;
-/** `numeric` stays a decimal string (never a float); `date` is read as `YYYY-MM-DD` (lib/db type parsers). */
-type Numeric = ColumnType<string, string | number, string | number>;
-type NullableNumeric = ColumnType<string | null, string | number | null | undefined, string | number | null>;
+import type { Json, NullableNumeric, NullableTimestamp, Numeric, Touched } from '../common/columns';
+
+/** `date` columns are read as `YYYY-MM-DD` (lib/db type parsers). */
 type Days = ColumnType<number[], number[] | undefined, number[]>;
-type Json<T> = ColumnType<T, string | T, string | T>;
 
 export const bookingStatuses = ['held', 'confirmed', 'paid', 'cancelled'] as const;
 export type BookingStatus = (typeof bookingStatuses)[number];

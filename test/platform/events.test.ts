@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorOf, writeAudit } from '../../lib/audit';
 import { recordEvent } from '../../lib/events';
-import type { ApiKeyRow } from '../../schema/db';
+import type { ApiKeyRow } from '../../schema/platform/db';
 import { createTestApi, type TestApi } from '../support/harness';
 
 let api: TestApi;

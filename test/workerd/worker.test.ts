@@ -18,7 +18,8 @@ import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPostgres } from '../../lib/db/postgres';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
-import { CatalogueImportInput, CreateCompanyInput } from '../../schema/platform/admin';
+import { CatalogueImportInput } from '../../schema/catalogue/admin';
+import { CreateCompanyInput } from '../../schema/platform/admin';
 import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
 
 // The local server (as .ci/run names it); the WebSocket proxy only relays to loopback hosts.

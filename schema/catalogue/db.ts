@@ -1,0 +1,102 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Json, LocalisedText, Numeric, NullableTimestamp, Timestamp } from '../common/columns';
+
+/** The catalogue's tables (merged into `Database`, schema/db.ts). */
+
+export interface AreasTable {
+  id: Generated<string>;
+  company_id: string;
+  kind: 'city' | 'area' | 'project';
+  parent_id: string | null;
+  slug_en: string;
+  slug_ar: string | null;
+  name: Json<LocalisedText>;
+  position: Generated<number>;
+}
+
+export interface PropertyTypesTable {
+  company_id: string;
+  value: string;
+  name: Json<LocalisedText>;
+  position: Generated<number>;
+}
+
+export type ListingType = 'sale' | 'lease' | 'holiday_home';
+export type ListingStatus = 'draft' | 'published' | 'withdrawn';
+
+export interface ListingsTable {
+  id: Generated<string>;
+  company_id: string;
+  slug_en: string;
+  slug_ar: string | null;
+  listing_type: ListingType;
+  status: ListingStatus;
+  title: Json<LocalisedText>;
+  description: Json<LocalisedText>;
+  price: Numeric | null;
+  price_period: 'total' | 'year' | 'month' | 'night' | null;
+  property_type: string | null;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  size_sqm: Numeric | null;
+  max_guests: number | null;
+  city_id: string | null;
+  area_id: string | null;
+  project_id: string | null;
+  completion: 'ready' | 'off_plan' | null;
+  featured: Generated<boolean>;
+  sort_order: Generated<number>;
+  latitude: number | null;
+  longitude: number | null;
+  location_precision: 'exact' | 'approximate' | null;
+  published_at: NullableTimestamp;
+  /** The listing request (lead) a draft was made from (migration 0007). */
+  from_lead_id: string | null;
+  created_at: Generated<Date>;
+  updated_at: Timestamp;
+}
+
+export interface ListingPhotosTable {
+  id: Generated<string>;
+  listing_id: string;
+  position: number;
+  storage_key: string;
+  alt: Json<LocalisedText>;
+  ready: Generated<boolean>;
+}
+
+export interface TeamProfilesTable {
+  id: Generated<string>;
+  company_id: string;
+  name: string;
+  role: Json<LocalisedText>;
+  bio: Json<LocalisedText>;
+  photo_url: string | null;
+  email: string | null;
+  phone: string | null;
+  languages: ColumnType<string[], string[] | undefined, string[]>;
+  published: Generated<boolean>;
+  position: Generated<number>;
+  created_at: Generated<Date>;
+}
+
+export interface ServicesTable {
+  company_id: string;
+  key: string;
+  name: Json<LocalisedText>;
+  kind: string;
+  position: Generated<number>;
+}
+
+export interface CatalogueTables {
+  areas: AreasTable;
+  property_types: PropertyTypesTable;
+  listings: ListingsTable;
+  listing_photos: ListingPhotosTable;
+  team_profiles: TeamProfilesTable;
+  services: ServicesTable;
+}
+
+export type ListingRow = Selectable<ListingsTable>;
+export type NewListing = Insertable<ListingsTable>;
+export type ListingUpdate = Updateable<ListingsTable>;

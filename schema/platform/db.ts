@@ -1,0 +1,137 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Json, LocalisedText, NullableTimestamp } from '../common/columns';
+import type {
+  RebuildJobsTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookSecretsTable,
+  WebhookSubscriptionsTable,
+} from './webhooks-db';
+
+/** The platform's tables: companies, keys, audit, events, idempotency keys, webhooks (merged into `Database`, schema/db.ts). */
+
+export type CompanySettings = {
+  hide_prices?: boolean;
+  enabled_types?: Array<'sale' | 'lease' | 'holiday_home'>;
+  path_pattern?: LocalisedText;
+  team_module?: boolean;
+  bookings_enabled?: boolean;
+  media_base_url?: string;
+  site_url?: string;
+  /** Static-site build hook: one POST per coalesced batch of changes to published listings. */
+  rebuild_hook_url?: string | null;
+  /** ISO 3166-1 alpha-2: the country of phone numbers written without + (contacts' phones). */
+  phone_country?: string;
+  /** Minutes a new lead may wait for its first answer before `lead.escalated`; absent or null: never. */
+  lead_answer_minutes?: number | null;
+  /** Hours a booking request holds its dates while staff confirm (default 24). */
+  booking_hold_hours?: number;
+  /** Erase people untouched for this many days (scheduled work). */
+  retention_days?: number | null;
+};
+
+export interface CompaniesTable {
+  id: Generated<string>;
+  name: string;
+  environment: 'production' | 'development';
+  currency: string;
+  time_zone: string;
+  settings: Json<CompanySettings>;
+  /** Bumped by triggers on every change to what the public catalogue shows (migration 0003). */
+  catalogue_version: ColumnType<string | number | bigint, never, never>;
+  /** The Turnstile secret, encrypted (lib/crypto-jwe.ts); null: not configured. */
+  spam_check_secret_jwe: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface CompanyHostsTable {
+  host: string;
+  company_id: string;
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>;
+  company_id: string;
+  kind: 'server' | 'publishable';
+  prefix: string;
+  name: Generated<string>;
+  scopes: ColumnType<string[], string[] | undefined, string[]>;
+  origins: ColumnType<string[], string[] | undefined, string[]>;
+  lead_types: ColumnType<string[], string[] | undefined, string[]>;
+  created_at: Generated<Date>;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+}
+
+export interface ApiKeySecretsTable {
+  id: Generated<string>;
+  key_id: string;
+  secret_hash: Uint8Array;
+  created_at: Generated<Date>;
+  expires_at: NullableTimestamp;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  company_id: string | null;
+  at: Generated<Date>;
+  actor: string;
+  action: string;
+  subject: string | null;
+  details: Json<Record<string, unknown>>;
+}
+
+export interface EventsTable {
+  id: string;
+  company_id: string;
+  type: string;
+  caused_by: string;
+  data: Json<Record<string, unknown>>;
+  created_at: Generated<Date>;
+  published_at: NullableTimestamp;
+}
+
+export interface AdminTokensTable {
+  id: Generated<string>;
+  token_hash: Uint8Array;
+  created_at: Generated<Date>;
+}
+
+/** The first answer to a request sent with an Idempotency-Key (migration 0009); `status_code` null: in flight. */
+export interface IdempotencyKeysTable {
+  company_id: string;
+  caller: string;
+  route: string;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  content_type: string | null;
+  etag: string | null;
+  /** The answer's body, encrypted (lib/crypto-jwe.ts) when a details key is configured. */
+  body: string | null;
+  locked_at: Generated<Date>;
+  created_at: Generated<Date>;
+}
+
+export interface PlatformTables {
+  idempotency_keys: IdempotencyKeysTable;
+  companies: CompaniesTable;
+  company_hosts: CompanyHostsTable;
+  api_keys: ApiKeysTable;
+  api_key_secrets: ApiKeySecretsTable;
+  audit_log: AuditLogTable;
+  events: EventsTable;
+  admin_tokens: AdminTokensTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  rebuild_jobs: RebuildJobsTable;
+}
+
+export type Company = Selectable<CompaniesTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type EventRow = Selectable<EventsTable>;
+export type SubscriptionRow = Selectable<WebhookSubscriptionsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
