@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import type { RouteConfig } from '@hono/zod-openapi';
 import { defineRoute } from './access';
-
-export { json, jsonBody } from '../schema/common/api';
+import type { Executor } from './db/index';
+import { notFound } from './errors';
+import type { Company } from '../schema/platform/db';
 
 /** Every admin route: the operator's token, tagged Admin. */
 export function adminRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(route: R) {
@@ -10,3 +11,10 @@ export function adminRoute<const R extends Omit<RouteConfig, 'middleware' | 'sec
 }
 
 export const companyParam = z.object({ company_id: z.string().uuid() });
+
+/** The company an admin route names in its path (404 when there is none). */
+export async function findCompany(db: Executor, id: string): Promise<Company> {
+  const company = await db.selectFrom('companies').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!company) throw notFound(`The company ${id}`);
+  return company;
+}

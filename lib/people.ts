@@ -1,6 +1,6 @@
 import { sql, type Updateable } from 'kysely';
 import type { Trx } from './db/index';
-import { ApiError, notFound } from './errors';
+import { ApiError } from './errors';
 import { type CausedBy, recordEvent } from './events';
 import { newReference } from './references';
 import type { ContactRow, ContactsTable } from '../schema/crm/db';
@@ -46,7 +46,7 @@ async function findMatch(trx: Trx, companyId: string, wanted: Wanted, external?:
  * unless this person is new: then the holder is a concurrent add that committed since the lookup, and the
  * insert's unique violation makes the transaction run again and find it.
  */
-async function linkToContact(trx: Trx, companyId: string, contactId: string, external: External, isNew: boolean) {
+export async function linkToContact(trx: Trx, companyId: string, contactId: string, external: External, isNew: boolean) {
   const holder = await recordIdByExternal(trx, companyId, 'contact', external);
   if (holder !== undefined && holder !== contactId) {
     const live = await trx
@@ -150,44 +150,17 @@ export async function matchOrCreateContact(
   const set = await fillsOf(trx, match, wanted);
   const linked = await link(match.id, false);
   if (Object.keys(set).length === 0 && !linked) return { contact: match, created: false, updated: false };
-  const contact = await touch(trx, match.id, set);
+  const contact = await touchContact(trx, match.id, set);
   await recordEvent(trx, { companyId: company.id, type: 'contact.updated', causedBy, data: { reference: contact.reference } });
   return { contact, created: false, updated: true };
 }
 
 /** Writes `set` (or only bumps updated_at, e.g. for a new external id: the record's answer changed). */
-function touch(trx: Trx, id: string, set: Updateable<ContactsTable>): Promise<ContactRow> {
+export function touchContact(trx: Trx, id: string, set: Updateable<ContactsTable>): Promise<ContactRow> {
   return trx
     .updateTable('contacts')
     .set({ ...set, updated_at: sql`clock_timestamp()` })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
-}
-
-/** PATCH: name, language (null clears them), or the client's id. An erased person cannot change (409). */
-export async function updateContact(
-  trx: Trx,
-  company: Company,
-  reference: string,
-  input: { name?: string | null; language?: string | null; external?: External },
-  causedBy: CausedBy,
-): Promise<ContactRow> {
-  const current = await trx
-    .selectFrom('contacts')
-    .selectAll()
-    .where('company_id', '=', company.id)
-    .where('reference', '=', reference)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!current) throw notFound(`The contact ${reference}`);
-  if (current.erased) throw new ApiError('conflict', `The contact ${reference} is erased; it cannot be changed.`);
-  const set: Updateable<ContactsTable> = {};
-  if (input.name !== undefined && input.name !== current.name) set.name = input.name;
-  if (input.language !== undefined && input.language !== current.language) set.language = input.language;
-  const linked = input.external ? await linkToContact(trx, company.id, current.id, input.external, false) : false;
-  if (Object.keys(set).length === 0 && !linked) return current;
-  const contact = await touch(trx, current.id, set);
-  await recordEvent(trx, { companyId: company.id, type: 'contact.updated', causedBy, data: { reference } });
-  return contact;
 }

@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import { pageOf, paginate } from '../../lib/pagination';
 import { pageQuery } from '../../schema/common/api';
-import { adminRoute, companyParam, json } from '../../lib/admin-route';
+import { adminRoute, companyParam } from '../../lib/admin-route';
+import { json } from '../../schema/common/api';
 
 const sort = { name: 'audit', columns: [{ ref: 'id', direction: 'desc', type: 'bigint' }] } as const;
 

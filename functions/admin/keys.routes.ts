@@ -6,8 +6,10 @@ import { ApiError, notFound } from '../../lib/errors';
 import { isLocalOrigin } from '../../lib/tenancy';
 import { createKey, revokeKey, rotateKey } from '../../lib/keys';
 import { CreateKeyInput, KeySchema, KeyWithSecretSchema } from '../../schema/platform/admin';
-import { findCompany } from './companies';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { findCompany } from '../../lib/admin-route';
+import { adminRoute, companyParam } from '../../lib/admin-route';
+import { jsonBody } from '../../schema/common/api';
+import { json } from '../../schema/common/api';
 import { iso } from '../../lib/dates';
 
 const present = (key: ApiKeyRow) => ({

@@ -8,8 +8,10 @@ import {
   SubscriptionWithSecretSchema,
   subscriptionIdParam,
 } from '../../schema/platform/webhooks';
-import { findCompany } from './companies';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { findCompany } from '../../lib/admin-route';
+import { adminRoute, companyParam } from '../../lib/admin-route';
+import { jsonBody } from '../../schema/common/api';
+import { json } from '../../schema/common/api';
 import {
   createSubscription,
   deleteSubscription,

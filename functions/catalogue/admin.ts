@@ -3,9 +3,11 @@ import { createRouter } from '../../lib/app';
 import { notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
 import { CatalogueImportInput, ServiceInput, TeamProfileInput } from '../../schema/catalogue/admin';
-import { findCompany } from '../admin/companies';
+import { findCompany } from '../../lib/admin-route';
 import { createTeamProfile, importCatalogue, setListingStatus, updateTeamProfile, upsertService } from './content';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { adminRoute, companyParam } from '../../lib/admin-route';
+import { jsonBody } from '../../schema/common/api';
+import { json } from '../../schema/common/api';
 
 const slugParams = companyParam.extend({ slug: z.string().min(1).max(200) });
 const teamParams = companyParam.extend({ profile_id: z.string().uuid() });

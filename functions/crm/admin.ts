@@ -10,8 +10,10 @@ import {
   MemberSchema,
 } from '../../schema/crm/members';
 import { createMember, deleteDepartment, presentDepartment, presentMember, putDepartment, updateMember } from './members';
-import { findCompany } from '../admin/companies';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { findCompany } from '../../lib/admin-route';
+import { adminRoute, companyParam } from '../../lib/admin-route';
+import { jsonBody } from '../../schema/common/api';
+import { json } from '../../schema/common/api';
 
 const memberParams = companyParam.extend({ member_id: z.string().regex(/^mem_[A-Za-z0-9]{1,60}$/) });
 const departmentParams = companyParam.extend({ key: departmentKey });

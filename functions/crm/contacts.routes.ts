@@ -12,10 +12,12 @@ import {
   ContactsQuery,
 } from '../../schema/crm/contacts';
 import { jsonBody } from '../../schema/common/api';
-import { matchOrCreateContact, updateContact } from '../../lib/people';
+import { matchOrCreateContact } from '../../lib/people';
+import { updateContact } from './contacts';
 import { contactView, presentContacts, selectContacts } from './contacts.present';
 import { externalSyncPage, transactionRetryingConflict } from '../../lib/external-ids';
-import { auditRead, crmRoute } from './route';
+import { crmRoute } from './route';
+import { auditRead } from '../../lib/audit';
 import { syncSort } from '../../lib/sync';
 
 const sort = syncSort('contacts', 'uuid');

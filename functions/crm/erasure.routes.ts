@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import { notFound } from '../../lib/errors';
 import { eraseContact } from './erasure';
-import { adminRoute, companyParam, json } from '../../lib/admin-route';
+import { adminRoute, companyParam } from '../../lib/admin-route';
+import { json } from '../../schema/common/api';
 
 const params = companyParam.extend({ reference: z.string().regex(/^P-[0-9A-Z]{10}$/) });
 

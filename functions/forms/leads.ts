@@ -4,7 +4,6 @@ import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, type FieldError } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { newReference } from '../../lib/references';
-import type { LeadRow } from '../../schema/crm/db';
 import type { LeadInputValue } from '../../schema/forms/leads';
 import type { Company } from '../../schema/platform/db';
 import { matchOrCreateContact } from '../../lib/people';
@@ -102,7 +101,12 @@ export async function checkLead(executor: Executor, companyId: string, input: Le
  * `lead.created` is recorded (with `contact.created` for a new person) in the caller's transaction. Run it
  * in `transactionRetryingConflict`: two enquiries of a new person at once meet on the contacts' unique index.
  */
-export async function createLead(trx: Trx, company: Company, input: NewLead, causedBy: CausedBy): Promise<LeadRow> {
+export async function createLead(
+  trx: Trx,
+  company: Company,
+  input: NewLead,
+  causedBy: CausedBy,
+): Promise<{ id: string; reference: string }> {
   await checkLead(trx, company.id, input);
   const details = input.details && Object.keys(input.details).length > 0 ? input.details : undefined;
   // Encrypted before anything is written: without a key the enquiry is refused as a whole (503).
@@ -131,7 +135,7 @@ export async function createLead(trx: Trx, company: Company, input: NewLead, cau
       consent_address: input.consentAddress ?? null,
       caused_by: causedBy,
     })
-    .returningAll()
+    .returning(['id', 'reference'])
     .executeTakeFirstOrThrow();
   await recordEvent(trx, {
     companyId: company.id,

@@ -13,8 +13,10 @@ import { pageQuery } from '../../schema/common/api';
 import { type BookingAction, applyBookingAction, findBooking } from './bookings';
 import { minorDigits } from './pricing';
 import { setHomeTerms } from '../../lib/homes';
-import { findCompany } from '../admin/companies';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { findCompany } from '../../lib/admin-route';
+import { adminRoute, companyParam } from '../../lib/admin-route';
+import { jsonBody } from '../../schema/common/api';
+import { json } from '../../schema/common/api';
 import { iso } from '../../lib/dates';
 
 /** A stored amount (numeric(14, 2)) with the currency's minor digits, as the guest's quote writes it. */
