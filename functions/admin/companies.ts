@@ -2,7 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Company } from '../../schema/platform/db';
 import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
 import type { Executor, Trx } from '../../lib/db/index';
-import { ApiError, notFound } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { findCompany } from '../../lib/admin-route';
 import { writeAudit } from '../../lib/audit';
 import type { WebhookRuntime } from '../../lib/webhooks/types';

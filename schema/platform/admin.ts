@@ -2,7 +2,6 @@ import { z } from '@hono/zod-openapi';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { listingTypes } from '../common/columns';
 import { leadTypes, scopes } from '../common/scopes';
-import { instant, LocalisedTextInput } from '../common/api';
 import { hookUrl } from './webhooks';
 
 const host = z
