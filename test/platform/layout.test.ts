@@ -1,0 +1,174 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  circleImports,
+  circles,
+  crossGroupImports,
+  describeImport,
+  type ImportGraph,
+  longFiles,
+  readImportGraph,
+  upwardImports,
+} from '../support/imports';
+
+/**
+ * The house's layout (issue 10): no import circles, layers point down only (functions/ → lib/ → schema/), groups
+ * stay apart (a group imports only lib/, schema/common/, schema/platform/, schema/db.ts and its own schema/<group>/
+ * besides its own folder; only functions/app.ts, jobs.ts, seed.ts and worker.ts compose groups), and no source file
+ * is longer than 400 lines. The groups are the folders of functions/, so a new group is covered as it lands.
+ */
+
+const repository = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+const findings = (graph: ImportGraph) => ({
+  circles: circleImports(graph).map(describeImport),
+  upward: upwardImports(graph).map(describeImport),
+  crossGroup: crossGroupImports(graph).map((i) => `${describeImport(i)}: ${i.reason}`),
+  long: longFiles(graph).map((f) => `${f.file}: ${f.lines} lines`),
+});
+
+const listed = (what: string, offences: string[]) => `${offences.length} ${what}:\n  ${offences.join('\n  ')}\n`;
+
+describe('the layout of functions/, lib/ and schema/', () => {
+  const graph = readImportGraph(repository);
+  const found = findings(graph);
+
+  it('reads the tree', () => {
+    expect(graph.files.length).toBeGreaterThan(50);
+    expect(graph.groups.length).toBeGreaterThan(1);
+  });
+
+  it('has no import circles (files importing each other through any path, type-only imports included)', () => {
+    const sizes = circles(graph).map((c) => `${c.length} files: ${c.join(', ')}`);
+    expect(found.circles, `${listed('circles', sizes)}${listed('imports holding them', found.circles)}`).toEqual([]);
+  });
+
+  it('points down only: schema/ imports nothing from lib/ or functions/, lib/ nothing from functions/', () => {
+    expect(found.upward, listed('imports from a lower layer to a higher one', found.upward)).toEqual([]);
+  });
+
+  it(`keeps the groups apart (${graph.groups.join(', ')})`, () => {
+    expect(found.crossGroup, listed('imports across groups', found.crossGroup)).toEqual([]);
+  });
+
+  it('keeps every source file at 400 lines or fewer', () => {
+    expect(found.long, listed('files over 400 lines', found.long)).toEqual([]);
+  });
+});
+
+describe('the layout checker, on trees of its own', () => {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const tree = (files: Record<string, string>): ImportGraph => {
+    const root = mkdtempSync(join(tmpdir(), 'layout-'));
+    made.push(root);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    return readImportGraph(root);
+  };
+
+  /** A house that keeps every rule: two groups, shared schema, the admin's schema/platform, a composition file. */
+  const clean: Record<string, string> = {
+    'schema/db.ts': "import type { Row } from './alpha/rows';\nexport type Db = { rows: Row };\n",
+    'schema/common/api.ts': 'export const page = 1;\n',
+    'schema/platform/events.ts': "import { page } from '../common/api';\nexport const events = page;\n",
+    'schema/alpha/rows.ts': "import { page } from '../common/api';\nexport type Row = { page: typeof page };\n",
+    'schema/beta/items.ts': "import type { Db } from '../db';\nexport type Item = Db;\n",
+    'lib/app.ts': "import type { Db } from '../schema/db';\nexport const app = (db?: Db) => db;\n",
+    'functions/alpha/rows.routes.ts':
+      "import { app } from '../../lib/app';\nimport type { Row } from '../../schema/alpha/rows';\nimport { events } from '../../schema/platform/events';\nexport { rowOf } from './rows';\nexport const rows = (r: Row) => [app, events, r];\n",
+    'functions/alpha/rows.ts': "import type { Row } from '../../schema/alpha/rows';\nexport const rowOf = (r: Row) => r;\n",
+    'functions/beta/items.routes.ts':
+      "import type { Item } from '../../schema/beta/items';\nexport const items = (i: Item) => i;\n",
+    'functions/admin/index.ts': "import { events } from '../../schema/platform/events';\nexport const admin = events;\n",
+    'functions/app.ts':
+      "import { rows } from './alpha/rows.routes';\nimport { items } from './beta/items.routes';\nimport { admin } from './admin/index';\nexport const all = [rows, items, admin];\n",
+  };
+
+  /** What a clean tree finds; each broken tree below must find only what it breaks. */
+  const none = { circles: [], upward: [], crossGroup: [], long: [] };
+
+  it('passes a clean tree', () => {
+    const graph = tree(clean);
+    expect(graph.groups).toEqual(['admin', 'alpha', 'beta']);
+    expect(graph.imports.length).toBe(15);
+    expect(graph.unresolved).toEqual([]);
+    expect(findings(graph)).toEqual(none);
+  });
+
+  it('finds circles through any path, type-only imports and re-exports included, and files importing themselves', () => {
+    const graph = tree({
+      ...clean,
+      'lib/a.ts': "import type { C } from './c';\nexport type A = C;\n",
+      'lib/b.ts': "export type { A as B } from './a';\n",
+      'lib/c.ts': "import { type B } from './b';\nexport type C = B | 1;\n",
+      'lib/self.ts': "export const one = 1;\nexport const two = (await import('./self')).one;\n",
+    });
+    expect(circles(graph)).toEqual([['lib/a.ts', 'lib/b.ts', 'lib/c.ts'], ['lib/self.ts']]);
+    expect(findings(graph)).toEqual({
+      ...none,
+      circles: [
+        "lib/a.ts:1 -> lib/c.ts (type only) ('./c')",
+        "lib/b.ts:1 -> lib/a.ts (type only) ('./a')",
+        "lib/c.ts:1 -> lib/b.ts (type only) ('./b')",
+        "lib/self.ts:2 -> lib/self.ts ('./self')",
+      ],
+    });
+  });
+
+  it('finds imports from a lower layer to a higher one', () => {
+    const graph = tree({
+      ...clean,
+      'schema/common/app.ts': "import type { app } from '../../lib/app';\nexport type App = typeof app;\n",
+      'schema/beta/routes.ts': "import { items } from '../../functions/beta/items.routes';\nexport type Items = typeof items;\n",
+      'lib/jobs.ts': "export * from '../functions/alpha/rows';\n",
+    });
+    expect(findings(graph)).toEqual({
+      ...none,
+      upward: [
+        "lib/jobs.ts:1 -> functions/alpha/rows.ts ('../functions/alpha/rows')",
+        "schema/beta/routes.ts:1 -> functions/beta/items.routes.ts ('../../functions/beta/items.routes')",
+        "schema/common/app.ts:1 -> lib/app.ts (type only) ('../../lib/app')",
+      ],
+    });
+  });
+
+  it('finds imports across groups, a new group included, and a top-level file that composes groups', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/rows.ts': "import type { Item } from '../../schema/beta/items';\nexport const rowOf = (r: Item) => r;\n",
+      'functions/gamma/things.ts': "export { items } from '../beta/items.routes';\n",
+      'functions/admin/index.ts': "import { rows } from '../alpha/rows.routes';\nexport const admin = rows;\n",
+      'schema/platform/events.ts': "import type { Row } from '../alpha/rows';\nexport const events: Row[] = [];\n",
+      'schema/alpha/links.ts': "export type Link = import('../beta/items').Item;\n",
+      'functions/helpers.ts':
+        "import { rows } from './alpha/rows.routes';\nimport { items } from './beta/items.routes';\nexport const both = [rows, items];\n",
+    });
+    expect(graph.groups).toEqual(['admin', 'alpha', 'beta', 'gamma']);
+    expect(findings(graph)).toEqual({
+      ...none,
+      crossGroup: [
+        "functions/admin/index.ts:1 -> functions/alpha/rows.routes.ts ('../alpha/rows.routes'): admin imports alpha",
+        "functions/alpha/rows.ts:1 -> schema/beta/items.ts (type only) ('../../schema/beta/items'): alpha imports beta",
+        "functions/gamma/things.ts:1 -> functions/beta/items.routes.ts ('../beta/items.routes'): gamma imports beta",
+        "schema/alpha/links.ts:1 -> schema/beta/items.ts (type only) ('../beta/items'): alpha imports beta",
+        "schema/platform/events.ts:1 -> schema/alpha/rows.ts (type only) ('../alpha/rows'): admin imports alpha",
+        "functions/helpers.ts:1 -> functions/alpha/rows.routes.ts ('./alpha/rows.routes'): functions/helpers.ts is not a composition file (functions/app.ts, functions/jobs.ts, functions/seed.ts, functions/worker.ts) but imports alpha, beta",
+        "functions/helpers.ts:2 -> functions/beta/items.routes.ts ('./beta/items.routes'): functions/helpers.ts is not a composition file (functions/app.ts, functions/jobs.ts, functions/seed.ts, functions/worker.ts) but imports alpha, beta",
+      ],
+    });
+  });
+
+  it('finds files over 400 lines', () => {
+    const graph = tree({ ...clean, 'lib/long.ts': 'export const x = 1;\n'.repeat(401), 'lib/full.ts': '\n'.repeat(400) });
+    expect(findings(graph)).toEqual({ ...none, long: ['lib/long.ts: 401 lines'] });
+  });
+});
