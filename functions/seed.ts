@@ -1,12 +1,10 @@
 import type { Db } from '../lib/db/index';
-import { CatalogueImportInput } from '../schema/catalogue/admin';
 import { createCompany } from './admin/companies';
-import { importCatalogue } from './catalogue/content';
-import demoCatalogue from './catalogue/demo-catalogue.json' with { type: 'json' };
+import { seedCatalogueDemo } from './catalogue/demo';
 
 export const demoHosts = ['localhost', '127.0.0.1'];
 
-/** On a fresh database: a development company on localhost with the demo catalogue. Runs once. */
+/** On a fresh database: a development company on localhost with each group's demo data (today the catalogue's). Runs once. */
 export async function seedDemo(db: Db): Promise<{ seeded: boolean; companyId: string }> {
   const existing = await db.selectFrom('company_hosts').select('company_id').where('host', '=', 'localhost').executeTakeFirst();
   if (existing) return { seeded: false, companyId: existing.company_id };
@@ -19,7 +17,7 @@ export async function seedDemo(db: Db): Promise<{ seeded: boolean; companyId: st
       time_zone: 'Asia/Dubai',
       settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.demo-properties.ae' },
     });
-    await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue));
+    await seedCatalogueDemo(trx, company.id);
     return company.id;
   });
   return { seeded: true, companyId };
