@@ -5,7 +5,7 @@ export const problemStatus = {
   invalid_request: 400,
   invalid_cursor: 400,
   invalid_json: 400,
-  // Dates a holiday home cannot take (quote and booking); see functions/bookings/rules.ts.
+  // Dates a holiday home cannot take (quote and booking); see functions/stay/rules.ts.
   min_nights: 400,
   max_nights: 400,
   arrival_day: 400,

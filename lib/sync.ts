@@ -4,7 +4,7 @@ import { type KeysetSort, pageOf, paginate } from './pagination';
 /**
  * Sync lists: `updated_since` and keyset pages ordered by (updated_at, id), so a client paging while others write
  * misses nothing that was committed (a row changed behind the cursor comes back later with its new updated_at).
- * The query parameters are `syncQuery` and `externalQuery` in schema/common.ts.
+ * The query parameters are `syncQuery` and `externalQuery` in schema/common/api.ts.
  */
 export function syncSort(table: string, idType: 'uuid' | 'text'): KeysetSort {
   return {
