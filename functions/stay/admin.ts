@@ -11,7 +11,7 @@ import { AdminBookingSchema, BlockInput, BlockSchema } from '../../schema/stay/b
 import type { BookingRow } from '../../schema/stay/db';
 import { pageQuery } from '../../schema/common/api';
 import { type BookingAction, applyBookingAction, findBooking } from './bookings';
-import { minorDigits } from './pricing';
+import { minorDigits } from '../../lib/money';
 import { setHomeTerms } from '../../lib/homes';
 import { findCompany } from '../../lib/admin-route';
 import { adminRoute, companyParam } from '../../lib/admin-route';

@@ -6,7 +6,7 @@ import { sha256 } from '../../lib/crypto';
 import type { AppEnv } from '../../lib/env';
 import { companyByHost, requestHost } from '../../lib/tenancy';
 import type { StoredQuote } from '../../schema/stay/db';
-import { minorDigits } from './pricing';
+import { minorDigits } from '../../lib/money';
 import { type StayLanguage, stayLanguage, stayTexts } from './page-texts';
 
 /**

@@ -1,12 +1,8 @@
 import Big from 'big.js';
 import { daysBetween, eachDate, weekdayOf } from '../../lib/dates';
+import { minorDigits } from '../../lib/money';
 import type { StoredQuote } from '../../schema/stay/db';
 import type { BookableHome } from './homes';
-
-/** Digits after the decimal point in a currency (AED 2, JPY 0, KWD 3), as ISO 4217 and Intl say. */
-export function minorDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-}
 
 /**
  * The price of a stay, with exact decimal arithmetic (big.js; never floats). Each night costs its season's

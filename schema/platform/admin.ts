@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { listingTypes } from '../common/columns';
+import { decimalInput, percentInput } from '../common/money';
 import { leadTypes, scopes } from '../common/scopes';
 import { hookUrl } from './webhooks';
 
@@ -37,6 +38,29 @@ export const CompanySettingsInput = z
     booking_hold_hours: z.number().int().min(1).max(720),
     // People untouched for this many days are erased by scheduled work; null keeps them.
     retention_days: z.number().int().min(1).max(36500).nullable(),
+    // Leases: the company rules behind the lease warnings and overdue rent (docs/api-reference.md, "Leases and rent payments").
+    lease_notice_days: z
+      .number()
+      .int()
+      .min(0)
+      .max(3650)
+      .openapi({ description: 'The notice period, in days, of a lease that states none (default 90).' }),
+    lease_rent_cap_percent: percentInput.nullable().openapi({
+      description: '`rent_above_cap` when a renewal raises the rent by more than this percentage (default "5"); null: no cap.',
+    }),
+    lease_deposit_percent: percentInput.nullable().openapi({
+      description:
+        '`deposit_above_default` when the deposit is above this percentage of a year’s rent (default "5"); null: no check.',
+    }),
+    lease_schedule_tolerance: decimalInput.openapi({
+      description: '`schedule_total_differs` when explicit rows sum further than this from the term’s rent (default "0").',
+    }),
+    rent_grace_days: z
+      .number()
+      .int()
+      .min(0)
+      .max(365)
+      .openapi({ description: 'A payment still due is overdue once this many days have passed after its due date (default 5).' }),
   })
   .partial();
 

@@ -28,6 +28,17 @@ export type CompanySettings = {
   booking_hold_hours?: number;
   /** Erase people untouched for this many days (scheduled work). */
   retention_days?: number | null;
+  /** Leases (docs/api-reference.md, "Leases and rent payments"); each absent setting takes its default there. */
+  /** The notice period, in days, of a lease that states none (default 90). */
+  lease_notice_days?: number;
+  /** `rent_above_cap`: a renewal's rent may rise by this percentage at most (default "5"); null: no cap. */
+  lease_rent_cap_percent?: string | null;
+  /** `deposit_above_default`: the deposit, as a percentage of a year's rent (default "5"); null: no check. */
+  lease_deposit_percent?: string | null;
+  /** `schedule_total_differs`: how far explicit rows may sum from the term's rent (default "0": exactly). */
+  lease_schedule_tolerance?: string;
+  /** A payment still due is overdue after its due date and this many days (default 5). */
+  rent_grace_days?: number;
 };
 
 export interface CompaniesTable {

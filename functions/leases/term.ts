@@ -1,0 +1,92 @@
+import Big from 'big.js';
+import { addDays, daysBetween } from '../../lib/dates';
+import { firstDate, lastDate } from '../../schema/common/api';
+import type { RentPeriod } from '../../schema/leases/db';
+
+/**
+ * A lease's term and what it costs: pure functions of calendar dates (`YYYY-MM-DD`, years 1900 to 2999) and decimal
+ * strings. A term counts both its days: `{start: 2027-01-01, end: 2027-12-31}` is one year.
+ */
+export type Term = { start: string; end: string };
+export type Rent = { amount: string; period: RentPeriod };
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const monthLengths = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  return month === 2 && isLeap(year) ? 29 : (monthLengths[month - 1] ?? 31);
+}
+
+function parts(date: string): [number, number, number] {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return [y, m, d];
+}
+
+/** `date` plus `months` calendar months, the day kept or clamped to the month's last (01-31 + 1 month = 02-28). */
+export function addMonths(date: string, months: number): string {
+  const [y, m, d] = parts(date);
+  const index = y * 12 + (m - 1) + months;
+  const year = Math.floor(index / 12);
+  const month = index - year * 12 + 1;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(Math.min(d, daysInMonth(year, month)), 2)}`;
+}
+
+/** Days in a term, both ends counted. */
+export function termDays(term: Term): number {
+  return daysBetween(term.start, term.end) + 1;
+}
+
+/**
+ * The whole months a term lasts, or null when it is not whole months. A term of N months ends the day before the
+ * start's N-month anniversary (2027-03-01 to 2027-03-31), or on the anniversary of the day before its start
+ * (2028-02-29 to 2029-02-28; 2027-01-31 to 2027-02-28).
+ */
+export function termMonths(term: Term): number | null {
+  const [sy, sm] = parts(term.start);
+  const [ey, em] = parts(term.end);
+  const span = ey * 12 + em - (sy * 12 + sm);
+  const eve = addDays(term.start, -1);
+  for (const months of [span - 1, span, span + 1]) {
+    if (months < 1) continue;
+    if (addDays(addMonths(term.start, months), -1) === term.end || addMonths(eve, months) === term.end) return months;
+  }
+  return null;
+}
+
+/**
+ * A renewal's default term: from the day after the old term's end, as long as the old term (the same whole months,
+ * else the same number of days), ending on 2999-12-31 at the latest. Null when the old term ends on 2999-12-31.
+ */
+export function renewalTerm(old: Term): Term | null {
+  if (old.end >= lastDate) return null;
+  const start = addDays(old.end, 1);
+  const months = termMonths(old);
+  const end = months === null ? addDays(start, termDays(old) - 1) : addDays(addMonths(start, months), -1);
+  return { start, end: end > lastDate ? lastDate : end };
+}
+
+/** A year's rent: a monthly rent times 12. */
+export function annualRent(rent: Rent): Big {
+  return rent.period === 'year' ? new Big(rent.amount) : new Big(rent.amount).times(12);
+}
+
+/**
+ * The rent of a whole term, rounded half-up to `digits`: a term of whole months pays a month's rent per month (a
+ * yearly rent is twelve months' rent); any other term pays a year's rent per 365 days, pro rata.
+ */
+export function termRent(rent: Rent, term: Term, digits: number): Big {
+  const months = termMonths(term);
+  const total =
+    months === null
+      ? annualRent(rent).times(termDays(term)).div(365)
+      : rent.period === 'month'
+        ? new Big(rent.amount).times(months)
+        : new Big(rent.amount).times(months).div(12);
+  return total.round(digits, Big.roundHalfUp);
+}
+
+/** Whether a date lies in the years the API takes (1900 to 2999). */
+export function inRange(date: string): boolean {
+  return date >= firstDate && date <= lastDate;
+}

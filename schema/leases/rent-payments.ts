@@ -1,0 +1,113 @@
+import { z } from '@hono/zod-openapi';
+import { calendarDate, externalQuery, listOf, syncQuery } from '../common/api';
+import { ExternalInput, ExternalSchema } from '../common/external';
+import { decimalInput, moneyOutput } from '../common/money';
+import { rentPaymentStatuses } from './db';
+
+/** Rent payments (issue 11; docs/api-reference.md, "Leases and rent payments"). */
+
+const instant = z.string().openapi({ example: '2027-01-01T09:30:00.000Z' });
+const day = z.string().openapi({ description: 'YYYY-MM-DD, in the company’s time zone.', example: '2027-01-01' });
+const notes = z.string().trim().max(2000);
+
+/** A post-dated cheque: one payment per cheque. */
+export const ChequeInput = z
+  .strictObject({
+    number: z.string().trim().min(1).max(50).openapi({ example: '000123' }),
+    bank: z.string().trim().min(1).max(100).openapi({ example: 'Emirates NBD' }),
+  })
+  .openapi('ChequeInput', { description: 'A post-dated cheque: its number and bank, together.' });
+
+export const ChequeSchema = z.object({ number: z.string(), bank: z.string() }).openapi('Cheque');
+
+export const RentPaymentSchema = z
+  .object({
+    payment_id: z.string().openapi({ example: '0b6c1f9e-4a8e-4b7e-9a51-3f2d8c7e6a10' }),
+    lease: z.string().openapi({ description: 'The lease’s reference.', example: 'T-7K3M9Q2XAB' }),
+    status: z.enum(rentPaymentStatuses).openapi({ description: '`due` until it is received, bounced or cancelled.' }),
+    due_on: day,
+    amount: moneyOutput,
+    cheque: ChequeSchema.nullable(),
+    notes: z.string().nullable(),
+    replaces: z.string().nullable().openapi({ description: 'The bounced payment this one replaces.' }),
+    booked_on: day.nullable().openapi({ description: 'Set on receipt: the day it counted for the owner. Never changes.' }),
+    fee_amount: moneyOutput.nullable().openapi({ description: 'Set on receipt: the company’s fee then. Never changes.' }),
+    bounced_on: day
+      .nullable()
+      .openapi({ description: 'Set when a received payment bounces: the day the reversal counted. Never changes.' }),
+    received_at: instant.nullable(),
+    bounced_at: instant.nullable(),
+    cancelled_at: instant.nullable(),
+    overdue_at: instant.nullable().openapi({ description: 'When `rent_payment.overdue` was announced for it.' }),
+    external: z.array(ExternalSchema),
+    created_at: instant,
+    updated_at: instant,
+  })
+  .openapi('RentPayment');
+
+export const RentPaymentListSchema = listOf(RentPaymentSchema, 'RentPaymentList');
+
+const range = (what: string, edge: 'first' | 'last') =>
+  calendarDate
+    .optional()
+    .openapi({ description: `Only payments whose ${what} is on or ${edge === 'first' ? 'after' : 'before'} this day.` });
+
+export const RentPaymentsQuery = z
+  .strictObject({
+    ...syncQuery,
+    ...externalQuery,
+    lease: z.string().min(1).max(100).optional().openapi({ description: 'A lease’s reference.' }),
+    status: z.enum(rentPaymentStatuses).optional(),
+    booked_from: range('`booked_on`', 'first'),
+    booked_to: range('`booked_on`', 'last'),
+    bounced_from: range('`bounced_on`', 'first'),
+    bounced_to: range('`bounced_on`', 'last'),
+  })
+  .superRefine((query, ctx) => {
+    for (const [from, to] of [
+      ['booked_from', 'booked_to'],
+      ['bounced_from', 'bounced_to'],
+    ] as const) {
+      const first = query[from];
+      const last = query[to];
+      if (first !== undefined && last !== undefined && last < first) {
+        ctx.addIssue({ code: 'custom', path: [to], message: `On or after ${from}.` });
+      }
+    }
+  });
+
+export const RentPaymentParams = z.object({ payment_id: z.string().min(1).max(100) });
+
+/** `POST /rent-payments`: a replacement for a bounced payment, on the same lease. */
+export const RentPaymentInput = z
+  .strictObject({
+    replaces: z.string().min(1).max(100).openapi({ description: 'The `payment_id` of a bounced payment.' }),
+    due_on: calendarDate,
+    amount: decimalInput.openapi({ example: '10000.00' }),
+    cheque: ChequeInput.optional(),
+    notes: notes.optional(),
+    external: ExternalInput.optional(),
+  })
+  .openapi('RentPaymentInput');
+
+/** `PATCH /rent-payments/{payment_id}`: a status step, and changes to a payment still due. */
+export const RentPaymentPatchInput = z
+  .strictObject({
+    status: z
+      .enum(['received', 'bounced', 'cancelled'])
+      .optional()
+      .openapi({ description: 'From `due`: any of the three; from `received`: `bounced`. A bounced payment never changes.' }),
+    due_on: calendarDate.optional(),
+    amount: decimalInput.optional(),
+    cheque: ChequeInput.nullable().optional(),
+    notes: notes.nullable().optional(),
+    external: ExternalInput.optional(),
+  })
+  .openapi('RentPaymentPatch');
+
+/** The fields of a payment that only a payment still due may change. */
+export const duePaymentFields = ['due_on', 'amount', 'cheque', 'notes'] as const;
+
+export type RentPaymentInputValue = z.infer<typeof RentPaymentInput>;
+export type RentPaymentPatchValue = z.infer<typeof RentPaymentPatchInput>;
+export type RentPaymentsQueryValue = z.infer<typeof RentPaymentsQuery>;
