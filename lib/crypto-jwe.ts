@@ -1,4 +1,5 @@
 import { base64url, CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { formatDate } from './dates';
 import { ApiError } from './errors';
 
 /**
@@ -33,7 +34,7 @@ export function keyringOf(config: KeyConfig): Keyring | undefined {
 
 /** A fresh key and id, for DETAILS_KEYS (the Node server's first start, tests, operators rotating keys). */
 export function newDetailsKey(): { kid: string; key: string } {
-  const kid = `k${new Date().toISOString().slice(0, 10).replaceAll('-', '')}-${base64url.encode(crypto.getRandomValues(new Uint8Array(4)))}`;
+  const kid = `k${formatDate(Date.now()).replaceAll('-', '')}-${base64url.encode(crypto.getRandomValues(new Uint8Array(4)))}`;
   return { kid, key: base64url.encode(crypto.getRandomValues(new Uint8Array(32))) };
 }
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
-import { ProblemSchema } from '../../schema/common/api';
+import { json, jsonBody, problem } from '../../schema/common/api';
 import {
   DepartmentInput,
   DepartmentSchema,
@@ -12,8 +12,6 @@ import {
 import { createMember, deleteDepartment, presentDepartment, presentMember, putDepartment, updateMember } from './members';
 import { findCompany } from '../../lib/admin-route';
 import { adminRoute, companyParam } from '../../lib/admin-route';
-import { jsonBody } from '../../schema/common/api';
-import { json } from '../../schema/common/api';
 
 const memberParams = companyParam.extend({ member_id: z.string().regex(/^mem_[A-Za-z0-9]{1,60}$/) });
 const departmentParams = companyParam.extend({ key: departmentKey });
@@ -53,10 +51,7 @@ const deleteDept = adminRoute({
   request: { params: departmentParams },
   responses: {
     204: { description: 'Deleted' },
-    409: {
-      description: 'Members or leads still refer to it',
-      content: { 'application/problem+json': { schema: ProblemSchema } },
-    },
+    409: problem('Members or leads still refer to it'),
   },
 });
 
