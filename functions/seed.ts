@@ -1,5 +1,5 @@
 import type { Db } from '../lib/db/index';
-import { CatalogueImportInput } from '../schema/platform/admin';
+import { CatalogueImportInput } from '../schema/catalogue/import';
 import { createCompany } from './admin/companies';
 import { importCatalogue } from './catalogue/content';
 import demoCatalogue from './catalogue/demo-catalogue.json' with { type: 'json' };

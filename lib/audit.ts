@@ -1,5 +1,6 @@
+import type { Context } from 'hono';
 import type { Executor } from './db/index';
-import type { Caller } from './env';
+import type { AppEnv, Caller } from './env';
 import type { CausedBy } from './events';
 
 /** The actor written to the audit log and to events' caused_by. */
@@ -49,5 +50,15 @@ export async function auditPersonalDataRead(
     action: 'personal_data.read',
     subject: read.caller.key.prefix,
     details: { route: read.route, references: read.references },
+  });
+}
+
+/** Audits the personal data a handler is about to return (one row for the whole answer). */
+export function auditRead(c: Context<AppEnv>, references: string[]): Promise<void> {
+  return auditPersonalDataRead(c.var.services.db, {
+    companyId: c.var.company.id,
+    caller: c.var.caller,
+    route: `${c.req.method} ${c.req.routePath}`,
+    references,
   });
 }

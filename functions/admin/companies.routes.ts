@@ -4,8 +4,8 @@ import { writeAudit } from '../../lib/audit';
 import { keyringOf } from '../../lib/crypto-jwe';
 import { setSpamCheckSecret } from '../../lib/spam-check';
 import { CompanySchema, CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
-import { createCompany, findCompany, presentCompany, updateCompany } from './companies';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { createCompany, presentCompany, updateCompany } from './companies';
+import { adminRoute, companyParam, findCompany, json, jsonBody } from '../../lib/admin-route';
 
 const create = adminRoute({
   method: 'post',

@@ -2,16 +2,11 @@ import type { z } from '@hono/zod-openapi';
 import type { Company } from '../../schema/db';
 import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
 import type { Executor, Trx } from '../../lib/db/index';
-import { ApiError, notFound } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
+import { findCompany } from '../../lib/admin-route';
 import { writeAudit } from '../../lib/audit';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import { assertDeliverable } from './webhooks';
-
-export async function findCompany(db: Executor, id: string): Promise<Company> {
-  const company = await db.selectFrom('companies').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!company) throw notFound(`The company ${id}`);
-  return company;
-}
 
 async function setHosts(trx: Trx, companyId: string, hosts: string[]): Promise<void> {
   const unique = [...new Set(hosts)];

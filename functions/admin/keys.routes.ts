@@ -6,8 +6,7 @@ import { ApiError, notFound } from '../../lib/errors';
 import { isLocalOrigin } from '../../lib/tenancy';
 import { createKey, revokeKey, rotateKey } from '../../lib/keys';
 import { CreateKeyInput, KeySchema, KeyWithSecretSchema } from '../../schema/platform/admin';
-import { findCompany } from './companies';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { adminRoute, companyParam, findCompany, json, jsonBody } from '../../lib/admin-route';
 import { iso } from '../../lib/dates';
 
 const present = (key: ApiKeyRow) => ({

@@ -8,8 +8,7 @@ import {
   SubscriptionWithSecretSchema,
   subscriptionIdParam,
 } from '../../schema/platform/webhooks';
-import { findCompany } from './companies';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { adminRoute, companyParam, findCompany, json, jsonBody } from '../../lib/admin-route';
 import {
   createSubscription,
   deleteSubscription,

@@ -2,10 +2,9 @@ import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import { notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
-import { CatalogueImportInput, ServiceInput, TeamProfileInput } from '../../schema/platform/admin';
-import { findCompany } from '../admin/companies';
+import { CatalogueImportInput, ServiceInput, TeamProfileInput } from '../../schema/catalogue/import';
 import { createTeamProfile, importCatalogue, setListingStatus, updateTeamProfile, upsertService } from './content';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { adminRoute, companyParam, findCompany, json, jsonBody } from '../../lib/admin-route';
 
 const slugParams = companyParam.extend({ slug: z.string().min(1).max(200) });
 const teamParams = companyParam.extend({ profile_id: z.string().uuid() });

@@ -2,7 +2,7 @@ import { setHomeTerms } from '../../lib/homes';
 import type { z } from '@hono/zod-openapi';
 import type { Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
-import type { CatalogueImport, ImportListing, ServiceInput, TeamProfileInput } from '../../schema/platform/admin';
+import type { CatalogueImport, ImportListing, ServiceInput, TeamProfileInput } from '../../schema/catalogue/import';
 
 const json = (value: unknown) => JSON.stringify(value);
 

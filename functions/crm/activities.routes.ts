@@ -8,7 +8,8 @@ import type { ActivityRow } from '../../schema/crm/db';
 import { jsonBody } from '../../schema/common/api';
 import { createActivity, selectActivities } from './activities';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { auditRead, crmRoute } from './route';
+import { crmRoute } from './route';
+import { auditRead } from '../../lib/audit';
 import { parseExternal, syncPage, syncSort } from '../../lib/sync';
 
 type ActivityView = z.infer<typeof ActivitySchema>;

@@ -15,7 +15,8 @@ import { jsonBody } from '../../schema/common/api';
 import { matchOrCreateContact, updateContact } from '../../lib/people';
 import { contactView, presentContacts, selectContacts } from './contacts.present';
 import { externalSyncPage, transactionRetryingConflict } from '../../lib/external-ids';
-import { auditRead, crmRoute } from './route';
+import { crmRoute } from './route';
+import { auditRead } from '../../lib/audit';
 import { syncSort } from '../../lib/sync';
 
 const sort = syncSort('contacts', 'uuid');

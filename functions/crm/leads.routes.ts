@@ -11,7 +11,8 @@ import { jsonBody } from '../../schema/common/api';
 import { externalSyncPage, transactionRetryingConflict } from '../../lib/external-ids';
 import { leadView, presentLeads, selectLeads } from '../../lib/leads';
 import { updateLead } from './leads';
-import { auditRead, crmRoute } from './route';
+import { crmRoute } from './route';
+import { auditRead } from '../../lib/audit';
 import { syncSort } from '../../lib/sync';
 
 const sort = syncSort('leads', 'uuid');

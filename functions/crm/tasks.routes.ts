@@ -9,7 +9,8 @@ import type { TaskRow } from '../../schema/crm/db';
 import { TaskInput, TaskListSchema, TaskParams, TaskPatchInput, TaskSchema, TasksQuery } from '../../schema/crm/tasks';
 import { jsonBody } from '../../schema/common/api';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { auditRead, crmRoute } from './route';
+import { crmRoute } from './route';
+import { auditRead } from '../../lib/audit';
 import { parseExternal, syncPage, syncSort } from '../../lib/sync';
 import { createTask, selectTasks, updateTask } from './tasks';
 

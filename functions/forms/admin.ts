@@ -2,9 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import { keyringOf } from '../../lib/crypto-jwe';
 import { ProblemSchema } from '../../schema/common/api';
-import { findCompany } from '../admin/companies';
 import { draftListingFromLead } from './draft-listing';
-import { adminRoute, companyParam, json } from '../../lib/admin-route';
+import { adminRoute, companyParam, findCompany, json } from '../../lib/admin-route';
 
 const params = companyParam.extend({ reference: z.string().regex(/^L-[0-9A-Z]{10}$/) });
 

@@ -9,7 +9,7 @@ import { jsonBody } from '../../schema/common/api';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { checkLead, createLead, leadTypeOf } from './leads';
 import { leadView } from '../../lib/leads';
-import { auditRead } from '../crm/route';
+import { auditRead } from '../../lib/audit';
 import { passesFormGuard } from '../../lib/form-guard';
 
 const problem = (description: string) => ({

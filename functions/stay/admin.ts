@@ -12,8 +12,7 @@ import { pageQuery } from '../../schema/common/api';
 import { type BookingAction, applyBookingAction, findBooking } from './bookings';
 import { minorDigits } from './pricing';
 import { setHomeTerms } from '../../lib/homes';
-import { findCompany } from '../admin/companies';
-import { adminRoute, companyParam, json, jsonBody } from '../../lib/admin-route';
+import { adminRoute, companyParam, findCompany, json, jsonBody } from '../../lib/admin-route';
 import { iso } from '../../lib/dates';
 
 /** A stored amount (numeric(14, 2)) with the currency's minor digits, as the guest's quote writes it. */

@@ -1,0 +1,133 @@
+import { z } from '@hono/zod-openapi';
+import { instant, LocalisedTextInput } from '../common/api';
+import { HomeTermsInput } from '../stay/bookings';
+import { listingTypes } from './listings';
+
+/**
+ * The admin API's catalogue content: the import (areas, property types, services, team, listings; upsert by
+ * slug), team profiles and services.
+ */
+const slugEn = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Lower-case letters, digits and hyphens.');
+const slugAny = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\s/?#%]+$/, 'A slug without spaces, "/", "?", "#" or "%".');
+const localisedSlug = z.strictObject({ en: slugEn, ar: slugAny.optional() });
+/** `/listings/map` is a route, so "map" can never be a listing's slug. */
+const notReserved = (slug: string) => slug !== 'map';
+const listingSlug = z.strictObject({
+  en: slugEn.refine(notReserved, '"map" is reserved (GET /listings/map).'),
+  ar: slugAny.refine(notReserved, '"map" is reserved (GET /listings/map).').optional(),
+});
+const decimal = z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'A decimal string such as "1250.00".');
+
+export const ImportAreaInput = z.strictObject({
+  kind: z.enum(['city', 'area', 'project']),
+  slug: localisedSlug,
+  name: LocalisedTextInput,
+  parent: slugEn.nullable().default(null),
+});
+
+export const ImportListingInput = z
+  .strictObject({
+    slug: listingSlug,
+    listing_type: z.enum(listingTypes),
+    status: z.enum(['draft', 'published', 'withdrawn']).default('draft'),
+    title: LocalisedTextInput,
+    description: z.strictObject({ en: z.string().max(20000), ar: z.string().max(20000).optional() }).optional(),
+    price: decimal.nullable().default(null),
+    price_period: z.enum(['total', 'year', 'month', 'night']).nullable().default(null),
+    property_type: z.string().max(100).nullable().default(null),
+    bedrooms: z.number().int().min(0).max(100).nullable().default(null),
+    bathrooms: z.number().int().min(0).max(100).nullable().default(null),
+    size_sqm: z.number().positive().max(1e7).nullable().default(null),
+    max_guests: z.number().int().min(1).max(1000).nullable().default(null),
+    city: slugEn.nullable().default(null),
+    area: slugEn.nullable().default(null),
+    project: slugEn.nullable().default(null),
+    completion: z.enum(['ready', 'off_plan']).nullable().default(null),
+    featured: z.boolean().default(false),
+    sort_order: z.number().int().min(0).max(1e9).default(0),
+    published_at: instant.nullable().default(null),
+    location: z
+      .strictObject({
+        latitude: z.number().min(-90).max(90),
+        longitude: z.number().min(-180).max(180),
+        precision: z.enum(['exact', 'approximate']),
+      })
+      .nullable()
+      .default(null),
+    photos: z
+      .array(
+        z.strictObject({
+          key: z
+            .string()
+            .min(1)
+            .max(300)
+            .regex(/^[A-Za-z0-9._\-/]+$/),
+          alt: z.strictObject({ en: z.string().max(300), ar: z.string().max(300).optional() }),
+          ready: z.boolean().default(true),
+        }),
+      )
+      .max(100)
+      .default([]),
+    booking: HomeTermsInput.optional().openapi({
+      description: "A holiday home's booking terms and seasons; left out, the home keeps its current terms.",
+    }),
+  })
+  .superRefine((l, ctx) => {
+    if ((l.price === null) !== (l.price_period === null)) {
+      ctx.addIssue({ code: 'custom', path: ['price_period'], message: 'price and price_period go together.' });
+    }
+    if (l.booking && l.listing_type !== 'holiday_home') {
+      ctx.addIssue({ code: 'custom', path: ['booking'], message: 'Only holiday homes take bookings.' });
+    }
+  });
+
+export const TeamProfileInput = z.strictObject({
+  name: z.string().min(1).max(200),
+  role: z.strictObject({ en: z.string().max(200), ar: z.string().max(200).optional() }).default({ en: '' }),
+  bio: z.strictObject({ en: z.string().max(5000), ar: z.string().max(5000).optional() }).default({ en: '' }),
+  photo_url: z.string().url().nullable().default(null),
+  email: z.string().email().nullable().default(null),
+  phone: z.string().max(40).nullable().default(null),
+  languages: z.array(z.string().regex(/^[a-z]{2}$/)).default([]),
+  published: z.boolean().default(true),
+  position: z.number().int().min(0).default(0),
+});
+
+export const ServiceInput = z.strictObject({
+  key: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/)
+    .max(100),
+  name: LocalisedTextInput,
+  kind: z
+    .string()
+    .regex(/^[a-z0-9_]+$/)
+    .max(100),
+});
+
+export const PropertyTypeInput = z.strictObject({
+  value: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/)
+    .max(100),
+  name: LocalisedTextInput,
+});
+
+export const CatalogueImportInput = z.strictObject({
+  areas: z.array(ImportAreaInput).max(5000).default([]),
+  property_types: z.array(PropertyTypeInput).max(500).default([]),
+  services: z.array(ServiceInput).max(500).default([]),
+  team: z.array(TeamProfileInput).max(1000).default([]),
+  listings: z.array(ImportListingInput).max(5000).default([]),
+});
+
+export type CatalogueImport = z.infer<typeof CatalogueImportInput>;
+export type ImportListing = z.infer<typeof ImportListingInput>;
