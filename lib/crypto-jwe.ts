@@ -9,11 +9,6 @@ import { ApiError } from './errors';
  */
 export type Keyring = { currentKid: string; keys: ReadonlyMap<string, Uint8Array> };
 
-/** Key ids: short, URL-safe, readable in a JWE header. */
-export const kidPattern = /^[A-Za-z0-9_.-]{1,64}$/;
-/** A 32-byte key in base64url without padding. */
-export const keyPattern = /^[A-Za-z0-9_-]{43}$/;
-
 type KeyConfig = { DETAILS_KEYS?: Record<string, string>; DETAILS_KEY_ID?: string };
 
 const keyrings = new WeakMap<object, Keyring | null>();
