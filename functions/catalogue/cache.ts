@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { LRUCache } from 'lru-cache';
 import type { Access } from '../../lib/access';
 import type { AppEnv } from '../../lib/env';
 import { ifNoneMatch } from '../../lib/etag';
-import { LruMap } from '../../lib/lru';
 
 /**
  * Conditional GETs for the catalogue. Every catalogue answer of a company is a function of its catalogue
@@ -33,15 +33,15 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
  * Rendered bodies by company, catalogue version and URL. A new version makes the old entries unreachable;
  * the LRU bound (bytes) drops them. One per process or isolate: keys carry the company id.
  */
-let cacheOf: { megabytes: number; cache: LruMap<string, string> } | undefined;
-function rendered(megabytes: number): LruMap<string, string> | undefined {
+let cacheOf: { megabytes: number; cache: LRUCache<string, string> } | undefined;
+function rendered(megabytes: number): LRUCache<string, string> | undefined {
   if (megabytes <= 0) return undefined;
   if (cacheOf?.megabytes !== megabytes) {
     cacheOf = {
       megabytes,
-      cache: new LruMap<string, string>({
+      cache: new LRUCache<string, string>({
         maxSize: megabytes * 1024 * 1024,
-        sizeOf: (body, key) => body.length + key.length,
+        sizeCalculation: (body, key) => body.length + key.length,
       }),
     };
   }

@@ -1,10 +1,10 @@
+import { LRUCache } from 'lru-cache';
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { sha256 } from '../../lib/crypto';
 import { addDays, daysBetween, todayIn } from '../../lib/dates';
 import { ApiError } from '../../lib/errors';
 import { ifNoneMatch } from '../../lib/etag';
-import { LruMap } from '../../lib/lru';
 import { AvailabilityQuery, AvailabilitySchema, slugParam } from '../../schema/stay/bookings';
 import { takenRanges } from './calendar';
 import { findBookableHome } from './homes';
@@ -34,7 +34,7 @@ const route = defineRoute({
  * was computed with and checked against the request's `now`, so an entry never outlives what it shows (the
  * cache's own timer would start after the queries, a request's duration late).
  */
-const rendered = new LruMap<string, { body: string; etag: string; expiresAt: number }>({ max: 5000 });
+const rendered = new LRUCache<string, { body: string; etag: string; expiresAt: number }>({ max: 5000 });
 
 export const availability = createRouter().openapi(route, async (c) => {
   const { slug } = c.req.valid('param');

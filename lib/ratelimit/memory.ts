@@ -1,8 +1,8 @@
 import type { RateDecision, RateLimiter, RatePolicy } from './index';
 
 /**
- * Sliding-window limiter in process memory (the approximation ./upstash.ts computes in Redis, and
- * @upstash/ratelimit's slidingWindow too: the previous window's count weighted by how much of it still overlaps).
+ * Sliding-window limiter in process memory (the same approximation @upstash/ratelimit's slidingWindow
+ * uses: the previous window's count weighted by how much of it still overlaps).
  */
 export class MemoryRateLimiter implements RateLimiter {
   readonly #windows = new Map<string, { start: number; current: number; previous: number }>();
