@@ -168,7 +168,7 @@ async function main(): Promise<number> {
     const expected = (
       await seedClient.query<{ with_leads: number; with_external: number; tied: number; erased: number }>(
         `select count(*) filter (where exists (select 1 from leads l where l.contact_id = c.id))::int as with_leads,
-           count(*) filter (where exists (select 1 from external_ids e where e.record_id = c.id))::int as with_external,
+           count(*) filter (where exists (select 1 from external_ids e where e.record_type = 'contact' and e.record_id = c.id::text))::int as with_external,
            count(*) filter (where erased)::int as erased,
            (select count(*)::int from (select updated_at from contacts group by updated_at having count(*) > 1) t) as tied
          from contacts c where company_id = $1`,

@@ -1,13 +1,13 @@
 import type { Services } from '../lib/env';
-import { platformJobs, runJobs, type ScheduledJob } from '../lib/scheduler';
-import { bookingJobs } from './stay/jobs';
-import { crmJobs } from './crm/jobs';
+import { platformJobs } from '../lib/platform-jobs';
+import { runJobs, type ScheduledJob } from '../lib/scheduler';
+import { routeGroups } from './app';
 
 /**
- * Every scheduled job: the platform's, then each route group's (the one place that lists them). Run by the Node
- * server's timer, the Worker's Cron Triggers and tests. Later groups add theirs here (overdue rent, missed viewings).
+ * Every scheduled job: the platform's, then each route group's (declared by the group, functions/<group>/index.ts).
+ * Run by the Node server's timer, the default Worker's Cron Triggers and tests.
  */
-export const scheduledJobs: ScheduledJob[] = [...platformJobs, ...crmJobs, ...bookingJobs];
+export const scheduledJobs: ScheduledJob[] = [...platformJobs, ...routeGroups.flatMap((group) => group.jobs ?? [])];
 
 export function runScheduledWork(services: Services, jobs: readonly ScheduledJob[] = scheduledJobs) {
   return runJobs(services, jobs);

@@ -9,7 +9,6 @@ import type { Access } from '../schema/common/scopes';
 import { isLocalOrigin, resolveCompany } from './tenancy';
 import type { Company } from '../schema/platform/db';
 import type { LeadType } from '../schema/common/scopes';
-import { verifyQStashRequest } from './webhooks/receiver';
 import { idempotency } from './idempotency';
 import { preconditions, type VersionedRecord } from './preconditions';
 import { problemResponses, requestHeaders, versionedResponses } from '../schema/common/api';
@@ -146,9 +145,11 @@ export function accessMiddleware(access: Access): MiddlewareHandler<AppEnv> {
       await requireAdmin(c);
       c.set('caller', { kind: 'admin' });
     } else if (access.kind === 'qstash') {
-      const { config } = c.var.services;
+      // The runtime's check (lib/webhooks/receiver.ts), so a Worker without callbacks bundles no QStash client.
+      const { config, webhooks } = c.var.services;
+      if (!webhooks.verifyCallback) throw new ApiError('signature_invalid', 'This deployment takes no QStash callbacks.');
       const signature = c.req.header('Upstash-Signature');
-      await verifyQStashRequest(config, { signature, body: await c.req.text(), path: c.req.path, url: c.req.url });
+      await webhooks.verifyCallback(config, { signature, body: await c.req.text(), path: c.req.path, url: c.req.url });
       c.set('caller', { kind: 'system' });
     } else {
       const caller = await resolveCaller(c, access);

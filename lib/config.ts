@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { keyPattern, kidPattern } from './crypto-jwe';
+
+/** Lead-details key ids (lib/crypto-jwe.ts): short, URL-safe, readable in a JWE header. */
+const kidPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+/** A 32-byte key in base64url without padding. */
+const keyPattern = /^[A-Za-z0-9_-]{43}$/;
 
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 

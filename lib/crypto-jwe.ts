@@ -1,4 +1,5 @@
 import { base64url, CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { formatDate } from './dates';
 import { ApiError } from './errors';
 
 /**
@@ -7,11 +8,6 @@ import { ApiError } from './errors';
  * a new key, making it current, and dropping the old one once nothing needs it.
  */
 export type Keyring = { currentKid: string; keys: ReadonlyMap<string, Uint8Array> };
-
-/** Key ids: short, URL-safe, readable in a JWE header. */
-export const kidPattern = /^[A-Za-z0-9_.-]{1,64}$/;
-/** A 32-byte key in base64url without padding. */
-export const keyPattern = /^[A-Za-z0-9_-]{43}$/;
 
 type KeyConfig = { DETAILS_KEYS?: Record<string, string>; DETAILS_KEY_ID?: string };
 
@@ -33,7 +29,7 @@ export function keyringOf(config: KeyConfig): Keyring | undefined {
 
 /** A fresh key and id, for DETAILS_KEYS (the Node server's first start, tests, operators rotating keys). */
 export function newDetailsKey(): { kid: string; key: string } {
-  const kid = `k${new Date().toISOString().slice(0, 10).replaceAll('-', '')}-${base64url.encode(crypto.getRandomValues(new Uint8Array(4)))}`;
+  const kid = `k${formatDate(Date.now()).replaceAll('-', '')}-${base64url.encode(crypto.getRandomValues(new Uint8Array(4)))}`;
   return { kid, key: base64url.encode(crypto.getRandomValues(new Uint8Array(32))) };
 }
 

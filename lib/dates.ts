@@ -47,9 +47,12 @@ export function eachDate(from: string, to: string): string[] {
   return out;
 }
 
-/** An instant as the API writes it: ISO 8601 UTC (null stays null). */
-export function iso(value: Date | string): string;
-export function iso(value: Date | string | null): string | null;
-export function iso(value: Date | string | null): string | null {
+/**
+ * An instant as the API writes it: ISO 8601 UTC with milliseconds (null stays null). Every instant the API or a
+ * webhook shows is formatted here, from a Date, a driver's timestamp text or epoch milliseconds.
+ */
+export function iso(value: Date | string | number): string;
+export function iso(value: Date | string | number | null): string | null;
+export function iso(value: Date | string | number | null): string | null {
   return value === null ? null : new Date(value).toISOString();
 }

@@ -1,13 +1,19 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
+import type { RecordKind } from '../schema/common/external';
 import type { Db, Executor, Trx } from './db/index';
 import { isUniqueViolation } from './db/index';
 import { ApiError } from './errors';
 import type { KeysetSort } from './pagination';
 import { parseExternal, syncPage } from './sync';
 
-/** A client's id for a contact or a lead: `{source, id}`. */
+/**
+ * The clients' ids for records, one mechanism for every kind (table external_ids): unique per company, kind and
+ * source. A record may hold several (contacts, leads: `external: [{source, id}]`, linked by PATCH too) or be
+ * written with exactly one that makes its POST idempotent (activities, tasks: `source` + `external_id`). Each
+ * list filters by it with `?external=<source>:<id>`.
+ */
 export type External = { source: string; id: string };
-export type ExternalRecordType = 'contact' | 'lead';
+export type { RecordKind };
 
 /**
  * Runs `work` in a transaction; on a unique violation (a concurrent request committed the same external id,
@@ -27,7 +33,7 @@ export async function transactionRetryingConflict<T>(db: Db, work: (trx: Trx) =>
 export async function recordIdByExternal(
   executor: Executor,
   companyId: string,
-  recordType: ExternalRecordType,
+  kind: RecordKind,
   value: string | External,
 ): Promise<string | undefined> {
   const { source, id } = typeof value === 'string' ? parseExternal(value) : value;
@@ -35,7 +41,7 @@ export async function recordIdByExternal(
     .selectFrom('external_ids')
     .select('record_id')
     .where('company_id', '=', companyId)
-    .where('record_type', '=', recordType)
+    .where('record_type', '=', kind)
     .where('source', '=', source)
     .where('external_id', '=', id)
     .executeTakeFirst();
@@ -51,16 +57,16 @@ export async function recordIdByExternal(
 export async function linkExternal(
   trx: Trx,
   companyId: string,
-  recordType: ExternalRecordType,
+  kind: RecordKind,
   recordId: string,
   external: External,
 ): Promise<boolean> {
-  const holder = await recordIdByExternal(trx, companyId, recordType, external);
+  const holder = await recordIdByExternal(trx, companyId, kind, external);
   if (holder === recordId) return false;
   if (holder !== undefined) {
-    throw new ApiError('conflict', `The external id ${external.source}:${external.id} belongs to another ${recordType}.`);
+    throw new ApiError('conflict', `The external id ${external.source}:${external.id} belongs to another ${kind}.`);
   }
-  await linkNewRecord(trx, companyId, recordType, recordId, external);
+  await linkNewRecord(trx, companyId, kind, recordId, external);
   return true;
 }
 
@@ -72,7 +78,7 @@ export async function linkExternal(
 export async function linkNewRecord(
   trx: Trx,
   companyId: string,
-  recordType: ExternalRecordType,
+  kind: RecordKind,
   recordId: string,
   external: External,
 ): Promise<void> {
@@ -80,7 +86,7 @@ export async function linkNewRecord(
     .insertInto('external_ids')
     .values({
       company_id: companyId,
-      record_type: recordType,
+      record_type: kind,
       source: external.source,
       external_id: external.id,
       record_id: recordId,
@@ -92,7 +98,7 @@ export async function linkNewRecord(
 export async function relinkExternal(
   trx: Trx,
   companyId: string,
-  recordType: ExternalRecordType,
+  kind: RecordKind,
   recordId: string,
   external: External,
 ): Promise<void> {
@@ -100,19 +106,24 @@ export async function relinkExternal(
     .updateTable('external_ids')
     .set({ record_id: recordId })
     .where('company_id', '=', companyId)
-    .where('record_type', '=', recordType)
+    .where('record_type', '=', kind)
     .where('source', '=', external.source)
     .where('external_id', '=', external.id)
     .execute();
 }
 
-/** The external ids of a whole page of records, in one query, oldest link first. */
-export async function externalIdsOf(executor: Executor, recordIds: readonly string[]): Promise<Map<string, External[]>> {
+/** The external ids of a whole page of records of one kind, in one query, oldest link first. */
+export async function externalIdsOf(
+  executor: Executor,
+  kind: RecordKind,
+  recordIds: readonly string[],
+): Promise<Map<string, External[]>> {
   const map = new Map<string, External[]>();
   if (recordIds.length === 0) return map;
   const rows = await executor
     .selectFrom('external_ids')
     .select(['record_id', 'source', 'external_id'])
+    .where('record_type', '=', kind)
     .where('record_id', 'in', [...recordIds])
     .orderBy('created_at')
     .orderBy('source')
@@ -126,19 +137,23 @@ export async function externalIdsOf(executor: Executor, recordIds: readonly stri
   return map;
 }
 
-/** A sync page of contacts or leads; `external=<source>:<id>` narrows it to the record holding that id. */
+/**
+ * A sync page of records of one kind; `external=<source>:<id>` narrows it to the record holding that id, found
+ * by the sort's last column, the table's key (lib/sync.ts syncSort). Records without external ids (kind
+ * undefined, e.g. members) page by `updated_since` alone.
+ */
 export async function externalSyncPage<O extends Record<string, unknown>>(
   db: Executor,
   companyId: string,
-  recordType: ExternalRecordType,
-  // biome-ignore lint/suspicious/noExplicitAny: the contacts and leads query builders
+  kind: RecordKind | undefined,
+  // biome-ignore lint/suspicious/noExplicitAny: every sync table's query builder
   select: SelectQueryBuilder<any, any, O>,
   sort: KeysetSort,
   query: { external?: string; updated_since?: string; page_size: number; cursor?: string },
 ): Promise<{ rows: O[]; next_cursor: string | null }> {
-  if (!query.external) return syncPage(select, sort, query);
-  const id = await recordIdByExternal(db, companyId, recordType, query.external);
+  if (!query.external || kind === undefined) return syncPage(select, sort, query);
+  const id = await recordIdByExternal(db, companyId, kind, query.external);
   if (id === undefined) return { rows: [], next_cursor: null };
-  const table = recordType === 'contact' ? 'contacts' : 'leads';
-  return syncPage(select.where(sql.ref(`${table}.id`), '=', id), sort, query);
+  const key = sort.columns[sort.columns.length - 1] as { ref: string };
+  return syncPage(select.where(sql.ref(key.ref), '=', id), sort, query);
 }

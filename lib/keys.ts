@@ -4,6 +4,7 @@ import type { Db, Executor, Trx } from './db/index';
 import { ApiError } from './errors';
 import { writeAudit } from './audit';
 import type { Scope } from '../schema/common/scopes';
+import { iso } from './dates';
 
 export type KeyKind = 'server' | 'publishable';
 
@@ -123,7 +124,7 @@ export async function rotateKey(
     actor,
     action: 'key.rotated',
     subject: key.prefix,
-    details: { previous_secret_expires_at: previousExpiresAt.toISOString() },
+    details: { previous_secret_expires_at: iso(previousExpiresAt) },
   });
   return { secret, previousExpiresAt };
 }

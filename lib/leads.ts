@@ -28,6 +28,7 @@ export async function presentLeads(
 ): Promise<LeadView[]> {
   const external = await externalIdsOf(
     executor,
+    'lead',
     rows.map((row) => row.id),
   );
   const details = await Promise.all(
@@ -58,11 +59,11 @@ export async function presentLeads(
       consent:
         row.consent_version === null || row.consent_at === null
           ? null
-          : { version: row.consent_version, given_at: new Date(row.consent_at).toISOString() },
+          : { version: row.consent_version, given_at: iso(row.consent_at) },
       external: external.get(row.id) ?? [],
       erased: row.erased,
-      created_at: created.toISOString(),
-      updated_at: new Date(row.updated_at).toISOString(),
+      created_at: iso(created),
+      updated_at: iso(row.updated_at),
     };
   });
 }

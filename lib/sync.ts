@@ -2,16 +2,17 @@ import { type SelectQueryBuilder, sql } from 'kysely';
 import { type KeysetSort, pageOf, paginate } from './pagination';
 
 /**
- * Sync lists: `updated_since` and keyset pages ordered by (updated_at, id), so a client paging while others write
+ * Sync lists: `updated_since` and keyset pages ordered by (updated_at, key), so a client paging while others write
  * misses nothing that was committed (a row changed behind the cursor comes back later with its new updated_at).
- * The query parameters are `syncQuery` and `externalQuery` in schema/common/api.ts.
+ * The query parameters are `syncQuery` (schema/common/api.ts) and `externalQuery` (schema/common/external.ts);
+ * lib/resources.ts reads a whole sync resource with them.
  */
-export function syncSort(table: string, idType: 'uuid' | 'text'): KeysetSort {
+export function syncSort(table: string, idType: 'uuid' | 'text', key = 'id'): KeysetSort {
   return {
     name: `${table}_sync`,
     columns: [
       { ref: `${table}.updated_at`, direction: 'asc', type: 'timestamptz' },
-      { ref: `${table}.id`, direction: 'asc', type: idType },
+      { ref: `${table}.${key}`, direction: 'asc', type: idType },
     ],
   };
 }

@@ -1,13 +1,13 @@
 import { neonConfig } from '@neondatabase/serverless';
 import type { ExecutionContext } from 'hono';
 import type { ServicesProvider } from './app';
+import { composeApp, type RouteGroup } from './compose';
 import type { Services } from './env';
 import { type Config, loadConfig } from './config';
 import { openNeon } from './db/neon';
 import type { RateLimiter } from './ratelimit/index';
 import { limiterFor } from './ratelimit/select';
-import { runScheduledWork } from '../functions/jobs';
-import { createWebhookRuntime } from './webhooks/runtime';
+import { runJobs, type ScheduledJob } from './scheduler';
 import type { WebhookRuntime } from './webhooks/types';
 
 /**
@@ -53,37 +53,49 @@ function useNeonProxy(proxy: string): void {
 
 // One limiter per isolate: the memory limiter keeps its windows, the Upstash one its HTTP client (fetch only).
 let limiter: RateLimiter | undefined;
-// One webhook runtime per configuration: QStash client or the local transport, and the secrets' key.
-const runtimes = new WeakMap<Config, WebhookRuntime>();
 
-/** A Neon pool per request (Workers forbid reusing I/O objects across requests), closed after the response. */
-function servicesFor(env: WorkerEnv, clientAddress: string): { services: Services; done: () => Promise<void> } {
-  if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set: add it with `wrangler secret put DATABASE_URL`.');
-  if (env.NEON_WS_PROXY) useNeonProxy(env.NEON_WS_PROXY);
-  const config = configFor(env);
-  limiter ??= limiterFor(config);
-  let webhooks = runtimes.get(config);
-  if (!webhooks) {
-    // No DNS on Workers: production URL rules check literal addresses (Workers cannot reach private networks).
-    webhooks = createWebhookRuntime(config);
-    runtimes.set(config, webhooks);
-  }
-  const handle = openNeon(env.DATABASE_URL);
-  return {
-    services: { db: handle.db, config, limiter, clientAddress, webhooks, now: () => new Date() },
-    done: () => handle.close(),
+/**
+ * How a Worker builds its webhook runtime from its configuration: lib/webhooks/runtime.ts (QStash or the local
+ * transport) where the Worker writes, lib/webhooks/outbox-only.ts where it never does (no transport bundled).
+ */
+export type WebhookRuntimeFactory = (config: Config) => WebhookRuntime;
+
+/** A Worker's services: a services provider for its app, and `open` for its scheduled work. */
+export type WorkerServices = {
+  provide: ServicesProvider;
+  /** A Neon pool per request (Workers forbid reusing I/O objects across requests), closed by `done`. */
+  open(env: WorkerEnv, clientAddress: string): { services: Services; done: () => Promise<void> };
+};
+
+export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServices {
+  // One webhook runtime per configuration: QStash client or the local transport, and the secrets' key.
+  const runtimes = new WeakMap<Config, WebhookRuntime>();
+  const open = (env: WorkerEnv, clientAddress: string) => {
+    if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set: add it with `wrangler secret put DATABASE_URL`.');
+    if (env.NEON_WS_PROXY) useNeonProxy(env.NEON_WS_PROXY);
+    const config = configFor(env);
+    limiter ??= limiterFor(config);
+    let webhooks = runtimes.get(config);
+    if (!webhooks) {
+      // No DNS on Workers: production URL rules check literal addresses (Workers cannot reach private networks).
+      webhooks = webhooksFor(config);
+      runtimes.set(config, webhooks);
+    }
+    const handle = openNeon(env.DATABASE_URL);
+    return {
+      services: { db: handle.db, config, limiter, clientAddress, webhooks, now: () => new Date() },
+      done: () => handle.close(),
+    };
   };
+  return { open, provide: async (c) => open(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown') };
 }
 
-export const provideWorkerServices: ServicesProvider = async (c) =>
-  servicesFor(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown');
-
-/** Cron Triggers (wrangler.toml [triggers]): the scheduler, on a pool of its own. */
-export function scheduledEntry() {
+/** Cron Triggers (wrangler.toml [triggers]): the Worker's scheduled jobs, on a pool of their own. */
+export function scheduledEntry(jobs: readonly ScheduledJob[], services: WorkerServices) {
   return {
     scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContext): void {
-      const { services, done } = servicesFor(env, 'scheduler');
-      ctx.waitUntil(runScheduledWork(services).finally(done));
+      const { services: opened, done } = services.open(env, 'scheduler');
+      ctx.waitUntil(runJobs(opened, jobs).finally(done));
     },
   };
 }
@@ -112,4 +124,15 @@ export function workerEntry(build: (settings: WorkerAppSettings) => FetchApp) {
       return app.fetch(request, env, ctx);
     },
   };
+}
+
+/**
+ * A route group deployed as its own Worker (functions/<group>/worker.ts): the group's routes and OpenAPI document,
+ * never the admin API (whatever ADMIN_API says) nor the platform's callbacks, and its own scheduled jobs on Cron
+ * Triggers when it has any. The platform's jobs run on the default Worker, which handles the deliveries.
+ */
+export function groupWorker(group: RouteGroup, webhooksFor: WebhookRuntimeFactory) {
+  const services = workerServices(webhooksFor);
+  const fetchEntry = workerEntry(({ maxBodyBytes }) => composeApp(services.provide, { groups: [group], maxBodyBytes }));
+  return group.jobs?.length ? { ...fetchEntry, ...scheduledEntry(group.jobs, services) } : fetchEntry;
 }

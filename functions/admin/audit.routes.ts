@@ -4,6 +4,7 @@ import { pageOf, paginate } from '../../lib/pagination';
 import { pageQuery } from '../../schema/common/api';
 import { adminRoute, companyParam } from '../../lib/admin-route';
 import { json } from '../../schema/common/api';
+import { iso } from '../../lib/dates';
 
 const sort = { name: 'audit', columns: [{ ref: 'id', direction: 'desc', type: 'bigint' }] } as const;
 
@@ -39,7 +40,7 @@ export const audit = createRouter().openapi(route, async (c) => {
   ).execute();
   const page = pageOf(rows, sort, query.page_size);
   const results = page.rows.map(({ at, actor, action, subject, details }) => ({
-    at: new Date(at).toISOString(),
+    at: iso(at),
     actor,
     action,
     subject,

@@ -7,6 +7,7 @@ import { findCompany } from '../../lib/admin-route';
 import { writeAudit } from '../../lib/audit';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import { assertDeliverable } from './webhooks';
+import { iso } from '../../lib/dates';
 
 async function setHosts(trx: Trx, companyId: string, hosts: string[]): Promise<void> {
   const unique = [...new Set(hosts)];
@@ -96,6 +97,6 @@ export async function presentCompany(db: Executor, company: Company) {
     hosts: hosts.map((h) => h.host),
     settings: company.settings,
     spam_check: { configured: company.spam_check_secret_jwe !== null },
-    created_at: new Date(company.created_at).toISOString(),
+    created_at: iso(company.created_at),
   };
 }

@@ -80,7 +80,7 @@ export const events = createRouter()
     const results = page.rows.map((e) => ({
       id: e.id,
       type: e.type,
-      created_at: new Date(e.created_at).toISOString(),
+      created_at: iso(e.created_at),
       caused_by: e.caused_by,
       data: e.data,
       published_at: iso(e.published_at),

@@ -19,7 +19,7 @@ const present = (key: ApiKeyRow) => ({
   scopes: key.scopes,
   origins: key.origins,
   lead_types: key.lead_types,
-  created_at: new Date(key.created_at).toISOString(),
+  created_at: iso(key.created_at),
   revoked_at: iso(key.revoked_at),
   last_used_at: iso(key.last_used_at),
 });
@@ -106,10 +106,7 @@ export const keys = createRouter()
       const key = await findKey(trx, company_id, prefix);
       return { key, result: await rotateKey(trx, key, 'admin') };
     });
-    return c.json(
-      { ...present(key), secret: result.secret, previous_secret_expires_at: result.previousExpiresAt.toISOString() },
-      200,
-    );
+    return c.json({ ...present(key), secret: result.secret, previous_secret_expires_at: iso(result.previousExpiresAt) }, 200);
   })
   .openapi(revoke, async (c) => {
     const { company_id, prefix } = c.req.valid('param');

@@ -10,8 +10,8 @@ export function presentSubscription(row: SubscriptionRow) {
     description: row.description,
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }
 
@@ -43,13 +43,13 @@ export async function presentDeliveries(db: Executor, ids: string[]) {
         next_attempt_at: iso(d.next_attempt_at),
         last_status_code: d.last_status_code,
         last_error: d.last_error,
-        created_at: new Date(d.created_at).toISOString(),
+        created_at: iso(d.created_at),
         completed_at: iso(d.completed_at),
         attempts: attempts
           .filter((a) => a.delivery_id === id)
           .map((a) => ({
             attempt: a.attempt,
-            at: new Date(a.at).toISOString(),
+            at: iso(a.at),
             status_code: a.status_code,
             duration_ms: a.duration_ms,
             error: a.error,

@@ -21,6 +21,7 @@ import {
   updateSubscription,
 } from './webhooks';
 import { presentDeliveries, presentSubscription } from './webhooks.present';
+import { iso } from '../../lib/dates';
 
 const base = '/companies/{company_id}/webhook-subscriptions';
 const params = companyParam.extend({ subscription_id: subscriptionIdParam });
@@ -119,7 +120,7 @@ export const webhookSubscriptions = createRouter()
     const { company_id, subscription_id } = c.req.valid('param');
     const { db, webhooks } = c.var.services;
     const result = await db.transaction().execute((trx) => rotateSubscriptionSecret(trx, company_id, subscription_id, webhooks));
-    const previous_secret_expires_at = result.previousExpiresAt.toISOString();
+    const previous_secret_expires_at = iso(result.previousExpiresAt);
     return c.json({ ...presentSubscription(result.row), secret: result.secret, previous_secret_expires_at }, 200);
   })
   .openapi(ping, async (c) => {

@@ -10,6 +10,7 @@ import { type Environment, urlProblem } from '../../lib/webhooks/urls';
 import type { Company, SubscriptionRow } from '../../schema/platform/db';
 import { pingEvent } from '../../schema/platform/events';
 import type { SubscriptionInput, SubscriptionUpdate } from '../../schema/platform/webhooks';
+import { iso } from '../../lib/dates';
 
 export async function findSubscription(db: Executor, companyId: string, id: string): Promise<SubscriptionRow> {
   const row = await db
@@ -118,7 +119,7 @@ export async function rotateSubscriptionSecret(
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', previousExpiresAt)]))
     .execute();
   const secret = await addSecret(trx, runtime, id);
-  const details = { previous_secret_expires_at: previousExpiresAt.toISOString() };
+  const details = { previous_secret_expires_at: iso(previousExpiresAt) };
   await writeAudit(trx, { companyId, actor: 'admin', action: 'webhook_subscription.secret_rotated', subject: id, details });
   return { row, secret, previousExpiresAt };
 }

@@ -8,6 +8,7 @@ import { createTeamProfile, importCatalogue, setListingStatus, updateTeamProfile
 import { adminRoute, companyParam } from '../../lib/admin-route';
 import { jsonBody } from '../../schema/common/api';
 import { json } from '../../schema/common/api';
+import { iso } from '../../lib/dates';
 
 const slugParams = companyParam.extend({ slug: z.string().min(1).max(200) });
 const teamParams = companyParam.extend({ profile_id: z.string().uuid() });
@@ -80,7 +81,7 @@ const deleteService = adminRoute({
 
 const presentProfile = (p: { id: string; created_at: Date | string } & Record<string, unknown>) => ({
   ...p,
-  created_at: new Date(p.created_at).toISOString(),
+  created_at: iso(p.created_at),
 });
 
 export const catalogueAdmin = createRouter()

@@ -3,7 +3,7 @@ import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
 import { AreaSchema, allOf } from '../../schema/catalogue/listings';
-import { noQuery } from '../../schema/common/api';
+import { json, noQuery } from '../../schema/common/api';
 import { catalogueAccess } from './cache';
 import { enabledTypes, publishedListings } from './listings';
 
@@ -13,7 +13,7 @@ const route = defineRoute({
   summary: 'Cities, areas and projects with counts of published listings per type',
   ...catalogueAccess(),
   request: { query: noQuery },
-  responses: { 200: { description: 'Every area', content: { 'application/json': { schema: allOf(AreaSchema, 'AreaList') } } } },
+  responses: { 200: json(allOf(AreaSchema, 'AreaList'), 'Every area') },
 });
 
 export const areas = createRouter().openapi(route, async (c) => {

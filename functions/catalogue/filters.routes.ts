@@ -4,7 +4,7 @@ import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
 import type { ListingType } from '../../schema/catalogue/db';
 import { FilterGroupSchema, allOf } from '../../schema/catalogue/listings';
-import { noQuery } from '../../schema/common/api';
+import { json, noQuery } from '../../schema/common/api';
 import { catalogueAccess } from './cache';
 import { enabledTypes, publishedListings } from './listings';
 
@@ -15,7 +15,7 @@ const route = defineRoute({
   ...catalogueAccess(),
   request: { query: noQuery },
   responses: {
-    200: { description: 'Filter groups', content: { 'application/json': { schema: allOf(FilterGroupSchema, 'FilterList') } } },
+    200: json(allOf(FilterGroupSchema, 'FilterList'), 'Filter groups'),
   },
 });
 

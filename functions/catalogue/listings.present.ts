@@ -1,6 +1,7 @@
 import type { Company, CompanySettings } from '../../schema/platform/db';
 import type { LocalisedText } from '../../schema/common/columns';
 import { type Language, localised } from '../../lib/localise';
+import { iso } from '../../lib/dates';
 
 /** A listing row as the catalogue queries select it (areas joined, photos aggregated). */
 export type ListingRecord = {
@@ -46,7 +47,6 @@ export function presenter(company: Company, mediaBaseUrl: string) {
   const hidePrices = settings.hide_prices === true;
   const media = (settings.media_base_url ?? mediaBaseUrl).replace(/\/+$/, '');
   const pattern = { ...defaultPathPattern, ...(settings.path_pattern ?? {}) };
-  const iso = (value: Date | string | null) => (value === null ? '' : new Date(value).toISOString());
 
   const slug = (row: { slug_en: string; slug_ar: string | null }) => ({ en: row.slug_en, ar: row.slug_ar ?? row.slug_en });
 
@@ -113,7 +113,7 @@ export function presenter(company: Company, mediaBaseUrl: string) {
     project: place(row.project),
     coordinates: coordinates(row),
     photos: row.photos.map(photo),
-    published_at: iso(row.published_at),
+    published_at: iso(row.published_at) ?? '',
     updated_at: iso(row.updated_at),
   });
 
@@ -131,7 +131,7 @@ export function presenter(company: Company, mediaBaseUrl: string) {
       description,
       inLanguage: lang,
       ...(url ? { url } : {}),
-      datePosted: iso(row.published_at).slice(0, 10),
+      datePosted: (iso(row.published_at) ?? '').slice(0, 10),
       image: row.photos.map((p) => photo(p).sizes.large?.url),
       ...(offer
         ? {

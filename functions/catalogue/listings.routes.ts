@@ -1,4 +1,4 @@
-import { noQuery } from '../../schema/common/api';
+import { json, noQuery } from '../../schema/common/api';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { defineRoute } from '../../lib/access';
@@ -33,7 +33,7 @@ const listRoute = defineRoute({
   summary: 'Published listings, filtered, sorted and paginated',
   ...catalogueAccess(),
   request: { query: ListingsQuery },
-  responses: { 200: { description: 'A page of listings', content: { 'application/json': { schema: ListingListSchema } } } },
+  responses: { 200: json(ListingListSchema, 'A page of listings') },
 });
 
 const mapRoute = defineRoute({
@@ -42,7 +42,7 @@ const mapRoute = defineRoute({
   summary: 'Map points of published listings that have coordinates',
   ...catalogueAccess(),
   request: { query: MapQuery },
-  responses: { 200: { description: 'A page of map points', content: { 'application/json': { schema: MapPointListSchema } } } },
+  responses: { 200: json(MapPointListSchema, 'A page of map points') },
 });
 
 const oneRoute = defineRoute({
@@ -52,10 +52,7 @@ const oneRoute = defineRoute({
   ...catalogueAccess(),
   request: { params: z.object({ slug: z.string().min(1).max(200) }), query: noQuery },
   responses: {
-    200: {
-      description: 'The listing; a withdrawn one gives only its slug and status.',
-      content: { 'application/json': { schema: z.union([ListingSchema, WithdrawnListingSchema]) } },
-    },
+    200: json(z.union([ListingSchema, WithdrawnListingSchema]), 'The listing; a withdrawn one gives only its slug and status.'),
   },
 });
 

@@ -3,7 +3,7 @@ import { catalogueAccess } from './cache';
 import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
 import { ServiceSchema, allOf } from '../../schema/catalogue/listings';
-import { noQuery } from '../../schema/common/api';
+import { json, noQuery } from '../../schema/common/api';
 
 const route = defineRoute({
   method: 'get',
@@ -12,7 +12,7 @@ const route = defineRoute({
   ...catalogueAccess({ kind: 'public', scopes: ['read:listings', 'write:leads'] }),
   request: { query: noQuery },
   responses: {
-    200: { description: 'Services', content: { 'application/json': { schema: allOf(ServiceSchema, 'ServiceList') } } },
+    200: json(allOf(ServiceSchema, 'ServiceList'), 'Services'),
   },
 });
 

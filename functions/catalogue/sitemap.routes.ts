@@ -2,12 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { pageOf, paginate } from '../../lib/pagination';
-import { pageQuery } from '../../schema/common/api';
+import { json, listOf, pageQuery } from '../../schema/common/api';
 import { SitemapEntrySchema } from '../../schema/catalogue/listings';
-import { listOf } from '../../schema/common/api';
 import { catalogueAccess } from './cache';
 import { presenter } from './listings.present';
 import { publishedListings } from './listings';
+import { iso } from '../../lib/dates';
 
 const sort = {
   name: 'sitemap',
@@ -24,10 +24,7 @@ const route = defineRoute({
   ...catalogueAccess(),
   request: { query: z.strictObject(pageQuery) },
   responses: {
-    200: {
-      description: 'Sitemap entries',
-      content: { 'application/json': { schema: listOf(SitemapEntrySchema, 'SitemapList') } },
-    },
+    200: json(listOf(SitemapEntrySchema, 'SitemapList'), 'Sitemap entries'),
   },
 });
 
@@ -50,7 +47,7 @@ export const sitemap = createRouter().openapi(route, async (c) => {
     const paths = present.path(row as never);
     return {
       paths,
-      lastmod: new Date(row.updated_at).toISOString(),
+      lastmod: iso(row.updated_at),
       alternates: [
         { hreflang: 'en', path: paths.en },
         { hreflang: 'ar', path: paths.ar },

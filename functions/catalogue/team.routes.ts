@@ -4,7 +4,7 @@ import { createRouter } from '../../lib/app';
 import { notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
 import { TeamProfileSchema, allOf } from '../../schema/catalogue/listings';
-import { noQuery } from '../../schema/common/api';
+import { json, noQuery } from '../../schema/common/api';
 
 const route = defineRoute({
   method: 'get',
@@ -14,10 +14,7 @@ const route = defineRoute({
   ...catalogueAccess({ kind: 'public', scopes: ['read:team'] }),
   request: { query: noQuery },
   responses: {
-    200: {
-      description: 'Team profiles',
-      content: { 'application/json': { schema: allOf(TeamProfileSchema, 'TeamProfileList') } },
-    },
+    200: json(allOf(TeamProfileSchema, 'TeamProfileList'), 'Team profiles'),
   },
 });
 

@@ -1,7 +1,6 @@
-import { buildApp } from '../app';
-import { provideWorkerServices, workerEntry } from '../../lib/worker';
+import { groupWorker } from '../../lib/worker';
+import { outboxOnlyRuntime } from '../../lib/webhooks/outbox-only';
+import { catalogue } from './index';
 
-/** The catalogue deployed alone (wrangler env "catalogue"): never the admin API (whatever ADMIN_API says), nor QStash callbacks. */
-export default workerEntry(({ maxBodyBytes }) =>
-  buildApp(provideWorkerServices, { groups: ['catalogue'], admin: false, internal: false, maxBodyBytes }),
-);
+/** The catalogue as its own Worker (wrangler env "catalogue"): reads only, so no webhook transport; no jobs. */
+export default groupWorker(catalogue, outboxOnlyRuntime);

@@ -4,7 +4,7 @@ import { type CausedBy, recordEvent } from '../../lib/events';
 import { newReference } from '../../lib/references';
 import type { ActivityInputValue } from '../../schema/crm/activities';
 import type { Company } from '../../schema/platform/db';
-import { checkMember, existingFollowup, resolveFollowupLinks } from './followups';
+import { checkMember, existingFollowup, keepFollowupKey, resolveFollowupLinks } from './followups';
 
 /** A company's activities with their lead's and person's references (joins: one query for a page). */
 export function selectActivities(executor: Executor, companyId: string) {
@@ -21,7 +21,7 @@ export function selectActivities(executor: Executor, companyId: string) {
  * Logs an activity, once per `source` + `external_id`: sent again, the first one comes back
  * (`created: false`, no event). A new one records `activity.created`; a call on a lead without a first
  * answer sets it (`first_answered_at`, at the call's time but never before the lead arrived). Concurrent
- * identical posts meet on the unique (company, source, external_id): run this in
+ * identical posts meet on the external id's key (keepFollowupKey): run this in
  * `transactionRetryingConflict`, whose retry then finds the first.
  */
 export async function createActivity(
@@ -30,7 +30,7 @@ export async function createActivity(
   input: ActivityInputValue,
   causedBy: CausedBy,
 ): Promise<{ id: string; created: boolean }> {
-  const existing = await existingFollowup(trx, 'activities', company.id, input);
+  const existing = await existingFollowup(trx, 'activity', company.id, input);
   if (existing) return { id: existing, created: false };
 
   const links = await resolveFollowupLinks(trx, company.id, input);
@@ -42,8 +42,6 @@ export async function createActivity(
       company_id: company.id,
       reference: newReference('A'),
       type: input.type,
-      source: input.source,
-      external_id: input.external_id,
       lead_id: links.lead?.id ?? null,
       contact_id: links.person?.id ?? null,
       member_id: input.by ?? null,
@@ -52,6 +50,7 @@ export async function createActivity(
     })
     .returning(['id', 'reference'])
     .executeTakeFirstOrThrow();
+  await keepFollowupKey(trx, 'activity', company.id, activity.id, input);
 
   if (input.type === 'call' && links.lead) {
     await trx

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
-import { ProblemSchema } from '../../schema/common/api';
+import { json, jsonBody, problem } from '../../schema/common/api';
 import {
   DepartmentInput,
   DepartmentSchema,
@@ -12,11 +12,12 @@ import {
 import { createMember, deleteDepartment, presentDepartment, presentMember, putDepartment, updateMember } from './members';
 import { findCompany } from '../../lib/admin-route';
 import { adminRoute, companyParam } from '../../lib/admin-route';
-import { jsonBody } from '../../schema/common/api';
-import { json } from '../../schema/common/api';
+import { notFound } from '../../lib/errors';
+import { eraseContact } from './erasure';
 
 const memberParams = companyParam.extend({ member_id: z.string().regex(/^mem_[A-Za-z0-9]{1,60}$/) });
 const departmentParams = companyParam.extend({ key: departmentKey });
+const personParams = companyParam.extend({ reference: z.string().regex(/^P-[0-9A-Z]{10}$/) });
 
 const addMember = adminRoute({
   method: 'post',
@@ -53,14 +54,20 @@ const deleteDept = adminRoute({
   request: { params: departmentParams },
   responses: {
     204: { description: 'Deleted' },
-    409: {
-      description: 'Members or leads still refer to it',
-      content: { 'application/problem+json': { schema: ProblemSchema } },
-    },
+    409: problem('Members or leads still refer to it'),
   },
 });
 
-export const membersAdmin = createRouter()
+const erase = adminRoute({
+  method: 'post',
+  path: '/companies/{company_id}/contacts/{reference}/erase',
+  summary: 'Erase a person and their leads (a privacy request). Irreversible.',
+  request: { params: personParams },
+  responses: { 200: json(z.object({ reference: z.string(), erased: z.literal(true), already_erased: z.boolean() })) },
+});
+
+/** The CRM's admin routes: members and departments, then erasure. */
+export const crmAdmin = createRouter()
   .openapi(addMember, async (c) => {
     const { company_id } = c.req.valid('param');
     const input = c.req.valid('json');
@@ -102,4 +109,19 @@ export const membersAdmin = createRouter()
     const { company_id, key } = c.req.valid('param');
     await c.var.services.db.transaction().execute((trx) => deleteDepartment(trx, company_id, key));
     return c.body(null, 204);
+  })
+  .openapi(erase, async (c) => {
+    const { company_id, reference } = c.req.valid('param');
+    const result = await c.var.services.db.transaction().execute(async (trx) => {
+      const contact = await trx
+        .selectFrom('contacts')
+        .select(['id', 'erased'])
+        .where('company_id', '=', company_id)
+        .where('reference', '=', reference)
+        .executeTakeFirst();
+      if (!contact) throw notFound(`The person ${reference}`);
+      const erasedNow = await eraseContact(trx, company_id, contact.id, 'admin');
+      return { already_erased: !erasedNow };
+    });
+    return c.json({ reference, erased: true as const, ...result }, 200);
   });

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import type { ContactSchema } from '../../schema/crm/contacts';
 import type { ContactRow } from '../../schema/crm/db';
+import { iso } from '../../lib/dates';
 import { externalIdsOf } from '../../lib/external-ids';
 
 export type ContactView = z.infer<typeof ContactSchema>;
@@ -25,6 +26,7 @@ export function selectContacts(executor: Executor, companyId: string) {
 export async function presentContacts(executor: Executor, rows: readonly ContactRecord[]): Promise<ContactView[]> {
   const external = await externalIdsOf(
     executor,
+    'contact',
     rows.map((row) => row.id),
   );
   return rows.map((row) => ({
@@ -37,14 +39,7 @@ export async function presentContacts(executor: Executor, rows: readonly Contact
     leads: row.lead_references,
     external: external.get(row.id) ?? [],
     erased: row.erased,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   }));
-}
-
-/** One contact as the API shows it, read after a write. */
-export async function contactView(executor: Executor, companyId: string, id: string): Promise<ContactView> {
-  const row = await selectContacts(executor, companyId).where('contacts.id', '=', id).executeTakeFirstOrThrow();
-  const [view] = await presentContacts(executor, [row]);
-  return view as ContactView;
 }

@@ -1,5 +1,7 @@
-import type { Trx } from '../../lib/db/index';
+import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
+import { type External, type RecordKind, externalIdsOf, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
+import { type ResourceSelect, syncResource } from '../../lib/resources';
 
 /** A reference or id in a body that names no record of this company: the client's mistake (400 at `path`). */
 export function unknownReference(path: string, message: string): ApiError {
@@ -54,19 +56,64 @@ export async function checkMember(trx: Trx, companyId: string, id: string, path:
   if (!member) throw unknownReference(path, `${id} is not ${activeOnly ? 'an active member' : 'a member'} of this company.`);
 }
 
+/** Activities and tasks: each is written with one client's id, `source` + `external_id` (lib/external-ids.ts). */
+export type FollowupKind = Extract<RecordKind, 'activity' | 'task'>;
+type FollowupKey = { source: string; external_id: string };
+
+const externalOf = (key: FollowupKey): External => ({ source: key.source, id: key.external_id });
+
 /** The follow-up a client already sent under this `source` + `external_id`, if any (the idempotency key). */
-export async function existingFollowup(
-  trx: Trx,
-  table: 'activities' | 'tasks',
-  companyId: string,
-  key: { source: string; external_id: string },
-): Promise<string | undefined> {
-  const row = await trx
-    .selectFrom(table)
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('source', '=', key.source)
-    .where('external_id', '=', key.external_id)
-    .executeTakeFirst();
-  return row?.id;
+export function existingFollowup(trx: Trx, kind: FollowupKind, companyId: string, key: FollowupKey): Promise<string | undefined> {
+  return recordIdByExternal(trx, companyId, kind, externalOf(key));
+}
+
+/**
+ * Keeps a new follow-up's `source` + `external_id`. Concurrent identical posts meet here on the key of
+ * external_ids: run the write in `transactionRetryingConflict`, whose retry then finds the first.
+ */
+export function keepFollowupKey(trx: Trx, kind: FollowupKind, companyId: string, id: string, key: FollowupKey): Promise<void> {
+  return linkNewRecord(trx, companyId, kind, id, externalOf(key));
+}
+
+/** A page of follow-ups with their `source` and `external_id`: one query for the whole page. */
+async function withFollowupKeys<R extends { id: string }>(
+  executor: Executor,
+  kind: FollowupKind,
+  rows: readonly R[],
+): Promise<Array<R & FollowupKey>> {
+  const keys = await externalIdsOf(
+    executor,
+    kind,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => {
+    const [key] = keys.get(row.id) ?? [];
+    if (!key) throw new Error(`The ${kind} ${row.id} has no external id.`);
+    return { ...row, source: key.source, external_id: key.id };
+  });
+}
+
+/** A follow-up's row as presented: with its lead's and person's references and its `source` + `external_id`. */
+export type FollowupRecord<R> = R & FollowupKey & { lead_reference: string | null; person_reference: string | null };
+
+/** Where each kind of follow-up lives: its table and the type of its id. */
+const followupTables = { activity: ['activities', 'uuid'], task: ['tasks', 'text'] } as const;
+
+/**
+ * The sync resource of a follow-up (lib/resources.ts): shown with its `source` + `external_id`, listed by
+ * `?external=<source>:<external_id>`, and audited when it names a lead or a person (personal data).
+ */
+export function followupResource<R extends { id: string }, View extends { lead: string | null; person: string | null }>(
+  kind: FollowupKind,
+  spec: { select: ResourceSelect<R>; present: (row: R & FollowupKey) => View; reference: (view: View) => string },
+) {
+  const [table, idType] = followupTables[kind];
+  return syncResource(table, {
+    idType,
+    noun: kind,
+    external: kind,
+    select: spec.select,
+    present: async (services, rows) => (await withFollowupKeys(services.db, kind, rows)).map(spec.present),
+    personal: (view) => (view.lead !== null || view.person !== null ? spec.reference(view) : undefined),
+  });
 }

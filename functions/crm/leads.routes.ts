@@ -1,37 +1,33 @@
-import { noQuery } from '../../schema/common/api';
-import type { Context } from 'hono';
 import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
 import { keyringOf } from '../../lib/crypto-jwe';
-import type { AppEnv } from '../../lib/env';
-import { notFound } from '../../lib/errors';
-import { ProblemSchema } from '../../schema/common/api';
+import { transactionRetryingConflict } from '../../lib/external-ids';
+import { presentLeads, selectLeads } from '../../lib/leads';
+import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import { LeadSchema } from '../../schema/common/leads';
 import { LeadListSchema, LeadParams, LeadPatchInput, LeadsQuery } from '../../schema/crm/leads';
-import { jsonBody } from '../../schema/common/api';
-import { externalSyncPage, transactionRetryingConflict } from '../../lib/external-ids';
-import { leadView, presentLeads, selectLeads } from '../../lib/leads';
 import { updateLead } from './leads';
 import { crmRoute } from './route';
-import { auditRead } from '../../lib/audit';
-import { syncSort } from '../../lib/sync';
 
-const sort = syncSort('leads', 'uuid');
-const lead = (description: string) => ({ description, content: { 'application/json': { schema: LeadSchema } } });
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 const unavailable = problem('Stored details need an encryption key that is not configured (`encryption_unavailable`).');
 
-const keyringOfRequest = (c: Context<AppEnv>) => keyringOf(c.var.services.config);
+/** Every read of a lead returns personal data: all are audited. Details are decrypted with the request's keyring. */
+const resource = syncResource('leads', {
+  idType: 'uuid',
+  noun: 'lead',
+  external: 'lead',
+  select: selectLeads,
+  present: (services, rows) => presentLeads(services.db, rows, keyringOf(services.config)),
+  personal: (view) => view.reference,
+});
 
 const listRoute = crmRoute('read:leads', {
   method: 'get',
   path: '/leads',
   summary: 'Leads (enquiries), in (updated_at, id) order for sync',
   request: { query: LeadsQuery },
-  responses: {
-    200: { description: 'A page of leads', content: { 'application/json': { schema: LeadListSchema } } },
-    503: unavailable,
-  },
+  responses: { 200: json(LeadListSchema, 'A page of leads'), 503: unavailable },
 });
 const oneRoute = crmRoute('read:leads', {
   method: 'get',
@@ -39,7 +35,7 @@ const oneRoute = crmRoute('read:leads', {
   record: { table: 'leads', column: 'reference', param: 'reference' },
   summary: 'One lead, with its decrypted details',
   request: { params: LeadParams, query: noQuery },
-  responses: { 200: lead('The lead'), 503: unavailable },
+  responses: { 200: json(LeadSchema, 'The lead'), 503: unavailable },
 });
 const patchRoute = crmRoute('write:leads', {
   method: 'patch',
@@ -48,7 +44,7 @@ const patchRoute = crmRoute('write:leads', {
   summary: 'Change status, assignee, department or next action, or keep your id (`{external: {source, id}}`)',
   request: { params: LeadParams, body: jsonBody(LeadPatchInput) },
   responses: {
-    200: lead('The lead'),
+    200: json(LeadSchema, 'The lead'),
     409: problem(
       'A status move the lead cannot make (`invalid_transition`, naming the allowed next statuses), an erased lead, or an external id held by another lead (`conflict`)',
     ),
@@ -57,34 +53,14 @@ const patchRoute = crmRoute('write:leads', {
 });
 
 export const leads = createRouter()
-  .openapi(listRoute, async (c) => {
-    const query = c.req.valid('query');
-    const db = c.var.services.db;
-    const companyId = c.var.company.id;
-    const page = await externalSyncPage(db, companyId, 'lead', selectLeads(db, companyId), sort, query);
-    const results = await presentLeads(db, page.rows, keyringOfRequest(c));
-    await auditRead(
-      c,
-      results.map((r) => r.reference),
-    );
-    return c.json({ results, next_cursor: page.next_cursor }, 200);
-  })
-  .openapi(oneRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const db = c.var.services.db;
-    const row = await selectLeads(db, c.var.company.id).where('leads.reference', '=', reference).executeTakeFirst();
-    if (!row) throw notFound(`The lead ${reference}`);
-    const [view] = await presentLeads(db, [row], keyringOfRequest(c));
-    await auditRead(c, [reference]);
-    return c.json(view!, 200);
-  })
+  .openapi(listRoute, async (c) => c.json(await syncList(c, resource, c.req.valid('query')), 200))
+  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
   .openapi(patchRoute, async (c) => {
     const { reference } = c.req.valid('param');
     const input = c.req.valid('json');
-    const { db } = c.var.services;
     const company = c.var.company;
-    const id = await transactionRetryingConflict(db, (trx) => updateLead(trx, company, reference, input, actorOf(c.var.caller)));
-    const view = await leadView(db, company.id, id, keyringOfRequest(c));
-    await auditRead(c, [view.reference]);
-    return c.json(view, 200);
+    const id = await transactionRetryingConflict(c.var.services.db, (trx) =>
+      updateLead(trx, company, reference, input, actorOf(c.var.caller)),
+    );
+    return c.json(await readWritten(c, resource, id), 200);
   });

@@ -6,6 +6,7 @@ import { newId } from '../../lib/references';
 import type { DepartmentsTable, MemberRow, MembersTable } from '../../schema/crm/db';
 import type { MemberInputValue, MemberPatchValue } from '../../schema/crm/members';
 import type { LocalisedText } from '../../schema/common/columns';
+import { iso } from '../../lib/dates';
 
 export type DepartmentRow = Selectable<DepartmentsTable>;
 
@@ -15,13 +16,13 @@ export const presentMember = (m: MemberRow) => ({
   email: m.email,
   department: m.department_key,
   active: m.active,
-  updated_at: new Date(m.updated_at).toISOString(),
+  updated_at: iso(m.updated_at),
 });
 
 export const presentDepartment = (d: DepartmentRow) => ({
   key: d.key,
   name: localised(d.name),
-  updated_at: new Date(d.updated_at).toISOString(),
+  updated_at: iso(d.updated_at),
 });
 
 /** A member's department must exist; it is share-locked so it cannot be deleted before this commits. */

@@ -6,7 +6,7 @@ import { newId } from '../../lib/references';
 import type { TasksTable } from '../../schema/crm/db';
 import type { TaskInputValue, TaskPatchValue } from '../../schema/crm/tasks';
 import type { Company } from '../../schema/platform/db';
-import { checkMember, existingFollowup, resolveFollowupLinks } from './followups';
+import { checkMember, existingFollowup, keepFollowupKey, resolveFollowupLinks } from './followups';
 
 /** A company's tasks with their lead's and person's references; `due_on` as text (a date, no time zone). */
 export function selectTasks(executor: Executor, companyId: string) {
@@ -33,7 +33,7 @@ export async function createTask(
   input: TaskInputValue,
   causedBy: CausedBy,
 ): Promise<{ id: string; created: boolean }> {
-  const existing = await existingFollowup(trx, 'tasks', company.id, input);
+  const existing = await existingFollowup(trx, 'task', company.id, input);
   if (existing) return { id: existing, created: false };
 
   const links = await resolveFollowupLinks(trx, company.id, input);
@@ -46,13 +46,12 @@ export async function createTask(
       title: input.title,
       due_on: input.due_on ?? null,
       assignee_id: input.assignee ?? null,
-      source: input.source,
-      external_id: input.external_id,
       lead_id: links.lead?.id ?? null,
       contact_id: links.person?.id ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  await keepFollowupKey(trx, 'task', company.id, task.id, input);
   await recordEvent(trx, {
     companyId: company.id,
     type: 'task.created',

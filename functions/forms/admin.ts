@@ -1,11 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import { keyringOf } from '../../lib/crypto-jwe';
-import { ProblemSchema } from '../../schema/common/api';
+import { json, problem } from '../../schema/common/api';
 import { findCompany } from '../../lib/admin-route';
 import { draftListingFromLead } from './draft-listing';
 import { adminRoute, companyParam } from '../../lib/admin-route';
-import { json } from '../../schema/common/api';
 
 const params = companyParam.extend({ reference: z.string().regex(/^L-[0-9A-Z]{10}$/) });
 
@@ -41,11 +40,8 @@ const draft = adminRoute({
   request: { params },
   responses: {
     201: json(DraftListingSchema, 'Created'),
-    404: { description: 'Unknown company or lead', content: { 'application/problem+json': { schema: ProblemSchema } } },
-    409: {
-      description: 'Not a listing request, erased, already drafted, or without a valid purpose (`conflict`).',
-      content: { 'application/problem+json': { schema: ProblemSchema } },
-    },
+    404: problem('Unknown company or lead'),
+    409: problem('Not a listing request, erased, already drafted, or without a valid purpose (`conflict`).'),
   },
 });
 

@@ -12,7 +12,7 @@ import {
   listingRequestProblems,
   propertyTypeByValue,
   type Purpose,
-} from './listing-requests';
+} from './leads';
 
 type Warning = { code: string; message: string };
 type Place = { id: string; kind: 'city' | 'area' | 'project'; parent_id: string | null; slug_en: string; name: LocalisedText };

@@ -3,20 +3,14 @@ import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
 import { keyringOf } from '../../lib/crypto-jwe';
 import { newReference } from '../../lib/references';
-import { ProblemSchema } from '../../schema/common/api';
+import { json, jsonBody, problem } from '../../schema/common/api';
 import { LeadSchema } from '../../schema/common/leads';
 import { FormLeadAnswer, LeadFormInput } from '../../schema/forms/leads';
-import { jsonBody } from '../../schema/common/api';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { checkLead, createLead, leadTypeOf } from './leads';
 import { leadView } from '../../lib/leads';
 import { auditRead } from '../../lib/audit';
 import { passesFormGuard } from '../../lib/form-guard';
-
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: ProblemSchema } },
-});
 
 /**
  * POST /leads: an enquiry from the visitor's browser (publishable key, from one of its origins, with the spam
@@ -40,10 +34,10 @@ const postRoute = defineRoute({
     }),
   },
   responses: {
-    201: {
-      description: "Recorded. A browser (publishable key) gets only the lead's `reference`; a server key gets the whole lead.",
-      content: { 'application/json': { schema: FormLeadAnswer.or(LeadSchema) } },
-    },
+    201: json(
+      FormLeadAnswer.or(LeadSchema),
+      "Recorded. A browser (publishable key) gets only the lead's `reference`; a server key gets the whole lead.",
+    ),
     403: problem(
       'Key unknown, revoked or of another company; origin not on the key (`origin_not_allowed`); lead type not on the key (`lead_type_not_allowed`); spam check failed (`challenge_failed`).',
     ),

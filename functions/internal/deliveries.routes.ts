@@ -3,6 +3,7 @@ import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { ApiError } from '../../lib/errors';
 import { deliver } from '../../lib/webhooks/deliver';
+import { json } from '../../schema/common/api';
 
 const DeliveryResult = z.object({
   delivery_id: z.string(),
@@ -21,7 +22,7 @@ const route = defineRoute({
   summary: 'Attempt one webhook delivery (called by QStash)',
   request: { params: z.object({ delivery_id: z.string().uuid() }) },
   responses: {
-    200: { description: 'Done', content: { 'application/json': { schema: DeliveryResult } } },
+    200: json(DeliveryResult, 'Done'),
     409: { description: 'Another attempt is in progress' },
     502: { description: 'The subscriber failed; QStash retries' },
   },

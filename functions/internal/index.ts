@@ -2,6 +2,4 @@ import { createRouter } from '../../lib/app';
 import { deliveries } from './deliveries.routes';
 
 /** Platform callbacks (/internal/v1): never in the public documents, each verified by its own signature. */
-export function internalGroup() {
-  return createRouter().route('/', deliveries);
-}
+export const internal = createRouter().route('/', deliveries);

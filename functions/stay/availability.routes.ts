@@ -8,6 +8,7 @@ import { ifNoneMatch } from '../../lib/etag';
 import { AvailabilityQuery, AvailabilitySchema, slugParam } from '../../schema/stay/bookings';
 import { takenRanges } from './calendar';
 import { findBookableHome } from './homes';
+import { json } from '../../schema/common/api';
 
 const maxWindowDays = 400;
 
@@ -21,7 +22,7 @@ const route = defineRoute({
   access: { kind: 'public', scopes: ['read:listings'] },
   request: { params: slugParam, query: AvailabilityQuery },
   responses: {
-    200: { description: 'Taken nights and rules', content: { 'application/json': { schema: AvailabilitySchema } } },
+    200: json(AvailabilitySchema, 'Taken nights and rules'),
     304: { description: 'Not modified (If-None-Match)' },
   },
 });

@@ -4,16 +4,11 @@ import { actorOf } from '../../lib/audit';
 import { randomToken } from '../../lib/crypto';
 import { newReference } from '../../lib/references';
 import { BookingAnswer, BookingInput } from '../../schema/stay/bookings';
-import { ProblemSchema } from '../../schema/common/api';
-import { jsonBody } from '../../schema/common/api';
+import { json, jsonBody, problem } from '../../schema/common/api';
 import { passesFormGuard } from '../../lib/form-guard';
 import { createBooking, defaultHoldHours, quoteStay, transactionForNights } from './bookings';
 import { findBookableHome } from './homes';
-
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: ProblemSchema } },
-});
+import { iso } from '../../lib/dates';
 
 const route = defineRoute({
   method: 'post',
@@ -25,10 +20,7 @@ const route = defineRoute({
   access: { kind: 'form', scopes: [] },
   request: { body: jsonBody(BookingInput) },
   responses: {
-    201: {
-      description: 'The dates are held. The answer gives the reference and the stay page (its address is shown once).',
-      content: { 'application/json': { schema: BookingAnswer } },
-    },
+    201: json(BookingAnswer, 'The dates are held. The answer gives the reference and the stay page (its address is shown once).'),
     403: problem(
       'Key unknown, revoked or of another company, a server key (`key_wrong_kind`), origin not on the key (`origin_not_allowed`), `booking` not on the key (`lead_type_not_allowed`), spam check failed (`challenge_failed`).',
     ),
@@ -56,7 +48,7 @@ export const bookingRequests = createRouter().openapi(route, async (c) => {
         reference: newReference('B'),
         status: 'held' as const,
         ...answer,
-        hold_expires_at: new Date(Date.now() + holdHours * 3_600_000).toISOString(),
+        hold_expires_at: iso(Date.now() + holdHours * 3_600_000),
         stay_url: stayUrl(randomToken(32)),
         quote: { ...answer, ...quote },
       },
@@ -87,7 +79,7 @@ export const bookingRequests = createRouter().openapi(route, async (c) => {
       reference: booking.reference,
       status: 'held' as const,
       ...answer,
-      hold_expires_at: new Date(booking.hold_expires_at).toISOString(),
+      hold_expires_at: iso(booking.hold_expires_at),
       stay_url: stayUrl(token),
       quote: { ...answer, ...booking.quote },
     },

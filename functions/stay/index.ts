@@ -1,20 +1,21 @@
-import { createRouter } from '../../lib/app';
-import { publicReadCors } from '../../lib/public-cors';
+import { defineGroup } from '../../lib/compose';
 import { availability } from './availability.routes';
-import { quote } from './quote.routes';
 import { bookingRequests } from './bookings.routes';
+import { bookingJobs } from './jobs';
+import { stayPage } from './page';
+import { quote } from './quote.routes';
 
 /**
- * Holiday-home bookings: availability and quotes (public reads) and booking requests (a browser form, whose CORS
- * is the root app's: `formPaths`).
+ * Holiday-home bookings: availability and quotes (public reads), booking requests (a browser form, whose CORS is
+ * the root app's: `formPaths`) and the guest's stay page (HTML at /stay/{token}); its scheduled work: expiring
+ * holds and unpaid bookings. Its admin routes (admin.ts: bookings, booking terms, calendar blocks) are composed
+ * into the admin API by functions/app.ts.
  */
-export function bookingsGroup() {
-  return createRouter()
-    .use('/listings/:slug/availability', publicReadCors())
-    .use('/listings/:slug/quote', publicReadCors())
-    .route('/', availability)
-    .route('/', quote)
-    .route('/', bookingRequests);
-}
-/** The group's browser forms, under /api/v1. */
-bookingsGroup.formPaths = ['/bookings'];
+export const stay = defineGroup({
+  name: 'stay',
+  routes: [availability, quote, bookingRequests],
+  publicReadPaths: ['/listings/:slug/availability', '/listings/:slug/quote'],
+  formPaths: ['/bookings'],
+  pages: stayPage,
+  jobs: bookingJobs,
+});

@@ -3,6 +3,7 @@ import { createRouter } from '../../lib/app';
 import { QuoteQuery, QuoteSchema, slugParam } from '../../schema/stay/bookings';
 import { quoteStay } from './bookings';
 import { findBookableHome } from './homes';
+import { json } from '../../schema/common/api';
 
 const route = defineRoute({
   method: 'get',
@@ -13,7 +14,7 @@ const route = defineRoute({
     "Each night's price, the fee lines, the total and the deposit, as decimal strings in the company's currency. Dates the home cannot take answer 400 with the rule's code (`min_nights`, `max_nights`, `arrival_day`, `notice`, `advance`, `unavailable`, `guests`) and every broken rule in `errors`. 404 unless the listing is a published holiday home and the company has bookings switched on.",
   access: { kind: 'public', scopes: ['read:listings'] },
   request: { params: slugParam, query: QuoteQuery },
-  responses: { 200: { description: 'The quote', content: { 'application/json': { schema: QuoteSchema } } } },
+  responses: { 200: json(QuoteSchema, 'The quote') },
 });
 
 export const quote = createRouter().openapi(route, async (c) => {

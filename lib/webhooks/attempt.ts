@@ -1,10 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import type { EventRow } from '../../schema/platform/db';
+import { iso } from '../dates';
 
 /** The body of every delivery: the event envelope, serialised the same way on every attempt. */
 export function eventBody(event: Pick<EventRow, 'id' | 'type' | 'created_at' | 'caused_by' | 'data'>): string {
   const { id, type, created_at, caused_by, data } = event;
-  return JSON.stringify({ id, type, created_at: new Date(created_at).toISOString(), caused_by, data });
+  return JSON.stringify({ id, type, created_at: iso(created_at), caused_by, data });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Db } from '../db/index';
 import { post } from './attempt';
 import type { WebhookRuntime } from './types';
 import { urlProblem } from './urls';
+import { iso } from '../dates';
 
 /** A failed build POST is tried again after 1 min, 5 min, 30 min and 2 h, then given up (and audited). */
 const retryDelays = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000];
@@ -48,7 +49,7 @@ async function sendOne(db: Db, runtime: WebhookRuntime, job: DueJob, now: Date):
   const body = JSON.stringify({
     type: 'rebuild',
     company_id: job.company_id,
-    requested_at: new Date(claimed.first_requested_at).toISOString(),
+    requested_at: iso(claimed.first_requested_at),
   });
   const headers = { 'content-type': 'application/json', 'user-agent': runtime.userAgent };
   const result = await post(runtime.fetch, job.url, { headers, body, timeoutMs: runtime.timeoutMs });

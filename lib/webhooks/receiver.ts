@@ -1,16 +1,14 @@
 import { Receiver } from '@upstash/qstash';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
+import type { CallbackRequest } from './types';
 
 /**
  * Checks that a callback really comes from QStash: the Upstash-Signature JWT (HS256 with the current or the
  * next signing key, issuer Upstash, not expired) names this URL as subject and carries the body's SHA-256.
  * The URL is rebuilt from INTERNAL_BASE_URL (what we published), not from the Host the request claims.
  */
-export async function verifyQStashRequest(
-  config: Config,
-  request: { signature: string | undefined; body: string; path: string; url: string },
-): Promise<void> {
+export async function verifyQStashRequest(config: Config, request: CallbackRequest): Promise<void> {
   if (!config.QSTASH_CURRENT_SIGNING_KEY || !config.QSTASH_NEXT_SIGNING_KEY) {
     throw new ApiError('signature_invalid', 'QStash signing keys are not configured on this deployment.');
   }

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { localTransport } from './local';
 import { qstashTransport } from './qstash';
+import { verifyQStashRequest } from './receiver';
 import { secretBox } from './secrets';
 import type { HostResolver } from './urls';
 import { type WebhookRuntime, userAgent } from './types';
@@ -11,6 +12,7 @@ export function createWebhookRuntime(
 ): WebhookRuntime {
   return {
     transport: config.QSTASH_TOKEN ? qstashTransport(config) : localTransport(options.onHandOff),
+    verifyCallback: verifyQStashRequest,
     secrets: secretBox(config.WEBHOOK_SECRET_KEY),
     resolveHost: options.resolveHost,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,

@@ -15,10 +15,10 @@ export const ProblemSchema = z
   })
   .openapi('Problem');
 
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: ProblemSchema } },
-});
+/** A problem+json answer of a route, for its `responses` (every failure has this one shape). */
+export function problem(description: string) {
+  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
+}
 
 /** The error answers every route can give, by its access kind (merged into each route's responses). */
 export function problemResponses(access: { kind: string }, headers: { idempotency?: boolean; ifMatch?: boolean } = {}) {
@@ -151,23 +151,15 @@ export function listOf<T extends z.ZodType>(item: T, name: string) {
 export const queryBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /**
- * Sync lists: `updated_since`, `external=<source>:<id>`, and keyset pages ordered by (updated_at, id), so a
- * client paging while others write misses nothing that was committed (a row changed behind the cursor comes
- * back later with its new updated_at).
+ * Sync lists: `updated_since` (`external=<source>:<id>` is in schema/common/external.ts), and keyset pages
+ * ordered by (updated_at, id), so a client paging while others write misses nothing that was committed (a row
+ * changed behind the cursor comes back later with its new updated_at).
  */
 export const syncQuery = {
   ...pageQuery,
   updated_since: instant
     .optional()
     .openapi({ description: 'Only records changed at or after this instant (ISO 8601, years 1900 to 2999).' }),
-};
-
-export const externalQuery = {
-  external: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:.{1,200}$/, 'As <source>:<id>, e.g. hubspot:12345.')
-    .optional()
-    .openapi({ description: 'Only the record the client keeps under this id, as `<source>:<id>`.' }),
 };
 
 /** A JSON answer of a route, for its `responses`. */

@@ -1,26 +1,19 @@
 import { z } from '@hono/zod-openapi';
 import { listOf, instant as requestInstant, syncQuery } from '../common/api';
+import { externalFilter, externalIdText, externalSource } from '../common/external';
 import { activityTypes } from './db';
 
 /** The client's system and its id for a follow-up: `source` + `external_id` make a write idempotent. */
-export const followupSource = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'Letters, digits, "_", "." and "-", up to 64 characters (e.g. hubspot).')
-  .openapi({ description: 'Your system, e.g. `hubspot`.', example: 'hubspot' });
-export const followupExternalId = z
-  .string()
-  .min(1)
-  .max(200)
-  .openapi({ description: 'Your id of this record: sent again with the same source, the first record comes back (200).' });
+export const followupSource = externalSource.openapi({ description: 'Your system, e.g. `hubspot`.', example: 'hubspot' });
+export const followupExternalId = externalIdText.openapi({
+  description: 'Your id of this record: sent again with the same source, the first record comes back (200).',
+});
 
-/** `external=<source>:<external_id>` on follow-up lists. */
-export const followupExternalQuery = {
-  external: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:.{1,200}$/, 'As <source>:<external_id>, e.g. hubspot:12345.')
-    .optional()
-    .openapi({ description: 'Only the record with this `source` and `external_id`, as `<source>:<external_id>`.' }),
-};
+/** `external=<source>:<external_id>` on follow-up lists (the one `?external=`, named as follow-ups show it). */
+export const followupExternalQuery = externalFilter(
+  'external_id',
+  'Only the record with this `source` and `external_id`, as `<source>:<external_id>`.',
+);
 
 const reference = (description: string) => z.string().min(1).max(100).openapi({ description });
 const instant = z.string().openapi({ example: '2026-11-21T09:30:00.000Z' });

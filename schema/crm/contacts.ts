@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { externalQuery, syncQuery, listOf } from '../common/api';
-import { ExternalInput, ExternalSchema } from '../common/external';
+import { syncQuery, listOf } from '../common/api';
+import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 
 /** ISO 639-1 code, as team profiles take (e.g. `en`, `ar`). */
 const language = z.string().regex(/^[a-z]{2}$/, 'A two-letter ISO 639-1 code such as en or ar.');

@@ -70,22 +70,12 @@ export interface LeadsTable {
   updated_at: Touched;
 }
 
-export interface ExternalIdsTable {
-  company_id: string;
-  record_type: 'contact' | 'lead';
-  source: string;
-  external_id: string;
-  record_id: string;
-  created_at: Generated<Date>;
-}
-
+/** A follow-up's `source` + `external_id` is its external id (external_ids, kind `activity` or `task`). */
 export interface ActivitiesTable {
   id: Generated<string>;
   company_id: string;
   reference: string;
   type: ActivityType;
-  source: string;
-  external_id: string;
   lead_id: string | null;
   contact_id: string | null;
   member_id: string | null;
@@ -104,8 +94,6 @@ export interface TasksTable {
   assignee_id: string | null;
   done: Generated<boolean>;
   done_at: NullableTimestamp;
-  source: string;
-  external_id: string;
   lead_id: string | null;
   contact_id: string | null;
   created_at: Generated<Date>;
@@ -118,7 +106,6 @@ export interface CrmTables {
   members: MembersTable;
   contacts: ContactsTable;
   leads: LeadsTable;
-  external_ids: ExternalIdsTable;
   activities: ActivitiesTable;
   tasks: TasksTable;
 }

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { externalQuery, syncQuery, listOf, instant as requestInstant } from '../common/api';
-import { ExternalInput } from '../common/external';
+import { syncQuery, listOf, instant as requestInstant } from '../common/api';
+import { ExternalInput, externalQuery } from '../common/external';
 import { LeadSchema, leadStatuses } from '../common/leads';
 
 export const LeadListSchema = listOf(LeadSchema, 'LeadList');

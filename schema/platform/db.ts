@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Json, LocalisedText, NullableTimestamp } from '../common/columns';
+import type { RecordKind } from '../common/external';
 import type {
   RebuildJobsTable,
   WebhookAttemptsTable,
@@ -8,7 +9,10 @@ import type {
   WebhookSubscriptionsTable,
 } from './webhooks-db';
 
-/** The platform's tables: companies, keys, audit, events, idempotency keys, webhooks (merged into `Database`, schema/db.ts). */
+/**
+ * The platform's tables: companies, keys, audit, events, external ids, idempotency keys, webhooks (merged into
+ * `Database`, schema/db.ts).
+ */
 
 export type CompanySettings = {
   hide_prices?: boolean;
@@ -125,6 +129,19 @@ export interface IdempotencyKeysTable {
   created_at: Generated<Date>;
 }
 
+/**
+ * The ids clients keep for records of every kind (lib/external-ids.ts): unique per company, kind and source;
+ * `record_id` is the record's id as text (uuid or text ids alike).
+ */
+export interface ExternalIdsTable {
+  company_id: string;
+  record_type: RecordKind;
+  source: string;
+  external_id: string;
+  record_id: string;
+  created_at: Generated<Date>;
+}
+
 export interface PlatformTables {
   idempotency_keys: IdempotencyKeysTable;
   companies: CompaniesTable;
@@ -133,6 +150,7 @@ export interface PlatformTables {
   api_key_secrets: ApiKeySecretsTable;
   audit_log: AuditLogTable;
   events: EventsTable;
+  external_ids: ExternalIdsTable;
   admin_tokens: AdminTokensTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_secrets: WebhookSecretsTable;

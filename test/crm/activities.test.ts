@@ -90,7 +90,11 @@ describe('POST /activities', () => {
     expect(answers.map((a) => a.status).sort()).toEqual([...Array(19).fill(200), 201]);
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(new Set(answers.map((a) => a.json.reference)).size).toBe(1);
-    const rows = await api.db.selectFrom('activities').select('id').where('external_id', '=', body.external_id).execute();
+    const onLead = api.db.selectFrom('leads').select('id').where('reference', '=', lead.reference);
+    const rows = await api.db.selectFrom('activities').select('id').where('lead_id', 'in', onLead).execute();
+    const ids = api.db.selectFrom('external_ids').select('record_id');
+    const held = await ids.where('record_type', '=', 'activity').where('external_id', '=', body.external_id).execute();
+    expect(held.map((h) => h.record_id)).toEqual(rows.map((r) => r.id));
     expect(rows).toHaveLength(1);
     expect(await created(answers[0]!.json.reference)).toHaveLength(1);
   });

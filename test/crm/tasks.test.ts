@@ -78,11 +78,15 @@ describe('POST /tasks', () => {
   });
 
   it('gives exactly one task for 20 concurrent identical posts: one 201 and nineteen 200', async () => {
-    const body = { title: 'Race', source: 'pbx', external_id: `r-${unique()}`, person: lead.person };
+    const race = unique();
+    const body = { title: `Race ${race}`, source: 'pbx', external_id: `r-${race}`, person: lead.person };
     const answers = await Promise.all(Array.from({ length: 20 }, () => post(body)));
     expect(answers.map((a) => a.status).sort()).toEqual([...Array(19).fill(200), 201]);
     expect(new Set(answers.map((a) => a.json.task_id)).size).toBe(1);
-    expect(await api.db.selectFrom('tasks').select('id').where('external_id', '=', body.external_id).execute()).toHaveLength(1);
+    const rows = await api.db.selectFrom('tasks').select('id').where('title', '=', body.title).execute();
+    expect(rows.map((r) => r.id)).toEqual([answers[0]!.json.task_id]);
+    const held = await api.db.selectFrom('external_ids').selectAll().where('record_id', '=', rows[0]!.id).execute();
+    expect(held.map((h) => [h.record_type, h.source, h.external_id])).toEqual([['task', 'pbx', body.external_id]]);
     expect(await eventsOf(answers[0]!.json.task_id)).toHaveLength(1);
   });
 

@@ -3,13 +3,14 @@
  * and seeded database on the local PostgreSQL with the Neon driver over a WebSocket-to-TCP proxy: the same
  * code path as production (Neon Pool per request, closed after the response via waitUntil).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../functions/app';
 import { importCatalogue } from '../../functions/catalogue/content';
 import { createCompany } from '../../functions/admin/companies';
 import { randomToken, sha256 } from '../../lib/crypto';
@@ -25,10 +26,11 @@ import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
 // The local server (as .ci/run names it); the WebSocket proxy only relays to loopback hosts.
 const SERVER = `postgresql://${process.env.PGUSER ?? 'postgres'}@${process.env.PGHOST ?? '127.0.0.1'}:5432`;
 const root = new URL('../../', import.meta.url);
+const groupNames = ['catalogue', 'crm', 'forms', 'stay'] as const;
 const bundles = {
   default: fileURLToPath(new URL('dist/worker/worker.js', root)),
-  catalogue: fileURLToPath(new URL('dist/worker-catalogue/worker.js', root)),
-};
+  ...Object.fromEntries(groupNames.map((name) => [name, fileURLToPath(new URL(`dist/worker-${name}/worker.js`, root))])),
+} as Record<'default' | (typeof groupNames)[number], string>;
 
 const suffix = randomBytes(4).toString('hex');
 const databaseName = `pa_workerd_${suffix}`;
@@ -58,7 +60,7 @@ async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> 
 
 /** A request to one of the Workers (Miniflare keeps the URL, so the Host is the company's). */
 async function call(
-  worker: 'default' | 'admin' | 'catalogue',
+  worker: 'default' | 'admin' | (typeof groupNames)[number],
   path: string,
   init: { host?: string; headers?: Record<string, string> } = {},
 ) {
@@ -128,11 +130,11 @@ beforeAll(async () => {
     log: new Log(LogLevel.WARN),
     workers: [
       // The default Worker as wrangler.toml deploys it (ADMIN_API "off"), the same bundle with the admin API
-      // switched on (the control that proves the 404s below come from the switch), and the catalogue alone
-      // (ADMIN_API "on" there too: that entry must ignore it).
+      // switched on (the control that proves the 404s below come from the switch), and each group alone
+      // (ADMIN_API "on" there too: a group's entry must ignore it).
       worker('default', bundles.default, { ADMIN_API: 'off' }),
       worker('admin', bundles.default, { ADMIN_API: 'on' }),
-      worker('catalogue', bundles.catalogue, { ADMIN_API: 'on' }),
+      ...groupNames.map((name) => worker(name, bundles[name], { ADMIN_API: 'on' })),
     ],
   });
   await mf.ready;
@@ -312,6 +314,56 @@ describe('catalogue Worker bundle in workerd', () => {
       404,
       'not_found',
     );
+  });
+});
+
+describe('group Worker bundles in workerd', () => {
+  const documentOf = async (worker: Parameters<typeof call>[0]) => {
+    const response = await call(worker, '/api/v1/openapi.json');
+    expect(response.status).toBe(200);
+    return (await response.json()) as { paths: Record<string, unknown>; webhooks?: unknown };
+  };
+
+  it.each(groupNames)("serve the %s group's own OpenAPI document: its operations, as the whole API has them", async (name) => {
+    const [own, whole] = await Promise.all([documentOf(name), documentOf('default')]);
+    const expected = buildApp(async () => ({ services: {} as never }), { groups: [name], internal: false });
+    expect(own).toEqual(await (await expected.request('/api/v1/openapi.json')).json());
+    expect(Object.keys(own.paths).length).toBeGreaterThan(0);
+    for (const [path, item] of Object.entries(own.paths)) expect(whole.paths[path], path).toMatchObject(item as object);
+    expect(own.webhooks).toEqual(whole.webhooks);
+  });
+
+  it("together serve every path of the whole API's document", async () => {
+    const documents = await Promise.all(groupNames.map((name) => documentOf(name)));
+    const paths = new Set(documents.flatMap((doc) => Object.keys(doc.paths)));
+    expect([...paths].sort()).toEqual(Object.keys((await documentOf('default')).paths).sort());
+  });
+
+  it.each(groupNames)('the %s Worker never mounts the admin API nor the QStash callback', async (name) => {
+    await expectProblem(
+      await call(name, '/admin/v1/openapi.json', { headers: { Authorization: `Bearer ${adminToken}` } }),
+      404,
+      'not_found',
+    );
+    await expectProblem(await call(name, `/internal/v1/deliveries/${randomUUID()}`), 404, 'not_found');
+  });
+
+  it('the stay Worker serves the guest stay page; the catalogue Worker does not', async () => {
+    const page = await call('stay', `/stay/${'a'.repeat(32)}`);
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    await expectProblem(await call('catalogue', `/stay/${'a'.repeat(32)}`), 404, 'not_found');
+  });
+
+  it('run their own scheduled jobs where they have any (crm, stay), and have no scheduled handler otherwise', async () => {
+    if (!mf) throw new Error('Miniflare is not running');
+    for (const name of ['crm', 'stay']) {
+      expect((await (await mf.getWorker(name)).scheduled({ cron: '* * * * *' })).outcome, name).toBe('ok');
+    }
+    // Without a scheduled() handler, workerd reports the Cron Trigger as an exception.
+    for (const name of ['catalogue', 'forms']) {
+      expect((await (await mf.getWorker(name)).scheduled({ cron: '* * * * *' })).outcome, name).toBe('exception');
+    }
   });
 });
 

@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { workerBuilds } from './wrangler-config';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const wrangler = join(root, 'node_modules', '.bin', 'wrangler');
+
+export type WorkerBundle = {
+  /** `default` or the route group's name (its wrangler environment). */
+  name: string;
+  /** The bundle (worker.js) as `wrangler deploy` uploads it, and its esbuild metafile. */
+  script: string;
+  metafile: string;
+  /** Gzipped bytes, measured as wrangler's "Total Upload … gzip" figure (zlib's default level). */
+  gzipBytes: number;
+};
+
+/**
+ * Bundles every Worker exactly as `wrangler deploy` would (a dry run, with wrangler.toml's settings), into
+ * `<outRoot>/worker` and `<outRoot>/worker-<group>`, each with its esbuild metafile. Builds run in parallel.
+ */
+export async function buildWorkers(outRoot: string): Promise<WorkerBundle[]> {
+  return Promise.all(
+    workerBuilds.map(async ({ name, env, outdir }) => {
+      const dir = join(outRoot, outdir);
+      const metafile = join(outRoot, `${outdir}.meta.json`);
+      await promisify(execFile)(wrangler, ['deploy', '--dry-run', `--env=${env}`, '--outdir', dir, '--metafile', metafile], {
+        cwd: root,
+        env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      const script = join(dir, 'worker.js');
+      return { name, script, metafile, gzipBytes: gzipSync(await readFile(script)).byteLength };
+    }),
+  );
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // `npm run build:worker`: dist/worker (the default Worker) and dist/worker-<group>.
+  for (const bundle of await buildWorkers(join(root, 'dist'))) {
+    console.log(`${bundle.name.padEnd(10)} ${(bundle.gzipBytes / 1024).toFixed(2)} KiB gzipped  ${bundle.script}`);
+  }
+}

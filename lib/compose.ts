@@ -1,0 +1,116 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { Scalar } from '@scalar/hono-api-reference';
+import type { Hono } from 'hono';
+import { createApp, createRouter, type ServicesProvider } from './app';
+import type { AppEnv } from './env';
+import { publicReadCors } from './public-cors';
+import type { ScheduledJob } from './scheduler';
+import { docsPagePolicy } from './security-headers';
+import { registerEventWebhooks } from './webhooks/doc';
+
+type Router = OpenAPIHono<AppEnv>;
+
+/**
+ * A route group as its folder declares it (functions/<group>/index.ts): what the root app, the scheduler and the
+ * group's own Worker need, and nothing of any other group. Its admin routes are not part of it: they live in
+ * functions/<group>/admin.ts and only the admin API imports them (functions/app.ts), so a group's own Worker,
+ * which never mounts the admin API, does not bundle them.
+ */
+export type RouteGroup = {
+  /** Its folder under functions/ and its wrangler environment. */
+  name: string;
+  /** The public API's routers, mounted under /api/v1 in this order (the OpenAPI document lists paths so). */
+  routes: readonly Router[];
+  /**
+   * Paths under /api/v1 any page may read (lib/public-cors.ts). Each is named, since a pattern such as `*`
+   * would reach the routes of every group mounted beside this one.
+   */
+  publicReadPaths?: readonly string[];
+  /** Browser forms under /api/v1: their CORS runs in the root app, ahead of the body limit. */
+  formPaths?: readonly string[];
+  /** Routes outside /api/v1 (e.g. the guest's stay page), mounted at the root after every group's API. */
+  pages?: () => Hono<AppEnv>;
+  /** Its scheduled jobs, composed at the top with the platform's. */
+  jobs?: readonly ScheduledJob[];
+};
+
+/** Keeps a group's exact type (its name as a literal), checked against RouteGroup. */
+export function defineGroup<const G extends RouteGroup>(group: G): G {
+  return group;
+}
+
+const info = {
+  title: 'Property Company Public API',
+  version: '1.0.0',
+  description:
+    'The programmatic interface of a property company’s platform. Decisions where the contract is silent are in docs/api-reference.md.',
+};
+
+export type ComposeOptions = {
+  groups: readonly RouteGroup[];
+  /** The admin API's routers in order, mounted under /admin/v1; none: no admin API at all. */
+  admin?: readonly Router[];
+  /** Platform callbacks (/internal/v1, e.g. QStash's deliveries); none: not mounted. */
+  internal?: Router;
+  maxBodyBytes?: number;
+};
+
+/**
+ * The root app of some groups, with its OpenAPI documents (public: the groups' operations and the events a
+ * subscriber receives; admin: only where the admin API is mounted), the docs page and the security schemes.
+ */
+export function composeApp(provide: ServicesProvider, options: ComposeOptions): OpenAPIHono<AppEnv> {
+  const { groups } = options;
+  // The groups' browser forms: the root app puts their CORS ahead of the body limit.
+  const formPaths = groups.flatMap((group) => (group.formPaths ?? []).map((path) => `/api/v1${path}`));
+  const app = createApp(provide, { maxBodyBytes: options.maxBodyBytes, formPaths });
+  for (const group of groups) {
+    for (const path of group.publicReadPaths ?? []) app.use(`/api/v1${path}`, publicReadCors());
+    for (const router of group.routes) app.route('/api/v1', router);
+  }
+  for (const group of groups) if (group.pages) app.route('/', group.pages());
+  if (options.admin) {
+    const admin = createRouter();
+    for (const router of options.admin) admin.route('/', router);
+    app.route('/admin/v1', admin);
+  }
+  if (options.internal) app.route('/internal/v1', options.internal);
+  registerEventWebhooks(app.openAPIRegistry);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'serverKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A server key (sk_…) with the operation’s scope.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'publishableKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Api-Key',
+    description: "A publishable key (pk_…), sent by a page on one of the key's origins.",
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'adminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The platform operator’s admin token.',
+  });
+
+  const documents = new Map<string, unknown>();
+  const documentFor = (prefix: string, title: string) => {
+    let doc = documents.get(prefix);
+    if (!doc) {
+      const full = app.getOpenAPI31Document({ openapi: '3.1.0', info: { ...info, title } });
+      full.paths = Object.fromEntries(Object.entries(full.paths ?? {}).filter(([path]) => path.startsWith(prefix)));
+      // The events a subscriber receives belong to the public document.
+      if (prefix !== '/api/v1/') delete full.webhooks;
+      doc = full;
+      documents.set(prefix, doc);
+    }
+    return doc;
+  };
+  app.get('/api/v1/openapi.json', (c) => c.json(documentFor('/api/v1/', info.title)));
+  app.get('/api/v1/docs', docsPagePolicy(), Scalar({ url: '/api/v1/openapi.json', pageTitle: info.title }));
+  if (options.admin) {
+    app.get('/admin/v1/openapi.json', (c) => c.json(documentFor('/admin/v1/', `${info.title} — admin`)));
+  }
+  return app;
+}

@@ -1,0 +1,102 @@
+import type { Context } from 'hono';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { RecordKind } from '../schema/common/external';
+import { auditRead } from './audit';
+import type { Executor } from './db/index';
+import type { AppEnv, Services } from './env';
+import { notFound } from './errors';
+import { externalSyncPage } from './external-ids';
+import type { KeysetSort } from './pagination';
+import { syncSort } from './sync';
+
+type Row = Record<string, unknown>;
+
+/** A resource's records of one company, with what its presentation needs joined. */
+// biome-ignore lint/suspicious/noExplicitAny: every resource's query builder
+export type ResourceSelect<R extends Row> = (db: Executor, companyId: string) => SelectQueryBuilder<any, any, R>;
+
+/**
+ * A record of a sync API as its routes read it, declared once in `<resource>.routes.ts`: it gives the list
+ * (`updated_since`, `?external=`, keyset pages in (updated_at, key) order), the get-one (404 when unknown) and
+ * the record as shown after a write. Each writes the personal data it returns to the audit log.
+ */
+export type SyncResource<R extends Row, View> = {
+  /** How a 404 names the record: `The <noun> <key>`. */
+  noun: string;
+  table: string;
+  sort: KeysetSort;
+  /** The key column (`<table>.id` unless declared), the sort's last column. */
+  key: string;
+  /** The kind its clients' ids are kept under (lib/external-ids.ts): `?external=<source>:<id>` filters its list. */
+  external?: RecordKind;
+  select: ResourceSelect<R>;
+  /** Shapes rows as the API shows them, a whole page at once (at most one more query for the page). */
+  present: (services: Services, rows: R[]) => View[] | Promise<View[]>;
+  /** The reference of a view that carries personal data, to audit its read; undefined (or no function): none. */
+  personal?: (view: View) => string | undefined;
+};
+
+/** Declares a sync resource of `table`, keyed by `id` (or `key`) of type `idType`. */
+export function syncResource<R extends Row, View>(
+  table: string,
+  spec: Omit<SyncResource<R, View>, 'table' | 'sort' | 'key'> & { idType: 'uuid' | 'text'; key?: string },
+): SyncResource<R, View> {
+  const { idType, key = 'id', ...rest } = spec;
+  return { ...rest, table, sort: syncSort(table, idType, key), key: `${table}.${key}` };
+}
+
+async function audited<R extends Row, View>(c: Context<AppEnv>, resource: SyncResource<R, View>, views: View[]) {
+  const { personal } = resource;
+  if (!personal) return;
+  const references = views.map(personal).filter((reference): reference is string => reference !== undefined);
+  await auditRead(c, references);
+}
+
+/** One page of a sync list, shown and audited: the body of its 200 answer. */
+export async function syncList<R extends Row, View>(
+  c: Context<AppEnv>,
+  resource: SyncResource<R, View>,
+  query: { external?: string; updated_since?: string; page_size: number; cursor?: string },
+): Promise<{ results: View[]; next_cursor: string | null }> {
+  const db = c.var.services.db;
+  const companyId = c.var.company.id;
+  const select = resource.select(db, companyId);
+  const page = await externalSyncPage(db, companyId, resource.external, select, resource.sort, query);
+  const results = await resource.present(c.var.services, page.rows);
+  await audited(c, resource, results);
+  return { results, next_cursor: page.next_cursor };
+}
+
+/** The record whose column `ref` is `value`, shown and audited; undefined if the company has none. */
+async function shownWhere<R extends Row, View>(
+  c: Context<AppEnv>,
+  resource: SyncResource<R, View>,
+  ref: string,
+  value: string,
+): Promise<View | undefined> {
+  const select = resource.select(c.var.services.db, c.var.company.id);
+  const row = (await select.where(sql.ref(ref), '=', value).executeTakeFirst()) as R | undefined;
+  if (row === undefined) return undefined;
+  const [view] = await resource.present(c.var.services, [row]);
+  await audited(c, resource, [view as View]);
+  return view;
+}
+
+/** The record whose `column` is `value` (e.g. its reference in the path): the body of a get-one; 404 if none. */
+export async function readOne<R extends Row, View>(
+  c: Context<AppEnv>,
+  resource: SyncResource<R, View>,
+  column: string,
+  value: string,
+): Promise<View> {
+  const view = await shownWhere(c, resource, `${resource.table}.${column}`, value);
+  if (view === undefined) throw notFound(`The ${resource.noun} ${value}`);
+  return view;
+}
+
+/** The record a write just made or changed, by its key: the body of the write's answer. */
+export async function readWritten<R extends Row, View>(c: Context<AppEnv>, resource: SyncResource<R, View>, key: string) {
+  const view = await shownWhere(c, resource, resource.key, key);
+  if (view === undefined) throw new Error(`The ${resource.noun} ${key} just written was not found.`);
+  return view;
+}

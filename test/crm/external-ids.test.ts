@@ -1,0 +1,120 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { DatabaseHandle } from '../../lib/db/index';
+import { migrateToLatest } from '../../lib/db/migrate';
+import { readSqlMigrations } from '../../lib/db/migrations-fs';
+import { openPGlite } from '../../lib/db/pglite';
+import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+
+/**
+ * One external-id mechanism (lib/external-ids.ts, table external_ids) for every record. Migration 0010 moved
+ * activities' and tasks' `source` + `external_id` columns into it: a database that ran 0009 with follow-ups
+ * written the old way keeps them, and clients see the same answers as before.
+ */
+let api: TestApi;
+let key: string;
+let host: string;
+
+/** A database of its own, migrated up to 0009 only (the shared one and the snapshot have every migration). */
+async function databaseAt0009(): Promise<DatabaseHandle> {
+  const handle = inject('databaseUrl') ? await openTestDatabase({ own: true }) : await openPGlite();
+  const migrations = await readSqlMigrations();
+  await migrateToLatest(handle, Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0010')));
+  return handle;
+}
+
+/** Rows as the code before 0010 wrote them: the follow-ups' ids in their own columns. */
+async function writeTheOldWay(handle: DatabaseHandle): Promise<string> {
+  const company = await sql<{ id: string }>`
+    insert into companies (name, environment, currency, time_zone)
+    values ('Before 0010', 'production', 'AED', 'Asia/Dubai') returning id`.execute(handle.db);
+  const companyId = company.rows[0]!.id;
+  await sql`insert into company_hosts (host, company_id) values (${host}, ${companyId})`.execute(handle.db);
+  await sql`
+    with person as (
+      insert into contacts (company_id, reference, name) values (${companyId}, 'P-MIGRATED01', 'Mona') returning id
+    ), enquiry as (
+      insert into leads (company_id, reference, contact_id, caused_by)
+      select ${companyId}, 'L-MIGRATED01', id, 'website' from person returning id, contact_id
+    ), held as (
+      insert into external_ids (company_id, record_type, source, external_id, record_id)
+      select ${companyId}, 'contact', 'hubspot', 'c-1', id from person
+    ), note as (
+      insert into activities (company_id, reference, type, source, external_id, lead_id, contact_id, body, occurred_at)
+      select ${companyId}, 'A-MIGRATED01', 'note', 'hubspot', 'n-1', id, contact_id, 'Before', '2026-01-05T10:00:00Z'
+      from enquiry
+    ), ring as (
+      insert into activities (company_id, reference, type, source, external_id, occurred_at)
+      values (${companyId}, 'A-MIGRATED02', 'call', 'pbx', 'call:7', '2026-01-06T10:00:00Z')
+    )
+    insert into tasks (id, company_id, title, source, external_id, contact_id)
+    select 'task_migrated0000000001', ${companyId}, 'Call back', 'hubspot', 'n-1', id from person
+  `.execute(handle.db);
+  return companyId;
+}
+
+beforeAll(async () => {
+  host = `before-0010-${Date.now().toString(36)}.test`;
+  const handle = await databaseAt0009();
+  const companyId = await writeTheOldWay(handle);
+  api = await createTestApi({ handle }); // the platform applies 0010
+  const scopes = ['read:followups', 'write:followups', 'read:contacts'] as const;
+  key = (await api.createKey(companyId, { scopes: [...scopes] })).secret;
+});
+afterAll(() => api.close());
+
+const get = (path: string) => api.request(`/api/v1${path}`, { host, key });
+const post = (path: string, body: Record<string, unknown>) => api.request(`/api/v1${path}`, { host, key, body });
+
+describe('a database migrated from 0009 to 0010', () => {
+  it('keeps each activity’s source and external_id: shown, filtered by ?external=, and the first record for a repeat', async () => {
+    const found = await get('/activities?external=hubspot:n-1');
+    expect(found.json.results).toEqual([
+      expect.objectContaining({
+        reference: 'A-MIGRATED01',
+        type: 'note',
+        source: 'hubspot',
+        external_id: 'n-1',
+        lead: 'L-MIGRATED01',
+        person: 'P-MIGRATED01',
+        body: 'Before',
+        occurred_at: '2026-01-05T10:00:00.000Z',
+      }),
+    ]);
+    const colon = await get(`/activities?external=${encodeURIComponent('pbx:call:7')}`);
+    expect(colon.json.results.map((a: { reference: string }) => a.reference)).toEqual(['A-MIGRATED02']);
+    const again = await post('/activities', { type: 'email', source: 'hubspot', external_id: 'n-1', body: 'After' });
+    expect(again.status, again.text).toBe(200);
+    expect(again.json).toEqual(found.json.results[0]);
+  });
+
+  it('keeps each task’s source and external_id, apart from an activity’s equal one', async () => {
+    const task = await get('/tasks/task_migrated0000000001');
+    expect(task.json).toMatchObject({ title: 'Call back', source: 'hubspot', external_id: 'n-1', person: 'P-MIGRATED01' });
+    expect((await get('/tasks?external=hubspot:n-1')).json.results).toEqual([task.json]);
+    const again = await post('/tasks', { title: 'Another', source: 'hubspot', external_id: 'n-1' });
+    expect([again.status, again.json]).toEqual([200, task.json]);
+  });
+
+  it('keeps contacts’ ids, and takes new follow-ups once per source and external_id', async () => {
+    const contact = await get('/contacts?external=hubspot:c-1');
+    expect(contact.json.results.map((c: { reference: string; external: unknown }) => [c.reference, c.external])).toEqual([
+      ['P-MIGRATED01', [{ source: 'hubspot', id: 'c-1' }]],
+    ]);
+    const first = await post('/activities', { type: 'note', source: 'hubspot', external_id: 'n-2' });
+    const second = await post('/activities', { type: 'note', source: 'hubspot', external_id: 'n-2' });
+    expect([first.status, second.status, second.json.reference]).toEqual([201, 200, first.json.reference]);
+  });
+
+  it('drops the old columns; external_ids takes any lower-case kind (a new group needs no migration of it)', async () => {
+    const columns = await sql<{ table_name: string; column_name: string }>`
+      select table_name, column_name from information_schema.columns
+      where table_name in ('activities', 'tasks') and column_name in ('source', 'external_id')`.execute(api.db);
+    expect(columns.rows).toEqual([]);
+    const insert = (kind: string) =>
+      sql`insert into external_ids (company_id, record_type, source, external_id, record_id)
+          select company_id, ${kind}, 'crm', ${`x-${kind}`}, 'lease_1' from company_hosts where host = ${host}`.execute(api.db);
+    await expect(insert('lease')).resolves.toBeDefined();
+    await expect(insert('Lease')).rejects.toThrow(/external_ids_record_type_check/);
+  });
+});
