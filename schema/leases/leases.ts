@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import Big from 'big.js';
-import { calendarDate, externalQuery, listOf, syncQuery } from '../common/api';
+import { calendarDate, listOf, syncQuery } from '../common/api';
+import { externalQuery } from '../common/external';
 import { ExternalInput, ExternalSchema } from '../common/external';
 import { decimalInput, moneyOutput } from '../common/money';
 import { WarningSchema } from '../common/warnings';

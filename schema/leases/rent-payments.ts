@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { calendarDate, externalQuery, listOf, syncQuery } from '../common/api';
+import { calendarDate, listOf, syncQuery } from '../common/api';
+import { externalQuery } from '../common/external';
 import { ExternalInput, ExternalSchema } from '../common/external';
 import { decimalInput, moneyOutput } from '../common/money';
 import { rentPaymentStatuses } from './db';
