@@ -88,7 +88,19 @@ beforeAll(async () => {
     body: bodies['POST /api/v1/contacts'],
   });
   references.contacts = contact.json.reference;
-  for (const collection of ['leads', 'tasks']) {
+  // A lease's example names contacts of another company: here its parties are this company's.
+  const landlord = await api.request('/api/v1/contacts', {
+    host: company.host,
+    key: keys.all,
+    body: { email: 'landlord@example.com' },
+  });
+  const lease = {
+    ...(bodies['POST /api/v1/leases'] as object),
+    renter: contact.json.reference,
+    landlord: landlord.json.reference,
+  };
+  bodies['POST /api/v1/leases'] = lease;
+  for (const collection of ['leads', 'tasks', 'leases']) {
     const path = `/api/v1/${collection}`;
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id;

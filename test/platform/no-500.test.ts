@@ -200,7 +200,8 @@ describe('no date or instant gives a 500', () => {
     const { host } = ctx.company;
     const home = await newHome(ctx);
     const scopes = ['write:leads', 'read:leads', 'read:contacts', 'read:followups', 'write:followups', 'read:members'] as const;
-    const key = (await api.createKey(ctx.company.id, { scopes: [...scopes] })).secret;
+    const leaseScopes = ['write:contacts', 'read:leases', 'write:leases'] as const;
+    const key = (await api.createKey(ctx.company.id, { scopes: [...scopes, ...leaseScopes] })).secret;
     const consent = { consent: true, consent_version: 'v1', email: 'no-500@example.com' };
     const lead = (await api.request('/api/v1/leads', { host, key, body: consent })).json.reference;
     const followup = { source: 'crm', external_id: 'no-500' };
@@ -215,7 +216,15 @@ describe('no date or instant gives a 500', () => {
       body: bookingBody(home, day1, day2),
       headers: { 'X-Api-Key': ctx.pk, Origin: origin },
     });
-    for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments'])
+    const party = async (email: string) => (await api.request('/api/v1/contacts', { host, key, body: { email } })).json.reference;
+    const [renter, landlord] = [await party('renter.no-500@example.com'), await party('landlord.no-500@example.com')];
+    const term = { start: day1, end: day(30 + 364) };
+    const rent = { amount: '1000', period: 'month' };
+    const lease = { home: 'marina-gate-1br-furnished', renter, landlord, term, rent, schedule: { payments: 12 } };
+    api1('POST /leases', '/leases', { key, body: lease });
+    const draft = (await api.request('/api/v1/leases', { host, key, body: lease })).json.reference;
+    api1('PATCH /leases/{reference}', `/leases/${draft}`, { key, body: { term } });
+    for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases'])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
     api1('POST /tasks', '/tasks', { key, body: { title: 'T', ...followup, due_on: day1 } });
     api1('PATCH /tasks/{task_id}', `/tasks/${task}`, { key, body: { due_on: day1 } });

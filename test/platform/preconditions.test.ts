@@ -25,6 +25,16 @@ const makers: Record<string, { create: () => Promise<string>; change: () => Reco
         .reference,
     change: () => ({ next_action: { text: `Call back ${serial++}` } }),
   },
+  leases: {
+    create: async () => {
+      const party = async () =>
+        (await call('POST', '/api/v1/contacts', { email: `party.${serial++}@example.com` })).json.reference;
+      const term = { start: '2027-01-01', end: '2027-12-31' };
+      const body = { home: 'jvc-2br-townhouse', term, rent: { amount: '90000', period: 'year' }, schedule: { payments: 4 } };
+      return (await call('POST', '/api/v1/leases', { ...body, renter: await party(), landlord: await party() })).json.reference;
+    },
+    change: () => ({ notes: `Notes ${serial++}` }),
+  },
   tasks: {
     create: async () =>
       (await call('POST', '/api/v1/tasks', { title: 'Pre', source: 'pre', external_id: `${serial++}` })).json.task_id,
@@ -43,6 +53,7 @@ const writes: Operation[] = [];
 beforeAll(async () => {
   api = await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
   company = await api.createCompany();
+  await api.importCatalogue(company.id);
   key = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
   const doc = (await api.request('/api/v1/openapi.json')).json;
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
@@ -61,8 +72,8 @@ afterAll(() => api.close());
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
 
 describe('versioned records', () => {
-  it('are declared for contacts, leads and tasks, and every one has a maker here', () => {
-    expect(reads.map((r) => r.collection).sort()).toEqual(['contacts', 'leads', 'tasks']);
+  it('are declared for contacts, leads, leases and tasks, and every one has a maker here', () => {
+    expect(reads.map((r) => r.collection).sort()).toEqual(['contacts', 'leads', 'leases', 'tasks']);
     expect(writes.length).toBeGreaterThanOrEqual(3);
     for (const op of [...reads, ...writes]) expect(makers[op.collection], op.path).toBeDefined();
   });

@@ -1,0 +1,107 @@
+import { createRouter } from '../../lib/app';
+import { actorOf } from '../../lib/audit';
+import { transactionRetryingConflict } from '../../lib/external-ids';
+import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
+import { LeaseInput, LeaseListSchema, LeaseParams, LeasePatchInput, LeaseSchema, LeasesQuery } from '../../schema/leases/leases';
+import { updateLease } from './changes';
+import { createLease, selectLeases } from './leases';
+import { type LeaseRecord, type LeaseView, presentLeases } from './leases.present';
+import { leasesRoute } from './route';
+
+/** A lease names its renter and landlord (personal data): every read is audited. */
+const resource = syncResource<LeaseRecord, LeaseView>('leases', {
+  idType: 'uuid',
+  noun: 'lease',
+  external: 'lease',
+  select: selectLeases,
+  present: (services, rows) => presentLeases(services.db, rows),
+  personal: (view) => view.reference,
+});
+
+const record = { table: 'leases', column: 'reference', param: 'reference' } as const;
+
+export const leaseExample = {
+  home: 'marina-gate-1br-furnished',
+  renter: 'P-7K3M9Q2XAB',
+  landlord: 'P-4H8N2R6TCD',
+  term: { start: '2027-01-01', end: '2027-12-31' },
+  rent: { amount: '120000.00', period: 'year' as const },
+  deposit: '6000.00',
+  schedule: { payments: 4 },
+  external: { source: 'yardi', id: 'lease-1001' },
+};
+
+const listRoute = leasesRoute('read:leases', {
+  method: 'get',
+  path: '/leases',
+  summary: 'Leases, in (updated_at, id) order for sync',
+  request: { query: LeasesQuery },
+  responses: { 200: json(LeaseListSchema, 'A page of leases') },
+});
+const oneRoute = leasesRoute('read:leases', {
+  method: 'get',
+  path: '/leases/{reference}',
+  record,
+  summary: 'One lease, with its notices and payment schedule',
+  request: { params: LeaseParams, query: noQuery },
+  responses: { 200: json(LeaseSchema, 'The lease') },
+});
+const addRoute = leasesRoute('write:leases', {
+  method: 'post',
+  path: '/leases',
+  summary: 'Add a draft lease with its payment schedule',
+  request: { body: jsonBody(LeaseInput, leaseExample) },
+  responses: {
+    201: json(LeaseSchema, 'A new draft lease'),
+    200: json(LeaseSchema, 'The lease added before with the same external id'),
+  },
+});
+
+const patchRoute = leasesRoute('write:leases', {
+  method: 'patch',
+  path: '/leases/{reference}',
+  record,
+  summary: 'Change a draft’s terms (schedule regenerated), or registration, fee, handler, notes and your id at any time',
+  request: {
+    params: LeaseParams,
+    body: jsonBody(LeasePatchInput, { registration: 'EJ-2027-004512', notes: 'Keys handed over.' }),
+  },
+  responses: {
+    200: json(LeaseSchema, 'The lease'),
+    409: problem('`lease_terms_locked`: the lease is no longer a draft, so its terms do not change'),
+  },
+});
+
+export const leases = createRouter()
+  .openapi(listRoute, async (c) => {
+    const { status, home, ...query } = c.req.valid('query');
+    const filtered = {
+      ...resource,
+      select: (db: Parameters<typeof selectLeases>[0], companyId: string) => {
+        let select = selectLeases(db, companyId);
+        if (status !== undefined) select = select.where('leases.status', '=', status);
+        if (home !== undefined) select = select.where('home.slug_en', '=', home);
+        return select;
+      },
+    };
+    return c.json(await syncList(c, filtered, query), 200);
+  })
+  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
+  .openapi(addRoute, async (c) => {
+    const input = c.req.valid('json');
+    const company = c.var.company;
+    const result = await transactionRetryingConflict(c.var.services.db, (trx) =>
+      createLease(trx, company, input, actorOf(c.var.caller)),
+    );
+    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
+  })
+  .openapi(patchRoute, async (c) => {
+    const { reference } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const company = c.var.company;
+    const id = await transactionRetryingConflict(c.var.services.db, (trx) =>
+      updateLease(trx, company, reference, input, actorOf(c.var.caller)),
+    );
+    return c.json(await readWritten(c, resource, id), 200);
+  });

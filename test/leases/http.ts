@@ -1,0 +1,49 @@
+import { createTestApi, type TestApi } from '../support/harness';
+
+/** A company with the demo catalogue, two contacts, a member and keys: what the lease route tests share. */
+export async function leaseWorld(api?: TestApi) {
+  const own = api ?? (await createTestApi());
+  const company = await own.demoCompany();
+  const writer = await own.createKey(company.id, { scopes: ['write:leases'] });
+  const reader = await own.createKey(company.id, { scopes: ['read:leases'] });
+  const contactsKey = (await own.createKey(company.id, { scopes: ['write:contacts'] })).secret;
+  const contact = async (email: string) => {
+    const res = await own.request('/api/v1/contacts', { host: company.host, key: contactsKey, body: { name: email, email } });
+    if (res.status !== 201) throw new Error(res.text);
+    return res.json.reference as string;
+  };
+  const renter = await contact('renter@example.com');
+  const landlord = await contact('landlord@example.com');
+  const handler = (await own.admin(`/companies/${company.id}/members`, { body: { name: 'Lina' } })).json.id as string;
+  let serial = 0;
+  const world = {
+    api: own,
+    company,
+    writer,
+    reader,
+    renter,
+    landlord,
+    handler,
+    unique: () => `${Date.now().toString(36)}-${serial++}`,
+    post: (body: Record<string, unknown>) => own.request('/api/v1/leases', { host: company.host, key: writer.secret, body }),
+    write: (path: string, body: unknown, headers: Record<string, string> = {}, method = 'POST') =>
+      own.request(`/api/v1${path}`, { host: company.host, key: writer.secret, method, body, headers }),
+    get: (path: string) => own.request(`/api/v1${path}`, { host: company.host, key: reader.secret }),
+    /** A valid draft's body: a year at 120000 a year in 4 payments on a lease listing of the demo catalogue. */
+    body: (overrides: Record<string, unknown> = {}) => ({
+      home: 'marina-gate-1br-furnished',
+      renter,
+      landlord,
+      term: { start: '2027-01-01', end: '2027-12-31' },
+      rent: { amount: '120000', period: 'year' },
+      deposit: '6000',
+      schedule: { payments: 4 },
+      ...overrides,
+    }),
+    eventsOf: async (reference: string) =>
+      (await own.db.selectFrom('events').selectAll().where('company_id', '=', company.id).orderBy('created_at').execute())
+        .filter((e) => e.data.lease === reference)
+        .map((e) => e.type),
+  };
+  return world;
+}
