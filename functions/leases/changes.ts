@@ -1,6 +1,6 @@
 import Big from 'big.js';
 import type { Updateable } from 'kysely';
-import type { Trx } from '../../lib/db/index';
+import { type Db, isUniqueViolation, type Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { linkExternal } from '../../lib/external-ids';
@@ -169,4 +169,32 @@ async function keptScheduleWarnings(
         )
       : [];
   return leaseWarnings(facts, notices, scheduleWarnings, rules);
+}
+
+/** PostgreSQL's unique violation of `leases_one_active`: another lease of the home became active first. */
+function isHomeOccupied(error: unknown): boolean {
+  return isUniqueViolation(error) && (error as { constraint?: unknown }).constraint === 'leases_one_active';
+}
+
+/**
+ * Activates a draft and records `lease.activated`. Refused (409 `lease_home_occupied`) only when another lease of the
+ * home is active, which the partial unique index `leases_one_active` decides: of concurrent activations of two drafts
+ * of one home, one commits and the others fail there. Activating an active lease again answers it (nothing written);
+ * an ended lease is `409 invalid_transition`.
+ */
+export async function activateLease(db: Db, company: Company, reference: string, causedBy: CausedBy): Promise<string> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const lease = await lockLease(trx, company.id, reference);
+      if (lease.status === 'active') return lease.id;
+      if (lease.status === 'ended') throw new ApiError('invalid_transition', `The lease ${reference} has ended.`);
+      await trx.updateTable('leases').set({ status: 'active', activated_at: new Date() }).where('id', '=', lease.id).execute();
+      const data = { lease: lease.reference, home: lease.home_slug };
+      await recordEvent(trx, { companyId: company.id, type: 'lease.activated', causedBy, data });
+      return lease.id;
+    });
+  } catch (error) {
+    if (!isHomeOccupied(error)) throw error;
+    throw new ApiError('lease_home_occupied', `Another lease of this home is active: end it before activating ${reference}.`);
+  }
 }

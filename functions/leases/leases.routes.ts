@@ -4,7 +4,7 @@ import { transactionRetryingConflict } from '../../lib/external-ids';
 import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import { LeaseInput, LeaseListSchema, LeaseParams, LeasePatchInput, LeaseSchema, LeasesQuery } from '../../schema/leases/leases';
-import { updateLease } from './changes';
+import { activateLease, updateLease } from './changes';
 import { createLease, selectLeases } from './leases';
 import { type LeaseRecord, type LeaseView, presentLeases } from './leases.present';
 import { leasesRoute } from './route';
@@ -73,6 +73,18 @@ const patchRoute = leasesRoute('write:leases', {
   },
 });
 
+const activateRoute = leasesRoute('write:leases', {
+  method: 'post',
+  path: '/leases/{reference}/activate',
+  record,
+  summary: 'Activate a draft lease',
+  request: { params: LeaseParams },
+  responses: {
+    200: json(LeaseSchema, 'The active lease (also when it was active already)'),
+    409: problem('`lease_home_occupied`: another lease of the home is active; `invalid_transition`: the lease has ended'),
+  },
+});
+
 export const leases = createRouter()
   .openapi(listRoute, async (c) => {
     const { status, home, ...query } = c.req.valid('query');
@@ -103,5 +115,10 @@ export const leases = createRouter()
     const id = await transactionRetryingConflict(c.var.services.db, (trx) =>
       updateLease(trx, company, reference, input, actorOf(c.var.caller)),
     );
+    return c.json(await readWritten(c, resource, id), 200);
+  })
+  .openapi(activateRoute, async (c) => {
+    const { reference } = c.req.valid('param');
+    const id = await activateLease(c.var.services.db, c.var.company, reference, actorOf(c.var.caller));
     return c.json(await readWritten(c, resource, id), 200);
   });

@@ -61,7 +61,8 @@ beforeAll(async () => {
       const collection = path.split('/')[3] as string;
       const operation = { method: method.toUpperCase(), path, collection };
       if (method === 'get' && op.responses?.['200']?.headers?.ETag) reads.push(operation);
-      if (method !== 'get' && (op.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'if-match')) {
+      // The PATCH of each record: its actions (e.g. POST /leases/{reference}/activate) test If-Match in their group.
+      if (method === 'patch' && (op.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'if-match')) {
         writes.push(operation);
       }
     }
