@@ -145,7 +145,7 @@ async function replaceSchedule(
 }
 
 /** The warnings of a lease whose schedule stays: explicit rows are judged again against the term's rent. */
-async function keptScheduleWarnings(
+export async function keptScheduleWarnings(
   trx: Trx,
   lease: { id: string; schedule_count: number | null },
   facts: LeaseFacts,

@@ -3,7 +3,16 @@ import { actorOf } from '../../lib/audit';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
-import { LeaseInput, LeaseListSchema, LeaseParams, LeasePatchInput, LeaseSchema, LeasesQuery } from '../../schema/leases/leases';
+import {
+  LeaseInput,
+  LeaseListSchema,
+  LeaseParams,
+  LeasePatchInput,
+  LeaseSchema,
+  LeasesQuery,
+  NoticeInput,
+} from '../../schema/leases/leases';
+import { giveNotice } from './notices';
 import { activateLease, updateLease } from './changes';
 import { createLease, selectLeases } from './leases';
 import { type LeaseRecord, type LeaseView, presentLeases } from './leases.present';
@@ -85,6 +94,21 @@ const activateRoute = leasesRoute('write:leases', {
   },
 });
 
+const noticeRoute = leasesRoute('write:leases', {
+  method: 'post',
+  path: '/leases/{reference}/notice',
+  record,
+  summary: 'Record a notice given on an active lease (to vacate, to renew, a rent change)',
+  request: {
+    params: LeaseParams,
+    body: jsonBody(NoticeInput, { given_on: '2027-09-15', by: 'renter', intent: 'renew', proposed_rent: '126000.00' }),
+  },
+  responses: {
+    200: json(LeaseSchema, 'The lease with the notice listed and its warnings recomputed'),
+    409: problem('`invalid_transition`: only an active lease takes notices'),
+  },
+});
+
 export const leases = createRouter()
   .openapi(listRoute, async (c) => {
     const { status, home, ...query } = c.req.valid('query');
@@ -120,5 +144,14 @@ export const leases = createRouter()
   .openapi(activateRoute, async (c) => {
     const { reference } = c.req.valid('param');
     const id = await activateLease(c.var.services.db, c.var.company, reference, actorOf(c.var.caller));
+    return c.json(await readWritten(c, resource, id), 200);
+  })
+  .openapi(noticeRoute, async (c) => {
+    const { reference } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const { company, services } = c.var;
+    const id = await services.db
+      .transaction()
+      .execute((trx) => giveNotice(trx, company, reference, input, services.now(), actorOf(c.var.caller)));
     return c.json(await readWritten(c, resource, id), 200);
   });

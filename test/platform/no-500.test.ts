@@ -224,6 +224,13 @@ describe('no date or instant gives a 500', () => {
     api1('POST /leases', '/leases', { key, body: lease });
     const draft = (await api.request('/api/v1/leases', { host, key, body: lease })).json.reference;
     api1('PATCH /leases/{reference}', `/leases/${draft}`, { key, body: { term } });
+    const home2 = { ...lease, home: 'jvc-studio-unfurnished' };
+    const active = (await api.request('/api/v1/leases', { host, key, body: home2 })).json.reference;
+    await api.request(`/api/v1/leases/${active}/activate`, { host, key, method: 'POST' });
+    api1('POST /leases/{reference}/notice', `/leases/${active}/notice`, {
+      key,
+      body: { given_on: day1, by: 'renter', intent: 'vacate', vacate_on: day2 },
+    });
     for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases'])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
     api1('POST /tasks', '/tasks', { key, body: { title: 'T', ...followup, due_on: day1 } });
