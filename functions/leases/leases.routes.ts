@@ -4,6 +4,7 @@ import { transactionRetryingConflict } from '../../lib/external-ids';
 import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
+  EndInput,
   LeaseInput,
   LeaseListSchema,
   LeaseParams,
@@ -12,6 +13,7 @@ import {
   LeasesQuery,
   NoticeInput,
 } from '../../schema/leases/leases';
+import { endLease } from './end';
 import { giveNotice } from './notices';
 import { activateLease, updateLease } from './changes';
 import { createLease, selectLeases } from './leases';
@@ -109,6 +111,24 @@ const noticeRoute = leasesRoute('write:leases', {
   },
 });
 
+const endRoute = leasesRoute('write:leases', {
+  method: 'post',
+  path: '/leases/{reference}/end',
+  record,
+  summary: 'End an active lease with its deposit’s outcome (payments due after its end are cancelled)',
+  request: {
+    params: LeaseParams,
+    body: jsonBody(EndInput, {
+      ended_on: '2027-12-31',
+      deposit: { outcome: 'returned_with_deductions', deductions: '1500.00', reason: 'Repainting' },
+    }),
+  },
+  responses: {
+    200: json(LeaseSchema, 'The ended lease'),
+    409: problem('`invalid_transition`: only an active lease ends'),
+  },
+});
+
 export const leases = createRouter()
   .openapi(listRoute, async (c) => {
     const { status, home, ...query } = c.req.valid('query');
@@ -153,5 +173,14 @@ export const leases = createRouter()
     const id = await services.db
       .transaction()
       .execute((trx) => giveNotice(trx, company, reference, input, services.now(), actorOf(c.var.caller)));
+    return c.json(await readWritten(c, resource, id), 200);
+  })
+  .openapi(endRoute, async (c) => {
+    const { reference } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const { company, services } = c.var;
+    const id = await services.db
+      .transaction()
+      .execute((trx) => endLease(trx, company, reference, input, services.now(), actorOf(c.var.caller)));
     return c.json(await readWritten(c, resource, id), 200);
   });

@@ -231,6 +231,13 @@ describe('no date or instant gives a 500', () => {
       key,
       body: { given_on: day1, by: 'renter', intent: 'vacate', vacate_on: day2 },
     });
+    const home3 = { ...lease, home: 'executive-towers-1br' };
+    const ending = (await api.request('/api/v1/leases', { host, key, body: home3 })).json.reference;
+    await api.request(`/api/v1/leases/${ending}/activate`, { host, key, method: 'POST' });
+    api1('POST /leases/{reference}/end', `/leases/${ending}/end`, {
+      key,
+      body: { ended_on: day2, deposit: { outcome: 'kept' } },
+    });
     for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases'])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
     api1('POST /tasks', '/tasks', { key, body: { title: 'T', ...followup, due_on: day1 } });
