@@ -12,9 +12,11 @@ import {
   LeaseSchema,
   LeasesQuery,
   NoticeInput,
+  RenewInput,
 } from '../../schema/leases/leases';
 import { endLease } from './end';
 import { giveNotice } from './notices';
+import { renewLease } from './renew';
 import { activateLease, updateLease } from './changes';
 import { createLease, selectLeases } from './leases';
 import { type LeaseRecord, type LeaseView, presentLeases } from './leases.present';
@@ -111,6 +113,17 @@ const noticeRoute = leasesRoute('write:leases', {
   },
 });
 
+const renewRoute = leasesRoute('write:leases', {
+  method: 'post',
+  path: '/leases/{reference}/renew',
+  summary: 'The one renewal draft of an active or ended lease (sent again: the same lease)',
+  request: { params: LeaseParams, body: jsonBody(RenewInput, { rent: { amount: '126000.00', period: 'year' } }) },
+  responses: {
+    201: json(LeaseSchema, 'The new renewal draft'),
+    200: json(LeaseSchema, 'The lease’s renewal, made before (whatever its status)'),
+    409: problem('`invalid_transition`: a draft is not renewed'),
+  },
+});
 const endRoute = leasesRoute('write:leases', {
   method: 'post',
   path: '/leases/{reference}/end',
@@ -183,4 +196,13 @@ export const leases = createRouter()
       .transaction()
       .execute((trx) => endLease(trx, company, reference, input, services.now(), actorOf(c.var.caller)));
     return c.json(await readWritten(c, resource, id), 200);
+  })
+  .openapi(renewRoute, async (c) => {
+    const { reference } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const company = c.var.company;
+    const result = await transactionRetryingConflict(c.var.services.db, (trx) =>
+      renewLease(trx, company, reference, input, actorOf(c.var.caller)),
+    );
+    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
   });

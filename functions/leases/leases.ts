@@ -1,12 +1,12 @@
 import Big from 'big.js';
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
 import { fitsDigits } from '../../lib/money';
 import { newReference } from '../../lib/references';
-import type { Warning } from '../../schema/leases/db';
+import type { LeasesTable, Warning } from '../../schema/leases/db';
 import type { LeaseInputValue, ScheduleInputValue } from '../../schema/leases/leases';
 import type { Company } from '../../schema/platform/db';
 import { checkHandler, fieldProblem, resolveContact, resolveHome } from './parties';
@@ -120,11 +120,10 @@ export async function createLease(
   const facts: LeaseFacts = { term, rent, deposit, notice_days: input.notice_days ?? rules.noticeDays, renews: null };
   const plan = planTerms(facts, input.schedule, [], rules);
 
-  const lease = await trx
-    .insertInto('leases')
-    .values({
-      company_id: company.id,
-      reference: newReference('T'),
+  const lease = await insertDraft(
+    trx,
+    company.id,
+    {
       listing_id: listingId,
       renter_id: renterId,
       landlord_id: landlordId,
@@ -136,16 +135,13 @@ export async function createLease(
       registration: input.registration ?? null,
       notice_days: facts.notice_days,
       renewal_terms: input.renewal_terms ?? null,
-      schedule_count: plan.schedule.count,
       fee_kind: fee?.kind ?? null,
       fee_value: fee?.value ?? null,
       handler_id: input.handler ?? null,
       notes: input.notes ?? null,
-      warnings: JSON.stringify(plan.warnings),
-    })
-    .returning(['id', 'reference'])
-    .executeTakeFirstOrThrow();
-  await insertPayments(trx, company.id, lease.id, plan.schedule.rows);
+    },
+    plan,
+  );
   if (input.external) await linkNewRecord(trx, company.id, 'lease', lease.id, input.external);
   await recordEvent(trx, {
     companyId: company.id,
@@ -154,4 +150,29 @@ export async function createLease(
     data: { lease: lease.reference, home: input.home },
   });
   return { id: lease.id, created: true };
+}
+
+/** The columns of a new draft besides those insertDraft sets (its company, reference, schedule count and warnings). */
+export type DraftValues = Omit<Insertable<LeasesTable>, 'company_id' | 'reference' | 'schedule_count' | 'warnings'>;
+
+/** Writes a draft lease with a new `T-` reference and its schedule's rent payments. */
+export async function insertDraft(
+  trx: Trx,
+  companyId: string,
+  values: DraftValues,
+  plan: { schedule: { rows: ScheduleRow[]; count: number | null }; warnings: Warning[] },
+) {
+  const lease = await trx
+    .insertInto('leases')
+    .values({
+      ...values,
+      company_id: companyId,
+      reference: newReference('T'),
+      schedule_count: plan.schedule.count,
+      warnings: JSON.stringify(plan.warnings),
+    })
+    .returning(['id', 'reference'])
+    .executeTakeFirstOrThrow();
+  await insertPayments(trx, companyId, lease.id, plan.schedule.rows);
+  return lease;
 }

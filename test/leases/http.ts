@@ -16,6 +16,7 @@ export async function leaseWorld(api?: TestApi) {
   const landlord = await contact('landlord@example.com');
   const handler = (await own.admin(`/companies/${company.id}/members`, { body: { name: 'Lina' } })).json.id as string;
   let serial = 0;
+  const homes = ['burj-vista-2br-fountain-view', 'al-reem-3br-sea-view', 'jvc-2br-townhouse', 'business-bay-fitted-office'];
   const world = {
     api: own,
     company,
@@ -40,6 +41,13 @@ export async function leaseWorld(api?: TestApi) {
       schedule: { payments: 4 },
       ...overrides,
     }),
+    /** An active lease (made by the activate route) of a lease listing of its own, at most four per world. */
+    activeLease: async (overrides: Record<string, unknown> = {}) => {
+      const lease = (await world.post(world.body({ home: homes.pop(), ...overrides }))).json;
+      const activated = await world.write(`/leases/${lease.reference}/activate`, undefined);
+      if (activated.status !== 200) throw new Error(activated.text);
+      return lease;
+    },
     eventsOf: async (reference: string) =>
       (await own.db.selectFrom('events').selectAll().where('company_id', '=', company.id).orderBy('created_at').execute())
         .filter((e) => e.data.lease === reference)

@@ -7,13 +7,7 @@ beforeAll(async () => {
 });
 afterAll(() => w.api.close());
 
-const homes = ['burj-vista-2br-fountain-view', 'al-reem-3br-sea-view', 'jvc-2br-townhouse', 'business-bay-fitted-office'];
-/** An active lease of 2027 paid in 4 payments (Jan 1, Apr 1, Jul 1, Oct 1). */
-async function activeLease() {
-  const lease = (await w.post(w.body({ home: homes.pop() }))).json;
-  expect((await w.write(`/leases/${lease.reference}/activate`, undefined)).status).toBe(200);
-  return lease.reference as string;
-}
+const activeLease = async () => (await w.activeLease()).reference as string;
 const end = (reference: string, body: Record<string, unknown>) => w.write(`/leases/${reference}/end`, body);
 
 describe('POST /leases/{reference}/end', () => {

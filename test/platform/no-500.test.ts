@@ -234,6 +234,7 @@ describe('no date or instant gives a 500', () => {
     const home3 = { ...lease, home: 'executive-towers-1br' };
     const ending = (await api.request('/api/v1/leases', { host, key, body: home3 })).json.reference;
     await api.request(`/api/v1/leases/${ending}/activate`, { host, key, method: 'POST' });
+    api1('POST /leases/{reference}/renew', `/leases/${active}/renew`, { key, body: { term: { start: day1, end: day2 } } });
     api1('POST /leases/{reference}/end', `/leases/${ending}/end`, {
       key,
       body: { ended_on: day2, deposit: { outcome: 'kept' } },
