@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../functions/app';
+import { buildApp, type GroupName, routeGroups } from '../../functions/app';
 import { importCatalogue } from '../../functions/catalogue/content';
 import { createCompany } from '../../functions/admin/companies';
 import { randomToken, sha256 } from '../../lib/crypto';
@@ -26,11 +26,12 @@ import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
 // The local server (as .ci/run names it); the WebSocket proxy only relays to loopback hosts.
 const SERVER = `postgresql://${process.env.PGUSER ?? 'postgres'}@${process.env.PGHOST ?? '127.0.0.1'}:5432`;
 const root = new URL('../../', import.meta.url);
-const groupNames = ['catalogue', 'crm', 'forms', 'stay'] as const;
-const bundles = {
-  default: fileURLToPath(new URL('dist/worker/worker.js', root)),
-  ...Object.fromEntries(groupNames.map((name) => [name, fileURLToPath(new URL(`dist/worker-${name}/worker.js`, root))])),
-} as Record<'default' | (typeof groupNames)[number], string>;
+// Every route group's own Worker (functions/<group>/worker.ts), from the one list of groups.
+const groupNames: GroupName[] = routeGroups.map((group) => group.name as GroupName);
+const withJobs = routeGroups.filter((group) => (group.jobs ?? []).length > 0).map((group) => group.name);
+const bundleOf = (name: 'default' | GroupName) =>
+  fileURLToPath(new URL(name === 'default' ? 'dist/worker/worker.js' : `dist/worker-${name}/worker.js`, root));
+const bundles = ['default' as const, ...groupNames].map(bundleOf);
 
 const suffix = randomBytes(4).toString('hex');
 const databaseName = `pa_workerd_${suffix}`;
@@ -59,11 +60,7 @@ async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> 
 }
 
 /** A request to one of the Workers (Miniflare keeps the URL, so the Host is the company's). */
-async function call(
-  worker: 'default' | 'admin' | (typeof groupNames)[number],
-  path: string,
-  init: { host?: string; headers?: Record<string, string> } = {},
-) {
+async function call(worker: string, path: string, init: { host?: string; headers?: Record<string, string> } = {}) {
   if (!mf) throw new Error('Miniflare is not running');
   const fetcher = await mf.getWorker(worker);
   return fetcher.fetch(`http://${init.host ?? host}${path}`, { headers: init.headers });
@@ -79,9 +76,9 @@ async function expectProblem(response: Awaited<ReturnType<typeof call>>, status:
 }
 
 beforeAll(async () => {
-  for (const [name, path] of Object.entries(bundles)) {
+  for (const path of bundles) {
     await stat(path).catch(() => {
-      throw new Error(`The ${name} bundle ${path} is missing: run \`npm run test:workerd\` (it builds first).`);
+      throw new Error(`The bundle ${path} is missing: run \`npm run test:workerd\` (it builds first).`);
     });
   }
   const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
@@ -132,9 +129,9 @@ beforeAll(async () => {
       // The default Worker as wrangler.toml deploys it (ADMIN_API "off"), the same bundle with the admin API
       // switched on (the control that proves the 404s below come from the switch), and each group alone
       // (ADMIN_API "on" there too: a group's entry must ignore it).
-      worker('default', bundles.default, { ADMIN_API: 'off' }),
-      worker('admin', bundles.default, { ADMIN_API: 'on' }),
-      ...groupNames.map((name) => worker(name, bundles[name], { ADMIN_API: 'on' })),
+      worker('default', bundleOf('default'), { ADMIN_API: 'off' }),
+      worker('admin', bundleOf('default'), { ADMIN_API: 'on' }),
+      ...groupNames.map((name) => worker(name, bundleOf(name), { ADMIN_API: 'on' })),
     ],
   });
   await mf.ready;
@@ -355,13 +352,13 @@ describe('group Worker bundles in workerd', () => {
     await expectProblem(await call('catalogue', `/stay/${'a'.repeat(32)}`), 404, 'not_found');
   });
 
-  it('run their own scheduled jobs where they have any (crm, stay), and have no scheduled handler otherwise', async () => {
+  it('run their own scheduled jobs where they have any, and have no scheduled handler otherwise', async () => {
     if (!mf) throw new Error('Miniflare is not running');
-    for (const name of ['crm', 'stay']) {
+    for (const name of withJobs) {
       expect((await (await mf.getWorker(name)).scheduled({ cron: '* * * * *' })).outcome, name).toBe('ok');
     }
     // Without a scheduled() handler, workerd reports the Cron Trigger as an exception.
-    for (const name of ['catalogue', 'forms']) {
+    for (const name of groupNames.filter((name) => !withJobs.includes(name))) {
       expect((await (await mf.getWorker(name)).scheduled({ cron: '* * * * *' })).outcome, name).toBe('exception');
     }
   });
@@ -369,7 +366,7 @@ describe('group Worker bundles in workerd', () => {
 
 describe('bundles', () => {
   it('contain no Node-only database or file-system modules', async () => {
-    for (const path of Object.values(bundles)) {
+    for (const path of bundles) {
       const map = JSON.parse(await readFile(`${path}.map`, 'utf8')) as { sources: string[] };
       const nodeOnly = map.sources.filter((source) =>
         /node_modules\/(pg|pg-[a-z-]+|@electric-sql\/pglite|kysely-pglite-dialect|ws)\/|lib\/db\/(pglite|postgres|migrations-fs)\.ts|lib\/node\//.test(
