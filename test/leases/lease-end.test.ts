@@ -57,4 +57,13 @@ describe('POST /leases/{reference}/end', () => {
     expect(refused.status).toBe(409);
     expect((await w.get(`/leases/${reference}`)).json.status).toBe('active');
   });
+
+  it('refuses a stale If-Match with 412 precondition_failed and changes nothing', async () => {
+    const reference = await activeLease();
+    const before = (await w.get(`/leases/${reference}`)).json;
+    const stale = await w.write(`/leases/${reference}/end`, { deposit: { outcome: 'kept' } }, { 'If-Match': '"v999"' });
+    expect(stale.status, stale.text).toBe(412);
+    expect(stale.json.code).toBe('precondition_failed');
+    expect((await w.get(`/leases/${reference}`)).json).toEqual(before);
+  });
 });

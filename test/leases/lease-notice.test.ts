@@ -63,4 +63,17 @@ describe('POST /leases/{reference}/notice', () => {
     expect((await notice(draft, { by: 'renter', intent: 'vacate', proposed_rent: '1' })).status).toBe(400);
     expect(await w.eventsOf(draft)).toEqual(['lease.created']);
   });
+
+  it('refuses a stale If-Match with 412 precondition_failed and changes nothing', async () => {
+    const reference = await activeLease();
+    const before = (await w.get(`/leases/${reference}`)).json;
+    const stale = await w.write(
+      `/leases/${reference}/notice`,
+      { given_on: '2027-10-02', by: 'renter', intent: 'renew', proposed_rent: '126000' },
+      { 'If-Match': '"v999"' },
+    );
+    expect(stale.status, stale.text).toBe(412);
+    expect(stale.json.code).toBe('precondition_failed');
+    expect((await w.get(`/leases/${reference}`)).json).toEqual(before);
+  });
 });
