@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { sql } from 'kysely';
 import type { Db, Executor, Trx } from './db/index';
 import type { AppEnv } from './env';
+import { isUuid } from '../schema/common/api';
 import { ApiError } from './errors';
 
 /**
@@ -14,11 +15,13 @@ import { ApiError } from './errors';
  */
 export type VersionedRecord = {
   /** The table holding the record, with `company_id` and `version` columns. */
-  table: 'contacts' | 'leads' | 'tasks' | 'leases';
+  table: 'contacts' | 'leads' | 'tasks' | 'leases' | 'rent_payments';
   /** The column the path parameter names (a reference or an id). */
   column: 'reference' | 'id';
   /** The path parameter. */
   param: string;
+  /** The column is a UUID: any other value names no record. */
+  uuid?: true;
 };
 
 export const etagOf = (version: string) => `"v${version}"`;
@@ -43,6 +46,7 @@ export function parseIfMatch(header: string): '*' | string[] {
 }
 
 async function versionOf(executor: Executor, record: VersionedRecord, companyId: string, value: string, lock: boolean) {
+  if (record.uuid && !isUuid(value)) return undefined;
   const row = await sql<{ version: string }>`select version::text as version from ${sql.table(record.table)}
     where company_id = ${companyId} and ${sql.ref(record.column)} = ${value} ${lock ? sql`for update` : sql``}`.execute(executor);
   return row.rows[0]?.version;

@@ -45,7 +45,7 @@ export function selectLeases(executor: Executor, companyId: string) {
 }
 
 /** An amount of the body kept to the currency's digits, or 400 `currency_digits` at `path`. */
-export function amountIn(amount: string, rules: LeaseRules, path: string): string {
+export function amountIn(amount: string, rules: Pick<LeaseRules, 'digits'>, path: string): string {
   if (!fitsDigits(amount, rules.digits)) {
     throw fieldProblem(path, 'currency_digits', `At most ${rules.digits} digits after the point in this currency.`);
   }

@@ -138,6 +138,11 @@ export const pageQuery = {
 /** The query of a route that takes no parameters: any parameter is refused as `unknown_field`. */
 export const noQuery = z.strictObject({});
 
+/** Whether a path's id is a UUID: a record keyed by one is never found under anything else (404, not a 500). */
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
 export function listOf<T extends z.ZodType>(item: T, name: string) {
   return z
     .object({

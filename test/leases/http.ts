@@ -48,6 +48,16 @@ export async function leaseWorld(api?: TestApi) {
       if (activated.status !== 200) throw new Error(activated.text);
       return lease;
     },
+    /** PATCH /rent-payments/{id}. */
+    payment: (id: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      own.request(`/api/v1/rent-payments/${id}`, { host: company.host, key: writer.secret, method: 'PATCH', body, headers }),
+    /** The payment ids of a lease's schedule, in due order. */
+    paymentsOf: (lease: { schedule: { rows: Array<{ payment_id: string }> } }) => lease.schedule.rows.map((r) => r.payment_id),
+    /** The types of the events recorded about one payment, oldest first. */
+    paymentEvents: async (paymentId: string) =>
+      (await own.db.selectFrom('events').selectAll().where('company_id', '=', company.id).orderBy('created_at').execute())
+        .filter((e) => e.data.payment_id === paymentId)
+        .map((e) => e.type),
     eventsOf: async (reference: string) =>
       (await own.db.selectFrom('events').selectAll().where('company_id', '=', company.id).orderBy('created_at').execute())
         .filter((e) => e.data.lease === reference)

@@ -50,6 +50,7 @@ function concrete(path: string): string {
     .replace('{slug}', slug)
     .replace('{prefix}', 'sk_AAAAAAAAAA')
     .replace('{task_id}', references.tasks ?? 'x')
+    .replace('{payment_id}', references['rent-payments'] ?? 'x')
     .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
     .replace(/\{[a-z_]+\}/g, 'x');
 }
@@ -105,6 +106,17 @@ beforeAll(async () => {
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id;
   }
+  // Rent payments: one of the lease's payments for {payment_id}, and a bounced one for the replacement's `replaces`.
+  const [bounced, payment] = (await api.request(`/api/v1/leases/${references.leases}`, { host: company.host, key: keys.all }))
+    .json.schedule.rows;
+  await api.request(`/api/v1/rent-payments/${bounced.payment_id}`, {
+    host: company.host,
+    key: keys.all,
+    method: 'PATCH',
+    body: { status: 'bounced' },
+  });
+  references['rent-payments'] = payment.payment_id;
+  bodies['POST /api/v1/rent-payments'] = { ...(bodies['POST /api/v1/rent-payments'] as object), replaces: bounced.payment_id };
 });
 afterAll(() => api.close());
 

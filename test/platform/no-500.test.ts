@@ -239,6 +239,15 @@ describe('no date or instant gives a 500', () => {
       key,
       body: { ended_on: day2, deposit: { outcome: 'kept' } },
     });
+    const paying = (await api.request('/api/v1/leases', { host, key, body: lease })).json;
+    const [bounced, due] = paying.schedule.rows;
+    await api.request(`/api/v1/rent-payments/${bounced.payment_id}`, { host, key, method: 'PATCH', body: { status: 'bounced' } });
+    api1('POST /rent-payments', '/rent-payments', { key, body: { replaces: bounced.payment_id, due_on: day1, amount: '10' } });
+    api1('PATCH /rent-payments/{payment_id}', `/rent-payments/${due.payment_id}`, { key, body: { due_on: day1 } });
+    api1('GET /rent-payments', '/rent-payments', {
+      key,
+      query: { updated_since: at, booked_from: day1, booked_to: day2, bounced_from: day1, bounced_to: day2 },
+    });
     for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases'])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
     api1('POST /tasks', '/tasks', { key, body: { title: 'T', ...followup, due_on: day1 } });

@@ -35,6 +35,13 @@ const makers: Record<string, { create: () => Promise<string>; change: () => Reco
     },
     change: () => ({ notes: `Notes ${serial++}` }),
   },
+  'rent-payments': {
+    create: async () => {
+      const lease = await makers.leases?.create();
+      return (await call('GET', `/api/v1/leases/${lease}`)).json.schedule.rows[0].payment_id;
+    },
+    change: () => ({ notes: `Notes ${serial++}` }),
+  },
   tasks: {
     create: async () =>
       (await call('POST', '/api/v1/tasks', { title: 'Pre', source: 'pre', external_id: `${serial++}` })).json.task_id,
@@ -73,8 +80,8 @@ afterAll(() => api.close());
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
 
 describe('versioned records', () => {
-  it('are declared for contacts, leads, leases and tasks, and every one has a maker here', () => {
-    expect(reads.map((r) => r.collection).sort()).toEqual(['contacts', 'leads', 'leases', 'tasks']);
+  it('are declared for contacts, leads, leases, rent payments and tasks, and every one has a maker here', () => {
+    expect(reads.map((r) => r.collection).sort()).toEqual(['contacts', 'leads', 'leases', 'rent-payments', 'tasks']);
     expect(writes.length).toBeGreaterThanOrEqual(3);
     for (const op of [...reads, ...writes]) expect(makers[op.collection], op.path).toBeDefined();
   });
