@@ -136,9 +136,12 @@ export async function changePayment(
     const amount = String(set.amount ?? payment.amount);
     Object.assign(set, statusStep(payment, input.status, amount, todayIn(company.time_zone, now), now, digits));
   }
-  if (input.external) await linkExternal(trx, company.id, 'rent_payment', payment.id, input.external);
-  if (Object.keys(set).length === 0) return payment.id;
-  await trx.updateTable('rent_payments').set(set).where('id', '=', payment.id).execute();
+  const linked = input.external ? await linkExternal(trx, company.id, 'rent_payment', payment.id, input.external) : false;
+  const changed = Object.keys(set).length > 0;
+  if (!changed && !linked) return payment.id;
+  // A new id of yours shows in the payment: alone, it moves the payment's updated_at, so a sync pull brings it back.
+  const update = changed ? set : { updated_at: sql<Date>`clock_timestamp()` };
+  await trx.updateTable('rent_payments').set(update).where('id', '=', payment.id).execute();
   await touchLease(trx, payment.lease_id);
   if (set.status === 'received' || set.status === 'bounced') {
     const data = { payment_id: payment.id, lease_reference: payment.lease_reference };

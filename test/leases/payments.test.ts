@@ -169,6 +169,32 @@ describe('PATCH /rent-payments/{payment_id}', () => {
     expect((await w.get(`/rent-payments/${ids[0]}`)).json.status).toBe('due');
   });
 
+  it('links your id to a settled payment, moving its updated_at, and finds it by ?external=', async () => {
+    const { ids } = await draftPayments();
+    const id = ids[0] as string;
+    const received = (await w.payment(id, { status: 'received' })).json;
+    const external = { source: 'xero', id: `inv-${w.unique()}` };
+    const linked = await w.payment(id, { external });
+    expect(linked.status, linked.text).toBe(200);
+    expect(linked.json.external).toEqual([external]);
+    expect(Date.parse(linked.json.updated_at)).toBeGreaterThan(Date.parse(received.updated_at));
+    expect(linked.json).toMatchObject({ booked_on: received.booked_on, fee_amount: received.fee_amount });
+    const again = await w.payment(id, { external });
+    expect(again.json.updated_at).toBe(linked.json.updated_at);
+    const found = await w.get(`/rent-payments?external=xero:${external.id}`);
+    expect(found.json.results.map((p: { payment_id: string }) => p.payment_id)).toEqual([id]);
+  });
+
+  it('moves its lease’s updated_at and ETag: the lease shows its schedule', async () => {
+    const { lease, ids } = await draftPayments();
+    const before = await w.get(`/leases/${lease.reference}`);
+    await w.payment(ids[0] as string, { status: 'received' });
+    const after = await w.get(`/leases/${lease.reference}`);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    expect(Date.parse(after.json.updated_at)).toBeGreaterThan(Date.parse(before.json.updated_at));
+    expect(after.json.schedule.rows[0]).toMatchObject({ payment_id: ids[0], status: 'received' });
+  });
+
   it('honours If-Match: a stale ETag is 412 and changes nothing', async () => {
     const { ids } = await draftPayments();
     const id = ids[0] as string;
