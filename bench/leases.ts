@@ -6,9 +6,10 @@
  *   3. a month's accounting export of 10,000 payments (BENCH_LEASE_PAYMENTS, written in SQL: bench/leases-seed.ts):
  *      GET /rent-payments?booked_from=…&booked_to=…&page_size=100, its first and its last page, with EXPLAIN
  *      (ANALYZE, BUFFERS) of the list query the route sent for each.
- * One request at a time from this process (so the client never competes with the server for the event loop): the
- * figures are latencies, median and p99, and their ratios to the bare route's. Results go to
- * bench/results/leases-latest.json. See docs/performance.md, "Leases and rent payments".
+ * One request at a time from this process (so the client never competes with the server for the event loop), each
+ * right after a request of the bare route: the figures are latencies, median and p99, and their ratios to the bare
+ * route's of the same moments. BENCH_LEASE_TRY_INDEX: an index to create after the export's pages were measured, which
+ * are measured again with it. Results go to bench/results/leases-latest.json. See docs/performance.md, "Leases and rent payments".
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -38,7 +39,9 @@ const firstOfMonth = (day: string, months: number) => {
   return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}-01`;
 };
 
-type Measured = { name: string; request: string; times: number[] };
+/** A route's times and those of the bare route, each request right after a bare one (same load, same moment). */
+type Measured = { name: string; request: string; times: number[]; bare: number[] };
+type Timed = Pick<Measured, 'times' | 'bare'>;
 
 async function main(): Promise<number> {
   const requests = envInt('BENCH_LEASE_REQUESTS', 300);
@@ -89,21 +92,31 @@ async function main(): Promise<number> {
     const headers = { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' };
     console.log(`server on ${origin}; ${warmup} warm-up + ${requests} requests per route, one at a time`);
 
-    /** `warm` then `count` requests one after another, each checked for `expected`; the times of the `count`. */
-    const timed = async (warm: number, count: number, send: (i: number) => Promise<Response>, expected: number) => {
-      const times: number[] = [];
-      for (let i = 0; i < warm + count; i++) {
-        const start = performance.now();
-        const res = await send(i);
-        const text = await res.text();
-        const elapsed = performance.now() - start;
-        if (res.status !== expected) throw new Error(`request ${i}: expected ${expected}, got ${res.status}: ${text}`);
-        times.push(elapsed);
-      }
-      return times.slice(warm);
+    /** One request, checked for `expected`: its time from sending to the whole answer read. */
+    const once = async (send: () => Promise<Response>, expected: number, what: string) => {
+      const start = performance.now();
+      const res = await send();
+      const text = await res.text();
+      const elapsed = performance.now() - start;
+      if (res.status !== expected) throw new Error(`${what}: expected ${expected}, got ${res.status}: ${text}`);
+      return elapsed;
     };
-    const bare = () => timed(warmup, requests, () => fetch(`${origin}/bare/select1`), 200);
-    const measured: Measured[] = [{ name: 'bare select 1', request: 'GET /bare/select1', times: await bare() }];
+    const bare = () => fetch(`${origin}/bare/select1`);
+    /**
+     * `warm` then `count` requests one after another, each right after a request of the bare route (so the two share
+     * the machine's load of that moment); the times of the last `count`, the route's and the bare route's.
+     */
+    const timed = async (warm: number, count: number, send: (i: number) => Promise<Response>, expected: number) => {
+      const out: Timed = { times: [], bare: [] };
+      for (let i = 0; i < warm + count; i++) {
+        out.bare.push(await once(bare, 200, 'bare select 1'));
+        out.times.push(await once(() => send(i), expected, `request ${i}`));
+      }
+      return { times: out.times.slice(warm), bare: out.bare.slice(warm) };
+    };
+    // Warms the server and the pool (not counted).
+    for (let i = 0; i < 200; i++) await once(bare, 200, 'bare select 1');
+    const measured: Measured[] = [];
 
     // 1. New leases, each with 12 monthly post-dated cheques.
     const parties = await handle.db
@@ -138,7 +151,7 @@ async function main(): Promise<number> {
     measured.push({
       name: 'lease create',
       request: 'POST /api/v1/leases (12 cheques)',
-      times: await timed(warmup, requests, post, 201),
+      ...(await timed(warmup, requests, post, 201)),
     });
 
     // 2. Receipts, each of another payment still due.
@@ -163,9 +176,8 @@ async function main(): Promise<number> {
     measured.push({
       name: 'payment receipt',
       request: 'PATCH /api/v1/rent-payments/{id} received',
-      times: await timed(warmup, requests, receive, 200),
+      ...(await timed(warmup, requests, receive, 200)),
     });
-    measured.push({ name: 'bare select 1 (after the writes)', request: 'GET /bare/select1', times: await bare() });
 
     // 3. A month's export: `volume` payments booked in the month before last and in last month; last month exported.
     const exported = firstOfMonth(today, -1);
@@ -235,11 +247,11 @@ async function main(): Promise<number> {
       plans[name] = (await handle.db.executeQuery<{ 'QUERY PLAN': string }>(explain)).rows.map((r) => r['QUERY PLAN']);
       return times;
     };
-    measured.push({ name: 'export, first page', request: `GET ${exportPath}`, times: await pageTimes('first page', null) });
+    measured.push({ name: 'export, first page', request: `GET ${exportPath}`, ...(await pageTimes('first page', null)) });
     measured.push({
       name: `export, last page (${pages})`,
       request: `GET ${exportPath}&cursor=…`,
-      times: await pageTimes('last page', lastCursor),
+      ...(await pageTimes('last page', lastCursor)),
     });
     // A candidate index, tried on the same data (BENCH_LEASE_TRY_INDEX='create index … on rent_payments …'): the two
     // pages measured again with it, for a before/after in one run.
@@ -249,32 +261,35 @@ async function main(): Promise<number> {
       await sql`analyze rent_payments`.execute(handle.db);
       console.log(`with the candidate index: ${candidate}`);
       const first = await pageTimes('first page, with the candidate index', null);
-      measured.push({ name: 'export, first page, with the candidate index', request: `GET ${exportPath}`, times: first });
+      measured.push({ name: 'export, first page, with the candidate index', request: `GET ${exportPath}`, ...first });
       const last = await pageTimes('last page, with the candidate index', lastCursor);
       measured.push({
         name: `export, last page (${pages}), with the candidate index`,
         request: `GET ${exportPath}&cursor=…`,
-        times: last,
+        ...last,
       });
     }
-    measured.push({ name: 'bare select 1 (after the export)', request: 'GET /bare/select1', times: await bare() });
 
-    const baseline = measured[0]!.times;
     const results = measured.map((m) => ({
       name: m.name,
       request: m.request,
       requests: m.times.length,
       median_ms: round(median(m.times), 3),
       p99_ms: round(quantile(m.times, 0.99), 3),
-      median_ratio_to_bare: round(median(m.times) / median(baseline), 2),
-      p99_ratio_to_bare: round(quantile(m.times, 0.99) / quantile(baseline, 0.99), 2),
+      bare_median_ms: round(median(m.bare), 3),
+      bare_p99_ms: round(quantile(m.bare, 0.99), 3),
+      median_ratio_to_bare: round(median(m.times) / median(m.bare), 2),
+      p99_ratio_to_bare: round(quantile(m.times, 0.99) / quantile(m.bare, 0.99), 2),
     }));
-    console.log('\n| Request | Requests | median ms | p99 ms | median ÷ bare | p99 ÷ bare |\n|---|---:|---:|---:|---:|---:|');
+    console.log(
+      '\n| Request | Requests | median ms | p99 ms | bare median ms | bare p99 ms | median ÷ bare | p99 ÷ bare |' +
+        '\n|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
     for (const r of results) {
-      console.log(
-        `| ${r.name}: ${r.request} | ${r.requests} | ${r.median_ms} | ${r.p99_ms} | ${r.median_ratio_to_bare} | ${r.p99_ratio_to_bare} |`,
-      );
+      const bare = `${r.bare_median_ms} | ${r.bare_p99_ms} | ${r.median_ratio_to_bare} | ${r.p99_ratio_to_bare}`;
+      console.log(`| ${r.name}: ${r.request} | ${r.requests} | ${r.median_ms} | ${r.p99_ms} | ${bare} |`);
     }
+    console.log('(bare: GET /bare/select1, one `select 1` on the same pool, sent right before each request of the row)');
     const first = results.find((r) => r.name === 'export, first page')!;
     const last = results.find((r) => r.name === `export, last page (${pages})`)!;
     console.log(
