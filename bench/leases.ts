@@ -196,16 +196,18 @@ async function main(): Promise<number> {
         next_cursor: string | null;
       };
     };
-    // The whole export once: every payment of the month exactly once, and the cursor of the last page.
+    // The whole export once: every payment of the month exactly once, and each page's cursor and size.
     const seen = new Set<string>();
     let cents = 0n;
     let cursor: string | null = null;
-    let lastCursor: string | null = null;
     let pages = 0;
+    const cursors: Array<string | null> = [];
+    const sizes: number[] = [];
     const walkStart = performance.now();
     do {
-      lastCursor = cursor;
+      cursors.push(cursor);
       const body: Awaited<ReturnType<typeof page>> = await page(cursor);
+      sizes.push(body.results.length);
       pages++;
       for (const p of body.results) {
         if (p.booked_on < exported || p.booked_on > to) throw new Error(`${p.payment_id} booked on ${p.booked_on}`);
@@ -247,12 +249,19 @@ async function main(): Promise<number> {
       plans[name] = (await handle.db.executeQuery<{ 'QUERY PLAN': string }>(explain)).rows.map((r) => r['QUERY PLAN']);
       return times;
     };
-    measured.push({ name: 'export, first page', request: `GET ${exportPath}`, ...(await pageTimes('first page', null)) });
-    measured.push({
-      name: `export, last page (${pages})`,
-      request: `GET ${exportPath}&cursor=…`,
-      ...(await pageTimes('last page', lastCursor)),
-    });
+    // The first page, the deepest full page, and the last page when it holds fewer rows (10,002 rows: page 101 holds 2).
+    const lastFull = sizes.lastIndexOf(100);
+    const depths = [...new Set([0, lastFull, pages - 1])].filter((n) => n >= 0);
+    const label = (n: number) =>
+      n === 0 ? 'first page' : `${n === pages - 1 ? 'last' : 'last full'} page (${n + 1}, ${sizes[n]} rows)`;
+    const measureExport = async (suffix: string) => {
+      for (const n of depths) {
+        const name = `${label(n)}${suffix}`;
+        const request = `GET ${exportPath}${n === 0 ? '' : '&cursor=…'}`;
+        measured.push({ name: `export, ${name}`, request, ...(await pageTimes(name, cursors[n] ?? null)) });
+      }
+    };
+    await measureExport('');
     // A candidate index, tried on the same data (BENCH_LEASE_TRY_INDEX='create index … on rent_payments …'): the two
     // pages measured again with it, for a before/after in one run.
     const candidate = process.env.BENCH_LEASE_TRY_INDEX;
@@ -260,14 +269,7 @@ async function main(): Promise<number> {
       await sql.raw(candidate).execute(handle.db);
       await sql`analyze rent_payments`.execute(handle.db);
       console.log(`with the candidate index: ${candidate}`);
-      const first = await pageTimes('first page, with the candidate index', null);
-      measured.push({ name: 'export, first page, with the candidate index', request: `GET ${exportPath}`, ...first });
-      const last = await pageTimes('last page, with the candidate index', lastCursor);
-      measured.push({
-        name: `export, last page (${pages}), with the candidate index`,
-        request: `GET ${exportPath}&cursor=…`,
-        ...last,
-      });
+      await measureExport(', with the candidate index');
     }
 
     const results = measured.map((m) => ({
@@ -291,10 +293,12 @@ async function main(): Promise<number> {
     }
     console.log('(bare: GET /bare/select1, one `select 1` on the same pool, sent right before each request of the row)');
     const first = results.find((r) => r.name === 'export, first page')!;
-    const last = results.find((r) => r.name === `export, last page (${pages})`)!;
-    console.log(
-      `\nlast page ÷ first page: median ${round(last.median_ms / first.median_ms, 2)}, p99 ${round(last.p99_ms / first.p99_ms, 2)}`,
-    );
+    console.log('');
+    for (const n of depths.slice(1)) {
+      const deep = results.find((r) => r.name === `export, ${label(n)}`)!;
+      const ratio = `median ${round(deep.median_ms / first.median_ms, 2)}, p99 ${round(deep.p99_ms / first.p99_ms, 2)}`;
+      console.log(`${label(n)} ÷ first page: ${ratio}`);
+    }
     for (const [name, plan] of Object.entries(plans)) {
       console.log(`\nEXPLAIN (ANALYZE, BUFFERS) of the list query of the ${name}:`);
       for (const line of plan) console.log(`  ${line}`);
