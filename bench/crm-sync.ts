@@ -23,7 +23,7 @@ import { insertContactsSql, insertExternalSql, insertLeadsSql, referencePattern 
 import { median, ms, planSummary, quantile, statementKind } from './crm-analysis';
 import { closeServer, freshDatabase } from './database';
 import { round } from './report';
-import { envInt } from './shared';
+import { envInt, exitWith } from './shared';
 
 const int = envInt;
 
@@ -341,8 +341,4 @@ async function main(): Promise<number> {
   }
 }
 
-const code = await main().catch((error: unknown) => {
-  console.error(error);
-  return 1;
-});
-process.exit(code);
+await exitWith(main);

@@ -30,7 +30,7 @@ import { median, quantile } from './crm-analysis';
 import { closeServer, freshDatabase } from './database';
 import { insertReceivedSql } from './leases-seed';
 import { round, toJson } from './report';
-import { envInt } from './shared';
+import { envInt, exitWith } from './shared';
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const home = 'jvc-studio-unfurnished';
@@ -347,8 +347,4 @@ async function main(): Promise<number> {
   }
 }
 
-const code = await main().catch((error: unknown) => {
-  console.error(error);
-  return 1;
-});
-process.exit(code);
+await exitWith(main);

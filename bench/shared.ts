@@ -26,3 +26,12 @@ export function envInt(name: string, fallback: number): number {
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
   return value;
 }
+
+/** Runs a bench's `main` and exits with its code (1 and the error printed when it throws). */
+export async function exitWith(main: () => Promise<number>): Promise<never> {
+  const code = await main().catch((error: unknown) => {
+    console.error(error);
+    return 1;
+  });
+  process.exit(code);
+}

@@ -1,3 +1,4 @@
+import Big from 'big.js';
 import { addDays, todayIn, zonedInstant } from '../../lib/dates';
 import type { Trx } from '../../lib/db/index';
 import type { CausedBy } from '../../lib/events';
@@ -79,6 +80,29 @@ async function activate(demo: Demo, reference: string, start: string) {
   await activateDraft(demo.trx, demo.company, reference, morningOf(demo, addDays(start, -1)), causedBy);
 }
 
+/** A lease of a year from `start` at `yearly` rent (deposit 5 %, fee 5 %) paid by `count` equal cheques, activated. */
+async function activeChequeLease(
+  demo: Demo,
+  [home, renter, landlord]: [string, string, string],
+  plan: { start: string; yearly: string; count: number; first: number; bank: string },
+  more: Partial<LeaseInputValue>,
+) {
+  const amount = new Big(plan.yearly).div(plan.count).toFixed(2);
+  const reference = await addLease(demo, {
+    home,
+    renter,
+    landlord,
+    term: yearFrom(plan.start),
+    rent: { amount: plan.yearly, period: 'year' },
+    deposit: new Big(plan.yearly).times('0.05').toFixed(2),
+    schedule: { rows: cheques(plan.start, plan.count, 12 / plan.count, amount, plan.first, plan.bank) },
+    fee: { kind: 'percent', value: '5' },
+    ...more,
+  });
+  await activate(demo, reference, plan.start);
+  return reference;
+}
+
 export async function seedLeasesDemo(trx: Trx, company: Company, now: Date): Promise<void> {
   const demo: Demo = { trx, company, now, today: todayIn(company.time_zone, now) };
   const thisMonth = `${demo.today.slice(0, 8)}01`;
@@ -102,19 +126,12 @@ export async function seedLeasesDemo(trx: Trx, company: Company, now: Date): Pro
 
   // Active for six months, paid by 12 monthly post-dated cheques; the third bounced after its receipt.
   const cheques12Start = addMonths(thisMonth, -6);
-  const monthly = await addLease(demo, {
-    home: 'marina-gate-1br-furnished',
-    renter: await contact(demo, person('Omar Haddad', 'omar.haddad@example.ae', '+971503456703', ['tenant'], 'ar')),
-    landlord: owner,
-    term: yearFrom(cheques12Start),
-    rent: { amount: '120000.00', period: 'year' },
-    deposit: '6000.00',
+  const omar = await contact(demo, person('Omar Haddad', 'omar.haddad@example.ae', '+971503456703', ['tenant'], 'ar'));
+  const monthlyPlan = { start: cheques12Start, yearly: '120000.00', count: 12, first: 100201, bank: 'Emirates NBD' };
+  const monthly = await activeChequeLease(demo, ['marina-gate-1br-furnished', omar, owner], monthlyPlan, {
     registration: 'EJ-0112233445',
-    schedule: { rows: cheques(cheques12Start, 12, 1, '10000.00', 100201, 'Emirates NBD') },
-    fee: { kind: 'percent', value: '5' },
     external: { source: 'yardi', id: 'demo-lease-1002' },
   });
-  await activate(demo, monthly, cheques12Start);
   const [, , bounced] = await paymentsOf(demo, monthly);
   if (!bounced) throw new Error('the demo lease has no third cheque');
   const bouncedDue = bounced.due_on;
@@ -133,19 +150,15 @@ export async function seedLeasesDemo(trx: Trx, company: Company, now: Date): Pro
   // Active for ten months, four quarterly cheques; the renter gave notice to vacate at the end (late: the contract
   // asks for 90 days, so the lease carries the notice warnings).
   const quarterlyStart = addMonths(thisMonth, -10);
-  const leaving = await addLease(demo, {
-    home: 'al-reem-3br-sea-view',
-    renter: await contact(demo, person('Priya Sharma', 'priya.sharma@example.in', '+971504567804', ['tenant'])),
-    landlord: ownerTwo,
-    term: yearFrom(quarterlyStart),
-    rent: { amount: '175000.00', period: 'year' },
-    deposit: '8750.00',
+  const priya = await contact(demo, person('Priya Sharma', 'priya.sharma@example.in', '+971504567804', ['tenant']));
+  const bank = 'Abu Dhabi Commercial Bank';
+  const quarterly = { start: quarterlyStart, yearly: '175000.00', count: 4, first: 500101, bank };
+  const fixedFee = { kind: 'fixed' as const, value: '1500.00' };
+  const leaving = await activeChequeLease(demo, ['al-reem-3br-sea-view', priya, ownerTwo], quarterly, {
     registration: 'TAW-2026-778812',
     notice_days: 90,
-    schedule: { rows: cheques(quarterlyStart, 4, 3, '43750.00', 500101, 'Abu Dhabi Commercial Bank') },
-    fee: { kind: 'fixed', value: '1500.00' },
+    fee: fixedFee,
   });
-  await activate(demo, leaving, quarterlyStart);
   await receiveDue(demo, leaving);
   const noticeOn = addDays(demo.today, -5);
   await giveNotice(
@@ -165,18 +178,11 @@ export async function seedLeasesDemo(trx: Trx, company: Company, now: Date): Pro
   // A year that ended last month: all four cheques received, a renewal asked for, the deposit returned with deductions,
   // and the renewal draft at the rent the renter's notice proposed.
   const endedStart = addMonths(thisMonth, -12);
-  const ended = await addLease(demo, {
-    home: 'executive-towers-1br',
-    renter: await contact(demo, person('Daniel Novak', 'daniel.novak@example.cz', '+971505678905', ['tenant'])),
-    landlord: ownerTwo,
-    term: yearFrom(endedStart),
-    rent: { amount: '98000.00', period: 'year' },
-    deposit: '4900.00',
+  const daniel = await contact(demo, person('Daniel Novak', 'daniel.novak@example.cz', '+971505678905', ['tenant']));
+  const endedPlan = { start: endedStart, yearly: '98000.00', count: 4, first: 700301, bank: 'Dubai Islamic Bank' };
+  const ended = await activeChequeLease(demo, ['executive-towers-1br', daniel, ownerTwo], endedPlan, {
     registration: 'EJ-0109988776',
-    schedule: { rows: cheques(endedStart, 4, 3, '24500.00', 700301, 'Dubai Islamic Bank') },
-    fee: { kind: 'percent', value: '5' },
   });
-  await activate(demo, ended, endedStart);
   await receiveDue(demo, ended);
   const endedOn = addDays(thisMonth, -1);
   const renewalAsked = addMonths(endedStart, 8);
