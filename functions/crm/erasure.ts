@@ -7,8 +7,8 @@ import { forgetKeptAnswers } from '../../lib/idempotency';
  * Erases a person and their leads for good (a privacy request, or the retention rule): personal fields
  * emptied, lead details and free text that can hold personal data removed (messages, pages, notes, activity
  * bodies, task titles), `erased: true`. Their booking requests lose the guest's message, language and consent
- * address too (the guest's name, email and phone live on the contact), and the company's kept Idempotency-Key
- * answers are forgotten (lib/idempotency.ts). The records stay, with their references
+ * address too (the guest's name, email and phone live on the contact), the leases they are a party to lose their
+ * free texts (eraseLeaseTexts), and the company's kept Idempotency-Key answers are forgotten (lib/idempotency.ts). The records stay, with their references
  * and external ids, so clients see them through `updated_since` and erase their own copies. Events and the
  * audit log hold references only. test/crm/erasure-scan.test.ts scans every column of every table for what
  * a person sent through every route: a new table or column holding personal data must be erased here.
@@ -55,6 +55,7 @@ export async function eraseContact(trx: Trx, companyId: string, contactId: strin
     .where('company_id', '=', companyId)
     .where('contact_id', '=', contactId)
     .execute();
+  await eraseLeaseTexts(trx, companyId, contactId);
   await trx
     .updateTable('activities')
     .set({ body: null })
@@ -73,6 +74,33 @@ export async function eraseContact(trx: Trx, companyId: string, contactId: strin
     data: { reference: erased.reference },
   });
   return true;
+}
+
+/**
+ * The free texts of the leases a person is a party to (renter or landlord), which may name them: the lease's notes,
+ * its notices' texts and its payments' notes (a bounced payment's too: its one allowed change, migration 0012). Every
+ * such lease is touched, so clients pulling `updated_since` see it again. Amounts, days, cheques and the contract's
+ * terms stay: they are the accounts' records, not the person's.
+ */
+async function eraseLeaseTexts(trx: Trx, companyId: string, contactId: string): Promise<void> {
+  const leases = trx
+    .selectFrom('leases')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where((eb) => eb.or([eb('renter_id', '=', contactId), eb('landlord_id', '=', contactId)]));
+  await trx
+    .updateTable('lease_notices')
+    .set({ text: null })
+    .where('lease_id', 'in', leases)
+    .where('text', 'is not', null)
+    .execute();
+  await trx
+    .updateTable('rent_payments')
+    .set({ notes: null })
+    .where('lease_id', 'in', leases)
+    .where('notes', 'is not', null)
+    .execute();
+  await trx.updateTable('leases').set({ notes: null }).where('id', 'in', leases).execute();
 }
 
 /**

@@ -114,7 +114,7 @@ export async function updateLease(trx: Trx, company: Company, reference: string,
   const changed = Object.entries(set).some(([column, value]) => column !== 'warnings' && !same(column, value));
   if (!changed && !linked && schedule === null && JSON.stringify(lease.warnings) === set.warnings) return lease.id;
   await trx.updateTable('leases').set(set).where('id', '=', lease.id).execute();
-  await recordEvent(trx, { companyId: company.id, type: 'lease.updated', causedBy, data: { lease: lease.reference } });
+  await recordEvent(trx, { companyId: company.id, type: 'lease.updated', causedBy, data: { reference: lease.reference } });
   return lease.id;
 }
 
@@ -186,7 +186,7 @@ export async function activateDraft(trx: Trx, company: Company, reference: strin
   if (lease.status === 'active') return lease.id;
   if (lease.status === 'ended') throw new ApiError('invalid_transition', `The lease ${reference} has ended.`);
   await trx.updateTable('leases').set({ status: 'active', activated_at: now }).where('id', '=', lease.id).execute();
-  const data = { lease: lease.reference, home: lease.home_slug };
+  const data = { reference: lease.reference, home: lease.home_slug };
   await recordEvent(trx, { companyId: company.id, type: 'lease.activated', causedBy, data });
   return lease.id;
 }

@@ -63,7 +63,7 @@ export async function giveNotice(
     companyId: company.id,
     type: 'lease.notice_given',
     causedBy,
-    data: { lease: lease.reference, by: notice.given_by, intent: notice.intent },
+    data: { reference: lease.reference, by: notice.given_by, intent: notice.intent },
   });
   return lease.id;
 }

@@ -37,9 +37,21 @@ export function selectPayments(executor: Executor, companyId: string) {
     .where('rent_payments.company_id', '=', companyId);
 }
 
-/** The payment of this company with this id, locked for the write; 404 when there is none (or the id is malformed). */
+/**
+ * The payment of this company with this id, locked for the write with its lease; 404 when there is none (or the id is
+ * malformed). The lease is locked first, as every lease write does (end, PATCH), so the two never deadlock.
+ */
 async function lockPayment(trx: Trx, companyId: string, paymentId: string, path?: string) {
-  const payment = isUuid(paymentId)
+  const lease = isUuid(paymentId)
+    ? await trx
+        .selectFrom('leases')
+        .select('id')
+        .where('company_id', '=', companyId)
+        .where('id', '=', (eb) => eb.selectFrom('rent_payments').select('lease_id').where('id', '=', paymentId))
+        .forUpdate()
+        .executeTakeFirst()
+    : undefined;
+  const payment = lease
     ? await selectPayments(trx, companyId).where('rent_payments.id', '=', paymentId).forUpdate('rent_payments').executeTakeFirst()
     : undefined;
   if (payment) return payment;
@@ -127,6 +139,7 @@ export async function changePayment(
   if (input.external) await linkExternal(trx, company.id, 'rent_payment', payment.id, input.external);
   if (Object.keys(set).length === 0) return payment.id;
   await trx.updateTable('rent_payments').set(set).where('id', '=', payment.id).execute();
+  await touchLease(trx, payment.lease_id);
   if (set.status === 'received' || set.status === 'bounced') {
     const data = { payment_id: payment.id, lease_reference: payment.lease_reference };
     await recordEvent(trx, { companyId: company.id, type: `rent_payment.${set.status}`, causedBy, data });
@@ -177,5 +190,14 @@ export async function addReplacement(
     .returning('id')
     .executeTakeFirstOrThrow();
   if (input.external) await linkNewRecord(trx, company.id, 'rent_payment', row.id, input.external);
+  await touchLease(trx, replaced.lease_id);
   return { id: row.id, created: true };
+}
+
+/**
+ * A lease shows its schedule (each payment's status, due date, amount and cheque): a change to one of its payments
+ * is a change to the lease, so its `updated_at` and version move and `updated_since` brings it back.
+ */
+async function touchLease(trx: Trx, leaseId: string): Promise<void> {
+  await trx.updateTable('leases').set({ updated_at: sql<Date>`clock_timestamp()` }).where('id', '=', leaseId).execute();
 }

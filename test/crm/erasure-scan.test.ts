@@ -155,6 +155,26 @@ describe('erasure reaches every table', () => {
     }
     const due = new Date(Date.now() + 86_400_000).toISOString();
     await created(await call(`/leads/${enquiry.reference}`, { next_action: { text: `Next ${m}`, due_at: due } }, 'PATCH'), 200);
+    // A lease they rent, with notes, a notice and payments' notes (one of them bounced: it never changes otherwise).
+    const landlord = await created(await call('/contacts', { email: `landlord.${randomToken(6)}@example.com` }));
+    const lease = await created(
+      await call('/leases', {
+        home: 'marina-gate-1br-furnished',
+        renter: server,
+        landlord: landlord.reference,
+        term: { start: '2027-01-01', end: '2027-12-31' },
+        rent: { amount: '12000', period: 'year' },
+        schedule: { payments: 2 },
+        notes: `Lease note ${m}`,
+      }),
+    );
+    await created(await call(`/leases/${lease.reference}/activate`, {}, 'POST'), 200);
+    const notice = { given_on: '2027-06-01', by: 'renter', intent: 'vacate', text: `Notice ${m}` };
+    await created(await call(`/leases/${lease.reference}/notice`, notice, 'POST'), 200);
+    const [bounced, paid] = lease.schedule.rows.map((row: { payment_id: string }) => row.payment_id);
+    await created(await call(`/rent-payments/${bounced}`, { notes: `Cheque of ${m}` }, 'PATCH'), 200);
+    await created(await call(`/rent-payments/${bounced}`, { status: 'bounced' }, 'PATCH'), 200);
+    await created(await call(`/rent-payments/${paid}`, { notes: `Paid by ${m}`, status: 'received' }, 'PATCH'), 200);
     // Reads with a server key are audited (references only).
     await created(await call(`/contacts/${server}`), 200);
     await created(await call(`/leads/${form.reference}`), 200);
@@ -195,6 +215,7 @@ describe('erasure reaches every table', () => {
       ]),
     );
     expect(before).toEqual(expect.arrayContaining(['bookings.consent_address', 'activities.body', 'tasks.title']));
+    expect(before).toEqual(expect.arrayContaining(['leases.notes', 'lease_notices.text', 'rent_payments.notes']));
 
     // The outbox fanned the person's events out to the subscription: deliveries are scanned too.
     const deliveries = await ctx.api.db
@@ -216,6 +237,11 @@ describe('erasure reaches every table', () => {
     }
     const adminBooking = (await ctx.api.admin(`/companies/${ctx.company.id}/bookings/${booking.reference}`)).json;
     expect(adminBooking).toMatchObject({ person: server, message: null, language: null, consent: { address: null } });
+    const leaseAfter = (await call(`/leases/${lease.reference}`)).json;
+    expect(leaseAfter).toMatchObject({ renter: server, notes: null, status: 'active' });
+    expect(leaseAfter.notice.given).toEqual([expect.objectContaining({ intent: 'vacate', text: null })]);
+    expect((await call(`/rent-payments/${bounced}`)).json).toMatchObject({ status: 'bounced', notes: null, amount: '6000.00' });
+    expect((await call(`/rent-payments/${paid}`)).json).toMatchObject({ status: 'received', notes: null });
     const notes = (await call(`/activities?page_size=100`)).json.results;
     expect(notes.filter((a: { person: string | null }) => a.person === server).map((a: { body: unknown }) => a.body)).toEqual([
       null,

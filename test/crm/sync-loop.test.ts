@@ -1,10 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchDue } from '../../lib/webhooks/local';
 import { createTestApi, type TestApi } from '../support/harness';
 import { databaseNow, moveUpdatedAtBack } from '../support/times';
+import { type ReceivedEvent, settle as settleLoop, WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * The spec's recommended loop, end to end: a "CRM" subscribed to the company's CRM events verifies every
@@ -16,7 +13,7 @@ import { databaseNow, moveUpdatedAtBack } from '../support/times';
 type Json = Record<string, any>;
 type Kind = 'contact' | 'lead' | 'activity' | 'task';
 type Key = { secret: string; prefix: string };
-type Event = { id: string; type: string; created_at: string; caused_by: string; data: Json };
+type Event = ReceivedEvent;
 
 const kinds: readonly Kind[] = ['contact', 'lead', 'activity', 'task'];
 const listPath: Record<Kind, string> = { contact: '/contacts', lead: '/leads', activity: '/activities', task: '/tasks' };
@@ -37,28 +34,15 @@ const CRM_EVENTS = [
   'task.done',
 ];
 
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => resolve(body));
-  });
-
 /** A CRM with its own store (keyed by its own ids), a webhook endpoint on 127.0.0.1 and its own server key. */
 class Crm {
   /** The CRM's records, keyed by the CRM's own ids. */
   readonly store = new Map<string, { kind: Kind; record: Json }>();
-  readonly stats = { received: 0, refused: 0, echoes: 0, duplicates: 0, handled: 0, reads: 0, writeBacks: 0, pages: 0 };
-  /** Events the CRM lost on purpose (answered 200, then discarded: a crash before its queue kept them). */
-  readonly dropped: Event[] = [];
-  drop: (event: Event) => boolean = () => false;
-  private readonly queue: Event[] = [];
-  private readonly seen = new Set<string>();
+  readonly stats = { handled: 0, reads: 0, writeBacks: 0, pages: 0 };
+  /** The webhook endpoint: verified deliveries, echoes and duplicates skipped, some events dropped on purpose. */
+  readonly receiver: WebhookReceiver;
   /** Activities and tasks have no id the CRM can write back: it keeps the API's id → its own id. */
   private readonly index = new Map<string, string>();
-  private webhook: Webhook | undefined;
-  private server: Server | undefined;
   private serial = 0;
   /** The previous pull's start on the CRM's clock: a CRM that never pulled reads everything. */
   private lastPullStart = new Date(0);
@@ -67,64 +51,16 @@ class Crm {
     private readonly api: TestApi,
     private readonly host: string,
     readonly key: Key,
-  ) {}
-
-  async listen(): Promise<string> {
-    const server = createServer((req, res) => void this.receive(req, res));
-    this.server = server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/property-api`;
-  }
-
-  useSecret(secret: string): void {
-    this.webhook = new Webhook(secret);
-  }
-
-  close(): Promise<void> {
-    const server = this.server;
-    if (!server) return Promise.resolve();
-    return new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  }
-
-  /** Verify, answer at once, work afterwards (the order of the API reference's example). */
-  private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-    this.stats.received++;
-    let event: Event;
-    try {
-      event = this.webhook!.verify(body, headers) as Event;
-    } catch {
-      this.stats.refused++;
-      res.writeHead(400).end('invalid signature');
-      return;
-    }
-    res.writeHead(200).end();
-    if (event.caused_by === `api:${this.key.prefix}`) {
-      this.stats.echoes++;
-      return;
-    }
-    if (this.seen.has(event.id)) {
-      this.stats.duplicates++;
-      return;
-    }
-    this.seen.add(event.id);
-    if (this.drop(event)) this.dropped.push(event);
-    else this.queue.push(event);
+  ) {
+    this.receiver = new WebhookReceiver(key.prefix);
   }
 
   /** Works the queue; returns how many events it handled. */
   async work(): Promise<number> {
-    let handled = 0;
-    for (let event = this.queue.shift(); event; event = this.queue.shift()) {
-      await this.handle(event);
-      handled++;
-    }
-    this.stats.handled += handled;
-    return handled;
+    const events = this.receiver.take();
+    for (const event of events) await this.handle(event);
+    this.stats.handled += events.length;
+    return events.length;
   }
 
   private async handle(event: Event): Promise<void> {
@@ -237,16 +173,16 @@ beforeAll(async () => {
   expect(added.status, added.text).toBe(201);
   member = added.json.id;
   crm = new Crm(api, company.host, crmKey);
-  const url = await crm.listen();
+  const url = await crm.receiver.listen();
   const created = await api.admin(`/companies/${company.id}/webhook-subscriptions`, {
     body: { url, event_types: CRM_EVENTS, description: 'CRM sync' },
   });
   expect(created.status, created.text).toBe(201);
   subscription = { id: created.json.id, secret: created.json.secret };
-  crm.useSecret(subscription.secret);
+  crm.receiver.useSecret(subscription.secret);
 });
 afterAll(async () => {
-  await crm?.close();
+  await crm?.receiver.close();
   await api?.close();
 });
 
@@ -260,19 +196,8 @@ const enquiry = (fields: Json) => siteWrite('/leads', { consent: true, consent_v
 let serial = 0;
 const externalId = () => `ext-${++serial}`;
 
-/** Delivers everything due (as the in-process dispatcher would) and lets the CRM work, until both are idle. */
-async function settle(): Promise<void> {
-  for (let round = 0; round < 20; round++) {
-    let delivered = 0;
-    for (let due = -1; due !== 0; ) {
-      due = await dispatchDue(api.db, api.platform.webhooks);
-      delivered += due;
-    }
-    const worked = await crm.work();
-    if (delivered === 0 && worked === 0) return;
-  }
-  throw new Error('the sync loop did not settle');
-}
+/** Delivers everything due and lets the CRM work, until both are idle. */
+const settle = () => settleLoop(api, () => crm.work());
 
 /** Every record of one sync list as the API has it now (full pull, no updated_since). */
 async function apiRecords(kind: Kind): Promise<Json[]> {
@@ -376,14 +301,14 @@ describe('the recommended CRM sync loop', () => {
     await crm.moveLead(bilal.reference, 'qualified');
     await settle();
 
-    expect(crm.stats.refused).toBe(0);
-    expect(crm.dropped).toEqual([]);
+    expect(crm.receiver.stats.refused).toBe(0);
+    expect(crm.receiver.dropped).toEqual([]);
     await expectMirror();
     expect(crm.copyOf('lead', bilal.reference)).toMatchObject({ status: 'qualified', assignee: member });
     expect(crm.copyOf('lead', bilal.reference)!.first_answered_at).not.toBeNull();
     expect(crm.copyOf('lead', amal1.reference)).toMatchObject({ details: { bedrooms: 2, budget: '1.2M AED' } });
     // Write-backs of contacts and the CRM's own status move came back as echoes, and were skipped.
-    const echoesAfterWebhooks = crm.stats.echoes;
+    const echoesAfterWebhooks = crm.receiver.stats.echoes;
     expect(echoesAfterWebhooks).toBeGreaterThan(0);
 
     // A pull with nothing missed changes nothing (and sets the point the next pull starts from). Times are set,
@@ -400,7 +325,8 @@ describe('the recommended CRM sync loop', () => {
 
     // --- 2. Missed events: some dropped by the CRM (answered 200, then lost), and a window with the
     // subscription disabled, in which nothing is delivered at all.
-    crm.drop = (event) => event.type === 'lead.status_changed' || event.type === 'task.done' || event.caused_by === 'admin';
+    crm.receiver.drop = (event) =>
+      event.type === 'lead.status_changed' || event.type === 'task.done' || event.caused_by === 'admin';
     // Ivan, synced before the last pull, sends an enquiry: his lead is delivered, his contact does not change.
     const ivans = await enquiry({ email: 'ivan@example.com', message: 'Is the penthouse still free?' });
     expect(ivans.person).toBe(ivan.reference);
@@ -448,7 +374,7 @@ describe('the recommended CRM sync loop', () => {
     expect(windowEvents.length).toBeGreaterThanOrEqual(5);
     const delivered = await deliveriesOf(subscription.id);
     expect(delivered.filter((d) => windowEvents.includes(d.id))).toEqual([]);
-    expect(crm.dropped.map((e) => e.type).sort()).toEqual(['contact.updated', 'lead.status_changed', 'task.done']);
+    expect(crm.receiver.dropped.map((e) => e.type).sort()).toEqual(['contact.updated', 'lead.status_changed', 'task.done']);
     // So the CRM is behind: missing records, stale statuses, and a person it still holds unerased.
     expect(crm.copyOf('contact', farah.reference)).toBeUndefined();
     expect(crm.copyOf('lead', gita.reference)).toBeUndefined();
@@ -499,10 +425,10 @@ describe('the recommended CRM sync loop', () => {
     const deliveries = await deliveriesOf(subscription.id);
     expect(deliveries.every((d) => d.status === 'succeeded')).toBe(true);
     const echoes = deliveries.filter((d) => d.caused_by === `api:${crmKey.prefix}`);
-    expect(crm.stats.echoes).toBe(echoes.length);
-    expect(crm.stats.echoes).toBeGreaterThan(echoesAfterWebhooks); // the pull's write-backs (Farah, Gita)
-    expect(crm.stats.received).toBe(deliveries.length);
-    expect(crm.stats.refused).toBe(0);
+    expect(crm.receiver.stats.echoes).toBe(echoes.length);
+    expect(crm.receiver.stats.echoes).toBeGreaterThan(echoesAfterWebhooks); // the pull's write-backs (Farah, Gita)
+    expect(crm.receiver.stats.received).toBe(deliveries.length);
+    expect(crm.receiver.stats.refused).toBe(0);
 
     // At least once: a replayed event carries the same webhook-id, and the CRM does not handle it twice.
     const handled = crm.stats.handled;
@@ -512,7 +438,7 @@ describe('the recommended CRM sync loop', () => {
     });
     expect(replay.status, replay.text).toBe(202);
     await settle();
-    expect(crm.stats.duplicates).toBe(1);
+    expect(crm.receiver.stats.duplicates).toBe(1);
     expect(crm.stats.handled).toBe(handled);
 
     // A further pull finds the CRM up to date: nothing to write back, the store unchanged.

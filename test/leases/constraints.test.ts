@@ -235,6 +235,18 @@ describe('rent payments: what an owner was shown never changes', () => {
     }
   });
 
+  it('lets erasure empty a bounced payment’s note, and nothing else with it', async () => {
+    const id = await newPayment({ notes: 'Cheque of the renter' });
+    expect(await outcome(update(id, { status: 'bounced', bounced_at: new Date() }))).toBe('ok');
+    expect(await outcome(update(id, { notes: null, amount: '1.00' }))).toBe('23514 rent_payments_bounced_final');
+    expect(await outcome(update(id, { notes: 'Another note' }))).toBe('23514 rent_payments_bounced_final');
+    const version = await versionOf(id);
+    expect(await outcome(update(id, { notes: null }))).toBe('ok');
+    expect(await versionOf(id)).toBe(String(Number(version) + 1));
+    // Once empty, nothing is left to erase: the payment is final again.
+    expect(await outcome(update(id, { notes: null }))).toBe('23514 rent_payments_bounced_final');
+  });
+
   it('moves statuses only forward, and keeps each status with its dates', async () => {
     const cancelled = await newPayment();
     expect(await outcome(update(cancelled, { status: 'cancelled', cancelled_at: new Date() }))).toBe('ok');

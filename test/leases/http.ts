@@ -60,7 +60,7 @@ export async function leaseWorld(api?: TestApi) {
         .map((e) => e.type),
     eventsOf: async (reference: string) =>
       (await own.db.selectFrom('events').selectAll().where('company_id', '=', company.id).orderBy('created_at').execute())
-        .filter((e) => e.data.lease === reference)
+        .filter((e) => e.data.reference === reference)
         .map((e) => e.type),
   };
   return world;
