@@ -10,7 +10,6 @@
  * and the statements the route sends are caught with Kysely's `log` hook on the app's own pool.
  */
 import type { Server } from 'node:http';
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { serve } from '@hono/node-server';
 import type { CompiledQuery, LogEvent } from 'kysely';
@@ -22,15 +21,11 @@ import { createNodePlatform } from '../lib/node/platform';
 import { MemoryRateLimiter } from '../lib/ratelimit/memory';
 import { insertContactsSql, insertExternalSql, insertLeadsSql, referencePattern } from './crm-seed';
 import { median, ms, planSummary, quantile, statementKind } from './crm-analysis';
+import { closeServer, freshDatabase } from './database';
 import { round } from './report';
+import { envInt, exitWith } from './shared';
 
-const int = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-};
+const int = envInt;
 
 type Contact = { reference: string; updated_at: string; leads: string[]; external: unknown[]; erased: boolean };
 type Page = { ms: number; count: number; statements: number; dbMs: number; listMs: number; byKind: Map<string, number> };
@@ -39,62 +34,18 @@ async function main(): Promise<number> {
   const total = int('BENCH_CRM_CONTACTS', 100_000);
   const pageSize = 100;
   const warmup = int('BENCH_CRM_WARMUP', 20);
-  const baseUrl = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
-  const dbName = `pa_bench_crm_${randomBytes(6).toString('hex')}`;
-  const benchUrl = new URL(baseUrl);
-  benchUrl.pathname = `/${dbName}`;
-
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  let created = false;
   let server: Server | undefined;
   let closeApp: (() => Promise<void>) | undefined;
   let seedClient: pg.Client | undefined;
-  let cleaning: Promise<void> | undefined;
-
-  const cleanup = () => {
-    cleaning ??= (async () => {
-      if (server) {
-        const s = server;
-        // A request in flight (after Ctrl-C) may finish first; keep-alive connections are closed at once.
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-          setTimeout(() => s.closeAllConnections(), 2000).unref();
-        });
-      }
-      await closeApp?.().catch(() => {});
-      await seedClient?.end().catch(() => {});
-      if (created) {
-        // The pools have ended, but their backends may still be exiting (a forced drop would make them log an error).
-        for (let i = 0; i < 40; i++) {
-          const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [dbName]);
-          if (rows[0].n === 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        await admin.query(`drop database if exists "${dbName}" with (force)`).then(
-          () => console.log(`dropped database ${dbName}`),
-          (error: unknown) => console.error(`could not drop ${dbName}:`, error),
-        );
-      }
-      await admin.end().catch(() => {});
-    })();
-    return cleaning;
-  };
-  // `on`, not `once`: Ctrl-C reaches this process twice (from the terminal and relayed by tsx).
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (cleaning) return;
-      console.error(`\n${signal}: cleaning up`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
+  const database = await freshDatabase('pa_bench_crm', async () => {
+    if (server) await closeServer(server);
+    await closeApp?.().catch(() => {});
+    await seedClient?.end().catch(() => {});
+  });
+  const { admin } = database;
+  const benchUrl = database.url;
 
   try {
-    await admin.query(`create database "${dbName}"`);
-    created = true;
-    console.log(`created database ${dbName}`);
-
     // The statements of the request in flight (one at a time): how many, their time, and the list query itself.
     let current:
       | { statements: number; dbMs: number; listMs: number; list?: CompiledQuery; byKind: Map<string, number> }
@@ -386,12 +337,8 @@ async function main(): Promise<number> {
     );
     return 0;
   } finally {
-    await cleanup();
+    await database.cleanup();
   }
 }
 
-const code = await main().catch((error: unknown) => {
-  console.error(error);
-  return 1;
-});
-process.exit(code);
+await exitWith(main);

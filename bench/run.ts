@@ -7,7 +7,6 @@
  * The child counts every SQL statement its pg clients send; the parent asks for the counts over IPC.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -18,7 +17,8 @@ import { markdown, mb, round, type ScenarioResult, toJson } from './report';
 import { type Scenario, scenarios as scenariosFor } from './scenarios';
 import { benchStays } from './stays';
 import { runServer } from './server';
-import { type Counts, type Cpu, type FromServer, type Memory, memoryNow, type ToServer } from './shared';
+import { freshDatabase } from './database';
+import { type Counts, type Cpu, envInt, type FromServer, type Memory, memoryNow, type ToServer } from './shared';
 
 /** This file: forked again as the server (BENCH_ROLE=server). */
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -58,91 +58,56 @@ type AutocannonOptions = {
 };
 const autocannon = createRequire(import.meta.url)('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-}
-
 const perSecond = (result: AutocannonResult) => result.requests.total / result.duration;
 /** Lets requests still in flight when autocannon stopped finish their queries. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 250));
 async function runDriver(): Promise<number> {
-  const seconds = positiveInt('BENCH_SECONDS', 10);
-  const connections = positiveInt('BENCH_CONNECTIONS', 50);
-  const warmupSeconds = positiveInt('BENCH_WARMUP_SECONDS', 2);
+  const seconds = envInt('BENCH_SECONDS', 10);
+  const connections = envInt('BENCH_CONNECTIONS', 50);
+  const warmupSeconds = envInt('BENCH_WARMUP_SECONDS', 2);
 
-  const baseUrl = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
-  const dbName = `pa_bench_${randomBytes(6).toString('hex')}`;
-  const benchUrl = new URL(baseUrl);
-  benchUrl.pathname = `/${dbName}`;
-
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  // Counts what the forms stored, on the bench's own database once it exists.
-  const rows = new pg.Client({ connectionString: benchUrl.toString() });
-  rows.on('error', (error) => console.error('bench database connection:', error.message));
-  const countNow = async (table: 'leads' | 'bookings') => {
-    const result = await rows.query<{ n: string }>(`select count(*) as n from ${table}`);
-    return Number(result.rows[0]?.n ?? 0);
-  };
-  /** The count once writes still in flight have landed (it stays the same for 300 ms). */
-  const countRows = async (table: 'leads' | 'bookings') => {
-    for (let last = -1; ; ) {
-      const now = await countNow(table);
-      if (now === last) return now;
-      last = now;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-  };
-  let created = false;
   let child: ChildProcess | undefined;
-  let cleaning: Promise<void> | undefined;
-
-  const cleanup = () => {
-    cleaning ??= (async () => {
-      if (child && child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
-        try {
-          child.send({ id: -1, type: 'stop' } satisfies ToServer);
-        } catch {
-          child.kill('SIGKILL');
-        }
-        const timer = setTimeout(() => child!.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
+  let rows: pg.Client | undefined;
+  const database = await freshDatabase('pa_bench', async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const running = child;
+      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+      try {
+        running.send({ id: -1, type: 'stop' } satisfies ToServer);
+      } catch {
+        running.kill('SIGKILL');
       }
-      await rows.end().catch(() => {});
-      if (created) {
-        await admin.query(`drop database if exists "${dbName}" with (force)`).catch((error: unknown) => {
-          console.error(`could not drop ${dbName}:`, error);
-        });
-        console.log(`dropped database ${dbName}`);
-      }
-      await admin.end().catch(() => {});
-    })();
-    return cleaning;
-  };
-  // `on`, not `once`: Ctrl-C reaches this process twice (from the terminal and relayed by tsx), and a second
-  // signal without a handler would end it before the database is dropped.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (cleaning) return;
-      console.error(`\n${signal}: cleaning up`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
+      const timer = setTimeout(() => running.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await rows?.end().catch(() => {});
+  });
+  const { admin } = database;
+  const benchUrl = database.url;
 
   try {
-    await admin.query(`create database "${dbName}"`);
-    created = true;
-    await rows.connect();
-    console.log(`created database ${dbName}`);
+    // Counts what the forms stored, on the bench's own database.
+    const counter = new pg.Client({ connectionString: benchUrl });
+    rows = counter;
+    counter.on('error', (error) => console.error('bench database connection:', error.message));
+    await counter.connect();
+    const countNow = async (table: 'leads' | 'bookings') => {
+      const result = await counter.query<{ n: string }>(`select count(*) as n from ${table}`);
+      return Number(result.rows[0]?.n ?? 0);
+    };
+    /** The count once writes still in flight have landed (it stays the same for 300 ms). */
+    const countRows = async (table: 'leads' | 'bookings') => {
+      for (let last = -1; ; ) {
+        const now = await countNow(table);
+        if (now === last) return now;
+        last = now;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    };
 
     const server = fork(SCRIPT, [], {
-      env: { ...process.env, BENCH_ROLE: 'server', BENCH_DATABASE_URL: benchUrl.toString() },
+      env: { ...process.env, BENCH_ROLE: 'server', BENCH_DATABASE_URL: benchUrl },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child = server;
@@ -354,7 +319,7 @@ async function runDriver(): Promise<number> {
     if (!ok) console.error('FAILED: some responses were errors or had an unexpected status (see the table).');
     return ok ? 0 : 1;
   } finally {
-    await cleanup();
+    await database.cleanup();
   }
 }
 

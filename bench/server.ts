@@ -54,7 +54,7 @@ export async function runServer(): Promise<void> {
       UPSTASH_REDIS_REST_TOKEN: '',
     };
     const platform = await createNodePlatform(env, { handle });
-    const demo = await seedDemo(platform.handle.db);
+    const demo = await seedDemo(platform.handle.db, new Date());
     // The forms' key: the demo company is a development workspace, so a localhost page may send them.
     const { secret: publishableKey } = await platform.handle.db
       .transaction()

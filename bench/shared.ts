@@ -17,3 +17,21 @@ export function memoryNow(): Memory {
   const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
   return { rss, heapUsed, heapTotal, external };
 }
+
+/** A positive whole number from the environment, or `fallback` when unset. */
+export function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+/** Runs a bench's `main` and exits with its code (1 and the error printed when it throws). */
+export async function exitWith(main: () => Promise<number>): Promise<never> {
+  const code = await main().catch((error: unknown) => {
+    console.error(error);
+    return 1;
+  });
+  process.exit(code);
+}

@@ -1,11 +1,15 @@
 import type { Db } from '../lib/db/index';
 import { createCompany } from './admin/companies';
 import { seedCatalogueDemo } from './catalogue/demo';
+import { seedLeasesDemo } from './leases/demo';
 
 export const demoHosts = ['localhost', '127.0.0.1'];
 
-/** On a fresh database: a development company on localhost with each group's demo data (today the catalogue's). Runs once. */
-export async function seedDemo(db: Db): Promise<{ seeded: boolean; companyId: string }> {
+/**
+ * On a fresh database: a development company on localhost with each group's demo data (the catalogue's; leases and rent
+ * payments dated around `now`), in one transaction. Runs once: a database with a company on localhost is left alone.
+ */
+export async function seedDemo(db: Db, now: Date): Promise<{ seeded: boolean; companyId: string }> {
   const existing = await db.selectFrom('company_hosts').select('company_id').where('host', '=', 'localhost').executeTakeFirst();
   if (existing) return { seeded: false, companyId: existing.company_id };
   const companyId = await db.transaction().execute(async (trx) => {
@@ -18,6 +22,7 @@ export async function seedDemo(db: Db): Promise<{ seeded: boolean; companyId: st
       settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.demo-properties.ae' },
     });
     await seedCatalogueDemo(trx, company.id);
+    await seedLeasesDemo(trx, company, now);
     return company.id;
   });
   return { seeded: true, companyId };

@@ -177,22 +177,28 @@ function isHomeOccupied(error: unknown): boolean {
 }
 
 /**
- * Activates a draft and records `lease.activated`. Refused (409 `lease_home_occupied`) only when another lease of the
- * home is active, which the partial unique index `leases_one_active` decides: of concurrent activations of two drafts
- * of one home, one commits and the others fail there. Activating an active lease again answers it (nothing written);
- * an ended lease is `409 invalid_transition`.
+ * Activates a draft in the caller's transaction and records `lease.activated` (see {@link activateLease}, which answers
+ * 409 when another lease of the home is active). Activating an active lease again answers it (nothing written); an
+ * ended lease is `409 invalid_transition`.
  */
-export async function activateLease(db: Db, company: Company, reference: string, causedBy: CausedBy): Promise<string> {
+export async function activateDraft(trx: Trx, company: Company, reference: string, now: Date, causedBy: CausedBy) {
+  const lease = await lockLease(trx, company.id, reference);
+  if (lease.status === 'active') return lease.id;
+  if (lease.status === 'ended') throw new ApiError('invalid_transition', `The lease ${reference} has ended.`);
+  await trx.updateTable('leases').set({ status: 'active', activated_at: now }).where('id', '=', lease.id).execute();
+  const data = { reference: lease.reference, home: lease.home_slug };
+  await recordEvent(trx, { companyId: company.id, type: 'lease.activated', causedBy, data });
+  return lease.id;
+}
+
+/**
+ * Activates a draft ({@link activateDraft}) in a transaction of its own. Refused (409 `lease_home_occupied`) only when
+ * another lease of the home is active, which the partial unique index `leases_one_active` decides: of concurrent
+ * activations of two drafts of one home, one commits and the others fail there.
+ */
+export async function activateLease(db: Db, company: Company, reference: string, now: Date, causedBy: CausedBy): Promise<string> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      const lease = await lockLease(trx, company.id, reference);
-      if (lease.status === 'active') return lease.id;
-      if (lease.status === 'ended') throw new ApiError('invalid_transition', `The lease ${reference} has ended.`);
-      await trx.updateTable('leases').set({ status: 'active', activated_at: new Date() }).where('id', '=', lease.id).execute();
-      const data = { reference: lease.reference, home: lease.home_slug };
-      await recordEvent(trx, { companyId: company.id, type: 'lease.activated', causedBy, data });
-      return lease.id;
-    });
+    return await db.transaction().execute((trx) => activateDraft(trx, company, reference, now, causedBy));
   } catch (error) {
     if (!isHomeOccupied(error)) throw error;
     throw new ApiError('lease_home_occupied', `Another lease of this home is active: end it before activating ${reference}.`);

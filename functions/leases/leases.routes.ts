@@ -176,7 +176,8 @@ export const leases = createRouter()
   })
   .openapi(activateRoute, async (c) => {
     const { reference } = c.req.valid('param');
-    const id = await activateLease(c.var.services.db, c.var.company, reference, actorOf(c.var.caller));
+    const { company, services } = c.var;
+    const id = await activateLease(services.db, company, reference, services.now(), actorOf(c.var.caller));
     return c.json(await readWritten(c, resource, id), 200);
   })
   .openapi(noticeRoute, async (c) => {
