@@ -1,4 +1,12 @@
--- Erasure reaches a bounced payment's note (issue 11; docs/api-reference.md, "Leases and rent payments").
+-- Rent payments, second part (issue 11; docs/api-reference.md, "Leases and rent payments"; docs/performance.md).
+--
+-- The accounting export pages the sync order (updated_at, id) filtered by a month of booked_on. With booked_on in the
+-- sync index the month is checked on the index entries, not on every table row last changed before the month: the
+-- bench's first page of a 10,000-payment month read 10,471 buffers without it and 490 with it.
+drop index rent_payments_sync;
+create index rent_payments_sync on rent_payments (company_id, updated_at, id, booked_on);
+
+-- Erasure reaches a bounced payment's note.
 --
 -- A bounced payment never changes (0011's rent_payment_settled), with one exception: erasing a person empties the
 -- free-text notes of their leases' payments, which may name them. Only `notes` may become null; every other column,
