@@ -1,4 +1,5 @@
 import { defineGroup } from '../../lib/compose';
+import { deals } from './deals.routes';
 import { pipelines } from './pipelines.routes';
 
 /**
@@ -8,5 +9,5 @@ import { pipelines } from './pipelines.routes';
  */
 export const pipelinesGroup = defineGroup({
   name: 'pipelines',
-  routes: [pipelines],
+  routes: [pipelines, deals],
 });

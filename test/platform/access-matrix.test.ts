@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
 
@@ -68,6 +69,7 @@ beforeAll(async () => {
   api = await createTestApi();
   company = await api.demoCompany({ team_module: true, bookings_enabled: true });
   other = await api.createCompany();
+  for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
   const all = [...scopes];
   keys = {
     all: (await api.createKey(company.id, { scopes: all })).secret,
@@ -102,7 +104,7 @@ beforeAll(async () => {
     landlord: landlord.json.reference,
   };
   bodies['POST /api/v1/leases'] = lease;
-  for (const collection of ['leads', 'tasks', 'leases']) {
+  for (const collection of ['leads', 'tasks', 'leases', 'deals']) {
     const path = `/api/v1/${collection}`;
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id;
