@@ -46,3 +46,14 @@ export async function resolveListing(executor: Executor, companyId: string, slug
   if (!listing) throw fieldProblem(path, 'unknown_reference', `${slug} is not a listing of this company.`);
   return listing;
 }
+
+/** A department of the company by key (400 at `department` otherwise). */
+export async function checkDepartment(executor: Executor, companyId: string, key: string): Promise<void> {
+  const department = await executor
+    .selectFrom('departments')
+    .select('key')
+    .where('company_id', '=', companyId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (!department) throw fieldProblem('department', 'unknown_reference', `${key} is not a department of this company.`);
+}

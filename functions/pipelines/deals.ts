@@ -5,7 +5,7 @@ import { notFound } from '../../lib/errors';
 import type { CausedBy } from '../../lib/events';
 import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
 import { fitsDigits, storedDigits } from '../../lib/money';
-import { checkHandler, fieldProblem, resolveContact, resolveListing } from '../../lib/parties';
+import { checkDepartment, checkHandler, fieldProblem, resolveContact, resolveListing } from '../../lib/parties';
 import { matchOrCreateContact } from '../../lib/people';
 import { newReference } from '../../lib/references';
 import type { DealsTable } from '../../schema/pipelines/db';
@@ -109,16 +109,6 @@ async function enquiryOf(trx: Trx, companyId: string, reference: string) {
   if (lead.erased) throw fieldProblem('enquiry', 'lead_erased', `The lead ${reference} is erased.`);
   if (lead.contact_id === null) throw fieldProblem('enquiry', 'enquiry_without_person', `The lead ${reference} names no person.`);
   return lead;
-}
-
-async function checkDepartment(trx: Trx, companyId: string, key: string): Promise<void> {
-  const department = await trx
-    .selectFrom('departments')
-    .select('key')
-    .where('company_id', '=', companyId)
-    .where('key', '=', key)
-    .executeTakeFirst();
-  if (!department) throw fieldProblem('department', 'unknown_reference', `${key} is not a department of this company.`);
 }
 
 /** The columns the body's optional fields set (both on POST and PATCH), checked against the company's records. */
