@@ -48,9 +48,15 @@ export async function pipelineWorld(api?: TestApi) {
     /** The events of the company, oldest first, as stored. */
     events: async () =>
       own.db.selectFrom('events').selectAll().where('company_id', '=', company.id).orderBy('created_at').orderBy('id').execute(),
-    /** The types of the events naming this reference, oldest first. */
+    /**
+     * The types of the events naming this reference, oldest first; the events of one transaction share its
+     * `created_at`, so within one they are given in name order.
+     */
     eventsOf: async (reference: string) =>
-      (await world.events()).filter((e) => Object.values(e.data).includes(reference)).map((e) => e.type),
+      (await world.events())
+        .filter((e) => Object.values(e.data).includes(reference))
+        .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.type.localeCompare(b.type))
+        .map((e) => e.type),
   };
   return world;
 }
