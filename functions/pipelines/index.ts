@@ -1,6 +1,8 @@
 import { defineGroup } from '../../lib/compose';
 import { deals } from './deals.routes';
+import { pipelineJobs } from './jobs';
 import { pipelines } from './pipelines.routes';
+import { viewings } from './viewings.routes';
 
 /**
  * Sales pipelines (server keys only): pipelines and stages (read-only here), deals and their moves, viewings; its
@@ -9,5 +11,6 @@ import { pipelines } from './pipelines.routes';
  */
 export const pipelinesGroup = defineGroup({
   name: 'pipelines',
-  routes: [pipelines, deals],
+  routes: [pipelines, deals, viewings],
+  jobs: pipelineJobs,
 });

@@ -5,9 +5,9 @@ import { createTestApi, type TestApi } from '../support/harness';
  * A company with the demo catalogue and the demo pipelines (sales, leasing), a member, a department and keys:
  * what the pipeline route tests share.
  */
-export async function pipelineWorld(api?: TestApi) {
+export async function pipelineWorld(api?: TestApi, companyFields: Record<string, unknown> = {}) {
   const own = api ?? (await createTestApi());
-  const company = await own.demoCompany();
+  const company = await own.demoCompany({ team_module: true }, companyFields);
   for (const pipeline of demoPipelines) {
     const res = await own.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
     if (res.status !== 201) throw new Error(res.text);

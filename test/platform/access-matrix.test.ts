@@ -104,8 +104,10 @@ beforeAll(async () => {
     landlord: landlord.json.reference,
   };
   bodies['POST /api/v1/leases'] = lease;
-  for (const collection of ['leads', 'tasks', 'leases', 'deals']) {
+  for (const collection of ['leads', 'tasks', 'leases', 'deals', 'viewings']) {
     const path = `/api/v1/${collection}`;
+    // A viewing's example names a deal of another company: here it is on this company's deal.
+    if (collection === 'viewings') bodies[`POST ${path}`] = { ...(bodies[`POST ${path}`] as object), deal: references.deals };
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id;
   }

@@ -246,7 +246,11 @@ describe('no date or instant gives a 500', () => {
     api1('POST /deals', '/deals', { key, body: dealBody });
     const deal = (await api.request('/api/v1/deals', { host, key, body: dealBody })).json.reference;
     api1('PATCH /deals/{reference}', `/deals/${deal}`, { key, body: { expected_close: day2 } });
-    for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases', 'deals'])
+    const viewingBody = { deal, home: 'jvc-2br-townhouse', time: at };
+    api1('POST /viewings', '/viewings', { key, body: viewingBody });
+    const viewing = (await api.request('/api/v1/viewings', { host, key, body: viewingBody })).json.reference;
+    api1('PATCH /viewings/{reference}', `/viewings/${viewing}`, { key, body: { time: at } });
+    for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases', 'deals', 'viewings'])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
     api1('POST /tasks', '/tasks', { key, body: { title: 'T', ...followup, due_on: day1 } });
     api1('PATCH /tasks/{task_id}', `/tasks/${task}`, { key, body: { due_on: day1 } });

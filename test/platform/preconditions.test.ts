@@ -41,6 +41,14 @@ const makers: Record<string, { create: () => Promise<string>; change: () => Reco
       (await call('POST', '/api/v1/deals', { person: { email: `deal.${serial++}@example.com` } })).json.reference,
     change: () => ({ title: `Deal ${serial++}` }),
   },
+  viewings: {
+    create: async () => {
+      const deal = await makers.deals!.create();
+      const body = { deal, home: 'jvc-2br-townhouse', time: '2030-01-01T10:00:00Z' };
+      return (await call('POST', '/api/v1/viewings', body)).json.reference;
+    },
+    change: () => ({ time: `2030-01-${String((serial++ % 28) + 1).padStart(2, '0')}T11:00:00Z` }),
+  },
   tasks: {
     create: async () =>
       (await call('POST', '/api/v1/tasks', { title: 'Pre', source: 'pre', external_id: `${serial++}` })).json.task_id,
@@ -80,8 +88,8 @@ afterAll(() => api.close());
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
 
 describe('versioned records', () => {
-  it('are declared for contacts, deals, leads, leases and tasks, and every one has a maker here', () => {
-    expect(reads.map((r) => r.collection).sort()).toEqual(['contacts', 'deals', 'leads', 'leases', 'tasks']);
+  it('are declared for contacts, deals, leads, leases, tasks and viewings, and every one has a maker here', () => {
+    expect(reads.map((r) => r.collection).sort()).toEqual(['contacts', 'deals', 'leads', 'leases', 'tasks', 'viewings']);
     expect(writes.length).toBeGreaterThanOrEqual(3);
     for (const op of [...reads, ...writes]) expect(makers[op.collection], op.path).toBeDefined();
   });

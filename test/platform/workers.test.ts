@@ -17,16 +17,17 @@ import { routeGroups } from '../../functions/app';
 /**
  * Gzipped budgets in KiB (docs/api-reference.md, "Workers"): each a few KiB above what it weighed when set
  * (default 332.2, then 342.5 with the lease routes; catalogue 231.3, crm 287.4, forms 284.9, stay 298.7, leases
- * 261.0; pipelines 246.0, default 344.7 with the pipelines' admin routes); raise one knowingly, with the reason in the commit.
+ * 261.0; pipelines 290.9 with deals (people matching) and viewings, default 350.3 with the pipelines' routes);
+ * raise one knowingly, with the reason in the commit.
  */
 const budgets: Record<string, number> = {
-  default: 349,
+  default: 355,
   catalogue: 236,
   crm: 292,
   forms: 290,
   stay: 303,
   leases: 264,
-  pipelines: 251,
+  pipelines: 296,
 };
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);
