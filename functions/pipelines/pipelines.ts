@@ -56,6 +56,26 @@ async function reorder(
   }
 }
 
+/** Moves the row `id` of `rows` (in order) to `position`, rewriting the positions that change. */
+function placeAt(
+  trx: Trx,
+  table: 'pipelines' | 'pipeline_stages',
+  rows: { id: string; position: number }[],
+  id: string,
+  position: number,
+) {
+  return reorder(
+    trx,
+    table,
+    rows,
+    placed(
+      rows.map((row) => row.id),
+      id,
+      position,
+    ),
+  );
+}
+
 const orderedPipelines = (trx: Trx, companyId: string) =>
   trx
     .selectFrom('pipelines')
@@ -109,16 +129,7 @@ export async function createPipeline(trx: Trx, companyId: string, input: Pipelin
     .execute();
   if (input.position !== undefined) {
     const rows = [...existing, { id: pipeline.id, position: existing.length }];
-    await reorder(
-      trx,
-      'pipelines',
-      rows,
-      placed(
-        rows.map((row) => row.id),
-        pipeline.id,
-        input.position,
-      ),
-    );
+    await placeAt(trx, 'pipelines', rows, pipeline.id, input.position);
   }
 }
 
@@ -132,16 +143,7 @@ export async function updatePipeline(trx: Trx, companyId: string, key: string, i
   if (Object.keys(set).length > 0) await trx.updateTable('pipelines').set(set).where('id', '=', pipeline.id).execute();
   if (input.position !== undefined) {
     const rows = await orderedPipelines(trx, companyId);
-    await reorder(
-      trx,
-      'pipelines',
-      rows,
-      placed(
-        rows.map((row) => row.id),
-        pipeline.id,
-        input.position,
-      ),
-    );
+    await placeAt(trx, 'pipelines', rows, pipeline.id, input.position);
   }
 }
 
@@ -201,16 +203,7 @@ export async function putStage(
     stages.push({ id, key: stageKey, kind: input.kind, position: stages.length });
   }
   if (input.position !== undefined) {
-    await reorder(
-      trx,
-      'pipeline_stages',
-      stages,
-      placed(
-        stages.map((stage) => stage.id),
-        id,
-        input.position,
-      ),
-    );
+    await placeAt(trx, 'pipeline_stages', stages, id, input.position);
   }
   return current === undefined;
 }
