@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines, seedPipelinesDemo } from '../../functions/pipelines/demo';
 import { adminCli } from '../support/admin-cli';
@@ -157,6 +160,20 @@ describe('the admin CLI', () => {
     expect(renamed.name.en).toBe('Rentals');
     expect(keysOf((await cli('pipelines', 'list', w.company.id)).results).slice(0, 2)).toEqual(['leasing', 'sales']);
     await cli('stages', 'delete', w.company.id, 'sales', 'reserved');
+    const file = join(await mkdtemp(join(tmpdir(), 'pipelines-')), 'lettings.json');
+    const lettings = {
+      key: 'lettings',
+      name: { en: 'Lettings' },
+      purpose: 'leasing',
+      stages: [{ key: 'new', name: { en: 'New' }, kind: 'open', probability: 5 }],
+    };
+    await writeFile(file, JSON.stringify(lettings));
+    const added = await cli('pipelines', 'add', w.company.id, file);
+    expect(added).toEqual({
+      ...lettings,
+      name: { en: 'Lettings', ar: 'Lettings' },
+      stages: [{ ...lettings.stages[0], name: { en: 'New', ar: 'New' } }],
+    });
     await cli('pipelines', 'update', w.company.id, 'leasing', '--name-en', 'Leasing', '--name-ar', 'التأجير', '--position', '1');
   });
 });
