@@ -9,6 +9,8 @@ export type Scenario = {
   expectedStatus: number;
   /** POST: a body for each request (built per request, so every one is another visitor). */
   body?: () => string;
+  /** Under load: the path and body of each request (e.g. a move of another deal each time); `path` and `body` check it. */
+  request?: () => { path: string; body: string };
   /** The scenario this one is compared with; the baselines themselves have none. */
   baseline?: string;
   /** A table whose rows the scenario adds, one per success: counted before and after its run. */
@@ -63,9 +65,40 @@ function bookings(stays: BenchStay[]): () => string {
   };
 }
 
-export function scenarios(input: { etag: string; slug: string; publishableKey: string; stays: BenchStay[] }): Scenario[] {
-  const { etag, slug, publishableKey, stays } = input;
+/** A deal added by a CRM, for a new person each time. */
+function deal(): string {
+  const n = visitor++;
+  return JSON.stringify({
+    person: { name: `Bench Buyer ${n}`, email: `buyer.${process.pid}.${n}@bench.example` },
+    title: 'Bench deal',
+    home: 'marina-gate-2br-sea-view',
+    value: '2450000',
+  });
+}
+
+/** Moves of the deals in turn, each between two open stages (offer and viewing), so every move changes a stage. */
+function moves(deals: string[]): () => { path: string; body: string } {
+  let next = 0;
+  return () => {
+    const n = next++;
+    const reference = deals[n % deals.length] as string;
+    const stage = Math.floor(n / deals.length) % 2 === 0 ? 'offer' : 'viewing';
+    return { path: `/api/v1/deals/${reference}/move`, body: JSON.stringify({ stage }) };
+  };
+}
+
+export function scenarios(input: {
+  etag: string;
+  slug: string;
+  publishableKey: string;
+  serverKey: string;
+  stays: BenchStay[];
+  /** Deals of the demo company for the moves (one more, the first, for the check of the answer). */
+  deals: string[];
+}): Scenario[] {
+  const { etag, slug, publishableKey, serverKey, stays, deals } = input;
   const json = { 'Content-Type': 'application/json' };
+  const crm = { ...json, Authorization: `Bearer ${serverKey}` };
   const form = { ...json, 'X-Api-Key': publishableKey, Origin: formOrigin };
   // One stay goes to the check of what the route answers, a tenth of the rest to the warm-up.
   const warmup = Math.floor((stays.length - 1) / 10);
@@ -132,6 +165,25 @@ export function scenarios(input: { etag: string; slug: string; publishableKey: s
       baseline: bareJson,
       stores: 'bookings',
       amount: { warmup, run: stays.length - 1 - warmup },
+    },
+    {
+      name: 'deal create',
+      method: 'POST',
+      path: '/api/v1/deals',
+      headers: crm,
+      body: deal,
+      expectedStatus: 201,
+      baseline: bareJson,
+    },
+    {
+      name: 'deal move',
+      method: 'POST',
+      path: `/api/v1/deals/${deals[0]}/move`,
+      headers: crm,
+      body: () => JSON.stringify({ stage: 'offer' }),
+      request: moves(deals.slice(1)),
+      expectedStatus: 200,
+      baseline: bareJson,
     },
     { name: bareJson, method: 'POST', path: '/bare/form', headers: json, body: enquiry, expectedStatus: 201 },
   ];

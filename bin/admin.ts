@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bookingCommand, bookingUsage } from './admin-bookings';
+import { pipelineCommand, pipelineUsage } from './admin-pipelines';
 import { webhookCommand, webhookUsage } from './admin-webhooks';
 
 /**
@@ -32,6 +33,7 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   audit <company> [--action key.created]
 ${webhookUsage}
 ${bookingUsage}
+${pipelineUsage}
 
 Environment: ADMIN_URL (default http://127.0.0.1:$PORT or :8787), ADMIN_TOKEN, DATA_DIR (default ./.data)`;
 
@@ -67,6 +69,9 @@ const { values: opts, positionals } = parseArgs({
     to: { type: 'string' },
     note: { type: 'string' },
     secret: { type: 'string' },
+    purpose: { type: 'string' },
+    position: { type: 'string' },
+    probability: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -219,6 +224,8 @@ async function run(): Promise<unknown> {
       if (webhooks) return webhooks;
       const bookings = bookingCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
       if (bookings) return bookings;
+      const pipelines = pipelineCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
+      if (pipelines) return pipelines;
       if (group === 'audit') {
         const company = encodeURIComponent(arg(1, '<company>'));
         return call(

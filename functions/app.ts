@@ -9,10 +9,12 @@ import { listingRequestsAdmin } from './forms/admin';
 import { forms } from './forms/index';
 import { internal } from './internal/index';
 import { leases } from './leases/index';
+import { pipelinesAdmin } from './pipelines/admin';
+import { pipelinesGroup } from './pipelines/index';
 import { bookingsAdmin } from './stay/admin';
 import { stay } from './stay/index';
 
-const groups = [catalogue, crm, forms, stay, leases] as const;
+const groups = [catalogue, crm, forms, stay, leases, pipelinesGroup] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;
@@ -33,6 +35,7 @@ export const adminRouters = [
   crmAdmin,
   bookingsAdmin,
   listingRequestsAdmin,
+  pipelinesAdmin,
 ];
 
 /**

@@ -8,7 +8,7 @@ import { forgetKeptAnswers } from '../../lib/idempotency';
  * emptied, lead details and free text that can hold personal data removed (messages, pages, notes, activity
  * bodies, task titles), `erased: true`. Their booking requests lose the guest's message, language and consent
  * address too (the guest's name, email and phone live on the contact), the leases they are a party to lose their
- * free texts (eraseLeaseTexts), and the company's kept Idempotency-Key answers are forgotten (lib/idempotency.ts). The records stay, with their references
+ * free texts (eraseLeaseTexts), their deals and viewings theirs (eraseDealTexts), and the company's kept Idempotency-Key answers are forgotten (lib/idempotency.ts). The records stay, with their references
  * and external ids, so clients see them through `updated_since` and erase their own copies. Events and the
  * audit log hold references only. test/crm/erasure-scan.test.ts scans every column of every table for what
  * a person sent through every route: a new table or column holding personal data must be erased here.
@@ -56,6 +56,7 @@ export async function eraseContact(trx: Trx, companyId: string, contactId: strin
     .where('contact_id', '=', contactId)
     .execute();
   await eraseLeaseTexts(trx, companyId, contactId);
+  await eraseDealTexts(trx, companyId, contactId);
   await trx
     .updateTable('activities')
     .set({ body: null })
@@ -101,6 +102,16 @@ async function eraseLeaseTexts(trx: Trx, companyId: string, contactId: string): 
     .where('notes', 'is not', null)
     .execute();
   await trx.updateTable('leases').set({ notes: null }).where('id', 'in', leases).execute();
+}
+
+/**
+ * The free texts of the person's deals, which may name them or say what they thought: the deal's title and the reason
+ * it closed, and every viewing's feedback. Each such deal and viewing is touched (its updated_at moves).
+ */
+async function eraseDealTexts(trx: Trx, companyId: string, contactId: string): Promise<void> {
+  const deals = trx.selectFrom('deals').select('id').where('company_id', '=', companyId).where('contact_id', '=', contactId);
+  await trx.updateTable('viewings').set({ feedback: null }).where('deal_id', 'in', deals).execute();
+  await trx.updateTable('deals').set({ title: null, close_reason: null }).where('id', 'in', deals).execute();
 }
 
 /**

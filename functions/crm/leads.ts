@@ -6,7 +6,8 @@ import type { LeadStatus } from '../../schema/common/leads';
 import type { LeadRow, LeadsTable } from '../../schema/crm/db';
 import type { LeadPatchValue } from '../../schema/crm/leads';
 import type { Company } from '../../schema/platform/db';
-import { checkMember, unknownReference } from './followups';
+import { checkDepartment } from '../../lib/parties';
+import { checkMember } from './followups';
 import { linkExternal } from '../../lib/external-ids';
 
 /**
@@ -23,16 +24,6 @@ export const leadTransitions: Record<LeadStatus, readonly LeadStatus[]> = {
   lost: ['contacted'],
   spam: ['new'],
 };
-
-async function checkDepartment(trx: Trx, companyId: string, key: string): Promise<void> {
-  const department = await trx
-    .selectFrom('departments')
-    .select('key')
-    .where('company_id', '=', companyId)
-    .where('key', '=', key)
-    .executeTakeFirst();
-  if (!department) throw unknownReference('department', `${key} is not a department of this company.`);
-}
 
 function checkTransition(reference: string, from: LeadStatus, to: LeadStatus): void {
   const allowed = leadTransitions[from];

@@ -6,6 +6,7 @@ import { developmentToken } from '../../lib/spam-check';
 import { bookingBody, type Ctx, newHome, origin, postBooking, publishableKey, setup, stays } from '../stay/support';
 import { listingAnswers } from '../forms/support';
 import { startReceiver } from '../webhooks/support';
+import { demoPipelines } from '../../functions/pipelines/demo';
 
 /**
  * One person reaches the API through every route that stores personal data, each value carrying a marker; after
@@ -175,6 +176,14 @@ describe('erasure reaches every table', () => {
     await created(await call(`/rent-payments/${bounced}`, { notes: `Cheque of ${m}` }, 'PATCH'), 200);
     await created(await call(`/rent-payments/${bounced}`, { status: 'bounced' }, 'PATCH'), 200);
     await created(await call(`/rent-payments/${paid}`, { notes: `Paid by ${m}`, status: 'received' }, 'PATCH'), 200);
+    // A deal with them (its title and lost reason) and a viewing's feedback.
+    const sales = demoPipelines.find((pipeline) => pipeline.key === 'sales');
+    expect((await ctx.api.admin(`/companies/${ctx.company.id}/pipelines`, { body: sales })).status).toBe(201);
+    const deal = await created(await call('/deals', { person: server, title: `Flat for ${m}` }));
+    const viewing = { deal: deal.reference, home: 'marina-gate-1br-furnished', time: '2030-01-01T10:00:00Z' };
+    const shown = await created(await call('/viewings', viewing));
+    await created(await call(`/viewings/${shown.reference}`, { status: 'done', feedback: `Liked it, ${m}` }, 'PATCH'), 200);
+    await created(await call(`/deals/${deal.reference}/move`, { stage: 'lost', reason: `Lost ${m}` }, 'POST'), 200);
     // Reads with a server key are audited (references only).
     await created(await call(`/contacts/${server}`), 200);
     await created(await call(`/leads/${form.reference}`), 200);
@@ -216,6 +225,7 @@ describe('erasure reaches every table', () => {
     );
     expect(before).toEqual(expect.arrayContaining(['bookings.consent_address', 'activities.body', 'tasks.title']));
     expect(before).toEqual(expect.arrayContaining(['leases.notes', 'lease_notices.text', 'rent_payments.notes']));
+    expect(before).toEqual(expect.arrayContaining(['deals.title', 'deals.close_reason', 'viewings.feedback']));
 
     // The outbox fanned the person's events out to the subscription: deliveries are scanned too.
     const deliveries = await ctx.api.db

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
 
@@ -69,10 +70,13 @@ beforeAll(async () => {
   api = await createTestApi();
   company = await api.demoCompany({ team_module: true, bookings_enabled: true });
   other = await api.createCompany();
+  for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
   const all = [...scopes];
   keys = {
     all: (await api.createKey(company.id, { scopes: all })).secret,
     none: (await api.createKey(company.id, { scopes: ['read:pipelines'] })).secret,
+    // For the routes that take read:pipelines: a valid key with another scope.
+    noneElse: (await api.createKey(company.id, { scopes: ['read:team'] })).secret,
     foreign: (await api.createKey(other.id, { scopes: all })).secret,
     publishable: (await api.createKey(company.id, { kind: 'publishable', origins: ['https://www.example.com'] })).secret,
   };
@@ -101,8 +105,10 @@ beforeAll(async () => {
     landlord: landlord.json.reference,
   };
   bodies['POST /api/v1/leases'] = lease;
-  for (const collection of ['leads', 'tasks', 'leases']) {
+  for (const collection of ['leads', 'tasks', 'leases', 'deals', 'viewings']) {
     const path = `/api/v1/${collection}`;
+    // A viewing's example names a deal of another company: here it is on this company's deal.
+    if (collection === 'viewings') bodies[`POST ${path}`] = { ...(bodies[`POST ${path}`] as object), deal: references.deals };
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id;
   }
@@ -164,7 +170,7 @@ describe.each(['unknown', 'revoked', 'foreign', 'publishable'])('a %s key', (kin
 describe('scopes', () => {
   it('refuses a valid key of this company that lacks the declared scope', async () => {
     for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
-      const res = await call(op, { key: keys.none });
+      const res = await call(op, { key: op.access.scopes?.includes('read:pipelines') ? keys.noneElse : keys.none });
       expect(res.status, `${op.method} ${op.path}`).toBe(403);
       // A browser-only form takes no server key at all.
       const browserOnly = op.access.kind === 'form' && !op.access.scopes?.length;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingBody, day, newHome, origin, setup } from '../stay/support';
+import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createTestApi, demo, type TestApi } from '../support/harness';
 
@@ -201,7 +202,9 @@ describe('no date or instant gives a 500', () => {
     const home = await newHome(ctx);
     const scopes = ['write:leads', 'read:leads', 'read:contacts', 'read:followups', 'write:followups', 'read:members'] as const;
     const leaseScopes = ['write:contacts', 'read:leases', 'write:leases'] as const;
-    const key = (await api.createKey(ctx.company.id, { scopes: [...scopes, ...leaseScopes] })).secret;
+    const pipelineScopes = ['read:pipelines', 'write:pipelines'] as const;
+    const key = (await api.createKey(ctx.company.id, { scopes: [...scopes, ...leaseScopes, ...pipelineScopes] })).secret;
+    for (const pipeline of demoPipelines) await api.admin(`/companies/${ctx.company.id}/pipelines`, { body: pipeline });
     const consent = { consent: true, consent_version: 'v1', email: 'no-500@example.com' };
     const lead = (await api.request('/api/v1/leads', { host, key, body: consent })).json.reference;
     const followup = { source: 'crm', external_id: 'no-500' };
@@ -248,7 +251,15 @@ describe('no date or instant gives a 500', () => {
       key,
       query: { updated_since: at, booked_from: day1, booked_to: day2, bounced_from: day1, bounced_to: day2 },
     });
-    for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases'])
+    const dealBody = { person: { email: 'deal.no-500@example.com' }, expected_close: day1 };
+    api1('POST /deals', '/deals', { key, body: dealBody });
+    const deal = (await api.request('/api/v1/deals', { host, key, body: dealBody })).json.reference;
+    api1('PATCH /deals/{reference}', `/deals/${deal}`, { key, body: { expected_close: day2 } });
+    const viewingBody = { deal, home: 'jvc-2br-townhouse', time: at };
+    api1('POST /viewings', '/viewings', { key, body: viewingBody });
+    const viewing = (await api.request('/api/v1/viewings', { host, key, body: viewingBody })).json.reference;
+    api1('PATCH /viewings/{reference}', `/viewings/${viewing}`, { key, body: { time: at } });
+    for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases', 'deals', 'viewings'])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
     api1('POST /tasks', '/tasks', { key, body: { title: 'T', ...followup, due_on: day1 } });
     api1('PATCH /tasks/{task_id}', `/tasks/${task}`, { key, body: { due_on: day1 } });

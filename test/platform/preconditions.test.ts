@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
 
@@ -42,6 +43,19 @@ const makers: Record<string, { create: () => Promise<string>; change: () => Reco
     },
     change: () => ({ notes: `Notes ${serial++}` }),
   },
+  deals: {
+    create: async () =>
+      (await call('POST', '/api/v1/deals', { person: { email: `deal.${serial++}@example.com` } })).json.reference,
+    change: () => ({ title: `Deal ${serial++}` }),
+  },
+  viewings: {
+    create: async () => {
+      const deal = await makers.deals!.create();
+      const body = { deal, home: 'jvc-2br-townhouse', time: '2030-01-01T10:00:00Z' };
+      return (await call('POST', '/api/v1/viewings', body)).json.reference;
+    },
+    change: () => ({ time: `2030-01-${String((serial++ % 28) + 1).padStart(2, '0')}T11:00:00Z` }),
+  },
   tasks: {
     create: async () =>
       (await call('POST', '/api/v1/tasks', { title: 'Pre', source: 'pre', external_id: `${serial++}` })).json.task_id,
@@ -61,6 +75,7 @@ beforeAll(async () => {
   api = await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
   company = await api.createCompany();
   await api.importCatalogue(company.id);
+  for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
   key = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
   const doc = (await api.request('/api/v1/openapi.json')).json;
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
@@ -80,8 +95,16 @@ afterAll(() => api.close());
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
 
 describe('versioned records', () => {
-  it('are declared for contacts, leads, leases, rent payments and tasks, and every one has a maker here', () => {
-    expect(reads.map((r) => r.collection).sort()).toEqual(['contacts', 'leads', 'leases', 'rent-payments', 'tasks']);
+  it('are declared for contacts, deals, leads, leases, rent payments, tasks and viewings, and every one has a maker here', () => {
+    expect(reads.map((r) => r.collection).sort()).toEqual([
+      'contacts',
+      'deals',
+      'leads',
+      'leases',
+      'rent-payments',
+      'tasks',
+      'viewings',
+    ]);
     expect(writes.length).toBeGreaterThanOrEqual(3);
     for (const op of [...reads, ...writes]) expect(makers[op.collection], op.path).toBeDefined();
   });

@@ -16,11 +16,19 @@ import { routeGroups } from '../../functions/app';
 
 /**
  * Gzipped budgets in KiB (docs/api-reference.md, "Workers"): each a few KiB above what it weighed when set
- * (default 332.2, then 342.5 with the lease routes, 345.2 with the rent-payment routes; catalogue 231.3, crm 287.4,
- * forms 284.9, stay 298.7, leases 261.0, then 263.9 with the rent-payment routes); raise one knowingly, with the
- * reason in the commit.
+ * (default 332.2, then 342.5 with the lease routes, 345.2 with the rent-payment routes, 353.0 with both the
+ * rent-payment and the pipelines' routes; catalogue 231.3, crm 287.4, forms 284.9, stay 298.7, leases 261.0, then 263.9 with the rent-payment
+ * routes; pipelines 290.9 with deals (people matching) and viewings); raise one knowingly, with the reason in the commit.
  */
-const budgets: Record<string, number> = { default: 349, catalogue: 236, crm: 292, forms: 290, stay: 303, leases: 268 };
+const budgets: Record<string, number> = {
+  default: 357,
+  catalogue: 236,
+  crm: 292,
+  forms: 290,
+  stay: 303,
+  leases: 268,
+  pipelines: 296,
+};
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);
 const root = new URL('../../', import.meta.url);

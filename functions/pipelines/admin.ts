@@ -1,0 +1,114 @@
+import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
+import { createRouter } from '../../lib/app';
+import { ApiError } from '../../lib/errors';
+import { json, jsonBody, problem } from '../../schema/common/api';
+import {
+  PipelineInput,
+  PipelineListSchema,
+  PipelinePatchInput,
+  PipelineSchema,
+  pipelineKey,
+  StageInput,
+} from '../../schema/pipelines/pipelines';
+import { createPipeline, deleteStage, listPipelines, putStage, updatePipeline } from './pipelines';
+
+const pipelineParams = companyParam.extend({ key: pipelineKey });
+const stageParams = pipelineParams.extend({ stage: pipelineKey });
+
+const list = adminRoute({
+  method: 'get',
+  path: '/companies/{company_id}/pipelines',
+  summary: 'The company’s pipelines in order, with their stages',
+  request: { params: companyParam },
+  responses: { 200: json(PipelineListSchema) },
+});
+const add = adminRoute({
+  method: 'post',
+  path: '/companies/{company_id}/pipelines',
+  summary: 'Add a pipeline with its stages in order',
+  request: { params: companyParam, body: jsonBody(PipelineInput) },
+  responses: { 201: json(PipelineSchema, 'Created'), 409: problem('`conflict`: the key is taken') },
+});
+const patch = adminRoute({
+  method: 'patch',
+  path: '/companies/{company_id}/pipelines/{key}',
+  summary: 'Rename a pipeline, change its purpose, or move it to another position',
+  request: { params: pipelineParams, body: jsonBody(PipelinePatchInput) },
+  responses: { 200: json(PipelineSchema) },
+});
+const putStageRoute = adminRoute({
+  method: 'put',
+  path: '/companies/{company_id}/pipelines/{key}/stages/{stage}',
+  summary: 'Add a stage, or rename, re-weigh or move one (its kind only while no deal sits on it)',
+  request: { params: stageParams, body: jsonBody(StageInput) },
+  responses: {
+    200: json(PipelineSchema, 'The pipeline with the stage changed'),
+    201: json(PipelineSchema, 'The pipeline with the new stage'),
+    409: problem('`stage_in_use`: deals sit on the stage, so its kind does not change'),
+  },
+});
+const deleteStageRoute = adminRoute({
+  method: 'delete',
+  path: '/companies/{company_id}/pipelines/{key}/stages/{stage}',
+  summary: 'Delete a stage no deal sits on',
+  request: { params: stageParams },
+  responses: { 204: { description: 'Deleted' }, 409: problem('`stage_in_use`: deals sit on the stage') },
+});
+
+/** PostgreSQL's foreign_key_violation: a deal moved onto the stage while it was being deleted. */
+function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
+}
+
+async function shown(db: Parameters<typeof listPipelines>[0], companyId: string, key: string) {
+  const view = (await listPipelines(db, companyId)).find((pipeline) => pipeline.key === key);
+  if (!view) throw new Error(`The pipeline ${key} just written was not found.`);
+  return view;
+}
+
+/** The pipelines' admin routes: the company manages its pipelines here (read-only through the public API). */
+export const pipelinesAdmin = createRouter()
+  .openapi(list, async (c) => {
+    const { company_id } = c.req.valid('param');
+    const db = c.var.services.db;
+    await findCompany(db, company_id);
+    return c.json({ results: await listPipelines(db, company_id), next_cursor: null }, 200);
+  })
+  .openapi(add, async (c) => {
+    const { company_id } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const view = await c.var.services.db.transaction().execute(async (trx) => {
+      await findCompany(trx, company_id);
+      await createPipeline(trx, company_id, input);
+      return shown(trx, company_id, input.key);
+    });
+    return c.json(view, 201);
+  })
+  .openapi(patch, async (c) => {
+    const { company_id, key } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const view = await c.var.services.db.transaction().execute(async (trx) => {
+      await updatePipeline(trx, company_id, key, input);
+      return shown(trx, company_id, key);
+    });
+    return c.json(view, 200);
+  })
+  .openapi(putStageRoute, async (c) => {
+    const { company_id, key, stage } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const result = await c.var.services.db.transaction().execute(async (trx) => {
+      const created = await putStage(trx, company_id, key, stage, input);
+      return { created, view: await shown(trx, company_id, key) };
+    });
+    return c.json(result.view, result.created ? 201 : 200);
+  })
+  .openapi(deleteStageRoute, async (c) => {
+    const { company_id, key, stage } = c.req.valid('param');
+    try {
+      await c.var.services.db.transaction().execute((trx) => deleteStage(trx, company_id, key, stage));
+    } catch (error) {
+      if (!isForeignKeyViolation(error)) throw error;
+      throw new ApiError('stage_in_use', `Deals sit on the stage ${stage}: move them first.`);
+    }
+    return c.body(null, 204);
+  });

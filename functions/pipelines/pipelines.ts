@@ -1,0 +1,237 @@
+import type { Executor, Trx } from '../../lib/db/index';
+import { ApiError, notFound } from '../../lib/errors';
+import { localised } from '../../lib/localise';
+import type { PipelineInputValue, PipelinePatchValue, PipelineView, StageInputValue } from '../../schema/pipelines/pipelines';
+
+/**
+ * Pipelines and their stages: read by GET /pipelines, managed by the admin API (create, reorder, rename, add or
+ * change a stage, delete a stage no deal sits on). Positions are rewritten 0…n-1 on every reorder, so the order is
+ * always (position, created_at).
+ */
+
+/** Every pipeline of the company in order, each with its stages in order, names in both languages. */
+export async function listPipelines(db: Executor, companyId: string): Promise<PipelineView[]> {
+  const pipelines = await db
+    .selectFrom('pipelines')
+    .select(['id', 'key', 'name', 'purpose'])
+    .where('company_id', '=', companyId)
+    .orderBy('position')
+    .orderBy('created_at')
+    .execute();
+  const stages = await db
+    .selectFrom('pipeline_stages')
+    .select(['pipeline_id', 'key', 'name', 'kind', 'probability'])
+    .where('company_id', '=', companyId)
+    .orderBy('position')
+    .orderBy('created_at')
+    .execute();
+  return pipelines.map((pipeline) => ({
+    key: pipeline.key,
+    name: localised(pipeline.name),
+    purpose: pipeline.purpose,
+    stages: stages
+      .filter((stage) => stage.pipeline_id === pipeline.id)
+      .map((stage) => ({ key: stage.key, name: localised(stage.name), kind: stage.kind, probability: stage.probability })),
+  }));
+}
+
+/** `ids` in order with `id` moved to `position` (past the end: last). */
+function placed(ids: string[], id: string, position: number): string[] {
+  const rest = ids.filter((other) => other !== id);
+  rest.splice(Math.min(position, rest.length), 0, id);
+  return rest;
+}
+
+/** Writes positions 0…n-1 in the given order, only where they change. */
+async function reorder(
+  trx: Trx,
+  table: 'pipelines' | 'pipeline_stages',
+  rows: { id: string; position: number }[],
+  ids: string[],
+) {
+  for (const [position, id] of ids.entries()) {
+    if (rows.find((row) => row.id === id)?.position !== position) {
+      await trx.updateTable(table).set({ position }).where('id', '=', id).execute();
+    }
+  }
+}
+
+/** Moves the row `id` of `rows` (in order) to `position`, rewriting the positions that change. */
+function placeAt(
+  trx: Trx,
+  table: 'pipelines' | 'pipeline_stages',
+  rows: { id: string; position: number }[],
+  id: string,
+  position: number,
+) {
+  return reorder(
+    trx,
+    table,
+    rows,
+    placed(
+      rows.map((row) => row.id),
+      id,
+      position,
+    ),
+  );
+}
+
+const orderedPipelines = (trx: Trx, companyId: string) =>
+  trx
+    .selectFrom('pipelines')
+    .select(['id', 'position'])
+    .where('company_id', '=', companyId)
+    .orderBy('position')
+    .orderBy('created_at')
+    .forUpdate()
+    .execute();
+
+/** The company's pipeline by key, locked for the write (404 when there is none). */
+async function lockPipeline(trx: Trx, companyId: string, key: string) {
+  const pipeline = await trx
+    .selectFrom('pipelines')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('key', '=', key)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!pipeline) throw notFound(`The pipeline ${key}`);
+  return pipeline;
+}
+
+/** Adds a pipeline with its stages (409 `conflict` when the key is taken), at `position` or last. */
+export async function createPipeline(trx: Trx, companyId: string, input: PipelineInputValue): Promise<void> {
+  const existing = await orderedPipelines(trx, companyId);
+  const pipeline = await trx
+    .insertInto('pipelines')
+    .values({
+      company_id: companyId,
+      key: input.key,
+      name: JSON.stringify(input.name),
+      purpose: input.purpose,
+      position: existing.length,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('pipeline_stages')
+    .values(
+      input.stages.map((stage, position) => ({
+        company_id: companyId,
+        pipeline_id: pipeline.id,
+        key: stage.key,
+        name: JSON.stringify(stage.name),
+        kind: stage.kind,
+        probability: stage.probability,
+        position,
+      })),
+    )
+    .execute();
+  if (input.position !== undefined) {
+    const rows = [...existing, { id: pipeline.id, position: existing.length }];
+    await placeAt(trx, 'pipelines', rows, pipeline.id, input.position);
+  }
+}
+
+/** Renames a pipeline, changes its purpose, or moves it to another position. */
+export async function updatePipeline(trx: Trx, companyId: string, key: string, input: PipelinePatchValue): Promise<void> {
+  const pipeline = await lockPipeline(trx, companyId, key);
+  const set = {
+    ...(input.name ? { name: JSON.stringify(input.name) } : {}),
+    ...(input.purpose ? { purpose: input.purpose } : {}),
+  };
+  if (Object.keys(set).length > 0) await trx.updateTable('pipelines').set(set).where('id', '=', pipeline.id).execute();
+  if (input.position !== undefined) {
+    const rows = await orderedPipelines(trx, companyId);
+    await placeAt(trx, 'pipelines', rows, pipeline.id, input.position);
+  }
+}
+
+/** Whether a deal sits on the stage. */
+async function inUse(trx: Trx, stageId: string): Promise<boolean> {
+  return (await trx.selectFrom('deals').select('id').where('stage_id', '=', stageId).limit(1).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Adds a stage to a pipeline (last unless `position` says otherwise) or changes one: its name, probability and
+ * position at any time; its kind only while no deal sits on it (409 `stage_in_use`: a deal's status is its
+ * stage's kind, and would change without a move). Returns whether the stage is new.
+ */
+export async function putStage(
+  trx: Trx,
+  companyId: string,
+  pipelineKey: string,
+  stageKey: string,
+  input: StageInputValue,
+): Promise<boolean> {
+  const pipeline = await lockPipeline(trx, companyId, pipelineKey);
+  const stages = await trx
+    .selectFrom('pipeline_stages')
+    .select(['id', 'key', 'kind', 'position'])
+    .where('pipeline_id', '=', pipeline.id)
+    .orderBy('position')
+    .orderBy('created_at')
+    .forUpdate()
+    .execute();
+  const current = stages.find((stage) => stage.key === stageKey);
+  let id: string;
+  if (current) {
+    if (current.kind !== input.kind && (await inUse(trx, current.id))) {
+      throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: its kind stays ${current.kind}.`);
+    }
+    await trx
+      .updateTable('pipeline_stages')
+      .set({ name: JSON.stringify(input.name), kind: input.kind, probability: input.probability })
+      .where('id', '=', current.id)
+      .execute();
+    id = current.id;
+  } else {
+    const row = await trx
+      .insertInto('pipeline_stages')
+      .values({
+        company_id: companyId,
+        pipeline_id: pipeline.id,
+        key: stageKey,
+        name: JSON.stringify(input.name),
+        kind: input.kind,
+        probability: input.probability,
+        position: stages.length,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    id = row.id;
+    stages.push({ id, key: stageKey, kind: input.kind, position: stages.length });
+  }
+  if (input.position !== undefined) {
+    await placeAt(trx, 'pipeline_stages', stages, id, input.position);
+  }
+  return current === undefined;
+}
+
+/** Deletes a stage no deal sits on (409 `stage_in_use` otherwise; the foreign key refuses it too). */
+export async function deleteStage(trx: Trx, companyId: string, pipelineKey: string, stageKey: string): Promise<void> {
+  const pipeline = await lockPipeline(trx, companyId, pipelineKey);
+  const stage = await trx
+    .selectFrom('pipeline_stages')
+    .select('id')
+    .where('pipeline_id', '=', pipeline.id)
+    .where('key', '=', stageKey)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!stage) throw notFound(`The stage ${stageKey} of ${pipelineKey}`);
+  if (await inUse(trx, stage.id)) throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: move them first.`);
+  await trx.deleteFrom('pipeline_stages').where('id', '=', stage.id).execute();
+  const rest = await trx
+    .selectFrom('pipeline_stages')
+    .select(['id', 'position'])
+    .where('pipeline_id', '=', pipeline.id)
+    .orderBy('position')
+    .orderBy('created_at')
+    .execute();
+  await reorder(
+    trx,
+    'pipeline_stages',
+    rest,
+    rest.map((row) => row.id),
+  );
+}

@@ -1,0 +1,32 @@
+import { z } from '@hono/zod-openapi';
+import { ExternalInput } from './external';
+
+/** ISO 639-1 code, as team profiles take (e.g. `en`, `ar`). */
+export const language = z.string().regex(/^[a-z]{2}$/, 'A two-letter ISO 639-1 code such as en or ar.');
+const role = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'Lower-case letters, digits and "_" (e.g. buyer, owner).');
+
+/**
+ * A person's details, matched or added exactly as POST /contacts does (lib/people.ts: external id, then email, then
+ * phone; fills, never overwrites): the body of POST /contacts, and the `person` of a new deal.
+ */
+export const PersonInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    email: z.string().trim().max(254).pipe(z.email()).optional(),
+    phone: z
+      .string()
+      .max(40)
+      .optional()
+      .openapi({ description: "Any format; normalised to E.164 (numbers without + read in the company's phone_country)." }),
+    language: language.optional(),
+    roles: z.array(role).max(10).optional().openapi({ description: 'Added to the roles the person already has.' }),
+    external: ExternalInput.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.email === undefined && input.phone === undefined && input.external === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['email'], message: 'Send at least one of email, phone or external.' });
+    }
+  })
+  .openapi('ContactInput');
+
+export type PersonInputValue = z.infer<typeof PersonInput>;

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markMissedViewings } from '../../functions/pipelines/viewings';
+import { dispatchDue } from '../../lib/webhooks/local';
+import { createTestApi } from '../support/harness';
+import { startReceiver, type Receiver, verify } from '../webhooks/support';
+import { pipelineWorld, type PipelineWorld } from './http';
+
+/**
+ * Viewing feedback never leaves the company in an event: after every kind of viewing event is recorded and
+ * delivered to a real receiver, the feedback's text is in no event body, no delivery, no delivery attempt (the
+ * delivery log), nothing the receiver got, and nothing the admin's event and delivery views show.
+ */
+
+let w: PipelineWorld;
+let receiver: Receiver;
+let subscription: { id: string; secret: string };
+const feedback = `Private feedback ${Date.now()}: the kitchen was too small`;
+const later = `Second thoughts ${Date.now()}: would pay less`;
+
+beforeAll(async () => {
+  // The dispatcher attempts every company's due deliveries: a database of this file alone.
+  // A development workspace may send webhooks to a receiver on loopback.
+  w = await pipelineWorld(await createTestApi({ ownDatabase: true }), { environment: 'development' });
+  receiver = await startReceiver();
+  const created = await w.api.admin(`/companies/${w.company.id}/webhook-subscriptions`, {
+    body: { url: `${receiver.url}/hooks`, event_types: ['*'] },
+  });
+  if (created.status !== 201) throw new Error(created.text);
+  subscription = { id: created.json.id, secret: created.json.secret };
+});
+afterAll(async () => {
+  await receiver?.close();
+  await w?.api.close();
+});
+
+async function deliverAll() {
+  for (let due = -1; due !== 0; ) due = await dispatchDue(w.api.db, w.api.platform.webhooks);
+}
+
+describe('viewing feedback', () => {
+  it('is in no event, delivery, delivery log or received body, whatever the viewing’s events', async () => {
+    const deal = await w.deal({ home: 'marina-gate-2br-sea-view' });
+    const plan = (time: string) => w.write('/viewings', { deal: deal.reference, time });
+    const done = (await plan('2030-01-01T10:00:00Z')).json.reference as string;
+    const cancelled = (await plan('2030-01-02T10:00:00Z')).json.reference as string;
+    const missed = (await plan('2020-01-01T10:00:00Z')).json.reference as string;
+    const steps = [
+      w.write(`/viewings/${done}`, { status: 'done', feedback }, {}, 'PATCH'),
+      w.write(`/viewings/${done}`, { feedback: later }, {}, 'PATCH'),
+      w.write(`/viewings/${cancelled}`, { feedback }, {}, 'PATCH'),
+      w.write(`/viewings/${missed}`, { feedback }, {}, 'PATCH'),
+    ];
+    for (const step of steps) expect((await step).status).toBe(200);
+    expect((await w.write(`/viewings/${cancelled}`, { status: 'cancelled' }, {}, 'PATCH')).status).toBe(200);
+    expect(await markMissedViewings(w.api.db, new Date())).toContain(missed);
+    await w.write(`/viewings/${missed}`, { status: 'done', feedback: later }, {}, 'PATCH');
+    await deliverAll();
+
+    // The viewing's own read shows it (a server key of the company)...
+    expect((await w.get(`/viewings/${done}`)).json.feedback).toBe(later);
+    // ...and every kind of viewing event was recorded and delivered.
+    const events = await w.events();
+    const types = new Set(events.map((e) => e.type));
+    for (const type of ['viewing.planned', 'viewing.updated', 'viewing.done', 'viewing.cancelled', 'viewing.missed']) {
+      expect(types, type).toContain(type);
+    }
+    const received = receiver.requests.map((request) => verify(subscription.secret, request));
+    expect(received.filter((e) => e.type.startsWith('viewing.')).length).toBe(
+      events.filter((e) => e.type.startsWith('viewing.')).length,
+    );
+
+    const deliveries = await w.api.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('company_id', '=', w.company.id)
+      .execute();
+    const attempts = await w.api.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where(
+        'delivery_id',
+        'in',
+        deliveries.map((d) => d.id),
+      )
+      .execute();
+    expect(attempts.length).toBeGreaterThan(0);
+    const adminEvents = await w.api.admin(`/companies/${w.company.id}/events?page_size=100`);
+    const adminDeliveries = await w.api.admin(
+      `/companies/${w.company.id}/webhook-subscriptions/${subscription.id}/deliveries?page_size=100`,
+    );
+    expect(adminEvents.status).toBe(200);
+    expect(adminDeliveries.status).toBe(200);
+    const places = {
+      events: JSON.stringify(events),
+      deliveries: JSON.stringify(deliveries),
+      attempts: JSON.stringify(attempts),
+      received: JSON.stringify(receiver.requests),
+      adminEvents: adminEvents.text,
+      adminDeliveries: adminDeliveries.text,
+    };
+    for (const [place, json] of Object.entries(places)) {
+      for (const text of [feedback, later, 'kitchen', 'would pay less'])
+        expect(json.includes(text), `${place}: ${text}`).toBe(false);
+    }
+    // The search finds what is there: the viewings' references are in the events.
+    expect(places.events).toContain(done);
+  });
+});

@@ -1,0 +1,183 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoPipelines, seedPipelinesDemo } from '../../functions/pipelines/demo';
+import { adminCli } from '../support/admin-cli';
+import { pipelineWorld, type PipelineWorld } from './http';
+
+let w: PipelineWorld;
+beforeAll(async () => {
+  w = await pipelineWorld();
+});
+afterAll(() => w.api.close());
+
+const keysOf = (list: Array<{ key: string }>) => list.map((item) => item.key);
+
+describe('GET /pipelines', () => {
+  it('lists the pipelines in order, each with its stages in order, names in both languages', async () => {
+    const res = await w.get('/pipelines');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.next_cursor).toBeNull();
+    expect(keysOf(res.json.results)).toEqual(demoPipelines.map((p) => p.key));
+    const [sales] = res.json.results;
+    const expected = demoPipelines[0] as (typeof demoPipelines)[number];
+    expect(sales).toEqual({
+      key: expected.key,
+      name: { en: expected.name.en, ar: expected.name.ar },
+      purpose: expected.purpose,
+      stages: expected.stages.map((s) => ({
+        key: s.key,
+        name: { en: s.name.en, ar: s.name.ar },
+        kind: s.kind,
+        probability: s.probability,
+      })),
+    });
+  });
+
+  it('gives the English name where a language has none', async () => {
+    const res = await w.admin('/pipelines', {
+      key: 'english-only',
+      name: { en: 'English only' },
+      purpose: 'sales',
+      stages: [{ key: 'open', name: { en: 'Open' }, kind: 'open', probability: 5 }],
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.name).toEqual({ en: 'English only', ar: 'English only' });
+    expect(res.json.stages[0].name).toEqual({ en: 'Open', ar: 'Open' });
+  });
+
+  it('is read-only: no write of pipelines in the public API, and a key without read:pipelines is refused', async () => {
+    expect((await w.write('/pipelines', { key: 'x' })).status).toBe(404);
+    const other = await w.api.createKey(w.company.id, { scopes: ['read:leases'] });
+    expect((await w.api.request('/api/v1/pipelines', { host: w.company.host, key: other.secret })).status).toBe(403);
+  });
+
+  it('never shows another company’s pipelines', async () => {
+    const other = await w.api.createCompany();
+    const key = await w.api.createKey(other.id, { scopes: ['read:pipelines'] });
+    const res = await w.api.request('/api/v1/pipelines', { host: other.host, key: key.secret });
+    expect(res.json.results).toEqual([]);
+  });
+});
+
+describe('the demo company', () => {
+  it('gets a sales and a leasing pipeline', async () => {
+    const company = await w.api.createCompany();
+    await w.api.db.transaction().execute((trx) => seedPipelinesDemo(trx, company.id));
+    const listed = (await w.api.admin(`/companies/${company.id}/pipelines`)).json.results;
+    expect(listed.map((p: { key: string; purpose: string }) => [p.key, p.purpose])).toEqual([
+      ['sales', 'sales'],
+      ['leasing', 'leasing'],
+    ]);
+  });
+});
+
+describe('managing pipelines in the admin API', () => {
+  it('creates, renames and reorders pipelines', async () => {
+    const company = await w.api.createCompany();
+    const admin = (path: string, body?: unknown, method?: string) =>
+      w.api.admin(`/companies/${company.id}${path}`, { body, method: method ?? (body === undefined ? 'GET' : 'POST') });
+    const stage = { key: 'new', name: { en: 'New' }, kind: 'open', probability: 10 };
+    for (const key of ['a', 'b', 'c']) {
+      expect((await admin('/pipelines', { key, name: { en: key }, purpose: 'sales', stages: [stage] })).status).toBe(201);
+    }
+    const taken = await admin('/pipelines', { key: 'a', name: { en: 'a' }, purpose: 'sales', stages: [stage] });
+    expect(taken.status).toBe(409);
+    expect(
+      (await admin('/pipelines', { key: 'd', name: { en: 'd' }, purpose: 'sales', stages: [stage], position: 0 })).status,
+    ).toBe(201);
+    expect(keysOf((await admin('/pipelines')).json.results)).toEqual(['d', 'a', 'b', 'c']);
+    const moved = await admin('/pipelines/d', { position: 9, name: { en: 'Dee', ar: 'دي' } }, 'PATCH');
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.json.name).toEqual({ en: 'Dee', ar: 'دي' });
+    expect(keysOf((await admin('/pipelines')).json.results)).toEqual(['a', 'b', 'c', 'd']);
+    await admin('/pipelines/c', { position: 0 }, 'PATCH');
+    expect(keysOf((await admin('/pipelines')).json.results)).toEqual(['c', 'a', 'b', 'd']);
+    expect((await admin('/pipelines/nope', { position: 0 }, 'PATCH')).status).toBe(404);
+  });
+
+  it('adds, renames, moves and deletes stages', async () => {
+    const base = { key: `p-${w.unique()}`, name: { en: 'P' }, purpose: 'leasing', stages: [] as unknown[] };
+    base.stages = [
+      { key: 'one', name: { en: 'One' }, kind: 'open', probability: 10 },
+      { key: 'won', name: { en: 'Won' }, kind: 'won', probability: 100 },
+    ];
+    expect((await w.admin('/pipelines', base)).status).toBe(201);
+    const put = (stage: string, body: unknown) => w.admin(`/pipelines/${base.key}/stages/${stage}`, body, 'PUT');
+    const added = await put('two', { name: { en: 'Two', ar: 'اثنان' }, kind: 'open', probability: 50, position: 1 });
+    expect(added.status, added.text).toBe(201);
+    expect(keysOf(added.json.stages)).toEqual(['one', 'two', 'won']);
+    const renamed = await put('one', { name: { en: 'First' }, kind: 'open', probability: 15, position: 2 });
+    expect(renamed.status).toBe(200);
+    expect(
+      renamed.json.stages.map((s: { key: string; name: { en: string }; probability: number }) => [
+        s.key,
+        s.name.en,
+        s.probability,
+      ]),
+    ).toEqual([
+      ['two', 'Two', 50],
+      ['won', 'Won', 100],
+      ['one', 'First', 15],
+    ]);
+    expect((await w.admin(`/pipelines/${base.key}/stages/two`, undefined, 'DELETE')).status).toBe(204);
+    expect(keysOf((await w.admin('/pipelines')).json.results.find((p: { key: string }) => p.key === base.key).stages)).toEqual([
+      'won',
+      'one',
+    ]);
+    expect((await w.admin(`/pipelines/${base.key}/stages/two`, undefined, 'DELETE')).status).toBe(404);
+    const bad = await put('Bad Key', { name: { en: 'x' }, kind: 'open', probability: 1 });
+    expect(bad.status).toBe(400);
+    expect((await put('x', { name: { en: 'x' }, kind: 'open', probability: 101 })).status).toBe(400);
+  });
+});
+
+describe('the admin CLI', () => {
+  const cli = adminCli(() => w.api);
+  // Each command is a child process: under load a few take seconds.
+  it('lists pipelines, puts a stage and updates a pipeline', async () => {
+    const listed = await cli('pipelines', 'list', w.company.id);
+    expect(keysOf(listed.results).slice(0, 2)).toEqual(['sales', 'leasing']);
+    const stage = await cli(
+      'stages',
+      'put',
+      w.company.id,
+      'sales',
+      'reserved',
+      '--name-en',
+      'Reserved',
+      '--name-ar',
+      'محجوز',
+      '--kind',
+      'open',
+      '--probability',
+      '80',
+      '--position',
+      '3',
+    );
+    expect(stage.stages[3]).toEqual({ key: 'reserved', name: { en: 'Reserved', ar: 'محجوز' }, kind: 'open', probability: 80 });
+    const renamed = await cli('pipelines', 'update', w.company.id, 'leasing', '--name-en', 'Rentals', '--position', '0');
+    expect(renamed.name.en).toBe('Rentals');
+    expect(keysOf((await cli('pipelines', 'list', w.company.id)).results).slice(0, 2)).toEqual(['leasing', 'sales']);
+    await cli('stages', 'delete', w.company.id, 'sales', 'reserved');
+    await cli('pipelines', 'update', w.company.id, 'leasing', '--name-en', 'Leasing', '--name-ar', 'التأجير', '--position', '1');
+  }, 90_000);
+
+  it('adds a pipeline from a file', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'pipelines-')), 'lettings.json');
+    const lettings = {
+      key: 'lettings',
+      name: { en: 'Lettings' },
+      purpose: 'leasing',
+      stages: [{ key: 'new', name: { en: 'New' }, kind: 'open', probability: 5 }],
+    };
+    await writeFile(file, JSON.stringify(lettings));
+    const added = await cli('pipelines', 'add', w.company.id, file);
+    expect(added).toEqual({
+      ...lettings,
+      name: { en: 'Lettings', ar: 'Lettings' },
+      stages: [{ ...lettings.stages[0], name: { en: 'New', ar: 'New' } }],
+    });
+  });
+});
