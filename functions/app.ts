@@ -9,10 +9,11 @@ import { listingRequestsAdmin } from './forms/admin';
 import { forms } from './forms/index';
 import { internal } from './internal/index';
 import { leases } from './leases/index';
+import { maintenance } from './maintenance/index';
 import { bookingsAdmin } from './stay/admin';
 import { stay } from './stay/index';
 
-const groups = [catalogue, crm, forms, stay, leases] as const;
+const groups = [catalogue, crm, forms, stay, leases, maintenance] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;

@@ -44,14 +44,22 @@ const queries: Record<string, string> = {
 
 function concrete(path: string): string {
   const slug = /\/(availability|quote)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
-  return (path + (queries[path] ?? ''))
-    .replace(/\/([a-z-]+)\/\{reference\}/, (_, collection: string) => `/${collection}/${references[collection] ?? 'x'}`)
-    .replace('{company_id}', company.id)
-    .replace('{slug}', slug)
-    .replace('{prefix}', 'sk_AAAAAAAAAA')
-    .replace('{task_id}', references.tasks ?? 'x')
-    .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
-    .replace(/\{[a-z_]+\}/g, 'x');
+  return (
+    (path + (queries[path] ?? ''))
+      // Each job action on a job of its own (a done job is not cancelled).
+      .replace(
+        /\/jobs\/\{reference\}\/([a-z]+)$/,
+        (_, action: string) => `/jobs/${references[`jobs/${action}`] ?? 'x'}/${action}`,
+      )
+      .replace(/\/([a-z-]+)\/\{reference\}/, (_, collection: string) => `/${collection}/${references[collection] ?? 'x'}`)
+      .replace('{contractor_id}', references.contractors ?? 'x')
+      .replace('{company_id}', company.id)
+      .replace('{slug}', slug)
+      .replace('{prefix}', 'sk_AAAAAAAAAA')
+      .replace('{task_id}', references.tasks ?? 'x')
+      .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
+      .replace(/\{[a-z_]+\}/g, 'x')
+  );
 }
 
 async function call(op: Operation, options: { key?: string; host?: string; headers?: Record<string, string> } = {}) {
@@ -100,10 +108,16 @@ beforeAll(async () => {
     landlord: landlord.json.reference,
   };
   bodies['POST /api/v1/leases'] = lease;
-  for (const collection of ['leads', 'tasks', 'leases']) {
+  for (const collection of ['leads', 'tasks', 'leases', 'jobs', 'contractors']) {
     const path = `/api/v1/${collection}`;
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
-    references[collection] = created.json.reference ?? created.json.task_id;
+    references[collection] = created.json.reference ?? created.json.task_id ?? created.json.contractor_id;
+  }
+  for (const action of ['schedule', 'complete', 'cancel', 'approval']) {
+    const job = { home: 'jvc-2br-townhouse', category: 'general', problem: `For ${action}` };
+    references[`jobs/${action}`] = (
+      await api.request('/api/v1/jobs', { host: company.host, key: keys.all, body: job })
+    ).json.reference;
   }
 });
 afterAll(() => api.close());

@@ -35,6 +35,12 @@ const makers: Record<string, { create: () => Promise<string>; change: () => Reco
     },
     change: () => ({ notes: `Notes ${serial++}` }),
   },
+  jobs: {
+    create: async () =>
+      (await call('POST', '/api/v1/jobs', { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'A leak.' })).json
+        .reference,
+    change: () => ({ problem: `Leak ${serial++}` }),
+  },
   tasks: {
     create: async () =>
       (await call('POST', '/api/v1/tasks', { title: 'Pre', source: 'pre', external_id: `${serial++}` })).json.task_id,
@@ -73,8 +79,8 @@ afterAll(() => api.close());
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
 
 describe('versioned records', () => {
-  it('are declared for contacts, leads, leases and tasks, and every one has a maker here', () => {
-    expect(reads.map((r) => r.collection).sort()).toEqual(['contacts', 'leads', 'leases', 'tasks']);
+  it('are declared for contacts, jobs, leads, leases and tasks, and every one has a maker here', () => {
+    expect(reads.map((r) => r.collection).sort()).toEqual(['contacts', 'jobs', 'leads', 'leases', 'tasks']);
     expect(writes.length).toBeGreaterThanOrEqual(3);
     for (const op of [...reads, ...writes]) expect(makers[op.collection], op.path).toBeDefined();
   });

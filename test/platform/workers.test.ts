@@ -19,7 +19,15 @@ import { routeGroups } from '../../functions/app';
  * (default 332.2, then 342.5 with the lease routes; catalogue 231.3, crm 287.4, forms 284.9, stay 298.7, leases
  * 261.0); raise one knowingly, with the reason in the commit.
  */
-const budgets: Record<string, number> = { default: 345, catalogue: 236, crm: 292, forms: 290, stay: 303, leases: 264 };
+const budgets: Record<string, number> = {
+  default: 352,
+  catalogue: 236,
+  crm: 292,
+  forms: 290,
+  stay: 303,
+  leases: 264,
+  maintenance: 263,
+};
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);
 const root = new URL('../../', import.meta.url);
