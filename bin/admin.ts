@@ -67,6 +67,8 @@ const { values: opts, positionals } = parseArgs({
     to: { type: 'string' },
     note: { type: 'string' },
     secret: { type: 'string' },
+    owner: { type: 'string' },
+    limit: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });

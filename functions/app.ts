@@ -9,6 +9,7 @@ import { listingRequestsAdmin } from './forms/admin';
 import { forms } from './forms/index';
 import { internal } from './internal/index';
 import { leases } from './leases/index';
+import { maintenanceAdmin } from './maintenance/admin';
 import { maintenance } from './maintenance/index';
 import { bookingsAdmin } from './stay/admin';
 import { stay } from './stay/index';
@@ -34,6 +35,7 @@ export const adminRouters = [
   crmAdmin,
   bookingsAdmin,
   listingRequestsAdmin,
+  maintenanceAdmin,
 ];
 
 /**
