@@ -1,9 +1,10 @@
 import { defineGroup } from '../../lib/compose';
+import { charges } from './charges.routes';
 import { contractors } from './contractors.routes';
 import { jobs } from './jobs.routes';
 
-/** Maintenance (server keys only): jobs from the helpdesk, their schedule and calendar blocks, contractors. */
+/** Maintenance (server keys only): jobs from the helpdesk, their schedule and calendar blocks, their charges, contractors. */
 export const maintenance = defineGroup({
   name: 'maintenance',
-  routes: [jobs, contractors],
+  routes: [jobs, charges, contractors],
 });

@@ -53,6 +53,7 @@ function concrete(path: string): string {
       )
       .replace(/\/([a-z-]+)\/\{reference\}/, (_, collection: string) => `/${collection}/${references[collection] ?? 'x'}`)
       .replace('{contractor_id}', references.contractors ?? 'x')
+      .replace('{charge_id}', references['job-charges'] ?? 'x')
       .replace('{company_id}', company.id)
       .replace('{slug}', slug)
       .replace('{prefix}', 'sk_AAAAAAAAAA')
@@ -113,6 +114,14 @@ beforeAll(async () => {
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id ?? created.json.contractor_id;
   }
+  // A charge's example names a job of another company: here it is this company's.
+  bodies['POST /api/v1/job-charges'] = { ...(bodies['POST /api/v1/job-charges'] as object), job: references.jobs };
+  const charge = await api.request('/api/v1/job-charges', {
+    host: company.host,
+    key: keys.all,
+    body: bodies['POST /api/v1/job-charges'],
+  });
+  references['job-charges'] = charge.json.charge_id;
   for (const action of ['schedule', 'complete', 'cancel', 'approval']) {
     const job = { home: 'jvc-2br-townhouse', category: 'general', problem: `For ${action}` };
     references[`jobs/${action}`] = (
