@@ -109,7 +109,7 @@ beforeAll(async () => {
     landlord: landlord.json.reference,
   };
   bodies['POST /api/v1/leases'] = lease;
-  for (const collection of ['leads', 'tasks', 'leases', 'jobs', 'contractors']) {
+  for (const collection of ['leads', 'tasks', 'leases', 'jobs', 'contractors', 'inspections']) {
     const path = `/api/v1/${collection}`;
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id ?? created.json.contractor_id;

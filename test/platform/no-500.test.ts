@@ -252,7 +252,8 @@ describe('no date or instant gives a 500', () => {
       body: { day: day(50), block_calendar: true },
     });
     api1('POST /jobs/{reference}/complete', `/jobs/${await job()}/complete`, { key: upkeep, body: { done_on: day1 } });
-    for (const list of ['jobs', 'contractors']) api1(`GET /${list}`, `/${list}`, { key: upkeep, query: { updated_since: at } });
+    for (const list of ['jobs', 'contractors', 'inspections'])
+      api1(`GET /${list}`, `/${list}`, { key: upkeep, query: { updated_since: at } });
     const charged = await api.request('/api/v1/job-charges', {
       host,
       key: upkeep,
@@ -262,6 +263,7 @@ describe('no date or instant gives a 500', () => {
       key: upkeep,
       body: { status: 'paid', paid_on: day1 },
     });
+    api1('POST /inspections', '/inspections', { key: upkeep, body: { kind: 'routine', home, planned_on: day1 } });
     api1('GET /job-charges', '/job-charges', {
       key: upkeep,
       query: { updated_since: at, booked_from: day1, booked_to: day2, cancelled_from: day1, cancelled_to: day2 },

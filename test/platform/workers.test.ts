@@ -16,17 +16,17 @@ import { routeGroups } from '../../functions/app';
 
 /**
  * Gzipped budgets in KiB (docs/api-reference.md, "Workers"): each a few KiB above what it weighed when set
- * (default 332.2, then 342.5 with the lease routes; catalogue 231.3, crm 287.4, forms 284.9, stay 298.7, leases
- * 261.0); raise one knowingly, with the reason in the commit.
+ * (default 332.2, then 342.5 with the lease routes, 351.8 with the maintenance routes; catalogue 231.3, crm 287.4,
+ * forms 284.9, stay 298.7, leases 261.0, maintenance 261.5); raise one knowingly, with the reason in the commit.
  */
 const budgets: Record<string, number> = {
-  default: 352,
+  default: 355,
   catalogue: 236,
   crm: 292,
   forms: 290,
   stay: 303,
   leases: 264,
-  maintenance: 263,
+  maintenance: 265,
 };
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);
