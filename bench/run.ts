@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { markdown, mb, round, type ScenarioResult, toJson } from './report';
 import { type Scenario, scenarios as scenariosFor } from './scenarios';
+import { benchJobs } from './maintenance';
 import { benchStays } from './stays';
 import { runServer } from './server';
 import { type Counts, type Cpu, type FromServer, type Memory, memoryNow, type ToServer } from './shared';
@@ -52,7 +53,7 @@ type AutocannonOptions = {
   amount?: number;
   method?: string;
   headers?: Record<string, string>;
-  requests?: Array<{ setupRequest: (request: { body?: string }) => { body?: string } }>;
+  requests?: Array<{ setupRequest: (request: { path?: string; body?: string }) => { path?: string; body?: string } }>;
   pipelining?: number;
   timeout?: number;
 };
@@ -146,13 +147,15 @@ async function runDriver(): Promise<number> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child = server;
-    const ready = await new Promise<{ port: number; pool_max: number; publishable_key: string }>((resolve, reject) => {
-      server.on('message', (message: FromServer) => {
-        if (message.type === 'ready') resolve(message);
-        if (message.type === 'failed') reject(new Error(`server failed to start:\n${message.message}`));
-      });
-      server.once('exit', (code) => reject(new Error(`server exited with code ${code} before it was ready`)));
-    });
+    const ready = await new Promise<{ port: number; pool_max: number; publishable_key: string; server_key: string }>(
+      (resolve, reject) => {
+        server.on('message', (message: FromServer) => {
+          if (message.type === 'ready') resolve(message);
+          if (message.type === 'failed') reject(new Error(`server failed to start:\n${message.message}`));
+        });
+        server.once('exit', (code) => reject(new Error(`server exited with code ${code} before it was ready`)));
+      },
+    );
 
     let nextId = 0;
     const ask = (type: ToServer['type']) =>
@@ -185,13 +188,14 @@ async function runDriver(): Promise<number> {
     const slug = listBody.results[0]!.slug.en;
 
     const stays = await benchStays(origin);
-    const scenarios: Scenario[] = scenariosFor({ etag, slug, publishableKey: ready.publishable_key, stays });
+    const jobs = await benchJobs(origin, ready.server_key);
+    const scenarios: Scenario[] = scenariosFor({ etag, slug, publishableKey: ready.publishable_key, stays, jobs });
 
     // Queries for one request alone, and a check that each answers what is benched.
     const single = new Map<string, Counts>();
     for (const scenario of scenarios) {
       await ask('reset');
-      const res = await fetch(`${origin}${scenario.path}`, {
+      const res = await fetch(`${origin}${scenario.pathOf?.() ?? scenario.path}`, {
         method: scenario.method,
         headers: scenario.headers,
         body: scenario.body?.(),
@@ -216,13 +220,17 @@ async function runDriver(): Promise<number> {
     >();
     const cpuSeconds = (a: Cpu, b: Cpu) => (b.user - a.user + b.system - a.system) / 1e6;
     for (const scenario of scenarios) {
-      const { body } = scenario;
+      const { body, pathOf } = scenario;
       const options: Omit<AutocannonOptions, 'duration'> = {
         url: `${origin}${scenario.path}`,
         connections,
         method: scenario.method,
         headers: scenario.headers,
-        ...(body ? { requests: [{ setupRequest: (request) => ({ ...request, body: body() }) }] } : {}),
+        ...(body
+          ? {
+              requests: [{ setupRequest: (request) => ({ ...request, ...(pathOf ? { path: pathOf() } : {}), body: body() }) }],
+            }
+          : {}),
       };
       const { amount } = scenario;
       process.stdout.write(`${scenario.name}: warm-up ${amount ? `${amount.warmup} requests` : `${warmupSeconds} s`}, `);

@@ -1,3 +1,4 @@
+import type { BenchJobs } from './maintenance';
 import type { BenchStay } from './stays';
 
 /** What `npm run bench` (bench/run.ts) measures: the routes, what each must answer, and its baseline. */
@@ -9,6 +10,8 @@ export type Scenario = {
   expectedStatus: number;
   /** POST: a body for each request (built per request, so every one is another visitor). */
   body?: () => string;
+  /** A path for each request instead of `path` (e.g. another job each time); `path` names the route in reports. */
+  pathOf?: () => string;
   /** The scenario this one is compared with; the baselines themselves have none. */
   baseline?: string;
   /** A table whose rows the scenario adds, one per success: counted before and after its run. */
@@ -63,8 +66,14 @@ function bookings(stays: BenchStay[]): () => string {
   };
 }
 
-export function scenarios(input: { etag: string; slug: string; publishableKey: string; stays: BenchStay[] }): Scenario[] {
-  const { etag, slug, publishableKey, stays } = input;
+export function scenarios(input: {
+  etag: string;
+  slug: string;
+  publishableKey: string;
+  stays: BenchStay[];
+  jobs: BenchJobs;
+}): Scenario[] {
+  const { etag, slug, publishableKey, stays, jobs } = input;
   const json = { 'Content-Type': 'application/json' };
   const form = { ...json, 'X-Api-Key': publishableKey, Origin: formOrigin };
   // One stay goes to the check of what the route answers, a tenth of the rest to the warm-up.
@@ -133,6 +142,27 @@ export function scenarios(input: { etag: string; slug: string; publishableKey: s
       stores: 'bookings',
       amount: { warmup, run: stays.length - 1 - warmup },
     },
+    // The maintenance routes (bench/maintenance.ts): their blocks lie past the stays the bookings bench tiles.
+    {
+      name: 'job create',
+      method: 'POST',
+      path: '/api/v1/jobs',
+      headers: { ...json, Authorization: `Bearer ${jobs.key}` },
+      body: jobs.ticket,
+      expectedStatus: 201,
+      baseline: bareJson,
+    },
+    {
+      name: 'job schedule with block',
+      method: 'POST',
+      path: '/api/v1/jobs/{reference}/schedule',
+      pathOf: jobs.nextJob,
+      headers: { ...json, Authorization: `Bearer ${jobs.key}` },
+      body: jobs.scheduleBody,
+      expectedStatus: 200,
+      baseline: bareJson,
+    },
+    // Last: requests still in flight when a run stops land during this one, never after the server stops.
     { name: bareJson, method: 'POST', path: '/bare/form', headers: json, body: enquiry, expectedStatus: 201 },
   ];
 }

@@ -49,6 +49,7 @@ export async function runServer(): Promise<void> {
       ...process.env,
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
       RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000000',
+      RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000000',
       // The bench measures this process and PostgreSQL only: never a remote limiter.
       UPSTASH_REDIS_REST_URL: '',
       UPSTASH_REDIS_REST_TOKEN: '',
@@ -65,6 +66,12 @@ export async function runServer(): Promise<void> {
           { kind: 'publishable', origins: [formOrigin], leadTypes: ['enquiry', 'booking'] },
           'admin',
         ),
+      );
+    // The maintenance routes' key: a helpdesk's server key (RATE_LIMIT_SERVER_KEY_PER_MINUTE is raised below).
+    const { secret: serverKey } = await platform.handle.db
+      .transaction()
+      .execute((trx) =>
+        createKey(trx, demo.companyId, { kind: 'server', scopes: ['read:maintenance', 'write:maintenance'] }, 'admin'),
       );
     const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
     // The same API with the rendered-answer cache off, under /uncached: what building a page costs.
@@ -92,7 +99,7 @@ export async function runServer(): Promise<void> {
     root.all('*', (c) => app.fetch(c.req.raw, c.env));
 
     const server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-      send({ type: 'ready', port: info.port, pool_max: POOL_MAX, publishable_key: publishableKey });
+      send({ type: 'ready', port: info.port, pool_max: POOL_MAX, publishable_key: publishableKey, server_key: serverKey });
     });
 
     process.on('message', async (message: ToServer) => {

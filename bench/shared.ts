@@ -7,7 +7,7 @@ export type Cpu = { user: number; system: number };
 /** Every message is answered with the counts, memory and CPU so far; `reset` zeroes the counts first. */
 export type ToServer = { id: number; type: 'reset' | 'counts' | 'stop' };
 export type FromServer =
-  | { type: 'ready'; port: number; pool_max: number; publishable_key: string }
+  | { type: 'ready'; port: number; pool_max: number; publishable_key: string; server_key: string }
   | { type: 'failed'; message: string }
   | { id: number; type: 'reply'; counts: Counts; memory: Memory; cpu: Cpu };
 

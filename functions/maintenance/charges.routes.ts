@@ -13,6 +13,7 @@ import {
 } from '../../schema/maintenance/charges';
 import { createCharge, filterCharges, selectCharges, updateCharge } from './charges';
 import { type ChargeRecord, type ChargeView, presentCharges } from './charges.present';
+import { knownId } from './parties';
 import { maintenanceRoute } from './route';
 
 /** A charge booked to an owner names a person (their contact reference): its reads are audited. */
@@ -71,7 +72,9 @@ export const charges = createRouter()
     };
     return c.json(await syncList(c, filtered, query), 200);
   })
-  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'id', c.req.valid('param').charge_id), 200))
+  .openapi(oneRoute, async (c) =>
+    c.json(await readOne(c, resource, 'id', knownId(c.req.valid('param').charge_id, 'charge')), 200),
+  )
   .openapi(addRoute, async (c) => {
     const input = c.req.valid('json');
     const { company, services } = c.var;
@@ -85,7 +88,7 @@ export const charges = createRouter()
     const input = c.req.valid('json');
     const { company, services } = c.var;
     const id = await transactionRetryingConflict(services.db, (trx) =>
-      updateCharge(trx, company, charge_id, input, services.now(), actorOf(c.var.caller)),
+      updateCharge(trx, company, knownId(charge_id, 'charge'), input, services.now(), actorOf(c.var.caller)),
     );
     return c.json(await readWritten(c, resource, id), 200);
   });

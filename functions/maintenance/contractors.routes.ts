@@ -12,6 +12,7 @@ import {
 } from '../../schema/maintenance/contractors';
 import { createContractor, selectContractors, updateContractor } from './contractors';
 import { type ContractorView, presentContractors } from './contractors.present';
+import { knownId } from './parties';
 import { maintenanceRoute } from './route';
 
 /** A firm's contact details are business data; a sole trader's are a person's: their reads are audited. */
@@ -78,7 +79,9 @@ export const contractors = createRouter()
     };
     return c.json(await syncList(c, filtered, query), 200);
   })
-  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'id', c.req.valid('param').contractor_id), 200))
+  .openapi(oneRoute, async (c) =>
+    c.json(await readOne(c, resource, 'id', knownId(c.req.valid('param').contractor_id, 'contractor')), 200),
+  )
   .openapi(addRoute, async (c) => {
     const input = c.req.valid('json');
     const company = c.var.company;
@@ -90,7 +93,7 @@ export const contractors = createRouter()
     const input = c.req.valid('json');
     const { company, services } = c.var;
     const id = await transactionRetryingConflict(services.db, (trx) =>
-      updateContractor(trx, company, contractor_id, input, services.now()),
+      updateContractor(trx, company, knownId(contractor_id, 'contractor'), input, services.now()),
     );
     return c.json(await readWritten(c, resource, id), 200);
   });

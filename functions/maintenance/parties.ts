@@ -1,5 +1,5 @@
 import type { Executor, Trx } from '../../lib/db/index';
-import { ApiError } from '../../lib/errors';
+import { ApiError, notFound } from '../../lib/errors';
 
 /** A field of the body that names nothing usable: `400 invalid_request` with `errors[].code` at `path`. */
 export function fieldProblem(path: string, code: string, message: string): ApiError {
@@ -66,4 +66,12 @@ export async function checkWho(
 ): Promise<void> {
   if (typeof who.contractor === 'string') await activeContractor(trx, companyId, who.contractor);
   if (typeof who.member === 'string') await checkMember(trx, companyId, who.member);
+}
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An id from a path (`contractor_id`, `charge_id`): a malformed one names no record, so it is a 404 like an unknown one. */
+export function knownId(value: string, noun: string): string {
+  if (!uuid.test(value)) throw notFound(`The ${noun} ${value}`);
+  return value;
 }

@@ -46,7 +46,8 @@ describe('contractors', () => {
     expect(read.json).toEqual(res.json);
     expect((await w.get(`/contractors?external=helpdesk:${external.id}`)).json.results).toHaveLength(1);
     expect((await w.get('/contractors/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    expect((await w.get('/contractors/not-an-id')).status).toBe(400);
+    expect((await w.get('/contractors/not-an-id')).status).toBe(404);
+    expect((await w.write('/job-charges/not-an-id', { status: 'cancelled' }, {}, 'PATCH')).status).toBe(404);
   });
 
   it('audits reads of a sole trader (a person), not of a firm', async () => {
