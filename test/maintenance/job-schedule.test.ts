@@ -61,6 +61,20 @@ describe('POST /jobs/{reference}/schedule', () => {
     expect((await w.get(`/jobs/${flat.reference}`)).json.status).toBe('open');
     expect((await schedule('J-0000000000', { day: '2027-02-10' })).status).toBe(404);
   });
+
+  it('takes the calendar’s last day, blocking its night, and refuses a day outside 1900 to 2999 (400 at day)', async () => {
+    const home = await w.holidayHome();
+    const job = await w.job({ home });
+    const last = await schedule(job.reference, { day: '2999-12-31', block_calendar: true });
+    expect(last.status, last.text).toBe(200);
+    expect(last.json.calendar.blocked).toBe(true);
+    for (const day of ['0000-01-01', '1899-12-31', '3000-01-01', '2027-02-29']) {
+      const refused = await schedule(job.reference, { day, block_calendar: true });
+      expect(refused.status, day).toBe(400);
+      expect(refused.json.errors.map((e: { path: string }) => e.path)).toEqual(['day']);
+    }
+    expect((await w.get(`/jobs/${job.reference}`)).json.day).toBe('2999-12-31');
+  });
 });
 
 describe('the booking calendar', () => {
