@@ -100,3 +100,16 @@ export async function readWritten<R extends Row, View>(c: Context<AppEnv>, resou
   if (view === undefined) throw new Error(`The ${resource.noun} ${key} just written was not found.`);
   return view;
 }
+
+/**
+ * The resource with its list narrowed by a query's filters: `select` is the resource's own query function (typed, so
+ * the filters name its columns), `narrow` adds the filters to it.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: every resource's query builder
+export function narrowed<R extends Row, View, S extends SelectQueryBuilder<any, any, R>>(
+  resource: SyncResource<R, View>,
+  select: (db: Executor, companyId: string) => S,
+  narrow: (query: S) => S,
+): SyncResource<R, View> {
+  return { ...resource, select: (db, companyId) => narrow(select(db, companyId)) };
+}

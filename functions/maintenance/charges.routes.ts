@@ -1,7 +1,7 @@
 import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
   ChargeInput,
@@ -65,11 +65,7 @@ export const charges = createRouter()
   .openapi(listRoute, async (c) => {
     const { job, payer, owner, status, booked_from, booked_to, cancelled_from, cancelled_to, ...query } = c.req.valid('query');
     const filters = { job, payer, owner, status, booked_from, booked_to, cancelled_from, cancelled_to };
-    const filtered = {
-      ...resource,
-      select: (db: Parameters<typeof selectCharges>[0], companyId: string) =>
-        filterCharges(selectCharges(db, companyId), filters),
-    };
+    const filtered = narrowed(resource, selectCharges, (select) => filterCharges(select, filters));
     return c.json(await syncList(c, filtered, query), 200);
   })
   .openapi(oneRoute, async (c) =>

@@ -1,6 +1,6 @@
 import { createRouter } from '../../lib/app';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery } from '../../schema/common/api';
 import {
   ContractorInput,
@@ -68,15 +68,12 @@ const patchRoute = maintenanceRoute('write:maintenance', {
 export const contractors = createRouter()
   .openapi(listRoute, async (c) => {
     const { status, trade, ...query } = c.req.valid('query');
-    const filtered = {
-      ...resource,
-      select: (db: Parameters<typeof selectContractors>[0], companyId: string) => {
-        let select = selectContractors(db, companyId);
-        if (status !== undefined) select = select.where('contractors.status', '=', status);
-        if (trade !== undefined) select = select.where((eb) => eb(eb.val(trade), '=', eb.fn.any('contractors.trades')));
-        return select;
-      },
-    };
+    const filtered = narrowed(resource, selectContractors, (select) => {
+      let narrow = select;
+      if (status !== undefined) narrow = narrow.where('contractors.status', '=', status);
+      if (trade !== undefined) narrow = narrow.where((eb) => eb(eb.val(trade), '=', eb.fn.any('contractors.trades')));
+      return narrow;
+    });
     return c.json(await syncList(c, filtered, query), 200);
   })
   .openapi(oneRoute, async (c) =>

@@ -1,6 +1,6 @@
 import { createRouter } from '../../lib/app';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery } from '../../schema/common/api';
 import {
   InspectionInput,
@@ -57,16 +57,13 @@ const addRoute = maintenanceRoute('write:maintenance', {
 export const inspections = createRouter()
   .openapi(listRoute, async (c) => {
     const { kind, home, lease, ...query } = c.req.valid('query');
-    const filtered = {
-      ...resource,
-      select: (db: Parameters<typeof selectInspections>[0], companyId: string) => {
-        let select = selectInspections(db, companyId);
-        if (kind !== undefined) select = select.where('inspections.kind', '=', kind);
-        if (home !== undefined) select = select.where('home.slug_en', '=', home);
-        if (lease !== undefined) select = select.where('lease.reference', '=', lease);
-        return select;
-      },
-    };
+    const filtered = narrowed(resource, selectInspections, (select) => {
+      let narrow = select;
+      if (kind !== undefined) narrow = narrow.where('inspections.kind', '=', kind);
+      if (home !== undefined) narrow = narrow.where('home.slug_en', '=', home);
+      if (lease !== undefined) narrow = narrow.where('lease.reference', '=', lease);
+      return narrow;
+    });
     return c.json(await syncList(c, filtered, query), 200);
   })
   .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))

@@ -5,7 +5,7 @@ import type { CausedBy } from '../../lib/events';
 import type { Trx } from '../../lib/db/index';
 import type { AppEnv } from '../../lib/env';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
   ApprovalInput,
@@ -133,17 +133,14 @@ async function act<I>(c: Context<AppEnv>, reference: string, input: I, action: A
 export const jobs = createRouter()
   .openapi(listRoute, async (c) => {
     const { status, home, lease, contractor, ...query } = c.req.valid('query');
-    const filtered = {
-      ...resource,
-      select: (db: Parameters<typeof selectJobs>[0], companyId: string) => {
-        let select = selectJobs(db, companyId);
-        if (status !== undefined) select = select.where('jobs.status', '=', status);
-        if (home !== undefined) select = select.where('home.slug_en', '=', home);
-        if (lease !== undefined) select = select.where('lease.reference', '=', lease);
-        if (contractor !== undefined) select = select.where('jobs.contractor_id', '=', contractor);
-        return select;
-      },
-    };
+    const filtered = narrowed(resource, selectJobs, (select) => {
+      let narrow = select;
+      if (status !== undefined) narrow = narrow.where('jobs.status', '=', status);
+      if (home !== undefined) narrow = narrow.where('home.slug_en', '=', home);
+      if (lease !== undefined) narrow = narrow.where('lease.reference', '=', lease);
+      if (contractor !== undefined) narrow = narrow.where('jobs.contractor_id', '=', contractor);
+      return narrow;
+    });
     return c.json(await syncList(c, filtered, query), 200);
   })
   .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
