@@ -1,7 +1,7 @@
 import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { createdOnce, narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
   ChargeInput,
@@ -74,10 +74,10 @@ export const charges = createRouter()
   .openapi(addRoute, async (c) => {
     const input = c.req.valid('json');
     const { company, services } = c.var;
-    const result = await transactionRetryingConflict(services.db, (trx) =>
+    const { view, status } = await createdOnce(c, resource, (trx) =>
       createCharge(trx, company, input, services.now(), actorOf(c.var.caller)),
     );
-    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
+    return c.json(view, status);
   })
   .openapi(patchRoute, async (c) => {
     const { charge_id } = c.req.valid('param');

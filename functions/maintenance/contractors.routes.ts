@@ -1,6 +1,6 @@
 import { createRouter } from '../../lib/app';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { createdOnce, narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery } from '../../schema/common/api';
 import {
   ContractorInput,
@@ -82,8 +82,8 @@ export const contractors = createRouter()
   .openapi(addRoute, async (c) => {
     const input = c.req.valid('json');
     const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) => createContractor(trx, company, input));
-    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
+    const { view, status } = await createdOnce(c, resource, (trx) => createContractor(trx, company, input));
+    return c.json(view, status);
   })
   .openapi(patchRoute, async (c) => {
     const { contractor_id } = c.req.valid('param');

@@ -1,6 +1,5 @@
 import { createRouter } from '../../lib/app';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { createdOnce, narrowed, readOne, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery } from '../../schema/common/api';
 import {
   InspectionInput,
@@ -70,6 +69,6 @@ export const inspections = createRouter()
   .openapi(addRoute, async (c) => {
     const input = c.req.valid('json');
     const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) => planInspection(trx, company, input));
-    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
+    const { view, status } = await createdOnce(c, resource, (trx) => planInspection(trx, company, input));
+    return c.json(view, status);
   });

@@ -5,7 +5,7 @@ import type { CausedBy } from '../../lib/events';
 import type { Trx } from '../../lib/db/index';
 import type { AppEnv } from '../../lib/env';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { createdOnce, narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
   ApprovalInput,
@@ -147,8 +147,8 @@ export const jobs = createRouter()
   .openapi(addRoute, async (c) => {
     const input = c.req.valid('json');
     const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) => createJob(trx, company, input));
-    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
+    const { view, status } = await createdOnce(c, resource, (trx) => createJob(trx, company, input));
+    return c.json(view, status);
   })
   .openapi(patchRoute, async (c) => {
     const { reference } = c.req.valid('param');
