@@ -16,6 +16,7 @@ import pg from 'pg';
 import { markdown, mb, round, type ScenarioResult, toJson } from './report';
 import { type Scenario, scenarios as scenariosFor } from './scenarios';
 import { benchDeals } from './deals';
+import { benchJobs } from './maintenance';
 import { benchStays } from './stays';
 import { runServer } from './server';
 import { freshDatabase } from './database';
@@ -154,6 +155,7 @@ async function runDriver(): Promise<number> {
 
     const stays = await benchStays(origin);
     const deals = await benchDeals(origin, ready.server_key, envInt('BENCH_DEALS', 400));
+    const jobs = await benchJobs(origin, ready.server_key);
     const scenarios: Scenario[] = scenariosFor({
       etag,
       slug,
@@ -161,6 +163,7 @@ async function runDriver(): Promise<number> {
       serverKey: ready.server_key,
       stays,
       deals,
+      jobs,
     });
 
     // Queries for one request alone, and a check that each answers what is benched.

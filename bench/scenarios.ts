@@ -1,3 +1,4 @@
+import type { BenchJobs } from './maintenance';
 import type { BenchStay } from './stays';
 
 /** What `npm run bench` (bench/run.ts) measures: the routes, what each must answer, and its baseline. */
@@ -95,8 +96,9 @@ export function scenarios(input: {
   stays: BenchStay[];
   /** Deals of the demo company for the moves (one more, the first, for the check of the answer). */
   deals: string[];
+  jobs: BenchJobs;
 }): Scenario[] {
-  const { etag, slug, publishableKey, serverKey, stays, deals } = input;
+  const { etag, slug, publishableKey, serverKey, stays, deals, jobs } = input;
   const json = { 'Content-Type': 'application/json' };
   const crm = { ...json, Authorization: `Bearer ${serverKey}` };
   const form = { ...json, 'X-Api-Key': publishableKey, Origin: formOrigin };
@@ -175,6 +177,16 @@ export function scenarios(input: {
       expectedStatus: 201,
       baseline: bareJson,
     },
+    // The maintenance routes (bench/maintenance.ts): their blocks lie past the stays the bookings bench tiles.
+    {
+      name: 'job create',
+      method: 'POST',
+      path: '/api/v1/jobs',
+      headers: { ...json, Authorization: `Bearer ${jobs.key}` },
+      body: jobs.ticket,
+      expectedStatus: 201,
+      baseline: bareJson,
+    },
     {
       name: 'deal move',
       method: 'POST',
@@ -185,6 +197,18 @@ export function scenarios(input: {
       expectedStatus: 200,
       baseline: bareJson,
     },
+    {
+      name: 'job schedule with block',
+      method: 'POST',
+      // The first job for the check of the answer; under load, the others in turn (jobs.nextJob gives their paths).
+      path: jobs.nextJob(),
+      request: () => ({ path: jobs.nextJob(), body: jobs.scheduleBody() }),
+      headers: { ...json, Authorization: `Bearer ${jobs.key}` },
+      body: jobs.scheduleBody,
+      expectedStatus: 200,
+      baseline: bareJson,
+    },
+    // Last: requests still in flight when a run stops land during this one, never after the server stops.
     { name: bareJson, method: 'POST', path: '/bare/form', headers: json, body: enquiry, expectedStatus: 201 },
   ];
 }

@@ -67,11 +67,16 @@ export async function runServer(): Promise<void> {
           'admin',
         ),
       );
-    // The pipelines' key: a CRM adding and moving deals.
+    // The server key of the bench's integrations: a CRM adding and moving deals, a helpdesk adding and scheduling jobs.
     const { secret: serverKey } = await platform.handle.db
       .transaction()
       .execute((trx) =>
-        createKey(trx, demo.companyId, { kind: 'server', scopes: ['read:pipelines', 'write:pipelines'] }, 'admin'),
+        createKey(
+          trx,
+          demo.companyId,
+          { kind: 'server', scopes: ['read:pipelines', 'write:pipelines', 'read:maintenance', 'write:maintenance'] },
+          'admin',
+        ),
       );
     const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
     // The same API with the rendered-answer cache off, under /uncached: what building a page costs.

@@ -7,7 +7,9 @@ export const bookingUsage = `  bookings list <company> [--status held|confirmed|
   terms put <company> <slug> <file.json>     replace a holiday home's booking terms and seasons
   blocks list <company> <slug> | blocks delete <company> <slug> <block-id>
   blocks add <company> <slug> --reason owner|maintenance --from YYYY-MM-DD --to YYYY-MM-DD [--note N]
-  spam-check set <company> --secret S | spam-check remove <company>`;
+  spam-check set <company> --secret S | spam-check remove <company>
+  upkeep get <company> <slug> | upkeep set <company> <slug> [--owner P-…] [--limit 2000.00]
+                                             a home's maintenance owner and approval limit ("" clears)`;
 
 export type BookingOptions = {
   status?: string;
@@ -17,6 +19,8 @@ export type BookingOptions = {
   to?: string;
   note?: string;
   secret?: string;
+  owner?: string;
+  limit?: string;
 };
 
 type Call = (method: string, path: string, body?: unknown) => Promise<unknown>;
@@ -61,6 +65,13 @@ export function bookingCommand(
       return call('PUT', `${company()}/spam-check`, { secret: opts.secret });
     case 'spam-check remove':
       return call('PUT', `${company()}/spam-check`, { secret: null });
+    case 'upkeep get':
+      return call('GET', `${listing()}/maintenance`);
+    case 'upkeep set':
+      return call('PUT', `${listing()}/maintenance`, {
+        ...(opts.owner !== undefined ? { owner: opts.owner || null } : {}),
+        ...(opts.limit !== undefined ? { approval_limit: opts.limit || null } : {}),
+      });
     default:
       return undefined;
   }

@@ -72,6 +72,8 @@ const { values: opts, positionals } = parseArgs({
     purpose: { type: 'string' },
     position: { type: 'string' },
     probability: { type: 'string' },
+    owner: { type: 'string' },
+    limit: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });

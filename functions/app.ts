@@ -9,12 +9,14 @@ import { listingRequestsAdmin } from './forms/admin';
 import { forms } from './forms/index';
 import { internal } from './internal/index';
 import { leases } from './leases/index';
+import { maintenanceAdmin } from './maintenance/admin';
+import { maintenance } from './maintenance/index';
 import { pipelinesAdmin } from './pipelines/admin';
 import { pipelinesGroup } from './pipelines/index';
 import { bookingsAdmin } from './stay/admin';
 import { stay } from './stay/index';
 
-const groups = [catalogue, crm, forms, stay, leases, pipelinesGroup] as const;
+const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelinesGroup] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;
@@ -35,6 +37,7 @@ export const adminRouters = [
   crmAdmin,
   bookingsAdmin,
   listingRequestsAdmin,
+  maintenanceAdmin,
   pipelinesAdmin,
 ];
 

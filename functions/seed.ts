@@ -2,13 +2,15 @@ import type { Db } from '../lib/db/index';
 import { createCompany } from './admin/companies';
 import { seedCatalogueDemo } from './catalogue/demo';
 import { seedLeasesDemo } from './leases/demo';
+import { seedMaintenanceDemo } from './maintenance/demo';
 import { seedPipelinesDemo } from './pipelines/demo';
 
 export const demoHosts = ['localhost', '127.0.0.1'];
 
 /**
  * On a fresh database: a development company on localhost with each group's demo data (the catalogue's; leases and rent
- * payments dated around `now`; the pipelines'), in one transaction. Runs once: a database with a company on localhost is left alone.
+ * payments dated around `now`; maintenance's; the pipelines'), in one transaction. Runs once: a database with a
+ * company on localhost is left alone.
  */
 export async function seedDemo(db: Db, now: Date): Promise<{ seeded: boolean; companyId: string }> {
   const existing = await db.selectFrom('company_hosts').select('company_id').where('host', '=', 'localhost').executeTakeFirst();
@@ -24,6 +26,7 @@ export async function seedDemo(db: Db, now: Date): Promise<{ seeded: boolean; co
     });
     await seedCatalogueDemo(trx, company.id);
     await seedLeasesDemo(trx, company, now);
+    await seedMaintenanceDemo(trx, company);
     await seedPipelinesDemo(trx, company.id);
     return company.id;
   });

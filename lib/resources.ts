@@ -2,10 +2,10 @@ import type { Context } from 'hono';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { RecordKind } from '../schema/common/external';
 import { auditRead } from './audit';
-import type { Executor } from './db/index';
+import type { Executor, Trx } from './db/index';
 import type { AppEnv, Services } from './env';
 import { notFound } from './errors';
-import { externalSyncPage } from './external-ids';
+import { externalSyncPage, transactionRetryingConflict } from './external-ids';
 import type { KeysetSort } from './pagination';
 import { syncSort } from './sync';
 
@@ -99,4 +99,30 @@ export async function readWritten<R extends Row, View>(c: Context<AppEnv>, resou
   const view = await shownWhere(c, resource, resource.key, key);
   if (view === undefined) throw new Error(`The ${resource.noun} ${key} just written was not found.`);
   return view;
+}
+
+/**
+ * The resource with its list narrowed by a query's filters: `select` is the resource's own query function (typed, so
+ * the filters name its columns), `narrow` adds the filters to it.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: every resource's query builder
+export function narrowed<R extends Row, View, S extends SelectQueryBuilder<any, any, R>>(
+  resource: SyncResource<R, View>,
+  select: (db: Executor, companyId: string) => S,
+  narrow: (query: S) => S,
+): SyncResource<R, View> {
+  return { ...resource, select: (db, companyId) => narrow(select(db, companyId)) };
+}
+
+/**
+ * A create that finds the record made before under the same external id: `work` runs in a transaction retried once on
+ * a unique violation (lib/external-ids.ts), and the answer is the record as shown, `201` when new, else `200`.
+ */
+export async function createdOnce<R extends Row, View>(
+  c: Context<AppEnv>,
+  resource: SyncResource<R, View>,
+  work: (trx: Trx) => Promise<{ id: string; created: boolean }>,
+): Promise<{ view: View; status: 201 | 200 }> {
+  const result = await transactionRetryingConflict(c.var.services.db, work);
+  return { view: await readWritten(c, resource, result.id), status: result.created ? 201 : 200 };
 }

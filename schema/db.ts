@@ -2,8 +2,16 @@ import type { CatalogueTables } from './catalogue/db';
 import type { CrmTables } from './crm/db';
 import type { LeaseTables } from './leases/db';
 import type { PipelineTables } from './pipelines/db';
+import type { MaintenanceTables } from './maintenance/db';
 import type { PlatformTables } from './platform/db';
 import type { BookingTables } from './stay/db';
 
 /** The whole database as Kysely sees it: each group's tables (schema/<group>/db.ts) and the platform's. */
-export interface Database extends PlatformTables, CatalogueTables, CrmTables, BookingTables, LeaseTables, PipelineTables {}
+export interface Database
+  extends PlatformTables,
+    CatalogueTables,
+    CrmTables,
+    BookingTables,
+    LeaseTables,
+    MaintenanceTables,
+    PipelineTables {}

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { staysHolding } from '../../lib/calendar';
 import type { Executor } from '../../lib/db/index';
 
 /** Nights that cannot be booked: [start, end). */
@@ -17,24 +17,7 @@ export async function takenRanges(
   to: string,
   now: Date,
 ): Promise<{ ranges: Range[]; validUntil: Date | null }> {
-  const bookings = await executor
-    .selectFrom('bookings')
-    .select([
-      sql<string>`check_in`.as('start'),
-      sql<string>`check_out`.as('end'),
-      sql<Date | null>`case status when 'held' then hold_expires_at when 'confirmed' then payment_due_at end`.as('lapses_at'),
-    ])
-    .where('listing_id', '=', listingId)
-    .where('check_in', '<', to)
-    .where('check_out', '>', from)
-    .where((eb) =>
-      eb.or([
-        eb('status', '=', 'paid'),
-        eb.and([eb('status', '=', 'held'), eb('hold_expires_at', '>', now)]),
-        eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '>', now)]),
-      ]),
-    )
-    .execute();
+  const bookings = await staysHolding(executor, listingId, from, to, now);
   const blocks = await executor
     .selectFrom('calendar_blocks')
     .select(['starts_on as start', 'ends_on as end'])

@@ -4,7 +4,20 @@ import { z } from '@hono/zod-openapi';
  * The kinds of record a client may keep its own ids for (`external_ids.record_type`). The table takes any
  * lower-case word (migrations/0010_external_ids.sql), so a group adding a kind adds it here, without a migration.
  */
-export const recordKinds = ['contact', 'lead', 'activity', 'task', 'lease', 'rent_payment', 'deal', 'viewing'] as const;
+export const recordKinds = [
+  'contact',
+  'lead',
+  'activity',
+  'task',
+  'lease',
+  'rent_payment',
+  'deal',
+  'viewing',
+  'contractor',
+  'job',
+  'job_charge',
+  'inspection',
+] as const;
 export type RecordKind = (typeof recordKinds)[number];
 
 /** The client's system, e.g. `hubspot`: one pattern for every record (and the table's check). */

@@ -61,6 +61,10 @@ export const CompanySettingsInput = z
       .min(0)
       .max(365)
       .openapi({ description: 'A payment still due is overdue once this many days have passed after its due date (default 5).' }),
+    // Maintenance (docs/api-reference.md, "Maintenance"); a home's own limit (admin maintenance settings) comes first.
+    maintenance_approval_limit: decimalInput.nullable().openapi({
+      description: '`approval_needed` when a job’s estimate is above this amount (default null: no limit).',
+    }),
   })
   .partial();
 

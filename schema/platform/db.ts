@@ -43,6 +43,8 @@ export type CompanySettings = {
   lease_schedule_tolerance?: string;
   /** A payment still due is overdue after its due date and this many days (default 5). */
   rent_grace_days?: number;
+  /** Maintenance: `approval_needed` above this estimate, unless the home sets its own (default null: no limit). */
+  maintenance_approval_limit?: string | null;
 };
 
 export interface CompaniesTable {

@@ -50,6 +50,8 @@ export interface CalendarBlocksTable {
   starts_on: string;
   ends_on: string;
   note: Generated<string>;
+  /** The maintenance job this block is for (migration 0013); null for owner and staff blocks. */
+  job_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }
 

@@ -45,15 +45,24 @@ const queries: Record<string, string> = {
 
 function concrete(path: string): string {
   const slug = /\/(availability|quote)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
-  return (path + (queries[path] ?? ''))
-    .replace(/\/([a-z-]+)\/\{reference\}/, (_, collection: string) => `/${collection}/${references[collection] ?? 'x'}`)
-    .replace('{company_id}', company.id)
-    .replace('{slug}', slug)
-    .replace('{prefix}', 'sk_AAAAAAAAAA')
-    .replace('{task_id}', references.tasks ?? 'x')
-    .replace('{payment_id}', references['rent-payments'] ?? 'x')
-    .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
-    .replace(/\{[a-z_]+\}/g, 'x');
+  return (
+    (path + (queries[path] ?? ''))
+      // Each job action on a job of its own (a done job is not cancelled).
+      .replace(
+        /\/jobs\/\{reference\}\/([a-z]+)$/,
+        (_, action: string) => `/jobs/${references[`jobs/${action}`] ?? 'x'}/${action}`,
+      )
+      .replace(/\/([a-z-]+)\/\{reference\}/, (_, collection: string) => `/${collection}/${references[collection] ?? 'x'}`)
+      .replace('{contractor_id}', references.contractors ?? 'x')
+      .replace('{charge_id}', references['job-charges'] ?? 'x')
+      .replace('{company_id}', company.id)
+      .replace('{slug}', slug)
+      .replace('{prefix}', 'sk_AAAAAAAAAA')
+      .replace('{task_id}', references.tasks ?? 'x')
+      .replace('{payment_id}', references['rent-payments'] ?? 'x')
+      .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
+      .replace(/\{[a-z_]+\}/g, 'x')
+  );
 }
 
 async function call(op: Operation, options: { key?: string; host?: string; headers?: Record<string, string> } = {}) {
@@ -105,12 +114,26 @@ beforeAll(async () => {
     landlord: landlord.json.reference,
   };
   bodies['POST /api/v1/leases'] = lease;
-  for (const collection of ['leads', 'tasks', 'leases', 'deals', 'viewings']) {
+  for (const collection of ['leads', 'tasks', 'leases', 'deals', 'viewings', 'jobs', 'contractors', 'inspections']) {
     const path = `/api/v1/${collection}`;
     // A viewing's example names a deal of another company: here it is on this company's deal.
     if (collection === 'viewings') bodies[`POST ${path}`] = { ...(bodies[`POST ${path}`] as object), deal: references.deals };
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
-    references[collection] = created.json.reference ?? created.json.task_id;
+    references[collection] = created.json.reference ?? created.json.task_id ?? created.json.contractor_id;
+  }
+  // A charge's example names a job of another company: here it is this company's.
+  bodies['POST /api/v1/job-charges'] = { ...(bodies['POST /api/v1/job-charges'] as object), job: references.jobs };
+  const charge = await api.request('/api/v1/job-charges', {
+    host: company.host,
+    key: keys.all,
+    body: bodies['POST /api/v1/job-charges'],
+  });
+  references['job-charges'] = charge.json.charge_id;
+  for (const action of ['schedule', 'complete', 'cancel', 'approval']) {
+    const job = { home: 'jvc-2br-townhouse', category: 'general', problem: `For ${action}` };
+    references[`jobs/${action}`] = (
+      await api.request('/api/v1/jobs', { host: company.host, key: keys.all, body: job })
+    ).json.reference;
   }
   // Rent payments: one of the lease's payments for {payment_id}, and a bounced one for the replacement's `replaces`.
   const [bounced, payment] = (await api.request(`/api/v1/leases/${references.leases}`, { host: company.host, key: keys.all }))

@@ -165,6 +165,8 @@ type Sample = {
   body?: object;
 };
 const dateFields = new Set(['from', 'to', 'check_in', 'check_out', 'updated_since', 'due_on', 'occurred_at', 'due_at']);
+for (const field of ['day', 'done_on', 'booked_from', 'booked_to', 'cancelled_from', 'cancelled_to', 'planned_on', 'paid_on'])
+  dateFields.add(field);
 for (const field of ['available_from', 'available_to', 'starts_on', 'ends_on', 'published_at']) dateFields.add(field);
 
 /** `value` with each date field (at any depth) replaced by the next edge value, or kept when that is undefined. */
@@ -261,6 +263,31 @@ describe('no date or instant gives a 500', () => {
     api1('PATCH /viewings/{reference}', `/viewings/${viewing}`, { key, body: { time: at } });
     for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases', 'deals', 'viewings'])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
+    const upkeep = (await api.createKey(ctx.company.id, { scopes: ['read:maintenance', 'write:maintenance'] })).secret;
+    const job = async () =>
+      (await api.request('/api/v1/jobs', { host, key: upkeep, body: { home, category: 'general', problem: 'No 500' } })).json
+        .reference;
+    api1('POST /jobs/{reference}/schedule', `/jobs/${await job()}/schedule`, {
+      key: upkeep,
+      body: { day: day(50), block_calendar: true },
+    });
+    api1('POST /jobs/{reference}/complete', `/jobs/${await job()}/complete`, { key: upkeep, body: { done_on: day1 } });
+    for (const list of ['jobs', 'contractors', 'inspections'])
+      api1(`GET /${list}`, `/${list}`, { key: upkeep, query: { updated_since: at } });
+    const charged = await api.request('/api/v1/job-charges', {
+      host,
+      key: upkeep,
+      body: { job: await job(), cost: '10', payer: 'renter' },
+    });
+    api1('PATCH /job-charges/{charge_id}', `/job-charges/${charged.json.charge_id}`, {
+      key: upkeep,
+      body: { status: 'paid', paid_on: day1 },
+    });
+    api1('POST /inspections', '/inspections', { key: upkeep, body: { kind: 'routine', home, planned_on: day1 } });
+    api1('GET /job-charges', '/job-charges', {
+      key: upkeep,
+      query: { updated_since: at, booked_from: day1, booked_to: day2, cancelled_from: day1, cancelled_to: day2 },
+    });
     api1('POST /tasks', '/tasks', { key, body: { title: 'T', ...followup, due_on: day1 } });
     api1('PATCH /tasks/{task_id}', `/tasks/${task}`, { key, body: { due_on: day1 } });
     api1('POST /activities', '/activities', { key, body: { type: 'call', ...followup, lead, occurred_at: at } });

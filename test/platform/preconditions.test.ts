@@ -56,6 +56,12 @@ const makers: Record<string, { create: () => Promise<string>; change: () => Reco
     },
     change: () => ({ time: `2030-01-${String((serial++ % 28) + 1).padStart(2, '0')}T11:00:00Z` }),
   },
+  jobs: {
+    create: async () =>
+      (await call('POST', '/api/v1/jobs', { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'A leak.' })).json
+        .reference,
+    change: () => ({ problem: `Leak ${serial++}` }),
+  },
   tasks: {
     create: async () =>
       (await call('POST', '/api/v1/tasks', { title: 'Pre', source: 'pre', external_id: `${serial++}` })).json.task_id,
@@ -95,10 +101,11 @@ afterAll(() => api.close());
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
 
 describe('versioned records', () => {
-  it('are declared for contacts, deals, leads, leases, rent payments, tasks and viewings, and every one has a maker here', () => {
+  it('are declared for contacts, deals, jobs, leads, leases, rent payments, tasks and viewings, and every one has a maker here', () => {
     expect(reads.map((r) => r.collection).sort()).toEqual([
       'contacts',
       'deals',
+      'jobs',
       'leads',
       'leases',
       'rent-payments',

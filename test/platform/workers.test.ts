@@ -16,17 +16,19 @@ import { routeGroups } from '../../functions/app';
 
 /**
  * Gzipped budgets in KiB (docs/api-reference.md, "Workers"): each a few KiB above what it weighed when set
- * (default 332.2, then 342.5 with the lease routes, 345.2 with the rent-payment routes, 353.0 with both the
- * rent-payment and the pipelines' routes; catalogue 231.3, crm 287.4, forms 284.9, stay 298.7, leases 261.0, then 263.9 with the rent-payment
- * routes; pipelines 290.9 with deals (people matching) and viewings); raise one knowingly, with the reason in the commit.
+ * (default 332.2, then 342.5 with the lease routes, 345.2 with the rent-payment routes, 353.0 with the pipelines'
+ * routes too, 362.5 with maintenance's too; catalogue 231.3, crm 287.4, forms 284.9, stay 298.7, leases 261.0, then
+ * 263.9 with the rent-payment routes; pipelines 290.9 with deals (people matching) and viewings; maintenance
+ * 261.5); raise one knowingly, with the reason in the commit.
  */
 const budgets: Record<string, number> = {
-  default: 357,
+  default: 366,
   catalogue: 236,
   crm: 292,
   forms: 290,
   stay: 303,
   leases: 268,
+  maintenance: 265,
   pipelines: 296,
 };
 

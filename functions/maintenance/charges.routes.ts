@@ -1,0 +1,90 @@
+import { createRouter } from '../../lib/app';
+import { actorOf } from '../../lib/audit';
+import { transactionRetryingConflict } from '../../lib/external-ids';
+import { createdOnce, narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
+import {
+  ChargeInput,
+  ChargeListSchema,
+  ChargeParams,
+  ChargePatchInput,
+  ChargeSchema,
+  ChargesQuery,
+} from '../../schema/maintenance/charges';
+import { createCharge, filterCharges, selectCharges, updateCharge } from './charges';
+import { type ChargeRecord, type ChargeView, presentCharges } from './charges.present';
+import { knownId } from './parties';
+import { maintenanceRoute } from './route';
+
+/** A charge booked to an owner names a person (their contact reference): its reads are audited. */
+const resource = syncResource<ChargeRecord, ChargeView>('job_charges', {
+  idType: 'uuid',
+  noun: 'charge',
+  external: 'job_charge',
+  select: selectCharges,
+  present: (services, rows) => presentCharges(services.db, rows),
+  personal: (view) => (view.booked_owner === null ? undefined : view.charge_id),
+});
+
+const listRoute = maintenanceRoute('read:maintenance', {
+  method: 'get',
+  path: '/job-charges',
+  summary: 'What jobs cost, who pays and the day each counted for the owner; (updated_at, id) order for sync',
+  request: { query: ChargesQuery },
+  responses: { 200: json(ChargeListSchema, 'A page of charges') },
+});
+const oneRoute = maintenanceRoute('read:maintenance', {
+  method: 'get',
+  path: '/job-charges/{charge_id}',
+  summary: 'One charge',
+  request: { params: ChargeParams, query: noQuery },
+  responses: { 200: json(ChargeSchema, 'The charge') },
+});
+const addRoute = maintenanceRoute('write:maintenance', {
+  method: 'post',
+  path: '/job-charges',
+  summary: 'Record a charge on a job, booked today to the home’s owner',
+  request: { body: jsonBody(ChargeInput, { job: 'J-7K3M9Q2XAB', cost: '450.00', payer: 'owner' }) },
+  responses: {
+    201: json(ChargeSchema, 'The charge, booked'),
+    200: json(ChargeSchema, 'The charge recorded before with the same external id'),
+  },
+});
+const patchRoute = maintenanceRoute('write:maintenance', {
+  method: 'patch',
+  path: '/job-charges/{charge_id}',
+  summary: 'Cancel a charge (a mistake), or mark a renter’s charge paid; nothing else changes',
+  request: { params: ChargeParams, body: jsonBody(ChargePatchInput, { status: 'cancelled' }) },
+  responses: {
+    200: json(ChargeSchema, 'The charge'),
+    409: problem('`charge_fixed`: a booked field was sent; `invalid_transition`: cancelled, or not a renter’s charge'),
+  },
+});
+
+export const charges = createRouter()
+  .openapi(listRoute, async (c) => {
+    const { job, payer, owner, status, booked_from, booked_to, cancelled_from, cancelled_to, ...query } = c.req.valid('query');
+    const filters = { job, payer, owner, status, booked_from, booked_to, cancelled_from, cancelled_to };
+    const filtered = narrowed(resource, selectCharges, (select) => filterCharges(select, filters));
+    return c.json(await syncList(c, filtered, query), 200);
+  })
+  .openapi(oneRoute, async (c) =>
+    c.json(await readOne(c, resource, 'id', knownId(c.req.valid('param').charge_id, 'charge')), 200),
+  )
+  .openapi(addRoute, async (c) => {
+    const input = c.req.valid('json');
+    const { company, services } = c.var;
+    const { view, status } = await createdOnce(c, resource, (trx) =>
+      createCharge(trx, company, input, services.now(), actorOf(c.var.caller)),
+    );
+    return c.json(view, status);
+  })
+  .openapi(patchRoute, async (c) => {
+    const { charge_id } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const { company, services } = c.var;
+    const id = await transactionRetryingConflict(services.db, (trx) =>
+      updateCharge(trx, company, knownId(charge_id, 'charge'), input, services.now(), actorOf(c.var.caller)),
+    );
+    return c.json(await readWritten(c, resource, id), 200);
+  });

@@ -1,0 +1,146 @@
+import { addDays, todayIn } from '../../lib/dates';
+import type { Trx } from '../../lib/db/index';
+import { matchOrCreateContact } from '../../lib/people';
+import type { Company } from '../../schema/platform/db';
+import { createCharge, updateCharge } from './charges';
+import { createContractor, updateContractor } from './contractors';
+import { planInspection } from './inspections';
+import { answerApproval, cancelJob, completeJob, scheduleJob } from './job-actions';
+import { createJob } from './jobs';
+
+const system = 'system' as const;
+const studio = 'jvc-studio-holiday-home';
+
+/**
+ * The maintenance demo, written through the group's own domain functions: three contractors (a firm, a sole trader,
+ * a stopped firm), jobs in every status (one scheduled with the holiday studio's calendar blocked, one awaiting the owner's
+ * approval above the home's limit), charges booked, paid and cancelled, and routine inspections with their areas.
+ * Needs the catalogue's demo listings.
+ */
+export async function seedMaintenanceDemo(trx: Trx, company: Company, now = new Date()): Promise<void> {
+  const today = todayIn(company.time_zone, now);
+  const contractor = async (input: Parameters<typeof createContractor>[2]) => (await createContractor(trx, company, input)).id;
+  const cool = await contractor({
+    name: 'Gulf Cool Air Conditioning LLC',
+    kind: 'firm',
+    trades: ['air_conditioning'],
+    email: 'jobs@gulfcool.example',
+  });
+  const plumber = await contractor({ name: 'Rashid Ali', kind: 'sole_trader', trades: ['plumbing'], phone: '+971501230000' });
+  const painters = await contractor({ name: 'Brush & Roll Painting', kind: 'firm', trades: ['painting'] });
+
+  const { contact: owner } = await matchOrCreateContact(
+    trx,
+    company,
+    { name: 'Huda Al Mansoori', email: 'owner@demo-properties.ae', roles: ['owner'] },
+    system,
+  );
+  for (const [slug, limit] of [
+    ['jvc-2br-townhouse', null],
+    ['al-reem-3br-sea-view', '2000.00'],
+  ] as const) {
+    const listing = await trx
+      .selectFrom('listings')
+      .select('id')
+      .where('company_id', '=', company.id)
+      .where('slug_en', '=', slug)
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('maintenance_homes')
+      .values({ listing_id: listing.id, company_id: company.id, owner_id: owner.id, approval_limit: limit })
+      .execute();
+  }
+
+  const job = async (
+    input: Omit<Parameters<typeof createJob>[2], 'priority' | 'payer'> & Partial<Parameters<typeof createJob>[2]>,
+  ) => {
+    const { id } = await createJob(trx, company, { priority: 'normal', payer: 'owner', ...input });
+    const row = await trx.selectFrom('jobs').select('reference').where('id', '=', id).executeTakeFirstOrThrow();
+    return row.reference;
+  };
+  await job({
+    home: 'marina-gate-1br-furnished',
+    category: 'air_conditioning',
+    priority: 'urgent',
+    problem: 'The bedroom air conditioning blows warm air.',
+    contractor: cool,
+    external: { source: 'helpdesk', id: 'ticket-1001' },
+  });
+  const leak = await job({
+    home: studio,
+    category: 'plumbing',
+    priority: 'high',
+    problem: 'The guest bathroom shower drains slowly.',
+    estimate: '350.00',
+    external: { source: 'helpdesk', id: 'ticket-1002' },
+  });
+  await scheduleJob(
+    trx,
+    company,
+    leak,
+    { day: addDays(today, 14), window: { start: '09:00', end: '12:00' }, contractor: plumber, block_calendar: true },
+    now,
+    system,
+  );
+  const walls = await job({
+    home: 'jvc-2br-townhouse',
+    category: 'painting',
+    problem: 'Scuffed walls in the living room.',
+    estimate: '1200.00',
+  });
+  await scheduleJob(trx, company, walls, { day: addDays(today, -10), contractor: painters, block_calendar: false }, now, system);
+  await completeJob(
+    trx,
+    company,
+    walls,
+    { work_done: 'Two coats on the living room walls.', done_on: addDays(today, -9) },
+    now,
+    system,
+  );
+  await trx.updateTable('jobs').set({ photo_count: 3 }).where('reference', '=', walls).execute();
+  await updateContractor(trx, company, painters, { status: 'stopped' }, now);
+  const door = await job({
+    home: 'business-bay-fitted-office',
+    category: 'locks',
+    problem: 'The front door lock sticks.',
+    payer: 'company',
+  });
+  await cancelJob(trx, company, door, { reason: 'The tenant’s locksmith fixed it.' }, now, system);
+  const kitchen = await job({
+    home: 'al-reem-3br-sea-view',
+    category: 'appliance',
+    problem: 'Replace the built-in oven.',
+    estimate: '5400.00',
+  });
+  await answerApproval(trx, company, kitchen, { decision: 'requested', note: 'Quote sent to the owner.' }, now, system);
+
+  await createCharge(trx, company, { job: walls, cost: '1150.00', description: 'Painting, labour and paint' }, now, system);
+  const renters = await createCharge(
+    trx,
+    company,
+    { job: walls, cost: '120.00', payer: 'renter', description: 'Picture hooks the renter asked for' },
+    now,
+    system,
+  );
+  await updateCharge(trx, company, renters.id, { status: 'paid' }, now, system);
+  const mistake = await createCharge(trx, company, { job: walls, cost: '1500.00', description: 'Entered twice' }, now, system);
+  await updateCharge(trx, company, mistake.id, { status: 'cancelled' }, now, system);
+
+  const areas = (names: string[]) => names.map((name) => ({ name }));
+  await planInspection(trx, company, {
+    kind: 'routine',
+    home: 'jvc-2br-townhouse',
+    planned_on: addDays(today, 30),
+    areas: areas(['Living room', 'Kitchen', 'Bedrooms', 'Garden']),
+  });
+  await planInspection(trx, company, {
+    kind: 'routine',
+    home: studio,
+    planned_on: addDays(today, -20),
+    notes: 'Before the winter season.',
+    areas: [
+      { name: 'Pool', condition: 'good' },
+      { name: 'Kitchen', condition: 'fair', notes: 'Oven door seal worn.' },
+    ],
+  });
+}

@@ -1,0 +1,74 @@
+import { createRouter } from '../../lib/app';
+import { createdOnce, narrowed, readOne, syncList, syncResource } from '../../lib/resources';
+import { json, jsonBody, noQuery } from '../../schema/common/api';
+import {
+  InspectionInput,
+  InspectionListSchema,
+  InspectionParams,
+  InspectionSchema,
+  InspectionsQuery,
+} from '../../schema/maintenance/inspections';
+import { planInspection, selectInspections } from './inspections';
+import { type InspectionRecord, type InspectionView, presentInspections } from './inspections.present';
+import { maintenanceRoute } from './route';
+
+/** An inspection names a home, a lease and rooms, no person: its reads are not audited. */
+const resource = syncResource<InspectionRecord, InspectionView>('inspections', {
+  idType: 'uuid',
+  noun: 'inspection',
+  external: 'inspection',
+  select: selectInspections,
+  present: (services, rows) => presentInspections(services.db, rows),
+});
+
+const listRoute = maintenanceRoute('read:maintenance', {
+  method: 'get',
+  path: '/inspections',
+  summary: 'Move-in, move-out and routine inspections with their areas; (updated_at, id) order for sync',
+  request: { query: InspectionsQuery },
+  responses: { 200: json(InspectionListSchema, 'A page of inspections') },
+});
+const oneRoute = maintenanceRoute('read:maintenance', {
+  method: 'get',
+  path: '/inspections/{reference}',
+  summary: 'One inspection',
+  request: { params: InspectionParams, query: noQuery },
+  responses: { 200: json(InspectionSchema, 'The inspection') },
+});
+const addRoute = maintenanceRoute('write:maintenance', {
+  method: 'post',
+  path: '/inspections',
+  summary: 'Plan an inspection (a lease’s move-in or move-out once: planned again, the first comes back)',
+  request: {
+    body: jsonBody(InspectionInput, {
+      kind: 'routine',
+      home: 'marina-gate-1br-furnished',
+      planned_on: '2027-02-01',
+      areas: [{ name: 'Kitchen' }, { name: 'Bathroom', condition: 'fair', notes: 'Grout stained.' }],
+    }),
+  },
+  responses: {
+    201: json(InspectionSchema, 'The planned inspection'),
+    200: json(InspectionSchema, 'The lease’s move-in or move-out planned before, or the one with the same external id'),
+  },
+});
+
+export const inspections = createRouter()
+  .openapi(listRoute, async (c) => {
+    const { kind, home, lease, ...query } = c.req.valid('query');
+    const filtered = narrowed(resource, selectInspections, (select) => {
+      let narrow = select;
+      if (kind !== undefined) narrow = narrow.where('inspections.kind', '=', kind);
+      if (home !== undefined) narrow = narrow.where('home.slug_en', '=', home);
+      if (lease !== undefined) narrow = narrow.where('lease.reference', '=', lease);
+      return narrow;
+    });
+    return c.json(await syncList(c, filtered, query), 200);
+  })
+  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
+  .openapi(addRoute, async (c) => {
+    const input = c.req.valid('json');
+    const company = c.var.company;
+    const { view, status } = await createdOnce(c, resource, (trx) => planInspection(trx, company, input));
+    return c.json(view, status);
+  });

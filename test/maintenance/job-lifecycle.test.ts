@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCli } from '../support/admin-cli';
+import { maintenanceWorld, type World } from './http';
+
+let w: World;
+beforeAll(async () => {
+  w = await maintenanceWorld({ settings: { maintenance_approval_limit: '500' } });
+});
+afterAll(() => w.api.close());
+
+const act = (reference: string, action: string, body: Record<string, unknown> = {}) =>
+  w.write(`/jobs/${reference}/${action}`, body);
+const codes = (res: { json: { warnings: Array<{ code: string }> } }) => res.json.warnings.map((x) => x.code);
+
+describe('complete and cancel', () => {
+  it('completes an open or scheduled job (job.done); sent again it answers the done job; a done job is not cancelled', async () => {
+    const job = await w.job();
+    const res = await act(job.reference, 'complete', { work_done: 'Sealed the joint.', done_on: '2027-02-02' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ status: 'done', work_done: 'Sealed the joint.', done_on: '2027-02-02' });
+    const again = await act(job.reference, 'complete', { work_done: 'Other' });
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual(res.json);
+    const cancel = await act(job.reference, 'cancel');
+    expect(cancel.status).toBe(409);
+    expect(cancel.json.code).toBe('invalid_transition');
+    const scheduled = await w.job();
+    await act(scheduled.reference, 'schedule', { day: '2027-02-03' });
+    const today = await act(scheduled.reference, 'complete');
+    expect(today.json.status).toBe('done');
+    expect(today.json.done_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(await w.eventsOf(job.reference)).toEqual(['job.done']);
+  });
+
+  it('cancels an open job (job.cancelled); sent again it answers it; a cancelled job is not completed (409)', async () => {
+    const job = await w.job();
+    const res = await act(job.reference, 'cancel', { reason: 'Duplicate ticket.' });
+    expect(res.json).toMatchObject({ status: 'cancelled', cancel_reason: 'Duplicate ticket.' });
+    expect((await act(job.reference, 'cancel')).json).toEqual(res.json);
+    const complete = await act(job.reference, 'complete');
+    expect(complete.status).toBe(409);
+    expect(complete.json.code).toBe('invalid_transition');
+    expect(await w.eventsOf(job.reference)).toEqual(['job.cancelled']);
+  });
+});
+
+describe('the owner’s approval', () => {
+  it('warns approval_needed above the company’s limit, until approved or waived; never refuses', async () => {
+    const below = await w.job({ estimate: '500' });
+    expect(below.warnings).toEqual([]);
+    const above = await w.job({ estimate: '500.01' });
+    expect(codes({ json: above })).toEqual(['approval_needed']);
+    const approved = await act(above.reference, 'approval', { decision: 'approved', note: 'OK by phone' });
+    expect(approved.status, approved.text).toBe(200);
+    expect(approved.json.approval).toMatchObject({ status: 'approved', note: 'OK by phone', requested_at: null });
+    expect(Date.parse(approved.json.approval.answered_at)).not.toBeNaN();
+    expect(approved.json.warnings).toEqual([]);
+    const waived = await w.job({ estimate: '900' });
+    expect(codes(await act(waived.reference, 'approval', { decision: 'waived' }))).toEqual([]);
+    expect(await w.eventsOf(waived.reference)).toEqual([]);
+    const patched = await w.write(`/jobs/${below.reference}`, { estimate: '600' }, {}, 'PATCH');
+    expect(codes(patched)).toEqual(['approval_needed']);
+  });
+
+  const cli = adminCli(() => w.api);
+  it('sets and reads a home’s limit and owner with the admin CLI', async () => {
+    const home = await w.holidayHome();
+    const owner = await w.contact(`owner.${w.unique()}@example.com`);
+    expect(await cli('upkeep', 'set', w.company.id, home, '--owner', owner, '--limit', '750')).toEqual({
+      home,
+      owner,
+      approval_limit: '750.00',
+    });
+    expect(await cli('upkeep', 'set', w.company.id, home, '--limit', '')).toEqual({ home, owner, approval_limit: null });
+    expect(await cli('upkeep', 'get', w.company.id, home)).toEqual({ home, owner, approval_limit: null });
+  });
+
+  it('uses the home’s own limit before the company’s', async () => {
+    const home = await w.holidayHome();
+    const set = await w.api.admin(`/companies/${w.company.id}/listings/${home}/maintenance`, {
+      method: 'PUT',
+      body: { approval_limit: '2000' },
+    });
+    expect(set.status, set.text).toBe(200);
+    expect((await w.job({ home, estimate: '1500' })).warnings).toEqual([]);
+    expect(codes({ json: await w.job({ home, estimate: '2500' }) })).toEqual(['approval_needed']);
+  });
+
+  it('asks the owner (job.approval_requested), records the answer (job.approval_answered); not_approved when work goes on', async () => {
+    const job = await w.job({ estimate: '800' });
+    const asked = await act(job.reference, 'approval', { decision: 'requested' });
+    expect(asked.json.approval.status).toBe('requested');
+    expect(Date.parse(asked.json.approval.requested_at)).not.toBeNaN();
+    expect(codes(asked)).toEqual(['approval_needed']);
+    const scheduled = await act(job.reference, 'schedule', { day: '2027-03-01' });
+    expect(scheduled.status).toBe(200);
+    expect(codes(scheduled)).toEqual(['approval_needed', 'not_approved']);
+    const declined = await act(job.reference, 'approval', { decision: 'declined' });
+    expect(declined.json.approval.status).toBe('declined');
+    expect(codes(declined)).toEqual(['not_approved']);
+    const done = await act(job.reference, 'complete');
+    expect(done.json.status).toBe('done');
+    expect(codes(done)).toEqual(['not_approved']);
+    // The approval never locks the job, whatever its status.
+    const late = await act(job.reference, 'approval', { decision: 'approved' });
+    expect(late.status).toBe(200);
+    expect(codes(late)).toEqual([]);
+    expect(await w.eventsOf(job.reference)).toEqual([
+      'job.approval_requested',
+      'job.scheduled',
+      'job.approval_answered',
+      'job.done',
+      'job.approval_answered',
+    ]);
+  });
+});
