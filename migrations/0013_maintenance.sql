@@ -118,9 +118,20 @@ create index job_charges_cancelled on job_charges (company_id, cancelled_on) whe
 create index job_charges_owner on job_charges (booked_owner_id, booked_on) where booked_owner_id is not null;
 
 -- A charge's booked fields never change; it is cancelled or paid once; a cancelled charge is final. Each refusal names
--- its rule as the constraint (check_violation), so the API can answer 409 with it.
+-- its rule as the constraint (check_violation), so the API can answer 409 with it. One exception: erasing a person
+-- empties the description of the charges on their leases' jobs (it may name them), and nothing else with it.
 create function job_charge_booked() returns trigger language plpgsql as $$
+declare
+  erased job_charges;
 begin
+  erased := OLD;
+  erased.description := null;
+  -- Set by the touch and version triggers, which run after this one.
+  erased.updated_at := NEW.updated_at;
+  erased.version := NEW.version;
+  if OLD.description is not null and NEW is not distinct from erased then
+    return NEW;
+  end if;
   if OLD.status = 'cancelled' then
     raise exception 'job charge % was cancelled and never changes', OLD.id
       using errcode = 'check_violation', constraint = 'job_charges_cancelled_final';

@@ -8,7 +8,8 @@ import { forgetKeptAnswers } from '../../lib/idempotency';
  * emptied, lead details and free text that can hold personal data removed (messages, pages, notes, activity
  * bodies, task titles), `erased: true`. Their booking requests lose the guest's message, language and consent
  * address too (the guest's name, email and phone live on the contact), the leases they are a party to lose their
- * free texts (eraseLeaseTexts), their deals and viewings theirs (eraseDealTexts), and the company's kept Idempotency-Key answers are forgotten (lib/idempotency.ts). The records stay, with their references
+ * free texts (eraseLeaseTexts), their deals and viewings theirs (eraseDealTexts), the
+ * maintenance of their leases its own (eraseMaintenanceTexts), and the company's kept Idempotency-Key answers are forgotten (lib/idempotency.ts). The records stay, with their references
  * and external ids, so clients see them through `updated_since` and erase their own copies. Events and the
  * audit log hold references only. test/crm/erasure-scan.test.ts scans every column of every table for what
  * a person sent through every route: a new table or column holding personal data must be erased here.
@@ -57,6 +58,7 @@ export async function eraseContact(trx: Trx, companyId: string, contactId: strin
     .execute();
   await eraseLeaseTexts(trx, companyId, contactId);
   await eraseDealTexts(trx, companyId, contactId);
+  await eraseMaintenanceTexts(trx, companyId, contactId);
   await trx
     .updateTable('activities')
     .set({ body: null })
@@ -112,6 +114,41 @@ async function eraseDealTexts(trx: Trx, companyId: string, contactId: string): P
   const deals = trx.selectFrom('deals').select('id').where('company_id', '=', companyId).where('contact_id', '=', contactId);
   await trx.updateTable('viewings').set({ feedback: null }).where('deal_id', 'in', deals).execute();
   await trx.updateTable('deals').set({ title: null, close_reason: null }).where('id', 'in', deals).execute();
+}
+
+/**
+ * The free texts of the maintenance of the leases a person is a party to (renter or landlord), which may name them:
+ * each job's problem (replaced by "(erased)": a job always says what is wrong), what was done, the approval note and
+ * the cancel reason; its charges' descriptions (their one allowed change, migration 0013); the inspections' notes and
+ * each area's notes. A job reported about a home with no lease of the person is not theirs to reach.
+ */
+async function eraseMaintenanceTexts(trx: Trx, companyId: string, contactId: string): Promise<void> {
+  const leases = trx
+    .selectFrom('leases')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where((eb) => eb.or([eb('renter_id', '=', contactId), eb('landlord_id', '=', contactId)]));
+  const jobs = trx.selectFrom('jobs').select('id').where('lease_id', 'in', leases);
+  await trx
+    .updateTable('job_charges')
+    .set({ description: null })
+    .where('job_id', 'in', jobs)
+    .where('description', 'is not', null)
+    .execute();
+  await trx
+    .updateTable('jobs')
+    .set({ problem: '(erased)', work_done: null, approval_note: null, cancel_reason: null })
+    .where('lease_id', 'in', leases)
+    .execute();
+  await trx
+    .updateTable('inspections')
+    .set({
+      notes: null,
+      areas: sql`(select coalesce(jsonb_agg(area || '{"notes": null}'::jsonb order by position), '[]'::jsonb)
+        from jsonb_array_elements(areas) with ordinality as listed(area, position))`,
+    })
+    .where('lease_id', 'in', leases)
+    .execute();
 }
 
 /**

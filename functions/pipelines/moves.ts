@@ -76,6 +76,9 @@ export async function moveDeal(
     .select(['id', 'kind'])
     .where('pipeline_id', '=', deal.pipeline_id)
     .where('key', '=', input.stage)
+    // Held until the move commits: an admin deleting the stage, or changing its kind, waits and then sees the deal on
+    // it (409 stage_in_use); one that committed first leaves no stage here (400 unknown_stage), never a 500.
+    .forKeyShare()
     .executeTakeFirst();
   if (!stage) throw fieldProblem('stage', 'unknown_stage', `${input.stage} is not a stage of the pipeline ${deal.pipeline_key}.`);
   if (stage.id === deal.stage_id) return { id: deal.id, warnings: [] };

@@ -176,6 +176,26 @@ describe('erasure reaches every table', () => {
     await created(await call(`/rent-payments/${bounced}`, { notes: `Cheque of ${m}` }, 'PATCH'), 200);
     await created(await call(`/rent-payments/${bounced}`, { status: 'bounced' }, 'PATCH'), 200);
     await created(await call(`/rent-payments/${paid}`, { notes: `Paid by ${m}`, status: 'received' }, 'PATCH'), 200);
+    // Maintenance on their lease: a job (its problem, approval note, what was done), a charge, a cancelled job's reason
+    // and a move-in inspection's notes.
+    const job = await created(
+      await call('/jobs', { home: 'marina-gate-1br-furnished', category: 'plumbing', problem: `Leak at ${m}'s` }),
+    );
+    await created(await call(`/jobs/${job.reference}/approval`, { decision: 'requested', note: `Ask ${m}` }, 'POST'), 200);
+    await created(await call(`/jobs/${job.reference}/complete`, { work_done: `Fixed for ${m}` }, 'POST'), 200);
+    await created(await call('/job-charges', { job: job.reference, cost: '100', payer: 'renter', description: `Tap ${m}` }));
+    const dropped = await created(
+      await call('/jobs', { home: 'marina-gate-1br-furnished', category: 'general', problem: 'Noise' }),
+    );
+    await created(await call(`/jobs/${dropped.reference}/cancel`, { reason: `${m} moved out` }, 'POST'), 200);
+    const inspection = {
+      kind: 'move_in',
+      lease: lease.reference,
+      planned_on: '2027-01-01',
+      notes: `Keys to ${m}`,
+      areas: [{ name: 'Kitchen', condition: 'good', notes: `Scratch seen by ${m}` }],
+    };
+    await created(await call('/inspections', inspection));
     // A deal with them (its title and lost reason) and a viewing's feedback.
     const sales = demoPipelines.find((pipeline) => pipeline.key === 'sales');
     expect((await ctx.api.admin(`/companies/${ctx.company.id}/pipelines`, { body: sales })).status).toBe(201);
@@ -226,6 +246,17 @@ describe('erasure reaches every table', () => {
     expect(before).toEqual(expect.arrayContaining(['bookings.consent_address', 'activities.body', 'tasks.title']));
     expect(before).toEqual(expect.arrayContaining(['leases.notes', 'lease_notices.text', 'rent_payments.notes']));
     expect(before).toEqual(expect.arrayContaining(['deals.title', 'deals.close_reason', 'viewings.feedback']));
+    expect(before).toEqual(
+      expect.arrayContaining([
+        'jobs.problem',
+        'jobs.work_done',
+        'jobs.approval_note',
+        'jobs.cancel_reason',
+        'job_charges.description',
+        'inspections.notes',
+        'inspections.areas',
+      ]),
+    );
 
     // The outbox fanned the person's events out to the subscription: deliveries are scanned too.
     const deliveries = await ctx.api.db

@@ -169,4 +169,23 @@ describe('moveWarnings', () => {
     ]);
     expect(moveWarnings({ ...base, from: 'won', to: 'lost', reason: undefined }).map((x) => x.code)).toEqual(['no_lost_reason']);
   });
+
+  it('races an admin deleting the stage it moves to without a 500: the stage goes (move 400) or stays with the deal (409)', async () => {
+    const deal = await w.deal();
+    for (let round = 0; round < 8; round++) {
+      const key = `tmp${round}`;
+      const stage = { name: { en: 'Temporary' }, kind: 'open', probability: 30 };
+      expect((await w.admin(`/pipelines/sales/stages/${key}`, stage, 'PUT')).status).toBe(201);
+      const [removed, moved] = await Promise.all([
+        w.admin(`/pipelines/sales/stages/${key}`, undefined, 'DELETE'),
+        move(deal.reference, { stage: key }),
+      ]);
+      const outcome = `${removed.status}/${moved.status}`;
+      expect(['204/400', '409/200'], `${outcome} ${moved.text} ${removed.text}`).toContain(outcome);
+      const now = (await w.get(`/deals/${deal.reference}`)).json.stage;
+      expect(now).toBe(moved.status === 200 ? key : 'new');
+      if (moved.status === 200) expect((await move(deal.reference, { stage: 'new' })).status).toBe(200);
+      if (removed.status === 409) expect((await w.admin(`/pipelines/sales/stages/${key}`, undefined, 'DELETE')).status).toBe(204);
+    }
+  });
 });
