@@ -15,7 +15,17 @@ import { ApiError } from './errors';
  */
 export type VersionedRecord = {
   /** The table holding the record, with `company_id` and `version` columns. */
-  table: 'contacts' | 'leads' | 'tasks' | 'leases' | 'rent_payments' | 'deals' | 'viewings' | 'jobs';
+  table:
+    | 'contacts'
+    | 'leads'
+    | 'tasks'
+    | 'leases'
+    | 'rent_payments'
+    | 'deals'
+    | 'viewings'
+    | 'jobs'
+    | 'contractors'
+    | 'job_charges';
   /** The column the path parameter names (a reference or an id). */
   column: 'reference' | 'id';
   /** The path parameter. */

@@ -186,7 +186,7 @@ export async function activateDraft(trx: Trx, company: Company, reference: strin
   if (lease.status === 'active') return lease.id;
   if (lease.status === 'ended') throw new ApiError('invalid_transition', `The lease ${reference} has ended.`);
   await trx.updateTable('leases').set({ status: 'active', activated_at: now }).where('id', '=', lease.id).execute();
-  const data = { reference: lease.reference, home: lease.home_slug };
+  const data = { reference: lease.reference };
   await recordEvent(trx, { companyId: company.id, type: 'lease.activated', causedBy, data });
   return lease.id;
 }

@@ -56,7 +56,7 @@ export async function endLease(
     companyId: company.id,
     type: 'lease.ended',
     causedBy,
-    data: { reference: lease.reference, home: lease.home_slug, deposit: input.deposit.outcome },
+    data: { reference: lease.reference },
   });
   return lease.id;
 }

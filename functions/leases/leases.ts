@@ -147,7 +147,7 @@ export async function createLease(
     companyId: company.id,
     type: 'lease.created',
     causedBy,
-    data: { reference: lease.reference, home: input.home },
+    data: { reference: lease.reference },
   });
   return { id: lease.id, created: true };
 }

@@ -63,7 +63,7 @@ export async function giveNotice(
     companyId: company.id,
     type: 'lease.notice_given',
     causedBy,
-    data: { reference: lease.reference, by: notice.given_by, intent: notice.intent },
+    data: { reference: lease.reference },
   });
   return lease.id;
 }

@@ -69,7 +69,7 @@ export async function renewLease(trx: Trx, company: Company, reference: string, 
     },
     plan,
   );
-  const data = { reference: lease.reference, home: old.home_slug, renews: old.reference };
+  const data = { reference: lease.reference };
   await recordEvent(trx, { companyId: company.id, type: 'lease.created', causedBy, data });
   return { id: lease.id, created: true };
 }

@@ -16,15 +16,17 @@ import { type ChargeRecord, type ChargeView, presentCharges } from './charges.pr
 import { knownId } from './parties';
 import { maintenanceRoute } from './route';
 
-/** A charge booked to an owner names a person (their contact reference): its reads are audited. */
+/** A charge booked to an owner names a person, and a description may name the renter: such reads are audited. */
 const resource = syncResource<ChargeRecord, ChargeView>('job_charges', {
   idType: 'uuid',
   noun: 'charge',
   external: 'job_charge',
   select: selectCharges,
   present: (services, rows) => presentCharges(services.db, rows),
-  personal: (view) => (view.booked_owner === null ? undefined : view.charge_id),
+  personal: (view) => (view.booked_owner === null && view.description === null ? undefined : view.charge_id),
 });
+
+const record = { table: 'job_charges', column: 'id', param: 'charge_id', uuid: true } as const;
 
 const listRoute = maintenanceRoute('read:maintenance', {
   method: 'get',
@@ -36,6 +38,7 @@ const listRoute = maintenanceRoute('read:maintenance', {
 const oneRoute = maintenanceRoute('read:maintenance', {
   method: 'get',
   path: '/job-charges/{charge_id}',
+  record,
   summary: 'One charge',
   request: { params: ChargeParams, query: noQuery },
   responses: { 200: json(ChargeSchema, 'The charge') },
@@ -53,6 +56,7 @@ const addRoute = maintenanceRoute('write:maintenance', {
 const patchRoute = maintenanceRoute('write:maintenance', {
   method: 'patch',
   path: '/job-charges/{charge_id}',
+  record,
   summary: 'Cancel a charge (a mistake), or mark a renter’s charge paid; nothing else changes',
   request: { params: ChargeParams, body: jsonBody(ChargePatchInput, { status: 'cancelled' }) },
   responses: {

@@ -146,6 +146,7 @@ export async function updateCharge(
       throw new ApiError('invalid_transition', `Only a renter’s charge is marked paid; the ${charge.payer} pays this one.`);
     const paidOn = input.paid_on ?? today;
     if (paidOn < charge.booked_on) throw fieldProblem('paid_on', 'before_booked_on', `On or after ${charge.booked_on}.`);
+    if (paidOn > today) throw fieldProblem('paid_on', 'in_the_future', `A payment received: on or before today, ${today}.`);
     await trx.updateTable('job_charges').set({ status: 'paid', paid_on: paidOn }).where('id', '=', id).execute();
     return id;
   }

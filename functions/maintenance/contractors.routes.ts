@@ -33,6 +33,8 @@ export const contractorExample = {
   external: { source: 'helpdesk', id: 'vendor-17' },
 };
 
+const record = { table: 'contractors', column: 'id', param: 'contractor_id', uuid: true } as const;
+
 const listRoute = maintenanceRoute('read:maintenance', {
   method: 'get',
   path: '/contractors',
@@ -43,6 +45,7 @@ const listRoute = maintenanceRoute('read:maintenance', {
 const oneRoute = maintenanceRoute('read:maintenance', {
   method: 'get',
   path: '/contractors/{contractor_id}',
+  record,
   summary: 'One contractor',
   request: { params: ContractorParams, query: noQuery },
   responses: { 200: json(ContractorSchema, 'The contractor') },
@@ -60,6 +63,7 @@ const addRoute = maintenanceRoute('write:maintenance', {
 const patchRoute = maintenanceRoute('write:maintenance', {
   method: 'patch',
   path: '/contractors/{contractor_id}',
+  record,
   summary: 'Change a contractor, stop giving them work (`status: stopped`), or take them back',
   request: { params: ContractorParams, body: jsonBody(ContractorPatchInput, { notes: 'Preferred for split units.' }) },
   responses: { 200: json(ContractorSchema, 'The contractor') },

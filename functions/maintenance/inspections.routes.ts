@@ -12,13 +12,17 @@ import { planInspection, selectInspections } from './inspections';
 import { type InspectionRecord, type InspectionView, presentInspections } from './inspections.present';
 import { maintenanceRoute } from './route';
 
-/** An inspection names a home, a lease and rooms, no person: its reads are not audited. */
+/**
+ * An inspection on a lease is about its renter's home (its notes and each room's notes may name them, and erasure
+ * empties them): its reads are audited. A routine inspection of a home without a lease names nobody.
+ */
 const resource = syncResource<InspectionRecord, InspectionView>('inspections', {
   idType: 'uuid',
   noun: 'inspection',
   external: 'inspection',
   select: selectInspections,
   present: (services, rows) => presentInspections(services.db, rows),
+  personal: (view) => (view.lease === null ? undefined : view.reference),
 });
 
 const listRoute = maintenanceRoute('read:maintenance', {

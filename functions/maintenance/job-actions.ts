@@ -133,7 +133,11 @@ export async function completeJob(
 ): Promise<string> {
   const { job, done } = await jobFor(trx, company, reference, 'complete');
   if (done) return job.id;
-  const set: Updateable<JobsTable> = { status: 'done', done_at: now, done_on: input.done_on ?? todayIn(company.time_zone, now) };
+  const today = todayIn(company.time_zone, now);
+  if (input.done_on !== undefined && input.done_on > today) {
+    throw fieldProblem('done_on', 'in_the_future', `Work done: on or before today, ${today}.`);
+  }
+  const set: Updateable<JobsTable> = { status: 'done', done_at: now, done_on: input.done_on ?? today };
   if (input.work_done !== undefined) set.work_done = input.work_done;
   await writeJob(trx, job, set, 'job.done', company, causedBy);
   return job.id;

@@ -21,19 +21,7 @@ const BookingEventData = z
     listing_id: ref('The holiday home (listing) id, so a website can refresh its calendar.'),
   })
   .openapi('BookingEventData', { description: 'Never guest data.' });
-const LeaseEventData = z
-  .object({
-    reference: ref("The lease's reference; read the record with a server key."),
-    home: ref('The leased listing’s English slug (all but lease.updated and lease.notice_given).').optional(),
-    renews: ref('On the lease.created of a renewal: the reference of the lease it renews.').optional(),
-    by: z.enum(['renter', 'landlord', 'company']).optional().openapi({ description: 'lease.notice_given: who gave it.' }),
-    intent: z.enum(['vacate', 'renew', 'rent_change']).optional().openapi({ description: 'lease.notice_given: what it says.' }),
-    deposit: z
-      .enum(['returned', 'returned_with_deductions', 'kept'])
-      .optional()
-      .openapi({ description: 'lease.ended: what became of the deposit.' }),
-  })
-  .openapi('LeaseEventData', { description: 'References and codes only: never the parties, amounts or texts.' });
+const LeaseEventData = referenceOnly('lease', 'LeaseEventData');
 const RentPaymentEventData = z
   .object({ payment_id: ref('The payment id.'), lease_reference: ref('The lease the payment belongs to.') })
   .openapi('RentPaymentEventData');

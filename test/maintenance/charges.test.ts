@@ -93,6 +93,10 @@ describe('PATCH /job-charges/{charge_id}', () => {
     const owners = await charge({ job: job.reference, cost: '50', payer: 'owner' });
     expect((await patch(owners.charge_id, { status: 'paid' })).json.code).toBe('invalid_transition');
     const renters = await charge({ job: job.reference, cost: '50', payer: 'renter' });
+    const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    const future = await patch(renters.charge_id, { status: 'paid', paid_on: tomorrow });
+    expect(future.status, future.text).toBe(400);
+    expect(future.json.errors).toEqual([expect.objectContaining({ path: 'paid_on', code: 'in_the_future' })]);
     const paid = await patch(renters.charge_id, { status: 'paid', paid_on: todayInZone() });
     expect(paid.json).toMatchObject({ status: 'paid', paid_on: todayInZone() });
     expect((await patch(renters.charge_id, { status: 'cancelled' })).json.status).toBe('cancelled');

@@ -15,9 +15,15 @@ const codes = (res: { json: { warnings: Array<{ code: string }> } }) => res.json
 describe('complete and cancel', () => {
   it('completes an open or scheduled job (job.done); sent again it answers the done job; a done job is not cancelled', async () => {
     const job = await w.job();
-    const res = await act(job.reference, 'complete', { work_done: 'Sealed the joint.', done_on: '2027-02-02' });
+    // Work done is a day that has come: tomorrow is refused (nothing changes), a past day taken.
+    const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    const future = await act(job.reference, 'complete', { done_on: tomorrow });
+    expect(future.status, future.text).toBe(400);
+    expect(future.json.errors).toEqual([expect.objectContaining({ path: 'done_on', code: 'in_the_future' })]);
+    expect((await w.get(`/jobs/${job.reference}`)).json.status).toBe('open');
+    const res = await act(job.reference, 'complete', { work_done: 'Sealed the joint.', done_on: '2026-02-02' });
     expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({ status: 'done', work_done: 'Sealed the joint.', done_on: '2027-02-02' });
+    expect(res.json).toMatchObject({ status: 'done', work_done: 'Sealed the joint.', done_on: '2026-02-02' });
     const again = await act(job.reference, 'complete', { work_done: 'Other' });
     expect(again.status).toBe(200);
     expect(again.json).toEqual(res.json);

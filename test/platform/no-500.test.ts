@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookingBody, day, newHome, origin, setup } from '../stay/support';
+import { bookingBody, day, newHome, origin, plusDays, setup, todayInZone } from '../stay/support';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createTestApi, demo, type TestApi } from '../support/harness';
@@ -271,7 +271,9 @@ describe('no date or instant gives a 500', () => {
       key: upkeep,
       body: { day: day(50), block_calendar: true },
     });
-    api1('POST /jobs/{reference}/complete', `/jobs/${await job()}/complete`, { key: upkeep, body: { done_on: day1 } });
+    // Work done and a charge paid are days that have come (the company's today at the latest).
+    const past = plusDays(todayInZone(), -30);
+    api1('POST /jobs/{reference}/complete', `/jobs/${await job()}/complete`, { key: upkeep, body: { done_on: past } });
     for (const list of ['jobs', 'contractors', 'inspections'])
       api1(`GET /${list}`, `/${list}`, { key: upkeep, query: { updated_since: at } });
     const charged = await api.request('/api/v1/job-charges', {
@@ -281,7 +283,7 @@ describe('no date or instant gives a 500', () => {
     });
     api1('PATCH /job-charges/{charge_id}', `/job-charges/${charged.json.charge_id}`, {
       key: upkeep,
-      body: { status: 'paid', paid_on: day1 },
+      body: { status: 'paid', paid_on: todayInZone() },
     });
     api1('POST /inspections', '/inspections', { key: upkeep, body: { kind: 'routine', home, planned_on: day1 } });
     api1('GET /job-charges', '/job-charges', {

@@ -56,6 +56,19 @@ const makers: Record<string, { create: () => Promise<string>; change: () => Reco
     },
     change: () => ({ time: `2030-01-${String((serial++ % 28) + 1).padStart(2, '0')}T11:00:00Z` }),
   },
+  contractors: {
+    create: async () =>
+      (await call('POST', '/api/v1/contractors', { name: `Firm ${serial++}`, trades: ['plumbing'] })).json.contractor_id,
+    change: () => ({ notes: `Notes ${serial++}` }),
+  },
+  'job-charges': {
+    create: async () => {
+      const job = await makers.jobs?.create();
+      return (await call('POST', '/api/v1/job-charges', { job, cost: '10', payer: 'renter' })).json.charge_id;
+    },
+    // A charge changes once: a renter's is marked paid.
+    change: () => ({ status: 'paid' }),
+  },
   jobs: {
     create: async () =>
       (await call('POST', '/api/v1/jobs', { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'A leak.' })).json
@@ -101,10 +114,12 @@ afterAll(() => api.close());
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
 
 describe('versioned records', () => {
-  it('are declared for contacts, deals, jobs, leads, leases, rent payments, tasks and viewings, and every one has a maker here', () => {
+  it('are declared for every record a client changes, and every one has a maker here', () => {
     expect(reads.map((r) => r.collection).sort()).toEqual([
       'contacts',
+      'contractors',
       'deals',
+      'job-charges',
       'jobs',
       'leads',
       'leases',
