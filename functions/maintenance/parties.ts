@@ -1,22 +1,9 @@
 import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
+import { checkHandler, fieldProblem } from '../../lib/parties';
 
-/** A field of the body that names nothing usable: `400 invalid_request` with `errors[].code` at `path`. */
-export function fieldProblem(path: string, code: string, message: string): ApiError {
-  return new ApiError('invalid_request', message, { errors: [{ path, code, message }] });
-}
-
-/** A home of the company (a listing of any type, any status) by its English slug; unknown is 400 at `path`. */
-export async function resolveHome(executor: Executor, companyId: string, slug: string, path = 'home') {
-  const listing = await executor
-    .selectFrom('listings')
-    .select(['id', 'listing_type'])
-    .where('company_id', '=', companyId)
-    .where('slug_en', '=', slug)
-    .executeTakeFirst();
-  if (!listing) throw fieldProblem(path, 'unknown_reference', `${slug} is not a listing of this company.`);
-  return listing;
-}
+/** The shared party checks (lib/parties.ts): a field naming nothing usable, a home by its English slug. */
+export { fieldProblem, resolveListing as resolveHome } from '../../lib/parties';
 
 /** The home's active lease, if it has one (read from the leases table; a home has at most one). */
 export async function activeLeaseOf(executor: Executor, listingId: string): Promise<string | null> {
@@ -30,14 +17,8 @@ export async function activeLeaseOf(executor: Executor, listingId: string): Prom
 }
 
 /** A member of the company (400 at `member` otherwise). */
-export async function checkMember(executor: Executor, companyId: string, id: string, path = 'member'): Promise<void> {
-  const found = await executor
-    .selectFrom('members')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!found) throw fieldProblem(path, 'unknown_reference', `${id} is not a member of this company.`);
+export function checkMember(executor: Executor, companyId: string, id: string, path = 'member'): Promise<void> {
+  return checkHandler(executor, companyId, id, path);
 }
 
 /**
