@@ -289,5 +289,5 @@ describe('erasure reaches every table', () => {
       null,
       null,
     ]);
-  });
+  }, 180_000); // A person through every group's routes, then a scan of every column of every table: minutes on a loaded CI.
 });
