@@ -1,8 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { type DatabaseHandle, runScriptSimpleProtocol } from '../lib/db/index';
+import { openPGlite } from '../lib/db/pglite';
 import type { Database } from '../schema/db';
 import { formOrigin } from './scenarios';
-import { type Counts, type FromServer, memoryNow, POOL_MAX, type ToServer } from './shared';
+import { type BenchEngine, type Counts, type FromServer, memoryNow, POOL_MAX, type ToServer } from './shared';
 
 export async function runServer(): Promise<void> {
   const send = (message: FromServer) => process.send?.(message);
@@ -20,30 +24,51 @@ export async function runServer(): Promise<void> {
     ]);
     const { Kysely, PostgresDialect, sql } = kysely;
 
-    const connectionString = process.env.BENCH_DATABASE_URL;
-    if (!connectionString) throw new Error('BENCH_DATABASE_URL is not set');
-
-    // The same pool openPostgres builds, with every client's query() counted on its way to the server.
+    const engine = (process.env.BENCH_ENGINE ?? 'postgres') as BenchEngine;
     const counts: Counts = { queries: 0, transactionControl: 0, recent: [] };
-    const pool = new pg.Pool({ connectionString, max: POOL_MAX });
-    pool.on('error', (error) => console.error('postgres pool error:', error.message));
-    pool.on('connect', (client) => {
-      const target = client as unknown as { query: (...args: unknown[]) => unknown };
-      const original = target.query.bind(client);
-      target.query = (...args: unknown[]) => {
-        const first = args[0];
-        const text = typeof first === 'string' ? first : String((first as { text?: unknown } | undefined)?.text ?? '');
-        if (/^\s*(begin|commit|rollback|start transaction|savepoint|release savepoint)\b/i.test(text)) {
-          counts.transactionControl++;
-        } else {
-          counts.queries++;
-          if (counts.recent.length < 20) counts.recent.push(text.replace(/\s+/g, ' ').trim().slice(0, 160));
-        }
-        return original(...args);
+    const count = (text: string) => {
+      if (/^\s*(begin|commit|rollback|start transaction|savepoint|release savepoint)\b/i.test(text)) {
+        counts.transactionControl++;
+      } else {
+        counts.queries++;
+        if (counts.recent.length < 20) counts.recent.push(text.replace(/\s+/g, ' ').trim().slice(0, 160));
+      }
+    };
+    let dataDir: string | undefined;
+    let handle: DatabaseHandle;
+    if (engine === 'pglite') {
+      // `npm start`'s default: PGlite in this process, in a data folder of its own. Statements are counted by
+      // Kysely's log hook (the dialect sends BEGIN/COMMIT around it, so transaction control is not counted here).
+      dataDir = await mkdtemp(join(tmpdir(), 'pa-bench-pglite-'));
+      handle = await openPGlite({
+        dataDir: join(dataDir, 'pglite'),
+        log: (event) => count(event.query.sql),
+      });
+    } else {
+      const connectionString = process.env.BENCH_DATABASE_URL;
+      if (!connectionString) throw new Error('BENCH_DATABASE_URL is not set');
+      // The same pool openPostgres builds, with every client's query() counted on its way to the server.
+      const pool = new pg.Pool({ connectionString, max: POOL_MAX });
+      pool.on('error', (error) => console.error('postgres pool error:', error.message));
+      pool.on('connect', (client) => {
+        const target = client as unknown as { query: (...args: unknown[]) => unknown };
+        const original = target.query.bind(client);
+        target.query = (...args: unknown[]) => {
+          const first = args[0];
+          count(typeof first === 'string' ? first : String((first as { text?: unknown } | undefined)?.text ?? ''));
+          return original(...args);
+        };
+      });
+      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+      handle = {
+        db,
+        engine: 'postgres',
+        // Where the company cache's listening connection goes (outside the counted pool).
+        connectionString,
+        runScript: runScriptSimpleProtocol,
+        close: () => db.destroy(),
       };
-    });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const handle: DatabaseHandle = { db, engine: 'postgres', runScript: runScriptSimpleProtocol, close: () => db.destroy() };
+    }
 
     const env = {
       ...process.env,
@@ -83,8 +108,21 @@ export async function runServer(): Promise<void> {
     const uncachedPlatform = await createNodePlatform({ ...env, CATALOGUE_RESPONSE_CACHE_MB: '0' }, { handle });
     const uncached = buildApp(uncachedPlatform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
 
-    // The comparisons: the same Kysely instance and pool, no middleware at all; and a form's JSON read and answered.
+    // The baselines' own table: what one row in one transaction costs, beside the forms.
+    await sql`create table bench_rows (id bigint generated always as identity primary key, body text not null)`.execute(
+      platform.handle.db,
+    );
+    // The comparisons: a route that does nothing (the ceiling of any route); the same Kysely instance and pool, no
+    // middleware at all; one row inserted in one transaction; and a form's JSON read and answered.
     const bare = new Hono()
+      .get('/bare/hello', (c) => c.text('Hello Hono!'))
+      .post('/bare/insert', async (c) => {
+        const body = await c.req.text();
+        const row = await platform.handle.db
+          .transaction()
+          .execute((trx) => sql<{ id: string }>`insert into bench_rows (body) values (${body}) returning id`.execute(trx));
+        return c.json({ id: row.rows[0]?.id ?? null }, 201);
+      })
       .get('/bare/select1', async (c) => {
         const result = await sql<{ one: number }>`select 1 as one`.execute(platform.handle.db);
         return c.json({ one: result.rows[0]?.one ?? null });
@@ -103,26 +141,50 @@ export async function runServer(): Promise<void> {
     // Everything else goes to the API unchanged; env carries node-server's socket for the client address.
     root.all('*', (c) => app.fetch(c.req.raw, c.env));
 
+    // The largest rss seen since the last reset, sampled every 100 ms: the memory under the run's connections.
+    let peakRss = memoryNow().rss;
+    setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    }, 100).unref();
+    const tableRows = async (table: 'leads' | 'bookings') => {
+      const result = await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(platform.handle.db);
+      return Number(result.rows[0]?.n ?? 0);
+    };
+
     const server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-      send({ type: 'ready', port: info.port, pool_max: POOL_MAX, publishable_key: publishableKey, server_key: serverKey });
+      send({
+        type: 'ready',
+        port: info.port,
+        engine,
+        pool_max: engine === 'pglite' ? 1 : POOL_MAX,
+        publishable_key: publishableKey,
+        server_key: serverKey,
+        memory: memoryNow(),
+      });
     });
 
     process.on('message', async (message: ToServer) => {
-      if (message.type === 'reset') {
-        counts.queries = 0;
-        counts.transactionControl = 0;
-        counts.recent = [];
-      }
+      const rows =
+        message.type === 'rows' ? { leads: await tableRows('leads'), bookings: await tableRows('bookings') } : undefined;
       send({
         id: message.id,
         type: 'reply',
         counts: { ...counts, recent: [...counts.recent] },
         memory: memoryNow(),
+        peak_rss: Math.max(peakRss, process.memoryUsage.rss()),
         cpu: process.cpuUsage(),
+        ...(rows ? { rows } : {}),
       });
+      if (message.type === 'reset') {
+        counts.queries = 0;
+        counts.transactionControl = 0;
+        counts.recent = [];
+        peakRss = process.memoryUsage.rss();
+      }
       if (message.type === 'stop') {
         server.close();
         await platform.handle.close().catch(() => {});
+        if (dataDir) await rm(dataDir, { recursive: true, force: true });
         process.disconnect();
         process.exit(0);
       }

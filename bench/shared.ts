@@ -5,11 +5,31 @@ export type Memory = { rss: number; heapUsed: number; heapTotal: number; externa
 export type Cpu = { user: number; system: number };
 
 /** Every message is answered with the counts, memory and CPU so far; `reset` zeroes the counts first. */
-export type ToServer = { id: number; type: 'reset' | 'counts' | 'stop' };
-export type FromServer =
-  | { type: 'ready'; port: number; pool_max: number; publishable_key: string; server_key: string }
-  | { type: 'failed'; message: string }
-  | { id: number; type: 'reply'; counts: Counts; memory: Memory; cpu: Cpu };
+export type ToServer = { id: number; type: 'reset' | 'counts' | 'rows' | 'stop' };
+/** The database the bench's server runs on: PostgreSQL over a pool, or PGlite in its own process (`npm start`'s default). */
+export type BenchEngine = 'postgres' | 'pglite';
+export type Reply = {
+  id: number;
+  type: 'reply';
+  counts: Counts;
+  memory: Memory;
+  /** The largest rss since the last reset (sampled every 100 ms). */
+  peak_rss: number;
+  cpu: Cpu;
+  /** `rows` only: the forms' tables. */
+  rows?: { leads: number; bookings: number };
+};
+export type Ready = {
+  type: 'ready';
+  port: number;
+  engine: BenchEngine;
+  pool_max: number;
+  publishable_key: string;
+  server_key: string;
+  /** Right after start (migrated, seeded, listening), before any request. */
+  memory: Memory;
+};
+export type FromServer = Ready | { type: 'failed'; message: string } | Reply;
 
 export const POOL_MAX = 10; // openPostgres's default: the pool the Node server has in production.
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { adminTarget, adminTokenOf } from '../lib/node/local-server';
 import { bookingCommand, bookingUsage } from './admin-bookings';
 import { pipelineCommand, pipelineUsage } from './admin-pipelines';
 import { webhookCommand, webhookUsage } from './admin-webhooks';
@@ -35,7 +35,10 @@ ${webhookUsage}
 ${bookingUsage}
 ${pipelineUsage}
 
-Environment: ADMIN_URL (default http://127.0.0.1:$PORT or :8787), ADMIN_TOKEN, DATA_DIR (default ./.data)`;
+With no settings it talks to the server \`npm start\` runs here (its address is in DATA_DIR/server.json) with the
+admin token that server generated (DATA_DIR/admin-token). Environment: DATA_DIR (default ./.data), ADMIN_URL and
+ADMIN_TOKEN (a server elsewhere, e.g. a Worker), PORT (when the server's record is missing).
+A key's or a webhook subscription's \`secret\` is printed once, when created or rotated: store it then.`;
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -78,16 +81,13 @@ const { values: opts, positionals } = parseArgs({
   },
 });
 
-const base = process.env.ADMIN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+const adminToken = () => adminTokenOf(process.env);
 
-async function adminToken(): Promise<string> {
-  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const file = join(process.env.DATA_DIR ?? '.data', 'admin-token');
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch {
-    throw new Error(`No admin token: set ADMIN_TOKEN, or start the server once so it writes ${file}.`);
-  }
+/** The admin API's base URL (ADMIN_URL, the running server's record, or PORT); an error names the folder. */
+async function adminBase(): Promise<string> {
+  const target = await adminTarget(process.env);
+  if ('error' in target) throw new Error(target.error);
+  return target.url;
 }
 
 function parseJson(text: string | undefined, what: string): unknown {
@@ -99,15 +99,25 @@ function parseJson(text: string | undefined, what: string): unknown {
   }
 }
 
-async function call(method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${base}/admin/v1${path}`, {
+/** One admin API request; a server that cannot be reached is named with its address. */
+async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const base = await adminBase();
+  return fetch(`${base}/admin/v1${path}`, {
     method,
     headers: {
       Authorization: `Bearer ${await adminToken()}`,
       ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((error: Error) => {
+    const cause = error.cause instanceof Error ? error.cause.message : error.message;
+    throw new Error(`Cannot reach the admin API at ${base} (${cause}): is the server running?`);
   });
+}
+
+/** A JSON answer: returned when it succeeded, printed (exit 1) when it is a problem. */
+async function answerOf(res: Response): Promise<unknown> {
   const text = await res.text();
   const parsed = text ? JSON.parse(text) : { status: res.status };
   if (!res.ok) {
@@ -115,6 +125,42 @@ async function call(method: string, path: string, body?: unknown): Promise<unkno
     process.exit(1);
   }
   return parsed;
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+  return answerOf(await send(method, path, body));
+}
+
+/**
+ * A catalogue import with progress: the server streams a JSON line per batch of listings (shown on stderr), then
+ * the counts (returned) or the problem (printed, exit 1). A server that answers plain JSON (a Worker) is read as
+ * `call` reads it.
+ */
+async function importWithProgress(path: string, body: unknown): Promise<unknown> {
+  const res = await send('POST', path, body, { Accept: 'application/x-ndjson' });
+  if (!res.ok || !res.headers.get('content-type')?.startsWith('application/x-ndjson') || !res.body) {
+    return answerOf(res);
+  }
+  let pending = '';
+  const decoder = new TextDecoder();
+  const reader = res.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    pending += decoder.decode(read.value, { stream: true });
+    for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+      const line = JSON.parse(pending.slice(0, end));
+      pending = pending.slice(end + 1);
+      if (line.progress) {
+        const { batch, batches, listings } = line.progress;
+        console.error(`batch ${batch}/${batches}: ${listings.done}/${listings.total} listings`);
+      } else if (line.error) {
+        console.log(JSON.stringify(line.error, null, 2));
+        process.exit(1);
+      } else if (line.result) {
+        return line.result;
+      }
+    }
+  }
+  throw new Error('The import stream ended without a result: the connection was cut; nothing is known to be imported.');
 }
 
 /** `--active true|false`. */
@@ -180,8 +226,7 @@ async function run(): Promise<unknown> {
     case 'keys revoke':
       return call('POST', `/companies/${company()}/keys/${encodeURIComponent(arg(3, '<prefix>'))}/${action}`);
     case 'catalogue import':
-      return call(
-        'POST',
+      return importWithProgress(
         `/companies/${company()}/catalogue/import`,
         parseJson(await readFile(arg(3, '<file>'), 'utf8'), 'the file'),
       );
@@ -244,7 +289,14 @@ if (opts.help || positionals.length === 0) {
   console.log(usage);
 } else {
   try {
-    console.log(JSON.stringify(await run(), null, 2));
+    const result = await run();
+    console.log(JSON.stringify(result, null, 2));
+    if (typeof (result as { secret?: unknown } | null)?.secret === 'string') {
+      // On stderr, so stdout stays the JSON answer for scripts.
+      console.error(
+        '\nNote: `secret` is shown only this once and cannot be read again: store it now (a rotation issues a new one).',
+      );
+    }
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(2);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { writeDocsAssets } from './docs-assets';
 import { workerBuilds } from './wrangler-config';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -21,9 +22,12 @@ export type WorkerBundle = {
 
 /**
  * Bundles every Worker exactly as `wrangler deploy` would (a dry run, with wrangler.toml's settings), into
- * `<outRoot>/worker` and `<outRoot>/worker-<group>`, each with its esbuild metafile. Builds run in parallel.
+ * `<outRoot>/worker` and `<outRoot>/worker-<group>`, each with its esbuild metafile, after writing the static
+ * assets (dist/assets). Builds run in parallel.
  */
 export async function buildWorkers(outRoot: string): Promise<WorkerBundle[]> {
+  // wrangler.toml's [assets] folder must exist before wrangler reads it.
+  await writeDocsAssets(root);
   return Promise.all(
     workerBuilds.map(async ({ name, env, outdir }) => {
       const dir = join(outRoot, outdir);

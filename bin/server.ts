@@ -1,14 +1,16 @@
 import { serve } from '@hono/node-server';
 import { buildApp } from '../functions/app';
+import { afterResponsesSettled } from '../lib/app';
 import { scheduledJobs } from '../functions/jobs';
 import { startBackgroundWork } from '../lib/node/background';
+import { baseUrlFor, dataDirOf, forgetServer, portOf, recordServer } from '../lib/node/local-server';
 import { createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey } from '../lib/node/platform';
 import { seedDemo } from '../functions/seed';
 
 /** `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. */
 const env = process.env;
 env.RELEASE ??= `node-${Date.now().toString(36)}`;
-const port = Number(env.PORT ?? 8787);
+const port = portOf(env);
 env.WEBHOOK_SECRET_KEY = (await ensureWebhookSecretKey(env)).key;
 await ensureDetailsKeys(env);
 const platform = await createNodePlatform(env);
@@ -18,8 +20,12 @@ const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.con
 // The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
 const background = startBackgroundWork(platform.services(), platform.onHandOff, scheduledJobs);
 
-const server = serve({ fetch: app.fetch, port, hostname: env.HOST ?? '0.0.0.0' }, (address) => {
+const hostname = env.HOST ?? '0.0.0.0';
+const server = serve({ fetch: app.fetch, port, hostname }, async (address) => {
   const base = `http://localhost:${address.port}`;
+  // Where the admin command line finds this server (bin/admin.ts): removed again on shutdown.
+  const record = { base_url: baseUrlFor(hostname, address.port), pid: process.pid, started_at: new Date().toISOString() };
+  await recordServer(dataDirOf(env), record);
   console.log(`Property API on ${platform.handle.engine} — ${demo.seeded ? 'demo company created' : 'existing data reused'}`);
   console.log(`  Base URL:  ${base}/api/v1   (try ${base}/api/v1/listings)`);
   console.log(`  Docs:      ${base}/api/v1/docs   (OpenAPI: ${base}/api/v1/openapi.json)`);
@@ -29,6 +35,8 @@ const server = serve({ fetch: app.fetch, port, hostname: env.HOST ?? '0.0.0.0' }
 
 async function shutdown() {
   server.close();
+  await forgetServer(dataDirOf(env));
+  await afterResponsesSettled();
   await background.stop();
   await platform.handle.close();
   process.exit(0);

@@ -67,6 +67,12 @@ compatibility_flags = ["nodejs_compat"]
 # Minified bundles: smaller uploads and faster starts. Each Worker's gzipped budget is in test/platform/workers.test.ts.
 minify = true
 
+# The reference page's script (@scalar/api-reference's standalone bundle, the version pinned in package.json) is a
+# static asset, answered before the Worker runs: \`npm run build:worker\` copies it to
+# dist/assets/api/v1/docs/api-reference.js (bin/docs-assets.ts). Too large to bundle into a Worker (4 MB).
+[assets]
+directory = "./dist/assets"
+
 # zod's locale bundle (\`z.locales\`, about 39 KiB gzipped) is never used: zod imports the English messages on its
 # own. Its one import, "../locales/index.js" in zod/v4/classic/external.js and zod/v4/core/index.js, is replaced
 # by an empty module; test/platform/workers.test.ts checks that nothing else imports it.

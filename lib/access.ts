@@ -11,7 +11,8 @@ import type { Company } from '../schema/platform/db';
 import type { LeadType } from '../schema/common/scopes';
 import { idempotency } from './idempotency';
 import { preconditions, type VersionedRecord } from './preconditions';
-import { problemResponses, requestHeaders, versionedResponses } from '../schema/common/api';
+import { notModifiedResponse, problemResponses, requestHeaders, versionedResponses } from '../schema/common/api';
+import { accessSentence, operationIdOf, securityOf } from './openapi';
 
 export type { Access };
 
@@ -160,45 +161,40 @@ export function accessMiddleware(access: Access): MiddlewareHandler<AppEnv> {
   };
 }
 
-function securityOf(access: Access): Array<Record<string, string[]>> {
-  switch (access.kind) {
-    case 'public':
-      return [{}, { serverKey: access.scopes }];
-    case 'server':
-      return [{ serverKey: access.scopes }];
-    case 'form':
-      return access.scopes.length > 0 ? [{ publishableKey: [] }, { serverKey: access.scopes }] : [{ publishableKey: [] }];
-    case 'admin':
-      return [{ adminToken: [] }];
-    case 'qstash':
-      return [{ qstashSignature: [] }];
-  }
-}
-
 const writes = new Set(['post', 'patch']);
 
 /**
  * Defines a route with its access declaration. The access check runs before validation, so an
  * unauthorised caller learns nothing about the input rules; `after` middleware runs once the caller is known.
  * Every POST and PATCH of the public API takes an `Idempotency-Key`; a route on one record that declares it
- * (`record`) gives its version as `ETag` and honours `If-Match` (lib/idempotency.ts, lib/preconditions.ts).
+ * (`record`) gives its version as `ETag` and honours `If-Match` (lib/idempotency.ts, lib/preconditions.ts); one that
+ * answers conditional GETs (`revalidate`) documents `If-None-Match` and its 304.
  */
 export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(
-  config: R & { access: Access; after?: MiddlewareHandler<AppEnv>[]; record?: VersionedRecord },
+  config: R & { access: Access; after?: MiddlewareHandler<AppEnv>[]; record?: VersionedRecord; revalidate?: boolean },
 ) {
-  const { access, after = [], record, ...route } = config;
+  const { access, after = [], record, revalidate = false, ...route } = config;
   const retriable = writes.has(route.method) && access.kind !== 'admin' && access.kind !== 'qstash';
   const write = route.method !== 'get' && route.method !== 'head';
   const platform = [...(retriable ? [idempotency()] : []), ...(record ? [preconditions(record)] : [])];
-  const headers = requestHeaders({ idempotency: retriable, ifMatch: record !== undefined && write });
+  const headers = requestHeaders({ idempotency: retriable, ifMatch: record !== undefined && write, ifNoneMatch: revalidate });
+  // The document names every operation and says who may call it (lib/openapi.ts); scopes also go in x-scopes.
+  const scopes = 'scopes' in access && access.scopes.length > 0 ? { 'x-scopes': access.scopes } : {};
   return createRoute({
     ...route,
+    operationId: route.operationId ?? operationIdOf(route.method, route.path),
+    description: [route.description, accessSentence(access)].filter(Boolean).join('\n\n'),
     request: headers ? { ...route.request, headers } : route.request,
     security: securityOf(access),
     'x-access': access,
+    ...scopes,
     middleware: [accessMiddleware(access), ...platform, ...after],
     responses: versionedResponses(
-      { ...problemResponses(access, { idempotency: retriable, ifMatch: record !== undefined && write }), ...route.responses },
+      {
+        ...problemResponses(access, { idempotency: retriable, ifMatch: record !== undefined && write }),
+        ...(revalidate ? notModifiedResponse : {}),
+        ...route.responses,
+      },
       record !== undefined,
     ),
   } as unknown as R & { middleware: MiddlewareHandler<AppEnv>[] });

@@ -76,15 +76,31 @@ function servicesMiddleware(provide: ServicesProvider): MiddlewareHandler<AppEnv
     } finally {
       const after = afterResponse(c, services, done);
       if (after) {
-        // On Workers this runs after the response is sent; on Node it is awaited.
+        // On Workers the runtime keeps it alive after the response; on Node (no execution context) it runs in
+        // the background, tracked so that shutdown and tests can wait for it: the answer never waits on it.
         try {
           c.executionCtx.waitUntil(after);
         } catch {
-          await after;
+          track(after);
         }
       }
     }
   };
+}
+
+const running = new Set<Promise<void>>();
+
+function track(work: Promise<void>): void {
+  running.add(work);
+  void work.finally(() => running.delete(work));
+}
+
+/**
+ * Resolves once every after-response task started on Node so far (and any they started meanwhile) has
+ * finished: the server awaits it before closing the database, tests before looking at what a hand-off did.
+ */
+export async function afterResponsesSettled(): Promise<void> {
+  while (running.size > 0) await Promise.allSettled([...running]);
 }
 
 /**

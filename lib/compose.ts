@@ -5,7 +5,10 @@ import { createApp, createRouter, type ServicesProvider } from './app';
 import type { AppEnv } from './env';
 import { publicReadCors } from './public-cors';
 import type { ScheduledJob } from './scheduler';
-import { docsPagePolicy } from './security-headers';
+import { etagOf, ifNoneMatch } from './etag';
+import { ApiError } from './errors';
+import { docsPagePolicy, docsScriptPath } from './security-headers';
+import { publishedDocument, registerSecuritySchemes } from './openapi';
 import { registerEventWebhooks } from './webhooks/doc';
 
 type Router = OpenAPIHono<AppEnv>;
@@ -76,39 +79,32 @@ export function composeApp(provide: ServicesProvider, options: ComposeOptions): 
   }
   if (options.internal) app.route('/internal/v1', options.internal);
   registerEventWebhooks(app.openAPIRegistry);
-
-  app.openAPIRegistry.registerComponent('securitySchemes', 'serverKey', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'A server key (sk_…) with the operation’s scope.',
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'publishableKey', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Api-Key',
-    description: "A publishable key (pk_…), sent by a page on one of the key's origins.",
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'adminToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'The platform operator’s admin token.',
-  });
+  registerSecuritySchemes(app.openAPIRegistry);
 
   const documents = new Map<string, unknown>();
+  let etag: string | undefined;
   const documentFor = (prefix: string, title: string) => {
     let doc = documents.get(prefix);
     if (!doc) {
-      const full = app.getOpenAPI31Document({ openapi: '3.1.0', info: { ...info, title } });
-      full.paths = Object.fromEntries(Object.entries(full.paths ?? {}).filter(([path]) => path.startsWith(prefix)));
-      // The events a subscriber receives belong to the public document.
-      if (prefix !== '/api/v1/') delete full.webhooks;
-      doc = full;
+      doc = publishedDocument(app, prefix, { ...info, title });
       documents.set(prefix, doc);
     }
     return doc;
   };
   app.get('/api/v1/openapi.json', (c) => c.json(documentFor('/api/v1/', info.title)));
-  app.get('/api/v1/docs', docsPagePolicy(), Scalar({ url: '/api/v1/openapi.json', pageTitle: info.title }));
+  // The page loads its script from this host (never a CDN) and no fonts from elsewhere: it renders offline.
+  const page = Scalar({ url: '/api/v1/openapi.json', pageTitle: info.title, cdn: docsScriptPath, withDefaultFonts: false });
+  app.get('/api/v1/docs', docsPagePolicy(), page);
+  app.get(docsScriptPath, async (c) => {
+    const load = c.var.services.docsScript;
+    // On Workers the static assets answer this path before the Worker runs; reaching here means none are deployed.
+    if (!load) throw new ApiError('not_found', 'The reference page’s script is served as a static asset here.');
+    const script = await load();
+    etag ??= await etagOf(script);
+    const headers = { ETag: etag, 'Cache-Control': 'public, max-age=3600', 'Content-Type': 'text/javascript; charset=utf-8' };
+    if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return c.body(null, 304, headers);
+    return c.body(script, 200, headers);
+  });
   if (options.admin) {
     app.get('/admin/v1/openapi.json', (c) => c.json(documentFor('/admin/v1/', `${info.title} — admin`)));
   }

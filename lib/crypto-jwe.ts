@@ -1,4 +1,4 @@
-import { base64url, CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { base64url, CompactEncrypt, compactDecrypt, decodeProtectedHeader, type JWEHeaderParameters } from 'jose';
 import { formatDate } from './dates';
 import { ApiError } from './errors';
 
@@ -40,12 +40,28 @@ function unavailable(detail: string): ApiError {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/**
+ * The one way this platform encrypts a secret at rest (lead details, Turnstile secrets, webhook signing secrets):
+ * compact JWE, `dir` + `A256GCM` under a 32-byte key. `header` goes into the protected header, which is
+ * authenticated (its fields cannot be changed without the value failing to open) but not secret.
+ */
+export function sealText(key: Uint8Array, text: string, header: Record<string, string>): Promise<string> {
+  return new CompactEncrypt(encoder.encode(text)).setProtectedHeader({ ...header, alg: 'dir', enc: 'A256GCM' }).encrypt(key);
+}
+
+/** Opens a value from sealText with its key; throws on a wrong key, a changed value or another algorithm. */
+export async function openText(jwe: string, key: Uint8Array): Promise<{ text: string; header: JWEHeaderParameters }> {
+  const { plaintext, protectedHeader } = await compactDecrypt(jwe, key, {
+    keyManagementAlgorithms: ['dir'],
+    contentEncryptionAlgorithms: ['A256GCM'],
+  });
+  return { text: decoder.decode(plaintext), header: protectedHeader };
+}
+
 export async function encryptJson(keyring: Keyring | undefined, value: unknown): Promise<string> {
   const key = keyring?.keys.get(keyring.currentKid);
   if (!keyring || !key) throw unavailable('Details cannot be stored: no encryption key is configured (DETAILS_KEYS).');
-  return new CompactEncrypt(encoder.encode(JSON.stringify(value)))
-    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: keyring.currentKid })
-    .encrypt(key);
+  return sealText(key, JSON.stringify(value), { kid: keyring.currentKid });
 }
 
 /** Decrypts with the key named by the value's `kid`; a missing key or a value that fails to open is a 503. */
@@ -59,11 +75,7 @@ export async function decryptJson(keyring: Keyring | undefined, jwe: string): Pr
   const key = kid === undefined ? undefined : keyring?.keys.get(kid);
   if (!key) throw unavailable(`Stored details need the encryption key "${kid ?? '?'}", which is not configured.`);
   try {
-    const { plaintext } = await compactDecrypt(jwe, key, {
-      keyManagementAlgorithms: ['dir'],
-      contentEncryptionAlgorithms: ['A256GCM'],
-    });
-    return JSON.parse(decoder.decode(plaintext));
+    return JSON.parse((await openText(jwe, key)).text);
   } catch {
     throw unavailable(`Stored details could not be decrypted with the key "${kid}".`);
   }

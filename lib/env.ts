@@ -3,6 +3,8 @@ import type { Config } from './config';
 import type { Db } from './db/index';
 import type { RateLimiter } from './ratelimit/index';
 import type { WebhookRuntime } from './webhooks/types';
+import type { CompanyCache } from './company-cache';
+import type { Compressor } from './encodings';
 import type { Company, ApiKeyRow } from '../schema/platform/db';
 
 /** Who is calling: resolved once per request by the access middleware. */
@@ -26,6 +28,15 @@ export type Services = {
   webhooks: WebhookRuntime;
   /** The current instant: real time, except in tests that set the clock (time is an input, never a sleep). */
   now: () => Date;
+  /** Host → company rows kept in memory for reads (lib/company-cache.ts); absent: every request asks the database. */
+  companyCache?: CompanyCache;
+  /**
+   * The reference page's script (@scalar/api-reference's standalone bundle) where the app serves it itself: Node
+   * reads it from node_modules (lib/node/docs-script.ts); absent on Workers, whose static assets serve the file.
+   */
+  docsScript?: () => Promise<string>;
+  /** Compresses bodies kept in memory (gzip, and brotli on Node); absent: they are kept and sent uncompressed. */
+  compress?: Compressor;
 };
 
 export type AppEnv = {

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Trx } from './db/index';
+import { type Expression, type OperationNodeSource, type RawBuilder, sql } from 'kysely';
+import type { Executor, Trx } from './db/index';
 import { randomToken } from './crypto';
 
 /** caused_by values of the spec: admin, system, website, or api:<key prefix>. */
@@ -19,21 +19,51 @@ export const newEventId = () => `evt_${randomToken(24)}`;
  * (milliseconds), and a due time microseconds past "now" would otherwise skip a delivery made in the same
  * millisecond as the dispatch (seen once in CI on PostgreSQL).
  */
-export async function recordEvent(
-  trx: Trx,
-  event: { companyId: string; type: string; causedBy: CausedBy; data: EventData },
-): Promise<string> {
+export async function recordEvent(trx: Trx, event: EventInput): Promise<string> {
   const id = newEventId();
-  await sql`
-    with event as (
-      insert into events (id, company_id, type, caused_by, data)
-      values (${id}, ${event.companyId}, ${event.type}, ${event.causedBy}, ${JSON.stringify(event.data)}::jsonb)
-      returning id, company_id
-    )
-    insert into webhook_deliveries (company_id, event_id, subscription_id, next_attempt_at)
-    select event.company_id, event.id, s.id, date_trunc('milliseconds', now())
-    from event join webhook_subscriptions s on s.company_id = event.company_id
-    where s.enabled and (${event.type} = any (s.event_types) or '*' = any (s.event_types))
-  `.execute(trx);
+  await sql`with happened as (values (true)), ${eventCtes('recorded', id, event, 'happened')} select 1`.execute(trx);
   return id;
+}
+
+/** An event to record: its company, type, cause and payload. */
+export type EventInput = { companyId: string; type: string; causedBy: CausedBy; data: EventData };
+
+/**
+ * A write and the event that announces it, in one statement (one round trip instead of two): `write` (an
+ * insert or update with `returning`) runs as the CTE `subject`; the event and its deliveries are recorded when
+ * it returned a row, as {@link recordEvent} records them. Answers the write's rows.
+ */
+export async function writeWithEvent<Row>(
+  executor: Executor,
+  write: Expression<unknown> | OperationNodeSource,
+  event: EventInput,
+): Promise<Row[]> {
+  const { rows } = await sql<Row>`
+    with subject as (${write}), ${eventCtes('subject', newEventId(), event, 'subject')}
+    select * from subject
+  `.execute(executor);
+  return rows;
+}
+
+/**
+ * The CTEs `<name>_event` and `<name>_deliveries` of a statement: the event, recorded once if the CTE `source`
+ * (an earlier CTE of the same statement) has a row, and one pending delivery per enabled subscription of the
+ * company that takes its type. `name` and `source` are the caller's constants, never input.
+ */
+export function eventCtes(name: string, id: string, event: EventInput, source: string): RawBuilder<unknown> {
+  const eventCte = sql.raw(`${name}_event`);
+  return sql`
+    ${eventCte} as (
+      insert into events (id, company_id, type, caused_by, data)
+      select ${id}, ${event.companyId}::uuid, ${event.type}, ${event.causedBy}, ${JSON.stringify(event.data)}::jsonb
+      from (select from ${sql.raw(source)} limit 1) as happened
+      returning id, company_id
+    ),
+    ${sql.raw(`${name}_deliveries`)} as (
+      insert into webhook_deliveries (company_id, event_id, subscription_id, next_attempt_at)
+      select e.company_id, e.id, s.id, date_trunc('milliseconds', now())
+      from ${eventCte} as e join webhook_subscriptions s on s.company_id = e.company_id
+      where s.enabled and (${event.type} = any (s.event_types) or '*' = any (s.event_types))
+      returning 1
+    )`;
 }

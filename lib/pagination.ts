@@ -53,17 +53,26 @@ function keyText(column: KeysetColumn) {
     : sql<string>`(${sql.ref(column.ref)})::text`;
 }
 
-/** (a, b, c) after (x, y, z) with per-column directions: a >= x AND (a > x OR (a = x AND (b > y OR …))). */
+/**
+ * The rows after the cursor. When every column runs the same way (every sort today) it is one row-value
+ * comparison, `(a, b, c) > (x, y, z)` (or `<` for descending), which PostgreSQL hands to a B-tree index on the
+ * full order as one start key: the scan begins at the cursor and reads nothing before it, however deep the page.
+ * Mixed directions fall back to the expanded form `a >= x AND (a > x OR (a = x AND (b > y OR …)))`, where only
+ * the leading column's bound starts the scan.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: the expression builder is shared by every table
 function after(eb: ExpressionBuilder<any, any>, columns: readonly KeysetColumn[], values: string[]) {
+  const [first] = columns as [KeysetColumn];
+  const beyond = (column: KeysetColumn) => (column.direction === 'asc' ? '>' : '<');
+  if (columns.every((column) => column.direction === first.direction)) {
+    const refs = sql.join(columns.map((column) => sql.ref(column.ref)));
+    const cursor = sql.join(columns.map((column, i) => keyValue(column, values[i]!)));
+    return sql<boolean>`(${refs}) ${sql.raw(beyond(first))} (${cursor})`;
+  }
   const disjuncts = columns.map((column, i) => {
     const equalities = columns.slice(0, i).map((prev, j) => eb(eb.ref(prev.ref), '=', keyValue(prev, values[j]!)));
-    const step = eb(eb.ref(column.ref), column.direction === 'asc' ? '>' : '<', keyValue(column, values[i]!));
-    return eb.and([...equalities, step]);
+    return eb.and([...equalities, eb(eb.ref(column.ref), beyond(column), keyValue(column, values[i]!))]);
   });
-  // The leading column's bound, stated on its own, is what lets PostgreSQL start the index scan at the cursor:
-  // the OR alone is only a filter, so each page would read (and drop) every row before it.
-  const [first] = columns as [KeysetColumn];
   const bound = eb(eb.ref(first.ref), first.direction === 'asc' ? '>=' : '<=', keyValue(first, values[0]!));
   return eb.and([bound, eb.or(disjuncts)]);
 }

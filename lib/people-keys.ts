@@ -1,4 +1,6 @@
+import { getCountryForTimezone } from 'countries-and-timezones';
 import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { CompanySettings } from '../schema/platform/db';
 import { ApiError } from './errors';
 
 /** The matching key of an email: trimmed and lower-cased (emails are compared case-insensitively). */
@@ -7,8 +9,17 @@ export function emailKey(email: string): string {
 }
 
 /**
+ * The country a company's phone numbers written without `+` are read in: its `phone_country` setting, else the
+ * country of its time zone (`Asia/Dubai` → AE, by countries-and-timezones; a zone several countries share gives
+ * the one tzdata names it for). None for a zone of no country (`UTC`): then only international numbers are read.
+ */
+export function phoneCountryOf(company: { time_zone: string; settings: CompanySettings }): string | undefined {
+  return company.settings.phone_country ?? getCountryForTimezone(company.time_zone)?.id;
+}
+
+/**
  * A phone number in E.164 (`+971501234567`), the form it is stored, shown and matched in. A number without
- * `+` is read in the company's `phone_country`; `00` is read as `+` when the company has none (the ITU
+ * `+` is read in the company's country ({@link phoneCountryOf}); `00` is read as `+` when the company has none (the ITU
  * international prefix). Extensions are dropped. A number that cannot be read, or whose length is not
  * possible for its country, is refused (400).
  */

@@ -1,11 +1,11 @@
 import { sql, type Updateable } from 'kysely';
 import type { Trx } from './db/index';
 import { ApiError } from './errors';
-import { type CausedBy, recordEvent } from './events';
+import { type CausedBy, recordEvent, writeWithEvent } from './events';
 import { newReference } from './references';
 import type { ContactRow, ContactsTable } from '../schema/crm/db';
 import type { Company } from '../schema/platform/db';
-import { emailKey, normalisePhone } from './people-keys';
+import { emailKey, normalisePhone, phoneCountryOf } from './people-keys';
 import { type External, linkExternal, linkNewRecord, recordIdByExternal, relinkExternal } from './external-ids';
 
 /** What a write knows of a person: the API's POST /contacts, or an enquiry form. */
@@ -18,7 +18,37 @@ export type PersonInput = {
   external?: External;
 };
 
-type Wanted = { name?: string; email?: string; key?: string; phone?: string; language?: string; roles: string[] };
+/** A person's fields as they are matched and stored: trimmed, the email's key lower-cased, the phone in E.164. */
+export type Wanted = { name?: string; email?: string; key?: string; phone?: string; language?: string; roles: string[] };
+
+/** The person `input` describes, normalised (the phone with the company's default country). */
+export function wantedPerson(company: Company, input: PersonInput): Wanted {
+  const email = input.email?.trim() || undefined;
+  const phoneText = input.phone?.trim() || undefined;
+  return {
+    name: input.name?.trim() || undefined,
+    email,
+    key: email && emailKey(email),
+    phone: phoneText && normalisePhone(phoneText, phoneCountryOf(company)),
+    language: input.language,
+    roles: input.roles ?? [],
+  };
+}
+
+/** The row of a new person (its reference new). */
+export function newContactRow(companyId: string, wanted: Wanted) {
+  return {
+    company_id: companyId,
+    reference: newReference('P'),
+    name: wanted.name ?? null,
+    email: wanted.email ?? null,
+    email_key: wanted.key ?? null,
+    phone: wanted.phone ?? null,
+    phone_key: wanted.phone ?? null,
+    language: wanted.language ?? null,
+    roles: [...new Set(wanted.roles)],
+  };
+}
 
 /** A person's row, locked until the transaction ends, so concurrent fills never overwrite each other. */
 function lockedContact(trx: Trx, companyId: string) {
@@ -107,16 +137,7 @@ export async function matchOrCreateContact(
   input: PersonInput,
   causedBy: CausedBy,
 ): Promise<{ contact: ContactRow; created: boolean; updated: boolean }> {
-  const email = input.email?.trim() || undefined;
-  const phoneText = input.phone?.trim() || undefined;
-  const wanted: Wanted = {
-    name: input.name?.trim() || undefined,
-    email,
-    key: email && emailKey(email),
-    phone: phoneText && normalisePhone(phoneText, company.settings.phone_country),
-    language: input.language,
-    roles: input.roles ?? [],
-  };
+  const wanted = wantedPerson(company, input);
   if (!wanted.key && !wanted.phone && !input.external) {
     throw new ApiError('invalid_request', 'A person needs an email, a phone or an external id.', {
       errors: [{ path: 'email', code: 'custom', message: 'Send at least one of email, phone or external.' }],
@@ -127,23 +148,16 @@ export async function matchOrCreateContact(
     input.external ? linkToContact(trx, company.id, contactId, input.external, isNew) : Promise.resolve(false);
 
   if (!match) {
-    const contact = await trx
-      .insertInto('contacts')
-      .values({
-        company_id: company.id,
-        reference: newReference('P'),
-        name: wanted.name ?? null,
-        email: wanted.email ?? null,
-        email_key: wanted.key ?? null,
-        phone: wanted.phone ?? null,
-        phone_key: wanted.phone ?? null,
-        language: wanted.language ?? null,
-        roles: [...new Set(wanted.roles)],
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = newContactRow(company.id, wanted);
+    // The insert and its `contact.created` in one statement.
+    const [contact] = await writeWithEvent<ContactRow>(trx, trx.insertInto('contacts').values(row).returningAll(), {
+      companyId: company.id,
+      type: 'contact.created',
+      causedBy,
+      data: { reference: row.reference },
+    });
+    if (!contact) throw new Error('the new person was not stored');
     await link(contact.id, true);
-    await recordEvent(trx, { companyId: company.id, type: 'contact.created', causedBy, data: { reference: contact.reference } });
     return { contact, created: true, updated: false };
   }
 

@@ -32,8 +32,11 @@ export function securityHeaders(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The CDN the reference page loads @scalar/api-reference from (until it is self-hosted). */
-export const docsScriptOrigin = 'https://cdn.jsdelivr.net';
+/**
+ * Where the reference page loads @scalar/api-reference's standalone bundle from: this host, from the project's
+ * pinned dependency (lib/compose.ts), so the page needs no other origin.
+ */
+export const docsScriptPath = '/api/v1/docs/api-reference.js';
 
 /** A CSP source allowing one inline script: `'sha256-<base64 of its SHA-256>'`. */
 async function hashSource(script: string): Promise<string> {
@@ -41,9 +44,9 @@ async function hashSource(script: string): Promise<string> {
 }
 
 /**
- * The reference page's CSP: its scripts from the CDN and its inline scripts by their hash (computed from the page
- * itself, so a new Scalar version stays allowed and nothing else inline runs), Scalar's inline styles and fonts,
- * the OpenAPI document and "try it" requests to this host only, never framed.
+ * The reference page's CSP: its script from this host only and its inline scripts by their hash (computed from the
+ * page itself, so a new Scalar version stays allowed and nothing else inline runs), Scalar's inline styles, fonts
+ * and images from this host or inline, the OpenAPI document and "try it" requests to this host only, never framed.
  */
 export function docsPagePolicy(): MiddlewareHandler<AppEnv> {
   let cached: { html: string; policy: string } | undefined;
@@ -56,10 +59,10 @@ export function docsPagePolicy(): MiddlewareHandler<AppEnv> {
       const hashes = await Promise.all(inline.map(hashSource));
       const policy = [
         "default-src 'none'",
-        `script-src ${[docsScriptOrigin, ...hashes].join(' ')}`,
+        `script-src ${["'self'", ...hashes].join(' ')}`,
         "style-src 'self' 'unsafe-inline'",
-        "font-src 'self' data: https://fonts.scalar.com",
-        "img-src 'self' data: https:",
+        "font-src 'self' data:",
+        "img-src 'self' data:",
         "connect-src 'self'",
         "worker-src 'self' blob:",
         "base-uri 'none'",

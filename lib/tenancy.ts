@@ -25,7 +25,11 @@ export async function resolveCompany(c: Context<AppEnv>): Promise<Company> {
   const found = c.get('company') as Company | undefined;
   if (found) return found;
   const host = requestHost(c);
-  const company = await companyByHost(c.var.services.db, host);
+  const { db, companyCache } = c.var.services;
+  // Reads may use the rows kept in memory; a write always reads the company's current row (settings, keys' rules).
+  const read = c.req.method === 'GET' || c.req.method === 'HEAD';
+  const company =
+    companyCache && read ? await companyCache.lookup(host, (h) => companyByHost(db, h)) : await companyByHost(db, host);
   if (!company) throw new ApiError('unknown_host', `No company answers on host ${host}.`);
   c.set('company', company);
   return company;

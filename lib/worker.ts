@@ -7,6 +7,7 @@ import { type Config, loadConfig } from './config';
 import { openNeon } from './db/neon';
 import type { RateLimiter } from './ratelimit/index';
 import { limiterFor } from './ratelimit/select';
+import { CompanyCache } from './company-cache';
 import { runJobs, type ScheduledJob } from './scheduler';
 import type { WebhookRuntime } from './webhooks/types';
 
@@ -55,6 +56,23 @@ function useNeonProxy(proxy: string): void {
 let limiter: RateLimiter | undefined;
 
 /**
+ * Host → company rows per isolate. Nothing can LISTEN from a Worker, so a row is served for a short TTL
+ * (COMPANY_CACHE_TTL_SECONDS, default 5; 0 turns it off): a change made elsewhere (another isolate, the admin
+ * CLI, a host removed) is seen within that time; a write of this isolate drops every row at once.
+ */
+const defaultCompanyTtlSeconds = 5;
+let companyCache: { ttlSeconds: number; cache: CompanyCache | undefined } | undefined;
+function companyCacheFor(env: WorkerEnv): CompanyCache | undefined {
+  const raw = Number(env.COMPANY_CACHE_TTL_SECONDS ?? defaultCompanyTtlSeconds);
+  const ttlSeconds = Number.isFinite(raw) && raw > 0 ? raw : 0;
+  if (companyCache?.ttlSeconds !== ttlSeconds) {
+    const cache = ttlSeconds > 0 ? new CompanyCache({ mode: 'ttl', ttlMs: ttlSeconds * 1000 }) : undefined;
+    companyCache = { ttlSeconds, cache };
+  }
+  return companyCache.cache;
+}
+
+/**
  * How a Worker builds its webhook runtime from its configuration: lib/webhooks/runtime.ts (QStash or the local
  * transport) where the Worker writes, lib/webhooks/outbox-only.ts where it never does (no transport bundled).
  */
@@ -83,11 +101,29 @@ export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServic
     }
     const handle = openNeon(env.DATABASE_URL);
     return {
-      services: { db: handle.db, config, limiter, clientAddress, webhooks, now: () => new Date() },
+      services: {
+        db: handle.db,
+        config,
+        limiter,
+        clientAddress,
+        webhooks,
+        now: () => new Date(),
+        companyCache: companyCacheFor(env),
+      },
       done: () => handle.close(),
     };
   };
-  return { open, provide: async (c) => open(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown') };
+  const provide: ServicesProvider = async (c) => {
+    const opened = open(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown');
+    if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) return opened;
+    // A write of this isolate: its own next reads see it.
+    const done = () => {
+      opened.services.companyCache?.afterWrite();
+      return opened.done();
+    };
+    return { services: opened.services, done };
+  };
+  return { open, provide };
 }
 
 /** Cron Triggers (wrangler.toml [triggers]): the Worker's scheduled jobs, on a pool of their own. */

@@ -1,5 +1,7 @@
 // What every page shares: settings, language, text, the API client and small DOM helpers.
 import config from './config.js';
+import { formatInstant as sharedInstant, formatMoney as sharedMoney } from './vendor/display.js';
+import { createPropertyApiClient } from './vendor/property-api-client.js';
 
 export { config };
 
@@ -179,38 +181,40 @@ export function newIdempotencyKey() {
 const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
 /**
- * Calls the API. A refused request (network down, or a CORS refusal: the browser gives no answer to read) makes
- * fetch reject with a TypeError, which is passed on as is; an answer that is not 2xx becomes an ApiProblem.
+ * The typed client of the API (clients/typescript, built into vendor/ by `npm run client:generate`): it sends the
+ * publishable key with the forms (POST) only.
+ */
+const client = createPropertyApiClient({ baseUrl: config.apiBase, publishableKey: config.publishableKey });
+
+/**
+ * Calls the API through the client, by method and the document's path (`/api/v1/listings/{slug}`) with `params`
+ * ({path, query}). A refused request (network down, or a CORS refusal: the browser gives no answer to read)
+ * rejects with a TypeError, which is passed on as is; an answer that is not 2xx becomes an ApiProblem.
  *
  * With an `idempotencyKey` the request is safe to send again: the API runs it once per key and replays its first
  * answer (`Idempotent-Replayed: true`). So when the connection drops (the request may or may not have arrived),
  * it is sent again up to 2 more times, with the same key and the same body; and while the first one is still
  * running (409 idempotency_in_flight) it waits Retry-After seconds and asks again.
  */
-export async function api(path, { method = 'GET', body, key, idempotencyKey } = {}) {
-  const headers = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (key) headers['X-Api-Key'] = key;
-  if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+export async function api(method, path, { params, body, idempotencyKey } = {}) {
+  const init = { params, body, headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {} };
   let networkRetries = idempotencyKey ? 2 : 0;
   let inFlightWaits = idempotencyKey ? 10 : 0;
   for (;;) {
-    let res;
+    let answer;
     try {
-      res = await fetch(`${config.apiBase}/api/v1${path}`, init);
+      answer = await client.request(method, path, init);
     } catch (error) {
       if (!(error instanceof TypeError) || networkRetries-- === 0) throw error;
       await sleep(1);
       continue;
     }
-    const type = res.headers.get('Content-Type') ?? '';
-    const data = type.includes('json') ? await res.json() : null;
-    if (res.status === 409 && data?.code === 'idempotency_in_flight' && inFlightWaits-- > 0) {
-      await sleep(Number(res.headers.get('Retry-After')) || 1);
+    const { data, error, response } = answer;
+    if (response.status === 409 && error?.code === 'idempotency_in_flight' && inFlightWaits-- > 0) {
+      await sleep(Number(response.headers.get('Retry-After')) || 1);
       continue;
     }
-    if (!res.ok) throw new ApiProblem(res.status, data);
+    if (!response.ok) throw new ApiProblem(response.status, error ?? null);
     return data;
   }
 }
@@ -258,9 +262,14 @@ export function h(tag, attributes = {}, ...children) {
   return el;
 }
 
-/** A price `{amount, currency, period}` for people (amounts are decimal strings; formatting only, no arithmetic). */
+/** An amount for people (a decimal string; formatting only, no arithmetic), as the stay page shows it. */
 export function formatMoney(amount, currency) {
-  return new Intl.NumberFormat(lang === 'ar' ? 'ar-AE' : 'en-GB', { style: 'currency', currency }).format(Number(amount));
+  return sharedMoney(amount, currency, lang);
+}
+
+/** An instant for people: in the company's time zone (config.js), the zone named, as the stay page shows it. */
+export function formatInstant(at) {
+  return sharedInstant(at, lang, config.timeZone);
 }
 
 export function formatPrice(price) {

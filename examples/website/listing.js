@@ -6,6 +6,7 @@ import {
   config,
   filledFields,
   formatDate,
+  formatInstant,
   formatMoney,
   formatPrice,
   h,
@@ -65,9 +66,7 @@ function handleForm(form, outcome, check, { path, body, done }) {
     form.setAttribute('aria-busy', 'true');
     try {
       // One key per submission: api() may send this very body again, and the API books it only once.
-      const answer = await api(path, {
-        method: 'POST',
-        key: config.publishableKey,
+      const answer = await api('POST', path, {
         idempotencyKey: newIdempotencyKey(),
         body: { ...body(), ...personOf(form), challenge: await check.token() },
       });
@@ -121,7 +120,7 @@ function enquiryForm(listing) {
   const outcome = document.getElementById('enquiry-status');
   const check = contactFields(form, 'enquiry');
   handleForm(form, outcome, check, {
-    path: '/leads',
+    path: '/api/v1/leads',
     body: () => ({ form: 'listing-enquiry', listing: listing.slug.en, page: location.href }),
     done: (answer) => {
       showSuccess(outcome, h('p', {}, t.sent, ' ', reference(answer.reference)));
@@ -134,7 +133,7 @@ function enquiryForm(listing) {
 /** Availability: the home's rules and the taken ranges (start inclusive, end exclusive: the departure day). */
 async function showAvailability(listing) {
   const box = document.getElementById('availability');
-  const answer = await api(`/listings/${encodeURIComponent(listing.slug.en)}/availability`);
+  const answer = await api('GET', '/api/v1/listings/{slug}/availability', { params: { path: { slug: listing.slug.en } } });
   const rules = [t.rules(answer)];
   if (answer.closed_arrival_days.length) {
     rules.push(`${t.closedArrival} ${answer.closed_arrival_days.map((d) => t.weekdays[d]).join(', ')}.`);
@@ -212,7 +211,7 @@ function stayForms(listing) {
     const data = new FormData(quoteForm);
     const query = { check_in: data.get('check_in'), check_out: data.get('check_out'), guests: data.get('guests') };
     try {
-      const quote = await api(`/listings/${encodeURIComponent(listing.slug.en)}/quote?${new URLSearchParams(query)}`);
+      const quote = await api('GET', '/api/v1/listings/{slug}/quote', { params: { path: { slug: listing.slug.en }, query } });
       quoteStatus.hidden = true;
       quoteBox.replaceChildren(quoteTable(quote));
       chosen = { check_in: quote.check_in, check_out: quote.check_out, guests: quote.guests };
@@ -225,13 +224,10 @@ function stayForms(listing) {
     }
   });
   handleForm(bookingForm, bookingStatus, check, {
-    path: '/bookings',
+    path: '/api/v1/bookings',
     body: () => ({ listing: listing.slug.en, ...chosen }),
     done: (booking) => {
-      const until = new Date(booking.hold_expires_at).toLocaleString(lang === 'ar' ? 'ar-AE' : 'en-GB', {
-        dateStyle: 'medium',
-        timeStyle: 'long',
-      });
+      const until = formatInstant(booking.hold_expires_at);
       showSuccess(
         bookingStatus,
         h('p', {}, t.booked, ' ', reference(booking.reference)),
@@ -251,7 +247,7 @@ async function main() {
   }
   let listing;
   try {
-    listing = await api(`/listings/${encodeURIComponent(slug)}`);
+    listing = await api('GET', '/api/v1/listings/{slug}', { params: { path: { slug } } });
   } catch (error) {
     showError(status, error);
     return;

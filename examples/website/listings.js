@@ -44,7 +44,7 @@ async function load() {
   if (cursor) query.set('cursor', cursor);
   more.disabled = true;
   try {
-    const page = await api(`/listings?${query}`);
+    const page = await api('GET', '/api/v1/listings', { params: { query: Object.fromEntries(query) } });
     list.append(...page.results.map(card));
     cursor = page.next_cursor;
     more.hidden = cursor === null;

@@ -4,11 +4,19 @@ import { notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
 import { CatalogueImportInput, ServiceInput, TeamProfileInput } from '../../schema/catalogue/admin';
 import { findCompany } from '../../lib/admin-route';
-import { createTeamProfile, importCatalogue, setListingStatus, updateTeamProfile, upsertService } from './content';
+import {
+  createTeamProfile,
+  type ImportProgress,
+  importCatalogue,
+  setListingStatus,
+  updateTeamProfile,
+  upsertService,
+} from './content';
 import { adminRoute, companyParam } from '../../lib/admin-route';
 import { jsonBody } from '../../schema/common/api';
 import { json } from '../../schema/common/api';
 import { iso } from '../../lib/dates';
+import { progressResponse, wantsProgress } from './import-progress';
 
 const slugParams = companyParam.extend({ slug: z.string().min(1).max(200) });
 const teamParams = companyParam.extend({ profile_id: z.string().uuid() });
@@ -24,7 +32,8 @@ const profileSchema = z.object({ id: z.string() }).passthrough();
 const importRoute = adminRoute({
   method: 'post',
   path: '/companies/{company_id}/catalogue/import',
-  summary: 'Import areas, property types, services, team and listings (upsert by slug); all or nothing',
+  summary:
+    'Import areas, property types, services, team and listings (upsert by slug); all or nothing. With Accept: application/x-ndjson (Node server), a line of progress per batch of 500 listings, then the result or the problem.',
   request: { params: companyParam, body: jsonBody(CatalogueImportInput) },
   responses: { 200: json(z.record(z.string(), z.number())) },
 });
@@ -39,6 +48,7 @@ const statusRoute = (action: 'publish' | 'withdraw') =>
 const addProfile = adminRoute({
   method: 'post',
   path: '/companies/{company_id}/team',
+  operationId: 'createCompanyTeamProfile',
   summary: 'Add a team profile',
   request: { params: companyParam, body: jsonBody(TeamProfileInput) },
   responses: { 201: json(profileSchema, 'Created') },
@@ -46,6 +56,7 @@ const addProfile = adminRoute({
 const listProfiles = adminRoute({
   method: 'get',
   path: '/companies/{company_id}/team',
+  operationId: 'listCompanyTeamProfiles',
   summary: 'Every team profile, published or not',
   request: { params: companyParam },
   responses: { 200: json(z.object({ results: z.array(profileSchema), next_cursor: z.null() })) },
@@ -53,6 +64,7 @@ const listProfiles = adminRoute({
 const replaceProfile = adminRoute({
   method: 'put',
   path: '/companies/{company_id}/team/{profile_id}',
+  operationId: 'setCompanyTeamProfile',
   summary: 'Replace a team profile',
   request: { params: teamParams, body: jsonBody(TeamProfileInput) },
   responses: { 200: json(profileSchema) },
@@ -60,6 +72,7 @@ const replaceProfile = adminRoute({
 const deleteProfile = adminRoute({
   method: 'delete',
   path: '/companies/{company_id}/team/{profile_id}',
+  operationId: 'deleteCompanyTeamProfile',
   summary: 'Delete a team profile',
   request: { params: teamParams },
   responses: { 204: { description: 'Deleted' } },
@@ -88,11 +101,13 @@ export const catalogueAdmin = createRouter()
   .openapi(importRoute, async (c) => {
     const { company_id } = c.req.valid('param');
     const doc = c.req.valid('json');
-    const counts = await c.var.services.db.transaction().execute(async (trx) => {
-      await findCompany(trx, company_id);
-      return importCatalogue(trx, company_id, doc);
-    });
-    return c.json(counts, 200);
+    const run = (onProgress?: (progress: ImportProgress) => void) =>
+      c.var.services.db.transaction().execute(async (trx) => {
+        await findCompany(trx, company_id);
+        return importCatalogue(trx, company_id, doc, onProgress);
+      });
+    if (wantsProgress(c)) return progressResponse(c, run) as never;
+    return c.json(await run(), 200);
   })
   .openapi(statusRoute('publish'), async (c) => {
     const { company_id, slug } = c.req.valid('param');

@@ -5,7 +5,7 @@ import { localised } from '../../lib/localise';
 import { AreaSchema, allOf } from '../../schema/catalogue/listings';
 import { json, noQuery } from '../../schema/common/api';
 import { catalogueAccess } from './cache';
-import { enabledTypes, publishedListings } from './listings';
+import { enabledTypes } from './listings';
 
 const route = defineRoute({
   method: 'get',
@@ -20,23 +20,18 @@ export const areas = createRouter().openapi(route, async (c) => {
   const company = c.var.company;
   const db = c.var.services.db;
   const types = enabledTypes(company);
-  // One pass over published listings counts each listing for its city, its area and its project.
-  const counted = publishedListings(db, company).select([
-    'l.listing_type',
-    sql<string>`unnest(array[l.city_id, l.area_id, l.project_id])`.as('place_id'),
-  ]);
+  // The counts are kept by the database (catalogue_counts, migration 0015): a listing counts for its city, its
+  // area and its project. One small indexed read whatever the number of listings.
+  const counted = db
+    .selectFrom('catalogue_counts as k')
+    .select(['k.value', 'k.listing_type', (eb) => eb.fn.sum<string>('k.n').as('n')])
+    .where('k.company_id', '=', company.id)
+    .where('k.dimension', 'in', ['city', 'area', 'project'])
+    .where('k.listing_type', 'in', types)
+    .groupBy(['k.value', 'k.listing_type']);
   const rows = await db
     .selectFrom('areas as a')
-    .leftJoin(
-      db
-        .selectFrom(counted.as('x'))
-        .select(['x.place_id', 'x.listing_type', (eb) => eb.fn.countAll<string>().as('n')])
-        .where('x.place_id', 'is not', null)
-        .groupBy(['x.place_id', 'x.listing_type'])
-        .as('c'),
-      'c.place_id',
-      'a.id',
-    )
+    .leftJoin(counted.as('c'), (join) => join.on('c.value', '=', sql<string>`a.id::text`))
     .leftJoin('areas as p', 'p.id', 'a.parent_id')
     .select(['a.id', 'a.kind', 'a.slug_en', 'a.slug_ar', 'a.name', 'a.position', 'p.slug_en as parent', 'c.listing_type', 'c.n'])
     .where('a.company_id', '=', company.id)

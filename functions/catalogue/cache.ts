@@ -2,46 +2,79 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { LRUCache } from 'lru-cache';
 import type { Access } from '../../lib/access';
 import type { AppEnv } from '../../lib/env';
+import { chooseEncoding, type EncodedBody } from '../../lib/encodings';
 import { ifNoneMatch } from '../../lib/etag';
 
 /**
  * Conditional GETs for the catalogue. Every catalogue answer of a company is a function of its catalogue
  * version (bumped by database triggers on any change to listings, photos, areas, types, team, services or
  * settings) and of this deployment (`RELEASE`, media base URL). The ETag is computed from those before the
- * page is built, so a revalidation costs the company lookup the request makes anyway, and a 304 keeps the
- * headers a 200 would have had (Cache-Control, ETag, Request-Id, rate limits).
+ * page is built, so a revalidation costs no database round trip (the company row is kept in memory,
+ * lib/company-cache.ts), and a 304 keeps the headers a 200 would have had (Cache-Control, ETag, Vary,
+ * Request-Id, rate limits). Built pages are kept as bytes with gzip and brotli variants (as the runtime makes
+ * them, `Services.compress`), and every answer of a kept page, the one that built it too, is sent in the
+ * variant the request's Accept-Encoding prefers.
  */
 export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { config } = c.var.services;
+  const { config, compress } = c.var.services;
   const etag = `W/"${String(c.var.company.catalogue_version)}-${config.RELEASE}-${deploymentTag(config.MEDIA_BASE_URL)}"`;
   const { CATALOGUE_MAX_AGE_SECONDS: maxAge, CATALOGUE_EDGE_MAX_AGE_SECONDS: edge } = config;
   const cacheControl = `public, max-age=${maxAge}, s-maxage=${edge}, stale-while-revalidate=${maxAge}`;
-  const cacheHeaders = { ETag: etag, 'Cache-Control': cacheControl };
-  if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return c.body(null, 304, cacheHeaders);
   const cache = rendered(config.CATALOGUE_RESPONSE_CACHE_MB);
+  // With the cache on, a body may be sent compressed: every answer says it depends on Accept-Encoding.
+  const cacheHeaders: Record<string, string> = { ETag: etag, 'Cache-Control': cacheControl };
+  if (cache) cacheHeaders.Vary = 'Accept-Encoding';
+  if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return c.body(null, 304, cacheHeaders);
   const key = cache ? cacheKey(c, etag) : '';
   const hit = cache?.get(key);
-  if (hit !== undefined) return c.body(hit, 200, { ...cacheHeaders, 'Content-Type': 'application/json' });
+  if (hit !== undefined) return send(c, hit, cacheHeaders);
   await next();
   if (c.res.status !== 200) return;
-  c.res.headers.set('ETag', etag);
-  c.res.headers.set('Cache-Control', cacheControl);
-  if (cache && c.req.method === 'GET') cache.set(key, await c.res.clone().text());
+  for (const [name, value] of Object.entries(cacheHeaders)) c.res.headers.set(name, value);
+  if (!cache || c.req.method !== 'GET') return;
+  const identity = new Uint8Array(await c.res.clone().arrayBuffer());
+  const stored: StoredPage = {
+    identity,
+    ...(compress ? await compress(identity) : {}),
+    contentType: c.res.headers.get('Content-Type') ?? 'application/json',
+  };
+  cache.set(key, stored);
+  const encoding = chooseEncoding(c, stored);
+  if (!encoding) return;
+  // The built answer's headers (request id, rate limits, …) with the compressed body.
+  const headers = new Headers(c.res.headers);
+  headers.set('Content-Encoding', encoding);
+  headers.delete('Content-Length');
+  const encoded = stored[encoding] as Uint8Array<ArrayBuffer>;
+  c.res = undefined;
+  c.res = new Response(encoded, { status: 200, headers });
 };
+
+/** A page kept in memory: its bytes, their gzip and brotli variants (as the runtime makes them), its type. */
+type StoredPage = EncodedBody & { contentType: string };
+
+function send(c: Context<AppEnv>, page: StoredPage, headers: Record<string, string>): Response {
+  const encoding = chooseEncoding(c, page);
+  const body = (encoding ? page[encoding] : page.identity) as Uint8Array<ArrayBuffer>;
+  const encoded: Record<string, string> = encoding ? { 'Content-Encoding': encoding } : {};
+  return c.body(body, 200, { ...headers, ...encoded, 'Content-Type': page.contentType });
+}
 
 /**
  * Rendered bodies by company, catalogue version and URL. A new version makes the old entries unreachable;
- * the LRU bound (bytes) drops them. One per process or isolate: keys carry the company id.
+ * the LRU bound (bytes, with the compressed variants) drops them. One per process or isolate: keys carry the
+ * company id.
  */
-let cacheOf: { megabytes: number; cache: LRUCache<string, string> } | undefined;
-function rendered(megabytes: number): LRUCache<string, string> | undefined {
+let cacheOf: { megabytes: number; cache: LRUCache<string, StoredPage> } | undefined;
+function rendered(megabytes: number): LRUCache<string, StoredPage> | undefined {
   if (megabytes <= 0) return undefined;
   if (cacheOf?.megabytes !== megabytes) {
     cacheOf = {
       megabytes,
-      cache: new LRUCache<string, string>({
+      cache: new LRUCache<string, StoredPage>({
         maxSize: megabytes * 1024 * 1024,
-        sizeCalculation: (body, key) => body.length + key.length,
+        sizeCalculation: (page, key) =>
+          page.identity.byteLength + (page.gzip?.byteLength ?? 0) + (page.br?.byteLength ?? 0) + key.length,
       }),
     };
   }
@@ -66,7 +99,7 @@ function deploymentTag(value: string): string {
   return tag;
 }
 
-/** Catalogue routes: public reads with the conditional-GET middleware after the access check. */
+/** Catalogue routes: public reads with the conditional-GET middleware after the access check (304 documented). */
 export function catalogueAccess(access: Access = { kind: 'public', scopes: ['read:listings'] }) {
-  return { access, after: [conditionalGet], tags: ['Catalogue'] };
+  return { access, after: [conditionalGet], revalidate: true, tags: ['Catalogue'] };
 }

@@ -6,11 +6,26 @@ import type { CatalogueImport, ImportListing, ServiceInput, TeamProfileInput } f
 
 const json = (value: unknown) => JSON.stringify(value);
 
+/** Listings per INSERT of an import: 500 rows of ~25 columns stay far below PostgreSQL's 65,535 parameters. */
+export const importBatchSize = 500;
+/** Photos per INSERT (5 columns each). */
+const photoBatchSize = 5_000;
+
+/** Where an import is: listings written so far of those in the document, after each batch. */
+export type ImportProgress = { listings: { done: number; total: number }; batch: number; batches: number };
+
 /**
  * Upserts a catalogue document in one transaction: areas (parents first), property types, services,
- * team profiles (by name) and listings (by English slug, photos replaced). All or nothing.
+ * team profiles (by name) and listings (by English slug, photos replaced), the listings in batches of
+ * {@link importBatchSize} rows per statement. All or nothing: the caller's transaction holds every batch.
+ * A slug given twice keeps its last listing, as upserting them one after the other would.
  */
-export async function importCatalogue(trx: Trx, companyId: string, doc: CatalogueImport) {
+export async function importCatalogue(
+  trx: Trx,
+  companyId: string,
+  doc: CatalogueImport,
+  onProgress?: (progress: ImportProgress) => void,
+) {
   const places: Places = new Map();
   const existing = await trx.selectFrom('areas').select(['id', 'kind', 'slug_en']).where('company_id', '=', companyId).execute();
   for (const a of existing) places.set(a.slug_en, { id: a.id, kind: a.kind });
@@ -46,10 +61,13 @@ export async function importCatalogue(trx: Trx, companyId: string, doc: Catalogu
       .executeTakeFirstOrThrow();
     places.set(area.slug.en, { id: row.id, kind: area.kind });
   }
-  for (const [position, type] of doc.property_types.entries()) {
+  const types = lastOfEach(doc.property_types, (type) => type.value);
+  if (types.length > 0) {
     await trx
       .insertInto('property_types')
-      .values({ company_id: companyId, value: type.value, name: json(type.name), position })
+      .values(
+        types.map(({ item, index }) => ({ company_id: companyId, value: item.value, name: json(item.name), position: index })),
+      )
       .onConflict((oc) =>
         oc
           .columns(['company_id', 'value'])
@@ -68,7 +86,14 @@ export async function importCatalogue(trx: Trx, companyId: string, doc: Catalogu
     if (found) await updateTeamProfile(trx, companyId, found.id, profile);
     else await createTeamProfile(trx, companyId, profile);
   }
-  for (const listing of doc.listings) await upsertListing(trx, companyId, listing, places);
+  const listings = lastOfEach(doc.listings, (listing) => listing.slug.en).map(({ item }) => item);
+  const batches = Math.ceil(listings.length / importBatchSize);
+  for (let batch = 0; batch < batches; batch++) {
+    const start = batch * importBatchSize;
+    await upsertListings(trx, companyId, listings.slice(start, start + importBatchSize), places);
+    const done = Math.min(listings.length, start + importBatchSize);
+    onProgress?.({ listings: { done, total: listings.length }, batch: batch + 1, batches });
+  }
   return {
     areas: doc.areas.length,
     property_types: doc.property_types.length,
@@ -90,11 +115,47 @@ function placeOf(places: Places, slug: string, kind: 'city' | 'area' | 'project'
   return place.id;
 }
 
-async function upsertListing(trx: Trx, companyId: string, l: ImportListing, places: Places) {
+/** The last occurrence of each key, in the order of those last occurrences, with its index in the document. */
+function lastOfEach<T>(items: readonly T[], key: (item: T) => string): Array<{ item: T; index: number }> {
+  const last = new Map<string, number>();
+  for (const [index, item] of items.entries()) last.set(key(item), index);
+  return items.map((item, index) => ({ item, index })).filter(({ item, index }) => last.get(key(item)) === index);
+}
+
+/** One batch: every listing in one INSERT … ON CONFLICT, their photos replaced in two statements. */
+async function upsertListings(trx: Trx, companyId: string, batch: ImportListing[], places: Places) {
+  const now = new Date();
+  const values = batch.map((l) => listingValues(companyId, l, places, now));
+  const rows = await trx
+    .insertInto('listings')
+    .values(values)
+    .onConflict((oc) =>
+      oc.columns(['company_id', 'slug_en']).doUpdateSet(({ ref }) => {
+        const { company_id: _c, slug_en: _s, ...rest } = values[0]!;
+        return Object.fromEntries(Object.keys(rest).map((k) => [k, ref(`excluded.${k}` as 'excluded.title')]));
+      }),
+    )
+    .returning(['id', 'slug_en'])
+    .execute();
+  const idOf = new Map(rows.map((r) => [r.slug_en, r.id]));
+  const ids = batch.map((l) => idOf.get(l.slug.en)!);
+  await trx.deleteFrom('listing_photos').where('listing_id', 'in', ids).execute();
+  const photos = batch.flatMap((l, i) =>
+    l.photos.map((p, position) => ({ listing_id: ids[i]!, position, storage_key: p.key, alt: json(p.alt), ready: p.ready })),
+  );
+  for (let at = 0; at < photos.length; at += photoBatchSize) {
+    await trx
+      .insertInto('listing_photos')
+      .values(photos.slice(at, at + photoBatchSize))
+      .execute();
+  }
+  for (const [i, l] of batch.entries()) if (l.booking) await setHomeTerms(trx, ids[i]!, l.booking);
+}
+
+function listingValues(companyId: string, l: ImportListing, places: Places, now: Date) {
   const place = (slug: string | null, kind: 'city' | 'area' | 'project') =>
     slug === null ? null : placeOf(places, slug, kind, `listing "${l.slug.en}"`);
-  const now = new Date();
-  const values = {
+  return {
     company_id: companyId,
     slug_en: l.slug.en,
     slug_ar: l.slug.ar ?? null,
@@ -121,25 +182,6 @@ async function upsertListing(trx: Trx, companyId: string, l: ImportListing, plac
     published_at: l.published_at ?? (l.status === 'draft' ? null : now),
     updated_at: now,
   };
-  const { id } = await trx
-    .insertInto('listings')
-    .values(values)
-    .onConflict((oc) =>
-      oc.columns(['company_id', 'slug_en']).doUpdateSet(({ ref }) => {
-        const { company_id: _c, slug_en: _s, ...rest } = values;
-        return Object.fromEntries(Object.keys(rest).map((k) => [k, ref(`excluded.${k}` as 'excluded.title')]));
-      }),
-    )
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (l.booking) await setHomeTerms(trx, id, l.booking);
-  await trx.deleteFrom('listing_photos').where('listing_id', '=', id).execute();
-  if (l.photos.length > 0) {
-    await trx
-      .insertInto('listing_photos')
-      .values(l.photos.map((p, position) => ({ listing_id: id, position, storage_key: p.key, alt: json(p.alt), ready: p.ready })))
-      .execute();
-  }
 }
 
 /** Publishing keeps the first publication date; withdrawing keeps the listing and its slug readable. */

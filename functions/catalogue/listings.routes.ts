@@ -39,6 +39,7 @@ const listRoute = defineRoute({
 const mapRoute = defineRoute({
   method: 'get',
   path: '/listings/map',
+  operationId: 'listListingMapPoints',
   summary: 'Map points of published listings that have coordinates',
   ...catalogueAccess(),
   request: { query: MapQuery },

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
-import { pageOf, paginate } from '../../lib/pagination';
+import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import { json, listOf, pageQuery } from '../../schema/common/api';
 import { SitemapEntrySchema } from '../../schema/catalogue/listings';
 import { catalogueAccess } from './cache';
@@ -9,13 +9,13 @@ import { presenter } from './listings.present';
 import { publishedListings } from './listings';
 import { iso } from '../../lib/dates';
 
-const sort = {
+export const sitemapSort = {
   name: 'sitemap',
   columns: [
     { ref: 'l.published_at', direction: 'asc', type: 'timestamptz' },
     { ref: 'l.id', direction: 'asc', type: 'uuid' },
   ],
-} as const;
+} as const satisfies KeysetSort;
 
 const route = defineRoute({
   method: 'get',
@@ -39,10 +39,10 @@ export const sitemap = createRouter().openapi(route, async (c) => {
       'l.listing_type',
       'l.updated_at',
     ]),
-    sort,
+    sitemapSort,
     query,
   ).execute();
-  const page = pageOf(rows, sort, query.page_size);
+  const page = pageOf(rows, sitemapSort, query.page_size);
   const results = page.rows.map((row) => {
     const paths = present.path(row as never);
     return {

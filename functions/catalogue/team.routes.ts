@@ -9,6 +9,7 @@ import { json, noQuery } from '../../schema/common/api';
 const route = defineRoute({
   method: 'get',
   path: '/team',
+  operationId: 'listTeamProfiles',
   summary: 'Published team profiles (companies with the team module)',
   // No key needed; a key sent here must hold read:team.
   ...catalogueAccess({ kind: 'public', scopes: ['read:team'] }),

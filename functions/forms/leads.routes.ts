@@ -8,6 +8,8 @@ import { LeadSchema } from '../../schema/common/leads';
 import { FormLeadAnswer, LeadFormInput } from '../../schema/forms/leads';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { checkLead, createLead, leadTypeOf } from './leads';
+import { createLeadOfNewPerson } from './new-visitor';
+import { isUniqueViolation } from '../../lib/db/index';
 import { leadView } from '../../lib/leads';
 import { auditRead } from '../../lib/audit';
 import { passesFormGuard } from '../../lib/form-guard';
@@ -58,9 +60,13 @@ export const leadForms = createRouter().openapi(postRoute, async (c) => {
   }
   const keyring = keyringOf(config);
   const browser = caller.kind === 'publishable' ? { origins: caller.key.origins, consentAddress: clientAddress } : {};
-  const lead = await transactionRetryingConflict(db, (trx) =>
-    createLead(trx, company, { ...input, keyring, consentAddress: null, ...browser }, actorOf(caller)),
-  );
+  const newLead = { ...input, keyring, consentAddress: null, ...browser };
+  // A new person's enquiry in one statement; a known person's (or a concurrent add of the same one) in a transaction.
+  const lead =
+    (await createLeadOfNewPerson(db, company, newLead, actorOf(caller)).catch((error: unknown) => {
+      if (isUniqueViolation(error)) return undefined;
+      throw error;
+    })) ?? (await transactionRetryingConflict(db, (trx) => createLead(trx, company, newLead, actorOf(caller))));
   if (caller.kind === 'publishable') return c.json({ reference: lead.reference }, 201);
   const view = await leadView(db, company.id, lead.id, keyring);
   await auditRead(c, [view.reference]);

@@ -96,6 +96,16 @@ export async function checkLead(executor: Executor, companyId: string, input: Le
 }
 
 /**
+ * Checks an enquiry (400 for a broken rule) and encrypts its details before anything is written: without a key
+ * an enquiry with details is refused as a whole (503). Answers the details' JWE, null without details.
+ */
+export async function checkedDetails(executor: Executor, companyId: string, input: NewLead): Promise<string | null> {
+  await checkLead(executor, companyId, input);
+  const details = input.details && Object.keys(input.details).length > 0 ? input.details : undefined;
+  return details ? await encryptJson(input.keyring, details) : null;
+}
+
+/**
  * Records an enquiry: the person is matched (or added) by email then phone, the details are encrypted, and
  * `lead.created` is recorded (with `contact.created` for a new person) in the caller's transaction. Run it
  * in `transactionRetryingConflict`: two enquiries of a new person at once meet on the contacts' unique index.
@@ -106,10 +116,7 @@ export async function createLead(
   input: NewLead,
   causedBy: CausedBy,
 ): Promise<{ id: string; reference: string }> {
-  await checkLead(trx, company.id, input);
-  const details = input.details && Object.keys(input.details).length > 0 ? input.details : undefined;
-  // Encrypted before anything is written: without a key the enquiry is refused as a whole (503).
-  const detailsJwe = details ? await encryptJson(input.keyring, details) : null;
+  const detailsJwe = await checkedDetails(trx, company.id, input);
   const { contact, created, updated } = await matchOrCreateContact(
     trx,
     company,

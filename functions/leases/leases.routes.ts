@@ -101,6 +101,7 @@ const activateRoute = leasesRoute('write:leases', {
 const noticeRoute = leasesRoute('write:leases', {
   method: 'post',
   path: '/leases/{reference}/notice',
+  operationId: 'recordLeaseNotice',
   record,
   summary: 'Record a notice given on an active lease (to vacate, to renew, a rent change)',
   request: {

@@ -113,6 +113,7 @@ const cancelRoute = maintenanceRoute('write:maintenance', {
 const approvalRoute = maintenanceRoute('write:maintenance', {
   method: 'post',
   path: '/jobs/{reference}/approval',
+  operationId: 'recordJobApproval',
   record,
   summary: 'Ask the owner, record the answer, or go ahead without one (never locks the job)',
   request: { params: JobParams, body: jsonBody(ApprovalInput, { decision: 'requested' }) },

@@ -1,10 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
-import { sha256 } from '../../lib/crypto';
 import { addDays, daysBetween, todayIn } from '../../lib/dates';
 import { ApiError } from '../../lib/errors';
-import { ifNoneMatch } from '../../lib/etag';
+import { etagOf, ifNoneMatch } from '../../lib/etag';
 import { AvailabilityQuery, AvailabilitySchema, slugParam } from '../../schema/stay/bookings';
 import { takenRanges } from './calendar';
 import { findBookableHome } from './homes';
@@ -20,6 +19,7 @@ const route = defineRoute({
   description:
     'The window is [from, to), at most 400 days; by default the year ahead. 404 unless the listing is a published holiday home and the company has bookings switched on. Answers carry an ETag and `Cache-Control: no-cache`: revalidate, a 304 is cheap, and no answer outlives a booking change.',
   access: { kind: 'public', scopes: ['read:listings'] },
+  revalidate: true,
   request: { params: slugParam, query: AvailabilityQuery },
   responses: {
     200: json(AvailabilitySchema, 'Taken nights and rules'),
@@ -80,8 +80,7 @@ export const availability = createRouter().openapi(route, async (c) => {
       check_in_time: terms.check_in_time,
       check_out_time: terms.check_out_time,
     });
-    const digest = await sha256(body);
-    const etag = `"${Array.from(digest.slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('')}"`;
+    const etag = await etagOf(body);
     const expiresAt = Math.min(now.getTime() + config.AVAILABILITY_CACHE_SECONDS * 1000, validUntil?.getTime() ?? Infinity);
     entry = { body, etag, expiresAt };
     if (expiresAt > now.getTime()) rendered.set(key, entry);

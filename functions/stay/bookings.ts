@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
-import { type CausedBy, recordEvent } from '../../lib/events';
+import { type CausedBy, recordEvent, writeWithEvent } from '../../lib/events';
 import { newReference } from '../../lib/references';
 import type { BookingRow, StoredQuote } from '../../schema/stay/db';
 import type { Company } from '../../schema/platform/db';
@@ -27,13 +27,14 @@ export async function quoteStay(
 }
 
 /** Booking events carry the booking's id and reference and the listing's id, never the guest. */
+const bookingEventData = (booking: Pick<BookingRow, 'id' | 'reference' | 'listing_id'>) => ({
+  booking_id: booking.id,
+  reference: booking.reference,
+  listing_id: booking.listing_id,
+});
+
 async function bookingEvent(trx: Trx, booking: BookingRow, type: `booking.${string}`, causedBy: CausedBy) {
-  await recordEvent(trx, {
-    companyId: booking.company_id,
-    type,
-    causedBy,
-    data: { booking_id: booking.id, reference: booking.reference, listing_id: booking.listing_id },
-  });
+  await recordEvent(trx, { companyId: booking.company_id, type, causedBy, data: bookingEventData(booking) });
 }
 
 export const defaultHoldHours = 24;
@@ -73,11 +74,15 @@ export async function createBooking(
   );
   const holdHours = company.settings.booking_hold_hours ?? defaultHoldHours;
   const token = randomToken(32);
-  const booking = await trx
+  // The booking's id is chosen here, so `booking.requested` (which carries it) is recorded in the same statement.
+  const id = crypto.randomUUID();
+  const reference = newReference('B');
+  const insert = trx
     .insertInto('bookings')
     .values({
+      id,
       company_id: company.id,
-      reference: newReference('B'),
+      reference,
       listing_id: home.id,
       contact_id: contact.id,
       status: 'held',
@@ -97,9 +102,14 @@ export async function createBooking(
       hold_expires_at: new Date(now.getTime() + holdHours * 3_600_000),
       caused_by: causedBy,
     })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await bookingEvent(trx, booking, 'booking.requested', causedBy);
+    .returningAll();
+  const [booking] = await writeWithEvent<BookingRow>(trx, insert, {
+    companyId: company.id,
+    type: 'booking.requested',
+    causedBy,
+    data: bookingEventData({ id, reference, listing_id: home.id }),
+  });
+  if (!booking) throw new Error('the booking was not stored');
   return { booking, token };
 }
 

@@ -1,20 +1,21 @@
 import { defineGroup } from '../../lib/compose';
 import { availability } from './availability.routes';
 import { bookingRequests } from './bookings.routes';
+import { calendarFeed } from './calendar-feed.routes';
 import { bookingJobs } from './jobs';
 import { stayPage } from './page';
 import { quote } from './quote.routes';
 
 /**
- * Holiday-home bookings: availability and quotes (public reads), booking requests (a browser form, whose CORS is
+ * Holiday-home bookings: availability, its iCalendar feed and quotes (public reads), booking requests (a browser form, whose CORS is
  * the root app's: `formPaths`) and the guest's stay page (HTML at /stay/{token}); its scheduled work: expiring
  * holds and unpaid bookings. Its admin routes (admin.ts: bookings, booking terms, calendar blocks) are composed
  * into the admin API by functions/app.ts.
  */
 export const stay = defineGroup({
   name: 'stay',
-  routes: [availability, quote, bookingRequests],
-  publicReadPaths: ['/listings/:slug/availability', '/listings/:slug/quote'],
+  routes: [availability, calendarFeed, quote, bookingRequests],
+  publicReadPaths: ['/listings/:slug/availability', '/listings/:slug/calendar.ics', '/listings/:slug/quote'],
   formPaths: ['/bookings'],
   pages: stayPage,
   jobs: bookingJobs,

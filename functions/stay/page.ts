@@ -1,3 +1,4 @@
+import { formatDay, formatInstant, formatMoney } from '../../lib/display';
 import Big from 'big.js';
 import { Hono } from 'hono';
 import { html, raw } from 'hono/html';
@@ -71,15 +72,10 @@ export function stayPage() {
     if (!booking) return notFound();
     const language = stayLanguage(booking.language);
     const t = stayTexts[language];
-    const locale = `${language}-u-nu-latn`;
-    const instant = (at: Date | string) =>
-      new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: company.time_zone }).format(
-        new Date(at),
-      );
-    const day = (date: string) =>
-      new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+    const instant = (at: Date | string) => formatInstant(at, language, company.time_zone);
+    const day = (date: string) => formatDay(date, language);
     const quote = booking.quote as StoredQuote;
-    const amount = (value: string) => `${value} ${quote.currency}`;
+    const amount = (value: string) => formatMoney(value, quote.currency, language);
     const title = (booking.title as Record<string, string>)[language] ?? (booking.title as Record<string, string>).en ?? '';
     const due = new Big(quote.total).plus(quote.deposit).toFixed(minorDigits(quote.currency));
     const when =

@@ -13,6 +13,8 @@ export type Executor = Db | Trx;
 export type DatabaseHandle = {
   db: Db;
   engine: 'pglite' | 'postgres' | 'neon';
+  /** PostgreSQL via pg: where a process opens a connection of its own outside the pool (LISTEN). */
+  connectionString?: string;
   runScript(executor: Executor, script: string): Promise<void>;
   close(): Promise<void>;
 };

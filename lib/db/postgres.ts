@@ -19,5 +19,5 @@ export function openPostgres(
   // An idle client whose socket closes must not become an unhandled error that kills the process.
   pool.on('error', (error) => console.error('postgres pool error:', error.message));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
-  return { db, engine: 'postgres', runScript: runScriptSimpleProtocol, close: () => db.destroy() };
+  return { db, engine: 'postgres', connectionString, runScript: runScriptSimpleProtocol, close: () => db.destroy() };
 }

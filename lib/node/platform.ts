@@ -2,9 +2,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
+import { newAdminToken, registerAdminToken } from '../admin-tokens';
 import type { ServicesProvider } from '../app';
 import { type Config, loadConfig } from '../config';
-import { randomToken, sha256 } from '../crypto';
 import { newDetailsKey } from '../crypto-jwe';
 import type { DatabaseHandle } from '../db/index';
 import { migrateToLatest } from '../db/migrate';
@@ -17,7 +17,12 @@ import { limiterFor } from '../ratelimit/select';
 import { createWebhookRuntime } from '../webhooks/runtime';
 import type { WebhookRuntime } from '../webhooks/types';
 import { newSecretKey } from '../webhooks/secrets';
+import { docsScript } from './docs-script';
 import { resolveHost } from './dns';
+import { dataDirOf } from './local-server';
+import { listenForCompanyChanges } from './company-listener';
+import { nodeCompressor } from './compress';
+import type { CompanyCache } from '../company-cache';
 
 export type NodePlatform = {
   handle: DatabaseHandle;
@@ -29,6 +34,8 @@ export type NodePlatform = {
   services: () => Services;
   /** Called after every write request has committed (the in-process dispatcher listens). */
   onHandOff: (listener: () => void) => void;
+  /** Host → company rows in memory for reads, dropped on the database's notifications (closed with the handle). */
+  companyCache: CompanyCache;
 };
 
 /** The socket's address: on Node there is no trusted proxy header unless one is put in front. */
@@ -43,7 +50,7 @@ export function socketAddress(c: Context<AppEnv>): string {
 /** Opens the database named by the environment: DATABASE_URL (PostgreSQL via pg) or PGlite under DATA_DIR. */
 export async function openDatabase(env: NodeJS.ProcessEnv): Promise<DatabaseHandle> {
   if (env.DATABASE_URL) return openPostgres(env.DATABASE_URL);
-  const dataDir = env.DATA_DIR ?? '.data';
+  const dataDir = dataDirOf(env);
   await mkdir(dataDir, { recursive: true });
   return openPGlite({ dataDir: join(dataDir, 'pglite') });
 }
@@ -74,6 +81,12 @@ export async function createNodePlatform(
       for (const listener of listeners) listener();
     },
   });
+  const companies = await listenForCompanyChanges(handle);
+  const closeHandle = handle.close.bind(handle);
+  handle.close = async () => {
+    await companies.close();
+    await closeHandle();
+  };
   const services = (address = 'scheduler'): Services => ({
     db: handle.db,
     config,
@@ -81,9 +94,26 @@ export async function createNodePlatform(
     clientAddress: address,
     webhooks,
     now,
+    companyCache: companies.cache,
+    docsScript,
+    compress: nodeCompressor,
   });
-  const provide: ServicesProvider = async (c) => ({ services: services(clientAddress(c)) });
-  return { handle, config, limiter, webhooks, provide, services, onHandOff: (listener) => listeners.add(listener) };
+  // After a write request, reads wait for the notifications its commit sent (read your own writes).
+  const afterWrite = async () => companies.cache.afterWrite();
+  const provide: ServicesProvider = async (c) => ({
+    services: services(clientAddress(c)),
+    done: ['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) ? undefined : afterWrite,
+  });
+  return {
+    handle,
+    config,
+    limiter,
+    webhooks,
+    provide,
+    services,
+    onHandOff: (listener) => listeners.add(listener),
+    companyCache: companies.cache,
+  };
 }
 
 /**
@@ -93,7 +123,7 @@ export async function createNodePlatform(
  */
 export async function ensureWebhookSecretKey(env: NodeJS.ProcessEnv): Promise<{ key: string; source: string }> {
   if (env.WEBHOOK_SECRET_KEY) return { key: env.WEBHOOK_SECRET_KEY, source: 'the WEBHOOK_SECRET_KEY environment variable' };
-  const dataDir = env.DATA_DIR ?? '.data';
+  const dataDir = dataDirOf(env);
   const file = join(dataDir, 'webhook-secret-key');
   let key = await readFile(file, 'utf8').then(
     (k) => k.trim(),
@@ -115,7 +145,7 @@ export async function ensureAdminToken(handle: DatabaseHandle, env: NodeJS.Proce
   let token = env.ADMIN_TOKEN;
   let source = 'the ADMIN_TOKEN environment variable';
   if (!token) {
-    const dataDir = env.DATA_DIR ?? '.data';
+    const dataDir = dataDirOf(env);
     const file = join(dataDir, 'admin-token');
     source = file;
     token = await readFile(file, 'utf8').then(
@@ -123,16 +153,12 @@ export async function ensureAdminToken(handle: DatabaseHandle, env: NodeJS.Proce
       () => undefined,
     );
     if (!token) {
-      token = `adm_${randomToken(40)}`;
+      token = newAdminToken();
       await mkdir(dataDir, { recursive: true });
       await writeFile(file, `${token}\n`, { mode: 0o600 });
     }
   }
-  await handle.db
-    .insertInto('admin_tokens')
-    .values({ token_hash: await sha256(token) })
-    .onConflict((oc) => oc.column('token_hash').doNothing())
-    .execute();
+  await registerAdminToken(handle.db, token);
   return { source };
 }
 
@@ -143,7 +169,7 @@ export async function ensureAdminToken(handle: DatabaseHandle, env: NodeJS.Proce
  */
 export async function ensureDetailsKeys(env: NodeJS.ProcessEnv): Promise<{ source: string }> {
   if (env.DETAILS_KEYS) return { source: 'the DETAILS_KEYS environment variable' };
-  const dataDir = env.DATA_DIR ?? '.data';
+  const dataDir = dataDirOf(env);
   const file = join(dataDir, 'details-keys.json');
   let saved = await readFile(file, 'utf8').then(
     (text) => JSON.parse(text) as { DETAILS_KEY_ID: string; DETAILS_KEYS: Record<string, string> },

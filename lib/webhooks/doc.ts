@@ -31,6 +31,9 @@ export function registerEventWebhooks(registry: OpenAPIRegistry): void {
       summary: type,
       description: `${when} Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.`,
       tags: ['Events'],
+      // Sent by the platform to the subscriber's endpoint: no key; the signature proves where it comes from.
+      operationId: `${type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase())}Event`,
+      security: [],
       request: {
         headers: deliveryHeaders,
         body: { required: true, content: { 'application/json': { schema: envelopeOf(type, data) } } },

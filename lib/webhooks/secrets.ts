@@ -1,7 +1,16 @@
+import { openText, sealText } from '../crypto-jwe';
+
 /**
  * Signing secrets. A subscription signs with `whsec_` + base64 of 32 random bytes (Standard Webhooks). Signing
- * needs the secret itself, so it is stored encrypted: AES-256-GCM (Web Crypto, the same on Node and Workers)
- * under the WEBHOOK_SECRET_KEY configuration secret, with the subscription id as additional data.
+ * needs the secret itself, so it is stored encrypted under the WEBHOOK_SECRET_KEY configuration secret, the same
+ * way lead details are (lib/crypto-jwe.ts: compact JWE, `dir` + `A256GCM`), with the subscription id in the
+ * authenticated header, so a secret copied to another subscription's row does not open. The column keeps bytes:
+ * the JWE's ASCII text.
+ *
+ * Rows written before (raw Web Crypto AES-256-GCM: a 12-byte IV, then ciphertext and tag, the subscription id as
+ * additional data, under the same key) are still read; every new secret (creation, rotation) is written as JWE, so
+ * old rows leave as their secrets are rotated and expire. A JWE is told from an old row by its form: five
+ * base64url parts joined by dots, which the random bytes of an old row never are in practice.
  */
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -32,29 +41,36 @@ export type SecretBox = {
 };
 
 const ivBytes = 12;
+const jweForm = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*){4}$/;
+
+/** A row written before JWE (see above): AES-256-GCM with the subscription id as additional data. */
+async function decryptLegacy(
+  bytes: Uint8Array<ArrayBuffer>,
+  key: Uint8Array<ArrayBuffer>,
+  subscriptionId: string,
+): Promise<string> {
+  const aes = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['decrypt']);
+  const params = { name: 'AES-GCM', iv: bytes.slice(0, ivBytes), additionalData: encoder.encode(subscriptionId) };
+  return decoder.decode(await crypto.subtle.decrypt(params, aes, bytes.slice(ivBytes)));
+}
 
 /** Encrypts and decrypts signing secrets; without a key, any use fails with a message naming the setting. */
 export function secretBox(base64Key: string | undefined): SecretBox {
-  let key: Promise<CryptoKey> | undefined;
   const keyOf = () => {
     if (!base64Key) throw new Error('WEBHOOK_SECRET_KEY is not set: webhook signing secrets cannot be encrypted or read.');
-    key ??= crypto.subtle.importKey('raw', fromBase64(base64Key), 'AES-GCM', false, ['encrypt', 'decrypt']);
-    return key;
+    return fromBase64(base64Key);
   };
   return {
     async encrypt(secret, subscriptionId) {
-      const iv = crypto.getRandomValues(new Uint8Array(ivBytes));
-      const params = { name: 'AES-GCM', iv, additionalData: encoder.encode(subscriptionId) };
-      const sealed = new Uint8Array(await crypto.subtle.encrypt(params, await keyOf(), encoder.encode(secret)));
-      const out = new Uint8Array(ivBytes + sealed.length);
-      out.set(iv);
-      out.set(sealed, ivBytes);
-      return out;
+      return encoder.encode(await sealText(keyOf(), secret, { kid: 'webhooks', subscription: subscriptionId }));
     },
     async decrypt(ciphertext, subscriptionId) {
       const bytes = new Uint8Array(ciphertext);
-      const params = { name: 'AES-GCM', iv: bytes.slice(0, ivBytes), additionalData: encoder.encode(subscriptionId) };
-      return decoder.decode(await crypto.subtle.decrypt(params, await keyOf(), bytes.slice(ivBytes)));
+      const text = decoder.decode(bytes);
+      if (!jweForm.test(text)) return decryptLegacy(bytes, keyOf(), subscriptionId);
+      const { text: secret, header } = await openText(text, keyOf());
+      if (header.subscription !== subscriptionId) throw new Error('This signing secret belongs to another subscription.');
+      return secret;
     },
   };
 }

@@ -88,6 +88,16 @@ export interface ServicesTable {
   position: Generated<number>;
 }
 
+/** Published listings per company and type, in total and per filter value; kept by triggers (migration 0015). */
+export interface CatalogueCountsTable {
+  company_id: string;
+  listing_type: ListingType;
+  dimension: 'total' | 'property_type' | 'bedrooms' | 'completion' | 'city' | 'area' | 'project';
+  /** '' for the total; the property type, bedrooms, completion or the place's id as text. */
+  value: string;
+  n: string;
+}
+
 export interface CatalogueTables {
   areas: AreasTable;
   property_types: PropertyTypesTable;
@@ -95,6 +105,7 @@ export interface CatalogueTables {
   listing_photos: ListingPhotosTable;
   team_profiles: TeamProfilesTable;
   services: ServicesTable;
+  catalogue_counts: CatalogueCountsTable;
 }
 
 export type ListingRow = Selectable<ListingsTable>;

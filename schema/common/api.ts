@@ -50,14 +50,31 @@ const ifMatchHeader = z.string().optional().openapi({
   example: '"v3"',
 });
 
+const ifNoneMatchHeader = z.string().optional().openapi({
+  description: 'The `ETag` of your last answer: 304 with no body when nothing changed since.',
+  example: 'W/"42-1-abc"',
+});
+
 /** The platform's request headers of a route (validated by the platform's middleware, documented here). */
-export function requestHeaders(headers: { idempotency: boolean; ifMatch: boolean }) {
-  if (!headers.idempotency && !headers.ifMatch) return undefined;
+export function requestHeaders(headers: { idempotency: boolean; ifMatch: boolean; ifNoneMatch?: boolean }) {
+  if (!headers.idempotency && !headers.ifMatch && !headers.ifNoneMatch) return undefined;
   return z.object({
     ...(headers.idempotency ? { 'idempotency-key': idempotencyKeyHeader } : {}),
     ...(headers.ifMatch ? { 'if-match': ifMatchHeader } : {}),
+    ...(headers.ifNoneMatch ? { 'if-none-match': ifNoneMatchHeader } : {}),
   });
 }
+
+/** The answer of a conditional GET whose `If-None-Match` matches: no body, the headers a 200 would carry. */
+export const notModifiedResponse = {
+  304: {
+    description: 'Not modified: the `If-None-Match` matches the current `ETag`. No body.',
+    headers: {
+      ETag: { description: 'The answer’s version.', schema: { type: 'string' as const } },
+      'Cache-Control': { description: 'As on the 200.', schema: { type: 'string' as const } },
+    },
+  },
+};
 
 /** A route on one versioned record: its successful answers carry the record's version as `ETag`. */
 export function versionedResponses<T extends object>(responses: T, versioned: boolean): T {

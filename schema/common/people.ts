@@ -13,11 +13,10 @@ export const PersonInput = z
   .strictObject({
     name: z.string().trim().min(1).max(200).optional(),
     email: z.string().trim().max(254).pipe(z.email()).optional(),
-    phone: z
-      .string()
-      .max(40)
-      .optional()
-      .openapi({ description: "Any format; normalised to E.164 (numbers without + read in the company's phone_country)." }),
+    phone: z.string().max(40).optional().openapi({
+      description:
+        "Any format; normalised to E.164 (numbers without + read in the company's phone_country, else the country of its time zone).",
+    }),
     language: language.optional(),
     roles: z.array(role).max(10).optional().openapi({ description: 'Added to the roles the person already has.' }),
     external: ExternalInput.optional(),

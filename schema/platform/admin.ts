@@ -28,7 +28,7 @@ export const CompanySettingsInput = z
     rebuild_hook_url: hookUrl.nullable().openapi({
       description: 'Static-site build hook: one POST per coalesced batch of changes to published listings; null removes it.',
     }),
-    // Phone numbers written without + are read in this country (ISO 3166-1 alpha-2), e.g. AE.
+    // Phone numbers written without + are read in this country (ISO 3166-1 alpha-2), e.g. AE; unset: the time zone's country.
     phone_country: z
       .string()
       .refine((code) => isSupportedCountry(code), 'An ISO 3166-1 alpha-2 country code in upper case, e.g. AE.'),

@@ -21,7 +21,7 @@ export interface WebhookSubscriptionsTable {
 export interface WebhookSecretsTable {
   id: Generated<string>;
   subscription_id: string;
-  /** AES-256-GCM: 12-byte IV, then ciphertext and tag (lib/webhooks/secrets.ts). */
+  /** The secret as compact JWE text (older rows: AES-256-GCM bytes; lib/webhooks/secrets.ts). */
   ciphertext: Uint8Array;
   created_at: Generated<Date>;
   expires_at: NullableTimestamp;

@@ -261,6 +261,11 @@ describe('GET /leads', () => {
         body: { external: { source: 'crm', id: String(i) } },
       });
     }
+    // Once per key or process, not per request: the key's last use, and the company row kept in memory once the
+    // listening connection is up and this process's writes are notified (lib/company-cache.ts).
+    await api.platform.companyCache.listening();
+    await api.platform.companyCache.settled();
+    await api.request('/api/v1/leads?page_size=1', { host: own.host, key: key.secret });
     const counts: number[] = [];
     for (const size of [1, 5, 20]) {
       statements = [];

@@ -72,6 +72,7 @@ beforeAll(async () => {
     apiBase: api.origin,
     publishableKey: publishable.json.secret,
     turnstileSiteKey: '',
+    timeZone: 'Asia/Dubai',
     consentVersion: '2026-11',
     privacyUrl: 'privacy.html',
   };
@@ -428,10 +429,21 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       // The page asked for the calendar again: the stay now shows as taken.
       await page.locator(`#blocked li[data-start="${stay.check_in}"][data-end="${stay.check_out}"]`).waitFor({ timeout: 30_000 });
       await page.screenshot({ path: join(artifacts, 'website-booking.png'), fullPage: true });
+      const siteTotals = (await page.locator('table.quote tfoot').textContent()) ?? '';
+      const siteStatus = (await page.locator('#booking-status').textContent()) ?? '';
 
       await page.click('#booking-status a[data-stay-link]');
       await page.waitForURL(stayLink);
       expect(await page.locator('[data-reference]').textContent()).toBe(shown.reference);
+      // Money and the hold's end read the same on the site and on the stay page (lib/display.ts): Intl in the
+      // visitor's language, the time in the company's zone with the zone named.
+      const stayTotal = (await page.locator('[data-total]').textContent()) ?? '';
+      expect(stayTotal).toBe(`AED\u00a0${Number(quote.total).toLocaleString('en-GB', { minimumFractionDigits: 2 })}`);
+      expect(siteTotals).toContain(stayTotal);
+      const when = (await page.locator('[data-when]').textContent()) ?? '';
+      const until = /confirms by (.+ GST);/.exec(when)?.[1];
+      expect(until, when).toBeDefined();
+      expect(siteStatus).toContain(until);
       expect(await page.locator('[data-status]').getAttribute('data-status')).toBe('held');
       expect(await page.locator('html').getAttribute('dir')).toBe('ltr');
       await page.screenshot({ path: join(artifacts, 'stay-page.png'), fullPage: true });

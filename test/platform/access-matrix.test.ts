@@ -44,7 +44,7 @@ const queries: Record<string, string> = {
 };
 
 function concrete(path: string): string {
-  const slug = /\/(availability|quote)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
+  const slug = /\/(availability|quote|calendar\.ics)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
   return (
     (path + (queries[path] ?? ''))
       // Each job action on a job of its own (a done job is not cancelled).
@@ -163,7 +163,12 @@ describe('every route declares its access', () => {
 
   it('registers no route under /api/v1 or /admin/v1 that is missing from the documents', () => {
     const documented = new Set(operations.map((op) => `${op.method} ${op.path.replace(/\{([a-z_]+)\}/g, ':$1')}`));
-    const infrastructure = new Set(['GET /api/v1/openapi.json', 'GET /api/v1/docs', 'GET /admin/v1/openapi.json']);
+    const infrastructure = new Set([
+      'GET /api/v1/openapi.json',
+      'GET /api/v1/docs',
+      'GET /api/v1/docs/api-reference.js',
+      'GET /admin/v1/openapi.json',
+    ]);
     const registered = api.app.routes
       .filter((r) => r.method !== 'ALL' && /^\/(api|admin)\/v1\//.test(r.path))
       .map((r) => `${r.method} ${r.path}`)

@@ -216,6 +216,7 @@ describe('no date or instant gives a 500', () => {
     const api1 = (op: string, path: string, o: Omit<Sample, 'op' | 'path'>) =>
       samples.push({ op: `${op.split(' ')[0]} /api/v1${op.split(' ')[1]}`, path: `/api/v1${path}`, host, ...o });
     api1('GET /listings/{slug}/availability', `/listings/${home}/availability`, { query: { from: day1, to: day2 } });
+    api1('GET /listings/{slug}/calendar.ics', `/listings/${home}/calendar.ics`, {});
     api1('GET /listings/{slug}/quote', `/listings/${home}/quote`, { query: { check_in: day1, check_out: day2, guests: '2' } });
     api1('POST /bookings', '/bookings', {
       body: bookingBody(home, day1, day2),

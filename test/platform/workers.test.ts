@@ -13,23 +13,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkers, type WorkerBundle } from '../../bin/build-workers';
 import { wranglerToml } from '../../bin/wrangler-config';
 import { routeGroups } from '../../functions/app';
+import { docsScriptFile } from '../../lib/node/docs-script';
+import { docsScriptPath } from '../../lib/security-headers';
 
 /**
  * Gzipped budgets in KiB (docs/api-reference.md, "Workers"): each a few KiB above what it weighed when set
  * (default 332.2, then 342.5 with the lease routes, 345.2 with the rent-payment routes, 353.0 with the pipelines'
  * routes too, 362.5 with maintenance's too; catalogue 231.3, crm 287.4, forms 284.9, stay 298.7, leases 261.0, then
  * 263.9 with the rent-payment routes; pipelines 290.9 with deals (people matching) and viewings; maintenance
- * 261.5); raise one knowingly, with the reason in the commit.
+ * 261.5); raise one knowingly, with the reason in the commit. Issue 15 raised every Worker that matches people (phones
+ * read in the time zone's country: countries-and-timezones, about 9.7 KiB) and the stay Worker (its iCalendar feed:
+ * ical-generator, about 10.7 KiB): default 383.7, crm 297.1, forms 294.2, stay 319.1, pipelines 300.4. Issues 14
+ * and 15 together then raised every Worker: the company row kept in memory and compressed cached pages
+ * (lib/company-cache.ts, lib/encodings.ts), operation ids, tags and access sentences of the OpenAPI document each
+ * Worker serves (lib/openapi.ts, pluralize), rows written with their events in one statement: default 391.4,
+ * catalogue 238.2, crm 303.1, forms 300.5, stay 324.4, leases 269.0, maintenance 266.9, pipelines 306.4.
  */
 const budgets: Record<string, number> = {
-  default: 366,
-  catalogue: 236,
-  crm: 292,
-  forms: 290,
-  stay: 303,
-  leases: 268,
-  maintenance: 265,
-  pipelines: 296,
+  default: 395,
+  catalogue: 242,
+  crm: 307,
+  forms: 304,
+  stay: 328,
+  leases: 273,
+  maintenance: 271,
+  pipelines: 310,
 };
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);
@@ -47,7 +55,7 @@ beforeAll(async () => {
     const meta = JSON.parse(await readFile(bundle.metafile, 'utf8')) as Metafile;
     bundles.set(bundle.name, { ...bundle, meta, inputs: Object.keys(meta.inputs) });
   }
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   if (out) await rm(out, { recursive: true, force: true });
@@ -84,6 +92,18 @@ describe.skipIf(onPostgresPass)('Worker bundles', () => {
     const bundle = bundles.get(name);
     if (!bundle) throw new Error(`no bundle for ${name}`);
     expect(Math.round((bundle.gzipBytes / 1024) * 100) / 100).toBeLessThanOrEqual(kib);
+  });
+
+  it("serves the reference page's script as a static asset, the pinned package's file, bundled into no Worker", async () => {
+    expect(wranglerToml()).toMatch(/^\[assets\]\ndirectory = "\.\/dist\/assets"$/m);
+    const asset = await readFile(new URL(`dist/assets${docsScriptPath}`, root));
+    expect(asset.equals(await readFile(docsScriptFile()))).toBe(true);
+    for (const bundle of bundles.values()) {
+      expect(
+        bundle.inputs.filter((input) => input.includes('@scalar/api-reference')),
+        bundle.name,
+      ).toEqual([]);
+    }
   });
 
   it('gives every Worker a budget', () => {

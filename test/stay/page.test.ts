@@ -24,8 +24,13 @@ const nights = (n = 2) => {
 /** GET a stay page by its full address, on the host the address names (or another one). */
 const open = (stayUrl: string, host = new URL(stayUrl).host) => ctx.api.request(new URL(stayUrl).pathname, { host });
 
+/** The instant as the page must show it: the visitor's language, the company's time zone, the zone named. */
 const when = (iso: string, language: 'en' | 'ar') =>
-  new Intl.DateTimeFormat(`${language}-u-nu-latn`, { dateStyle: 'full', timeStyle: 'short', timeZone }).format(new Date(iso));
+  new Intl.DateTimeFormat(language === 'ar' ? 'ar-AE-u-nu-latn' : 'en-GB', {
+    dateStyle: 'full',
+    timeStyle: 'long',
+    timeZone,
+  }).format(new Date(iso));
 
 describe('the stay page', () => {
   it('shows the reference, status, quote total, amount due and the date to confirm by, never cached or referred', async () => {
@@ -39,10 +44,10 @@ describe('the stay page', () => {
     expect(res.text).toContain('<html lang="en" dir="ltr">');
     expect(res.text).toContain(`<strong data-reference>${booking.reference}</strong>`);
     expect(res.text).toContain('data-status="held"');
-    expect(res.text).toContain('<td class="amount" data-total>470.00 AED</td>');
-    expect(res.text).toContain('<td class="amount" data-due>770.00 AED</td>'); // total + deposit
+    expect(res.text).toContain('<td class="amount" data-total>AED\u00a0470.00</td>');
+    expect(res.text).toContain('<td class="amount" data-due>AED\u00a0770.00</td>'); // total + deposit
     expect(res.text).toContain(`The company confirms by ${when(booking.hold_expires_at, 'en')}`);
-    for (const night of booking.quote.nights) expect(res.text).toContain(`${night.price} AED`);
+    for (const night of booking.quote.nights) expect(res.text).toContain(`AED\u00a0${night.price}`);
     // Nothing of the guest but the stay itself.
     expect(res.text).not.toContain('Layla');
     expect(res.text).not.toContain('@example.com');
@@ -54,7 +59,7 @@ describe('the stay page', () => {
     const page = await open(booking.stay_url);
     expect(page.text).toContain('data-status="confirmed"');
     expect(page.text).toContain(`Payment due by ${when(confirmed.json.payment_due_at, 'en')}`);
-    expect(page.text).toContain('data-due>770.00 AED');
+    expect(page.text).toContain('data-due>AED\u00a0770.00');
     await step(ctx, booking.reference, 'mark-paid');
     const paid = await open(booking.stay_url);
     expect(paid.text).toContain('data-status="paid"');
@@ -76,7 +81,8 @@ describe('the stay page', () => {
     expect(res.text).toContain('إقامتك');
     expect(res.text).toContain('رقم الحجز');
     expect(res.text).toContain(when(booking.hold_expires_at, 'ar'));
-    expect(res.text).toContain('470.00 AED');
+    expect(res.text).toContain('470.00\u00a0د.إ.'); // the dirham's Arabic sign, Latin digits
+    expect(res.text).toMatch(/GMT\+4|غرينتش\+4/); // the company's zone named
   });
 
   it('answers 404 HTML for an unknown or malformed token, and for a token on another company’s host', async () => {

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { type KyselyConfig, sql } from 'kysely';
 import { inject } from 'vitest';
 import { buildApp } from '../../functions/app';
+import { afterResponsesSettled } from '../../lib/app';
 import { randomToken, sha256 } from '../../lib/crypto';
 import { newDetailsKey } from '../../lib/crypto-jwe';
 import type { DatabaseHandle } from '../../lib/db/index';
@@ -120,6 +121,8 @@ export async function createTestApi(
     const url = `http://${o.host ?? 'unknown.test'}${path}`;
     const res = await app.request(url, { method: o.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
     const text = await res.text();
+    // The webhook hand-off runs after the answer, in the background: tests look at its effects once it is done.
+    await afterResponsesSettled();
     let json: any;
     try {
       json = text ? JSON.parse(text) : undefined;

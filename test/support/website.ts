@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { type Browser, chromium } from 'playwright-core';
 import { buildApp } from '../../functions/app';
+import { afterResponsesSettled } from '../../lib/app';
 import { randomToken } from '../../lib/crypto';
 import { createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey } from '../../lib/node/platform';
 
@@ -60,6 +61,7 @@ export async function startApi(extra: Record<string, string> = {}) {
     admin,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await afterResponsesSettled();
       await platform.handle.close();
       await rm(dataDir, { recursive: true, force: true });
     },

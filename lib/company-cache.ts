@@ -1,0 +1,156 @@
+import type { Company } from '../schema/platform/db';
+
+/**
+ * The Host → company rows (with the catalogue version catalogue ETags carry) of one process or isolate, so a
+ * 304 or a cached catalogue page needs no database round trip. Two ways to stay fresh:
+ *
+ * - `notified` (Node): the database announces every change to a company or its hosts on the channel
+ *   {@link companyChannel} (migration 0016; every catalogue change updates `companies.catalogue_version`).
+ *   Entries live until a notification names their company. While the listening connection is down, nothing is
+ *   served from memory. A write request of this process marks the cache unsynced until the notifications its
+ *   commit sent have been received (`sync`), so the next request of the same client reads its own write.
+ * - `ttl` (Workers, where nothing can listen): an entry is served for `ttlMs`, and a write of this isolate
+ *   drops every entry.
+ *
+ * Only rows found are kept (an unknown host always asks the database), and a row read while a notification
+ * arrived is not kept (the generation check), so a notification can never be overtaken by an older read.
+ */
+export const companyChannel = 'company_changed';
+
+type Entry = { company: Company; storedAt: number };
+type Waiter = { companyId: string | undefined; resolve: () => void };
+
+export type CompanyCacheOptions =
+  | { mode: 'notified'; max?: number; sync?: () => Promise<void> }
+  | { mode: 'ttl'; ttlMs: number; max?: number; now?: () => number };
+
+export class CompanyCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #options: CompanyCacheOptions;
+  readonly #max: number;
+  /** Bumped by every invalidation: a read that saw another generation when it started is not kept. */
+  #generation = 0;
+  /** Notified mode: the listening connection is up (LISTEN done). */
+  #listening: boolean;
+  /** Write requests finished, and the count the last completed sync covered. */
+  #writes = 0;
+  #synced = 0;
+  #syncing: Promise<void> | undefined;
+  #waiters: Waiter[] = [];
+  #listeningWaiters: Array<() => void> = [];
+
+  constructor(options: CompanyCacheOptions) {
+    this.#options = options;
+    this.#max = options.max ?? 10_000;
+    this.#listening = options.mode === 'ttl';
+  }
+
+  /** Whether rows may be served from memory now. */
+  get serving(): boolean {
+    return this.#listening && this.#writes === this.#synced;
+  }
+
+  /** The company that owns `host`: from memory when it may be served, otherwise from `load` (then kept). */
+  async lookup(host: string, load: (host: string) => Promise<Company | undefined>): Promise<Company | undefined> {
+    if (this.serving) {
+      const entry = this.#entries.get(host);
+      if (entry && this.#fresh(entry)) return entry.company;
+    }
+    const generation = this.#generation;
+    const company = await load(host);
+    if (company && this.serving && generation === this.#generation) {
+      if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value as string);
+      this.#entries.set(host, { company, storedAt: this.#now() });
+    }
+    return company;
+  }
+
+  /** A notification: the company changed (settings, catalogue version, hosts) or was removed. */
+  invalidate(companyId: string): void {
+    this.#generation++;
+    for (const [host, entry] of this.#entries) if (entry.company.id === companyId) this.#entries.delete(host);
+    this.#wake(companyId);
+  }
+
+  /** Drops everything (the listening connection was lost or restored, or a write in TTL mode). */
+  clear(): void {
+    this.#generation++;
+    this.#entries.clear();
+    this.#wake(undefined);
+  }
+
+  /** Notified mode: the listening connection is up (after LISTEN) or down. Either way the rows are dropped. */
+  setListening(listening: boolean): void {
+    this.clear();
+    if (this.#options.mode === 'notified') this.#listening = listening;
+    if (this.#listening) for (const resolve of this.#listeningWaiters.splice(0)) resolve();
+  }
+
+  /** Resolves once the listening connection is up (at once when it is). */
+  listening(): Promise<void> {
+    if (this.#listening) return Promise.resolve();
+    return new Promise((resolve) => this.#listeningWaiters.push(resolve));
+  }
+
+  /**
+   * A write request of this process finished (its transaction committed). Notified mode: rows are not served
+   * until a round trip on the listening connection, sent after the commit, came back (the server sends a
+   * listener its pending notifications before answering it). TTL mode: drops every row.
+   */
+  afterWrite(): void {
+    if (this.#options.mode === 'ttl') {
+      this.clear();
+      return;
+    }
+    this.#writes++;
+    void this.#sync();
+  }
+
+  /**
+   * Resolves at the next invalidation of `companyId`, or when every row is dropped (the only event awaited
+   * without an id). Create it before the change, await it after: tests wait for a notification this way.
+   */
+  changed(companyId?: string): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push({ companyId, resolve }));
+  }
+
+  /** Resolves once rows may be served again after this process's writes (or at once). */
+  async settled(): Promise<void> {
+    while (this.#syncing) await this.#syncing;
+  }
+
+  #sync(): Promise<void> {
+    if (this.#syncing) return this.#syncing;
+    const sync = this.#options.mode === 'notified' ? this.#options.sync : undefined;
+    this.#syncing = (async () => {
+      while (this.#synced !== this.#writes) {
+        const covering = this.#writes;
+        try {
+          await sync?.();
+        } catch {
+          // The connection's loss is reported by its own listener, which stops serving until it is back.
+        }
+        this.#synced = covering;
+      }
+      this.#syncing = undefined;
+    })();
+    return this.#syncing;
+  }
+
+  #wake(companyId: string | undefined): void {
+    const waiting = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiting) {
+      if (companyId === undefined || waiter.companyId === companyId) waiter.resolve();
+      else this.#waiters.push(waiter);
+    }
+  }
+
+  #fresh(entry: Entry): boolean {
+    return this.#options.mode === 'notified' || this.#now() - entry.storedAt < this.#options.ttlMs;
+  }
+
+  #now(): number {
+    return this.#options.mode === 'ttl' ? (this.#options.now ?? Date.now)() : 0;
+  }
+}

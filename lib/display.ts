@@ -1,0 +1,28 @@
+/**
+ * How people are shown money and instants: the same on the stay page (functions/stay/page.ts) and on the example
+ * website, which loads this module bundled (examples/website/vendor/display.js, built by `npm run client:generate`).
+ * `Intl` in the visitor's language (Latin digits in Arabic too, so amounts read the same in both), instants in the
+ * company's time zone with the zone named. Amounts are the API's decimal strings: formatted only, never computed.
+ */
+export type DisplayLanguage = 'en' | 'ar';
+
+export function displayLocale(language: DisplayLanguage): string {
+  return language === 'ar' ? 'ar-AE-u-nu-latn' : 'en-GB';
+}
+
+export function formatMoney(amount: string, currency: string, language: DisplayLanguage): string {
+  return new Intl.NumberFormat(displayLocale(language), { style: 'currency', currency }).format(Number(amount));
+}
+
+export function formatInstant(at: string | Date, language: DisplayLanguage, timeZone: string): string {
+  return new Intl.DateTimeFormat(displayLocale(language), { dateStyle: 'full', timeStyle: 'long', timeZone }).format(
+    new Date(at),
+  );
+}
+
+/** A calendar date `YYYY-MM-DD`, read as that day wherever the reader is. */
+export function formatDay(date: string, language: DisplayLanguage): string {
+  return new Intl.DateTimeFormat(displayLocale(language), { dateStyle: 'full', timeZone: 'UTC' }).format(
+    new Date(`${date}T00:00:00Z`),
+  );
+}

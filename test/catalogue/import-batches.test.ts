@@ -1,0 +1,133 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type ServerType, serve } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importBatchSize } from '../../functions/catalogue/content';
+import { createTestApi, demo, type TestApi } from '../support/harness';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await createTestApi();
+});
+afterAll(() => api.close());
+
+/** `n` published listings in the demo's places, slugs `bulk-1` … `bulk-n`. */
+const bulk = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    slug: { en: `bulk-${i + 1}` },
+    listing_type: 'sale',
+    status: 'published',
+    title: { en: `Bulk ${i + 1}` },
+    city: 'dubai',
+    bedrooms: i % 4,
+    photos: [{ key: `bulk/${i + 1}.jpg`, alt: { en: 'Front' } }],
+  }));
+
+const lines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+
+const listingCount = async (companyId: string) =>
+  Number(
+    (
+      await api.db
+        .selectFrom('listings')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('company_id', '=', companyId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+describe('catalogue import in batches', () => {
+  it('streams a line per batch, then the counts, and stores every listing with its photo', async () => {
+    const company = await api.createCompany();
+    const listings = bulk(2 * importBatchSize + 1);
+    const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
+      body: { areas: demo.areas, listings },
+      headers: { Accept: 'application/x-ndjson' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    expect(lines(res.text)).toEqual([
+      { progress: { listings: { done: importBatchSize, total: listings.length }, batch: 1, batches: 3 } },
+      { progress: { listings: { done: 2 * importBatchSize, total: listings.length }, batch: 2, batches: 3 } },
+      { progress: { listings: { done: listings.length, total: listings.length }, batch: 3, batches: 3 } },
+      { result: { areas: demo.areas.length, property_types: 0, services: 0, team: 0, listings: listings.length } },
+    ]);
+    expect(await listingCount(company.id)).toBe(listings.length);
+    const photos = await api.db
+      .selectFrom('listing_photos as p')
+      .innerJoin('listings as l', 'l.id', 'p.listing_id')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('l.company_id', '=', company.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(photos.n)).toBe(listings.length);
+    const filters = await api.request('/api/v1/filters', { host: company.host });
+    expect(filters.json.results.find((g: { type: string }) => g.type === 'sale').count).toBe(listings.length);
+  });
+
+  it('leaves nothing when the last batch fails, after earlier batches were written (the stream ends in the problem)', async () => {
+    const company = await api.createCompany();
+    const listings = [...bulk(2 * importBatchSize), { ...bulk(1)[0], slug: { en: 'last-one' }, city: 'atlantis' }];
+    const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
+      body: { areas: demo.areas, listings },
+      headers: { Accept: 'application/x-ndjson' },
+    });
+    const out = lines(res.text);
+    expect(out.slice(0, 2).map((line) => line.progress?.batch)).toEqual([1, 2]);
+    expect(out[2].error).toMatchObject({ status: 400, code: 'invalid_request' });
+    expect(out[2].error.detail).toContain('atlantis');
+    expect(out).toHaveLength(3);
+    expect(await listingCount(company.id)).toBe(0);
+    const areas = await api.db.selectFrom('areas').select('id').where('company_id', '=', company.id).execute();
+    expect(areas).toHaveLength(0);
+    // Without the header the same import is one problem answer.
+    const plain = await api.admin(`/companies/${company.id}/catalogue/import`, { body: { areas: demo.areas, listings } });
+    expect(plain.status).toBe(400);
+    expect(plain.headers.get('content-type')).toBe('application/problem+json');
+  });
+
+  it('keeps the last of two listings with the same slug, as one upsert after the other would', async () => {
+    const company = await api.createCompany();
+    const [first, second] = [bulk(1)[0], { ...bulk(1)[0], title: { en: 'Second' }, photos: [] }];
+    const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
+      body: { areas: demo.areas, listings: [first, second] },
+    });
+    expect(res.status).toBe(200);
+    const detail = await api.request('/api/v1/listings/bulk-1', { host: company.host });
+    expect(detail.json.title.en).toBe('Second');
+    expect(detail.json.photos).toEqual([]);
+  });
+
+  describe('the CLI', () => {
+    let server: ServerType;
+    let url = '';
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => {
+        server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+          url = `http://127.0.0.1:${info.port}`;
+          resolve();
+        });
+      });
+    });
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it('shows a line per batch on stderr and prints the counts on stdout', async () => {
+      const company = await api.createCompany();
+      const file = join(tmpdir(), `import-${company.id}.json`);
+      await writeFile(file, JSON.stringify({ areas: demo.areas, listings: bulk(importBatchSize + 1) }));
+      const env = { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: api.adminToken };
+      const args = ['--import', 'tsx', 'bin/admin.ts', 'catalogue', 'import', company.id, file];
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { env });
+      expect(JSON.parse(stdout)).toMatchObject({ listings: importBatchSize + 1 });
+      expect(stderr).toContain(`batch 1/2: ${importBatchSize}/${importBatchSize + 1} listings`);
+      expect(stderr).toContain(`batch 2/2: ${importBatchSize + 1}/${importBatchSize + 1} listings`);
+    });
+  });
+});

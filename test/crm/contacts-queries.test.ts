@@ -1,0 +1,57 @@
+import type { LogEvent } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { newReference } from '../../lib/references';
+import { createTestApi, openTestDatabase } from '../support/harness';
+
+describe('SQL statements per contacts list request', () => {
+  it('do not grow with page_size (leads and external ids come per page, not per row)', async () => {
+    let statements: string[] = [];
+    const log = (event: LogEvent) => {
+      if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
+    };
+    const counted = await createTestApi({ handle: await openTestDatabase({ log }) });
+    try {
+      const own = await counted.createCompany();
+      const key = (await counted.createKey(own.id, { scopes: ['read:contacts'] })).secret;
+      const rows = Array.from({ length: 60 }, (_, i) => ({ company_id: own.id, reference: newReference('P'), name: `P${i}` }));
+      const inserted = await counted.db.insertInto('contacts').values(rows).returning(['id']).execute();
+      await counted.db
+        .insertInto('leads')
+        .values(
+          inserted.map((c) => ({ company_id: own.id, reference: newReference('L'), contact_id: c.id, caused_by: 'website' })),
+        )
+        .execute();
+      await counted.db
+        .insertInto('external_ids')
+        .values(
+          inserted.map((c, i) => ({
+            company_id: own.id,
+            record_type: 'contact' as const,
+            source: 'crm',
+            external_id: `${i}`,
+            record_id: c.id,
+          })),
+        )
+        .execute();
+      const measure = async (size: number) => {
+        statements = [];
+        const res = await counted.request(`/api/v1/contacts?page_size=${size}`, { host: own.host, key });
+        expect(res.status, res.text).toBe(200);
+        expect(res.json.results).toHaveLength(size);
+        expect(res.json.results.every((c: any) => c.leads.length === 1 && c.external.length === 1)).toBe(true);
+        return statements.length;
+      };
+      // The company row is kept in memory once the listening connection is up and this process's writes are
+      // notified (lib/company-cache.ts); before that a read asks the database for it.
+      await counted.platform.companyCache.listening();
+      await counted.platform.companyCache.settled();
+      await measure(1); // anything done once per key or process is not per request
+      const counts = [];
+      for (const size of [1, 5, 20, 60]) counts.push(await measure(size));
+      expect(counts[0]).toBeGreaterThan(2);
+      expect(counts).toEqual([counts[0], counts[0], counts[0], counts[0]]);
+    } finally {
+      await counted.close();
+    }
+  });
+});

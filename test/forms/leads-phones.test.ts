@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApi, type TestApi } from '../support/harness';
+
+let api: TestApi;
+
+beforeAll(async () => {
+  api = await createTestApi();
+});
+afterAll(() => api.close());
+
+const base = () => ({ consent: true, consent_version: '2026-01', email: `phone.${Date.now().toString(36)}@example.com` });
+
+describe("a phone in local form, read in the country of the company's time zone", () => {
+  it('takes 050 123 4567 for a Dubai company without phone_country, and refuses it where the zone has no country', async () => {
+    const dubai = await api.demoCompany();
+    const key = (await api.createKey(dubai.id, { scopes: ['write:leads'] })).secret;
+    const body = { ...base(), phone: '050 123 4567' };
+    const res = await api.request('/api/v1/leads', { host: dubai.host, key, body });
+    expect(res.status, res.text).toBe(201);
+    const person = await api.db
+      .selectFrom('contacts')
+      .select('phone')
+      .where('company_id', '=', dubai.id)
+      .where('reference', '=', res.json.person)
+      .executeTakeFirstOrThrow();
+    expect(person.phone).toBe('+971501234567');
+    const utc = await api.createCompany({ time_zone: 'UTC' });
+    const utcKey = (await api.createKey(utc.id, { scopes: ['write:leads'] })).secret;
+    const refused = await api.request('/api/v1/leads', {
+      host: utc.host,
+      key: utcKey,
+      body: { ...base(), phone: '050 123 4567' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(refused.json.errors).toEqual([expect.objectContaining({ path: 'phone', code: 'invalid_phone' })]);
+  });
+});

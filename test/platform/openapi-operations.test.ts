@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationIdOf } from '../../lib/openapi';
+import { createTestApi, type TestApi } from '../support/harness';
+
+/**
+ * What the published documents promise integrators and linters (Redocly, Spectral: npm run lint:openapi in CI):
+ * a stable, unique operationId on every operation (the typed client and the collection are named by them), tags
+ * declared with a description, who may call each operation in words and in `x-scopes`, servers, a contact, no
+ * unused component, and the 304 of conditional reads.
+ */
+let api: TestApi;
+let host: string;
+let publicDoc: any;
+let adminDoc: any;
+beforeAll(async () => {
+  api = await createTestApi();
+  ({ host } = await api.demoCompany());
+  publicDoc = (await api.request('/api/v1/openapi.json')).json;
+  adminDoc = (await api.request('/admin/v1/openapi.json')).json;
+});
+afterAll(() => api.close());
+
+const operationsOf = (doc: any, section = 'paths') =>
+  Object.entries<any>(doc[section] ?? {}).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, operation]) => ({ method, path, operation })),
+  );
+
+/** The public operation ids: renaming one renames a typed client's call, so a change here is deliberate. */
+const publicIds = [
+  'listListings',
+  'listListingMapPoints',
+  'getListing',
+  'listAreas',
+  'listFilters',
+  'listTeamProfiles',
+  'getSitemap',
+  'listServices',
+  'listContacts',
+  'createContact',
+  'getContact',
+  'updateContact',
+  'listMembers',
+  'listDepartments',
+  'listLeads',
+  'createLead',
+  'getLead',
+  'updateLead',
+  'listActivities',
+  'createActivity',
+  'listTasks',
+  'createTask',
+  'getTask',
+  'updateTask',
+  'getListingAvailability',
+  'getListingCalendarFeed',
+  'getListingQuote',
+  'createBooking',
+  'listLeases',
+  'createLease',
+  'getLease',
+  'updateLease',
+  'activateLease',
+  'recordLeaseNotice',
+  'endLease',
+  'renewLease',
+  'listRentPayments',
+  'createRentPayment',
+  'getRentPayment',
+  'updateRentPayment',
+  'listJobs',
+  'createJob',
+  'getJob',
+  'updateJob',
+  'scheduleJob',
+  'completeJob',
+  'cancelJob',
+  'recordJobApproval',
+  'listJobCharges',
+  'createJobCharge',
+  'getJobCharge',
+  'updateJobCharge',
+  'listContractors',
+  'createContractor',
+  'getContractor',
+  'updateContractor',
+  'listInspections',
+  'createInspection',
+  'getInspection',
+  'listPipelines',
+  'listDeals',
+  'createDeal',
+  'getDeal',
+  'updateDeal',
+  'moveDeal',
+  'listViewings',
+  'createViewing',
+  'getViewing',
+  'updateViewing',
+];
+
+describe('operation ids', () => {
+  it('derives them from the method and path', () => {
+    expect(operationIdOf('get', '/listings')).toBe('listListings');
+    expect(operationIdOf('get', '/listings/{slug}')).toBe('getListing');
+    expect(operationIdOf('post', '/leads')).toBe('createLead');
+    expect(operationIdOf('patch', '/rent-payments/{payment_id}')).toBe('updateRentPayment');
+    expect(operationIdOf('post', '/leases/{reference}/activate')).toBe('activateLease');
+    expect(operationIdOf('get', '/listings/{slug}/availability')).toBe('getListingAvailability');
+    expect(operationIdOf('get', '/companies/{company_id}/keys')).toBe('listCompanyKeys');
+    expect(operationIdOf('post', '/companies/{company_id}/bookings/{reference}/mark-paid')).toBe('markCompanyBookingPaid');
+    expect(operationIdOf('put', '/companies/{company_id}/services/{key}')).toBe('setCompanyService');
+    expect(operationIdOf('delete', '/companies/{company_id}/listings/{slug}/blocks/{block_id}')).toBe(
+      'deleteCompanyListingBlock',
+    );
+  });
+
+  it('gives every operation of both documents and every event a unique camelCase id; the public ones are pinned', () => {
+    const all = [...operationsOf(publicDoc), ...operationsOf(publicDoc, 'webhooks'), ...operationsOf(adminDoc)];
+    const ids = all.map(({ operation }) => operation.operationId);
+    for (const [i, id] of ids.entries()) expect(id, `${all[i]?.method} ${all[i]?.path}`).toMatch(/^[a-z][a-zA-Z0-9]+$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(operationsOf(publicDoc).map(({ operation }) => operation.operationId)).toEqual(publicIds);
+    expect(publicDoc.webhooks['lead.status_changed'].post.operationId).toBe('leadStatusChangedEvent');
+  });
+});
+
+describe('the public document', () => {
+  it('declares each tag it uses, with a description, and names servers and a contact', () => {
+    const used = new Set(
+      [...operationsOf(publicDoc), ...operationsOf(publicDoc, 'webhooks')].flatMap(({ operation }) => operation.tags),
+    );
+    expect(publicDoc.tags.map((t: any) => t.name).sort()).toEqual([...used].sort());
+    for (const tag of publicDoc.tags) expect(tag.description).toBeTruthy();
+    expect(adminDoc.tags.map((t: any) => t.name)).toEqual(['Admin']);
+    expect(publicDoc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(publicDoc.info.contact.name).toBeTruthy();
+  });
+
+  it('says who may call each operation: in its description, in x-scopes, and never as scopes of a bearer scheme', () => {
+    for (const { method, path, operation } of [...operationsOf(publicDoc), ...operationsOf(adminDoc)]) {
+      const access = operation['x-access'];
+      expect(operation.description, `${method} ${path}`).toContain('**Access:**');
+      expect(operation['x-scopes'] ?? [], `${method} ${path}`).toEqual(access.scopes ?? []);
+      for (const scope of access.scopes ?? []) expect(operation.description).toContain(`\`${scope}\``);
+      for (const requirement of operation.security) for (const listed of Object.values(requirement)) expect(listed).toEqual([]);
+    }
+    for (const { operation } of operationsOf(publicDoc, 'webhooks')) expect(operation.security).toEqual([]);
+  });
+
+  it('keeps only the components something refers to', () => {
+    for (const doc of [publicDoc, adminDoc]) {
+      const { components, ...rest } = doc;
+      const text = JSON.stringify(rest) + JSON.stringify(components);
+      const schemes = new Set(
+        [...operationsOf(doc), ...operationsOf(doc, 'webhooks')].flatMap(({ operation }) =>
+          operation.security.flatMap((r: object) => Object.keys(r)),
+        ),
+      );
+      for (const [kind, entries] of Object.entries<any>(components)) {
+        for (const name of Object.keys(entries)) {
+          const used = kind === 'securitySchemes' ? schemes.has(name) : text.includes(`"#/components/${kind}/${name}"`);
+          expect(used, `${kind}/${name}`).toBe(true);
+        }
+      }
+    }
+    expect(publicDoc.components.schemas.Company).toBeUndefined();
+    expect(publicDoc.components.securitySchemes.adminToken).toBeUndefined();
+  });
+
+  it('documents the 304 of the catalogue reads, which the API gives to a matching If-None-Match', async () => {
+    const catalogue = operationsOf(publicDoc).filter(({ operation }) => operation.tags.includes('Catalogue'));
+    expect(catalogue.length).toBe(8);
+    for (const { path, operation } of catalogue) {
+      expect(operation.responses['304'], path).toBeDefined();
+      expect(operation.parameters.map((p: any) => p.name)).toContain('if-none-match');
+    }
+    const first = await api.request('/api/v1/areas', { host });
+    const again = await api.request('/api/v1/areas', { host, headers: { 'If-None-Match': first.headers.get('ETag') ?? '' } });
+    expect(again.status).toBe(304);
+  });
+});

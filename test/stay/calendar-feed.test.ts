@@ -1,0 +1,94 @@
+import ICAL from 'ical.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addBlock, availability, book, type Ctx, day, newHome, setup, step, villa, villaAr } from './support';
+
+/** GET /listings/{slug}/calendar.ics, read back with an iCalendar parser (ical.js) and compared with availability. */
+let ctx: Ctx;
+let home: string;
+const guest = { name: 'Layla Guest', phone: '+971501234567' };
+let references: string[] = [];
+
+beforeAll(async () => {
+  ctx = await setup();
+  home = await newHome(ctx);
+  const held = await book(ctx, home, day(10), day(13), guest);
+  const confirmed = await book(ctx, home, day(13), day(15), guest);
+  expect((await step(ctx, confirmed.reference, 'confirm')).status).toBe(200);
+  expect((await addBlock(ctx, home, day(22), day(25))).status).toBe(201);
+  expect((await addBlock(ctx, home, day(40), day(41), 'maintenance')).status).toBe(201);
+  references = [held.reference, confirmed.reference];
+});
+afterAll(() => ctx.api.close());
+
+const feed = (slug: string, o: { headers?: Record<string, string>; query?: string } = {}) =>
+  ctx.api.request(`/api/v1/listings/${encodeURIComponent(slug)}/calendar.ics${o.query ?? ''}`, {
+    host: ctx.company.host,
+    headers: o.headers,
+  });
+
+/** The all-day events of a calendar, as [first night, day after the last night], with their UIDs. */
+function events(text: string) {
+  const calendar = new ICAL.Component(ICAL.parse(text));
+  expect(calendar.name).toBe('vcalendar');
+  return calendar.getAllSubcomponents('vevent').map((vevent) => {
+    const start = vevent.getFirstPropertyValue('dtstart') as ICAL.Time;
+    const end = vevent.getFirstPropertyValue('dtend') as ICAL.Time;
+    expect([start.isDate, end.isDate]).toEqual([true, true]);
+    return { start: start.toString(), end: end.toString(), uid: String(vevent.getFirstPropertyValue('uid')) };
+  });
+}
+
+describe('the iCalendar feed of a holiday home', () => {
+  it('has one all-day event per blocked range of availability, and nothing about the guests', async () => {
+    const res = await feed(home);
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+    const blocked = (await availability(ctx, home)).json.blocked as Array<{ start: string; end: string }>;
+    expect(blocked).toEqual([
+      { start: day(10), end: day(15) },
+      { start: day(22), end: day(25) },
+      { start: day(40), end: day(41) },
+    ]);
+    expect(events(res.text).map(({ start, end }) => ({ start, end }))).toEqual(blocked);
+    expect(res.text).toMatch(/\r\nDTSTART;VALUE=DATE:\d{8}\r\n/);
+    for (const secret of ['Layla', 'Guest', '501234567', 'example.com', ...references]) expect(res.text).not.toContain(secret);
+  });
+
+  it('keeps UIDs across exports, gives a new range its own, and answers 304 to its weak ETag', async () => {
+    const first = await feed(home);
+    const again = await feed(home);
+    expect(events(again.text)).toEqual(events(first.text));
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"[0-9a-f]{24}"$/);
+    expect(first.headers.get('cache-control')).toBe('no-cache');
+    const unchanged = await feed(home, { headers: { 'If-None-Match': etag } });
+    expect([unchanged.status, unchanged.text]).toEqual([304, '']);
+
+    expect((await addBlock(ctx, home, day(60), day(62))).status).toBe(201);
+    const changed = await feed(home, { headers: { 'If-None-Match': etag } });
+    expect(changed.status).toBe(200);
+    const uids = events(first.text).map((e) => e.uid);
+    const now = events(changed.text);
+    expect(now.slice(0, uids.length).map((e) => e.uid)).toEqual(uids);
+    expect(now.at(-1)).toMatchObject({ start: day(60), end: day(62) });
+    expect(new Set(now.map((e) => e.uid)).size).toBe(now.length);
+  });
+
+  it('answers by the Arabic slug too, and 404 (problem+json) for a listing that is not a bookable holiday home', async () => {
+    expect((await feed(villaAr)).status).toBe(200);
+    for (const slug of ['marina-gate-2br-sea-view', 'no-such-home']) {
+      const res = await feed(slug);
+      expect(res.status, slug).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    }
+    const off = await setup({ api: ctx.api, settings: { bookings_enabled: false } });
+    const closed = await ctx.api.request(`/api/v1/listings/${villa}/calendar.ics`, { host: off.company.host });
+    expect(closed.status).toBe(404);
+  });
+
+  it('refuses query parameters it does not know (400, not a calendar)', async () => {
+    const res = await feed(home, { query: '?from=2026-01-01' });
+    expect(res.status).toBe(400);
+    expect(res.json.errors).toEqual([expect.objectContaining({ path: 'from', code: 'unknown_field' })]);
+  });
+});
