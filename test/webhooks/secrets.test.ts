@@ -58,7 +58,7 @@ describe('a subscription whose secret was stored the old way', () => {
   let api: TestApi;
   const { setup, close } = fixtures(() => api);
   beforeAll(async () => {
-    api = await createTestApi();
+    api = await createTestApi({ ownDatabase: true });
   });
   afterAll(async () => {
     await close();
