@@ -29,6 +29,18 @@ const route = defineRoute({
 
 const midnight = (date: string) => new Date(`${date}T00:00:00Z`);
 
+/**
+ * A TEXT value (RFC 5545, 3.3.11) on one line: control characters, line breaks included, as one space; `\`, `;`
+ * and `,` escaped. ical-generator writes the calendar's NAME as given, so a title with a line break would
+ * otherwise start calendar lines of its own (an event, a property) in every importer.
+ */
+function icalText(value: string): string {
+  return value
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim()
+    .replace(/[\\;,]/g, (c) => `\\${c}`);
+}
+
 export const calendarFeed = createRouter().openapi(route, async (c) => {
   const { slug } = c.req.valid('param');
   const { db } = c.var.services;
@@ -38,7 +50,7 @@ export const calendarFeed = createRouter().openapi(route, async (c) => {
   const to = addDays(from, 365);
   const home = await findBookableHome(db, company, slug, { seasons: false });
   const { ranges } = await takenRanges(db, home.id, from, to, now);
-  const name = home.title.en ?? home.slug;
+  const name = icalText(home.title.en ?? home.slug);
   // What the calendar says, without the DTSTAMP of the request: the home's name and slug, the window, the ranges.
   const etag = `W/${await etagOf(JSON.stringify([home.slug, name, from, to, ranges]))}`;
   const headers = { ETag: etag, 'Cache-Control': 'no-cache' };

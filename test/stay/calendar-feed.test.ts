@@ -100,6 +100,26 @@ describe('the iCalendar feed of a holiday home', () => {
     expect(again.headers.get('etag')).not.toBe(first.headers.get('etag'));
   });
 
+  it('keeps a title with line breaks, commas and semicolons inside the NAME: no line of it becomes calendar content', async () => {
+    const slug = await newHome(ctx);
+    const title = 'Villa; sea, sun\\\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20270101\r\nSUMMARY:Layla Guest\r\nEND:VEVENT\nX-EVIL:1';
+    const villaListing = demo.listings.find((l) => l.slug.en === villa)!;
+    const listing = { ...villaListing, slug: { en: slug, ar: `بيت-${slug}` }, title: { en: title } };
+    await ctx.api.importCatalogue(ctx.company.id, { listings: [listing] });
+    expect((await addBlock(ctx, slug, day(5), day(7))).status).toBe(201);
+    const res = await feed(slug);
+    expect(res.status).toBe(200);
+    expect(res.text).not.toMatch(/\r\n(BEGIN:VEVENT\r\nUID:x|SUMMARY:Layla|X-EVIL)/);
+    expect(events(res.text).map(({ start, end }) => ({ start, end }))).toEqual([{ start: day(5), end: day(7) }]);
+    const calendar = new ICAL.Component(ICAL.parse(res.text));
+    // One line: the breaks read as spaces; read as TEXT (RFC 7986 NAME; ical.js does not know it), the title's own
+    // characters come back unescaped.
+    const name = String(calendar.getFirstPropertyValue('name'));
+    expect(ICAL.design.icalendar.value.text.fromICAL(name)).toBe(
+      'Villa; sea, sun\\ BEGIN:VEVENT UID:x DTSTART;VALUE=DATE:20270101 SUMMARY:Layla Guest END:VEVENT X-EVIL:1',
+    );
+  });
+
   it("never answers for another company's home, nor for a home that is not published", async () => {
     // Another company with bookings on and the same demo catalogue: this test's home is not its own.
     const other = await setup({ api: ctx.api });
