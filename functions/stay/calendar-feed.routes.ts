@@ -36,7 +36,7 @@ const midnight = (date: string) => new Date(`${date}T00:00:00Z`);
  */
 function icalText(value: string): string {
   return value
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\p{Cc}+/gu, ' ')
     .trim()
     .replace(/[\\;,]/g, (c) => `\\${c}`);
 }

@@ -102,7 +102,8 @@ describe('the iCalendar feed of a holiday home', () => {
 
   it('keeps a title with line breaks, commas and semicolons inside the NAME: no line of it becomes calendar content', async () => {
     const slug = await newHome(ctx);
-    const title = 'Villa; sea, sun\\\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20270101\r\nSUMMARY:Layla Guest\r\nEND:VEVENT\nX-EVIL:1';
+    const title =
+      'Villa; sea, sun\\\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20270101\r\nSUMMARY:Layla Guest\r\nEND:VEVENT\nX-EVIL:1';
     const villaListing = demo.listings.find((l) => l.slug.en === villa)!;
     const listing = { ...villaListing, slug: { en: slug, ar: `بيت-${slug}` }, title: { en: title } };
     await ctx.api.importCatalogue(ctx.company.id, { listings: [listing] });
