@@ -9,8 +9,19 @@ import type { Db, Executor } from './db/index';
  */
 export const newAdminToken = (): string => `adm_${randomToken(40)}`;
 
-/** Adds a token's hash; adding one that is already there changes nothing. */
+/**
+ * The shortest admin token taken from the operator (ADMIN_TOKEN, DATA_DIR/admin-token): a generated one has 44
+ * characters. The token opens every company's data, so `ADMIN_TOKEN=changeme` is refused, not registered.
+ */
+export const adminTokenMinLength = 32;
+
+/** Adds a token's hash; adding one that is already there changes nothing. A token under 32 characters throws. */
 export async function registerAdminToken(db: Executor, token: string): Promise<void> {
+  if (token.length < adminTokenMinLength) {
+    throw new Error(
+      `The admin token (ADMIN_TOKEN) has ${token.length} characters; it needs at least ${adminTokenMinLength} random ones. Leave ADMIN_TOKEN unset to have one generated, or use one printed by \`npm run migrate -- --new-admin-token\`.`,
+    );
+  }
   await db
     .insertInto('admin_tokens')
     .values({ token_hash: await sha256(token) })

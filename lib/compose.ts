@@ -14,6 +14,19 @@ import { registerEventWebhooks } from './webhooks/doc';
 type Router = OpenAPIHono<AppEnv>;
 
 /**
+ * Settings of the pinned @scalar/api-reference bundle that the wrapper's older types (@scalar/types 0.2) do not list
+ * (the page passes them through as given): Scalar's cloud features off. Its AI agent, MCP generation and developer
+ * toolbar (shown on localhost) call Scalar's servers, which the page's CSP (`connect-src 'self'`) and a reader
+ * offline never reach; no telemetry either.
+ */
+const withoutScalarCloud = {
+  showDeveloperTools: 'never',
+  telemetry: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
+};
+
+/**
  * A route group as its folder declares it (functions/<group>/index.ts): what the root app, the scheduler and the
  * group's own Worker need, and nothing of any other group. Its admin routes are not part of it: they live in
  * functions/<group>/admin.ts and only the admin API imports them (functions/app.ts), so a group's own Worker,
@@ -93,7 +106,13 @@ export function composeApp(provide: ServicesProvider, options: ComposeOptions): 
   };
   app.get('/api/v1/openapi.json', (c) => c.json(documentFor('/api/v1/', info.title)));
   // The page loads its script from this host (never a CDN) and no fonts from elsewhere: it renders offline.
-  const page = Scalar({ url: '/api/v1/openapi.json', pageTitle: info.title, cdn: docsScriptPath, withDefaultFonts: false });
+  const page = Scalar({
+    url: '/api/v1/openapi.json',
+    pageTitle: info.title,
+    cdn: docsScriptPath,
+    withDefaultFonts: false,
+    ...withoutScalarCloud,
+  });
   app.get('/api/v1/docs', docsPagePolicy(), page);
   app.get(docsScriptPath, async (c) => {
     const load = c.var.services.docsScript;

@@ -20,6 +20,23 @@ export function formatInstant(at: string | Date, language: DisplayLanguage, time
   );
 }
 
+/**
+ * An instant as its day and time to the minute, in the company's time zone with the zone named (a check-in from
+ * 15:00 at the home: "Sunday 24 January 2027 at 15:00 GST"; Arabic "الأحد، 24 يناير 2027 في 3:00 م غرينتش+4").
+ */
+export function formatDayTime(at: string | Date, language: DisplayLanguage, timeZone: string): string {
+  return new Intl.DateTimeFormat(displayLocale(language), {
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZoneName: 'short',
+    timeZone,
+  }).format(new Date(at));
+}
+
 /** A calendar date `YYYY-MM-DD`, read as that day wherever the reader is. */
 export function formatDay(date: string, language: DisplayLanguage): string {
   return new Intl.DateTimeFormat(displayLocale(language), { dateStyle: 'full', timeZone: 'UTC' }).format(

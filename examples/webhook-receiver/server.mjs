@@ -23,14 +23,20 @@ const webhook = new Webhook(secret);
 // Deliveries are at least once: the same event (webhook-id) may come again; a real integration keeps this in its store.
 const seen = new Set();
 
+// An event is a few hundred bytes (ids and references only); nothing larger is kept in memory.
+const maxBody = 256 * 1024;
+
+/** The raw body, or undefined when it is over maxBody (the rest is read and dropped). */
 function readBody(req) {
   return new Promise((resolve, reject) => {
     let body = '';
+    let size = 0;
     req.setEncoding('utf8');
     req.on('data', (chunk) => {
-      body += chunk;
+      size += Buffer.byteLength(chunk);
+      if (size <= maxBody) body += chunk;
     });
-    req.on('end', () => resolve(body));
+    req.on('end', () => resolve(size <= maxBody ? body : undefined));
     req.on('error', reject);
   });
 }
@@ -41,6 +47,11 @@ const server = createServer(async (req, res) => {
     return;
   }
   const body = await readBody(req); // the raw body: re-serialised JSON would not verify
+  if (body === undefined) {
+    console.log(`refused: a body over ${maxBody} bytes`);
+    res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8' }).end('body too large\n');
+    return;
+  }
   let event;
   try {
     event = webhook.verify(body, req.headers);

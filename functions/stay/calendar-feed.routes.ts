@@ -15,7 +15,7 @@ const route = defineRoute({
   tags: ['Bookings'],
   summary: "A holiday home's taken nights as an iCalendar feed",
   description:
-    'For channel managers (Airbnb, Booking.com, …) that import a calendar by URL: the blocked ranges `GET /listings/{slug}/availability` answers for its default window (today in the company’s time zone and the 365 days after), one all-day event per range (`DTSTART;VALUE=DATE` the first night, `DTEND;VALUE=DATE` the day after the last), summary "Not available", nothing about guests. `UID`s are stable for a range; a range that grows or shrinks is a new event. 404 like availability. A weak ETag (the ranges, not the DTSTAMP of the request) and `Cache-Control: no-cache`: a 304 is cheap.',
+    'For channel managers (Airbnb, Booking.com, …) that import a calendar by URL: the blocked ranges `GET /listings/{slug}/availability` answers for its default window (today in the company’s time zone and the 365 days after), one all-day event per range (`DTSTART;VALUE=DATE` the first night, `DTEND;VALUE=DATE` the day after the last), summary "Not available", nothing about guests. `UID`s are stable for a range; a range that grows or shrinks is a new event. 404 like availability. A weak ETag (the home’s name and ranges, not the DTSTAMP of the request) and `Cache-Control: no-cache`: a 304 is cheap.',
   access: { kind: 'public', scopes: ['read:listings'] },
   request: { params: slugParam, query: z.strictObject({}) },
   responses: {
@@ -29,6 +29,18 @@ const route = defineRoute({
 
 const midnight = (date: string) => new Date(`${date}T00:00:00Z`);
 
+/**
+ * A TEXT value (RFC 5545, 3.3.11) on one line: control characters, line breaks included, as one space; `\`, `;`
+ * and `,` escaped. ical-generator writes the calendar's NAME as given, so a title with a line break would
+ * otherwise start calendar lines of its own (an event, a property) in every importer.
+ */
+function icalText(value: string): string {
+  return value
+    .replace(/\p{Cc}+/gu, ' ')
+    .trim()
+    .replace(/[\\;,]/g, (c) => `\\${c}`);
+}
+
 export const calendarFeed = createRouter().openapi(route, async (c) => {
   const { slug } = c.req.valid('param');
   const { db } = c.var.services;
@@ -38,12 +50,14 @@ export const calendarFeed = createRouter().openapi(route, async (c) => {
   const to = addDays(from, 365);
   const home = await findBookableHome(db, company, slug, { seasons: false });
   const { ranges } = await takenRanges(db, home.id, from, to, now);
-  const etag = `W/${await etagOf(JSON.stringify([home.slug, from, to, ranges]))}`;
+  const name = icalText(home.title.en ?? home.slug);
+  // What the calendar says, without the DTSTAMP of the request: the home's name and slug, the window, the ranges.
+  const etag = `W/${await etagOf(JSON.stringify([home.slug, name, from, to, ranges]))}`;
   const headers = { ETag: etag, 'Cache-Control': 'no-cache' };
   if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return c.body(null, 304, headers);
 
   const calendar = ical({
-    name: home.title.en ?? home.slug,
+    name,
     prodId: { company: 'Property API', product: 'availability', language: 'EN' },
   });
   const host = new URL(c.req.url).hostname;

@@ -1,9 +1,10 @@
-import { formatDay, formatInstant, formatMoney } from '../../lib/display';
+import { formatDay, formatDayTime, formatInstant, formatMoney } from '../../lib/display';
 import Big from 'big.js';
 import { Hono } from 'hono';
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { sha256 } from '../../lib/crypto';
+import { zonedInstant } from '../../lib/dates';
 import type { AppEnv } from '../../lib/env';
 import { companyByHost, requestHost } from '../../lib/tenancy';
 import type { StoredQuote } from '../../schema/stay/db';
@@ -74,6 +75,9 @@ export function stayPage() {
     const t = stayTexts[language];
     const instant = (at: Date | string) => formatInstant(at, language, company.time_zone);
     const day = (date: string) => formatDay(date, language);
+    // Check-in and check-out: the home's local time on that day, its zone named like every other time here.
+    const atHome = (date: string, time: unknown) =>
+      formatDayTime(zonedInstant(date, String(time), company.time_zone), language, company.time_zone);
     const quote = booking.quote as StoredQuote;
     const amount = (value: string) => formatMoney(value, quote.currency, language);
     const title = (booking.title as Record<string, string>)[language] ?? (booking.title as Record<string, string>).en ?? '';
@@ -89,8 +93,8 @@ export function stayPage() {
 <p>${t.reference}: <strong data-reference>${booking.reference}</strong></p>
 <p>${t.status}: <span class="status" data-status="${booking.status}">${t.statuses[booking.status]}</span></p>
 <dl>
-<dt>${t.checkIn}</dt><dd>${day(booking.check_in)}, ${String(booking.check_in_time).slice(0, 5)}</dd>
-<dt>${t.checkOut}</dt><dd>${day(booking.check_out)}, ${String(booking.check_out_time).slice(0, 5)}</dd>
+<dt>${t.checkIn}</dt><dd data-check-in>${atHome(booking.check_in, booking.check_in_time)}</dd>
+<dt>${t.checkOut}</dt><dd data-check-out>${atHome(booking.check_out, booking.check_out_time)}</dd>
 <dt>${t.guests}</dt><dd>${booking.guests}</dd>
 </dl>
 <table>

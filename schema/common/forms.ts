@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { phoneInput } from './people';
 
 /** The fields every visitor form shares (enquiries: schema/forms/leads.ts; booking requests: schema/stay/bookings.ts). */
 
@@ -57,7 +58,7 @@ export const leadFormFields = {
     .max(100)
     .openapi({ description: 'The version of the privacy notice the person saw.' }),
   email: z.string().trim().max(254).pipe(z.email()).optional(),
-  phone: z.string().max(40).optional().openapi({ description: 'Any format; matched and kept in E.164.' }),
+  phone: phoneInput.optional(),
   name: z.string().trim().min(1).max(200).optional(),
   message: z.string().max(5000).optional(),
   language: language.optional(),

@@ -154,6 +154,12 @@ describe('npm start, then the admin CLI with no settings', () => {
     });
     expect(forged.status).toBe(400);
     await outputContains(receiver, started.output, 'refused:');
+    // A body far larger than any event is refused without being kept, and the receiver goes on.
+    const huge = await fetch(url, { method: 'POST', body: 'x'.repeat(4 * 1024 * 1024) });
+    expect(huge.status).toBe(413);
+    await outputContains(receiver, started.output, 'refused: a body over');
+    const again = JSON.parse((await cli(['webhooks', 'ping', companyId, subscription.id])).stdout);
+    await outputContains(receiver, started.output, `verified ping ${again.event_id}`);
   }, 60_000);
 
   it('after shutdown the record is gone and the CLI says which folder it looked in', async () => {

@@ -63,6 +63,12 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('the reference page offli
     await page.getByText('One listing by its English or Arabic slug').first().waitFor({ state: 'visible', timeout: 30_000 });
     await expect(page.getByText('Bookings').first().isVisible()).resolves.toBe(true);
     await page.screenshot({ path: join(artifacts, 'reference-page-offline.png'), fullPage: false });
+    // No control that needs Scalar's cloud (its AI agent, MCP generation, the developer toolbar's share and deploy):
+    // offline, and under the page's CSP (connect-src 'self'), each would be a dead end. Scalar shows them on
+    // localhost unless told not to.
+    for (const cloud of ['Ask AI', 'Generate MCP', 'Developer Tools']) {
+      await expect(page.getByText(cloud, { exact: true }).count(), cloud).resolves.toBe(0);
+    }
     expect(loaded).toEqual(expect.arrayContaining(['/api/v1/docs', '/api/v1/docs/api-reference.js', '/api/v1/openapi.json']));
     // Nothing it needs lives elsewhere: whatever it asked of another origin was refused and it rendered anyway.
     expect(problems).toEqual([]);

@@ -49,6 +49,22 @@ describe('issueAdminToken', () => {
   });
 });
 
+describe('registerAdminToken', () => {
+  // Both ways an operator's token is taken (the Node server's ADMIN_TOKEN or DATA_DIR/admin-token, and
+  // `npm run migrate` with ADMIN_TOKEN) register it through this function.
+  it('refuses an operator token under 32 characters (ADMIN_TOKEN=changeme), registering nothing', async () => {
+    const before = await tokenCount();
+    for (const weak of ['changeme', 'adm_short', 'x'.repeat(31)]) {
+      await expect(registerAdminToken(api.db, weak)).rejects.toThrow(/at least 32/);
+      expect((await api.request('/admin/v1/companies', { key: weak })).status).toBe(403);
+    }
+    expect(await tokenCount()).toBe(before);
+    const chosen = `adm_${randomToken(28)}`; // 32 characters: taken
+    await registerAdminToken(api.db, chosen);
+    expect((await api.request('/admin/v1/companies', { key: chosen })).status).toBe(200);
+  });
+});
+
 describe.skipIf(!process.env.DATABASE_URL)('first admin token on PostgreSQL', () => {
   it('two runs at once on an empty table issue one token between them', async () => {
     await api.db.deleteFrom('admin_tokens').execute();

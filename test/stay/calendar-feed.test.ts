@@ -1,5 +1,6 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demo } from '../support/harness';
 import { addBlock, availability, book, type Ctx, day, newHome, setup, step, villa, villaAr } from './support';
 
 /** GET /listings/{slug}/calendar.ics, read back with an iCalendar parser (ical.js) and compared with availability. */
@@ -84,6 +85,50 @@ describe('the iCalendar feed of a holiday home', () => {
     const off = await setup({ api: ctx.api, settings: { bookings_enabled: false } });
     const closed = await ctx.api.request(`/api/v1/listings/${villa}/calendar.ics`, { host: off.company.host });
     expect(closed.status).toBe(404);
+  });
+
+  it('gives a renamed home a new ETag: the calendar carries its name', async () => {
+    const slug = await newHome(ctx);
+    const first = await feed(slug);
+    expect(first.text).toContain('NAME:');
+    const villaListing = demo.listings.find((l) => l.slug.en === villa)!;
+    const renamed = { ...villaListing, slug: { en: slug, ar: `بيت-${slug}` }, title: { en: 'Renamed beach villa' } };
+    await ctx.api.importCatalogue(ctx.company.id, { listings: [renamed] });
+    const again = await feed(slug, { headers: { 'If-None-Match': first.headers.get('etag')! } });
+    expect(again.status).toBe(200);
+    expect(again.text).toContain('\r\nNAME:Renamed beach villa\r\n');
+    expect(again.headers.get('etag')).not.toBe(first.headers.get('etag'));
+  });
+
+  it('keeps a title with line breaks, commas and semicolons inside the NAME: no line of it becomes calendar content', async () => {
+    const slug = await newHome(ctx);
+    const title =
+      'Villa; sea, sun\\\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20270101\r\nSUMMARY:Layla Guest\r\nEND:VEVENT\nX-EVIL:1';
+    const villaListing = demo.listings.find((l) => l.slug.en === villa)!;
+    const listing = { ...villaListing, slug: { en: slug, ar: `بيت-${slug}` }, title: { en: title } };
+    await ctx.api.importCatalogue(ctx.company.id, { listings: [listing] });
+    expect((await addBlock(ctx, slug, day(5), day(7))).status).toBe(201);
+    const res = await feed(slug);
+    expect(res.status).toBe(200);
+    expect(res.text).not.toMatch(/\r\n(BEGIN:VEVENT\r\nUID:x|SUMMARY:Layla|X-EVIL)/);
+    expect(events(res.text).map(({ start, end }) => ({ start, end }))).toEqual([{ start: day(5), end: day(7) }]);
+    const calendar = new ICAL.Component(ICAL.parse(res.text));
+    // One line: the breaks read as spaces; read as TEXT (RFC 7986 NAME; ical.js does not know it), the title's own
+    // characters come back unescaped.
+    const name = String(calendar.getFirstPropertyValue('name'));
+    expect(ICAL.design.icalendar.value.text.fromICAL(name)).toBe(
+      'Villa; sea, sun\\ BEGIN:VEVENT UID:x DTSTART;VALUE=DATE:20270101 SUMMARY:Layla Guest END:VEVENT X-EVIL:1',
+    );
+  });
+
+  it("never answers for another company's home, nor for a home that is not published", async () => {
+    // Another company with bookings on and the same demo catalogue: this test's home is not its own.
+    const other = await setup({ api: ctx.api });
+    const foreign = await ctx.api.request(`/api/v1/listings/${home}/calendar.ics`, { host: other.company.host });
+    expect(foreign.status).toBe(404);
+    expect(foreign.text).not.toContain('VCALENDAR');
+    const draft = await newHome(ctx, { status: 'draft' });
+    expect((await feed(draft)).status).toBe(404);
   });
 
   it('refuses query parameters it does not know (400, not a calendar)', async () => {

@@ -32,6 +32,19 @@ const when = (iso: string, language: 'en' | 'ar') =>
     timeZone,
   }).format(new Date(iso));
 
+/** A day at a local time of the home, as the page must show it: to the minute, the company's zone named. */
+const atHome = (date: string, time: string, language: 'en' | 'ar') =>
+  new Intl.DateTimeFormat(language === 'ar' ? 'ar-AE-u-nu-latn' : 'en-GB', {
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZoneName: 'short',
+    timeZone,
+  }).format(new Date(`${date}T${time}:00+04:00`)); // Asia/Dubai: +04:00 all year
+
 describe('the stay page', () => {
   it('shows the reference, status, quote total, amount due and the date to confirm by, never cached or referred', async () => {
     const booking = await book(ctx, home, ...nights());
@@ -47,6 +60,11 @@ describe('the stay page', () => {
     expect(res.text).toContain('<td class="amount" data-total>AED\u00a0470.00</td>');
     expect(res.text).toContain('<td class="amount" data-due>AED\u00a0770.00</td>'); // total + deposit
     expect(res.text).toContain(`The company confirms by ${when(booking.hold_expires_at, 'en')}`);
+    // Check-in and check-out at the home's times (15:00, 11:00), in the company's zone, named.
+    const [checkIn, checkOut] = [booking.quote.check_in as string, booking.quote.check_out as string];
+    expect(res.text).toContain(`<dd data-check-in>${atHome(checkIn, '15:00', 'en')}</dd>`);
+    expect(res.text).toContain(`<dd data-check-out>${atHome(checkOut, '11:00', 'en')}</dd>`);
+    expect(atHome(checkIn, '15:00', 'en')).toMatch(/ at 15:00 GST$/);
     for (const night of booking.quote.nights) expect(res.text).toContain(`AED\u00a0${night.price}`);
     // Nothing of the guest but the stay itself.
     expect(res.text).not.toContain('Layla');
@@ -83,6 +101,9 @@ describe('the stay page', () => {
     expect(res.text).toContain(when(booking.hold_expires_at, 'ar'));
     expect(res.text).toContain('470.00\u00a0د.إ.'); // the dirham's Arabic sign, Latin digits
     expect(res.text).toMatch(/GMT\+4|غرينتش\+4/); // the company's zone named
+    // The arrival reads as one Arabic phrase (its own comma, "في", 3:00 م), not an English ", 15:00" glued on.
+    expect(res.text).toContain(`<dd data-check-in>${atHome(booking.quote.check_in, '15:00', 'ar')}</dd>`);
+    expect(res.text).not.toContain(', 15:00');
   });
 
   it('answers 404 HTML for an unknown or malformed token, and for a token on another company’s host', async () => {

@@ -405,7 +405,7 @@ export interface paths {
         };
         /**
          * A holiday home's taken nights as an iCalendar feed
-         * @description For channel managers (Airbnb, Booking.com, …) that import a calendar by URL: the blocked ranges `GET /listings/{slug}/availability` answers for its default window (today in the company’s time zone and the 365 days after), one all-day event per range (`DTSTART;VALUE=DATE` the first night, `DTEND;VALUE=DATE` the day after the last), summary "Not available", nothing about guests. `UID`s are stable for a range; a range that grows or shrinks is a new event. 404 like availability. A weak ETag (the ranges, not the DTSTAMP of the request) and `Cache-Control: no-cache`: a 304 is cheap.
+         * @description For channel managers (Airbnb, Booking.com, …) that import a calendar by URL: the blocked ranges `GET /listings/{slug}/availability` answers for its default window (today in the company’s time zone and the 365 days after), one all-day event per range (`DTSTART;VALUE=DATE` the first night, `DTEND;VALUE=DATE` the day after the last), summary "Not available", nothing about guests. `UID`s are stable for a range; a range that grows or shrinks is a new event. 404 like availability. A weak ETag (the home’s name and ranges, not the DTSTAMP of the request) and `Cache-Control: no-cache`: a 304 is cheap.
          *
          *     **Access:** no key needed. A server key may be sent instead (`Authorization: Bearer sk_…`); it must hold `read:listings` and is then limited per key rather than per address.
          */
@@ -2081,7 +2081,7 @@ export interface components {
         ContactInput: {
             name?: string;
             email?: string;
-            /** @description Any format; normalised to E.164 (numbers without + read in the company's phone_country, else the country of its time zone). */
+            /** @description Any usual form: international (`+971 50 123 4567`, `00971…`) or as dialled in the company's country (`050 123 4567`: the company's phone_country, else the country of its time zone). Kept and matched in E.164; a number that cannot be read is 400 `invalid_phone`. */
             phone?: string;
             language?: string;
             /** @description Added to the roles the person already has. */
@@ -2323,7 +2323,7 @@ export interface components {
             /** @description The version of the privacy notice the person saw. */
             consent_version: string;
             email?: string;
-            /** @description Any format; matched and kept in E.164. */
+            /** @description Any usual form: international (`+971 50 123 4567`, `00971…`) or as dialled in the company's country (`050 123 4567`: the company's phone_country, else the country of its time zone). Kept and matched in E.164; a number that cannot be read is 400 `invalid_phone`. */
             phone?: string;
             name?: string;
             message?: string;
@@ -2519,7 +2519,7 @@ export interface components {
             guests: number;
             name: string;
             email?: string;
-            /** @description Any format; matched and kept in E.164. */
+            /** @description Any usual form: international (`+971 50 123 4567`, `00971…`) or as dialled in the company's country (`050 123 4567`: the company's phone_country, else the country of its time zone). Kept and matched in E.164; a number that cannot be read is 400 `invalid_phone`. */
             phone?: string;
             message?: string;
             language?: string;

@@ -12,6 +12,18 @@ function formatInstant(at, language, timeZone) {
     new Date(at)
   );
 }
+function formatDayTime(at, language, timeZone) {
+  return new Intl.DateTimeFormat(displayLocale(language), {
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+    timeZone
+  }).format(new Date(at));
+}
 function formatDay(date, language) {
   return new Intl.DateTimeFormat(displayLocale(language), { dateStyle: "full", timeZone: "UTC" }).format(
     /* @__PURE__ */ new Date(`${date}T00:00:00Z`)
@@ -20,6 +32,7 @@ function formatDay(date, language) {
 export {
   displayLocale,
   formatDay,
+  formatDayTime,
   formatInstant,
   formatMoney
 };

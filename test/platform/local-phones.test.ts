@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoPipelines } from '../../functions/pipelines/demo';
+import { book, type Ctx, day, newHome, setup } from '../stay/support';
+
+/**
+ * A phone in local form (`050 123 4567` for a Dubai company) wherever the API takes a person's phone. Enquiries and
+ * POST /contacts have their own tests (test/forms/leads-phones.test.ts, test/crm/contacts.test.ts); here the booking
+ * request and a new deal's person, and the document: every request body's `phone` says what it takes.
+ */
+let ctx: Ctx;
+beforeAll(async () => {
+  ctx = await setup();
+});
+afterAll(() => ctx.api.close());
+
+const phoneOf = async (reference: string) =>
+  (
+    await ctx.api.db
+      .selectFrom('contacts')
+      .select('phone')
+      .where('company_id', '=', ctx.company.id)
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow()
+  ).phone;
+
+describe('a phone in local form', () => {
+  it('is read in the company’s country on a booking request', async () => {
+    const home = await newHome(ctx);
+    const booked = await book(ctx, home, day(30), day(33), { email: undefined, phone: '050 765 4301' });
+    const booking = await ctx.api.admin(`/companies/${ctx.company.id}/bookings/${booked.reference}`);
+    expect(await phoneOf(booking.json.person)).toBe('+971507654301');
+  });
+
+  it('is read in the company’s country for a new deal’s person', async () => {
+    const key = (await ctx.api.createKey(ctx.company.id, { scopes: ['write:pipelines', 'read:pipelines'] })).secret;
+    for (const pipeline of demoPipelines) {
+      expect((await ctx.api.admin(`/companies/${ctx.company.id}/pipelines`, { body: pipeline })).status).toBe(201);
+    }
+    const res = await ctx.api.request('/api/v1/deals', {
+      host: ctx.company.host,
+      key,
+      body: { title: 'Local phone', person: { name: 'Deal Person', phone: '04 555 0199' } },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(await phoneOf(res.json.person)).toBe('+97145550199');
+  });
+
+  it('is described the same on every request body that takes a phone (not "any format")', async () => {
+    const doc = (await ctx.api.request('/api/v1/openapi.json')).json;
+    const described: string[] = [];
+    let seen = new Set<unknown>();
+    const resolve = (node: any): any => (node?.$ref ? doc.components.schemas[node.$ref.split('/').pop()] : node);
+    const walk = (node: any, where: string) => {
+      node = resolve(node);
+      if (!node || typeof node !== 'object' || seen.has(node)) return;
+      seen.add(node);
+      if (node.properties?.phone) described.push(`${where}: ${resolve(node.properties.phone).description}`);
+      for (const [key, value] of Object.entries(node)) if (key !== 'example' && key !== 'examples') walk(value, where);
+    };
+    // A contractor's phone is a business line kept as written (never matched to a person): not a person's phone.
+    const people = Object.entries<any>(doc.paths).filter(([path]) => !path.startsWith('/api/v1/contractors'));
+    for (const [path, item] of people) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const body = operation.requestBody?.content?.['application/json']?.schema;
+        seen = new Set();
+        if (body) walk(body, `${method.toUpperCase()} ${path}`);
+      }
+    }
+    const where = described.map((line) => line.split(':')[0]);
+    expect(where).toEqual(
+      expect.arrayContaining(['POST /api/v1/leads', 'POST /api/v1/bookings', 'POST /api/v1/contacts', 'POST /api/v1/deals']),
+    );
+    for (const line of described) expect(line).toMatch(/as dialled in the company's country \(`050 123 4567`/);
+  });
+});
