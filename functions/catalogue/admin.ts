@@ -124,8 +124,12 @@ export const catalogueAdmin = createRouter()
     if (wantsProgress(c)) return progressResponse(c, run) as never;
     return c.json(await run(), 200);
   })
-  .openapi(statusRoute('publish'), async (c) => c.json(await changeStatus(c.var.services, c.req.valid('param'), 'published'), 200))
-  .openapi(statusRoute('withdraw'), async (c) => c.json(await changeStatus(c.var.services, c.req.valid('param'), 'withdrawn'), 200))
+  .openapi(statusRoute('publish'), async (c) =>
+    c.json(await changeStatus(c.var.services, c.req.valid('param'), 'published'), 200),
+  )
+  .openapi(statusRoute('withdraw'), async (c) =>
+    c.json(await changeStatus(c.var.services, c.req.valid('param'), 'withdrawn'), 200),
+  )
   .openapi(addProfile, async (c) => {
     const { company_id } = c.req.valid('param');
     const input = c.req.valid('json');

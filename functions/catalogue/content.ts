@@ -98,7 +98,12 @@ export async function importCatalogue(
     const start = batch * importBatchSize;
     const batchOf = listings.slice(start, start + importBatchSize);
     const ids = await upsertListings(trx, companyId, batchOf, places);
-    if (render) await renderListings(trx, render, ids.filter((_, i) => batchOf[i]!.status !== 'draft'));
+    if (render)
+      await renderListings(
+        trx,
+        render,
+        ids.filter((_, i) => batchOf[i]!.status !== 'draft'),
+      );
     const done = Math.min(listings.length, start + importBatchSize);
     onProgress?.({ listings: { done, total: listings.length }, batch: batch + 1, batches });
   }
@@ -198,12 +203,7 @@ function listingValues(companyId: string, l: ImportListing, places: Places, now:
  * Publishing keeps the first publication date; withdrawing keeps the listing and its slug readable. The listing's
  * forms are rendered again in the same transaction.
  */
-export async function setListingStatus(
-  trx: Trx,
-  render: RenderContext,
-  slug: string,
-  status: 'published' | 'withdrawn',
-) {
+export async function setListingStatus(trx: Trx, render: RenderContext, slug: string, status: 'published' | 'withdrawn') {
   const companyId = render.company.id;
   const row = await trx
     .updateTable('listings')

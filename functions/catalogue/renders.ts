@@ -58,15 +58,12 @@ export function renderListing(present: Presenter, row: RenderRow): Rendered {
   };
 }
 
-/**
- * Renders the company's listings `ids` from their rows as `executor` sees them, and stores the forms, each only
- * if its revision is still the one read with the rows (a change committed meanwhile wins) and its row is not
- * locked by another transaction (a read never waits on a writer: it sends what it rendered and stores nothing).
- * In a writing transaction the rows are its own, so every form is stored. Returns the forms by listing id.
- */
-export async function renderListings(executor: Executor, context: RenderContext, ids: readonly string[]) {
-  const rendered = new Map<string, Rendered>();
-  if (ids.length === 0) return rendered;
+/** A listing's rows as a render reads them, with the revision of its forms read in the same statement. */
+export type RenderSource = RenderRow & { revision: string | null };
+
+/** The rows of the company's listings `ids` as `executor` sees them now, each with its forms' revision. */
+export async function renderSources(executor: Executor, context: RenderContext, ids: readonly string[]): Promise<RenderSource[]> {
+  if (ids.length === 0) return [];
   const rows = await selectListingRecord(
     executor.selectFrom('listings as l').where('l.company_id', '=', context.company.id).where('l.id', 'in', ids),
     { description: true, photos: 'all' },
@@ -80,14 +77,30 @@ export async function renderListings(executor: Executor, context: RenderContext,
         .as('revision'),
     ])
     .execute();
+  return rows as unknown as RenderSource[];
+}
+
+/**
+ * Renders listings from their rows and stores the forms, each only if its revision is still the one read with the
+ * rows (a change committed meanwhile wins: its forms stay stale) and its row is not locked by another transaction
+ * (a read never waits on a writer: it sends what it rendered and stores nothing). In a writing transaction the
+ * rows are its own, so every form is stored. Returns the forms by listing id.
+ */
+export async function renderAndStore(executor: Executor, context: RenderContext, sources: readonly RenderSource[]) {
+  const rendered = new Map<string, Rendered>();
   const stored: Array<Rendered & { listing_id: string; revision: string }> = [];
-  for (const row of rows) {
-    const forms = renderListing(context.present, row as unknown as RenderRow);
-    rendered.set(row.id, forms);
-    if (row.revision !== null) stored.push({ listing_id: row.id, revision: row.revision, ...forms });
+  for (const source of sources) {
+    const forms = renderListing(context.present, source);
+    rendered.set(source.id, forms);
+    if (source.revision !== null) stored.push({ listing_id: source.id, revision: source.revision, ...forms });
   }
   if (stored.length > 0) await storeRenders(executor, context.tag, stored);
   return rendered;
+}
+
+/** Renders the company's listings `ids` as `executor` sees them and stores their forms ({@link renderAndStore}). */
+export async function renderListings(executor: Executor, context: RenderContext, ids: readonly string[]) {
+  return renderAndStore(executor, context, await renderSources(executor, context, ids));
 }
 
 async function storeRenders(executor: Executor, tag: string, stored: Array<Rendered & { listing_id: string; revision: string }>) {
