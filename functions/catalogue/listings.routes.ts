@@ -16,7 +16,7 @@ import {
 } from '../../schema/catalogue/listings';
 import { catalogueAccess } from './cache';
 import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings } from './listings';
-import { bodiesOf, listBody, type RenderedForm, renderContext } from './renders';
+import { bodiesOf, listBody, type RenderedForm, renderContext, withStoredForm } from './renders';
 
 const listRoute = defineRoute({
   method: 'get',
@@ -74,13 +74,7 @@ async function listingPage<T>(c: Context<AppEnv>, request: PageRequest, form: Re
   const order = listingSorts[sort];
   let query = applyFilters(publishedListings(db, company), company, filters);
   if (mapped) query = query.where('l.latitude', 'is not', null);
-  const rows = await paginate(
-    query
-      .leftJoin('listing_renders as r', (join) => join.onRef('r.listing_id', '=', 'l.id').on('r.rendered_for', '=', render.tag))
-      .select(['l.id', `r.${form} as body`]),
-    order,
-    { page_size, cursor },
-  ).execute();
+  const rows = await paginate(withStoredForm(query, render, form), order, { page_size, cursor }).execute();
   const page = pageOf(rows, order, page_size);
   return jsonText<T>(c, listBody(await bodiesOf(db, render, page.rows, form), page.next_cursor));
 }
@@ -97,13 +91,11 @@ export const listings = createRouter()
     const company = c.var.company;
     const db = c.var.services.db;
     const render = await renderOf(c);
-    const row = await db
+    const bySlug = db
       .selectFrom('listings as l')
-      .leftJoin('listing_renders as r', (join) => join.onRef('r.listing_id', '=', 'l.id').on('r.rendered_for', '=', render.tag))
-      .select(['l.id', 'l.status', 'l.listing_type', 'r.detail as body'])
       .where('l.company_id', '=', company.id)
-      .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
-      .executeTakeFirst();
+      .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]));
+    const row = await withStoredForm(bySlug, render, 'detail').select(['l.status', 'l.listing_type']).executeTakeFirst();
     if (!row || row.status === 'draft' || !enabledTypes(company).includes(row.listing_type))
       throw notFound(`The listing "${slug}"`);
     const [body] = await bodiesOf(db, render, [row], 'detail');

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { sha256 } from '../../lib/crypto';
 import type { Executor } from '../../lib/db/index';
 import type { Company } from '../../schema/platform/db';
-import { selectListingRecord } from './listings';
+import { type PublishedQuery, selectListingRecord } from './listings';
 import { type ListingRecord, type Presenter, presenter, presenterInputs } from './listings.present';
 
 /**
@@ -149,6 +149,16 @@ export async function renderStale(executor: Executor, context: RenderContext): P
     done += page.length;
     after = page[page.length - 1]!.id;
   }
+}
+
+/**
+ * The listings of `query` with their stored `form` as `body`: null where it is missing or was rendered for other
+ * inputs than `context`'s ({@link bodiesOf} fills those).
+ */
+export function withStoredForm<F extends RenderedForm>(query: PublishedQuery, context: RenderContext, form: F) {
+  return query
+    .leftJoin('listing_renders as r', (join) => join.onRef('r.listing_id', '=', 'l.id').on('r.rendered_for', '=', context.tag))
+    .select(['l.id', `r.${form} as body`] as const);
 }
 
 /**

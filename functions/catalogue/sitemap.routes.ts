@@ -7,7 +7,7 @@ import { SitemapEntrySchema } from '../../schema/catalogue/listings';
 import { catalogueAccess } from './cache';
 import { publishedListings } from './listings';
 import { jsonText } from './listings.routes';
-import { bodiesOf, listBody, renderContext } from './renders';
+import { bodiesOf, listBody, renderContext, withStoredForm } from './renders';
 
 export const sitemapSort = {
   name: 'sitemap',
@@ -33,9 +33,7 @@ export const sitemap = createRouter().openapi(route, async (c) => {
   const db = c.var.services.db;
   const render = await renderContext(c.var.company, c.var.services.config.MEDIA_BASE_URL);
   const rows = await paginate(
-    publishedListings(db, c.var.company)
-      .leftJoin('listing_renders as r', (join) => join.onRef('r.listing_id', '=', 'l.id').on('r.rendered_for', '=', render.tag))
-      .select(['l.id', 'r.sitemap as body']),
+    withStoredForm(publishedListings(db, c.var.company), render, 'sitemap'),
     sitemapSort,
     query,
   ).execute();

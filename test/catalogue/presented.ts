@@ -10,6 +10,25 @@ import type { TestApi } from '../support/harness';
  * the way the routes built every answer before render on write (one query, every row presented, `c.json`).
  */
 
+/** A listing's id by its English slug. */
+export const listingIdOf = async (api: TestApi, companyId: string, slug: string) =>
+  (
+    await api.db
+      .selectFrom('listings')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .where('slug_en', '=', slug)
+      .executeTakeFirstOrThrow()
+  ).id;
+
+/** A listing's stored forms (one of them) and their tag. */
+export const storedRender = (api: TestApi, listingId: string) =>
+  api.db
+    .selectFrom('listing_renders')
+    .select(['rendered_for', 'detail'])
+    .where('listing_id', '=', listingId)
+    .executeTakeFirstOrThrow();
+
 const list = async (api: TestApi, mediaBaseUrl: string, companyId: string) => {
   const company = await api.db.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
   return { company, present: presenter(company, mediaBaseUrl), published: publishedListings(api.db, company) };

@@ -4,6 +4,7 @@ import type { LogEvent } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderAndStore, renderContext, renderFormat, renderSources } from '../../functions/catalogue/renders';
 import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { listingIdOf, storedRender } from './presented';
 import { patchSettings } from './support';
 
 /**
@@ -31,17 +32,8 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const companyRow = () => api.db.selectFrom('companies').selectAll().where('id', '=', company.id).executeTakeFirstOrThrow();
-const idOf = async (slug: string) =>
-  (
-    await api.db
-      .selectFrom('listings')
-      .select('id')
-      .where('company_id', '=', company.id)
-      .where('slug_en', '=', slug)
-      .executeTakeFirstOrThrow()
-  ).id;
-const stored = (id: string) =>
-  api.db.selectFrom('listing_renders').select(['rendered_for', 'detail']).where('listing_id', '=', id).executeTakeFirstOrThrow();
+const idOf = (slug: string) => listingIdOf(api, company.id, slug);
+const stored = (id: string) => storedRender(api, id);
 
 async function counted(path: string) {
   statements = [];

@@ -4,7 +4,7 @@ import { renderContext, renderListing } from '../../functions/catalogue/renders'
 import { selectListingRecord } from '../../functions/catalogue/listings';
 import { createTestApi, type TestApi } from '../support/harness';
 import { listingAnswers } from '../forms/support';
-import { expectAnswersAsPresented } from './presented';
+import { expectAnswersAsPresented, listingIdOf, storedRender } from './presented';
 import { bySlug, patchSettings, publish, withdraw } from './support';
 
 /**
@@ -25,15 +25,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const answers = () => expectAnswersAsPresented(api, company.host, company.id, media);
-const listingId = async (slug: string) =>
-  (
-    await api.db
-      .selectFrom('listings')
-      .select('id')
-      .where('company_id', '=', company.id)
-      .where('slug_en', '=', slug)
-      .executeTakeFirstOrThrow()
-  ).id;
+const listingId = (slug: string) => listingIdOf(api, company.id, slug);
 const detail = async (slug: string) =>
   (await api.request(`/api/v1/listings/${encodeURIComponent(slug)}`, { host: company.host })).json;
 /** The company's listings (drafts aside) whose forms are stored (`fresh`) or not. */
@@ -230,12 +222,7 @@ describe('every change is in the next answer', () => {
   it('withdrawn and published again through the admin API (rendered in its transaction), withdrawn and deleted in SQL', async () => {
     const slug = bySlug('marina-gate-2br-sea-view').slug.en;
     const id = await listingId(slug);
-    const stored = () =>
-      api.db
-        .selectFrom('listing_renders')
-        .select(['rendered_for', 'detail'])
-        .where('listing_id', '=', id)
-        .executeTakeFirstOrThrow();
+    const stored = () => storedRender(api, id);
     expect((await withdraw(api, company.id, slug)).status).toBe(200);
     expect((await stored()).rendered_for).not.toBeNull();
     expect(JSON.parse((await stored()).detail as string)).toEqual({ slug: expect.any(Object), status: 'withdrawn' });
