@@ -15,7 +15,7 @@ env.WEBHOOK_SECRET_KEY = (await ensureWebhookSecretKey(env)).key;
 await ensureDetailsKeys(env);
 const platform = await createNodePlatform(env);
 const admin = await ensureAdminToken(platform.handle, env);
-const demo = await seedDemo(platform.handle.db, new Date());
+const demo = await seedDemo(platform.handle.db, new Date(), platform.config.MEDIA_BASE_URL);
 const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
 // The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
 const background = startBackgroundWork(platform.services(), platform.onHandOff, scheduledJobs);

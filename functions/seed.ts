@@ -10,9 +10,10 @@ export const demoHosts = ['localhost', '127.0.0.1'];
 /**
  * On a fresh database: a development company on localhost with each group's demo data (the catalogue's; leases and rent
  * payments dated around `now`; maintenance's; the pipelines'), in one transaction. Runs once: a database with a
- * company on localhost is left alone.
+ * company on localhost is left alone. With the deployment's media base URL, the listings' public forms are
+ * rendered too (otherwise the first reads render them).
  */
-export async function seedDemo(db: Db, now: Date): Promise<{ seeded: boolean; companyId: string }> {
+export async function seedDemo(db: Db, now: Date, mediaBaseUrl?: string): Promise<{ seeded: boolean; companyId: string }> {
   const existing = await db.selectFrom('company_hosts').select('company_id').where('host', '=', 'localhost').executeTakeFirst();
   if (existing) return { seeded: false, companyId: existing.company_id };
   const companyId = await db.transaction().execute(async (trx) => {
@@ -24,7 +25,7 @@ export async function seedDemo(db: Db, now: Date): Promise<{ seeded: boolean; co
       time_zone: 'Asia/Dubai',
       settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.demo-properties.ae' },
     });
-    await seedCatalogueDemo(trx, company.id);
+    await seedCatalogueDemo(trx, company.id, mediaBaseUrl);
     await seedLeasesDemo(trx, company, now);
     await seedMaintenanceDemo(trx, company);
     await seedPipelinesDemo(trx, company.id);

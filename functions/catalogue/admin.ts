@@ -17,6 +17,8 @@ import { jsonBody } from '../../schema/common/api';
 import { json } from '../../schema/common/api';
 import { iso } from '../../lib/dates';
 import { progressResponse, wantsProgress } from './import-progress';
+import { renderContext } from './renders';
+import type { Services } from '../../lib/env';
 
 const slugParams = companyParam.extend({ slug: z.string().min(1).max(200) });
 const teamParams = companyParam.extend({ profile_id: z.string().uuid() });
@@ -92,6 +94,19 @@ const deleteService = adminRoute({
   responses: { 204: { description: 'Deleted' } },
 });
 
+/** Publishes or withdraws the listing of the route's slug, rendering its forms in the same transaction. */
+async function changeStatus(
+  services: Services,
+  { company_id, slug }: z.infer<typeof slugParams>,
+  status: 'published' | 'withdrawn',
+) {
+  const row = await services.db.transaction().execute(async (trx) => {
+    const render = await renderContext(await findCompany(trx, company_id), services.config.MEDIA_BASE_URL);
+    return setListingStatus(trx, render, slug, status);
+  });
+  return { id: row.id, slug: row.slug_en, status: row.status };
+}
+
 const presentProfile = (p: { id: string; created_at: Date | string } & Record<string, unknown>) => ({
   ...p,
   created_at: iso(p.created_at),
@@ -103,22 +118,18 @@ export const catalogueAdmin = createRouter()
     const doc = c.req.valid('json');
     const run = (onProgress?: (progress: ImportProgress) => void) =>
       c.var.services.db.transaction().execute(async (trx) => {
-        await findCompany(trx, company_id);
-        return importCatalogue(trx, company_id, doc, onProgress);
+        const render = await renderContext(await findCompany(trx, company_id), c.var.services.config.MEDIA_BASE_URL);
+        return importCatalogue(trx, company_id, doc, { render, onProgress });
       });
     if (wantsProgress(c)) return progressResponse(c, run) as never;
     return c.json(await run(), 200);
   })
-  .openapi(statusRoute('publish'), async (c) => {
-    const { company_id, slug } = c.req.valid('param');
-    const row = await c.var.services.db.transaction().execute((trx) => setListingStatus(trx, company_id, slug, 'published'));
-    return c.json({ id: row.id, slug: row.slug_en, status: row.status }, 200);
-  })
-  .openapi(statusRoute('withdraw'), async (c) => {
-    const { company_id, slug } = c.req.valid('param');
-    const row = await c.var.services.db.transaction().execute((trx) => setListingStatus(trx, company_id, slug, 'withdrawn'));
-    return c.json({ id: row.id, slug: row.slug_en, status: row.status }, 200);
-  })
+  .openapi(statusRoute('publish'), async (c) =>
+    c.json(await changeStatus(c.var.services, c.req.valid('param'), 'published'), 200),
+  )
+  .openapi(statusRoute('withdraw'), async (c) =>
+    c.json(await changeStatus(c.var.services, c.req.valid('param'), 'withdrawn'), 200),
+  )
   .openapi(addProfile, async (c) => {
     const { company_id } = c.req.valid('param');
     const input = c.req.valid('json');

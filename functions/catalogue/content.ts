@@ -3,6 +3,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import type { CatalogueImport, ImportListing, ServiceInput, TeamProfileInput } from '../../schema/catalogue/admin';
+import { type RenderContext, renderListings, renderStale } from './renders';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -19,13 +20,18 @@ export type ImportProgress = { listings: { done: number; total: number }; batch:
  * team profiles (by name) and listings (by English slug, photos replaced), the listings in batches of
  * {@link importBatchSize} rows per statement. All or nothing: the caller's transaction holds every batch.
  * A slug given twice keeps its last listing, as upserting them one after the other would.
+ *
+ * With a render context, each batch's listings are rendered (renders.ts) before its progress is reported, and at
+ * the end every other listing of the company the import left stale (a place renamed, settings changed since),
+ * all in the same transaction; with `null` (a seed that knows no deployment) the first reads render them.
  */
 export async function importCatalogue(
   trx: Trx,
   companyId: string,
   doc: CatalogueImport,
-  onProgress?: (progress: ImportProgress) => void,
+  options: { render: RenderContext | null; onProgress?: (progress: ImportProgress) => void },
 ) {
+  const { render, onProgress } = options;
   const places: Places = new Map();
   const existing = await trx.selectFrom('areas').select(['id', 'kind', 'slug_en']).where('company_id', '=', companyId).execute();
   for (const a of existing) places.set(a.slug_en, { id: a.id, kind: a.kind });
@@ -90,10 +96,18 @@ export async function importCatalogue(
   const batches = Math.ceil(listings.length / importBatchSize);
   for (let batch = 0; batch < batches; batch++) {
     const start = batch * importBatchSize;
-    await upsertListings(trx, companyId, listings.slice(start, start + importBatchSize), places);
+    const batchOf = listings.slice(start, start + importBatchSize);
+    const ids = await upsertListings(trx, companyId, batchOf, places);
+    if (render)
+      await renderListings(
+        trx,
+        render,
+        ids.filter((_, i) => batchOf[i]!.status !== 'draft'),
+      );
     const done = Math.min(listings.length, start + importBatchSize);
     onProgress?.({ listings: { done, total: listings.length }, batch: batch + 1, batches });
   }
+  if (render) await renderStale(trx, render);
   return {
     areas: doc.areas.length,
     property_types: doc.property_types.length,
@@ -150,6 +164,7 @@ async function upsertListings(trx: Trx, companyId: string, batch: ImportListing[
       .execute();
   }
   for (const [i, l] of batch.entries()) if (l.booking) await setHomeTerms(trx, ids[i]!, l.booking);
+  return ids;
 }
 
 function listingValues(companyId: string, l: ImportListing, places: Places, now: Date) {
@@ -184,8 +199,12 @@ function listingValues(companyId: string, l: ImportListing, places: Places, now:
   };
 }
 
-/** Publishing keeps the first publication date; withdrawing keeps the listing and its slug readable. */
-export async function setListingStatus(trx: Trx, companyId: string, slug: string, status: 'published' | 'withdrawn') {
+/**
+ * Publishing keeps the first publication date; withdrawing keeps the listing and its slug readable. The listing's
+ * forms are rendered again in the same transaction.
+ */
+export async function setListingStatus(trx: Trx, render: RenderContext, slug: string, status: 'published' | 'withdrawn') {
+  const companyId = render.company.id;
   const row = await trx
     .updateTable('listings')
     .set((eb) => ({
@@ -198,6 +217,7 @@ export async function setListingStatus(trx: Trx, companyId: string, slug: string
     .returning(['id', 'slug_en', 'status'])
     .executeTakeFirst();
   if (!row) throw notFound(`The listing "${slug}"`);
+  await renderListings(trx, render, [row.id]);
   return row;
 }
 

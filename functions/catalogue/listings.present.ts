@@ -40,13 +40,31 @@ const approximateGrid = 0.01;
 const approximateRadiusM = 1000;
 
 export type Presenter = ReturnType<typeof presenter>;
+export type PresenterInputs = ReturnType<typeof presenterInputs>;
+
+/**
+ * Everything besides a listing's own rows that its public forms depend on: the presenter reads the company and
+ * the deployment through this alone, so stored renders tagged with these values (renders.ts) cannot miss one.
+ */
+export function presenterInputs(company: Company, mediaBaseUrl: string) {
+  const settings: CompanySettings = company.settings ?? {};
+  return {
+    companyId: company.id,
+    currency: company.currency,
+    hidePrices: settings.hide_prices === true,
+    media: (settings.media_base_url ?? mediaBaseUrl).replace(/\/+$/, ''),
+    pattern: { ...defaultPathPattern, ...(settings.path_pattern ?? {}) },
+    siteUrl: settings.site_url ? settings.site_url.replace(/\/+$/, '') : null,
+  };
+}
 
 /** Shapes catalogue rows for one company: localisation, paths, prices, photos, map points, JSON-LD. */
 export function presenter(company: Company, mediaBaseUrl: string) {
-  const settings: CompanySettings = company.settings ?? {};
-  const hidePrices = settings.hide_prices === true;
-  const media = (settings.media_base_url ?? mediaBaseUrl).replace(/\/+$/, '');
-  const pattern = { ...defaultPathPattern, ...(settings.path_pattern ?? {}) };
+  return presenterFor(presenterInputs(company, mediaBaseUrl));
+}
+
+function presenterFor(inputs: PresenterInputs) {
+  const { companyId, currency, hidePrices, media, pattern, siteUrl } = inputs;
 
   const slug = (row: { slug_en: string; slug_ar: string | null }) => ({ en: row.slug_en, ar: row.slug_ar ?? row.slug_en });
 
@@ -64,7 +82,7 @@ export function presenter(company: Company, mediaBaseUrl: string) {
   const price = (row: ListingRecord) =>
     hidePrices || row.price === null || row.price_period === null
       ? null
-      : { amount: row.price, currency: company.currency, period: row.price_period };
+      : { amount: row.price, currency, period: row.price_period };
 
   const photo = (p: PhotoRecord) => ({
     position: p.position,
@@ -72,7 +90,7 @@ export function presenter(company: Company, mediaBaseUrl: string) {
     sizes: Object.fromEntries(
       Object.entries(photoWidths).map(([name, width]) => [
         name,
-        { url: `${media}/${company.id}/${p.storage_key.split('/').map(encodeURIComponent).join('/')}/w${width}.webp`, width },
+        { url: `${media}/${companyId}/${p.storage_key.split('/').map(encodeURIComponent).join('/')}/w${width}.webp`, width },
       ]),
     ),
   });
@@ -121,7 +139,7 @@ export function presenter(company: Company, mediaBaseUrl: string) {
     const title = localised(row.title)[lang];
     const description = localised(row.description)[lang];
     const point = coordinates(row);
-    const url = settings.site_url ? settings.site_url.replace(/\/+$/, '') + path(row)[lang] : undefined;
+    const url = siteUrl ? siteUrl + path(row)[lang] : undefined;
     const offer = price(row);
     const unitCode = { total: undefined, year: 'ANN', month: 'MON', night: 'DAY' } as const;
     return {
@@ -194,5 +212,21 @@ export function presenter(company: Company, mediaBaseUrl: string) {
     };
   };
 
-  return { slug, path, summary, detail, mapPoint, photo };
+  /** A withdrawn listing read by slug: its slugs and status, nothing else. */
+  const withdrawn = (row: { slug_en: string; slug_ar: string | null }) => ({ slug: slug(row), status: 'withdrawn' as const });
+
+  const sitemapEntry = (row: ListingRecord) => {
+    const paths = path(row);
+    return {
+      paths,
+      lastmod: iso(row.updated_at),
+      alternates: [
+        { hreflang: 'en', path: paths.en },
+        { hreflang: 'ar', path: paths.ar },
+        { hreflang: 'x-default', path: paths.en },
+      ],
+    };
+  };
+
+  return { slug, path, summary, detail, withdrawn, mapPoint, sitemapEntry, photo };
 }

@@ -1,6 +1,6 @@
 import { json, noQuery } from '../../schema/common/api';
 import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, TypedResponse } from 'hono';
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import type { AppEnv } from '../../lib/env';
@@ -15,17 +15,8 @@ import {
   WithdrawnListingSchema,
 } from '../../schema/catalogue/listings';
 import { catalogueAccess } from './cache';
-import { type ListingRecord, presenter } from './listings.present';
-import {
-  applyFilters,
-  enabledTypes,
-  type ListingFilters,
-  listingSorts,
-  publishedListings,
-  selectListingRecord,
-} from './listings';
-
-const presenterOf = (c: Context<AppEnv>) => presenter(c.var.company, c.var.services.config.MEDIA_BASE_URL);
+import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings } from './listings';
+import { bodiesOf, listBody, type RenderedForm, renderContext, withStoredForm } from './renders';
 
 const listRoute = defineRoute({
   method: 'get',
@@ -59,56 +50,55 @@ const oneRoute = defineRoute({
 
 type PageRequest = ListingFilters & { page_size: number; cursor?: string; sort: keyof typeof listingSorts };
 
-/** One page of published listings: filters, keyset order and everything the presenter needs, in one query. */
-async function listingPage(
-  c: Context<AppEnv>,
-  request: PageRequest,
-  options: { photos: 'all' | 'first' | 'none'; mapped?: boolean },
-) {
+const renderOf = (c: Context<AppEnv>) => renderContext(c.var.company, c.var.services.config.MEDIA_BASE_URL);
+
+const utf8 = new TextEncoder();
+
+/**
+ * A JSON answer from text already serialised (stored forms concatenated): the bytes and headers `c.json` would
+ * send for the route's documented body `T`, which the text is. Sent as bytes: the text comes from the database,
+ * so it is well-formed already and the runtime's check of a string body (a copy of it) is saved.
+ */
+export const jsonText = <T>(c: Context<AppEnv>, text: string) =>
+  c.body(utf8.encode(text), 200, { 'Content-Type': 'application/json' }) as unknown as TypedResponse<T, 200, 'json'>;
+
+/**
+ * One page of published listings in one query: filters, keyset order and each listing's stored `form`, which is
+ * concatenated as it is (a form missing or rendered for other inputs is rendered and stored, renders.ts).
+ */
+async function listingPage<T>(c: Context<AppEnv>, request: PageRequest, form: RenderedForm, mapped = false) {
   const { page_size, cursor, sort, ...filters } = request;
   const company = c.var.company;
+  const db = c.var.services.db;
+  const render = await renderOf(c);
   const order = listingSorts[sort];
-  let query = applyFilters(publishedListings(c.var.services.db, company), company, filters);
-  if (options.mapped) query = query.where('l.latitude', 'is not', null);
-  const rows = await paginate(selectListingRecord(query, { description: false, photos: options.photos }), order, {
-    page_size,
-    cursor,
-  }).execute();
+  let query = applyFilters(publishedListings(db, company), company, filters);
+  if (mapped) query = query.where('l.latitude', 'is not', null);
+  const rows = await paginate(withStoredForm(query, render, form), order, { page_size, cursor }).execute();
   const page = pageOf(rows, order, page_size);
-  return { rows: page.rows as unknown as ListingRecord[], next_cursor: page.next_cursor };
+  return jsonText<T>(c, listBody(await bodiesOf(db, render, page.rows, form), page.next_cursor));
 }
 
 export const listings = createRouter()
-  .openapi(listRoute, async (c) => {
-    const page = await listingPage(c, c.req.valid('query'), { photos: 'all' });
-    const present = presenterOf(c);
-    return c.json({ results: page.rows.map(present.summary), next_cursor: page.next_cursor }, 200);
-  })
+  .openapi(listRoute, async (c) => listingPage<z.infer<typeof ListingListSchema>>(c, c.req.valid('query'), 'card'))
   .openapi(mapRoute, async (c) => {
     const { cover, ...request } = c.req.valid('query');
     const withCover = cover === '1' || cover === 'true';
-    const page = await listingPage(c, request, { photos: withCover ? 'first' : 'none', mapped: true });
-    const present = presenterOf(c);
-    return c.json({ results: page.rows.map((row) => present.mapPoint(row, withCover)), next_cursor: page.next_cursor }, 200);
+    return listingPage<z.infer<typeof MapPointListSchema>>(c, request, withCover ? 'map_cover' : 'map_point', true);
   })
   .openapi(oneRoute, async (c) => {
     const { slug } = c.req.valid('param');
     const company = c.var.company;
     const db = c.var.services.db;
-    const row = await selectListingRecord(
-      db
-        .selectFrom('listings as l')
-        .where('l.company_id', '=', company.id)
-        .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)])),
-      { description: true, photos: 'all' },
-    )
-      .select('l.status')
-      .executeTakeFirst();
+    const render = await renderOf(c);
+    const bySlug = db
+      .selectFrom('listings as l')
+      .where('l.company_id', '=', company.id)
+      .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]));
+    const row = await withStoredForm(bySlug, render, 'detail').select(['l.status', 'l.listing_type']).executeTakeFirst();
     if (!row || row.status === 'draft' || !enabledTypes(company).includes(row.listing_type))
       throw notFound(`The listing "${slug}"`);
-    const present = presenterOf(c);
-    if (row.status === 'withdrawn') {
-      return c.json({ slug: present.slug(row), status: 'withdrawn' as const }, 200);
-    }
-    return c.json(present.detail(row as unknown as ListingRecord), 200);
+    const [body] = await bodiesOf(db, render, [row], 'detail');
+    if (body === undefined) throw notFound(`The listing "${slug}"`);
+    return jsonText(c, body);
   });

@@ -61,7 +61,8 @@ export function publishedListings(db: Executor, company: Company) {
     .where('l.listing_type', 'in', enabledTypes(company));
 }
 
-type PublishedQuery = ReturnType<typeof publishedListings>;
+/** A query of listings as `l` (public reads, renders). */
+export type PublishedQuery = ReturnType<typeof publishedListings>;
 
 export function applyFilters(query: PublishedQuery, company: Company, f: ListingFilters): PublishedQuery {
   let q = query;

@@ -5,9 +5,9 @@ import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import { json, listOf, pageQuery } from '../../schema/common/api';
 import { SitemapEntrySchema } from '../../schema/catalogue/listings';
 import { catalogueAccess } from './cache';
-import { presenter } from './listings.present';
 import { publishedListings } from './listings';
-import { iso } from '../../lib/dates';
+import { jsonText } from './listings.routes';
+import { bodiesOf, listBody, renderContext, withStoredForm } from './renders';
 
 export const sitemapSort = {
   name: 'sitemap',
@@ -30,30 +30,13 @@ const route = defineRoute({
 
 export const sitemap = createRouter().openapi(route, async (c) => {
   const query = c.req.valid('query');
-  const present = presenter(c.var.company, c.var.services.config.MEDIA_BASE_URL);
+  const db = c.var.services.db;
+  const render = await renderContext(c.var.company, c.var.services.config.MEDIA_BASE_URL);
   const rows = await paginate(
-    publishedListings(c.var.services.db, c.var.company).select([
-      'l.id',
-      'l.slug_en',
-      'l.slug_ar',
-      'l.listing_type',
-      'l.updated_at',
-    ]),
+    withStoredForm(publishedListings(db, c.var.company), render, 'sitemap'),
     sitemapSort,
     query,
   ).execute();
   const page = pageOf(rows, sitemapSort, query.page_size);
-  const results = page.rows.map((row) => {
-    const paths = present.path(row as never);
-    return {
-      paths,
-      lastmod: iso(row.updated_at),
-      alternates: [
-        { hreflang: 'en', path: paths.en },
-        { hreflang: 'ar', path: paths.ar },
-        { hreflang: 'x-default', path: paths.en },
-      ],
-    };
-  });
-  return c.json({ results, next_cursor: page.next_cursor }, 200);
+  return jsonText(c, listBody(await bodiesOf(db, render, page.rows, 'sitemap'), page.next_cursor));
 });

@@ -98,6 +98,21 @@ export interface CatalogueCountsTable {
   n: string;
 }
 
+/**
+ * A listing's public forms as JSON text, rendered for `rendered_for` (migration 0017, functions/catalogue/renders.ts).
+ * Null forms with a null tag are stale; `revision` counts the changes that made them so.
+ */
+export interface ListingRendersTable {
+  listing_id: string;
+  revision: ColumnType<string, string | number | undefined, string | number>;
+  rendered_for: string | null;
+  card: string | null;
+  detail: string | null;
+  map_point: string | null;
+  map_cover: string | null;
+  sitemap: string | null;
+}
+
 export interface CatalogueTables {
   areas: AreasTable;
   property_types: PropertyTypesTable;
@@ -106,6 +121,7 @@ export interface CatalogueTables {
   team_profiles: TeamProfilesTable;
   services: ServicesTable;
   catalogue_counts: CatalogueCountsTable;
+  listing_renders: ListingRendersTable;
 }
 
 export type ListingRow = Selectable<ListingsTable>;

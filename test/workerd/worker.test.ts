@@ -105,7 +105,8 @@ beforeAll(async () => {
         settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.example.com' },
       }),
     );
-    await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue));
+    // Not rendered here: the Worker's first reads render and store the forms (functions/catalogue/renders.ts).
+    await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue), { render: null });
   });
   await handle.db
     .insertInto('admin_tokens')

@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { LogEvent } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderAndStore, renderContext, renderFormat, renderSources } from '../../functions/catalogue/renders';
+import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { listingIdOf, storedRender } from './presented';
+import { patchSettings } from './support';
+
+/**
+ * The read path's fill (functions/catalogue/renders.ts): a stale form is rendered by the read and stored, in a
+ * fixed number of statements whatever the page size; a change committed while a read renders is never
+ * overwritten by that read's older render; a read never waits on a writer's lock.
+ */
+
+let statements: string[] = [];
+const log = (event: LogEvent) => {
+  if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
+};
+
+let api: TestApi;
+let company: { id: string; host: string };
+
+beforeAll(async () => {
+  api = await createTestApi({
+    handle: await openTestDatabase({ log }),
+    env: { CATALOGUE_RESPONSE_CACHE_MB: '0', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' },
+  });
+  company = await api.demoCompany();
+  await api.platform.companyCache.settled();
+});
+afterAll(() => api.close());
+
+const companyRow = () => api.db.selectFrom('companies').selectAll().where('id', '=', company.id).executeTakeFirstOrThrow();
+const idOf = (slug: string) => listingIdOf(api, company.id, slug);
+const stored = (id: string) => storedRender(api, id);
+
+async function counted(path: string) {
+  statements = [];
+  const res = await api.request(path, { host: company.host });
+  expect(res.status, res.text).toBe(200);
+  return statements;
+}
+
+describe('statements of a page', () => {
+  it('is one statement when its forms are stored, and three (page, rows, store) when any is stale, whatever its size', async () => {
+    await counted('/api/v1/listings?page_size=1'); // anything done once per process is not per request
+    for (const path of ['/api/v1/listings', '/api/v1/listings/map', '/api/v1/listings/map?cover=1', '/api/v1/sitemap']) {
+      const join = path.includes('?') ? '&' : '?';
+      for (const size of [1, 5, 24, 100]) expect(await counted(`${path}${join}page_size=${size}`), path).toHaveLength(1);
+    }
+    // Other settings: every stored form is stale for them; each page renders and stores its rows.
+    await patchSettings(api, company.id, { hide_prices: true });
+    // The changed company row is read again once, then kept in memory.
+    await api.platform.companyCache.settled();
+    await counted('/api/v1/areas');
+    for (const size of [1, 5, 24, 100]) {
+      const sent = await counted(`/api/v1/listings?sort=newest&page_size=${size}`);
+      expect(sent, sent.join('\n')).toHaveLength(3);
+      expect(sent[2]).toMatch(/update "?listing_renders"?/);
+    }
+    expect(await counted('/api/v1/listings?sort=newest&page_size=100')).toHaveLength(1);
+    expect(await counted('/api/v1/listings/marina-gate-2br-sea-view')).toHaveLength(1);
+  });
+});
+
+describe('a read that renders while a change commits', () => {
+  it('sends what it rendered but does not store it over the newer change', async () => {
+    const id = await idOf('burj-vista-1br-burj-khalifa-view');
+    await api.db.updateTable('listings').set({ bedrooms: 3 }).where('id', '=', id).execute();
+    const render = await renderContext(await companyRow(), api.platform.config.MEDIA_BASE_URL);
+    const sources = await renderSources(api.db, render, [id]);
+    // Between the read of the listing's rows and the store, another transaction retitles the listing.
+    await api.db
+      .updateTable('listings')
+      .set({ title: JSON.stringify({ en: 'Changed while rendering' }) })
+      .where('id', '=', id)
+      .execute();
+    const rendered = await renderAndStore(api.db, render, sources);
+    expect(JSON.parse(rendered.get(id)?.detail as string).bedrooms).toBe(3);
+    expect(JSON.parse(rendered.get(id)?.detail as string).title.en).not.toBe('Changed while rendering');
+    expect(await stored(id)).toEqual({ rendered_for: null, detail: null });
+    const res = await api.request('/api/v1/listings/burj-vista-1br-burj-khalifa-view', { host: company.host });
+    expect(res.json.title.en).toBe('Changed while rendering');
+    expect((await stored(id)).rendered_for).toBe(render.tag);
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    'never waits on a writer holding the listing: it answers, and stores nothing (PostgreSQL)',
+    async () => {
+      const id = await idOf('jvc-studio-investment');
+      await api.db.updateTable('listings').set({ bedrooms: 4 }).where('id', '=', id).execute();
+      await api.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('listings')
+          .set({ title: JSON.stringify({ en: 'Not committed yet' }) })
+          .where('id', '=', id)
+          .execute();
+        // The writer holds the listing's render row until it commits; a read that waited for it would never end.
+        const res = await api.request('/api/v1/listings/jvc-studio-investment', { host: company.host });
+        expect(res.status).toBe(200);
+        expect(res.json.bedrooms).toBe(4);
+        expect(res.json.title.en).not.toBe('Not committed yet');
+      });
+      expect((await stored(id)).rendered_for).toBeNull();
+      const res = await api.request('/api/v1/listings/jvc-studio-investment', { host: company.host });
+      expect(res.json.title.en).toBe('Not committed yet');
+    },
+  );
+});
+
+describe('the render format', () => {
+  it('is bumped whenever the presenter changes (stored forms of an older format are then rendered again)', async () => {
+    // Changing how a listing is presented leaves every database's stored forms in the old shape unless
+    // renderFormat is bumped: bump it, then record the new digests here.
+    const digest = async (path: string) =>
+      createHash('sha256')
+        .update(await readFile(path))
+        .digest('hex')
+        .slice(0, 16);
+    expect({
+      renderFormat,
+      'functions/catalogue/listings.present.ts': await digest('functions/catalogue/listings.present.ts'),
+      'lib/localise.ts': await digest('lib/localise.ts'),
+    }).toEqual({
+      renderFormat: 1,
+      'functions/catalogue/listings.present.ts': 'e86d89f4b259045f',
+      'lib/localise.ts': '3b1f2f54333a8351',
+    });
+  });
+});
