@@ -11,6 +11,7 @@
  * FORMS_CPU_ROUNDS (default 5) × FORMS_CPU_BATCH (default 100) requests of each kind.
  */
 import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -219,7 +220,7 @@ type Node = {
   children?: number[];
 };
 async function report(p: { nodes: Node[]; samples?: number[] }) {
-  await writeFile(`forms-${profile}.cpuprofile`, JSON.stringify(p));
+  await writeFile(`${tmpdir()}/forms-${profile}.cpuprofile`, JSON.stringify(p));
   const byId = new Map(p.nodes.map((node) => [node.id, node]));
   const byFile = new Map<string, number>();
   const byFunction = new Map<string, number>();
