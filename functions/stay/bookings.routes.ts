@@ -70,7 +70,7 @@ export const bookingRequests = createRouter().openapi(route, async (c) => {
     consentAddress: clientAddress,
   };
   const causedBy = actorOf(caller);
-  // The hold in one statement while the calendar is as read; else (or on a concurrent add of the same guest) the
+  // The hold in one statement while the home's rules are as read; else (or on a concurrent add of the same guest) the
   // locked path checks the stay again under the home's lock (functions/stay/hold.ts).
   const fast = await holdStay(db, company, facts, quote, guest, causedBy, now).catch((error: unknown) => {
     if (isUniqueViolation(error)) return undefined;

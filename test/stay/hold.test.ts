@@ -7,9 +7,10 @@ import type { Company } from '../../schema/platform/db';
 import { addBlock, type Ctx, countBookings, newHome, setTerms, setup, stays, uniqueEmail } from './support';
 
 /**
- * A booking's hold is one statement that writes only while the home's calendar is as the stay's check read it
- * (functions/stay/hold.ts): a block, a booking, new terms or a changed listing since then make it write nothing, and
- * the locked path then checks the stay again. On PostgreSQL the statement also waits for a block's transaction that
+ * A booking's hold is one statement that writes only while the home's rules are as the stay's check read it
+ * (functions/stay/hold.ts): a block, new terms or a changed listing since then make it write nothing, and the locked
+ * path then checks the stay again; a booking since then matters only when it took some of the same nights (the
+ * exclusion constraint). On PostgreSQL the statement also waits for a block's transaction that
  * holds the home's terms row, and sees the version that transaction committed, not its own older snapshot.
  */
 let ctx: Ctx;
@@ -51,6 +52,22 @@ describe('the hold in one statement', () => {
     expect(await countBookings(ctx, home)).toBe(1);
   });
 
+  it('still holds in one statement when another booking of other nights came first, and refuses the same nights', async () => {
+    const home = await newHome(ctx);
+    const first = await checked(home);
+    const second = await checked(home);
+    const other = await holdStay(ctx.api.db, company, second.facts, second.quote, guest(second.stay), 'website', second.now);
+    expect(other).toBeDefined();
+    expect(await holdStay(ctx.api.db, company, first.facts, first.quote, guest(first.stay), 'website', first.now)).toBeDefined();
+    // The same nights as a hold written after the check: the exclusion constraint refuses them (23P01), writing nothing.
+    const email = uniqueEmail();
+    await expect(
+      holdStay(ctx.api.db, company, first.facts, first.quote, guest(first.stay, email), 'website', first.now),
+    ).rejects.toMatchObject({ code: '23P01' });
+    expect(await people(email)).toEqual([]);
+    expect(await countBookings(ctx, home)).toBe(2);
+  });
+
   it('writes nothing, not even the guest, when a block took the nights since; the locked path refuses them', async () => {
     const home = await newHome(ctx);
     const { stay, now, facts, quote } = await checked(home);
@@ -74,6 +91,18 @@ describe('the hold in one statement', () => {
       code: 'min_nights',
     });
     expect(await countBookings(ctx, home)).toBe(0);
+  });
+
+  it('writes nothing when a season was added since; the locked path holds it at the season’s price', async () => {
+    const home = await newHome(ctx, { price: '100.00' });
+    const { stay, now, facts, quote } = await checked(home);
+    // The same terms, and a season over the stay: only the seasons change.
+    await setTerms(ctx, home, {
+      seasons: [{ name: 'High', starts_on: stay.checkIn, ends_on: stay.checkOut, nightly_price: '300.00', weekend_price: null }],
+    });
+    expect(await holdStay(ctx.api.db, company, facts, quote, guest(stay), 'website', now)).toBeUndefined();
+    const held = await holdStayLocked(ctx.api.db, company, facts.home.id, home, guest(stay), 'website', now);
+    expect(held.quote.nights.map((n) => n.price)).toEqual(Array(3).fill('300.00'));
   });
 
   it('writes nothing when the listing’s nightly price changed since; the locked path holds it at the new price', async () => {
