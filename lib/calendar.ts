@@ -30,13 +30,13 @@ export function staysHolding(executor: Executor, listingId: string, from: string
   return staysHoldingQuery(executor, listingId, from, to, now).execute();
 }
 
-/** The query of {@link staysHolding}; `listingId` may be SQL (a column of an outer query, e.g. `l.id`). */
+/** The query of {@link staysHolding}; the values may be SQL (a column of an outer query, e.g. `l.id`, or slots). */
 export function staysHoldingQuery(
   executor: Executor,
   listingId: string | RawBuilder<string>,
-  from: string,
-  to: string,
-  now: Date,
+  from: string | RawBuilder<string>,
+  to: string | RawBuilder<string>,
+  now: Date | RawBuilder<Date>,
 ) {
   return executor
     .selectFrom('bookings')

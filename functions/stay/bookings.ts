@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../schema/db';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
@@ -128,7 +128,7 @@ export async function applyBookingAction(
 }
 
 /** Bookings whose hold (held) or payment window (confirmed) has run out at `now`: they no longer hold their nights. */
-export const lapsedAt = (now: Date) => (eb: ExpressionBuilder<Database, 'bookings'>) =>
+export const lapsedAt = (now: Date | RawBuilder<Date>) => (eb: ExpressionBuilder<Database, 'bookings'>) =>
   eb.or([
     eb.and([eb('status', '=', 'held'), eb('hold_expires_at', '<=', now)]),
     eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '<=', now)]),

@@ -28,8 +28,13 @@ export async function takenRanges(
   return { ranges: mergeRanges([...bookings, ...blocks], from, to), validUntil };
 }
 
-/** The owner and maintenance blocks of a home that touch [from, to); `listingId` may be SQL (e.g. `l.id`). */
-export function blocksWithin(executor: Executor, listingId: string | RawBuilder<string>, from: string, to: string) {
+/** The owner and maintenance blocks of a home that touch [from, to); the values may be SQL (e.g. `l.id`, or slots). */
+export function blocksWithin(
+  executor: Executor,
+  listingId: string | RawBuilder<string>,
+  from: string | RawBuilder<string>,
+  to: string | RawBuilder<string>,
+) {
   return executor
     .selectFrom('calendar_blocks')
     .select(['starts_on as start', 'ends_on as end'])

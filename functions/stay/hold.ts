@@ -10,7 +10,7 @@ import type { Company } from '../../schema/platform/db';
 import type { SeasonRow, StoredQuote } from '../../schema/stay/db';
 import { type NewBooking, defaultHoldHours, lapsedAt, transactionForNights } from './bookings';
 import { blocksWithin, mergeRanges, type Range } from './calendar';
-import { type BookableHome, bookableHomeOf, bookableHomeQuery, homeNotFound } from './homes';
+import { type BookableHome, bookableHomeOf, bookableHomeQuery, type HomeRow, homeNotFound, requireBookings } from './homes';
 import { priceStay } from './pricing';
 import { assertStayAllowed, type Stay } from './rules';
 
@@ -40,22 +40,42 @@ export type StayFacts = {
 const jsonRows = <T>(query: OperationNodeSource) =>
   sql<T[]>`coalesce((select json_agg(row_to_json(x)) from (${query}) as x), '[]')`;
 
+type FactsValues = { company_id: string; slug: string; check_in: string; check_out: string; now: string };
+type FactsRow = HomeRow & {
+  season_rows: SeasonRow[];
+  holding: Range[];
+  blocks: Range[];
+  lapsed: Array<{ id: string; reference: string }>;
+};
+
+/** The statement of {@link stayFacts}. */
+const selectFacts = prepared<FactsValues, FactsRow>((p, db) => {
+  const listing = sql<string>`l.id`;
+  const now = sql<Date>`${p.now}::timestamptz`;
+  const [from, to] = [sql<string>`${p.check_in}::date`, sql<string>`${p.check_out}::date`];
+  return bookableHomeQuery(db, p.company_id, p.slug).select([
+    sql<SeasonRow[]>`coalesce((
+      select json_agg(to_jsonb(s) || jsonb_build_object('nightly_price', s.nightly_price::text,
+        'weekend_price', s.weekend_price::text) order by s.starts_on)
+      from holiday_home_seasons s where s.listing_id = l.id), '[]')`.as('season_rows'),
+    jsonRows<Range>(staysHoldingQuery(db, listing, from, to, now)).as('holding'),
+    jsonRows<Range>(blocksWithin(db, listing, from, to)).as('blocks'),
+    jsonRows<{ id: string; reference: string }>(
+      db.selectFrom('bookings').select(['id', 'reference']).where('listing_id', '=', listing).where(lapsedAt(now)),
+    ).as('lapsed'),
+  ]);
+});
+
 /** The home by slug (404 unless it takes bookings), its terms and seasons, the stay's taken nights and lapsed holds. */
 export async function stayFacts(executor: Executor, company: Company, slug: string, stay: Stay, now: Date): Promise<StayFacts> {
-  const listing = sql<string>`l.id`;
-  const row = await bookableHomeQuery(executor, company, slug)
-    .select([
-      sql<SeasonRow[]>`coalesce((
-        select json_agg(to_jsonb(s) || jsonb_build_object('nightly_price', s.nightly_price::text,
-          'weekend_price', s.weekend_price::text) order by s.starts_on)
-        from holiday_home_seasons s where s.listing_id = l.id), '[]')`.as('season_rows'),
-      jsonRows<Range>(staysHoldingQuery(executor, listing, stay.checkIn, stay.checkOut, now)).as('holding'),
-      jsonRows<Range>(blocksWithin(executor, listing, stay.checkIn, stay.checkOut)).as('blocks'),
-      jsonRows<{ id: string; reference: string }>(
-        executor.selectFrom('bookings').select(['id', 'reference']).where('listing_id', '=', listing).where(lapsedAt(now)),
-      ).as('lapsed'),
-    ])
-    .executeTakeFirst();
+  requireBookings(company);
+  const [row] = await selectFacts(executor, {
+    company_id: company.id,
+    slug,
+    check_in: stay.checkIn,
+    check_out: stay.checkOut,
+    now: now.toISOString(),
+  });
   if (!row) throw homeNotFound(slug);
   const { season_rows, holding, blocks, lapsed, ...home } = row;
   return {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
 import type { HolidayHomeTerms, SeasonRow } from '../../schema/stay/db';
@@ -16,12 +16,16 @@ export type BookableHome = {
   seasons: SeasonRow[];
 };
 
-/**
- * The row of a home by its English or Arabic slug, with its terms, when it takes bookings: the company has bookings
- * switched on and the listing is a published holiday home with a nightly price (otherwise 404). Callers add columns.
- */
-export function bookableHomeQuery(executor: Executor, company: Company, slug: string) {
+/** 404 unless the company has bookings switched on. */
+export function requireBookings(company: Company): void {
   if (company.settings.bookings_enabled !== true) throw notFound('Bookings are switched off, so this home');
+}
+
+/**
+ * The row of a home by its English or Arabic slug, with its terms, when it takes bookings: a published holiday home
+ * with a nightly price (otherwise no row). Callers add columns; the values may be SQL (a prepared statement's slots).
+ */
+export function bookableHomeQuery(executor: Executor, companyId: string | RawBuilder<string>, slug: string | RawBuilder<string>) {
   return executor
     .selectFrom('listings as l')
     .innerJoin('holiday_home_terms as t', 't.listing_id', 'l.id')
@@ -36,7 +40,7 @@ export function bookableHomeQuery(executor: Executor, company: Company, slug: st
       sql<string>`t.check_in_time::text`.as('check_in_time'),
       sql<string>`t.check_out_time::text`.as('check_out_time'),
     ])
-    .where('l.company_id', '=', company.id)
+    .where('l.company_id', '=', companyId)
     .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
     .where('l.status', '=', 'published')
     .where('l.listing_type', '=', 'holiday_home')
@@ -44,7 +48,7 @@ export function bookableHomeQuery(executor: Executor, company: Company, slug: st
     .where('l.price', 'is not', null);
 }
 
-type HomeRow = NonNullable<Awaited<ReturnType<ReturnType<typeof bookableHomeQuery>['executeTakeFirst']>>>;
+export type HomeRow = NonNullable<Awaited<ReturnType<ReturnType<typeof bookableHomeQuery>['executeTakeFirst']>>>;
 
 /** The 404 of a home that is not there or takes no bookings. */
 export const homeNotFound = (slug: string) => notFound(`The holiday home "${slug}"`);
@@ -77,7 +81,8 @@ export async function findBookableHome(
   slug: string,
   options: { lock?: boolean; seasons?: boolean } = {},
 ): Promise<BookableHome> {
-  let query = bookableHomeQuery(executor, company, slug);
+  requireBookings(company);
+  let query = bookableHomeQuery(executor, company.id, slug);
   if (options.lock) query = query.forNoKeyUpdate('t');
   const row = await query.executeTakeFirst();
   if (!row) throw homeNotFound(slug);

@@ -25,18 +25,19 @@ export function preparedName(text: string): string | undefined {
 /**
  * A statement built and compiled by Kysely once per process, then sent with new values on every run. A visitor's
  * form sends the same text every time, and building and compiling a statement of a dozen CTEs took more CPU than
- * sending it and reading its answer. `build` receives slots instead of values; a value it embeds itself (a constant:
+ * sending it and reading its answer. `build` receives slots instead of values (and an executor to build Kysely queries
+ * with); a value it embeds itself (a constant:
  * an event type, a literal) is kept with the text. Each slot is one `$n`, however often the text uses it. The text is
  * the same on every engine (PostgreSQL, PGlite, Neon: one compiler). On PostgreSQL through pg the text is also a
  * named statement of each connection ({@link preparedName}): parsing and planning a statement of a dozen CTEs took the
  * server longer than running it.
  */
 export function prepared<V extends Record<string, unknown>, R>(
-  build: (slots: Slots<V>) => OperationNodeSource & Expression<unknown>,
+  build: (slots: Slots<V>, executor: Executor) => OperationNodeSource & Expression<unknown>,
 ) {
   let compiled: Compiled | undefined;
   return async (executor: Executor, values: V): Promise<R[]> => {
-    compiled ??= compile(executor, build as (slots: unknown) => OperationNodeSource & Expression<unknown>);
+    compiled ??= compile(executor, build as (slots: unknown, executor: Executor) => OperationNodeSource & Expression<unknown>);
     const { text, names, constants } = compiled;
     const parameters = names.map((name) => (constants.has(name) ? constants.get(name) : values[name]));
     const { rows } = await executor.executeQuery<R>(CompiledQuery.raw(text, parameters));
@@ -44,9 +45,12 @@ export function prepared<V extends Record<string, unknown>, R>(
   };
 }
 
-function compile(executor: Executor, build: (slots: unknown) => OperationNodeSource & Expression<unknown>): Compiled {
+function compile(
+  executor: Executor,
+  build: (slots: unknown, executor: Executor) => OperationNodeSource & Expression<unknown>,
+): Compiled {
   const slots = new Proxy({}, { get: (_, name) => sql`${new Slot(String(name))}` });
-  const node = build(slots);
+  const node = build(slots, executor);
   const { sql: text, parameters } = sql`${node}`.compile(executor);
   if (text.includes('$$')) throw new Error('a prepared statement cannot hold a dollar-quoted text');
   const names: string[] = [];
