@@ -281,7 +281,7 @@ async function report(p: { nodes: Node[]; samples?: number[] }) {
         ? 'ours (lib/, functions/, schema/)'
         : /^(hono|@hono\/)/.test(file)
           ? 'Hono, @hono/*'
-          : /undici|webstreams|abort_controller|url|buffer/.test(file)
+          : /undici|webstreams|abort_controller|js_transferable|event_target|url|buffer|encoding/.test(file)
             ? "Node's web Request/Response/Headers/streams"
             : /^(pg|pg-protocol|pg-pool|postgres-|@electric-sql)/.test(file) || /writev|writeBuffer|stream_base/.test(file)
               ? 'database driver and socket'
@@ -291,8 +291,8 @@ async function report(p: { nodes: Node[]; samples?: number[] }) {
                   ? 'kysely'
                   : /garbage/.test(file)
                     ? 'garbage collection'
-                    : /js_transferable|HashJob|crypto/.test(file)
-                      ? 'WebCrypto'
+                    : /HashJob|RandomBytesJob|crypto/.test(file)
+                      ? 'hashing and random bytes'
                       : 'other (runtime, microtasks, timers)';
   const byCategory = new Map<string, number>();
   let busy = 0;
