@@ -46,8 +46,9 @@ async function resolveCaller(
     }
     throw new ApiError('key_required', 'This operation needs a server key: send "Authorization: Bearer sk_…".');
   }
-  const { db } = c.var.services;
-  const key = await verifyKey(db, presented);
+  const { db, companyCache } = c.var.services;
+  // Node keeps keys in memory until the database announces a change to them (revocation is seen at once).
+  const key = await verifyKey(db, presented, { cache: companyCache });
   if (key.company_id !== company.id) {
     throw new ApiError('key_wrong_company', 'The key belongs to another company than this host.');
   }

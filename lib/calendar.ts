@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Executor, Trx } from './db/index';
 
 /**
@@ -27,6 +27,17 @@ export async function lockHomeCalendar(trx: Trx, listingId: string): Promise<boo
  * window closes, paid. `lapses_at`: when a held or confirmed stay lets its nights go (null for a paid one).
  */
 export function staysHolding(executor: Executor, listingId: string, from: string, to: string, now: Date) {
+  return staysHoldingQuery(executor, listingId, from, to, now).execute();
+}
+
+/** The query of {@link staysHolding}; the values may be SQL (a column of an outer query, e.g. `l.id`, or slots). */
+export function staysHoldingQuery(
+  executor: Executor,
+  listingId: string | RawBuilder<string>,
+  from: string | RawBuilder<string>,
+  to: string | RawBuilder<string>,
+  now: Date | RawBuilder<Date>,
+) {
   return executor
     .selectFrom('bookings')
     .select([
@@ -44,6 +55,5 @@ export function staysHolding(executor: Executor, listingId: string, from: string
         eb.and([eb('status', '=', 'held'), eb('hold_expires_at', '>', now)]),
         eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '>', now)]),
       ]),
-    )
-    .execute();
+    );
 }

@@ -2,7 +2,8 @@ import type { Company } from '../schema/platform/db';
 
 /**
  * The Host → company rows (with the catalogue version catalogue ETags carry) of one process or isolate, so a
- * 304 or a cached catalogue page needs no database round trip. Two ways to stay fresh:
+ * 304 or a cached catalogue page needs no database round trip; and, on Node only, the API keys by prefix (with
+ * their secrets' hashes), so a keyed request needs no round trip for its key. Two ways to stay fresh:
  *
  * - `notified` (Node): the database announces every change to a company or its hosts on the channel
  *   {@link companyChannel} (migration 0016; every catalogue change updates `companies.catalogue_version`).
@@ -18,6 +19,8 @@ import type { Company } from '../schema/platform/db';
 export const companyChannel = 'company_changed';
 
 type Entry = { company: Company; storedAt: number };
+/** A key kept by its prefix, with the company it belongs to (a notification names the company). */
+type KeyEntry = { companyId: string; value: unknown };
 type Waiter = { companyId: string | undefined; resolve: () => void };
 
 export type CompanyCacheOptions =
@@ -26,6 +29,7 @@ export type CompanyCacheOptions =
 
 export class CompanyCache {
   readonly #entries = new Map<string, Entry>();
+  readonly #keys = new Map<string, KeyEntry>();
   readonly #options: CompanyCacheOptions;
   readonly #max: number;
   /** Bumped by every invalidation: a read that saw another generation when it started is not kept. */
@@ -65,10 +69,41 @@ export class CompanyCache {
     return company;
   }
 
-  /** A notification: the company changed (settings, catalogue version, hosts) or was removed. */
+  /**
+   * Whether rows are kept until the database announces a change (Node), rather than for a TTL (Workers): then a
+   * form's write may take its company from memory too, as fresh as any read (the notifications' delay apart).
+   */
+  get notified(): boolean {
+    return this.#options.mode === 'notified';
+  }
+
+  /**
+   * The key with this prefix (`load` answers it with its company's id, or undefined for an unknown prefix): from
+   * memory when it may be served, otherwise loaded, then kept (notified mode only; found keys only).
+   */
+  async lookupKey<K>(
+    prefix: string,
+    load: (prefix: string) => Promise<{ companyId: string; value: K } | undefined>,
+  ): Promise<K | undefined> {
+    if (this.#options.mode !== 'notified') return (await load(prefix))?.value;
+    if (this.serving) {
+      const entry = this.#keys.get(prefix);
+      if (entry) return entry.value as K;
+    }
+    const generation = this.#generation;
+    const loaded = await load(prefix);
+    if (loaded && this.serving && generation === this.#generation) {
+      if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value as string);
+      this.#keys.set(prefix, loaded);
+    }
+    return loaded?.value;
+  }
+
+  /** A notification: the company changed (settings, catalogue version, hosts, keys) or was removed. */
   invalidate(companyId: string): void {
     this.#generation++;
     for (const [host, entry] of this.#entries) if (entry.company.id === companyId) this.#entries.delete(host);
+    for (const [prefix, entry] of this.#keys) if (entry.companyId === companyId) this.#keys.delete(prefix);
     this.#wake(companyId);
   }
 
@@ -76,6 +111,7 @@ export class CompanyCache {
   clear(): void {
     this.#generation++;
     this.#entries.clear();
+    this.#keys.clear();
     this.#wake(undefined);
   }
 

@@ -1,9 +1,48 @@
 const encoder = new TextEncoder();
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** SHA-256 of a text (Web Crypto: the same on Workers and Node). */
+type SyncDigest = (text: string) => Uint8Array;
+/** Node's own hash, once loaded (null elsewhere); undefined until the first digest. */
+let nodeDigest: SyncDigest | null | undefined;
+
+async function loadNodeDigest(): Promise<SyncDigest | null> {
+  const onWorkers = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';
+  if (onWorkers || (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name !== 'node') {
+    return null;
+  }
+  try {
+    const { createHash } = await import('node:crypto');
+    return (text) => new Uint8Array(createHash('sha256').update(text).digest());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * SHA-256 of a text: Node's synchronous hash on Node (a key is hashed on every keyed request; Web Crypto's digest
+ * there is a job handed to another thread, several times the CPU), Web Crypto elsewhere. The same digest either way.
+ */
 export async function sha256(text: string): Promise<Uint8Array> {
+  if (nodeDigest === undefined) nodeDigest = await loadNodeDigest();
+  if (nodeDigest) return nodeDigest(text);
   return new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+}
+
+/** Random bytes are drawn from the platform CSPRNG in blocks: one call per block, not per token or reference. */
+const poolSize = 4096;
+let pool = new Uint8Array(0);
+let drawn = 0;
+
+/** `n` bytes from the platform CSPRNG, each given out once (a block is replaced, never rewritten, when used up). */
+export function randomBytes(n: number): Uint8Array {
+  if (n > poolSize) return crypto.getRandomValues(new Uint8Array(n));
+  if (drawn + n > pool.length) {
+    pool = crypto.getRandomValues(new Uint8Array(poolSize));
+    drawn = 0;
+  }
+  const bytes = pool.subarray(drawn, drawn + n);
+  drawn += n;
+  return bytes;
 }
 
 /** Compares two digests without leaking where they differ. */
@@ -18,7 +57,7 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
 export function randomToken(length: number): string {
   let out = '';
   while (out.length < length) {
-    const bytes = crypto.getRandomValues(new Uint8Array(length * 2));
+    const bytes = randomBytes(length * 2);
     for (const byte of bytes) {
       if (byte < 248 && out.length < length) out += alphabet[byte % 62];
     }

@@ -45,18 +45,46 @@ export async function writeWithEvent<Row>(
   return rows;
 }
 
+/** An event as a statement records it: its values, or SQL (a prepared statement's slots, lib/db/prepared.ts). */
+export type EventSql = {
+  companyId: string | RawBuilder<string>;
+  type: string;
+  causedBy: CausedBy | RawBuilder<string>;
+};
+
 /**
  * The CTEs `<name>_event` and `<name>_deliveries` of a statement: the event, recorded once if the CTE `source`
  * (an earlier CTE of the same statement) has a row, and one pending delivery per enabled subscription of the
- * company that takes its type. `name` and `source` are the caller's constants, never input.
+ * company that takes its type. `name` and `source` are the caller's constants, never input. `data`, when given,
+ * is the payload as SQL over that row (`happened.<column>`), for what only the statement knows (e.g. the
+ * reference of a person it matched); otherwise `event.data`.
  */
-export function eventCtes(name: string, id: string, event: EventInput, source: string): RawBuilder<unknown> {
+export function eventCtes(
+  name: string,
+  id: string | RawBuilder<string>,
+  event: EventSql & { data?: EventData },
+  source: string,
+  data?: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const payload = data ?? sql`${JSON.stringify(event.data ?? {})}::jsonb`;
+  return eventsCtes(
+    name,
+    event,
+    sql`select ${id}::text as id, ${payload} as data from (select * from ${sql.raw(source)} limit 1) as happened`,
+  );
+}
+
+/**
+ * The CTEs `<name>_event` and `<name>_deliveries`: one event of `event.type` per row of `rows` (a select giving
+ * `id`, the event's id, and `data`, its payload as jsonb), each with its deliveries as {@link eventCtes} records them.
+ */
+export function eventsCtes(name: string, event: EventSql, rows: RawBuilder<unknown>): RawBuilder<unknown> {
   const eventCte = sql.raw(`${name}_event`);
   return sql`
     ${eventCte} as (
       insert into events (id, company_id, type, caused_by, data)
-      select ${id}, ${event.companyId}::uuid, ${event.type}, ${event.causedBy}, ${JSON.stringify(event.data)}::jsonb
-      from (select from ${sql.raw(source)} limit 1) as happened
+      select happening.id, ${event.companyId}::uuid, ${event.type}, ${event.causedBy}::text, happening.data
+      from (${rows}) as happening
       returning id, company_id
     ),
     ${sql.raw(`${name}_deliveries`)} as (

@@ -5,6 +5,7 @@ import { ApiError } from './errors';
 import { writeAudit } from './audit';
 import type { Scope } from '../schema/common/scopes';
 import { iso } from './dates';
+import type { CompanyCache } from './company-cache';
 
 export type KeyKind = 'server' | 'publishable';
 
@@ -24,34 +25,60 @@ function newSecret(prefix: string): string {
   return prefix + randomToken(32);
 }
 
-/**
- * Finds the key a presented secret belongs to. Only SHA-256 hashes are stored; every unexpired secret of
- * the key is compared in constant time. Unknown, malformed and expired secrets are all "unknown".
- */
-export async function verifyKey(db: Executor, presented: string): Promise<ApiKeyRow> {
-  const parsed = parseKey(presented);
-  if (!parsed) throw new ApiError('key_invalid', 'The key is not a valid API key.');
+/** A key with the hashes of its secrets that were unexpired when it was read. */
+type KeyWithSecrets = { key: ApiKeyRow; secrets: Array<{ hash: Uint8Array; expiresAt: Date | null }> };
+
+async function keyByPrefix(db: Executor, prefix: string, now: Date): Promise<KeyWithSecrets | undefined> {
   const rows = await db
     .selectFrom('api_keys as k')
     .innerJoin('api_key_secrets as s', 's.key_id', 'k.id')
     .selectAll('k')
     .select(['s.secret_hash', 's.expires_at'])
-    .where('k.prefix', '=', parsed.prefix)
-    .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', new Date())]))
+    .where('k.prefix', '=', prefix)
+    .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)]))
     .execute();
-  const digest = await sha256(presented);
-  let found: ApiKeyRow | undefined;
-  for (const { secret_hash, expires_at: _expires, ...key } of rows) {
-    if (timingSafeEqual(new Uint8Array(secret_hash), digest)) found = key;
-  }
-  if (!found) throw new ApiError('key_invalid', 'The key is unknown.');
-  if (found.revoked_at) throw new ApiError('key_revoked', 'The key has been revoked.');
-  return found;
+  const first = rows[0];
+  if (!first) return undefined;
+  const { secret_hash: _hash, expires_at: _expires, ...key } = first;
+  return { key, secrets: rows.map((row) => ({ hash: new Uint8Array(row.secret_hash), expiresAt: row.expires_at })) };
 }
 
-/** Records use at most once a minute per key, so a busy key does not write on every request. */
+/**
+ * Finds the key a presented secret belongs to. Only SHA-256 hashes are stored; every unexpired secret of
+ * the key is compared in constant time. Unknown, malformed and expired secrets are all "unknown".
+ * With `cache` (Node: lib/company-cache.ts, kept until the database announces a change to the key or its
+ * secrets), the key and its hashes come from memory; a secret's expiry is still checked against `now`.
+ */
+export async function verifyKey(
+  db: Executor,
+  presented: string,
+  options: { cache?: CompanyCache; now?: Date } = {},
+): Promise<ApiKeyRow> {
+  const parsed = parseKey(presented);
+  if (!parsed) throw new ApiError('key_invalid', 'The key is not a valid API key.');
+  const now = options.now ?? new Date();
+  const load = async (prefix: string) => {
+    const found = await keyByPrefix(db, prefix, now);
+    return found && { companyId: found.key.company_id, value: found };
+  };
+  const stored = options.cache ? await options.cache.lookupKey(parsed.prefix, load) : (await load(parsed.prefix))?.value;
+  const digest = await sha256(presented);
+  let matched = false;
+  for (const { hash, expiresAt } of stored?.secrets ?? []) {
+    if (timingSafeEqual(hash, digest) && (expiresAt === null || expiresAt > now)) matched = true;
+  }
+  if (!stored || !matched) throw new ApiError('key_invalid', 'The key is unknown.');
+  if (stored.key.revoked_at) throw new ApiError('key_revoked', 'The key has been revoked.');
+  return stored.key;
+}
+
+/**
+ * Records use at most once a minute per key, so a busy key does not write on every request. The row is marked
+ * too: a key kept in memory is then written at most once a minute by this process (not on every request).
+ */
 export async function touchKey(db: Db, key: ApiKeyRow, now = new Date()): Promise<void> {
   if (key.last_used_at && now.getTime() - new Date(key.last_used_at).getTime() < 60_000) return;
+  key.last_used_at = now;
   await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
 }
 

@@ -2,8 +2,16 @@ import Big from 'big.js';
 
 /** Digits after the decimal point in a currency (AED 2, JPY 0, KWD 3), as ISO 4217 and Intl say. */
 export function minorDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  let digits = minorDigitsByCurrency.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    minorDigitsByCurrency.set(currency, digits);
+  }
+  return digits;
 }
+
+/** Building an Intl.NumberFormat costs more than a quote's arithmetic: asked once per currency and process. */
+const minorDigitsByCurrency = new Map<string, number>();
 
 /**
  * The digits an amount is kept to: the currency's minor digits, at most 2 (money columns are `numeric(14, 2)`;

@@ -1,7 +1,8 @@
-import { sql, type Updateable } from 'kysely';
+import { type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Trx } from './db/index';
+import type { Slots } from './db/prepared';
 import { ApiError } from './errors';
-import { type CausedBy, recordEvent, writeWithEvent } from './events';
+import { type CausedBy, eventCtes, newEventId, recordEvent, writeWithEvent } from './events';
 import { newReference } from './references';
 import type { ContactRow, ContactsTable } from '../schema/crm/db';
 import type { Company } from '../schema/platform/db';
@@ -33,6 +34,15 @@ export function wantedPerson(company: Company, input: PersonInput): Wanted {
     language: input.language,
     roles: input.roles ?? [],
   };
+}
+
+/** Refuses (400) a person that could never be matched again: neither an email nor a phone (nor an external id). */
+export function requireContactKey(wanted: Wanted): void {
+  if (!wanted.key && !wanted.phone) {
+    throw new ApiError('invalid_request', 'A person needs an email, a phone or an external id.', {
+      errors: [{ path: 'email', code: 'custom', message: 'Send at least one of email, phone or external.' }],
+    });
+  }
 }
 
 /** The row of a new person (its reference new). */
@@ -138,11 +148,7 @@ export async function matchOrCreateContact(
   causedBy: CausedBy,
 ): Promise<{ contact: ContactRow; created: boolean; updated: boolean }> {
   const wanted = wantedPerson(company, input);
-  if (!wanted.key && !wanted.phone && !input.external) {
-    throw new ApiError('invalid_request', 'A person needs an email, a phone or an external id.', {
-      errors: [{ path: 'email', code: 'custom', message: 'Send at least one of email, phone or external.' }],
-    });
-  }
+  if (!input.external) requireContactKey(wanted);
   const match = await findMatch(trx, company.id, wanted, input.external);
   const link = (contactId: string, isNew: boolean) =>
     input.external ? linkToContact(trx, company.id, contactId, input.external, isNew) : Promise.resolve(false);
@@ -177,4 +183,111 @@ export function touchContact(trx: Trx, id: string, set: Updateable<ContactsTable
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** The values of {@link personCtes}'s slots: the person as wanted, its reference if new, the ids of its events. */
+export type PersonValues = {
+  company_id: string;
+  caused_by: CausedBy;
+  person_reference: string;
+  person_name: string | null;
+  person_email: string | null;
+  person_email_key: string | null;
+  person_phone: string | null;
+  person_language: string | null;
+  person_roles: string[];
+  /** Always touch a matched person (an enquiry), or only when a fill changed something (a booking). */
+  person_touch: boolean;
+  person_created_event: string;
+  person_updated_event: string;
+};
+
+/** The values {@link personCtes} matches or adds `wanted` with (400 without an email or a phone). */
+export function personValues(company: Company, wanted: Wanted, causedBy: CausedBy, touch: boolean): PersonValues {
+  requireContactKey(wanted);
+  const row = newContactRow(company.id, wanted);
+  return {
+    company_id: company.id,
+    caused_by: causedBy,
+    person_reference: row.reference,
+    person_name: row.name,
+    person_email: row.email,
+    person_email_key: row.email_key,
+    person_phone: row.phone,
+    person_language: row.language,
+    person_roles: row.roles,
+    person_touch: touch,
+    person_created_event: newEventId(),
+    person_updated_event: newEventId(),
+  };
+}
+
+/**
+ * Matching a person inside one statement (a prepared one: lib/db/prepared.ts, `p` its slots), as
+ * {@link matchOrCreateContact} does without an external id: the live person with the email (case-insensitive), else
+ * the phone, locked; their empty fields filled, never one that has a value, and an email or phone that is another
+ * person's left to them; otherwise a new person. The CTEs:
+ *
+ * - `person_match`: the matched person (locked `for update`), with what the fill would change;
+ * - `person_added` (with `contact.created`): the new person, when none matched;
+ * - `person_filled` (with `contact.updated`): the match's fills; with `person_touch`, always (updated_at bumped and
+ *   one `contact.updated`, as an enquiry does: the person's answer lists one more lead), else only when a fill
+ *   changed something;
+ * - `person`: `id` and `reference` of whichever it is.
+ *
+ * `gate` names an earlier CTE of the statement: nothing is matched or written unless it has a row (a booking's
+ * calendar check). A concurrent add of the same person (or a concurrent fill of the same email or phone) fails the
+ * statement on the contacts' unique indexes: run it again (a new snapshot then sees that person).
+ */
+export function personCtes(p: Slots<PersonValues>, options: { gate?: string } = {}): RawBuilder<unknown> {
+  const c = sql`${p.company_id}::uuid`;
+  const key = sql`${p.person_email_key}::text`;
+  const phone = sql`${p.person_phone}::text`;
+  const gated = options.gate ? sql`and exists (select from ${sql.raw(options.gate)})` : sql``;
+  const heldBy = (column: 'email_key' | 'phone_key', value: RawBuilder<unknown>) =>
+    sql`m.${sql.raw(column)} is null and ${value} is not null and not exists (
+      select from contacts o where o.company_id = ${c} and o.${sql.raw(column)} = ${value} and o.id <> m.id)`;
+  const event = { companyId: p.company_id, causedBy: p.caused_by };
+  return sql`
+    person_match as (
+      select m.id, m.reference,
+        ${heldBy('email_key', key)} as fill_email,
+        ${heldBy('phone_key', phone)} as fill_phone,
+        (m.name is null and ${p.person_name}::text is not null)
+          or (m.language is null and ${p.person_language}::text is not null)
+          or not (${p.person_roles}::text[] <@ m.roles) as fill_other
+      from contacts m
+      where m.company_id = ${c} and not m.erased and (m.email_key = ${key} or m.phone_key = ${phone}) ${gated}
+      order by m.email_key = ${key} desc nulls last
+      limit 1
+      for update of m
+    ),
+    person_added as (
+      insert into contacts (company_id, reference, name, email, email_key, phone, phone_key, language, roles)
+      select ${c}, ${p.person_reference}::text, ${p.person_name}::text, ${p.person_email}::text, ${key}, ${phone},
+        ${phone}, ${p.person_language}::text, ${p.person_roles}::text[]
+      where not exists (select from person_match) ${gated}
+      returning id, reference
+    ),
+    ${eventCtes('person_added', p.person_created_event, { ...event, type: 'contact.created' }, 'person_added', sql`jsonb_build_object('reference', happened.reference)`)},
+    person_filled as (
+      update contacts f set
+        name = coalesce(f.name, ${p.person_name}::text),
+        language = coalesce(f.language, ${p.person_language}::text),
+        email = case when m.fill_email then ${p.person_email}::text else f.email end,
+        email_key = case when m.fill_email then ${key} else f.email_key end,
+        phone = case when m.fill_phone then ${phone} else f.phone end,
+        phone_key = case when m.fill_phone then ${phone} else f.phone_key end,
+        roles = f.roles || array(select r from unnest(${p.person_roles}::text[]) as r where r <> all (f.roles)),
+        updated_at = clock_timestamp()
+      from person_match m
+      where f.id = m.id and (${p.person_touch}::boolean or m.fill_email or m.fill_phone or m.fill_other)
+      returning f.id, f.reference
+    ),
+    ${eventCtes('person_filled', p.person_updated_event, { ...event, type: 'contact.updated' }, 'person_filled', sql`jsonb_build_object('reference', happened.reference)`)},
+    person as (
+      select id, reference from person_added
+      union all
+      select id, reference from person_match
+    )`;
 }

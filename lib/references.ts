@@ -1,4 +1,4 @@
-import { randomToken } from './crypto';
+import { randomBytes, randomToken } from './crypto';
 
 const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -8,7 +8,7 @@ const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  * L lead, A activity, B booking, T tenancy (a lease), D deal, V viewing, J job, I inspection.
  */
 export function newReference(prefix: 'P' | 'L' | 'A' | 'B' | 'T' | 'D' | 'V' | 'J' | 'I'): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  const bytes = randomBytes(10);
   let out = `${prefix}-`;
   for (const byte of bytes) out += crockford[byte & 31];
   return out;

@@ -4,6 +4,7 @@ import { isLocalHost } from './addresses';
 import type { Executor } from './db/index';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
+import type { Access } from '../schema/common/scopes';
 
 /** The host a request was sent to, lower-case and without port. */
 export function requestHost(c: Context<AppEnv>): string {
@@ -26,13 +27,27 @@ export async function resolveCompany(c: Context<AppEnv>): Promise<Company> {
   if (found) return found;
   const host = requestHost(c);
   const { db, companyCache } = c.var.services;
-  // Reads may use the rows kept in memory; a write always reads the company's current row (settings, keys' rules).
+  // Reads may use the rows kept in memory. A write reads the company's current row (settings, keys' rules), except
+  // a visitor's form on Node: there the rows are dropped as soon as the database announces a change, so the row in
+  // memory is as current as a read of it (the forms then make no round trip for their company).
   const read = c.req.method === 'GET' || c.req.method === 'HEAD';
+  const form = companyCache?.notified === true && (c.get('access') as Access | undefined)?.kind === 'form';
   const company =
-    companyCache && read ? await companyCache.lookup(host, (h) => companyByHost(db, h)) : await companyByHost(db, host);
+    companyCache && (read || form) ? await companyCache.lookup(host, (h) => companyByHost(db, h)) : await companyByHost(db, host);
   if (!company) throw new ApiError('unknown_host', `No company answers on host ${host}.`);
   c.set('company', company);
   return company;
+}
+
+/**
+ * Whether a request may have changed a company, its hosts or its keys, so this process's next reads must wait for
+ * the notifications its commit sent (lib/company-cache.ts afterWrite): any write, except a visitor's form, whose
+ * statements touch people, leads and bookings only. Sparing the forms keeps the rows in memory serving while forms
+ * keep coming (on PostgreSQL every write otherwise holds them back until a round trip on the listening connection).
+ */
+export function mayChangeCompanies(c: Context<AppEnv>): boolean {
+  if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) return false;
+  return (c.get('access') as Access | undefined)?.kind !== 'form';
 }
 
 /**

@@ -8,6 +8,7 @@ import { openNeon } from './db/neon';
 import type { RateLimiter } from './ratelimit/index';
 import { limiterFor } from './ratelimit/select';
 import { CompanyCache } from './company-cache';
+import { mayChangeCompanies } from './tenancy';
 import { runJobs, type ScheduledJob } from './scheduler';
 import type { WebhookRuntime } from './webhooks/types';
 
@@ -118,7 +119,7 @@ export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServic
     if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) return opened;
     // A write of this isolate: its own next reads see it.
     const done = () => {
-      opened.services.companyCache?.afterWrite();
+      if (mayChangeCompanies(c)) opened.services.companyCache?.afterWrite();
       return opened.done();
     };
     return { services: opened.services, done };

@@ -6,10 +6,8 @@ import { newReference } from '../../lib/references';
 import { json, jsonBody, problem } from '../../schema/common/api';
 import { LeadSchema } from '../../schema/common/leads';
 import { FormLeadAnswer, LeadFormInput } from '../../schema/forms/leads';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { checkLead, createLead, leadTypeOf } from './leads';
-import { createLeadOfNewPerson } from './new-visitor';
-import { isUniqueViolation } from '../../lib/db/index';
+import { checkLead, encryptedDetails, leadTypeOf } from './leads';
+import { recordLead } from './record-lead';
 import { leadView } from '../../lib/leads';
 import { auditRead } from '../../lib/audit';
 import { passesFormGuard } from '../../lib/form-guard';
@@ -53,20 +51,21 @@ export const leadForms = createRouter().openapi(postRoute, async (c) => {
   const { challenge, website, ...input } = c.req.valid('json');
   const { db, config, clientAddress } = c.var.services;
   const { company, caller } = c.var;
+  // Asked once (a round trip only when a service is named): the key's lead types, and the listing request's rules.
+  const leadType = await leadTypeOf(db, company.id, input.service);
+  const check = () => checkLead(db, company.id, input, leadType);
   if (caller.kind === 'publishable') {
-    requireLeadType(caller, await leadTypeOf(db, company.id, input.service));
-    const human = await passesFormGuard(c, { challenge, website }, () => checkLead(db, company.id, input));
+    requireLeadType(caller, leadType);
+    const human = await passesFormGuard(c, { challenge, website }, check);
     if (!human) return c.json({ reference: newReference('L') }, 201);
+  } else {
+    await check();
   }
   const keyring = keyringOf(config);
   const browser = caller.kind === 'publishable' ? { origins: caller.key.origins, consentAddress: clientAddress } : {};
   const newLead = { ...input, keyring, consentAddress: null, ...browser };
-  // A new person's enquiry in one statement; a known person's (or a concurrent add of the same one) in a transaction.
-  const lead =
-    (await createLeadOfNewPerson(db, company, newLead, actorOf(caller)).catch((error: unknown) => {
-      if (isUniqueViolation(error)) return undefined;
-      throw error;
-    })) ?? (await transactionRetryingConflict(db, (trx) => createLead(trx, company, newLead, actorOf(caller))));
+  // One statement, whether the person is new or known (functions/forms/record-lead.ts).
+  const lead = await recordLead(db, company, newLead, await encryptedDetails(newLead), actorOf(caller));
   if (caller.kind === 'publishable') return c.json({ reference: lead.reference }, 201);
   const view = await leadView(db, company.id, lead.id, keyring);
   await auditRead(c, [view.reference]);

@@ -1,12 +1,7 @@
-import { sql } from 'kysely';
 import { type Keyring, encryptJson } from '../../lib/crypto-jwe';
-import type { Executor, Trx } from '../../lib/db/index';
+import type { Executor } from '../../lib/db/index';
 import { ApiError, type FieldError } from '../../lib/errors';
-import { type CausedBy, recordEvent } from '../../lib/events';
-import { newReference } from '../../lib/references';
 import type { LeadInputValue } from '../../schema/forms/leads';
-import type { Company } from '../../schema/platform/db';
-import { matchOrCreateContact } from '../../lib/people';
 import { type DetailValue, detailsProblems } from '../../lib/details';
 
 /** An enquiry to record: the form's fields plus what the caller's path knows. */
@@ -36,18 +31,6 @@ export function cleanPage(page: string | undefined, origins?: readonly string[])
   return `${url.origin}${url.pathname}`;
 }
 
-/** The listing by its English or Arabic slug (any status: the enquiry may be about a withdrawn home); unknown: null. */
-async function listingIdOf(executor: Executor, companyId: string, slug: string | undefined): Promise<string | null> {
-  if (slug === undefined) return null;
-  const row = await executor
-    .selectFrom('listings')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where((eb) => eb.or([eb('slug_en', '=', slug), eb('slug_ar', '=', slug)]))
-    .executeTakeFirst();
-  return row?.id ?? null;
-}
-
 /** A lead's type, for the publishable key's list: a service of kind `listing_request` makes one; else an enquiry. */
 export async function leadTypeOf(
   executor: Executor,
@@ -68,7 +51,12 @@ export async function leadTypeOf(
  * The rules of every enquiry, whichever path sent it; each refusal names its field. A listing request (its
  * service is of kind `listing_request`) also has the answers a draft listing is built from checked.
  */
-export async function leadProblems(executor: Executor, companyId: string, input: LeadInputValue): Promise<FieldError[]> {
+export async function leadProblems(
+  executor: Executor,
+  companyId: string,
+  input: LeadInputValue,
+  leadType?: 'enquiry' | 'listing_request',
+): Promise<FieldError[]> {
   const problems: FieldError[] = [];
   if (input.consent !== true) problems.push({ path: 'consent', code: 'consent_required', message: 'Consent must be true.' });
   if (!input.consent_version?.trim()) {
@@ -80,88 +68,36 @@ export async function leadProblems(executor: Executor, companyId: string, input:
   const details = input.details ?? {};
   const refused = detailsProblems(details);
   problems.push(...refused);
-  if (Object.keys(details).length > 0 && (await leadTypeOf(executor, companyId, input.service)) === 'listing_request') {
+  if (
+    Object.keys(details).length > 0 &&
+    (leadType ?? (await leadTypeOf(executor, companyId, input.service))) === 'listing_request'
+  ) {
     const skip = new Set(refused.map((p) => p.path.slice('details.'.length)));
     problems.push(...(await listingRequestProblems(executor, companyId, details, skip)));
   }
   return problems;
 }
 
-/** Refuses (400, every problem at once) an enquiry that breaks a rule; records nothing. */
-export async function checkLead(executor: Executor, companyId: string, input: LeadInputValue): Promise<void> {
-  const problems = await leadProblems(executor, companyId, input);
+/** Refuses (400, every problem at once) an enquiry that breaks a rule; records nothing. `leadType`: when known. */
+export async function checkLead(
+  executor: Executor,
+  companyId: string,
+  input: LeadInputValue,
+  leadType?: 'enquiry' | 'listing_request',
+): Promise<void> {
+  const problems = await leadProblems(executor, companyId, input, leadType);
   if (problems.length > 0) {
     throw new ApiError('invalid_request', 'The enquiry is invalid.', { errors: problems });
   }
 }
 
 /**
- * Checks an enquiry (400 for a broken rule) and encrypts its details before anything is written: without a key
- * an enquiry with details is refused as a whole (503). Answers the details' JWE, null without details.
+ * An enquiry's details encrypted, before anything is written: without a key an enquiry with details is refused as
+ * a whole (503). Null without details.
  */
-export async function checkedDetails(executor: Executor, companyId: string, input: NewLead): Promise<string | null> {
-  await checkLead(executor, companyId, input);
+export async function encryptedDetails(input: NewLead): Promise<string | null> {
   const details = input.details && Object.keys(input.details).length > 0 ? input.details : undefined;
   return details ? await encryptJson(input.keyring, details) : null;
-}
-
-/**
- * Records an enquiry: the person is matched (or added) by email then phone, the details are encrypted, and
- * `lead.created` is recorded (with `contact.created` for a new person) in the caller's transaction. Run it
- * in `transactionRetryingConflict`: two enquiries of a new person at once meet on the contacts' unique index.
- */
-export async function createLead(
-  trx: Trx,
-  company: Company,
-  input: NewLead,
-  causedBy: CausedBy,
-): Promise<{ id: string; reference: string }> {
-  const detailsJwe = await checkedDetails(trx, company.id, input);
-  const { contact, created, updated } = await matchOrCreateContact(
-    trx,
-    company,
-    { name: input.name, email: input.email, phone: input.phone, language: input.language },
-    causedBy,
-  );
-  const lead = await trx
-    .insertInto('leads')
-    .values({
-      company_id: company.id,
-      reference: newReference('L'),
-      contact_id: contact.id,
-      service: input.service ?? null,
-      form: input.form ?? null,
-      page: cleanPage(input.page, input.origins),
-      listing_id: await listingIdOf(trx, company.id, input.listing),
-      message: input.message ?? null,
-      language: input.language ?? null,
-      details_jwe: detailsJwe,
-      consent_version: input.consent_version.trim(),
-      consent_at: new Date(),
-      consent_address: input.consentAddress ?? null,
-      caused_by: causedBy,
-    })
-    .returning(['id', 'reference'])
-    .executeTakeFirstOrThrow();
-  await recordEvent(trx, {
-    companyId: company.id,
-    type: 'lead.created',
-    causedBy,
-    data: { reference: lead.reference, person: contact.reference },
-  });
-  // A matched person's answer now lists one more lead: it changed, so sync clients must see it again.
-  if (!created) {
-    await trx.updateTable('contacts').set({ updated_at: sql`clock_timestamp()` }).where('id', '=', contact.id).execute();
-    if (!updated) {
-      await recordEvent(trx, {
-        companyId: company.id,
-        type: 'contact.updated',
-        causedBy,
-        data: { reference: contact.reference },
-      });
-    }
-  }
-  return lead;
 }
 
 /**

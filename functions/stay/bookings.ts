@@ -1,30 +1,11 @@
-import { sql } from 'kysely';
-import { randomToken, sha256 } from '../../lib/crypto';
+import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
+import type { Database } from '../../schema/db';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
-import { type CausedBy, recordEvent, writeWithEvent } from '../../lib/events';
-import { newReference } from '../../lib/references';
-import type { BookingRow, StoredQuote } from '../../schema/stay/db';
-import type { Company } from '../../schema/platform/db';
-import { matchOrCreateContact } from '../../lib/people';
+import { type CausedBy, recordEvent } from '../../lib/events';
+import type { BookingRow } from '../../schema/stay/db';
 import { transactionRetryingConflict } from '../../lib/external-ids';
-import { takenRanges } from './calendar';
-import type { BookableHome } from './homes';
-import { priceStay } from './pricing';
-import { assertStayAllowed, type Stay } from './rules';
-
-/** The price of a stay the home can take; otherwise the rule's 400. The same code serves quotes and bookings. */
-export async function quoteStay(
-  executor: Executor,
-  company: Company,
-  home: BookableHome,
-  stay: Stay,
-  now: Date,
-): Promise<StoredQuote> {
-  const { ranges } = await takenRanges(executor, home.id, stay.checkIn, stay.checkOut, now);
-  assertStayAllowed(home, stay, company.time_zone, now, ranges);
-  return priceStay(home, stay.checkIn, stay.checkOut, company.currency);
-}
+import type { Stay } from './rules';
 
 /** Booking events carry the booking's id and reference and the listing's id, never the guest. */
 const bookingEventData = (booking: Pick<BookingRow, 'id' | 'reference' | 'listing_id'>) => ({
@@ -48,70 +29,6 @@ export type NewBooking = Stay & {
   consentVersion: string;
   consentAddress: string | null;
 };
-
-/**
- * Records a booking request: the stay is checked and priced by the quote's code, the guest matched (or added)
- * as a contact, and the dates held for the company's hold period. Holds whose time is up are released first.
- * Two requests for overlapping nights cannot both hold: the caller locks the home's terms (findBookableHome with
- * `lock`), so the later request sees the earlier one's nights (`unavailable`), and the database's exclusion
- * constraint refuses any overlap that gets past that. Returns the booking and its stay token (only its hash is kept).
- */
-export async function createBooking(
-  trx: Trx,
-  company: Company,
-  home: BookableHome,
-  input: NewBooking,
-  causedBy: CausedBy,
-  now = new Date(),
-): Promise<{ booking: BookingRow; token: string }> {
-  await expireBookings(trx, now, { listingId: home.id });
-  const quote = await quoteStay(trx, company, home, input, now);
-  const { contact } = await matchOrCreateContact(
-    trx,
-    company,
-    { name: input.name, email: input.email, phone: input.phone, language: input.language },
-    causedBy,
-  );
-  const holdHours = company.settings.booking_hold_hours ?? defaultHoldHours;
-  const token = randomToken(32);
-  // The booking's id is chosen here, so `booking.requested` (which carries it) is recorded in the same statement.
-  const id = crypto.randomUUID();
-  const reference = newReference('B');
-  const insert = trx
-    .insertInto('bookings')
-    .values({
-      id,
-      company_id: company.id,
-      reference,
-      listing_id: home.id,
-      contact_id: contact.id,
-      status: 'held',
-      check_in: input.checkIn,
-      check_out: input.checkOut,
-      guests: input.guests,
-      language: input.language ?? null,
-      message: input.message ?? null,
-      quote: JSON.stringify(quote),
-      currency: quote.currency,
-      total: quote.total,
-      deposit: quote.deposit,
-      stay_token_hash: await sha256(token),
-      consent_version: input.consentVersion,
-      consent_at: now,
-      consent_address: input.consentAddress,
-      hold_expires_at: new Date(now.getTime() + holdHours * 3_600_000),
-      caused_by: causedBy,
-    })
-    .returningAll();
-  const [booking] = await writeWithEvent<BookingRow>(trx, insert, {
-    companyId: company.id,
-    type: 'booking.requested',
-    causedBy,
-    data: bookingEventData({ id, reference, listing_id: home.id }),
-  });
-  if (!booking) throw new Error('the booking was not stored');
-  return { booking, token };
-}
 
 /** PostgreSQL's exclusion_violation: another booking took some of the nights first. */
 export function isOverlap(error: unknown): boolean {
@@ -210,6 +127,13 @@ export async function applyBookingAction(
   return updated;
 }
 
+/** Bookings whose hold (held) or payment window (confirmed) has run out at `now`: they no longer hold their nights. */
+export const lapsedAt = (now: Date | RawBuilder<Date>) => (eb: ExpressionBuilder<Database, 'bookings'>) =>
+  eb.or([
+    eb.and([eb('status', '=', 'held'), eb('hold_expires_at', '<=', now)]),
+    eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '<=', now)]),
+  ]);
+
 /**
  * Scheduled work (and every booking write, for the rows it touches): cancels holds staff did not confirm in
  * time and confirmed bookings not paid within the payment window, each with `booking.cancelled` from `system`.
@@ -222,15 +146,7 @@ export async function expireBookings(
   now: Date,
   scope: { listingId?: string; bookingId?: string } = {},
 ): Promise<BookingRow[]> {
-  let due = trx
-    .selectFrom('bookings')
-    .select('listing_id')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('status', '=', 'held'), eb('hold_expires_at', '<=', now)]),
-        eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '<=', now)]),
-      ]),
-    );
+  let due = trx.selectFrom('bookings').select('listing_id').where(lapsedAt(now));
   if (scope.listingId) due = due.where('listing_id', '=', scope.listingId);
   if (scope.bookingId) due = due.where('id', '=', scope.bookingId);
   const homes = await trx
@@ -254,12 +170,7 @@ export async function expireBookings(
       'in',
       homes.map((h) => h.listing_id),
     )
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('status', '=', 'held'), eb('hold_expires_at', '<=', now)]),
-        eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '<=', now)]),
-      ]),
-    );
+    .where(lapsedAt(now));
   if (scope.bookingId) query = query.where('id', '=', scope.bookingId);
   const expired = await query.returningAll().execute();
   for (const booking of expired) await bookingEvent(trx, booking, 'booking.cancelled', 'system');

@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely';
 import { staysHolding } from '../../lib/calendar';
 import type { Executor } from '../../lib/db/index';
 
@@ -18,19 +19,28 @@ export async function takenRanges(
   now: Date,
 ): Promise<{ ranges: Range[]; validUntil: Date | null }> {
   const bookings = await staysHolding(executor, listingId, from, to, now);
-  const blocks = await executor
-    .selectFrom('calendar_blocks')
-    .select(['starts_on as start', 'ends_on as end'])
-    .where('listing_id', '=', listingId)
-    .where('starts_on', '<', to)
-    .where('ends_on', '>', from)
-    .execute();
+  const blocks = await blocksWithin(executor, listingId, from, to).execute();
   let validUntil: Date | null = null;
   for (const { lapses_at } of bookings) {
     const at = lapses_at === null ? null : new Date(lapses_at);
     if (at && (validUntil === null || at < validUntil)) validUntil = at;
   }
   return { ranges: mergeRanges([...bookings, ...blocks], from, to), validUntil };
+}
+
+/** The owner and maintenance blocks of a home that touch [from, to); the values may be SQL (e.g. `l.id`, or slots). */
+export function blocksWithin(
+  executor: Executor,
+  listingId: string | RawBuilder<string>,
+  from: string | RawBuilder<string>,
+  to: string | RawBuilder<string>,
+) {
+  return executor
+    .selectFrom('calendar_blocks')
+    .select(['starts_on as start', 'ends_on as end'])
+    .where('listing_id', '=', listingId)
+    .where('starts_on', '<', to)
+    .where('ends_on', '>', from);
 }
 
 /** Sorted, merged and clipped to [from, to). */

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
 import type { HolidayHomeTerms, SeasonRow } from '../../schema/stay/db';
@@ -16,21 +16,17 @@ export type BookableHome = {
   seasons: SeasonRow[];
 };
 
-/**
- * Finds a home by its English or Arabic slug. Availability, quotes and booking requests answer 404 unless the
- * company has bookings switched on and the listing is a published holiday home with a nightly price.
- * `lock` locks the home's terms row (FOR NO KEY UPDATE) for the rest of the transaction: booking writes of one
- * home, and a calendar block being added, take their turns. A share lock is not enough: every booking write bumps
- * the row's calendar_version (a trigger), so two requests each holding a share lock would deadlock on that update.
- */
-export async function findBookableHome(
-  executor: Executor,
-  company: Company,
-  slug: string,
-  options: { lock?: boolean; seasons?: boolean } = {},
-): Promise<BookableHome> {
+/** 404 unless the company has bookings switched on. */
+export function requireBookings(company: Company): void {
   if (company.settings.bookings_enabled !== true) throw notFound('Bookings are switched off, so this home');
-  let query = executor
+}
+
+/**
+ * The row of a home by its English or Arabic slug, with its terms, when it takes bookings: a published holiday home
+ * with a nightly price (otherwise no row). Callers add columns; the values may be SQL (a prepared statement's slots).
+ */
+export function bookableHomeQuery(executor: Executor, companyId: string | RawBuilder<string>, slug: string | RawBuilder<string>) {
+  return executor
     .selectFrom('listings as l')
     .innerJoin('holiday_home_terms as t', 't.listing_id', 'l.id')
     .selectAll('t')
@@ -44,25 +40,21 @@ export async function findBookableHome(
       sql<string>`t.check_in_time::text`.as('check_in_time'),
       sql<string>`t.check_out_time::text`.as('check_out_time'),
     ])
-    .where('l.company_id', '=', company.id)
+    .where('l.company_id', '=', companyId)
     .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
     .where('l.status', '=', 'published')
     .where('l.listing_type', '=', 'holiday_home')
     .where('l.price_period', '=', 'night')
     .where('l.price', 'is not', null);
-  if (options.lock) query = query.forNoKeyUpdate('t');
-  const row = await query.executeTakeFirst();
-  if (!row) throw notFound(`The holiday home "${slug}"`);
-  // Availability needs no prices: it skips the seasons' query.
-  const seasons =
-    options.seasons === false
-      ? []
-      : await executor
-          .selectFrom('holiday_home_seasons')
-          .selectAll()
-          .where('listing_id', '=', row.id)
-          .orderBy('starts_on')
-          .execute();
+}
+
+export type HomeRow = NonNullable<Awaited<ReturnType<ReturnType<typeof bookableHomeQuery>['executeTakeFirst']>>>;
+
+/** The 404 of a home that is not there or takes no bookings. */
+export const homeNotFound = (slug: string) => notFound(`The holiday home "${slug}"`);
+
+/** The home of a row of {@link bookableHomeQuery}. */
+export function bookableHomeOf(row: HomeRow, seasons: SeasonRow[]): BookableHome {
   const { id, slug_en, title, price, bedrooms, max_guests, ...terms } = row;
   return {
     id,
@@ -74,6 +66,37 @@ export async function findBookableHome(
     terms: { ...terms, check_in_time: hhmm(terms.check_in_time), check_out_time: hhmm(terms.check_out_time) },
     seasons,
   };
+}
+
+/**
+ * Finds a home by its English or Arabic slug. Availability, quotes and booking requests answer 404 unless the
+ * company has bookings switched on and the listing is a published holiday home with a nightly price.
+ * `lock` locks the home's terms row (FOR NO KEY UPDATE) for the rest of the transaction: booking writes of one
+ * home, and a calendar block being added, take their turns. A share lock is not enough: every booking write bumps
+ * the row's calendar_version (a trigger), so two requests each holding a share lock would deadlock on that update.
+ */
+export async function findBookableHome(
+  executor: Executor,
+  company: Company,
+  slug: string,
+  options: { lock?: boolean; seasons?: boolean } = {},
+): Promise<BookableHome> {
+  requireBookings(company);
+  let query = bookableHomeQuery(executor, company.id, slug);
+  if (options.lock) query = query.forNoKeyUpdate('t');
+  const row = await query.executeTakeFirst();
+  if (!row) throw homeNotFound(slug);
+  // Availability needs no prices: it skips the seasons' query.
+  const seasons =
+    options.seasons === false
+      ? []
+      : await executor
+          .selectFrom('holiday_home_seasons')
+          .selectAll()
+          .where('listing_id', '=', row.id)
+          .orderBy('starts_on')
+          .execute();
+  return bookableHomeOf(row, seasons);
 }
 
 /** `15:00:00` → `15:00`. */

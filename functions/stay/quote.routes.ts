@@ -1,8 +1,7 @@
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { QuoteQuery, QuoteSchema, slugParam } from '../../schema/stay/bookings';
-import { quoteStay } from './bookings';
-import { findBookableHome } from './homes';
+import { quoteOf, stayFacts } from './hold';
 import { json } from '../../schema/common/api';
 
 const route = defineRoute({
@@ -21,9 +20,11 @@ export const quote = createRouter().openapi(route, async (c) => {
   const { slug } = c.req.valid('param');
   const { check_in, check_out, guests } = c.req.valid('query');
   const { db } = c.var.services;
-  const home = await findBookableHome(db, c.var.company, slug);
   const stay = { checkIn: check_in, checkOut: check_out, guests };
-  const priced = await quoteStay(db, c.var.company, home, stay, new Date());
+  const now = new Date();
+  // One statement: the home, its terms and seasons, the stay's taken nights.
+  const facts = await stayFacts(db, c.var.company, slug, stay, now);
+  const priced = quoteOf(c.var.company, facts, stay, now);
   c.header('Cache-Control', 'no-store');
-  return c.json({ listing: home.slug, check_in, check_out, guests, ...priced }, 200);
+  return c.json({ listing: facts.home.slug, check_in, check_out, guests, ...priced }, 200);
 });

@@ -1,9 +1,10 @@
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, parse, protocol, type Results } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { Kysely, type KyselyConfig } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type { Database } from '../../schema/db';
 import { type DatabaseHandle, dateOid, keepText } from './index';
+import { preparedName } from './prepared';
 
 /**
  * Embedded PostgreSQL (PGlite, WASM) for `npm start` and the tests. PGlite is one session in one process:
@@ -19,7 +20,7 @@ export async function openPGlite(
     extensions: { btree_gist },
     parsers: { [dateOid]: keepText },
   });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log: options.log });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(preparing(pglite)), log: options.log });
   return {
     db,
     pglite,
@@ -30,4 +31,54 @@ export async function openPGlite(
     },
     close: () => db.destroy(),
   };
+}
+
+/**
+ * The PGlite the dialect queries through: this process's prepared statements (lib/db/prepared.ts) are sent as named
+ * statements, parsed and planned once (PGlite's own query() parses and plans every text each time, in this process);
+ * every other query goes to PGlite's query() unchanged. The protocol exchange is PGlite.query()'s, with the statement
+ * named: Parse and Describe once, then Bind, Describe, Execute and Sync under PGlite's query lock.
+ */
+function preparing(pglite: PGlite): PGlite {
+  const parameterTypes = new Map<string, number[]>();
+  const { serialize } = protocol;
+  const send = (message: Uint8Array) => pglite.execProtocolStream(message, { syncToFs: false });
+  const named = (name: string, text: string, params: unknown[]): Promise<Results> =>
+    pglite.runExclusive(async () => {
+      const messages = [];
+      try {
+        let types = parameterTypes.get(name);
+        if (!types) {
+          await send(serialize.parse({ name, text }));
+          types = parse.parseDescribeStatementResults(await send(serialize.describe({ type: 'S', name })));
+          parameterTypes.set(name, types);
+        }
+        const values = params.map((value, i) => {
+          if (value === null || value === undefined) return null;
+          const serializer = pglite.serializers[types[i] as number];
+          return serializer ? serializer(value) : String(value);
+        });
+        messages.push(
+          ...(await send(serialize.bind({ statement: name, values }))),
+          ...(await send(serialize.describe({ type: 'P' }))),
+          ...(await send(serialize.execute({}))),
+        );
+      } finally {
+        messages.push(...(await send(serialize.sync())));
+      }
+      await pglite.syncToFs();
+      return parse.parseResults(messages, pglite.parsers)[0] as Results;
+    });
+  return new Proxy(pglite, {
+    get(target, property, receiver) {
+      if (property !== 'query') {
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (text: string, params?: unknown[], queryOptions?: unknown) => {
+        const name = queryOptions === undefined ? preparedName(text) : undefined;
+        return name ? named(name, text, params ?? []) : target.query(text, params, queryOptions as never);
+      };
+    },
+  });
 }

@@ -2,6 +2,22 @@ import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../schema/db';
 import { type DatabaseHandle, dateOid, keepText, runScriptSimpleProtocol } from './index';
+import { preparedName } from './prepared';
+
+/**
+ * A pg client that sends this process's prepared statements (lib/db/prepared.ts) as named statements: the server
+ * parses and plans each once per connection, then only binds and runs it. Every other query is sent as it comes.
+ */
+export class PreparingClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; only (text, values) is changed.
+  override query(...args: any[]): any {
+    const [text, values, callback] = args;
+    const name = typeof text === 'string' && callback === undefined ? preparedName(text) : undefined;
+    if (name) return super.query({ name, text, values });
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    return (super.query as (...a: any[]) => any)(...args);
+  }
+}
 
 /** A PostgreSQL server through `pg` (the Node server with DATABASE_URL, tests and CI). */
 export function openPostgres(
@@ -10,6 +26,7 @@ export function openPostgres(
 ): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString,
+    Client: PreparingClient,
     max: options.max ?? 10,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

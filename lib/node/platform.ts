@@ -23,6 +23,7 @@ import { dataDirOf } from './local-server';
 import { listenForCompanyChanges } from './company-listener';
 import { nodeCompressor } from './compress';
 import type { CompanyCache } from '../company-cache';
+import { mayChangeCompanies } from '../tenancy';
 
 export type NodePlatform = {
   handle: DatabaseHandle;
@@ -99,10 +100,13 @@ export async function createNodePlatform(
     compress: nodeCompressor,
   });
   // After a write request, reads wait for the notifications its commit sent (read your own writes).
-  const afterWrite = async () => companies.cache.afterWrite();
   const provide: ServicesProvider = async (c) => ({
     services: services(clientAddress(c)),
-    done: ['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) ? undefined : afterWrite,
+    done: ['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)
+      ? undefined
+      : async () => {
+          if (mayChangeCompanies(c)) companies.cache.afterWrite();
+        },
   });
   return {
     handle,

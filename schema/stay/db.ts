@@ -30,6 +30,8 @@ export interface HolidayHomeTermsTable {
   deposit: Generated<string> & Numeric;
   payment_window_hours: Generated<number>;
   calendar_version: ColumnType<string | number | bigint, never, never>;
+  /** Bumped by every change to the terms, seasons and blocks, never by a booking (migration 0018; functions/stay/hold.ts). */
+  rules_version: ColumnType<string | number | bigint, never, never>;
 }
 
 export interface HolidayHomeSeasonsTable {

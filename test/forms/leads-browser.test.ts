@@ -188,7 +188,10 @@ describe('localhost origins', () => {
 
   it('are refused (403) when a key has one and its workspace became production', async () => {
     const dev = await formCompany(api, verifier, { environment: 'development', origins: [local, site] });
+    // Another process's change (SQL straight on the database): forms see it once the database announced it.
+    const noticed = api.platform.companyCache.changed(dev.id);
     await api.db.updateTable('companies').set({ environment: 'production' }).where('id', '=', dev.id).execute();
+    await noticed;
     await expectRefused(api, dev.id, 403, 'origin_not_allowed', () =>
       postForm(api, dev, enquiry(verifier, {}, 'localhost'), { origin: local }),
     );
@@ -264,7 +267,10 @@ describe('origins on this machine or in a private network, in any spelling', () 
 
   it('are refused (403 origin_not_allowed, no CORS grant) once the workspace is production, though listed', async () => {
     const dev = await formCompany(api, verifier, { environment: 'development', origins: [...spellings, site] });
+    // Another process's change (SQL straight on the database): forms see it once the database announced it.
+    const noticed = api.platform.companyCache.changed(dev.id);
     await api.db.updateTable('companies').set({ environment: 'production' }).where('id', '=', dev.id).execute();
+    await noticed;
     for (const origin of spellings) {
       const res = await expectRefused(api, dev.id, 403, 'origin_not_allowed', () =>
         postForm(api, dev, enquiry(verifier), { origin }),

@@ -59,13 +59,16 @@ describe('server keys', () => {
     expectStampedSince(rotated.json.previous_secret_expires_at, before, 24 * 3600 * 1000);
     expect((await read(old)).status).toBe(200);
     expect((await read(fresh)).status).toBe(200);
-    // 24 hours later (moved in the database rather than in time): the old secret is refused, the new works.
+    // 24 hours later (moved in the database rather than in time): the old secret is refused, the new works. Keys are
+    // kept in memory until the database announces a change to them: the next request after that notice sees it.
+    const noticed = api.platform.companyCache.changed(company.id);
     await api.db
       .updateTable('api_key_secrets')
       .set({ expires_at: new Date(Date.now() - 1000) })
       .where('expires_at', 'is not', null)
       .where('key_id', '=', api.db.selectFrom('api_keys').select('id').where('prefix', '=', prefix))
       .execute();
+    await noticed;
     const refused = await read(old);
     expect(refused.status).toBe(403);
     expect(refused.json.code).toBe('key_invalid');

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createBooking, expireDueBookings } from '../../functions/stay/bookings';
-import { findBookableHome } from '../../functions/stay/homes';
+import { expireDueBookings } from '../../functions/stay/bookings';
+import { holdStay, quoteOf, stayFacts } from '../../functions/stay/hold';
+import { lockHomeCalendar } from '../../lib/calendar';
 import { companyByHost } from '../../lib/tenancy';
 import { runScheduledWork } from '../../functions/jobs';
 import {
@@ -158,17 +159,24 @@ describe('the scheduler beside a booking request (PostgreSQL: two sessions)', ()
         return rows[0]?.n ?? 0;
       };
       let sweep: Promise<unknown> | undefined;
-      // The request's transaction, step by step: the home is locked, then the scheduler runs, then the request books.
+      // The request's locked path, step by step (functions/stay/hold.ts holdStayLocked): the home is locked, then the
+      // scheduler runs, then the request reads the calendar and books.
       const booked = await ctx.api.db.transaction().execute(async (trx) => {
-        const locked = await findBookableHome(trx, company, home, { lock: true });
+        const now = new Date();
+        const input = { checkIn, checkOut, guests: 2, name: 'Racing Guest', email: 'racer@example.com' };
+        const { home: found } = await stayFacts(trx, company, home, input, now);
+        await lockHomeCalendar(trx, found.id);
         sweep = expireDueBookings(ctx.api.db).catch((error: unknown) => error);
         for (let i = 0; i < 250 && (await waiting()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
         expect(await waiting()).toBeGreaterThan(0);
-        const input = { checkIn, checkOut, guests: 2, name: 'Racing Guest', email: 'racer@example.com' };
-        return createBooking(trx, company, locked, { ...input, consentVersion: 'v1', consentAddress: null }, 'website');
+        const facts = await stayFacts(trx, company, home, input, now);
+        const quote = quoteOf(company, facts, input, now);
+        const guest = { ...input, consentVersion: 'v1', consentAddress: null };
+        return holdStay(trx, company, facts, quote, guest, 'website', now);
       });
       expect(await sweep).toBe(0);
-      expect(booked.booking.status).toBe('held');
+      expect(booked).toBeDefined();
+      expect(await bookingRow(ctx, booked!.booking.reference)).toMatchObject({ status: 'held' });
       expect(await bookingRow(ctx, old.reference)).toMatchObject({ status: 'cancelled', cancel_reason: 'hold_expired' });
       expect((await bookingEvents(ctx, old.reference)).filter((e) => e.type === 'booking.cancelled')).toHaveLength(1);
     },

@@ -14,6 +14,7 @@ import { buildApp, type GroupName, routeGroups } from '../../functions/app';
 import { importCatalogue } from '../../functions/catalogue/content';
 import { createCompany } from '../../functions/admin/companies';
 import { randomToken, sha256 } from '../../lib/crypto';
+import { createKey } from '../../lib/keys';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
@@ -362,6 +363,80 @@ describe('group Worker bundles in workerd', () => {
     for (const name of groupNames.filter((name) => !withJobs.includes(name))) {
       expect((await (await mf.getWorker(name)).scheduled({ cron: '* * * * *' })).outcome, name).toBe('exception');
     }
+  });
+});
+
+describe('the visitor forms on Workers (prepared statements through the Neon driver, keys never kept)', () => {
+  // A localhost page (a development workspace takes one): Miniflare answers 403 "Invalid Origin header" to any other.
+  const formHost = `f${suffix}.workerd.test`;
+  const origin = 'http://localhost:8080';
+  let formKey: string;
+
+  beforeAll(async () => {
+    if (!handle) throw new Error('no database');
+    // A development workspace of its own: it takes the spam check's development token without asking Cloudflare.
+    formKey = await handle.db.transaction().execute(async (trx) => {
+      const company = await createCompany(
+        trx,
+        CreateCompanyInput.parse({
+          name: 'Workerd Forms',
+          hosts: [formHost],
+          environment: 'development',
+          currency: 'AED',
+          time_zone: 'Asia/Dubai',
+          settings: { bookings_enabled: true },
+        }),
+      );
+      await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue));
+      const key = await createKey(
+        trx,
+        company.id,
+        { kind: 'publishable', origins: [origin], leadTypes: ['enquiry', 'booking'] },
+        'admin',
+      );
+      return key.secret;
+    });
+  });
+
+  async function post(worker: string, path: string, body: unknown) {
+    if (!mf) throw new Error('Miniflare is not running');
+    const fetcher = await mf.getWorker(worker);
+    const response = await fetcher.fetch(`http://${formHost}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Api-Key': formKey, Origin: origin },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  }
+
+  const consent = { consent: true, consent_version: '2026-01', challenge: 'XXXX.DUMMY.TOKEN.XXXX', website: '' };
+
+  it('record an enquiry of a new, then of a known visitor, each in one statement', async () => {
+    const email = `visitor.${suffix}@example.com`;
+    const first = await post('forms', '/api/v1/leads', { ...consent, name: 'Nadia', email, listing: 'marina-gate-2br-sea-view' });
+    expect(first.status, JSON.stringify(first.json)).toBe(201);
+    const second = await post('default', '/api/v1/leads', { ...consent, email: email.toUpperCase(), phone: '+971501234567' });
+    expect(second.status, JSON.stringify(second.json)).toBe(201);
+    const people = await handle!.db
+      .selectFrom('contacts')
+      .select(['id', 'name', 'phone'])
+      .where('email_key', '=', email)
+      .execute();
+    expect(people).toEqual([{ id: expect.any(String), name: 'Nadia', phone: '+971501234567' }]);
+    const leads = await handle!.db.selectFrom('leads').select('listing_id').where('contact_id', '=', people[0]!.id).execute();
+    expect(leads).toHaveLength(2);
+  });
+
+  it('hold a booking request (the stay read, then the hold), and refuse the same nights again', async () => {
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const stay = { listing: 'palm-5br-villa-private-beach-holiday', check_in: day(200), check_out: day(205), guests: 2 };
+    const booking = { ...consent, ...stay, name: 'Layla', email: `guest.${suffix}@example.com` };
+    const held = await post('stay', '/api/v1/bookings', booking);
+    expect(held.status, JSON.stringify(held.json)).toBe(201);
+    expect(held.json.status).toBe('held');
+    const again = await post('stay', '/api/v1/bookings', { ...booking, email: `other.${suffix}@example.com` });
+    expect(again.status).toBe(400);
+    expect(again.json.code).toBe('unavailable');
   });
 });
 

@@ -1,0 +1,246 @@
+import { type OperationNodeSource, sql } from 'kysely';
+import { lockHomeCalendar, staysHoldingQuery } from '../../lib/calendar';
+import { randomToken, sha256 } from '../../lib/crypto';
+import type { Db, Executor, Trx } from '../../lib/db/index';
+import { type CausedBy, eventCtes, eventsCtes, newEventId } from '../../lib/events';
+import { type PersonValues, personCtes, personValues, wantedPerson } from '../../lib/people';
+import { prepared } from '../../lib/db/prepared';
+import { newReference } from '../../lib/references';
+import type { Company } from '../../schema/platform/db';
+import type { SeasonRow, StoredQuote } from '../../schema/stay/db';
+import { type NewBooking, defaultHoldHours, lapsedAt, transactionForNights } from './bookings';
+import { blocksWithin, mergeRanges, type Range } from './calendar';
+import { type BookableHome, bookableHomeOf, bookableHomeQuery, type HomeRow, homeNotFound, requireBookings } from './homes';
+import { priceStay } from './pricing';
+import { assertStayAllowed, type Stay } from './rules';
+
+/**
+ * Booking requests in two round trips: what the stay needs is read in one statement (stayFacts), checked and
+ * priced here (so a date mistake is refused before the spam check), and the hold written in one statement
+ * (holdStay) that locks the home's terms row and writes only if the home's `rules_version` is still the one read.
+ * Every change to the terms, seasons and blocks bumps that version under the same row lock (migration 0018), and the
+ * locked row is the latest committed version even after waiting for the lock (a statement's own snapshot is not), so
+ * an unchanged version proves that nothing the check read has changed since, bookings apart: a booking of some of the
+ * same nights committed meanwhile is refused by the exclusion constraint (`unavailable`), one of other nights does not
+ * matter. A moved version takes the locked path: the terms row locked, the facts read again, then the same write.
+ */
+
+/** What a stay of one home is checked, priced and held with, read in one statement. */
+export type StayFacts = {
+  home: BookableHome;
+  /** Nights of the stay's window taken by holding stays and blocks (merged). */
+  taken: Range[];
+  /** The home's holds and payment windows that ran out by `now`: released by the hold's statement. */
+  lapsed: Array<{ id: string; reference: string }>;
+  /** The home's rules_version when read. */
+  version: string;
+};
+
+/** The rows of `query` as one JSON array (empty: `[]`), for a column of a larger statement. */
+const jsonRows = <T>(query: OperationNodeSource) =>
+  sql<T[]>`coalesce((select json_agg(row_to_json(x)) from (${query}) as x), '[]')`;
+
+type FactsValues = { company_id: string; slug: string; check_in: string; check_out: string; now: string };
+type FactsRow = HomeRow & {
+  season_rows: SeasonRow[];
+  holding: Range[];
+  blocks: Range[];
+  lapsed: Array<{ id: string; reference: string }>;
+};
+
+/** The statement of {@link stayFacts}. */
+const selectFacts = prepared<FactsValues, FactsRow>((p, db) => {
+  const listing = sql<string>`l.id`;
+  const now = sql<Date>`${p.now}::timestamptz`;
+  const [from, to] = [sql<string>`${p.check_in}::date`, sql<string>`${p.check_out}::date`];
+  return bookableHomeQuery(db, p.company_id, p.slug).select([
+    sql<SeasonRow[]>`coalesce((
+      select json_agg(to_jsonb(s) || jsonb_build_object('nightly_price', s.nightly_price::text,
+        'weekend_price', s.weekend_price::text) order by s.starts_on)
+      from holiday_home_seasons s where s.listing_id = l.id), '[]')`.as('season_rows'),
+    jsonRows<Range>(staysHoldingQuery(db, listing, from, to, now)).as('holding'),
+    jsonRows<Range>(blocksWithin(db, listing, from, to)).as('blocks'),
+    jsonRows<{ id: string; reference: string }>(
+      db.selectFrom('bookings').select(['id', 'reference']).where('listing_id', '=', listing).where(lapsedAt(now)),
+    ).as('lapsed'),
+  ]);
+});
+
+/** The home by slug (404 unless it takes bookings), its terms and seasons, the stay's taken nights and lapsed holds. */
+export async function stayFacts(executor: Executor, company: Company, slug: string, stay: Stay, now: Date): Promise<StayFacts> {
+  requireBookings(company);
+  const [row] = await selectFacts(executor, {
+    company_id: company.id,
+    slug,
+    check_in: stay.checkIn,
+    check_out: stay.checkOut,
+    now: now.toISOString(),
+  });
+  if (!row) throw homeNotFound(slug);
+  const { season_rows, holding, blocks, lapsed, ...home } = row;
+  return {
+    home: bookableHomeOf(home, season_rows),
+    taken: mergeRanges([...holding, ...blocks], stay.checkIn, stay.checkOut),
+    lapsed,
+    version: String(home.rules_version),
+  };
+}
+
+/** The price of a stay the home can take; otherwise the rule's 400. The same code serves quotes and bookings. */
+export function quoteOf(company: Company, facts: StayFacts, stay: Stay, now: Date): StoredQuote {
+  assertStayAllowed(facts.home, stay, company.time_zone, now, facts.taken);
+  return priceStay(facts.home, stay.checkIn, stay.checkOut, company.currency);
+}
+
+export type Hold = { booking: { id: string; reference: string; hold_expires_at: Date }; token: string };
+
+/** Booking events carry the booking's id and reference and the listing's id, never the guest. */
+const bookingData = (alias: string) =>
+  sql`jsonb_build_object('booking_id', ${sql.ref(`${alias}.id`)}, 'reference', ${sql.ref(`${alias}.reference`)},
+    'listing_id', ${sql.ref(`${alias}.listing_id`)})`;
+
+type HoldValues = PersonValues & {
+  home_id: string;
+  version: string;
+  price: string;
+  bedrooms: number | null;
+  max_guests: number | null;
+  lapsed_ids: string[];
+  lapsed_events: string[];
+  now: string;
+  booking_id: string;
+  reference: string;
+  check_in: string;
+  check_out: string;
+  guests: number;
+  language: string | null;
+  message: string | null;
+  quote: string;
+  currency: string;
+  total: string;
+  deposit: string;
+  token_hash: Uint8Array;
+  consent_version: string;
+  consent_address: string | null;
+  hold_expires_at: string;
+  booking_event: string;
+};
+
+/** The hold's statement (see {@link holdStay}). */
+const insertHold = prepared<HoldValues, { id: string; reference: string; hold_expires_at: Date | string }>(
+  (p) => sql`
+    with terms as (
+      select rules_version from holiday_home_terms where listing_id = ${p.home_id}::uuid for no key update
+    ),
+    unchanged as (
+      select from terms where rules_version = ${p.version}::bigint and exists (
+        select from listings l where l.id = ${p.home_id}::uuid and l.status = 'published'
+          and l.listing_type = 'holiday_home' and l.price_period = 'night' and l.price = ${p.price}::numeric
+          and l.bedrooms is not distinct from ${p.bedrooms}::integer
+          and l.max_guests is not distinct from ${p.max_guests}::integer)
+    ),
+    released as (
+      update bookings set status = 'cancelled', cancelled_at = ${p.now}::timestamptz,
+        cancel_reason = case status when 'held' then 'hold_expired' else 'payment_overdue' end,
+        updated_at = clock_timestamp()
+      where id = any (${p.lapsed_ids}::uuid[]) and exists (select from unchanged)
+        and (status = 'held' and hold_expires_at <= ${p.now}::timestamptz
+          or status = 'confirmed' and payment_due_at <= ${p.now}::timestamptz)
+      returning id, reference, listing_id
+    ),
+    ${eventsCtes(
+      'released',
+      { companyId: p.company_id, type: 'booking.cancelled', causedBy: 'system' },
+      sql`select e.event_id as id, ${bookingData('r')} as data
+        from released r join unnest(${p.lapsed_ids}::uuid[], ${p.lapsed_events}::text[])
+          as e (booking_id, event_id) on e.booking_id = r.id`,
+    )},
+    ${personCtes(p, { gate: 'unchanged' })},
+    booking as (
+      insert into bookings (id, company_id, reference, listing_id, contact_id, status, check_in, check_out, guests,
+        language, message, quote, currency, total, deposit, stay_token_hash, consent_version, consent_at,
+        consent_address, hold_expires_at, caused_by)
+      select ${p.booking_id}::uuid, ${p.company_id}::uuid, ${p.reference}::text, ${p.home_id}::uuid, person.id, 'held',
+        ${p.check_in}::date, ${p.check_out}::date, ${p.guests}::integer, ${p.language}::text, ${p.message}::text,
+        ${p.quote}::jsonb, ${p.currency}::text, ${p.total}::numeric, ${p.deposit}::numeric, ${p.token_hash}::bytea,
+        ${p.consent_version}::text, ${p.now}::timestamptz, ${p.consent_address}::text,
+        ${p.hold_expires_at}::timestamptz, ${p.caused_by}::text
+      -- The lapsed holds are released first (their nights are then free for the exclusion constraint).
+      from person, unchanged, (select count(*) from released) as first
+      returning id, reference, listing_id, hold_expires_at
+    ),
+    ${eventCtes('booking', p.booking_event, { companyId: p.company_id, type: 'booking.requested', causedBy: p.caused_by }, 'booking', bookingData('happened'))}
+    select id, reference, hold_expires_at from booking`,
+);
+
+/**
+ * The hold, in one statement: the home's terms row locked; if its rules_version is still `facts.version` and the
+ * listing still as read, the lapsed holds released (each with `booking.cancelled` from `system`), the guest matched
+ * or added (lib/people.ts personCtes), the booking inserted with `booking.requested`. Undefined when the version
+ * moved: nothing was written. A booking of the same nights committed since fails it on the exclusion constraint.
+ */
+export async function holdStay(
+  executor: Executor,
+  company: Company,
+  facts: StayFacts,
+  quote: StoredQuote,
+  input: NewBooking,
+  causedBy: CausedBy,
+  now: Date,
+): Promise<Hold | undefined> {
+  const { home } = facts;
+  const holdHours = company.settings.booking_hold_hours ?? defaultHoldHours;
+  const token = randomToken(32);
+  const [booking] = await insertHold(executor, {
+    ...personValues(company, wantedPerson(company, input), causedBy, false),
+    home_id: home.id,
+    version: facts.version,
+    price: home.nightlyPrice,
+    bedrooms: home.bedrooms,
+    max_guests: home.maxGuests,
+    lapsed_ids: facts.lapsed.map((b) => b.id),
+    lapsed_events: facts.lapsed.map(() => newEventId()),
+    now: now.toISOString(),
+    booking_id: crypto.randomUUID(),
+    reference: newReference('B'),
+    check_in: input.checkIn,
+    check_out: input.checkOut,
+    guests: input.guests,
+    language: input.language ?? null,
+    message: input.message ?? null,
+    quote: JSON.stringify(quote),
+    currency: quote.currency,
+    total: quote.total,
+    deposit: quote.deposit,
+    token_hash: await sha256(token),
+    consent_version: input.consentVersion,
+    consent_address: input.consentAddress,
+    hold_expires_at: new Date(now.getTime() + holdHours * 3_600_000).toISOString(),
+    booking_event: newEventId(),
+  });
+  return booking && { booking: { ...booking, hold_expires_at: new Date(booking.hold_expires_at) }, token };
+}
+
+/**
+ * The locked path, when the home's rules moved since the stay was read (or a concurrent add of the same guest met the
+ * contacts' unique index): in a transaction, the home's terms row locked, the facts read again (a new statement, so
+ * it sees every write committed before the lock), the stay checked and priced again, then the same hold.
+ */
+export function holdStayLocked(
+  db: Db,
+  company: Company,
+  listingId: string,
+  slug: string,
+  input: NewBooking,
+  causedBy: CausedBy,
+  now: Date,
+): Promise<Hold & { quote: StoredQuote }> {
+  return transactionForNights(db, async (trx: Trx) => {
+    await lockHomeCalendar(trx, listingId);
+    const facts = await stayFacts(trx, company, slug, input, now);
+    const quote = quoteOf(company, facts, input, now);
+    const hold = await holdStay(trx, company, facts, quote, input, causedBy, now);
+    if (!hold) throw new Error('the home’s rules moved while its terms row was locked');
+    return { ...hold, quote };
+  });
+}

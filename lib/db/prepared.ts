@@ -1,0 +1,68 @@
+import { CompiledQuery, type Expression, type OperationNodeSource, type RawBuilder, sql } from 'kysely';
+import type { Executor } from './index';
+
+/** Where a value of a prepared statement goes: a named slot, filled from the values of each run. */
+class Slot {
+  constructor(readonly name: string) {}
+}
+
+/** The slots of a statement's values, as SQL: `${slots.email}` in a template or a Kysely builder. */
+export type Slots<V> = { readonly [K in keyof V]-?: RawBuilder<V[K]> };
+
+type Compiled = { text: string; names: string[]; constants: Map<string, unknown> };
+
+/** The texts of this process's prepared statements, by text: a driver that can name statements names them so. */
+const statementNames = new Map<string, string>();
+
+/**
+ * The name a driver may prepare this text under on each of its connections (PostgreSQL via pg: lib/db/postgres.ts),
+ * so the server parses and plans it once per connection instead of on every run; undefined for any other text.
+ */
+export function preparedName(text: string): string | undefined {
+  return statementNames.get(text);
+}
+
+/**
+ * A statement built and compiled by Kysely once per process, then sent with new values on every run. A visitor's
+ * form sends the same text every time, and building and compiling a statement of a dozen CTEs took more CPU than
+ * sending it and reading its answer. `build` receives slots instead of values (and an executor to build Kysely queries
+ * with); a value it embeds itself (a constant:
+ * an event type, a literal) is kept with the text. Each slot is one `$n`, however often the text uses it. The text is
+ * the same on every engine (PostgreSQL, PGlite, Neon: one compiler). On PostgreSQL through pg the text is also a
+ * named statement of each connection ({@link preparedName}): parsing and planning a statement of a dozen CTEs took the
+ * server longer than running it.
+ */
+export function prepared<V extends Record<string, unknown>, R>(
+  build: (slots: Slots<V>, executor: Executor) => OperationNodeSource & Expression<unknown>,
+) {
+  let compiled: Compiled | undefined;
+  return async (executor: Executor, values: V): Promise<R[]> => {
+    compiled ??= compile(executor, build as (slots: unknown, executor: Executor) => OperationNodeSource & Expression<unknown>);
+    const { text, names, constants } = compiled;
+    const parameters = names.map((name) => (constants.has(name) ? constants.get(name) : values[name]));
+    const { rows } = await executor.executeQuery<R>(CompiledQuery.raw(text, parameters));
+    return rows;
+  };
+}
+
+function compile(
+  executor: Executor,
+  build: (slots: unknown, executor: Executor) => OperationNodeSource & Expression<unknown>,
+): Compiled {
+  const slots = new Proxy({}, { get: (_, name) => sql`${new Slot(String(name))}` });
+  const node = build(slots, executor);
+  const { sql: text, parameters } = sql`${node}`.compile(executor);
+  if (text.includes('$$')) throw new Error('a prepared statement cannot hold a dollar-quoted text');
+  const names: string[] = [];
+  const constants = new Map<string, unknown>();
+  const numbers = parameters.map((parameter, i) => {
+    const name = parameter instanceof Slot ? parameter.name : `#${i}`;
+    if (!(parameter instanceof Slot)) constants.set(name, parameter);
+    let at = names.indexOf(name);
+    if (at < 0) at = names.push(name) - 1;
+    return at + 1;
+  });
+  const numbered = text.replace(/\$(\d+)/g, (_, n: string) => `$${numbers[Number(n) - 1]}`);
+  if (!statementNames.has(numbered)) statementNames.set(numbered, `prepared_${statementNames.size + 1}`);
+  return { text: numbered, names, constants };
+}

@@ -1,0 +1,127 @@
+import type { LogEvent } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CompanyCache } from '../../lib/company-cache';
+import { verifyKey } from '../../lib/keys';
+import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+
+/**
+ * API keys kept in memory on Node (lib/company-cache.ts, migration 0018): a keyed request whose key is known sends
+ * no statement for it, and every change to a key or its secrets (revocation, rotation, an expiry moved) is seen by
+ * the next request: at once when made through this process, once notified when made by another one (here, SQL
+ * straight on the database). Workers (TTL mode) never keep a key.
+ */
+
+let statements: string[] = [];
+const log = (event: LogEvent) => {
+  if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
+};
+
+let api: TestApi;
+let company: { id: string; host: string };
+beforeAll(async () => {
+  api = await createTestApi({ handle: await openTestDatabase({ log }) });
+  company = await api.demoCompany();
+});
+afterAll(() => api.close());
+
+const cache = () => api.platform.companyCache;
+
+/** GET /contacts with a server key, and the statements it sent. */
+async function read(secret: string) {
+  statements = [];
+  const res = await api.request('/api/v1/contacts?page_size=1', { host: company.host, key: secret });
+  return { ...res, statements };
+}
+
+/** A key this process has been notified of (its creation's notifications received), used once. */
+async function usedKey() {
+  const key = await api.createKey(company.id, { scopes: ['read:contacts'] });
+  await cache().listening();
+  await cache().settled();
+  expect((await read(key.secret)).status).toBe(200);
+  return key;
+}
+
+const keyStatements = (sent: string[]) => sent.filter((s) => s.includes('api_key'));
+
+describe('keys in memory', () => {
+  it('sends no statement for a known key, and does not drop it for recording its use', async () => {
+    const key = await api.createKey(company.id, { scopes: ['read:contacts'] });
+    await cache().listening();
+    await cache().settled();
+    const first = await read(key.secret);
+    expect(first.status).toBe(200);
+    // The key read, and its first use recorded (not announced: the key stays in memory).
+    expect(keyStatements(first.statements).map((s) => s.split(' ')[0])).toEqual(['select', 'update']);
+    const second = await read(key.secret);
+    expect(second.status).toBe(200);
+    expect(keyStatements(second.statements)).toEqual([]);
+  });
+
+  it('refuses a key revoked through this process at the very next request', async () => {
+    const key = await usedKey();
+    const revoked = await api.admin(`/companies/${company.id}/keys/${key.prefix}/revoke`, { method: 'POST' });
+    expect(revoked.status).toBe(200);
+    const res = await read(key.secret);
+    expect(res.status).toBe(403);
+    expect(res.json.code).toBe('key_revoked');
+  });
+
+  it('refuses a key revoked by another process once the database announced it', async () => {
+    const key = await usedKey();
+    const noticed = cache().changed(company.id);
+    await api.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('prefix', '=', key.prefix).execute();
+    await noticed;
+    const res = await read(key.secret);
+    expect(res.status).toBe(403);
+    expect(res.json.code).toBe('key_revoked');
+  });
+
+  it('takes a rotated secret at once and keeps the old one until its expiry, moved by another process', async () => {
+    const key = await usedKey();
+    const rotated = await api.admin(`/companies/${company.id}/keys/${key.prefix}/rotate`, { method: 'POST' });
+    expect(rotated.status).toBe(200);
+    expect((await read(rotated.json.secret)).status).toBe(200);
+    expect((await read(key.secret)).status).toBe(200);
+    const noticed = cache().changed(company.id);
+    await api.db
+      .updateTable('api_key_secrets')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('expires_at', 'is not', null)
+      .where('key_id', '=', api.db.selectFrom('api_keys').select('id').where('prefix', '=', key.prefix))
+      .execute();
+    await noticed;
+    const old = await read(key.secret);
+    expect(old.status).toBe(403);
+    expect(old.json.code).toBe('key_invalid');
+    expect((await read(rotated.json.secret)).status).toBe(200);
+  });
+
+  it('refuses a secret kept in memory once its expiry has passed, without asking the database', async () => {
+    const key = await usedKey();
+    const rotated = await api.admin(`/companies/${company.id}/keys/${key.prefix}/rotate`, { method: 'POST' });
+    const expires = new Date(rotated.json.previous_secret_expires_at);
+    await cache().settled();
+    const options = { cache: cache() };
+    // Loaded (and kept) while the old secret is still good.
+    expect((await verifyKey(api.db, key.secret, { ...options, now: new Date(expires.getTime() - 1) })).prefix).toBe(key.prefix);
+    statements = [];
+    await expect(verifyKey(api.db, key.secret, { ...options, now: expires })).rejects.toMatchObject({ code: 'key_invalid' });
+    expect((await verifyKey(api.db, rotated.json.secret, { ...options, now: expires })).prefix).toBe(key.prefix);
+    expect(statements).toEqual([]);
+  });
+});
+
+describe('the TTL mode of Workers', () => {
+  it('never keeps a key: every lookup asks the database, so a revocation is seen at once', async () => {
+    const ttl = new CompanyCache({ mode: 'ttl', ttlMs: 60_000, now: () => 0 });
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      return { companyId: company.id, value: 'key' };
+    };
+    expect(await ttl.lookupKey('pk_0123456789', load)).toBe('key');
+    expect(await ttl.lookupKey('pk_0123456789', load)).toBe('key');
+    expect(loads).toBe(2);
+  });
+});
