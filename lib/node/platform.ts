@@ -1,9 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { newAdminToken, registerAdminToken } from '../admin-tokens';
-import type { ServicesProvider } from '../app';
+import { readsOnly, type ServicesProvider } from '../app';
 import { type Config, loadConfig } from '../config';
 import { newDetailsKey } from '../crypto-jwe';
 import type { DatabaseHandle } from '../db/index';
@@ -38,10 +38,14 @@ export type NodePlatform = {
   companyCache: CompanyCache;
 };
 
-/** The socket's address: on Node there is no trusted proxy header unless one is put in front. */
+/**
+ * The socket's address: on Node there is no trusted proxy header unless one is put in front. Read as
+ * @hono/node-server/conninfo reads it, without the object it builds around it.
+ */
 export function socketAddress(c: Context<AppEnv>): string {
   try {
-    return getConnInfo(c).remote.address ?? 'unknown';
+    const bindings = (c.env.server ?? c.env) as { incoming: IncomingMessage };
+    return bindings.incoming.socket.remoteAddress ?? 'unknown';
   } catch {
     return 'unknown';
   }
@@ -100,9 +104,9 @@ export async function createNodePlatform(
   });
   // After a write request, reads wait for the notifications its commit sent (read your own writes).
   const afterWrite = async () => companies.cache.afterWrite();
-  const provide: ServicesProvider = async (c) => ({
+  const provide: ServicesProvider = (c) => ({
     services: services(clientAddress(c)),
-    done: ['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) ? undefined : afterWrite,
+    done: readsOnly(c.req.method) ? undefined : afterWrite,
   });
   return {
     handle,
