@@ -156,23 +156,34 @@ function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
 export class RememberingRouter<T> implements Router<T> {
   name = 'RememberingRouter';
   readonly #router: Router<T> = new SmartRouter<T>({ routers: [new RegExpRouter<T>(), new TrieRouter<T>()] });
-  readonly #matches = new Map<string, Result<T>>();
+  /** Matches by method, then path. */
+  readonly #matches = new Map<string, Map<string, Result<T>>>();
+  #remembered = 0;
 
   add(method: string, path: string, handler: T): void {
-    this.#matches.clear();
+    this.#forget();
     this.#router.add(method, path, handler);
   }
 
   match(method: string, path: string): Result<T> {
     if (path.length > 200) return this.#router.match(method, path);
-    const key = `${method} ${path}`;
-    let match = this.#matches.get(key);
+    let byPath = this.#matches.get(method);
+    if (!byPath) {
+      byPath = new Map();
+      this.#matches.set(method, byPath);
+    }
+    let match = byPath.get(path);
     if (match === undefined) {
       match = this.#router.match(method, path);
-      if (this.#matches.size >= 1000) this.#matches.clear();
-      this.#matches.set(key, match);
+      if (++this.#remembered > 1000) this.#forget();
+      else byPath.set(path, match);
     }
     return match;
+  }
+
+  #forget(): void {
+    this.#matches.clear();
+    this.#remembered = 0;
   }
 }
 

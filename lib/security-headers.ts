@@ -25,8 +25,6 @@ const overHttp: Readonly<Record<string, string>> = {
   'X-XSS-Protection': '0',
 };
 const overHttps: Readonly<Record<string, string>> = { ...overHttp, 'Strict-Transport-Security': hstsValue };
-const httpEntries = Object.entries(overHttp);
-const httpsEntries = Object.entries(overHttps);
 
 /** Answers built whole by {@link completeAnswer}: they already carry every platform header. */
 const complete = new WeakSet<Response>();
@@ -55,14 +53,15 @@ export function platformHeaders(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const id = requestIdOf(c.req.header('Request-Id'));
     c.set('requestId', id);
-    const gathered: Record<string, string> = { 'Request-Id': id };
+    // One object for the whole request: the security headers first, then what is gathered on the way.
+    const gathered: Record<string, string> = Object.assign({}, isHttps(c) ? overHttps : overHttp);
+    gathered['Request-Id'] = id;
     c.set('answerHeaders', gathered);
     await next();
     const res = c.res;
     if (!builtWhole(res)) {
       const headers = res.headers;
-      for (const [name, value] of Object.entries(gathered)) if (!headers.has(name)) headers.set(name, value);
-      for (const [name, value] of isHttps(c) ? httpsEntries : httpEntries) if (!headers.has(name)) headers.set(name, value);
+      for (const name in gathered) if (!headers.has(name)) headers.set(name, gathered[name] as string);
       headers.delete('X-Powered-By');
     }
     const access = c.get('access') as Access | undefined;
@@ -81,9 +80,10 @@ export function addAnswerHeaders(c: Context<AppEnv>, headers: Readonly<Record<st
 }
 
 /**
- * An answer built whole, for the hot paths (a 304, a kept page): the security headers, the headers gathered so far
- * and the route's own, as one plain object. Nothing is added to it afterwards (the root middleware knows it), so
- * Hono and @hono/node-server write it without making a `Headers` object.
+ * An answer built whole, for the hot paths (a 304, a kept page): the headers gathered for the request (security
+ * headers, request id, rate limits, CORS) and the route's own, in the one plain object the request carries. Nothing
+ * is added to it afterwards (the root middleware knows it), so Hono and @hono/node-server write it without making
+ * a `Headers` object.
  */
 export function completeAnswer(
   c: Context<AppEnv>,
@@ -91,7 +91,7 @@ export function completeAnswer(
   status: number,
   headers: Readonly<Record<string, string>>,
 ): Response {
-  const all = Object.assign({}, isHttps(c) ? overHttps : overHttp, c.get('answerHeaders'), headers);
+  const all = Object.assign(c.get('answerHeaders') ?? Object.assign({}, isHttps(c) ? overHttps : overHttp), headers);
   const res = new Response(body, { status, headers: all });
   complete.add(res);
   return res;
