@@ -54,6 +54,11 @@ export class Loop {
   }
 }
 
+/** Who delivers webhooks: this process (without QStash) or QStash, as the start-up message says it. */
+export function deliveredBy(webhooks: Services['webhooks']): string {
+  return webhooks.transport.kind === 'local' ? 'in-process dispatcher' : 'QStash';
+}
+
 /**
  * The Node server's background work: the in-process webhook dispatcher (without QStash), woken after each
  * write and every WEBHOOK_DISPATCH_INTERVAL_MS, and the scheduler every SCHEDULER_INTERVAL_SECONDS.
@@ -77,7 +82,7 @@ export function startBackgroundWork(
   dispatcher?.start();
   scheduler.start();
   return {
-    dispatcher: dispatcher ? 'in-process dispatcher' : 'QStash',
+    dispatcher: deliveredBy(webhooks),
     stop: async () => {
       await Promise.all([dispatcher?.stop(), scheduler.stop()]);
     },

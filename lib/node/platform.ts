@@ -9,8 +9,6 @@ import { newDetailsKey } from '../crypto-jwe';
 import type { DatabaseHandle } from '../db/index';
 import { migrateToLatest } from '../db/migrate';
 import { readSqlMigrations } from '../db/migrations-fs';
-import { openPGlite } from '../db/pglite';
-import { openPostgres } from '../db/postgres';
 import type { AppEnv, Services } from '../env';
 import type { RateLimiter } from '../ratelimit/index';
 import { limiterFor } from '../ratelimit/select';
@@ -20,6 +18,7 @@ import { newSecretKey } from '../webhooks/secrets';
 import { docsScript } from './docs-script';
 import { resolveHost } from './dns';
 import { dataDirOf } from './local-server';
+import { openDatabase } from './database';
 import { listenForCompanyChanges } from './company-listener';
 import { nodeCompressor } from './compress';
 import type { CompanyCache } from '../company-cache';
@@ -51,18 +50,13 @@ export function socketAddress(c: Context<AppEnv>): string {
   }
 }
 
-/** Opens the database named by the environment: DATABASE_URL (PostgreSQL via pg) or PGlite under DATA_DIR. */
-export async function openDatabase(env: NodeJS.ProcessEnv): Promise<DatabaseHandle> {
-  if (env.DATABASE_URL) return openPostgres(env.DATABASE_URL);
-  const dataDir = dataDirOf(env);
-  await mkdir(dataDir, { recursive: true });
-  return openPGlite({ dataDir: join(dataDir, 'pglite') });
-}
+export { openDatabase };
 
 export async function createNodePlatform(
   env: NodeJS.ProcessEnv,
   options: {
-    handle?: DatabaseHandle;
+    /** The database, or its opening under way (`npm start` opens it while the routes' modules load). */
+    handle?: DatabaseHandle | Promise<DatabaseHandle>;
     clientAddress?: (c: Context<AppEnv>) => string;
     limiter?: RateLimiter;
     fetch?: typeof fetch;
@@ -70,8 +64,9 @@ export async function createNodePlatform(
     now?: () => Date;
   } = {},
 ): Promise<NodePlatform> {
-  const handle = options.handle ?? (await openDatabase(env));
-  await migrateToLatest(handle, await readSqlMigrations());
+  // The migrations are read while the database opens.
+  const [handle, migrations] = await Promise.all([options.handle ?? openDatabase(env), readSqlMigrations()]);
+  await migrateToLatest(handle, migrations);
   const config = loadConfig(env);
   const limiter = options.limiter ?? limiterFor(config);
   const clientAddress = options.clientAddress ?? socketAddress;

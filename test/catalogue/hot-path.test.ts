@@ -100,7 +100,7 @@ describe('a 304 and a page served from memory', () => {
       [{ 'X-Api-Key': publishable.secret }, 'key_wrong_kind'],
     ];
     for (const [headers, code] of refusals) {
-      for (const extra of [{ 'If-None-Match': etag }, {}]) {
+      for (const extra of [{ 'If-None-Match': etag }, {}] as Array<Record<string, string>>) {
         const res = await get(path, { ...headers, ...extra });
         expect(res.status, JSON.stringify(headers)).toBe(403);
         expect(JSON.parse(res.body).code).toBe(code);
