@@ -44,7 +44,9 @@ export async function serverBundle() {
     // PGlite loads pglite.wasm, pglite.data and its extensions from its own folder; pg's native binding is optional.
     external: ['@electric-sql/pglite', 'pg-native'],
     // Packages written as CommonJS call require() for Node's modules: give the ES module bundle one.
-    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
     sourcemap: 'linked',
     sourcesContent: false,
     metafile: true,
