@@ -207,7 +207,7 @@ function serverGoals(
       measured_by_cpu: null,
       target: '≤ 1000',
       met: startUp.start_ms.median <= 1000,
-      note: `PGlite alone opening the same folder: ${startUp.pglite_open_ms.median} ms`,
+      note: `first answer after ${startUp.first_answer_ms.median} ms; PGlite alone opening the same folder: ${startUp.pglite_open_ms.median} ms`,
     });
   }
   return goals;
@@ -232,7 +232,9 @@ async function runDriver(): Promise<number> {
   if (engines.includes('pglite') && starts > 0) {
     process.stdout.write(`\nnpm start on an existing data folder: ${starts} starts … `);
     startUp = await measureStartUp(starts);
-    console.log(`median ${startUp.start_ms.median} ms (PGlite alone: ${startUp.pglite_open_ms.median} ms)`);
+    console.log(
+      `median ${startUp.start_ms.median} ms, first answer ${startUp.first_answer_ms.median} ms (PGlite alone: ${startUp.pglite_open_ms.median} ms)`,
+    );
   }
 
   const cpus = os.cpus();

@@ -19,7 +19,7 @@ opening.catch(() => {});
 const [
   { buildApp },
   { afterResponsesSettled },
-  { createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey },
+  { adminTokenOfDataDir, createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey },
   { scheduledJobs },
   { deliveredBy, startBackgroundWork },
   { seedDemo },
@@ -31,10 +31,17 @@ const [
   import('../lib/node/background'),
   import('../functions/seed'),
 ]);
-env.WEBHOOK_SECRET_KEY = (await ensureWebhookSecretKey(env)).key;
-await ensureDetailsKeys(env);
+// The files of the data folder are read while the database opens: just after PGlite opened, a task (a file read, a
+// timer, WebCrypto) waits a few hundred milliseconds (docs/performance.md), so what follows it is database work.
+const [adminToken] = await Promise.all([
+  adminTokenOfDataDir(env),
+  ensureWebhookSecretKey(env).then(({ key }) => {
+    env.WEBHOOK_SECRET_KEY = key;
+  }),
+  ensureDetailsKeys(env),
+]);
 const platform = await createNodePlatform(env, { handle: opening });
-const admin = await ensureAdminToken(platform.handle, env);
+const admin = await ensureAdminToken(platform.handle, env, adminToken);
 const demo = await seedDemo(platform.handle.db, new Date());
 const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
 let background: ReturnType<typeof startBackgroundWork> | undefined;
@@ -52,7 +59,10 @@ const server = serve({ fetch: app.fetch, port, hostname }, async (address) => {
   console.log(`  Webhooks:  ${deliveredBy(platform.webhooks)}; scheduler every ${platform.config.SCHEDULER_INTERVAL_SECONDS} s`);
   console.log(`  Admin:     token in ${admin.source}; e.g. npm run --silent admin -- companies list`);
   // The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
-  if (!stopping) background = startBackgroundWork(platform.services(), platform.onHandOff, scheduledJobs);
+  // Their first runs wait a little: on PGlite (one session, this thread) the first requests would queue behind them.
+  if (!stopping) {
+    background = startBackgroundWork(platform.services(), platform.onHandOff, scheduledJobs, { firstRunAfterMs: 2_000 });
+  }
 });
 
 async function shutdown() {

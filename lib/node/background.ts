@@ -9,6 +9,7 @@ import { dispatchDue } from '../webhooks/local';
  */
 export class Loop {
   private timer: ReturnType<typeof setInterval> | undefined;
+  private first: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -18,9 +19,11 @@ export class Loop {
     private readonly intervalMs: number,
   ) {}
 
-  start(): this {
+  /** Runs now, or after `firstRunAfterMs`, then every interval; a kick runs it at any time. */
+  start(firstRunAfterMs = 0): this {
     this.timer = setInterval(() => this.kick(), this.intervalMs);
-    this.kick();
+    if (firstRunAfterMs > 0) this.first = setTimeout(() => this.kick(), firstRunAfterMs);
+    else this.kick();
     return this;
   }
 
@@ -50,6 +53,7 @@ export class Loop {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.first);
     await this.running;
   }
 }
@@ -67,6 +71,7 @@ export function startBackgroundWork(
   services: Services,
   onHandOff: (listener: () => void) => void,
   jobs: readonly ScheduledJob[],
+  options: { firstRunAfterMs?: number } = {},
 ) {
   const { config, webhooks, db } = services;
   const batch = 50;
@@ -79,8 +84,8 @@ export function startBackgroundWork(
     await runJobs(services, jobs);
     return false;
   }, config.SCHEDULER_INTERVAL_SECONDS * 1000);
-  dispatcher?.start();
-  scheduler.start();
+  dispatcher?.start(options.firstRunAfterMs);
+  scheduler.start(options.firstRunAfterMs);
   return {
     dispatcher: deliveredBy(webhooks),
     stop: async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -136,28 +137,46 @@ export async function ensureWebhookSecretKey(env: NodeJS.ProcessEnv): Promise<{ 
   return { key, source: file };
 }
 
+/** The operator's admin token and where it is kept: see {@link ensureAdminToken}. */
+export type AdminToken = { token: string; source: string };
+
 /**
  * The operator's admin token: ADMIN_TOKEN when set, otherwise one generated on first start and kept in
- * DATA_DIR/admin-token (mode 600). Only its hash goes into the database.
+ * DATA_DIR/admin-token (mode 600). Reads no database: `npm start` reads it while the database opens.
  */
-export async function ensureAdminToken(handle: DatabaseHandle, env: NodeJS.ProcessEnv): Promise<{ source: string }> {
-  let token = env.ADMIN_TOKEN;
-  let source = 'the ADMIN_TOKEN environment variable';
+export async function adminTokenOfDataDir(env: NodeJS.ProcessEnv): Promise<AdminToken> {
+  if (env.ADMIN_TOKEN) return { token: env.ADMIN_TOKEN, source: 'the ADMIN_TOKEN environment variable' };
+  const dataDir = dataDirOf(env);
+  const file = join(dataDir, 'admin-token');
+  let token = await readFile(file, 'utf8').then(
+    (t) => t.trim(),
+    () => undefined,
+  );
   if (!token) {
-    const dataDir = dataDirOf(env);
-    const file = join(dataDir, 'admin-token');
-    source = file;
-    token = await readFile(file, 'utf8').then(
-      (t) => t.trim(),
-      () => undefined,
-    );
-    if (!token) {
-      token = newAdminToken();
-      await mkdir(dataDir, { recursive: true });
-      await writeFile(file, `${token}\n`, { mode: 0o600 });
-    }
+    token = newAdminToken();
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, `${token}\n`, { mode: 0o600 });
   }
-  await registerAdminToken(handle.db, token);
+  return { token, source: file };
+}
+
+/**
+ * Registers the operator's admin token ({@link adminTokenOfDataDir}, or the one given). Only its hash goes into the
+ * database, and only when it is not there yet: a start that finds it registered only reads.
+ */
+export async function ensureAdminToken(
+  handle: DatabaseHandle,
+  env: NodeJS.ProcessEnv,
+  given?: AdminToken,
+): Promise<{ source: string }> {
+  const { token, source } = given ?? (await adminTokenOfDataDir(env));
+  const known = await handle.db
+    .selectFrom('admin_tokens')
+    .select('id')
+    // Node's hash at once, not WebCrypto's in a task: once PGlite is open a task waits a few hundred milliseconds.
+    .where('token_hash', '=', createHash('sha256').update(token).digest())
+    .executeTakeFirst();
+  if (!known) await registerAdminToken(handle.db, token);
   return { source };
 }
 

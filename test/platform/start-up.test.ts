@@ -4,10 +4,12 @@ import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest, type SqlMigrations } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPGlite } from '../../lib/db/pglite';
+import { ensureAdminToken } from '../../lib/node/platform';
 
 /**
- * A start on a database that has every migration (`npm start` on an existing data folder) asks one question and
- * applies nothing; a database missing one gets it, through Kysely's migrator as before.
+ * What `npm start` does on an existing data folder before it listens, kept to reads: a database that has every
+ * migration is asked one question and migrated no further (one missing is applied, through Kysely's migrator as
+ * before); an admin token already registered is looked up, not written again.
  */
 let handle: DatabaseHandle;
 let statements: string[] = [];
@@ -31,5 +33,19 @@ describe('migrateToLatest', () => {
     // One more migration in the folder: the migrator applies it.
     const more = await migrateToLatest(handle, first(3));
     expect(more.map((r) => [r.migrationName, r.status])).toEqual([[Object.keys(migrations)[2], 'Success']]);
+  });
+});
+
+describe('ensureAdminToken', () => {
+  it('registers a new token, and only reads on a start that finds it registered', async () => {
+    await migrateToLatest(handle, first(3)); // the admin tokens table (0001), as the test above left it
+    const env = { ADMIN_TOKEN: 'adm_start_up_test_token' };
+    statements = [];
+    await ensureAdminToken(handle, env);
+    expect(statements.some((text) => /^insert into "admin_tokens"/.test(text))).toBe(true);
+    statements = [];
+    await ensureAdminToken(handle, env);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^select /);
   });
 });
