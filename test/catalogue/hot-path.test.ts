@@ -1,8 +1,7 @@
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
+import { onLoopback } from './support';
 
 /**
  * A 304 and a page served from memory are answered whole from one plain header object (lib/security-headers.ts,
@@ -11,7 +10,7 @@ import { createTestApi, type TestApi } from '../support/harness';
  */
 
 let api: TestApi;
-let server: ReturnType<typeof serve>;
+let close: () => Promise<void>;
 let port: number;
 let company: { id: string; host: string };
 
@@ -19,15 +18,10 @@ beforeAll(async () => {
   api = await createTestApi({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000' } });
   company = await api.demoCompany();
   await api.platform.companyCache.settled();
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      port = info.port;
-      resolve();
-    });
-  });
+  ({ port, close } = await onLoopback(api));
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await close();
   await api.close();
 });
 
