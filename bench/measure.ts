@@ -45,6 +45,8 @@ const cpuSeconds = (a: Cpu, b: Cpu) => (b.user - a.user + b.system - a.system) /
 
 export type Measured = {
   result: AutocannonResult;
+  /** The connections used (the run's, or fewer for a route with a fixed number of requests). */
+  connections: number;
   /** Statements the server counted during the run. */
   queries: number;
   /** Server and load generator CPU during the run, in cores; the server's CPU seconds in all. */
@@ -75,15 +77,16 @@ export async function measure(
   ask: (type: ToServer['type']) => Promise<Reply>,
 ): Promise<Measured> {
   const { body, request } = scenario;
+  const connections = Math.min(settings.connections, scenario.maxConnections ?? settings.connections);
   // autocannon refuses an amount below the connections: each takes at least one request.
   const amount = scenario.amount && {
-    warmup: Math.max(scenario.amount.warmup, settings.connections),
-    run: Math.max(scenario.amount.run, settings.connections),
+    warmup: Math.max(scenario.amount.warmup, connections),
+    run: Math.max(scenario.amount.run, connections),
   };
   const setup = request ?? (body ? () => ({ body: body() }) : undefined);
   const options: Omit<AutocannonOptions, 'duration'> = {
     url: `${origin}${scenario.path}`,
-    connections: settings.connections,
+    connections,
     method: scenario.method,
     headers: scenario.headers,
     ...(setup ? { requests: [{ setupRequest: (sent) => ({ ...sent, ...setup() }) }] } : {}),
@@ -105,6 +108,7 @@ export async function measure(
   const serverCpuSeconds = cpuSeconds(start.cpu, end.cpu);
   return {
     result,
+    connections,
     queries: end.counts.queries,
     serverCpu: serverCpuSeconds / wall,
     serverCpuSeconds,

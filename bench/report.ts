@@ -11,6 +11,8 @@ export type ScenarioResult = {
   name: string;
   request: string;
   expected_status: number;
+  /** Concurrent connections of its run. */
+  connections: number;
   /** Completed responses ÷ the run's measured duration. */
   requests_per_second: number;
   /** autocannon's own "Req/Sec" average: the mean of 1-second samples, lowered when a last partial sample is taken. */
@@ -28,6 +30,8 @@ export type ScenarioResult = {
   unexpected_status: number;
   /** SQL statements sent for one request alone (transaction control excluded). */
   queries_per_request: number;
+  /** BEGIN, COMMIT and the like for one request alone (counted on PostgreSQL; PGlite's dialect sends them unseen). */
+  transaction_control_per_request: number;
   queries: string[];
   /** Statements counted during the measured run divided by the responses (in-flight requests at the end blur it). */
   queries_per_request_under_load: number;
@@ -81,6 +85,7 @@ export function resultOf(
     name: scenario.name,
     request: `${scenario.method} ${scenario.path}${headers.length ? ` (${headers.join(', ')})` : ''}`,
     expected_status: scenario.expectedStatus,
+    connections: measured.connections,
     requests_per_second: round(perSecond(result), 1),
     requests_per_second_sample_mean: round(result.requests.average, 1),
     duration_s: result.duration,
@@ -99,6 +104,7 @@ export function resultOf(
     timeouts: result.timeouts,
     unexpected_status: responses - expected,
     queries_per_request: counts.queries,
+    transaction_control_per_request: counts.transactionControl,
     queries: counts.recent,
     queries_per_request_under_load: responses ? round(queries / responses, 3) : 0,
     server_cpu_cores: round(serverCpu),
@@ -135,5 +141,102 @@ export function markdown(results: ScenarioResult[]): string {
     '| Request | Req/s | p50 ms | p99 ms | Requests | Non-2xx/3xx + errors | SQL queries/request | Req/s ÷ bare | Req/s ÷ hello | Server CPU ms/request | Server CPU (cores) | Server peak rss MB |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) => `| ${row} |`),
+  ].join('\n');
+}
+
+/** One of issue 14's goals as one engine's run measured it. */
+export type Goal = {
+  goal: string;
+  /** What was measured: a ratio of req/s (the issue's measure), a count, or null when this run does not measure it. */
+  measured: number | null;
+  /** The same ratio by server CPU per request (the other route's ÷ this one's): less moved by the load generator. */
+  measured_by_cpu: number | null;
+  target: string;
+  met: boolean | null;
+  note?: string;
+};
+
+/** Issue 14's goals from one engine's results (names as in bench/scenarios.ts); `connections` as the run used. */
+export function goalsOf(results: ScenarioResult[], connections: number): Goal[] {
+  const byName = new Map(results.map((r) => [r.name, r]));
+  const ratio = (name: string, base: string) => {
+    const x = byName.get(name);
+    const y = byName.get(base);
+    if (!x || !y?.requests_per_second) return { measured: null, measured_by_cpu: null };
+    return {
+      measured: round(x.requests_per_second / y.requests_per_second, 3),
+      measured_by_cpu: x.server_cpu_ms_per_request ? round(y.server_cpu_ms_per_request / x.server_cpu_ms_per_request, 3) : null,
+    };
+  };
+  const atLeast = (goal: string, name: string, base: string, target: number, note?: string): Goal => {
+    const m = ratio(name, base);
+    return {
+      goal,
+      ...m,
+      target: `≥ ${target}`,
+      met: m.measured === null ? null : m.measured >= target,
+      ...(note ? { note } : {}),
+    };
+  };
+  const roundTrips = (goal: string, name: string, most: number): Goal => {
+    const r = byName.get(name);
+    // Every statement is a round trip, BEGIN and COMMIT included (counted apart on PostgreSQL only).
+    const measured = r ? r.queries_per_request + r.transaction_control_per_request : null;
+    return { goal, measured, measured_by_cpu: null, target: `≤ ${most}`, met: measured === null ? null : measured <= most };
+  };
+  const none = (goal: string, name: string): Goal => {
+    const r = byName.get(name);
+    const measured = r ? r.queries_per_request : null;
+    return { goal, measured, measured_by_cpu: null, target: '0', met: measured === null ? null : measured === 0 };
+  };
+  const hello = 'bare hello world';
+  const select = 'bare select 1';
+  const insert = 'bare insert';
+  return [
+    atLeast(
+      'a 304 ÷ hello world',
+      'listings 304',
+      hello,
+      0.6,
+      `the issue asks it of PGlite at 20 connections; ${connections} here`,
+    ),
+    atLeast('the listing page ÷ hello world, built', 'listings, page built', hello, 0.3),
+    atLeast('the listing page ÷ hello world, from memory', 'listings', hello, 0.3),
+    none('statements of a 304', 'listings 304'),
+    none('statements of a page from memory', 'listings'),
+    atLeast('a 304 ÷ bare select 1', 'listings 304', select, 1),
+    atLeast('a built page ÷ bare select 1', 'listings, page built', select, 0.3),
+    atLeast('a page from memory ÷ bare select 1', 'listings', select, 0.6, 'uncompressed, as autocannon asks'),
+    atLeast('a page from memory ÷ bare select 1, brotli', 'listings, compressed', select, 0.6),
+    roundTrips('round trips of POST /leads', 'enquiry form', 3),
+    roundTrips('round trips of POST /bookings', 'booking request', 3),
+    atLeast('POST /leads ÷ bare insert', 'enquiry form', insert, 0.5),
+    atLeast('POST /bookings ÷ bare insert', 'booking request', insert, 0.5),
+  ];
+}
+
+/** The goals of every engine side by side, with each run's load average: what `npm run bench` prints last. */
+export function goalsTable(
+  runs: Array<{ engine: string; goals: Goal[]; load_average_1m: { before: number; after: number } }>,
+): string {
+  const cell = (g: Goal | undefined) => {
+    if (!g || g.measured === null) return '—';
+    const cpu = g.measured_by_cpu === null ? '' : ` (CPU ${g.measured_by_cpu})`;
+    return `${g.measured}${cpu}${g.met ? ' ✓' : ''}`;
+  };
+  const names = [...new Set(runs.flatMap((run) => run.goals.map((g) => g.goal)))];
+  const rows = names.map((name) => {
+    const goals = runs.map((run) => run.goals.find((g) => g.goal === name));
+    const target = goals.find((g) => g)?.target ?? '';
+    const notes = [...new Set(goals.flatMap((g) => (g?.note ? [g.note] : [])))];
+    return `| ${name}${notes.length ? ` (${notes.join('; ')})` : ''} | ${goals.map(cell).join(' | ')} | ${target} |`;
+  });
+  const load = runs.map((run) => `${run.engine} ${run.load_average_1m.before} → ${run.load_average_1m.after}`).join('; ');
+  return [
+    `Issue 14's goals, measured / goal (✓ met; CPU: the same ratio by server CPU per request). Load average (1 min): ${load}.`,
+    '',
+    `| Goal | ${runs.map((run) => run.engine).join(' | ')} | Goal |`,
+    `|---|${runs.map(() => '---:').join('|')}|---|`,
+    ...rows,
   ].join('\n');
 }

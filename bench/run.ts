@@ -17,10 +17,11 @@ import { type BenchDatabase, freshDatabase } from './database';
 import { benchDeals } from './deals';
 import { benchJobs } from './maintenance';
 import { type Measured, measure } from './measure';
-import { markdown, mb, round, type ScenarioResult, resultOf, toJson } from './report';
+import { type Goal, goalsOf, goalsTable, markdown, mb, round, type ScenarioResult, resultOf, toJson } from './report';
 import { bareHello, type Scenario, scenarios as scenariosFor } from './scenarios';
 import { runServer } from './server';
 import { benchStays } from './stays';
+import { measureStartUp, type StartUp } from './startup';
 import {
   type BenchEngine,
   type Counts,
@@ -181,27 +182,40 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
   }
 }
 
-/** The issue's ratios, from one engine's results. */
-function goals(results: ScenarioResult[]) {
-  const rate = (name: string) => results.find((r) => r.name === name)?.requests_per_second;
-  const ratio = (a: string, b: string) => {
-    const x = rate(a);
-    const y = rate(b);
-    return x !== undefined && y ? round(x / y, 3) : null;
-  };
-  return {
-    '304 ÷ hello': ratio('listings 304', bareHello),
-    'listing page built ÷ hello': ratio('listings, page built', bareHello),
-    'listing page cached ÷ hello': ratio('listings', bareHello),
-    '304 ÷ bare select 1': ratio('listings 304', 'bare select 1'),
-    'enquiry form ÷ bare insert': ratio('enquiry form', 'bare insert'),
-    'booking request ÷ bare insert': ratio('booking request', 'bare insert'),
-  };
+/** The goals about the server itself: its memory (reported, no target) and, on PGlite, `npm start`'s start-up. */
+function serverGoals(
+  run: { engine: BenchEngine; server_memory_mb: { after_start: { rss: number }; peak_rss_under_load: number } },
+  connections: number,
+  startUp: StartUp | undefined,
+): Goal[] {
+  const reported = (goal: string, measured: number, note?: string): Goal => ({
+    goal,
+    measured,
+    measured_by_cpu: null,
+    target: 'reported',
+    met: null,
+    ...(note ? { note } : {}),
+  });
+  const goals = [
+    reported('server rss after start, MB', run.server_memory_mb.after_start.rss, 'migrated and seeded a new database'),
+    reported(`server peak rss under ${connections} connections, MB`, run.server_memory_mb.peak_rss_under_load),
+  ];
+  if (run.engine === 'pglite' && startUp) {
+    goals.push({
+      goal: 'npm start on an existing data folder, ms to listening',
+      measured: startUp.start_ms.median,
+      measured_by_cpu: null,
+      target: '≤ 1000',
+      met: startUp.start_ms.median <= 1000,
+      note: `first answer after ${startUp.first_answer_ms.median} ms; PGlite alone opening the same folder: ${startUp.pglite_open_ms.median} ms`,
+    });
+  }
+  return goals;
 }
 
 async function runDriver(): Promise<number> {
   const settings: Settings = {
-    seconds: envInt('BENCH_SECONDS', 10),
+    seconds: envInt('BENCH_SECONDS', 5),
     connections: envInt('BENCH_CONNECTIONS', 50),
     warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 2),
   };
@@ -212,6 +226,16 @@ async function runDriver(): Promise<number> {
   const driverMemoryBefore = memoryNow();
   const runs = [];
   for (const engine of engines as BenchEngine[]) runs.push(await runEngine(engine, settings));
+  // `npm start` on an existing data folder (PGlite), against PGlite alone opening it: BENCH_STARTS=0 skips it.
+  const starts = process.env.BENCH_STARTS === '0' ? 0 : envInt('BENCH_STARTS', 3);
+  let startUp: StartUp | undefined;
+  if (engines.includes('pglite') && starts > 0) {
+    process.stdout.write(`\nnpm start on an existing data folder: ${starts} starts … `);
+    startUp = await measureStartUp(starts);
+    console.log(
+      `median ${startUp.start_ms.median} ms, first answer ${startUp.first_answer_ms.median} ms (PGlite alone: ${startUp.pglite_open_ms.median} ms)`,
+    );
+  }
 
   const cpus = os.cpus();
   // A form that answers 201 stored its row: between the 201s counted and those plus the requests still in
@@ -236,7 +260,11 @@ async function runDriver(): Promise<number> {
       load_generator: 'autocannon in a separate process on the same machine (loopback)',
     },
     driver_memory_mb: { before: mb(driverMemoryBefore.rss), after: mb(memoryNow().rss) },
-    runs: runs.map((run) => ({ ...run, goals: goals(run.results) })),
+    start_up: startUp ?? null,
+    runs: runs.map((run) => ({
+      ...run,
+      goals: [...goalsOf(run.results, settings.connections), ...serverGoals(run, settings.connections, startUp)],
+    })),
   };
 
   const file = join(dirname(SCRIPT), 'results', 'latest.json');
@@ -250,11 +278,6 @@ async function runDriver(): Promise<number> {
         `${r.name}: ${r.status_counts[String(r.expected_status)] ?? 0} answered ${r.expected_status}, ${r.rows_stored} rows stored`,
       );
     }
-    console.log(
-      `Goals: ${Object.entries(run.goals)
-        .map(([k, v]) => `${k} ${v}`)
-        .join('; ')}`,
-    );
     const m = run.server_memory_mb;
     console.log(
       `Server memory: rss ${m.after_start.rss} MB after start (heap used ${m.after_start.heap_used} MB), ` +
@@ -262,6 +285,7 @@ async function runDriver(): Promise<number> {
         `load average (1 min) ${run.load_average_1m.before} before, ${run.load_average_1m.after} after`,
     );
   }
+  console.log(`\n${goalsTable(report.runs)}`);
   console.log(`\nMachine: ${report.machine.cpus} × ${report.machine.cpu_model}, Node ${report.machine.node}`);
   console.log(`Results written to ${file}`);
   if (!ok) console.error('FAILED: some responses were errors or had an unexpected status (see the tables).');

@@ -131,15 +131,19 @@ export async function runServer(): Promise<void> {
         const body = await c.req.json<{ email?: unknown }>();
         return c.json({ reference: typeof body.email === 'string' ? 'L-0000000000' : null }, 201);
       });
-    const root = new Hono<{ Bindings: Record<string, unknown> }>();
-    root.route('/', bare);
-    root.all('/uncached/*', (c) => {
-      const url = new URL(c.req.url);
-      url.pathname = url.pathname.replace(/^\/uncached/, '');
-      return uncached.fetch(new Request(url, c.req.raw), c.env);
-    });
-    // Everything else goes to the API unchanged; env carries node-server's socket for the client address.
-    root.all('*', (c) => app.fetch(c.req.raw, c.env));
+    // The bare routes, the uncached API and the API, chosen by path; the API gets the request as `npm start` gives
+    // it (node-server's request, env carrying the socket for the client address), with no router in front.
+    const fetchOf = (request: Request, env: Record<string, unknown>) => {
+      const url = request.url;
+      const path = url.indexOf('/', url.indexOf('//') + 2);
+      if (url.startsWith('/bare/', path)) return bare.fetch(request, env);
+      if (url.startsWith('/uncached/', path)) {
+        const inner = new URL(url);
+        inner.pathname = inner.pathname.replace(/^\/uncached/, '');
+        return uncached.fetch(new Request(inner, request), env);
+      }
+      return app.fetch(request, env);
+    };
 
     // The largest rss seen since the last reset, sampled every 100 ms: the memory under the run's connections.
     let peakRss = memoryNow().rss;
@@ -151,7 +155,7 @@ export async function runServer(): Promise<void> {
       return Number(result.rows[0]?.n ?? 0);
     };
 
-    const server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+    const server = serve({ fetch: fetchOf, port: 0, hostname: '127.0.0.1' }, (info) => {
       send({
         type: 'ready',
         port: info.port,

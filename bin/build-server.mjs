@@ -1,7 +1,9 @@
-// `npm start`'s prestart: bundles bin/server.ts (our code; packages stay imports from node_modules) into
-// dist/node/server.mjs, so the server starts as plain JavaScript instead of compiling TypeScript through tsx
-// on every start. Rebuilds only when a source file the last bundle read is newer than it, or the bundle is
-// missing. Plain JavaScript on purpose: this runs before anything is compiled.
+// What `npm start` (bin/start.mjs) runs first: bundles bin/server.ts and the packages it uses into dist/node/server.mjs, so the server
+// starts as plain JavaScript in one file instead of compiling TypeScript through tsx, and resolving, reading and
+// compiling several hundred package files, on every start. PGlite stays an import: it finds its WebAssembly and
+// data files beside its own module. Rebuilds only when a source file the last bundle read (ours, or
+// package-lock.json for the packages) is newer than it, or the bundle is missing. Plain JavaScript on purpose:
+// this runs before anything is compiled. `node bin/build-server.mjs` does the same alone.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +29,9 @@ async function upToDate() {
   return times.every((time) => time <= built.mtimeMs);
 }
 
-if (!(await upToDate())) {
+/** The bundle's path, once it is up to date (built again only when a source file it read changed). */
+export async function serverBundle() {
+  if (await upToDate()) return outfile;
   const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: root,
@@ -37,10 +41,20 @@ if (!(await upToDate())) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    // PGlite loads pglite.wasm, pglite.data and its extensions from its own folder; pg's native binding is optional.
+    external: ['@electric-sql/pglite', 'pg-native'],
+    // Packages written as CommonJS call require() for Node's modules: give the ES module bundle one.
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
     sourcemap: 'linked',
+    sourcesContent: false,
     metafile: true,
     logLevel: 'warning',
   });
-  await writeFile(inputsFile, `${JSON.stringify([...Object.keys(result.metafile.inputs), 'package-lock.json'])}\n`);
+  const ours = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/'));
+  await writeFile(inputsFile, `${JSON.stringify([...ours, 'package-lock.json'])}\n`);
+  return outfile;
 }
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await serverBundle();

@@ -1,24 +1,51 @@
 import { serve } from '@hono/node-server';
-import { buildApp } from '../functions/app';
-import { afterResponsesSettled } from '../lib/app';
-import { scheduledJobs } from '../functions/jobs';
-import { startBackgroundWork } from '../lib/node/background';
+import { openDatabase } from '../lib/node/database';
 import { baseUrlFor, dataDirOf, forgetServer, portOf, recordServer } from '../lib/node/local-server';
-import { createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey } from '../lib/node/platform';
-import { seedDemo } from '../functions/seed';
 
-/** `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. */
+/**
+ * `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set.
+ *
+ * The start is ordered for time to "listening": the database is opened first (PGlite reads and compiles its
+ * WebAssembly off the main thread), and the routes' modules are evaluated meanwhile (imported here, not at the
+ * top); the webhook dispatcher and the scheduler begin once the server listens, so their first run (on PGlite,
+ * on this same thread) does not hold the start back.
+ */
 const env = process.env;
 env.RELEASE ??= `node-${Date.now().toString(36)}`;
 const port = portOf(env);
-env.WEBHOOK_SECRET_KEY = (await ensureWebhookSecretKey(env)).key;
-await ensureDetailsKeys(env);
-const platform = await createNodePlatform(env);
-const admin = await ensureAdminToken(platform.handle, env);
+const opening = openDatabase(env);
+// Handled where it is awaited; this only keeps an early failure from being reported as unhandled first.
+opening.catch(() => {});
+const [
+  { buildApp },
+  { afterResponsesSettled },
+  { adminTokenOfDataDir, createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey },
+  { scheduledJobs },
+  { deliveredBy, startBackgroundWork },
+  { seedDemo },
+] = await Promise.all([
+  import('../functions/app'),
+  import('../lib/app'),
+  import('../lib/node/platform'),
+  import('../functions/jobs'),
+  import('../lib/node/background'),
+  import('../functions/seed'),
+]);
+// The files of the data folder are read while the database opens: just after PGlite opened, a task (a file read, a
+// timer, WebCrypto) waits a few hundred milliseconds (docs/performance.md), so what follows it is database work.
+const [adminToken] = await Promise.all([
+  adminTokenOfDataDir(env),
+  ensureWebhookSecretKey(env).then(({ key }) => {
+    env.WEBHOOK_SECRET_KEY = key;
+  }),
+  ensureDetailsKeys(env),
+]);
+const platform = await createNodePlatform(env, { handle: opening });
+const admin = await ensureAdminToken(platform.handle, env, adminToken);
 const demo = await seedDemo(platform.handle.db, new Date(), platform.config.MEDIA_BASE_URL);
 const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
-// The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
-const background = startBackgroundWork(platform.services(), platform.onHandOff, scheduledJobs);
+let background: ReturnType<typeof startBackgroundWork> | undefined;
+let stopping = false;
 
 const hostname = env.HOST ?? '0.0.0.0';
 const server = serve({ fetch: app.fetch, port, hostname }, async (address) => {
@@ -29,15 +56,21 @@ const server = serve({ fetch: app.fetch, port, hostname }, async (address) => {
   console.log(`Property API on ${platform.handle.engine} — ${demo.seeded ? 'demo company created' : 'existing data reused'}`);
   console.log(`  Base URL:  ${base}/api/v1   (try ${base}/api/v1/listings)`);
   console.log(`  Docs:      ${base}/api/v1/docs   (OpenAPI: ${base}/api/v1/openapi.json)`);
-  console.log(`  Webhooks:  ${background.dispatcher}; scheduler every ${platform.config.SCHEDULER_INTERVAL_SECONDS} s`);
+  console.log(`  Webhooks:  ${deliveredBy(platform.webhooks)}; scheduler every ${platform.config.SCHEDULER_INTERVAL_SECONDS} s`);
   console.log(`  Admin:     token in ${admin.source}; e.g. npm run --silent admin -- companies list`);
+  // The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
+  // Their first runs wait a little: on PGlite (one session, this thread) the first requests would queue behind them.
+  if (!stopping) {
+    background = startBackgroundWork(platform.services(), platform.onHandOff, scheduledJobs, { firstRunAfterMs: 2_000 });
+  }
 });
 
 async function shutdown() {
+  stopping = true;
   server.close();
   await forgetServer(dataDirOf(env));
   await afterResponsesSettled();
-  await background.stop();
+  await background?.stop();
   await platform.handle.close();
   process.exit(0);
 }

@@ -13,6 +13,8 @@ import { idempotency } from './idempotency';
 import { preconditions, type VersionedRecord } from './preconditions';
 import { notModifiedResponse, problemResponses, requestHeaders, versionedResponses } from '../schema/common/api';
 import { accessSentence, operationIdOf, securityOf } from './openapi';
+import type { Config } from './config';
+import { addAnswerHeaders } from './security-headers';
 
 export type { Access };
 
@@ -46,7 +48,7 @@ async function resolveCaller(
     }
     throw new ApiError('key_required', 'This operation needs a server key: send "Authorization: Bearer sk_…".');
   }
-  const { db, companyCache } = c.var.services;
+  const { db, companyCache } = c.get('services');
   // Node keeps keys in memory until the database announces a change to them (revocation is seen at once).
   const key = await verifyKey(db, presented, { cache: companyCache });
   if (key.company_id !== company.id) {
@@ -70,25 +72,32 @@ async function resolveCaller(
   return { kind: 'server', key };
 }
 
+type Policies = Record<'anonymous' | 'server' | 'publishable', RatePolicy>;
+/** The limits of a configuration, made once (a request only picks one). */
+const policiesOf = new WeakMap<Config, Policies>();
+
+function policies(config: Config): Policies {
+  let made = policiesOf.get(config);
+  if (!made) {
+    const minute = 60;
+    made = {
+      anonymous: { name: 'anonymous', limit: config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, windowSeconds: minute },
+      server: { name: 'server_key', limit: config.RATE_LIMIT_SERVER_KEY_PER_MINUTE, windowSeconds: minute },
+      publishable: { name: 'publishable_key', limit: config.RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE, windowSeconds: minute },
+    };
+    policiesOf.set(config, made);
+  }
+  return made;
+}
+
 function policyFor(c: Context<AppEnv>, caller: Caller): { policy: RatePolicy; identifier: string } | undefined {
-  const { config, clientAddress } = c.var.services;
-  const minute = 60;
+  const { config, clientAddress } = c.get('services');
   switch (caller.kind) {
     case 'anonymous':
-      return {
-        policy: { name: 'anonymous', limit: config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, windowSeconds: minute },
-        identifier: `${c.var.company.id}:${clientAddress}`,
-      };
+      return { policy: policies(config).anonymous, identifier: `${c.get('company').id}:${clientAddress}` };
     case 'server':
-      return {
-        policy: { name: 'server_key', limit: config.RATE_LIMIT_SERVER_KEY_PER_MINUTE, windowSeconds: minute },
-        identifier: caller.key.id,
-      };
     case 'publishable':
-      return {
-        policy: { name: 'publishable_key', limit: config.RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE, windowSeconds: minute },
-        identifier: caller.key.id,
-      };
+      return { policy: policies(config)[caller.kind], identifier: caller.key.id };
     case 'admin':
     case 'system':
       return undefined;
@@ -99,18 +108,19 @@ function policyFor(c: Context<AppEnv>, caller: Caller): { policy: RatePolicy; id
 async function enforceRateLimit(c: Context<AppEnv>, caller: Caller): Promise<void> {
   const applied = policyFor(c, caller);
   if (!applied) return;
-  const decision = await c.var.services.limiter.limit(applied.policy, applied.identifier);
+  const decision = await c.get('services').limiter.limit(applied.policy, applied.identifier);
   const headers = rateLimitHeaders(applied.policy, decision);
   if (!decision.success) {
     throw new ApiError('rate_limited', 'Too many requests; retry after the time in Retry-After.', { headers });
   }
-  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  addAnswerHeaders(c, headers);
 }
 
 async function requireAdmin(c: Context<AppEnv>): Promise<void> {
   const token = bearer(c);
   if (!token) throw new ApiError('admin_token_invalid', 'The admin API needs "Authorization: Bearer <admin token>".');
-  const row = await c.var.services.db
+  const { db } = c.get('services');
+  const row = await db
     .selectFrom('admin_tokens')
     .select('id')
     .where('token_hash', '=', await sha256(token))
@@ -148,7 +158,7 @@ export function accessMiddleware(access: Access): MiddlewareHandler<AppEnv> {
       c.set('caller', { kind: 'admin' });
     } else if (access.kind === 'qstash') {
       // The runtime's check (lib/webhooks/receiver.ts), so a Worker without callbacks bundles no QStash client.
-      const { config, webhooks } = c.var.services;
+      const { config, webhooks } = c.get('services');
       if (!webhooks.verifyCallback) throw new ApiError('signature_invalid', 'This deployment takes no QStash callbacks.');
       const signature = c.req.header('Upstash-Signature');
       await webhooks.verifyCallback(config, { signature, body: await c.req.text(), path: c.req.path, url: c.req.url });

@@ -2,13 +2,16 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { requestId } from 'hono/request-id';
+import type { Result, Router } from 'hono/router';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { SmartRouter } from 'hono/router/smart-router';
+import { TrieRouter } from 'hono/router/trie-router';
 import type { ZodError } from 'zod';
 import type { AppEnv, Services } from './env';
 import { isUniqueViolation, isUnstorableText } from './db/index';
 import { ApiError, type FieldError, problemBody } from './errors';
 import { formsCors } from './forms-cors';
-import { securityHeaders } from './security-headers';
+import { platformHeaders } from './security-headers';
 
 /** Zod issues as the problem body's `errors`: one entry per field, unknown parameters named one by one. */
 export function fieldErrors(error: ZodError): FieldError[] {
@@ -44,7 +47,7 @@ export function createRouter(): OpenAPIHono<AppEnv> {
 }
 
 export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
-  const body = problemBody(error, c.var.requestId ?? '');
+  const body = problemBody(error, c.get('requestId') ?? '');
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return c.body(JSON.stringify(body), error.status, { 'Content-Type': 'application/problem+json' });
 }
@@ -64,12 +67,15 @@ export function toApiError(err: unknown): ApiError | undefined {
   return undefined;
 }
 
-/** Builds a request's services; `done` runs after the response (e.g. closing a per-request pool). */
-export type ServicesProvider = (c: Context<AppEnv>) => Promise<{ services: Services; done?: () => Promise<void> }>;
+/** A request's services; `done` runs after the response (e.g. closing a per-request pool). */
+export type Provided = { services: Services; done?: () => Promise<void> };
+/** Builds a request's services: at once where nothing needs waiting for (Node), or in a promise (a Worker's pool). */
+export type ServicesProvider = (c: Context<AppEnv>) => Provided | Promise<Provided>;
 
 function servicesMiddleware(provide: ServicesProvider): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { services, done } = await provide(c);
+    const provided = provide(c);
+    const { services, done } = provided instanceof Promise ? await provided : provided;
     c.set('services', services);
     try {
       await next();
@@ -109,7 +115,7 @@ export async function afterResponsesSettled(): Promise<void> {
  * scheduled sweep finds the same deliveries. Then the request's services are closed.
  */
 function afterResponse(c: Context<AppEnv>, services: Services, done?: () => Promise<void>): Promise<void> | undefined {
-  const wrote = !['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) && c.res.status < 400;
+  const wrote = !readsOnly(c.req.method) && c.res.status < 400;
   if (!wrote && !done) return undefined;
   return (async () => {
     if (wrote) {
@@ -121,38 +127,90 @@ function afterResponse(c: Context<AppEnv>, services: Services, done?: () => Prom
   })();
 }
 
+/** GET, HEAD and OPTIONS: requests that change nothing and carry no body. */
+export function readsOnly(method: string): boolean {
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+}
+
+/**
+ * hono/body-limit for the requests that can carry a body. A GET or HEAD has none, and asking for it
+ * (`c.req.raw.body`) would make @hono/node-server build the whole web `Request` (with its `AbortController`), the
+ * largest part of a 304's cost; so those pass straight on.
+ */
+function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
+  const limit = bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ApiError('payload_too_large', `The request body is larger than ${maxSize} bytes.`);
+    },
+  });
+  return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next));
+}
+
+/**
+ * Hono's default router (the first of RegExpRouter and TrieRouter that takes every route: TrieRouter here, since a
+ * static and a parameter segment share a place, `/listings/map` and `/listings/:slug`), remembering its matches for
+ * the paths last asked: a site asks for the same few, and a match is a function of method and path alone. At most
+ * 1,000 short paths are kept, then all are forgotten at once; a route added forgets them too.
+ */
+export class RememberingRouter<T> implements Router<T> {
+  name = 'RememberingRouter';
+  readonly #router: Router<T> = new SmartRouter<T>({ routers: [new RegExpRouter<T>(), new TrieRouter<T>()] });
+  /** Matches by method, then path. */
+  readonly #matches = new Map<string, Map<string, Result<T>>>();
+  #remembered = 0;
+
+  add(method: string, path: string, handler: T): void {
+    this.#forget();
+    this.#router.add(method, path, handler);
+  }
+
+  match(method: string, path: string): Result<T> {
+    if (path.length > 200) return this.#router.match(method, path);
+    let byPath = this.#matches.get(method);
+    if (!byPath) {
+      byPath = new Map();
+      this.#matches.set(method, byPath);
+    }
+    let match = byPath.get(path);
+    if (match === undefined) {
+      match = this.#router.match(method, path);
+      if (++this.#remembered > 1000) this.#forget();
+      else byPath.set(path, match);
+    }
+    return match;
+  }
+
+  #forget(): void {
+    this.#matches.clear();
+    this.#remembered = 0;
+  }
+}
+
 export const adminMaxBodyBytes = 8 * 1024 * 1024;
 
 /**
  * The root app: request ids, security headers (and no-store on every answer of a route that takes a key or the
- * admin token), services, the browser forms' CORS, body limits, one error handler and a problem for unknown routes. The forms' CORS (`formPaths`, full paths) runs before the body limit, so a page can read the
+ * admin token; lib/security-headers.ts), services, the browser forms' CORS, body limits, one error handler and a problem for unknown routes. The forms' CORS (`formPaths`, full paths) runs before the body limit, so a page can read the
  * 413 problem of an oversized form as it reads any other refusal; it needs the services to look up origins.
  */
 export function createApp(
   provide: ServicesProvider,
   options: { maxBodyBytes?: number; formPaths?: string[] } = {},
 ): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>();
-  app.use(requestId({ headerName: 'Request-Id' }));
-  app.use(securityHeaders());
+  const app = new OpenAPIHono<AppEnv>({ router: new RememberingRouter() });
+  app.use(platformHeaders());
   app.use(servicesMiddleware(provide));
   for (const path of options.formPaths ?? []) app.use(path, formsCors());
-  const limit = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new ApiError('payload_too_large', `The request body is larger than ${maxSize} bytes.`);
-      },
-    });
-  app.use('/api/*', limit(options.maxBodyBytes ?? 64 * 1024));
+  app.use('/api/*', limitBody(options.maxBodyBytes ?? 64 * 1024));
   // Catalogue imports are the admin API's large bodies.
-  app.use('/admin/*', limit(adminMaxBodyBytes));
-  app.use('/internal/*', limit(64 * 1024));
+  app.use('/admin/*', limitBody(adminMaxBodyBytes));
+  app.use('/internal/*', limitBody(64 * 1024));
   app.notFound((c) => problemResponse(c, new ApiError('not_found', `No route matches ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {
     const known = toApiError(err);
     if (known) return problemResponse(c, known);
-    console.error(`request ${c.var.requestId} failed:`, err);
+    console.error(`request ${c.get('requestId')} failed:`, err);
     return problemResponse(c, new ApiError('internal_error', 'Something went wrong on our side; quote the request id.'));
   });
   return app;

@@ -48,5 +48,7 @@ export type AppEnv = {
     caller: Caller;
     /** The matched route's access declaration, set by its access check. */
     access: Access;
+    /** Headers gathered for the answer (request id, rate limits, CORS): lib/security-headers.ts puts them on it. */
+    answerHeaders: Record<string, string>;
   };
 };

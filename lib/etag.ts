@@ -6,6 +6,8 @@ import { sha256 } from './crypto';
  */
 export function ifNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  // What a client sends back most often: the ETag it was given, as it was given.
+  if (header === etag) return true;
   if (header.trim() === '*') return true;
   const opaque = etag.replace(/^W\//, '');
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);

@@ -1,5 +1,11 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env';
+import { addAnswerHeaders, builtWhole } from './security-headers';
+
+const grant: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy',
+};
 
 /**
  * CORS of the public reads (catalogue, availability, quotes): what they answer is published, so any page may
@@ -10,9 +16,10 @@ import type { AppEnv } from './env';
  */
 export function publicReadCors(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
+    addAnswerHeaders(c, grant);
     await next();
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return;
-    c.res.headers.set('Access-Control-Allow-Origin', '*');
-    c.res.headers.set('Access-Control-Expose-Headers', 'Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy');
+    // An answer built whole carries it already; any other gets it over what a handler set.
+    if (!builtWhole(c.res)) for (const [name, value] of Object.entries(grant)) c.res.headers.set(name, value);
   };
 }

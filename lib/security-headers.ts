@@ -1,5 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
-import { secureHeaders } from 'hono/secure-headers';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Access } from '../schema/common/scopes';
 import { sha256 } from './crypto';
 import type { AppEnv } from './env';
@@ -8,28 +7,94 @@ import type { AppEnv } from './env';
 export const hstsValue = 'max-age=63072000';
 
 /**
- * Security headers of every answer (hono/secure-headers): `nosniff`, `Referrer-Policy: no-referrer`, framing
- * refused, and a CSP that lets a JSON or problem answer load nothing. No Cross-Origin-Resource-Policy: the public
- * reads are meant for other sites. Headers a handler set itself are kept (the stay page's, the docs page's CSP).
- * Strict-Transport-Security only on an https request: a browser ignores it over http, and RFC 6797 forbids it there.
+ * Security headers of every answer: `nosniff`, `Referrer-Policy: no-referrer`, framing refused, and a CSP that lets a
+ * JSON or problem answer load nothing (the set hono/secure-headers gives with these options, written out once). No
+ * Cross-Origin-Resource-Policy: the public reads are meant for other sites. Strict-Transport-Security only on an
+ * https request: a browser ignores it over http, and RFC 6797 forbids it there.
  */
-export function securityHeaders(): MiddlewareHandler<AppEnv> {
-  const options: Parameters<typeof secureHeaders>[0] = {
-    contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-    crossOriginResourcePolicy: false,
-    xFrameOptions: 'DENY',
-    referrerPolicy: 'no-referrer',
-    overwrite: false,
-  };
-  const plain = secureHeaders({ ...options, strictTransportSecurity: false });
-  const tls = secureHeaders({ ...options, strictTransportSecurity: hstsValue });
+const overHttp: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Origin-Agent-Cluster': '?1',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-DNS-Prefetch-Control': 'off',
+  'X-Download-Options': 'noopen',
+  'X-Frame-Options': 'DENY',
+  'X-Permitted-Cross-Domain-Policies': 'none',
+  'X-XSS-Protection': '0',
+};
+const overHttps: Readonly<Record<string, string>> = { ...overHttp, 'Strict-Transport-Security': hstsValue };
+
+/** Answers built whole by {@link completeAnswer}: they already carry every platform header. */
+const complete = new WeakSet<Response>();
+
+/** Whether an answer was built whole by {@link completeAnswer} (nothing is to be added to it). */
+export function builtWhole(res: Response): boolean {
+  return complete.has(res);
+}
+
+/** A `Request-Id` the client may choose (as hono/request-id accepts it); otherwise a new UUID. */
+function requestIdOf(given: string | undefined): string {
+  return given && given.length <= 255 && !/[^\w\-=]/.test(given) ? given : crypto.randomUUID();
+}
+
+/**
+ * The headers of every answer, in one middleware at the root: the request id (the client's `Request-Id` when it is
+ * a plain token, else a new one), the security headers (a header a handler set itself is kept: the stay page's and
+ * the docs page's CSP), the headers the request gathered on its way ({@link addAnswerHeaders}: rate limits, the
+ * public reads' CORS), and `no-store` on every answer of a route that takes a key or the admin token (they may hold
+ * personal data; public reads set their own caching).
+ *
+ * The request's headers are kept as a plain object, not a `Headers`: an answer built whole from them
+ * ({@link completeAnswer}: a 304, a kept page) is written to the socket without a `Headers` object ever made.
+ */
+export function platformHeaders(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const https = new URL(c.req.url).protocol === 'https:';
-    await (https ? tls : plain)(c, next);
-    // Answers of key-holding and admin routes may hold personal data: no cache keeps them. Public reads set their own.
+    const id = requestIdOf(c.req.header('Request-Id'));
+    c.set('requestId', id);
+    // One object for the whole request: the security headers first, then what is gathered on the way.
+    const gathered: Record<string, string> = Object.assign({}, isHttps(c) ? overHttps : overHttp);
+    gathered['Request-Id'] = id;
+    c.set('answerHeaders', gathered);
+    await next();
+    const res = c.res;
+    if (!builtWhole(res)) {
+      const headers = res.headers;
+      for (const name in gathered) if (!headers.has(name)) headers.set(name, gathered[name] as string);
+      headers.delete('X-Powered-By');
+    }
     const access = c.get('access') as Access | undefined;
-    if (access && access.kind !== 'public') c.res.headers.set('Cache-Control', 'no-store');
+    if (access && access.kind !== 'public') res.headers.set('Cache-Control', 'no-store');
   };
+}
+
+function isHttps(c: Context<AppEnv>): boolean {
+  return c.req.url.startsWith('https:');
+}
+
+/** Headers for this request's answer, whatever it turns out to be (problems included); an earlier value is replaced. */
+export function addAnswerHeaders(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
+  const gathered = c.get('answerHeaders') as Record<string, string> | undefined;
+  if (gathered) Object.assign(gathered, headers);
+}
+
+/**
+ * An answer built whole, for the hot paths (a 304, a kept page): the headers gathered for the request (security
+ * headers, request id, rate limits, CORS) and the route's own, in the one plain object the request carries. Nothing
+ * is added to it afterwards (the root middleware knows it), so Hono and @hono/node-server write it without making
+ * a `Headers` object.
+ */
+export function completeAnswer(
+  c: Context<AppEnv>,
+  body: Uint8Array<ArrayBuffer> | null,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+): Response {
+  const all = Object.assign(c.get('answerHeaders') ?? Object.assign({}, isHttps(c) ? overHttps : overHttp), headers);
+  const res = new Response(body, { status, headers: all });
+  complete.add(res);
+  return res;
 }
 
 /**

@@ -8,7 +8,31 @@ import type { Access } from '../schema/common/scopes';
 
 /** The host a request was sent to, lower-case and without port. */
 export function requestHost(c: Context<AppEnv>): string {
-  return new URL(c.req.url).hostname.toLowerCase();
+  return hostOf(c.req.url);
+}
+
+/**
+ * The host of a URL as `new URL(url).hostname` gives it, lower-cased. A site's requests all name the same few
+ * authorities (`host[:port]`), so the parse is kept for each one seen (at most 1,000, then forgotten all at once).
+ */
+const hosts = new Map<string, string>();
+export function hostOf(url: string): string {
+  const start = url.indexOf('//') + 2;
+  let end = start;
+  while (end < url.length) {
+    const code = url.charCodeAt(end);
+    // '/', '?', '#' and '\\' end the authority, as the URL parser reads a special scheme's.
+    if (code === 47 || code === 63 || code === 35 || code === 92) break;
+    end++;
+  }
+  const authority = url.slice(start, end);
+  let host = hosts.get(authority);
+  if (host === undefined) {
+    host = new URL(url).hostname.toLowerCase();
+    if (hosts.size >= 1000) hosts.clear();
+    hosts.set(authority, host);
+  }
+  return host;
 }
 
 export async function companyByHost(db: Executor, host: string): Promise<Company | undefined> {
@@ -26,7 +50,7 @@ export async function resolveCompany(c: Context<AppEnv>): Promise<Company> {
   const found = c.get('company') as Company | undefined;
   if (found) return found;
   const host = requestHost(c);
-  const { db, companyCache } = c.var.services;
+  const { db, companyCache } = c.get('services');
   // Reads may use the rows kept in memory. A write reads the company's current row (settings, keys' rules), except
   // a visitor's form on Node: there the rows are dropped as soon as the database announces a change, so the row in
   // memory is as current as a read of it (the forms then make no round trip for their company).

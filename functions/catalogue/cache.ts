@@ -2,8 +2,10 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { LRUCache } from 'lru-cache';
 import type { Access } from '../../lib/access';
 import type { AppEnv } from '../../lib/env';
-import { chooseEncoding, type EncodedBody } from '../../lib/encodings';
+import type { Config } from '../../lib/config';
+import { chooseEncoding, type EncodedBody, type Encoding } from '../../lib/encodings';
 import { ifNoneMatch } from '../../lib/etag';
+import { completeAnswer } from '../../lib/security-headers';
 
 /**
  * Conditional GETs for the catalogue. Every catalogue answer of a company is a function of its catalogue
@@ -16,15 +18,15 @@ import { ifNoneMatch } from '../../lib/etag';
  * variant the request's Accept-Encoding prefers.
  */
 export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { config, compress } = c.var.services;
-  const etag = `W/"${String(c.var.company.catalogue_version)}-${config.RELEASE}-${deploymentTag(config.MEDIA_BASE_URL)}"`;
-  const { CATALOGUE_MAX_AGE_SECONDS: maxAge, CATALOGUE_EDGE_MAX_AGE_SECONDS: edge } = config;
-  const cacheControl = `public, max-age=${maxAge}, s-maxage=${edge}, stale-while-revalidate=${maxAge}`;
+  const { config, compress } = c.get('services');
+  const { cacheControl, tag } = fixedOf(config);
+  const etag = `W/"${c.get('company').catalogue_version}-${config.RELEASE}-${tag}"`;
   const cache = rendered(config.CATALOGUE_RESPONSE_CACHE_MB);
   // With the cache on, a body may be sent compressed: every answer says it depends on Accept-Encoding.
-  const cacheHeaders: Record<string, string> = { ETag: etag, 'Cache-Control': cacheControl };
-  if (cache) cacheHeaders.Vary = 'Accept-Encoding';
-  if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return c.body(null, 304, cacheHeaders);
+  const cacheHeaders: Record<string, string> = cache
+    ? { ETag: etag, 'Cache-Control': cacheControl, Vary: 'Accept-Encoding' }
+    : { ETag: etag, 'Cache-Control': cacheControl };
+  if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return completeAnswer(c, null, 304, cacheHeaders);
   const key = cache ? cacheKey(c, etag) : '';
   const hit = cache?.get(key);
   if (hit !== undefined) return send(c, hit, cacheHeaders);
@@ -39,9 +41,9 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
     contentType: c.res.headers.get('Content-Type') ?? 'application/json',
   };
   cache.set(key, stored);
-  const encoding = chooseEncoding(c, stored);
+  const encoding = encodingFor(c, stored);
   if (!encoding) return;
-  // The built answer's headers (request id, rate limits, …) with the compressed body.
+  // The built answer's headers with the compressed body (the root adds the request's own: id, rate limits, …).
   const headers = new Headers(c.res.headers);
   headers.set('Content-Encoding', encoding);
   headers.delete('Content-Length');
@@ -53,11 +55,43 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** A page kept in memory: its bytes, their gzip and brotli variants (as the runtime makes them), its type. */
 type StoredPage = EncodedBody & { contentType: string };
 
-function send(c: Context<AppEnv>, page: StoredPage, headers: Record<string, string>): Response {
+/** A kept page, built whole with the platform's headers (lib/security-headers.ts): no `Headers` object is made. */
+function send(c: Context<AppEnv>, page: StoredPage, cacheHeaders: Record<string, string>): Response {
+  // cacheHeaders is this request's own object: the answer's headers are added to it.
+  const encoding = encodingFor(c, page);
+  cacheHeaders['Content-Type'] = page.contentType;
+  if (encoding) cacheHeaders['Content-Encoding'] = encoding;
+  return completeAnswer(c, (encoding ? page[encoding] : page.identity) as Uint8Array<ArrayBuffer>, 200, cacheHeaders);
+}
+
+/**
+ * The variant for the request's Accept-Encoding (lib/encodings.ts), kept for each header value and set of stored
+ * variants seen: browsers send a handful of values (at most 200 kept, then forgotten all at once).
+ */
+const chosen = new Map<string, Encoding | undefined>();
+function encodingFor(c: Context<AppEnv>, page: EncodedBody): Encoding | undefined {
+  if (!page.br && !page.gzip) return undefined;
+  const key = `${page.br ? 'b' : ''}${page.gzip ? 'g' : ''} ${c.req.header('Accept-Encoding') ?? ''}`;
+  if (chosen.has(key)) return chosen.get(key);
   const encoding = chooseEncoding(c, page);
-  const body = (encoding ? page[encoding] : page.identity) as Uint8Array<ArrayBuffer>;
-  const encoded: Record<string, string> = encoding ? { 'Content-Encoding': encoding } : {};
-  return c.body(body, 200, { ...headers, ...encoded, 'Content-Type': page.contentType });
+  if (chosen.size >= 200) chosen.clear();
+  chosen.set(key, encoding);
+  return encoding;
+}
+
+/** What every answer of one configuration shares: its Cache-Control and the deployment's tag in the ETag. */
+const fixed = new WeakMap<Config, { cacheControl: string; tag: string }>();
+function fixedOf(config: Config): { cacheControl: string; tag: string } {
+  let made = fixed.get(config);
+  if (!made) {
+    const { CATALOGUE_MAX_AGE_SECONDS: maxAge, CATALOGUE_EDGE_MAX_AGE_SECONDS: edge } = config;
+    made = {
+      cacheControl: `public, max-age=${maxAge}, s-maxage=${edge}, stale-while-revalidate=${maxAge}`,
+      tag: deploymentTag(config.MEDIA_BASE_URL),
+    };
+    fixed.set(config, made);
+  }
+  return made;
 }
 
 /**
@@ -81,9 +115,14 @@ function rendered(megabytes: number): LRUCache<string, StoredPage> | undefined {
   return cacheOf.cache;
 }
 
+/**
+ * The page's key: company, ETag and the request's path and query as received (a request URL is absolute: its path
+ * starts at the first `/` after the authority). Two spellings of one URL are two entries of the same page.
+ */
 function cacheKey(c: Context<AppEnv>, etag: string): string {
-  const url = new URL(c.req.url);
-  return `${c.var.company.id} ${etag} ${url.pathname}${url.search}`;
+  const url = c.req.url;
+  const path = url.indexOf('/', url.indexOf('//') + 2);
+  return `${c.get('company').id} ${etag} ${path < 0 ? '/' : url.slice(path)}`;
 }
 
 /** A short, stable tag of the deployment-wide inputs that change every URL (FNV-1a, not a secret). */

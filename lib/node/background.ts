@@ -9,6 +9,7 @@ import { dispatchDue } from '../webhooks/local';
  */
 export class Loop {
   private timer: ReturnType<typeof setInterval> | undefined;
+  private first: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -18,9 +19,11 @@ export class Loop {
     private readonly intervalMs: number,
   ) {}
 
-  start(): this {
+  /** Runs now, or after `firstRunAfterMs`, then every interval; a kick runs it at any time. */
+  start(firstRunAfterMs = 0): this {
     this.timer = setInterval(() => this.kick(), this.intervalMs);
-    this.kick();
+    if (firstRunAfterMs > 0) this.first = setTimeout(() => this.kick(), firstRunAfterMs);
+    else this.kick();
     return this;
   }
 
@@ -50,8 +53,14 @@ export class Loop {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.first);
     await this.running;
   }
+}
+
+/** Who delivers webhooks: this process (without QStash) or QStash, as the start-up message says it. */
+export function deliveredBy(webhooks: Services['webhooks']): string {
+  return webhooks.transport.kind === 'local' ? 'in-process dispatcher' : 'QStash';
 }
 
 /**
@@ -62,6 +71,7 @@ export function startBackgroundWork(
   services: Services,
   onHandOff: (listener: () => void) => void,
   jobs: readonly ScheduledJob[],
+  options: { firstRunAfterMs?: number } = {},
 ) {
   const { config, webhooks, db } = services;
   const batch = 50;
@@ -74,10 +84,10 @@ export function startBackgroundWork(
     await runJobs(services, jobs);
     return false;
   }, config.SCHEDULER_INTERVAL_SECONDS * 1000);
-  dispatcher?.start();
-  scheduler.start();
+  dispatcher?.start(options.firstRunAfterMs);
+  scheduler.start(options.firstRunAfterMs);
   return {
-    dispatcher: dispatcher ? 'in-process dispatcher' : 'QStash',
+    dispatcher: deliveredBy(webhooks),
     stop: async () => {
       await Promise.all([dispatcher?.stop(), scheduler.stop()]);
     },

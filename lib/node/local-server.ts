@@ -1,4 +1,5 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 /**
@@ -32,11 +33,15 @@ export function baseUrlFor(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/** Writes the record; a data folder that cannot be written only costs the CLI its defaults (a warning, no crash). */
+/**
+ * Writes the record; a data folder that cannot be written only costs the CLI its defaults (a warning, no crash). At
+ * once (one small file, written once): just after PGlite opened, a file operation in a task waits a few hundred
+ * milliseconds, and the start is announced only once the record is there.
+ */
 export async function recordServer(dataDir: string, record: ServerRecord): Promise<void> {
   try {
-    await mkdir(dataDir, { recursive: true });
-    await writeFile(join(dataDir, SERVER_FILE), `${JSON.stringify(record, null, 2)}\n`);
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, SERVER_FILE), `${JSON.stringify(record, null, 2)}\n`);
   } catch (error) {
     console.warn(`Could not write ${join(dataDir, SERVER_FILE)} (${(error as Error).message}): the admin CLI needs ADMIN_URL.`);
   }

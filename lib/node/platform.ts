@@ -1,16 +1,15 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { newAdminToken, registerAdminToken } from '../admin-tokens';
-import type { ServicesProvider } from '../app';
+import { readsOnly, type ServicesProvider } from '../app';
 import { type Config, loadConfig } from '../config';
 import { newDetailsKey } from '../crypto-jwe';
 import type { DatabaseHandle } from '../db/index';
 import { migrateToLatest } from '../db/migrate';
 import { readSqlMigrations } from '../db/migrations-fs';
-import { openPGlite } from '../db/pglite';
-import { openPostgres } from '../db/postgres';
 import type { AppEnv, Services } from '../env';
 import type { RateLimiter } from '../ratelimit/index';
 import { limiterFor } from '../ratelimit/select';
@@ -20,6 +19,7 @@ import { newSecretKey } from '../webhooks/secrets';
 import { docsScript } from './docs-script';
 import { resolveHost } from './dns';
 import { dataDirOf } from './local-server';
+import { openDatabase } from './database';
 import { listenForCompanyChanges } from './company-listener';
 import { nodeCompressor } from './compress';
 import type { CompanyCache } from '../company-cache';
@@ -39,27 +39,26 @@ export type NodePlatform = {
   companyCache: CompanyCache;
 };
 
-/** The socket's address: on Node there is no trusted proxy header unless one is put in front. */
+/**
+ * The socket's address: on Node there is no trusted proxy header unless one is put in front. Read as
+ * @hono/node-server/conninfo reads it, without the object it builds around it.
+ */
 export function socketAddress(c: Context<AppEnv>): string {
   try {
-    return getConnInfo(c).remote.address ?? 'unknown';
+    const bindings = (c.env.server ?? c.env) as { incoming: IncomingMessage };
+    return bindings.incoming.socket.remoteAddress ?? 'unknown';
   } catch {
     return 'unknown';
   }
 }
 
-/** Opens the database named by the environment: DATABASE_URL (PostgreSQL via pg) or PGlite under DATA_DIR. */
-export async function openDatabase(env: NodeJS.ProcessEnv): Promise<DatabaseHandle> {
-  if (env.DATABASE_URL) return openPostgres(env.DATABASE_URL);
-  const dataDir = dataDirOf(env);
-  await mkdir(dataDir, { recursive: true });
-  return openPGlite({ dataDir: join(dataDir, 'pglite') });
-}
+export { openDatabase };
 
 export async function createNodePlatform(
   env: NodeJS.ProcessEnv,
   options: {
-    handle?: DatabaseHandle;
+    /** The database, or its opening under way (`npm start` opens it while the routes' modules load). */
+    handle?: DatabaseHandle | Promise<DatabaseHandle>;
     clientAddress?: (c: Context<AppEnv>) => string;
     limiter?: RateLimiter;
     fetch?: typeof fetch;
@@ -67,8 +66,9 @@ export async function createNodePlatform(
     now?: () => Date;
   } = {},
 ): Promise<NodePlatform> {
-  const handle = options.handle ?? (await openDatabase(env));
-  await migrateToLatest(handle, await readSqlMigrations());
+  // The migrations are read while the database opens.
+  const [handle, migrations] = await Promise.all([options.handle ?? openDatabase(env), readSqlMigrations()]);
+  await migrateToLatest(handle, migrations);
   const config = loadConfig(env);
   const limiter = options.limiter ?? limiterFor(config);
   const clientAddress = options.clientAddress ?? socketAddress;
@@ -100,13 +100,12 @@ export async function createNodePlatform(
     compress: nodeCompressor,
   });
   // After a write request, reads wait for the notifications its commit sent (read your own writes).
-  const provide: ServicesProvider = async (c) => ({
+  const afterWrite = async (c: Context<AppEnv>) => {
+    if (mayChangeCompanies(c)) companies.cache.afterWrite();
+  };
+  const provide: ServicesProvider = (c) => ({
     services: services(clientAddress(c)),
-    done: ['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)
-      ? undefined
-      : async () => {
-          if (mayChangeCompanies(c)) companies.cache.afterWrite();
-        },
+    done: readsOnly(c.req.method) ? undefined : () => afterWrite(c),
   });
   return {
     handle,
@@ -141,28 +140,46 @@ export async function ensureWebhookSecretKey(env: NodeJS.ProcessEnv): Promise<{ 
   return { key, source: file };
 }
 
+/** The operator's admin token and where it is kept: see {@link ensureAdminToken}. */
+export type AdminToken = { token: string; source: string };
+
 /**
  * The operator's admin token: ADMIN_TOKEN when set, otherwise one generated on first start and kept in
- * DATA_DIR/admin-token (mode 600). Only its hash goes into the database.
+ * DATA_DIR/admin-token (mode 600). Reads no database: `npm start` reads it while the database opens.
  */
-export async function ensureAdminToken(handle: DatabaseHandle, env: NodeJS.ProcessEnv): Promise<{ source: string }> {
-  let token = env.ADMIN_TOKEN;
-  let source = 'the ADMIN_TOKEN environment variable';
+export async function adminTokenOfDataDir(env: NodeJS.ProcessEnv): Promise<AdminToken> {
+  if (env.ADMIN_TOKEN) return { token: env.ADMIN_TOKEN, source: 'the ADMIN_TOKEN environment variable' };
+  const dataDir = dataDirOf(env);
+  const file = join(dataDir, 'admin-token');
+  let token = await readFile(file, 'utf8').then(
+    (t) => t.trim(),
+    () => undefined,
+  );
   if (!token) {
-    const dataDir = dataDirOf(env);
-    const file = join(dataDir, 'admin-token');
-    source = file;
-    token = await readFile(file, 'utf8').then(
-      (t) => t.trim(),
-      () => undefined,
-    );
-    if (!token) {
-      token = newAdminToken();
-      await mkdir(dataDir, { recursive: true });
-      await writeFile(file, `${token}\n`, { mode: 0o600 });
-    }
+    token = newAdminToken();
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, `${token}\n`, { mode: 0o600 });
   }
-  await registerAdminToken(handle.db, token);
+  return { token, source: file };
+}
+
+/**
+ * Registers the operator's admin token ({@link adminTokenOfDataDir}, or the one given). Only its hash goes into the
+ * database, and only when it is not there yet: a start that finds it registered only reads.
+ */
+export async function ensureAdminToken(
+  handle: DatabaseHandle,
+  env: NodeJS.ProcessEnv,
+  given?: AdminToken,
+): Promise<{ source: string }> {
+  const { token, source } = given ?? (await adminTokenOfDataDir(env));
+  const known = await handle.db
+    .selectFrom('admin_tokens')
+    .select('id')
+    // Node's hash at once, not WebCrypto's in a task: once PGlite is open a task waits a few hundred milliseconds.
+    .where('token_hash', '=', createHash('sha256').update(token).digest())
+    .executeTakeFirst();
+  if (!known) await registerAdminToken(handle.db, token);
   return { source };
 }
 

@@ -18,14 +18,20 @@ export class MemoryRateLimiter implements RateLimiter {
     const start = Math.floor(now / size) * size;
     const key = `${policy.name}:${identifier}`;
     let entry = this.#windows.get(key);
-    if (!entry || entry.start < start - size) entry = { start, current: 0, previous: 0 };
-    else if (entry.start < start) entry = { start, current: 0, previous: entry.current };
+    if (!entry) {
+      entry = { start, current: 0, previous: 0 };
+      this.#windows.set(key, entry);
+      if (this.#windows.size > 100_000) this.#sweep(start - size);
+    } else if (entry.start < start) {
+      // A new window: the last one's count weighs on it only if it was the window just before.
+      entry.previous = entry.start < start - size ? 0 : entry.current;
+      entry.current = 0;
+      entry.start = start;
+    }
     const overlap = 1 - (now - start) / size;
     const used = Math.floor(entry.previous * overlap) + entry.current;
     const success = used < policy.limit;
     if (success) entry.current += 1;
-    this.#windows.set(key, entry);
-    if (this.#windows.size > 100_000) this.#sweep(start - size);
     return {
       success,
       limit: policy.limit,

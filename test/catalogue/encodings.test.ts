@@ -1,9 +1,8 @@
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
+import { onLoopback } from './support';
 
 /**
  * Cached catalogue pages are kept as bytes with gzip and brotli variants, sent as the request's
@@ -11,22 +10,17 @@ import { createTestApi, type TestApi } from '../support/harness';
  */
 
 let api: TestApi;
-let server: ReturnType<typeof serve>;
+let close: () => Promise<void>;
 let port: number;
 let host: string;
 
 beforeAll(async () => {
   api = await createTestApi();
   ({ host } = await api.demoCompany());
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      port = info.port;
-      resolve();
-    });
-  });
+  ({ port, close } = await onLoopback(api));
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await close();
   await api.close();
 });
 

@@ -54,6 +54,9 @@ describe('catalogue import in batches', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    // A streamed answer carries the platform's headers as any other (lib/security-headers.ts).
+    expect(res.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(lines(res.text)).toEqual([
       { progress: { listings: { done: importBatchSize, total: listings.length }, batch: 1, batches: 3 } },
       { progress: { listings: { done: 2 * importBatchSize, total: listings.length }, batch: 2, batches: 3 } },

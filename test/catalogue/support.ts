@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import { expect } from 'vitest';
 import { demo, type TestApi } from '../support/harness';
 
@@ -102,4 +104,13 @@ export function pageLengths(total: number, size: number): number[] {
   const lengths = Array<number>(Math.floor(total / size)).fill(size);
   if (total % size > 0 || total === 0) lengths.push(total % size);
   return lengths;
+}
+
+/** The test API over real HTTP on loopback, served as `npm start` serves it (@hono/node-server): its port and a close. */
+export async function onLoopback(api: TestApi): Promise<{ port: number; close: () => Promise<void> }> {
+  let server: ReturnType<typeof serve> | undefined;
+  const port = await new Promise<number>((resolve) => {
+    server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve(info.port));
+  });
+  return { port, close: () => new Promise<void>((resolve) => server?.close(() => resolve())) };
 }

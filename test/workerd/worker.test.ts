@@ -387,7 +387,7 @@ describe('the visitor forms on Workers (prepared statements through the Neon dri
           settings: { bookings_enabled: true },
         }),
       );
-      await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue));
+      await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue), { render: null });
       const key = await createKey(
         trx,
         company.id,

@@ -1,0 +1,131 @@
+/**
+ * Start-up of `npm start` on an existing data folder (issue 14: ≤ 1 s), beside what PGlite alone takes to open the
+ * same folder, in the same run. `node bin/start.mjs` is what `npm start` runs (npm's own start-up is not counted).
+ * A first start creates and seeds the folder; then each counted start is timed from spawn to its "Property API on"
+ * line (with the base URL after it) and to its first answer, and stopped (SIGTERM) before the next; PGlite alone is `PGlite.create` with the server's extension on the
+ * same folder, then `select 1`, timed inside its process from before the import (so both include loading modules).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { round } from './report';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Runs `args` with node until it prints `line`, then (if given) awaits `next` with what it printed, then stops it
+ * (SIGTERM: the server closes its database) or lets it end by itself; answers the milliseconds from spawn to the
+ * line and to the end of `next`, once the process has ended.
+ */
+function untilLine(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  line: string | RegExp,
+  options: { stop?: boolean; next?: (output: string) => Promise<unknown> } = {},
+): Promise<{ ms: number; nextMs: number; output: string }> {
+  const { stop = true, next } = options;
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let ms: number | undefined;
+    let nextMs = 0;
+    let failed: unknown;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    const seen = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ms === undefined && (typeof line === 'string' ? output.includes(line) : line.test(output))) {
+        ms = performance.now() - started;
+        void (next ? next(output) : Promise.resolve())
+          .then(
+            () => {
+              nextMs = performance.now() - started;
+            },
+            (error: unknown) => {
+              failed = error;
+            },
+          )
+          .finally(() => {
+            if (stop) child.kill('SIGTERM');
+          });
+      }
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', () => {
+      clearTimeout(timer);
+      if (failed !== undefined) reject(failed);
+      else if (ms === undefined) reject(new Error(`${args.join(' ')} ended before "${line}":\n${output}`));
+      else resolve({ ms, nextMs, output });
+    });
+  });
+}
+
+/** The first answer of a server that printed its base URL: a catalogue page. */
+async function firstAnswer(output: string): Promise<void> {
+  const port = /Base URL:\s+http:\/\/localhost:(\d+)/.exec(output)?.[1];
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/listings?page_size=1`);
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`the first request after the start answered ${res.status}`);
+}
+
+const pgliteAlone = `
+const started = performance.now();
+const { PGlite } = await import('@electric-sql/pglite');
+const { btree_gist } = await import('@electric-sql/pglite/contrib/btree_gist');
+const db = await PGlite.create({ dataDir: process.env.PGLITE_DIR, extensions: { btree_gist } });
+await db.query('select 1');
+console.log('opened after ' + (performance.now() - started).toFixed(1) + ' ms');
+await db.close();
+`;
+
+export type StartUp = {
+  /** From spawn to the "Property API on" line of `node bin/start.mjs` on an existing data folder, ms. */
+  start_ms: { median: number; runs: number[] };
+  /** From spawn to the first answer (a catalogue page of one listing), asked as soon as the line is printed, ms. */
+  first_answer_ms: { median: number; runs: number[] };
+  /** PGlite alone opening the same folder (import, create, `select 1`), ms, measured from inside its process. */
+  pglite_open_ms: { median: number; runs: number[] };
+};
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return round(sorted[Math.floor(sorted.length / 2)] ?? Number.NaN, 0);
+};
+
+/** `runs` starts of the server and `runs` openings by PGlite alone, alternated, on one new data folder. */
+export async function measureStartUp(runs: number): Promise<StartUp> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'pa-bench-start-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' };
+  delete env.DATABASE_URL;
+  delete env.ADMIN_TOKEN;
+  try {
+    // The first start builds the bundle when stale, migrates and seeds: not counted.
+    await untilLine(['bin/start.mjs'], env, 'Admin:');
+    const start: number[] = [];
+    const answered: number[] = [];
+    const alone: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      // The line is complete once the base URL is printed after it.
+      const started = await untilLine(['bin/start.mjs'], env, /Base URL:\s+\S+/, { next: firstAnswer });
+      start.push(round(started.ms, 0));
+      answered.push(round(started.nextMs, 0));
+      const opened = await untilLine(
+        ['--input-type=module', '-e', pgliteAlone],
+        { ...env, PGLITE_DIR: join(dataDir, 'pglite') },
+        /opened after [\d.]+ ms/,
+        { stop: false },
+      );
+      alone.push(round(Number(/opened after ([\d.]+) ms/.exec(opened.output)?.[1]), 0));
+    }
+    return {
+      start_ms: { median: median(start), runs: start },
+      first_answer_ms: { median: median(answered), runs: answered },
+      pglite_open_ms: { median: median(alone), runs: alone },
+    };
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
