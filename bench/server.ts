@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { type DatabaseHandle, runScriptSimpleProtocol } from '../lib/db/index';
 import { openPGlite } from '../lib/db/pglite';
+import { postgresPool } from '../lib/db/postgres';
 import type { Database } from '../schema/db';
 import { formOrigin } from './scenarios';
 import { type BenchEngine, type Counts, type FromServer, memoryNow, POOL_MAX, type ToServer } from './shared';
@@ -48,8 +48,7 @@ export async function runServer(): Promise<void> {
       const connectionString = process.env.BENCH_DATABASE_URL;
       if (!connectionString) throw new Error('BENCH_DATABASE_URL is not set');
       // The same pool openPostgres builds, with every client's query() counted on its way to the server.
-      const pool = new pg.Pool({ connectionString, max: POOL_MAX });
-      pool.on('error', (error) => console.error('postgres pool error:', error.message));
+      const pool = postgresPool(connectionString, POOL_MAX);
       pool.on('connect', (client) => {
         const target = client as unknown as { query: (...args: unknown[]) => unknown };
         const original = target.query.bind(client);

@@ -19,15 +19,15 @@ export class PreparingClient extends pg.Client {
   }
 }
 
-/** A PostgreSQL server through `pg` (the Node server with DATABASE_URL, tests and CI). */
-export function openPostgres(
-  connectionString: string,
-  options: { max?: number; log?: KyselyConfig['log'] } = {},
-): DatabaseHandle {
+/**
+ * The pool of `openPostgres` (prepared statements sent named, dates kept as text, idle errors logged): the bench
+ * builds its counted pool with it too, so it measures what the server runs.
+ */
+export function postgresPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     Client: PreparingClient,
-    max: options.max ?? 10,
+    max,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === dateOid ? keepText : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -35,6 +35,15 @@ export function openPostgres(
   });
   // An idle client whose socket closes must not become an unhandled error that kills the process.
   pool.on('error', (error) => console.error('postgres pool error:', error.message));
+  return pool;
+}
+
+/** A PostgreSQL server through `pg` (the Node server with DATABASE_URL, tests and CI). */
+export function openPostgres(
+  connectionString: string,
+  options: { max?: number; log?: KyselyConfig['log'] } = {},
+): DatabaseHandle {
+  const pool = postgresPool(connectionString, options.max);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
   return { db, engine: 'postgres', connectionString, runScript: runScriptSimpleProtocol, close: () => db.destroy() };
 }
