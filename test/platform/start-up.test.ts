@@ -39,7 +39,7 @@ describe('migrateToLatest', () => {
 describe('ensureAdminToken', () => {
   it('registers a new token, and only reads on a start that finds it registered', async () => {
     await migrateToLatest(handle, first(3)); // the admin tokens table (0001), as the test above left it
-    const env = { ADMIN_TOKEN: 'adm_start_up_test_token' };
+    const env = { ADMIN_TOKEN: 'adm_start_up_test_token_of_40_characters' };
     statements = [];
     await ensureAdminToken(handle, env);
     expect(statements.some((text) => /^insert into "admin_tokens"/.test(text))).toBe(true);
