@@ -4,34 +4,23 @@
  * code path as production (Neon Pool per request, closed after the response via waitUntil).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
-import { Log, LogLevel, Miniflare } from 'miniflare';
-import pg from 'pg';
+import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type GroupName, routeGroups } from '../../functions/app';
 import { importCatalogue } from '../../functions/catalogue/content';
 import { createCompany } from '../../functions/admin/companies';
 import { randomToken, sha256 } from '../../lib/crypto';
-import { createKey } from '../../lib/keys';
 import type { DatabaseHandle } from '../../lib/db/index';
-import { migrateToLatest } from '../../lib/db/migrate';
-import { readSqlMigrations } from '../../lib/db/migrations-fs';
-import { openPostgres } from '../../lib/db/postgres';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 import { CatalogueImportInput } from '../../schema/catalogue/admin';
 import { CreateCompanyInput } from '../../schema/platform/admin';
-import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
+import { bundleOf, startWorkerd, type Workerd } from './support';
 
-// The local server (as .ci/run names it); the WebSocket proxy only relays to loopback hosts.
-const SERVER = `postgresql://${process.env.PGUSER ?? 'postgres'}@${process.env.PGHOST ?? '127.0.0.1'}:5432`;
-const root = new URL('../../', import.meta.url);
 // Every route group's own Worker (functions/<group>/worker.ts), from the one list of groups.
 const groupNames: GroupName[] = routeGroups.map((group) => group.name as GroupName);
 const withJobs = routeGroups.filter((group) => (group.jobs ?? []).length > 0).map((group) => group.name);
-const bundleOf = (name: 'default' | GroupName) =>
-  fileURLToPath(new URL(name === 'default' ? 'dist/worker/worker.js' : `dist/worker-${name}/worker.js`, root));
 const bundles = ['default' as const, ...groupNames].map(bundleOf);
 
 const suffix = randomBytes(4).toString('hex');
@@ -45,20 +34,9 @@ type Listing = { slug: { en: string; ar: string }; title?: unknown };
 type Page = { results: Listing[]; next_cursor: string | null };
 type Problem = { type: string; title: string; status: number; code: string; request_id: string };
 
-let proxy: WsTcpProxy | undefined;
+let workerd: Workerd | undefined;
 let mf: Miniflare | undefined;
 let handle: DatabaseHandle | undefined;
-let databaseCreated = false;
-
-async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A request to one of the Workers (Miniflare keeps the URL, so the Host is the company's). */
 async function call(worker: string, path: string, init: { host?: string; headers?: Record<string, string> } = {}) {
@@ -77,73 +55,44 @@ async function expectProblem(response: Awaited<ReturnType<typeof call>>, status:
 }
 
 beforeAll(async () => {
-  for (const path of bundles) {
-    await stat(path).catch(() => {
-      throw new Error(`The bundle ${path} is missing: run \`npm run test:workerd\` (it builds first).`);
-    });
-  }
-  const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
-    await readFile(new URL('wrangler.toml', root), 'utf8'),
-  )?.[1];
-  if (!compatibilityDate) throw new Error('wrangler.toml has no compatibility_date');
-
-  await onServer((client) => client.query(`create database ${databaseName}`));
-  databaseCreated = true;
-  const databaseUrl = `${SERVER}/${databaseName}`;
-  handle = openPostgres(databaseUrl, { max: 2 });
-  // The Workers' connections are told apart from the test's own by their application_name.
-  const workerDatabaseUrl = `${databaseUrl}?application_name=${workerApplicationName}`;
-  await migrateToLatest(handle, await readSqlMigrations());
-  await handle.db.transaction().execute(async (trx) => {
-    const company = await createCompany(
-      trx,
-      CreateCompanyInput.parse({
-        name: 'Workerd Test Properties',
-        hosts: [host],
-        environment: 'production',
-        currency: 'AED',
-        time_zone: 'Asia/Dubai',
-        settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.example.com' },
-      }),
-    );
-    // Not rendered here: the Worker's first reads render and store the forms (functions/catalogue/renders.ts).
-    await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue), { render: null });
-  });
-  await handle.db
-    .insertInto('admin_tokens')
-    .values({ token_hash: await sha256(adminToken) })
-    .execute();
-
-  proxy = await startWsTcpProxy();
-  const worker = (name: string, scriptPath: string, bindings: Record<string, string>) => ({
-    name,
-    // The bundle is one module, listed as wrangler deploys it. (Auto-discovery would refuse @upstash/qstash's
-    // computed import() of its Node-only dev server, code that never runs: the client is built with devMode off.)
-    modules: [{ type: 'ESModule' as const, path: scriptPath }],
-    compatibilityDate,
-    compatibilityFlags: ['nodejs_compat'],
-    bindings: { DATABASE_URL: workerDatabaseUrl, NEON_WS_PROXY: `127.0.0.1:${proxy?.port}`, ...bindings },
-  });
-  mf = new Miniflare({
-    cf: false,
-    log: new Log(LogLevel.WARN),
+  workerd = await startWorkerd({
+    databaseName,
+    applicationName: workerApplicationName,
+    // The default Worker as wrangler.toml deploys it (ADMIN_API "off"), the same bundle with the admin API
+    // switched on (the control that proves the 404s below come from the switch), and each group alone
+    // (ADMIN_API "on" there too: a group's entry must ignore it).
     workers: [
-      // The default Worker as wrangler.toml deploys it (ADMIN_API "off"), the same bundle with the admin API
-      // switched on (the control that proves the 404s below come from the switch), and each group alone
-      // (ADMIN_API "on" there too: a group's entry must ignore it).
-      worker('default', bundleOf('default'), { ADMIN_API: 'off' }),
-      worker('admin', bundleOf('default'), { ADMIN_API: 'on' }),
-      ...groupNames.map((name) => worker(name, bundleOf(name), { ADMIN_API: 'on' })),
+      { name: 'default', bundle: bundleOf('default'), bindings: { ADMIN_API: 'off' } },
+      { name: 'admin', bundle: bundleOf('default'), bindings: { ADMIN_API: 'on' } },
+      ...groupNames.map((name) => ({ name, bundle: bundleOf(name), bindings: { ADMIN_API: 'on' } })),
     ],
+    seed: async (db) => {
+      await db.db.transaction().execute(async (trx) => {
+        const company = await createCompany(
+          trx,
+          CreateCompanyInput.parse({
+            name: 'Workerd Test Properties',
+            hosts: [host],
+            environment: 'production',
+            currency: 'AED',
+            time_zone: 'Asia/Dubai',
+            settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.example.com' },
+          }),
+        );
+        // Not rendered here: the Worker's first reads render and store the forms (functions/catalogue/renders.ts).
+        await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue), { render: null });
+      });
+      await db.db
+        .insertInto('admin_tokens')
+        .values({ token_hash: await sha256(adminToken) })
+        .execute();
+    },
   });
-  await mf.ready;
+  ({ mf, handle } = workerd);
 });
 
 afterAll(async () => {
-  await mf?.dispose();
-  await proxy?.close();
-  await handle?.close();
-  if (databaseCreated) await onServer((client) => client.query(`drop database if exists ${databaseName} with (force)`));
+  await workerd?.close();
 });
 
 describe('default Worker bundle in workerd (Neon driver → local PostgreSQL)', () => {
@@ -363,80 +312,6 @@ describe('group Worker bundles in workerd', () => {
     for (const name of groupNames.filter((name) => !withJobs.includes(name))) {
       expect((await (await mf.getWorker(name)).scheduled({ cron: '* * * * *' })).outcome, name).toBe('exception');
     }
-  });
-});
-
-describe('the visitor forms on Workers (prepared statements through the Neon driver, keys never kept)', () => {
-  // A localhost page (a development workspace takes one): Miniflare answers 403 "Invalid Origin header" to any other.
-  const formHost = `f${suffix}.workerd.test`;
-  const origin = 'http://localhost:8080';
-  let formKey: string;
-
-  beforeAll(async () => {
-    if (!handle) throw new Error('no database');
-    // A development workspace of its own: it takes the spam check's development token without asking Cloudflare.
-    formKey = await handle.db.transaction().execute(async (trx) => {
-      const company = await createCompany(
-        trx,
-        CreateCompanyInput.parse({
-          name: 'Workerd Forms',
-          hosts: [formHost],
-          environment: 'development',
-          currency: 'AED',
-          time_zone: 'Asia/Dubai',
-          settings: { bookings_enabled: true },
-        }),
-      );
-      await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue), { render: null });
-      const key = await createKey(
-        trx,
-        company.id,
-        { kind: 'publishable', origins: [origin], leadTypes: ['enquiry', 'booking'] },
-        'admin',
-      );
-      return key.secret;
-    });
-  });
-
-  async function post(worker: string, path: string, body: unknown) {
-    if (!mf) throw new Error('Miniflare is not running');
-    const fetcher = await mf.getWorker(worker);
-    const response = await fetcher.fetch(`http://${formHost}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Api-Key': formKey, Origin: origin },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-  }
-
-  const consent = { consent: true, consent_version: '2026-01', challenge: 'XXXX.DUMMY.TOKEN.XXXX', website: '' };
-
-  it('record an enquiry of a new, then of a known visitor, each in one statement', async () => {
-    const email = `visitor.${suffix}@example.com`;
-    const first = await post('forms', '/api/v1/leads', { ...consent, name: 'Nadia', email, listing: 'marina-gate-2br-sea-view' });
-    expect(first.status, JSON.stringify(first.json)).toBe(201);
-    const second = await post('default', '/api/v1/leads', { ...consent, email: email.toUpperCase(), phone: '+971501234567' });
-    expect(second.status, JSON.stringify(second.json)).toBe(201);
-    const people = await handle!.db
-      .selectFrom('contacts')
-      .select(['id', 'name', 'phone'])
-      .where('email_key', '=', email)
-      .execute();
-    expect(people).toEqual([{ id: expect.any(String), name: 'Nadia', phone: '+971501234567' }]);
-    const leads = await handle!.db.selectFrom('leads').select('listing_id').where('contact_id', '=', people[0]!.id).execute();
-    expect(leads).toHaveLength(2);
-  });
-
-  it('hold a booking request (the stay read, then the hold), and refuse the same nights again', async () => {
-    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-    const stay = { listing: 'palm-5br-villa-private-beach-holiday', check_in: day(200), check_out: day(205), guests: 2 };
-    const booking = { ...consent, ...stay, name: 'Layla', email: `guest.${suffix}@example.com` };
-    const held = await post('stay', '/api/v1/bookings', booking);
-    expect(held.status, JSON.stringify(held.json)).toBe(201);
-    expect(held.json.status).toBe('held');
-    const again = await post('stay', '/api/v1/bookings', { ...booking, email: `other.${suffix}@example.com` });
-    expect(again.status).toBe(400);
-    expect(again.json.code).toBe('unavailable');
   });
 });
 

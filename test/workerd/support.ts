@@ -1,0 +1,102 @@
+/**
+ * What the workerd tests share: a fresh database on the local PostgreSQL (migrated), the WebSocket-to-TCP proxy
+ * the Neon driver reaches it through, and the BUILT Worker bundles started in Miniflare as wrangler deploys them.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Log, LogLevel, Miniflare } from 'miniflare';
+import pg from 'pg';
+import type { GroupName } from '../../functions/app';
+import type { DatabaseHandle } from '../../lib/db/index';
+import { migrateToLatest } from '../../lib/db/migrate';
+import { readSqlMigrations } from '../../lib/db/migrations-fs';
+import { openPostgres } from '../../lib/db/postgres';
+import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
+
+// The local server (as .ci/run names it); the WebSocket proxy only relays to loopback hosts.
+export const SERVER = `postgresql://${process.env.PGUSER ?? 'postgres'}@${process.env.PGHOST ?? '127.0.0.1'}:5432`;
+const root = new URL('../../', import.meta.url);
+
+export const bundleOf = (name: 'default' | GroupName) =>
+  fileURLToPath(new URL(name === 'default' ? 'dist/worker/worker.js' : `dist/worker-${name}/worker.js`, root));
+
+export async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A Worker as Miniflare runs it: one bundle, its bindings, the database through the proxy. */
+export type WorkerSpec = { name: string; bundle: string; bindings?: Record<string, string> };
+
+export type Workerd = {
+  handle: DatabaseHandle;
+  mf: Miniflare;
+  close(): Promise<void>;
+};
+
+/**
+ * Creates and migrates `databaseName`, lets `seed` fill it, then starts the Workers. The Workers' connections
+ * carry `application_name` so that a test can tell them from its own. Everything is undone by `close`, and by a
+ * failure half way.
+ */
+export async function startWorkerd(options: {
+  databaseName: string;
+  workers: WorkerSpec[];
+  applicationName: string;
+  seed: (handle: DatabaseHandle) => Promise<void>;
+}): Promise<Workerd> {
+  const { databaseName, workers, applicationName, seed } = options;
+  for (const worker of workers) {
+    await stat(worker.bundle).catch(() => {
+      throw new Error(`The bundle ${worker.bundle} is missing: run \`npm run test:workerd\` (it builds first).`);
+    });
+  }
+  const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
+    await readFile(new URL('wrangler.toml', root), 'utf8'),
+  )?.[1];
+  if (!compatibilityDate) throw new Error('wrangler.toml has no compatibility_date');
+
+  await onServer((client) => client.query(`create database ${databaseName}`));
+  const databaseUrl = `${SERVER}/${databaseName}`;
+  const handle = openPostgres(databaseUrl, { max: 2 });
+  let proxy: WsTcpProxy | undefined;
+  let mf: Miniflare | undefined;
+  const close = async () => {
+    await mf?.dispose();
+    await proxy?.close();
+    await handle.close();
+    await onServer((client) => client.query(`drop database if exists ${databaseName} with (force)`));
+  };
+  try {
+    await migrateToLatest(handle, await readSqlMigrations());
+    await seed(handle);
+    proxy = await startWsTcpProxy();
+    const bindings = {
+      DATABASE_URL: `${databaseUrl}?application_name=${applicationName}`,
+      NEON_WS_PROXY: `127.0.0.1:${proxy.port}`,
+    };
+    mf = new Miniflare({
+      cf: false,
+      log: new Log(LogLevel.WARN),
+      workers: workers.map((worker) => ({
+        name: worker.name,
+        // The bundle is one module, listed as wrangler deploys it. (Auto-discovery would refuse @upstash/qstash's
+        // computed import() of its Node-only dev server, code that never runs: the client is built with devMode off.)
+        modules: [{ type: 'ESModule' as const, path: worker.bundle }],
+        compatibilityDate,
+        compatibilityFlags: ['nodejs_compat'],
+        bindings: { ...bindings, ...worker.bindings },
+      })),
+    });
+    await mf.ready;
+    return { handle, mf, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}
