@@ -28,7 +28,7 @@ import { createKey } from '../lib/keys';
 import { createNodePlatform } from '../lib/node/platform';
 import { newSecretKey } from '../lib/webhooks/secrets';
 import { newDetailsKey } from '../lib/crypto-jwe';
-import { formOrigin } from './scenarios';
+import { enquiryFields, formOrigin } from './scenarios';
 import { benchStays } from './stays';
 
 const rounds = Number(process.env.FORMS_CPU_ROUNDS ?? 5);
@@ -108,21 +108,9 @@ const measuresBookings = !only || only.includes('bookings');
 if (measuresBookings && stays.length < rounds * batch + 20)
   throw new Error(`only ${stays.length} free stays for ${rounds * batch + 20} bookings`);
 
-let n = 0;
 const headers = { 'Content-Type': 'application/json', 'X-Api-Key': publishableKey, Origin: formOrigin };
-const enquiry = () => ({
-  name: `Bench Visitor ${n}`,
-  email: `visitor.${n++}@bench.example`,
-  message: 'Is it still available?',
-  language: 'en',
-  consent: true,
-  consent_version: '2026-01',
-  challenge: 'XXXX.DUMMY.TOKEN.XXXX',
-  website: '',
-  form: 'listing-enquiry',
-  page: `${formOrigin}/listing.html`,
-  listing: 'marina-gate-2br-sea-view',
-});
+const enquiry = enquiryFields;
+let n = 0;
 const kinds = {
   // Hono's hello world (the ceiling of any route) and the bare insert (the issue's baseline of the forms).
   hello: () => ({ path: '/bare/hello', headers: { 'Content-Type': 'application/json' }, body: `{"n":${n++}}` }),

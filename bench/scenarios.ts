@@ -34,9 +34,9 @@ export const formOrigin = 'http://localhost:8080';
 
 let visitor = 0;
 /** An enquiry as examples/website sends it, from a new person each time. */
-function enquiry(): string {
+export function enquiryFields(): Record<string, unknown> {
   const n = visitor++;
-  return JSON.stringify({
+  return {
     name: `Bench Visitor ${n}`,
     email: `visitor.${process.pid}.${n}@bench.example`,
     message: 'Is it still available?',
@@ -48,8 +48,10 @@ function enquiry(): string {
     form: 'listing-enquiry',
     page: `${formOrigin}/listing.html`,
     listing: 'marina-gate-2br-sea-view',
-  });
+  };
 }
+
+const enquiry = (): string => JSON.stringify(enquiryFields());
 
 /** Booking requests, each for a stay no other request asks for, until the stays run out. */
 function bookings(stays: BenchStay[]): () => string {
