@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { LogEvent } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderAndStore, renderContext, renderFormat, renderSources } from '../../functions/catalogue/renders';
-import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import { listingIdOf, storedRender } from './presented';
 import { patchSettings } from './support';
 
@@ -14,9 +13,7 @@ import { patchSettings } from './support';
  */
 
 let statements: string[] = [];
-const log = (event: LogEvent) => {
-  if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
-};
+const log = statementLog(() => statements);
 
 let api: TestApi;
 let company: { id: string; host: string };

@@ -1,14 +1,11 @@
-import type { LogEvent } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { newReference } from '../../lib/references';
-import { createTestApi, openTestDatabase } from '../support/harness';
+import { createTestApi, openTestDatabase, statementLog } from '../support/harness';
 
 describe('SQL statements per contacts list request', () => {
   it('do not grow with page_size (leads and external ids come per page, not per row)', async () => {
     let statements: string[] = [];
-    const log = (event: LogEvent) => {
-      if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
-    };
+    const log = statementLog(() => statements);
     const counted = await createTestApi({ handle: await openTestDatabase({ log }) });
     try {
       const own = await counted.createCompany();

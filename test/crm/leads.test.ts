@@ -1,13 +1,10 @@
-import type { LogEvent } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseContact } from '../../functions/crm/erasure';
-import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import { setUpdatedAt } from '../support/times';
 
 let statements: string[] | undefined;
-const log = (event: LogEvent) => {
-  if (statements && !/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
-};
+const log = statementLog(() => statements);
 
 let api: TestApi;
 let company: { id: string; host: string };

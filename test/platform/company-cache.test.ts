@@ -1,8 +1,8 @@
-import { type LogEvent, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanyCache } from '../../lib/company-cache';
 import { companyByHost } from '../../lib/tenancy';
-import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 
 /**
  * The Host → company rows kept in memory (lib/company-cache.ts): a change made by another process (here, SQL
@@ -11,9 +11,7 @@ import { createTestApi, openTestDatabase, type TestApi } from '../support/harnes
  */
 
 let statements: string[] = [];
-const log = (event: LogEvent) => {
-  if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
-};
+const log = statementLog(() => statements);
 
 let api: TestApi;
 beforeAll(async () => {

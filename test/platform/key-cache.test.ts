@@ -1,8 +1,7 @@
-import type { LogEvent } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanyCache } from '../../lib/company-cache';
 import { verifyKey } from '../../lib/keys';
-import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 
 /**
  * API keys kept in memory on Node (lib/company-cache.ts, migration 0018): a keyed request whose key is known sends
@@ -12,9 +11,7 @@ import { createTestApi, openTestDatabase, type TestApi } from '../support/harnes
  */
 
 let statements: string[] = [];
-const log = (event: LogEvent) => {
-  if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
-};
+const log = statementLog(() => statements);
 
 let api: TestApi;
 let company: { id: string; host: string };

@@ -55,7 +55,6 @@ describe('server keys', () => {
     const fresh = rotated.json.secret as string;
     expect(fresh).not.toBe(old);
     expect(rotated.json.prefix).toBe(prefix);
-    const expires = Date.parse(rotated.json.previous_secret_expires_at);
     expectStampedSince(rotated.json.previous_secret_expires_at, before, 24 * 3600 * 1000);
     expect((await read(old)).status).toBe(200);
     expect((await read(fresh)).status).toBe(200);

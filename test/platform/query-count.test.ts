@@ -1,7 +1,7 @@
-import { type LogEvent, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { developmentToken } from '../../lib/spam-check';
-import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import {
   bookingBody,
   type Ctx,
@@ -22,10 +22,7 @@ import {
 
 let statements: string[] = [];
 
-const log = (event: LogEvent) => {
-  // Failed statements were sent too; transaction control is not a query of the request's own.
-  if (!/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) statements.push(event.query.sql);
-};
+const log = statementLog(() => statements);
 
 let api: TestApi;
 let host: string;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
-import { type KyselyConfig, sql } from 'kysely';
+import { type KyselyConfig, type LogEvent, sql } from 'kysely';
 import { inject } from 'vitest';
 import { buildApp } from '../../functions/app';
 import { afterResponsesSettled } from '../../lib/app';
@@ -16,6 +16,17 @@ import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
 import type { LeadType, Scope } from '../../schema/common/scopes';
 import { newSecretKey } from '../../lib/webhooks/secrets';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
+
+/**
+ * A Kysely `log` that appends each statement sent to the list `into()` gives at that moment (none: not recording).
+ * Failed statements count (they were sent); transaction control is not a query of the request's own.
+ */
+export function statementLog(into: () => string[] | undefined): (event: LogEvent) => void {
+  return (event) => {
+    const list = into();
+    if (list && !/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(event.query.sql)) list.push(event.query.sql);
+  };
+}
 
 /** The database of this test file: a PGlite copy of the migrated snapshot, or the shared PostgreSQL. */
 export async function openTestDatabase(options: { log?: KyselyConfig['log']; own?: boolean } = {}): Promise<DatabaseHandle> {
