@@ -72,6 +72,9 @@ export type Provided = { services: Services; done?: () => Promise<void> };
 /** Builds a request's services: at once where nothing needs waiting for (Node), or in a promise (a Worker's pool). */
 export type ServicesProvider = (c: Context<AppEnv>) => Provided | Promise<Provided>;
 
+/** Set once Hono said this process's requests carry no execution context (Node): it never gains one. */
+let withoutExecutionContext = false;
+
 function servicesMiddleware(provide: ServicesProvider): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const provided = provide(c);
@@ -84,10 +87,15 @@ function servicesMiddleware(provide: ServicesProvider): MiddlewareHandler<AppEnv
       if (after) {
         // On Workers the runtime keeps it alive after the response; on Node (no execution context) it runs in
         // the background, tracked so that shutdown and tests can wait for it: the answer never waits on it.
-        try {
-          c.executionCtx.waitUntil(after);
-        } catch {
-          track(after);
+        // Hono's getter throws where there is no context; a process that has seen it throw once (Node) stops asking.
+        if (withoutExecutionContext) track(after);
+        else {
+          try {
+            c.executionCtx.waitUntil(after);
+          } catch {
+            withoutExecutionContext = true;
+            track(after);
+          }
         }
       }
     }
