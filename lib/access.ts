@@ -1,7 +1,7 @@
 import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { sha256 } from './crypto';
-import type { AppEnv, Caller } from './env';
+import type { AppEnv, Caller, KeyRead } from './env';
 import { ApiError } from './errors';
 import { touchKey, verifyKey } from './keys';
 import { type RatePolicy, rateLimitHeaders } from './ratelimit/index';
@@ -39,7 +39,15 @@ async function resolveCaller(
   c: Context<AppEnv>,
   access: Extract<Access, { kind: 'public' | 'server' | 'form' }>,
 ): Promise<Caller> {
-  const company = await resolveCompany(c);
+  // The key is handed to the company's lookup so both can be read in one statement; a malformed key header is
+  // refused below, once the host is known to belong to a company (an unknown host is said first).
+  let sent: string | undefined;
+  try {
+    sent = bearer(c) ?? apiKeyHeader(c);
+  } catch {
+    sent = undefined;
+  }
+  const company = await resolveCompany(c, sent);
   const presented = bearer(c) ?? apiKeyHeader(c);
   if (presented === undefined) {
     if (access.kind === 'public') return { kind: 'anonymous' };
@@ -50,7 +58,7 @@ async function resolveCaller(
   }
   const { db, companyCache } = c.get('services');
   // Node keeps keys in memory until the database announces a change to them (revocation is seen at once).
-  const key = await verifyKey(db, presented, { cache: companyCache });
+  const key = await verifyKey(db, presented, { cache: companyCache, read: c.get('keyRead') as KeyRead | undefined });
   if (key.company_id !== company.id) {
     throw new ApiError('key_wrong_company', 'The key belongs to another company than this host.');
   }

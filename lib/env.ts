@@ -7,6 +7,11 @@ import type { CompanyCache } from './company-cache';
 import type { Compressor } from './encodings';
 import type { Company, ApiKeyRow } from '../schema/platform/db';
 
+/** A key with the hashes of its secrets that were unexpired when it was read (lib/keys.ts). */
+export type KeyWithSecrets = { key: ApiKeyRow; secrets: Array<{ hash: Uint8Array; expiresAt: Date | null }> };
+/** A key read with its company in one statement in this request (lib/keys.ts companyAndKey): verifyKey asks no more. */
+export type KeyRead = { prefix: string; key: KeyWithSecrets | undefined };
+
 /** Who is calling: resolved once per request by the access middleware. */
 export type Caller =
   | { kind: 'anonymous' }
@@ -48,6 +53,8 @@ export type AppEnv = {
     caller: Caller;
     /** The matched route's access declaration, set by its access check. */
     access: Access;
+    /** The presented key, when it was read in one statement with the company (lib/tenancy.ts). */
+    keyRead: KeyRead;
     /** Headers gathered for the answer (request id, rate limits, CORS): lib/security-headers.ts puts them on it. */
     answerHeaders: Record<string, string>;
   };

@@ -1,4 +1,4 @@
-import type { ApiKeyRow } from '../schema/platform/db';
+import type { ApiKeyRow, Company } from '../schema/platform/db';
 import { randomToken, sha256, timingSafeEqual } from './crypto';
 import type { Db, Executor, Trx } from './db/index';
 import { ApiError } from './errors';
@@ -6,6 +6,7 @@ import { writeAudit } from './audit';
 import type { Scope } from '../schema/common/scopes';
 import { iso } from './dates';
 import type { CompanyCache } from './company-cache';
+import type { KeyRead, KeyWithSecrets } from './env';
 
 export type KeyKind = 'server' | 'publishable';
 
@@ -25,22 +26,110 @@ function newSecret(prefix: string): string {
   return prefix + randomToken(32);
 }
 
-/** A key with the hashes of its secrets that were unexpired when it was read. */
-type KeyWithSecrets = { key: ApiKeyRow; secrets: Array<{ hash: Uint8Array; expiresAt: Date | null }> };
+type KeyRow = ApiKeyRow & { secret_hash: Uint8Array; expires_at: Date | null };
 
-async function keyByPrefix(db: Executor, prefix: string, now: Date): Promise<KeyWithSecrets | undefined> {
-  const rows = await db
+/** The rows of the key with `prefix`, one per secret unexpired at `now`. */
+function keyRows(db: Executor, prefix: string, now: Date) {
+  return db
     .selectFrom('api_keys as k')
     .innerJoin('api_key_secrets as s', 's.key_id', 'k.id')
     .selectAll('k')
     .select(['s.secret_hash', 's.expires_at'])
     .where('k.prefix', '=', prefix)
-    .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)]))
-    .execute();
+    .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)]));
+}
+
+function keyOf(rows: readonly KeyRow[]): KeyWithSecrets | undefined {
   const first = rows[0];
   if (!first) return undefined;
   const { secret_hash: _hash, expires_at: _expires, ...key } = first;
   return { key, secrets: rows.map((row) => ({ hash: new Uint8Array(row.secret_hash), expiresAt: row.expires_at })) };
+}
+
+async function keyByPrefix(db: Executor, prefix: string, now: Date): Promise<KeyWithSecrets | undefined> {
+  return keyOf(await keyRows(db, prefix, now).execute());
+}
+
+/**
+ * The company that owns `host` and the key with `prefix` (whichever company's: the access check tells), in one
+ * statement: where neither is kept in memory (a Worker, a cold process), a keyed request's first round trip.
+ */
+export async function companyAndKey(
+  db: Executor,
+  host: string,
+  prefix: string,
+  now = new Date(),
+): Promise<{ company: Company | undefined; key: KeyWithSecrets | undefined }> {
+  const rows = await db
+    .selectFrom('company_hosts as h')
+    .innerJoin('companies as c', 'c.id', 'h.company_id')
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('api_keys as k')
+          .innerJoin('api_key_secrets as s', 's.key_id', 'k.id')
+          .select([
+            'k.id as key_id',
+            'k.company_id as key_company_id',
+            'k.kind as key_kind',
+            'k.prefix as key_prefix',
+            'k.name as key_name',
+            'k.scopes as key_scopes',
+            'k.origins as key_origins',
+            'k.lead_types as key_lead_types',
+            'k.created_at as key_created_at',
+            'k.revoked_at as key_revoked_at',
+            'k.last_used_at as key_last_used_at',
+            's.secret_hash as key_secret_hash',
+            's.expires_at as key_expires_at',
+          ])
+          .where('k.prefix', '=', prefix)
+          .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)]))
+          .as('kk'),
+      (join) => join.onTrue(),
+    )
+    .selectAll('c')
+    .selectAll('kk')
+    .where('h.host', '=', host)
+    .execute();
+  const keyed: KeyRow[] = [];
+  let company: Company | undefined;
+  for (const row of rows) {
+    const {
+      key_id,
+      key_company_id,
+      key_kind,
+      key_prefix,
+      key_name,
+      key_scopes,
+      key_origins,
+      key_lead_types,
+      key_created_at,
+      key_revoked_at,
+      key_last_used_at,
+      key_secret_hash,
+      key_expires_at,
+      ...companyRow
+    } = row;
+    company ??= companyRow;
+    if (key_id === null) continue;
+    keyed.push({
+      id: key_id,
+      company_id: key_company_id as string,
+      kind: key_kind as ApiKeyRow['kind'],
+      prefix: key_prefix as string,
+      name: key_name as string,
+      scopes: key_scopes as string[],
+      origins: key_origins as string[],
+      lead_types: key_lead_types as string[],
+      created_at: key_created_at as Date,
+      revoked_at: key_revoked_at,
+      last_used_at: key_last_used_at,
+      secret_hash: key_secret_hash as Uint8Array,
+      expires_at: key_expires_at,
+    });
+  }
+  return { company, key: keyOf(keyed) };
 }
 
 /**
@@ -52,13 +141,14 @@ async function keyByPrefix(db: Executor, prefix: string, now: Date): Promise<Key
 export async function verifyKey(
   db: Executor,
   presented: string,
-  options: { cache?: CompanyCache; now?: Date } = {},
+  options: { cache?: CompanyCache; now?: Date; read?: KeyRead } = {},
 ): Promise<ApiKeyRow> {
   const parsed = parseKey(presented);
   if (!parsed) throw new ApiError('key_invalid', 'The key is not a valid API key.');
   const now = options.now ?? new Date();
+  const read = options.read?.prefix === parsed.prefix ? options.read : undefined;
   const load = async (prefix: string) => {
-    const found = await keyByPrefix(db, prefix, now);
+    const found = read ? read.key : await keyByPrefix(db, prefix, now);
     return found && { companyId: found.key.company_id, value: found };
   };
   const stored = options.cache ? await options.cache.lookupKey(parsed.prefix, load) : (await load(parsed.prefix))?.value;

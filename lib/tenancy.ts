@@ -4,6 +4,7 @@ import { isLocalHost } from './addresses';
 import type { Executor } from './db/index';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
+import { companyAndKey, parseKey } from './keys';
 import type { Access } from '../schema/common/scopes';
 
 /** The host a request was sent to, lower-case and without port. */
@@ -44,20 +45,31 @@ export async function companyByHost(db: Executor, host: string): Promise<Company
     .executeTakeFirst();
 }
 
-/** Every /api/v1 request belongs to the company that owns the Host it was sent to. */
-export async function resolveCompany(c: Context<AppEnv>): Promise<Company> {
+/**
+ * Every /api/v1 request belongs to the company that owns the Host it was sent to. With the key the request
+ * presents, a company that must be read is read in one statement with that key (kept for `verifyKey` as
+ * `keyRead`), so where neither is kept in memory a keyed request spends one round trip on both.
+ */
+export async function resolveCompany(c: Context<AppEnv>, presentedKey?: string): Promise<Company> {
   // Already found for this request (e.g. by the forms' CORS check before the access check).
   const found = c.get('company') as Company | undefined;
   if (found) return found;
   const host = requestHost(c);
   const { db, companyCache } = c.get('services');
+  const prefix = presentedKey === undefined ? undefined : parseKey(presentedKey)?.prefix;
+  const load = prefix
+    ? async (h: string) => {
+        const read = await companyAndKey(db, h, prefix);
+        c.set('keyRead', { prefix, key: read.key });
+        return read.company;
+      }
+    : (h: string) => companyByHost(db, h);
   // Reads may use the rows kept in memory. A write reads the company's current row (settings, keys' rules), except
   // a visitor's form on Node: there the rows are dropped as soon as the database announces a change, so the row in
   // memory is as current as a read of it (the forms then make no round trip for their company).
   const read = c.req.method === 'GET' || c.req.method === 'HEAD';
   const form = companyCache?.notified === true && (c.get('access') as Access | undefined)?.kind === 'form';
-  const company =
-    companyCache && (read || form) ? await companyCache.lookup(host, (h) => companyByHost(db, h)) : await companyByHost(db, host);
+  const company = companyCache && (read || form) ? await companyCache.lookup(host, load) : await load(host);
   if (!company) throw new ApiError('unknown_host', `No company answers on host ${host}.`);
   c.set('company', company);
   return company;

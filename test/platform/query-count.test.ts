@@ -175,8 +175,9 @@ describe('round trips of the visitor forms (the issue’s goal: at most 3 each, 
     return { res, sent };
   }
 
-  const enquiry = (email: string) =>
-    ctx.api.request('/api/v1/leads', {
+  const enquiry = (email: string) => enquiryOn(ctx.api, email);
+  const enquiryOn = (api: TestApi, email: string) =>
+    api.request('/api/v1/leads', {
       host: ctx.company.host,
       headers: { 'X-Api-Key': key, Origin: origin },
       body: {
@@ -231,6 +232,32 @@ describe('round trips of the visitor forms (the issue’s goal: at most 3 each, 
     expect(sent, sent.join('\n')).toHaveLength(2);
     expect(sent.some((text) => /^\s*begin\b/i.test(text))).toBe(false);
     expect(await events('booking.requested', res.json.reference)).toHaveLength(1);
+  });
+
+  /**
+   * A process that keeps neither the company nor the key (a Worker keeps no key and reads a form's company fresh; a
+   * Node process just started): another API on the same database, whose first request is counted. The company and
+   * the key are read in one statement. The key's last use was written by the other API within the minute.
+   */
+  async function countedCold(send: (api: TestApi) => Promise<{ status: number; text: string; json: any }>) {
+    const cold = await createTestApi({ handle: ctx.api.handle, env: { RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000' } });
+    trips = [];
+    const res = await send(cold);
+    const sent = trips;
+    expect(res.status, res.text).toBe(201);
+    return sent;
+  }
+
+  it('on a process keeping neither company nor key: an enquiry in 2 round trips, a booking in 3', async () => {
+    const coldEnquiry = await countedCold((api) => enquiryOn(api, uniqueEmail()));
+    expect(coldEnquiry, coldEnquiry.join('\n')).toHaveLength(2);
+    expect(coldEnquiry[0]).toMatch(/"company_hosts"[\s\S]*"api_keys"/);
+    const [checkIn, checkOut] = nights();
+    const coldBooking = await countedCold((api) =>
+      postBooking({ ...ctx, api, pk: key }, bookingBody(home, checkIn, checkOut, { email: uniqueEmail() })),
+    );
+    expect(coldBooking, coldBooking.join('\n')).toHaveLength(3);
+    expect(coldBooking[0]).toMatch(/"company_hosts"[\s\S]*"api_keys"/);
   });
 
   it('records a known guest’s booking in 2 round trips, and stays within 3 with a lapsed hold released', async () => {
