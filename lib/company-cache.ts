@@ -92,11 +92,23 @@ export class CompanyCache {
     }
     const generation = this.#generation;
     const loaded = await load(prefix);
-    if (loaded && this.serving && generation === this.#generation) {
-      if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value as string);
-      this.#keys.set(prefix, loaded);
-    }
+    this.keepKey(prefix, loaded, generation);
     return loaded?.value;
+  }
+
+  /** Where invalidations stand now: a read begun here may be kept if none came before it ends ({@link keepKey}). */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /**
+   * Keeps a key read from the database by a read that began at `generation` (e.g. with its company, in one
+   * statement), unless a change was announced since (notified mode only; found keys only).
+   */
+  keepKey(prefix: string, loaded: KeyEntry | undefined, generation: number): void {
+    if (this.#options.mode !== 'notified' || !loaded || !this.serving || generation !== this.#generation) return;
+    if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value as string);
+    this.#keys.set(prefix, loaded);
   }
 
   /** A notification: the company changed (settings, catalogue version, hosts, keys) or was removed. */

@@ -9,8 +9,11 @@ import type { Company, ApiKeyRow } from '../schema/platform/db';
 
 /** A key with the hashes of its secrets that were unexpired when it was read (lib/keys.ts). */
 export type KeyWithSecrets = { key: ApiKeyRow; secrets: Array<{ hash: Uint8Array; expiresAt: Date | null }> };
-/** A key read with its company in one statement in this request (lib/keys.ts companyAndKey): verifyKey asks no more. */
-export type KeyRead = { prefix: string; key: KeyWithSecrets | undefined };
+/**
+ * A key read with its company in one statement in this request (lib/keys.ts companyAndKey): verifyKey asks no more.
+ * `generation`: the company cache's when the read began (-1 without a cache), so the key is kept only if current.
+ */
+export type KeyRead = { prefix: string; key: KeyWithSecrets | undefined; generation: number };
 
 /** Who is calling: resolved once per request by the access middleware. */
 export type Caller =

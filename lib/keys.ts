@@ -146,12 +146,21 @@ export async function verifyKey(
   const parsed = parseKey(presented);
   if (!parsed) throw new ApiError('key_invalid', 'The key is not a valid API key.');
   const now = options.now ?? new Date();
-  const read = options.read?.prefix === parsed.prefix ? options.read : undefined;
   const load = async (prefix: string) => {
-    const found = read ? read.key : await keyByPrefix(db, prefix, now);
+    const found = await keyByPrefix(db, prefix, now);
     return found && { companyId: found.key.company_id, value: found };
   };
-  const stored = options.cache ? await options.cache.lookupKey(parsed.prefix, load) : (await load(parsed.prefix))?.value;
+  // A key read with the company in this request is used as read, and kept only if no change was announced since
+  // that read began (its generation), as the cache's own reads are.
+  const read = options.read?.prefix === parsed.prefix ? options.read : undefined;
+  if (read && options.cache && read.key) {
+    options.cache.keepKey(parsed.prefix, { companyId: read.key.key.company_id, value: read.key }, read.generation);
+  }
+  const stored = read
+    ? read.key
+    : options.cache
+      ? await options.cache.lookupKey(parsed.prefix, load)
+      : (await load(parsed.prefix))?.value;
   const digest = await sha256(presented);
   let matched = false;
   for (const { hash, expiresAt } of stored?.secrets ?? []) {

@@ -59,8 +59,9 @@ export async function resolveCompany(c: Context<AppEnv>, presentedKey?: string):
   const prefix = presentedKey === undefined ? undefined : parseKey(presentedKey)?.prefix;
   const load = prefix
     ? async (h: string) => {
+        const generation = companyCache?.generation ?? -1;
         const read = await companyAndKey(db, h, prefix);
-        c.set('keyRead', { prefix, key: read.key });
+        c.set('keyRead', { prefix, key: read.key, generation });
         return read.company;
       }
     : (h: string) => companyByHost(db, h);

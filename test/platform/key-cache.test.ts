@@ -122,3 +122,26 @@ describe('the TTL mode of Workers', () => {
     expect(loads).toBe(2);
   });
 });
+
+describe('a key read with its company (one statement), then kept', () => {
+  it('is kept only if no change was announced since its read began', async () => {
+    const notified = new CompanyCache({ mode: 'notified' });
+    notified.setListening(true);
+    const loaded = { companyId: company.id, value: 'read before a revocation' };
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      return { companyId: company.id, value: 'read now' };
+    };
+    // The read began, then the key's company was announced changed (a revocation), then the read is offered.
+    const began = notified.generation;
+    notified.invalidate(company.id);
+    notified.keepKey('pk_0123456789', loaded, began);
+    expect(await notified.lookupKey('pk_0123456789', load)).toBe('read now');
+    expect(loads).toBe(1);
+    // No change since it began: kept, and served without a read.
+    notified.keepKey('pk_abcdefghij', loaded, notified.generation);
+    expect(await notified.lookupKey('pk_abcdefghij', load)).toBe('read before a revocation');
+    expect(loads).toBe(1);
+  });
+});
