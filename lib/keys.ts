@@ -28,17 +28,6 @@ function newSecret(prefix: string): string {
 
 type KeyRow = ApiKeyRow & { secret_hash: Uint8Array; expires_at: Date | null };
 
-/** The rows of the key with `prefix`, one per secret unexpired at `now`. */
-function keyRows(db: Executor, prefix: string, now: Date) {
-  return db
-    .selectFrom('api_keys as k')
-    .innerJoin('api_key_secrets as s', 's.key_id', 'k.id')
-    .selectAll('k')
-    .select(['s.secret_hash', 's.expires_at'])
-    .where('k.prefix', '=', prefix)
-    .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)]));
-}
-
 function keyOf(rows: readonly KeyRow[]): KeyWithSecrets | undefined {
   const first = rows[0];
   if (!first) return undefined;
@@ -46,8 +35,17 @@ function keyOf(rows: readonly KeyRow[]): KeyWithSecrets | undefined {
   return { key, secrets: rows.map((row) => ({ hash: new Uint8Array(row.secret_hash), expiresAt: row.expires_at })) };
 }
 
+/** The key with `prefix` and its secrets unexpired at `now`. */
 async function keyByPrefix(db: Executor, prefix: string, now: Date): Promise<KeyWithSecrets | undefined> {
-  return keyOf(await keyRows(db, prefix, now).execute());
+  const rows = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('api_key_secrets as s', 's.key_id', 'k.id')
+    .selectAll('k')
+    .select(['s.secret_hash', 's.expires_at'])
+    .where('k.prefix', '=', prefix)
+    .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', now)]))
+    .execute();
+  return keyOf(rows);
 }
 
 /**

@@ -65,7 +65,7 @@ export const leadForms = createRouter().openapi(postRoute, async (c) => {
   const browser = caller.kind === 'publishable' ? { origins: caller.key.origins, consentAddress: clientAddress } : {};
   const newLead = { ...input, keyring, consentAddress: null, ...browser };
   // One statement, whether the person is new or known (functions/forms/record-lead.ts).
-  const lead = await recordLead(db, company, newLead, await encryptedDetails(newLead), actorOf(caller));
+  const lead = await recordLead(db, company, newLead, await encryptedDetails(newLead), actorOf(caller), c.var.services.now());
   if (caller.kind === 'publishable') return c.json({ reference: lead.reference }, 201);
   const view = await leadView(db, company.id, lead.id, keyring);
   await auditRead(c, [view.reference]);

@@ -64,6 +64,7 @@ export async function recordLead(
   input: NewLead,
   detailsJwe: string | null,
   causedBy: CausedBy,
+  now: Date,
 ): Promise<{ id: string; reference: string }> {
   const wanted = wantedPerson(company, input);
   for (let attempt = 1; ; attempt++) {
@@ -79,7 +80,7 @@ export async function recordLead(
         language: input.language ?? null,
         details_jwe: detailsJwe,
         consent_version: input.consent_version.trim(),
-        consent_at: new Date().toISOString(),
+        consent_at: now.toISOString(),
         consent_address: input.consentAddress ?? null,
         lead_event: newEventId(),
       });

@@ -81,6 +81,19 @@ describe('an enquiry from a listed origin with a valid challenge', () => {
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ caused_by: `api:${writer.prefix}`, consent_address: null });
   });
+
+  it("stamps the consent with the API's clock (the instant the request is recorded)", async () => {
+    const at = '2027-03-01T08:30:00.000Z';
+    api.clock.set(new Date(at));
+    try {
+      const res = await postForm(api, company, enquiry(verifier, { name: 'Clock Visitor' }));
+      expect(res.status, res.text).toBe(201);
+      const read = await readLead(api, company, res.json.reference);
+      expect(read.json.consent.given_at).toBe(at);
+    } finally {
+      api.clock.set(null);
+    }
+  });
 });
 
 describe('keys and origins', () => {
