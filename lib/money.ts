@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { ApiError } from './errors';
 
 /** Digits after the decimal point in a currency (AED 2, JPY 0, KWD 3), as ISO 4217 and Intl say. */
 export function minorDigits(currency: string): number {
@@ -28,4 +29,23 @@ export const maxStoredAmount = new Big('999999999999.99');
 export function fitsDigits(amount: string, digits: number): boolean {
   const point = amount.indexOf('.');
   return point < 0 || amount.length - point - 1 <= digits || /^0*$/.test(amount.slice(point + 1 + digits));
+}
+
+/**
+ * An amount of a request body kept to the digits its currency is stored with (`storedDigits`), as a decimal string
+ * of exactly those digits; more digits after the point are 400 `currency_digits` at `path` (the field of the body).
+ * Every group takes amounts in through this one function.
+ */
+export function amountIn(amount: string, currency: string, path: string): string {
+  const digits = storedDigits(currency);
+  if (!fitsDigits(amount, digits)) {
+    const message = `At most ${digits} digits after the point in ${currency}.`;
+    throw new ApiError('invalid_request', message, { errors: [{ path, code: 'currency_digits', message }] });
+  }
+  return new Big(amount).toFixed(digits);
+}
+
+/** A stored amount (numeric as text) as the API shows it: the currency's stored digits, or null. */
+export function amountOut(stored: string | null, currency: string): string | null {
+  return stored === null ? null : new Big(stored).toFixed(storedDigits(currency));
 }
