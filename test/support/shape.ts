@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import type { ImportGraph } from './imports';
+
+/**
+ * The one shape of the house (issue 22), read with the TypeScript compiler from the files of an import graph: route
+ * files only declare and delegate, the real clock is read in one place, no group keeps its own route helper, and
+ * every handler is named. The layout test judges the tree with these and proves each on small trees of its own.
+ */
+
+export type Finding = { file: string; line: number; what: string };
+
+export const describeFinding = (f: Finding) => `${f.file}:${f.line} ${f.what}`;
+
+/** A route file: `<resource>.routes.ts` or a group's `admin.ts` (and every file of the operator's group). */
+export function isRouteFile(file: string): boolean {
+  return /^functions\/[^/]+\/[^/]+\.routes\.ts$/.test(file) || /^functions\/[^/]+\/admin\.ts$/.test(file);
+}
+
+/** Query builder entry points a route file may not call: queries live in `<resource>.ts`. */
+export const queryCalls = ['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto', 'selectNoFrom'];
+
+/** The only file that reads the real clock. */
+export const clockFile = 'lib/clock.ts';
+
+function parse(graph: ImportGraph, file: string): ts.SourceFile {
+  const text = readFileSync(join(graph.root, file), 'utf8');
+  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+}
+
+function visit(node: ts.Node, each: (node: ts.Node) => void): void {
+  each(node);
+  ts.forEachChild(node, (child) => visit(child, each));
+}
+
+const lineOf = (sf: ts.SourceFile, node: ts.Node) => sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+
+/** Calls of the query builder (`.selectFrom(…)` and the like) and `` sql`…` `` templates in route files. */
+export function queriesInRouteFiles(graph: ImportGraph): Finding[] {
+  const found: Finding[] = [];
+  for (const file of graph.files.filter(isRouteFile)) {
+    const sf = parse(graph, file);
+    visit(sf, (node) => {
+      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+        const name = node.expression.name.text;
+        if (queryCalls.includes(name)) found.push({ file, line: lineOf(sf, node), what: `.${name}()` });
+      }
+      if (ts.isTaggedTemplateExpression(node)) {
+        const tag = node.tag;
+        const name = ts.isIdentifier(tag) ? tag.text : ts.isPropertyAccessExpression(tag) ? tag.name.text : '';
+        if (name === 'sql') found.push({ file, line: lineOf(sf, node), what: 'sql`…`' });
+      }
+    });
+  }
+  return found;
+}
+
+/** `new Date()` without arguments and `Date.now()` in functions/, lib/ and schema/ outside lib/clock.ts. */
+export function clockReads(graph: ImportGraph): Finding[] {
+  const found: Finding[] = [];
+  for (const file of graph.files.filter((f) => f !== clockFile)) {
+    const sf = parse(graph, file);
+    visit(sf, (node) => {
+      if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Date') {
+        if ((node.arguments?.length ?? 0) === 0) found.push({ file, line: lineOf(sf, node), what: 'new Date()' });
+      }
+      if (
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        ts.isIdentifier(node.expression.expression) &&
+        node.expression.expression.text === 'Date' &&
+        node.expression.name.text === 'now'
+      ) {
+        found.push({ file, line: lineOf(sf, node), what: 'Date.now()' });
+      }
+    });
+  }
+  return found;
+}
+
+/** A group's own route helper: a `route.ts` in a group's folder (the one helper is lib/routes.ts). */
+export function groupRouteHelpers(graph: ImportGraph): Finding[] {
+  return graph.files
+    .filter((file) => /^functions\/[^/]+\/route\.ts$/.test(file))
+    .map((file) => ({ file, line: 1, what: 'a group route helper (use lib/routes.ts)' }));
+}
+
+/** Handlers registered as anonymous functions (`.openapi(route, async (c) => …)`): stack traces cannot name them. */
+export function anonymousHandlers(graph: ImportGraph): Finding[] {
+  const found: Finding[] = [];
+  for (const file of graph.files.filter((f) => f.startsWith('functions/'))) {
+    const sf = parse(graph, file);
+    visit(sf, (node) => {
+      if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression)) return;
+      if (node.expression.name.text !== 'openapi' || node.arguments.length < 2) return;
+      const handler = node.arguments[1];
+      if (handler && (ts.isArrowFunction(handler) || (ts.isFunctionExpression(handler) && !handler.name))) {
+        found.push({ file, line: lineOf(sf, handler), what: 'an anonymous handler' });
+      }
+    });
+  }
+  return found;
+}
