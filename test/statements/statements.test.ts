@@ -21,7 +21,10 @@ beforeAll(async () => {
   owner1 = await w.person('Owner One');
   owner2 = await w.person('Owner Two');
   a = await w.lease(owner1, 'marina-gate-1br-furnished');
-  b = await w.lease(owner2, 'jvc-2br-townhouse', { fee: { kind: 'fixed', value: '250' }, rent: { amount: '8000', period: 'month' } });
+  b = await w.lease(owner2, 'jvc-2br-townhouse', {
+    fee: { kind: 'fixed', value: '250' },
+    rent: { amount: '8000', period: 'month' },
+  });
   w.on('2027-01-04');
   await w.receive(a.payments[0] as string);
   await w.receive(b.payments[0] as string);
@@ -58,11 +61,59 @@ describe('an owner’s statement', () => {
     });
     const home = 'marina-gate-1br-furnished';
     expect(feb.lines).toEqual([
-      { kind: 'rent_reversed', day: '2027-02-02', amount: '-10000.00', currency: 'AED', lease: a.reference, home, payment_id: a.payments[0], charge_id: null, job: null },
-      { kind: 'fee_reversed', day: '2027-02-02', amount: '500.00', currency: 'AED', lease: a.reference, home, payment_id: a.payments[0], charge_id: null, job: null },
-      { kind: 'rent_received', day: '2027-02-02', amount: '10000.00', currency: 'AED', lease: a.reference, home, payment_id: a.payments[1], charge_id: null, job: null },
-      { kind: 'fee', day: '2027-02-02', amount: '-500.00', currency: 'AED', lease: a.reference, home, payment_id: a.payments[1], charge_id: null, job: null },
-      expect.objectContaining({ kind: 'job_charge', day: '2027-02-02', amount: '-450.00', lease: a.reference, home, payment_id: null, charge_id: charge }),
+      {
+        kind: 'rent_reversed',
+        day: '2027-02-02',
+        amount: '-10000.00',
+        currency: 'AED',
+        lease: a.reference,
+        home,
+        payment_id: a.payments[0],
+        charge_id: null,
+        job: null,
+      },
+      {
+        kind: 'fee_reversed',
+        day: '2027-02-02',
+        amount: '500.00',
+        currency: 'AED',
+        lease: a.reference,
+        home,
+        payment_id: a.payments[0],
+        charge_id: null,
+        job: null,
+      },
+      {
+        kind: 'rent_received',
+        day: '2027-02-02',
+        amount: '10000.00',
+        currency: 'AED',
+        lease: a.reference,
+        home,
+        payment_id: a.payments[1],
+        charge_id: null,
+        job: null,
+      },
+      {
+        kind: 'fee',
+        day: '2027-02-02',
+        amount: '-500.00',
+        currency: 'AED',
+        lease: a.reference,
+        home,
+        payment_id: a.payments[1],
+        charge_id: null,
+        job: null,
+      },
+      expect.objectContaining({
+        kind: 'job_charge',
+        day: '2027-02-02',
+        amount: '-450.00',
+        lease: a.reference,
+        home,
+        payment_id: null,
+        charge_id: charge,
+      }),
     ]);
     expect(feb.lines.map((l) => l.charge_id)).not.toContain(renterCharge);
     expect(feb.totals).toEqual([
@@ -116,13 +167,16 @@ describe('an owner’s statement', () => {
           job_charges: '0.00',
           job_charges_cancelled: '0.00',
         };
-        expect({
-          rent_received: totals.rent_received,
-          fees: totals.fees,
-          rent_reversed: totals.rent_reversed,
-          job_charges: totals.job_charges,
-          job_charges_cancelled: totals.job_charges_cancelled,
-        }, `${owner} ${month}`).toEqual(expected);
+        expect(
+          {
+            rent_received: totals.rent_received,
+            fees: totals.fees,
+            rent_reversed: totals.rent_reversed,
+            job_charges: totals.job_charges,
+            job_charges_cancelled: totals.job_charges_cancelled,
+          },
+          `${owner} ${month}`,
+        ).toEqual(expected);
         // The net is the lines' sum.
         if (statement.totals[0]) expect(statement.totals[0].net).toBe(sum(statement.lines.map((l) => l.amount)).toFixed(2));
       }
@@ -153,7 +207,9 @@ describe('an owner’s statement', () => {
     const empty = await w.statement(owner2, '2027-02');
     expect(empty.lines).toEqual([]);
     expect(empty.totals).toEqual([]);
-    const unknown = await w.client.GET('/api/v1/owner-statements', { params: { query: { owner: 'P-NOBODY0000', month: '2027-02' } } });
+    const unknown = await w.client.GET('/api/v1/owner-statements', {
+      params: { query: { owner: 'P-NOBODY0000', month: '2027-02' } },
+    });
     expect(unknown.response.status).toBe(404);
     for (const month of ['2027-13', '2027-2', '1899-12', '3000-01', '2027-02-01', '']) {
       const res = await w.call(`/owner-statements?owner=${owner1}&month=${month}`);

@@ -18,9 +18,7 @@ type Json = Record<string, any>;
  * the statement tests make through the API: contacts, leases, receipts, bounces, replacements, jobs and charges.
  */
 export async function statementWorld(options: { api?: TestApi; settings?: Record<string, unknown> } = {}) {
-  const api =
-    options.api ??
-    (await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '1000000' } }));
+  const api = options.api ?? (await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '1000000' } }));
   const company = await api.demoCompany({ team_module: true, accounting_accounts: accounts, ...options.settings });
   const office = await api.createKey(company.id, {
     scopes: ['read:leases', 'write:leases', 'write:contacts', 'read:maintenance', 'write:maintenance'],
@@ -42,7 +40,8 @@ export async function statementWorld(options: { api?: TestApi; settings?: Record
     return res.json;
   }
   let serial = 0;
-  const person = async (name: string) => (await ok('/contacts', { name, email: `${name.replace(/\W/g, '.')}.${serial++}@example.com` })).reference as string;
+  const person = async (name: string) =>
+    (await ok('/contacts', { name, email: `${name.replace(/\W/g, '.')}.${serial++}@example.com` })).reference as string;
   const renter = await person('Renter');
 
   const world = {
@@ -74,7 +73,8 @@ export async function statementWorld(options: { api?: TestApi; settings?: Record
     },
     receive: (paymentId: string) => ok(`/rent-payments/${paymentId}`, { status: 'received' }, 'PATCH'),
     bounce: (paymentId: string) => ok(`/rent-payments/${paymentId}`, { status: 'bounced' }, 'PATCH'),
-    job: async (home: string) => (await ok('/jobs', { home, category: 'plumbing', problem: 'A leak under the sink.' })).reference as string,
+    job: async (home: string) =>
+      (await ok('/jobs', { home, category: 'plumbing', problem: 'A leak under the sink.' })).reference as string,
     charge: async (job: string, cost: string, payer = 'owner') =>
       (await ok('/job-charges', { job, cost, payer })).charge_id as string,
     cancelCharge: (chargeId: string) => ok(`/job-charges/${chargeId}`, { status: 'cancelled' }, 'PATCH'),
@@ -96,3 +96,10 @@ export type StatementWorld = Awaited<ReturnType<typeof statementWorld>>;
 
 /** Sums decimal strings exactly. */
 export const sum = (values: string[]) => values.reduce((total, value) => total.plus(value), new Big(0));
+
+/** Rows grouped by a key, in first-seen order (Map.groupBy is Node 21+). */
+export function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
+  return groups;
+}
