@@ -27,6 +27,7 @@ h1{font-size:1.5rem;margin-bottom:.25rem}h2{font-size:1.15rem;margin-top:1.5rem}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0}
 table{width:100%;border-collapse:collapse;font-size:.92rem}th,td{padding:.3rem .4rem;text-align:start;border-bottom:1px solid #ddd;vertical-align:top}
 .amount{text-align:end;white-space:nowrap;font-variant-numeric:tabular-nums}tr.net th,tr.net td{font-weight:700;border-top:2px solid #555}
+.ref{white-space:nowrap}code{font-size:.8rem;word-break:break-all}caption{text-align:start;font-weight:600;padding:1rem 0 .3rem}
 .note{color:#555;font-size:.85rem}
 @page{size:A4;margin:14mm}
 @media print{body{margin:0;max-width:none}.note{display:none}table{page-break-inside:auto}tr{page-break-inside:avoid}}
@@ -44,6 +45,12 @@ function page(language: PageLanguage, title: string, body: HtmlEscapedString | P
 export function messagePage(language: PageLanguage, message: string) {
   return page(language, message, html`<main><h1>${message}</h1></main>`);
 }
+
+/** A line's day, short ("3 Feb 2027"): the period above names the days in full. */
+const shortDay = (date: string, language: PageLanguage) =>
+  new Intl.DateTimeFormat(displayLocale(language), { dateStyle: 'medium', timeZone: 'UTC' }).format(
+    new Date(`${date}T00:00:00Z`),
+  );
 
 const monthName = (from: string, language: PageLanguage) =>
   new Intl.DateTimeFormat(displayLocale(language), { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
@@ -78,7 +85,7 @@ export function statementPage(view: StatementView, language: PageLanguage) {
   const day = (date: string) => formatDay(date, language);
   const lines = view.lines.map(
     (line) => html`<tr data-kind="${line.kind}">
-<td>${day(line.day)}</td><td>${t.kinds[line.kind]}</td><td>${line.lease ?? line.job ?? ''}</td><td>${line.home}</td>
+<td class="ref">${shortDay(line.day, language)}</td><td>${t.kinds[line.kind]}</td><td class="ref">${line.lease ?? line.job ?? ''}</td><td>${line.home}</td>
 <td><code>${line.payment_id ?? line.charge_id}</code></td>${money(line.amount, line.currency, language)}
 </tr>`,
   );

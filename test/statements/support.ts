@@ -17,9 +17,14 @@ type Json = Record<string, any>;
  * A company with the demo catalogue (Asia/Dubai, AED) whose journal accounts are mapped, its keys, and the writes
  * the statement tests make through the API: contacts, leases, receipts, bounces, replacements, jobs and charges.
  */
-export async function statementWorld(options: { api?: TestApi; settings?: Record<string, unknown> } = {}) {
+export async function statementWorld(
+  options: { api?: TestApi; settings?: Record<string, unknown>; company?: Record<string, unknown> } = {},
+) {
   const api = options.api ?? (await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '1000000' } }));
-  const company = await api.demoCompany({ team_module: true, accounting_accounts: accounts, ...options.settings });
+  const company = await api.demoCompany(
+    { team_module: true, accounting_accounts: accounts, ...options.settings },
+    options.company,
+  );
   const office = await api.createKey(company.id, {
     scopes: ['read:leases', 'write:leases', 'write:contacts', 'read:maintenance', 'write:maintenance'],
   });
