@@ -105,7 +105,7 @@ export function xeroCsv(data: JournalData, company: Company): string {
       entry.narration,
       dayAs(entry.day, 'day_first'),
       `${line.name}: ${entry.owner} ${entry.lease ?? entry.job ?? ''} ${entry.home}`.replace(/ +/g, ' '),
-      line.code,
+      line.code as string,
       taxRate,
       new Big(line.debit).gt(0) ? line.debit : `-${line.credit}`,
       '',
@@ -133,7 +133,7 @@ export function quickBooksCsv(data: JournalData, company: Company): string {
       return [
         entry.number,
         dayAs(entry.day, order),
-        line.name,
+        line.name as string,
         debit ? line.debit : '',
         debit ? '' : line.credit,
         entry.narration,

@@ -13,7 +13,7 @@ const journalRoute = statementsRoute('read:leases', {
   operationId: 'getJournalExport',
   summary: 'The accounting journal of a month: a balanced entry per statement line, as JSON or an import CSV',
   description:
-    'One entry per line of the month’s owner statements, a debit and a credit to the accounts the company maps (`accounting_accounts`): its totals per currency equal the sum of the statements. `format=xero` is Xero’s manual journal import CSV, `format=quickbooks` QuickBooks Online’s journal entry import CSV (one currency per file). 409 `accounts_not_mapped` until the accounts are mapped. Reads are audited (owners’ references).',
+    'One entry per line of the month’s owner statements, a debit and a credit to the accounts the company maps (`accounting_accounts`): its totals per currency equal the sum of the statements. `format=xero` is Xero’s manual journal import CSV, `format=quickbooks` QuickBooks Online’s journal entry import CSV (one currency per file). Until the accounts are mapped the JSON names each line’s account by its role (`code` and `name` null) and the CSVs are 409 `accounts_not_mapped`. Reads are audited (owners’ references).',
   request: { query: JournalQuery },
   responses: {
     200: {
@@ -31,7 +31,7 @@ const csvFormats = { xero: xeroCsv, quickbooks: quickBooksCsv } as const;
 const getJournal: RouteHandler<typeof journalRoute, AppEnv> = async function getJournal(c) {
   const { month, format, currency } = c.req.valid('query');
   const { db, now } = c.var.services;
-  const data = await monthJournal(db, c.var.company, month, currency, now());
+  const data = await monthJournal(db, c.var.company, month, currency, now(), format !== 'json');
   const body = format === 'json' ? undefined : csvFormats[format](data, c.var.company);
   await auditRead(c, [...new Set(data.entries.map((entry) => entry.owner))]);
   if (body === undefined) return c.json(presentJournal(data), 200);

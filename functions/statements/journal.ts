@@ -19,7 +19,7 @@ import { type LineRow, selectLines } from './statements';
 /** The accounts an entry uses (deposits_held is mapped for completeness: no line moves a deposit). */
 export const journalAccounts = ['rent_income', 'owner_payable', 'fees', 'maintenance'] as const;
 type JournalAccount = (typeof journalAccounts)[number];
-export type AccountMap = Record<JournalAccount, { code: string; name: string }>;
+export type AccountMap = Partial<Record<JournalAccount, { code: string; name: string }>>;
 
 /** The account each kind of line moves against owner payable. */
 const counterAccount: Record<LineKind, JournalAccount> = {
@@ -40,22 +40,26 @@ export const kindLabels: Record<LineKind, string> = {
   job_charge_cancelled: 'Maintenance charge cancelled',
 };
 
-export type JournalLine = { account: JournalAccount; code: string; name: string; debit: string; credit: string };
+export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
 export type JournalEntry = LineRow & { owner: string; number: string; narration: string; lines: JournalLine[] };
 
 export type JournalData = { span: MonthSpan; closing: Closing; entries: JournalEntry[]; accounts: AccountMap };
 
-/** The company's mapped accounts; 409 `accounts_not_mapped` naming those missing. */
-export function mappedAccounts(company: Company): AccountMap {
+/**
+ * The company's mapped accounts (setting `accounting_accounts`). The JSON journal names each line's account by its role
+ * (`code` and `name` null until mapped); the import CSVs need them all: `required` answers 409 `accounts_not_mapped`
+ * naming those missing.
+ */
+export function mappedAccounts(company: Company, required = false): AccountMap {
   const mapped = company.settings.accounting_accounts ?? {};
   const missing = journalAccounts.filter((account) => mapped[account] === undefined);
-  if (missing.length > 0) {
+  if (required && missing.length > 0) {
     throw new ApiError(
       'accounts_not_mapped',
       `Map the journal's accounts first (company setting accounting_accounts): ${missing.join(', ')}.`,
     );
   }
-  return mapped as AccountMap;
+  return mapped;
 }
 
 /** A line's balanced entry: owner payable on one side, the kind's account on the other. */
@@ -65,7 +69,8 @@ function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): Journ
   const zero = amountOut('0', line.currency) as string;
   const side = (account: JournalAccount, debit: boolean): JournalLine => ({
     account,
-    ...accounts[account],
+    code: accounts[account]?.code ?? null,
+    name: accounts[account]?.name ?? null,
     debit: debit ? size : zero,
     credit: debit ? zero : size,
   });
@@ -81,15 +86,19 @@ function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): Journ
   };
 }
 
-/** The month's entries (one currency's, when given), in booking order, with the accounts they post to. */
+/**
+ * The month's entries (one currency's, when given), in booking order, with the accounts they post to; for a CSV
+ * (`csv`) every account must be mapped.
+ */
 export async function monthJournal(
   db: Executor,
   company: Company,
   month: string,
   currency: string | undefined,
   now: Date,
+  csv: boolean,
 ): Promise<JournalData> {
-  const accounts = mappedAccounts(company);
+  const accounts = mappedAccounts(company, csv);
   const span = monthSpan(month);
   let query = selectLines(db, company.id, span.from, span.to)
     .innerJoin('contacts as o', 'o.id', 'l.owner_id')

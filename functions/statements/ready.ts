@@ -48,7 +48,7 @@ export async function announceReadyStatements(db: Db, now: Date): Promise<number
           'ready',
           { companyId: company.id, type: 'owner_statement.ready', causedBy: 'system' },
           sql`select claimed.event_id as id,
-              jsonb_build_object('owner', o.reference, 'month', to_char(claimed.month, 'YYYY-MM')) as data
+              jsonb_build_object('owner_reference', o.reference, 'month', to_char(claimed.month, 'YYYY-MM')) as data
             from claimed join contacts o on o.id = claimed.owner_id`,
         )}
         select count(*)::text as announced from claimed`.execute(db);

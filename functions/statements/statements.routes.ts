@@ -71,8 +71,7 @@ const makeLink: RouteHandler<typeof linkRoute, AppEnv> = async function makeLink
   const audit = { caller: c.var.caller, route: `${c.req.method} ${c.req.routePath}` };
   const link = await createLink(db, c.var.company, input, now(), audit);
   const url = `${new URL(c.req.url).origin}/statements/${link.token}`;
-  const { owner, month, language } = input;
-  return c.json({ url, owner, month, language, expires_at: iso(link.expires_at) }, 201);
+  return c.json({ url, owner: input.owner, month: input.month, language: link.language, expires_at: iso(link.expires_at) }, 201);
 };
 
 export const ownerStatements = createRouter()

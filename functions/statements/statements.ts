@@ -138,7 +138,7 @@ export async function statementMonths(
   return pageOf(rows, monthsSort, query.page_size);
 }
 
-export type LinkMade = { token: string; expires_at: Date };
+export type LinkMade = { token: string; language: 'en' | 'ar'; expires_at: Date };
 
 /**
  * A link to the printable page of an owner's month: 32 random characters (190 bits), of which only the SHA-256 is
@@ -148,12 +148,13 @@ export type LinkMade = { token: string; expires_at: Date };
 export async function createLink(
   db: Executor,
   company: Company,
-  input: { owner: string; month: string; language: 'en' | 'ar'; expires_in_days: number },
+  input: { owner: string; month: string; language?: 'en' | 'ar'; expires_in_days?: number },
   now: Date,
   audit: { caller: Caller; route: string },
 ): Promise<LinkMade> {
   const token = randomToken(32);
-  const expires_at = new Date(now.getTime() + input.expires_in_days * 86_400_000);
+  const language = input.language ?? 'en';
+  const expires_at = new Date(now.getTime() + (input.expires_in_days ?? 30) * 86_400_000);
   const read = { companyId: company.id, caller: audit.caller, route: audit.route, references: [input.owner] };
   const { rows } = await sql<{ id: string }>`
     with owner as (
@@ -161,7 +162,7 @@ export async function createLink(
     ),
     link as (
       insert into owner_statement_links (company_id, owner_id, month, language, token_hash, expires_at, created_at)
-      select ${company.id}::uuid, owner.id, ${`${input.month}-01`}::date, ${input.language}, ${await sha256(token)},
+      select ${company.id}::uuid, owner.id, ${`${input.month}-01`}::date, ${language}, ${await sha256(token)},
         ${expires_at}::timestamptz, ${now}::timestamptz
       from owner
       returning id
@@ -169,7 +170,7 @@ export async function createLink(
     ${auditReadCte('audited', read, 'link')}
     select id from link`.execute(db);
   if (rows.length === 0) throw notFound(`The owner ${input.owner}`);
-  return { token, expires_at };
+  return { token, language, expires_at };
 }
 
 export type LinkFound = { owner_id: string; month: string; language: 'en' | 'ar'; expired: boolean };

@@ -31,8 +31,8 @@ const JobChargeEventData = z
   .openapi('JobChargeEventData');
 const OwnerStatementEventData = z
   .object({
-    owner: ref('The owner’s contact reference: read GET /owner-statements?owner=…&month=… with a server key.'),
-    month: ref('The month, YYYY-MM.'),
+    owner_reference: ref('The owner’s contact reference: read GET /owner-statements?owner=…&month=… with a server key.'),
+    month: ref('The month, YYYY-MM: with the owner, the statement’s key.'),
   })
   .openapi('OwnerStatementEventData', { description: 'Only the owner’s reference and the month: never amounts or names.' });
 const DealEventData = referenceOnly('deal', 'DealEventData');

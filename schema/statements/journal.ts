@@ -25,8 +25,11 @@ const amount = z.string().openapi({ description: 'A decimal string; "0.00" on th
 const JournalLineSchema = z
   .object({
     account: z.enum(accountingAccounts),
-    code: z.string().openapi({ description: 'The account’s code (company setting `accounting_accounts`).' }),
-    name: z.string().openapi({ description: 'The account’s name.' }),
+    code: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The account’s code (company setting `accounting_accounts`); null until mapped.' }),
+    name: z.string().nullable().openapi({ description: 'The account’s name; null until mapped.' }),
     debit: amount,
     credit: amount,
   })

@@ -98,8 +98,11 @@ export const LinkInput = z
   .strictObject({
     owner: ownerReference,
     month: monthInput,
-    language: z.enum(languages).default('en').openapi({ description: 'The page’s language: `en` or `ar` (right to left).' }),
-    expires_in_days: z.number().int().min(1).max(90).default(30).openapi({ description: 'Days the link works (default 30).' }),
+    language: z
+      .enum(languages)
+      .optional()
+      .openapi({ description: 'The page’s language: `en` (default) or `ar` (right to left).' }),
+    expires_in_days: z.number().int().min(1).max(90).optional().openapi({ description: 'Days the link works (default 30).' }),
   })
   .openapi('OwnerStatementLinkInput');
 

@@ -3,7 +3,7 @@ import { type ServerType, serve } from '@hono/node-server';
 import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPropertyApiClient } from '../../clients/typescript/src/index';
+import { type Answer, createPropertyApiClient } from '../../clients/typescript/src/index';
 import { runScheduledWork } from '../../functions/jobs';
 import { statementJobs } from '../../functions/statements/jobs';
 import { dispatchDue } from '../../lib/webhooks/local';
@@ -41,18 +41,19 @@ class AccountingTool {
   async work(events: ReceivedEvent[]): Promise<void> {
     for (const { type, data } of events) {
       expect(type).toBe('owner_statement.ready');
-      expect(Object.keys(data).sort()).toEqual(['month', 'owner']);
-      const statement = await this.client.GET('/api/v1/owner-statements', { params: { query: data as { owner: string; month: string } } });
+      expect(Object.keys(data).sort()).toEqual(['month', 'owner_reference']);
+      const query = { owner: data.owner_reference as string, month: data.month as string };
+      const statement = await this.client.GET('/api/v1/owner-statements', { params: { query } });
       expect(statement.data?.status, JSON.stringify(statement.error)).toBe('closed');
       this.statements.push(statement.data as Statement);
-      if (!this.months.has(data.month)) await this.importJournal(data.month);
+      if (!this.months.has(query.month)) await this.importJournal(query.month);
     }
   }
 
   private async importJournal(month: string): Promise<void> {
     this.months.add(month);
     const journal = await this.client.GET('/api/v1/exports/journal', { params: { query: { month } } });
-    const entries = journal.data?.entries ?? [];
+    const entries = (journal.data as Answer<'getJournalExport'>).entries;
     for (const entry of entries) {
       for (const line of entry.lines) {
         if (line.account !== 'owner_payable') continue;
@@ -130,7 +131,12 @@ describe('an accounting tool fed by owner_statement.ready', () => {
     await w.cancelCharge(charge);
     await w.charge(jobA, '300.00', 'renter');
     await closeMonthsOn('2027-02-06');
-    expect(tool.statements.map((s) => [s.owner, s.month])).toEqual(expect.arrayContaining([[one, '2027-01'], [two, '2027-01']]));
+    expect(tool.statements.map((s) => [s.owner, s.month])).toEqual(
+      expect.arrayContaining([
+        [one, '2027-01'],
+        [two, '2027-01'],
+      ]),
+    );
     w.on('2027-03-03');
     await w.receive(b.payments[1] as string);
     await closeMonthsOn('2027-03-06');

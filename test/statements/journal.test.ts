@@ -129,7 +129,7 @@ describe('the journal of a month', () => {
       await fixture('quickbooks-journal-entries.csv', { e1, e2, e3, lease: usLease.reference, owner: usOwner }),
     );
     const rows = parse(res.text, { columns: true }) as Array<Record<string, string>>;
-    for (const lines of groupBy(rows, (row) => row['Journal No.']).values()) {
+    for (const lines of groupBy(rows, (row) => row['Journal No.'] as string).values()) {
       expect(sum(lines.map((l) => l.Debits || '0')).eq(sum(lines.map((l) => l.Credits || '0')))).toBe(true);
       for (const line of lines) expect(Boolean(line.Debits) !== Boolean(line.Credits)).toBe(true);
     }
@@ -137,12 +137,25 @@ describe('the journal of a month', () => {
     expect((await csv(w, 'month=2027-02&format=quickbooks')).text.split('\r\n')[1]).toMatch(/^OS-\d+,03\/02\/2027,Rent income,/);
   });
 
-  it('refuses (409) until the accounts are mapped, naming those missing', async () => {
+  it('names accounts by their role until they are mapped, and refuses the CSVs (409) naming those missing', async () => {
     const bare = await statementWorld({ api, settings: { accounting_accounts: { fees: { code: '260', name: 'Fees' } } } });
-    const res = await bare.call('/exports/journal?month=2027-02');
-    expect(res.status).toBe(409);
-    expect(res.json).toMatchObject({ code: 'accounts_not_mapped' });
-    expect(res.json.detail).toContain('rent_income, owner_payable, maintenance');
+    const who = await bare.person('Unmapped');
+    const first = await bare.lease(who, 'marina-gate-1br-furnished');
+    bare.on('2027-02-03');
+    await bare.receive(first.payments[0] as string);
+    const journal = await bare.journal('2027-02');
+    expect(journal.entries.flatMap((e: any) => e.lines)).toEqual([
+      { account: 'rent_income', code: null, name: null, debit: '10000.00', credit: '0.00' },
+      { account: 'owner_payable', code: null, name: null, debit: '0.00', credit: '10000.00' },
+      { account: 'fees', code: '260', name: 'Fees', debit: '0.00', credit: '500.00' },
+      { account: 'owner_payable', code: null, name: null, debit: '500.00', credit: '0.00' },
+    ]);
+    for (const format of ['xero', 'quickbooks']) {
+      const res = await bare.call(`/exports/journal?month=2027-02&format=${format}`);
+      expect(res.status).toBe(409);
+      expect(res.json).toMatchObject({ code: 'accounts_not_mapped' });
+      expect(res.json.detail).toContain('rent_income, owner_payable, maintenance');
+    }
   });
 
   it('gives totals per currency, and one currency per CSV', async () => {

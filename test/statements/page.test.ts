@@ -178,10 +178,25 @@ describe.skipIf(skipBrowser)('the printable statement in Chromium', () => {
         shown: cell.textContent,
       })),
     );
-    const names = ['opening_balance', 'rent_received', 'fees', 'rent_reversed', 'fees_reversed', 'job_charges', 'job_charges_cancelled', 'net', 'closing_balance'] as const;
+    const names = [
+      'opening_balance',
+      'rent_received',
+      'fees',
+      'rent_reversed',
+      'fees_reversed',
+      'job_charges',
+      'job_charges_cancelled',
+      'net',
+      'closing_balance',
+    ] as const;
     expect(totals).toEqual(
       statement.totals.flatMap((t) =>
-        names.map((name) => ({ currency: t.currency, total: name, amount: t[name], shown: formatted(t[name] as string, t.currency, language) })),
+        names.map((name) => ({
+          currency: t.currency,
+          total: name,
+          amount: t[name],
+          shown: formatted(t[name] as string, t.currency, language),
+        })),
       ),
     );
     expect(statement.totals[0]).toMatchObject({ opening_balance: '9500.00', net: '-1234.56', closing_balance: '8265.44' });

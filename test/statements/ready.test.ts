@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
+import { seedDemo } from '../../functions/seed';
 import { statementJobs } from '../../functions/statements/jobs';
 import { createTestApi, type TestApi } from '../support/harness';
 import { type StatementWorld, statementWorld } from './support';
@@ -52,9 +53,9 @@ describe('owner_statement.ready (scheduled work)', () => {
     expect(await readyEvents(w)).toEqual([]);
     expect(await runAt('2027-03-05T20:00:00Z')).toBe(2);
     const events = await readyEvents(w);
-    expect(events.map((e) => e.data).toSorted((x, y) => String(x.owner).localeCompare(String(y.owner)))).toEqual(
-      [one, two].sort().map((owner) => ({ owner, month: '2027-02' })),
-    );
+    expect(
+      events.map((e) => e.data).toSorted((x, y) => String(x.owner_reference).localeCompare(String(y.owner_reference))),
+    ).toEqual([one, two].sort().map((owner) => ({ owner_reference: owner, month: '2027-02' })));
     expect(events.every((e) => e.caused_by === 'system')).toBe(true);
     // Once: later runs, and March (still open), add nothing; the months list says when.
     expect(await runAt('2027-03-20T00:00:00Z')).toBe(0);
@@ -65,14 +66,14 @@ describe('owner_statement.ready (scheduled work)', () => {
       ['2027-02', 'closed', '2027-03-05T20:00:00.000Z'],
     ]);
     expect(await runAt('2027-04-05T20:00:00Z')).toBe(1);
-    expect((await readyEvents(w)).at(-1)?.data).toEqual({ owner: one, month: '2027-03' });
+    expect((await readyEvents(w)).at(-1)?.data).toEqual({ owner_reference: one, month: '2027-03' });
   });
 
   it('follows statement_grace_days, and announces nothing for a person without a statement', async () => {
     const { w, idle } = await februaryOfTwoOwners({ statement_grace_days: 0 });
     expect(await runAt('2027-02-28T19:59:59Z')).toBe(0);
     expect(await runAt('2027-02-28T20:00:00Z')).toBe(2);
-    expect((await readyEvents(w)).map((e) => e.data.owner)).not.toContain(idle);
+    expect((await readyEvents(w)).map((e) => e.data.owner_reference)).not.toContain(idle);
   });
 
   it('announces a month once when runs overlap', async () => {
@@ -84,6 +85,27 @@ describe('owner_statement.ready (scheduled work)', () => {
     expect(await readyEvents(w)).toHaveLength(2);
   });
 
+  it('announces none of the demo company’s history: months closed when it was seeded count as announced', async () => {
+    const now = new Date('2027-06-15T08:00:00Z');
+    const { companyId } = await seedDemo(api.db, now);
+    const closed = await api.db
+      .selectFrom('owner_statements')
+      .select(['announced_at'])
+      .where('company_id', '=', companyId)
+      .where('month', '<', '2027-06-01')
+      .execute();
+    expect(closed.length).toBeGreaterThan(0);
+    expect(closed.every((row) => row.announced_at !== null)).toBe(true);
+    await runAt(now.toISOString());
+    const events = await api.db
+      .selectFrom('events')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .where('type', '=', 'owner_statement.ready')
+      .execute();
+    expect(events).toEqual([]);
+  });
+
   it('is documented in the OpenAPI webhooks with only the owner and the month', async () => {
     const doc = (await api.request('/api/v1/openapi.json')).json;
     const body = doc.webhooks['owner_statement.ready'].post.requestBody.content['application/json'].schema;
@@ -91,6 +113,6 @@ describe('owner_statement.ready (scheduled work)', () => {
     const data = envelope.properties.data.$ref
       ? doc.components.schemas[envelope.properties.data.$ref.split('/').at(-1)]
       : envelope.properties.data;
-    expect(Object.keys(data.properties).sort()).toEqual(['month', 'owner']);
+    expect(Object.keys(data.properties).sort()).toEqual(['month', 'owner_reference']);
   });
 });

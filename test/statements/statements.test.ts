@@ -197,7 +197,9 @@ describe('an owner’s statement', () => {
       ...[owner1].map((owner) => ({ owner, month: '2027-02', status: 'closed' })),
       ...[owner1, owner2].map((owner) => ({ owner, month: '2027-01', status: 'closed' })),
     ];
-    expect(seen.toSorted((x, y) => y.month.localeCompare(x.month) || x.owner.localeCompare(y.owner))).toEqual(expected);
+    const order = (x: { month: string; owner: string }, y: { month: string; owner: string }) =>
+      y.month.localeCompare(x.month) || x.owner.localeCompare(y.owner);
+    expect(seen.toSorted(order)).toEqual(expected.toSorted(order));
     expect(seen.map((s) => s.month)).toEqual(expected.map((s) => s.month));
     const mine = await w.client.GET('/api/v1/owner-statements/months', { params: { query: { owner: owner2, from: '2027-02' } } });
     expect(mine.data?.results.map((r) => r.month)).toEqual(['2027-03']);

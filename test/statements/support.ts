@@ -33,7 +33,7 @@ export async function statementWorld(
   const client = createPropertyApiClient({
     baseUrl: `http://${company.host}`,
     serverKey: reader.secret,
-    fetch: (request: Request) => api.app.fetch(request),
+    fetch: async (request: Request) => api.app.fetch(request),
   });
 
   async function call(path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') {

@@ -1115,7 +1115,7 @@ export interface paths {
         };
         /**
          * The accounting journal of a month: a balanced entry per statement line, as JSON or an import CSV
-         * @description One entry per line of the month’s owner statements, a debit and a credit to the accounts the company maps (`accounting_accounts`): its totals per currency equal the sum of the statements. `format=xero` is Xero’s manual journal import CSV, `format=quickbooks` QuickBooks Online’s journal entry import CSV (one currency per file). 409 `accounts_not_mapped` until the accounts are mapped. Reads are audited (owners’ references).
+         * @description One entry per line of the month’s owner statements, a debit and a credit to the accounts the company maps (`accounting_accounts`): its totals per currency equal the sum of the statements. `format=xero` is Xero’s manual journal import CSV, `format=quickbooks` QuickBooks Online’s journal entry import CSV (one currency per file). Until the accounts are mapped the JSON names each line’s account by its role (`code` and `name` null) and the CSVs are 409 `accounts_not_mapped`. Reads are audited (owners’ references).
          *
          *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
          */
@@ -1941,8 +1941,8 @@ export interface components {
         /** @description Only the owner’s reference and the month: never amounts or names. */
         OwnerStatementEventData: {
             /** @description The owner’s contact reference: read GET /owner-statements?owner=…&month=… with a server key. */
-            owner: string;
-            /** @description The month, YYYY-MM. */
+            owner_reference: string;
+            /** @description The month, YYYY-MM: with the owner, the statement’s key. */
             month: string;
         };
         DealEventData: {
@@ -3846,16 +3846,12 @@ export interface components {
             /** @example 2027-02 */
             month: string;
             /**
-             * @description The page’s language: `en` or `ar` (right to left).
-             * @default en
+             * @description The page’s language: `en` (default) or `ar` (right to left).
              * @enum {string}
              */
-            language: "en" | "ar";
-            /**
-             * @description Days the link works (default 30).
-             * @default 30
-             */
-            expires_in_days: number;
+            language?: "en" | "ar";
+            /** @description Days the link works (default 30). */
+            expires_in_days?: number;
         };
         Journal: {
             /** @example 2027-02 */
@@ -3895,10 +3891,10 @@ export interface components {
         JournalLine: {
             /** @enum {string} */
             account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance";
-            /** @description The account’s code (company setting `accounting_accounts`). */
-            code: string;
-            /** @description The account’s name. */
-            name: string;
+            /** @description The account’s code (company setting `accounting_accounts`); null until mapped. */
+            code: string | null;
+            /** @description The account’s name; null until mapped. */
+            name: string | null;
             /**
              * @description A decimal string; "0.00" on the other side.
              * @example 10000.00
