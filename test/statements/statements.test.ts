@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StatementWorld, statementWorld, sum } from './support';
 
@@ -230,6 +231,17 @@ describe('an owner’s statement', () => {
       .execute();
     expect(rows[0]).toMatchObject({ action: 'personal_data.read', subject: w.reader.prefix });
     expect(rows[0]?.details).toMatchObject({ route: 'GET /api/v1/owner-statements', references: [owner2] });
+  });
+
+  it('refuses any change to a line in the database itself (owner_statement_lines_fixed)', async () => {
+    const line = await w.api.db
+      .selectFrom('owner_statement_lines')
+      .select('id')
+      .where('company_id', '=', w.company.id)
+      .executeTakeFirstOrThrow();
+    await expect(sql`update owner_statement_lines set amount = 0 where id = ${line.id}`.execute(w.api.db)).rejects.toMatchObject({
+      constraint: 'owner_statement_lines_fixed',
+    });
   });
 
   it('keeps a statement’s lines when the owner is erased; only the name goes', async () => {
