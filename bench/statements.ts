@@ -20,7 +20,8 @@ import { freshDatabase } from './database';
 const receipts = Number(process.env.BENCH_STATEMENT_RECEIPTS ?? 100);
 const reads = Number(process.env.BENCH_STATEMENT_READS ?? 50);
 const ms = (values: number[], q: number) => values.toSorted((a, b) => a - b)[Math.floor(q * (values.length - 1))]?.toFixed(2);
-const report = (name: string, values: number[]) => console.log(`${name}: median ${ms(values, 0.5)} ms, p90 ${ms(values, 0.9)} ms (${values.length})`);
+const report = (name: string, values: number[]) =>
+  console.log(`${name}: median ${ms(values, 0.5)} ms, p90 ${ms(values, 0.9)} ms (${values.length})`);
 
 let close: () => Promise<void> = async () => {};
 const database = await freshDatabase('pa_bench_statements', () => close());
@@ -96,7 +97,10 @@ try {
   console.log('(the demo company has no accounts mapped: the CSV needs them, so it is measured after mapping them)');
   await sql`update companies set settings = settings || ${JSON.stringify({
     accounting_accounts: Object.fromEntries(
-      ['rent_income', 'owner_payable', 'fees', 'deposits_held', 'maintenance'].map((k, i) => [k, { code: String(200 + i), name: k }]),
+      ['rent_income', 'owner_payable', 'fees', 'deposits_held', 'maintenance'].map((k, i) => [
+        k,
+        { code: String(200 + i), name: k },
+      ]),
     ),
   })}::jsonb where id = ${companyId}::uuid`.execute(db);
   report(`GET /exports/journal Xero CSV (${lines} entries)`, await timed(`/exports/journal?month=${month}&format=xero`));
