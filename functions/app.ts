@@ -14,9 +14,10 @@ import { maintenance } from './maintenance/index';
 import { pipelinesAdmin } from './pipelines/admin';
 import { pipelinesGroup } from './pipelines/index';
 import { bookingsAdmin } from './stay/admin';
+import { statements } from './statements/index';
 import { stay } from './stay/index';
 
-const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelinesGroup] as const;
+const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelinesGroup, statements] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;

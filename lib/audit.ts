@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from './db/index';
 import type { AppEnv, Caller } from './env';
 import type { CausedBy } from './events';
@@ -61,4 +62,26 @@ export function auditRead(c: Context<AppEnv>, references: string[]): Promise<voi
     route: `${c.req.method} ${c.req.routePath}`,
     references,
   });
+}
+
+/**
+ * The audit row of a personal-data read as a CTE `<name>` of a write's own statement (docs/invariants.md, "Writes"):
+ * written when the CTE `source` (an earlier CTE of the statement) has a row, with the fields auditPersonalDataRead
+ * writes. Only for a server key: any other caller gets a CTE that writes nothing.
+ */
+export function auditReadCte(
+  name: string,
+  read: { companyId: string; caller: Caller; route: string; references: string[] },
+  source: string,
+): RawBuilder<unknown> {
+  const server = read.caller.kind === 'server' && read.references.length > 0;
+  const subject = read.caller.kind === 'server' ? read.caller.key.prefix : null;
+  const details = JSON.stringify({ route: read.route, references: read.references });
+  return sql`${sql.raw(name)} as (
+    insert into audit_log (company_id, actor, action, subject, details)
+    select ${read.companyId}::uuid, ${actorOf(read.caller)}, 'personal_data.read', ${subject}::text, ${details}::jsonb
+    from (select 1 from ${sql.raw(source)} limit 1) as happened
+    where ${server}
+    returning 1
+  )`;
 }

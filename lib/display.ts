@@ -10,8 +10,11 @@ export function displayLocale(language: DisplayLanguage): string {
   return language === 'ar' ? 'ar-AE-u-nu-latn' : 'en-GB';
 }
 
+/** The decimal string itself is formatted (Intl reads it exactly, ES2023): no float ever rounds an amount. */
 export function formatMoney(amount: string, currency: string, language: DisplayLanguage): string {
-  return new Intl.NumberFormat(displayLocale(language), { style: 'currency', currency }).format(Number(amount));
+  return new Intl.NumberFormat(displayLocale(language), { style: 'currency', currency }).format(
+    amount as Intl.StringNumericLiteral,
+  );
 }
 
 export function formatInstant(at: string | Date, language: DisplayLanguage, timeZone: string): string {

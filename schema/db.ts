@@ -4,6 +4,7 @@ import type { LeaseTables } from './leases/db';
 import type { PipelineTables } from './pipelines/db';
 import type { MaintenanceTables } from './maintenance/db';
 import type { PlatformTables } from './platform/db';
+import type { StatementTables } from './statements/db';
 import type { BookingTables } from './stay/db';
 
 /** The whole database as Kysely sees it: each group's tables (schema/<group>/db.ts) and the platform's. */
@@ -14,4 +15,5 @@ export interface Database
     BookingTables,
     LeaseTables,
     MaintenanceTables,
-    PipelineTables {}
+    PipelineTables,
+    StatementTables {}

@@ -16,6 +16,21 @@ const pathPattern = z
   .max(200)
   .regex(/^\/.*\{slug\}/, 'A path starting with "/" that contains {slug}.');
 
+/** A journal account's code (Xero) and name (QuickBooks): printable text without the CSV's separators' surprises. */
+const accountText = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^(?![=+@-])\P{Cc}+$/u, 'Printable text, not starting with = + - or @.');
+const account = z.strictObject({ code: accountText, name: accountText });
+const accountingAccountsShape = {
+  rent_income: account,
+  owner_payable: account,
+  fees: account,
+  deposits_held: account,
+  maintenance: account,
+};
+
 export const CompanySettingsInput = z
   .strictObject({
     hide_prices: z.boolean(),
@@ -64,6 +79,22 @@ export const CompanySettingsInput = z
     // Maintenance (docs/api-reference.md, "Maintenance"); a home's own limit (admin maintenance settings) comes first.
     maintenance_approval_limit: decimalInput.nullable().openapi({
       description: '`approval_needed` when a job’s estimate is above this amount (default null: no limit).',
+    }),
+    // Owner statements and the journal (docs/api-reference.md, "Owner statements and the accounting journal").
+    statement_grace_days: z.number().int().min(0).max(28).openapi({
+      description: 'A month’s statements are closed (and `owner_statement.ready` sent) this many days after it ends (default 5).',
+    }),
+    statement_balance: z.enum(['none', 'carried']).openapi({
+      description: '`carried`: statements show an opening and a closing balance per currency; `none` (default): no balance.',
+    }),
+    accounting_accounts: z.strictObject(accountingAccountsShape).partial().openapi({
+      description: 'The accounts the journal posts to: each `{code, name}` (Xero takes the code, QuickBooks the name).',
+    }),
+    accounting_xero_tax_rate: accountText.openapi({
+      description: 'The Xero tax rate name on every journal line (default "Tax Exempt").',
+    }),
+    accounting_date_order: z.enum(['day_first', 'month_first']).openapi({
+      description: 'QuickBooks journal dates: `day_first` DD/MM/YYYY (default) or `month_first` MM/DD/YYYY.',
     }),
   })
   .partial();

@@ -45,7 +45,21 @@ export type CompanySettings = {
   rent_grace_days?: number;
   /** Maintenance: `approval_needed` above this estimate, unless the home sets its own (default null: no limit). */
   maintenance_approval_limit?: string | null;
+  /** Owner statements: a month closes this many days after it ends (default 5). */
+  statement_grace_days?: number;
+  /** `carried`: statements show opening and closing balances; `none` (default): no balance. */
+  statement_balance?: 'none' | 'carried';
+  /** The journal's accounts (Xero: code; QuickBooks: name). */
+  accounting_accounts?: Partial<Record<AccountingAccount, { code: string; name: string }>>;
+  /** Xero's tax rate name on every journal line (default "Tax Exempt"). */
+  accounting_xero_tax_rate?: string;
+  /** QuickBooks journal dates: DD/MM/YYYY (default) or MM/DD/YYYY. */
+  accounting_date_order?: 'day_first' | 'month_first';
 };
+
+/** The accounts a company maps for the accounting journal (company setting `accounting_accounts`). */
+export const accountingAccounts = ['rent_income', 'owner_payable', 'fees', 'deposits_held', 'maintenance'] as const;
+export type AccountingAccount = (typeof accountingAccounts)[number];
 
 export interface CompaniesTable {
   id: Generated<string>;

@@ -29,6 +29,12 @@ const JobEventData = referenceOnly('maintenance job', 'JobEventData');
 const JobChargeEventData = z
   .object({ charge_id: ref('The charge id.'), job_reference: ref('The job the charge belongs to.') })
   .openapi('JobChargeEventData');
+const OwnerStatementEventData = z
+  .object({
+    owner_reference: ref('The owner’s contact reference: read GET /owner-statements?owner=…&month=… with a server key.'),
+    month: ref('The month, YYYY-MM: with the owner, the statement’s key.'),
+  })
+  .openapi('OwnerStatementEventData', { description: 'Only the owner’s reference and the month: never amounts or names.' });
 const DealEventData = referenceOnly('deal', 'DealEventData');
 // Viewing feedback is never in an event.
 const ViewingEventData = referenceOnly('viewing', 'ViewingEventData');
@@ -66,6 +72,10 @@ export const eventCatalogue = {
   'job.approval_answered': entry(JobEventData, 'The owner answered an approval request.'),
   'job_charge.booked': entry(JobChargeEventData, 'A charge was booked on a job.'),
   'job_charge.cancelled': entry(JobChargeEventData, 'A charge was cancelled.'),
+  'owner_statement.ready': entry(
+    OwnerStatementEventData,
+    'A month closed for an owner (scheduled work, the company’s statement_grace_days after the month): sent once per owner and month.',
+  ),
   'deal.stage_changed': entry(DealEventData, 'A deal moved to another stage.'),
   'deal.won': entry(DealEventData, 'A deal was won.'),
   'deal.lost': entry(DealEventData, 'A deal was lost.'),

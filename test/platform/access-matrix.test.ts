@@ -102,6 +102,13 @@ beforeAll(async () => {
     body: bodies['POST /api/v1/contacts'],
   });
   references.contacts = contact.json.reference;
+  // Owner statements name an owner (this company's person) and a month; the journal a month.
+  queries['/api/v1/owner-statements'] = `?owner=${references.contacts}&month=2027-02`;
+  queries['/api/v1/exports/journal'] = '?month=2027-02';
+  bodies['POST /api/v1/owner-statements/links'] = {
+    ...(bodies['POST /api/v1/owner-statements/links'] as object),
+    owner: references.contacts,
+  };
   // A lease's example names contacts of another company: here its parties are this company's.
   const landlord = await api.request('/api/v1/contacts', {
     host: company.host,

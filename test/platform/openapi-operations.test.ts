@@ -96,6 +96,10 @@ const publicIds = [
   'createViewing',
   'getViewing',
   'updateViewing',
+  'listOwnerStatementMonths',
+  'getOwnerStatement',
+  'createOwnerStatementLink',
+  'getJournalExport',
 ];
 
 describe('operation ids', () => {

@@ -273,3 +273,36 @@ describe('round trips of the visitor forms (the issue’s goal: at most 3 each, 
     expect(await events('booking.cancelled', first.json.reference)).toHaveLength(1);
   });
 });
+
+describe('round trips of the server-key writes (at most 3 each on Node, the company in memory)', () => {
+  let trips: string[] = [];
+  let writesApi: TestApi;
+  let company: { id: string; host: string };
+  let key: string;
+  let owner: string;
+  beforeAll(async () => {
+    writesApi = await createTestApi({ handle: await openTestDatabase({ log: (event) => void trips.push(event.query.sql) }) });
+    company = await writesApi.demoCompany();
+    key = (await writesApi.createKey(company.id, { scopes: ['read:leases', 'write:contacts'] })).secret;
+    owner = (await writesApi.request('/api/v1/contacts', { host: company.host, key, body: { email: 'owner@example.com' } })).json
+      .reference;
+    await writesApi.platform.companyCache.listening();
+    await writesApi.platform.companyCache.settled();
+  });
+  afterAll(() => writesApi.close());
+
+  it('makes an owner statement’s page link in 2 round trips: the company with the key, then the owner, the link and its audit row in one statement', async () => {
+    trips = [];
+    const res = await writesApi.request('/api/v1/owner-statements/links', {
+      host: company.host,
+      key,
+      body: { owner, month: '2027-02', language: 'ar' },
+    });
+    const sent = trips;
+    expect(res.status, res.text).toBe(201);
+    // A server key's write reads its company fresh, with the key, in one statement (lib/tenancy.ts).
+    expect(sent, sent.join('\n')).toHaveLength(2);
+    expect(sent[0]).toMatch(/"company_hosts"[\s\S]*"api_keys"/);
+    expect(sent[1]).toMatch(/insert into owner_statement_links[\s\S]*insert into audit_log/);
+  });
+});

@@ -1042,6 +1042,92 @@ export interface paths {
         patch: operations["updateViewing"];
         trace?: never;
     };
+    "/api/v1/owner-statements/months": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owners and months that have a statement, newest month first
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
+         */
+        get: operations["listOwnerStatementMonths"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/owner-statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an owner was owed in a month: every line and the totals per currency
+         * @description Rent received (by `booked_on`), the company’s fee on each receipt, reversals of bounced payments (by `bounced_on`), job charges booked to the owner and their cancellations (by `cancelled_on`), each with its lease, home, record and day; totals per currency, and the balance when the company keeps one. A `closed` month never changes. A person with no line in the month gets an empty statement; an unknown one is 404. Reads are audited (the owner’s name).
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
+         */
+        get: operations["getOwnerStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/owner-statements/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A link to the statement’s printable page (English or Arabic), for the owner
+         * @description An unguessable link (190 bits; only its hash is kept) to an HTML page of the same statement, on the company’s host, working until `expires_at` (1 to 90 days, default 30). Send it to the owner: anyone holding it reads the statement. Creating one is audited as a read of the owner’s data.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
+         */
+        post: operations["createOwnerStatementLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exports/journal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The accounting journal of a month: a balanced entry per statement line, as JSON or an import CSV
+         * @description One entry per line of the month’s owner statements, a debit and a credit to the accounts the company maps (`accounting_accounts`): its totals per currency equal the sum of the statements. `format=xero` is Xero’s manual journal import CSV, `format=quickbooks` QuickBooks Online’s journal entry import CSV (one currency per file). Until the accounts are mapped the JSON names each line’s account by its role (`code` and `name` null) and the CSVs are 409 `accounts_not_mapped`. Reads are audited (owners’ references).
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
+         */
+        get: operations["getJournalExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "lead.created": {
@@ -1604,6 +1690,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "owner_statement.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * owner_statement.ready
+         * @description A month closed for an owner (scheduled work, the company’s statement_grace_days after the month): sent once per owner and month. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["ownerStatementReadyEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "deal.stage_changed": {
         parameters: {
             query?: never;
@@ -1831,6 +1937,13 @@ export interface components {
             charge_id: string;
             /** @description The job the charge belongs to. */
             job_reference: string;
+        };
+        /** @description Only the owner’s reference and the month: never amounts or names. */
+        OwnerStatementEventData: {
+            /** @description The owner’s contact reference: read GET /owner-statements?owner=…&month=… with a server key. */
+            owner_reference: string;
+            /** @description The month, YYYY-MM: with the owner, the statement’s key. */
+            month: string;
         };
         DealEventData: {
             /** @description The deal's reference; read the record with a server key. */
@@ -3567,6 +3680,263 @@ export interface components {
             /** @description How it went. Never in an event. */
             feedback?: string | null;
             external?: components["schemas"]["ExternalInput"];
+        };
+        OwnerStatementMonthList: {
+            results: components["schemas"]["OwnerStatementMonth"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        OwnerStatementMonth: {
+            /**
+             * @description The owner’s contact reference (`P-…`).
+             * @example P-4F7KQ2M9XA
+             */
+            owner: string;
+            /** @example 2027-02 */
+            month: string;
+            /**
+             * @description `closed` from `closes_on` on (the month is over and the company’s `statement_grace_days` have passed): it never changes. An `open` month is still being booked.
+             * @enum {string}
+             */
+            status: "open" | "closed";
+            /**
+             * @description YYYY-MM-DD, in the company’s time zone.
+             * @example 2027-02-03
+             */
+            closes_on: string;
+            /** @description When `owner_statement.ready` was recorded (ISO 8601 UTC); null before. */
+            ready_at: string | null;
+        };
+        OwnerStatement: {
+            /**
+             * @description The owner’s contact reference (`P-…`).
+             * @example P-4F7KQ2M9XA
+             */
+            owner: string;
+            /** @description The owner’s name now; null once the person is erased. */
+            owner_name: string | null;
+            company_name: string;
+            /** @example 2027-02 */
+            month: string;
+            /**
+             * @description The month’s first day.
+             * @example 2027-02-03
+             */
+            from: string;
+            /**
+             * @description The month’s last day.
+             * @example 2027-02-03
+             */
+            to: string;
+            /**
+             * @description `closed` from `closes_on` on (the month is over and the company’s `statement_grace_days` have passed): it never changes. An `open` month is still being booked.
+             * @enum {string}
+             */
+            status: "open" | "closed";
+            /**
+             * @description The day the month closes: the next month’s first day plus the grace days.
+             * @example 2027-02-03
+             */
+            closes_on: string;
+            /** @description By day, in the order they were booked. */
+            lines: components["schemas"]["OwnerStatementLine"][];
+            /** @description Per currency, in alphabetical order. */
+            totals: components["schemas"]["OwnerStatementTotals"][];
+        };
+        OwnerStatementLine: {
+            /**
+             * @description `rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`).
+             * @enum {string}
+             */
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled";
+            /**
+             * @description YYYY-MM-DD, in the company’s time zone.
+             * @example 2027-02-03
+             */
+            day: string;
+            /**
+             * @description Signed, in the line’s currency: positive adds to what the company owes the owner, negative takes from it.
+             * @example 10000.00
+             */
+            amount: string;
+            /** @example AED */
+            currency: string;
+            /** @description The lease (`T-…`); a charge on a job of a home not let: null. */
+            lease: string | null;
+            /** @description The home’s English slug when the line was booked. */
+            home: string;
+            /** @description The rent payment of a rent or fee line. */
+            payment_id: string | null;
+            /** @description The job charge of a charge line. */
+            charge_id: string | null;
+            /** @description The job (`J-…`) of a charge line. */
+            job: string | null;
+        };
+        /** @description One per currency of the month’s lines (and of the balance carried). */
+        OwnerStatementTotals: {
+            /** @example AED */
+            currency: string;
+            /**
+             * @description Sum of `rent_received` lines.
+             * @example 10000.00
+             */
+            rent_received: string;
+            /**
+             * @description Sum of `rent_reversed` lines, as a positive amount.
+             * @example 10000.00
+             */
+            rent_reversed: string;
+            /**
+             * @description Sum of `fee` lines, as a positive amount.
+             * @example 10000.00
+             */
+            fees: string;
+            /**
+             * @description Sum of `fee_reversed` lines.
+             * @example 10000.00
+             */
+            fees_reversed: string;
+            /**
+             * @description Sum of `job_charge` lines, as a positive amount.
+             * @example 10000.00
+             */
+            job_charges: string;
+            /**
+             * @description Sum of `job_charge_cancelled` lines.
+             * @example 10000.00
+             */
+            job_charges_cancelled: string;
+            /**
+             * @description Sum of every line: what the month adds to (or, negative, takes from) what the owner is owed.
+             * @example 10000.00
+             */
+            net: string;
+            /**
+             * @description Every earlier month’s net, when the company keeps a balance (`statement_balance`).
+             * @example 10000.00
+             */
+            opening_balance: string | null;
+            /**
+             * @description `opening_balance` plus `net`, when the company keeps a balance.
+             * @example 10000.00
+             */
+            closing_balance: string | null;
+        };
+        OwnerStatementLink: {
+            /** @description The printable page; anyone holding the link reads the statement until it expires. */
+            url: string;
+            /**
+             * @description The owner’s contact reference (`P-…`).
+             * @example P-4F7KQ2M9XA
+             */
+            owner: string;
+            /** @example 2027-02 */
+            month: string;
+            /** @enum {string} */
+            language: "en" | "ar";
+            /** @example 2027-03-31T08:00:00.000Z */
+            expires_at: string;
+        };
+        OwnerStatementLinkInput: {
+            /**
+             * @description The owner’s contact reference (`P-…`).
+             * @example P-4F7KQ2M9XA
+             */
+            owner: string;
+            /** @example 2027-02 */
+            month: string;
+            /**
+             * @description The page’s language: `en` (default) or `ar` (right to left).
+             * @enum {string}
+             */
+            language?: "en" | "ar";
+            /** @description Days the link works (default 30). */
+            expires_in_days?: number;
+        };
+        Journal: {
+            /** @example 2027-02 */
+            month: string;
+            /** @enum {string} */
+            status: "open" | "closed";
+            closes_on: string;
+            entries: components["schemas"]["JournalEntry"][];
+            /** @description Per currency. */
+            totals: components["schemas"]["JournalTotals"][];
+        };
+        JournalEntry: {
+            /**
+             * @description Stable: the same entry has the same number in every export.
+             * @example OS-1042
+             */
+            number: string;
+            /**
+             * @description The statement line’s day.
+             * @example 2027-02-03
+             */
+            day: string;
+            /** @enum {string} */
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled";
+            narration: string;
+            currency: string;
+            /** @description The owner’s contact reference. */
+            owner: string;
+            lease: string | null;
+            home: string;
+            payment_id: string | null;
+            charge_id: string | null;
+            job: string | null;
+            /** @description A debit and a credit of the same amount. */
+            lines: components["schemas"]["JournalLine"][];
+        };
+        JournalLine: {
+            /** @enum {string} */
+            account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance";
+            /** @description The account’s code (company setting `accounting_accounts`); null until mapped. */
+            code: string | null;
+            /** @description The account’s name; null until mapped. */
+            name: string | null;
+            /**
+             * @description A decimal string; "0.00" on the other side.
+             * @example 10000.00
+             */
+            debit: string;
+            /**
+             * @description A decimal string; "0.00" on the other side.
+             * @example 10000.00
+             */
+            credit: string;
+        };
+        JournalTotals: {
+            currency: string;
+            /**
+             * @description A decimal string; "0.00" on the other side.
+             * @example 10000.00
+             */
+            debit: string;
+            /**
+             * @description A decimal string; "0.00" on the other side.
+             * @example 10000.00
+             */
+            credit: string;
+            accounts: {
+                /** @enum {string} */
+                account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance";
+                /**
+                 * @description A decimal string; "0.00" on the other side.
+                 * @example 10000.00
+                 */
+                debit: string;
+                /**
+                 * @description A decimal string; "0.00" on the other side.
+                 * @example 10000.00
+                 */
+                credit: string;
+            }[];
+            /**
+             * @description Credits less debits to the owner payable account: the sum of the month’s statements’ `net`.
+             * @example 10000.00
+             */
+            owner_payable: string;
         };
     };
     responses: never;
@@ -9302,6 +9672,284 @@ export interface operations {
             };
         };
     };
+    listOwnerStatementMonths: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The `next_cursor` of the previous page. Opaque. */
+                cursor?: string;
+                /** @description The owner’s contact reference (`P-…`). */
+                owner?: string;
+                /** @description Months on or after this one. */
+                from?: string;
+                /** @description Months on or before this one. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of owners’ months */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerStatementMonthList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOwnerStatement: {
+        parameters: {
+            query: {
+                /** @description The owner’s contact reference (`P-…`). */
+                owner: string;
+                month: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerStatement"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createOwnerStatementLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "owner": "P-4F7KQ2M9XA",
+                 *       "month": "2027-02",
+                 *       "language": "ar"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OwnerStatementLinkInput"];
+            };
+        };
+        responses: {
+            /** @description The link */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerStatementLink"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJournalExport: {
+        parameters: {
+            query: {
+                month: string;
+                /** @description `json` (default); `xero`: Xero’s manual journal import CSV; `quickbooks`: QuickBooks Online’s journal entry import CSV. */
+                format?: "json" | "xero" | "quickbooks";
+                /** @description Only this currency’s entries. A CSV holds one currency: required when the month has several. */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The journal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Journal"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     leadCreatedEvent: {
         parameters: {
             query?: never;
@@ -10759,6 +11407,59 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["JobChargeEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ownerStatementReadyEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "owner_statement.ready";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["OwnerStatementEventData"];
                 };
             };
         };

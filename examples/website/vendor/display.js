@@ -5,7 +5,9 @@ function displayLocale(language) {
   return language === "ar" ? "ar-AE-u-nu-latn" : "en-GB";
 }
 function formatMoney(amount, currency, language) {
-  return new Intl.NumberFormat(displayLocale(language), { style: "currency", currency }).format(Number(amount));
+  return new Intl.NumberFormat(displayLocale(language), { style: "currency", currency }).format(
+    amount
+  );
 }
 function formatInstant(at, language, timeZone) {
   return new Intl.DateTimeFormat(displayLocale(language), { dateStyle: "full", timeStyle: "long", timeZone }).format(

@@ -1,0 +1,144 @@
+import type { z } from '@hono/zod-openapi';
+import Big from 'big.js';
+import { stringify } from 'csv-stringify/sync';
+import { ApiError } from '../../lib/errors';
+import { amountOut } from '../../lib/money';
+import type { JournalSchema, JournalTotalsSchema } from '../../schema/statements/journal';
+import type { Company } from '../../schema/platform/db';
+import { type JournalData, type JournalEntry, journalAccounts } from './journal';
+
+export type JournalView = z.infer<typeof JournalSchema>;
+type TotalsView = z.infer<typeof JournalTotalsSchema>;
+
+/** Per currency: every debit and credit, per account, and owner payable's credits less debits. */
+export function journalTotals(entries: JournalEntry[]): TotalsView[] {
+  const currencies = [...new Set(entries.map((entry) => entry.currency))].sort();
+  return currencies.map((currency) => {
+    const out = (value: Big) => amountOut(value.toString(), currency) as string;
+    const accounts = new Map(journalAccounts.map((account) => [account, { debit: new Big(0), credit: new Big(0) }]));
+    for (const entry of entries) {
+      if (entry.currency !== currency) continue;
+      for (const line of entry.lines) {
+        const sums = accounts.get(line.account) as { debit: Big; credit: Big };
+        sums.debit = sums.debit.plus(line.debit);
+        sums.credit = sums.credit.plus(line.credit);
+      }
+    }
+    const all = [...accounts.values()];
+    const payable = accounts.get('owner_payable') as { debit: Big; credit: Big };
+    return {
+      currency,
+      debit: out(all.reduce((sum, a) => sum.plus(a.debit), new Big(0))),
+      credit: out(all.reduce((sum, a) => sum.plus(a.credit), new Big(0))),
+      accounts: [...accounts].map(([account, sums]) => ({ account, debit: out(sums.debit), credit: out(sums.credit) })),
+      owner_payable: out(payable.credit.minus(payable.debit)),
+    };
+  });
+}
+
+export function presentJournal(data: JournalData): JournalView {
+  return {
+    month: data.span.month,
+    status: data.closing.status,
+    closes_on: data.closing.closes_on,
+    entries: data.entries.map((entry) => ({
+      number: entry.number,
+      day: entry.day,
+      kind: entry.kind,
+      narration: entry.narration,
+      currency: entry.currency,
+      owner: entry.owner,
+      lease: entry.lease,
+      home: entry.home,
+      payment_id: entry.payment_id,
+      charge_id: entry.charge_id,
+      job: entry.job,
+      lines: entry.lines,
+    })),
+    totals: journalTotals(data.entries),
+  };
+}
+
+/** A CSV holds one currency (neither import layout has a currency per line): 400 when the month has several. */
+function oneCurrency(entries: JournalEntry[]): void {
+  const currencies = [...new Set(entries.map((entry) => entry.currency))].sort();
+  if (currencies.length > 1) {
+    const message = `The month has entries in ${currencies.join(', ')}: export one currency at a time (currency=…).`;
+    throw new ApiError('invalid_request', message, { errors: [{ path: 'currency', code: 'currency_required', message }] });
+  }
+}
+
+/** Entries of a zero amount (a payment of 0 received) stay in the JSON; the import layouts take no empty journal. */
+const posted = (entries: JournalEntry[]) => entries.filter((entry) => !new Big(entry.amount).eq(0));
+
+const csv = (header: string[], rows: string[][]) => stringify([header, ...rows], { record_delimiter: 'windows' });
+
+/** `YYYY-MM-DD` as `DD/MM/YYYY` or `MM/DD/YYYY`. */
+function dayAs(day: string, order: 'day_first' | 'month_first'): string {
+  const [y, m, d] = day.split('-') as [string, string, string];
+  return order === 'day_first' ? `${d}/${m}/${y}` : `${m}/${d}/${y}`;
+}
+
+/**
+ * Xero's manual journal import (help.xero.com "ManualJournalsImport"; docs/api-reference.md): one row per journal
+ * line, the same Narration and Date on the rows of one journal, the account's code, the tax rate's name, the amount
+ * positive for a debit and negative for a credit, dates DD/MM/YYYY.
+ */
+export const xeroHeader = [
+  '*Narration',
+  '*Date',
+  'Description',
+  '*AccountCode',
+  '*TaxRate',
+  '*Amount',
+  'TrackingName1',
+  'TrackingOption1',
+  'TrackingName2',
+  'TrackingOption2',
+];
+
+export function xeroCsv(data: JournalData, company: Company): string {
+  oneCurrency(data.entries);
+  const taxRate = company.settings.accounting_xero_tax_rate ?? 'Tax Exempt';
+  const rows = posted(data.entries).flatMap((entry) =>
+    entry.lines.map((line) => [
+      entry.narration,
+      dayAs(entry.day, 'day_first'),
+      `${line.name}: ${entry.owner} ${entry.lease ?? entry.job ?? ''} ${entry.home}`.replace(/ +/g, ' '),
+      line.code as string,
+      taxRate,
+      new Big(line.debit).gt(0) ? line.debit : `-${line.credit}`,
+      '',
+      '',
+      '',
+      '',
+    ]),
+  );
+  return csv(xeroHeader, rows);
+}
+
+/**
+ * QuickBooks Online's journal entry import (Intuit's "Import journal entries"; docs/api-reference.md): rows of one
+ * entry share the Journal No.; the account's name; Debits or Credits, the other left empty; dates in the company's
+ * `accounting_date_order`.
+ */
+export const quickBooksHeader = ['Journal No.', 'Journal Date', 'Account Name', 'Debits', 'Credits', 'Description'];
+
+export function quickBooksCsv(data: JournalData, company: Company): string {
+  oneCurrency(data.entries);
+  const order = company.settings.accounting_date_order ?? 'day_first';
+  const rows = posted(data.entries).flatMap((entry) =>
+    entry.lines.map((line) => {
+      const debit = new Big(line.debit).gt(0);
+      return [
+        entry.number,
+        dayAs(entry.day, order),
+        line.name as string,
+        debit ? line.debit : '',
+        debit ? '' : line.credit,
+        entry.narration,
+      ];
+    }),
+  );
+  return csv(quickBooksHeader, rows);
+}

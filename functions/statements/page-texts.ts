@@ -1,0 +1,122 @@
+import type { LineKind } from '../../schema/statements/db';
+
+/** The printable statement's words, in English and Arabic (the page is right to left in Arabic). */
+export type PageLanguage = 'en' | 'ar';
+
+type Texts = {
+  title: string;
+  company: string;
+  owner: string;
+  erased: string;
+  period: string;
+  status: string;
+  statuses: Record<'open' | 'closed', string>;
+  closesOn: string;
+  lines: string;
+  day: string;
+  what: string;
+  lease: string;
+  home: string;
+  record: string;
+  amount: string;
+  none: string;
+  kinds: Record<LineKind, string>;
+  totals: string;
+  currency: string;
+  sums: Record<
+    'rent_received' | 'fees' | 'rent_reversed' | 'fees_reversed' | 'job_charges' | 'job_charges_cancelled' | 'net',
+    string
+  >;
+  opening: string;
+  closing: string;
+  print: string;
+  notFound: string;
+  expired: string;
+};
+
+export const pageTexts: Record<PageLanguage, Texts> = {
+  en: {
+    title: 'Owner statement',
+    company: 'Company',
+    owner: 'Owner',
+    erased: '(name erased)',
+    period: 'Period',
+    status: 'Status',
+    statuses: { open: 'Open: the month is still being booked', closed: 'Closed: final' },
+    closesOn: 'Closes on',
+    lines: 'Lines',
+    day: 'Day',
+    what: 'Line',
+    lease: 'Lease',
+    home: 'Home',
+    record: 'Record',
+    amount: 'Amount',
+    none: 'Nothing was booked this month.',
+    kinds: {
+      rent_received: 'Rent received',
+      fee: 'Management fee',
+      rent_reversed: 'Rent reversed (payment bounced)',
+      fee_reversed: 'Management fee returned (payment bounced)',
+      job_charge: 'Maintenance charge',
+      job_charge_cancelled: 'Maintenance charge cancelled',
+    },
+    totals: 'Totals',
+    currency: 'Currency',
+    sums: {
+      rent_received: 'Rent received',
+      fees: 'Management fees',
+      rent_reversed: 'Rent reversed',
+      fees_reversed: 'Management fees returned',
+      job_charges: 'Maintenance charges',
+      job_charges_cancelled: 'Maintenance charges cancelled',
+      net: 'Net for the month',
+    },
+    opening: 'Opening balance',
+    closing: 'Closing balance',
+    print: 'Print this page, or save it as a PDF, from your browser.',
+    notFound: 'Statement not found',
+    expired: 'This link has expired: ask the company for a new one.',
+  },
+  ar: {
+    title: 'كشف حساب المالك',
+    company: 'الشركة',
+    owner: 'المالك',
+    erased: '(تم حذف الاسم)',
+    period: 'الفترة',
+    status: 'الحالة',
+    statuses: { open: 'مفتوح: لا يزال الشهر قيد التسجيل', closed: 'مغلق: نهائي' },
+    closesOn: 'يُغلق في',
+    lines: 'الحركات',
+    day: 'التاريخ',
+    what: 'البيان',
+    lease: 'عقد الإيجار',
+    home: 'العقار',
+    record: 'المرجع',
+    amount: 'المبلغ',
+    none: 'لا توجد حركات مسجلة في هذا الشهر.',
+    kinds: {
+      rent_received: 'إيجار مستلم',
+      fee: 'رسوم الإدارة',
+      rent_reversed: 'إيجار مسترد (شيك مرتجع)',
+      fee_reversed: 'رسوم إدارة مستردة (شيك مرتجع)',
+      job_charge: 'تكلفة صيانة',
+      job_charge_cancelled: 'إلغاء تكلفة صيانة',
+    },
+    totals: 'الإجماليات',
+    currency: 'العملة',
+    sums: {
+      rent_received: 'الإيجار المستلم',
+      fees: 'رسوم الإدارة',
+      rent_reversed: 'الإيجار المسترد',
+      fees_reversed: 'رسوم الإدارة المستردة',
+      job_charges: 'تكاليف الصيانة',
+      job_charges_cancelled: 'تكاليف الصيانة الملغاة',
+      net: 'صافي الشهر',
+    },
+    opening: 'الرصيد الافتتاحي',
+    closing: 'الرصيد الختامي',
+    print: 'اطبع هذه الصفحة أو احفظها بصيغة PDF من متصفحك.',
+    notFound: 'لم يتم العثور على الكشف',
+    expired: 'انتهت صلاحية هذا الرابط: اطلب رابطاً جديداً من الشركة.',
+  },
+};

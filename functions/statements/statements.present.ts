@@ -1,0 +1,106 @@
+import type { z } from '@hono/zod-openapi';
+import Big from 'big.js';
+import { iso } from '../../lib/dates';
+import { amountOut } from '../../lib/money';
+import type { LineKind } from '../../schema/statements/db';
+import type { MonthSchema, StatementSchema, StatementTotalsSchema } from '../../schema/statements/statements';
+import type { Company } from '../../schema/platform/db';
+import { closingOf } from './months';
+import type { LineRow, MonthRow, StatementData } from './statements';
+
+export type StatementView = z.infer<typeof StatementSchema>;
+export type TotalsView = z.infer<typeof StatementTotalsSchema>;
+export type MonthView = z.infer<typeof MonthSchema>;
+
+/** Which total each kind of line adds to, and whether as itself or as a positive amount. */
+const totalOf: Record<
+  LineKind,
+  'rent_received' | 'rent_reversed' | 'fees' | 'fees_reversed' | 'job_charges' | 'job_charges_cancelled'
+> = {
+  rent_received: 'rent_received',
+  rent_reversed: 'rent_reversed',
+  fee: 'fees',
+  fee_reversed: 'fees_reversed',
+  job_charge: 'job_charges',
+  job_charge_cancelled: 'job_charges_cancelled',
+};
+
+const money = (value: Big, currency: string) => amountOut(value.toString(), currency) as string;
+
+/**
+ * The month's totals per currency (alphabetical): each kind's sum as a positive amount, the signed net, and the
+ * balance carried in and out when the company keeps one. The only place a statement's amounts are added up: the JSON
+ * answer and the printable page both show this.
+ */
+export function statementTotals(lines: LineRow[], opening: Map<string, string> | null): TotalsView[] {
+  const currencies = new Set([...lines.map((line) => line.currency), ...(opening?.keys() ?? [])]);
+  return [...currencies].sort().map((currency) => {
+    const sums = {
+      rent_received: new Big(0),
+      rent_reversed: new Big(0),
+      fees: new Big(0),
+      fees_reversed: new Big(0),
+      job_charges: new Big(0),
+      job_charges_cancelled: new Big(0),
+    };
+    let net = new Big(0);
+    for (const line of lines) {
+      if (line.currency !== currency) continue;
+      const amount = new Big(line.amount);
+      sums[totalOf[line.kind]] = sums[totalOf[line.kind]].plus(amount.abs());
+      net = net.plus(amount);
+    }
+    const carried = opening === null ? null : new Big(opening.get(currency) ?? '0');
+    return {
+      currency,
+      rent_received: money(sums.rent_received, currency),
+      rent_reversed: money(sums.rent_reversed, currency),
+      fees: money(sums.fees, currency),
+      fees_reversed: money(sums.fees_reversed, currency),
+      job_charges: money(sums.job_charges, currency),
+      job_charges_cancelled: money(sums.job_charges_cancelled, currency),
+      net: money(net, currency),
+      opening_balance: carried === null ? null : money(carried, currency),
+      closing_balance: carried === null ? null : money(carried.plus(net), currency),
+    };
+  });
+}
+
+export function presentLine(line: LineRow) {
+  return {
+    kind: line.kind,
+    day: line.day,
+    amount: amountOut(line.amount, line.currency) as string,
+    currency: line.currency,
+    lease: line.lease,
+    home: line.home,
+    payment_id: line.payment_id,
+    charge_id: line.charge_id,
+    job: line.job,
+  };
+}
+
+/** A statement as the API answers it, and as the printable page shows it. */
+export function presentStatement(data: StatementData): StatementView {
+  return {
+    owner: data.owner.reference,
+    owner_name: data.owner.name,
+    company_name: data.company.name,
+    month: data.span.month,
+    from: data.span.from,
+    to: data.span.to,
+    status: data.closing.status,
+    closes_on: data.closing.closes_on,
+    lines: data.lines.map(presentLine),
+    totals: statementTotals(data.lines, data.opening),
+  };
+}
+
+export function presentMonths(company: Company, rows: MonthRow[], now: Date): MonthView[] {
+  return rows.map((row) => ({
+    owner: row.owner,
+    month: row.month,
+    ...closingOf(company, row.month, now),
+    ready_at: iso(row.announced_at),
+  }));
+}

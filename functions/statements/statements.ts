@@ -1,0 +1,189 @@
+import { sql } from 'kysely';
+import { auditReadCte } from '../../lib/audit';
+import { randomToken, sha256 } from '../../lib/crypto';
+import type { Executor } from '../../lib/db/index';
+import type { Caller } from '../../lib/env';
+import { notFound } from '../../lib/errors';
+import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
+import type { LineKind } from '../../schema/statements/db';
+import type { Company } from '../../schema/platform/db';
+import { type Closing, closingOf, type MonthSpan, monthSpan } from './months';
+
+/**
+ * Owner statements, read from the lines the database books with each receipt, bounce and charge (migration 0023):
+ * a month's statement is the owner's lines whose day falls in it. Nothing here computes an amount: the lines are
+ * summed in statements.present.ts, once, for the JSON and the printable page alike.
+ */
+
+/** A statement line as read: amounts and days as text, the records it names by their references. */
+export type LineRow = {
+  id: string;
+  kind: LineKind;
+  day: string;
+  amount: string;
+  currency: string;
+  lease: string | null;
+  home: string;
+  payment_id: string | null;
+  charge_id: string | null;
+  job: string | null;
+};
+
+/** An owner's month: who, the company, when it closes, its lines, and the balance carried into it (if kept). */
+export type StatementData = {
+  owner: { id: string; reference: string; name: string | null };
+  company: Pick<Company, 'name' | 'time_zone' | 'settings'>;
+  span: MonthSpan;
+  closing: Closing;
+  lines: LineRow[];
+  /** Per currency, every earlier line's sum; null when the company keeps no balance. */
+  opening: Map<string, string> | null;
+};
+
+/** The lines of a company (and owner) in [from, to], with their lease's and job's references, in booking order. */
+export function selectLines(db: Executor, companyId: string, from: string, to: string) {
+  return db
+    .selectFrom('owner_statement_lines as l')
+    .leftJoin('leases as le', 'le.id', 'l.lease_id')
+    .leftJoin('job_charges as ch', 'ch.id', 'l.charge_id')
+    .leftJoin('jobs as j', 'j.id', 'ch.job_id')
+    .select([
+      sql<string>`l.id::text`.as('id'),
+      'l.kind',
+      sql<string>`l.day::text`.as('day'),
+      sql<string>`l.amount::text`.as('amount'),
+      'l.currency',
+      'le.reference as lease',
+      'l.home',
+      'l.payment_id',
+      'l.charge_id',
+      'j.reference as job',
+    ])
+    .where('l.company_id', '=', companyId)
+    .where('l.day', '>=', from)
+    .where('l.day', '<=', to)
+    .orderBy('l.day')
+    .orderBy('l.id');
+}
+
+type OwnerKey = { reference: string } | { id: string };
+
+/** The company's contact by reference (the API's) or id (a page link's); 404 when there is none. */
+async function ownerOf(db: Executor, companyId: string, key: OwnerKey) {
+  const query = db.selectFrom('contacts').select(['id', 'reference', 'name']).where('company_id', '=', companyId);
+  const owner = await ('id' in key
+    ? query.where('id', '=', key.id)
+    : query.where('reference', '=', key.reference)
+  ).executeTakeFirst();
+  if (!owner) throw notFound(`The owner ${'id' in key ? key.id : key.reference}`);
+  return owner;
+}
+
+/**
+ * An owner's statement of `month` (`YYYY-MM`): the owner (404 when the company has no such person; a person with no
+ * line that month gets an empty statement), its lines, and the balance carried into it when the company keeps one
+ * (`statement_balance: carried`): the sum of every earlier line, per currency.
+ */
+export async function ownerStatement(
+  db: Executor,
+  company: Company,
+  key: OwnerKey,
+  month: string,
+  now: Date,
+): Promise<StatementData> {
+  const owner = await ownerOf(db, company.id, key);
+  const span = monthSpan(month);
+  const lines = await selectLines(db, company.id, span.from, span.to).where('l.owner_id', '=', owner.id).execute();
+  let opening: Map<string, string> | null = null;
+  if (company.settings.statement_balance === 'carried') {
+    const sums = await db
+      .selectFrom('owner_statement_lines')
+      .select(['currency', sql<string>`sum(amount)::text`.as('sum')])
+      .where('owner_id', '=', owner.id)
+      .where('company_id', '=', company.id)
+      .where('day', '<', span.from)
+      .groupBy('currency')
+      .execute();
+    opening = new Map(sums.map((row) => [row.currency, row.sum]));
+  }
+  return { owner, company, span, closing: closingOf(company, month, now), lines, opening };
+}
+
+/** The months list's order: newest month first, then by owner. */
+const monthsSort: KeysetSort = {
+  name: 'owner_statement_months',
+  columns: [
+    { ref: 's.month', direction: 'desc', type: 'text' },
+    { ref: 's.owner_id', direction: 'desc', type: 'uuid' },
+  ],
+};
+
+export type MonthRow = { owner: string; month: string; announced_at: Date | null };
+
+/** A page of the company's owners and months that have a statement (at least one line), newest first. */
+export async function statementMonths(
+  db: Executor,
+  company: Company,
+  query: { owner?: string; from?: string; to?: string; page_size: number; cursor?: string },
+): Promise<{ rows: MonthRow[]; next_cursor: string | null }> {
+  let select = db
+    .selectFrom('owner_statements as s')
+    .innerJoin('contacts as o', 'o.id', 's.owner_id')
+    .select(['o.reference as owner', sql<string>`to_char(s.month, 'YYYY-MM')`.as('month'), 's.announced_at'])
+    .where('s.company_id', '=', company.id);
+  if (query.owner !== undefined) select = select.where('o.reference', '=', query.owner);
+  if (query.from !== undefined) select = select.where('s.month', '>=', `${query.from}-01`);
+  if (query.to !== undefined) select = select.where('s.month', '<=', `${query.to}-01`);
+  const rows = await paginate(select, monthsSort, query).execute();
+  return pageOf(rows, monthsSort, query.page_size);
+}
+
+export type LinkMade = { token: string; language: 'en' | 'ar'; expires_at: Date };
+
+/**
+ * A link to the printable page of an owner's month: 32 random characters (190 bits), of which only the SHA-256 is
+ * kept, working until `expires_at`. One statement: the owner's row (404 when unknown), the link and the audit row of
+ * the personal data it opens (the owner's name and accounts).
+ */
+export async function createLink(
+  db: Executor,
+  company: Company,
+  input: { owner: string; month: string; language?: 'en' | 'ar'; expires_in_days?: number },
+  now: Date,
+  audit: { caller: Caller; route: string },
+): Promise<LinkMade> {
+  const token = randomToken(32);
+  const language = input.language ?? 'en';
+  const expires_at = new Date(now.getTime() + (input.expires_in_days ?? 30) * 86_400_000);
+  const read = { companyId: company.id, caller: audit.caller, route: audit.route, references: [input.owner] };
+  const { rows } = await sql<{ id: string }>`
+    with owner as (
+      select id from contacts where company_id = ${company.id}::uuid and reference = ${input.owner}
+    ),
+    link as (
+      insert into owner_statement_links (company_id, owner_id, month, language, token_hash, expires_at, created_at)
+      select ${company.id}::uuid, owner.id, ${`${input.month}-01`}::date, ${language}, ${await sha256(token)},
+        ${expires_at}::timestamptz, ${now}::timestamptz
+      from owner
+      returning id
+    ),
+    ${auditReadCte('audited', read, 'link')}
+    select id from link`.execute(db);
+  if (rows.length === 0) throw notFound(`The owner ${input.owner}`);
+  return { token, language, expires_at };
+}
+
+export type LinkFound = { owner_id: string; month: string; language: 'en' | 'ar'; expired: boolean };
+
+/** The link of a page token on this company (undefined: unknown), and whether it has expired at `now`. */
+export async function linkOf(db: Executor, companyId: string, token: string, now: Date): Promise<LinkFound | undefined> {
+  if (!/^[A-Za-z0-9]{32}$/.test(token)) return undefined;
+  const link = await db
+    .selectFrom('owner_statement_links')
+    .select(['owner_id', sql<string>`to_char(month, 'YYYY-MM')`.as('month'), 'language', 'expires_at'])
+    .where('company_id', '=', companyId)
+    .where('token_hash', '=', await sha256(token))
+    .executeTakeFirst();
+  if (!link) return undefined;
+  return { owner_id: link.owner_id, month: link.month, language: link.language, expired: link.expires_at <= now };
+}

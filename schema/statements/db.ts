@@ -1,0 +1,51 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { NullableTimestamp } from '../common/columns';
+
+/** Owner statements (migration 0023), merged into `Database` (schema/db.ts). */
+
+export const lineKinds = ['rent_received', 'fee', 'rent_reversed', 'fee_reversed', 'job_charge', 'job_charge_cancelled'] as const;
+export type LineKind = (typeof lineKinds)[number];
+
+/** Written by the database's triggers only (rent payments and job charges), never updated. */
+export interface OwnerStatementLinesTable {
+  id: ColumnType<string, never, never>;
+  company_id: string;
+  owner_id: string;
+  kind: LineKind;
+  /** `YYYY-MM-DD`, read as text. */
+  day: ColumnType<string, string, never>;
+  /** Signed: what the line does to what the company owes the owner. */
+  amount: ColumnType<string, string, never>;
+  currency: string;
+  lease_id: string | null;
+  listing_id: string;
+  home: string;
+  payment_id: string | null;
+  charge_id: string | null;
+  recorded_at: Generated<Date>;
+}
+
+export interface OwnerStatementsTable {
+  company_id: string;
+  owner_id: string;
+  /** The month's first day, `YYYY-MM-01`. */
+  month: string;
+  announced_at: NullableTimestamp;
+}
+
+export interface OwnerStatementLinksTable {
+  id: Generated<string>;
+  company_id: string;
+  owner_id: string;
+  month: string;
+  language: 'en' | 'ar';
+  token_hash: Uint8Array;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  created_at: Generated<Date>;
+}
+
+export interface StatementTables {
+  owner_statement_lines: OwnerStatementLinesTable;
+  owner_statements: OwnerStatementsTable;
+  owner_statement_links: OwnerStatementLinksTable;
+}

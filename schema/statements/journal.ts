@@ -1,0 +1,79 @@
+import { z } from '@hono/zod-openapi';
+import { accountingAccounts } from '../platform/db';
+import { lineKinds } from './db';
+import { monthInput } from './statements';
+
+/** The accounting journal of a month (issue 27; docs/api-reference.md, "Owner statements and the accounting journal"). */
+
+export const journalFormats = ['json', 'xero', 'quickbooks'] as const;
+
+export const JournalQuery = z.strictObject({
+  month: monthInput,
+  format: z.enum(journalFormats).default('json').openapi({
+    description:
+      '`json` (default); `xero`: Xero’s manual journal import CSV; `quickbooks`: QuickBooks Online’s journal entry import CSV.',
+  }),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'An ISO 4217 code such as AED.')
+    .optional()
+    .openapi({ description: 'Only this currency’s entries. A CSV holds one currency: required when the month has several.' }),
+});
+
+const amount = z.string().openapi({ description: 'A decimal string; "0.00" on the other side.', example: '10000.00' });
+
+const JournalLineSchema = z
+  .object({
+    account: z.enum(accountingAccounts),
+    code: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The account’s code (company setting `accounting_accounts`); null until mapped.' }),
+    name: z.string().nullable().openapi({ description: 'The account’s name; null until mapped.' }),
+    debit: amount,
+    credit: amount,
+  })
+  .openapi('JournalLine');
+
+export const JournalEntrySchema = z
+  .object({
+    number: z
+      .string()
+      .openapi({ description: 'Stable: the same entry has the same number in every export.', example: 'OS-1042' }),
+    day: z.string().openapi({ description: 'The statement line’s day.', example: '2027-02-03' }),
+    kind: z.enum(lineKinds),
+    narration: z.string(),
+    currency: z.string(),
+    owner: z.string().openapi({ description: 'The owner’s contact reference.' }),
+    lease: z.string().nullable(),
+    home: z.string(),
+    payment_id: z.string().nullable(),
+    charge_id: z.string().nullable(),
+    job: z.string().nullable(),
+    lines: z.array(JournalLineSchema).openapi({ description: 'A debit and a credit of the same amount.' }),
+  })
+  .openapi('JournalEntry');
+
+const AccountTotalSchema = z.object({ account: z.enum(accountingAccounts), debit: amount, credit: amount });
+
+export const JournalTotalsSchema = z
+  .object({
+    currency: z.string(),
+    debit: amount,
+    credit: amount,
+    accounts: z.array(AccountTotalSchema),
+    owner_payable: amount.openapi({
+      description: 'Credits less debits to the owner payable account: the sum of the month’s statements’ `net`.',
+    }),
+  })
+  .openapi('JournalTotals');
+
+export const JournalSchema = z
+  .object({
+    month: monthInput,
+    status: z.enum(['open', 'closed']),
+    closes_on: z.string(),
+    entries: z.array(JournalEntrySchema),
+    totals: z.array(JournalTotalsSchema).openapi({ description: 'Per currency.' }),
+  })
+  .openapi('Journal');
