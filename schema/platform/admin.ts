@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { listingTypes } from '../common/columns';
+import { markets } from '../common/permits';
 import { decimalInput, percentInput } from '../common/money';
 import { leadTypes, scopes } from '../common/scopes';
 import { hookUrl } from './webhooks';
@@ -65,6 +66,17 @@ export const CompanySettingsInput = z
     maintenance_approval_limit: decimalInput.nullable().openapi({
       description: '`approval_needed` when a job’s estimate is above this amount (default null: no limit).',
     }),
+    // Portals (docs/api-reference.md, "Portals and advertising permits").
+    market: z.enum(markets).nullable().openapi({
+      description:
+        'dubai: every listing for sale or lease needs a Trakheesi permit (dld), every holiday home a holiday-home permit (dtcm); null: none.',
+    }),
+    permit_reminder_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(365)
+      .openapi({ description: '`listing.permit_expiring` this many days before a live permit’s last day (default 14).' }),
   })
   .partial();
 

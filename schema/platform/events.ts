@@ -32,6 +32,14 @@ const JobChargeEventData = z
 const DealEventData = referenceOnly('deal', 'DealEventData');
 // Viewing feedback is never in an event.
 const ViewingEventData = referenceOnly('viewing', 'ViewingEventData');
+const ListingPermitEventData = z
+  .object({
+    listing_id: ref('The listing id.'),
+    slug: ref('The listing’s English slug.'),
+    permit_number: ref('The permit’s number.'),
+    expires_on: ref('The permit’s last valid day (YYYY-MM-DD, the company’s time zone).'),
+  })
+  .openapi('ListingPermitEventData');
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
 
 type Entry = { data: z.ZodType; when: string };
@@ -74,6 +82,14 @@ export const eventCatalogue = {
   'viewing.done': entry(ViewingEventData, 'A viewing took place.'),
   'viewing.cancelled': entry(ViewingEventData, 'A viewing was cancelled.'),
   'viewing.missed': entry(ViewingEventData, 'A viewing was missed.'),
+  'listing.permit_expiring': entry(
+    ListingPermitEventData,
+    'A live listing’s advertising permit ends within the company’s reminder days (scheduled work; once per permit).',
+  ),
+  'listing.permit_expired': entry(
+    ListingPermitEventData,
+    'A live listing’s advertising permit has ended (scheduled work): it has left the portal feeds that need one.',
+  ),
 } as const satisfies Record<string, Entry>;
 
 export type EventType = keyof typeof eventCatalogue;
