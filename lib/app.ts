@@ -125,7 +125,10 @@ export async function afterResponsesSettled(): Promise<void> {
 function afterResponse(c: Context<AppEnv>, services: Services, done?: () => Promise<void>): Promise<void> | undefined {
   const wrote = !readsOnly(c.req.method) && c.res.status < 400;
   if (!wrote && !done) return undefined;
+  const streaming = c.get('streaming') as Promise<unknown> | undefined;
   return (async () => {
+    // A streamed body reads the database as it is written: the services are closed once it is done.
+    if (streaming) await streaming.catch(() => {});
     if (wrote) {
       await services.webhooks.transport
         .handOff(services.db, services.webhooks)
@@ -133,6 +136,14 @@ function afterResponse(c: Context<AppEnv>, services: Services, done?: () => Prom
     }
     await done?.().catch((error: unknown) => console.error('closing services failed:', error));
   })();
+}
+
+/**
+ * For an answer whose body is written after the handler returned (a feed streamed from the database): the request's
+ * services (a Worker's per-request pool) stay open until `work` settles, and a Worker keeps running until then.
+ */
+export function keepServicesUntil(c: Context<AppEnv>, work: Promise<unknown>): void {
+  c.set('streaming', work);
 }
 
 /** GET, HEAD and OPTIONS: requests that change nothing and carry no body. */
