@@ -34,16 +34,39 @@ export function fieldErrors(error: ZodError): FieldError[] {
 export function createRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
+      const where = { query: 'query parameters', param: 'path parameters', json: 'request body fields' }[result.target as string];
       if (!result.success) {
-        const where = { query: 'query parameters', param: 'path parameters', json: 'request body fields' }[
-          result.target as string
-        ];
         throw new ApiError('invalid_request', `The ${where ?? result.target} ${where ? 'are' : 'is'} invalid.`, {
           errors: fieldErrors(result.error),
         });
       }
+      const broken = illFormedAt(result.data, '');
+      if (broken !== undefined) {
+        const message = 'Text must be well-formed Unicode: a lone surrogate (half of a pair) cannot be stored.';
+        throw new ApiError('invalid_request', `The ${where ?? result.target} ${where ? 'are' : 'is'} invalid.`, {
+          errors: [{ path: broken, code: 'invalid_string', message }],
+        });
+      }
     },
   });
+}
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The path of the first string (or key) holding a lone surrogate in validated input, if any: JSON may spell one
+ * (`"\ud83d"`), but no database can store it, so it is the client's mistake (400), never a failure of ours.
+ */
+function illFormedAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return loneSurrogate.test(value) ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (loneSurrogate.test(key)) return at;
+    const found = illFormedAt(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {

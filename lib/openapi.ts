@@ -100,6 +100,10 @@ const tags = [
   { name: 'Leases', description: 'Leases and their rent payments (server key).' },
   { name: 'Maintenance', description: 'Jobs, charges, contractors and inspections (server key).' },
   { name: 'Pipelines', description: 'Pipelines, deals and viewings (server key).' },
+  {
+    name: 'Portals',
+    description: 'Property Finder and Bayut/dubizzle XML feeds (secret token URLs) and the portal check (server key).',
+  },
   { name: 'Events', description: 'The webhooks a subscriber receives: thin, signed events (Standard Webhooks).' },
   {
     name: 'Admin',

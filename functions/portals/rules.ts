@@ -133,6 +133,8 @@ export function problemSql(company: Company, portal: Portal, today: string): Rec
        where t.id = l.agent_id and t.company_id = l.company_id and t.email is not null and t.phone is not null)`,
     property_type_unknown: sql<boolean>`(l.property_type is null or ${typeKeySql} <> all (${sql.val(types)}::text[]))`,
     location_missing: sql<boolean>`(l.city_id is null or l.area_id is null)`,
+    // Property Finder's format requires the floor area (`size`); Bayut's takes it when given.
+    size_missing: portal === 'propertyfinder' ? sql<boolean>`(l.size_sqm is null)` : sql<boolean>`false`,
   };
   // Never null (a market without permits compares with null): a problem is there or not.
   for (const code of Object.keys(problems) as PortalProblemCode[])
@@ -158,4 +160,5 @@ export const problemMessages: Record<PortalProblemCode, (portal: Portal) => stri
   agent_missing: () => 'The listing needs an agent (a team profile) with an email and a phone.',
   property_type_unknown: () => 'The portal has no category for the listing’s property type.',
   location_missing: () => 'The portal needs the listing’s city and area (its community).',
+  size_missing: () => 'The portal needs the floor area (size_sqm).',
 };

@@ -27,9 +27,12 @@ export function xmlOf(node: XmlNode): string {
  * other character are kept; escaping is the builder's.
  */
 export function xmlText(value: string): string {
-  return value
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return (
+    value
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 forbids are what is removed
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
+      .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+  );
 }
 
 /** A decimal string as the portals write numbers: no separators, no `.00` (1250000.00 → 1250000; 99.50 stays). */

@@ -16,6 +16,7 @@ export const portalProblemCodes = [
   'agent_missing',
   'property_type_unknown',
   'location_missing',
+  'size_missing',
 ] as const;
 export type PortalProblemCode = (typeof portalProblemCodes)[number];
 

@@ -96,6 +96,9 @@ const publicIds = [
   'createViewing',
   'getViewing',
   'updateViewing',
+  'getPropertyFinderFeed',
+  'getBayutFeed',
+  'listPortalChecks',
 ];
 
 describe('operation ids', () => {
