@@ -25,6 +25,8 @@ create index listings_agent_id on listings (agent_id) where agent_id is not null
 -- Another live listing of the company with the same permit and category (the portal check, the feeds).
 create index listings_live_permits on listings (company_id, listing_type, permit_number)
   where status = 'published' and permit_number is not null;
+-- The feeds read a company's published listings in id order, a batch at a time.
+create index listings_published_by_id on listings (company_id, id) where status = 'published';
 -- Scheduled work: live permits by expiry day.
 create index listings_permit_expiry on listings (permit_expires_on)
   where status = 'published' and permit_number is not null and not permit_expired;

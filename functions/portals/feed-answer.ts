@@ -46,7 +46,8 @@ export async function feedAnswer(c: Context<AppEnv>, portal: Portal, token: stri
       await write(`${format.open(count, now, context)}\n`);
       for (let after = ''; ; ) {
         const batch = await feedBatch(db, company, portal, today, after);
-        if (batch.length > 0) await write(batch.map((listing) => `${xmlOf(format.element(listing, context))}\n`).join(''));
+        const taken = batch.filter((listing) => listing.in_feed);
+        if (taken.length > 0) await write(taken.map((listing) => `${xmlOf(format.element(listing, context))}\n`).join(''));
         if (batch.length < feedBatchSize) break;
         after = (batch.at(-1) as { id: string }).id;
       }

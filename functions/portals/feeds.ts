@@ -71,7 +71,12 @@ export async function feedCount(db: Executor, company: Company, portal: Portal, 
 /** Listings per statement of a streaming feed: a batch's XML is written before the next is read. */
 export const feedBatchSize = 200;
 
-/** The portal's listings after `after` (an id; '' for the first), at most {@link feedBatchSize}, in id order. */
+/**
+ * The company's next {@link feedBatchSize} published listings after `after` (an id; '' for the first), in id order,
+ * each with `in_feed` (whether the portal takes it) and what its element needs. The rules are evaluated for these rows
+ * only: as a filter they would be evaluated for every later listing before the keyset's order and limit could stop
+ * the scan (seen at 10,000 listings: 330 ms a batch).
+ */
 export async function feedBatch(db: Executor, company: Company, portal: Portal, today: string, after: string) {
   const place = (column: 'l.city_id' | 'l.area_id' | 'l.project_id') =>
     sql<LocalisedText | null>`(select a.name from areas a where a.id = ${sql.ref(column)})`;
@@ -79,6 +84,7 @@ export async function feedBatch(db: Executor, company: Company, portal: Portal, 
     .selectFrom('listings as l')
     .select((eb) => [
       'l.id',
+      inFeedSql(company, portal, today).as('in_feed'),
       'l.listing_type',
       'l.title',
       'l.description',
@@ -114,10 +120,10 @@ export async function feedBatch(db: Executor, company: Company, portal: Portal, 
       ).as('agent'),
     ])
     .where('l.company_id', '=', company.id)
-    .where(inFeedSql(company, portal, today))
+    .where('l.status', '=', 'published')
     .$if(after !== '', (qb) => qb.where('l.id', '>', after))
     .orderBy('l.id')
     .limit(feedBatchSize)
     .execute();
-  return rows as unknown as FeedListing[];
+  return rows as unknown as Array<FeedListing & { in_feed: boolean }>;
 }
