@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, createPropertyApiClient } from '../../clients/typescript/src/index';
 import { runScheduledWork } from '../../functions/jobs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { adminCli } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
 import { portalCompany, portalListing, referenceOf, textAt, validateFeed } from './support';
 
@@ -275,5 +279,21 @@ describe('scheduled work on permits', () => {
     await run();
     expect(await events(company.id, 'listing.permit_expiring')).toHaveLength(2);
     api.clock.set(null);
+  });
+});
+
+describe('the admin command line', () => {
+  const cli = adminCli(() => api);
+  it('lists and rotates the feed URLs, runs the check and sets a listing’s advertising', async () => {
+    const company = await portalCompany(api, [portalListing('cli-one')]);
+    const feeds = await cli('portals', 'feeds', company.id);
+    expect(new URL(feeds.results[0].url).pathname).toBe(company.feed.propertyfinder);
+    const rotated = await cli('portals', 'rotate', company.id);
+    expect(new URL(rotated.results[0].url).pathname).not.toBe(company.feed.propertyfinder);
+    const file = join(await mkdtemp(join(tmpdir(), 'pa-cli-')), 'advertising.json');
+    await writeFile(file, JSON.stringify({ permit: null }));
+    expect((await cli('advertising', 'set', company.id, 'cli-one', file)).permit).toBeNull();
+    const check = await cli('portals', 'check', company.id, '--blocked');
+    expect(check.results.map((r: { slug: string }) => r.slug)).toEqual(['cli-one']);
   });
 });
