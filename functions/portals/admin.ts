@@ -38,9 +38,14 @@ const checkRoute = adminRoute({
 });
 
 const listFeeds: Handler<typeof listFeedsRoute> = async function listPortalFeeds(c) {
-  const { db, config } = c.var.services;
+  const { db, config, companyCache } = c.var.services;
   const company = await findCompany(db, c.req.valid('param').company_id);
-  const [token, hosts] = await Promise.all([feedToken(db, company, config.WEBHOOK_SECRET_KEY), companyHosts(db, company.id)]);
+  const [{ token, issued }, hosts] = await Promise.all([
+    feedToken(db, company, config.WEBHOOK_SECRET_KEY),
+    companyHosts(db, company.id),
+  ]);
+  // A read that issued the first token wrote the company row: this process's next reads wait for its notification.
+  if (issued) companyCache?.afterWrite();
   return c.json({ results: feedUrls(company, hosts, token, c.req.url), next_cursor: null }, 200);
 };
 

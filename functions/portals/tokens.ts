@@ -39,12 +39,19 @@ export async function rotateFeedToken(db: Db, companyId: string, base64Key: stri
   return token;
 }
 
-/** The company's token: the one it has, or a first one issued now (a concurrent first issue keeps the first written). */
-export async function feedToken(db: Db, company: Company, base64Key: string | undefined): Promise<string> {
+/**
+ * The company's token: the one it has, or a first one issued now (a concurrent first issue keeps the first written);
+ * `issued` says this read wrote the company row.
+ */
+export async function feedToken(
+  db: Db,
+  company: Company,
+  base64Key: string | undefined,
+): Promise<{ token: string; issued: boolean }> {
   if (company.portal_feed_token_jwe) {
     const { text, header } = await openText(company.portal_feed_token_jwe, keyOf(base64Key));
     if (header.company !== company.id) throw new Error('This portal feed token belongs to another company.');
-    return text;
+    return { token: text, issued: false };
   }
   const token = newToken();
   const issued = await db
@@ -54,7 +61,7 @@ export async function feedToken(db: Db, company: Company, base64Key: string | un
     .where('portal_feed_token_jwe', 'is', null)
     .returning('id')
     .executeTakeFirst();
-  if (issued) return token;
+  if (issued) return { token, issued: true };
   const current = await db.selectFrom('companies').selectAll().where('id', '=', company.id).executeTakeFirstOrThrow();
   return feedToken(db, current, base64Key);
 }
