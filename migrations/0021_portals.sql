@@ -21,7 +21,7 @@ alter table listings
     (permit_number is null) = (permit_authority is null) and (permit_number is null) = (permit_expires_on is null)
     and (permit_number is not null or (permit_url is null and not permit_expired)));
 
-create index listings_agent_id on listings (agent_id) where agent_id is not null;
+create index listings_agent_id on listings (agent_id);
 -- Another live listing of the company with the same permit and category (the portal check, the feeds).
 create index listings_live_permits on listings (company_id, listing_type, permit_number)
   where status = 'published' and permit_number is not null;

@@ -66,8 +66,7 @@ function dueValues(due: readonly Due[]) {
 }
 
 const eventRows = (marked: string) => sql`select v.event_id as id, v.company_id,
-    jsonb_build_object('listing_id', v.listing_id, 'slug', v.slug, 'permit_number', v.permit_number,
-                       'expires_on', v.expires_on::text) as data
+    jsonb_build_object('listing_id', v.listing_id, 'permit_reference', v.permit_number) as data
   from ${sql.raw(marked)} m join v on v.listing_id = m.listing_id`;
 
 async function remind(db: Db, now: Date, due: readonly Due[]): Promise<number> {

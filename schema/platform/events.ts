@@ -34,10 +34,8 @@ const DealEventData = referenceOnly('deal', 'DealEventData');
 const ViewingEventData = referenceOnly('viewing', 'ViewingEventData');
 const ListingPermitEventData = z
   .object({
-    listing_id: ref('The listing id.'),
-    slug: ref('The listing’s English slug.'),
-    permit_number: ref('The permit’s number.'),
-    expires_on: ref('The permit’s last valid day (YYYY-MM-DD, the company’s time zone).'),
+    listing_id: ref('The listing id; read the listing (its permit, last day and status) with the admin API.'),
+    permit_reference: ref('The permit’s number, as the authority issued it.'),
   })
   .openapi('ListingPermitEventData');
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');

@@ -194,6 +194,12 @@ describe('the portals Worker in workerd', () => {
       .where('type', '=', 'listing.permit_expired')
       .execute();
     expect(events).toHaveLength(1);
-    expect(events[0]?.data).toMatchObject({ slug: `w-${listings}` });
+    const expired = await handle!.db
+      .selectFrom('listings')
+      .select(['id', 'permit_number'])
+      .where('company_id', '=', companyId)
+      .where('slug_en', '=', `w-${listings}`)
+      .executeTakeFirstOrThrow();
+    expect(events[0]?.data).toEqual({ listing_id: expired.id, permit_reference: expired.permit_number });
   });
 });
