@@ -1095,7 +1095,7 @@ export interface paths {
         };
         /**
          * What keeps each listing off each portal
-         * @description For each draft and published listing (in id order), its state on Property Finder and Bayut/dubizzle: whether the feed carries it, whether it is sent there, and the problems the portal would refuse it for (`permit_missing`, `permit_expired`, `permit_duplicate`, `price_missing`, `too_few_photos`, `description_too_short`, `agent_missing`, `property_type_unknown`, `location_missing`). `blocked=true` lists only those with a problem.
+         * @description For each draft and published listing (in id order), its state on Property Finder and Bayut/dubizzle: whether the feed carries it, whether it is sent there, and the problems the portal would refuse it for (`permit_missing`, `permit_expired`, `permit_duplicate`, `price_missing`, `too_few_photos`, `description_too_short`, `agent_missing`, `property_type_unknown`, `location_missing`, `size_missing`). `blocked=true` lists only those with a problem.
          *
          *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:listings`.
          */
@@ -1947,14 +1947,10 @@ export interface components {
             reference: string;
         };
         ListingPermitEventData: {
-            /** @description The listing id. */
+            /** @description The listing id; read the listing (its permit, last day and status) with the admin API. */
             listing_id: string;
-            /** @description The listing’s English slug. */
-            slug: string;
-            /** @description The permit’s number. */
-            permit_number: string;
-            /** @description The permit’s last valid day (YYYY-MM-DD, the company’s time zone). */
-            expires_on: string;
+            /** @description The permit’s number, as the authority issued it. */
+            permit_reference: string;
         };
         PingEventData: {
             /** @description The subscription the test was sent to. */
@@ -3734,7 +3730,7 @@ export interface components {
         };
         PortalProblem: {
             /** @enum {string} */
-            code: "permit_missing" | "permit_expired" | "permit_duplicate" | "price_missing" | "too_few_photos" | "description_too_short" | "agent_missing" | "property_type_unknown" | "location_missing";
+            code: "permit_missing" | "permit_expired" | "permit_duplicate" | "price_missing" | "too_few_photos" | "description_too_short" | "agent_missing" | "property_type_unknown" | "location_missing" | "size_missing";
             message: string;
         };
     };
