@@ -5,13 +5,10 @@ import { portals } from '../common/permits';
 export const PortalFeedSchema = z
   .object({
     portal: z.enum(portals),
-    url: z
-      .string()
-      .url()
-      .openapi({
-        example:
-          'https://api.example-properties.ae/api/v1/feeds/pft_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG/propertyfinder.xml',
-      }),
+    url: z.string().url().openapi({
+      example:
+        'https://api.example-properties.ae/api/v1/feeds/pft_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG/propertyfinder.xml',
+    }),
   })
   .openapi('PortalFeed');
 
