@@ -16,7 +16,7 @@ import http from 'node:http';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { listingSorts } from '../functions/catalogue/listings';
-import { sitemapSort } from '../functions/catalogue/sitemap.routes';
+import { sitemapSort } from '../functions/catalogue/pages';
 import { createCompany } from '../functions/admin/companies';
 import { seedCatalogueDemo } from '../functions/catalogue/demo';
 import { createKey } from '../lib/keys';
@@ -155,7 +155,7 @@ async function runDriver(): Promise<number> {
         time_zone: 'Asia/Dubai',
       };
       const created = await createCompany(trx, CreateCompanyInput.parse(input));
-      await seedCatalogueDemo(trx, created.id);
+      await seedCatalogueDemo(trx, created.id, new Date());
       return created.id;
     });
     const keyOf = (id: string) =>

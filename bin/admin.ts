@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { adminTarget, adminTokenOf } from '../lib/node/local-server';
 import { bookingCommand, bookingUsage } from './admin-bookings';
 import { pipelineCommand, pipelineUsage } from './admin-pipelines';
+import { portalCommand, portalUsage } from './admin-portals';
 import { webhookCommand, webhookUsage } from './admin-webhooks';
 
 /**
@@ -34,6 +35,7 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
 ${webhookUsage}
 ${bookingUsage}
 ${pipelineUsage}
+${portalUsage}
 
 With no settings it talks to the server \`npm start\` runs here (its address is in DATA_DIR/server.json) with the
 admin token that server generated (DATA_DIR/admin-token). Environment: DATA_DIR (default ./.data), ADMIN_URL and
@@ -60,6 +62,7 @@ const { values: opts, positionals } = parseArgs({
     'event-type': { type: 'string', multiple: true },
     description: { type: 'string' },
     enable: { type: 'boolean' },
+    blocked: { type: 'boolean' },
     disable: { type: 'boolean' },
     status: { type: 'string' },
     type: { type: 'string' },
@@ -273,6 +276,8 @@ async function run(): Promise<unknown> {
       if (bookings) return bookings;
       const pipelines = pipelineCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
       if (pipelines) return pipelines;
+      const portals = portalCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
+      if (portals) return portals;
       if (group === 'audit') {
         const company = encodeURIComponent(arg(1, '<company>'));
         return call(

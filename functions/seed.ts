@@ -26,7 +26,7 @@ export async function seedDemo(db: Db, now: Date, mediaBaseUrl?: string): Promis
       time_zone: 'Asia/Dubai',
       settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.demo-properties.ae' },
     });
-    await seedCatalogueDemo(trx, company.id, mediaBaseUrl);
+    await seedCatalogueDemo(trx, company.id, now, mediaBaseUrl);
     await seedLeasesDemo(trx, company, now);
     await seedMaintenanceDemo(trx, company);
     await seedPipelinesDemo(trx, company.id);

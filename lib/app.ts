@@ -34,16 +34,39 @@ export function fieldErrors(error: ZodError): FieldError[] {
 export function createRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
+      const where = { query: 'query parameters', param: 'path parameters', json: 'request body fields' }[result.target as string];
       if (!result.success) {
-        const where = { query: 'query parameters', param: 'path parameters', json: 'request body fields' }[
-          result.target as string
-        ];
         throw new ApiError('invalid_request', `The ${where ?? result.target} ${where ? 'are' : 'is'} invalid.`, {
           errors: fieldErrors(result.error),
         });
       }
+      const broken = illFormedAt(result.data, '');
+      if (broken !== undefined) {
+        const message = 'Text must be well-formed Unicode: a lone surrogate (half of a pair) cannot be stored.';
+        throw new ApiError('invalid_request', `The ${where ?? result.target} ${where ? 'are' : 'is'} invalid.`, {
+          errors: [{ path: broken, code: 'invalid_string', message }],
+        });
+      }
     },
   });
+}
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The path of the first string (or key) holding a lone surrogate in validated input, if any: JSON may spell one
+ * (`"\ud83d"`), but no database can store it, so it is the client's mistake (400), never a failure of ours.
+ */
+function illFormedAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return loneSurrogate.test(value) ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (loneSurrogate.test(key)) return at;
+    const found = illFormedAt(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
@@ -125,7 +148,10 @@ export async function afterResponsesSettled(): Promise<void> {
 function afterResponse(c: Context<AppEnv>, services: Services, done?: () => Promise<void>): Promise<void> | undefined {
   const wrote = !readsOnly(c.req.method) && c.res.status < 400;
   if (!wrote && !done) return undefined;
+  const streaming = c.get('streaming') as Promise<unknown> | undefined;
   return (async () => {
+    // A streamed body reads the database as it is written: the services are closed once it is done.
+    if (streaming) await streaming.catch(() => {});
     if (wrote) {
       await services.webhooks.transport
         .handOff(services.db, services.webhooks)
@@ -133,6 +159,14 @@ function afterResponse(c: Context<AppEnv>, services: Services, done?: () => Prom
     }
     await done?.().catch((error: unknown) => console.error('closing services failed:', error));
   })();
+}
+
+/**
+ * For an answer whose body is written after the handler returned (a feed streamed from the database): the request's
+ * services (a Worker's per-request pool) stay open until `work` settles, and a Worker keeps running until then.
+ */
+export function keepServicesUntil(c: Context<AppEnv>, work: Promise<unknown>): void {
+  c.set('streaming', work);
 }
 
 /** GET, HEAD and OPTIONS: requests that change nothing and carry no body. */

@@ -60,5 +60,7 @@ export type AppEnv = {
     keyRead: KeyRead;
     /** Headers gathered for the answer (request id, rate limits, CORS): lib/security-headers.ts puts them on it. */
     answerHeaders: Record<string, string>;
+    /** A body still being written after the handler returned (lib/app.ts, keepServicesUntil). */
+    streaming: Promise<unknown>;
   };
 };

@@ -104,6 +104,10 @@ const tags = [
     name: 'Statements',
     description: 'What each owner is owed, month by month, and the accounting journal of a month (server key).',
   },
+  {
+    name: 'Portals',
+    description: 'Property Finder and Bayut/dubizzle XML feeds (secret token URLs) and the portal check (server key).',
+  },
   { name: 'Events', description: 'The webhooks a subscriber receives: thin, signed events (Standard Webhooks).' },
   {
     name: 'Admin',

@@ -1,4 +1,5 @@
-import type { RouteConfig } from '@hono/zod-openapi';
+import type { RouteConfig, RouteHandler } from '@hono/zod-openapi';
+import type { AppEnv } from './env';
 import { defineRoute } from './access';
 import type { Scope } from '../schema/common/scopes';
 
@@ -16,3 +17,9 @@ export function serverRoutes<const S extends Scope>(tag: string, _scopes: readon
     return defineRoute({ ...declaration, tags: [tag], access: { kind: 'server', scopes: [scope] } });
   };
 }
+
+/**
+ * A route's handler, typed from its declaration (as w3cj's `AppRouteHandler<R>`): declared as a named function so a
+ * stack trace names it, e.g. `const listAreas: Handler<typeof listRoute> = async function listAreas(c) { … }`.
+ */
+export type Handler<R extends RouteConfig> = RouteHandler<R, AppEnv>;

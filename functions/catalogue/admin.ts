@@ -1,24 +1,31 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
-import { notFound } from '../../lib/errors';
+import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import { localised } from '../../lib/localise';
-import { CatalogueImportInput, ServiceInput, TeamProfileInput } from '../../schema/catalogue/admin';
-import { findCompany } from '../../lib/admin-route';
-import {
-  createTeamProfile,
-  type ImportProgress,
-  importCatalogue,
-  setListingStatus,
-  updateTeamProfile,
-  upsertService,
-} from './content';
-import { adminRoute, companyParam } from '../../lib/admin-route';
-import { jsonBody } from '../../schema/common/api';
-import { json } from '../../schema/common/api';
-import { iso } from '../../lib/dates';
+import type { Handler } from '../../lib/routes';
+import { CatalogueImportInput, ListingAdvertisingInput, ServiceInput, TeamProfileInput } from '../../schema/catalogue/admin';
+import { ListingPermitSchema } from '../../schema/catalogue/listings';
+import { json, jsonBody } from '../../schema/common/api';
+import { presentAdvertising } from './advertising.present';
+import { type ImportProgress, importCatalogue } from './content';
 import { progressResponse, wantsProgress } from './import-progress';
+import { setListingAdvertising, setListingStatus } from './listing-changes';
 import { renderContext } from './renders';
-import type { Services } from '../../lib/env';
+import { deleteService, upsertService } from './services';
+import { allTeamProfiles, createTeamProfile, deleteTeamProfile, updateTeamProfile } from './team';
+import { presentProfile } from './team.present';
+
+/** The catalogue's operator routes (composed into /admin/v1 by functions/app.ts): declarations and their handlers. */
+
+const AdvertisingSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    permit: ListingPermitSchema.nullable(),
+    agent_id: z.string().nullable(),
+    portals: z.object({ propertyfinder: z.boolean(), bayut: z.boolean() }),
+  })
+  .openapi('ListingAdvertising');
 
 const slugParams = companyParam.extend({ slug: z.string().min(1).max(200) });
 const teamParams = companyParam.extend({ profile_id: z.string().uuid() });
@@ -86,7 +93,7 @@ const putService = adminRoute({
   request: { params: serviceParams, body: jsonBody(ServiceInput.omit({ key: true })) },
   responses: { 200: json(z.object({ key: z.string(), name: z.object({ en: z.string(), ar: z.string() }), kind: z.string() })) },
 });
-const deleteService = adminRoute({
+const deleteServiceRoute = adminRoute({
   method: 'delete',
   path: '/companies/{company_id}/services/{key}',
   summary: 'Remove a service',
@@ -94,94 +101,98 @@ const deleteService = adminRoute({
   responses: { 204: { description: 'Deleted' } },
 });
 
-/** Publishes or withdraws the listing of the route's slug, rendering its forms in the same transaction. */
-async function changeStatus(
-  services: Services,
-  { company_id, slug }: z.infer<typeof slugParams>,
-  status: 'published' | 'withdrawn',
-) {
-  const row = await services.db.transaction().execute(async (trx) => {
-    const render = await renderContext(await findCompany(trx, company_id), services.config.MEDIA_BASE_URL);
-    return setListingStatus(trx, render, slug, status);
-  });
-  return { id: row.id, slug: row.slug_en, status: row.status };
-}
-
-const presentProfile = (p: { id: string; created_at: Date | string } & Record<string, unknown>) => ({
-  ...p,
-  created_at: iso(p.created_at),
+const advertisingRoute = adminRoute({
+  method: 'patch',
+  path: '/companies/{company_id}/listings/{slug}/advertising',
+  operationId: 'setCompanyListingAdvertising',
+  summary: 'Set a listing’s advertising permit, its agent and the portals it goes to',
+  description:
+    'Fields left out keep their value. A permit whose last day has passed (the company’s time zone) is stored as expired. The listing’s public forms follow at once.',
+  request: { params: slugParams, body: jsonBody(ListingAdvertisingInput) },
+  responses: { 200: json(AdvertisingSchema, 'The listing’s advertising') },
 });
 
-export const catalogueAdmin = createRouter()
-  .openapi(importRoute, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const doc = c.req.valid('json');
-    const run = (onProgress?: (progress: ImportProgress) => void) =>
-      c.var.services.db.transaction().execute(async (trx) => {
-        const render = await renderContext(await findCompany(trx, company_id), c.var.services.config.MEDIA_BASE_URL);
-        return importCatalogue(trx, company_id, doc, { render, onProgress });
-      });
-    if (wantsProgress(c)) return progressResponse(c, run) as never;
-    return c.json(await run(), 200);
-  })
-  .openapi(statusRoute('publish'), async (c) =>
-    c.json(await changeStatus(c.var.services, c.req.valid('param'), 'published'), 200),
-  )
-  .openapi(statusRoute('withdraw'), async (c) =>
-    c.json(await changeStatus(c.var.services, c.req.valid('param'), 'withdrawn'), 200),
-  )
-  .openapi(addProfile, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const row = await c.var.services.db.transaction().execute(async (trx) => {
-      await findCompany(trx, company_id);
-      return createTeamProfile(trx, company_id, input);
+const importHandler: Handler<typeof importRoute> = async function importCatalogueHandler(c) {
+  const { company_id } = c.req.valid('param');
+  const doc = c.req.valid('json');
+  const { db, config, now } = c.var.services;
+  const run = (onProgress?: (progress: ImportProgress) => void) =>
+    db.transaction().execute(async (trx) => {
+      const company = await findCompany(trx, company_id);
+      const render = await renderContext(company, config.MEDIA_BASE_URL);
+      return importCatalogue(trx, company, doc, { render, now: now(), onProgress });
     });
-    return c.json(presentProfile(row), 201);
-  })
-  .openapi(listProfiles, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const rows = await c.var.services.db
-      .selectFrom('team_profiles')
-      .selectAll()
-      .where('company_id', '=', company_id)
-      .orderBy('position')
-      .orderBy('created_at')
-      .execute();
-    return c.json({ results: rows.map(presentProfile), next_cursor: null }, 200);
-  })
-  .openapi(replaceProfile, async (c) => {
-    const { company_id, profile_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const row = await c.var.services.db.transaction().execute((trx) => updateTeamProfile(trx, company_id, profile_id, input));
-    return c.json(presentProfile(row), 200);
-  })
-  .openapi(deleteProfile, async (c) => {
-    const { company_id, profile_id } = c.req.valid('param');
-    const gone = await c.var.services.db
-      .deleteFrom('team_profiles')
-      .where('company_id', '=', company_id)
-      .where('id', '=', profile_id)
-      .executeTakeFirst();
-    if (gone.numDeletedRows === 0n) throw notFound(`The team profile ${profile_id}`);
-    return c.body(null, 204);
-  })
-  .openapi(putService, async (c) => {
-    const { company_id, key } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const row = await c.var.services.db.transaction().execute(async (trx) => {
-      await findCompany(trx, company_id);
-      return upsertService(trx, company_id, { ...input, key });
-    });
-    return c.json({ key: row.key, name: localised(row.name), kind: row.kind }, 200);
-  })
-  .openapi(deleteService, async (c) => {
-    const { company_id, key } = c.req.valid('param');
-    const gone = await c.var.services.db
-      .deleteFrom('services')
-      .where('company_id', '=', company_id)
-      .where('key', '=', key)
-      .executeTakeFirst();
-    if (gone.numDeletedRows === 0n) throw notFound(`The service ${key}`);
-    return c.body(null, 204);
+  if (wantsProgress(c)) return progressResponse(c, run) as never;
+  return c.json(await run(), 200);
+};
+
+/** Publishes or withdraws the listing of the route's slug; its forms are rendered at once. */
+const statusHandler = (status: 'published' | 'withdrawn'): Handler<ReturnType<typeof statusRoute>> =>
+  async function changeListingStatus(c) {
+    const { company_id: companyId, slug } = c.req.valid('param');
+    const { db, config, now } = c.var.services;
+    const target = { companyId, slug, mediaBaseUrl: config.MEDIA_BASE_URL };
+    return c.json(await setListingStatus(db, target, status, now()), 200);
+  };
+
+const advertisingHandler: Handler<typeof advertisingRoute> = async function setAdvertising(c) {
+  const { company_id: companyId, slug } = c.req.valid('param');
+  const { db, config, now } = c.var.services;
+  const target = { companyId, slug, mediaBaseUrl: config.MEDIA_BASE_URL };
+  return c.json(presentAdvertising(await setListingAdvertising(db, target, c.req.valid('json'), now())), 200);
+};
+
+const addProfileHandler: Handler<typeof addProfile> = async function addTeamProfile(c) {
+  const { company_id } = c.req.valid('param');
+  const input = c.req.valid('json');
+  const row = await c.var.services.db.transaction().execute(async (trx) => {
+    await findCompany(trx, company_id);
+    return createTeamProfile(trx, company_id, input);
   });
+  return c.json(presentProfile(row), 201);
+};
+
+const listProfilesHandler: Handler<typeof listProfiles> = async function listTeamProfiles(c) {
+  const rows = await allTeamProfiles(c.var.services.db, c.req.valid('param').company_id);
+  return c.json({ results: rows.map(presentProfile), next_cursor: null }, 200);
+};
+
+const replaceProfileHandler: Handler<typeof replaceProfile> = async function replaceTeamProfile(c) {
+  const { company_id, profile_id } = c.req.valid('param');
+  const row = await updateTeamProfile(c.var.services.db, company_id, profile_id, c.req.valid('json'));
+  return c.json(presentProfile(row), 200);
+};
+
+const deleteProfileHandler: Handler<typeof deleteProfile> = async function removeTeamProfile(c) {
+  const { company_id, profile_id } = c.req.valid('param');
+  await deleteTeamProfile(c.var.services.db, company_id, profile_id);
+  return c.body(null, 204);
+};
+
+const putServiceHandler: Handler<typeof putService> = async function putServiceHandler(c) {
+  const { company_id, key } = c.req.valid('param');
+  const input = c.req.valid('json');
+  const row = await c.var.services.db.transaction().execute(async (trx) => {
+    await findCompany(trx, company_id);
+    return upsertService(trx, company_id, { ...input, key });
+  });
+  return c.json({ key: row.key, name: localised(row.name), kind: row.kind }, 200);
+};
+
+const deleteServiceHandler: Handler<typeof deleteServiceRoute> = async function removeService(c) {
+  const { company_id, key } = c.req.valid('param');
+  await deleteService(c.var.services.db, company_id, key);
+  return c.body(null, 204);
+};
+
+export const catalogueAdmin = createRouter()
+  .openapi(importRoute, importHandler)
+  .openapi(statusRoute('publish'), statusHandler('published'))
+  .openapi(statusRoute('withdraw'), statusHandler('withdrawn'))
+  .openapi(advertisingRoute, advertisingHandler)
+  .openapi(addProfile, addProfileHandler)
+  .openapi(listProfiles, listProfilesHandler)
+  .openapi(replaceProfile, replaceProfileHandler)
+  .openapi(deleteProfile, deleteProfileHandler)
+  .openapi(putService, putServiceHandler)
+  .openapi(deleteServiceRoute, deleteServiceHandler);

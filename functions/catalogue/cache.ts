@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
 import { LRUCache } from 'lru-cache';
 import type { Access } from '../../lib/access';
 import type { AppEnv } from '../../lib/env';
@@ -6,6 +6,7 @@ import type { Config } from '../../lib/config';
 import { chooseEncoding, type EncodedBody, type Encoding } from '../../lib/encodings';
 import { ifNoneMatch } from '../../lib/etag';
 import { completeAnswer } from '../../lib/security-headers';
+import { renderContext } from './renders';
 
 /**
  * Conditional GETs for the catalogue. Every catalogue answer of a company is a function of its catalogue
@@ -142,3 +143,16 @@ function deploymentTag(value: string): string {
 export function catalogueAccess(access: Access = { kind: 'public', scopes: ['read:listings'] }) {
   return { access, after: [conditionalGet], revalidate: true, tags: ['Catalogue'] };
 }
+
+/** The render context of the request's company and deployment (renders.ts). */
+export const renderOf = (c: Context<AppEnv>) => renderContext(c.var.company, c.var.services.config.MEDIA_BASE_URL);
+
+const utf8 = new TextEncoder();
+
+/**
+ * A JSON answer from text already serialised (stored forms concatenated): the bytes and headers `c.json` would
+ * send for the route's documented body `T`, which the text is. Sent as bytes: the text comes from the database,
+ * so it is well-formed already and the runtime's check of a string body (a copy of it) is saved.
+ */
+export const jsonText = <T>(c: Context<AppEnv>, text: string) =>
+  c.body(utf8.encode(text), 200, { 'Content-Type': 'application/json' }) as unknown as TypedResponse<T, 200, 'json'>;

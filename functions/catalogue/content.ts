@@ -1,9 +1,13 @@
 import { setHomeTerms } from '../../lib/homes';
-import type { z } from '@hono/zod-openapi';
 import type { Trx } from '../../lib/db/index';
-import { ApiError, notFound } from '../../lib/errors';
-import type { CatalogueImport, ImportListing, ServiceInput, TeamProfileInput } from '../../schema/catalogue/admin';
+import { todayIn } from '../../lib/dates';
+import { ApiError } from '../../lib/errors';
+import type { CatalogueImport, ImportListing } from '../../schema/catalogue/admin';
+import { portals } from '../../schema/common/permits';
+import type { Company } from '../../schema/platform/db';
 import { type RenderContext, renderListings, renderStale } from './renders';
+import { upsertService } from './services';
+import { createTeamProfile, teamProfileByName, updateTeamProfile } from './team';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -23,15 +27,17 @@ export type ImportProgress = { listings: { done: number; total: number }; batch:
  *
  * With a render context, each batch's listings are rendered (renders.ts) before its progress is reported, and at
  * the end every other listing of the company the import left stale (a place renamed, settings changed since),
- * all in the same transaction; with `null` (a seed that knows no deployment) the first reads render them.
+ * all in the same transaction; with `null` (a seed that knows no deployment) the first reads render them. `now` is
+ * the services' clock: the listings' `updated_at`, a publication without a date, whether a permit has already ended.
  */
 export async function importCatalogue(
   trx: Trx,
-  companyId: string,
+  company: Company,
   doc: CatalogueImport,
-  options: { render: RenderContext | null; onProgress?: (progress: ImportProgress) => void },
+  options: { render: RenderContext | null; now: Date; onProgress?: (progress: ImportProgress) => void },
 ) {
-  const { render, onProgress } = options;
+  const { render, onProgress, now } = options;
+  const companyId = company.id;
   const places: Places = new Map();
   const existing = await trx.selectFrom('areas').select(['id', 'kind', 'slug_en']).where('company_id', '=', companyId).execute();
   for (const a of existing) places.set(a.slug_en, { id: a.id, kind: a.kind });
@@ -83,21 +89,23 @@ export async function importCatalogue(
   }
   for (const [position, service] of doc.services.entries()) await upsertService(trx, companyId, service, position);
   for (const profile of doc.team) {
-    const found = await trx
-      .selectFrom('team_profiles')
-      .select('id')
-      .where('company_id', '=', companyId)
-      .where('name', '=', profile.name)
-      .executeTakeFirst();
+    const found = await teamProfileByName(trx, companyId, profile.name);
     if (found) await updateTeamProfile(trx, companyId, found.id, profile);
     else await createTeamProfile(trx, companyId, profile);
   }
   const listings = lastOfEach(doc.listings, (listing) => listing.slug.en).map(({ item }) => item);
+  const context: ListingContext = {
+    companyId,
+    places,
+    agents: await agentsNamed(trx, companyId, listings),
+    now,
+    today: todayIn(company.time_zone, now),
+  };
   const batches = Math.ceil(listings.length / importBatchSize);
   for (let batch = 0; batch < batches; batch++) {
     const start = batch * importBatchSize;
     const batchOf = listings.slice(start, start + importBatchSize);
-    const ids = await upsertListings(trx, companyId, batchOf, places);
+    const ids = await upsertListings(trx, batchOf, context);
     if (render)
       await renderListings(
         trx,
@@ -118,6 +126,27 @@ export async function importCatalogue(
 }
 
 type Places = Map<string, { id: string; kind: 'city' | 'area' | 'project' }>;
+/** What every listing row of an import is written with besides its own fields. */
+type ListingContext = { companyId: string; places: Places; agents: Map<string, string>; now: Date; today: string };
+
+/** The team profiles the listings name as their agents, by name; a name no profile has is refused. */
+async function agentsNamed(trx: Trx, companyId: string, listings: readonly ImportListing[]): Promise<Map<string, string>> {
+  const names = [...new Set(listings.flatMap((l) => (l.agent === null ? [] : [l.agent])))];
+  if (names.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('team_profiles')
+    .select(['id', 'name'])
+    .where('company_id', '=', companyId)
+    .where('name', 'in', names)
+    .orderBy('created_at')
+    .execute();
+  const agents = new Map<string, string>();
+  for (const row of rows) if (!agents.has(row.name)) agents.set(row.name, row.id);
+  const unknown = names.find((name) => !agents.has(name));
+  if (unknown !== undefined)
+    throw new ApiError('invalid_request', `A listing names an unknown agent "${unknown}" (a team profile's name).`);
+  return agents;
+}
 
 /** A place by English slug, refused when unknown or of another kind (a city named as an area, …). */
 function placeOf(places: Places, slug: string, kind: 'city' | 'area' | 'project' | null, owner: string): string {
@@ -137,9 +166,8 @@ function lastOfEach<T>(items: readonly T[], key: (item: T) => string): Array<{ i
 }
 
 /** One batch: every listing in one INSERT … ON CONFLICT, their photos replaced in two statements. */
-async function upsertListings(trx: Trx, companyId: string, batch: ImportListing[], places: Places) {
-  const now = new Date();
-  const values = batch.map((l) => listingValues(companyId, l, places, now));
+async function upsertListings(trx: Trx, batch: ImportListing[], context: ListingContext) {
+  const values = batch.map((l) => listingValues(l, context));
   const rows = await trx
     .insertInto('listings')
     .values(values)
@@ -167,7 +195,7 @@ async function upsertListings(trx: Trx, companyId: string, batch: ImportListing[
   return ids;
 }
 
-function listingValues(companyId: string, l: ImportListing, places: Places, now: Date) {
+function listingValues(l: ImportListing, { companyId, places, agents, now, today }: ListingContext) {
   const place = (slug: string | null, kind: 'city' | 'area' | 'project') =>
     slug === null ? null : placeOf(places, slug, kind, `listing "${l.slug.en}"`);
   return {
@@ -196,62 +224,19 @@ function listingValues(companyId: string, l: ImportListing, places: Places, now:
     location_precision: l.location?.precision ?? null,
     published_at: l.published_at ?? (l.status === 'draft' ? null : now),
     updated_at: now,
+    ...permitValues(l.permit, today),
+    agent_id: l.agent === null ? null : (agents.get(l.agent) ?? null),
+    portals_off: portals.filter((portal) => l.portals[portal] === false),
   };
 }
 
-/**
- * Publishing keeps the first publication date; withdrawing keeps the listing and its slug readable. The listing's
- * forms are rendered again in the same transaction.
- */
-export async function setListingStatus(trx: Trx, render: RenderContext, slug: string, status: 'published' | 'withdrawn') {
-  const companyId = render.company.id;
-  const row = await trx
-    .updateTable('listings')
-    .set((eb) => ({
-      status,
-      updated_at: new Date(),
-      published_at: status === 'published' ? eb.fn.coalesce('published_at', eb.val(new Date())) : eb.ref('published_at'),
-    }))
-    .where('company_id', '=', companyId)
-    .where((eb) => eb.or([eb('slug_en', '=', slug), eb('slug_ar', '=', slug)]))
-    .returning(['id', 'slug_en', 'status'])
-    .executeTakeFirst();
-  if (!row) throw notFound(`The listing "${slug}"`);
-  await renderListings(trx, render, [row.id]);
-  return row;
-}
-
-export async function upsertService(trx: Trx, companyId: string, s: z.infer<typeof ServiceInput>, position = 0) {
-  return trx
-    .insertInto('services')
-    .values({ company_id: companyId, key: s.key, name: json(s.name), kind: s.kind, position })
-    .onConflict((oc) =>
-      oc.columns(['company_id', 'key']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), kind: eb.ref('excluded.kind') })),
-    )
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-function teamValues(p: z.infer<typeof TeamProfileInput>) {
-  return { ...p, role: json(p.role), bio: json(p.bio) };
-}
-
-export async function createTeamProfile(trx: Trx, companyId: string, p: z.infer<typeof TeamProfileInput>) {
-  return trx
-    .insertInto('team_profiles')
-    .values({ company_id: companyId, ...teamValues(p) })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-export async function updateTeamProfile(trx: Trx, companyId: string, id: string, p: z.infer<typeof TeamProfileInput>) {
-  const row = await trx
-    .updateTable('team_profiles')
-    .set(teamValues(p))
-    .where('company_id', '=', companyId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw notFound(`The team profile ${id}`);
-  return row;
+/** A permit's columns; one whose last day is already past is written as expired (its listing is shown so at once). */
+export function permitValues(permit: ImportListing['permit'], today: string) {
+  return {
+    permit_number: permit?.number ?? null,
+    permit_authority: permit?.authority ?? null,
+    permit_expires_on: permit?.expires_on ?? null,
+    permit_url: permit?.verification_url ?? null,
+    permit_expired: permit ? permit.expires_on < today : false,
+  };
 }

@@ -9,8 +9,8 @@ import demoCatalogue from './demo-catalogue.json' with { type: 'json' };
  * The catalogue's demo data: 32 listings for sale, lease and holiday homes, in English and Arabic. Rendered for
  * the deployment's media base URL when given; otherwise the first reads render them (renders.ts).
  */
-export async function seedCatalogueDemo(trx: Trx, companyId: string, mediaBaseUrl?: string): Promise<void> {
-  const company = mediaBaseUrl === undefined ? undefined : await findCompany(trx, companyId);
-  const render = company && mediaBaseUrl !== undefined ? await renderContext(company, mediaBaseUrl) : null;
-  await importCatalogue(trx, companyId, CatalogueImportInput.parse(demoCatalogue), { render });
+export async function seedCatalogueDemo(trx: Trx, companyId: string, now: Date, mediaBaseUrl?: string): Promise<void> {
+  const company = await findCompany(trx, companyId);
+  const render = mediaBaseUrl === undefined ? null : await renderContext(company, mediaBaseUrl);
+  await importCatalogue(trx, company, CatalogueImportInput.parse(demoCatalogue), { render, now });
 }

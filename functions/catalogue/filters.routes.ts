@@ -1,11 +1,10 @@
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
-import { localised } from '../../lib/localise';
-import type { ListingType } from '../../schema/catalogue/db';
 import { FilterGroupSchema, allOf } from '../../schema/catalogue/listings';
 import { json, noQuery } from '../../schema/common/api';
 import { catalogueAccess } from './cache';
-import { enabledTypes } from './listings';
+import { filterGroups } from './filters';
+import type { Handler } from '../../lib/routes';
 
 const route = defineRoute({
   method: 'get',
@@ -18,61 +17,8 @@ const route = defineRoute({
   },
 });
 
-export const filters = createRouter().openapi(route, async (c) => {
-  const company = c.var.company;
-  const db = c.var.services.db;
-  // The counts are kept by the database (catalogue_counts, migration 0015), so this reads a few hundred rows at
-  // most whatever the number of listings; zero counts (a value no published listing has any more) are left out.
-  const [counts, propertyTypes, places] = await Promise.all([
-    db
-      .selectFrom('catalogue_counts')
-      .select(['listing_type', 'dimension', 'value', 'n'])
-      .where('company_id', '=', company.id)
-      .where('n', '>', '0')
-      .execute(),
-    db
-      .selectFrom('property_types')
-      .select(['value', 'name'])
-      .where('company_id', '=', company.id)
-      .orderBy('position')
-      .orderBy('value')
-      .execute(),
-    db
-      .selectFrom('areas')
-      .select(['id', 'kind', 'slug_en', 'name'])
-      .where('company_id', '=', company.id)
-      .orderBy('position')
-      .orderBy('slug_en')
-      .execute(),
-  ]);
-  const results = enabledTypes(company).map((type: ListingType) => {
-    const ofType = counts.filter((r) => r.listing_type === type);
-    const count = (dimension: (typeof counts)[number]['dimension'], value: string) =>
-      Number(ofType.find((r) => r.dimension === dimension && r.value === value)?.n ?? 0);
-    const placeOptions = (kind: 'city' | 'area' | 'project') =>
-      places
-        .filter((p) => p.kind === kind)
-        .map((p) => ({ value: p.slug_en, label: localised(p.name), count: count(kind, p.id) }))
-        .filter((o) => o.count > 0);
-    return {
-      type,
-      count: count('total', ''),
-      property_types: propertyTypes.map((p) => ({
-        value: p.value,
-        label: localised(p.name),
-        count: count('property_type', p.value),
-      })),
-      areas: [...placeOptions('city'), ...placeOptions('area')],
-      projects: placeOptions('project'),
-      bedrooms: ofType
-        .filter((r) => r.dimension === 'bedrooms')
-        .map((r) => ({ value: Number(r.value), count: Number(r.n) }))
-        .sort((a, b) => a.value - b.value),
-      completion: ofType
-        .filter((r) => r.dimension === 'completion')
-        .map((r) => ({ value: r.value as 'ready' | 'off_plan', count: Number(r.n) }))
-        .sort((a, b) => a.value.localeCompare(b.value)),
-    };
-  });
-  return c.json({ results, next_cursor: null }, 200);
-});
+const listFiltersHandler: Handler<typeof route> = async function listFiltersHandler(c) {
+  return c.json({ results: await filterGroups(c.var.services.db, c.var.company), next_cursor: null }, 200);
+};
+
+export const filters = createRouter().openapi(route, listFiltersHandler);

@@ -1,7 +1,9 @@
 import type { Company, CompanySettings } from '../../schema/platform/db';
 import type { LocalisedText } from '../../schema/common/columns';
+import type { PermitAuthority } from '../../schema/common/permits';
 import { type Language, localised } from '../../lib/localise';
 import { iso } from '../../lib/dates';
+import { mediaBaseOf, photoUrl, photoWidths } from '../../lib/media';
 
 /** A listing row as the catalogue queries select it (areas joined, photos aggregated). */
 export type ListingRecord = {
@@ -29,15 +31,21 @@ export type ListingRecord = {
   area: PlaceRecord | null;
   project: PlaceRecord | null;
   photos: PhotoRecord[];
+  permit_number: string | null;
+  permit_authority: PermitAuthority | null;
+  permit_expires_on: string | null;
+  permit_url: string | null;
+  permit_expired: boolean;
 };
 export type PlaceRecord = { slug_en: string; slug_ar: string | null; name: LocalisedText };
 export type PhotoRecord = { position: number; storage_key: string; alt: LocalisedText };
 
-export const photoWidths = { small: 480, medium: 960, large: 1600 } as const;
 export const defaultPathPattern = { en: '/en/listings/{slug}', ar: '/ar/listings/{slug}' } as const;
 /** Approximate points are snapped to a 0.01° grid (about 1.1 km), so the exact spot cannot be recovered. */
 const approximateGrid = 0.01;
 const approximateRadiusM = 1000;
+/** How the JSON-LD names a permit's kind (`identifier.propertyID`), by its authority. */
+const permitKinds = { dld: 'trakheesi', dtcm: 'holiday_home_permit', other: 'advertising_permit' } as const;
 
 export type Presenter = ReturnType<typeof presenter>;
 export type PresenterInputs = ReturnType<typeof presenterInputs>;
@@ -52,7 +60,7 @@ export function presenterInputs(company: Company, mediaBaseUrl: string) {
     companyId: company.id,
     currency: company.currency,
     hidePrices: settings.hide_prices === true,
-    media: (settings.media_base_url ?? mediaBaseUrl).replace(/\/+$/, ''),
+    media: mediaBaseOf(company, mediaBaseUrl),
     pattern: { ...defaultPathPattern, ...(settings.path_pattern ?? {}) },
     siteUrl: settings.site_url ? settings.site_url.replace(/\/+$/, '') : null,
   };
@@ -90,7 +98,7 @@ function presenterFor(inputs: PresenterInputs) {
     sizes: Object.fromEntries(
       Object.entries(photoWidths).map(([name, width]) => [
         name,
-        { url: `${media}/${companyId}/${p.storage_key.split('/').map(encodeURIComponent).join('/')}/w${width}.webp`, width },
+        { url: photoUrl(media, companyId, p.storage_key, width), width },
       ]),
     ),
   });
@@ -108,6 +116,18 @@ function presenterFor(inputs: PresenterInputs) {
       radius_m: approximateRadiusM,
     };
   };
+
+  /** The advertising permit every ad must show where the market requires one; its status follows scheduled work. */
+  const permit = (row: ListingRecord) =>
+    row.permit_number === null || row.permit_authority === null || row.permit_expires_on === null
+      ? null
+      : {
+          number: row.permit_number,
+          authority: row.permit_authority,
+          expires_on: row.permit_expires_on,
+          verification_url: row.permit_url,
+          status: row.permit_expired ? ('expired' as const) : ('valid' as const),
+        };
 
   const place = (p: PlaceRecord | null) => (p ? { slug: slug(p), name: localised(p.name) } : null);
 
@@ -131,6 +151,7 @@ function presenterFor(inputs: PresenterInputs) {
     project: place(row.project),
     coordinates: coordinates(row),
     photos: row.photos.map(photo),
+    permit: permit(row),
     published_at: iso(row.published_at) ?? '',
     updated_at: iso(row.updated_at),
   });
@@ -142,6 +163,7 @@ function presenterFor(inputs: PresenterInputs) {
     const url = siteUrl ? siteUrl + path(row)[lang] : undefined;
     const offer = price(row);
     const unitCode = { total: undefined, year: 'ANN', month: 'MON', night: 'DAY' } as const;
+    const shown = permit(row);
     return {
       '@context': 'https://schema.org',
       '@type': 'RealEstateListing',
@@ -151,6 +173,16 @@ function presenterFor(inputs: PresenterInputs) {
       ...(url ? { url } : {}),
       datePosted: (iso(row.published_at) ?? '').slice(0, 10),
       image: row.photos.map((p) => photo(p).sizes.large?.url),
+      ...(shown
+        ? {
+            identifier: {
+              '@type': 'PropertyValue',
+              propertyID: permitKinds[shown.authority],
+              value: shown.number,
+              ...(shown.verification_url ? { url: shown.verification_url } : {}),
+            },
+          }
+        : {}),
       ...(offer
         ? {
             offers: {

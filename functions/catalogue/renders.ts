@@ -13,8 +13,11 @@ import { type ListingRecord, type Presenter, presenter, presenterInputs } from '
  * settings or another media base URL) is rendered by the read and stored: the fill heals itself.
  */
 
-/** Bump when the presenter's output changes for the same rows and inputs: every stored form is then stale. */
-export const renderFormat = 1;
+/**
+ * Bump when the presenter's output changes for the same rows and inputs: every stored form is then stale. 2: the
+ * listing's advertising permit (issue 25).
+ */
+export const renderFormat = 2;
 
 export const renderedForms = ['card', 'detail', 'map_point', 'map_cover', 'sitemap'] as const;
 export type RenderedForm = (typeof renderedForms)[number];

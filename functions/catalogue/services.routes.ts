@@ -2,6 +2,8 @@ import { defineRoute } from '../../lib/access';
 import { catalogueAccess } from './cache';
 import { createRouter } from '../../lib/app';
 import { localised } from '../../lib/localise';
+import type { Handler } from '../../lib/routes';
+import { listServices } from './services';
 import { ServiceSchema, allOf } from '../../schema/catalogue/listings';
 import { json, noQuery } from '../../schema/common/api';
 
@@ -16,13 +18,9 @@ const route = defineRoute({
   },
 });
 
-export const services = createRouter().openapi(route, async (c) => {
-  const rows = await c.var.services.db
-    .selectFrom('services')
-    .select(['key', 'name', 'kind'])
-    .where('company_id', '=', c.var.company.id)
-    .orderBy('position')
-    .orderBy('key')
-    .execute();
+const listServicesHandler: Handler<typeof route> = async function listServicesHandler(c) {
+  const rows = await listServices(c.var.services.db, c.var.company.id);
   return c.json({ results: rows.map((r) => ({ ...r, name: localised(r.name) })), next_cursor: null }, 200);
-});
+};
+
+export const services = createRouter().openapi(route, listServicesHandler);

@@ -1,21 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
-import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
+import type { Handler } from '../../lib/routes';
 import { json, listOf, pageQuery } from '../../schema/common/api';
 import { SitemapEntrySchema } from '../../schema/catalogue/listings';
-import { catalogueAccess } from './cache';
-import { publishedListings } from './listings';
-import { jsonText } from './listings.routes';
-import { bodiesOf, listBody, renderContext, withStoredForm } from './renders';
+import { catalogueAccess, jsonText, renderOf } from './cache';
+import { sitemapPage } from './pages';
 
-export const sitemapSort = {
-  name: 'sitemap',
-  columns: [
-    { ref: 'l.published_at', direction: 'asc', type: 'timestamptz' },
-    { ref: 'l.id', direction: 'asc', type: 'uuid' },
-  ],
-} as const satisfies KeysetSort;
+const SitemapListSchema = listOf(SitemapEntrySchema, 'SitemapList');
 
 const route = defineRoute({
   method: 'get',
@@ -24,19 +16,13 @@ const route = defineRoute({
   ...catalogueAccess(),
   request: { query: z.strictObject(pageQuery) },
   responses: {
-    200: json(listOf(SitemapEntrySchema, 'SitemapList'), 'Sitemap entries'),
+    200: json(SitemapListSchema, 'Sitemap entries'),
   },
 });
 
-export const sitemap = createRouter().openapi(route, async (c) => {
-  const query = c.req.valid('query');
-  const db = c.var.services.db;
-  const render = await renderContext(c.var.company, c.var.services.config.MEDIA_BASE_URL);
-  const rows = await paginate(
-    withStoredForm(publishedListings(db, c.var.company), render, 'sitemap'),
-    sitemapSort,
-    query,
-  ).execute();
-  const page = pageOf(rows, sitemapSort, query.page_size);
-  return jsonText(c, listBody(await bodiesOf(db, render, page.rows, 'sitemap'), page.next_cursor));
-});
+const listSitemap: Handler<typeof route> = async function listSitemap(c) {
+  const page = await sitemapPage(c.var.services.db, await renderOf(c), c.req.valid('query'));
+  return jsonText<z.infer<typeof SitemapListSchema>>(c, page);
+};
+
+export const sitemap = createRouter().openapi(route, listSitemap);

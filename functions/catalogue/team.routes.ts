@@ -2,7 +2,9 @@ import { defineRoute } from '../../lib/access';
 import { catalogueAccess } from './cache';
 import { createRouter } from '../../lib/app';
 import { notFound } from '../../lib/errors';
-import { localised } from '../../lib/localise';
+import type { Handler } from '../../lib/routes';
+import { publishedTeam } from './team';
+import { presentPublicProfile } from './team.present';
 import { TeamProfileSchema, allOf } from '../../schema/catalogue/listings';
 import { json, noQuery } from '../../schema/common/api';
 
@@ -19,17 +21,11 @@ const route = defineRoute({
   },
 });
 
-export const team = createRouter().openapi(route, async (c) => {
+const listTeam: Handler<typeof route> = async function listTeam(c) {
   const company = c.var.company;
   if (company.settings?.team_module !== true) throw notFound('The team (the company has no team module)');
-  const rows = await c.var.services.db
-    .selectFrom('team_profiles')
-    .select(['id', 'name', 'role', 'bio', 'photo_url', 'email', 'phone', 'languages'])
-    .where('company_id', '=', company.id)
-    .where('published', '=', true)
-    .orderBy('position')
-    .orderBy('created_at')
-    .execute();
-  const results = rows.map((r) => ({ ...r, role: localised(r.role), bio: localised(r.bio) }));
-  return c.json({ results, next_cursor: null }, 200);
-});
+  const rows = await publishedTeam(c.var.services.db, company.id);
+  return c.json({ results: rows.map(presentPublicProfile), next_cursor: null }, 200);
+};
+
+export const team = createRouter().openapi(route, listTeam);

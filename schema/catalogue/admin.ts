@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { instant, LocalisedTextInput } from '../common/api';
 import { HomeTermsInput } from '../common/homes';
 import { listingTypes } from '../common/columns';
+import { PermitInput, PortalsInput } from '../common/permits';
 
 /** The operator's catalogue import: areas, property types, services, team and listings of one company. */
 
@@ -77,6 +78,15 @@ export const ImportListingInput = z
     booking: HomeTermsInput.optional().openapi({
       description: "A holiday home's booking terms and seasons; left out, the home keeps its current terms.",
     }),
+    permit: PermitInput.nullable().default(null).openapi({ description: 'The listing’s advertising permit.' }),
+    agent: z
+      .string()
+      .min(1)
+      .max(200)
+      .nullable()
+      .default(null)
+      .openapi({ description: 'The name of the team profile (in this document or already stored) that handles it.' }),
+    portals: PortalsInput.default({}),
   })
   .superRefine((l, ctx) => {
     if ((l.price === null) !== (l.price_period === null)) {
@@ -126,6 +136,16 @@ export const CatalogueImportInput = z.strictObject({
   team: z.array(TeamProfileInput).max(1000).default([]),
   listings: z.array(ImportListingInput).max(5000).default([]),
 });
+
+/** The admin's change to a listing's advertising: its permit, its agent, the portals it goes to (PATCH). */
+export const ListingAdvertisingInput = z
+  .strictObject({
+    permit: PermitInput.nullable().openapi({ description: 'The advertising permit; null removes it.' }),
+    agent_id: z.string().uuid().nullable().openapi({ description: 'A team profile of the company; null: none.' }),
+    portals: PortalsInput,
+  })
+  .partial()
+  .openapi('ListingAdvertisingInput');
 
 export type CatalogueImport = z.infer<typeof CatalogueImportInput>;
 export type ImportListing = z.infer<typeof ImportListingInput>;

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { Json, LocalisedText, Numeric, NullableTimestamp, Timestamp } from '../common/columns';
+import type { PermitAuthority, Portal } from '../common/permits';
 
 /** The catalogue's tables (merged into `Database`, schema/db.ts). */
 
@@ -52,6 +53,17 @@ export interface ListingsTable {
   published_at: NullableTimestamp;
   /** The listing request (lead) a draft was made from (migration 0007). */
   from_lead_id: string | null;
+  /** Its advertising permit (migration 0021): all three of number, authority and last day, or none. */
+  permit_number: string | null;
+  permit_authority: PermitAuthority | null;
+  permit_expires_on: ColumnType<string | null, string | null | undefined, string | null>;
+  permit_url: string | null;
+  /** Set by scheduled work once the permit's last day has passed (`listing.permit_expired`). */
+  permit_expired: Generated<boolean>;
+  /** The team profile who handles it (the portals' listing agent). */
+  agent_id: string | null;
+  /** The portals it is kept out of (default none: every portal). */
+  portals_off: ColumnType<Portal[], Portal[] | undefined, Portal[]>;
   created_at: Generated<Date>;
   updated_at: Timestamp;
 }
@@ -113,6 +125,14 @@ export interface ListingRendersTable {
   sitemap: string | null;
 }
 
+/** `listing.permit_expiring` recorded once per listing, permit and last day (migration 0021). */
+export interface ListingPermitRemindersTable {
+  listing_id: string;
+  permit_number: string;
+  expires_on: string;
+  recorded_at: Timestamp;
+}
+
 export interface CatalogueTables {
   areas: AreasTable;
   property_types: PropertyTypesTable;
@@ -122,6 +142,7 @@ export interface CatalogueTables {
   services: ServicesTable;
   catalogue_counts: CatalogueCountsTable;
   listing_renders: ListingRendersTable;
+  listing_permit_reminders: ListingPermitRemindersTable;
 }
 
 export type ListingRow = Selectable<ListingsTable>;

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { listingTypes } from '../common/columns';
+import { permitAuthorities } from '../common/permits';
 import { LocalisedTextSchema, listOf, pageQuery, queryBoolean, queryInteger } from '../common/api';
 
 export const ListingTypeSchema = z.enum(listingTypes).openapi('ListingType');
@@ -64,6 +65,18 @@ export const CoordinatesSchema = z
   })
   .openapi('Coordinates');
 
+export const ListingPermitSchema = z
+  .object({
+    number: z.string(),
+    authority: z.enum(permitAuthorities).openapi({
+      description: 'dld: the Dubai Land Department’s Trakheesi advertising permit; dtcm: a Dubai holiday-home permit.',
+    }),
+    expires_on: z.string().openapi({ description: 'Its last valid day (YYYY-MM-DD, the company’s time zone).' }),
+    verification_url: z.string().nullable().openapi({ description: 'The authority’s verification page (its QR code’s link).' }),
+    status: z.enum(['valid', 'expired']).openapi({ description: 'expired once its last day has passed (scheduled work).' }),
+  })
+  .openapi('ListingPermit', { description: 'The advertising permit the law requires on the ad, where the market has one.' });
+
 const placeSchema = z.object({ slug: LocalisedTextSchema, name: LocalisedTextSchema }).nullable();
 
 export const ListingSummarySchema = z
@@ -87,6 +100,7 @@ export const ListingSummarySchema = z
     project: placeSchema,
     coordinates: CoordinatesSchema.nullable(),
     photos: z.array(PhotoSchema),
+    permit: ListingPermitSchema.nullable(),
     published_at: z.string(),
     updated_at: z.string(),
   })

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { listingTypes } from '../common/columns';
+import { markets } from '../common/permits';
 import { decimalInput, percentInput } from '../common/money';
 import { leadTypes, scopes } from '../common/scopes';
 import { hookUrl } from './webhooks';
@@ -96,6 +97,17 @@ export const CompanySettingsInput = z
     accounting_date_order: z.enum(['day_first', 'month_first']).openapi({
       description: 'QuickBooks journal dates: `day_first` DD/MM/YYYY (default) or `month_first` MM/DD/YYYY.',
     }),
+    // Portals (docs/api-reference.md, "Portals and advertising permits").
+    market: z.enum(markets).nullable().openapi({
+      description:
+        'dubai: every listing for sale or lease needs a Trakheesi permit (dld), every holiday home a holiday-home permit (dtcm); null: none.',
+    }),
+    permit_reminder_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(365)
+      .openapi({ description: '`listing.permit_expiring` this many days before a live permit’s last day (default 14).' }),
   })
   .partial();
 

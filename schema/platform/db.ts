@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Json, LocalisedText, NullableTimestamp } from '../common/columns';
 import type { RecordKind } from '../common/external';
+import type { Market } from '../common/permits';
 import type {
   RebuildJobsTable,
   WebhookAttemptsTable,
@@ -55,6 +56,10 @@ export type CompanySettings = {
   accounting_xero_tax_rate?: string;
   /** QuickBooks journal dates: DD/MM/YYYY (default) or MM/DD/YYYY. */
   accounting_date_order?: 'day_first' | 'month_first';
+  /** Portals (docs/api-reference.md, "Portals and advertising permits"): the market whose permit rules apply. */
+  market?: Market | null;
+  /** `listing.permit_expiring` this many days before a live listing's permit ends (default 14). */
+  permit_reminder_days?: number;
 };
 
 /** The accounts a company maps for the accounting journal (company setting `accounting_accounts`). */
@@ -72,6 +77,9 @@ export interface CompaniesTable {
   catalogue_version: ColumnType<string | number | bigint, never, never>;
   /** The Turnstile secret, encrypted (lib/crypto-jwe.ts); null: not configured. */
   spam_check_secret_jwe: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The portal feeds' token (migration 0021): its SHA-256, and itself encrypted for the admin's list. */
+  portal_feed_token_hash: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  portal_feed_token_jwe: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -38,6 +38,12 @@ const OwnerStatementEventData = z
 const DealEventData = referenceOnly('deal', 'DealEventData');
 // Viewing feedback is never in an event.
 const ViewingEventData = referenceOnly('viewing', 'ViewingEventData');
+const ListingPermitEventData = z
+  .object({
+    listing_id: ref('The listing id; read the listing (its permit, last day and status) with the admin API.'),
+    permit_reference: ref('The permit’s number, as the authority issued it.'),
+  })
+  .openapi('ListingPermitEventData');
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
 
 type Entry = { data: z.ZodType; when: string };
@@ -84,6 +90,14 @@ export const eventCatalogue = {
   'viewing.done': entry(ViewingEventData, 'A viewing took place.'),
   'viewing.cancelled': entry(ViewingEventData, 'A viewing was cancelled.'),
   'viewing.missed': entry(ViewingEventData, 'A viewing was missed.'),
+  'listing.permit_expiring': entry(
+    ListingPermitEventData,
+    'A live listing’s advertising permit ends within the company’s reminder days (scheduled work; once per permit).',
+  ),
+  'listing.permit_expired': entry(
+    ListingPermitEventData,
+    'A live listing’s advertising permit has ended (scheduled work): it has left the portal feeds that need one.',
+  ),
 } as const satisfies Record<string, Entry>;
 
 export type EventType = keyof typeof eventCatalogue;

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { listingSorts, publishedListings, selectListingRecord } from '../../functions/catalogue/listings';
 import { type ListingRecord, presenter } from '../../functions/catalogue/listings.present';
-import { sitemapSort } from '../../functions/catalogue/sitemap.routes';
+import { sitemapSort } from '../../functions/catalogue/pages';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import type { TestApi } from '../support/harness';
 

@@ -119,10 +119,12 @@ describe('the render format', () => {
       renderFormat,
       'functions/catalogue/listings.present.ts': await digest('functions/catalogue/listings.present.ts'),
       'lib/localise.ts': await digest('lib/localise.ts'),
+      'lib/media.ts': await digest('lib/media.ts'),
     }).toEqual({
-      renderFormat: 1,
-      'functions/catalogue/listings.present.ts': 'e86d89f4b259045f',
+      renderFormat: 2,
+      'functions/catalogue/listings.present.ts': 'fcb9cdeb0d62f98e',
       'lib/localise.ts': '3b1f2f54333a8351',
+      'lib/media.ts': 'bf95ed6017b4f548',
     });
   });
 });

@@ -61,6 +61,7 @@ function concrete(path: string): string {
       .replace('{task_id}', references.tasks ?? 'x')
       .replace('{payment_id}', references['rent-payments'] ?? 'x')
       .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
+      .replace('{token}', references.feedToken ?? 'x')
       .replace(/\{[a-z_]+\}/g, 'x')
   );
 }
@@ -93,6 +94,9 @@ beforeAll(async () => {
   await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
   keys.revoked = revoked.secret;
   keys.unknown = `sk_${'A'.repeat(10)}${'b'.repeat(32)}`;
+  // The company's portal feed token (issue 25): the feeds' path carries it.
+  const feeds = await api.admin(`/companies/${company.id}/portal-feeds`);
+  references.feedToken = new URL(feeds.json.results[0].url).pathname.split('/')[4] as string;
   const publicDoc = (await api.request('/api/v1/openapi.json')).json;
   const adminDoc = (await api.request('/admin/v1/openapi.json')).json;
   operations = [...operationsOf(publicDoc), ...operationsOf(adminDoc)];

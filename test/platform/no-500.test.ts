@@ -306,6 +306,9 @@ describe('no date or instant gives a 500', () => {
     const season = { starts_on: day1, ends_on: day2, nightly_price: '100.00' };
     const terms = { available_from: day1, available_to: day2, seasons: [season] };
     admin('PUT /companies/{company_id}/listings/{slug}/booking-terms', `${listing}/booking-terms`, terms);
+    admin('PATCH /companies/{company_id}/listings/{slug}/advertising', `${listing}/advertising`, {
+      permit: { number: '7117361830', authority: 'dtcm', expires_on: day2 },
+    });
     admin('POST /companies/{company_id}/listings/{slug}/blocks', `${listing}/blocks`, {
       reason: 'owner',
       starts_on: day(40),

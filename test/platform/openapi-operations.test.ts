@@ -100,6 +100,9 @@ const publicIds = [
   'getOwnerStatement',
   'createOwnerStatementLink',
   'getJournalExport',
+  'getPropertyFinderFeed',
+  'getBayutFeed',
+  'listPortalChecks',
 ];
 
 describe('operation ids', () => {

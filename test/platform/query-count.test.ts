@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { developmentToken } from '../../lib/spam-check';
+import { portalCompany, portalListing } from '../portals/support';
 import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import {
   bookingBody,
@@ -304,5 +305,70 @@ describe('round trips of the server-key writes (at most 3 each on Node, the comp
     expect(sent, sent.join('\n')).toHaveLength(2);
     expect(sent[0]).toMatch(/"company_hosts"[\s\S]*"api_keys"/);
     expect(sent[1]).toMatch(/insert into owner_statement_links[\s\S]*insert into audit_log/);
+  });
+});
+
+describe('round trips of the portals (issue 25)', () => {
+  // Every statement, BEGIN and COMMIT included: each is a round trip.
+  let trips: string[] = [];
+  let portalsApi: TestApi;
+  let company: Awaited<ReturnType<typeof portalCompany>>;
+  beforeAll(async () => {
+    portalsApi = await createTestApi({ handle: await openTestDatabase({ log: (event) => void trips.push(event.query.sql) }) });
+    company = await portalCompany(portalsApi, [portalListing('counted-one'), portalListing('counted-two')]);
+    await portalsApi.platform.companyCache.listening();
+    await portalsApi.platform.companyCache.settled();
+  });
+  afterAll(() => portalsApi.close());
+
+  /** The trips of one request, leaving out the admin token's check that every admin request makes first. */
+  async function counted(send: () => Promise<{ status: number; text: string }>) {
+    await portalsApi.platform.companyCache.settled();
+    trips = [];
+    const res = await send();
+    expect(res.status, res.text).toBeLessThan(400);
+    return { res, sent: trips.filter((text) => !text.includes('"admin_tokens"')) };
+  }
+
+  it('answers a feed’s repeated fetch 304 without a statement: the company row (its catalogue version) is kept in memory', async () => {
+    for (const path of [company.feed.propertyfinder, company.feed.bayut]) {
+      const first = await portalsApi.request(path, { host: company.host });
+      expect(first.status).toBe(200);
+      const { res, sent } = await counted(() =>
+        portalsApi.request(path, { host: company.host, headers: { 'If-None-Match': first.headers.get('etag') as string } }),
+      );
+      expect(res.status).toBe(304);
+      expect(sent).toEqual([]);
+    }
+  });
+
+  it('builds a feed in a fixed number of statements (the count, then one per batch of listings)', async () => {
+    const { sent } = await counted(() => portalsApi.request(company.feed.propertyfinder, { host: company.host }));
+    expect(sent, sent.join('\n')).toHaveLength(2);
+  });
+
+  it('sets a listing’s advertising in 3 round trips: the guarded update (with the company), the render’s read and store', async () => {
+    const { sent } = await counted(() =>
+      portalsApi.admin(`/companies/${company.id}/listings/counted-one/advertising`, {
+        method: 'PATCH',
+        body: { permit: { number: '424242', authority: 'dld', expires_on: '2027-01-31' }, portals: { bayut: false } },
+      }),
+    );
+    expect(sent, sent.join('\n')).toHaveLength(3);
+    expect(sent.some((text) => /^\s*begin\b/i.test(text))).toBe(false);
+  });
+
+  it('publishes and withdraws in 3 round trips too', async () => {
+    for (const action of ['withdraw', 'publish']) {
+      const { sent } = await counted(() =>
+        portalsApi.admin(`/companies/${company.id}/listings/counted-two/${action}`, { method: 'POST' }),
+      );
+      expect(sent, sent.join('\n')).toHaveLength(3);
+    }
+  });
+
+  it('rotates the feeds’ token in 3 round trips: the update, then the company and its hosts for the URLs', async () => {
+    const { sent } = await counted(() => portalsApi.admin(`/companies/${company.id}/portal-feeds/rotate`, { method: 'POST' }));
+    expect(sent, sent.join('\n')).toHaveLength(3);
   });
 });

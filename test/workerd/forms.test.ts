@@ -49,7 +49,7 @@ beforeAll(async () => {
             settings: { bookings_enabled: true },
           }),
         );
-        await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue), { render: null });
+        await importCatalogue(trx, company, CatalogueImportInput.parse(demoCatalogue), { render: null, now: new Date() });
         const key = await createKey(
           trx,
           company.id,

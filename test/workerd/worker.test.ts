@@ -80,7 +80,7 @@ beforeAll(async () => {
           }),
         );
         // Not rendered here: the Worker's first reads render and store the forms (functions/catalogue/renders.ts).
-        await importCatalogue(trx, company.id, CatalogueImportInput.parse(demoCatalogue), { render: null });
+        await importCatalogue(trx, company, CatalogueImportInput.parse(demoCatalogue), { render: null, now: new Date() });
       });
       await db.db
         .insertInto('admin_tokens')

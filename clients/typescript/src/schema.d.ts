@@ -1128,6 +1128,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/feeds/{token}/propertyfinder.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s Property Finder XML feed
+         * @description The Property Finder agency feed format (`<list>` of `<property>`), for the portal to fetch by URL (no key: the token in the path is the secret; the admin lists and rotates it). Every published listing the portal takes (the portal check says why another is left out), streamed. A weak ETag and `Cache-Control: no-cache`: a repeated fetch is a cheap 304. Any other token, a rotated one included, is 404.
+         *
+         *     **Access:** no key needed. A server key may be sent instead (`Authorization: Bearer sk_…`); it must hold `read:listings` and is then limited per key rather than per address.
+         */
+        get: operations["getPropertyFinderFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/feeds/{token}/bayut.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s Bayut and dubizzle XML feed
+         * @description The Bayut/dubizzle XML feed format (`<Properties>` of `<Property>`), for the portal to fetch by URL (no key: the token in the path is the secret; the admin lists and rotates it). Every published listing the portal takes (the portal check says why another is left out), streamed. A weak ETag and `Cache-Control: no-cache`: a repeated fetch is a cheap 304. Any other token, a rotated one included, is 404.
+         *
+         *     **Access:** no key needed. A server key may be sent instead (`Authorization: Bearer sk_…`); it must hold `read:listings` and is then limited per key rather than per address.
+         */
+        get: operations["getBayutFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portal-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What keeps each listing off each portal
+         * @description For each draft and published listing (in id order), its state on Property Finder and Bayut/dubizzle: whether the feed carries it, whether it is sent there, and the problems the portal would refuse it for (`permit_missing`, `permit_expired`, `permit_duplicate`, `price_missing`, `too_few_photos`, `description_too_short`, `agent_missing`, `property_type_unknown`, `location_missing`, `size_missing`). `blocked=true` lists only those with a problem.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:listings`.
+         */
+        get: operations["listPortalChecks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "lead.created": {
@@ -1870,6 +1936,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "listing.permit_expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * listing.permit_expiring
+         * @description A live listing’s advertising permit ends within the company’s reminder days (scheduled work; once per permit). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["listingPermitExpiringEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "listing.permit_expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * listing.permit_expired
+         * @description A live listing’s advertising permit has ended (scheduled work): it has left the portal feeds that need one. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["listingPermitExpiredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -1953,6 +2059,12 @@ export interface components {
             /** @description The viewing's reference; read the record with a server key. */
             reference: string;
         };
+        ListingPermitEventData: {
+            /** @description The listing id; read the listing (its permit, last day and status) with the admin API. */
+            listing_id: string;
+            /** @description The permit’s number, as the authority issued it. */
+            permit_reference: string;
+        };
         PingEventData: {
             /** @description The subscription the test was sent to. */
             subscription_id: string;
@@ -1993,6 +2105,7 @@ export interface components {
             } | null;
             coordinates: components["schemas"]["Coordinates"];
             photos: components["schemas"]["Photo"][];
+            permit: components["schemas"]["ListingPermit"];
             published_at: string;
             updated_at: string;
         };
@@ -2031,6 +2144,24 @@ export interface components {
                 };
             };
         };
+        /** @description The advertising permit the law requires on the ad, where the market has one. */
+        ListingPermit: {
+            number: string;
+            /**
+             * @description dld: the Dubai Land Department’s Trakheesi advertising permit; dtcm: a Dubai holiday-home permit.
+             * @enum {string}
+             */
+            authority: "dld" | "dtcm" | "other";
+            /** @description Its last valid day (YYYY-MM-DD, the company’s time zone). */
+            expires_on: string;
+            /** @description The authority’s verification page (its QR code’s link). */
+            verification_url: string | null;
+            /**
+             * @description expired once its last day has passed (scheduled work).
+             * @enum {string}
+             */
+            status: "valid" | "expired";
+        } | null;
         Problem: {
             /** Format: uri */
             type: string;
@@ -3937,6 +4068,40 @@ export interface components {
              * @example 10000.00
              */
             owner_payable: string;
+        };
+        PortalCheckList: {
+            results: components["schemas"]["PortalCheck"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        PortalCheck: {
+            id: string;
+            /** @description The English slug. */
+            slug: string;
+            /** @enum {string} */
+            listing_type: "sale" | "lease" | "holiday_home";
+            /**
+             * @description Drafts are checked too: what to fix before publishing.
+             * @enum {string}
+             */
+            status: "draft" | "published";
+            portals: {
+                propertyfinder: components["schemas"]["PortalState"];
+                bayut: components["schemas"]["PortalState"];
+            };
+        };
+        PortalState: {
+            /** @description Whether the portal’s feed carries the listing now. */
+            in_feed: boolean;
+            /** @description Whether the listing is sent to this portal (its advertising). */
+            opted_in: boolean;
+            /** @description What the portal would refuse it for; empty: nothing. */
+            problems: components["schemas"]["PortalProblem"][];
+        };
+        PortalProblem: {
+            /** @enum {string} */
+            code: "permit_missing" | "permit_expired" | "permit_duplicate" | "price_missing" | "too_few_photos" | "description_too_short" | "agent_missing" | "property_type_unknown" | "location_missing" | "size_missing";
+            message: string;
         };
     };
     responses: never;
@@ -9950,6 +10115,215 @@ export interface operations {
             };
         };
     };
+    getPropertyFinderFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The company’s secret feed token (the admin lists the URLs). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed (Property Finder agency feed format (`<list>` of `<property>`)) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not modified: the `If-None-Match` matches the current `ETag`. No body. */
+            304: {
+                headers: {
+                    /** @description The answer’s version. */
+                    ETag?: string;
+                    /** @description As on the 200. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBayutFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The company’s secret feed token (the admin lists the URLs). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed (Bayut/dubizzle XML feed format (`<Properties>` of `<Property>`)) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not modified: the `If-None-Match` matches the current `ETag`. No body. */
+            304: {
+                headers: {
+                    /** @description The answer’s version. */
+                    ETag?: string;
+                    /** @description As on the 200. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPortalChecks: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The `next_cursor` of the previous page. Opaque. */
+                cursor?: string;
+                /** @description true: only listings with a problem. */
+                blocked?: "true" | "false" | "1" | "0";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of listings with their portal states */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalCheckList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     leadCreatedEvent: {
         parameters: {
             query?: never;
@@ -11884,6 +12258,112 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ViewingEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listingPermitExpiringEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "listing.permit_expiring";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["ListingPermitEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listingPermitExpiredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "listing.permit_expired";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["ListingPermitEventData"];
                 };
             };
         };

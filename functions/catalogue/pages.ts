@@ -1,0 +1,64 @@
+import type { Executor } from '../../lib/db/index';
+import { notFound } from '../../lib/errors';
+import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
+import type { Company } from '../../schema/platform/db';
+import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings } from './listings';
+import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredForm } from './renders';
+
+/**
+ * The catalogue's listing reads, each one query (renders.ts): the page's rows with their stored forms, concatenated
+ * as they are (a form missing or rendered for other inputs is rendered and stored). They answer JSON text.
+ */
+
+export type PageRequest = ListingFilters & { page_size: number; cursor?: string; sort: keyof typeof listingSorts };
+
+/** One page of published listings in `form` (cards, map points): filters, keyset order, stored forms. */
+export async function listingPage(
+  db: Executor,
+  render: RenderContext,
+  request: PageRequest,
+  form: RenderedForm,
+  mapped = false,
+): Promise<string> {
+  const { page_size, cursor, sort, ...filters } = request;
+  const company = render.company;
+  const order = listingSorts[sort];
+  let query = applyFilters(publishedListings(db, company), company, filters);
+  if (mapped) query = query.where('l.latitude', 'is not', null);
+  const rows = await paginate(withStoredForm(query, render, form), order, { page_size, cursor }).execute();
+  const page = pageOf(rows, order, page_size);
+  return listBody(await bodiesOf(db, render, page.rows, form), page.next_cursor);
+}
+
+export const sitemapSort = {
+  name: 'sitemap',
+  columns: [
+    { ref: 'l.published_at', direction: 'asc', type: 'timestamptz' },
+    { ref: 'l.id', direction: 'asc', type: 'uuid' },
+  ],
+} as const satisfies KeysetSort;
+
+/** One page of the sitemap: every published listing's paths, oldest publication first. */
+export async function sitemapPage(db: Executor, render: RenderContext, query: { page_size: number; cursor?: string }) {
+  const rows = await paginate(
+    withStoredForm(publishedListings(db, render.company), render, 'sitemap'),
+    sitemapSort,
+    query,
+  ).execute();
+  const page = pageOf(rows, sitemapSort, query.page_size);
+  return listBody(await bodiesOf(db, render, page.rows, 'sitemap'), page.next_cursor);
+}
+
+/** One listing by its English or Arabic slug: its detail, or its slug and status once withdrawn; drafts are not found. */
+export async function listingDetail(db: Executor, render: RenderContext, company: Company, slug: string): Promise<string> {
+  const bySlug = db
+    .selectFrom('listings as l')
+    .where('l.company_id', '=', company.id)
+    .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]));
+  const row = await withStoredForm(bySlug, render, 'detail').select(['l.status', 'l.listing_type']).executeTakeFirst();
+  if (!row || row.status === 'draft' || !enabledTypes(company).includes(row.listing_type))
+    throw notFound(`The listing "${slug}"`);
+  const [body] = await bodiesOf(db, render, [row], 'detail');
+  if (body === undefined) throw notFound(`The listing "${slug}"`);
+  return body;
+}

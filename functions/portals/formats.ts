@@ -1,0 +1,124 @@
+import Big from 'big.js';
+import { photoUrl } from '../../lib/media';
+import type { Portal } from '../../schema/common/permits';
+import type { FeedListing } from './feeds';
+import { commercialTypes, propertyTypes, typeKey } from './rules';
+import { localTimestamp, plainNumber, type XmlNode, xmlText } from './xml';
+
+/**
+ * The two portals' XML formats (docs/api-reference.md, "Portals and advertising permits", cites them): Property
+ * Finder's agency feed (`<list>` of `<property>`) and Bayut/dubizzle's (`<Properties>` of `<Property>`). A listing
+ * reaches these functions only when the portal takes it (rules.ts): it has a price, a known type, a city and area,
+ * an agent with email and phone, and the permit its market requires.
+ */
+
+/** What every element of one feed is written with: the company's zone and its photos' base URL. */
+export type FeedContext = { companyId: string; timeZone: string; media: string };
+
+export type FeedFormat = {
+  /** The document's start: the XML declaration and the root's opening tag (counts and times only: nothing to escape). */
+  open(count: number, generatedAt: Date, context: FeedContext): string;
+  element(listing: FeedListing, context: FeedContext): XmlNode;
+  close: string;
+};
+
+const squareFeetPerSquareMetre = '10.7639104';
+const sqft = (sqm: string) => new Big(sqm).times(squareFeetPerSquareMetre).round(0).toString();
+const text = (value: string | undefined) => xmlText(value ?? '');
+const photoUrls = (l: FeedListing, c: FeedContext) => l.photos.map((p) => photoUrl(c.media, c.companyId, p.storage_key, 1600));
+/** A reference without spaces or punctuation, stable for the listing's life: its id's 32 hex digits. */
+const reference = (l: FeedListing) => l.id.replaceAll('-', '');
+const digits = (phone: string) => phone.replace(/\D/g, '');
+/** Only what has a value: an empty optional element is left out rather than sent empty. */
+const present = (node: Record<string, XmlNode[string] | null | undefined>): XmlNode =>
+  Object.fromEntries(
+    Object.entries(node).filter(([, value]) => value !== undefined && value !== null && value !== ''),
+  ) as XmlNode;
+
+/** Property Finder: prices of rentals by period (`yearly`, `monthly`, `daily`), sales as one number. */
+const pfPeriods = { year: 'yearly', month: 'monthly', night: 'daily' } as const;
+
+export const propertyFinder: FeedFormat = {
+  open: (count, at, c) =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n<list last_update="${localTimestamp(at, c.timeZone)}" listing_count="${count}">`,
+  close: '</list>\n',
+  element(l, c) {
+    const type = propertyTypes.propertyfinder[typeKey(l.property_type)] as string;
+    const offering = `${commercialTypes.has(type) ? 'C' : 'R'}${l.listing_type === 'sale' ? 'S' : 'R'}`;
+    const price = plainNumber(l.price);
+    const updated = localTimestamp(l.updated_at, c.timeZone);
+    return {
+      property: present({
+        '@_last_update': updated,
+        reference_number: reference(l),
+        permit_number: l.permit_authority === 'dtcm' ? undefined : l.permit_number,
+        dtcm_permit: l.permit_authority === 'dtcm' ? l.permit_number : undefined,
+        offering_type: offering,
+        property_type: type,
+        price_on_application: 'No',
+        price: l.price_period === 'total' ? price : { [pfPeriods[l.price_period]]: price },
+        city: text(l.city?.en),
+        community: text(l.area?.en),
+        sub_community: l.project ? text(l.project.en) : undefined,
+        title_en: text(l.title.en),
+        title_ar: l.title.ar ? text(l.title.ar) : undefined,
+        description_en: { '#cdata': text(l.description.en) },
+        description_ar: l.description.ar ? { '#cdata': text(l.description.ar) } : undefined,
+        size: l.size_sqm === null ? undefined : sqft(l.size_sqm),
+        bedroom: l.bedrooms ?? undefined,
+        bathroom: l.bathrooms ?? undefined,
+        completion_status: l.completion === null ? undefined : l.completion === 'off_plan' ? 'off_plan' : 'completed',
+        geopoints: l.latitude === null || l.longitude === null ? undefined : `${l.longitude},${l.latitude}`,
+        photo: { url: photoUrls(l, c).map((url) => ({ '@_last_updated': updated, '#text': url })) },
+        agent: present({
+          id: l.agent.id.replaceAll('-', ''),
+          name: text(l.agent.name),
+          email: l.agent.email,
+          phone: digits(l.agent.phone),
+          photo: l.agent.photo_url ?? undefined,
+        }),
+      }),
+    };
+  },
+};
+
+/** Bayut/dubizzle: sale is `Buy`, everything else `Rent` with its frequency. */
+const bayutFrequencies = { year: 'yearly', month: 'monthly', night: 'daily' } as const;
+
+export const bayut: FeedFormat = {
+  open: () => '<?xml version="1.0" encoding="UTF-8"?>\n<Properties>',
+  close: '</Properties>\n',
+  element(l, c) {
+    return {
+      Property: present({
+        Property_Ref_No: reference(l),
+        Permit_Number: l.permit_number,
+        Property_Status: 'live',
+        Property_purpose: l.listing_type === 'sale' ? 'Buy' : 'Rent',
+        Property_Type: propertyTypes.bayut[typeKey(l.property_type)],
+        Property_Title: text(l.title.en),
+        Property_Title_AR: l.title.ar ? text(l.title.ar) : undefined,
+        Property_Description: { '#cdata': text(l.description.en) },
+        Property_Description_AR: l.description.ar ? { '#cdata': text(l.description.ar) } : undefined,
+        City: text(l.city?.en),
+        Locality: text(l.area?.en),
+        Sub_Locality: l.project ? text(l.project.en) : undefined,
+        Property_Size: l.size_sqm === null ? undefined : sqft(l.size_sqm),
+        Property_Size_Unit: l.size_sqm === null ? undefined : 'SQFT',
+        Bedrooms: l.bedrooms ?? undefined,
+        Bathrooms: l.bathrooms ?? undefined,
+        Price: plainNumber(l.price),
+        Rent_Frequency: l.price_period === 'total' ? undefined : bayutFrequencies[l.price_period],
+        Off_Plan: l.completion === 'off_plan' ? 'Yes' : 'No',
+        Images: { Image: photoUrls(l, c) },
+        Listing_Agent: text(l.agent.name),
+        Listing_Agent_Phone: l.agent.phone,
+        Listing_Agent_Email: l.agent.email,
+        Last_Updated: localTimestamp(l.updated_at, c.timeZone),
+        Portals: { Portal: ['Bayut', 'dubizzle'] },
+      }),
+    };
+  },
+};
+
+export const feedFormats: Record<Portal, FeedFormat> = { propertyfinder: propertyFinder, bayut };
