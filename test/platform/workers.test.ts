@@ -40,7 +40,7 @@ const budgets: Record<string, number> = {
   catalogue: 242,
   crm: 307,
   forms: 304,
-  stay: 328,
+  stay: 330,
   leases: 273,
   maintenance: 271,
   pipelines: 310,
