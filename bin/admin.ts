@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { adminTarget, adminTokenOf } from '../lib/node/local-server';
 import { bookingCommand, bookingUsage } from './admin-bookings';
+import { inboundCommand, inboundUsage } from './admin-inbound';
 import { pipelineCommand, pipelineUsage } from './admin-pipelines';
 import { webhookCommand, webhookUsage } from './admin-webhooks';
 
@@ -34,6 +35,7 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
 ${webhookUsage}
 ${bookingUsage}
 ${pipelineUsage}
+${inboundUsage}
 
 With no settings it talks to the server \`npm start\` runs here (its address is in DATA_DIR/server.json) with the
 admin token that server generated (DATA_DIR/admin-token). Environment: DATA_DIR (default ./.data), ADMIN_URL and
@@ -72,6 +74,8 @@ const { values: opts, positionals } = parseArgs({
     to: { type: 'string' },
     note: { type: 'string' },
     secret: { type: 'string' },
+    source: { type: 'string' },
+    'verify-token': { type: 'string' },
     purpose: { type: 'string' },
     position: { type: 'string' },
     probability: { type: 'string' },
@@ -273,6 +277,8 @@ async function run(): Promise<unknown> {
       if (bookings) return bookings;
       const pipelines = pipelineCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
       if (pipelines) return pipelines;
+      const inbound = inboundCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
+      if (inbound) return inbound;
       if (group === 'audit') {
         const company = encodeURIComponent(arg(1, '<company>'));
         return call(

@@ -34,3 +34,27 @@ export function keptDetails(details: Record<string, DetailValue> | undefined, dr
   for (const key of refused) dropped.push(`details.${key}`);
   return Object.fromEntries(Object.entries(details).filter(([key]) => !refused.has(key)));
 }
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A verified payload with every text made storable: NUL removed and each lone surrogate replaced by U+FFFD (a form
+ * refuses such text with 400; a source's message is kept, since refusing it would only have it sent again).
+ */
+export function storable(value: unknown): unknown {
+  if (typeof value === 'string') return value.replaceAll('\u0000', '').replace(loneSurrogate, '\uFFFD');
+  if (Array.isArray(value)) return value.map(storable);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [storable(key) as string, storable(item)]));
+  }
+  return value;
+}
+
+const firstInstant = Date.UTC(1900, 0, 1);
+const endInstant = Date.UTC(3000, 0, 1);
+
+/** The time a source gives, when it is one in the years 1900 to 2999 (as the API's instants); else `now`. */
+export function sourceTime(at: Date, now: Date): Date {
+  const ms = at.getTime();
+  return ms >= firstInstant && ms < endInstant ? at : now;
+}

@@ -27,10 +27,18 @@ const signedBody = (component: string, description: string) => ({
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${component}` } } },
 });
 
-const receiver = (kind: InboundKind, summary: string, description: string, component: string, header: string) =>
+const receiver = (
+  kind: InboundKind,
+  operationId: string,
+  summary: string,
+  description: string,
+  component: string,
+  header: string,
+) =>
   defineRoute({
     method: 'post',
     path: `/inbound/{token}/${kind}`,
+    operationId,
     tags: ['Inbound'],
     summary,
     description,
@@ -45,6 +53,7 @@ const receiver = (kind: InboundKind, summary: string, description: string, compo
 
 const whatsAppRoute = receiver(
   'whatsapp',
+  'receiveWhatsAppMessages',
   'Receive WhatsApp messages (Meta Cloud API webhooks)',
   "Meta's webhook notifications for the company's WhatsApp Business number, signed with `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret). Each message makes a lead (its sender's number in E.164, their profile name, a click-to-WhatsApp ad's `referral`); a message within the company's conversation window (`inbound_conversation_hours`, default 24) of the last message of the sender's open lead becomes a `message` activity on it. Statuses and other notifications are acknowledged and ignored. A message id already recorded is a repeat.",
   'WhatsAppNotification',
@@ -53,6 +62,7 @@ const whatsAppRoute = receiver(
 
 const propertyFinderRoute = receiver(
   'propertyfinder',
+  'receivePropertyFinderLeads',
   'Receive Property Finder leads (lead webhooks)',
   "Property Finder's lead events (`lead.created`; `lead.assigned` and `lead.updated`, which carry project leads), signed with `X-Signature` (hex HMAC-SHA256 of the body with the subscription's secret): one lead per Property Finder lead, with its channel (`email`, `call`, `whatsapp`), the enquirer and the listing's reference. Other events are acknowledged and ignored.",
   'PropertyFinderEvent',
@@ -61,6 +71,7 @@ const propertyFinderRoute = receiver(
 
 const signedRoute = receiver(
   'signed',
+  'receiveSignedLeads',
   'Receive leads from any Standard Webhooks sender',
   'A `lead.created` message signed with Standard Webhooks (`webhook-id`, `webhook-timestamp` within 5 minutes, `webhook-signature` with the channel’s `whsec_` secret): Bayut/dubizzle lead exports, a call-tracking service, an automation tool. `data` is a `SignedLeadData`. The `webhook-id` makes a retry a repeat. Details a form would refuse are dropped and named in `dropped`; card numbers in texts are removed.',
   'SignedLeadEvent',
@@ -70,6 +81,7 @@ const signedRoute = receiver(
 const handshakeRoute = defineRoute({
   method: 'get',
   path: '/inbound/{token}/whatsapp',
+  operationId: 'confirmWhatsAppSubscription',
   tags: ['Inbound'],
   summary: "Answer Meta's verification request for the WhatsApp receiver",
   description:
@@ -114,14 +126,13 @@ const confirmWhatsApp: RouteHandler<typeof handshakeRoute, AppEnv> = async funct
   return c.text(challenge, 200);
 };
 
-const router = createRouter();
-// The payloads the receivers document by reference (no route body parses them: see above).
-router.openAPIRegistry.register('WhatsAppNotification', WhatsAppNotification);
-router.openAPIRegistry.register('PropertyFinderEvent', PropertyFinderEvent);
-router.openAPIRegistry.register('SignedLeadEvent', SignedLeadEvent);
-
-export const inboundReceivers = router
+export const inboundReceivers = createRouter()
   .openapi(handshakeRoute, confirmWhatsApp)
   .openapi(whatsAppRoute, receiveWhatsApp)
   .openapi(propertyFinderRoute, receivePropertyFinder)
   .openapi(signedRoute, receiveSigned);
+
+// The payloads the receivers document by reference (no route body parses them: see above).
+inboundReceivers.openAPIRegistry.register('WhatsAppNotification', WhatsAppNotification);
+inboundReceivers.openAPIRegistry.register('PropertyFinderEvent', PropertyFinderEvent);
+inboundReceivers.openAPIRegistry.register('SignedLeadEvent', SignedLeadEvent);

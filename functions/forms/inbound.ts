@@ -8,7 +8,7 @@ import { rateLimitHeaders } from '../../lib/ratelimit/index';
 import type { InboundChannelRow, InboundKind } from '../../schema/forms/db';
 import { PropertyFinderEvent, SignedLeadEnvelope, WhatsAppNotification } from '../../schema/forms/inbound';
 import type { Company } from '../../schema/platform/db';
-import type { InboundParsed } from './inbound-lead';
+import { type InboundParsed, storable } from './inbound-lead';
 import { recordLead } from './leads';
 import { propertyFinderLeads, propertyFinderSignatureFailure } from './property-finder';
 import { signedFailure, signedLeads } from './signed';
@@ -57,22 +57,28 @@ async function refuse(services: Services, channel: InboundChannelRow, reason: st
   }
   const at = sql`${now.toISOString()}::timestamptz`;
   const windowStart = sql`${at} - make_interval(mins => ${failureWindowMinutes})`;
-  const current = sql`c.failures_since > ${windowStart}`;
-  const count = sql`case when ${current} then c.failures + 1 else 1 end`;
   await sql`
     with counted as (
-      update inbound_channels c set
-        failures = ${count},
-        failures_since = case when ${current} then c.failures_since else ${at} end,
-        failure_audited_at = case when ${count} >= ${failuresAudited}
-          and (c.failure_audited_at is null or c.failure_audited_at <= ${windowStart}) then ${at} else c.failure_audited_at end
-      where c.id = ${channel.id}::uuid
-      returning c.company_id, c.kind, c.source, c.failures, c.failures_since, c.failure_audited_at = ${at} as audit
+      select c.id, c.company_id, c.kind, c.source, c.failure_audited_at,
+        case when c.failures_since > ${windowStart} then c.failures + 1 else 1 end as failures,
+        case when c.failures_since > ${windowStart} then c.failures_since else ${at} end as since
+      from inbound_channels c where c.id = ${channel.id}::uuid
+      for update
+    ),
+    judged as (
+      select *, failures >= ${failuresAudited}
+        and (failure_audited_at is null or failure_audited_at <= ${windowStart}) as audit
+      from counted
+    ),
+    changed as (
+      update inbound_channels c set failures = j.failures, failures_since = j.since,
+        failure_audited_at = case when j.audit then ${at} else c.failure_audited_at end
+      from judged j where c.id = j.id
     )
     insert into audit_log (company_id, actor, action, subject, details)
-    select company_id, 'system', 'inbound.verification_failed', ${channel.id}::text,
-      jsonb_build_object('kind', kind, 'source', source, 'failures', failures, 'since', failures_since, 'last_reason', ${reason}::text)
-    from counted where audit`.execute(services.db);
+    select company_id, 'system', 'inbound.verification_failed', id::text,
+      jsonb_build_object('kind', kind, 'source', source, 'failures', failures, 'since', since, 'last_reason', ${reason}::text)
+    from judged where audit`.execute(services.db);
   throw new ApiError('signature_invalid', reason);
 }
 
@@ -99,7 +105,7 @@ function payloadOf<T>(
   } catch {
     throw new ApiError('invalid_json', 'The body is not JSON.');
   }
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(storable(value));
   if (!parsed.success) throw new ApiError('invalid_request', 'The body is not in the source’s published shape.');
   return parsed.data;
 }
@@ -109,7 +115,7 @@ function deliveryOf(company: Company, channel: InboundChannelRow, body: Uint8Arr
   switch (channel.kind) {
     case 'whatsapp': {
       const hours = company.settings.inbound_conversation_hours ?? defaultConversationHours;
-      return whatsAppLeads(payloadOf(body, WhatsAppNotification), channel.source, hours);
+      return whatsAppLeads(payloadOf(body, WhatsAppNotification), channel.source, hours, now);
     }
     case 'propertyfinder':
       return propertyFinderLeads(payloadOf(body, PropertyFinderEvent), channel.source, now);

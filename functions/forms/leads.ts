@@ -263,6 +263,20 @@ function leadStatement(conversation: boolean) {
 
 const statements = { lead: leadStatement(false), conversation: leadStatement(true) };
 
+/** The lead a source's message id was recorded with, if it was. */
+async function repeatedDelivery(db: Db, companyId: string, source: string, messageId: string): Promise<RecordedLead | undefined> {
+  const row = await db
+    .selectFrom('inbound_messages as m')
+    .innerJoin('leads as l', 'l.id', 'm.lead_id')
+    .leftJoin('activities as a', 'a.id', 'm.activity_id')
+    .select(['l.id', 'l.reference', 'a.reference as activity'])
+    .where('m.company_id', '=', companyId)
+    .where('m.source', '=', source)
+    .where('m.message_id', '=', messageId)
+    .executeTakeFirst();
+  return row && { ...row, repeated: true };
+}
+
 /** How many times the statement runs when it meets a concurrent add of the same person or delivery. */
 const attempts = 4;
 
@@ -283,6 +297,11 @@ export async function recordLead(
   now: Date,
 ): Promise<RecordedLead> {
   const statement = origin.conversation ? statements.conversation : statements.lead;
+  if (!fields.email?.trim() && !fields.phone?.trim() && origin.sourceId !== null) {
+    // No way to name a person: only a repeat of a delivery recorded before can be answered (a later event of a lead).
+    const repeat = await repeatedDelivery(db, company.id, origin.source, origin.sourceId);
+    if (repeat) return repeat;
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       const [row] = await statement(db, {

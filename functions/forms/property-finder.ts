@@ -1,7 +1,8 @@
+import { z } from '@hono/zod-openapi';
 import { hexHmacMatches } from '../../lib/crypto';
 import type { LeadChannel } from '../../schema/common/leads';
 import type { PropertyFinderEventValue } from '../../schema/forms/inbound';
-import { type InboundParsed, keptText } from './inbound-lead';
+import { type InboundParsed, keptText, sourceTime } from './inbound-lead';
 
 /**
  * Property Finder's lead webhooks (Enterprise API 1.0.1, "Webhooks", cited in docs/api-reference.md "Inbound
@@ -16,6 +17,11 @@ import { type InboundParsed, keptText } from './inbound-lead';
 export async function propertyFinderSignatureFailure(body: Uint8Array, header: string | undefined, secret: string) {
   if (!header) return 'The X-Signature header is missing.';
   return (await hexHmacMatches(secret, body, header)) ? null : 'The signature does not match the body.';
+}
+
+/** An email the enquirer gave, when it is one (anything else is not kept: it could never be written to). */
+function emailOf(value: string | undefined): string | undefined {
+  return value && z.email().safeParse(value).success ? value : undefined;
 }
 
 /** The lead events: Property Finder sends project leads as `lead.assigned` or `lead.updated` only, never `lead.created`. */
@@ -35,14 +41,14 @@ export function propertyFinderLeads(event: PropertyFinderEventValue, source: str
   }
   const contacts = payload.sender?.contacts ?? [];
   const contact = (wanted: (type: string) => boolean) => contacts.find((c) => wanted(c.type.toLowerCase()))?.value.trim();
-  const at = event.timestamp ? new Date(event.timestamp) : now;
+  const at = event.timestamp ? sourceTime(new Date(event.timestamp), now) : now;
   const listing = payload.listing?.reference ?? payload.listing?.id;
   return {
     leads: [
       {
         fields: {
           name: keptText(payload.sender?.name),
-          email: contact((type) => type === 'email') || undefined,
+          email: emailOf(contact((type) => type === 'email')),
           phone: contact((type) => phoneTypes.has(type)) || undefined,
           message: keptText(payload.message),
           listing: listing?.trim() || undefined,
@@ -54,7 +60,7 @@ export function propertyFinderLeads(event: PropertyFinderEventValue, source: str
           source,
           sourceId: event.entity.id,
           referral: null,
-          occurredAt: Number.isNaN(at.getTime()) ? now : at,
+          occurredAt: at,
         },
       },
     ],

@@ -1,7 +1,7 @@
 import { hexHmacMatches } from '../../lib/crypto';
 import type { LeadReferral } from '../../schema/common/leads';
 import type { WhatsAppMessageValue, WhatsAppNotificationValue } from '../../schema/forms/inbound';
-import { type InboundLead, type InboundParsed, keptText } from './inbound-lead';
+import { type InboundLead, type InboundParsed, keptText, sourceTime } from './inbound-lead';
 
 /**
  * WhatsApp Business Platform (Meta's Cloud API) webhooks, as Meta documents them ("Create a webhook endpoint" and the
@@ -52,10 +52,15 @@ function referralOf(message: WhatsAppMessageValue): LeadReferral | null {
 /**
  * The enquiries of a verified notification: each message of `messages` changes (the sender's number from `from`, as
  * `wa_id` in E.164 with a `+`; their profile name from `contacts`), a conversation's within `windowHours` of its last
- * message becoming an activity of its open lead (functions/forms/leads.ts). Statuses, other fields and silent
- * message types are acknowledged and ignored.
+ * message becoming an activity of its open lead (functions/forms/leads.ts); a time that is none is `now`. Statuses,
+ * other fields and silent message types are acknowledged and ignored.
  */
-export function whatsAppLeads(notification: WhatsAppNotificationValue, source: string, windowHours: number): InboundParsed {
+export function whatsAppLeads(
+  notification: WhatsAppNotificationValue,
+  source: string,
+  windowHours: number,
+  now: Date,
+): InboundParsed {
   const leads: InboundLead[] = [];
   let ignored = 0;
   for (const entry of notification.entry) {
@@ -71,7 +76,7 @@ export function whatsAppLeads(notification: WhatsAppNotificationValue, source: s
           ignored++;
           continue;
         }
-        const occurredAt = new Date(Number(message.timestamp) * 1000);
+        const occurredAt = sourceTime(new Date(Number(message.timestamp) * 1000), now);
         const profile = value.contacts?.find((contact) => contact.wa_id === message.from)?.profile;
         leads.push({
           fields: {

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { instant } from '../common/api';
 import { LeadDetailsInput, leadFormFields } from '../common/forms';
 import { leadChannels } from '../common/leads';
 import { inboundKinds } from './db';
@@ -129,7 +130,7 @@ export const SignedLeadData = z
     }),
     service: leadFormFields.service,
     details: LeadDetailsInput.optional(),
-    occurred_at: z.iso.datetime({ offset: true }).optional(),
+    occurred_at: instant.optional().openapi({ description: 'When the enquiry was made; default: when it is received.' }),
   })
   .openapi('SignedLeadData');
 

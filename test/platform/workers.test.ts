@@ -30,14 +30,16 @@ import { docsScriptPath } from '../../lib/security-headers';
  * catalogue 238.2, crm 303.1, forms 300.5, stay 324.4, leases 269.0, maintenance 266.9, pipelines 306.4. Issue 14's
  * render on write (functions/catalogue/renders.ts), forms in one statement (lib/db/prepared.ts, the stay's hold, the
  * enquiry's person CTEs), keys kept in memory and the hot path's header object raised the default Worker, which
- * holds all of them: 395.7.
+ * holds all of them: 395.7. Issue 26's inbound receivers (WhatsApp, Property Finder and Standard Webhooks senders, on the
+ * forms Worker: their payload schemas, the standardwebhooks verifier, the conversation statement) and the visitor rule of
+ * lib/people.ts raised the default Worker from 396.4 to 407.4, forms from 301.5 to 310.4 and stay from 327.5 to 329.1.
  */
 const budgets: Record<string, number> = {
-  default: 400,
+  default: 412,
   catalogue: 242,
   crm: 307,
-  forms: 304,
-  stay: 328,
+  forms: 314,
+  stay: 332,
   leases: 273,
   maintenance: 271,
   pipelines: 310,
