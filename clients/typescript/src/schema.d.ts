@@ -387,7 +387,7 @@ export interface paths {
          *
          *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
          */
-        get: operations["getInboundWhatsapp"];
+        get: operations["confirmWhatsAppSubscription"];
         put?: never;
         /**
          * Receive WhatsApp messages (Meta Cloud API webhooks)
@@ -395,7 +395,7 @@ export interface paths {
          *
          *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
          */
-        post: operations["whatsappInbound"];
+        post: operations["receiveWhatsAppMessages"];
         delete?: never;
         options?: never;
         head?: never;
@@ -417,7 +417,7 @@ export interface paths {
          *
          *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
          */
-        post: operations["propertyfinderInbound"];
+        post: operations["receivePropertyFinderLeads"];
         delete?: never;
         options?: never;
         head?: never;
@@ -439,7 +439,7 @@ export interface paths {
          *
          *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
          */
-        post: operations["signedInbound"];
+        post: operations["receiveSignedLeads"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2087,7 +2087,11 @@ export interface components {
             /** @description A key from `GET /services`; a key the list does not have yet is kept too. */
             service?: string;
             details?: components["schemas"]["LeadDetails"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the enquiry was made; default: when it is received.
+             * @example 2026-11-21T09:30:00Z
+             */
             occurred_at?: string;
         } & {
             [key: string]: unknown;
@@ -5762,7 +5766,7 @@ export interface operations {
             };
         };
     };
-    getInboundWhatsapp: {
+    confirmWhatsAppSubscription: {
         parameters: {
             query?: {
                 "hub.mode"?: string;
@@ -5834,7 +5838,7 @@ export interface operations {
             };
         };
     };
-    whatsappInbound: {
+    receiveWhatsAppMessages: {
         parameters: {
             query?: never;
             header?: {
@@ -5910,7 +5914,7 @@ export interface operations {
             };
         };
     };
-    propertyfinderInbound: {
+    receivePropertyFinderLeads: {
         parameters: {
             query?: never;
             header?: {
@@ -5986,7 +5990,7 @@ export interface operations {
             };
         };
     };
-    signedInbound: {
+    receiveSignedLeads: {
         parameters: {
             query?: never;
             header?: {
