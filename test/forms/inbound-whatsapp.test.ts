@@ -144,6 +144,25 @@ describe('a conversation', () => {
     expect(late.json.leads[0]).not.toBe(reference);
   });
 
+  it('takes the window from the company’s inbound_conversation_hours', async () => {
+    const set = await world.api.admin(`/companies/${world.company.id}`, {
+      method: 'PATCH',
+      body: { settings: { inbound_conversation_hours: 2 } },
+    });
+    expect(set.status, set.text).toBe(200);
+    const from = waId();
+    const first = new Date(Date.now() - 10 * hour);
+    const opened = await send(whatsAppText(from, wamid(), 'Hello', first));
+    const within = await send(whatsAppText(from, wamid(), 'Within two hours', new Date(first.getTime() + 1.5 * hour)));
+    expect(within.json.leads).toEqual(opened.json.leads);
+    const after = await send(whatsAppText(from, wamid(), 'Three hours after the last', new Date(first.getTime() + 4.5 * hour)));
+    expect(after.json.leads).not.toEqual(opened.json.leads);
+    await world.api.admin(`/companies/${world.company.id}`, {
+      method: 'PATCH',
+      body: { settings: { inbound_conversation_hours: 24 } },
+    });
+  });
+
   it('makes a message to a closed lead a new lead, whatever the window', async () => {
     const from = waId();
     const opened = await send(whatsAppText(from, wamid(), 'Hello', new Date(Date.now() - hour)));
