@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { adminTarget, adminTokenOf } from '../lib/node/local-server';
 import { bookingCommand, bookingUsage } from './admin-bookings';
+import { inboundCommand, inboundUsage } from './admin-inbound';
 import { pipelineCommand, pipelineUsage } from './admin-pipelines';
 import { portalCommand, portalUsage } from './admin-portals';
 import { webhookCommand, webhookUsage } from './admin-webhooks';
@@ -36,6 +37,7 @@ ${webhookUsage}
 ${bookingUsage}
 ${pipelineUsage}
 ${portalUsage}
+${inboundUsage}
 
 With no settings it talks to the server \`npm start\` runs here (its address is in DATA_DIR/server.json) with the
 admin token that server generated (DATA_DIR/admin-token). Environment: DATA_DIR (default ./.data), ADMIN_URL and
@@ -75,6 +77,8 @@ const { values: opts, positionals } = parseArgs({
     to: { type: 'string' },
     note: { type: 'string' },
     secret: { type: 'string' },
+    source: { type: 'string' },
+    'verify-token': { type: 'string' },
     purpose: { type: 'string' },
     position: { type: 'string' },
     probability: { type: 'string' },
@@ -278,6 +282,8 @@ async function run(): Promise<unknown> {
       if (pipelines) return pipelines;
       const portals = portalCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
       if (portals) return portals;
+      const inbound = inboundCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
+      if (inbound) return inbound;
       if (group === 'audit') {
         const company = encodeURIComponent(arg(1, '<company>'));
         return call(

@@ -5,7 +5,7 @@ import { catalogueAdmin } from './catalogue/admin';
 import { catalogue } from './catalogue/index';
 import { crmAdmin } from './crm/admin';
 import { crm } from './crm/index';
-import { listingRequestsAdmin } from './forms/admin';
+import { formsAdmin } from './forms/admin';
 import { forms } from './forms/index';
 import { internal } from './internal/index';
 import { leases } from './leases/index';
@@ -39,7 +39,7 @@ export const adminRouters = [
   operator.events,
   crmAdmin,
   bookingsAdmin,
-  listingRequestsAdmin,
+  formsAdmin,
   maintenanceAdmin,
   pipelinesAdmin,
   portalsAdmin,

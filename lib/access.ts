@@ -171,6 +171,12 @@ export function accessMiddleware(access: Access): MiddlewareHandler<AppEnv> {
       const signature = c.req.header('Upstash-Signature');
       await webhooks.verifyCallback(config, { signature, body: await c.req.text(), path: c.req.path, url: c.req.url });
       c.set('caller', { kind: 'system' });
+    } else if (access.kind === 'inbound') {
+      // The company from the host; the receiver checks the token and the source's signature (functions/forms/inbound.ts).
+      await resolveCompany(c);
+      const caller: Caller = { kind: 'anonymous' };
+      c.set('caller', caller);
+      await enforceRateLimit(c, caller);
     } else {
       const caller = await resolveCaller(c, access);
       c.set('caller', caller);
@@ -193,7 +199,8 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'se
   config: R & { access: Access; after?: MiddlewareHandler<AppEnv>[]; record?: VersionedRecord; revalidate?: boolean },
 ) {
   const { access, after = [], record, revalidate = false, ...route } = config;
-  const retriable = writes.has(route.method) && access.kind !== 'admin' && access.kind !== 'qstash';
+  // A source's own message ids make an inbound delivery safe to retry; it sends no Idempotency-Key.
+  const retriable = writes.has(route.method) && !['admin', 'qstash', 'inbound'].includes(access.kind);
   const write = route.method !== 'get' && route.method !== 'head';
   const platform = [...(retriable ? [idempotency()] : []), ...(record ? [preconditions(record)] : [])];
   const headers = requestHeaders({ idempotency: retriable, ifMatch: record !== undefined && write, ifNoneMatch: revalidate });

@@ -80,3 +80,33 @@ export async function decryptJson(keyring: Keyring | undefined, jwe: string): Pr
     throw unavailable(`Stored details could not be decrypted with the key "${kid}".`);
   }
 }
+
+/**
+ * A secret of a record (an inbound channel's app secret, signing secret or verify token) sealed with the details
+ * keyring's current key, `bound` (the record's id) in the authenticated header: a value copied to another record's
+ * row does not open. 503 without a key.
+ */
+export async function sealSecret(keyring: Keyring | undefined, secret: string, bound: string): Promise<string> {
+  const key = keyring?.keys.get(keyring.currentKid);
+  if (!keyring || !key) throw unavailable('Secrets cannot be stored: no encryption key is configured (DETAILS_KEYS).');
+  return sealText(key, secret, { kid: keyring.currentKid, bound });
+}
+
+/** Opens a value of {@link sealSecret} for the record `bound`; a missing key, another record's value or a change: 503. */
+export async function openSecret(keyring: Keyring | undefined, jwe: string, bound: string): Promise<string> {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(jwe).kid;
+  } catch {
+    kid = undefined;
+  }
+  const key = kid === undefined ? undefined : keyring?.keys.get(kid);
+  if (!key) throw unavailable(`A stored secret needs the encryption key "${kid ?? '?'}", which is not configured.`);
+  try {
+    const { text, header } = await openText(jwe, key);
+    if (header.bound === bound) return text;
+  } catch {
+    // Reported below, as a value that does not open.
+  }
+  throw unavailable('A stored secret could not be opened for this record.');
+}

@@ -64,3 +64,33 @@ export function randomToken(length: number): string {
   }
   return out;
 }
+
+/** HMAC-SHA256 of `data` with `key` (Web Crypto: the same on Node and Workers). */
+export async function hmacSha256(key: string | Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+  const raw = typeof key === 'string' ? encoder.encode(key) : key;
+  const imported = await crypto.subtle.importKey(
+    'raw',
+    raw as Uint8Array<ArrayBuffer>,
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  return new Uint8Array(await crypto.subtle.sign('HMAC', imported, data as Uint8Array<ArrayBuffer>));
+}
+
+/** The bytes of a hexadecimal text (either case); undefined when it is not one. */
+export function fromHex(text: string): Uint8Array | undefined {
+  if (text.length % 2 !== 0 || !/^[0-9a-f]*$/i.test(text)) return undefined;
+  const bytes = new Uint8Array(text.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+/**
+ * Whether `signature` (hex, as Meta's `X-Hub-Signature-256` after `sha256=` and Property Finder's `X-Signature` send
+ * it) is the HMAC-SHA256 of `body` with `secret`, compared in constant time.
+ */
+export async function hexHmacMatches(secret: string, body: Uint8Array, signature: string): Promise<boolean> {
+  const given = fromHex(signature.trim());
+  return given !== undefined && timingSafeEqual(given, await hmacSha256(secret, body));
+}

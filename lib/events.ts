@@ -2,8 +2,11 @@ import { type Expression, type OperationNodeSource, type RawBuilder, sql } from 
 import type { Executor, Trx } from './db/index';
 import { randomToken } from './crypto';
 
-/** caused_by values of the spec: admin, system, website, or api:<key prefix>. */
-export type CausedBy = 'admin' | 'system' | 'website' | `api:${string}`;
+/**
+ * caused_by values of the spec: admin, system, website, or api:<key prefix>; and inbound:<source> for what an inbound
+ * channel's sender caused (docs/api-reference.md, "Inbound channels").
+ */
+export type CausedBy = 'admin' | 'system' | 'website' | `api:${string}` | `inbound:${string}`;
 
 /** Event payloads carry ids and references only, never record content. */
 export type EventData = Record<string, string | number | boolean | null>;

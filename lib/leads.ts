@@ -56,6 +56,11 @@ export async function presentLeads(
       message: row.message,
       language: row.language,
       details: details[i] ?? null,
+      sent: { name: row.sent_name, email: row.sent_email, phone: row.sent_phone, listing: row.sent_listing },
+      channel: row.channel,
+      source: row.source,
+      source_id: row.source_id,
+      referral: row.referral,
       consent:
         row.consent_version === null || row.consent_at === null
           ? null

@@ -72,6 +72,8 @@ export function accessSentence(access: Access): string {
       return "**Access:** the platform operator's admin token (`Authorization: Bearer …`).";
     case 'qstash':
       return '**Access:** a QStash callback, signed with `Upstash-Signature`.';
+    case 'inbound':
+      return "**Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).";
   }
 }
 
@@ -88,6 +90,8 @@ export function securityOf(access: Access): Array<Record<string, string[]>> {
       return [{ adminToken: [] }];
     case 'qstash':
       return [{ qstashSignature: [] }];
+    case 'inbound':
+      return [{}];
   }
 }
 
@@ -96,6 +100,11 @@ const tags = [
   { name: 'Catalogue', description: 'Published listings, areas, filters, team, sitemap and services: public reads, no key.' },
   { name: 'CRM', description: 'People, leads, activities, tasks, members and departments for a CRM sync (server key).' },
   { name: 'Forms', description: "Enquiries sent from the visitor's browser (publishable key) or a company's server." },
+  {
+    name: 'Inbound',
+    description:
+      'Receivers a company points WhatsApp, Property Finder and signed senders at: leads made as the forms make them, verified and never twice.',
+  },
   { name: 'Bookings', description: "A holiday home's availability and price, and booking requests from the visitor's browser." },
   { name: 'Leases', description: 'Leases and their rent payments (server key).' },
   { name: 'Maintenance', description: 'Jobs, charges, contractors and inspections (server key).' },

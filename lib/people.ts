@@ -185,6 +185,18 @@ export function touchContact(trx: Trx, id: string, set: Updateable<ContactsTable
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Who a write trusts to name a person, and so how its person is matched (docs/api-reference.md, "Matching people"):
+ *
+ * - `server`: a company's own server (a server key): the person with the email, else the one with the phone; their
+ *   empty fields filled, never one that has a value (the spec's rule for POST /contacts and a server's POST /leads).
+ * - `visitor`: anyone (a publishable key's form, an inbound channel's sender): the person with the email; the person
+ *   with the phone only when no email was sent; otherwise a new person. Nothing of a matched person is ever filled,
+ *   and a new person whose phone another person holds keeps it shown but not as a matching key, the two marked as
+ *   possible duplicates for staff. What was sent is kept on the lead or booking (`sent`), so nothing is lost.
+ */
+export type MatchRule = 'server' | 'visitor';
+
 /** The values of {@link personCtes}'s slots: the person as wanted, its reference if new, the ids of its events. */
 export type PersonValues = {
   company_id: string;
@@ -196,14 +208,21 @@ export type PersonValues = {
   person_phone: string | null;
   person_language: string | null;
   person_roles: string[];
-  /** Always touch a matched person (an enquiry), or only when a fill changed something (a booking). */
+  person_visitor: boolean;
+  /** Always touch a matched person (an enquiry: their leads changed), or only when something changed (a booking). */
   person_touch: boolean;
   person_created_event: string;
   person_updated_event: string;
+  person_holder_event: string;
 };
 
 /** The values {@link personCtes} matches or adds `wanted` with (400 without an email or a phone). */
-export function personValues(company: Company, wanted: Wanted, causedBy: CausedBy, touch: boolean): PersonValues {
+export function personValues(
+  company: Company,
+  wanted: Wanted,
+  causedBy: CausedBy,
+  how: { rule: MatchRule; touch: 'always' | 'on_change' },
+): PersonValues {
   requireContactKey(wanted);
   const row = newContactRow(company.id, wanted);
   return {
@@ -216,78 +235,123 @@ export function personValues(company: Company, wanted: Wanted, causedBy: CausedB
     person_phone: row.phone,
     person_language: row.language,
     person_roles: row.roles,
-    person_touch: touch,
+    person_visitor: how.rule === 'visitor',
+    person_touch: how.touch === 'always',
     person_created_event: newEventId(),
     person_updated_event: newEventId(),
+    person_holder_event: newEventId(),
+  };
+}
+
+/** What a sender gave, kept as sent on the lead or booking (trimmed; empty as null). */
+export function sentDetails(input: PersonInput): {
+  sent_name: string | null;
+  sent_email: string | null;
+  sent_phone: string | null;
+} {
+  return {
+    sent_name: input.name?.trim() || null,
+    sent_email: input.email?.trim() || null,
+    sent_phone: input.phone?.trim() || null,
   };
 }
 
 /**
- * Matching a person inside one statement (a prepared one: lib/db/prepared.ts, `p` its slots), as
- * {@link matchOrCreateContact} does without an external id: the live person with the email (case-insensitive), else
- * the phone, locked; their empty fields filled, never one that has a value, and an email or phone that is another
- * person's left to them; otherwise a new person. The CTEs:
+ * Matching a person inside one statement (a prepared one: lib/db/prepared.ts, `p` its slots) by the {@link MatchRule}
+ * of `person_visitor`, as {@link matchOrCreateContact} does for a server without an external id. The CTEs:
  *
- * - `person_match`: the matched person (locked `for update`), with what the fill would change;
+ * - `person_match`: the matched live person (locked `for update`), with what a server's fill would change;
+ * - `person_holder` (visitor): the live person holding the sent phone when it is not the match (and the pair is not
+ *   marked yet): a new person then keeps the phone shown but not as `phone_key`, and the pair is marked;
  * - `person_added` (with `contact.created`): the new person, when none matched;
- * - `person_filled` (with `contact.updated`): the match's fills; with `person_touch`, always (updated_at bumped and
- *   one `contact.updated`, as an enquiry does: the person's answer lists one more lead), else only when a fill
- *   changed something;
+ * - `person_filled` (with `contact.updated`): the match, touched with `person_touch` (updated_at bumped, as an enquiry
+ *   does: the person's answer lists one more lead), when a server's fill changed something, or when a mark is added;
+ * - `person_marked`, `person_holder_touched` (with `contact.updated`): the pair's marks, both ways, and the holder;
  * - `person`: `id` and `reference` of whichever it is.
  *
  * `gate` names an earlier CTE of the statement: nothing is matched or written unless it has a row (a booking's
- * calendar check). A concurrent add of the same person (or a concurrent fill of the same email or phone) fails the
+ * calendar check, a delivery not seen before); `touch`, SQL in place of the `person_touch` slot. A concurrent add of the same person (or a concurrent fill of the same email or phone) fails the
  * statement on the contacts' unique indexes: run it again (a new snapshot then sees that person).
  */
-export function personCtes(p: Slots<PersonValues>, options: { gate?: string } = {}): RawBuilder<unknown> {
+export function personCtes(
+  p: Slots<PersonValues>,
+  options: { gate?: string; touch?: RawBuilder<unknown> } = {},
+): RawBuilder<unknown> {
   const c = sql`${p.company_id}::uuid`;
   const key = sql`${p.person_email_key}::text`;
   const phone = sql`${p.person_phone}::text`;
+  const server = sql`not ${p.person_visitor}::boolean`;
   const gated = options.gate ? sql`and exists (select from ${sql.raw(options.gate)})` : sql``;
   const heldBy = (column: 'email_key' | 'phone_key', value: RawBuilder<unknown>) =>
-    sql`m.${sql.raw(column)} is null and ${value} is not null and not exists (
+    sql`${server} and m.${sql.raw(column)} is null and ${value} is not null and not exists (
       select from contacts o where o.company_id = ${c} and o.${sql.raw(column)} = ${value} and o.id <> m.id)`;
+  const keep = (column: string, fill: RawBuilder<unknown>) =>
+    sql`${sql.raw(column)} = case when ${server} then ${fill} else f.${sql.raw(column)} end`;
   const event = { companyId: p.company_id, causedBy: p.caused_by };
+  const reference = sql`jsonb_build_object('reference', happened.reference)`;
   return sql`
     person_match as (
       select m.id, m.reference,
         ${heldBy('email_key', key)} as fill_email,
         ${heldBy('phone_key', phone)} as fill_phone,
-        (m.name is null and ${p.person_name}::text is not null)
+        ${server} and ((m.name is null and ${p.person_name}::text is not null)
           or (m.language is null and ${p.person_language}::text is not null)
-          or not (${p.person_roles}::text[] <@ m.roles) as fill_other
+          or not (${p.person_roles}::text[] <@ m.roles)) as fill_other
       from contacts m
-      where m.company_id = ${c} and not m.erased and (m.email_key = ${key} or m.phone_key = ${phone}) ${gated}
+      where m.company_id = ${c} and not m.erased ${gated}
+        and (m.email_key = ${key} or (m.phone_key = ${phone} and (${server} or ${key} is null)))
       order by m.email_key = ${key} desc nulls last
       limit 1
       for update of m
     ),
+    person_holder as (
+      select h.id, h.reference from contacts h
+      where ${p.person_visitor}::boolean and h.company_id = ${c} and not h.erased and h.phone_key = ${phone} ${gated}
+        and h.id is distinct from (select id from person_match)
+        and not exists (select from contact_duplicates d where d.contact_id = h.id and d.duplicate_id = (select id from person_match))
+    ),
     person_added as (
       insert into contacts (company_id, reference, name, email, email_key, phone, phone_key, language, roles)
       select ${c}, ${p.person_reference}::text, ${p.person_name}::text, ${p.person_email}::text, ${key}, ${phone},
-        ${phone}, ${p.person_language}::text, ${p.person_roles}::text[]
+        case when exists (select from person_holder) then null else ${phone} end, ${p.person_language}::text,
+        ${p.person_roles}::text[]
       where not exists (select from person_match) ${gated}
       returning id, reference
     ),
-    ${eventCtes('person_added', p.person_created_event, { ...event, type: 'contact.created' }, 'person_added', sql`jsonb_build_object('reference', happened.reference)`)},
+    ${eventCtes('person_added', p.person_created_event, { ...event, type: 'contact.created' }, 'person_added', reference)},
     person_filled as (
       update contacts f set
-        name = coalesce(f.name, ${p.person_name}::text),
-        language = coalesce(f.language, ${p.person_language}::text),
+        ${keep('name', sql`coalesce(f.name, ${p.person_name}::text)`)},
+        ${keep('language', sql`coalesce(f.language, ${p.person_language}::text)`)},
         email = case when m.fill_email then ${p.person_email}::text else f.email end,
         email_key = case when m.fill_email then ${key} else f.email_key end,
         phone = case when m.fill_phone then ${phone} else f.phone end,
         phone_key = case when m.fill_phone then ${phone} else f.phone_key end,
-        roles = f.roles || array(select r from unnest(${p.person_roles}::text[]) as r where r <> all (f.roles)),
+        ${keep('roles', sql`f.roles || array(select r from unnest(${p.person_roles}::text[]) as r where r <> all (f.roles))`)},
         updated_at = clock_timestamp()
       from person_match m
-      where f.id = m.id and (${p.person_touch}::boolean or m.fill_email or m.fill_phone or m.fill_other)
+      where f.id = m.id
+        and (${options.touch ?? sql`${p.person_touch}::boolean`} or m.fill_email or m.fill_phone or m.fill_other or exists (select from person_holder))
       returning f.id, f.reference
     ),
-    ${eventCtes('person_filled', p.person_updated_event, { ...event, type: 'contact.updated' }, 'person_filled', sql`jsonb_build_object('reference', happened.reference)`)},
+    ${eventCtes('person_filled', p.person_updated_event, { ...event, type: 'contact.updated' }, 'person_filled', reference)},
     person as (
       select id, reference from person_added
       union all
       select id, reference from person_match
-    )`;
+    ),
+    person_marked as (
+      insert into contact_duplicates (company_id, contact_id, duplicate_id, reason)
+      select ${c}, pair.a, pair.b, 'same_phone'
+      from person, person_holder h, lateral (values (person.id, h.id), (h.id, person.id)) as pair (a, b)
+      on conflict do nothing
+      returning contact_id
+    ),
+    person_holder_touched as (
+      update contacts t set updated_at = clock_timestamp()
+      from person_holder h
+      where t.id = h.id
+      returning t.id, t.reference
+    ),
+    ${eventCtes('person_holder_touched', p.person_holder_event, { ...event, type: 'contact.updated' }, 'person_holder_touched', reference)}`;
 }

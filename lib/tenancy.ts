@@ -66,10 +66,11 @@ export async function resolveCompany(c: Context<AppEnv>, presentedKey?: string):
       }
     : (h: string) => companyByHost(db, h);
   // Reads may use the rows kept in memory. A write reads the company's current row (settings, keys' rules), except
-  // a visitor's form on Node: there the rows are dropped as soon as the database announces a change, so the row in
-  // memory is as current as a read of it (the forms then make no round trip for their company).
+  // a visitor's form or an inbound delivery on Node: there the rows are dropped as soon as the database announces a
+  // change, so the row in memory is as current as a read of it (they then make no round trip for their company).
   const read = c.req.method === 'GET' || c.req.method === 'HEAD';
-  const form = companyCache?.notified === true && (c.get('access') as Access | undefined)?.kind === 'form';
+  const kind = (c.get('access') as Access | undefined)?.kind;
+  const form = companyCache?.notified === true && (kind === 'form' || kind === 'inbound');
   const company = companyCache && (read || form) ? await companyCache.lookup(host, load) : await load(host);
   if (!company) throw new ApiError('unknown_host', `No company answers on host ${host}.`);
   c.set('company', company);
@@ -78,13 +79,14 @@ export async function resolveCompany(c: Context<AppEnv>, presentedKey?: string):
 
 /**
  * Whether a request may have changed a company, its hosts or its keys, so this process's next reads must wait for
- * the notifications its commit sent (lib/company-cache.ts afterWrite): any write, except a visitor's form, whose
- * statements touch people, leads and bookings only. Sparing the forms keeps the rows in memory serving while forms
+ * the notifications its commit sent (lib/company-cache.ts afterWrite): any write, except a visitor's form or an inbound
+ * delivery, whose statements touch people, leads, bookings, inbound channels' counters and the audit log only. Sparing the forms keeps the rows in memory serving while forms
  * keep coming (on PostgreSQL every write otherwise holds them back until a round trip on the listening connection).
  */
 export function mayChangeCompanies(c: Context<AppEnv>): boolean {
   if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) return false;
-  return (c.get('access') as Access | undefined)?.kind !== 'form';
+  const kind = (c.get('access') as Access | undefined)?.kind;
+  return kind !== 'form' && kind !== 'inbound';
 }
 
 /**

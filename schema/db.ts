@@ -1,5 +1,6 @@
 import type { CatalogueTables } from './catalogue/db';
 import type { CrmTables } from './crm/db';
+import type { FormTables } from './forms/db';
 import type { LeaseTables } from './leases/db';
 import type { PipelineTables } from './pipelines/db';
 import type { MaintenanceTables } from './maintenance/db';
@@ -12,6 +13,7 @@ export interface Database
   extends PlatformTables,
     CatalogueTables,
     CrmTables,
+    FormTables,
     BookingTables,
     LeaseTables,
     MaintenanceTables,

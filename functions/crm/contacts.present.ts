@@ -7,7 +7,8 @@ import { iso } from '../../lib/dates';
 import { externalIdsOf } from '../../lib/external-ids';
 
 export type ContactView = z.infer<typeof ContactSchema>;
-type ContactRecord = ContactRow & { lead_references: string[] };
+type Duplicate = { person: string; reason: 'same_phone'; since: string };
+type ContactRecord = ContactRow & { lead_references: string[]; possible_duplicates: Duplicate[] };
 
 /** A company's contacts with their leads' references (an array subquery: one query for a whole page). */
 export function selectContacts(executor: Executor, companyId: string) {
@@ -18,6 +19,13 @@ export function selectContacts(executor: Executor, companyId: string) {
       sql<string[]>`array(select l.reference from leads l where l.contact_id = contacts.id order by l.created_at, l.id)`.as(
         'lead_references',
       ),
+    )
+    .select(
+      sql<
+        Duplicate[]
+      >`coalesce((select json_agg(json_build_object('person', o.reference, 'reason', d.reason, 'since', d.created_at)
+        order by d.created_at, o.reference) from contact_duplicates d join contacts o on o.id = d.duplicate_id
+        where d.contact_id = contacts.id), '[]')`.as('possible_duplicates'),
     )
     .where('contacts.company_id', '=', companyId);
 }
@@ -37,6 +45,7 @@ export async function presentContacts(executor: Executor, rows: readonly Contact
     language: row.language,
     roles: row.roles,
     leads: row.lead_references,
+    possible_duplicates: row.possible_duplicates.map((d) => ({ person: d.person, reason: d.reason, since: iso(d.since) })),
     external: external.get(row.id) ?? [],
     erased: row.erased,
     created_at: iso(row.created_at),

@@ -6,8 +6,8 @@ import { forgetKeptAnswers } from '../../lib/idempotency';
 /**
  * Erases a person and their leads for good (a privacy request, or the retention rule): personal fields
  * emptied, lead details and free text that can hold personal data removed (messages, pages, notes, activity
- * bodies, task titles), `erased: true`. Their booking requests lose the guest's message, language and consent
- * address too (the guest's name, email and phone live on the contact), the leases they are a party to lose their
+ * bodies, task titles), what they sent as they sent it (`sent`), `erased: true`, and the possible-duplicate marks
+ * naming them. Their booking requests lose the guest's message, language, consent address and what they sent, the leases they are a party to lose their
  * free texts (eraseLeaseTexts), their deals and viewings theirs (eraseDealTexts), the
  * maintenance of their leases its own (eraseMaintenanceTexts), and the company's kept Idempotency-Key answers are forgotten (lib/idempotency.ts). The records stay, with their references
  * and external ids, so clients see them through `updated_since` and erase their own copies. Events and the
@@ -45,14 +45,32 @@ export async function eraseContact(trx: Trx, companyId: string, contactId: strin
       next_action_at: null,
       consent_address: null,
       language: null,
+      sent_name: null,
+      sent_email: null,
+      sent_phone: null,
+      sent_listing: null,
+      referral: null,
       erased: true,
       erased_at: new Date(),
     })
     .where('contact_id', '=', contactId)
     .execute();
+  // The marks that said this person shared a phone with another: the erased person no longer has one.
+  await trx
+    .deleteFrom('contact_duplicates')
+    .where((eb) => eb.or([eb('contact_id', '=', contactId), eb('duplicate_id', '=', contactId)]))
+    .execute();
   await trx
     .updateTable('bookings')
-    .set({ message: null, language: null, consent_address: null, updated_at: new Date() })
+    .set({
+      message: null,
+      language: null,
+      consent_address: null,
+      sent_name: null,
+      sent_email: null,
+      sent_phone: null,
+      updated_at: new Date(),
+    })
     .where('company_id', '=', companyId)
     .where('contact_id', '=', contactId)
     .execute();

@@ -1,6 +1,7 @@
 import { writeAudit } from '../../lib/audit';
 import { type Keyring, decryptJson } from '../../lib/crypto-jwe';
-import type { Executor, Trx } from '../../lib/db/index';
+import type { Db, Executor, Trx } from '../../lib/db/index';
+import { findCompany } from '../../lib/admin-route';
 import { ApiError, notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
 import type { LocalisedText } from '../../schema/common/columns';
@@ -12,7 +13,7 @@ import {
   listingRequestProblems,
   propertyTypeByValue,
   type Purpose,
-} from './leads';
+} from './listing-requests';
 
 type Warning = { code: string; message: string };
 type Place = { id: string; kind: 'city' | 'area' | 'project'; parent_id: string | null; slug_en: string; name: LocalisedText };
@@ -103,7 +104,13 @@ export function draftTitle(
  * `draft` listing is created with the slug `request-<lead reference>`, linked to its lead, and audited.
  * `purpose` is required: it is the listing's type.
  */
-export async function draftListingFromLead(trx: Trx, companyId: string, reference: string, keyring: Keyring | undefined) {
+export async function draftListingFromLead(
+  trx: Trx,
+  companyId: string,
+  reference: string,
+  keyring: Keyring | undefined,
+  now: Date,
+) {
   const lead = await lockedLead(trx, companyId, reference);
   await refuseUnlessDraftable(trx, companyId, lead);
   const details =
@@ -148,7 +155,7 @@ export async function draftListingFromLead(trx: Trx, companyId: string, referenc
       area_id: places.area?.id ?? null,
       project_id: places.project?.id ?? null,
       from_lead_id: lead.id,
-      updated_at: new Date(),
+      updated_at: now,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -160,4 +167,12 @@ export async function draftListingFromLead(trx: Trx, companyId: string, referenc
     details: { listing_id: listing.id, slug: listing.slug_en },
   });
   return { listing, lead: lead.reference, places, title, warnings };
+}
+
+/** The draft listing of a listing request, in one transaction (the company checked first: 404 when unknown). */
+export function draftListing(db: Db, companyId: string, reference: string, keyring: Keyring | undefined, now: Date) {
+  return db.transaction().execute(async (trx) => {
+    await findCompany(trx, companyId);
+    return draftListingFromLead(trx, companyId, reference, keyring, now);
+  });
 }

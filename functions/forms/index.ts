@@ -1,13 +1,15 @@
 import { defineGroup } from '../../lib/compose';
+import { inboundReceivers } from './inbound.routes';
 import { leadForms } from './leads.routes';
 
 /**
- * Forms from the visitor's browser: enquiries (POST /leads). Their CORS is the root app's (`formPaths`), ahead
- * of the body limit. Its admin routes (admin.ts: listing requests turned into draft listings) are composed into
- * the admin API by functions/app.ts.
+ * Enquiries from anyone outside the company: the visitor's browser (POST /leads; its CORS is the root app's,
+ * `formPaths`, ahead of the body limit) and the inbound receivers where WhatsApp, Property Finder and signed senders
+ * deliver theirs (/inbound/{token}/…). Its admin routes (admin.ts: draft listings from listing requests, the inbound
+ * channels) are composed into the admin API by functions/app.ts.
  */
 export const forms = defineGroup({
   name: 'forms',
-  routes: [leadForms],
+  routes: [leadForms, inboundReceivers],
   formPaths: ['/leads'],
 });

@@ -1,16 +1,16 @@
+import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute, requireLeadType } from '../../lib/access';
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
+import { auditRead } from '../../lib/audit';
 import { keyringOf } from '../../lib/crypto-jwe';
+import type { AppEnv } from '../../lib/env';
+import { passesFormGuard } from '../../lib/form-guard';
+import { leadView } from '../../lib/leads';
 import { newReference } from '../../lib/references';
 import { json, jsonBody, problem } from '../../schema/common/api';
 import { LeadSchema } from '../../schema/common/leads';
 import { FormLeadAnswer, LeadFormInput } from '../../schema/forms/leads';
-import { checkLead, encryptedDetails, leadTypeOf } from './leads';
-import { recordLead } from './record-lead';
-import { leadView } from '../../lib/leads';
-import { auditRead } from '../../lib/audit';
-import { passesFormGuard } from '../../lib/form-guard';
+import { checkLead, leadTypeOf, recordFormLead } from './leads';
 
 /**
  * POST /leads: an enquiry from the visitor's browser (publishable key, from one of its origins, with the spam
@@ -22,7 +22,7 @@ const postRoute = defineRoute({
   tags: ['Forms'],
   summary: 'Send an enquiry (lead)',
   description:
-    "From the visitor's browser with a publishable key (X-Api-Key) from one of the key's origins, with `challenge`; or from the company's server with a server key holding `write:leads`. Consent is required on both paths. For a service of kind `listing_request`, the details `purpose`, `area`, `property_type`, `bedrooms`, `bathrooms`, `size_sqm`, `price` and `price_period` must be valid when present (400 at `details.<key>`).",
+    "From the visitor's browser with a publishable key (X-Api-Key) from one of the key's origins, with `challenge`; or from the company's server with a server key holding `write:leads`. Consent is required on both paths. For a service of kind `listing_request`, the details `purpose`, `area`, `property_type`, `bedrooms`, `bathrooms`, `size_sqm`, `price` and `price_period` must be valid when present (400 at `details.<key>`). A visitor's enquiry is matched to a person by its email, or by its phone only when it sends no email; it never changes a person already known (docs/api-reference.md, \"Matching people\").",
   access: { kind: 'form', scopes: ['write:leads'] },
   request: {
     body: jsonBody(LeadFormInput, {
@@ -47,27 +47,30 @@ const postRoute = defineRoute({
   },
 });
 
-export const leadForms = createRouter().openapi(postRoute, async (c) => {
+/**
+ * The rules are checked before anything is written (a round trip only when a service is named); a browser's form
+ * then passes the spam check; the lead is written in one statement (functions/forms/leads.ts recordLead).
+ */
+const recordEnquiry: RouteHandler<typeof postRoute, AppEnv> = async function recordEnquiry(c) {
   const { challenge, website, ...input } = c.req.valid('json');
-  const { db, config, clientAddress } = c.var.services;
+  const { db, config, clientAddress, now } = c.var.services;
   const { company, caller } = c.var;
-  // Asked once (a round trip only when a service is named): the key's lead types, and the listing request's rules.
   const leadType = await leadTypeOf(db, company.id, input.service);
   const check = () => checkLead(db, company.id, input, leadType);
-  if (caller.kind === 'publishable') {
+  const browser = caller.kind === 'publishable';
+  if (browser) {
     requireLeadType(caller, leadType);
-    const human = await passesFormGuard(c, { challenge, website }, check);
-    if (!human) return c.json({ reference: newReference('L') }, 201);
+    if (!(await passesFormGuard(c, { challenge, website }, check))) return c.json({ reference: newReference('L') }, 201);
   } else {
     await check();
   }
   const keyring = keyringOf(config);
-  const browser = caller.kind === 'publishable' ? { origins: caller.key.origins, consentAddress: clientAddress } : {};
-  const newLead = { ...input, keyring, consentAddress: null, ...browser };
-  // One statement, whether the person is new or known (functions/forms/record-lead.ts).
-  const lead = await recordLead(db, company, newLead, await encryptedDetails(newLead), actorOf(caller), c.var.services.now());
-  if (caller.kind === 'publishable') return c.json({ reference: lead.reference }, 201);
+  const sent = browser ? { origins: caller.key.origins, consentAddress: clientAddress } : {};
+  const lead = await recordFormLead(db, company, { ...input, keyring, ...sent }, caller, now());
+  if (browser) return c.json({ reference: lead.reference }, 201);
   const view = await leadView(db, company.id, lead.id, keyring);
   await auditRead(c, [view.reference]);
   return c.json(view, 201);
-});
+};
+
+export const leadForms = createRouter().openapi(postRoute, recordEnquiry);

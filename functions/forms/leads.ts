@@ -1,8 +1,18 @@
+import { sql } from 'kysely';
+import { actorOf } from '../../lib/audit';
 import { type Keyring, encryptJson } from '../../lib/crypto-jwe';
-import type { Executor } from '../../lib/db/index';
+import { type Db, type Executor, isUniqueViolation } from '../../lib/db/index';
+import { prepared } from '../../lib/db/prepared';
+import type { Caller } from '../../lib/env';
 import { ApiError, type FieldError } from '../../lib/errors';
+import { type CausedBy, eventCtes, newEventId } from '../../lib/events';
+import { type MatchRule, type PersonValues, personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
+import { newReference } from '../../lib/references';
+import type { LeadChannel, LeadReferral } from '../../schema/common/leads';
 import type { LeadInputValue } from '../../schema/forms/leads';
-import { type DetailValue, detailsProblems } from '../../lib/details';
+import type { Company } from '../../schema/platform/db';
+import { detailsProblems } from '../../lib/details';
+import { listingRequestProblems } from './listing-requests';
 
 /** An enquiry to record: the form's fields plus what the caller's path knows. */
 export type NewLead = LeadInputValue & {
@@ -100,101 +110,247 @@ export async function encryptedDetails(input: NewLead): Promise<string | null> {
   return details ? await encryptJson(input.keyring, details) : null;
 }
 
-/**
- * The answers of a request to sell or manage a property (a lead whose service is of kind `listing_request`)
- * that a draft listing is built from. Each is optional; when present it must be valid, so staff can turn the
- * request into a draft without guessing. Every other key of `details` stays an ordinary answer for staff.
- */
-export const purposes = ['sale', 'lease', 'holiday_home'] as const;
-export const pricePeriods = ['night', 'month', 'year', 'total'] as const;
+/** A checked form's fields as recorded: its page cleaned (kept only on the key's origins), its consent stamped. */
+export function formLeadFields(input: NewLead, detailsJwe: string | null): LeadFields {
+  const { consent_version, consent, details, page, origins, consentAddress, keyring, ...fields } = input;
+  return {
+    ...fields,
+    page: cleanPage(page, origins),
+    detailsJwe,
+    consent: { version: consent_version.trim(), address: consentAddress ?? null },
+  };
+}
 
-export type Purpose = (typeof purposes)[number];
-export type PricePeriod = (typeof pricePeriods)[number];
-
-export type ListingRequestAnswers = {
-  purpose?: Purpose;
-  area?: string;
-  property_type?: string;
-  bedrooms?: number;
-  bathrooms?: number;
-  size_sqm?: number;
-  price?: number;
-  price_period?: PricePeriod;
+/** A lead's fields as every path records them: a form's (checked, page cleaned), or an inbound channel's. */
+export type LeadFields = {
+  name?: string;
+  email?: string;
+  phone?: string;
+  language?: string;
+  service?: string;
+  form?: string;
+  page?: string | null;
+  /** The listing as sent: a slug in any language, a listing id, or a portal's reference (kept as sent if unknown). */
+  listing?: string;
+  message?: string;
+  detailsJwe: string | null;
+  consent: { version: string; address: string | null } | null;
 };
 
-type Answer = keyof ListingRequestAnswers;
-
-const oneOf =
-  <T extends string>(values: readonly T[]) =>
-  (v: DetailValue): v is T =>
-    typeof v === 'string' && (values as readonly string[]).includes(v);
-const count = (v: DetailValue) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 100;
-// The catalogue keeps prices as numeric(14, 2) and sizes as numeric(10, 2).
-const amount = (max: number) => (v: DetailValue) =>
-  typeof v === 'number' && v >= 0 && v < max && /^\d+(\.\d{1,2})?$/.test(String(v));
-
-const shapes: Record<Exclude<Answer, 'area' | 'property_type'>, { valid: (v: DetailValue) => boolean; message: string }> = {
-  purpose: { valid: oneOf(purposes), message: 'One of sale, lease or holiday_home.' },
-  bedrooms: { valid: count, message: 'A whole number from 0 (a studio) to 100.' },
-  bathrooms: { valid: count, message: 'A whole number from 0 to 100.' },
-  size_sqm: { valid: (v) => amount(1e7)(v) && v !== 0, message: 'A number of square metres above 0, at most 2 decimals.' },
-  price: { valid: amount(1e12), message: "The owner's expected price: a number of at least 0, at most 2 decimals." },
-  price_period: { valid: oneOf(pricePeriods), message: 'One of night, month, year or total.' },
+/** Where a lead comes from, and so how its person is matched (lib/people.ts) and what it is shown with. */
+export type LeadOrigin = {
+  rule: MatchRule;
+  channel: LeadChannel;
+  source: string;
+  /** The source's own id of the enquiry: a second delivery of it records nothing (the inbound channels). */
+  sourceId: string | null;
+  referral: LeadReferral | null;
+  /** When the source says it happened (an inbound message's time); the request's `now` for a form. */
+  occurredAt: Date;
+  /**
+   * A conversation (WhatsApp): a message from the phone of an open lead of this source whose last message is after
+   * `since` becomes a `message` activity on that lead (its `body`), not a new lead.
+   */
+  conversation?: { since: Date };
 };
 
-export const listingRequestKeys: readonly Answer[] = [...Object.keys(shapes), 'area', 'property_type'] as Answer[];
+/** What was recorded: the lead (new, or the one a conversation's message or a repeated delivery belongs to). */
+export type RecordedLead = { id: string; reference: string; activity: string | null; repeated: boolean };
 
-/** An area (city, area or project) of the company by its English or Arabic slug, as GET /areas lists them. */
-export function areaBySlug(executor: Executor, companyId: string, slug: string) {
-  return executor
-    .selectFrom('areas')
-    .select(['id', 'kind', 'parent_id', 'slug_en', 'name'])
-    .where('company_id', '=', companyId)
-    .where((eb) => eb.or([eb('slug_en', '=', slug), eb('slug_ar', '=', slug)]))
-    .executeTakeFirst();
+type LeadValues = PersonValues & {
+  reference: string;
+  service: string | null;
+  form: string | null;
+  page: string | null;
+  listing: string | null;
+  listing_id: string | null;
+  message: string | null;
+  language: string | null;
+  details_jwe: string | null;
+  consent_version: string | null;
+  consent_at: string | null;
+  consent_address: string | null;
+  sent_name: string | null;
+  sent_email: string | null;
+  sent_phone: string | null;
+  channel: LeadChannel;
+  source: string;
+  source_id: string | null;
+  referral: string | null;
+  occurred_at: string;
+  since: string | null;
+  activity_reference: string;
+  lead_event: string;
+  activity_event: string;
+};
+
+type RecordedRow = { id: string; reference: string; activity: string | null; repeated: boolean };
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The statement of {@link recordLead}: nothing unless the source's id is new (`fresh`); the person (lib/people.ts
+ * personCtes, by the origin's rule); with `conversation`, the open lead of the sender's phone (`thread`), which then
+ * gets a `message` activity (with `activity.created` and the message id as the activity's external id) instead of a
+ * new lead; otherwise the lead, its listing found by slug or id, and `lead.created`; the source's id recorded
+ * (`inbound_messages`, whose primary key turns a concurrent second delivery into a unique violation: run again).
+ */
+function leadStatement(conversation: boolean) {
+  return prepared<LeadValues, RecordedRow>((p) => {
+    const c = sql`${p.company_id}::uuid`;
+    const seen = sql`select m.lead_id, m.activity_id from inbound_messages m
+      where m.company_id = ${c} and m.source = ${p.source}::text and m.message_id = ${p.source_id}::text`;
+    const noThread = conversation ? sql`and not exists (select from thread)` : sql``;
+    return sql`
+      with fresh as (select where not exists (${seen})),
+      ${
+        conversation
+          ? sql`thread as (
+        select l.id, l.reference, l.contact_id from leads l join contacts h on h.id = l.contact_id
+        where h.company_id = ${c} and h.phone_key = ${p.person_phone}::text and not h.erased and exists (select from fresh)
+          and l.source = ${p.source}::text and not l.erased and l.status not in ('won', 'lost', 'spam')
+          and exists (select from inbound_messages m where m.lead_id = l.id and m.occurred_at > ${p.since}::timestamptz)
+        order by l.created_at desc
+        limit 1
+      ),`
+          : sql``
+      }
+      ${personCtes(p, { gate: 'fresh', touch: conversation ? sql`not exists (select from thread)` : undefined })},
+      lead as (
+        insert into leads (company_id, reference, contact_id, service, form, page, listing_id, message, language,
+          details_jwe, consent_version, consent_at, consent_address, caused_by, sent_name, sent_email, sent_phone,
+          sent_listing, channel, source, source_id, referral)
+        select ${c}, ${p.reference}::text, person.id, ${p.service}::text, ${p.form}::text, ${p.page}::text,
+          (select id from listings where company_id = ${c} and (slug_en = ${p.listing}::text or slug_ar = ${p.listing}::text
+            or id = ${p.listing_id}::uuid) limit 1),
+          ${p.message}::text, ${p.language}::text, ${p.details_jwe}::text, ${p.consent_version}::text,
+          ${p.consent_at}::timestamptz, ${p.consent_address}::text, ${p.caused_by}::text, ${p.sent_name}::text,
+          ${p.sent_email}::text, ${p.sent_phone}::text, ${p.listing}::text, ${p.channel}::text, ${p.source}::text,
+          ${p.source_id}::text, ${p.referral}::jsonb
+        from person where true ${noThread}
+        returning id, reference
+      ),
+      ${eventCtes('lead', p.lead_event, { companyId: p.company_id, type: 'lead.created', causedBy: p.caused_by }, 'lead', sql`jsonb_build_object('reference', happened.reference, 'person', (select reference from person))`)},
+      ${
+        conversation
+          ? sql`activity as (
+        insert into activities (company_id, reference, type, lead_id, contact_id, body, occurred_at)
+        select ${c}, ${p.activity_reference}::text, 'message', t.id, t.contact_id, ${p.message}::text, ${p.occurred_at}::timestamptz
+        from thread t
+        returning id, reference
+      ),
+      activity_source as (
+        insert into external_ids (company_id, record_type, source, external_id, record_id)
+        select ${c}, 'activity', ${p.source}::text, ${p.source_id}::text, a.id::text from activity a
+      ),
+      ${eventCtes('activity', p.activity_event, { companyId: p.company_id, type: 'activity.created', causedBy: p.caused_by }, 'activity', sql`jsonb_build_object('reference', happened.reference, 'lead', (select reference from thread), 'person', (select reference from person))`)},`
+          : sql``
+      }
+      recorded as (
+        insert into inbound_messages (company_id, source, message_id, lead_id, activity_id, occurred_at)
+        select ${c}, ${p.source}::text, ${p.source_id}::text,
+          ${conversation ? sql`coalesce((select id from lead), (select id from thread)), (select id from activity)` : sql`(select id from lead), null`},
+          ${p.occurred_at}::timestamptz
+        from fresh where ${p.source_id}::text is not null
+      )
+      select id, reference, null::text as activity, false as repeated from lead
+      ${conversation ? sql`union all select t.id, t.reference, (select reference from activity), false from thread t` : sql``}
+      union all
+      select l.id, l.reference, a.reference, true from (${seen}) as m
+        join leads l on l.id = m.lead_id left join activities a on a.id = m.activity_id`;
+  });
 }
 
-/** A property type of the company by its `value`, as GET /filters lists them. */
-export function propertyTypeByValue(executor: Executor, companyId: string, value: string) {
-  return executor
-    .selectFrom('property_types')
-    .select(['value', 'name'])
-    .where('company_id', '=', companyId)
-    .where('value', '=', value)
+const statements = { lead: leadStatement(false), conversation: leadStatement(true) };
+
+/** The lead a source's message id was recorded with, if it was. */
+async function repeatedDelivery(db: Db, companyId: string, source: string, messageId: string): Promise<RecordedLead | undefined> {
+  const row = await db
+    .selectFrom('inbound_messages as m')
+    .innerJoin('leads as l', 'l.id', 'm.lead_id')
+    .leftJoin('activities as a', 'a.id', 'm.activity_id')
+    .select(['l.id', 'l.reference', 'a.reference as activity'])
+    .where('m.company_id', '=', companyId)
+    .where('m.source', '=', source)
+    .where('m.message_id', '=', messageId)
     .executeTakeFirst();
+  return row && { ...row, repeated: true };
+}
+
+/** How many times the statement runs when it meets a concurrent add of the same person or delivery. */
+const attempts = 4;
+
+/**
+ * Records a lead (checked beforehand, its details encrypted) in one statement (one round trip, no BEGIN/COMMIT),
+ * whoever sends it: a visitor's form, a company's server, an inbound channel. The person is matched or added by the
+ * origin's rule (lib/people.ts), the lead written with what was sent, `lead.created` and each person's event with
+ * their deliveries. A source's second delivery of the same id records nothing and answers the first lead
+ * (`repeated`). Two writes of one new person, or of one delivery, at once meet on a unique index: the statement then
+ * runs again and finds what the other one wrote.
+ */
+export async function recordLead(
+  db: Db,
+  company: Company,
+  fields: LeadFields,
+  origin: LeadOrigin,
+  causedBy: CausedBy,
+  now: Date,
+): Promise<RecordedLead> {
+  const statement = origin.conversation ? statements.conversation : statements.lead;
+  if (!fields.email?.trim() && !fields.phone?.trim() && origin.sourceId !== null) {
+    // No way to name a person: only a repeat of a delivery recorded before can be answered (a later event of a lead).
+    const repeat = await repeatedDelivery(db, company.id, origin.source, origin.sourceId);
+    if (repeat) return repeat;
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [row] = await statement(db, {
+        ...personValues(company, wantedPerson(company, fields), causedBy, { rule: origin.rule, touch: 'always' }),
+        ...sentDetails(fields),
+        reference: newReference('L'),
+        service: fields.service ?? null,
+        form: fields.form ?? null,
+        page: fields.page ?? null,
+        listing: fields.listing ?? null,
+        listing_id: fields.listing && uuidPattern.test(fields.listing) ? fields.listing : null,
+        message: fields.message ?? null,
+        language: fields.language ?? null,
+        details_jwe: fields.detailsJwe,
+        consent_version: fields.consent?.version ?? null,
+        consent_at: fields.consent ? now.toISOString() : null,
+        consent_address: fields.consent?.address ?? null,
+        channel: origin.channel,
+        source: origin.source,
+        source_id: origin.sourceId,
+        referral: origin.referral && JSON.stringify(origin.referral),
+        occurred_at: origin.occurredAt.toISOString(),
+        since: origin.conversation?.since.toISOString() ?? null,
+        activity_reference: newReference('A'),
+        lead_event: newEventId(),
+        activity_event: newEventId(),
+      });
+      if (!row) throw new Error('the lead was not stored');
+      return row;
+    } catch (error) {
+      if (attempt >= attempts || !isUniqueViolation(error)) throw error;
+    }
+  }
 }
 
 /**
- * The refusals of a listing request's answers, each at `details.<key>`: `invalid_value` for a wrong shape,
- * `unknown_reference` for an area or property type the company does not have. Keys in `skip` (already
- * refused for their content) are not checked again, so each key has one problem at most.
+ * An enquiry from a form, checked: a visitor's (publishable key: matched as a visitor, source `website`) or a company
+ * server's (server key: matched as a server, source `api`), with its details encrypted first (503 without a key).
  */
-export async function listingRequestProblems(
-  executor: Executor,
-  companyId: string,
-  details: Record<string, DetailValue>,
-  skip: ReadonlySet<string> = new Set(),
-): Promise<FieldError[]> {
-  const problems: FieldError[] = [];
-  const refuse = (key: string, code: string, message: string) => problems.push({ path: `details.${key}`, code, message });
-  for (const [key, rule] of Object.entries(shapes)) {
-    const value = details[key];
-    if (value !== undefined && !skip.has(key) && !rule.valid(value)) refuse(key, 'invalid_value', rule.message);
-  }
-  const lookups = {
-    area: { find: areaBySlug, message: 'An area slug from GET /areas, in English or Arabic.' },
-    property_type: { find: propertyTypeByValue, message: 'A property type value from GET /filters.' },
-  } as const;
-  for (const [key, { find, message }] of Object.entries(lookups)) {
-    const value = details[key];
-    if (value === undefined || skip.has(key)) continue;
-    if (typeof value !== 'string') refuse(key, 'invalid_value', message);
-    else if (!(await find(executor, companyId, value))) refuse(key, 'unknown_reference', `Unknown: "${value}". ${message}`);
-  }
-  return problems;
-}
-
-/** The listing-request answers of details already checked by listingRequestProblems. */
-export function listingRequestAnswers(details: Record<string, unknown>): ListingRequestAnswers {
-  return Object.fromEntries(listingRequestKeys.filter((key) => details[key] !== undefined).map((key) => [key, details[key]]));
+export async function recordFormLead(db: Db, company: Company, input: NewLead, caller: Caller, now: Date): Promise<RecordedLead> {
+  const visitor = caller.kind === 'publishable';
+  const fields = formLeadFields(input, await encryptedDetails(input));
+  const origin: LeadOrigin = {
+    rule: visitor ? 'visitor' : 'server',
+    channel: 'form',
+    source: visitor ? 'website' : 'api',
+    sourceId: null,
+    referral: null,
+    occurredAt: now,
+  };
+  return recordLead(db, company, fields, origin, actorOf(caller), now);
 }

@@ -44,6 +44,7 @@ async function present(db: Executor, booking: BookingRow) {
     listing: extra.slug_en,
     listing_id: booking.listing_id,
     person: extra.person ?? null,
+    sent: { name: booking.sent_name, email: booking.sent_email, phone: booking.sent_phone },
     check_in: booking.check_in,
     check_out: booking.check_out,
     guests: booking.guests,

@@ -3,7 +3,7 @@ import { lockHomeCalendar, staysHoldingQuery } from '../../lib/calendar';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { type CausedBy, eventCtes, eventsCtes, newEventId } from '../../lib/events';
-import { type PersonValues, personCtes, personValues, wantedPerson } from '../../lib/people';
+import { type PersonValues, personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
 import { prepared } from '../../lib/db/prepared';
 import { newReference } from '../../lib/references';
 import type { Company } from '../../schema/platform/db';
@@ -124,6 +124,9 @@ type HoldValues = PersonValues & {
   consent_address: string | null;
   hold_expires_at: string;
   booking_event: string;
+  sent_name: string | null;
+  sent_email: string | null;
+  sent_phone: string | null;
 };
 
 /** The hold's statement (see {@link holdStay}). */
@@ -159,12 +162,13 @@ const insertHold = prepared<HoldValues, { id: string; reference: string; hold_ex
     booking as (
       insert into bookings (id, company_id, reference, listing_id, contact_id, status, check_in, check_out, guests,
         language, message, quote, currency, total, deposit, stay_token_hash, consent_version, consent_at,
-        consent_address, hold_expires_at, caused_by)
+        consent_address, hold_expires_at, caused_by, sent_name, sent_email, sent_phone)
       select ${p.booking_id}::uuid, ${p.company_id}::uuid, ${p.reference}::text, ${p.home_id}::uuid, person.id, 'held',
         ${p.check_in}::date, ${p.check_out}::date, ${p.guests}::integer, ${p.language}::text, ${p.message}::text,
         ${p.quote}::jsonb, ${p.currency}::text, ${p.total}::numeric, ${p.deposit}::numeric, ${p.token_hash}::bytea,
         ${p.consent_version}::text, ${p.now}::timestamptz, ${p.consent_address}::text,
-        ${p.hold_expires_at}::timestamptz, ${p.caused_by}::text
+        ${p.hold_expires_at}::timestamptz, ${p.caused_by}::text, ${p.sent_name}::text, ${p.sent_email}::text,
+        ${p.sent_phone}::text
       -- The lapsed holds are released first (their nights are then free for the exclusion constraint).
       from person, unchanged, (select count(*) from released) as first
       returning id, reference, listing_id, hold_expires_at
@@ -192,7 +196,9 @@ export async function holdStay(
   const holdHours = company.settings.booking_hold_hours ?? defaultHoldHours;
   const token = randomToken(32);
   const [booking] = await insertHold(executor, {
-    ...personValues(company, wantedPerson(company, input), causedBy, false),
+    // The guest is matched as a visitor (never merged into someone else); what they sent stays on the booking.
+    ...personValues(company, wantedPerson(company, input), causedBy, { rule: 'visitor', touch: 'on_change' }),
+    ...sentDetails(input),
     home_id: home.id,
     version: facts.version,
     price: home.nightlyPrice,

@@ -25,6 +25,15 @@ export function problemResponses(access: { kind: string }, headers: { idempotenc
   const common = { 400: problem('Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`).') };
   if (access.kind === 'admin') return { ...common, 403: problem('Missing or invalid admin token.') };
   if (access.kind === 'qstash') return { ...common, 403: problem('Missing, forged or expired Upstash-Signature.') };
+  if (access.kind === 'inbound') {
+    return {
+      ...common,
+      403: problem('Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`).'),
+      404: problem('Unknown host, or no inbound channel of this kind has this token (a rotated token included).'),
+      413: problem('The body is larger than the limit (`payload_too_large`).'),
+      429: problem('Rate limited; see `Retry-After`.'),
+    };
+  }
   return {
     ...common,
     403: problem('Key unknown, revoked, of another company, of the wrong kind, or without the scope.'),

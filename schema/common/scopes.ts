@@ -44,4 +44,9 @@ export type Access =
   /** The platform operator's admin token (the /admin/v1 API). */
   | { kind: 'admin' }
   /** A QStash callback (/internal/v1): the Upstash-Signature of the request, checked with the signing keys. */
-  | { kind: 'qstash' };
+  | { kind: 'qstash' }
+  /**
+   * An inbound channel's receiver (/inbound/{token}/…): no key; the path's secret token names the channel and the
+   * source's signature of the raw body (or WhatsApp's verify token) is checked by the receiver itself.
+   */
+  | { kind: 'inbound' };

@@ -12,6 +12,21 @@ export const ContactSchema = z
     language: z.string().nullable(),
     roles: z.array(z.string()),
     leads: z.array(z.string()).openapi({ description: "References of the person's leads, oldest first." }),
+    possible_duplicates: z
+      .array(
+        z.object({
+          person: z.string().openapi({ description: 'The other person’s reference.' }),
+          reason: z.enum(['same_phone']).openapi({
+            description:
+              '`same_phone`: a visitor (a form, an inbound channel) gave this phone with another email (or the other person has none); they were kept apart.',
+          }),
+          since: z.string(),
+        }),
+      )
+      .openapi({
+        description:
+          'People staff should look at beside this one: anonymous input never merges people (docs/api-reference.md, "Matching people"). Listed on both people.',
+      }),
     external: z.array(ExternalSchema),
     erased: z.boolean().openapi({ description: 'Erased under a privacy request or retention: erase your copy too.' }),
     created_at: z.string(),

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-import type { LocalisedText, NullableTimestamp, Texts, Touched } from '../common/columns';
-import type { LeadStatus } from '../common/leads';
+import type { Json, LocalisedText, NullableTimestamp, Texts, Touched } from '../common/columns';
+import type { LeadChannel, LeadReferral, LeadStatus } from '../common/leads';
 
 export const activityTypes = ['note', 'call', 'meeting', 'message', 'email'] as const;
 export type ActivityType = (typeof activityTypes)[number];
@@ -64,6 +64,15 @@ export interface LeadsTable {
   consent_at: NullableTimestamp;
   consent_address: string | null;
   caused_by: string;
+  /** What the enquirer sent, exactly as sent (migration 0022): the person may be one whose own fields differ. */
+  sent_name: string | null;
+  sent_email: string | null;
+  sent_phone: string | null;
+  sent_listing: string | null;
+  channel: ColumnType<LeadChannel, LeadChannel | undefined, LeadChannel>;
+  source: ColumnType<string, string | undefined, string>;
+  source_id: string | null;
+  referral: Json<LeadReferral> | null;
   erased: Generated<boolean>;
   erased_at: NullableTimestamp;
   created_at: Generated<Date>;
@@ -71,6 +80,15 @@ export interface LeadsTable {
 }
 
 /** A follow-up's `source` + `external_id` is its external id (external_ids, kind `activity` or `task`). */
+/** Two people staff should look at (migration 0022): one row per direction, so each lists the other. */
+export interface ContactDuplicatesTable {
+  company_id: string;
+  contact_id: string;
+  duplicate_id: string;
+  reason: 'same_phone';
+  created_at: Generated<Date>;
+}
+
 export interface ActivitiesTable {
   id: Generated<string>;
   company_id: string;
@@ -105,6 +123,7 @@ export interface CrmTables {
   departments: DepartmentsTable;
   members: MembersTable;
   contacts: ContactsTable;
+  contact_duplicates: ContactDuplicatesTable;
   leads: LeadsTable;
   activities: ActivitiesTable;
   tasks: TasksTable;

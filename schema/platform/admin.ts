@@ -50,6 +50,8 @@ export const CompanySettingsInput = z
       .refine((code) => isSupportedCountry(code), 'An ISO 3166-1 alpha-2 country code in upper case, e.g. AE.'),
     // A lead with no first answer (a call logged) this many minutes after it arrived is escalated; null: off.
     lead_answer_minutes: z.number().int().min(1).max(43200).nullable(),
+    // A WhatsApp message within this many hours of the last one of an open lead joins that lead (inbound channels).
+    inbound_conversation_hours: z.number().int().min(1).max(720),
     // Booking requests hold their dates this many hours while staff confirm (then scheduled work cancels them).
     booking_hold_hours: z.number().int().min(1).max(720),
     // People untouched for this many days are erased by scheduled work; null keeps them.

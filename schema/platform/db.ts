@@ -29,6 +29,8 @@ export type CompanySettings = {
   phone_country?: string;
   /** Minutes a new lead may wait for its first answer before `lead.escalated`; absent or null: never. */
   lead_answer_minutes?: number | null;
+  /** Hours within which a WhatsApp message joins the open lead of its sender's last message (default 24). */
+  inbound_conversation_hours?: number;
   /** Hours a booking request holds its dates while staff confirm (default 24). */
   booking_hold_hours?: number;
   /** Erase people untouched for this many days (scheduled work). */

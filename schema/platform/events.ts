@@ -111,8 +111,11 @@ export const pingEvent = {
 
 const causedBy = z
   .string()
-  .regex(/^(admin|system|website|api:sk_[A-Za-z0-9]{10})$/)
-  .openapi({ description: '`admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key.' });
+  .regex(/^(admin|system|website|api:sk_[A-Za-z0-9]{10}|inbound:[a-z0-9][a-z0-9_.-]{0,39})$/)
+  .openapi({
+    description:
+      '`admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key.',
+  });
 
 /** The envelope of every event, with `type` and `data` narrowed per kind. */
 export function envelopeOf(type: string, data: z.ZodType) {

@@ -4,6 +4,7 @@ import { forbiddenKind } from '../common/forbidden-keys';
 import { queryInteger } from '../common/api';
 import { date, weekday } from '../common/homes';
 import { formGuardFields, leadFormFields } from '../common/forms';
+import { SentDetailsSchema } from '../common/leads';
 
 const money = z.string().openapi({ description: 'A decimal string in the company’s currency.', example: '850.00' });
 const time = z.string().openapi({ description: 'A local time, HH:MM.', example: '15:00' });
@@ -157,6 +158,7 @@ export const AdminBookingSchema = z
     listing: z.string().openapi({ description: 'The English slug.' }),
     listing_id: z.string(),
     person: z.string().nullable().openapi({ description: "The guest's contact reference." }),
+    sent: SentDetailsSchema,
     check_in: date,
     check_out: date,
     guests: z.number().int(),

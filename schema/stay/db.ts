@@ -94,6 +94,10 @@ export interface BookingsTable {
   cancelled_at: NullableTimestamp;
   cancel_reason: CancelReason | null;
   caused_by: string;
+  /** The guest's name, email and phone exactly as sent (migration 0022), whatever person they were matched to. */
+  sent_name: string | null;
+  sent_email: string | null;
+  sent_phone: string | null;
   created_at: Generated<Date>;
   updated_at: Touched;
 }

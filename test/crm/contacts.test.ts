@@ -54,6 +54,7 @@ describe('POST /contacts adds a person', () => {
         'leads',
         'name',
         'phone',
+        'possible_duplicates',
         'reference',
         'roles',
         'updated_at',
@@ -64,6 +65,7 @@ describe('POST /contacts adds a person', () => {
       email: address.toUpperCase(),
       language: 'ar',
       leads: [],
+      possible_duplicates: [],
       erased: false,
     });
     expect(res.json.reference).toMatch(/^P-[0-9A-HJKMNP-TV-Z]{10}$/);

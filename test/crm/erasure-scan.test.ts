@@ -5,6 +5,14 @@ import { scopes } from '../../schema/common/scopes';
 import { developmentToken } from '../../lib/spam-check';
 import { bookingBody, type Ctx, newHome, origin, postBooking, publishableKey, setup, stays } from '../stay/support';
 import { listingAnswers } from '../forms/support';
+import {
+  adReferral,
+  metaAppSecret,
+  metaSignature,
+  propertyFinderLead,
+  propertyFinderSignature,
+  whatsAppText,
+} from '../forms/inbound-support';
 import { startReceiver } from '../webhooks/support';
 import { demoPipelines } from '../../functions/pipelines/demo';
 
@@ -146,6 +154,34 @@ describe('erasure reaches every table', () => {
       await postBooking(ctx, bookingBody(home, checkIn as string, checkOut as string, guest), { clientAddress: v.address }),
     );
 
+    // Their enquiries through the inbound channels: a WhatsApp message from their number (with an ad's referral) and its
+    // conversation's next message (an activity), a Property Finder lead with their email. The sources' message ids are
+    // kept after erasure, as external ids are: they are the sources' opaque ids, not the person's.
+    const whatsApp = await ctx.api.admin(`/companies/${ctx.company.id}/inbound-channels`, {
+      body: { kind: 'whatsapp', secret: metaAppSecret },
+    });
+    const waPath = new URL(whatsApp.json.url).pathname;
+    const waFrom = v.phone.slice(1);
+    for (const [i, text] of [`WhatsApp ${m}`, `And again ${m}`].entries()) {
+      const body = whatsAppText(waFrom, `wamid.scan.${randomToken(12)}.${i}`, text, new Date(), {
+        referral: { ...adReferral, body: `Ad seen by ${m}` },
+      }).replace('Layla Haddad', `Profile ${m}`);
+      const res = await ctx.api.request(waPath, {
+        host: ctx.company.host,
+        body,
+        headers: { 'X-Hub-Signature-256': metaSignature(body) },
+      });
+      expect(res.json.leads[0], res.text).toBeDefined();
+    }
+    const portal = await ctx.api.admin(`/companies/${ctx.company.id}/inbound-channels`, { body: { kind: 'propertyfinder' } });
+    const pf = propertyFinderLead(`scan${randomToken(12)}`, 'email', { name: `Portal ${m}`, email: v.email }, `ref-${m}`);
+    const pfRes = await ctx.api.request(new URL(portal.json.url).pathname, {
+      host: ctx.company.host,
+      body: pf,
+      headers: { 'X-Signature': propertyFinderSignature(pf, portal.json.secret) },
+    });
+    expect(pfRes.json.recorded, pfRes.text).toBe(1);
+
     // Staff's follow-ups about the person and about their leads, and the next action of a lead.
     const linked = [{ person: server }, { lead: enquiry.reference }, { lead: form.reference }];
     for (const [i, link] of linked.entries()) {
@@ -244,6 +280,15 @@ describe('erasure reaches every table', () => {
       ]),
     );
     expect(before).toEqual(expect.arrayContaining(['bookings.consent_address', 'activities.body', 'tasks.title']));
+    expect(before).toEqual(
+      expect.arrayContaining([
+        'leads.sent_name',
+        'leads.sent_email',
+        'leads.sent_listing',
+        'leads.referral',
+        'bookings.sent_name',
+      ]),
+    );
     expect(before).toEqual(expect.arrayContaining(['leases.notes', 'lease_notices.text', 'rent_payments.notes']));
     expect(before).toEqual(expect.arrayContaining(['deals.title', 'deals.close_reason', 'viewings.feedback']));
     expect(before).toEqual(
@@ -277,14 +322,22 @@ describe('erasure reaches every table', () => {
       expect(lead).toMatchObject({ erased: true, message: null, page: null, details: null, next_action: null, language: null });
     }
     const adminBooking = (await ctx.api.admin(`/companies/${ctx.company.id}/bookings/${booking.reference}`)).json;
-    expect(adminBooking).toMatchObject({ person: server, message: null, language: null, consent: { address: null } });
+    expect(adminBooking).toMatchObject({
+      person: server,
+      message: null,
+      language: null,
+      consent: { address: null },
+      sent: { name: null, email: null, phone: null },
+    });
     const leaseAfter = (await call(`/leases/${lease.reference}`)).json;
     expect(leaseAfter).toMatchObject({ renter: server, notes: null, status: 'active' });
     expect(leaseAfter.notice.given).toEqual([expect.objectContaining({ intent: 'vacate', text: null })]);
     expect((await call(`/rent-payments/${bounced}`)).json).toMatchObject({ status: 'bounced', notes: null, amount: '6000.00' });
     expect((await call(`/rent-payments/${paid}`)).json).toMatchObject({ status: 'received', notes: null });
     const notes = (await call(`/activities?page_size=100`)).json.results;
+    // Staff's three notes about them, and the WhatsApp conversation's second message.
     expect(notes.filter((a: { person: string | null }) => a.person === server).map((a: { body: unknown }) => a.body)).toEqual([
+      null,
       null,
       null,
       null,

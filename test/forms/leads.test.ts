@@ -70,7 +70,7 @@ describe('POST /leads with a server key', () => {
     });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.json).sort()).toEqual(
-      'assignee consent created_at department details erased escalated_at external first_answer_seconds first_answered_at form language listing message next_action page person reference service status updated_at'
+      'assignee channel consent created_at department details erased escalated_at external first_answer_seconds first_answered_at form language listing message next_action page person reference referral sent service source source_id status updated_at'
         .split(' ')
         .sort(),
     );
@@ -92,6 +92,12 @@ describe('POST /leads with a server key', () => {
       message: 'Is it still available?',
       language: 'ar',
       details: { purpose: 'sale', bedrooms: 2, size_sqm: 120.5, furnished: true, views: ['sea', 'marina'] },
+      // A server's enquiry: channel form, source api, what was sent kept as sent (the phone too, as dialled).
+      sent: { name: 'Mira Haddad', email: address, phone: '050 123 4567', listing: 'مارينا-جيت-غرفتين-اطلالة-بحرية' },
+      channel: 'form',
+      source: 'api',
+      source_id: null,
+      referral: null,
       external: [],
       erased: false,
     });

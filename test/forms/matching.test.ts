@@ -4,11 +4,11 @@ import { randomToken } from '../../lib/crypto';
 import { bookingBody, type Ctx, newHome, postBooking, setup, stays } from '../stay/support';
 
 /**
- * The visitor forms match the person inside their one statement (lib/people.ts personCtes), by the rules POST
- * /contacts follows in a transaction (lib/people.ts matchOrCreateContact): email (case-insensitive) before phone,
+ * A server's enquiry (server key) matches the person inside its one statement (lib/people.ts personCtes) by the rules
+ * POST /contacts follows in a transaction (lib/people.ts matchOrCreateContact): email (case-insensitive) before phone,
  * erased people never, empty fields filled but never one that has a value, and an email or phone that is another
- * person's left to them. An enquiry always records `contact.updated` for a known person (their leads changed); a
- * booking only when it filled something.
+ * person's left to them. An enquiry always records `contact.updated` for a known person (their leads changed). A
+ * visitor's booking is matched by the visitor rule (test/forms/visitors.test.ts has every case): never filled.
  */
 let ctx: Ctx;
 let writer: string;
@@ -112,21 +112,20 @@ describe('an enquiry’s person', () => {
   });
 });
 
-describe('a booking’s guest', () => {
+describe('a booking’s guest (a visitor: matched, never filled)', () => {
   const book = async (email: string, name: string) => {
     const res = await postBooking(ctx, bookingBody(home, ...nights(), { email, name }));
     expect(res.status, res.text).toBe(201);
     return res;
   };
 
-  it('records contact.updated only when the booking filled something', async () => {
+  it('is the person with the email, whose empty name stays empty: the name is kept on the booking', async () => {
     const email = `${unique()}@example.com`;
     const guest = await person({ email });
-    await book(email, 'Layla Guest');
-    expect(await contact(guest)).toMatchObject({ name: 'Layla Guest', version: 2 });
-    expect(await updates(guest)).toBe(1);
-    await book(email.toUpperCase(), 'Another Name');
-    expect(await contact(guest)).toMatchObject({ name: 'Layla Guest', version: 2 });
-    expect(await updates(guest)).toBe(1);
+    const res = await book(email.toUpperCase(), 'Layla Guest');
+    expect(await contact(guest)).toMatchObject({ name: null, version: 1 });
+    expect(await updates(guest)).toBe(0);
+    const booking = (await ctx.api.admin(`/companies/${ctx.company.id}/bookings/${res.json.reference}`)).json;
+    expect(booking).toMatchObject({ person: guest, sent: { name: 'Layla Guest', email: email.toUpperCase(), phone: null } });
   });
 });

@@ -9,7 +9,7 @@ import { createTestApi, type TestApi } from '../support/harness';
  * and publishable keys. A new route is covered the moment it is declared.
  */
 
-type Access = { kind: 'public' | 'server' | 'form' | 'admin'; scopes?: string[] };
+type Access = { kind: 'public' | 'server' | 'form' | 'admin' | 'inbound'; scopes?: string[] };
 type Operation = { method: string; path: string; access: Access };
 
 let api: TestApi;
@@ -17,6 +17,9 @@ let company: { id: string; host: string };
 let other: { id: string; host: string };
 let keys: Record<string, string>;
 let operations: Operation[];
+
+/** The operations that take a key (the admin API takes its token; an inbound receiver no key: see below). */
+const keyed = () => operations.filter((o) => o.access.kind !== 'admin' && o.access.kind !== 'inbound');
 
 function operationsOf(doc: any): Operation[] {
   return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
@@ -169,7 +172,8 @@ describe('every route declares its access', () => {
 
   it('has an x-access declaration on every operation of both documents', () => {
     expect(operations.length).toBeGreaterThan(15);
-    for (const op of operations) expect(op.access?.kind, `${op.method} ${op.path}`).toMatch(/^(public|server|form|admin)$/);
+    for (const op of operations)
+      expect(op.access?.kind, `${op.method} ${op.path}`).toMatch(/^(public|server|form|admin|inbound)$/);
   });
 
   it('registers no route under /api/v1 or /admin/v1 that is missing from the documents', () => {
@@ -190,7 +194,7 @@ describe('every route declares its access', () => {
 
 describe.each(['unknown', 'revoked', 'foreign', 'publishable'])('a %s key', (kind) => {
   it('is refused with 403 on every key-accepting route', async () => {
-    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+    for (const op of keyed()) {
       const res = await call(op, { key: keys[kind] });
       expect(res.status, `${op.method} ${op.path}`).toBe(403);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -199,7 +203,7 @@ describe.each(['unknown', 'revoked', 'foreign', 'publishable'])('a %s key', (kin
     }
   });
   it('is refused when sent as X-Api-Key too', async () => {
-    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+    for (const op of keyed()) {
       const res = await call(op, { headers: { 'X-Api-Key': keys[kind] as string } });
       expect(res.status, `${op.method} ${op.path}`).toBe(403);
     }
@@ -208,7 +212,7 @@ describe.each(['unknown', 'revoked', 'foreign', 'publishable'])('a %s key', (kin
 
 describe('scopes', () => {
   it('refuses a valid key of this company that lacks the declared scope', async () => {
-    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+    for (const op of keyed()) {
       const res = await call(op, { key: op.access.scopes?.includes('read:pipelines') ? keys.noneElse : keys.none });
       expect(res.status, `${op.method} ${op.path}`).toBe(403);
       // A browser-only form takes no server key at all.
@@ -218,7 +222,7 @@ describe('scopes', () => {
   });
 
   it('accepts a key holding exactly one of the declared scopes', async () => {
-    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+    for (const op of keyed()) {
       for (const scope of op.access.scopes ?? []) {
         const { secret } = await api.createKey(company.id, { scopes: [scope as (typeof scopes)[number]] });
         const res = await call(op, { key: secret });
@@ -228,7 +232,7 @@ describe('scopes', () => {
   });
 
   it('lets public routes answer without a key, and server routes refuse without one', async () => {
-    for (const op of operations.filter((o) => o.access.kind !== 'admin')) {
+    for (const op of keyed()) {
       const res = await call(op);
       if (op.access.kind === 'public') expect(res.status, `${op.method} ${op.path}`).toBe(200);
       else expect(res.status, `${op.method} ${op.path}`).toBe(403);
@@ -243,7 +247,7 @@ describe('scopes', () => {
 });
 
 describe('safe retries and lost updates, declared by the platform', () => {
-  const writes = () => operations.filter((o) => o.access.kind !== 'admin' && ['POST', 'PATCH'].includes(o.method));
+  const writes = () => keyed().filter((o) => ['POST', 'PATCH'].includes(o.method));
 
   it('documents Idempotency-Key on every POST and PATCH of the public API', async () => {
     const doc = (await api.request('/api/v1/openapi.json')).json;
@@ -278,6 +282,27 @@ describe('safe retries and lost updates, declared by the platform', () => {
         expect(again.text).toBe(first.text);
       }
     }
+  });
+});
+
+describe('the inbound receivers', () => {
+  it('take no key: an unknown token is 404 with any key or none, a known one without a signature 403', async () => {
+    const inbound = operations.filter((o) => o.access.kind === 'inbound');
+    expect(inbound.length).toBe(4);
+    for (const op of inbound) {
+      for (const key of [undefined, keys.all, keys.foreign, keys.publishable]) {
+        const res = await call(op, { key });
+        expect(res.status, `${op.method} ${op.path}`).toBe(404);
+        expect(res.headers.get('content-type')).toBe('application/problem+json');
+      }
+    }
+    const made = await api.admin(`/companies/${company.id}/inbound-channels`, { body: { kind: 'signed', source: 'matrix' } });
+    const path = new URL(made.json.url).pathname;
+    const res = await api.request(path, { host: company.host, key: keys.all, body: { type: 'lead.created', data: {} } });
+    expect(res.status, res.text).toBe(403);
+    expect(res.json.code).toBe('signature_invalid');
+    // On another company's host the token is unknown.
+    expect((await api.request(path, { host: other.host, body: {} })).status).toBe(404);
   });
 });
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { developmentToken } from '../../lib/spam-check';
 import { portalCompany, portalListing } from '../portals/support';
+import { metaAppSecret, metaSignature, standardHeaders, waId, wamid, whatsAppText } from '../forms/inbound-support';
 import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import {
   bookingBody,
@@ -166,13 +167,13 @@ describe('round trips of the visitor forms (the issue’s goal: at most 3 each, 
    * The trips of one request, once the company row and the key are kept in memory (the listening connection is up
    * and this process's admin writes were notified; on PGlite at once).
    */
-  async function counted(send: () => Promise<{ status: number; text: string; json: any }>) {
+  async function counted(send: () => Promise<{ status: number; text: string; json: any }>, status = 201) {
     await ctx.api.platform.companyCache.listening();
     await ctx.api.platform.companyCache.settled();
     trips = [];
     const res = await send();
     const sent = trips;
-    expect(res.status, res.text).toBe(201);
+    expect(res.status, res.text).toBe(status);
     return { res, sent };
   }
 
@@ -272,6 +273,53 @@ describe('round trips of the visitor forms (the issue’s goal: at most 3 each, 
     const { sent } = await counted(() => postBooking({ ...ctx, pk: key }, bookingBody(home, checkIn, checkOut, { email })));
     expect(sent, sent.join('\n')).toHaveLength(2);
     expect(await events('booking.cancelled', first.json.reference)).toHaveLength(1);
+  });
+
+  /**
+   * The inbound receivers (functions/forms/inbound.ts): the channel by its token's hash, then one statement per
+   * enquiry (person, lead, events and the source's id; or a conversation's activity), no BEGIN.
+   */
+  it('records an inbound delivery in 2 round trips: the channel, then one statement', async () => {
+    const made = await ctx.api.admin(`/companies/${ctx.company.id}/inbound-channels`, {
+      body: { kind: 'signed', source: 'counted' },
+    });
+    const path = new URL(made.json.url).pathname;
+    const whatsApp = await ctx.api.admin(`/companies/${ctx.company.id}/inbound-channels`, {
+      body: { kind: 'whatsapp', secret: metaAppSecret },
+    });
+    const waPath = new URL(whatsApp.json.url).pathname;
+    const body = JSON.stringify({ type: 'lead.created', data: { email: uniqueEmail(), listing: villa } });
+    const signed = await counted(
+      () =>
+        ctx.api.request(path, {
+          host: ctx.company.host,
+          body,
+          headers: standardHeaders(made.json.secret, 'count-1', new Date(), body),
+        }),
+      200,
+    );
+    expect(signed.sent, signed.sent.join('\n')).toHaveLength(2);
+    expect(signed.sent.some((text) => /^\s*begin\b/i.test(text))).toBe(false);
+    const from = waId();
+    const first = whatsAppText(from, wamid(), 'Hello', new Date());
+    const opened = await counted(
+      () =>
+        ctx.api.request(waPath, {
+          host: ctx.company.host,
+          body: first,
+          headers: { 'X-Hub-Signature-256': metaSignature(first) },
+        }),
+      200,
+    );
+    expect(opened.sent, opened.sent.join('\n')).toHaveLength(2);
+    const next = whatsAppText(from, wamid(), 'A second message: an activity', new Date());
+    const followed = await counted(
+      () =>
+        ctx.api.request(waPath, { host: ctx.company.host, body: next, headers: { 'X-Hub-Signature-256': metaSignature(next) } }),
+      200,
+    );
+    expect(followed.sent, followed.sent.join('\n')).toHaveLength(2);
+    expect(followed.res.json.leads).toEqual(opened.res.json.leads);
   });
 });
 

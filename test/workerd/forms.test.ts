@@ -81,7 +81,7 @@ async function post(worker: string, path: string, body: unknown) {
 const consent = { consent: true, consent_version: '2026-01', challenge: 'XXXX.DUMMY.TOKEN.XXXX', website: '' };
 
 describe('the visitor forms on Workers (prepared statements through the Neon driver, keys never kept)', () => {
-  it('record an enquiry of a new, then of a known visitor, each in one statement', async () => {
+  it('record an enquiry of a new, then of a known visitor (never filled: what they sent is on the lead), each in one statement', async () => {
     const email = `visitor.${suffix}@example.com`;
     const first = await post('forms', '/api/v1/leads', { ...consent, name: 'Nadia', email, listing: 'marina-gate-2br-sea-view' });
     expect(first.status, JSON.stringify(first.json)).toBe(201);
@@ -92,9 +92,17 @@ describe('the visitor forms on Workers (prepared statements through the Neon dri
       .select(['id', 'name', 'phone'])
       .where('email_key', '=', email)
       .execute();
-    expect(people).toEqual([{ id: expect.any(String), name: 'Nadia', phone: '+971501234567' }]);
-    const leads = await handle!.db.selectFrom('leads').select('listing_id').where('contact_id', '=', people[0]!.id).execute();
-    expect(leads).toHaveLength(2);
+    expect(people).toEqual([{ id: expect.any(String), name: 'Nadia', phone: null }]);
+    const leads = await handle!.db
+      .selectFrom('leads')
+      .select(['sent_email', 'sent_phone'])
+      .where('contact_id', '=', people[0]!.id)
+      .orderBy('created_at')
+      .execute();
+    expect(leads).toEqual([
+      { sent_email: email, sent_phone: null },
+      { sent_email: email.toUpperCase(), sent_phone: '+971501234567' },
+    ]);
   });
 
   it('hold a booking request (the stay read, then the hold), and refuse the same nights again', async () => {

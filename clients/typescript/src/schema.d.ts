@@ -267,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Send an enquiry (lead)
-         * @description From the visitor's browser with a publishable key (X-Api-Key) from one of the key's origins, with `challenge`; or from the company's server with a server key holding `write:leads`. Consent is required on both paths. For a service of kind `listing_request`, the details `purpose`, `area`, `property_type`, `bedrooms`, `bathrooms`, `size_sqm`, `price` and `price_period` must be valid when present (400 at `details.<key>`).
+         * @description From the visitor's browser with a publishable key (X-Api-Key) from one of the key's origins, with `challenge`; or from the company's server with a server key holding `write:leads`. Consent is required on both paths. For a service of kind `listing_request`, the details `purpose`, `area`, `property_type`, `bedrooms`, `bathrooms`, `size_sqm`, `price` and `price_period` must be valid when present (400 at `details.<key>`). A visitor's enquiry is matched to a person by its email, or by its phone only when it sends no email; it never changes a person already known (docs/api-reference.md, "Matching people").
          *
          *     **Access:** a publishable key (`X-Api-Key: pk_…`) from a page on one of the key's origins, or a server key holding `write:leads` (a company's server sending on its own behalf).
          */
@@ -372,6 +372,78 @@ export interface paths {
          * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:followups`.
          */
         patch: operations["updateTask"];
+        trace?: never;
+    };
+    "/api/v1/inbound/{token}/whatsapp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Answer Meta's verification request for the WhatsApp receiver
+         * @description Meta sends `hub.mode=subscribe`, the verify token given to it (`hub.verify_token`) and `hub.challenge` when the callback URL is set: the challenge is answered as plain text when the verify token is the channel’s.
+         *
+         *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
+         */
+        get: operations["confirmWhatsAppSubscription"];
+        put?: never;
+        /**
+         * Receive WhatsApp messages (Meta Cloud API webhooks)
+         * @description Meta's webhook notifications for the company's WhatsApp Business number, signed with `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret). Each message makes a lead (its sender's number in E.164, their profile name, a click-to-WhatsApp ad's `referral`); a message within the company's conversation window (`inbound_conversation_hours`, default 24) of the last message of the sender's open lead becomes a `message` activity on it. Statuses and other notifications are acknowledged and ignored. A message id already recorded is a repeat.
+         *
+         *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
+         */
+        post: operations["receiveWhatsAppMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/inbound/{token}/propertyfinder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive Property Finder leads (lead webhooks)
+         * @description Property Finder's lead events (`lead.created`; `lead.assigned` and `lead.updated`, which carry project leads), signed with `X-Signature` (hex HMAC-SHA256 of the body with the subscription's secret): one lead per Property Finder lead, with its channel (`email`, `call`, `whatsapp`), the enquirer and the listing's reference. Other events are acknowledged and ignored.
+         *
+         *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
+         */
+        post: operations["receivePropertyFinderLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/inbound/{token}/signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive leads from any Standard Webhooks sender
+         * @description A `lead.created` message signed with Standard Webhooks (`webhook-id`, `webhook-timestamp` within 5 minutes, `webhook-signature` with the channel’s `whsec_` secret): Bayut/dubizzle lead exports, a call-tracking service, an automation tool. `data` is a `SignedLeadData`. The `webhook-id` makes a retry a repeat. Details a form would refuse are dropped and named in `dropped`; card numbers in texts are removed.
+         *
+         *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
+         */
+        post: operations["receiveSignedLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/listings/{slug}/availability": {
@@ -2069,6 +2141,197 @@ export interface components {
             /** @description The subscription the test was sent to. */
             subscription_id: string;
         };
+        /** @description Meta’s WhatsApp Cloud API webhook (`object` `whatsapp_business_account`): `entry[].changes[].value` with `contacts`, `messages` (each may carry the click-to-WhatsApp `referral`) or `statuses`. Signed with `X-Hub-Signature-256`. */
+        WhatsAppNotification: {
+            object: string;
+            entry: ({
+                id?: string;
+                changes: ({
+                    field: string;
+                    value?: {
+                        messaging_product?: string;
+                        metadata?: {
+                            phone_number_id?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        contacts?: ({
+                            wa_id: string;
+                            profile?: {
+                                name?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        messages?: components["schemas"]["WhatsAppMessage"][];
+                        statuses?: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        WhatsAppMessage: {
+            from: string;
+            id: string;
+            timestamp: string;
+            type: string;
+            text?: {
+                body: string;
+            } & {
+                [key: string]: unknown;
+            };
+            button?: {
+                text?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            interactive?: {
+                button_reply?: {
+                    title?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                list_reply?: {
+                    title?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            image?: {
+                caption?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            video?: {
+                caption?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            document?: {
+                caption?: string;
+                filename?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            location?: {
+                name?: string;
+                address?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            referral?: components["schemas"]["WhatsAppReferral"];
+        } & {
+            [key: string]: unknown;
+        };
+        WhatsAppReferral: {
+            source_url?: string;
+            source_id?: string;
+            source_type?: string;
+            headline?: string;
+            body?: string;
+            ctwa_clid?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A Property Finder Enterprise API webhook event: `id`, `type` (`lead.created`, `lead.assigned`, `lead.updated` make a lead; others are acknowledged), `timestamp`, `entity` (the lead) and `payload` (`channel`, `listing`, `sender`). Signed with `X-Signature` when the subscription has a secret. */
+        PropertyFinderEvent: {
+            id: string;
+            type: string;
+            timestamp?: string;
+            entity: {
+                id: string;
+                type?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            payload?: {
+                channel?: string;
+                status?: string;
+                entityType?: string;
+                listing?: {
+                    id?: string;
+                    reference?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                responseLink?: string;
+                message?: string;
+                sender?: {
+                    name?: string;
+                    contacts?: ({
+                        type: string;
+                        value: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A Standard Webhooks message (`webhook-id`, `webhook-timestamp`, `webhook-signature`): `type` `lead.created` with `data` a `SignedLeadData`; other types are acknowledged and ignored. */
+        SignedLeadEvent: {
+            /** @example lead.created */
+            type: string;
+            timestamp?: string;
+            data: components["schemas"]["SignedLeadData"];
+        } & {
+            [key: string]: unknown;
+        };
+        SignedLeadData: {
+            /**
+             * @default other
+             * @enum {string}
+             */
+            channel: "form" | "whatsapp" | "call" | "email" | "sms" | "chat" | "other";
+            name?: string;
+            email?: string;
+            /** @description Any usual form: international (`+971 50 123 4567`, `00971…`) or as dialled in the company's country (`050 123 4567`: the company's phone_country, else the country of its time zone). Kept and matched in E.164; a number that cannot be read is 400 `invalid_phone`. */
+            phone?: string;
+            message?: string;
+            language?: string;
+            /** @description A listing slug (any language) or id; kept as sent when the company has no such listing. */
+            listing?: string;
+            /** @description A key from `GET /services`; a key the list does not have yet is kept too. */
+            service?: string;
+            details?: components["schemas"]["LeadDetails"];
+            /**
+             * Format: date-time
+             * @description When the enquiry was made; default: when it is received.
+             * @example 2026-11-21T09:30:00Z
+             */
+            occurred_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Up to 20 keys of lower-case letters, digits and `_`; each value text (≤ 500 characters), a number, a boolean or a list of those. Stored encrypted. Keys for identity documents, card or bank numbers, passwords or contact details (in any spelling), email addresses, phone numbers and card numbers are refused with 400 at `details.<key>`.
+         * @example {
+         *       "purpose": "sale",
+         *       "bedrooms": 2,
+         *       "size_sqm": 120.5
+         *     }
+         */
+        LeadDetails: {
+            [key: string]: string | number | boolean | (string | number | boolean)[];
+        };
         ListingList: {
             results: components["schemas"]["ListingSummary"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
@@ -2312,6 +2575,17 @@ export interface components {
             roles: string[];
             /** @description References of the person's leads, oldest first. */
             leads: string[];
+            /** @description People staff should look at beside this one: anonymous input never merges people (docs/api-reference.md, "Matching people"). Listed on both people. */
+            possible_duplicates: {
+                /** @description The other person’s reference. */
+                person: string;
+                /**
+                 * @description `same_phone`: a visitor (a form, an inbound channel) gave this phone with another email (or the other person has none); they were kept apart.
+                 * @enum {string}
+                 */
+                reason: "same_phone";
+                since: string;
+            }[];
             external: components["schemas"]["External"][];
             /** @description Erased under a privacy request or retention: erase your copy too. */
             erased: boolean;
@@ -2409,6 +2683,20 @@ export interface components {
             details: {
                 [key: string]: unknown;
             } | null;
+            sent: components["schemas"]["LeadSent"];
+            /**
+             * @description How the enquirer reached out.
+             * @enum {string}
+             */
+            channel: "form" | "whatsapp" | "call" | "email" | "sms" | "chat" | "other";
+            /**
+             * @description `website` (a publishable key), `api` (a server key), `whatsapp`, `propertyfinder`, or the name of a signed inbound channel (e.g. `bayut`).
+             * @example website
+             */
+            source: string;
+            /** @description The source's own id of the enquiry (a WhatsApp message id, a Property Finder lead id). */
+            source_id: string | null;
+            referral: components["schemas"]["LeadReferral"];
             consent: {
                 version: string;
                 /** @example 2026-11-21T09:30:00.000Z */
@@ -2421,6 +2709,28 @@ export interface components {
             /** @example 2026-11-21T09:30:00.000Z */
             updated_at: string;
         };
+        /** @description What the sender gave, exactly as sent. The person (`person`) may be an existing contact whose own name, email or phone differ: an anonymous form or source never changes them (docs/api-reference.md, "Matching people"). */
+        LeadSent: {
+            name: string | null;
+            email: string | null;
+            /** @description As sent (not normalised). */
+            phone: string | null;
+            /** @description The listing as the sender named it (a slug, or a portal’s reference), kept even when it matches no listing (`listing` is then null). */
+            listing: string | null;
+        };
+        /** @description The click-to-WhatsApp ad (or post) that started the conversation. */
+        LeadReferral: {
+            /** @description The ad or post the enquirer clicked. */
+            source_url: string | null;
+            /** @description Meta's id of the ad or post. */
+            source_id: string | null;
+            /** @description `ad` or `post`. */
+            source_type: string | null;
+            headline: string | null;
+            body: string | null;
+            /** @description The click id, for Meta’s conversions reporting. */
+            ctwa_clid: string | null;
+        } | null;
         LeadPatch: {
             /** @enum {string} */
             status?: "new" | "contacted" | "qualified" | "viewing" | "negotiating" | "won" | "lost" | "spam";
@@ -2585,16 +2895,15 @@ export interface components {
             /** @description The hidden field: it must be sent empty (or left out). Bots fill it. */
             website?: string;
         };
-        /**
-         * @description Up to 20 keys of lower-case letters, digits and `_`; each value text (≤ 500 characters), a number, a boolean or a list of those. Stored encrypted. Keys for identity documents, card or bank numbers, passwords or contact details (in any spelling), email addresses, phone numbers and card numbers are refused with 400 at `details.<key>`.
-         * @example {
-         *       "purpose": "sale",
-         *       "bedrooms": 2,
-         *       "size_sqm": 120.5
-         *     }
-         */
-        LeadDetails: {
-            [key: string]: string | number | boolean | (string | number | boolean)[];
+        InboundReceipt: {
+            /** @description New leads and conversation activities written. */
+            recorded: number;
+            /** @description Messages already recorded by an earlier delivery. */
+            repeated: number;
+            /** @description Statuses and other notifications, acknowledged and not kept. */
+            ignored: number;
+            /** @description The references of the leads the messages belong to. */
+            leads: string[];
         };
         Availability: {
             /** @description The English slug. */
@@ -5982,6 +6291,306 @@ export interface operations {
                 };
             };
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirmWhatsAppSubscription: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The channel's secret token (admin API: inbound channels). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    receiveWhatsAppMessages: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The source’s signature. */
+                "x-hub-signature-256"?: string;
+            };
+            path: {
+                /** @description The channel's secret token (admin API: inbound channels). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description The source's payload, exactly as signed (x-hub-signature-256). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhatsAppNotification"];
+            };
+        };
+        responses: {
+            /** @description Verified and recorded before this answer: every enquiry of the delivery is committed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundReceipt"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    receivePropertyFinderLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The source’s signature. */
+                "x-signature"?: string;
+            };
+            path: {
+                /** @description The channel's secret token (admin API: inbound channels). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description The source's payload, exactly as signed (x-signature). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PropertyFinderEvent"];
+            };
+        };
+        responses: {
+            /** @description Verified and recorded before this answer: every enquiry of the delivery is committed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundReceipt"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    receiveSignedLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The source’s signature. */
+                "webhook-signature"?: string;
+            };
+            path: {
+                /** @description The channel's secret token (admin API: inbound channels). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description The source's payload, exactly as signed (webhook-signature). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignedLeadEvent"];
+            };
+        };
+        responses: {
+            /** @description Verified and recorded before this answer: every enquiry of the delivery is committed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundReceipt"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10347,7 +10956,7 @@ export interface operations {
                     type: "lead.created";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["LeadEventData"];
                 };
@@ -10400,7 +11009,7 @@ export interface operations {
                     type: "lead.assigned";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["LeadEventData"];
                 };
@@ -10453,7 +11062,7 @@ export interface operations {
                     type: "lead.status_changed";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["LeadEventData"];
                 };
@@ -10506,7 +11115,7 @@ export interface operations {
                     type: "lead.escalated";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["LeadEventData"];
                 };
@@ -10559,7 +11168,7 @@ export interface operations {
                     type: "contact.created";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ContactEventData"];
                 };
@@ -10612,7 +11221,7 @@ export interface operations {
                     type: "contact.updated";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ContactEventData"];
                 };
@@ -10665,7 +11274,7 @@ export interface operations {
                     type: "activity.created";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ActivityEventData"];
                 };
@@ -10718,7 +11327,7 @@ export interface operations {
                     type: "task.created";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["TaskEventData"];
                 };
@@ -10771,7 +11380,7 @@ export interface operations {
                     type: "task.done";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["TaskEventData"];
                 };
@@ -10824,7 +11433,7 @@ export interface operations {
                     type: "booking.requested";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["BookingEventData"];
                 };
@@ -10877,7 +11486,7 @@ export interface operations {
                     type: "booking.confirmed";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["BookingEventData"];
                 };
@@ -10930,7 +11539,7 @@ export interface operations {
                     type: "booking.paid";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["BookingEventData"];
                 };
@@ -10983,7 +11592,7 @@ export interface operations {
                     type: "booking.cancelled";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["BookingEventData"];
                 };
@@ -11036,7 +11645,7 @@ export interface operations {
                     type: "lease.created";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["LeaseEventData"];
                 };
@@ -11089,7 +11698,7 @@ export interface operations {
                     type: "lease.activated";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["LeaseEventData"];
                 };
@@ -11142,7 +11751,7 @@ export interface operations {
                     type: "lease.notice_given";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["LeaseEventData"];
                 };
@@ -11195,7 +11804,7 @@ export interface operations {
                     type: "lease.ended";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["LeaseEventData"];
                 };
@@ -11248,7 +11857,7 @@ export interface operations {
                     type: "lease.updated";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["LeaseEventData"];
                 };
@@ -11301,7 +11910,7 @@ export interface operations {
                     type: "rent_payment.received";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["RentPaymentEventData"];
                 };
@@ -11354,7 +11963,7 @@ export interface operations {
                     type: "rent_payment.bounced";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["RentPaymentEventData"];
                 };
@@ -11407,7 +12016,7 @@ export interface operations {
                     type: "rent_payment.overdue";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["RentPaymentEventData"];
                 };
@@ -11460,7 +12069,7 @@ export interface operations {
                     type: "job.scheduled";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["JobEventData"];
                 };
@@ -11513,7 +12122,7 @@ export interface operations {
                     type: "job.done";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["JobEventData"];
                 };
@@ -11566,7 +12175,7 @@ export interface operations {
                     type: "job.cancelled";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["JobEventData"];
                 };
@@ -11619,7 +12228,7 @@ export interface operations {
                     type: "job.approval_requested";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["JobEventData"];
                 };
@@ -11672,7 +12281,7 @@ export interface operations {
                     type: "job.approval_answered";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["JobEventData"];
                 };
@@ -11725,7 +12334,7 @@ export interface operations {
                     type: "job_charge.booked";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["JobChargeEventData"];
                 };
@@ -11778,7 +12387,7 @@ export interface operations {
                     type: "job_charge.cancelled";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["JobChargeEventData"];
                 };
@@ -11831,7 +12440,7 @@ export interface operations {
                     type: "owner_statement.ready";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["OwnerStatementEventData"];
                 };
@@ -11884,7 +12493,7 @@ export interface operations {
                     type: "deal.stage_changed";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["DealEventData"];
                 };
@@ -11937,7 +12546,7 @@ export interface operations {
                     type: "deal.won";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["DealEventData"];
                 };
@@ -11990,7 +12599,7 @@ export interface operations {
                     type: "deal.lost";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["DealEventData"];
                 };
@@ -12043,7 +12652,7 @@ export interface operations {
                     type: "viewing.planned";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ViewingEventData"];
                 };
@@ -12096,7 +12705,7 @@ export interface operations {
                     type: "viewing.updated";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ViewingEventData"];
                 };
@@ -12149,7 +12758,7 @@ export interface operations {
                     type: "viewing.done";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ViewingEventData"];
                 };
@@ -12202,7 +12811,7 @@ export interface operations {
                     type: "viewing.cancelled";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ViewingEventData"];
                 };
@@ -12255,7 +12864,7 @@ export interface operations {
                     type: "viewing.missed";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ViewingEventData"];
                 };
@@ -12308,7 +12917,7 @@ export interface operations {
                     type: "listing.permit_expiring";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ListingPermitEventData"];
                 };
@@ -12361,7 +12970,7 @@ export interface operations {
                     type: "listing.permit_expired";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ListingPermitEventData"];
                 };
@@ -12414,7 +13023,7 @@ export interface operations {
                     type: "ping";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
-                    /** @description `admin`, `system`, `website`, or `api:<key prefix>`. Ignore events caused by your own key. */
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["PingEventData"];
                 };
