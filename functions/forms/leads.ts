@@ -186,7 +186,17 @@ type LeadValues = PersonValues & {
 
 type RecordedRow = { id: string; reference: string; activity: string | null; repeated: boolean };
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const uuidPattern = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/**
+ * A listing id as sent: with its dashes, or as the portal feeds publish it (functions/portals: the id's 32 hex digits
+ * as `reference_number` / `Property_Ref_No`, which a portal's lead then names); null when it is not an id.
+ */
+function listingIdOf(sent: string | undefined): string | null {
+  if (!sent || !uuidPattern.test(sent)) return null;
+  const hex = sent.replaceAll('-', '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /**
  * The statement of {@link recordLead}: nothing unless the source's id is new (`fresh`); the person (lib/people.ts
@@ -312,7 +322,7 @@ export async function recordLead(
         form: fields.form ?? null,
         page: fields.page ?? null,
         listing: fields.listing ?? null,
-        listing_id: fields.listing && uuidPattern.test(fields.listing) ? fields.listing : null,
+        listing_id: listingIdOf(fields.listing),
         message: fields.message ?? null,
         language: fields.language ?? null,
         details_jwe: fields.detailsJwe,

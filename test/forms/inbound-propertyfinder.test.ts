@@ -52,6 +52,20 @@ describe('a lead event', () => {
     expect(created?.caused_by).toBe('inbound:propertyfinder');
   });
 
+  it('finds the listing by the reference the portal feeds publish (the listing id’s 32 hex digits)', async () => {
+    const listing = await world.api.db
+      .selectFrom('listings')
+      .select(['id', 'slug_en'])
+      .where('company_id', '=', world.company.id)
+      .where('slug_en', '=', 'marina-gate-2br-sea-view')
+      .executeTakeFirstOrThrow();
+    const published = listing.id.replaceAll('-', '').toUpperCase();
+    const res = await send(propertyFinderLead(leadId(), 'email', { name: 'Huda', email: 'huda.pf@example.com' }, published));
+    expect(res.status, res.text).toBe(200);
+    const lead = await readLead(world, res.json.leads[0]);
+    expect(lead).toMatchObject({ listing: 'marina-gate-2br-sea-view', sent: { listing: published } });
+  });
+
   it('makes a WhatsApp lead, and keeps a reference the company does not know as text (listing null)', async () => {
     const body = propertyFinderLead(leadId(), 'whatsapp', { name: 'Sara', email: 'sara.pf@example.com' }, 'PF-REF-7781');
     const res = await send(body);
