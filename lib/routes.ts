@@ -1,5 +1,6 @@
-import type { RouteConfig } from '@hono/zod-openapi';
+import type { RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import { defineRoute } from './access';
+import type { AppEnv } from './env';
 import type { Scope } from '../schema/common/scopes';
 
 /** What a group's route declares: everything of a route but what its helper adds (access, tags, middleware). */
@@ -16,3 +17,9 @@ export function serverRoutes<const S extends Scope>(tag: string, _scopes: readon
     return defineRoute({ ...declaration, tags: [tag], access: { kind: 'server', scopes: [scope] } });
   };
 }
+
+/**
+ * A route's handler, typed from its declaration: `const listContacts: Handler<typeof listRoute> = async (c) => …`, then
+ * `.openapi(listRoute, listContacts)`. Handlers are named so stack traces and profiles name them.
+ */
+export type Handler<R extends RouteConfig> = RouteHandler<R, AppEnv>;

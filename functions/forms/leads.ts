@@ -2,6 +2,7 @@ import { type Keyring, encryptJson } from '../../lib/crypto-jwe';
 import type { Executor } from '../../lib/db/index';
 import { ApiError, type FieldError } from '../../lib/errors';
 import type { LeadInputValue } from '../../schema/forms/leads';
+import { emailOrPhoneMessage } from '../../schema/common/people';
 import { type DetailValue, detailsProblems } from '../../lib/details';
 
 /** An enquiry to record: the form's fields plus what the caller's path knows. */
@@ -63,7 +64,7 @@ export async function leadProblems(
     problems.push({ path: 'consent_version', code: 'consent_required', message: 'The privacy notice version is required.' });
   }
   if (!input.email && !input.phone) {
-    problems.push({ path: 'email', code: 'custom', message: 'Send at least one of email or phone.' });
+    problems.push({ path: 'email', code: 'custom', message: emailOrPhoneMessage });
   }
   const details = input.details ?? {};
   const refused = detailsProblems(details);

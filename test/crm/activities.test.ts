@@ -146,7 +146,7 @@ describe('POST /activities', () => {
       .select('id')
       .where('reference', '=', lead.person)
       .executeTakeFirstOrThrow();
-    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, contact.id, 'admin'));
+    await eraseContact(api.db, company.id, contact.id, { causedBy: 'admin', now: api.clock.now() });
     for (const link of [{ lead: lead.reference }, { person: lead.person }]) {
       const res = await post({ type: 'note', source: 'crm', external_id: `e-${unique()}`, ...link });
       expect(res.status).toBe(409);

@@ -45,7 +45,8 @@ describe('SQL statements per contacts list request', () => {
       await measure(1); // anything done once per key or process is not per request
       const counts = [];
       for (const size of [1, 5, 20, 60]) counts.push(await measure(size));
-      expect(counts[0]).toBeGreaterThan(2);
+      // The page and the audit row: leads and external ids come in the page's own query.
+      expect(counts[0]).toBeGreaterThanOrEqual(2);
       expect(counts).toEqual([counts[0], counts[0], counts[0], counts[0]]);
     } finally {
       await counted.close();

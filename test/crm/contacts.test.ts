@@ -190,7 +190,7 @@ describe('POST /contacts matches a person', () => {
     const ext = { source: 'crm', id: unique() };
     const first = (await post({ email: address, external: ext })).json.reference;
     const { id } = await api.db.selectFrom('contacts').select('id').where('reference', '=', first).executeTakeFirstOrThrow();
-    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, id, 'admin'));
+    await eraseContact(api.db, company.id, id, { causedBy: 'admin', now: api.clock.now() });
     const erased = await get(`/contacts/${first}`);
     expect(erased.json).toMatchObject({ erased: true, name: null, email: null, phone: null });
     const again = await post({ email: address, external: ext });

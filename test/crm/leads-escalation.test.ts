@@ -64,7 +64,7 @@ describe('escalateUnansweredLeads', () => {
       .select('id')
       .where('reference', '=', erased.person)
       .executeTakeFirstOrThrow();
-    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, person.id, 'system'));
+    await eraseContact(api.db, company.id, person.id, { causedBy: 'system', now: api.clock.now() });
 
     const first = await escalateUnansweredLeads(api.db, now);
     expect(first).toContain(late.reference);

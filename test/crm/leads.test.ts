@@ -178,7 +178,7 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
       .select('id')
       .where('reference', '=', lead.person)
       .executeTakeFirstOrThrow();
-    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, contact.id, 'admin'));
+    await eraseContact(api.db, company.id, contact.id, { causedBy: 'admin', now: api.clock.now() });
     for (const body of [{ status: 'contacted' }, { assignee: member }, { external: { source: 'crm', id: 'x' } }]) {
       const res = await patch(lead.reference, body);
       expect(res.status).toBe(409);
