@@ -87,7 +87,10 @@ describe('escalateUnansweredLeads', () => {
   });
 
   it('takes the setting from the admin API: a whole number of minutes, or null to switch it off', async () => {
-    const bad = await api.admin(`/companies/${quiet.company.id}`, { method: 'PATCH', body: { settings: { lead_answer_minutes: 0 } } });
+    const bad = await api.admin(`/companies/${quiet.company.id}`, {
+      method: 'PATCH',
+      body: { settings: { lead_answer_minutes: 0 } },
+    });
     expect(bad.status).toBe(400);
     const off = await api.admin(`/companies/${company.id}`, {
       method: 'PATCH',
