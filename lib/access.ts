@@ -56,9 +56,10 @@ async function resolveCaller(
     }
     throw new ApiError('key_required', 'This operation needs a server key: send "Authorization: Bearer sk_…".');
   }
-  const { db, companyCache } = c.get('services');
+  const { db, companyCache, now: clock } = c.get('services');
+  const now = clock();
   // Node keeps keys in memory until the database announces a change to them (revocation is seen at once).
-  const key = await verifyKey(db, presented, { cache: companyCache, read: c.get('keyRead') as KeyRead | undefined });
+  const key = await verifyKey(db, presented, { now, cache: companyCache, read: c.get('keyRead') as KeyRead | undefined });
   if (key.company_id !== company.id) {
     throw new ApiError('key_wrong_company', 'The key belongs to another company than this host.');
   }
@@ -67,7 +68,7 @@ async function resolveCaller(
       throw new ApiError('key_wrong_kind', 'A publishable key only sends enquiry and booking forms; it reads nothing.');
     }
     const origin = allowedOrigin(c.req.header('Origin'), key.origins, company);
-    await touchKey(db, key);
+    await touchKey(db, key, now);
     return { kind: 'publishable', key, origin };
   }
   if (access.kind === 'form' && access.scopes.length === 0) {
@@ -76,7 +77,7 @@ async function resolveCaller(
   if (!access.scopes.some((scope) => key.scopes.includes(scope))) {
     throw new ApiError('scope_missing', `The key lacks the scope this operation needs: ${access.scopes.join(' or ')}.`);
   }
-  await touchKey(db, key);
+  await touchKey(db, key, now);
   return { kind: 'server', key };
 }
 
@@ -192,13 +193,22 @@ const writes = new Set(['post', 'patch']);
  * Defines a route with its access declaration. The access check runs before validation, so an
  * unauthorised caller learns nothing about the input rules; `after` middleware runs once the caller is known.
  * Every POST and PATCH of the public API takes an `Idempotency-Key`; a route on one record that declares it
- * (`record`) gives its version as `ETag` and honours `If-Match` (lib/idempotency.ts, lib/preconditions.ts); one that
+ * `versioned` gives its version as `ETag` and honours `If-Match` (lib/idempotency.ts, lib/preconditions.ts); one that
  * answers conditional GETs (`revalidate`) documents `If-None-Match` and its 304.
  */
 export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(
-  config: R & { access: Access; after?: MiddlewareHandler<AppEnv>[]; record?: VersionedRecord; revalidate?: boolean },
+  config: R & {
+    access: Access;
+    after?: MiddlewareHandler<AppEnv>[];
+    /** The one record the route reads or changes, whose version is its ETag and is checked against If-Match. */
+    versioned?: VersionedRecord;
+    /** @deprecated The former name of `versioned`, kept while the groups move to it (issue 22); remove after. */
+    record?: VersionedRecord;
+    revalidate?: boolean;
+  },
 ) {
-  const { access, after = [], record, revalidate = false, ...route } = config;
+  const { access, after = [], versioned, record: formerName, revalidate = false, ...route } = config;
+  const record = versioned ?? formerName;
   // A source's own message ids make an inbound delivery safe to retry; it sends no Idempotency-Key.
   const retriable = writes.has(route.method) && !['admin', 'qstash', 'inbound'].includes(access.kind);
   const write = route.method !== 'get' && route.method !== 'head';

@@ -85,3 +85,40 @@ export function auditReadCte(
     returning 1
   )`;
 }
+
+/**
+ * The read of personal data a request's answer makes, as {@link auditPersonalDataRead} writes it: undefined unless the
+ * caller is a server key. A write hands it to its statement, which writes the row with the change ({@link readAuditCte}).
+ */
+export type PersonalRead = { companyId: string; actor: CausedBy; subject: string; route: string };
+
+export function personalReadOf(c: Context<AppEnv>): PersonalRead | undefined {
+  const caller = c.var.caller;
+  if (caller.kind !== 'server') return undefined;
+  const route = `${c.req.method} ${c.req.routePath}`;
+  return { companyId: c.var.company.id, actor: actorOf(caller), subject: caller.key.prefix, route };
+}
+
+/**
+ * The CTE `<name>` of a write statement that writes the audit row of `read` for the `references` its answer shows;
+ * undefined when there is nothing to write (no server key, or no personal data in the answer).
+ */
+export function readAuditCte(
+  name: string,
+  read: PersonalRead | undefined,
+  references: string[],
+): RawBuilder<unknown> | undefined {
+  if (!read || references.length === 0) return undefined;
+  const details = JSON.stringify({ route: read.route, references });
+  return sql`${sql.raw(name)} as (
+    insert into audit_log (company_id, actor, action, subject, details)
+    values (${read.companyId}::uuid, ${read.actor}, 'personal_data.read', ${read.subject}, ${details}::jsonb)
+    returning 1
+  )`;
+}
+
+/** Writes the audit row of `read` for `references` on its own (a write that changed nothing still answers them). */
+export async function auditAnswer(executor: Executor, read: PersonalRead | undefined, references: string[]): Promise<void> {
+  const cte = readAuditCte('answer_read', read, references);
+  if (cte) await sql`with ${cte} select 1`.execute(executor);
+}

@@ -1,3 +1,4 @@
+import { systemClock } from './clock';
 import { base64url, CompactEncrypt, compactDecrypt, decodeProtectedHeader, type JWEHeaderParameters } from 'jose';
 import { formatDate } from './dates';
 import { ApiError } from './errors';
@@ -28,8 +29,8 @@ export function keyringOf(config: KeyConfig): Keyring | undefined {
 }
 
 /** A fresh key and id, for DETAILS_KEYS (the Node server's first start, tests, operators rotating keys). */
-export function newDetailsKey(): { kid: string; key: string } {
-  const kid = `k${formatDate(Date.now()).replaceAll('-', '')}-${base64url.encode(crypto.getRandomValues(new Uint8Array(4)))}`;
+export function newDetailsKey(now: Date = systemClock()): { kid: string; key: string } {
+  const kid = `k${formatDate(now.getTime()).replaceAll('-', '')}-${base64url.encode(crypto.getRandomValues(new Uint8Array(4)))}`;
   return { kid, key: base64url.encode(crypto.getRandomValues(new Uint8Array(32))) };
 }
 

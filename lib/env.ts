@@ -58,6 +58,11 @@ export type AppEnv = {
     access: Access;
     /** The presented key, when it was read in one statement with the company (lib/tenancy.ts). */
     keyRead: KeyRead;
+    /**
+     * A write of a versioned route (lib/preconditions.ts): the If-Match it was sent (`sent` undefined: none), for a
+     * write made without a transaction to check (checkIfMatch); unset on every other route.
+     */
+    ifMatch: { sent: '*' | string[] | undefined } | undefined;
     /** Headers gathered for the answer (request id, rate limits, CORS): lib/security-headers.ts puts them on it. */
     answerHeaders: Record<string, string>;
     /** A body still being written after the handler returned (lib/app.ts, keepServicesUntil). */

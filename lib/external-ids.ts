@@ -1,4 +1,4 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { RecordKind } from '../schema/common/external';
 import type { Db, Executor, Trx } from './db/index';
 import { isUniqueViolation } from './db/index';
@@ -156,4 +156,93 @@ export async function externalSyncPage<O extends Record<string, unknown>>(
   if (id === undefined) return { rows: [], next_cursor: null };
   const key = sort.columns[sort.columns.length - 1] as { ref: string };
   return syncPage(select.where(sql.ref(key.ref), '=', id), sort, query);
+}
+
+/** An external id as a record's row carries it ({@link externalIdsColumn}): `at`, when it was linked, orders them. */
+export type ExternalLink = External & { at: string };
+
+/**
+ * The external ids of the record whose key is the column `idColumn` (the caller's constant), oldest link first (as
+ * {@link externalIdsOf} orders them), as one JSON column of its row: a select that shows records then needs no other
+ * query, and a write's answer can be composed from what its read gave.
+ */
+export function externalIdsColumn(kind: RecordKind, idColumn: string): RawBuilder<ExternalLink[]> {
+  return sql<ExternalLink[]>`coalesce((
+    select jsonb_agg(jsonb_build_object('source', e.source, 'id', e.external_id, 'at', e.created_at)
+      order by e.created_at, e.source, e.external_id)
+    from external_ids e where e.record_type = ${kind} and e.record_id = ${sql.ref(idColumn)}::text), '[]'::jsonb)`;
+}
+
+/** The external ids as the API shows them (`{source, id}`, in their order). */
+export const shownExternalIds = (links: readonly ExternalLink[]): External[] => links.map(({ source, id }) => ({ source, id }));
+
+/** The link of `external` in a write's read: the id of the record holding it, and since when (both null: free). */
+export function externalHolder(companyId: string, kind: RecordKind, external: External) {
+  const link = sql`from external_ids where company_id = ${companyId}::uuid and record_type = ${kind}
+    and source = ${external.source} and external_id = ${external.id}`;
+  return {
+    holder: sql<string | null>`(select record_id ${link})`,
+    linkedAt: sql<string | null>`(select to_jsonb(created_at) #>> '{}' ${link})`,
+  };
+}
+
+/**
+ * What a write does with the client's id it was sent: nothing (the record holds it already, or none was sent), link it
+ * (it is free), or move it from the record `from` that held it (an erased person's, as read).
+ */
+export type LinkWrite =
+  | { kind: 'none' }
+  | { kind: 'link'; external: External }
+  | { kind: 'relink'; external: External; from: string };
+
+/**
+ * The link the client's id needs on the record `recordId` (undefined: a record this write adds), given its holder as
+ * the write's read found it ({@link externalHolder}); `movable`: whether that holder's id may move (an erased person's).
+ * Held by another record that keeps it: 409 `conflict`.
+ */
+export function linkFor(
+  kind: RecordKind,
+  external: External | undefined,
+  holder: string | null,
+  recordId: string | undefined,
+  movable = false,
+): LinkWrite {
+  if (!external || (holder !== null && holder === recordId)) return { kind: 'none' };
+  if (holder === null) return { kind: 'link', external };
+  if (movable) return { kind: 'relink', external, from: holder };
+  throw new ApiError('conflict', `The external id ${external.source}:${external.id} belongs to another ${kind}.`);
+}
+
+/**
+ * The CTE `<name>` of a write statement that writes `link` for the record of the earlier CTE `source` (its `id`),
+ * only if `source` has a row; undefined when there is nothing to write. A holder that committed since the read makes
+ * the statement fail on the key, and lib/write.ts writeOnce then runs the write again from its read.
+ */
+export function linkCte(name: string, companyId: string, kind: RecordKind, link: LinkWrite, source: string) {
+  if (link.kind === 'none') return undefined;
+  const recordId = sql`${sql.raw(source)}.id::text`;
+  const { source: from, id } = link.external;
+  if (link.kind === 'link') {
+    return sql`${sql.raw(name)} as (
+      insert into external_ids (company_id, record_type, source, external_id, record_id)
+      select ${companyId}::uuid, ${kind}, ${from}, ${id}, ${recordId} from ${sql.raw(source)}
+      returning record_id
+    )`;
+  }
+  return sql`${sql.raw(name)} as (
+    update external_ids set record_id = ${recordId} from ${sql.raw(source)}
+    where external_ids.company_id = ${companyId}::uuid and external_ids.record_type = ${kind}
+      and external_ids.source = ${from} and external_ids.external_id = ${id} and external_ids.record_id = ${link.from}
+    returning external_ids.record_id
+  )`;
+}
+
+/** A record's external ids once `link` is written: a new link is the newest; a moved one keeps when it was linked. */
+export function linksAfter(links: readonly ExternalLink[], link: LinkWrite, linkedAt: string | null): ExternalLink[] {
+  if (link.kind === 'none') return [...links];
+  // '~' sorts after every time text: the link is made by the write, after all the record had.
+  const added = { source: link.external.source, id: link.external.id, at: link.kind === 'relink' ? (linkedAt ?? '') : '~' };
+  const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const order = (a: ExternalLink, b: ExternalLink) => text(a.at, b.at) || text(a.source, b.source) || text(a.id, b.id);
+  return [...links, added].sort(order);
 }

@@ -56,7 +56,7 @@ export async function companyAndKey(
   db: Executor,
   host: string,
   prefix: string,
-  now = new Date(),
+  now: Date,
 ): Promise<{ company: Company | undefined; key: KeyWithSecrets | undefined }> {
   const rows = await db
     .selectFrom('company_hosts as h')
@@ -139,11 +139,11 @@ export async function companyAndKey(
 export async function verifyKey(
   db: Executor,
   presented: string,
-  options: { cache?: CompanyCache; now?: Date; read?: KeyRead } = {},
+  options: { now: Date; cache?: CompanyCache; read?: KeyRead },
 ): Promise<ApiKeyRow> {
   const parsed = parseKey(presented);
   if (!parsed) throw new ApiError('key_invalid', 'The key is not a valid API key.');
-  const now = options.now ?? new Date();
+  const now = options.now;
   const load = async (prefix: string) => {
     const found = await keyByPrefix(db, prefix, now);
     return found && { companyId: found.key.company_id, value: found };
@@ -173,7 +173,7 @@ export async function verifyKey(
  * Records use at most once a minute per key, so a busy key does not write on every request. The row is marked
  * too: a key kept in memory is then written at most once a minute by this process (not on every request).
  */
-export async function touchKey(db: Db, key: ApiKeyRow, now = new Date()): Promise<void> {
+export async function touchKey(db: Db, key: ApiKeyRow, now: Date): Promise<void> {
   if (key.last_used_at && now.getTime() - new Date(key.last_used_at).getTime() < 60_000) return;
   key.last_used_at = now;
   await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
@@ -228,7 +228,7 @@ export async function rotateKey(
   trx: Trx,
   key: ApiKeyRow,
   actor: string,
-  now = new Date(),
+  now: Date,
 ): Promise<{ secret: string; previousExpiresAt: Date }> {
   if (key.revoked_at) throw new ApiError('conflict', 'A revoked key cannot be rotated.');
   const previousExpiresAt = new Date(now.getTime() + rotationGraceMs);
@@ -254,11 +254,11 @@ export async function rotateKey(
 }
 
 /** Revocation is immediate: every secret of the key stops working at once. */
-export async function revokeKey(trx: Trx, key: ApiKeyRow, actor: string): Promise<ApiKeyRow> {
+export async function revokeKey(trx: Trx, key: ApiKeyRow, actor: string, now: Date): Promise<ApiKeyRow> {
   if (key.revoked_at) return key;
   const revoked = await trx
     .updateTable('api_keys')
-    .set({ revoked_at: new Date() })
+    .set({ revoked_at: now })
     .where('id', '=', key.id)
     .returningAll()
     .executeTakeFirstOrThrow();

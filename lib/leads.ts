@@ -3,34 +3,30 @@ import { type Keyring, decryptJson } from './crypto-jwe';
 import type { Executor } from './db/index';
 import type { LeadRow } from '../schema/crm/db';
 import type { LeadSchema } from '../schema/common/leads';
-import { externalIdsOf } from './external-ids';
+import { type ExternalLink, externalIdsColumn, shownExternalIds } from './external-ids';
 import { iso } from './dates';
 
 export type LeadView = z.infer<typeof LeadSchema>;
-type LeadRecord = LeadRow & { person: string | null; listing_slug: string | null };
+/** A lead's row as shown: with its person's reference, its listing's English slug and its external ids. */
+export type LeadRecord = LeadRow & { person: string | null; listing_slug: string | null; external: ExternalLink[] };
 
-/** A company's leads with their person's reference and listing's English slug (joins: one query per page). */
+/** A company's leads with their person's reference, listing's English slug and external ids (one query per page). */
 export function selectLeads(executor: Executor, companyId: string) {
   return executor
     .selectFrom('leads')
     .leftJoin('contacts as person', 'person.id', 'leads.contact_id')
     .leftJoin('listings as listing', 'listing.id', 'leads.listing_id')
     .selectAll('leads')
-    .select(['person.reference as person', 'listing.slug_en as listing_slug'])
+    .select([
+      'person.reference as person',
+      'listing.slug_en as listing_slug',
+      externalIdsColumn('lead', 'leads.id').as('external'),
+    ])
     .where('leads.company_id', '=', companyId);
 }
 
-/** Shapes a page of leads: external ids in one more query for the page; details decrypted (CPU only). */
-export async function presentLeads(
-  executor: Executor,
-  rows: readonly LeadRecord[],
-  keyring: Keyring | undefined,
-): Promise<LeadView[]> {
-  const external = await externalIdsOf(
-    executor,
-    'lead',
-    rows.map((row) => row.id),
-  );
+/** Shapes a page of leads, without a query: details decrypted (CPU only). */
+export async function presentLeads(rows: readonly LeadRecord[], keyring: Keyring | undefined): Promise<LeadView[]> {
   const details = await Promise.all(
     rows.map((row) =>
       row.details_jwe === null ? null : (decryptJson(keyring, row.details_jwe) as Promise<Record<string, unknown>>),
@@ -65,7 +61,7 @@ export async function presentLeads(
         row.consent_version === null || row.consent_at === null
           ? null
           : { version: row.consent_version, given_at: iso(row.consent_at) },
-      external: external.get(row.id) ?? [],
+      external: shownExternalIds(row.external),
       erased: row.erased,
       created_at: iso(created),
       updated_at: iso(row.updated_at),
@@ -81,6 +77,6 @@ export async function leadView(
   keyring: Keyring | undefined,
 ): Promise<LeadView> {
   const row = await selectLeads(executor, companyId).where('leads.id', '=', id).executeTakeFirstOrThrow();
-  const [view] = await presentLeads(executor, [row], keyring);
+  const [view] = await presentLeads([row], keyring);
   return view as LeadView;
 }

@@ -11,7 +11,9 @@ import { ApiError } from './errors';
  * the listed versions; the check takes the row's lock inside the handler's own transaction, so two integrations
  * that read the same version cannot both write. Without `If-Match` the write proceeds.
  *
- * A route declares its record once (`defineRoute({ record })`); nothing in its handler changes.
+ * A route declares its record once (`defineRoute({ versioned })`). A handler that writes in a transaction needs nothing
+ * more: the check runs in it. A write made without a transaction (lib/write.ts: one read, one guarded write) checks the
+ * version it read with {@link checkIfMatch} and guards its write by it; lib/resources.ts `written` gives the ETag.
  */
 export type VersionedRecord = {
   /** The table holding the record, with `company_id` and `version` columns. */
@@ -34,10 +36,26 @@ export type VersionedRecord = {
   uuid?: true;
 };
 
-export const etagOf = (version: string) => `"v${version}"`;
+export const etagOf = (version: string | number | bigint) => `"v${version}"`;
+
+/** What `If-Match` asked: any current version (`*`) or one of these strong tags. */
+export type IfMatch = '*' | string[];
+
+/**
+ * 412 `precondition_failed` (the current ETag given) unless `version`, the record's as read for a write, satisfies the
+ * request's If-Match (none sent: any version). The write is then guarded by that version, so a change in between makes
+ * it run again from the read, and answer 412 there.
+ */
+export function checkIfMatch(ifMatch: IfMatch | undefined, version: string | number | bigint): void {
+  const etag = etagOf(version);
+  if (ifMatch === undefined || ifMatch === '*' || ifMatch.includes(etag)) return;
+  throw new ApiError('precondition_failed', `The record changed since you read it (its ETag is now ${etag}); read it again.`, {
+    headers: { ETag: etag },
+  });
+}
 
 /** `If-Match`: `*` (the record exists) or a list of strong entity tags; weak tags never match (RFC 9110 §13.1.1). */
-export function parseIfMatch(header: string): '*' | string[] {
+export function parseIfMatch(header: string): IfMatch {
   const value = header.trim();
   if (value === '*') return '*';
   const tags: string[] = [];
@@ -123,14 +141,7 @@ export function preconditions(record: VersionedRecord): MiddlewareHandler<AppEnv
         if (wanted === undefined) return;
         const version = await versionOf(trx, record, companyId, value, true);
         // An unknown record is the handler's 404, not a failed precondition.
-        if (version === undefined || wanted === '*' || wanted.includes(etagOf(version))) return;
-        throw new ApiError(
-          'precondition_failed',
-          `The record changed since you read it (its ETag is now ${etagOf(version)}); read it again.`,
-          {
-            headers: { ETag: etagOf(version) },
-          },
-        );
+        if (version !== undefined) checkIfMatch(wanted, version);
       },
       version: (trx) => versionOf(trx, record, companyId, value, false),
     };
@@ -138,6 +149,7 @@ export function preconditions(record: VersionedRecord): MiddlewareHandler<AppEnv
       written = version;
     });
     c.set('services', { ...c.var.services, db });
+    c.set('ifMatch', { sent: wanted });
     await next();
     if (c.res.status < 300 && written !== undefined) c.header('ETag', etagOf(written));
   };

@@ -1,13 +1,15 @@
 import type { Context } from 'hono';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { RecordKind } from '../schema/common/external';
-import { auditRead } from './audit';
+import { actorOf, auditRead, personalReadOf } from './audit';
 import type { Executor, Trx } from './db/index';
 import type { AppEnv, Services } from './env';
 import { notFound } from './errors';
 import { externalSyncPage, transactionRetryingConflict } from './external-ids';
 import type { KeysetSort } from './pagination';
+import { etagOf } from './preconditions';
 import { syncSort } from './sync';
+import { type Stale, type WriteScope, writeOnce } from './write';
 
 type Row = Record<string, unknown>;
 
@@ -114,6 +116,11 @@ export function narrowed<R extends Row, View, S extends SelectQueryBuilder<any, 
   return { ...resource, select: (db, companyId) => narrow(select(db, companyId)) };
 }
 
+/** The status of a create that finds the record made before (same external id, email…): `201` when new, else `200`. */
+export function status(result: { created: boolean }): 201 | 200 {
+  return result.created ? 201 : 200;
+}
+
 /**
  * A create that finds the record made before under the same external id: `work` runs in a transaction retried once on
  * a unique violation (lib/external-ids.ts), and the answer is the record as shown, `201` when new, else `200`.
@@ -124,5 +131,50 @@ export async function createdOnce<R extends Row, View>(
   work: (trx: Trx) => Promise<{ id: string; created: boolean }>,
 ): Promise<{ view: View; status: 201 | 200 }> {
   const result = await transactionRetryingConflict(c.var.services.db, work);
-  return { view: await readWritten(c, resource, result.id), status: result.created ? 201 : 200 };
+  return { view: await readWritten(c, resource, result.id), status: status(result) };
+}
+
+/**
+ * A record as a write left it: its row as the resource's `select` gives it (from the write statement's `returning`,
+ * with what the read joined), whether it is new, and its version (the ETag of a versioned route).
+ */
+export type Written<R> = { row: R; created?: boolean; version?: string | number | bigint };
+
+/** What a write of this request knows of it (lib/write.ts): the company, `services.now()`, the caller, If-Match. */
+export function writeScope(c: Context<AppEnv>): WriteScope {
+  return {
+    db: c.var.services.db,
+    company: c.var.company,
+    now: c.var.services.now(),
+    causedBy: actorOf(c.var.caller),
+    ifMatch: c.var.ifMatch?.sent,
+    answerRead: personalReadOf(c),
+  };
+}
+
+/**
+ * A write in few round trips (lib/write.ts): `attempt` reads once, decides, and writes once (guarded by what it read,
+ * its events and the audit of its answer's personal data in the same statement), run again by `writeOnce` while it
+ * answers `stale`. The answer is the record as written, shown by the resource's presentation without another query
+ * (its `present` must not query for it), with its ETag on a versioned route: `201` when new, else `200`.
+ */
+export async function written<R extends Row, View>(
+  c: Context<AppEnv>,
+  resource: SyncResource<R, View>,
+  attempt: (scope: WriteScope) => Promise<Written<R> | Stale>,
+): Promise<{ view: View; status: 201 | 200 }> {
+  const scope = writeScope(c);
+  const result = await writeOnce(() => attempt(scope));
+  const [view] = await resource.present(c.var.services, [result.row]);
+  if (c.var.ifMatch && result.version !== undefined) c.header('ETag', etagOf(result.version));
+  return { view: view as View, status: status({ created: result.created ?? false }) };
+}
+
+/** A change of one record ({@link written}): the body of its `200`. */
+export async function changed<R extends Row, View>(
+  c: Context<AppEnv>,
+  resource: SyncResource<R, View>,
+  attempt: (scope: WriteScope) => Promise<Written<R> | Stale>,
+): Promise<View> {
+  return (await written(c, resource, attempt)).view;
 }

@@ -1,6 +1,6 @@
 import type { RouteConfig, RouteHandler } from '@hono/zod-openapi';
-import type { AppEnv } from './env';
 import { defineRoute } from './access';
+import type { AppEnv } from './env';
 import type { Scope } from '../schema/common/scopes';
 
 /** What a group's route declares: everything of a route but what its helper adds (access, tags, middleware). */
@@ -19,7 +19,7 @@ export function serverRoutes<const S extends Scope>(tag: string, _scopes: readon
 }
 
 /**
- * A route's handler, typed from its declaration (as w3cj's `AppRouteHandler<R>`): declared as a named function so a
- * stack trace names it, e.g. `const listAreas: Handler<typeof listRoute> = async function listAreas(c) { … }`.
+ * A route's handler, typed from its declaration: `const listContacts: Handler<typeof listRoute> = async (c) => …`, then
+ * `.openapi(listRoute, listContacts)`. Handlers are named so stack traces and profiles name them.
  */
 export type Handler<R extends RouteConfig> = RouteHandler<R, AppEnv>;

@@ -60,7 +60,7 @@ export async function resolveCompany(c: Context<AppEnv>, presentedKey?: string):
   const load = prefix
     ? async (h: string) => {
         const generation = companyCache?.generation ?? -1;
-        const read = await companyAndKey(db, h, prefix);
+        const read = await companyAndKey(db, h, prefix, c.var.services.now());
         c.set('keyRead', { prefix, key: read.key, generation });
         return read.company;
       }

@@ -21,10 +21,10 @@ export function canMove<S extends string>(machine: StatusMachine<S>, from: S, to
   return machine.moves[from].includes(to);
 }
 
-/** The statuses a record in `from` may move to, as the error says them (`none: <from> is final`). */
+/** The statuses a record in `from` may move to, as the error says them (`none (final)` from a final status). */
 export function nextStatuses<S extends string>(machine: StatusMachine<S>, from: S): string {
   const allowed = machine.moves[from];
-  return allowed.length > 0 ? allowed.join(', ') : `none (${from} is final)`;
+  return allowed.length > 0 ? allowed.join(', ') : 'none (final)';
 }
 
 /**

@@ -1,3 +1,4 @@
+import { systemClock } from './clock';
 import { neonConfig } from '@neondatabase/serverless';
 import type { ExecutionContext } from 'hono';
 import type { ServicesProvider } from './app';
@@ -108,7 +109,7 @@ export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServic
         limiter,
         clientAddress,
         webhooks,
-        now: () => new Date(),
+        now: systemClock,
         companyCache: companyCacheFor(env),
       },
       done: () => handle.close(),

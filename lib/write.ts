@@ -1,5 +1,10 @@
-import { isUniqueViolation } from './db/index';
+import { type RawBuilder, sql } from 'kysely';
+import type { Company } from '../schema/platform/db';
+import type { PersonalRead } from './audit';
+import { type Db, isUniqueViolation } from './db/index';
 import { ApiError } from './errors';
+import type { CausedBy } from './events';
+import type { IfMatch } from './preconditions';
 
 /**
  * Writes in few round trips (docs/invariants.md, "Writes"). On Workers every statement of an interactive transaction
@@ -33,4 +38,30 @@ export async function writeOnce<T>(attempt: (tryNumber: number) => Promise<T | S
     }
   }
   throw new ApiError('conflict', 'The record kept changing while this write was made; send it again.');
+}
+
+/**
+ * What a write knows of its request, handed to its domain function by lib/resources.ts (`written`, `changed`): the
+ * database (no transaction: each statement is atomic), the company, the time, who caused it, the If-Match of a
+ * versioned route (checked against the version read: lib/preconditions.ts checkIfMatch), and the read of personal data
+ * its answer makes, audited by the write statement (lib/audit.ts readAuditCte).
+ */
+export type WriteScope = {
+  db: Db;
+  company: Company;
+  now: Date;
+  causedBy: CausedBy;
+  ifMatch?: IfMatch;
+  answerRead?: PersonalRead;
+};
+
+/**
+ * A write statement: its CTEs in order (those a write does not need given as `undefined` or `false`, and left out),
+ * then the final select, e.g. the changed row: `with changed as (update …), …_event as (…), answer_read as (…) select *
+ * from changed`. The CTEs run once each, whether or not the select reads them; a data-modifying CTE's rows are seen by
+ * the later ones (through its `returning`), never by a read of its table in the same statement.
+ */
+export function writeStatement(ctes: ReadonlyArray<RawBuilder<unknown> | undefined | false>, select: RawBuilder<unknown>) {
+  const kept = ctes.filter((cte): cte is RawBuilder<unknown> => cte !== undefined && cte !== false);
+  return kept.length === 0 ? select : sql`with ${sql.join(kept, sql`, `)} ${select}`;
 }

@@ -1,12 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { createRouter } from '../../lib/app';
-import { pageOf, paginate } from '../../lib/pagination';
-import { pageQuery } from '../../schema/common/api';
 import { adminRoute, companyParam } from '../../lib/admin-route';
-import { json } from '../../schema/common/api';
-import { iso } from '../../lib/dates';
-
-const sort = { name: 'audit', columns: [{ ref: 'id', direction: 'desc', type: 'bigint' }] } as const;
+import { createRouter } from '../../lib/app';
+import type { Handler } from '../../lib/routes';
+import { json, pageQuery } from '../../schema/common/api';
+import { auditPage } from './audit';
 
 const EntrySchema = z
   .object({
@@ -26,25 +23,7 @@ const route = adminRoute({
   responses: { 200: json(z.object({ results: z.array(EntrySchema), next_cursor: z.string().nullable() })) },
 });
 
-export const audit = createRouter().openapi(route, async (c) => {
-  const { company_id } = c.req.valid('param');
-  const query = c.req.valid('query');
-  const rows = await paginate(
-    c.var.services.db
-      .selectFrom('audit_log')
-      .select(['at', 'actor', 'action', 'subject', 'details'])
-      .where('company_id', '=', company_id)
-      .$if(query.action !== undefined, (qb) => qb.where('action', '=', query.action as string)),
-    sort,
-    query,
-  ).execute();
-  const page = pageOf(rows, sort, query.page_size);
-  const results = page.rows.map(({ at, actor, action, subject, details }) => ({
-    at: iso(at),
-    actor,
-    action,
-    subject,
-    details,
-  }));
-  return c.json({ results, next_cursor: page.next_cursor }, 200);
-});
+const listAudit: Handler<typeof route> = async (c) =>
+  c.json(await auditPage(c.var.services.db, c.req.valid('param').company_id, c.req.valid('query')), 200);
+
+export const audit = createRouter().openapi(route, listAudit);

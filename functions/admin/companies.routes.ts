@@ -1,14 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { createRouter } from '../../lib/app';
-import { writeAudit } from '../../lib/audit';
-import { keyringOf } from '../../lib/crypto-jwe';
-import { setSpamCheckSecret } from '../../lib/spam-check';
-import { CompanySchema, CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
-import { createCompany, presentCompany, updateCompany } from './companies';
-import { findCompany } from '../../lib/admin-route';
 import { adminRoute, companyParam } from '../../lib/admin-route';
-import { jsonBody } from '../../schema/common/api';
-import { json } from '../../schema/common/api';
+import { createRouter } from '../../lib/app';
+import type { Handler } from '../../lib/routes';
+import { json, jsonBody } from '../../schema/common/api';
+import { CompanySchema, CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
+import { addCompany, allCompanies, changeCompany, oneCompany, setCompanySpamCheck } from './companies';
 
 const create = adminRoute({
   method: 'post',
@@ -54,42 +50,29 @@ const spamCheck = adminRoute({
   responses: { 200: json(z.object({ configured: z.boolean() }).openapi('AdminSpamCheck')) },
 });
 
+const postCompany: Handler<typeof create> = async (c) =>
+  c.json(await addCompany(c.var.services.db, c.req.valid('json'), c.var.services.webhooks), 201);
+
+const listCompanies: Handler<typeof list> = async (c) =>
+  c.json({ results: await allCompanies(c.var.services.db), next_cursor: null }, 200);
+
+const getCompany: Handler<typeof get> = async (c) =>
+  c.json(await oneCompany(c.var.services.db, c.req.valid('param').company_id), 200);
+
+const patchCompany: Handler<typeof update> = async (c) => {
+  const { db, webhooks, now } = c.var.services;
+  return c.json(await changeCompany(db, c.req.valid('param').company_id, c.req.valid('json'), now(), webhooks), 200);
+};
+
+const putSpamCheck: Handler<typeof spamCheck> = async (c) => {
+  const { secret } = c.req.valid('json');
+  await setCompanySpamCheck(c.var.services.db, c.var.services.config, c.req.valid('param').company_id, secret);
+  return c.json({ configured: secret !== null }, 200);
+};
+
 export const companies = createRouter()
-  .openapi(create, async (c) => {
-    const input = c.req.valid('json');
-    const db = c.var.services.db;
-    const company = await db.transaction().execute((trx) => createCompany(trx, input, c.var.services.webhooks));
-    return c.json(await presentCompany(db, company), 201);
-  })
-  .openapi(list, async (c) => {
-    const db = c.var.services.db;
-    const rows = await db.selectFrom('companies').selectAll().orderBy('created_at').execute();
-    return c.json({ results: await Promise.all(rows.map((r) => presentCompany(db, r))), next_cursor: null }, 200);
-  })
-  .openapi(get, async (c) => {
-    const db = c.var.services.db;
-    return c.json(await presentCompany(db, await findCompany(db, c.req.valid('param').company_id)), 200);
-  })
-  .openapi(update, async (c) => {
-    const db = c.var.services.db;
-    const { company_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const company = await db.transaction().execute((trx) => updateCompany(trx, company_id, input, c.var.services.webhooks));
-    return c.json(await presentCompany(db, company), 200);
-  })
-  .openapi(spamCheck, async (c) => {
-    const { db, config } = c.var.services;
-    const { company_id } = c.req.valid('param');
-    const { secret } = c.req.valid('json');
-    await db.transaction().execute(async (trx) => {
-      await findCompany(trx, company_id);
-      await setSpamCheckSecret(trx, company_id, secret, keyringOf(config));
-      await writeAudit(trx, {
-        companyId: company_id,
-        actor: 'admin',
-        action: secret === null ? 'spam_check.removed' : 'spam_check.set',
-        subject: company_id,
-      });
-    });
-    return c.json({ configured: secret !== null }, 200);
-  });
+  .openapi(create, postCompany)
+  .openapi(list, listCompanies)
+  .openapi(get, getCompany)
+  .openapi(update, patchCompany)
+  .openapi(spamCheck, putSpamCheck);

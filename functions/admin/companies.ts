@@ -1,13 +1,16 @@
 import type { z } from '@hono/zod-openapi';
 import type { Company } from '../../schema/platform/db';
 import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
-import type { Executor, Trx } from '../../lib/db/index';
+import type { Db, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
 import { findCompany } from '../../lib/admin-route';
 import { writeAudit } from '../../lib/audit';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import { assertDeliverable } from './webhooks';
-import { iso } from '../../lib/dates';
+import { keyringOf } from '../../lib/crypto-jwe';
+import { setSpamCheckSecret } from '../../lib/spam-check';
+import type { Config } from '../../lib/config';
+import { presentCompany } from './companies.present';
 
 async function setHosts(trx: Trx, companyId: string, hosts: string[]): Promise<void> {
   const unique = [...new Set(hosts)];
@@ -62,6 +65,7 @@ export async function updateCompany(
   trx: Trx,
   id: string,
   input: z.infer<typeof UpdateCompanyInput>,
+  now: Date,
   urls: UrlChecks = {},
 ): Promise<Company> {
   const current = await findCompany(trx, id);
@@ -71,7 +75,7 @@ export async function updateCompany(
     .set({
       name: input.name ?? current.name,
       settings: JSON.stringify({ ...current.settings, ...(input.settings ?? {}) }),
-      updated_at: new Date(),
+      updated_at: now,
     })
     .where('id', '=', id)
     .returningAll()
@@ -81,22 +85,39 @@ export async function updateCompany(
   return company;
 }
 
-export async function presentCompany(db: Executor, company: Company) {
-  const hosts = await db
-    .selectFrom('company_hosts')
-    .select('host')
-    .where('company_id', '=', company.id)
-    .orderBy('host')
-    .execute();
-  return {
-    id: company.id,
-    name: company.name,
-    environment: company.environment,
-    currency: company.currency,
-    time_zone: company.time_zone,
-    hosts: hosts.map((h) => h.host),
-    settings: company.settings,
-    spam_check: { configured: company.spam_check_secret_jwe !== null },
-    created_at: iso(company.created_at),
-  };
+/** Every company, oldest first, as the admin API shows them. */
+export async function allCompanies(db: Db) {
+  const rows = await db.selectFrom('companies').selectAll().orderBy('created_at').execute();
+  return Promise.all(rows.map((row) => presentCompany(db, row)));
+}
+
+/** Sets (or, with null, removes) the company's Turnstile secret, stored encrypted; audited without the secret. */
+export async function setCompanySpamCheck(db: Db, config: Config, companyId: string, secret: string | null): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await findCompany(trx, companyId);
+    await setSpamCheckSecret(trx, companyId, secret, keyringOf(config));
+    await writeAudit(trx, {
+      companyId,
+      actor: 'admin',
+      action: secret === null ? 'spam_check.removed' : 'spam_check.set',
+      subject: companyId,
+    });
+  });
+}
+
+/** POST /companies: the company made in one transaction with its hosts and audit row, as shown. */
+export async function addCompany(db: Db, input: z.infer<typeof CreateCompanyInput>, urls: UrlChecks) {
+  const company = await db.transaction().execute((trx) => createCompany(trx, input, urls));
+  return presentCompany(db, company);
+}
+
+/** PATCH /companies/{id}, as shown. */
+export async function changeCompany(db: Db, id: string, input: z.infer<typeof UpdateCompanyInput>, now: Date, urls: UrlChecks) {
+  const company = await db.transaction().execute((trx) => updateCompany(trx, id, input, now, urls));
+  return presentCompany(db, company);
+}
+
+/** One company, as shown (404 when there is none). */
+export async function oneCompany(db: Db, id: string) {
+  return presentCompany(db, await findCompany(db, id));
 }

@@ -1,32 +1,12 @@
 import { z } from '@hono/zod-openapi';
-import { createRouter } from '../../lib/app';
-import { notFound } from '../../lib/errors';
-import { pageOf, paginate } from '../../lib/pagination';
-import { pageQuery } from '../../schema/common/api';
-import { AdminEventSchema, DeliverySchema, ReplayInput, eventIdParam, subscriptionIdParam } from '../../schema/platform/webhooks';
-import { findCompany } from '../../lib/admin-route';
 import { adminRoute, companyParam } from '../../lib/admin-route';
-import { jsonBody } from '../../schema/common/api';
-import { json } from '../../schema/common/api';
-import { findSubscription, replayEvent } from './webhooks';
-import { presentDeliveries } from './webhooks.present';
-import { iso } from '../../lib/dates';
+import { createRouter } from '../../lib/app';
+import type { Handler } from '../../lib/routes';
+import { json, jsonBody, pageQuery } from '../../schema/common/api';
+import { AdminEventSchema, DeliverySchema, ReplayInput, eventIdParam, subscriptionIdParam } from '../../schema/platform/webhooks';
+import { deliveriesOfEvent, deliveriesOfSubscription, eventsPage, replayed } from './events';
 
 const eventParams = companyParam.extend({ event_id: eventIdParam });
-const eventSort = {
-  name: 'events',
-  columns: [
-    { ref: 'created_at', direction: 'desc', type: 'timestamptz' },
-    { ref: 'id', direction: 'desc', type: 'text' },
-  ],
-} as const;
-const deliverySort = {
-  name: 'deliveries',
-  columns: [
-    { ref: 'created_at', direction: 'desc', type: 'timestamptz' },
-    { ref: 'id', direction: 'desc', type: 'uuid' },
-  ],
-} as const;
 const deliveryList = z.object({ results: z.array(DeliverySchema), next_cursor: z.string().nullable() });
 
 const listEvents = adminRoute({
@@ -61,84 +41,27 @@ const subscriptionDeliveries = adminRoute({
   responses: { 200: json(deliveryList) },
 });
 
+const listEventsHandler: Handler<typeof listEvents> = async (c) =>
+  c.json(await eventsPage(c.var.services.db, c.req.valid('param').company_id, c.req.valid('query')), 200);
+
+const eventDeliveriesHandler: Handler<typeof eventDeliveries> = async (c) => {
+  const { company_id, event_id } = c.req.valid('param');
+  return c.json({ results: await deliveriesOfEvent(c.var.services.db, company_id, event_id), next_cursor: null }, 200);
+};
+
+const replayHandler: Handler<typeof replay> = async (c) => {
+  const { company_id, event_id } = c.req.valid('param');
+  const { db, now } = c.var.services;
+  return c.json(await replayed(db, company_id, event_id, c.req.valid('json').subscription_id, now()), 202);
+};
+
+const subscriptionDeliveriesHandler: Handler<typeof subscriptionDeliveries> = async (c) => {
+  const { company_id, subscription_id } = c.req.valid('param');
+  return c.json(await deliveriesOfSubscription(c.var.services.db, company_id, subscription_id, c.req.valid('query')), 200);
+};
+
 export const events = createRouter()
-  .openapi(listEvents, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const query = c.req.valid('query');
-    const db = c.var.services.db;
-    await findCompany(db, company_id);
-    const rows = await paginate(
-      db
-        .selectFrom('events')
-        .selectAll()
-        .where('company_id', '=', company_id)
-        .$if(query.type !== undefined, (qb) => qb.where('type', '=', query.type as string)),
-      eventSort,
-      query,
-    ).execute();
-    const page = pageOf(rows, eventSort, query.page_size);
-    const results = page.rows.map((e) => ({
-      id: e.id,
-      type: e.type,
-      created_at: iso(e.created_at),
-      caused_by: e.caused_by,
-      data: e.data,
-      published_at: iso(e.published_at),
-    }));
-    return c.json({ results, next_cursor: page.next_cursor }, 200);
-  })
-  .openapi(eventDeliveries, async (c) => {
-    const { company_id, event_id } = c.req.valid('param');
-    const db = c.var.services.db;
-    const rows = await db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('company_id', '=', company_id)
-      .where('event_id', '=', event_id)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    if (rows.length === 0) {
-      const event = db.selectFrom('events').select('id').where('company_id', '=', company_id).where('id', '=', event_id);
-      if (!(await event.executeTakeFirst())) throw notFound(`The event ${event_id}`);
-    }
-    return c.json(
-      {
-        results: await presentDeliveries(
-          db,
-          rows.map((r) => r.id),
-        ),
-        next_cursor: null,
-      },
-      200,
-    );
-  })
-  .openapi(replay, async (c) => {
-    const { company_id, event_id } = c.req.valid('param');
-    const { subscription_id } = c.req.valid('json');
-    const db = c.var.services.db;
-    const deliveryId = await db.transaction().execute((trx) => replayEvent(trx, company_id, event_id, subscription_id));
-    const [delivery] = await presentDeliveries(db, [deliveryId]);
-    return c.json(delivery!, 202);
-  })
-  .openapi(subscriptionDeliveries, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    const query = c.req.valid('query');
-    const db = c.var.services.db;
-    await findSubscription(db, company_id, subscription_id);
-    const rows = await paginate(
-      db
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('subscription_id', '=', subscription_id)
-        .$if(query.status !== undefined, (qb) => qb.where('status', '=', query.status!)),
-      deliverySort,
-      query,
-    ).execute();
-    const page = pageOf(rows, deliverySort, query.page_size);
-    const results = await presentDeliveries(
-      db,
-      page.rows.map((r) => r.id),
-    );
-    return c.json({ results, next_cursor: page.next_cursor }, 200);
-  });
+  .openapi(listEvents, listEventsHandler)
+  .openapi(eventDeliveries, eventDeliveriesHandler)
+  .openapi(replay, replayHandler)
+  .openapi(subscriptionDeliveries, subscriptionDeliveriesHandler);

@@ -1,39 +1,12 @@
 import { z } from '@hono/zod-openapi';
-import type { ApiKeyRow } from '../../schema/platform/db';
-import { createRouter } from '../../lib/app';
-import type { Executor } from '../../lib/db/index';
-import { ApiError, notFound } from '../../lib/errors';
-import { isLocalOrigin } from '../../lib/tenancy';
-import { createKey, revokeKey, rotateKey } from '../../lib/keys';
-import { CreateKeyInput, KeySchema, KeyWithSecretSchema } from '../../schema/platform/admin';
-import { findCompany } from '../../lib/admin-route';
 import { adminRoute, companyParam } from '../../lib/admin-route';
-import { jsonBody } from '../../schema/common/api';
-import { json } from '../../schema/common/api';
+import { createRouter } from '../../lib/app';
 import { iso } from '../../lib/dates';
-
-const present = (key: ApiKeyRow) => ({
-  prefix: key.prefix,
-  kind: key.kind,
-  name: key.name,
-  scopes: key.scopes,
-  origins: key.origins,
-  lead_types: key.lead_types,
-  created_at: iso(key.created_at),
-  revoked_at: iso(key.revoked_at),
-  last_used_at: iso(key.last_used_at),
-});
-
-async function findKey(db: Executor, companyId: string, prefix: string): Promise<ApiKeyRow> {
-  const key = await db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('prefix', '=', prefix)
-    .executeTakeFirst();
-  if (!key) throw notFound(`The key ${prefix}`);
-  return key;
-}
+import type { Handler } from '../../lib/routes';
+import { json, jsonBody } from '../../schema/common/api';
+import { CreateKeyInput, KeySchema, KeyWithSecretSchema } from '../../schema/platform/admin';
+import { addKey, keysOf, revokeCompanyKey, rotateCompanyKey } from './keys';
+import { presentKey } from './keys.present';
 
 const keyParams = companyParam.extend({ prefix: z.string().regex(/^(sk|pk)_[A-Za-z0-9]{10}$/) });
 
@@ -69,49 +42,27 @@ const revoke = adminRoute({
   responses: { 200: json(KeySchema) },
 });
 
+const postKey: Handler<typeof create> = async (c) => {
+  const { key, secret } = await addKey(c.var.services.db, c.req.valid('param').company_id, c.req.valid('json'));
+  return c.json({ ...presentKey(key), secret }, 201);
+};
+
+const listKeys: Handler<typeof list> = async (c) =>
+  c.json({ results: (await keysOf(c.var.services.db, c.req.valid('param').company_id)).map(presentKey), next_cursor: null }, 200);
+
+const rotateKeyHandler: Handler<typeof rotate> = async (c) => {
+  const { company_id, prefix } = c.req.valid('param');
+  const { key, result } = await rotateCompanyKey(c.var.services.db, company_id, prefix, c.var.services.now());
+  return c.json({ ...presentKey(key), secret: result.secret, previous_secret_expires_at: iso(result.previousExpiresAt) }, 200);
+};
+
+const revokeKeyHandler: Handler<typeof revoke> = async (c) => {
+  const { company_id, prefix } = c.req.valid('param');
+  return c.json(presentKey(await revokeCompanyKey(c.var.services.db, company_id, prefix, c.var.services.now())), 200);
+};
+
 export const keys = createRouter()
-  .openapi(create, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const result = await c.var.services.db.transaction().execute(async (trx) => {
-      const company = await findCompany(trx, company_id);
-      const local = input.origins.filter(isLocalOrigin);
-      if (company.environment !== 'development' && local.length > 0) {
-        throw new ApiError(
-          'invalid_request',
-          'Origins on this machine or in a private network are accepted only on development workspaces.',
-          {
-            errors: local.map((o) => ({
-              path: 'origins',
-              code: 'local_origin',
-              message: `${o} is on this machine or in a private network.`,
-            })),
-          },
-        );
-      }
-      return createKey(trx, company_id, { ...input, leadTypes: input.lead_types }, 'admin');
-    });
-    return c.json({ ...present(result.key), secret: result.secret }, 201);
-  })
-  .openapi(list, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const db = c.var.services.db;
-    await findCompany(db, company_id);
-    const rows = await db.selectFrom('api_keys').selectAll().where('company_id', '=', company_id).orderBy('created_at').execute();
-    return c.json({ results: rows.map(present), next_cursor: null }, 200);
-  })
-  .openapi(rotate, async (c) => {
-    const { company_id, prefix } = c.req.valid('param');
-    const { key, result } = await c.var.services.db.transaction().execute(async (trx) => {
-      const key = await findKey(trx, company_id, prefix);
-      return { key, result: await rotateKey(trx, key, 'admin') };
-    });
-    return c.json({ ...present(key), secret: result.secret, previous_secret_expires_at: iso(result.previousExpiresAt) }, 200);
-  })
-  .openapi(revoke, async (c) => {
-    const { company_id, prefix } = c.req.valid('param');
-    const key = await c.var.services.db
-      .transaction()
-      .execute(async (trx) => revokeKey(trx, await findKey(trx, company_id, prefix), 'admin'));
-    return c.json(present(key), 200);
-  });
+  .openapi(create, postKey)
+  .openapi(list, listKeys)
+  .openapi(rotate, rotateKeyHandler)
+  .openapi(revoke, revokeKeyHandler);

@@ -8,20 +8,12 @@ import {
   SubscriptionWithSecretSchema,
   subscriptionIdParam,
 } from '../../schema/platform/webhooks';
-import { findCompany } from '../../lib/admin-route';
 import { adminRoute, companyParam } from '../../lib/admin-route';
-import { jsonBody } from '../../schema/common/api';
-import { json } from '../../schema/common/api';
-import {
-  createSubscription,
-  deleteSubscription,
-  findSubscription,
-  rotateSubscriptionSecret,
-  sendPing,
-  updateSubscription,
-} from './webhooks';
-import { presentDeliveries, presentSubscription } from './webhooks.present';
 import { iso } from '../../lib/dates';
+import type { Handler } from '../../lib/routes';
+import { json, jsonBody } from '../../schema/common/api';
+import { changeSubscription, findSubscription, pinged, rotateSecret, subscribe, subscriptionsOf, unsubscribe } from './webhooks';
+import { presentSubscription } from './webhooks.present';
 
 const base = '/companies/{company_id}/webhook-subscriptions';
 const params = companyParam.extend({ subscription_id: subscriptionIdParam });
@@ -76,57 +68,53 @@ const ping = adminRoute({
   responses: { 202: json(DeliverySchema, 'Queued'), 409: json(z.object({}), 'The subscription is disabled') },
 });
 
+const postSubscription: Handler<typeof create> = async (c) => {
+  const { db, webhooks } = c.var.services;
+  const { row, secret } = await subscribe(db, c.req.valid('param').company_id, c.req.valid('json'), webhooks);
+  return c.json({ ...presentSubscription(row), secret }, 201);
+};
+
+const listSubscriptions: Handler<typeof list> = async (c) => {
+  const rows = await subscriptionsOf(c.var.services.db, c.req.valid('param').company_id);
+  return c.json({ results: rows.map(presentSubscription), next_cursor: null }, 200);
+};
+
+const getSubscription: Handler<typeof get> = async (c) => {
+  const { company_id, subscription_id } = c.req.valid('param');
+  return c.json(presentSubscription(await findSubscription(c.var.services.db, company_id, subscription_id)), 200);
+};
+
+const patchSubscription: Handler<typeof update> = async (c) => {
+  const { company_id, subscription_id } = c.req.valid('param');
+  const { db, webhooks, now } = c.var.services;
+  const row = await changeSubscription(db, company_id, subscription_id, c.req.valid('json'), webhooks, now());
+  return c.json(presentSubscription(row), 200);
+};
+
+const deleteSubscriptionHandler: Handler<typeof remove> = async (c) => {
+  const { company_id, subscription_id } = c.req.valid('param');
+  await unsubscribe(c.var.services.db, company_id, subscription_id);
+  return c.body(null, 204);
+};
+
+const rotateSecretHandler: Handler<typeof rotate> = async (c) => {
+  const { company_id, subscription_id } = c.req.valid('param');
+  const { db, webhooks, now } = c.var.services;
+  const result = await rotateSecret(db, company_id, subscription_id, webhooks, now());
+  const previous_secret_expires_at = iso(result.previousExpiresAt);
+  return c.json({ ...presentSubscription(result.row), secret: result.secret, previous_secret_expires_at }, 200);
+};
+
+const pingHandler: Handler<typeof ping> = async (c) => {
+  const { company_id, subscription_id } = c.req.valid('param');
+  return c.json(await pinged(c.var.services.db, company_id, subscription_id, c.var.services.now()), 202);
+};
+
 export const webhookSubscriptions = createRouter()
-  .openapi(create, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const { db, webhooks } = c.var.services;
-    const input = c.req.valid('json');
-    const { row, secret } = await db
-      .transaction()
-      .execute(async (trx) => createSubscription(trx, await findCompany(trx, company_id), input, webhooks));
-    return c.json({ ...presentSubscription(row), secret }, 201);
-  })
-  .openapi(list, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const db = c.var.services.db;
-    await findCompany(db, company_id);
-    const rows = await db
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('company_id', '=', company_id)
-      .orderBy('created_at')
-      .execute();
-    return c.json({ results: rows.map(presentSubscription), next_cursor: null }, 200);
-  })
-  .openapi(get, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    return c.json(presentSubscription(await findSubscription(c.var.services.db, company_id, subscription_id)), 200);
-  })
-  .openapi(update, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    const { db, webhooks } = c.var.services;
-    const input = c.req.valid('json');
-    const row = await db
-      .transaction()
-      .execute(async (trx) => updateSubscription(trx, await findCompany(trx, company_id), subscription_id, input, webhooks));
-    return c.json(presentSubscription(row), 200);
-  })
-  .openapi(remove, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    await c.var.services.db.transaction().execute((trx) => deleteSubscription(trx, company_id, subscription_id));
-    return c.body(null, 204);
-  })
-  .openapi(rotate, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    const { db, webhooks } = c.var.services;
-    const result = await db.transaction().execute((trx) => rotateSubscriptionSecret(trx, company_id, subscription_id, webhooks));
-    const previous_secret_expires_at = iso(result.previousExpiresAt);
-    return c.json({ ...presentSubscription(result.row), secret: result.secret, previous_secret_expires_at }, 200);
-  })
-  .openapi(ping, async (c) => {
-    const { company_id, subscription_id } = c.req.valid('param');
-    const db = c.var.services.db;
-    const { deliveryId } = await db.transaction().execute((trx) => sendPing(trx, company_id, subscription_id));
-    const [delivery] = await presentDeliveries(db, [deliveryId]);
-    return c.json(delivery!, 202);
-  });
+  .openapi(create, postSubscription)
+  .openapi(list, listSubscriptions)
+  .openapi(get, getSubscription)
+  .openapi(update, patchSubscription)
+  .openapi(remove, deleteSubscriptionHandler)
+  .openapi(rotate, rotateSecretHandler)
+  .openapi(ping, pingHandler);

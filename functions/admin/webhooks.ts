@@ -1,6 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import { writeAudit } from '../../lib/audit';
-import type { Executor, Trx } from '../../lib/db/index';
+import { findCompany } from '../../lib/admin-route';
+import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { newEventId } from '../../lib/events';
 import { rotationGraceMs } from '../../lib/keys';
@@ -11,6 +12,7 @@ import type { Company, SubscriptionRow } from '../../schema/platform/db';
 import { pingEvent } from '../../schema/platform/events';
 import type { SubscriptionInput, SubscriptionUpdate } from '../../schema/platform/webhooks';
 import { iso } from '../../lib/dates';
+import { presentDeliveries } from './webhooks.present';
 
 export async function findSubscription(db: Executor, companyId: string, id: string): Promise<SubscriptionRow> {
   const row = await db
@@ -75,13 +77,14 @@ export async function updateSubscription(
   id: string,
   input: z.infer<typeof SubscriptionUpdate>,
   runtime: WebhookRuntime,
+  now: Date,
 ): Promise<SubscriptionRow> {
   await findSubscription(trx, company.id, id);
   if (input.url !== undefined) await assertDeliverable(input.url, company.environment, runtime);
   const row = await trx
     .updateTable('webhook_subscriptions')
     // Enabling or disabling by hand clears the reason the platform disabled it for.
-    .set({ ...input, ...(input.enabled === undefined ? {} : { disabled_reason: null }), updated_at: new Date() })
+    .set({ ...input, ...(input.enabled === undefined ? {} : { disabled_reason: null }), updated_at: now })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -103,13 +106,7 @@ export async function deleteSubscription(trx: Trx, companyId: string, id: string
 }
 
 /** A new secret; deliveries are signed with both (two signatures) until the previous one expires in 24 hours. */
-export async function rotateSubscriptionSecret(
-  trx: Trx,
-  companyId: string,
-  id: string,
-  runtime: WebhookRuntime,
-  now = new Date(),
-) {
+export async function rotateSubscriptionSecret(trx: Trx, companyId: string, id: string, runtime: WebhookRuntime, now: Date) {
   const row = await findSubscription(trx, companyId, id);
   const previousExpiresAt = new Date(now.getTime() + rotationGraceMs);
   await trx
@@ -124,10 +121,10 @@ export async function rotateSubscriptionSecret(
   return { row, secret, previousExpiresAt };
 }
 
-async function newDelivery(trx: Trx, companyId: string, eventId: string, subscriptionId: string): Promise<string> {
+async function newDelivery(trx: Trx, companyId: string, eventId: string, subscriptionId: string, now: Date): Promise<string> {
   const { id } = await trx
     .insertInto('webhook_deliveries')
-    .values({ company_id: companyId, event_id: eventId, subscription_id: subscriptionId, next_attempt_at: new Date() })
+    .values({ company_id: companyId, event_id: eventId, subscription_id: subscriptionId, next_attempt_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;
@@ -141,7 +138,13 @@ function requireEnabled(subscription: SubscriptionRow): void {
  * Sends an event again to one subscription: a new delivery with the same webhook-id (the event id), so a
  * subscriber that already has it can ignore it. Only to an enabled subscription that takes the event's type.
  */
-export async function replayEvent(trx: Trx, companyId: string, eventId: string, subscriptionId: string): Promise<string> {
+export async function replayEvent(
+  trx: Trx,
+  companyId: string,
+  eventId: string,
+  subscriptionId: string,
+  now: Date,
+): Promise<string> {
   const event = await trx
     .selectFrom('events')
     .select(['id', 'type'])
@@ -155,7 +158,7 @@ export async function replayEvent(trx: Trx, companyId: string, eventId: string, 
   if (!takes && event.type !== pingEvent.type) {
     throw new ApiError('conflict', `The subscription does not take ${event.type} events.`);
   }
-  const deliveryId = await newDelivery(trx, companyId, eventId, subscriptionId);
+  const deliveryId = await newDelivery(trx, companyId, eventId, subscriptionId, now);
   await writeAudit(trx, {
     companyId,
     actor: 'admin',
@@ -171,6 +174,7 @@ export async function sendPing(
   trx: Trx,
   companyId: string,
   subscriptionId: string,
+  now: Date,
 ): Promise<{ eventId: string; deliveryId: string }> {
   requireEnabled(await findSubscription(trx, companyId, subscriptionId));
   const eventId = newEventId();
@@ -184,5 +188,47 @@ export async function sendPing(
       data: JSON.stringify({ subscription_id: subscriptionId }),
     })
     .execute();
-  return { eventId, deliveryId: await newDelivery(trx, companyId, eventId, subscriptionId) };
+  return { eventId, deliveryId: await newDelivery(trx, companyId, eventId, subscriptionId, now) };
+}
+
+/** The company's subscriptions, oldest first (404 when there is no such company). */
+export async function subscriptionsOf(db: Db, companyId: string): Promise<SubscriptionRow[]> {
+  await findCompany(db, companyId);
+  return db.selectFrom('webhook_subscriptions').selectAll().where('company_id', '=', companyId).orderBy('created_at').execute();
+}
+
+/** POST: a subscription of the company and its first signing secret, in one transaction. */
+export function subscribe(db: Db, companyId: string, input: z.infer<typeof SubscriptionInput>, runtime: WebhookRuntime) {
+  return db.transaction().execute(async (trx) => createSubscription(trx, await findCompany(trx, companyId), input, runtime));
+}
+
+/** PATCH, in one transaction. */
+export function changeSubscription(
+  db: Db,
+  companyId: string,
+  id: string,
+  input: z.infer<typeof SubscriptionUpdate>,
+  runtime: WebhookRuntime,
+  now: Date,
+) {
+  return db
+    .transaction()
+    .execute(async (trx) => updateSubscription(trx, await findCompany(trx, companyId), id, input, runtime, now));
+}
+
+/** DELETE, in one transaction. */
+export function unsubscribe(db: Db, companyId: string, id: string) {
+  return db.transaction().execute((trx) => deleteSubscription(trx, companyId, id));
+}
+
+/** A new signing secret, in one transaction. */
+export function rotateSecret(db: Db, companyId: string, id: string, runtime: WebhookRuntime, now: Date) {
+  return db.transaction().execute((trx) => rotateSubscriptionSecret(trx, companyId, id, runtime, now));
+}
+
+/** A `ping` to the subscription, its delivery as shown. */
+export async function pinged(db: Db, companyId: string, id: string, now: Date) {
+  const { deliveryId } = await db.transaction().execute((trx) => sendPing(trx, companyId, id, now));
+  const [delivery] = await presentDeliveries(db, [deliveryId]);
+  return delivery!;
 }

@@ -1,36 +1,19 @@
-import type { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import { iso } from '../../lib/dates';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { readWritten, syncList } from '../../lib/resources';
+import { syncList, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, problem } from '../../schema/common/api';
 import { ActivitiesQuery, ActivityInput, ActivityListSchema, ActivitySchema } from '../../schema/crm/activities';
-import type { ActivityRow } from '../../schema/crm/db';
-import { createActivity, selectActivities } from './activities';
-import { type FollowupRecord, followupResource } from './followups';
-import { crmRoute } from './route';
-
-type ActivityView = z.infer<typeof ActivitySchema>;
+import { addActivity } from './activities';
+import { presentActivity, selectActivities } from './activities.present';
+import { followupResource } from './followups';
+import { crmRoute } from './scopes';
 
 /** Activities that name a lead or a person carry personal data: their reads are audited. */
-const resource = followupResource('activity', { select: selectActivities, present, reference: (view) => view.reference });
-
-function present(row: FollowupRecord<ActivityRow>): ActivityView {
-  return {
-    reference: row.reference,
-    type: row.type,
-    source: row.source,
-    external_id: row.external_id,
-    lead: row.lead_reference,
-    person: row.person_reference,
-    by: row.member_id,
-    body: row.body,
-    occurred_at: iso(row.occurred_at),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}
+const activityResource = followupResource('activity', {
+  select: selectActivities,
+  present: presentActivity,
+  reference: (view) => view.reference,
+});
 
 const listRoute = crmRoute('read:followups', {
   method: 'get',
@@ -58,13 +41,12 @@ const addRoute = crmRoute('write:followups', {
   },
 });
 
-export const activities = createRouter()
-  .openapi(listRoute, async (c) => c.json(await syncList(c, resource, c.req.valid('query')), 200))
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) =>
-      createActivity(trx, company, input, actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
-  });
+const listActivities: Handler<typeof listRoute> = async (c) =>
+  c.json(await syncList(c, activityResource, c.req.valid('query')), 200);
+
+const postActivity: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, activityResource, (scope) => addActivity(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
+export const activities = createRouter().openapi(listRoute, listActivities).openapi(addRoute, postActivity);

@@ -1,46 +1,32 @@
 import { sql } from 'kysely';
-import type { Executor, Trx } from '../../lib/db/index';
-import { type CausedBy, recordEvent } from '../../lib/events';
 import { newReference } from '../../lib/references';
+import type { Written } from '../../lib/resources';
+import type { WriteScope } from '../../lib/write';
 import type { ActivityInputValue } from '../../schema/crm/activities';
-import type { Company } from '../../schema/platform/db';
-import { checkMember, existingFollowup, keepFollowupKey, resolveFollowupLinks } from './followups';
-
-/** A company's activities with their lead's and person's references (joins: one query for a page). */
-export function selectActivities(executor: Executor, companyId: string) {
-  return executor
-    .selectFrom('activities')
-    .leftJoin('leads as lead', 'lead.id', 'activities.lead_id')
-    .leftJoin('contacts as person', 'person.id', 'activities.contact_id')
-    .selectAll('activities')
-    .select(['lead.reference as lead_reference', 'person.reference as person_reference'])
-    .where('activities.company_id', '=', companyId);
-}
+import type { ActivityRow } from '../../schema/crm/db';
+import { selectActivities } from './activities.present';
+import { addedFollowup, answeredAgain, type FollowupRecord, readFollowupCreate } from './followups';
 
 /**
- * Logs an activity, once per `source` + `external_id`: sent again, the first one comes back
- * (`created: false`, no event). A new one records `activity.created`; a call on a lead without a first
- * answer sets it (`first_answered_at`, at the call's time but never before the lead arrived). Concurrent
- * identical posts meet on the external id's key (keepFollowupKey): run this in
- * `transactionRetryingConflict`, whose retry then finds the first.
+ * Logs an activity, once per `source` + `external_id`: sent again, the first one comes back (`created: false`, no
+ * event). A new one records `activity.created`; a call on a lead without a first answer sets it (`first_answered_at`,
+ * at the call's time but never before the lead arrived), in the same statement. Who did it (`by`) may be any member,
+ * active or not.
  */
-export async function createActivity(
-  trx: Trx,
-  company: Company,
-  input: ActivityInputValue,
-  causedBy: CausedBy,
-): Promise<{ id: string; created: boolean }> {
-  const existing = await existingFollowup(trx, 'activity', company.id, input);
-  if (existing) return { id: existing, created: false };
+export async function addActivity(scope: WriteScope, input: ActivityInputValue): Promise<Written<FollowupRecord<ActivityRow>>> {
+  const { db, company } = scope;
+  const by = input.by === undefined ? undefined : { id: input.by, rule: { path: 'by' } };
+  const shown = selectActivities(db, company.id).where(sql<boolean>`activities.id = k.existing::uuid`);
+  const { existing, links } = await readFollowupCreate<ActivityRow>(scope, 'activity', input, shown, by);
+  if (existing) return answeredAgain(scope, existing, existing.reference);
 
-  const links = await resolveFollowupLinks(trx, company.id, input);
-  if (input.by !== undefined) await checkMember(trx, company.id, input.by, 'by', false);
-  const occurredAt = input.occurred_at ? new Date(input.occurred_at) : new Date();
-  const activity = await trx
+  const occurredAt = input.occurred_at ? new Date(input.occurred_at) : scope.now;
+  const reference = newReference('A');
+  const insert = db
     .insertInto('activities')
     .values({
       company_id: company.id,
-      reference: newReference('A'),
+      reference,
       type: input.type,
       lead_id: links.lead?.id ?? null,
       contact_id: links.person?.id ?? null,
@@ -48,23 +34,22 @@ export async function createActivity(
       body: input.body ?? null,
       occurred_at: occurredAt,
     })
-    .returning(['id', 'reference'])
-    .executeTakeFirstOrThrow();
-  await keepFollowupKey(trx, 'activity', company.id, activity.id, input);
-
-  if (input.type === 'call' && links.lead) {
-    await trx
-      .updateTable('leads')
-      .set({ first_answered_at: sql<Date>`greatest(${occurredAt}::timestamptz, created_at)` })
-      .where('id', '=', links.lead.id)
-      .where('first_answered_at', 'is', null)
-      .execute();
-  }
-  await recordEvent(trx, {
-    companyId: company.id,
-    type: 'activity.created',
-    causedBy,
-    data: { reference: activity.reference, lead: links.lead?.reference ?? null, person: links.person?.reference ?? null },
-  });
-  return { id: activity.id, created: true };
+    .returningAll();
+  const answered =
+    input.type === 'call' && links.lead
+      ? sql`first_answer as (
+          update leads set first_answered_at = greatest(${occurredAt}::timestamptz, created_at)
+          where id = ${links.lead.id} and first_answered_at is null
+        )`
+      : undefined;
+  const data = { reference, lead: links.lead?.reference ?? null, person: links.person?.reference ?? null };
+  const row = await addedFollowup<ActivityRow>(
+    scope,
+    'activity',
+    input,
+    insert,
+    { reference, links, data },
+    answered ? [answered] : [],
+  );
+  return { row, created: true };
 }

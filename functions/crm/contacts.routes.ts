@@ -1,8 +1,6 @@
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { matchOrCreateContact } from '../../lib/people';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { changed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
   ContactInput,
@@ -12,19 +10,21 @@ import {
   ContactSchema,
   ContactsQuery,
 } from '../../schema/crm/contacts';
-import { updateContact } from './contacts';
-import { presentContacts, selectContacts } from './contacts.present';
-import { crmRoute } from './route';
+import { addContact, changeContact } from './contacts';
+import { presentContact, selectContacts } from './contacts.present';
+import { crmRoute } from './scopes';
 
 /** Every read of a contact returns personal data: all are audited. */
-const resource = syncResource('contacts', {
+const contactResource = syncResource('contacts', {
   idType: 'uuid',
   noun: 'contact',
   external: 'contact',
   select: selectContacts,
-  present: (services, rows) => presentContacts(services.db, rows),
+  present: (_services, rows) => rows.map(presentContact),
   personal: (view) => view.reference,
 });
+
+const versioned = { table: 'contacts', column: 'reference', param: 'reference' } as const;
 
 const listRoute = crmRoute('read:contacts', {
   method: 'get',
@@ -36,7 +36,7 @@ const listRoute = crmRoute('read:contacts', {
 const oneRoute = crmRoute('read:contacts', {
   method: 'get',
   path: '/contacts/{reference}',
-  record: { table: 'contacts', column: 'reference', param: 'reference' },
+  versioned,
   summary: 'One person',
   request: { params: ContactParams, query: noQuery },
   responses: { 200: json(ContactSchema, 'The person') },
@@ -62,7 +62,7 @@ const addRoute = crmRoute('write:contacts', {
 const patchRoute = crmRoute('write:contacts', {
   method: 'patch',
   path: '/contacts/{reference}',
-  record: { table: 'contacts', column: 'reference', param: 'reference' },
+  versioned,
   summary: 'Change name or language, or keep your id (`{external: {source, id}}`)',
   request: { params: ContactParams, body: jsonBody(ContactPatchInput) },
   responses: {
@@ -71,23 +71,25 @@ const patchRoute = crmRoute('write:contacts', {
   },
 });
 
+const listContacts: Handler<typeof listRoute> = async (c) =>
+  c.json(await syncList(c, contactResource, c.req.valid('query')), 200);
+
+const oneContact: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, contactResource, 'reference', c.req.valid('param').reference), 200);
+
+const postContact: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, contactResource, (scope) => addContact(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
+const patchContact: Handler<typeof patchRoute> = async (c) =>
+  c.json(
+    await changed(c, contactResource, (scope) => changeContact(scope, c.req.valid('param').reference, c.req.valid('json'))),
+    200,
+  );
+
 export const contacts = createRouter()
-  .openapi(listRoute, async (c) => c.json(await syncList(c, resource, c.req.valid('query')), 200))
-  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) =>
-      matchOrCreateContact(trx, company, input, actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, result.contact.id), result.created ? 201 : 200);
-  })
-  .openapi(patchRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const row = await transactionRetryingConflict(c.var.services.db, (trx) =>
-      updateContact(trx, company, reference, input, actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, row.id), 200);
-  });
+  .openapi(listRoute, listContacts)
+  .openapi(oneRoute, oneContact)
+  .openapi(addRoute, postContact)
+  .openapi(patchRoute, patchContact);

@@ -1,179 +1,135 @@
-import { sql } from 'kysely';
-import type { Db, Trx } from '../../lib/db/index';
-import { type CausedBy, recordEvent } from '../../lib/events';
-import { forgetKeptAnswers } from '../../lib/idempotency';
+import { type RawBuilder, sql } from 'kysely';
+import type { Db, Executor } from '../../lib/db/index';
+import { notFound } from '../../lib/errors';
+import { type CausedBy, eventCtes, newEventId } from '../../lib/events';
 
 /**
- * Erases a person and their leads for good (a privacy request, or the retention rule): personal fields
- * emptied, lead details and free text that can hold personal data removed (messages, pages, notes, activity
- * bodies, task titles), what they sent as they sent it (`sent`), `erased: true`, and the possible-duplicate marks
- * naming them. Their booking requests lose the guest's message, language, consent address and what they sent, the leases they are a party to lose their
- * free texts (eraseLeaseTexts), their deals and viewings theirs (eraseDealTexts), the
- * maintenance of their leases its own (eraseMaintenanceTexts), and the company's kept Idempotency-Key answers are forgotten (lib/idempotency.ts). The records stay, with their references
- * and external ids, so clients see them through `updated_since` and erase their own copies. Events and the
- * audit log hold references only. test/crm/erasure-scan.test.ts scans every column of every table for what
- * a person sent through every route: a new table or column holding personal data must be erased here.
+ * Erases a person and their leads for good (a privacy request, or the retention rule): personal fields emptied, lead
+ * details and free text that can hold personal data removed (messages, pages, notes, activity bodies, task titles),
+ * what they sent as they sent it (`sent`), `erased: true`, and the possible-duplicate marks naming them. Their booking
+ * requests lose the guest's message, language, consent address and what they sent, the leases they are a party to lose their free texts, their deals and viewings
+ * theirs, the maintenance of their leases its own, and the company's kept Idempotency-Key answers are forgotten
+ * (lib/idempotency.ts). The records stay, with their references and external ids, so clients see them through
+ * `updated_since` and erase their own copies. Events and the audit log hold references only.
+ * test/crm/erasure-scan.test.ts scans every column of every table for what a person sent through every route: a new
+ * table or column holding personal data must be erased here.
+ *
+ * One statement (no transaction, one round trip): the person's update, then one CTE per table, each written only if the
+ * person was erased now (an erased person is left alone), each over rows as they were before the statement.
  */
-export async function eraseContact(trx: Trx, companyId: string, contactId: string, causedBy: CausedBy): Promise<boolean> {
-  const erased = await trx
-    .updateTable('contacts')
-    .set({
-      name: null,
-      email: null,
-      email_key: null,
-      phone: null,
-      phone_key: null,
-      language: null,
-      roles: [],
-      erased: true,
-      erased_at: new Date(),
-    })
-    .where('company_id', '=', companyId)
-    .where('id', '=', contactId)
-    .where('erased', '=', false)
-    .returning('reference')
-    .executeTakeFirst();
-  if (!erased) return false;
-  const leads = trx.selectFrom('leads').select('id').where('contact_id', '=', contactId);
-  await trx
-    .updateTable('leads')
-    .set({
-      message: null,
-      details_jwe: null,
-      page: null,
-      next_action: null,
-      next_action_at: null,
-      consent_address: null,
-      language: null,
-      sent_name: null,
-      sent_email: null,
-      sent_phone: null,
-      sent_listing: null,
-      referral: null,
-      erased: true,
-      erased_at: new Date(),
-    })
-    .where('contact_id', '=', contactId)
-    .execute();
-  // The marks that said this person shared a phone with another: the erased person no longer has one.
-  await trx
-    .deleteFrom('contact_duplicates')
-    .where((eb) => eb.or([eb('contact_id', '=', contactId), eb('duplicate_id', '=', contactId)]))
-    .execute();
-  await trx
-    .updateTable('bookings')
-    .set({
-      message: null,
-      language: null,
-      consent_address: null,
-      sent_name: null,
-      sent_email: null,
-      sent_phone: null,
-      updated_at: new Date(),
-    })
-    .where('company_id', '=', companyId)
-    .where('contact_id', '=', contactId)
-    .execute();
-  await eraseLeaseTexts(trx, companyId, contactId);
-  await eraseDealTexts(trx, companyId, contactId);
-  await eraseMaintenanceTexts(trx, companyId, contactId);
-  await trx
-    .updateTable('activities')
-    .set({ body: null })
-    .where((eb) => eb.or([eb('contact_id', '=', contactId), eb('lead_id', 'in', leads)]))
-    .execute();
-  await trx
-    .updateTable('tasks')
-    .set({ title: '' })
-    .where((eb) => eb.or([eb('contact_id', '=', contactId), eb('lead_id', 'in', leads)]))
-    .execute();
-  await forgetKeptAnswers(trx, companyId);
-  await recordEvent(trx, {
-    companyId,
-    type: 'contact.updated',
-    causedBy,
-    data: { reference: erased.reference },
-  });
-  return true;
+function erasure(companyId: string, person: RawBuilder<unknown>, options: { causedBy: CausedBy; now: Date }) {
+  const c = sql`${companyId}::uuid`;
+  const now = sql`${options.now}::timestamptz`;
+  const when = sql`exists (select from erased)`;
+  const leases = sql`(select id from leases where company_id = ${c} and (renter_id = (select id from person) or landlord_id = (select id from person)))`;
+  return sql`
+    with person as (${person}),
+    erased as (
+      update contacts set name = null, email = null, email_key = null, phone = null, phone_key = null, language = null,
+        roles = '{}', erased = true, erased_at = ${now}
+      where company_id = ${c} and id = (select id from person) and not erased
+      returning id, reference
+    ),
+    person_leads as (select id from leads where contact_id = (select id from person)),
+    leads_erased as (
+      update leads set message = null, details_jwe = null, page = null, next_action = null, next_action_at = null,
+        consent_address = null, language = null, sent_name = null, sent_email = null, sent_phone = null,
+        sent_listing = null, referral = null, erased = true, erased_at = ${now}
+      where contact_id = (select id from person) and ${when}
+    ),
+    bookings_erased as (
+      update bookings set message = null, language = null, consent_address = null, sent_name = null, sent_email = null,
+        sent_phone = null, updated_at = ${now}
+      where company_id = ${c} and contact_id = (select id from person) and ${when}
+    ),
+    -- The marks that said this person shared a phone with another: the erased person no longer has one.
+    duplicates_forgotten as (
+      delete from contact_duplicates
+      where (contact_id = (select id from person) or duplicate_id = (select id from person)) and ${when}
+    ),
+    notices_erased as (
+      update lease_notices set text = null where lease_id in ${leases} and text is not null and ${when}
+    ),
+    payments_erased as (
+      update rent_payments set notes = null where lease_id in ${leases} and notes is not null and ${when}
+    ),
+    leases_erased as (update leases set notes = null where id in ${leases} and ${when}),
+    viewings_erased as (
+      update viewings set feedback = null
+      where deal_id in (select id from deals where company_id = ${c} and contact_id = (select id from person)) and ${when}
+    ),
+    deals_erased as (
+      update deals set title = null, close_reason = null
+      where company_id = ${c} and contact_id = (select id from person) and ${when}
+    ),
+    charges_erased as (
+      update job_charges set description = null
+      where job_id in (select id from jobs where lease_id in ${leases}) and description is not null and ${when}
+    ),
+    jobs_erased as (
+      update jobs set problem = '(erased)', work_done = null, approval_note = null, cancel_reason = null
+      where lease_id in ${leases} and ${when}
+    ),
+    inspections_erased as (
+      update inspections set notes = null,
+        areas = (select coalesce(jsonb_agg(area || '{"notes": null}'::jsonb order by position), '[]'::jsonb)
+          from jsonb_array_elements(areas) with ordinality as listed(area, position))
+      where lease_id in ${leases} and ${when}
+    ),
+    activities_erased as (
+      update activities set body = null
+      where (contact_id = (select id from person) or lead_id in (select id from person_leads)) and ${when}
+    ),
+    tasks_erased as (
+      update tasks set title = ''
+      where (contact_id = (select id from person) or lead_id in (select id from person_leads)) and ${when}
+    ),
+    answers_forgotten as (
+      delete from idempotency_keys where company_id = ${c} and status_code is not null and ${when}
+    ),
+    ${eventCtes(
+      'erasure',
+      newEventId(),
+      { companyId, type: 'contact.updated', causedBy: options.causedBy },
+      'erased',
+      sql`jsonb_build_object('reference', happened.reference)`,
+    )}
+    select exists (select from person) as found, exists (select from erased) as erased_now
+  `;
+}
+
+type Erased = { found: boolean; erased_now: boolean };
+
+/** Erases the contact `contactId` of the company (above); false when it was erased already. */
+export async function eraseContact(
+  executor: Executor,
+  companyId: string,
+  contactId: string,
+  options: { causedBy: CausedBy; now: Date },
+): Promise<boolean> {
+  const person = sql`select id from contacts where company_id = ${companyId}::uuid and id = ${contactId}::uuid`;
+  const { rows } = await sql<Erased>`${erasure(companyId, person, options)}`.execute(executor);
+  return rows[0]?.erased_now ?? false;
+}
+
+/** The operator's erasure of the person with `reference` (404 when the company has none): whether it was erased before. */
+export async function eraseByReference(
+  db: Db,
+  companyId: string,
+  reference: string,
+  now: Date,
+): Promise<{ already_erased: boolean }> {
+  const person = sql`select id from contacts where company_id = ${companyId}::uuid and reference = ${reference}`;
+  const { rows } = await sql<Erased>`${erasure(companyId, person, { causedBy: 'admin', now })}`.execute(db);
+  if (!rows[0]?.found) throw notFound(`The person ${reference}`);
+  return { already_erased: !rows[0].erased_now };
 }
 
 /**
- * The free texts of the leases a person is a party to (renter or landlord), which may name them: the lease's notes,
- * its notices' texts and its payments' notes (a bounced payment's too: its one allowed change, migration 0012). Every
- * such lease is touched, so clients pulling `updated_since` see it again. Amounts, days, cheques and the contract's
- * terms stay: they are the accounts' records, not the person's.
+ * The retention rule (company setting `retention_days`): people with no change to themselves, their leads or their
+ * timeline for that many days before `now` (the scheduler's) are erased by scheduled work. Returns how many were erased.
  */
-async function eraseLeaseTexts(trx: Trx, companyId: string, contactId: string): Promise<void> {
-  const leases = trx
-    .selectFrom('leases')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where((eb) => eb.or([eb('renter_id', '=', contactId), eb('landlord_id', '=', contactId)]));
-  await trx
-    .updateTable('lease_notices')
-    .set({ text: null })
-    .where('lease_id', 'in', leases)
-    .where('text', 'is not', null)
-    .execute();
-  await trx
-    .updateTable('rent_payments')
-    .set({ notes: null })
-    .where('lease_id', 'in', leases)
-    .where('notes', 'is not', null)
-    .execute();
-  await trx.updateTable('leases').set({ notes: null }).where('id', 'in', leases).execute();
-}
-
-/**
- * The free texts of the person's deals, which may name them or say what they thought: the deal's title and the reason
- * it closed, and every viewing's feedback. Each such deal and viewing is touched (its updated_at moves).
- */
-async function eraseDealTexts(trx: Trx, companyId: string, contactId: string): Promise<void> {
-  const deals = trx.selectFrom('deals').select('id').where('company_id', '=', companyId).where('contact_id', '=', contactId);
-  await trx.updateTable('viewings').set({ feedback: null }).where('deal_id', 'in', deals).execute();
-  await trx.updateTable('deals').set({ title: null, close_reason: null }).where('id', 'in', deals).execute();
-}
-
-/**
- * The free texts of the maintenance of the leases a person is a party to (renter or landlord), which may name them:
- * each job's problem (replaced by "(erased)": a job always says what is wrong), what was done, the approval note and
- * the cancel reason; its charges' descriptions (their one allowed change, migration 0013); the inspections' notes and
- * each area's notes. A job reported about a home with no lease of the person is not theirs to reach.
- */
-async function eraseMaintenanceTexts(trx: Trx, companyId: string, contactId: string): Promise<void> {
-  const leases = trx
-    .selectFrom('leases')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where((eb) => eb.or([eb('renter_id', '=', contactId), eb('landlord_id', '=', contactId)]));
-  const jobs = trx.selectFrom('jobs').select('id').where('lease_id', 'in', leases);
-  await trx
-    .updateTable('job_charges')
-    .set({ description: null })
-    .where('job_id', 'in', jobs)
-    .where('description', 'is not', null)
-    .execute();
-  await trx
-    .updateTable('jobs')
-    .set({ problem: '(erased)', work_done: null, approval_note: null, cancel_reason: null })
-    .where('lease_id', 'in', leases)
-    .execute();
-  await trx
-    .updateTable('inspections')
-    .set({
-      notes: null,
-      areas: sql`(select coalesce(jsonb_agg(area || '{"notes": null}'::jsonb order by position), '[]'::jsonb)
-        from jsonb_array_elements(areas) with ordinality as listed(area, position))`,
-    })
-    .where('lease_id', 'in', leases)
-    .execute();
-}
-
-/**
- * The retention rule (company setting `retention_days`): people with no change to themselves, their leads or
- * their timeline for that many days are erased by scheduled work. Returns how many were erased.
- */
-export async function applyRetention(db: Db, now = new Date()): Promise<number> {
+export async function applyRetention(db: Db, now: Date): Promise<number> {
   const due = await sql<{ company_id: string; id: string }>`
     select c.company_id, c.id
     from contacts c
@@ -189,8 +145,7 @@ export async function applyRetention(db: Db, now = new Date()): Promise<number> 
   `.execute(db);
   let count = 0;
   for (const row of due.rows) {
-    const done = await db.transaction().execute((trx) => eraseContact(trx, row.company_id, row.id, 'system'));
-    if (done) count++;
+    if (await eraseContact(db, row.company_id, row.id, { causedBy: 'system', now })) count++;
   }
   return count;
 }

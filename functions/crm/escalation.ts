@@ -6,13 +6,13 @@ const batchSize = 500;
 
 /**
  * Scheduled work: every lead still `new`, without a first answer (a call logged on it) and not yet
- * escalated, that arrived at least the company's `settings.lead_answer_minutes` before `now`, gets
+ * escalated, that arrived at least the company's `settings.lead_answer_minutes` before `now` (the scheduler's), gets
  * `escalated_at = now` and a `lead.escalated` event (`caused_by: system`), once. Companies without the
  * setting are left alone; erased leads too. Each batch is one transaction, and the update re-checks
  * `escalated_at is null` under the row lock, so two runs at once never escalate a lead twice.
  * Returns the references escalated.
  */
-export async function escalateUnansweredLeads(db: Db, now: Date = new Date()): Promise<string[]> {
+export async function escalateUnansweredLeads(db: Db, now: Date): Promise<string[]> {
   const escalated: string[] = [];
   for (;;) {
     const batch = await db.transaction().execute(async (trx) => {

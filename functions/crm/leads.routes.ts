@@ -1,26 +1,27 @@
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
 import { keyringOf } from '../../lib/crypto-jwe';
-import { transactionRetryingConflict } from '../../lib/external-ids';
 import { presentLeads, selectLeads } from '../../lib/leads';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { changed, readOne, syncList, syncResource } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import { LeadSchema } from '../../schema/common/leads';
 import { LeadListSchema, LeadParams, LeadPatchInput, LeadsQuery } from '../../schema/crm/leads';
-import { updateLead } from './leads';
-import { crmRoute } from './route';
+import { changeLead } from './leads';
+import { crmRoute } from './scopes';
 
 const unavailable = problem('Stored details need an encryption key that is not configured (`encryption_unavailable`).');
 
 /** Every read of a lead returns personal data: all are audited. Details are decrypted with the request's keyring. */
-const resource = syncResource('leads', {
+const leadResource = syncResource('leads', {
   idType: 'uuid',
   noun: 'lead',
   external: 'lead',
   select: selectLeads,
-  present: (services, rows) => presentLeads(services.db, rows, keyringOf(services.config)),
+  present: (services, rows) => presentLeads(rows, keyringOf(services.config)),
   personal: (view) => view.reference,
 });
+
+const versioned = { table: 'leads', column: 'reference', param: 'reference' } as const;
 
 const listRoute = crmRoute('read:leads', {
   method: 'get',
@@ -32,7 +33,7 @@ const listRoute = crmRoute('read:leads', {
 const oneRoute = crmRoute('read:leads', {
   method: 'get',
   path: '/leads/{reference}',
-  record: { table: 'leads', column: 'reference', param: 'reference' },
+  versioned,
   summary: 'One lead, with its decrypted details',
   request: { params: LeadParams, query: noQuery },
   responses: { 200: json(LeadSchema, 'The lead'), 503: unavailable },
@@ -40,7 +41,7 @@ const oneRoute = crmRoute('read:leads', {
 const patchRoute = crmRoute('write:leads', {
   method: 'patch',
   path: '/leads/{reference}',
-  record: { table: 'leads', column: 'reference', param: 'reference' },
+  versioned,
   summary: 'Change status, assignee, department or next action, or keep your id (`{external: {source, id}}`)',
   request: { params: LeadParams, body: jsonBody(LeadPatchInput) },
   responses: {
@@ -52,15 +53,12 @@ const patchRoute = crmRoute('write:leads', {
   },
 });
 
-export const leads = createRouter()
-  .openapi(listRoute, async (c) => c.json(await syncList(c, resource, c.req.valid('query')), 200))
-  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
-  .openapi(patchRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const id = await transactionRetryingConflict(c.var.services.db, (trx) =>
-      updateLead(trx, company, reference, input, actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, id), 200);
-  });
+const listLeads: Handler<typeof listRoute> = async (c) => c.json(await syncList(c, leadResource, c.req.valid('query')), 200);
+
+const oneLead: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, leadResource, 'reference', c.req.valid('param').reference), 200);
+
+const patchLead: Handler<typeof patchRoute> = async (c) =>
+  c.json(await changed(c, leadResource, (scope) => changeLead(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
+
+export const leads = createRouter().openapi(listRoute, listLeads).openapi(oneRoute, oneLead).openapi(patchRoute, patchLead);

@@ -1,20 +1,24 @@
 import { sql, type Updateable } from 'kysely';
-import type { Trx } from '../../lib/db/index';
+import { readAuditCte } from '../../lib/audit';
 import { ApiError, notFound } from '../../lib/errors';
-import { type CausedBy, recordEvent } from '../../lib/events';
+import { eventCtes, newEventId } from '../../lib/events';
+import { externalHolder, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
+import type { LeadRecord } from '../../lib/leads';
+import { selectLeads } from '../../lib/leads';
+import { departmentKnown, type MemberRule, memberKnown, unknownDepartment, unknownMember } from '../../lib/named-records';
+import { checkIfMatch } from '../../lib/preconditions';
+import type { Written } from '../../lib/resources';
+import { checkMove, statusMachine } from '../../lib/transitions';
+import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/write';
 import type { LeadStatus } from '../../schema/common/leads';
 import type { LeadRow, LeadsTable } from '../../schema/crm/db';
 import type { LeadPatchValue } from '../../schema/crm/leads';
-import type { Company } from '../../schema/platform/db';
-import { checkDepartment } from '../../lib/parties';
-import { checkMember } from './followups';
-import { linkExternal } from '../../lib/external-ids';
 
 /**
- * The moves a lead's status may make. `won` is final; `lost` may be reopened (to `contacted`); `spam` may be
- * undone (to `new`); nothing goes back to `new` otherwise. Staying in the same status is not a move.
+ * The moves a lead's status may make. `won` is final; `lost` may be reopened (to `contacted`); `spam` may be undone (to
+ * `new`); nothing goes back to `new` otherwise. Staying in the same status is not a move.
  */
-export const leadTransitions: Record<LeadStatus, readonly LeadStatus[]> = {
+export const leadStatusMachine = statusMachine<LeadStatus>('lead', {
   new: ['contacted', 'qualified', 'lost', 'spam'],
   contacted: ['qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'],
   qualified: ['contacted', 'viewing', 'negotiating', 'won', 'lost'],
@@ -23,47 +27,59 @@ export const leadTransitions: Record<LeadStatus, readonly LeadStatus[]> = {
   won: [],
   lost: ['contacted'],
   spam: ['new'],
+});
+
+/** Who a lead may be assigned to: an active member. */
+const assignee: MemberRule = { path: 'assignee', active: true };
+
+type Read = { [K in keyof LeadRecord]: LeadRecord[K] | null } & {
+  holder: string | null;
+  linked_at: string | null;
+  assignee_known: boolean;
+  department_known: boolean;
 };
 
-function checkTransition(reference: string, from: LeadStatus, to: LeadStatus): void {
-  const allowed = leadTransitions[from];
-  if (allowed.includes(to)) return;
-  const next = allowed.length > 0 ? allowed.join(', ') : 'none (final)';
-  const message = `A lead in status ${from} cannot move to ${to}; allowed next statuses: ${next}.`;
-  throw new ApiError('invalid_transition', `${reference}: ${message}`, {
-    errors: [{ path: 'status', code: 'invalid_transition', message }],
-  });
+/** The lead as shown, the holder of the client's id, and whether the assignee and department named exist: one statement. */
+async function readLead(scope: WriteScope, reference: string, input: LeadPatchValue) {
+  const { db, company } = scope;
+  const held = input.external ? externalHolder(company.id, 'lead', input.external) : undefined;
+  const { rows } = await sql<Read>`
+    select ${held?.holder ?? null}::text as holder, ${held?.linkedAt ?? null}::text as linked_at,
+      ${input.assignee ? memberKnown(company.id, input.assignee, assignee) : sql`true`} as assignee_known,
+      ${input.department ? departmentKnown(company.id, input.department) : sql`true`} as department_known,
+      l.*
+    from (select 1) as one
+    left join lateral ${selectLeads(db, company.id).where('leads.reference', '=', reference)} as l on true
+  `.execute(db);
+  const read = rows[0] as Read;
+  return { ...read, lead: read.id === null ? undefined : (read as LeadRecord) };
 }
 
 /**
- * PATCH: status (by the transitions above), assignee, department, next action, the client's id. Records
- * `lead.status_changed` and `lead.assigned` when those change; a request that changes nothing writes
- * nothing. An erased lead cannot change (409). Returns the lead's id.
+ * PATCH: status (by the machine above), assignee, department, next action, the client's id, in two round trips
+ * (lib/write.ts): the read above, then one statement with the change guarded by the version read, the link,
+ * `lead.status_changed` and `lead.assigned` when those change, and the audit of the answer. A request that changes
+ * nothing writes nothing but that audit. An erased lead cannot change (409).
  */
-export async function updateLead(
-  trx: Trx,
-  company: Company,
+export async function changeLead(
+  scope: WriteScope,
   reference: string,
   input: LeadPatchValue,
-  causedBy: CausedBy,
-): Promise<string> {
-  const lead: LeadRow | undefined = await trx
-    .selectFrom('leads')
-    .selectAll()
-    .where('company_id', '=', company.id)
-    .where('reference', '=', reference)
-    .forUpdate()
-    .executeTakeFirst();
+): Promise<Written<LeadRecord> | Stale> {
+  const { db, company } = scope;
+  const read = await readLead(scope, reference, input);
+  const lead = read.lead;
   if (!lead) throw notFound(`The lead ${reference}`);
+  checkIfMatch(scope.ifMatch, lead.version);
   if (lead.erased) throw new ApiError('conflict', `The lead ${reference} is erased; it cannot be changed.`);
 
   const set: Updateable<LeadsTable> = {};
   if (input.assignee !== undefined && input.assignee !== lead.assignee_id) {
-    if (input.assignee !== null) await checkMember(trx, company.id, input.assignee, 'assignee', true);
+    if (input.assignee !== null && !read.assignee_known) throw unknownMember(input.assignee, assignee);
     set.assignee_id = input.assignee;
   }
   if (input.department !== undefined && input.department !== lead.department_key) {
-    if (input.department !== null) await checkDepartment(trx, company.id, input.department);
+    if (input.department !== null && !read.department_known) throw unknownDepartment(input.department);
     set.department_key = input.department;
   }
   if (input.next_action !== undefined) {
@@ -78,33 +94,50 @@ export async function updateLead(
     }
   }
   if (input.status !== undefined && input.status !== lead.status) {
-    checkTransition(reference, lead.status, input.status);
+    checkMove(leadStatusMachine, reference, lead.status, input.status);
     set.status = input.status;
   }
-  const linked = input.external ? await linkExternal(trx, company.id, 'lead', lead.id, input.external) : false;
-  if (Object.keys(set).length === 0 && !linked) return lead.id;
+  const link = linkFor('lead', input.external, read.holder, lead.id);
+  const audit = readAuditCte('answer_read', scope.answerRead, [reference]);
+  if (Object.keys(set).length === 0 && link.kind === 'none') {
+    if (audit) await writeStatement([audit], sql`select 1`).execute(db);
+    return { row: lead, version: lead.version };
+  }
 
-  // updated_at is set by the trigger (a new external id changes the answer too, so it is bumped).
-  await trx
+  // updated_at is set by the trigger (a new external id changes the answer too, so it is bumped). A department deleted
+  // since the read leaves no row to change: the write runs again and refuses it.
+  const department = set.department_key ?? null;
+  const change = db
     .updateTable('leads')
     .set({ ...set, updated_at: sql`clock_timestamp()` })
     .where('id', '=', lead.id)
-    .execute();
-  if (set.status !== undefined) {
-    await recordEvent(trx, {
-      companyId: company.id,
-      type: 'lead.status_changed',
-      causedBy,
-      data: { reference, from: lead.status, to: set.status },
-    });
-  }
-  if (set.assignee_id !== undefined) {
-    await recordEvent(trx, {
-      companyId: company.id,
-      type: 'lead.assigned',
-      causedBy,
-      data: { reference, assignee: set.assignee_id },
-    });
-  }
-  return lead.id;
+    .where('version', '=', lead.version)
+    .where(sql<boolean>`(${department}::text is null or ${departmentKnown(company.id, department ?? '')})`)
+    .returningAll();
+  const event = (type: string, data: Record<string, string | null>) => ({
+    companyId: company.id,
+    type,
+    causedBy: scope.causedBy,
+    data,
+  });
+  const { rows } = await writeStatement(
+    [
+      sql`changed as (${change})`,
+      linkCte('linked', company.id, 'lead', link, 'changed'),
+      set.status !== undefined &&
+        eventCtes(
+          'moved',
+          newEventId(),
+          event('lead.status_changed', { reference, from: lead.status, to: set.status }),
+          'changed',
+        ),
+      set.assignee_id !== undefined &&
+        eventCtes('assigned', newEventId(), event('lead.assigned', { reference, assignee: set.assignee_id }), 'changed'),
+      audit,
+    ],
+    sql`select * from changed`,
+  ).execute(db);
+  const row = rows[0] as LeadRow | undefined;
+  if (!row) return stale;
+  return { row: { ...lead, ...row, external: linksAfter(lead.external, link, read.linked_at) }, version: row.version };
 }

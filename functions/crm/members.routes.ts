@@ -1,9 +1,10 @@
 import { createRouter } from '../../lib/app';
 import { syncList, syncResource } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json } from '../../schema/common/api';
 import { DepartmentListSchema, MemberListSchema, MembersQuery } from '../../schema/crm/members';
-import { presentDepartment, presentMember } from './members';
-import { crmRoute } from './route';
+import { presentDepartment, presentMember, selectDepartments, selectMembers } from './members.present';
+import { crmRoute } from './scopes';
 
 /**
  * Team members and departments, for assignees and `by`. A member's email is staff contact data, not a
@@ -12,15 +13,14 @@ import { crmRoute } from './route';
 const memberResource = syncResource('members', {
   idType: 'text',
   noun: 'member',
-  select: (db, companyId) => db.selectFrom('members').selectAll('members').where('members.company_id', '=', companyId),
+  select: selectMembers,
   present: (_services, rows) => rows.map(presentMember),
 });
 const departmentResource = syncResource('departments', {
   idType: 'text',
   key: 'key',
   noun: 'department',
-  select: (db, companyId) =>
-    db.selectFrom('departments').selectAll('departments').where('departments.company_id', '=', companyId),
+  select: selectDepartments,
   present: (_services, rows) => rows.map(presentDepartment),
 });
 
@@ -39,6 +39,10 @@ const departmentsRoute = crmRoute('read:members', {
   responses: { 200: json(DepartmentListSchema, 'A page of departments') },
 });
 
-export const members = createRouter()
-  .openapi(membersRoute, async (c) => c.json(await syncList(c, memberResource, c.req.valid('query')), 200))
-  .openapi(departmentsRoute, async (c) => c.json(await syncList(c, departmentResource, c.req.valid('query')), 200));
+const listMembers: Handler<typeof membersRoute> = async (c) =>
+  c.json(await syncList(c, memberResource, c.req.valid('query')), 200);
+
+const listDepartments: Handler<typeof departmentsRoute> = async (c) =>
+  c.json(await syncList(c, departmentResource, c.req.valid('query')), 200);
+
+export const members = createRouter().openapi(membersRoute, listMembers).openapi(departmentsRoute, listDepartments);

@@ -11,7 +11,8 @@ import { newReference } from '../../lib/references';
 import type { LeadChannel, LeadReferral } from '../../schema/common/leads';
 import type { LeadInputValue } from '../../schema/forms/leads';
 import type { Company } from '../../schema/platform/db';
-import { detailsProblems } from '../../lib/details';
+import { emailOrPhoneMessage } from '../../schema/common/people';
+import { type DetailValue, detailsProblems } from '../../lib/details';
 import { listingRequestProblems } from './listing-requests';
 
 /** An enquiry to record: the form's fields plus what the caller's path knows. */
@@ -73,7 +74,7 @@ export async function leadProblems(
     problems.push({ path: 'consent_version', code: 'consent_required', message: 'The privacy notice version is required.' });
   }
   if (!input.email && !input.phone) {
-    problems.push({ path: 'email', code: 'custom', message: 'Send at least one of email or phone.' });
+    problems.push({ path: 'email', code: 'custom', message: emailOrPhoneMessage });
   }
   const details = input.details ?? {};
   const refused = detailsProblems(details);

@@ -33,6 +33,11 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
+/** PostgreSQL's foreign_key_violation: a row referred to went (or a referring row came) since the statement's read. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
+}
+
 /** Text PostgreSQL cannot store (U+0000 in a text or jsonb value): the client's input, never our failure. */
 export function isUnstorableText(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;

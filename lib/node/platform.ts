@@ -1,3 +1,4 @@
+import { systemClock } from '../clock';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -72,7 +73,7 @@ export async function createNodePlatform(
   const config = loadConfig(env);
   const limiter = options.limiter ?? limiterFor(config);
   const clientAddress = options.clientAddress ?? socketAddress;
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? systemClock;
   const listeners = new Set<() => void>();
   const webhooks = createWebhookRuntime(config, {
     resolveHost,

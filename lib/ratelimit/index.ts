@@ -1,3 +1,4 @@
+import { systemMillis } from '../clock';
 /** A named limit: at most `limit` requests per `windowSeconds` for one identifier. */
 export type RatePolicy = { name: string; limit: number; windowSeconds: number };
 
@@ -15,7 +16,8 @@ export interface RateLimiter {
 }
 
 /** RateLimit-Policy / RateLimit headers (IETF httpapi-ratelimit-headers) and Retry-After when refused. */
-export function rateLimitHeaders(policy: RatePolicy, decision: RateDecision, now = Date.now()): Record<string, string> {
+/** `now`: the limiter's clock (the real one: a window is an interval measured by lib/clock.ts, not the services' instant). */
+export function rateLimitHeaders(policy: RatePolicy, decision: RateDecision, now = systemMillis()): Record<string, string> {
   const resetSeconds = Math.max(0, Math.ceil((decision.reset - now) / 1000));
   const headers: Record<string, string> = {
     'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`,

@@ -1,3 +1,4 @@
+import { systemMillis } from '../clock';
 import type { RateDecision, RateLimiter, RatePolicy } from './index';
 
 /**
@@ -8,7 +9,7 @@ export class MemoryRateLimiter implements RateLimiter {
   readonly #windows = new Map<string, { start: number; current: number; previous: number }>();
   readonly #now: () => number;
 
-  constructor(now: () => number = Date.now) {
+  constructor(now: () => number = systemMillis) {
     this.#now = now;
   }
 

@@ -1,3 +1,4 @@
+import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { secretBox } from './secrets';
 import { type WebhookRuntime, userAgent } from './types';
@@ -14,6 +15,6 @@ export function outboxOnlyRuntime(config: Config): WebhookRuntime {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     userAgent,
     fetch: (input, init) => fetch(input, init),
-    now: () => new Date(),
+    now: systemClock,
   };
 }

@@ -1,3 +1,4 @@
+import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { localTransport } from './local';
 import { qstashTransport } from './qstash';
@@ -19,6 +20,6 @@ export function createWebhookRuntime(
     userAgent,
     // Called through a wrapper: Workers refuse a fetch detached from the global object.
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    now: options.now ?? (() => new Date()),
+    now: options.now ?? systemClock,
   };
 }

@@ -10,6 +10,8 @@ export type NullableTimestamp = ColumnType<Date | null, Date | string | null | u
 /** `updated_at` columns the database stamps; a write may set them (e.g. to clock_timestamp()). */
 export type Touched = ColumnType<Date, Date | string | undefined, Date | string | undefined>;
 export type Texts = ColumnType<string[], string[] | undefined, string[]>;
+/** A record's version (bigint, bumped by a trigger on every update: its ETag); never written by a query. */
+export type Version = ColumnType<string | number, never, never>;
 export type Json<T> = ColumnType<T, string | T, string | T>;
 /** `numeric` comes back from every driver as a string; it stays a string (no floats for money). */
 export type Numeric = ColumnType<string, string | number, string | number>;

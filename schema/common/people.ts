@@ -11,6 +11,16 @@ export const phoneInput = z.string().max(40).openapi({
   description:
     "Any usual form: international (`+971 50 123 4567`, `00971…`) or as dialled in the company's country (`050 123 4567`: the company's phone_country, else the country of its time zone). Kept and matched in E.164; a number that cannot be read is 400 `invalid_phone`.",
 });
+/** Why a form or request that names a person by details is refused without an email and a phone: it could never be matched. */
+export const emailOrPhoneMessage = 'Send at least one of email or phone.';
+
+/** The refinement of such a body (visitor forms, booking requests): 400 at `email` without an email and a phone. */
+export function requireEmailOrPhone(input: { email?: string; phone?: string }, ctx: z.RefinementCtx): void {
+  if (input.email === undefined && input.phone === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['email'], message: emailOrPhoneMessage });
+  }
+}
+
 const role = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'Lower-case letters, digits and "_" (e.g. buyer, owner).');
 
 /**

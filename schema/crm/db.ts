@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-import type { Json, LocalisedText, NullableTimestamp, Texts, Touched } from '../common/columns';
+import type { Json, LocalisedText, NullableTimestamp, Texts, Touched, Version } from '../common/columns';
 import type { LeadChannel, LeadReferral, LeadStatus } from '../common/leads';
 
 export const activityTypes = ['note', 'call', 'meeting', 'message', 'email'] as const;
@@ -39,6 +39,7 @@ export interface ContactsTable {
   erased_at: NullableTimestamp;
   created_at: Generated<Date>;
   updated_at: Touched;
+  version: Version;
 }
 
 export interface LeadsTable {
@@ -77,6 +78,7 @@ export interface LeadsTable {
   erased_at: NullableTimestamp;
   created_at: Generated<Date>;
   updated_at: Touched;
+  version: Version;
 }
 
 /** A follow-up's `source` + `external_id` is its external id (external_ids, kind `activity` or `task`). */
@@ -116,6 +118,7 @@ export interface TasksTable {
   contact_id: string | null;
   created_at: Generated<Date>;
   updated_at: Touched;
+  version: Version;
 }
 
 /** The CRM's tables, merged into `Database` (schema/db.ts). */

@@ -1,24 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { formGuardFields, leadFormFields } from '../common/forms';
+import { requireEmailOrPhone } from '../common/people';
 
-export const LeadInput = z
-  .strictObject(leadFormFields)
-  .superRefine((input, ctx) => {
-    if (input.email === undefined && input.phone === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['email'], message: 'Send at least one of email or phone.' });
-    }
-  })
-  .openapi('LeadInput');
+export const LeadInput = z.strictObject(leadFormFields).superRefine(requireEmailOrPhone).openapi('LeadInput');
 
 export type LeadInputValue = z.infer<typeof LeadInput>;
 
 export const LeadFormInput = z
   .strictObject({ ...leadFormFields, ...formGuardFields })
-  .superRefine((input, ctx) => {
-    if (input.email === undefined && input.phone === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['email'], message: 'Send at least one of email or phone.' });
-    }
-  })
+  .superRefine(requireEmailOrPhone)
   .openapi('LeadFormInput');
 
 export const FormLeadAnswer = z

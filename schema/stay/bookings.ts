@@ -5,6 +5,7 @@ import { queryInteger } from '../common/api';
 import { date, weekday } from '../common/homes';
 import { formGuardFields, leadFormFields } from '../common/forms';
 import { SentDetailsSchema } from '../common/leads';
+import { requireEmailOrPhone } from '../common/people';
 
 const money = z.string().openapi({ description: 'A decimal string in the company’s currency.', example: '850.00' });
 const time = z.string().openapi({ description: 'A local time, HH:MM.', example: '15:00' });
@@ -121,9 +122,7 @@ export const BookingInput = z
         params: { code: refused ? 'forbidden_key' : 'unknown_field' },
       });
     }
-    if (input.email === undefined && input.phone === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['email'], message: 'Send at least one of email or phone.' });
-    }
+    requireEmailOrPhone(input, ctx);
     if (input.message !== undefined && containsCardNumber(input.message)) {
       ctx.addIssue({
         code: 'custom',

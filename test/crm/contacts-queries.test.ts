@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newReference } from '../../lib/references';
+import { testClient } from '../support/client';
 import { createTestApi, openTestDatabase, statementLog } from '../support/harness';
 
 describe('SQL statements per contacts list request', () => {
@@ -30,12 +31,13 @@ describe('SQL statements per contacts list request', () => {
           })),
         )
         .execute();
+      const client = testClient(counted, { host: own.host, serverKey: key });
       const measure = async (size: number) => {
         statements = [];
-        const res = await counted.request(`/api/v1/contacts?page_size=${size}`, { host: own.host, key });
-        expect(res.status, res.text).toBe(200);
-        expect(res.json.results).toHaveLength(size);
-        expect(res.json.results.every((c: any) => c.leads.length === 1 && c.external.length === 1)).toBe(true);
+        const { data, error } = await client.GET('/api/v1/contacts', { params: { query: { page_size: size } } });
+        expect(error).toBeUndefined();
+        expect(data?.results).toHaveLength(size);
+        expect(data?.results.every((c) => c.leads.length === 1 && c.external.length === 1)).toBe(true);
         return statements.length;
       };
       // The company row is kept in memory once the listening connection is up and this process's writes are
@@ -45,7 +47,8 @@ describe('SQL statements per contacts list request', () => {
       await measure(1); // anything done once per key or process is not per request
       const counts = [];
       for (const size of [1, 5, 20, 60]) counts.push(await measure(size));
-      expect(counts[0]).toBeGreaterThan(2);
+      // The page and the audit row: leads and external ids come in the page's own query.
+      expect(counts[0]).toBeGreaterThanOrEqual(2);
       expect(counts).toEqual([counts[0], counts[0], counts[0], counts[0]]);
     } finally {
       await counted.close();

@@ -1,36 +1,59 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { components } from '../../clients/typescript/src/index';
 import { eraseContact } from '../../functions/crm/erasure';
 import { newReference } from '../../lib/references';
-import { createTestApi, type TestApi } from '../support/harness';
+import { type TestClient, testClient } from '../support/client';
+import type { TestApi } from '../support/harness';
 import { setUpdatedAt } from '../support/times';
+import { type Key, unique, type World, world } from '../support/world';
 
+type ContactInput = components['schemas']['ContactInput'];
+type ContactPatch = components['schemas']['ContactPatch'];
+type ContactsQuery = { page_size?: number; cursor?: string; updated_since?: string; external?: string };
+
+let w: World;
 let api: TestApi;
 let company: { id: string; host: string };
-let writer: { secret: string; prefix: string };
-let reader: { secret: string; prefix: string };
+let writer: Key;
+let reader: Key;
+let writes: TestClient;
+let reads: TestClient;
 
 beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.createCompany({ settings: { phone_country: 'AE' } });
-  writer = await api.createKey(company.id, { scopes: ['write:contacts'] });
-  reader = await api.createKey(company.id, { scopes: ['read:contacts'] });
+  w = await world({ settings: { phone_country: 'AE' } });
+  ({ api, company } = w);
+  writer = await w.keyWith(['write:contacts']);
+  reader = await w.keyWith(['read:contacts']);
+  [writes, reads] = await Promise.all([w.clientWith(writer.secret), w.clientWith(reader.secret)]);
 });
-afterAll(() => api.close());
+afterAll(() => w.close());
 
-let serial = 0;
-const unique = () => `${Date.now().toString(36)}${(serial++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const email = () => `person.${unique()}@example.com`;
 /** A UAE mobile number nobody else in this file has, as national digits after the 50 prefix. */
 const mobile = () => String(1_000_000 + Math.floor(Math.random() * 8_999_999));
 
-const post = (body: unknown, host = company.host, key = writer.secret) => api.request('/api/v1/contacts', { host, key, body });
-const patch = (reference: string, body: unknown) =>
-  api.request(`/api/v1/contacts/${reference}`, { host: company.host, key: writer.secret, method: 'PATCH', body });
-const get = (path: string, key = reader.secret) => api.request(`/api/v1${path}`, { host: company.host, key });
-const events = async (type: string, reference: string) =>
-  (await api.db.selectFrom('events').selectAll().where('company_id', '=', company.id).where('type', '=', type).execute()).filter(
-    (e) => e.data.reference === reference,
-  );
+/** The typed client of another company's host and key. */
+const clientOf = (host: string, serverKey: string) => testClient(api, { host, serverKey });
+const post = async (body: ContactInput, client = writes) => {
+  const { data, error, response } = await client.POST('/api/v1/contacts', { body });
+  return { status: response.status, data: data!, error: error! };
+};
+const patch = async (reference: string, body: ContactPatch) => {
+  const { data, error, response } = await writes.PATCH('/api/v1/contacts/{reference}', { params: { path: { reference } }, body });
+  return { status: response.status, data: data!, error: error! };
+};
+const getOne = async (reference: string, client = reads) => {
+  const { data, response } = await client.GET('/api/v1/contacts/{reference}', { params: { path: { reference } } });
+  return { status: response.status, data: data! };
+};
+const list = async (query: ContactsQuery, client = reads) => {
+  const { data, error, response } = await client.GET('/api/v1/contacts', { params: { query } });
+  return { status: response.status, data: data!, error: error! };
+};
+/** Bodies and queries the document does not allow, sent as they are (the refusals). */
+const raw = (path: string, body?: unknown, method?: string) =>
+  w.request(path, { key: body === undefined ? reader.secret : writer.secret, body, method });
+const events = (type: string, reference: string) => w.events(type, reference);
 
 describe('POST /contacts adds a person', () => {
   it('answers 201 with the whole record and records contact.created caused by the key', async () => {
@@ -43,8 +66,8 @@ describe('POST /contacts adds a person', () => {
       roles: ['buyer', 'buyer', 'owner'],
       external: { source: 'hubspot', id: `h-${unique()}` },
     });
-    expect(res.status, res.text).toBe(201);
-    expect(Object.keys(res.json).sort()).toEqual(
+    expect(res.status, JSON.stringify(res.error)).toBe(201);
+    expect(Object.keys(res.data).sort()).toEqual(
       [
         'created_at',
         'email',
@@ -60,7 +83,7 @@ describe('POST /contacts adds a person', () => {
         'updated_at',
       ].sort(),
     );
-    expect(res.json).toMatchObject({
+    expect(res.data).toMatchObject({
       name: 'Mira Haddad',
       email: address.toUpperCase(),
       language: 'ar',
@@ -68,29 +91,29 @@ describe('POST /contacts adds a person', () => {
       possible_duplicates: [],
       erased: false,
     });
-    expect(res.json.reference).toMatch(/^P-[0-9A-HJKMNP-TV-Z]{10}$/);
-    expect(res.json.phone).toMatch(/^\+97150\d{7}$/);
-    expect(res.json.roles).toEqual(['buyer', 'owner']);
-    expect(res.json.external).toEqual([{ source: 'hubspot', id: expect.stringMatching(/^h-/) }]);
-    expect(new Date(res.json.created_at).toISOString()).toBe(res.json.created_at);
-    const created = await events('contact.created', res.json.reference);
+    expect(res.data.reference).toMatch(/^P-[0-9A-HJKMNP-TV-Z]{10}$/);
+    expect(res.data.phone).toMatch(/^\+97150\d{7}$/);
+    expect(res.data.roles).toEqual(['buyer', 'owner']);
+    expect(res.data.external).toEqual([{ source: 'hubspot', id: expect.stringMatching(/^h-/) }]);
+    expect(new Date(res.data.created_at).toISOString()).toBe(res.data.created_at);
+    const created = await events('contact.created', res.data.reference);
     expect(created).toHaveLength(1);
-    expect(created[0]).toMatchObject({ caused_by: `api:${writer.prefix}`, data: { reference: res.json.reference } });
+    expect(created[0]).toMatchObject({ caused_by: `api:${writer.prefix}`, data: { reference: res.data.reference } });
   });
 
   it('needs at least one of email, phone or external; refuses a phone it cannot read and unknown fields', async () => {
-    const none = await post({ name: 'Nobody', language: 'en' });
+    const none = await raw('/contacts', { name: 'Nobody', language: 'en' });
     expect(none.status).toBe(400);
     expect(none.json.errors).toEqual([expect.objectContaining({ path: 'email' })]);
     for (const phone of ['abc', '+971 5', '12']) {
-      const bad = await post({ phone });
+      const bad = await raw('/contacts', { phone });
       expect(bad.status, phone).toBe(400);
       expect(bad.json.errors).toEqual([expect.objectContaining({ path: 'phone', code: 'invalid_phone' })]);
     }
-    expect((await post({ email: 'not-an-email' })).status).toBe(400);
-    expect((await post({ email: email(), erased: true })).json.errors[0].path).toBe('erased');
-    expect((await post({ email: email(), language: 'english' })).status).toBe(400);
-    expect((await post({ external: { source: 'has space', id: '1' } })).status).toBe(400);
+    expect((await raw('/contacts', { email: 'not-an-email' })).status).toBe(400);
+    expect((await raw('/contacts', { email: email(), erased: true })).json.errors[0].path).toBe('erased');
+    expect((await raw('/contacts', { email: email(), language: 'english' })).status).toBe(400);
+    expect((await raw('/contacts', { external: { source: 'has space', id: '1' } })).status).toBe(400);
   });
 });
 
@@ -101,27 +124,27 @@ describe('POST /contacts matches a person', () => {
     const again = await post({ email: `  mira.${address.toUpperCase()}  ` });
     expect(first.status).toBe(201);
     expect(again.status).toBe(200);
-    expect(again.json.reference).toBe(first.json.reference);
-    expect(again.json.email).toBe(`Mira.${address}`);
+    expect(again.data.reference).toBe(first.data.reference);
+    expect(again.data.email).toBe(`Mira.${address}`);
   });
 
   it('normalises phones to E.164 before matching (with the company phone_country for national numbers)', async () => {
     const digits = mobile();
     const first = await post({ phone: `+971 50 ${digits.slice(0, 3)} ${digits.slice(3)}` });
     expect(first.status).toBe(201);
-    expect(first.json.phone).toBe(`+97150${digits}`);
+    expect(first.data.phone).toBe(`+97150${digits}`);
     for (const phone of [`0097150${digits}`, `050${digits}`, `(050) ${digits.slice(0, 3)}-${digits.slice(3)}`]) {
       const again = await post({ phone });
-      expect([again.status, again.json.reference], phone).toEqual([200, first.json.reference]);
+      expect([again.status, again.data.reference], phone).toEqual([200, first.data.reference]);
     }
     // Without phone_country and with a time zone of no country, a national number cannot be read; an
     // international one (+ or 00) can.
     const other = await api.createCompany({ time_zone: 'UTC' });
     const key = (await api.createKey(other.id, { scopes: ['write:contacts'] })).secret;
-    expect((await post({ phone: `050${digits}` }, other.host, key)).status).toBe(400);
-    const intl = await post({ phone: `0097150${digits}` }, other.host, key);
-    expect([intl.status, intl.json.phone]).toEqual([201, `+97150${digits}`]);
-    expect(intl.json.reference).not.toBe(first.json.reference); // never across companies
+    expect((await post({ phone: `050${digits}` }, clientOf(other.host, key))).status).toBe(400);
+    const intl = await post({ phone: `0097150${digits}` }, clientOf(other.host, key));
+    expect([intl.status, intl.data.phone]).toEqual([201, `+97150${digits}`]);
+    expect(intl.data.reference).not.toBe(first.data.reference); // never across companies
     for (const phone_country of ['ae', 'XX', 'UAE']) {
       const refused = await api.admin(`/companies/${other.id}`, { method: 'PATCH', body: { settings: { phone_country } } });
       expect(refused.status, phone_country).toBe(400);
@@ -132,99 +155,97 @@ describe('POST /contacts matches a person', () => {
     const digits = mobile();
     const dubai = await api.createCompany({ time_zone: 'Asia/Dubai' });
     const key = (await api.createKey(dubai.id, { scopes: ['write:contacts'] })).secret;
-    const local = await post({ phone: `050 ${digits.slice(0, 3)} ${digits.slice(3)}` }, dubai.host, key);
-    expect([local.status, local.json.phone]).toEqual([201, `+97150${digits}`]);
+    const local = await post({ phone: `050 ${digits.slice(0, 3)} ${digits.slice(3)}` }, clientOf(dubai.host, key));
+    expect([local.status, local.data.phone]).toEqual([201, `+97150${digits}`]);
     // phone_country wins over the time zone: the same digits read as a UK number are not possible there.
     const london = await api.createCompany({ time_zone: 'Europe/London', settings: { phone_country: 'AE' } });
     const londonKey = (await api.createKey(london.id, { scopes: ['write:contacts'] })).secret;
-    const set = await post({ phone: `050${digits}` }, london.host, londonKey);
-    expect([set.status, set.json.phone]).toEqual([201, `+97150${digits}`]);
+    const set = await post({ phone: `050${digits}` }, clientOf(london.host, londonKey));
+    expect([set.status, set.data.phone]).toEqual([201, `+97150${digits}`]);
     const uk = await api.createCompany({ time_zone: 'Europe/London' });
     const ukKey = (await api.createKey(uk.id, { scopes: ['write:contacts'] })).secret;
-    const british = await post({ phone: '020 7946 0018' }, uk.host, ukKey);
-    expect([british.status, british.json.phone]).toEqual([201, '+442079460018']);
+    const british = await post({ phone: '020 7946 0018' }, clientOf(uk.host, ukKey));
+    expect([british.status, british.data.phone]).toEqual([201, '+442079460018']);
   });
 
   it('matches by external id first, then email, then phone', async () => {
     const [a, b, c] = [email(), email(), mobile()];
     const ext = { source: 'crm', id: unique() };
-    const byExternal = (await post({ email: a, external: ext })).json.reference;
-    const byEmail = (await post({ email: b })).json.reference;
-    const byPhone = (await post({ phone: `+97150${c}` })).json.reference;
-    expect((await post({ email: b, phone: `+97150${c}`, external: ext })).json.reference).toBe(byExternal);
-    expect((await post({ email: b, phone: `+97150${c}` })).json.reference).toBe(byEmail);
-    expect((await post({ email: email(), phone: `+97150${c}` })).json.reference).toBe(byPhone);
+    const byExternal = (await post({ email: a, external: ext })).data.reference;
+    const byEmail = (await post({ email: b })).data.reference;
+    const byPhone = (await post({ phone: `+97150${c}` })).data.reference;
+    expect((await post({ email: b, phone: `+97150${c}`, external: ext })).data.reference).toBe(byExternal);
+    expect((await post({ email: b, phone: `+97150${c}` })).data.reference).toBe(byEmail);
+    expect((await post({ email: email(), phone: `+97150${c}` })).data.reference).toBe(byPhone);
   });
 
   it('fills empty fields, never overwrites, and records contact.updated only when something was filled', async () => {
     const address = email();
     const digits = mobile();
     const first = await post({ email: address, name: 'First Name', roles: ['buyer'] });
-    const reference = first.json.reference;
+    const reference = first.data.reference;
     const filled = await post({ email: address, name: 'Other Name', phone: `050${digits}`, language: 'ar', roles: ['seller'] });
     expect(filled.status).toBe(200);
-    expect(filled.json).toMatchObject({ reference, name: 'First Name', phone: `+97150${digits}`, language: 'ar' });
-    expect(filled.json.roles).toEqual(['buyer', 'seller']);
+    expect(filled.data).toMatchObject({ reference, name: 'First Name', phone: `+97150${digits}`, language: 'ar' });
+    expect(filled.data.roles).toEqual(['buyer', 'seller']);
     expect(await events('contact.updated', reference)).toHaveLength(1);
     const same = await post({ email: address, name: 'Third Name', language: 'en', roles: ['buyer'] });
-    expect(same.json).toMatchObject({ name: 'First Name', language: 'ar', updated_at: filled.json.updated_at });
+    expect(same.data).toMatchObject({ name: 'First Name', language: 'ar', updated_at: filled.data.updated_at });
     expect(await events('contact.updated', reference)).toHaveLength(1);
   });
 
   it("links the external id of a match, and leaves another person's email or phone with them", async () => {
     const [a, b] = [email(), email()];
-    const owner = (await post({ email: b })).json.reference;
+    const owner = (await post({ email: b })).data.reference;
     const ext = { source: 'crm', id: unique() };
     const linked = await post({ email: a, external: ext });
     const matched = await post({ external: ext, email: b });
     expect(matched.status).toBe(200);
-    expect(matched.json).toMatchObject({ reference: linked.json.reference, email: a });
-    const plain = (await post({ phone: `+97150${mobile()}` })).json.reference;
-    const withId = await post({ phone: (await get(`/contacts/${plain}`)).json.phone, external: { source: 'erp', id: '7' } });
-    expect([withId.status, withId.json.external]).toEqual([200, [{ source: 'erp', id: '7' }]]);
+    expect(matched.data).toMatchObject({ reference: linked.data.reference, email: a });
+    const plain = (await post({ phone: `+97150${mobile()}` })).data.reference;
+    const withId = await post({ phone: (await getOne(plain)).data.phone ?? undefined, external: { source: 'erp', id: '7' } });
+    expect([withId.status, withId.data.external]).toEqual([200, [{ source: 'erp', id: '7' }]]);
     expect(await events('contact.updated', plain)).toHaveLength(1);
-    expect((await get(`/contacts?external=erp:7`)).json.results.map((r: any) => r.reference)).toEqual([plain]);
-    expect(owner).not.toBe(linked.json.reference);
+    expect((await list({ external: 'erp:7' })).data.results.map((r) => r.reference)).toEqual([plain]);
+    expect(owner).not.toBe(linked.data.reference);
   });
 
   it('never matches an erased person: a new one is created and takes over the external id', async () => {
     const address = email();
     const ext = { source: 'crm', id: unique() };
-    const first = (await post({ email: address, external: ext })).json.reference;
+    const first = (await post({ email: address, external: ext })).data.reference;
     const { id } = await api.db.selectFrom('contacts').select('id').where('reference', '=', first).executeTakeFirstOrThrow();
-    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, id, 'admin'));
-    const erased = await get(`/contacts/${first}`);
-    expect(erased.json).toMatchObject({ erased: true, name: null, email: null, phone: null });
+    await eraseContact(api.db, company.id, id, { causedBy: 'admin', now: api.clock.now() });
+    const erased = await getOne(first);
+    expect(erased.data).toMatchObject({ erased: true, name: null, email: null, phone: null });
     const again = await post({ email: address, external: ext });
     expect(again.status).toBe(201);
-    expect(again.json.reference).not.toBe(first);
-    expect((await get(`/contacts?external=crm:${ext.id}`)).json.results.map((r: any) => r.reference)).toEqual([
-      again.json.reference,
-    ]);
+    expect(again.data.reference).not.toBe(first);
+    expect((await list({ external: `crm:${ext.id}` })).data.results.map((r) => r.reference)).toEqual([again.data.reference]);
     const refused = await patch(first, { name: 'Back' });
-    expect([refused.status, refused.json.code]).toEqual([409, 'conflict']);
+    expect([refused.status, refused.error.code]).toEqual([409, 'conflict']);
   });
 });
 
 describe('PATCH /contacts/{reference}', () => {
   it('changes name and language, keeps the client id so ?external= finds it, and records contact.updated', async () => {
-    const reference = (await post({ email: email(), name: 'Old' })).json.reference;
+    const reference = (await post({ email: email(), name: 'Old' })).data.reference;
     const id = `deal:${unique()}`; // ids may contain colons
     const res = await patch(reference, { name: 'New', language: 'en', external: { source: 'pipedrive', id } });
-    expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({ reference, name: 'New', language: 'en', external: [{ source: 'pipedrive', id }] });
-    const found = await get(`/contacts?external=${encodeURIComponent(`pipedrive:${id}`)}`);
-    expect(found.json.results.map((r: any) => r.reference)).toEqual([reference]);
+    expect(res.status, JSON.stringify(res.error)).toBe(200);
+    expect(res.data).toMatchObject({ reference, name: 'New', language: 'en', external: [{ source: 'pipedrive', id }] });
+    const found = await list({ external: `pipedrive:${id}` });
+    expect(found.data.results.map((r) => r.reference)).toEqual([reference]);
     expect(await events('contact.updated', reference)).toHaveLength(1);
     const again = await patch(reference, { external: { source: 'pipedrive', id } });
-    expect([again.status, again.json.updated_at]).toEqual([200, res.json.updated_at]);
+    expect([again.status, again.data.updated_at]).toEqual([200, res.data.updated_at]);
     expect(await events('contact.updated', reference)).toHaveLength(1);
-    expect((await patch(reference, { name: null })).json.name).toBeNull();
+    expect((await patch(reference, { name: null })).data.name).toBeNull();
   });
 
   it('refuses other fields (400), an id of another person (409) and an unknown reference (404)', async () => {
-    const reference = (await post({ email: email() })).json.reference;
-    expect((await patch(reference, { email: email() })).status).toBe(400);
+    const reference = (await post({ email: email() })).data.reference;
+    expect((await raw(`/contacts/${reference}`, { email: email() }, 'PATCH')).status).toBe(400);
     const taken = { source: 'crm', id: unique() };
     await post({ email: email(), external: taken });
     expect((await patch(reference, { external: taken })).status).toBe(409);
@@ -235,7 +256,7 @@ describe('PATCH /contacts/{reference}', () => {
 describe('GET /contacts', () => {
   it('lists by (updated_at, id), pages with a cursor, and shows the leads of each person', async () => {
     const mine: string[] = [];
-    for (let i = 0; i < 5; i++) mine.push((await post({ email: email() })).json.reference);
+    for (let i = 0; i < 5; i++) mine.push((await post({ email: email() })).data.reference);
     const { id } = await api.db.selectFrom('contacts').select('id').where('reference', '=', mine[0]!).executeTakeFirstOrThrow();
     const leads = [newReference('L'), newReference('L')];
     // A person's leads are shown oldest first. Their times are set a second apart: two inserts within one
@@ -253,23 +274,23 @@ describe('GET /contacts', () => {
         })
         .execute();
     }
-    const seen: any[] = [];
+    const seen: Array<components['schemas']['Contact']> = [];
     let cursor: string | null = '';
     while (cursor !== null) {
-      const res = await get(`/contacts?page_size=7${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(res.status, res.text).toBe(200);
-      expect(res.json.results.length).toBeLessThanOrEqual(7);
-      seen.push(...res.json.results);
-      cursor = res.json.next_cursor;
+      const page = await list({ page_size: 7, cursor: cursor || undefined });
+      expect(page.status, JSON.stringify(page.error)).toBe(200);
+      expect(page.data.results.length).toBeLessThanOrEqual(7);
+      seen.push(...page.data.results);
+      cursor = page.data.next_cursor;
     }
     const keys = seen.map((c) => `${c.updated_at}|${c.reference}`);
     expect(new Set(keys).size).toBe(seen.length);
     const times = seen.map((c) => c.updated_at);
     expect(times).toEqual([...times].sort());
     expect(seen.map((c) => c.reference)).toEqual(expect.arrayContaining(mine));
-    expect(seen.find((c) => c.reference === mine[0]).leads).toEqual(leads);
-    expect((await get('/contacts?external=nobody:1')).json).toEqual({ results: [], next_cursor: null });
-    expect((await get('/contacts?cursor=bogus')).json.code).toBe('invalid_cursor');
+    expect(seen.find((c) => c.reference === mine[0])?.leads).toEqual(leads);
+    expect((await list({ external: 'nobody:1' })).data).toEqual({ results: [], next_cursor: null });
+    expect((await list({ cursor: 'bogus' })).error.code).toBe('invalid_cursor');
   });
 
   it('with updated_since, includes records changed at or after the instant and excludes older ones', async () => {
@@ -279,10 +300,9 @@ describe('GET /contacts', () => {
       write: await api.createKey(own.id, { scopes: ['write:contacts'] }),
       read: await api.createKey(own.id, { scopes: ['read:contacts'] }),
     };
-    const write = (path: string, body: unknown, method = 'POST') =>
-      api.request(`/api/v1${path}`, { host: own.host, key: keys.write.secret, method, body });
+    const [ownWrites, ownReads] = [clientOf(own.host, keys.write.secret), clientOf(own.host, keys.read.secret)];
     const add = async (at: Date) => {
-      const reference = (await write('/contacts', { email: email() })).json.reference as string;
+      const reference = (await post({ email: email() }, ownWrites)).data.reference;
       await setUpdatedAt(api.db, 'contacts', { companyId: own.id, column: 'reference', value: reference }, at);
       return reference;
     };
@@ -290,21 +310,22 @@ describe('GET /contacts', () => {
     const older = await add(new Date(since.getTime() - 1));
     const changed = await add(new Date(since.getTime() - 1000));
     const atSince = await add(since);
-    expect((await write(`/contacts/${changed}`, { name: 'Changed later' }, 'PATCH')).status).toBe(200);
-    const res = await api.request(`/api/v1/contacts?updated_since=${encodeURIComponent(since.toISOString())}&page_size=100`, {
-      host: own.host,
-      key: keys.read.secret,
+    const patched = await ownWrites.PATCH('/api/v1/contacts/{reference}', {
+      params: { path: { reference: changed } },
+      body: { name: 'Changed later' },
     });
+    expect(patched.response.status).toBe(200);
+    const res = await list({ updated_since: since.toISOString(), page_size: 100 }, ownReads);
     // In updated_at order: the one set at the instant, then the one the PATCH moved to the database's now.
-    expect(res.json.results.map((c: any) => c.reference)).toEqual([atSince, changed]);
-    expect(res.json.results.map((c: any) => c.reference)).not.toContain(older);
-    expect((await get('/contacts?updated_since=yesterday')).status).toBe(400);
+    expect(res.data.results.map((c) => c.reference)).toEqual([atSince, changed]);
+    expect(res.data.results.map((c) => c.reference)).not.toContain(older);
+    expect((await list({ updated_since: 'yesterday' })).status).toBe(400);
   });
 
   it('GET /contacts/{reference} answers one person, 404 for an unknown one or another company’s', async () => {
-    const reference = (await post({ email: email(), name: 'One' })).json.reference;
-    expect((await get(`/contacts/${reference}`)).json).toMatchObject({ reference, name: 'One' });
-    expect((await get('/contacts/P-0000000000')).status).toBe(404);
+    const reference = (await post({ email: email(), name: 'One' })).data.reference;
+    expect((await getOne(reference)).data).toMatchObject({ reference, name: 'One' });
+    expect((await getOne('P-0000000000')).status).toBe(404);
     const other = await api.createCompany();
     const key = (await api.createKey(other.id, { scopes: ['read:contacts'] })).secret;
     expect((await api.request(`/api/v1/contacts/${reference}`, { host: other.host, key })).status).toBe(404);
@@ -314,23 +335,24 @@ describe('GET /contacts', () => {
 describe('the audit log of personal data reads', () => {
   const auditRows = async (prefix: string) =>
     (await api.admin(`/companies/${company.id}/audit-log?action=personal_data.read&page_size=100`)).json.results.filter(
-      (r: any) => r.subject === prefix,
+      (r: { subject: string }) => r.subject === prefix,
     );
 
   it('writes one personal_data.read row per request with the key prefix and every reference returned', async () => {
     for (let i = 0; i < 3; i++) await post({ email: email() });
     const key = await api.createKey(company.id, { scopes: ['read:contacts'] });
-    const list = await get('/contacts?page_size=3', key.secret);
-    const references = list.json.results.map((c: any) => c.reference);
+    const keyReads = clientOf(company.host, key.secret);
+    const page = await list({ page_size: 3 }, keyReads);
+    const references = page.data.results.map((c) => c.reference);
     expect(references).toHaveLength(3);
     let rows = await auditRows(key.prefix);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ actor: `api:${key.prefix}`, subject: key.prefix, details: { references } });
-    await get(`/contacts/${references[1]}`, key.secret);
+    await getOne(references[1]!, keyReads);
     rows = await auditRows(key.prefix);
     expect(rows).toHaveLength(2);
     expect(rows[0].details.references).toEqual([references[1]]);
-    await get('/contacts?external=nobody:1', key.secret); // nothing returned, nothing to record
+    await list({ external: 'nobody:1' }, keyReads); // nothing returned, nothing to record
     expect(await auditRows(key.prefix)).toHaveLength(2);
   });
 });
@@ -355,8 +377,8 @@ describe('20 concurrent identical POSTs', () => {
     const sent = body();
     const answers = await Promise.all(Array.from({ length: 20 }, () => post(sent)));
     const statuses = answers.map((a) => a.status).sort();
-    expect(statuses, answers.map((a) => a.text).join('\n')).toEqual([...Array(19).fill(200), 201]);
-    const references = new Set(answers.map((a) => a.json.reference));
+    expect(statuses, answers.map((a) => JSON.stringify(a.error)).join('\n')).toEqual([...Array(19).fill(200), 201]);
+    const references = new Set(answers.map((a) => a.data.reference));
     expect(references.size).toBe(1);
     expect(await racers()).toBe(before + 1);
     expect(await events('contact.created', [...references][0] as string)).toHaveLength(1);

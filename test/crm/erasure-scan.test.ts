@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/crypto';
-import { scopes } from '../../schema/common/scopes';
 import { developmentToken } from '../../lib/spam-check';
-import { bookingBody, type Ctx, newHome, origin, postBooking, publishableKey, setup, stays } from '../stay/support';
+import { bookingBody, type Ctx, plainTerms as plainBookingTerms, postBooking, stays } from '../stay/support';
 import { listingAnswers } from '../forms/support';
 import {
   adReferral,
@@ -15,19 +14,23 @@ import {
 } from '../forms/inbound-support';
 import { startReceiver } from '../webhooks/support';
 import { demoPipelines } from '../../functions/pipelines/demo';
+import { formOrigin as origin, world } from '../support/world';
 
 /**
  * One person reaches the API through every route that stores personal data, each value carrying a marker; after
  * their erasure through the admin API, no marker may be left in any column of any table: a table or column added
  * later that keeps personal data fails here until erasure reaches it.
  */
+let w: Awaited<ReturnType<typeof world>>;
 let ctx: Ctx;
 let key: string;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
-  ctx = await setup();
-  key = (await ctx.api.createKey(ctx.company.id, { scopes: [...scopes] })).secret;
+  // A development workspace (its webhooks may go to loopback) with bookings on; the world's key has every scope.
+  w = await world({ environment: 'development' });
+  ctx = { api: w.api, company: w.company, pk: await w.publishableKey(['booking']) };
+  key = w.key.secret;
   // Deliveries exist for the person's events (a development workspace may send to loopback).
   receiver = await startReceiver();
   const subscribed = await ctx.api.admin(`/companies/${ctx.company.id}/webhook-subscriptions`, {
@@ -119,7 +122,7 @@ describe('erasure reaches every table', () => {
       }),
     );
     expect(enquiry.person).toBe(server);
-    const pk = await publishableKey(ctx.api, ctx.company.id, ['enquiry', 'listing_request', 'booking']);
+    const pk = await w.publishableKey(['enquiry', 'listing_request', 'booking']);
     const form = await created(
       await ctx.api.request('/api/v1/leads', {
         host: ctx.company.host,
@@ -147,7 +150,7 @@ describe('erasure reaches every table', () => {
     expect(drafted.status, drafted.text).toBe(201);
 
     // A booking request from the browser, with the guest's message.
-    const home = await newHome(ctx);
+    const home = await w.holidayHome(plainBookingTerms);
     const [checkIn, checkOut] = stays(30)();
     const guest = { name: `Guest ${m}`, email: v.email, phone: v.phone, language: 'ar', message: `Booking message ${m}` };
     const booking = await created(

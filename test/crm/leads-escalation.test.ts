@@ -1,33 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseContact } from '../../functions/crm/erasure';
 import { escalateUnansweredLeads } from '../../functions/crm/escalation';
-import { createTestApi, type TestApi } from '../support/harness';
+import type { TestApi } from '../support/harness';
+import { type World, world } from '../support/world';
 
+let w: World;
 let api: TestApi;
 let company: { id: string; host: string };
-let quiet: { id: string; host: string };
-let key: string;
-let quietKey: string;
+/** A company without the setting: its leads are never escalated. */
+let quiet: World;
 
 beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.createCompany({ settings: { lead_answer_minutes: 30 } });
-  quiet = await api.createCompany();
-  key = (await api.createKey(company.id, { scopes: ['write:leads', 'read:leads', 'write:followups'] })).secret;
-  quietKey = (await api.createKey(quiet.id, { scopes: ['write:leads'] })).secret;
+  w = await world({ settings: { lead_answer_minutes: 30 } });
+  ({ api, company } = w);
+  quiet = await world({ api });
 });
 afterAll(() => api.close());
 
-let serial = 0;
-async function lead(host = company.host, secret = key) {
-  const res = await api.request('/api/v1/leads', {
-    host,
-    key: secret,
-    body: { consent: true, consent_version: 'v1', email: `esc.${Date.now()}.${serial++}@example.com` },
-  });
-  expect(res.status).toBe(201);
-  return res.json as { reference: string; person: string };
-}
+const lead = () => w.lead();
 /** Makes a lead look as if it arrived `minutes` before `now`. */
 const age = (reference: string, now: Date, minutes: number) =>
   api.db
@@ -49,31 +39,32 @@ describe('escalateUnansweredLeads', () => {
   it('escalates, once, each new unanswered lead older than the company’s answer time, with caused_by system', async () => {
     const now = new Date(Date.now() + 60 * 60_000);
     const [late, recent, answered, moved, erased] = [await lead(), await lead(), await lead(), await lead(), await lead()];
-    const elsewhere = await lead(quiet.host, quietKey);
+    const elsewhere = await quiet.lead();
     for (const l of [late, answered, moved, erased]) await age(l.reference, now, 31);
     await age(recent.reference, now, 29);
     await age(elsewhere.reference, now, 600);
-    await api.request('/api/v1/activities', {
-      host: company.host,
-      key,
+    await w.client.POST('/api/v1/activities', {
       body: { type: 'call', source: 'pbx', external_id: `call-${answered.reference}`, lead: answered.reference },
     });
-    await api.request(`/api/v1/leads/${moved.reference}`, { host: company.host, key, method: 'PATCH', body: { status: 'spam' } });
+    await w.client.PATCH('/api/v1/leads/{reference}', {
+      params: { path: { reference: moved.reference } },
+      body: { status: 'spam' },
+    });
     const person = await api.db
       .selectFrom('contacts')
       .select('id')
       .where('reference', '=', erased.person)
       .executeTakeFirstOrThrow();
-    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, person.id, 'system'));
+    await eraseContact(api.db, company.id, person.id, { causedBy: 'system', now: api.clock.now() });
 
     const first = await escalateUnansweredLeads(api.db, now);
     expect(first).toContain(late.reference);
     for (const l of [recent, answered, moved, erased, elsewhere]) expect(first).not.toContain(l.reference);
     expect(await escalations(company.id)).toEqual([{ caused_by: 'system', data: { reference: late.reference } }]);
-    expect(await escalations(quiet.id)).toEqual([]);
+    expect(await escalations(quiet.company.id)).toEqual([]);
 
-    const read = await api.request(`/api/v1/leads/${late.reference}`, { host: company.host, key });
-    expect(read.json.escalated_at).toBe(now.toISOString());
+    const read = await w.client.GET('/api/v1/leads/{reference}', { params: { path: { reference: late.reference } } });
+    expect(read.data?.escalated_at).toBe(now.toISOString());
 
     const again = await escalateUnansweredLeads(api.db, now);
     expect(again).not.toContain(late.reference);
@@ -96,7 +87,10 @@ describe('escalateUnansweredLeads', () => {
   });
 
   it('takes the setting from the admin API: a whole number of minutes, or null to switch it off', async () => {
-    const bad = await api.admin(`/companies/${quiet.id}`, { method: 'PATCH', body: { settings: { lead_answer_minutes: 0 } } });
+    const bad = await api.admin(`/companies/${quiet.company.id}`, {
+      method: 'PATCH',
+      body: { settings: { lead_answer_minutes: 0 } },
+    });
     expect(bad.status).toBe(400);
     const off = await api.admin(`/companies/${company.id}`, {
       method: 'PATCH',

@@ -1,56 +1,52 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { components } from '../../clients/typescript/src/index';
 import { eraseContact } from '../../functions/crm/erasure';
+import type { TestClient } from '../support/client';
 import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import { setUpdatedAt } from '../support/times';
+import { type Key, type World, world } from '../support/world';
+
+type LeadPatch = components['schemas']['LeadPatch'];
+type Status = NonNullable<LeadPatch['status']>;
 
 let statements: string[] | undefined;
 const log = statementLog(() => statements);
 
+let w: World;
 let api: TestApi;
 let company: { id: string; host: string };
-let writer: { secret: string; prefix: string };
-let reader: { secret: string; prefix: string };
+let writer: Key;
+let reader: Key;
+let writes: TestClient;
+let reads: TestClient;
 let member: string;
 
 beforeAll(async () => {
-  api = await createTestApi({ handle: await openTestDatabase({ log }) });
-  company = await api.createCompany();
-  writer = await api.createKey(company.id, { scopes: ['write:leads'] });
-  reader = await api.createKey(company.id, { scopes: ['read:leads'] });
-  member = (await api.admin(`/companies/${company.id}/members`, { body: { name: 'Sara' } })).json.id;
-  await api.admin(`/companies/${company.id}/departments/sales`, { method: 'PUT', body: { name: { en: 'Sales' } } });
+  w = await world({ api: await createTestApi({ handle: await openTestDatabase({ log }) }) });
+  ({ api, company } = w);
+  writer = await w.keyWith(['write:leads']);
+  reader = await w.keyWith(['read:leads']);
+  [writes, reads] = await Promise.all([w.clientWith(writer.secret), w.clientWith(reader.secret)]);
+  member = w.members.sara;
 });
 afterAll(() => api.close());
 
-let serial = 0;
-const newLead = async (extra: Record<string, unknown> = {}) => {
-  const address = `lead.${Date.now().toString(36)}${(serial++).toString(36)}@example.com`;
-  const res = await api.request('/api/v1/leads', {
-    host: company.host,
-    key: writer.secret,
-    body: { consent: true, consent_version: 'v1', email: address, ...extra },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.json as { reference: string; person: string };
+const newLead = (extra: Record<string, unknown> = {}) => w.lead(extra);
+const patch = async (reference: string, body: LeadPatch) => {
+  const { data, error, response } = await writes.PATCH('/api/v1/leads/{reference}', { params: { path: { reference } }, body });
+  return { status: response.status, data: data!, error: error! };
 };
-const patch = (reference: string, body: unknown) =>
-  api.request(`/api/v1/leads/${reference}`, { host: company.host, key: writer.secret, method: 'PATCH', body });
-const get = (path: string) => api.request(`/api/v1${path}`, { host: company.host, key: reader.secret });
+const getLead = async (reference: string) => {
+  const { data, response } = await reads.GET('/api/v1/leads/{reference}', { params: { path: { reference } } });
+  return { status: response.status, data: data! };
+};
+const listLeads = async (query: { updated_since?: string; external?: string }) =>
+  (await reads.GET('/api/v1/leads', { params: { query } })).data!;
 const events = async (type: string, reference: string) =>
-  (
-    await api.db
-      .selectFrom('events')
-      .selectAll()
-      .where('company_id', '=', company.id)
-      .where('type', '=', type)
-      .orderBy('created_at')
-      .execute()
-  )
-    .filter((e) => e.data.reference === reference)
-    .map((e) => ({ caused_by: e.caused_by, data: e.data }));
+  (await w.events(type, reference)).map((e) => ({ caused_by: e.caused_by, data: e.data }));
 
 /** The decided transitions, written out independently of the implementation. */
-const allowed: Record<string, string[]> = {
+const allowed: Record<Status, Status[]> = {
   new: ['contacted', 'qualified', 'lost', 'spam'],
   contacted: ['qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'],
   qualified: ['contacted', 'viewing', 'negotiating', 'won', 'lost'],
@@ -60,9 +56,9 @@ const allowed: Record<string, string[]> = {
   lost: ['contacted'],
   spam: ['new'],
 };
-const statuses = Object.keys(allowed);
+const statuses: Status[] = ['new', 'contacted', 'qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'];
 /** A way from `new` to each status along allowed moves. */
-const pathTo: Record<string, string[]> = {
+const pathTo: Record<Status, Status[]> = {
   new: [],
   contacted: ['contacted'],
   qualified: ['qualified'],
@@ -80,14 +76,16 @@ describe('PATCH /leads/{reference}: status', () => {
       for (const step of pathTo[from]!) expect((await patch(reference, { status: step })).status).toBe(200);
       const res = await patch(reference, { status: to });
       if (to === from || allowed[from]!.includes(to)) {
-        expect(res.status, `${from} → ${to}: ${res.text}`).toBe(200);
-        expect(res.json.status).toBe(to);
+        expect(res.status, `${from} → ${to}: ${JSON.stringify(res.error)}`).toBe(200);
+        expect(res.data.status).toBe(to);
       } else {
         expect(res.status, `${from} → ${to}`).toBe(409);
-        expect(res.json.code).toBe('invalid_transition');
+        expect(res.error.code).toBe('invalid_transition');
         const next = allowed[from]!.length > 0 ? allowed[from]!.join(', ') : 'none (final)';
-        expect(res.json.errors).toEqual([{ path: 'status', code: 'invalid_transition', message: expect.stringContaining(next) }]);
-        expect((await get(`/leads/${reference}`)).json.status).toBe(from);
+        expect(res.error.errors).toEqual([
+          { path: 'status', code: 'invalid_transition', message: expect.stringContaining(next) },
+        ]);
+        expect((await getLead(reference)).data.status).toBe(from);
       }
     }
   });
@@ -110,9 +108,9 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
     const { reference } = await newLead();
     const res = await patch(reference, { assignee: member });
     expect(res.status).toBe(200);
-    expect(res.json.assignee).toBe(member);
+    expect(res.data.assignee).toBe(member);
     expect((await patch(reference, { assignee: member })).status).toBe(200);
-    expect((await patch(reference, { assignee: null })).json.assignee).toBeNull();
+    expect((await patch(reference, { assignee: null })).data.assignee).toBeNull();
     expect(await events('lead.assigned', reference)).toEqual([
       { caused_by: `api:${writer.prefix}`, data: { reference, assignee: member } },
       { caused_by: `api:${writer.prefix}`, data: { reference, assignee: null } },
@@ -127,23 +125,23 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
     for (const assignee of ['mem_unknown', foreign, inactive]) {
       const res = await patch(reference, { assignee });
       expect(res.status, assignee).toBe(400);
-      expect(res.json.errors[0].path).toBe('assignee');
+      expect(res.error.errors?.[0]?.path).toBe('assignee');
     }
     expect(await events('lead.assigned', reference)).toEqual([]);
   });
 
   it('sets and clears the department (unknown: 400) and the next action', async () => {
     const { reference } = await newLead();
-    expect((await patch(reference, { department: 'nope' })).json.errors[0].path).toBe('department');
+    expect((await patch(reference, { department: 'nope' })).error.errors?.[0]?.path).toBe('department');
     const due = '2026-12-01T08:00:00+04:00';
     const res = await patch(reference, { department: 'sales', next_action: { text: 'Call back', due_at: due } });
-    expect(res.json).toMatchObject({
+    expect(res.data).toMatchObject({
       department: 'sales',
       next_action: { text: 'Call back', due_at: '2026-12-01T04:00:00.000Z' },
     });
     const cleared = await patch(reference, { department: null, next_action: null });
-    expect(cleared.json).toMatchObject({ department: null, next_action: null });
-    expect((await patch(reference, { next_action: { text: 'Email' } })).json.next_action).toEqual({
+    expect(cleared.data).toMatchObject({ department: null, next_action: null });
+    expect((await patch(reference, { next_action: { text: 'Email' } })).data.next_action).toEqual({
       text: 'Email',
       due_at: null,
     });
@@ -159,13 +157,13 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
       { companyId: company.id, column: 'reference', value: first.reference },
       new Date('2025-01-01T00:00:00.000Z'),
     );
-    const before = (await get(`/leads/${first.reference}`)).json.updated_at;
+    const before = (await getLead(first.reference)).data.updated_at;
     const res = await patch(first.reference, { external: { source: 'hubspot', id: `deal:${first.reference}` } });
-    expect(res.json.external).toEqual([{ source: 'hubspot', id: `deal:${first.reference}` }]);
-    expect(res.json.updated_at > before).toBe(true);
-    const found = await get(`/leads?external=${encodeURIComponent(`hubspot:deal:${first.reference}`)}`);
-    expect(found.json.results.map((l: { reference: string }) => l.reference)).toEqual([first.reference]);
-    expect((await get('/leads?external=hubspot:none')).json).toEqual({ results: [], next_cursor: null });
+    expect(res.data.external).toEqual([{ source: 'hubspot', id: `deal:${first.reference}` }]);
+    expect(res.data.updated_at > before).toBe(true);
+    const found = await listLeads({ external: `hubspot:deal:${first.reference}` });
+    expect(found.results.map((l) => l.reference)).toEqual([first.reference]);
+    expect(await listLeads({ external: 'hubspot:none' })).toEqual({ results: [], next_cursor: null });
     const taken = await patch(second.reference, { external: { source: 'hubspot', id: `deal:${first.reference}` } });
     expect(taken.status).toBe(409);
   });
@@ -178,14 +176,15 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
       .select('id')
       .where('reference', '=', lead.person)
       .executeTakeFirstOrThrow();
-    await api.db.transaction().execute((trx) => eraseContact(trx, company.id, contact.id, 'admin'));
-    for (const body of [{ status: 'contacted' }, { assignee: member }, { external: { source: 'crm', id: 'x' } }]) {
+    await eraseContact(api.db, company.id, contact.id, { causedBy: 'admin', now: api.clock.now() });
+    const bodies: LeadPatch[] = [{ status: 'contacted' }, { assignee: member }, { external: { source: 'crm', id: 'x' } }];
+    for (const body of bodies) {
       const res = await patch(lead.reference, body);
       expect(res.status).toBe(409);
-      expect(res.json.code).toBe('conflict');
+      expect(res.error.code).toBe('conflict');
     }
-    const read = await get(`/leads/${lead.reference}`);
-    expect(read.json).toMatchObject({ erased: true, details: null, message: null, status: 'new' });
+    const read = await getLead(lead.reference);
+    expect(read.data).toMatchObject({ erased: true, details: null, message: null, status: 'new' });
   });
 });
 
@@ -233,12 +232,12 @@ describe('GET /leads', () => {
         .orderBy('id')
         .execute();
     const before = (await audits()).length;
-    const page = await get(`/leads?updated_since=${encodeURIComponent((await get(`/leads/${a.reference}`)).json.updated_at)}`);
+    const page = await listLeads({ updated_since: (await getLead(a.reference)).data.updated_at });
     const rows = (await audits()).slice(before);
     expect(rows).toHaveLength(2); // the GET of one lead, then the page
     const last = rows[1]!;
     expect(last).toMatchObject({ actor: `api:${reader.prefix}`, subject: reader.prefix });
-    expect(last.details.references).toEqual(page.json.results.map((l: { reference: string }) => l.reference));
+    expect(last.details.references).toEqual(page.results.map((l) => l.reference));
     expect(last.details.references).toEqual(expect.arrayContaining([a.reference, b.reference]));
   });
 
@@ -279,7 +278,7 @@ describe('GET /leads', () => {
   });
 
   it('answers 404 for an unknown reference and for a lead of another company', async () => {
-    expect((await get('/leads/L-0000000000')).status).toBe(404);
+    expect((await getLead('L-0000000000')).status).toBe(404);
     const other = await api.createCompany();
     const key = await api.createKey(other.id, { scopes: ['write:leads'] });
     const res = await api.request('/api/v1/leads', {
@@ -287,6 +286,6 @@ describe('GET /leads', () => {
       key: key.secret,
       body: { consent: true, consent_version: 'v1', email: 'x@example.com' },
     });
-    expect((await get(`/leads/${res.json.reference}`)).status).toBe(404);
+    expect((await getLead(res.json.reference)).status).toBe(404);
   });
 });

@@ -1,41 +1,46 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
-import { databaseNow, moveUpdatedAtBack, setUpdatedAt, setUpdatedAtInOrder, expectStampedSince } from '../support/times';
+import type { components } from '../../clients/typescript/src/index';
+import type { TestClient } from '../support/client';
+import { databaseNow, expectStampedSince, moveUpdatedAtBack, setUpdatedAt, setUpdatedAtInOrder } from '../support/times';
+import { type Key, unique, type World, world } from '../support/world';
 
-let api: TestApi;
-let company: { id: string; host: string };
-let writer: { secret: string; prefix: string };
-let reader: { secret: string; prefix: string };
+type TaskInput = components['schemas']['TaskInput'];
+type TaskPatch = components['schemas']['TaskPatch'];
+
+let w: World;
+let writer: Key;
+let reader: Key;
+let writes: TestClient;
+let reads: TestClient;
 let lead: { reference: string; person: string };
 let member: string;
 let retired: string;
 
 beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.createCompany();
-  writer = await api.createKey(company.id, { scopes: ['write:followups'] });
-  reader = await api.createKey(company.id, { scopes: ['read:followups'] });
-  const leadsKey = (await api.createKey(company.id, { scopes: ['write:leads'] })).secret;
-  lead = (
-    await api.request('/api/v1/leads', {
-      host: company.host,
-      key: leadsKey,
-      body: { consent: true, consent_version: 'v1', email: 'task.person@example.com' },
-    })
-  ).json;
-  member = (await api.admin(`/companies/${company.id}/members`, { body: { name: 'Lina' } })).json.id;
-  retired = (await api.admin(`/companies/${company.id}/members`, { body: { name: 'Retired', active: false } })).json.id;
+  w = await world();
+  writer = await w.keyWith(['write:followups']);
+  reader = await w.keyWith(['read:followups']);
+  [writes, reads] = await Promise.all([w.clientWith(writer.secret), w.clientWith(reader.secret)]);
+  lead = await w.lead();
+  member = w.members.lina;
+  retired = w.members.retired;
 });
-afterAll(() => api.close());
+afterAll(() => w.close());
 
-let serial = 0;
-const unique = () => `${Date.now().toString(36)}-${serial++}`;
-const post = (body: Record<string, unknown>) => api.request('/api/v1/tasks', { host: company.host, key: writer.secret, body });
-const patch = (id: string, body: unknown) =>
-  api.request(`/api/v1/tasks/${id}`, { host: company.host, key: writer.secret, method: 'PATCH', body });
-const get = (path: string) => api.request(`/api/v1${path}`, { host: company.host, key: reader.secret });
+const post = async (body: TaskInput) => {
+  const { data, error, response } = await writes.POST('/api/v1/tasks', { body });
+  return { status: response.status, data: data!, error };
+};
+const postRaw = (body: Record<string, unknown>) => w.request('/tasks', { key: writer.secret, body });
+const patch = async (task_id: string, body: TaskPatch) => {
+  const { data, error, response } = await writes.PATCH('/api/v1/tasks/{task_id}', { params: { path: { task_id } }, body });
+  return { status: response.status, data: data!, error };
+};
+const getOne = async (task_id: string) => reads.GET('/api/v1/tasks/{task_id}', { params: { path: { task_id } } });
+const list = async (query: { page_size?: number; updated_since?: string; cursor?: string; external?: string }) =>
+  (await reads.GET('/api/v1/tasks', { params: { query } })).data!;
 const eventsOf = async (taskId: string) =>
-  (await api.db.selectFrom('events').selectAll().where('company_id', '=', company.id).orderBy('created_at').execute())
+  (await w.api.db.selectFrom('events').selectAll().where('company_id', '=', w.company.id).orderBy('created_at').execute())
     .filter((e) => e.data.task_id === taskId)
     .map((e) => [e.type, e.caused_by, e.data]);
 
@@ -49,11 +54,11 @@ describe('POST /tasks', () => {
       assignee: member,
       lead: lead.reference,
     });
-    expect(res.status, res.text).toBe(201);
-    expect(Object.keys(res.json).sort()).toEqual(
+    expect(res.status, JSON.stringify(res.error)).toBe(201);
+    expect(Object.keys(res.data).sort()).toEqual(
       'assignee created_at done_at due_on external_id lead person source status task_id title updated_at'.split(' ').sort(),
     );
-    expect(res.json).toMatchObject({
+    expect(res.data).toMatchObject({
       title: 'Send the brochure',
       due_on: '2026-12-01',
       assignee: member,
@@ -62,9 +67,9 @@ describe('POST /tasks', () => {
       lead: lead.reference,
       person: lead.person,
     });
-    expect(res.json.task_id).toMatch(/^task_[A-Za-z0-9]{20}$/);
-    expect(await eventsOf(res.json.task_id)).toEqual([
-      ['task.created', `api:${writer.prefix}`, { task_id: res.json.task_id, lead: lead.reference, person: lead.person }],
+    expect(res.data.task_id).toMatch(/^task_[A-Za-z0-9]{20}$/);
+    expect(await eventsOf(res.data.task_id)).toEqual([
+      ['task.created', `api:${writer.prefix}`, { task_id: res.data.task_id, lead: lead.reference, person: lead.person }],
     ]);
   });
 
@@ -73,8 +78,8 @@ describe('POST /tasks', () => {
     const first = await post({ title: 'First', source: 'hubspot', external_id: externalId });
     const again = await post({ title: 'Second', source: 'hubspot', external_id: externalId, due_on: '2027-01-01' });
     expect([first.status, again.status]).toEqual([201, 200]);
-    expect(again.json).toEqual(first.json);
-    expect(await eventsOf(first.json.task_id)).toHaveLength(1);
+    expect(again.data).toEqual(first.data);
+    expect(await eventsOf(first.data.task_id)).toHaveLength(1);
   });
 
   it('gives exactly one task for 20 concurrent identical posts: one 201 and nineteen 200', async () => {
@@ -82,12 +87,12 @@ describe('POST /tasks', () => {
     const body = { title: `Race ${race}`, source: 'pbx', external_id: `r-${race}`, person: lead.person };
     const answers = await Promise.all(Array.from({ length: 20 }, () => post(body)));
     expect(answers.map((a) => a.status).sort()).toEqual([...Array(19).fill(200), 201]);
-    expect(new Set(answers.map((a) => a.json.task_id)).size).toBe(1);
-    const rows = await api.db.selectFrom('tasks').select('id').where('title', '=', body.title).execute();
-    expect(rows.map((r) => r.id)).toEqual([answers[0]!.json.task_id]);
-    const held = await api.db.selectFrom('external_ids').selectAll().where('record_id', '=', rows[0]!.id).execute();
+    expect(new Set(answers.map((a) => a.data.task_id)).size).toBe(1);
+    const rows = await w.api.db.selectFrom('tasks').select('id').where('title', '=', body.title).execute();
+    expect(rows.map((r) => r.id)).toEqual([answers[0]!.data.task_id]);
+    const held = await w.api.db.selectFrom('external_ids').selectAll().where('record_id', '=', rows[0]!.id).execute();
     expect(held.map((h) => [h.record_type, h.source, h.external_id])).toEqual([['task', 'pbx', body.external_id]]);
-    expect(await eventsOf(answers[0]!.json.task_id)).toHaveLength(1);
+    expect(await eventsOf(answers[0]!.data.task_id)).toHaveLength(1);
   });
 
   it.each([
@@ -100,7 +105,7 @@ describe('POST /tasks', () => {
   ])('refuses %s with 400 at its field', async (_name, change, path) => {
     const body: Record<string, unknown> = { title: 'x', source: 'crm', external_id: `x-${unique()}`, ...change };
     if (body.assignee === 'RETIRED') body.assignee = retired;
-    const res = await post(body);
+    const res = await postRaw(body);
     expect(res.status, res.text).toBe(400);
     expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(path);
   });
@@ -109,42 +114,43 @@ describe('POST /tasks', () => {
 describe('PATCH /tasks/{task_id}', () => {
   it('marks done (done_at, task.done), reopens (done_at cleared, no event) and marks done again', async () => {
     const before = Date.now();
-    const task = (await post({ title: 'Call back', source: 'crm', external_id: `p-${unique()}` })).json;
+    const task = (await post({ title: 'Call back', source: 'crm', external_id: `p-${unique()}` })).data;
     const done = await patch(task.task_id, { status: 'done' });
-    expect(done.json.status).toBe('done');
-    expectStampedSince(done.json.done_at, before);
-    expect((await patch(task.task_id, { status: 'done' })).json.done_at).toBe(done.json.done_at);
+    expect(done.data.status).toBe('done');
+    expectStampedSince(done.data.done_at ?? '', before);
+    expect((await patch(task.task_id, { status: 'done' })).data.done_at).toBe(done.data.done_at);
     // An earlier instant set explicitly: two writes in one millisecond would tie on PGlite's clock.
     const past = new Date('2025-01-01T00:00:00.000Z');
-    await setUpdatedAt(api.db, 'tasks', { companyId: company.id, column: 'id', value: task.task_id }, past);
+    await setUpdatedAt(w.api.db, 'tasks', { companyId: w.company.id, column: 'id', value: task.task_id }, past);
     const reopened = await patch(task.task_id, { status: 'open' });
-    expect(reopened.json).toMatchObject({ status: 'open', done_at: null });
-    expect(reopened.json.updated_at > past.toISOString()).toBe(true);
+    expect(reopened.data).toMatchObject({ status: 'open', done_at: null });
+    expect(reopened.data.updated_at > past.toISOString()).toBe(true);
     await patch(task.task_id, { status: 'done' });
     expect((await eventsOf(task.task_id)).map((e) => e[0])).toEqual(['task.created', 'task.done', 'task.done']);
   });
 
   it('changes title, due date and assignee, and clears them with null', async () => {
-    const task = (await post({ title: 'Old', source: 'crm', external_id: `q-${unique()}`, due_on: '2026-05-05' })).json;
+    const task = (await post({ title: 'Old', source: 'crm', external_id: `q-${unique()}`, due_on: '2026-05-05' })).data;
     const changed = await patch(task.task_id, { title: 'New', due_on: '2026-06-30', assignee: member });
-    expect(changed.json).toMatchObject({ title: 'New', due_on: '2026-06-30', assignee: member, status: 'open' });
+    expect(changed.data).toMatchObject({ title: 'New', due_on: '2026-06-30', assignee: member, status: 'open' });
     const cleared = await patch(task.task_id, { due_on: null, assignee: null });
-    expect(cleared.json).toMatchObject({ title: 'New', due_on: null, assignee: null });
+    expect(cleared.data).toMatchObject({ title: 'New', due_on: null, assignee: null });
     expect((await patch(task.task_id, { assignee: retired })).status).toBe(400);
-    expect((await patch(task.task_id, { status: 'closed' })).status).toBe(400);
+    const closed = await w.request(`/tasks/${task.task_id}`, { key: writer.secret, method: 'PATCH', body: { status: 'closed' } });
+    expect(closed.status).toBe(400);
   });
 
   it('answers 404 for an unknown task and for a task of another company', async () => {
     expect((await patch('task_unknown', { status: 'done' })).status).toBe(404);
-    expect((await get('/tasks/task_unknown')).status).toBe(404);
-    const other = await api.createCompany();
-    const key = await api.createKey(other.id, { scopes: ['write:followups'] });
-    const foreign = await api.request('/api/v1/tasks', {
+    expect((await getOne('task_unknown')).response.status).toBe(404);
+    const other = await w.api.createCompany();
+    const key = await w.api.createKey(other.id, { scopes: ['write:followups'] });
+    const foreign = await w.api.request('/api/v1/tasks', {
       host: other.host,
       key: key.secret,
       body: { title: 'Theirs', source: 'crm', external_id: 'x' },
     });
-    expect((await get(`/tasks/${foreign.json.task_id}`)).status).toBe(404);
+    expect((await getOne(foreign.json.task_id)).response.status).toBe(404);
   });
 });
 
@@ -152,40 +158,40 @@ describe('GET /tasks', () => {
   it('pages in (updated_at, id) order with updated_since; external=<source>:<external_id> finds one; one task by id', async () => {
     // Times set, not waited for: earlier tasks an hour back, these five a second apart from `start` (two
     // inserts in one millisecond of PGlite's clock would tie), then the PATCH stamps the database's now.
-    await moveUpdatedAtBack(api.db, ['tasks'], company.id, 3_600_000);
-    const from = new Date((await databaseNow(api.db)).getTime() - 60_000);
+    await moveUpdatedAtBack(w.api.db, ['tasks'], w.company.id, 3_600_000);
+    const from = new Date((await databaseNow(w.api.db)).getTime() - 60_000);
     const start = from.toISOString();
     const made: string[] = [];
     for (let i = 0; i < 5; i++)
-      made.push((await post({ title: `T${i}`, source: 'sync', external_id: `s-${unique()}` })).json.task_id);
-    await setUpdatedAtInOrder(api.db, 'tasks', { companyId: company.id, column: 'id', values: made }, from);
+      made.push((await post({ title: `T${i}`, source: 'sync', external_id: `s-${unique()}` })).data.task_id);
+    await setUpdatedAtInOrder(w.api.db, 'tasks', { companyId: w.company.id, column: 'id', values: made }, from);
     await patch(made[0]!, { status: 'done' });
     const seen: string[] = [];
-    let cursor: string | null = null;
+    let cursor: string | undefined;
     do {
-      const page = await get(`/tasks?page_size=2&updated_since=${encodeURIComponent(start)}${cursor ? `&cursor=${cursor}` : ''}`);
-      seen.push(...page.json.results.map((t: { task_id: string }) => t.task_id));
-      cursor = page.json.next_cursor;
+      const page = await list({ page_size: 2, updated_since: start, cursor });
+      seen.push(...page.results.map((t) => t.task_id));
+      cursor = page.next_cursor ?? undefined;
     } while (cursor);
     expect(seen).toEqual([...made.slice(1), made[0]]);
-    const one = (await get(`/tasks/${made[2]}`)).json;
-    const found = await get(`/tasks?external=sync:${encodeURIComponent(one.external_id)}`);
-    expect(found.json.results).toEqual([one]);
+    const one = (await getOne(made[2]!)).data!;
+    const found = await list({ external: `sync:${one.external_id}` });
+    expect(found.results).toEqual([one]);
   });
 
   it('audits reads of tasks that name a person, one row per request', async () => {
-    const named = (await post({ title: 'Named', source: 'audit', external_id: `n-${unique()}`, lead: lead.reference })).json;
+    const named = (await post({ title: 'Named', source: 'audit', external_id: `n-${unique()}`, lead: lead.reference })).data;
     const audits = () =>
-      api.db
+      w.api.db
         .selectFrom('audit_log')
         .selectAll()
-        .where('company_id', '=', company.id)
+        .where('company_id', '=', w.company.id)
         .where('action', '=', 'personal_data.read')
         .orderBy('id')
         .execute();
     const before = (await audits()).length;
-    await get(`/tasks/${named.task_id}`);
-    await get(`/tasks?external=audit:${named.external_id}`);
+    await getOne(named.task_id);
+    await list({ external: `audit:${named.external_id}` });
     const rows = (await audits()).slice(before);
     expect(rows.map((r) => [r.actor, r.details.references])).toEqual([
       [`api:${reader.prefix}`, [named.task_id]],

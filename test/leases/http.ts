@@ -1,20 +1,18 @@
-import { createTestApi, type TestApi } from '../support/harness';
+import type { TestApi } from '../support/harness';
+import { world as oneWorld } from '../support/world';
 
-/** A company with the demo catalogue, two contacts, a member and keys: what the lease route tests share. */
+/**
+ * A company with the demo catalogue, two contacts, a member and keys: what the lease route tests share. A thin layer
+ * over the one world builder (test/support/world.ts) until the lease tests use it directly.
+ */
 export async function leaseWorld(api?: TestApi) {
-  const own = api ?? (await createTestApi());
-  const company = await own.demoCompany();
-  const writer = await own.createKey(company.id, { scopes: ['write:leases'] });
-  const reader = await own.createKey(company.id, { scopes: ['read:leases'] });
-  const contactsKey = (await own.createKey(company.id, { scopes: ['write:contacts'] })).secret;
-  const contact = async (email: string) => {
-    const res = await own.request('/api/v1/contacts', { host: company.host, key: contactsKey, body: { name: email, email } });
-    if (res.status !== 201) throw new Error(res.text);
-    return res.json.reference as string;
-  };
-  const renter = await contact('renter@example.com');
-  const landlord = await contact('landlord@example.com');
-  const handler = (await own.admin(`/companies/${company.id}/members`, { body: { name: 'Lina' } })).json.id as string;
+  const base = await oneWorld({ api });
+  const own = base.api;
+  const company = base.company;
+  const writer = await base.keyWith(['write:leases']);
+  const reader = await base.keyWith(['read:leases']);
+  const { renter, landlord } = base.contacts;
+  const handler = base.members.lina;
   let serial = 0;
   const homes = ['burj-vista-2br-fountain-view', 'al-reem-3br-sea-view', 'jvc-2br-townhouse', 'business-bay-fitted-office'];
   const world = {

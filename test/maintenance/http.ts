@@ -1,22 +1,20 @@
 import { sql } from 'kysely';
-import { newHome, setup } from '../stay/support';
-import { createTestApi, type TestApi } from '../support/harness';
+import { type Ctx, newHome } from '../stay/support';
+import type { TestApi } from '../support/harness';
+import { world as oneWorld } from '../support/world';
 
 /**
  * What the maintenance route tests share: a development company with the demo catalogue and bookings switched on
  * (a publishable key for booking requests), maintenance keys, lease keys and two contacts for leases, and a member.
  */
 export async function maintenanceWorld(options: { settings?: Record<string, unknown>; api?: TestApi } = {}) {
-  const api =
-    options.api ??
-    (await createTestApi({
-      env: { RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000', RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' },
-    }));
-  const ctx = await setup({ api, settings: options.settings });
-  const { company } = ctx;
-  const writer = await api.createKey(company.id, { scopes: ['write:maintenance'] });
-  const reader = await api.createKey(company.id, { scopes: ['read:maintenance'] });
-  const leaseKey = (await api.createKey(company.id, { scopes: ['write:contacts', 'write:leases'] })).secret;
+  // A thin layer over the one world builder (test/support/world.ts) until the maintenance tests use it directly.
+  const base = await oneWorld({ api: options.api, environment: 'development', settings: options.settings });
+  const { api, company } = base;
+  const ctx: Ctx = { api, company, pk: await base.publishableKey(['booking']) };
+  const writer = await base.keyWith(['write:maintenance']);
+  const reader = await base.keyWith(['read:maintenance']);
+  const leaseKey = (await base.keyWith(['write:contacts', 'write:leases'])).secret;
   const lease = (path: string, body?: unknown) =>
     api.request(`/api/v1${path}`, { host: company.host, key: leaseKey, body, method: 'POST' });
   const contact = async (email: string) => {

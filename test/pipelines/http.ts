@@ -1,22 +1,24 @@
 import { demoPipelines } from '../../functions/pipelines/demo';
-import { createTestApi, type TestApi } from '../support/harness';
+import type { TestApi } from '../support/harness';
+import { world as oneWorld } from '../support/world';
 
 /**
  * A company with the demo catalogue and the demo pipelines (sales, leasing), a member, a department and keys:
  * what the pipeline route tests share.
  */
 export async function pipelineWorld(api?: TestApi, companyFields: Record<string, unknown> = {}) {
-  const own = api ?? (await createTestApi());
-  const company = await own.demoCompany({ team_module: true }, companyFields);
+  // A thin layer over the one world builder (test/support/world.ts) until the pipeline tests use it directly.
+  const base = await oneWorld({ api, company: companyFields });
+  const own = base.api;
+  const company = base.company;
   for (const pipeline of demoPipelines) {
     const res = await own.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
     if (res.status !== 201) throw new Error(res.text);
   }
-  const writer = await own.createKey(company.id, { scopes: ['write:pipelines'] });
-  const reader = await own.createKey(company.id, { scopes: ['read:pipelines'] });
-  const crmKey = (await own.createKey(company.id, { scopes: ['write:contacts', 'read:contacts', 'write:leads'] })).secret;
-  const handler = (await own.admin(`/companies/${company.id}/members`, { body: { name: 'Lina' } })).json.id as string;
-  await own.admin(`/companies/${company.id}/departments/sales`, { method: 'PUT', body: { name: { en: 'Sales' } } });
+  const writer = await base.keyWith(['write:pipelines']);
+  const reader = await base.keyWith(['read:pipelines']);
+  const crmKey = (await base.keyWith(['write:contacts', 'read:contacts', 'write:leads'])).secret;
+  const handler = base.members.lina;
   let serial = 0;
   const unique = () => `${Date.now().toString(36)}-${serial++}`;
   const world = {

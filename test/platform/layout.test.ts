@@ -13,6 +13,7 @@ import {
   readImportGraph,
   upwardImports,
 } from '../support/imports';
+import { anonymousHandlers, clockReads, describeFinding, groupRouteHelpers, queriesInRouteFiles } from '../support/shape';
 
 /**
  * The house's layout (issue 10): no import circles, layers point down only (functions/ → lib/ → schema/), groups
@@ -170,5 +171,141 @@ describe('the layout checker, on trees of its own', () => {
   it('finds files over 400 lines', () => {
     const graph = tree({ ...clean, 'lib/long.ts': 'export const x = 1;\n'.repeat(401), 'lib/full.ts': '\n'.repeat(400) });
     expect(findings(graph)).toEqual({ ...none, long: ['lib/long.ts: 401 lines'] });
+  });
+});
+
+describe('the shape checker (issue 22), on trees of its own', () => {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const tree = (files: Record<string, string>): ImportGraph => {
+    const root = mkdtempSync(join(tmpdir(), 'shape-'));
+    made.push(root);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    return readImportGraph(root);
+  };
+
+  const shape = (graph: ImportGraph) => ({
+    queries: queriesInRouteFiles(graph).map(describeFinding),
+    clock: clockReads(graph).map(describeFinding),
+    helpers: groupRouteHelpers(graph).map(describeFinding),
+    anonymous: anonymousHandlers(graph).map(describeFinding),
+  });
+  const none = { queries: [], clock: [], helpers: [], anonymous: [] };
+
+  /**
+   * A group in the one shape: its route file declares through lib/routes.ts and delegates to named handlers (a const
+   * arrow and a named function), its queries and its time arithmetic live in `<resource>.ts`, and only lib/clock.ts
+   * reads the real clock.
+   */
+  const clean: Record<string, string> = {
+    'lib/clock.ts': 'export const systemClock = () => new Date();\nexport const systemMillis = () => Date.now();\n',
+    'lib/routes.ts':
+      'export const serverRoutes = (tag: string) => (scope: string, route: object) => ({ ...route, tag, scope });\n',
+    'lib/app.ts': 'export const createRouter = (): any => ({ openapi: () => createRouter() });\n',
+    'functions/alpha/rows.ts': [
+      "import { systemClock } from '../../lib/clock';",
+      "export const rowsOf = (db: any) => db.selectFrom('rows').selectAll().execute();",
+      'export const addRow = (db: any, at: Date) => db.insertInto("rows").values({ at: new Date(at.getTime()) }).execute();',
+      'export const clock = systemClock;',
+      '',
+    ].join('\n'),
+    'functions/alpha/rows.routes.ts': [
+      "import { createRouter } from '../../lib/app';",
+      "import { serverRoutes } from '../../lib/routes';",
+      "import { addRow, rowsOf } from './rows';",
+      "const alphaRoute = serverRoutes('Alpha');",
+      "const listRoute = alphaRoute('read:alpha', { method: 'get', path: '/rows' });",
+      "const addRoute = alphaRoute('write:alpha', { method: 'post', path: '/rows' });",
+      'const listRows = async (c: any) => c.json(await rowsOf(c.var.db));',
+      'async function postRow(c: any) {',
+      '  return c.json(await addRow(c.var.db, c.var.now()));',
+      '}',
+      'export const rows = createRouter().openapi(listRoute, listRows).openapi(addRoute, postRow);',
+      '',
+    ].join('\n'),
+    'functions/alpha/admin.ts': [
+      "import { createRouter } from '../../lib/app';",
+      "import { rowsOf } from './rows';",
+      "const route = { method: 'get', path: '/admin/rows' };",
+      'export const admin = createRouter().openapi(route, async function listAll(c: any) {',
+      '  return c.json(await rowsOf(c.var.db));',
+      '});',
+      '',
+    ].join('\n'),
+    'schema/alpha/rows.ts': 'export type Row = { at: Date };\nexport const epoch = new Date(0);\n',
+  };
+
+  it('passes a clean tree', () => {
+    const graph = tree(clean);
+    expect(graph.unresolved).toEqual([]);
+    expect(shape(graph)).toEqual(none);
+  });
+
+  it('finds query builder calls and sql templates in route files (a route file: *.routes.ts and a group’s admin.ts)', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/rows.routes.ts': `${clean['functions/alpha/rows.routes.ts']}export const direct = (db: any) => db.selectFrom('rows').selectAll();\n`,
+      'functions/alpha/admin.ts': [
+        "import { sql } from 'kysely';",
+        'export const wipe = (db: any) => db.deleteFrom("rows").execute();',
+        'export const count = (db: any) => sql`select count(*) from rows`.execute(db);',
+        'export const names = (db: any) => db.updateTable("rows").set({}).execute();',
+        '',
+      ].join('\n'),
+      // Not a route file: its queries are where they belong.
+      'functions/alpha/route-helpers.ts': 'export const more = (db: any) => db.insertInto("rows").values({}).execute();\n',
+    });
+    expect(shape(graph)).toEqual({
+      ...none,
+      queries: [
+        'functions/alpha/admin.ts:2 .deleteFrom()',
+        'functions/alpha/admin.ts:3 sql`…`',
+        'functions/alpha/admin.ts:4 .updateTable()',
+        'functions/alpha/rows.routes.ts:12 .selectFrom()',
+      ],
+    });
+  });
+
+  it('finds the real clock read outside lib/clock.ts: new Date() without arguments and Date.now(), in any layer', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/rows.ts': `${clean['functions/alpha/rows.ts']}export const today = () => new Date();\n`,
+      'lib/keys.ts': 'export const expired = (at: number) => at < Date.now();\nexport const copy = (d: Date) => new Date(d);\n',
+      'schema/alpha/rows.ts': 'export const made = new Date();\n',
+    });
+    expect(shape(graph)).toEqual({
+      ...none,
+      clock: ['functions/alpha/rows.ts:5 new Date()', 'lib/keys.ts:1 Date.now()', 'schema/alpha/rows.ts:1 new Date()'],
+    });
+  });
+
+  it('finds a group’s own route helper (functions/<group>/route.ts), whatever it holds', () => {
+    const graph = tree({
+      ...clean,
+      'functions/beta/route.ts':
+        "import { serverRoutes } from '../../lib/routes';\nexport const betaRoute = serverRoutes('Beta');\n",
+    });
+    expect(shape(graph)).toEqual({ ...none, helpers: ['functions/beta/route.ts:1 a group route helper (use lib/routes.ts)'] });
+  });
+
+  it('finds handlers given as anonymous arrows or anonymous function expressions, in any file of functions/', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/rows.routes.ts': clean['functions/alpha/rows.routes.ts']!.replace(
+        '.openapi(listRoute, listRows)',
+        '.openapi(listRoute, async (c: any) => c.json(await rowsOf(c.var.db)))',
+      ),
+      'functions/alpha/admin.ts': clean['functions/alpha/admin.ts']!.replace('async function listAll(', 'async function ('),
+    });
+    expect(shape(graph)).toEqual({
+      ...none,
+      anonymous: ['functions/alpha/admin.ts:4 an anonymous handler', 'functions/alpha/rows.routes.ts:11 an anonymous handler'],
+    });
   });
 });

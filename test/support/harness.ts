@@ -28,6 +28,16 @@ export function statementLog(into: () => string[] | undefined): (event: LogEvent
   };
 }
 
+/**
+ * A Kysely `log` counting round trips as issue 28 does: every statement sent (each is a message the server answers
+ * before the next), transaction control (BEGIN, COMMIT, ROLLBACK, SAVEPOINT) included, failed statements too.
+ */
+export function tripLog(into: () => string[] | undefined): (event: LogEvent) => void {
+  return (event) => {
+    into()?.push(event.query.sql);
+  };
+}
+
 /** The database of this test file: a PGlite copy of the migrated snapshot, or the shared PostgreSQL. */
 export async function openTestDatabase(options: { log?: KyselyConfig['log']; own?: boolean } = {}): Promise<DatabaseHandle> {
   const databaseUrl = inject('databaseUrl');

@@ -1,0 +1,100 @@
+import { findCompany } from '../../lib/admin-route';
+import type { Db } from '../../lib/db/index';
+import { iso } from '../../lib/dates';
+import { notFound } from '../../lib/errors';
+import { pageOf, paginate } from '../../lib/pagination';
+import { findSubscription, replayEvent } from './webhooks';
+import { presentDeliveries } from './webhooks.present';
+
+const eventSort = {
+  name: 'events',
+  columns: [
+    { ref: 'created_at', direction: 'desc', type: 'timestamptz' },
+    { ref: 'id', direction: 'desc', type: 'text' },
+  ],
+} as const;
+const deliverySort = {
+  name: 'deliveries',
+  columns: [
+    { ref: 'created_at', direction: 'desc', type: 'timestamptz' },
+    { ref: 'id', direction: 'desc', type: 'uuid' },
+  ],
+} as const;
+
+type Page = { page_size: number; cursor?: string };
+
+/** A page of the company's events, newest first, narrowed to one type when given (404 without the company). */
+export async function eventsPage(db: Db, companyId: string, query: Page & { type?: string }) {
+  await findCompany(db, companyId);
+  const rows = await paginate(
+    db
+      .selectFrom('events')
+      .selectAll()
+      .where('company_id', '=', companyId)
+      .$if(query.type !== undefined, (qb) => qb.where('type', '=', query.type as string)),
+    eventSort,
+    query,
+  ).execute();
+  const page = pageOf(rows, eventSort, query.page_size);
+  const results = page.rows.map((e) => ({
+    id: e.id,
+    type: e.type,
+    created_at: iso(e.created_at),
+    caused_by: e.caused_by,
+    data: e.data,
+    published_at: iso(e.published_at),
+  }));
+  return { results, next_cursor: page.next_cursor };
+}
+
+/** Every delivery of an event, oldest first, with its attempts (404 when the company has no such event). */
+export async function deliveriesOfEvent(db: Db, companyId: string, eventId: string) {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('event_id', '=', eventId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  if (rows.length === 0) {
+    const event = db.selectFrom('events').select('id').where('company_id', '=', companyId).where('id', '=', eventId);
+    if (!(await event.executeTakeFirst())) throw notFound(`The event ${eventId}`);
+  }
+  return presentDeliveries(
+    db,
+    rows.map((r) => r.id),
+  );
+}
+
+/** A page of a subscription's deliveries, newest first, narrowed to one status when given. */
+export async function deliveriesOfSubscription(
+  db: Db,
+  companyId: string,
+  subscriptionId: string,
+  query: Page & { status?: 'pending' | 'succeeded' | 'failed' },
+) {
+  await findSubscription(db, companyId, subscriptionId);
+  const rows = await paginate(
+    db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('subscription_id', '=', subscriptionId)
+      .$if(query.status !== undefined, (qb) => qb.where('status', '=', query.status!)),
+    deliverySort,
+    query,
+  ).execute();
+  const page = pageOf(rows, deliverySort, query.page_size);
+  const results = await presentDeliveries(
+    db,
+    page.rows.map((r) => r.id),
+  );
+  return { results, next_cursor: page.next_cursor };
+}
+
+/** The event delivered again to one subscription, its new delivery as shown. */
+export async function replayed(db: Db, companyId: string, eventId: string, subscriptionId: string, now: Date) {
+  const deliveryId = await db.transaction().execute((trx) => replayEvent(trx, companyId, eventId, subscriptionId, now));
+  const [delivery] = await presentDeliveries(db, [deliveryId]);
+  return delivery!;
+}

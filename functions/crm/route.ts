@@ -1,8 +1,0 @@
-import type { RouteConfig } from '@hono/zod-openapi';
-import { defineRoute } from '../../lib/access';
-import type { Scope } from '../../schema/common/scopes';
-
-/** CRM routes: a server key with the route's scope (publishable keys refused; no CORS grant). */
-export function crmRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(scope: Scope, route: R) {
-  return defineRoute({ ...route, tags: ['CRM'], access: { kind: 'server', scopes: [scope] } });
-}

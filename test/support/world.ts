@@ -1,0 +1,198 @@
+import { sql } from 'kysely';
+import { randomToken } from '../../lib/crypto';
+import { developmentToken } from '../../lib/spam-check';
+import { type Scope, scopes } from '../../schema/common/scopes';
+import { type TestClient, testClient } from './client';
+import { createTestApi, demo, type RequestOptions, type TestApi } from './harness';
+
+/**
+ * One world for every group's tests (as unkey's test harness seeds a tenant): a company with the demo catalogue, a
+ * server key holding every scope and the typed client on it, members (two active, one deactivated), departments,
+ * two contacts, and the homes the groups work on (lease listings, holiday homes); plus helpers that make records
+ * through the public API. Each test file builds its own world, so files run in parallel without sharing state.
+ */
+
+export type WorldOptions = {
+  /** An API of the test file's own making (a counting log, a set clock); default: a new one. */
+  api?: TestApi;
+  environment?: 'development' | 'production';
+  /** Company settings, over `team_module` and `bookings_enabled`. */
+  settings?: Record<string, unknown>;
+  /** Other fields of the company (`hosts`, `currency`, `time_zone`…). */
+  company?: Record<string, unknown>;
+  /** Environment of a new API, over generous rate limits (the limits have their own tests). */
+  env?: Record<string, string>;
+};
+
+/** A key as the admin API gave it. */
+export type Key = { secret: string; prefix: string };
+
+/** The origin the world's publishable keys accept forms from. */
+export const formOrigin = 'https://www.example.com';
+
+/** The demo catalogue's homes by what the groups use them for (lease listings, holiday homes with booking terms). */
+export const homes = {
+  lease: 'marina-gate-1br-furnished',
+  /** Lease listings, each for at most one active lease of a world. */
+  leases: ['burj-vista-2br-fountain-view', 'al-reem-3br-sea-view', 'jvc-2br-townhouse', 'business-bay-fitted-office'],
+  holiday: 'palm-5br-villa-private-beach-holiday',
+  sale: 'marina-gate-2br-sea-view',
+} as const;
+
+const holidayListing = demo.listings.find((l) => l.slug.en === homes.holiday)!;
+
+let serial = 0;
+/** A value no other call of this process gives (time and a counter): for emails, external ids, titles. */
+export const unique = () => `${Date.now().toString(36)}${(serial++).toString(36)}${randomToken(4).toLowerCase()}`;
+
+/** Builds a world (see above). */
+export async function world(options: WorldOptions = {}) {
+  const api =
+    options.api ??
+    (await createTestApi({
+      env: {
+        RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000',
+        RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000',
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+        ...options.env,
+      },
+    }));
+  const company = await api.demoCompany(
+    { team_module: true, bookings_enabled: true, ...options.settings },
+    { environment: options.environment ?? 'production', ...options.company },
+  );
+  const key: Key = await api.createKey(company.id, { scopes: [...scopes] });
+  const client = testClient(api, { host: company.host, serverKey: key.secret });
+
+  const admin = async (path: string, body?: unknown, method?: string) =>
+    api.admin(`/companies/${company.id}${path}`, { body, method: method ?? (body === undefined ? 'GET' : 'POST') });
+  const member = async (name: string, more: { active?: boolean; department?: string; email?: string } = {}) => {
+    const res = await admin('/members', { name, ...more });
+    if (res.status !== 201) throw new Error(`member not added: ${res.text}`);
+    return res.json.id as string;
+  };
+  const department = async (key: string, en: string) => {
+    const res = await admin(`/departments/${key}`, { name: { en } }, 'PUT');
+    if (res.status !== 200) throw new Error(`department not put: ${res.text}`);
+    return key;
+  };
+  const contact = async (body: { name?: string; email?: string; phone?: string; language?: string } = {}) => {
+    const email = body.email ?? (body.phone ? undefined : `person.${unique()}@example.com`);
+    const res = await client.POST('/api/v1/contacts', { body: { name: email ?? 'A person', ...body, email } });
+    if (!res.data) throw new Error(`contact not added: ${JSON.stringify(res.error)}`);
+    return res.data.reference;
+  };
+
+  const departments = { sales: await department('sales', 'Sales'), leasing: await department('leasing', 'Leasing') };
+  const members = {
+    sara: await member('Sara', { department: departments.sales }),
+    lina: await member('Lina'),
+    retired: await member('Retired', { active: false }),
+  };
+  const contacts = { renter: await contact({ name: 'Renter' }), landlord: await contact({ name: 'Landlord' }) };
+  const leaseHomes: string[] = [...homes.leases];
+
+  const w = {
+    api,
+    company,
+    /** A server key with every scope, and the typed client on it. */
+    key,
+    client,
+    members,
+    departments,
+    contacts,
+    homes,
+    unique,
+    /** An email address no other record of the process has. */
+    email: () => `person.${unique()}@example.com`,
+    /** Another server key of the company, with these scopes only. */
+    keyWith: (granted: Scope[]): Promise<Key> => api.createKey(company.id, { scopes: granted }),
+    /** The typed client on another key (a secret), or on a new key with these scopes. */
+    clientWith: async (keyOrScopes: string | Scope[]): Promise<TestClient> =>
+      testClient(api, {
+        host: company.host,
+        serverKey:
+          typeof keyOrScopes === 'string' ? keyOrScopes : (await api.createKey(company.id, { scopes: keyOrScopes })).secret,
+      }),
+    /** A publishable key for forms from {@link formOrigin}. */
+    publishableKey: async (leadTypes: Array<'enquiry' | 'listing_request' | 'booking'> = ['enquiry', 'booking']) =>
+      (await api.createKey(company.id, { kind: 'publishable', origins: [formOrigin], lead_types: leadTypes })).secret,
+    /** A request to the company's public API (`/api/v1` + path), with the every-scope key unless another is given. */
+    request: (path: string, o: RequestOptions = {}) =>
+      api.request(`/api/v1${path}`, { host: company.host, key: key.secret, ...o }),
+    /** A request to the admin API about this company (`/admin/v1/companies/{id}` + path). */
+    admin,
+    member,
+    department,
+    contact,
+    /** A lead sent with the server key (an enquiry), with its person. */
+    lead: async (body: Record<string, unknown> = {}) => {
+      const res = await w.request('/leads', { body: { consent: true, consent_version: 'v1', email: w.email(), ...body } });
+      if (res.status !== 201) throw new Error(`lead not sent: ${res.text}`);
+      return res.json as { reference: string; person: string; created_at: string };
+    },
+    /** An activity (a note on `lead` or `person` when given). */
+    activity: async (body: Record<string, unknown> = {}) => {
+      const res = await w.request('/activities', { body: { type: 'note', source: 'test', external_id: unique(), ...body } });
+      if (res.status !== 201) throw new Error(`activity not logged: ${res.text}`);
+      return res.json as { reference: string };
+    },
+    /** A task. */
+    task: async (body: Record<string, unknown> = {}) => {
+      const res = await w.request('/tasks', { body: { title: 'Call back', source: 'test', external_id: unique(), ...body } });
+      if (res.status !== 201) throw new Error(`task not added: ${res.text}`);
+      return res.json as { task_id: string };
+    },
+    /** A lease listing of the demo catalogue no other lease of this world was made on (four per world). */
+    leaseHome: () => {
+      const home = leaseHomes.pop();
+      if (!home) throw new Error('every lease home of this world is taken');
+      return home;
+    },
+    /** A new holiday home of the company (the demo villa under a slug of its own), with plain terms unless given. */
+    holidayHome: async (terms: Record<string, unknown> = {}, listing: Record<string, unknown> = {}) => {
+      const slug = `home-${randomToken(8).toLowerCase()}`;
+      await api.importCatalogue(company.id, {
+        listings: [
+          {
+            ...holidayListing,
+            slug: { en: slug, ar: `بيت-${slug}` },
+            booking: { ...holidayListing.booking, ...terms },
+            ...listing,
+          },
+        ],
+      });
+      return slug;
+    },
+    /** The types of the company's events whose data names `reference` (any field), oldest first. */
+    eventsOf: async (reference: string) =>
+      (
+        await api.db
+          .selectFrom('events')
+          .select(['type', 'data'])
+          .where('company_id', '=', company.id)
+          .where(sql<boolean>`exists (select from jsonb_each_text(data) as field where field.value = ${reference})`)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute()
+      ).map((e) => e.type),
+    /** The company's events of one type whose `data.reference` is `reference`, oldest first, as stored. */
+    events: (type: string, reference: string) =>
+      api.db
+        .selectFrom('events')
+        .selectAll()
+        .where('company_id', '=', company.id)
+        .where('type', '=', type)
+        .where(sql<boolean>`data->>'reference' = ${reference}`)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+    /** A development token for a form's spam check, as the company's Turnstile stand-in accepts it. */
+    challenge: developmentToken,
+    /** Closes the API when the world made it (an API handed in is its maker's to close). */
+    close: () => (options.api ? Promise.resolve() : api.close()),
+  };
+  return w;
+}
+
+export type World = Awaited<ReturnType<typeof world>>;
