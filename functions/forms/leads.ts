@@ -12,7 +12,7 @@ import type { LeadChannel, LeadReferral } from '../../schema/common/leads';
 import type { LeadInputValue } from '../../schema/forms/leads';
 import type { Company } from '../../schema/platform/db';
 import { emailOrPhoneMessage } from '../../schema/common/people';
-import { type DetailValue, detailsProblems } from '../../lib/details';
+import { detailsProblems } from '../../lib/details';
 import { listingRequestProblems } from './listing-requests';
 
 /** An enquiry to record: the form's fields plus what the caller's path knows. */
