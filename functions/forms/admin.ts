@@ -20,6 +20,7 @@ import {
   createChannel,
   deleteChannel,
   listChannels,
+  originOf,
   rotateChannelToken,
 } from './inbound-channels';
 import { channelView, madeChannelView } from './inbound-channels.present';
@@ -113,23 +114,22 @@ const listInboundChannels: RouteHandler<typeof listChannelsRoute, AppEnv> = asyn
 const addInboundChannel: RouteHandler<typeof createChannelRoute, AppEnv> = async function addInboundChannel(c) {
   const { company_id } = c.req.valid('param');
   const { db, config } = c.var.services;
-  await findCompany(db, company_id);
   const made = await createChannel(db, company_id, c.req.valid('json'), keyringOf(config));
-  return c.json(madeChannelView(made, await channelOrigin(db, company_id)), 201);
+  return c.json(madeChannelView(made, originOf(made.channel.hosts)), 201);
 };
 
 const changeInboundChannel: RouteHandler<typeof patchChannelRoute, AppEnv> = async function changeInboundChannel(c) {
   const { company_id, channel_id } = c.req.valid('param');
   const { db, config } = c.var.services;
   const channel = await changeChannelSecrets(db, company_id, channel_id, c.req.valid('json'), keyringOf(config));
-  return c.json(channelView(channel, await channelOrigin(db, company_id)), 200);
+  return c.json(channelView(channel, originOf(channel.hosts)), 200);
 };
 
 const rotateInboundToken: RouteHandler<typeof rotateChannelRoute, AppEnv> = async function rotateInboundToken(c) {
   const { company_id, channel_id } = c.req.valid('param');
   const { db, now } = c.var.services;
   const made = await rotateChannelToken(db, company_id, channel_id, now());
-  return c.json(madeChannelView(made, await channelOrigin(db, company_id)), 200);
+  return c.json(madeChannelView(made, originOf(made.channel.hosts)), 200);
 };
 
 const removeInboundChannel: RouteHandler<typeof deleteChannelRoute, AppEnv> = async function removeInboundChannel(c) {

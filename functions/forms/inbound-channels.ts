@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { isLocalHost } from '../../lib/addresses';
 import { randomToken, sha256 } from '../../lib/crypto';
 import { type Keyring, sealSecret } from '../../lib/crypto-jwe';
-import { type Db, type Executor, isUniqueViolation } from '../../lib/db/index';
+import { type Db, type Executor, isForeignKeyViolation, isUniqueViolation } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { newSigningSecret } from '../../lib/webhooks/secrets';
 import type { InboundChannelRow, InboundKind } from '../../schema/forms/db';
@@ -59,13 +59,20 @@ const audit = (action: string, details: Record<string, unknown>) =>
 
 export type MadeChannel = { channel: InboundChannelRow; token: string; secret: string | null; verifyToken: string | null };
 
+/** A channel as a write's statement returns it: with the company's hosts, for the address it is shown on. */
+export type WrittenChannel = InboundChannelRow & { hosts: string[] };
+
+/** The final select of a channel's write: the changed row with its company's hosts (no read after the write). */
+const changedWithHosts = sql`select changed.*, array(select h.host from company_hosts h where h.company_id = changed.company_id
+  order by h.host) as hosts from changed`;
+
 /** Adds a channel and its audit row in one statement; a second channel of one source is refused (409). */
 export async function createChannel(
   db: Db,
   companyId: string,
   input: InboundChannelInputValue,
   keyring: Keyring | undefined,
-): Promise<MadeChannel> {
+): Promise<MadeChannel & { channel: WrittenChannel }> {
   const id = crypto.randomUUID();
   const source = sourceOf(input);
   const { secret, generated } = channelSecret(input.kind, input.secret);
@@ -84,15 +91,17 @@ export async function createChannel(
     verify_token_jwe: verifyToken === null ? null : await sealSecret(keyring, verifyToken, id),
   };
   try {
-    const { rows } = await sql<InboundChannelRow>`
+    const { rows } = await sql<WrittenChannel>`
       with changed as (${db.insertInto('inbound_channels').values(values).returningAll()}),
       audited as (${audit('inbound_channel.created', { kind: input.kind })})
-      select * from changed`.execute(db);
+      ${changedWithHosts}`.execute(db);
     const channel = rows[0];
     if (!channel) throw new Error('the channel was not stored');
     return { channel, token, secret: generated ? secret : null, verifyToken: input.verify_token ? null : verifyToken };
   } catch (error) {
     if (isUniqueViolation(error)) throw new ApiError('conflict', `The company already has an inbound channel for ${source}.`);
+    // The company named in the path does not exist (its channel's foreign key): the same 404 as every admin route.
+    if (isForeignKeyViolation(error)) throw notFound(`The company ${companyId}`);
     throw error;
   }
 }
@@ -104,17 +113,22 @@ async function changeChannel(
   id: string,
   set: Record<string, unknown>,
   action: string,
-): Promise<InboundChannelRow> {
-  const { rows } = await sql<InboundChannelRow>`
+): Promise<WrittenChannel> {
+  const { rows } = await sql<WrittenChannel>`
     with changed as (${db.updateTable('inbound_channels').set(set).where('company_id', '=', companyId).where('id', '=', id).returningAll()}),
     audited as (${audit(action, {})})
-    select * from changed`.execute(db);
+    ${changedWithHosts}`.execute(db);
   if (!rows[0]) throw notFound(`The inbound channel ${id}`);
   return rows[0];
 }
 
 /** A new path token (shown once): the old one is refused from now on. */
-export async function rotateChannelToken(db: Db, companyId: string, id: string, now: Date): Promise<MadeChannel> {
+export async function rotateChannelToken(
+  db: Db,
+  companyId: string,
+  id: string,
+  now: Date,
+): Promise<MadeChannel & { channel: WrittenChannel }> {
   const token = newToken();
   const channel = await changeChannel(
     db,
@@ -133,7 +147,7 @@ export async function changeChannelSecrets(
   id: string,
   patch: { secret?: string; verify_token?: string },
   keyring: Keyring | undefined,
-): Promise<InboundChannelRow> {
+): Promise<WrittenChannel> {
   const current = await channelOf(db, companyId, id);
   const set: Record<string, string> = {};
   if (patch.secret !== undefined)
@@ -142,7 +156,7 @@ export async function changeChannelSecrets(
     if (current.kind !== 'whatsapp') throw invalid('verify_token', 'Only a WhatsApp channel has a verify token.');
     set.verify_token_jwe = await sealSecret(keyring, patch.verify_token, id);
   }
-  if (Object.keys(set).length === 0) return current;
+  if (Object.keys(set).length === 0) return { ...current, hosts: await hostsOf(db, companyId) };
   return changeChannel(db, companyId, id, set, 'inbound_channel.secret_changed');
 }
 
@@ -183,9 +197,16 @@ export async function listChannels(db: Executor, companyId: string): Promise<Inb
  * host (http: a development workspace on this machine).
  */
 export async function channelOrigin(db: Executor, companyId: string): Promise<string> {
-  const hosts = (
-    await db.selectFrom('company_hosts').select('host').where('company_id', '=', companyId).orderBy('host').execute()
-  ).map((row) => row.host);
+  return originOf(await hostsOf(db, companyId));
+}
+
+async function hostsOf(db: Executor, companyId: string): Promise<string[]> {
+  const rows = await db.selectFrom('company_hosts').select('host').where('company_id', '=', companyId).orderBy('host').execute();
+  return rows.map((row) => row.host);
+}
+
+/** {@link channelOrigin} of hosts already read (a write's statement returns them). */
+export function originOf(hosts: readonly string[]): string {
   const public_ = hosts.find((host) => !isLocalHost(host));
   if (public_) return `https://${public_}`;
   return hosts[0] ? `http://${hosts[0]}` : '';
