@@ -1,5 +1,6 @@
 import { type Updateable, sql } from 'kysely';
 import type { Executor, Trx } from '../../lib/db/index';
+import { readLocked } from '../../lib/db/locked';
 import { notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { newId } from '../../lib/references';
@@ -9,9 +10,9 @@ import type { Company } from '../../schema/platform/db';
 import { checkMember, existingFollowup, keepFollowupKey, resolveFollowupLinks } from './followups';
 
 /** A company's tasks with their lead's and person's references; `due_on` as text (a date, no time zone). */
-export function selectTasks(executor: Executor, companyId: string) {
+export function selectTasks(executor: Executor, companyId: string, rows = executor.selectFrom('tasks').selectAll()) {
   return executor
-    .selectFrom('tasks')
+    .selectFrom(rows.as('tasks'))
     .leftJoin('leads as lead', 'lead.id', 'tasks.lead_id')
     .leftJoin('contacts as person', 'person.id', 'tasks.contact_id')
     .selectAll('tasks')
@@ -66,7 +67,8 @@ export async function createTask(
  * (reopen) clears `done_at` and is seen through `updated_since`. A request that changes nothing writes nothing.
  */
 export async function updateTask(trx: Trx, company: Company, taskId: string, input: TaskPatchValue, causedBy: CausedBy) {
-  const task = await selectTasks(trx, company.id).where('tasks.id', '=', taskId).forUpdate('tasks').executeTakeFirst();
+  const row = trx.selectFrom('tasks').selectAll().where('company_id', '=', company.id).where('id', '=', taskId);
+  const task = await readLocked(() => selectTasks(trx, company.id, row.forUpdate()).executeTakeFirst());
   if (!task) throw notFound(`The task ${taskId}`);
   const set: Updateable<TasksTable> = {};
   if (input.title !== undefined && input.title !== task.title) set.title = input.title;

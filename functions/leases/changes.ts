@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import type { Updateable } from 'kysely';
 import { type Db, isUniqueViolation, type Trx } from '../../lib/db/index';
+import { readLocked } from '../../lib/db/locked';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { linkExternal } from '../../lib/external-ids';
@@ -14,12 +15,10 @@ import { scheduleTotalWarning } from './schedule';
 import { termRent } from './term';
 import { type LeaseFacts, leaseWarnings, type Notice } from './warnings';
 
-/** The lease of this company with this reference, locked for the write; 404 when there is none. */
+/** The lease of this company with this reference, locked (the bare row) for the write; 404 when there is none. */
 export async function lockLease(trx: Trx, companyId: string, reference: string) {
-  const lease = await selectLeases(trx, companyId)
-    .where('leases.reference', '=', reference)
-    .forUpdate('leases')
-    .executeTakeFirst();
+  const row = trx.selectFrom('leases').selectAll().where('company_id', '=', companyId).where('reference', '=', reference);
+  const lease = await readLocked(() => selectLeases(trx, companyId, row.forUpdate()).executeTakeFirst());
   if (!lease) throw notFound(`The lease ${reference}`);
   return lease;
 }

@@ -17,11 +17,12 @@ import { type LeaseFacts, leaseWarnings, type Notice } from './warnings';
 
 /**
  * A company's leases with what their answer shows joined: the home's English slug, the parties' references, the
- * leases this one renews and is renewed by, and the company's currency. Dates and money as text.
+ * leases this one renews and is renewed by, and the company's currency. Dates and money as text. `rows`: the leases to
+ * read (all by default), e.g. one locked bare row (lib/db/locked.ts).
  */
-export function selectLeases(executor: Executor, companyId: string) {
+export function selectLeases(executor: Executor, companyId: string, rows = executor.selectFrom('leases').selectAll()) {
   return executor
-    .selectFrom('leases')
+    .selectFrom(rows.as('leases'))
     .innerJoin('listings as home', 'home.id', 'leases.listing_id')
     .innerJoin('contacts as renter', 'renter.id', 'leases.renter_id')
     .innerJoin('contacts as landlord', 'landlord.id', 'leases.landlord_id')
