@@ -8,6 +8,7 @@ import { createCompany, presentCompany, updateCompany } from './companies';
 import { findCompany } from '../../lib/admin-route';
 import { adminRoute, companyParam } from '../../lib/admin-route';
 import { jsonBody } from '../../schema/common/api';
+import { text } from '../../schema/common/text';
 import { json } from '../../schema/common/api';
 
 const create = adminRoute({
@@ -49,7 +50,7 @@ const spamCheck = adminRoute({
     'Stored encrypted with the details keys (DETAILS_KEYS) and never shown again. The change is audited without the secret.',
   request: {
     params: companyParam,
-    body: jsonBody(z.strictObject({ secret: z.string().min(1).max(500).nullable() })),
+    body: jsonBody(z.strictObject({ secret: text().min(1).max(500).nullable() })),
   },
   responses: { 200: json(z.object({ configured: z.boolean() }).openapi('AdminSpamCheck')) },
 });
