@@ -80,10 +80,13 @@ export async function eraseContact(trx: Trx, companyId: string, contactId: strin
 }
 
 /**
- * The free texts of the leases a person is a party to (renter or landlord), which may name them: the lease's notes,
- * its notices' texts and its payments' notes (a bounced payment's too: its one allowed change, migration 0012). Every
- * such lease is touched, so clients pulling `updated_since` see it again. Amounts, days, cheques and the contract's
- * terms stay: they are the accounts' records, not the person's.
+ * What of the leases a person is a party to (renter or landlord) can name or identify them: the lease's notes,
+ * registration (a number the tenancy registry files under the parties' names) and renewal terms (free text), the
+ * deposit's deduction reason (free text; `(erased)`, as a deduction always says why), its notices' texts, and its
+ * payments' notes and cheques (a cheque's number and bank point at the drawer's bank account; a bounced payment's
+ * too: its one allowed change, migrations 0012 and 0019). Every such lease is touched, so clients pulling
+ * `updated_since` see it again. Amounts, days, statuses and links stay: they are the accounts' records, not the
+ * person's (each kept column and why: docs/api-reference.md, "Erasure"; test/crm/erasure-scan.test.ts).
  */
 async function eraseLeaseTexts(trx: Trx, companyId: string, contactId: string): Promise<void> {
   const leases = trx
@@ -99,11 +102,20 @@ async function eraseLeaseTexts(trx: Trx, companyId: string, contactId: string): 
     .execute();
   await trx
     .updateTable('rent_payments')
-    .set({ notes: null })
+    .set({ notes: null, cheque_number: null, cheque_bank: null })
     .where('lease_id', 'in', leases)
-    .where('notes', 'is not', null)
+    .where((eb) => eb.or([eb('notes', 'is not', null), eb('cheque_number', 'is not', null)]))
     .execute();
-  await trx.updateTable('leases').set({ notes: null }).where('id', 'in', leases).execute();
+  await trx
+    .updateTable('leases')
+    .set({
+      notes: null,
+      registration: null,
+      renewal_terms: null,
+      deposit_reason: sql`case when deposit_reason is null then null else '(erased)' end`,
+    })
+    .where('id', 'in', leases)
+    .execute();
 }
 
 /**
