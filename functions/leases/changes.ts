@@ -66,7 +66,8 @@ export async function updateLease(trx: Trx, company: Company, reference: string,
     );
   }
   const set: Updateable<LeasesTable> = {};
-  if (input.home !== undefined) set.listing_id = await resolveHome(trx, company.id, input.home);
+  const home = input.home === undefined ? undefined : await resolveHome(trx, company.id, input.home);
+  if (home) set.listing_id = home.id;
   if (input.renter !== undefined) set.renter_id = await resolveContact(trx, company.id, input.renter, 'renter');
   if (input.landlord !== undefined) set.landlord_id = await resolveContact(trx, company.id, input.landlord, 'landlord');
   if ((set.renter_id ?? lease.renter_id) === (set.landlord_id ?? lease.landlord_id)) {
@@ -94,6 +95,7 @@ export async function updateLease(trx: Trx, company: Company, reference: string,
   }
   if (input.notes !== undefined) set.notes = input.notes;
   const facts: LeaseFacts = {
+    home: home && input.home ? { slug: input.home, type: home.type } : { slug: lease.home_slug, type: lease.home_type },
     term: { start: set.starts_on ?? lease.starts_on, end: set.ends_on ?? lease.ends_on },
     rent: { amount: String(set.rent_amount ?? lease.rent_amount), period: set.rent_period ?? lease.rent_period },
     deposit: String(set.deposit_amount ?? lease.deposit_amount),

@@ -36,6 +36,7 @@ export function selectLeases(executor: Executor, companyId: string, rows = execu
       sql<string | null>`leases.ended_on::text`.as('ended_on'),
       sql<string>`leases.version::text`.as('version'),
       'home.slug_en as home_slug',
+      'home.listing_type as home_type',
       'renter.reference as renter_reference',
       'landlord.reference as landlord_reference',
       'renews.reference as renews_reference',
@@ -110,7 +111,7 @@ export async function createLease(
     if (existing) return { id: existing, created: false };
   }
   const rules = leaseRules(company);
-  const listingId = await resolveHome(trx, company.id, input.home);
+  const home = await resolveHome(trx, company.id, input.home);
   const renterId = await resolveContact(trx, company.id, input.renter, 'renter');
   const landlordId = await resolveContact(trx, company.id, input.landlord, 'landlord');
   if (input.handler !== undefined) await checkHandler(trx, company.id, input.handler);
@@ -118,14 +119,21 @@ export async function createLease(
   const rent: Rent = { amount: amountIn(input.rent.amount, rules, 'rent.amount'), period: input.rent.period };
   const deposit = amountIn(input.deposit, rules, 'deposit');
   const fee = input.fee ? { kind: input.fee.kind, value: amountIn(input.fee.value, rules, 'fee.value') } : null;
-  const facts: LeaseFacts = { term, rent, deposit, notice_days: input.notice_days ?? rules.noticeDays, renews: null };
+  const facts: LeaseFacts = {
+    home: { slug: input.home, type: home.type },
+    term,
+    rent,
+    deposit,
+    notice_days: input.notice_days ?? rules.noticeDays,
+    renews: null,
+  };
   const plan = planTerms(facts, input.schedule, [], rules);
 
   const lease = await insertDraft(
     trx,
     company.id,
     {
-      listing_id: listingId,
+      listing_id: home.id,
       renter_id: renterId,
       landlord_id: landlordId,
       starts_on: term.start,

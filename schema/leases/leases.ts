@@ -18,7 +18,11 @@ const memberId = text().min(1).max(100).openapi({ description: 'A member id of t
 const home = text()
   .min(1)
   .max(200)
-  .openapi({ description: 'A `lease` listing of the company, by its English slug.', example: 'marina-2br-apartment-lease' });
+  .openapi({
+    description:
+      'A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`.',
+    example: 'marina-2br-apartment-lease',
+  });
 const maxPayments = 120;
 
 export const TermInput = z
