@@ -15,14 +15,11 @@ const day = z.string().openapi({ description: 'YYYY-MM-DD, in the company’s ti
 const reference = text().min(1).max(100);
 const contact = reference.openapi({ description: 'A contact’s reference (`P-…`).', example: 'P-7K3M9Q2XAB' });
 const memberId = text().min(1).max(100).openapi({ description: 'A member id of this company.' });
-const home = text()
-  .min(1)
-  .max(200)
-  .openapi({
-    description:
-      'A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`.',
-    example: 'marina-2br-apartment-lease',
-  });
+const home = text().min(1).max(200).openapi({
+  description:
+    'A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`.',
+  example: 'marina-2br-apartment-lease',
+});
 const maxPayments = 120;
 
 export const TermInput = z
