@@ -32,6 +32,13 @@ function bearer(c: Context<AppEnv>): string | undefined {
   if (header === undefined) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw new ApiError('key_invalid', 'The Authorization header must be "Bearer <key>".');
+  // The reverse of apiKeyHeader's mistake, refused alike (a browser's key never travels as a bearer token).
+  if (match[1].startsWith('pk_')) {
+    throw new ApiError(
+      'key_wrong_header',
+      'A publishable key is sent in the X-Api-Key header, never as "Authorization: Bearer".',
+    );
+  }
   return match[1];
 }
 

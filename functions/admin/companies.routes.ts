@@ -5,6 +5,7 @@ import type { Handler } from '../../lib/routes';
 import { json, jsonBody } from '../../schema/common/api';
 import { CompanySchema, CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
 import { addCompany, allCompanies, changeCompany, oneCompany, setCompanySpamCheck } from './companies';
+import { text } from '../../schema/common/text';
 
 const create = adminRoute({
   method: 'post',
@@ -45,7 +46,7 @@ const spamCheck = adminRoute({
     'Stored encrypted with the details keys (DETAILS_KEYS) and never shown again. The change is audited without the secret.',
   request: {
     params: companyParam,
-    body: jsonBody(z.strictObject({ secret: z.string().min(1).max(500).nullable() })),
+    body: jsonBody(z.strictObject({ secret: text().min(1).max(500).nullable() })),
   },
   responses: { 200: json(z.object({ configured: z.boolean() }).openapi('AdminSpamCheck')) },
 });

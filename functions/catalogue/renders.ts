@@ -106,14 +106,18 @@ export async function renderListings(executor: Executor, context: RenderContext,
   return renderAndStore(executor, context, await renderSources(executor, context, ids));
 }
 
+/**
+ * The rows free now are locked bare (skip locked: a row another transaction holds is left alone); the update then
+ * writes those whose revision is still the one rendered (a change committed meanwhile is re-checked by the update).
+ */
 async function storeRenders(executor: Executor, tag: string, stored: Array<Rendered & { listing_id: string; revision: string }>) {
   await sql`
     with v as (
       select * from jsonb_to_recordset(${JSON.stringify(stored)}::jsonb)
         as v(listing_id uuid, revision bigint, card text, detail text, map_point text, map_cover text, sitemap text)
     ), free as (
-      select r.listing_id from listing_renders r join v on v.listing_id = r.listing_id and v.revision = r.revision
-         for update of r skip locked
+      select listing_id from listing_renders where listing_id = any (${stored.map((s) => s.listing_id)}::uuid[])
+         for update skip locked
     )
     update listing_renders r
        set rendered_for = ${tag}, card = v.card, detail = v.detail, map_point = v.map_point, map_cover = v.map_cover,

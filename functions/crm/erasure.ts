@@ -50,10 +50,19 @@ function erasure(companyId: string, person: RawBuilder<unknown>, options: { caus
     notices_erased as (
       update lease_notices set text = null where lease_id in ${leases} and text is not null and ${when}
     ),
+    -- A cheque's number and bank point at the drawer's bank account (a bounced payment's too: its one allowed change,
+    -- migration 0019); registration is a number the tenancy registry files under the parties' names; renewal terms
+    -- and the deposit's deduction reason are free text ('(erased)': a deduction always says why). Amounts, days,
+    -- statuses and links stay (docs/api-reference.md, "Erasure"; test/crm/erasure-scan.test.ts).
     payments_erased as (
-      update rent_payments set notes = null where lease_id in ${leases} and notes is not null and ${when}
+      update rent_payments set notes = null, cheque_number = null, cheque_bank = null
+      where lease_id in ${leases} and (notes is not null or cheque_number is not null or cheque_bank is not null) and ${when}
     ),
-    leases_erased as (update leases set notes = null where id in ${leases} and ${when}),
+    leases_erased as (
+      update leases set notes = null, registration = null, renewal_terms = null,
+        deposit_reason = case when deposit_reason is null then null else '(erased)' end
+      where id in ${leases} and ${when}
+    ),
     viewings_erased as (
       update viewings set feedback = null
       where deal_id in (select id from deals where company_id = ${c} and contact_id = (select id from person)) and ${when}

@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import type { Updateable } from 'kysely';
 import { type Db, isUniqueViolation, type Trx } from '../../lib/db/index';
+import { readLocked } from '../../lib/db/locked';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { linkExternal } from '../../lib/external-ids';
@@ -14,12 +15,10 @@ import { scheduleTotalWarning } from './schedule';
 import { termRent } from './term';
 import { type LeaseFacts, leaseWarnings, type Notice } from './warnings';
 
-/** The lease of this company with this reference, locked for the write; 404 when there is none. */
+/** The lease of this company with this reference, locked (the bare row) for the write; 404 when there is none. */
 export async function lockLease(trx: Trx, companyId: string, reference: string) {
-  const lease = await selectLeases(trx, companyId)
-    .where('leases.reference', '=', reference)
-    .forUpdate('leases')
-    .executeTakeFirst();
+  const row = trx.selectFrom('leases').selectAll().where('company_id', '=', companyId).where('reference', '=', reference);
+  const lease = await readLocked(() => selectLeases(trx, companyId, row.forUpdate()).executeTakeFirst());
   if (!lease) throw notFound(`The lease ${reference}`);
   return lease;
 }
@@ -67,7 +66,8 @@ export async function updateLease(trx: Trx, company: Company, reference: string,
     );
   }
   const set: Updateable<LeasesTable> = {};
-  if (input.home !== undefined) set.listing_id = await resolveHome(trx, company.id, input.home);
+  const home = input.home === undefined ? undefined : await resolveHome(trx, company.id, input.home);
+  if (home) set.listing_id = home.id;
   if (input.renter !== undefined) set.renter_id = await resolveContact(trx, company.id, input.renter, 'renter');
   if (input.landlord !== undefined) set.landlord_id = await resolveContact(trx, company.id, input.landlord, 'landlord');
   if ((set.renter_id ?? lease.renter_id) === (set.landlord_id ?? lease.landlord_id)) {
@@ -95,6 +95,7 @@ export async function updateLease(trx: Trx, company: Company, reference: string,
   }
   if (input.notes !== undefined) set.notes = input.notes;
   const facts: LeaseFacts = {
+    home: home && input.home ? { slug: input.home, type: home.type } : { slug: lease.home_slug, type: lease.home_type },
     term: { start: set.starts_on ?? lease.starts_on, end: set.ends_on ?? lease.ends_on },
     rent: { amount: String(set.rent_amount ?? lease.rent_amount), period: set.rent_period ?? lease.rent_period },
     deposit: String(set.deposit_amount ?? lease.deposit_amount),

@@ -17,11 +17,12 @@ import { type LeaseFacts, leaseWarnings, type Notice } from './warnings';
 
 /**
  * A company's leases with what their answer shows joined: the home's English slug, the parties' references, the
- * leases this one renews and is renewed by, and the company's currency. Dates and money as text.
+ * leases this one renews and is renewed by, and the company's currency. Dates and money as text. `rows`: the leases to
+ * read (all by default), e.g. one locked bare row (lib/db/locked.ts).
  */
-export function selectLeases(executor: Executor, companyId: string) {
+export function selectLeases(executor: Executor, companyId: string, rows = executor.selectFrom('leases').selectAll()) {
   return executor
-    .selectFrom('leases')
+    .selectFrom(rows.as('leases'))
     .innerJoin('listings as home', 'home.id', 'leases.listing_id')
     .innerJoin('contacts as renter', 'renter.id', 'leases.renter_id')
     .innerJoin('contacts as landlord', 'landlord.id', 'leases.landlord_id')
@@ -35,6 +36,7 @@ export function selectLeases(executor: Executor, companyId: string) {
       sql<string | null>`leases.ended_on::text`.as('ended_on'),
       sql<string>`leases.version::text`.as('version'),
       'home.slug_en as home_slug',
+      'home.listing_type as home_type',
       'renter.reference as renter_reference',
       'landlord.reference as landlord_reference',
       'renews.reference as renews_reference',
@@ -109,7 +111,7 @@ export async function createLease(
     if (existing) return { id: existing, created: false };
   }
   const rules = leaseRules(company);
-  const listingId = await resolveHome(trx, company.id, input.home);
+  const home = await resolveHome(trx, company.id, input.home);
   const renterId = await resolveContact(trx, company.id, input.renter, 'renter');
   const landlordId = await resolveContact(trx, company.id, input.landlord, 'landlord');
   if (input.handler !== undefined) await checkHandler(trx, company.id, input.handler);
@@ -117,14 +119,21 @@ export async function createLease(
   const rent: Rent = { amount: amountIn(input.rent.amount, rules, 'rent.amount'), period: input.rent.period };
   const deposit = amountIn(input.deposit, rules, 'deposit');
   const fee = input.fee ? { kind: input.fee.kind, value: amountIn(input.fee.value, rules, 'fee.value') } : null;
-  const facts: LeaseFacts = { term, rent, deposit, notice_days: input.notice_days ?? rules.noticeDays, renews: null };
+  const facts: LeaseFacts = {
+    home: { slug: input.home, type: home.type },
+    term,
+    rent,
+    deposit,
+    notice_days: input.notice_days ?? rules.noticeDays,
+    renews: null,
+  };
   const plan = planTerms(facts, input.schedule, [], rules);
 
   const lease = await insertDraft(
     trx,
     company.id,
     {
-      listing_id: listingId,
+      listing_id: home.id,
       renter_id: renterId,
       landlord_id: landlordId,
       starts_on: term.start,

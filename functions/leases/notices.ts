@@ -47,6 +47,7 @@ export async function giveNotice(
     .execute();
   const context = await warningContext(trx, lease);
   const facts: LeaseFacts = {
+    home: { slug: lease.home_slug, type: lease.home_type },
     term: { start: lease.starts_on, end: lease.ends_on },
     rent: { amount: lease.rent_amount, period: lease.rent_period },
     deposit: lease.deposit_amount,

@@ -11,7 +11,8 @@ const batch = 500;
  * Scheduled work: announces `rent_payment.overdue` once per payment and sets its `overdue_at`. A payment is overdue
  * from the day after its due date plus the company's `rent_grace_days`, counted in the company's time zone, while
  * it is still `due` on a lease that is not a draft (an ended lease's arrears stay overdue). Each batch claims its
- * rows (`for update skip locked`, `overdue_at is null`), so runs from several places announce each payment once.
+ * rows (`for update skip locked`, `overdue_at is null`), so runs from several places announce each payment once. The
+ * payment row is locked bare: its lease is read by a subquery, not joined (lib/db/locked.ts says why).
  * Returns how many were announced.
  */
 export async function announceOverdueRent(db: Db, now: Date): Promise<number> {
@@ -32,12 +33,13 @@ export async function announceOverdueRent(db: Db, now: Date): Promise<number> {
       const announced = await db.transaction().execute(async (trx) => {
         const rows = await sql<{ id: string; lease_reference: string }>`
           with claimed as (
-            select p.id from rent_payments p join leases l on l.id = p.lease_id
+            select p.id from rent_payments p
             where p.company_id = ${company.id} and p.status = 'due' and p.overdue_at is null
-              and p.due_on <= ${lastDue}::date and l.status <> 'draft'
+              and p.due_on <= ${lastDue}::date
+              and (select l.status from leases l where l.id = p.lease_id) <> 'draft'
             order by p.due_on, p.id
             limit ${batch}
-            for update of p skip locked
+            for update skip locked
           )
           update rent_payments p set overdue_at = ${now}::timestamptz
           from claimed, leases l

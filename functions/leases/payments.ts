@@ -1,6 +1,7 @@
 import { type Updateable, sql } from 'kysely';
 import { todayIn } from '../../lib/dates';
 import type { Executor, Trx } from '../../lib/db/index';
+import { readLocked } from '../../lib/db/locked';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
@@ -16,9 +17,9 @@ import { feeAmount, leaseRules } from './rules';
  * A company's rent payments with what their answer shows joined: the lease's reference and fee, the company's
  * currency. Dates, money and the version as text.
  */
-export function selectPayments(executor: Executor, companyId: string) {
+export function selectPayments(executor: Executor, companyId: string, rows = executor.selectFrom('rent_payments').selectAll()) {
   return executor
-    .selectFrom('rent_payments')
+    .selectFrom(rows.as('rent_payments'))
     .innerJoin('leases as lease', 'lease.id', 'rent_payments.lease_id')
     .innerJoin('companies as company', 'company.id', 'rent_payments.company_id')
     .selectAll('rent_payments')
@@ -52,7 +53,10 @@ async function lockPayment(trx: Trx, companyId: string, paymentId: string, path?
         .executeTakeFirst()
     : undefined;
   const payment = lease
-    ? await selectPayments(trx, companyId).where('rent_payments.id', '=', paymentId).forUpdate('rent_payments').executeTakeFirst()
+    ? await readLocked(() => {
+        const row = trx.selectFrom('rent_payments').selectAll().where('company_id', '=', companyId).where('id', '=', paymentId);
+        return selectPayments(trx, companyId, row.forUpdate()).executeTakeFirst();
+      })
     : undefined;
   if (payment) return payment;
   if (path) throw fieldProblem(path, 'unknown_reference', `No payment ${paymentId} in this company.`);

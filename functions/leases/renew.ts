@@ -45,7 +45,14 @@ export async function renewLease(trx: Trx, company: Company, reference: string, 
     .where('replaces_id', 'is', null)
     .executeTakeFirstOrThrow();
   const schedule = input.schedule ?? { payments: old.schedule_count ?? Math.min(Math.max(Number(payments.count), 1), 120) };
-  const facts: LeaseFacts = { term, rent, deposit: old.deposit_amount, notice_days: old.notice_days, renews: { rent: oldRent } };
+  const facts: LeaseFacts = {
+    home: { slug: old.home_slug, type: old.home_type },
+    term,
+    rent,
+    deposit: old.deposit_amount,
+    notice_days: old.notice_days,
+    renews: { rent: oldRent },
+  };
   const plan = planTerms(facts, schedule, [], rules);
   const lease = await insertDraft(
     trx,

@@ -17,8 +17,10 @@ export type Notice = {
   vacate_on: string | null;
 };
 
-/** The facts the warnings read: the lease's terms, the rent of the lease it renews, and its notices. */
+/** The facts the warnings read: the lease's home and terms, the rent of the lease it renews, and its notices. */
 export type LeaseFacts = {
+  /** The home's slug and listing type (`lease`, `sale`, `holiday_home`). */
+  home: { slug: string; type: string };
   term: Term;
   rent: Rent;
   deposit: string;
@@ -96,12 +98,22 @@ export function noticeWarnings(notice: Notice, lease: Pick<LeaseFacts, 'term' | 
   ];
 }
 
+const offered: Record<string, string> = { sale: 'for sale', holiday_home: 'as a holiday home' };
+
+/** `not_a_lease_listing`: the home is a listing the company offers otherwise than for lease (its own catalogue's rule). */
+export function homeWarning(lease: LeaseFacts): Warning[] {
+  if (lease.home.type === 'lease') return [];
+  const how = offered[lease.home.type] ?? `as a ${lease.home.type} listing`;
+  return [{ code: 'not_a_lease_listing', message: `The home ${lease.home.slug} is offered ${how}, not for lease.` }];
+}
+
 /**
- * Every warning standing on a lease: its rent against the renewal cap, its deposit, its schedule's total (computed
+ * Every warning standing on a lease: its home's listing type, its rent against the renewal cap, its deposit, its schedule's total (computed
  * with the schedule, see schedule.ts) and each notice given. The same warning twice is listed once.
  */
 export function leaseWarnings(lease: LeaseFacts, notices: Notice[], scheduleWarnings: Warning[], rules: LeaseRules): Warning[] {
   const all = [
+    ...homeWarning(lease),
     ...scheduleWarnings,
     ...rentCapWarning(lease, rules),
     ...depositWarning(lease, rules),

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { todayIn } from '../../lib/dates';
 import type { Executor, Trx } from '../../lib/db/index';
+import { readLocked } from '../../lib/db/locked';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
@@ -10,9 +11,9 @@ import { amountFor } from './jobs';
 import { fieldProblem } from './parties';
 
 /** A company's job charges with their job's reference, home and the booked owner's reference joined. */
-export function selectCharges(executor: Executor, companyId: string) {
+export function selectCharges(executor: Executor, companyId: string, rows = executor.selectFrom('job_charges').selectAll()) {
   return executor
-    .selectFrom('job_charges')
+    .selectFrom(rows.as('job_charges'))
     .innerJoin('jobs as job', 'job.id', 'job_charges.job_id')
     .innerJoin('listings as home', 'home.id', 'job.listing_id')
     .innerJoin('companies as company', 'company.id', 'job_charges.company_id')
@@ -122,10 +123,8 @@ export async function updateCharge(
   now: Date,
   causedBy: CausedBy,
 ): Promise<string> {
-  const charge = await selectCharges(trx, company.id)
-    .where('job_charges.id', '=', id)
-    .forUpdate('job_charges')
-    .executeTakeFirst();
+  const row = trx.selectFrom('job_charges').selectAll().where('company_id', '=', company.id).where('id', '=', id);
+  const charge = await readLocked(() => selectCharges(trx, company.id, row.forUpdate()).executeTakeFirst());
   if (!charge) throw notFound(`The charge ${id}`);
   const sent = fixedFields.filter((field) => input[field] !== undefined);
   if (sent.length > 0) {

@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import { sql, type Updateable } from 'kysely';
 import type { Executor, Trx } from '../../lib/db/index';
+import { readLocked } from '../../lib/db/locked';
 import { notFound } from '../../lib/errors';
 import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
 import { fitsDigits, storedDigits } from '../../lib/money';
@@ -12,11 +13,12 @@ import { activeLeaseOf, checkWho, fieldProblem, resolveHome } from './parties';
 
 /**
  * A company's jobs with what their answer shows joined: the home's slug and type, the lease's reference, whether the
- * job's calendar block exists, the owner's approval limit (the home's, else the company's) and the currency.
+ * job's calendar block exists, the owner's approval limit (the home's, else the company's) and the currency. `rows`:
+ * the jobs to read (all by default), e.g. one locked bare row (lib/db/locked.ts).
  */
-export function selectJobs(executor: Executor, companyId: string) {
+export function selectJobs(executor: Executor, companyId: string, rows = executor.selectFrom('jobs').selectAll()) {
   return executor
-    .selectFrom('jobs')
+    .selectFrom(rows.as('jobs'))
     .innerJoin('listings as home', 'home.id', 'jobs.listing_id')
     .innerJoin('companies as company', 'company.id', 'jobs.company_id')
     .leftJoin('leases as lease', 'lease.id', 'jobs.lease_id')
@@ -39,9 +41,10 @@ export function selectJobs(executor: Executor, companyId: string) {
     .where('jobs.company_id', '=', companyId);
 }
 
-/** The job of this company with this reference, locked for the write; 404 when there is none. */
+/** The job of this company with this reference, locked (the bare row) for the write; 404 when there is none. */
 export async function lockJob(trx: Trx, companyId: string, reference: string) {
-  const job = await selectJobs(trx, companyId).where('jobs.reference', '=', reference).forUpdate('jobs').executeTakeFirst();
+  const row = trx.selectFrom('jobs').selectAll().where('company_id', '=', companyId).where('reference', '=', reference);
+  const job = await readLocked(() => selectJobs(trx, companyId, row.forUpdate()).executeTakeFirst());
   if (!job) throw notFound(`The job ${reference}`);
   return job;
 }

@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import { sql, type Updateable } from 'kysely';
 import type { Executor, Trx } from '../../lib/db/index';
+import { readLocked } from '../../lib/db/locked';
 import { notFound } from '../../lib/errors';
 import type { CausedBy } from '../../lib/events';
 import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
@@ -15,11 +16,12 @@ import type { Company } from '../../schema/platform/db';
 /**
  * A company's deals with what their answer shows joined: the pipeline's and stage's keys, the stage's kind (the
  * deal's status) and probability, the pipeline's purpose, the references of the person, enquiry and owner, the home's
- * English slug and the company's currency.
+ * English slug and the company's currency. `rows`: the deals to read (all by default), e.g. one locked bare row
+ * (lib/db/locked.ts).
  */
-export function selectDeals(executor: Executor, companyId: string) {
+export function selectDeals(executor: Executor, companyId: string, rows = executor.selectFrom('deals').selectAll()) {
   return executor
-    .selectFrom('deals')
+    .selectFrom(rows.as('deals'))
     .innerJoin('pipelines as pipeline', 'pipeline.id', 'deals.pipeline_id')
     .innerJoin('pipeline_stages as stage', 'stage.id', 'deals.stage_id')
     .innerJoin('contacts as person', 'person.id', 'deals.contact_id')
@@ -47,9 +49,10 @@ export function selectDeals(executor: Executor, companyId: string) {
     .where('deals.company_id', '=', companyId);
 }
 
-/** The deal of this company with this reference, locked for the write; 404 when there is none. */
+/** The deal of this company with this reference, locked (the bare row) for the write; 404 when there is none. */
 export async function lockDeal(trx: Trx, companyId: string, reference: string) {
-  const deal = await selectDeals(trx, companyId).where('deals.reference', '=', reference).forUpdate('deals').executeTakeFirst();
+  const row = trx.selectFrom('deals').selectAll().where('company_id', '=', companyId).where('reference', '=', reference);
+  const deal = await readLocked(() => selectDeals(trx, companyId, row.forUpdate()).executeTakeFirst());
   if (!deal) throw notFound(`The deal ${reference}`);
   return deal;
 }

@@ -1,5 +1,6 @@
 import { sql, type Updateable } from 'kysely';
 import type { Db, Executor, Trx } from '../../lib/db/index';
+import { readLocked } from '../../lib/db/locked';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
@@ -12,10 +13,13 @@ import type { Company } from '../../schema/platform/db';
 /** A viewing still planned this long after its time has been missed (scheduled work marks it). */
 export const missedAfterHours = 24;
 
-/** A company's viewings with the deal's reference and the home's English slug. */
-export function selectViewings(executor: Executor, companyId: string) {
+/**
+ * A company's viewings with the deal's reference and the home's English slug. `rows`: the viewings to read (all by
+ * default), e.g. one locked bare row (lib/db/locked.ts).
+ */
+export function selectViewings(executor: Executor, companyId: string, rows = executor.selectFrom('viewings').selectAll()) {
   return executor
-    .selectFrom('viewings')
+    .selectFrom(rows.as('viewings'))
     .innerJoin('deals as deal', 'deal.id', 'viewings.deal_id')
     .innerJoin('listings as home', 'home.id', 'viewings.listing_id')
     .selectAll('viewings')
@@ -94,10 +98,8 @@ export async function updateViewing(
   now: Date,
   causedBy: CausedBy,
 ): Promise<string> {
-  const viewing = await selectViewings(trx, company.id)
-    .where('viewings.reference', '=', reference)
-    .forUpdate('viewings')
-    .executeTakeFirst();
+  const row = trx.selectFrom('viewings').selectAll().where('company_id', '=', company.id).where('reference', '=', reference);
+  const viewing = await readLocked(() => selectViewings(trx, company.id, row.forUpdate()).executeTakeFirst());
   if (!viewing) throw notFound(`The viewing ${reference}`);
   const { status } = viewing;
   const refuse = (what: string) => new ApiError('invalid_transition', `The viewing ${reference} is ${status}: ${what}.`);

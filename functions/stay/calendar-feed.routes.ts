@@ -74,7 +74,9 @@ export const calendarFeed = createRouter().openapi(route, async (c) => {
       busystatus: ICalEventBusyStatus.BUSY,
     });
   }
-  return c.body(calendar.toString(), 200, {
+  // RFC 5545 §3.1: every content line ends with CRLF, the last one too; ical-generator leaves the last one bare.
+  const lines = calendar.toString();
+  return c.body(lines.endsWith('\r\n') ? lines : `${lines}\r\n`, 200, {
     ...headers,
     'Content-Type': 'text/calendar; charset=utf-8',
     'Content-Disposition': `inline; filename="${home.slug}.ics"`,

@@ -70,21 +70,17 @@ export function bookableHomeOf(row: HomeRow, seasons: SeasonRow[]): BookableHome
 
 /**
  * Finds a home by its English or Arabic slug. Availability, quotes and booking requests answer 404 unless the
- * company has bookings switched on and the listing is a published holiday home with a nightly price.
- * `lock` locks the home's terms row (FOR NO KEY UPDATE) for the rest of the transaction: booking writes of one
- * home, and a calendar block being added, take their turns. A share lock is not enough: every booking write bumps
- * the row's calendar_version (a trigger), so two requests each holding a share lock would deadlock on that update.
+ * company has bookings switched on and the listing is a published holiday home with a nightly price. It locks
+ * nothing: writers lock the home's terms row alone (lib/calendar.ts), never through this join.
  */
 export async function findBookableHome(
   executor: Executor,
   company: Company,
   slug: string,
-  options: { lock?: boolean; seasons?: boolean } = {},
+  options: { seasons?: boolean } = {},
 ): Promise<BookableHome> {
   requireBookings(company);
-  let query = bookableHomeQuery(executor, company.id, slug);
-  if (options.lock) query = query.forNoKeyUpdate('t');
-  const row = await query.executeTakeFirst();
+  const row = await bookableHomeQuery(executor, company.id, slug).executeTakeFirst();
   if (!row) throw homeNotFound(slug);
   // Availability needs no prices: it skips the seasons' query.
   const seasons =

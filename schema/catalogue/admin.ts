@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
+import { decimalInput } from '../common/money';
 import { instant, LocalisedTextInput } from '../common/api';
 import { HomeTermsInput } from '../common/homes';
 import { listingTypes } from '../common/columns';
@@ -6,13 +8,11 @@ import { PermitInput, PortalsInput } from '../common/permits';
 
 /** The operator's catalogue import: areas, property types, services, team and listings of one company. */
 
-const slugEn = z
-  .string()
+const slugEn = text()
   .min(1)
   .max(200)
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Lower-case letters, digits and hyphens.');
-const slugAny = z
-  .string()
+const slugAny = text()
   .min(1)
   .max(200)
   .regex(/^[^\s/?#%]+$/, 'A slug without spaces, "/", "?", "#" or "%".');
@@ -23,7 +23,7 @@ const listingSlug = z.strictObject({
   en: slugEn.refine(notReserved, '"map" is reserved (GET /listings/map).'),
   ar: slugAny.refine(notReserved, '"map" is reserved (GET /listings/map).').optional(),
 });
-const decimal = z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'A decimal string such as "1250.00".');
+const decimal = decimalInput;
 
 export const ImportAreaInput = z.strictObject({
   kind: z.enum(['city', 'area', 'project']),
@@ -38,10 +38,10 @@ export const ImportListingInput = z
     listing_type: z.enum(listingTypes),
     status: z.enum(['draft', 'published', 'withdrawn']).default('draft'),
     title: LocalisedTextInput,
-    description: z.strictObject({ en: z.string().max(20000), ar: z.string().max(20000).optional() }).optional(),
+    description: z.strictObject({ en: text().max(20000), ar: text().max(20000).optional() }).optional(),
     price: decimal.nullable().default(null),
     price_period: z.enum(['total', 'year', 'month', 'night']).nullable().default(null),
-    property_type: z.string().max(100).nullable().default(null),
+    property_type: text().max(100).nullable().default(null),
     bedrooms: z.number().int().min(0).max(100).nullable().default(null),
     bathrooms: z.number().int().min(0).max(100).nullable().default(null),
     size_sqm: z.number().positive().max(1e7).nullable().default(null),
@@ -64,12 +64,11 @@ export const ImportListingInput = z
     photos: z
       .array(
         z.strictObject({
-          key: z
-            .string()
+          key: text()
             .min(1)
             .max(300)
             .regex(/^[A-Za-z0-9._\-/]+$/),
-          alt: z.strictObject({ en: z.string().max(300), ar: z.string().max(300).optional() }),
+          alt: z.strictObject({ en: text().max(300), ar: text().max(300).optional() }),
           ready: z.boolean().default(true),
         }),
       )
@@ -98,32 +97,29 @@ export const ImportListingInput = z
   });
 
 export const TeamProfileInput = z.strictObject({
-  name: z.string().min(1).max(200),
-  role: z.strictObject({ en: z.string().max(200), ar: z.string().max(200).optional() }).default({ en: '' }),
-  bio: z.strictObject({ en: z.string().max(5000), ar: z.string().max(5000).optional() }).default({ en: '' }),
-  photo_url: z.string().url().nullable().default(null),
-  email: z.string().email().nullable().default(null),
-  phone: z.string().max(40).nullable().default(null),
-  languages: z.array(z.string().regex(/^[a-z]{2}$/)).default([]),
+  name: text().min(1).max(200),
+  role: z.strictObject({ en: text().max(200), ar: text().max(200).optional() }).default({ en: '' }),
+  bio: z.strictObject({ en: text().max(5000), ar: text().max(5000).optional() }).default({ en: '' }),
+  photo_url: text().url().nullable().default(null),
+  email: text().email().nullable().default(null),
+  phone: text().max(40).nullable().default(null),
+  languages: z.array(text().regex(/^[a-z]{2}$/)).default([]),
   published: z.boolean().default(true),
   position: z.number().int().min(0).default(0),
 });
 
 export const ServiceInput = z.strictObject({
-  key: z
-    .string()
+  key: text()
     .regex(/^[a-z0-9][a-z0-9_-]*$/)
     .max(100),
   name: LocalisedTextInput,
-  kind: z
-    .string()
+  kind: text()
     .regex(/^[a-z0-9_]+$/)
     .max(100),
 });
 
 export const PropertyTypeInput = z.strictObject({
-  value: z
-    .string()
+  value: text()
     .regex(/^[a-z0-9_-]+$/)
     .max(100),
   name: LocalisedTextInput,

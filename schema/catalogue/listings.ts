@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { listingTypes } from '../common/columns';
 import { permitAuthorities } from '../common/permits';
 import { LocalisedTextSchema, listOf, pageQuery, queryBoolean, queryInteger } from '../common/api';
 
 export const ListingTypeSchema = z.enum(listingTypes).openapi('ListingType');
 
-const slugText = z.string().min(1).max(200);
+const slugText = text().min(1).max(200);
 const count = queryInteger(0, 1000);
 
 /** Filters shared by the list and the map. Unknown parameters are refused. */
@@ -13,7 +14,7 @@ export const listingFilters = {
   type: ListingTypeSchema.optional(),
   area: slugText.optional().openapi({ description: 'A city or area slug (English or Arabic) from /areas.' }),
   project: slugText.optional().openapi({ description: 'A project slug (English or Arabic) from /areas.' }),
-  property_type: z.string().min(1).max(100).optional().openapi({ description: 'A `value` from /filters.' }),
+  property_type: text().min(1).max(100).optional().openapi({ description: 'A `value` from /filters.' }),
   bedrooms_min: count.optional(),
   bedrooms_max: count.optional(),
   guests_min: count.optional(),

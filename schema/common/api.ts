@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from './text';
 
 export const ProblemSchema = z
   .object({
@@ -102,9 +103,7 @@ export const LocalisedTextSchema = z
   .object({ en: z.string(), ar: z.string() })
   .openapi('LocalisedText', { description: 'Text per language; a language without text gives the English text.' });
 
-export const LocalisedTextInput = z
-  .object({ en: z.string().min(1).max(2000), ar: z.string().min(1).max(2000).optional() })
-  .strict();
+export const LocalisedTextInput = z.object({ en: text().min(1).max(2000), ar: text().min(1).max(2000).optional() }).strict();
 
 /**
  * Every calendar date and instant a request may carry lies in the years 1900 to 2999 (docs/api-reference.md,
@@ -148,8 +147,7 @@ export const instant = z.iso
 
 /** A whole number in a query string: plain decimal digits only (no sign, exponent, hex, spaces or point). */
 export function queryInteger(min: number, max: number) {
-  return z
-    .string()
+  return text()
     .regex(/^[0-9]+$/, `A whole number from ${min} to ${max}, in plain digits.`)
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
@@ -158,7 +156,7 @@ export function queryInteger(min: number, max: number) {
 
 export const pageQuery = {
   page_size: queryInteger(1, 100).default(20).openapi({ description: 'Results per page, 1 to 100 (default 20).', example: 20 }),
-  cursor: z.string().max(1000).optional().openapi({ description: 'The `next_cursor` of the previous page. Opaque.' }),
+  cursor: text().max(1000).optional().openapi({ description: 'The `next_cursor` of the previous page. Opaque.' }),
 };
 
 /** The query of a route that takes no parameters: any parameter is refused as `unknown_field`. */

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from './text';
 
 /**
  * The kinds of record a client may keep its own ids for (`external_ids.record_type`). The table takes any
@@ -21,10 +22,11 @@ export const recordKinds = [
 export type RecordKind = (typeof recordKinds)[number];
 
 /** The client's system, e.g. `hubspot`: one pattern for every record (and the table's check). */
-export const externalSource = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'Letters, digits, "_", "." and "-", up to 64 characters (e.g. hubspot).');
-export const externalIdText = z.string().min(1).max(200);
+export const externalSource = text().regex(
+  /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
+  'Letters, digits, "_", "." and "-", up to 64 characters (e.g. hubspot).',
+);
+export const externalIdText = text().min(1).max(200);
 
 /** A client's id for a record, as sent in bodies (`{external: {source, id}}`). */
 export const ExternalInput = z
@@ -40,8 +42,7 @@ export const ExternalSchema = z.object({ source: z.string(), id: z.string() }).o
  */
 export function externalFilter(idName: string, description: string) {
   return {
-    external: z
-      .string()
+    external: text()
       .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:.{1,200}$/, `As <source>:<${idName}>, e.g. hubspot:12345.`)
       .optional()
       .openapi({ description }),

@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi';
+import { text } from './text';
 import { phoneInput } from './people';
 
 /** The fields every visitor form shares (enquiries: schema/forms/leads.ts; booking requests: schema/stay/bookings.ts). */
 
-const detailScalar = z.union([z.string().max(500), z.number().finite(), z.boolean()]);
+const detailScalar = z.union([text().max(500), z.number().finite(), z.boolean()]);
 
 const prototypeNames = ['__proto__', 'constructor', 'prototype'];
 
@@ -32,8 +33,7 @@ export const LeadDetailsInput = z
     },
     z
       .record(
-        z
-          .string()
+        text()
           .max(64)
           .regex(/^[a-z0-9_]+$/, 'Lower-case letters, digits and "_".'),
         z.union([detailScalar, z.array(detailScalar).max(20)]),
@@ -46,37 +46,29 @@ export const LeadDetailsInput = z
     example: { purpose: 'sale', bedrooms: 2, size_sqm: 120.5 },
   });
 
-const language = z.string().regex(/^[a-z]{2}$/, 'A two-letter ISO 639-1 code such as en or ar.');
+const language = text().regex(/^[a-z]{2}$/, 'A two-letter ISO 639-1 code such as en or ar.');
 
 /** The fields of an enquiry, as a server posts it (the browser form adds its own fields to these). */
 export const leadFormFields = {
   consent: z.literal(true).openapi({ description: 'Must be true: the person agreed to the privacy notice.' }),
-  consent_version: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .openapi({ description: 'The version of the privacy notice the person saw.' }),
-  email: z.string().trim().max(254).pipe(z.email()).optional(),
+  consent_version: text().trim().min(1).max(100).openapi({ description: 'The version of the privacy notice the person saw.' }),
+  email: text().trim().max(254).pipe(z.email()).optional(),
   phone: phoneInput.optional(),
-  name: z.string().trim().min(1).max(200).optional(),
-  message: z.string().max(5000).optional(),
+  name: text().trim().min(1).max(200).optional(),
+  message: text().max(5000).optional(),
   language: language.optional(),
-  service: z
-    .string()
+  service: text()
     .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'A service key from GET /services.')
     .optional()
     .openapi({ description: 'A key from `GET /services`; a key the list does not have yet is kept too.' }),
-  form: z
-    .string()
+  form: text()
     .max(64)
     .regex(/^[a-z0-9_-]+$/, 'Lower-case letters, digits, "-" and "_".')
     .optional(),
-  page: z.string().max(2000).optional().openapi({
+  page: text().max(2000).optional().openapi({
     description: 'The page of the form. Kept when it is an http(s) address, without query, fragment or credentials.',
   }),
-  listing: z
-    .string()
+  listing: text()
     .min(1)
     .max(200)
     .optional()
@@ -86,11 +78,11 @@ export const leadFormFields = {
 
 /** What a browser form adds: the spam check's token and the hidden field bots fill. */
 export const formGuardFields = {
-  challenge: z.string().min(1).max(2048).optional().openapi({
+  challenge: text().min(1).max(2048).optional().openapi({
     description:
       "The token of the company's spam-check widget (Cloudflare Turnstile) on the page. Required with a publishable key; a server key does not send it.",
   }),
-  website: z.string().max(2000).optional().openapi({
+  website: text().max(2000).optional().openapi({
     description: 'The hidden field: it must be sent empty (or left out). Bots fill it.',
   }),
 };

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { text } from './text';
+import { decimalInput } from './money';
 import { calendarDate } from './api';
 
 /** A holiday home's terms: written by the catalogue import and by the stay group's admin routes. */
@@ -8,9 +10,9 @@ export const date = calendarDate.openapi({
 });
 export const weekday = z.number().int().min(0).max(6);
 
-const decimal = z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'A decimal string such as "1250.00".');
+const decimal = decimalInput;
 const days = z.array(weekday).max(7);
-const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'A time HH:MM.');
+const clock = text().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'A time HH:MM.');
 
 /** A holiday home's booking terms, as the catalogue import and the admin API write them (defaults as the database). */
 export const HomeTermsInput = z
@@ -36,7 +38,7 @@ export const HomeTermsInput = z
     seasons: z
       .array(
         z.strictObject({
-          name: z.string().max(100).default(''),
+          name: text().max(100).default(''),
           starts_on: date,
           ends_on: date.openapi({ description: 'The day after the last night of the season.' }),
           nightly_price: decimal,

@@ -1,13 +1,14 @@
 import { z } from '@hono/zod-openapi';
+import { text } from './text';
 import { ExternalInput } from './external';
 
 /** ISO 639-1 code, as team profiles take (e.g. `en`, `ar`). */
-export const language = z.string().regex(/^[a-z]{2}$/, 'A two-letter ISO 639-1 code such as en or ar.');
+export const language = text().regex(/^[a-z]{2}$/, 'A two-letter ISO 639-1 code such as en or ar.');
 /**
  * A person's phone as a client sends it (a visitor form, a booking request, POST /contacts, a deal's person): any
  * usual form, international or as dialled in the company's country (lib/people-keys.ts, normalisePhone).
  */
-export const phoneInput = z.string().max(40).openapi({
+export const phoneInput = text().max(40).openapi({
   description:
     "Any usual form: international (`+971 50 123 4567`, `00971…`) or as dialled in the company's country (`050 123 4567`: the company's phone_country, else the country of its time zone). Kept and matched in E.164; a number that cannot be read is 400 `invalid_phone`.",
 });
@@ -21,7 +22,7 @@ export function requireEmailOrPhone(input: { email?: string; phone?: string }, c
   }
 }
 
-const role = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'Lower-case letters, digits and "_" (e.g. buyer, owner).');
+const role = text().regex(/^[a-z][a-z0-9_]{0,39}$/, 'Lower-case letters, digits and "_" (e.g. buyer, owner).');
 
 /**
  * A person's details, matched or added exactly as POST /contacts does (lib/people.ts: external id, then email, then
@@ -29,8 +30,8 @@ const role = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'Lower-case letters, dig
  */
 export const PersonInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).optional(),
-    email: z.string().trim().max(254).pipe(z.email()).optional(),
+    name: text().trim().min(1).max(200).optional(),
+    email: text().trim().max(254).pipe(z.email()).optional(),
     phone: phoneInput.optional(),
     language: language.optional(),
     roles: z.array(role).max(10).optional().openapi({ description: 'Added to the roles the person already has.' }),

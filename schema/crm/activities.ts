@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { listOf, instant as requestInstant, syncQuery } from '../common/api';
 import { externalFilter, externalIdText, externalSource } from '../common/external';
 import { activityTypes } from './db';
@@ -15,7 +16,7 @@ export const followupExternalQuery = externalFilter(
   'Only the record with this `source` and `external_id`, as `<source>:<external_id>`.',
 );
 
-const reference = (description: string) => z.string().min(1).max(100).openapi({ description });
+const reference = (description: string) => text().min(1).max(100).openapi({ description });
 const instant = z.string().openapi({ example: '2026-11-21T09:30:00.000Z' });
 
 export const ActivitySchema = z
@@ -45,8 +46,8 @@ export const ActivityInput = z
     external_id: followupExternalId,
     lead: reference('A lead reference. A call logged on a lead is its first answer when it has none yet.').optional(),
     person: reference("A contact reference; the lead's person when only a lead is given.").optional(),
-    by: z.string().min(1).max(100).optional().openapi({ description: 'A member id of this company.' }),
-    body: z.string().max(10000).optional(),
+    by: text().min(1).max(100).optional().openapi({ description: 'A member id of this company.' }),
+    body: text().max(10000).optional(),
     occurred_at: requestInstant.optional().openapi({ description: 'When it happened; now by default.' }),
   })
   .openapi('ActivityInput');

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { syncQuery, listOf } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 import { language, PersonInput } from '../common/people';
@@ -38,14 +39,14 @@ export const ContactListSchema = listOf(ContactSchema, 'ContactList');
 
 export const ContactsQuery = z.strictObject({ ...syncQuery, ...externalQuery });
 
-export const ContactParams = z.object({ reference: z.string().min(1).max(100) });
+export const ContactParams = z.object({ reference: text().min(1).max(100) });
 
 /** Add or match a person (the one person input, shared with every group that names a person by details). */
 export const ContactInput = PersonInput;
 
 export const ContactPatchInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).nullable().optional(),
+    name: text().trim().min(1).max(200).nullable().optional(),
     language: language.nullable().optional(),
     external: ExternalInput.optional(),
   })

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { syncQuery, listOf, instant as requestInstant } from '../common/api';
 import { ExternalInput, externalQuery } from '../common/external';
 import { LeadSchema, leadStatuses } from '../common/leads';
@@ -7,15 +8,15 @@ export const LeadListSchema = listOf(LeadSchema, 'LeadList');
 
 export const LeadsQuery = z.strictObject({ ...syncQuery, ...externalQuery });
 
-export const LeadParams = z.object({ reference: z.string().min(1).max(100) });
+export const LeadParams = z.object({ reference: text().min(1).max(100) });
 
 export const LeadPatchInput = z
   .strictObject({
     status: z.enum(leadStatuses).optional(),
-    assignee: z.string().min(1).max(100).nullable().optional().openapi({ description: 'An active member id; null unassigns.' }),
-    department: z.string().min(1).max(64).nullable().optional().openapi({ description: 'A department key; null clears it.' }),
+    assignee: text().min(1).max(100).nullable().optional().openapi({ description: 'An active member id; null unassigns.' }),
+    department: text().min(1).max(64).nullable().optional().openapi({ description: 'A department key; null clears it.' }),
     next_action: z
-      .strictObject({ text: z.string().trim().min(1).max(500), due_at: requestInstant.nullable().optional() })
+      .strictObject({ text: text().trim().min(1).max(500), due_at: requestInstant.nullable().optional() })
       .nullable()
       .optional(),
     external: ExternalInput.optional(),

@@ -1,9 +1,11 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { syncQuery, LocalisedTextInput, LocalisedTextSchema, listOf } from '../common/api';
 
-export const departmentKey = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Lower-case letters, digits, "_" and "-", up to 64 characters.');
+export const departmentKey = text().regex(
+  /^[a-z0-9][a-z0-9_-]{0,63}$/,
+  'Lower-case letters, digits, "_" and "-", up to 64 characters.',
+);
 
 export const MemberSchema = z
   .object({
@@ -28,8 +30,8 @@ export const MembersQuery = z.strictObject({ ...syncQuery });
 
 // Admin inputs.
 const memberFields = {
-  name: z.string().trim().min(1).max(200),
-  email: z.string().trim().max(254).pipe(z.email()).nullable(),
+  name: text().trim().min(1).max(200),
+  email: text().trim().max(254).pipe(z.email()).nullable(),
   department: departmentKey.nullable(),
   active: z.boolean(),
 };

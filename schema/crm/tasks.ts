@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { syncQuery, calendarDate, listOf } from '../common/api';
 import { followupExternalId, followupExternalQuery, followupSource } from './activities';
 
 const instant = z.string().openapi({ example: '2026-11-21T09:30:00.000Z' });
-const title = z.string().trim().min(1).max(500);
-const memberId = z.string().min(1).max(100);
+const title = text().trim().min(1).max(500);
+const memberId = text().min(1).max(100);
 
 export const TaskSchema = z
   .object({
@@ -27,7 +28,7 @@ export const TaskListSchema = listOf(TaskSchema, 'TaskList');
 
 export const TasksQuery = z.strictObject({ ...syncQuery, ...followupExternalQuery });
 
-export const TaskParams = z.object({ task_id: z.string().min(1).max(100) });
+export const TaskParams = z.object({ task_id: text().min(1).max(100) });
 
 export const TaskInput = z
   .strictObject({
@@ -36,9 +37,8 @@ export const TaskInput = z
     external_id: followupExternalId,
     due_on: calendarDate.optional(),
     assignee: memberId.optional().openapi({ description: 'An active member id of this company.' }),
-    lead: z.string().min(1).max(100).optional().openapi({ description: 'A lead reference.' }),
-    person: z
-      .string()
+    lead: text().min(1).max(100).optional().openapi({ description: 'A lead reference.' }),
+    person: text()
       .min(1)
       .max(100)
       .optional()

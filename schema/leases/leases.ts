@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import Big from 'big.js';
+import { text } from '../common/text';
 import { calendarDate, listOf, syncQuery } from '../common/api';
 import { externalQuery } from '../common/external';
 import { ExternalInput, ExternalSchema } from '../common/external';
-import { decimalInput, moneyOutput } from '../common/money';
+import { decimalInput, decimalOf, moneyOutput } from '../common/money';
 import { WarningSchema } from '../common/warnings';
 import { depositOutcomes, feeKinds, leaseStatuses, noticeIntents, noticeParties, rentPaymentStatuses, rentPeriods } from './db';
 import { ChequeInput, ChequeSchema } from './rent-payments';
@@ -12,14 +12,14 @@ import { ChequeInput, ChequeSchema } from './rent-payments';
 
 const instant = z.string().openapi({ example: '2027-01-01T09:30:00.000Z' });
 const day = z.string().openapi({ description: 'YYYY-MM-DD, in the company’s time zone.', example: '2027-01-01' });
-const reference = z.string().min(1).max(100);
+const reference = text().min(1).max(100);
 const contact = reference.openapi({ description: 'A contact’s reference (`P-…`).', example: 'P-7K3M9Q2XAB' });
-const memberId = z.string().min(1).max(100).openapi({ description: 'A member id of this company.' });
-const home = z
-  .string()
-  .min(1)
-  .max(200)
-  .openapi({ description: 'A `lease` listing of the company, by its English slug.', example: 'marina-2br-apartment-lease' });
+const memberId = text().min(1).max(100).openapi({ description: 'A member id of this company.' });
+const home = text().min(1).max(200).openapi({
+  description:
+    'A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`.',
+  example: 'marina-2br-apartment-lease',
+});
 const maxPayments = 120;
 
 export const TermInput = z
@@ -39,7 +39,10 @@ export const FeeInput = z
     kind: z.enum(feeKinds).openapi({ description: '`percent`: of each received payment; `fixed`: per received payment.' }),
     value: decimalInput.openapi({ example: '5' }),
   })
-  .refine((fee) => fee.kind === 'fixed' || new Big(fee.value).lte(100), { path: ['value'], message: 'At most 100 percent.' })
+  .refine((fee) => fee.kind === 'fixed' || (decimalOf(fee.value)?.lte(100) ?? true), {
+    path: ['value'],
+    message: 'At most 100 percent.',
+  })
   .openapi('LeaseFeeInput', { description: 'The company’s management fee, taken on each received payment.' });
 
 export const ScheduleInput = z
@@ -73,9 +76,9 @@ export const leaseTermFields = [
 ] as const;
 
 const noticeDays = z.number().int().min(0).max(3650);
-const registration = z.string().trim().min(1).max(100).openapi({ description: 'E.g. the local tenancy registration number.' });
-const renewalTerms = z.string().trim().max(2000);
-const notes = z.string().trim().max(5000);
+const registration = text().trim().min(1).max(100).openapi({ description: 'E.g. the local tenancy registration number.' });
+const renewalTerms = text().trim().max(2000);
+const notes = text().trim().max(5000);
 
 export const LeaseInput = z
   .strictObject({
@@ -127,7 +130,7 @@ export const NoticeInput = z
     proposed_rent: decimalInput
       .optional()
       .openapi({ description: 'A notice to renew or to change the rent: the rent proposed.' }),
-    text: z.string().trim().max(2000).optional(),
+    text: text().trim().max(2000).optional(),
   })
   .refine((n) => n.intent === 'vacate' || n.vacate_on === undefined, { path: ['vacate_on'], message: 'Only on a vacate notice.' })
   .refine((n) => n.intent !== 'vacate' || n.proposed_rent === undefined, {
@@ -152,7 +155,7 @@ export const EndInput = z
       .strictObject({
         outcome: z.enum(depositOutcomes),
         deductions: decimalInput.optional().openapi({ description: 'With `returned_with_deductions`: the amount kept.' }),
-        reason: z.string().trim().min(1).max(2000).optional(),
+        reason: text().trim().min(1).max(2000).optional(),
       })
       .refine((d) => (d.outcome === 'returned_with_deductions') === (d.deductions !== undefined), {
         path: ['deductions'],
@@ -162,7 +165,7 @@ export const EndInput = z
         path: ['reason'],
         message: 'Given with returned_with_deductions, and only then.',
       })
-      .refine((d) => d.deductions === undefined || new Big(d.deductions).gt(0), { path: ['deductions'], message: 'Above zero.' }),
+      .refine((d) => decimalOf(d.deductions)?.gt(0) ?? true, { path: ['deductions'], message: 'Above zero.' }),
   })
   .openapi('LeaseEndInput');
 

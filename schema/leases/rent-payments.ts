@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { calendarDate, listOf, syncQuery } from '../common/api';
 import { externalQuery } from '../common/external';
 import { ExternalInput, ExternalSchema } from '../common/external';
@@ -9,13 +10,13 @@ import { rentPaymentStatuses } from './db';
 
 const instant = z.string().openapi({ example: '2027-01-01T09:30:00.000Z' });
 const day = z.string().openapi({ description: 'YYYY-MM-DD, in the company’s time zone.', example: '2027-01-01' });
-const notes = z.string().trim().max(2000);
+const notes = text().trim().max(2000);
 
 /** A post-dated cheque: one payment per cheque. */
 export const ChequeInput = z
   .strictObject({
-    number: z.string().trim().min(1).max(50).openapi({ example: '000123' }),
-    bank: z.string().trim().min(1).max(100).openapi({ example: 'Emirates NBD' }),
+    number: text().trim().min(1).max(50).openapi({ example: '000123' }),
+    bank: text().trim().min(1).max(100).openapi({ example: 'Emirates NBD' }),
   })
   .openapi('ChequeInput', { description: 'A post-dated cheque: its number and bank, together.' });
 
@@ -57,7 +58,7 @@ export const RentPaymentsQuery = z
   .strictObject({
     ...syncQuery,
     ...externalQuery,
-    lease: z.string().min(1).max(100).optional().openapi({ description: 'A lease’s reference.' }),
+    lease: text().min(1).max(100).optional().openapi({ description: 'A lease’s reference.' }),
     status: z.enum(rentPaymentStatuses).optional(),
     booked_from: range('`booked_on`', 'first'),
     booked_to: range('`booked_on`', 'last'),
@@ -77,12 +78,12 @@ export const RentPaymentsQuery = z
     }
   });
 
-export const RentPaymentParams = z.object({ payment_id: z.string().min(1).max(100) });
+export const RentPaymentParams = z.object({ payment_id: text().min(1).max(100) });
 
 /** `POST /rent-payments`: a replacement for a bounced payment, on the same lease. */
 export const RentPaymentInput = z
   .strictObject({
-    replaces: z.string().min(1).max(100).openapi({ description: 'The `payment_id` of a bounced payment.' }),
+    replaces: text().min(1).max(100).openapi({ description: 'The `payment_id` of a bounced payment.' }),
     due_on: calendarDate,
     amount: decimalInput.openapi({ example: '10000.00' }),
     cheque: ChequeInput.optional(),

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { calendarDate, listOf, syncQuery } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
-import { decimalInput, moneyOutput } from '../common/money';
+import { decimalInput, decimalOf, moneyOutput } from '../common/money';
 import { chargeStatuses, payers } from './db';
 import { dayOut, instantOut, longText, reference, uuidParam } from './fields';
 
@@ -10,7 +10,7 @@ import { dayOut, instantOut, longText, reference, uuidParam } from './fields';
 export const ChargeInput = z
   .strictObject({
     job: reference.openapi({ description: 'The job’s reference (`J-…`).', example: 'J-7K3M9Q2XAB' }),
-    cost: decimalInput.refine((v) => Number(v) > 0, 'Above zero.').openapi({ example: '450.00' }),
+    cost: decimalInput.refine((v) => decimalOf(v)?.gt(0) ?? true, 'Above zero.').openapi({ example: '450.00' }),
     payer: z.enum(payers).optional().openapi({ description: 'Who pays; default the job’s payer.' }),
     description: longText(2000).optional(),
     external: ExternalInput.optional().openapi({

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { listOf, syncQuery } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 import { contractorKinds, contractorStatuses } from './db';
@@ -6,11 +7,11 @@ import { instantOut, longText, uuidParam } from './fields';
 
 /** Contractors (issue 12; docs/api-reference.md, "Maintenance"). */
 
-const trade = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'Lower-case letters, digits and "_" (e.g. plumbing).');
+const trade = text().regex(/^[a-z][a-z0-9_]{0,39}$/, 'Lower-case letters, digits and "_" (e.g. plumbing).');
 const trades = z.array(trade).max(20);
-const name = z.string().trim().min(1).max(200);
+const name = text().trim().min(1).max(200);
 const email = z.email().max(320);
-const phone = z.string().trim().min(3).max(40);
+const phone = text().trim().min(3).max(40);
 
 export const ContractorInput = z
   .strictObject({

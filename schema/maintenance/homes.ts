@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { decimalInput } from '../common/money';
 
 /** A home's maintenance settings (admin API): its owner when no lease names one, and the owner's approval limit. */
 export const HomeMaintenanceInput = z
   .strictObject({
-    owner: z
-      .string()
+    owner: text()
       .min(1)
       .max(100)
       .nullable()

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { calendarDate, listOf, syncQuery } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 import { areaConditions, inspectionKinds } from './db';
@@ -8,7 +9,7 @@ import { dayOut, homeSlug, instantOut, longText, memberId, reference } from './f
 
 export const AreaInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(100).openapi({ example: 'Kitchen' }),
+    name: text().trim().min(1).max(100).openapi({ example: 'Kitchen' }),
     condition: z.enum(areaConditions).optional(),
     notes: longText(2000).optional(),
   })

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { calendarDate, listOf, syncQuery } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 import { decimalInput, moneyOutput } from '../common/money';
@@ -8,7 +9,7 @@ import { contractorId, dayOut, homeSlug, instantOut, longText, memberId, referen
 
 /** Jobs (issue 12; docs/api-reference.md, "Maintenance"). */
 
-const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'A time HH:MM.');
+const clock = text().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'A time HH:MM.');
 
 export const WindowInput = z
   .strictObject({ start: clock.openapi({ example: '09:00' }), end: clock.openapi({ example: '12:00' }) })

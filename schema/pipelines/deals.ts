@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { calendarDate, listOf, syncQuery } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 import { decimalInput, moneyOutput } from '../common/money';
@@ -9,17 +10,16 @@ import { pipelineKey } from './pipelines';
 
 /** Deals (issue 13; docs/api-reference.md, "Pipelines, deals and viewings"). */
 
-const reference = z.string().min(1).max(100);
+const reference = text().min(1).max(100);
 const contactReference = reference.openapi({ description: 'A contact’s reference (`P-…`).', example: 'P-7K3M9Q2XAB' });
-const memberId = z.string().min(1).max(100).openapi({ description: 'A member id of this company.' });
-const home = z
-  .string()
+const memberId = text().min(1).max(100).openapi({ description: 'A member id of this company.' });
+const home = text()
   .min(1)
   .max(200)
   .openapi({ description: 'A listing of the company, by its English slug.', example: 'marina-gate-1br-furnished' });
-const departmentKey = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'A department `key`.');
+const departmentKey = text().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'A department `key`.');
 const probability = z.number().int().min(0).max(100);
-const title = z.string().trim().min(1).max(300);
+const title = text().trim().min(1).max(300);
 
 export const DealSchema = z
   .object({
@@ -133,8 +133,7 @@ export const DealPatchInput = z
 export const MoveInput = z
   .strictObject({
     stage: pipelineKey.openapi({ description: 'A stage `key` of the deal’s pipeline, in any direction.', example: 'viewing' }),
-    reason: z
-      .string()
+    reason: text()
       .trim()
       .min(1)
       .max(2000)

@@ -1,13 +1,15 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { LocalisedTextInput, LocalisedTextSchema } from '../common/api';
 import { pipelinePurposes, stageKinds } from './db';
 
 /** Pipelines and their stages (issue 13; docs/api-reference.md, "Pipelines, deals and viewings"). */
 
 /** A pipeline's or a stage's key: lower-case letters, digits, `_` and `-`. */
-export const pipelineKey = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Lower-case letters, digits, "_" and "-", up to 64 characters.');
+export const pipelineKey = text().regex(
+  /^[a-z0-9][a-z0-9_-]{0,63}$/,
+  'Lower-case letters, digits, "_" and "-", up to 64 characters.',
+);
 
 const probability = z.number().int().min(0).max(100);
 

@@ -1,18 +1,18 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { instant, listOf, syncQuery } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 import { viewingStatuses } from './db';
 
 /** Viewings (issue 13; docs/api-reference.md, "Pipelines, deals and viewings"). */
 
-const reference = z.string().min(1).max(100);
-const memberId = z.string().min(1).max(100).openapi({ description: 'The member who shows the home.' });
-const home = z
-  .string()
+const reference = text().min(1).max(100);
+const memberId = text().min(1).max(100).openapi({ description: 'The member who shows the home.' });
+const home = text()
   .min(1)
   .max(200)
   .openapi({ description: 'A listing of the company, by its English slug.', example: 'marina-gate-2br-sea-view' });
-const feedback = z.string().trim().min(1).max(5000);
+const feedback = text().trim().min(1).max(5000);
 
 export const ViewingSchema = z
   .object({

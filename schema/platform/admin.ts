@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { listingTypes } from '../common/columns';
 import { markets } from '../common/permits';
@@ -6,14 +7,12 @@ import { decimalInput, percentInput } from '../common/money';
 import { leadTypes, scopes } from '../common/scopes';
 import { hookUrl } from './webhooks';
 
-const host = z
-  .string()
+const host = text()
   .min(1)
   .max(253)
   .regex(/^[a-z0-9.-]+$|^\[[0-9a-f:]+\]$/, 'A host name in lower case, without scheme or port.');
 
-const pathPattern = z
-  .string()
+const pathPattern = text()
   .max(200)
   .regex(/^\/.*\{slug\}/, 'A path starting with "/" that contains {slug}.');
 
@@ -39,15 +38,16 @@ export const CompanySettingsInput = z
     path_pattern: z.strictObject({ en: pathPattern, ar: pathPattern }).partial(),
     team_module: z.boolean(),
     bookings_enabled: z.boolean(),
-    media_base_url: z.string().url(),
-    site_url: z.string().url(),
+    media_base_url: text().url(),
+    site_url: text().url(),
     rebuild_hook_url: hookUrl.nullable().openapi({
       description: 'Static-site build hook: one POST per coalesced batch of changes to published listings; null removes it.',
     }),
     // Phone numbers written without + are read in this country (ISO 3166-1 alpha-2), e.g. AE; unset: the time zone's country.
-    phone_country: z
-      .string()
-      .refine((code) => isSupportedCountry(code), 'An ISO 3166-1 alpha-2 country code in upper case, e.g. AE.'),
+    phone_country: text().refine(
+      (code) => isSupportedCountry(code),
+      'An ISO 3166-1 alpha-2 country code in upper case, e.g. AE.',
+    ),
     // A lead with no first answer (a call logged) this many minutes after it arrived is escalated; null: off.
     lead_answer_minutes: z.number().int().min(1).max(43200).nullable(),
     // A WhatsApp message within this many hours of the last one of an open lead joins that lead (inbound channels).
@@ -113,7 +113,7 @@ export const CompanySettingsInput = z
   })
   .partial();
 
-const timeZone = z.string().refine((tz) => {
+const timeZone = text().refine((tz) => {
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
     return true;
@@ -123,16 +123,16 @@ const timeZone = z.string().refine((tz) => {
 }, 'An IANA time zone such as Asia/Dubai.');
 
 export const CreateCompanyInput = z.strictObject({
-  name: z.string().min(1).max(200),
+  name: text().min(1).max(200),
   hosts: z.array(host).min(1).max(20),
   environment: z.enum(['production', 'development']),
-  currency: z.string().regex(/^[A-Z]{3}$/, 'An ISO 4217 code such as AED.'),
+  currency: text().regex(/^[A-Z]{3}$/, 'An ISO 4217 code such as AED.'),
   time_zone: timeZone,
   settings: CompanySettingsInput.default({}),
 });
 
 export const UpdateCompanyInput = z.strictObject({
-  name: z.string().min(1).max(200).optional(),
+  name: text().min(1).max(200).optional(),
   hosts: z.array(host).min(1).max(20).optional(),
   settings: CompanySettingsInput.optional().openapi({ description: 'Merged into the current settings.' }),
 });
@@ -153,18 +153,22 @@ export const CompanySchema = z
   })
   .openapi('AdminCompany');
 
-export const origin = z
-  .string()
+export const origin = text()
   .url()
   .refine((o) => {
-    const u = new URL(o);
-    return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === o;
+    // Reached also when .url() refused the text (its issue does not stop the field's checks): never a throw, a 500.
+    try {
+      const u = new URL(o);
+      return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === o;
+    } catch {
+      return false;
+    }
   }, 'An exact origin: scheme, host and optional port, nothing else (e.g. https://www.example.com).');
 
 export const CreateKeyInput = z
   .strictObject({
     kind: z.enum(['server', 'publishable']),
-    name: z.string().max(200).default(''),
+    name: text().max(200).default(''),
     scopes: z.array(z.enum(scopes)).default([]),
     origins: z.array(origin).max(50).default([]),
     lead_types: z

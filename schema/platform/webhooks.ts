@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { eventTypes } from './events';
 
 /** Admin API shapes for webhook subscriptions, events and deliveries. */
@@ -12,8 +13,7 @@ const parsed = (text: string) => {
 };
 
 /** Any http(s) URL without credentials; the workspace's rules (https, no private hosts) are checked after. */
-export const hookUrl = z
-  .string()
+export const hookUrl = text()
   .max(2048)
   .url()
   .refine((u) => /^https?:$/.test(parsed(u)?.protocol ?? ''), 'An http or https URL.')
@@ -30,14 +30,14 @@ const eventTypeList = z
 export const SubscriptionInput = z.strictObject({
   url: hookUrl,
   event_types: eventTypeList.default(['*']),
-  description: z.string().max(500).default(''),
+  description: text().max(500).default(''),
   enabled: z.boolean().default(true),
 });
 
 export const SubscriptionUpdate = z.strictObject({
   url: hookUrl.optional(),
   event_types: eventTypeList.optional(),
-  description: z.string().max(500).optional(),
+  description: text().max(500).optional(),
   enabled: z.boolean().optional(),
 });
 
@@ -96,6 +96,6 @@ export const AdminEventSchema = z
   })
   .openapi('AdminEvent');
 
-export const ReplayInput = z.strictObject({ subscription_id: z.string().uuid() });
-export const subscriptionIdParam = z.string().uuid();
-export const eventIdParam = z.string().regex(/^evt_[A-Za-z0-9]{24}$/, 'An event id (evt_…).');
+export const ReplayInput = z.strictObject({ subscription_id: text().uuid() });
+export const subscriptionIdParam = text().uuid();
+export const eventIdParam = text().regex(/^evt_[A-Za-z0-9]{24}$/, 'An event id (evt_…).');

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../common/text';
 import { containsCardNumber } from '../common/card-numbers';
 import { forbiddenKind } from '../common/forbidden-keys';
 import { queryInteger } from '../common/api';
@@ -11,8 +12,7 @@ const money = z.string().openapi({ description: 'A decimal string in the company
 const time = z.string().openapi({ description: 'A local time, HH:MM.', example: '15:00' });
 
 export const slugParam = z.object({
-  slug: z
-    .string()
+  slug: text()
     .min(1)
     .max(200)
     .openapi({ param: { name: 'slug', in: 'path' }, example: 'palm-5br-villa-private-beach-holiday' }),
@@ -86,11 +86,11 @@ export const QuoteSchema = z
   .openapi('Quote');
 
 const bookingFields = {
-  listing: z.string().min(1).max(200).openapi({ description: 'Slug (any language) of a published holiday home.' }),
+  listing: text().min(1).max(200).openapi({ description: 'Slug (any language) of a published holiday home.' }),
   check_in: date,
   check_out: date,
   guests: z.number().int().min(1).max(1000),
-  name: z.string().trim().min(1).max(200),
+  name: text().trim().min(1).max(200),
   email: leadFormFields.email,
   phone: leadFormFields.phone,
   message: leadFormFields.message,
@@ -185,7 +185,7 @@ export const BlockInput = z
     reason: z.enum(['owner', 'maintenance']),
     starts_on: date,
     ends_on: date.openapi({ description: 'The day after the last blocked night.' }),
-    note: z.string().max(500).default(''),
+    note: text().max(500).default(''),
   })
   .refine((b) => b.ends_on > b.starts_on, { path: ['ends_on'], message: 'After starts_on.' });
 

@@ -99,6 +99,59 @@ async function columnsHolding(needles: string[]): Promise<string[]> {
   return found;
 }
 
+const identity = 'kept: the record itself, so clients find it (updated_since, webhooks) and erase their copies';
+const figures = 'kept: the contract’s and the accounts’ figures, days and states; they say nothing of who the person is';
+const link = 'kept: a link (the erased contact, the company’s home or member, another lease), not a value of the person';
+const stamp = 'kept: when the record changed (the sync order), not who the person is';
+/**
+ * What erasure does with every column of a lease, its notices and its payments (issue 21): emptied where it can name
+ * or identify the person, kept, with the reason, otherwise (docs/api-reference.md, "Erasure"). A column added later
+ * fails below until it is placed here.
+ */
+/** Each of the space-separated columns with one reason. */
+const each = (columns: string, reason: string) => Object.fromEntries(columns.split(' ').map((c) => [c, reason]));
+const leaseColumns: Record<string, Record<string, string>> = {
+  leases: {
+    notes: 'emptied: free text, may name them',
+    registration: 'emptied: the tenancy registry files this number under the parties’ names (an Ejari number)',
+    renewal_terms: 'emptied: free text, may name them',
+    deposit_reason: 'emptied to "(erased)": free text (a deduction always states a reason, so not null)',
+    ...each('id company_id reference', identity),
+    ...each('listing_id renter_id landlord_id renews_id handler_id', link),
+    ...each('status starts_on ends_on rent_amount rent_period deposit_amount notice_days schedule_count', figures),
+    ...each('fee_kind fee_value activated_at ended_on deposit_outcome deposit_deductions', figures),
+    warnings: 'kept: codes and messages the platform wrote from the figures (rates, days, amounts)',
+    ...each('version created_at updated_at', stamp),
+  },
+  lease_notices: {
+    text: 'emptied: free text, may name them',
+    ...each('id company_id', identity),
+    lease_id: link,
+    ...each('given_on given_by intent vacate_on proposed_rent', figures),
+    recorded_at: stamp,
+  },
+  rent_payments: {
+    notes: 'emptied: free text, may name them',
+    cheque_number: 'emptied: with its bank, it points at the drawer’s bank account',
+    cheque_bank: 'emptied: goes with the cheque’s number (both or neither); free text',
+    ...each('id company_id', identity),
+    ...each('lease_id replaces_id', link),
+    ...each('status due_on amount booked_on fee_amount bounced_on received_at bounced_at cancelled_at overdue_at', figures),
+    ...each('version created_at updated_at', stamp),
+  },
+};
+
+describe('erasure of a lease’s party', () => {
+  it('places every column of a lease, its notices and its payments: emptied, or kept with its reason', async () => {
+    for (const [table, placed] of Object.entries(leaseColumns)) {
+      const { rows } = await sql<{ column_name: string }>`
+        select column_name from information_schema.columns where table_schema = 'public' and table_name = ${table}
+        order by column_name`.execute(ctx.api.db);
+      expect(Object.keys(placed).sort(), table).toEqual(rows.map((r) => r.column_name));
+    }
+  });
+});
+
 describe('erasure reaches every table', () => {
   it('leaves none of what the person sent, through any route, in any column of any table', async () => {
     const v = personValues();
@@ -195,8 +248,10 @@ describe('erasure reaches every table', () => {
     }
     const due = new Date(Date.now() + 86_400_000).toISOString();
     await created(await call(`/leads/${enquiry.reference}`, { next_action: { text: `Next ${m}`, due_at: due } }, 'PATCH'), 200);
-    // A lease they rent, with notes, a notice and payments' notes (one of them bounced: it never changes otherwise).
+    // A lease they rent, with notes, its registration, renewal terms, a notice, and two post-dated cheques with notes
+    // (one of them bounced: it never changes otherwise).
     const landlord = await created(await call('/contacts', { email: `landlord.${randomToken(6)}@example.com` }));
+    const cheque = (n: number) => ({ number: `${m}-${n}`, bank: `Bank of ${m}` });
     const lease = await created(
       await call('/leases', {
         home: 'marina-gate-1br-furnished',
@@ -204,10 +259,32 @@ describe('erasure reaches every table', () => {
         landlord: landlord.reference,
         term: { start: '2027-01-01', end: '2027-12-31' },
         rent: { amount: '12000', period: 'year' },
-        schedule: { payments: 2 },
+        schedule: {
+          rows: [
+            { due_on: '2027-01-01', amount: '6000', cheque: cheque(1) },
+            { due_on: '2027-07-01', amount: '6000', cheque: cheque(2) },
+          ],
+        },
+        registration: `EJ-${m}`,
+        renewal_terms: `Renews for ${m} at the same rent`,
         notes: `Lease note ${m}`,
       }),
     );
+    // A lease of theirs that ended with deductions from the deposit, and why.
+    const ended = await created(
+      await call('/leases', {
+        home: 'jvc-2br-townhouse',
+        renter: server,
+        landlord: landlord.reference,
+        term: { start: '2026-01-01', end: '2026-12-31' },
+        rent: { amount: '12000', period: 'year' },
+        deposit: '1000',
+        schedule: { payments: 1 },
+      }),
+    );
+    await created(await call(`/leases/${ended.reference}/activate`, {}, 'POST'), 200);
+    const deposit = { outcome: 'returned_with_deductions', deductions: '100', reason: `Stains left by ${m}` };
+    await created(await call(`/leases/${ended.reference}/end`, { ended_on: '2026-12-31', deposit }, 'POST'), 200);
     await created(await call(`/leases/${lease.reference}/activate`, {}, 'POST'), 200);
     const notice = { given_on: '2027-06-01', by: 'renter', intent: 'vacate', text: `Notice ${m}` };
     await created(await call(`/leases/${lease.reference}/notice`, notice, 'POST'), 200);
@@ -293,6 +370,15 @@ describe('erasure reaches every table', () => {
       ]),
     );
     expect(before).toEqual(expect.arrayContaining(['leases.notes', 'lease_notices.text', 'rent_payments.notes']));
+    expect(before).toEqual(
+      expect.arrayContaining([
+        'leases.registration',
+        'leases.renewal_terms',
+        'leases.deposit_reason',
+        'rent_payments.cheque_number',
+        'rent_payments.cheque_bank',
+      ]),
+    );
     expect(before).toEqual(expect.arrayContaining(['deals.title', 'deals.close_reason', 'viewings.feedback']));
     expect(before).toEqual(
       expect.arrayContaining([
@@ -333,10 +419,20 @@ describe('erasure reaches every table', () => {
       sent: { name: null, email: null, phone: null },
     });
     const leaseAfter = (await call(`/leases/${lease.reference}`)).json;
-    expect(leaseAfter).toMatchObject({ renter: server, notes: null, status: 'active' });
+    expect(leaseAfter).toMatchObject({ renter: server, notes: null, registration: null, status: 'active' });
+    expect(leaseAfter.renewal).toMatchObject({ terms: null });
+    expect((await call(`/leases/${ended.reference}`)).json).toMatchObject({
+      status: 'ended',
+      deposit: { amount: '1000.00', outcome: 'returned_with_deductions', deductions: '100.00', reason: '(erased)' },
+    });
     expect(leaseAfter.notice.given).toEqual([expect.objectContaining({ intent: 'vacate', text: null })]);
-    expect((await call(`/rent-payments/${bounced}`)).json).toMatchObject({ status: 'bounced', notes: null, amount: '6000.00' });
-    expect((await call(`/rent-payments/${paid}`)).json).toMatchObject({ status: 'received', notes: null });
+    expect((await call(`/rent-payments/${bounced}`)).json).toMatchObject({
+      status: 'bounced',
+      notes: null,
+      cheque: null,
+      amount: '6000.00',
+    });
+    expect((await call(`/rent-payments/${paid}`)).json).toMatchObject({ status: 'received', notes: null, cheque: null });
     const notes = (await call(`/activities?page_size=100`)).json.results;
     // Staff's three notes about them, and the WhatsApp conversation's second message.
     expect(notes.filter((a: { person: string | null }) => a.person === server).map((a: { body: unknown }) => a.body)).toEqual([

@@ -127,6 +127,18 @@ describe('keys and origins', () => {
     );
   });
 
+  it('refuses the publishable key sent as Authorization: Bearer (403 key_wrong_header), and writes nothing', async () => {
+    // The reverse mistake (a server key in X-Api-Key) is refused the same way: the code says where the key goes.
+    const res = await expectRefused(api, company.id, 403, 'key_wrong_header', () =>
+      api.request('/api/v1/leads', {
+        host: company.host,
+        body: enquiry(verifier),
+        headers: { Authorization: `Bearer ${company.key.secret}`, Origin: site },
+      }),
+    );
+    expect(res.json.detail).toContain('X-Api-Key');
+  });
+
   it('refuses a publishable key on server-key routes with 403 key_wrong_kind', async () => {
     for (const path of ['/api/v1/leads', '/api/v1/contacts']) {
       const res = await api.request(path, { host: company.host, headers: { 'X-Api-Key': company.key.secret, Origin: site } });

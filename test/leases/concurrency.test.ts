@@ -69,3 +69,23 @@ describe('twenty concurrent writes', () => {
     expect(await w.paymentEvents(id)).toEqual(['rent_payment.overdue']);
   });
 });
+
+describe('thirty concurrent PATCHes of one draft', () => {
+  it('changing its home, renter and landlord: every one 200 (never 404), the draft ends as one of them sent it', async () => {
+    const lease = (await w.post(w.body())).json;
+    const sent = [
+      { home: 'burj-vista-2br-fountain-view', renter: w.renter, landlord: w.landlord },
+      { home: 'marina-gate-1br-furnished', renter: w.landlord, landlord: w.renter },
+      { home: 'jvc-2br-townhouse', renter: w.renter, landlord: w.landlord },
+    ];
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => w.write(`/leases/${lease.reference}`, sent[i % 3], {}, 'PATCH')),
+    );
+    expect(
+      answers.map((a) => a.status),
+      texts(answers.filter((a) => a.status !== 200)),
+    ).toEqual(Array(30).fill(200));
+    const final = (await w.get(`/leases/${lease.reference}`)).json;
+    expect(sent).toContainEqual({ home: final.home, renter: final.renter, landlord: final.landlord });
+  });
+});

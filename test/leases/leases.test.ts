@@ -61,12 +61,27 @@ describe('POST /leases', () => {
     expect(res.json.warnings.map((x: { code: string }) => x.code)).toEqual(['deposit_above_default']);
   });
 
-  it('refuses unknown parties, a home that is not a lease listing, and amounts the currency cannot keep (400)', async () => {
+  it('warns not_a_lease_listing on a home the company does not offer for lease, and drops it when the home is one', async () => {
+    // A company rule, so a warning (spec: business rules warn, never refuse): the lease is written all the same.
+    const res = await w.post(w.body({ home: 'marina-gate-2br-sea-view' }));
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.home).toBe('marina-gate-2br-sea-view');
+    expect(res.json.warnings).toEqual([
+      { code: 'not_a_lease_listing', message: 'The home marina-gate-2br-sea-view is offered for sale, not for lease.' },
+    ]);
+    const leased = await w.write(`/leases/${res.json.reference}`, { home: 'burj-vista-2br-fountain-view' }, {}, 'PATCH');
+    expect(leased.status, leased.text).toBe(200);
+    expect(leased.json.warnings).toEqual([]);
+    const holiday = await w.write(`/leases/${res.json.reference}`, { home: 'palm-5br-villa-private-beach-holiday' }, {}, 'PATCH');
+    expect(holiday.json.warnings.map((x: { code: string }) => x.code)).toEqual(['not_a_lease_listing']);
+    expect((await w.get(`/leases/${res.json.reference}`)).json.warnings).toEqual(holiday.json.warnings);
+  });
+
+  it('refuses unknown parties and amounts the currency cannot keep (400)', async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ renter: 'P-0000000000' }, 'renter', 'unknown_reference'],
       [{ landlord: 'P-0000000000' }, 'landlord', 'unknown_reference'],
       [{ home: 'no-such-home' }, 'home', 'unknown_reference'],
-      [{ home: 'marina-gate-2br-sea-view' }, 'home', 'not_a_lease_listing'],
       [{ handler: 'mem_nobody' }, 'handler', 'unknown_reference'],
     ];
     for (const [override, path, code] of cases) {

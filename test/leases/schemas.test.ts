@@ -27,6 +27,15 @@ describe('lease requests', () => {
     expect(LeaseInput.safeParse({ ...lease, schedule: cheques }).success).toBe(true);
   });
 
+  it('refuse a text where an amount goes without reading it as a number (a 500 before: [big.js] Invalid number)', () => {
+    for (const value of ['abc', '1e999', 'NaN', '', '1.2.3', '9'.repeat(400)]) {
+      expect(refused(FeeInput.safeParse({ kind: 'percent', value }))).toEqual(['value']);
+      const deposit = { outcome: 'returned_with_deductions', deductions: value, reason: 'x' };
+      expect(refused(EndInput.safeParse({ deposit }))).toEqual(['deposit.deductions']);
+      expect(refused(LeaseInput.safeParse({ ...lease, fee: { kind: 'percent', value } }))).toEqual(['fee.value']);
+    }
+  });
+
   it('refuse what a lease cannot be', () => {
     expect(refused(LeaseInput.safeParse({ ...lease, landlord: lease.renter }))).toEqual(['landlord']);
     expect(refused(LeaseInput.safeParse({ ...lease, term: { start: '2027-01-01', end: '2026-12-31' } }))).toEqual(['term.end']);

@@ -13,6 +13,7 @@ import { anyAmount, anyDate, anyTerm, daysFrom, minorUnits, plusDays } from './s
 const company = (settings: Record<string, unknown> = {}) => ({ currency: 'AED', settings });
 const rules = leaseRules(company());
 const lease: LeaseFacts = {
+  home: { slug: 'marina-2br', type: 'lease' },
   term: { start: '2027-01-01', end: '2027-12-31' },
   rent: { amount: '120000.00', period: 'year' },
   deposit: '6000.00',
@@ -62,6 +63,14 @@ describe('the company’s lease rules', () => {
       fitsDigits('1.25', 1),
       fitsDigits('1.20', 1),
     ]).toEqual([true, true, false, false, true]);
+  });
+});
+
+describe('not_a_lease_listing', () => {
+  it('warns on a home the company offers for sale or as a holiday home, never on a lease listing', () => {
+    expect(codes(lease)).toEqual([]);
+    for (const type of ['sale', 'holiday_home'])
+      expect(codes({ ...lease, home: { slug: 'x', type } })).toEqual(['not_a_lease_listing']);
   });
 });
 

@@ -161,6 +161,7 @@ describe('the form rules', () => {
     const cases = [
       [{ key: null }, 'key_required'],
       [{ key: null, headers: { Authorization: `Bearer ${server.secret}` } }, 'key_wrong_kind'],
+      [{ key: null, headers: { Authorization: `Bearer ${ctx.pk}` } }, 'key_wrong_header'],
       [{ key: enquiriesOnly }, 'lead_type_not_allowed'],
       [{ origin: 'https://evil.example.net' }, 'origin_not_allowed'],
       [{ origin: null }, 'origin_not_allowed'],

@@ -55,6 +55,16 @@ describe('the iCalendar feed of a holiday home', () => {
     for (const secret of ['Layla', 'Guest', '501234567', 'example.com', ...references]) expect(res.text).not.toContain(secret);
   });
 
+  it('ends every content line with CRLF, the last one included (RFC 5545 §3.1), on the bytes sent', async () => {
+    const url = `http://${ctx.company.host}/api/v1/listings/${encodeURIComponent(home)}/calendar.ics`;
+    const bytes = new Uint8Array(await (await ctx.api.app.request(url)).arrayBuffer());
+    const text = new TextDecoder().decode(bytes);
+    expect(text.endsWith('END:VCALENDAR\r\n'), JSON.stringify(text.slice(-20))).toBe(true);
+    expect([...bytes.slice(-2)]).toEqual([0x0d, 0x0a]);
+    const bareLineFeeds = [...bytes.keys()].filter((i) => bytes[i] === 0x0a && bytes[i - 1] !== 0x0d);
+    expect(bareLineFeeds).toEqual([]);
+  });
+
   it('keeps UIDs across exports, gives a new range its own, and answers 304 to its weak ETag', async () => {
     const first = await feed(home);
     const again = await feed(home);

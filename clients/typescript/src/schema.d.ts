@@ -3234,7 +3234,7 @@ export interface components {
         };
         LeaseInput: {
             /**
-             * @description A `lease` listing of the company, by its English slug.
+             * @description A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`.
              * @example marina-2br-apartment-lease
              */
             home: string;
@@ -3328,7 +3328,7 @@ export interface components {
         /** @description A draft’s terms (its schedule regenerated); registration, fee, handler, notes and your id at any time. */
         LeasePatch: {
             /**
-             * @description A `lease` listing of the company, by its English slug.
+             * @description A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`.
              * @example marina-2br-apartment-lease
              */
             home?: string;
@@ -6905,7 +6905,7 @@ export interface operations {
                 /** @description Only the record the client keeps under this id, as `<source>:<id>`. */
                 external?: string;
                 status?: "draft" | "active" | "ended";
-                /** @description A `lease` listing of the company, by its English slug. */
+                /** @description A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`. */
                 home?: string;
             };
             header?: never;
