@@ -10,6 +10,7 @@ import type { ZodError } from 'zod';
 import type { AppEnv, Services } from './env';
 import { isUniqueViolation, isUnstorableText } from './db/index';
 import { ApiError, type FieldError, problemBody } from './errors';
+import { storableText } from '../schema/common/text';
 import { formsCors } from './forms-cors';
 import { platformHeaders } from './security-headers';
 
@@ -42,27 +43,27 @@ export function createRouter(): OpenAPIHono<AppEnv> {
       }
       const broken = illFormedAt(result.data, '');
       if (broken !== undefined) {
-        const message = 'Text must be well-formed Unicode: a lone surrogate (half of a pair) cannot be stored.';
+        const message = 'Text must be well-formed Unicode (no lone surrogate) without U+0000.';
         throw new ApiError('invalid_request', `The ${where ?? result.target} ${where ? 'are' : 'is'} invalid.`, {
-          errors: [{ path: broken, code: 'invalid_string', message }],
+          errors: [{ path: broken, code: 'invalid_text', message }],
         });
       }
     },
   });
 }
 
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /**
- * The path of the first string (or key) holding a lone surrogate in validated input, if any: JSON may spell one
- * (`"\ud83d"`), but no database can store it, so it is the client's mistake (400), never a failure of ours.
+ * The path of the first string (or key) of validated input that cannot be stored as sent (a lone surrogate, which JSON
+ * may spell as `"\ud83d"`, or U+0000): the client's mistake (400), never a failure of ours. Every text field of a
+ * schema is `text()` (schema/common/text.ts), which refuses it at the field; this is the same rule over what a schema
+ * takes without a text type (record keys, `z.record`, untyped JSON).
  */
 function illFormedAt(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return loneSurrogate.test(value) ? path : undefined;
+  if (typeof value === 'string') return storableText(value) ? undefined : path;
   if (value === null || typeof value !== 'object') return undefined;
   for (const [key, item] of Object.entries(value)) {
     const at = path ? `${path}.${key}` : key;
-    if (loneSurrogate.test(key)) return at;
+    if (!storableText(key)) return at;
     const found = illFormedAt(item, at);
     if (found !== undefined) return found;
   }
