@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { instant } from '../common/api';
+import { text } from '../common/text';
 import { LeadDetailsInput, leadFormFields } from '../common/forms';
 import { leadChannels } from '../common/leads';
 import { inboundKinds } from './db';
@@ -10,17 +11,17 @@ import { inboundKinds } from './db';
  * fields without notice, and a delivery refused for an unknown field would be retried for days. They are read only
  * after the raw body's signature was verified.
  */
-const text = z.string().max(4096);
+const received = z.string().max(4096);
 
 /** Meta's `referral` of a message sent from a click-to-WhatsApp ad. */
 const WhatsAppReferral = z
   .looseObject({
-    source_url: text.optional(),
-    source_id: text.optional(),
-    source_type: text.optional(),
-    headline: text.optional(),
-    body: text.optional(),
-    ctwa_clid: text.optional(),
+    source_url: received.optional(),
+    source_id: received.optional(),
+    source_type: received.optional(),
+    headline: received.optional(),
+    body: received.optional(),
+    ctwa_clid: received.optional(),
   })
   .openapi('WhatsAppReferral');
 
@@ -30,18 +31,18 @@ const WhatsAppMessage = z
     id: z.string().min(1).max(200),
     timestamp: z.string().regex(/^\d{1,12}$/),
     type: z.string().max(40),
-    text: z.looseObject({ body: text }).optional(),
-    button: z.looseObject({ text: text.optional() }).optional(),
+    text: z.looseObject({ body: received }).optional(),
+    button: z.looseObject({ text: received.optional() }).optional(),
     interactive: z
       .looseObject({
-        button_reply: z.looseObject({ title: text.optional() }).optional(),
-        list_reply: z.looseObject({ title: text.optional() }).optional(),
+        button_reply: z.looseObject({ title: received.optional() }).optional(),
+        list_reply: z.looseObject({ title: received.optional() }).optional(),
       })
       .optional(),
-    image: z.looseObject({ caption: text.optional() }).optional(),
-    video: z.looseObject({ caption: text.optional() }).optional(),
-    document: z.looseObject({ caption: text.optional(), filename: text.optional() }).optional(),
-    location: z.looseObject({ name: text.optional(), address: text.optional() }).optional(),
+    image: z.looseObject({ caption: received.optional() }).optional(),
+    video: z.looseObject({ caption: received.optional() }).optional(),
+    document: z.looseObject({ caption: received.optional(), filename: received.optional() }).optional(),
+    location: z.looseObject({ name: received.optional(), address: received.optional() }).optional(),
     referral: WhatsAppReferral.optional(),
   })
   .openapi('WhatsAppMessage');
@@ -65,7 +66,7 @@ export const WhatsAppNotification = z
                       .array(
                         z.looseObject({
                           wa_id: z.string().max(32),
-                          profile: z.looseObject({ name: text.optional() }).optional(),
+                          profile: z.looseObject({ name: received.optional() }).optional(),
                         }),
                       )
                       .max(100)
@@ -89,7 +90,7 @@ export const WhatsAppNotification = z
 export type WhatsAppNotificationValue = z.infer<typeof WhatsAppNotification>;
 export type WhatsAppMessageValue = z.infer<typeof WhatsAppMessage>;
 
-const PropertyFinderContact = z.looseObject({ type: z.string().max(40), value: text });
+const PropertyFinderContact = z.looseObject({ type: z.string().max(40), value: received });
 
 export const PropertyFinderEvent = z
   .looseObject({
@@ -103,9 +104,11 @@ export const PropertyFinderEvent = z
         status: z.string().max(40).optional(),
         entityType: z.string().max(40).optional(),
         listing: z.looseObject({ id: z.string().max(200).optional(), reference: z.string().max(200).optional() }).optional(),
-        responseLink: text.optional(),
-        message: text.optional(),
-        sender: z.looseObject({ name: text.optional(), contacts: z.array(PropertyFinderContact).max(20).optional() }).optional(),
+        responseLink: received.optional(),
+        message: received.optional(),
+        sender: z
+          .looseObject({ name: received.optional(), contacts: z.array(PropertyFinderContact).max(20).optional() })
+          .optional(),
       })
       .optional(),
   })
@@ -175,11 +178,11 @@ export const InboundChannelInput = z
     source: source.optional().openapi({
       description: 'For `signed`: the name its leads carry as `source` (e.g. `bayut`). Fixed for the other kinds.',
     }),
-    secret: z.string().min(8).max(200).optional().openapi({
+    secret: text().min(8).max(200).optional().openapi({
       description:
         'WhatsApp: the Meta app secret (required). Property Finder: the subscription secret (at most 32 characters; generated when left out). Signed: a `whsec_` secret (generated when left out).',
     }),
-    verify_token: z.string().min(8).max(200).optional().openapi({ description: 'WhatsApp only; generated when left out.' }),
+    verify_token: text().min(8).max(200).optional().openapi({ description: 'WhatsApp only; generated when left out.' }),
   })
   .openapi('AdminInboundChannelInput');
 
@@ -187,8 +190,8 @@ export type InboundChannelInputValue = z.infer<typeof InboundChannelInput>;
 
 export const InboundChannelPatch = z
   .strictObject({
-    secret: z.string().min(8).max(200).optional(),
-    verify_token: z.string().min(8).max(200).optional(),
+    secret: text().min(8).max(200).optional(),
+    verify_token: text().min(8).max(200).optional(),
   })
   .openapi('AdminInboundChannelPatch');
 

@@ -47,7 +47,14 @@ beforeAll(async () => {
     await api.createKey(company.id, { kind: 'publishable', origins: [origin], lead_types: ['enquiry', 'booking'] })
   ).secret;
   const docs = [(await api.request('/api/v1/openapi.json')).json, (await api.request('/admin/v1/openapi.json')).json];
-  operations = docs.flatMap((doc) => bodyOperations(doc).map((op) => ({ doc, op })));
+  // The inbound receivers verify the source's signature over the raw body before reading a field, at a secret address:
+  // a body sent here is refused (404, 403) before any field is parsed. Their own property sends such fields signed
+  // (test/forms/inbound-no-500.test.ts).
+  operations = docs.flatMap((doc) =>
+    bodyOperations(doc)
+      .filter((op) => op.access.kind !== 'inbound')
+      .map((op) => ({ doc, op })),
+  );
 }, 60_000);
 afterAll(() => api.close());
 
