@@ -50,3 +50,16 @@ export function isLocalHost(hostname: string): boolean {
   const address = parseAddress(hostname);
   return address !== null && isLocalAddress(address);
 }
+
+/**
+ * A page on this machine or in a private network: a `localhost` name, or a loopback, unspecified, private or
+ * link-local address, in any spelling `new URL()` accepts (`localhost.`, `0.0.0.0`, `[::]`,
+ * `[::ffff:127.0.0.1]`, `2130706433`, `0x7f.1`…). Accepted only on development workspaces.
+ */
+export function isLocalOrigin(origin: string): boolean {
+  try {
+    return isLocalHost(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}

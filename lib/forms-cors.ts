@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppEnv, Caller } from './env';
-import { isLocalOrigin, resolveCompany } from './tenancy';
+import { isLocalOrigin } from './addresses';
+import { resolveCompany } from './tenancy';
 
 /**
  * CORS of the visitor forms (POST /leads, POST /bookings). A page may call them when its origin is listed on

@@ -1,8 +1,10 @@
 import type { ApiKeyRow, Company } from '../schema/platform/db';
 import { randomToken, sha256, timingSafeEqual } from './crypto';
-import type { Db, Executor, Trx } from './db/index';
-import { ApiError } from './errors';
-import { writeAudit } from './audit';
+import type { Db, Executor } from './db/index';
+import { sql } from 'kysely';
+import { isLocalOrigin } from './addresses';
+import { auditCte } from './audit';
+import { ApiError, notFound } from './errors';
 import type { Scope } from '../schema/common/scopes';
 import { iso } from './dates';
 import type { CompanyCache } from './company-cache';
@@ -187,81 +189,97 @@ export type NewKeyInput = {
   leadTypes?: string[];
 };
 
-/** Creates a key; the secret is returned once and only its hash is stored. */
+/**
+ * Creates a key of the company in one statement with its first secret (only its hash is stored) and its audit row; the
+ * secret is returned once. Origins on this machine or in a private network are taken on a development workspace only
+ * (400); an unknown company is 404.
+ */
 export async function createKey(
-  trx: Trx,
+  db: Executor,
   companyId: string,
   input: NewKeyInput,
   actor: string,
 ): Promise<{ key: ApiKeyRow; secret: string }> {
   const prefix = kindPrefix[input.kind] + randomToken(10);
-  const key = await trx
-    .insertInto('api_keys')
-    .values({
-      company_id: companyId,
-      kind: input.kind,
-      prefix,
-      name: input.name ?? '',
-      scopes: input.kind === 'server' ? (input.scopes ?? []) : [],
-      origins: input.kind === 'publishable' ? (input.origins ?? []) : [],
-      lead_types: input.kind === 'publishable' ? [...new Set(input.leadTypes ?? ['enquiry'])] : [],
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
   const secret = newSecret(prefix);
-  await trx
-    .insertInto('api_key_secrets')
-    .values({ key_id: key.id, secret_hash: await sha256(secret) })
-    .execute();
-  await writeAudit(trx, {
-    companyId,
-    actor,
-    action: 'key.created',
-    subject: prefix,
-    details: { kind: key.kind, scopes: key.scopes, origins: key.origins, lead_types: key.lead_types },
-  });
-  return { key, secret };
+  const scopes = input.kind === 'server' ? (input.scopes ?? []) : [];
+  const origins = input.kind === 'publishable' ? (input.origins ?? []) : [];
+  const leadTypes = input.kind === 'publishable' ? [...new Set(input.leadTypes ?? ['enquiry'])] : [];
+  const local = origins.filter(isLocalOrigin);
+  const details = { kind: input.kind, scopes, origins, lead_types: leadTypes };
+  const { rows } = await sql<Partial<ApiKeyRow> & { environment: Company['environment'] }>`
+    with company as (select id, environment from companies where id = ${companyId}),
+    changed as (
+      insert into api_keys (company_id, kind, prefix, name, scopes, origins, lead_types)
+      select id, ${input.kind}, ${prefix}, ${input.name ?? ''}, ${scopes}::text[], ${origins}::text[], ${leadTypes}::text[]
+      from company where ${local.length === 0} or environment = 'development'
+      returning *
+    ),
+    secret as (insert into api_key_secrets (key_id, secret_hash) select id, ${await sha256(secret)}::bytea from changed),
+    ${auditCte('audited', 'changed', { actor, action: 'key.created', subject: 'prefix', details })}
+    select changed.*, company.environment from company left join changed on true`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound(`The company ${companyId}`);
+  if (!row.id) {
+    throw new ApiError(
+      'invalid_request',
+      'Origins on this machine or in a private network are accepted only on development workspaces.',
+      {
+        errors: local.map((o) => ({
+          path: 'origins',
+          code: 'local_origin',
+          message: `${o} is on this machine or in a private network.`,
+        })),
+      },
+    );
+  }
+  const { environment: _environment, ...key } = row;
+  return { key: key as ApiKeyRow, secret };
 }
 
-/** Issues a new secret; the previous ones keep working for 24 hours. */
+/** The key of the company with this prefix as a write statement's first CTE `key` (its bare row). */
+const keyCte = (companyId: string, prefix: string) =>
+  sql`key as (select * from api_keys where company_id = ${companyId} and prefix = ${prefix})`;
+
+/**
+ * Issues a new secret in one statement with its audit row; the previous ones keep working for 24 hours after `now`.
+ * 404 for no such key of the company, 409 for a revoked one.
+ */
 export async function rotateKey(
-  trx: Trx,
-  key: ApiKeyRow,
+  db: Executor,
+  companyId: string,
+  prefix: string,
   actor: string,
   now: Date,
-): Promise<{ secret: string; previousExpiresAt: Date }> {
-  if (key.revoked_at) throw new ApiError('conflict', 'A revoked key cannot be rotated.');
+): Promise<{ key: ApiKeyRow; secret: string; previousExpiresAt: Date }> {
   const previousExpiresAt = new Date(now.getTime() + rotationGraceMs);
-  await trx
-    .updateTable('api_key_secrets')
-    .set({ expires_at: previousExpiresAt })
-    .where('key_id', '=', key.id)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', previousExpiresAt)]))
-    .execute();
-  const secret = newSecret(key.prefix);
-  await trx
-    .insertInto('api_key_secrets')
-    .values({ key_id: key.id, secret_hash: await sha256(secret) })
-    .execute();
-  await writeAudit(trx, {
-    companyId: key.company_id,
-    actor,
-    action: 'key.rotated',
-    subject: key.prefix,
-    details: { previous_secret_expires_at: iso(previousExpiresAt) },
-  });
-  return { secret, previousExpiresAt };
+  const secret = newSecret(prefix);
+  const { rows } = await sql<ApiKeyRow>`
+    with ${keyCte(companyId, prefix)},
+    changed as (select * from key where revoked_at is null),
+    expiring as (
+      update api_key_secrets set expires_at = ${previousExpiresAt}
+      where key_id = (select id from changed) and (expires_at is null or expires_at > ${previousExpiresAt})
+    ),
+    secret as (insert into api_key_secrets (key_id, secret_hash) select id, ${await sha256(secret)}::bytea from changed),
+    ${auditCte('audited', 'changed', { actor, action: 'key.rotated', subject: 'prefix', details: { previous_secret_expires_at: iso(previousExpiresAt) } })}
+    select * from key`.execute(db);
+  const key = rows[0];
+  if (!key) throw notFound(`The key ${prefix}`);
+  if (key.revoked_at) throw new ApiError('conflict', 'A revoked key cannot be rotated.');
+  return { key, secret, previousExpiresAt };
 }
 
-/** Revocation is immediate: every secret of the key stops working at once. */
-export async function revokeKey(trx: Trx, key: ApiKeyRow, actor: string, now: Date): Promise<ApiKeyRow> {
-  if (key.revoked_at) return key;
-  const revoked = await trx
-    .updateTable('api_keys')
-    .set({ revoked_at: now })
-    .where('id', '=', key.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await writeAudit(trx, { companyId: key.company_id, actor, action: 'key.revoked', subject: key.prefix });
-  return revoked;
+/** Revocation is immediate (every secret of the key stops working at once), in one statement with its audit row. */
+export async function revokeKey(db: Executor, companyId: string, prefix: string, actor: string, now: Date): Promise<ApiKeyRow> {
+  const { rows } = await sql<ApiKeyRow & { revoked_now: Date | null }>`
+    with ${keyCte(companyId, prefix)},
+    changed as (update api_keys set revoked_at = ${now} where id = (select id from key) and revoked_at is null returning *),
+    ${auditCte('audited', 'changed', { actor, action: 'key.revoked', subject: 'prefix' })}
+    select key.*, changed.revoked_at as revoked_now from key left join changed on true`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound(`The key ${prefix}`);
+  const { revoked_now, ...key } = row;
+  // A key revoked before keeps its first revocation time.
+  return { ...key, revoked_at: key.revoked_at ?? revoked_now };
 }

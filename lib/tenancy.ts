@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
 import type { Company } from '../schema/platform/db';
-import { isLocalHost } from './addresses';
 import type { Executor } from './db/index';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
@@ -87,17 +86,4 @@ export function mayChangeCompanies(c: Context<AppEnv>): boolean {
   if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) return false;
   const kind = (c.get('access') as Access | undefined)?.kind;
   return kind !== 'form' && kind !== 'inbound';
-}
-
-/**
- * A page on this machine or in a private network: a `localhost` name, or a loopback, unspecified, private or
- * link-local address, in any spelling `new URL()` accepts (`localhost.`, `0.0.0.0`, `[::]`,
- * `[::ffff:127.0.0.1]`, `2130706433`, `0x7f.1`…). Accepted only on development workspaces.
- */
-export function isLocalOrigin(origin: string): boolean {
-  try {
-    return isLocalHost(new URL(origin).hostname);
-  } catch {
-    return false;
-  }
 }

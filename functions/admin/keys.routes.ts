@@ -52,8 +52,8 @@ const listKeys: Handler<typeof list> = async (c) =>
 
 const rotateKeyHandler: Handler<typeof rotate> = async (c) => {
   const { company_id, prefix } = c.req.valid('param');
-  const { key, result } = await rotateCompanyKey(c.var.services.db, company_id, prefix, c.var.services.now());
-  return c.json({ ...presentKey(key), secret: result.secret, previous_secret_expires_at: iso(result.previousExpiresAt) }, 200);
+  const { key, secret, previousExpiresAt } = await rotateCompanyKey(c.var.services.db, company_id, prefix, c.var.services.now());
+  return c.json({ ...presentKey(key), secret, previous_secret_expires_at: iso(previousExpiresAt) }, 200);
 };
 
 const revokeKeyHandler: Handler<typeof revoke> = async (c) => {

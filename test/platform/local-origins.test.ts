@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLocalOrigin } from '../../lib/tenancy';
+import { isLocalOrigin } from '../../lib/addresses';
 
 /** The classifier on its own: pages on this machine or in a private network, in every spelling a URL allows. */
 describe('origins on this machine or in a private network', () => {
