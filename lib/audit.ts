@@ -38,16 +38,18 @@ export async function writeAudit(
 
 /**
  * The CTE `<name>` of a write statement that writes one audit row for each row of the earlier CTE `source` (its
- * `company_id`; `subject` the name of one of its columns, as text), so a change and its audit row are one statement.
+ * company: the column `company` names, `company_id` unless said; `subject` the name of one of its columns, as text),
+ * so a change and its audit row are one statement.
  */
 export function auditCte(
   name: string,
   source: string,
-  entry: { actor: string; action: string; subject: string; details?: Record<string, unknown> },
+  entry: { actor: string; action: string; subject: string; details?: Record<string, unknown>; company?: string },
 ): RawBuilder<unknown> {
   return sql`${sql.raw(name)} as (
     insert into audit_log (company_id, actor, action, subject, details)
-    select company_id, ${entry.actor}, ${entry.action}, ${sql.ref(`${source}.${entry.subject}`)}::text,
+    select ${sql.ref(`${source}.${entry.company ?? 'company_id'}`)}, ${entry.actor}, ${entry.action},
+      ${sql.ref(`${source}.${entry.subject}`)}::text,
       ${JSON.stringify(entry.details ?? {})}::jsonb
     from ${sql.table(source)}
     returning 1

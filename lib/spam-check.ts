@@ -23,13 +23,16 @@ async function secretOf(company: Company, keyring: Keyring | undefined): Promise
 }
 
 /** Stores (encrypted) or removes the company's Turnstile secret. */
+/** The Turnstile secret as stored (`spam_check_secret_jwe`): sealed with the details keys. */
+export const sealSpamCheckSecret = (keyring: Keyring | undefined, secret: string) => encryptJson(keyring, secret);
+
 export async function setSpamCheckSecret(
   db: Executor,
   companyId: string,
   secret: string | null,
   keyring: Keyring | undefined,
 ): Promise<void> {
-  const sealed = secret === null ? null : await encryptJson(keyring, secret);
+  const sealed = secret === null ? null : await sealSpamCheckSecret(keyring, secret);
   await db.updateTable('companies').set({ spam_check_secret_jwe: sealed }).where('id', '=', companyId).execute();
 }
 

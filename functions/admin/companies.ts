@@ -1,34 +1,46 @@
 import type { z } from '@hono/zod-openapi';
-import type { Company } from '../../schema/platform/db';
-import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
-import type { Db, Trx } from '../../lib/db/index';
-import { ApiError } from '../../lib/errors';
+import { sql } from 'kysely';
 import { findCompany } from '../../lib/admin-route';
-import { writeAudit } from '../../lib/audit';
-import type { WebhookRuntime } from '../../lib/webhooks/types';
-import { assertDeliverable } from './webhooks';
-import { keyringOf } from '../../lib/crypto-jwe';
-import { setSpamCheckSecret } from '../../lib/spam-check';
+import { auditCte } from '../../lib/audit';
 import type { Config } from '../../lib/config';
-import { presentCompany } from './companies.present';
+import { keyringOf } from '../../lib/crypto-jwe';
+import { type Db, type Executor, isUniqueViolation } from '../../lib/db/index';
+import { ApiError, notFound } from '../../lib/errors';
+import { sealSpamCheckSecret } from '../../lib/spam-check';
+import type { WebhookRuntime } from '../../lib/webhooks/types';
+import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
+import type { Company } from '../../schema/platform/db';
+import { presentCompany, presentStoredCompany } from './companies.present';
+import { assertDeliverable } from './webhooks';
 
-async function setHosts(trx: Trx, companyId: string, hosts: string[]): Promise<void> {
-  const unique = [...new Set(hosts)];
-  const taken = await trx
+/**
+ * A company's writes are one statement each (docs/invariants.md, "Writes"): the row, its hosts and its audit row. A
+ * host is one company's (the primary key of `company_hosts`): a host another company holds fails the statement, and is
+ * then named in the 409.
+ */
+type CompanyWithHosts = Company & { hosts: string[] };
+
+/** The 409 naming the hosts of `hosts` another company holds (read after a statement failed on one of them). */
+async function hostsTaken(db: Executor, companyId: string | null, hosts: string[]): Promise<ApiError> {
+  const taken = await db
     .selectFrom('company_hosts')
     .select('host')
-    .where('host', 'in', unique)
-    .where('company_id', '<>', companyId)
+    .where('host', 'in', hosts)
+    .$if(companyId !== null, (qb) => qb.where('company_id', '<>', companyId!))
+    .orderBy('host')
     .execute();
-  if (taken.length > 0) {
-    throw new ApiError('conflict', `Hosts already used by another company: ${taken.map((t) => t.host).join(', ')}.`);
+  const named = taken.length > 0 ? taken.map((t) => t.host).join(', ') : hosts.join(', ');
+  return new ApiError('conflict', `Hosts already used by another company: ${named}.`);
+}
+
+/** Runs a company's write statement; a host another company holds is 409 naming it. */
+async function withHosts<T>(db: Executor, companyId: string | null, hosts: string[] | undefined, write: () => Promise<T>) {
+  try {
+    return await write();
+  } catch (error) {
+    if (hosts && isUniqueViolation(error)) throw await hostsTaken(db, companyId, hosts);
+    throw error;
   }
-  // A concurrent claim of the same host still fails on the primary key (answered 409 by the app).
-  await trx.deleteFrom('company_hosts').where('company_id', '=', companyId).execute();
-  await trx
-    .insertInto('company_hosts')
-    .values(unique.map((host) => ({ host, company_id: companyId })))
-    .execute();
 }
 
 type UrlChecks = Pick<WebhookRuntime, 'resolveHost'>;
@@ -43,9 +55,15 @@ async function checkRebuildHook(
   if (url) await assertDeliverable(url, environment, urls, 'settings.rebuild_hook_url');
 }
 
-export async function createCompany(trx: Trx, input: z.infer<typeof CreateCompanyInput>, urls: UrlChecks = {}): Promise<Company> {
+/** A new company with its hosts and audit row, in one statement. */
+export async function createCompany(
+  db: Executor,
+  input: z.infer<typeof CreateCompanyInput>,
+  urls: UrlChecks = {},
+): Promise<CompanyWithHosts> {
   await checkRebuildHook(input.settings, input.environment, urls);
-  const company = await trx
+  const hosts = [...new Set(input.hosts)].sort();
+  const insert = db
     .insertInto('companies')
     .values({
       name: input.name,
@@ -54,70 +72,91 @@ export async function createCompany(trx: Trx, input: z.infer<typeof CreateCompan
       time_zone: input.time_zone,
       settings: JSON.stringify(input.settings),
     })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await setHosts(trx, company.id, input.hosts);
-  await writeAudit(trx, { companyId: company.id, actor: 'admin', action: 'company.created', subject: company.id });
-  return company;
+    .returningAll();
+  const { rows } = await withHosts(db, null, hosts, () =>
+    sql<Company>`
+      with changed as (${insert}),
+      added as (insert into company_hosts (host, company_id) select host, (select id from changed) from unnest(${hosts}::text[]) as host),
+      ${auditCte('audited', 'changed', { actor: 'admin', action: 'company.created', subject: 'id', company: 'id' })}
+      select * from changed`.execute(db),
+  );
+  return { ...rows[0]!, hosts };
 }
 
+/**
+ * The company changed in one statement with its hosts (when given: those no longer listed removed, the new ones
+ * added) and its audit row; a new rebuild hook is checked against the workspace's rules first (a read of the company).
+ */
 export async function updateCompany(
-  trx: Trx,
+  db: Executor,
   id: string,
   input: z.infer<typeof UpdateCompanyInput>,
   now: Date,
   urls: UrlChecks = {},
-): Promise<Company> {
-  const current = await findCompany(trx, id);
-  await checkRebuildHook(input.settings, current.environment, urls);
-  const company = await trx
+): Promise<CompanyWithHosts> {
+  if (input.settings?.rebuild_hook_url) await checkRebuildHook(input.settings, (await findCompany(db, id)).environment, urls);
+  const hosts = input.hosts ? [...new Set(input.hosts)].sort() : null;
+  const update = db
     .updateTable('companies')
     .set({
-      name: input.name ?? current.name,
-      settings: JSON.stringify({ ...current.settings, ...(input.settings ?? {}) }),
+      ...(input.name === undefined ? {} : { name: input.name }),
+      settings: sql`settings || ${JSON.stringify(input.settings ?? {})}::jsonb`,
       updated_at: now,
     })
     .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  if (input.hosts) await setHosts(trx, id, input.hosts);
-  await writeAudit(trx, { companyId: id, actor: 'admin', action: 'company.updated', subject: id, details: { ...input } });
-  return company;
+    .returningAll();
+  const { rows } = await withHosts(db, id, hosts ?? undefined, () =>
+    sql<CompanyWithHosts>`
+      with changed as (${update}),
+      removed as (
+        delete from company_hosts where ${hosts !== null} and company_id = (select id from changed)
+        and host <> all(${hosts ?? []}::text[])
+      ),
+      added as (
+        insert into company_hosts (host, company_id)
+        select host, (select id from changed) from unnest(${hosts ?? []}::text[]) as host
+        where exists (select from changed)
+        and host not in (select h.host from company_hosts h where h.company_id = ${id})
+      ),
+      ${auditCte('audited', 'changed', { actor: 'admin', action: 'company.updated', subject: 'id', company: 'id', details: { ...input } })}
+      select changed.*, coalesce(${hosts}::text[], array(select h.host from company_hosts h where h.company_id = changed.id
+        order by h.host)) as hosts
+      from changed`.execute(db),
+  );
+  if (!rows[0]) throw notFound(`The company ${id}`);
+  return rows[0];
 }
 
 /** Every company, oldest first, as the admin API shows them. */
 export async function allCompanies(db: Db) {
   const rows = await db.selectFrom('companies').selectAll().orderBy('created_at').execute();
-  return Promise.all(rows.map((row) => presentCompany(db, row)));
+  return Promise.all(rows.map((row) => presentStoredCompany(db, row)));
 }
 
 /** Sets (or, with null, removes) the company's Turnstile secret, stored encrypted; audited without the secret. */
 export async function setCompanySpamCheck(db: Db, config: Config, companyId: string, secret: string | null): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await findCompany(trx, companyId);
-    await setSpamCheckSecret(trx, companyId, secret, keyringOf(config));
-    await writeAudit(trx, {
-      companyId,
-      actor: 'admin',
-      action: secret === null ? 'spam_check.removed' : 'spam_check.set',
-      subject: companyId,
-    });
-  });
+  const sealed = secret === null ? null : await sealSpamCheckSecret(keyringOf(config), secret);
+  const action = secret === null ? 'spam_check.removed' : 'spam_check.set';
+  const update = db.updateTable('companies').set({ spam_check_secret_jwe: sealed }).where('id', '=', companyId).returning('id');
+  const { rows } = await sql`
+    with changed as (${update}), ${auditCte('audited', 'changed', { actor: 'admin', action, subject: 'id', company: 'id' })}
+    select id from changed`.execute(db);
+  if (rows.length === 0) throw notFound(`The company ${companyId}`);
 }
 
-/** POST /companies: the company made in one transaction with its hosts and audit row, as shown. */
+/** POST /companies: the company made in one statement with its hosts and audit row, as shown. */
 export async function addCompany(db: Db, input: z.infer<typeof CreateCompanyInput>, urls: UrlChecks) {
-  const company = await db.transaction().execute((trx) => createCompany(trx, input, urls));
-  return presentCompany(db, company);
+  const { hosts, ...company } = await createCompany(db, input, urls);
+  return presentCompany(company, hosts);
 }
 
 /** PATCH /companies/{id}, as shown. */
 export async function changeCompany(db: Db, id: string, input: z.infer<typeof UpdateCompanyInput>, now: Date, urls: UrlChecks) {
-  const company = await db.transaction().execute((trx) => updateCompany(trx, id, input, now, urls));
-  return presentCompany(db, company);
+  const { hosts, ...company } = await updateCompany(db, id, input, now, urls);
+  return presentCompany(company, hosts);
 }
 
 /** One company, as shown (404 when there is none). */
 export async function oneCompany(db: Db, id: string) {
-  return presentCompany(db, await findCompany(db, id));
+  return presentStoredCompany(db, await findCompany(db, id));
 }

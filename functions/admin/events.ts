@@ -4,7 +4,7 @@ import { iso } from '../../lib/dates';
 import { notFound } from '../../lib/errors';
 import { pageOf, paginate } from '../../lib/pagination';
 import { findSubscription, replayEvent } from './webhooks';
-import { presentDeliveries } from './webhooks.present';
+import { presentDeliveries, presentNewDelivery } from './webhooks.present';
 
 const eventSort = {
   name: 'events',
@@ -94,7 +94,5 @@ export async function deliveriesOfSubscription(
 
 /** The event delivered again to one subscription, its new delivery as shown. */
 export async function replayed(db: Db, companyId: string, eventId: string, subscriptionId: string, now: Date) {
-  const deliveryId = await db.transaction().execute((trx) => replayEvent(trx, companyId, eventId, subscriptionId, now));
-  const [delivery] = await presentDeliveries(db, [deliveryId]);
-  return delivery!;
+  return presentNewDelivery(await replayEvent(db, companyId, eventId, subscriptionId, now));
 }

@@ -1,5 +1,5 @@
 import type { Executor } from '../../lib/db/index';
-import type { SubscriptionRow } from '../../schema/platform/db';
+import type { DeliveryRow, SubscriptionRow } from '../../schema/platform/db';
 import { iso } from '../../lib/dates';
 
 export function presentSubscription(row: SubscriptionRow) {
@@ -14,6 +14,35 @@ export function presentSubscription(row: SubscriptionRow) {
     updated_at: iso(row.updated_at),
   };
 }
+
+type AttemptRow = { attempt: number; at: Date | string; status_code: number | null; duration_ms: number; error: string | null };
+
+/** A delivery as shown, with its attempts (timestamps as the driver or a statement's JSON gives them). */
+function presentDelivery(d: DeliveryRow & { event_type: string }, attempts: AttemptRow[]) {
+  return {
+    id: d.id,
+    event_id: d.event_id,
+    event_type: d.event_type,
+    subscription_id: d.subscription_id,
+    status: d.status,
+    attempt_count: d.attempt_count,
+    next_attempt_at: iso(d.next_attempt_at),
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    created_at: iso(d.created_at),
+    completed_at: iso(d.completed_at),
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      at: iso(a.at),
+      status_code: a.status_code,
+      duration_ms: a.duration_ms,
+      error: a.error,
+    })),
+  };
+}
+
+/** A delivery just written (a ping, a replay): no attempt yet. */
+export const presentNewDelivery = (d: DeliveryRow & { event_type: string }) => presentDelivery(d, []);
 
 /** Deliveries with their attempts, in two queries whatever their number. */
 export async function presentDeliveries(db: Executor, ids: string[]) {
@@ -31,30 +60,13 @@ export async function presentDeliveries(db: Executor, ids: string[]) {
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const d = byId.get(id);
-    if (!d) return [];
-    return [
-      {
-        id: d.id,
-        event_id: d.event_id,
-        event_type: d.event_type,
-        subscription_id: d.subscription_id,
-        status: d.status,
-        attempt_count: d.attempt_count,
-        next_attempt_at: iso(d.next_attempt_at),
-        last_status_code: d.last_status_code,
-        last_error: d.last_error,
-        created_at: iso(d.created_at),
-        completed_at: iso(d.completed_at),
-        attempts: attempts
-          .filter((a) => a.delivery_id === id)
-          .map((a) => ({
-            attempt: a.attempt,
-            at: iso(a.at),
-            status_code: a.status_code,
-            duration_ms: a.duration_ms,
-            error: a.error,
-          })),
-      },
-    ];
+    return d
+      ? [
+          presentDelivery(
+            d,
+            attempts.filter((a) => a.delivery_id === id),
+          ),
+        ]
+      : [];
   });
 }

@@ -12,8 +12,16 @@ import { adminRoute, companyParam } from '../../lib/admin-route';
 import { iso } from '../../lib/dates';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody } from '../../schema/common/api';
-import { changeSubscription, findSubscription, pinged, rotateSecret, subscribe, subscriptionsOf, unsubscribe } from './webhooks';
-import { presentSubscription } from './webhooks.present';
+import {
+  deleteSubscription,
+  findSubscription,
+  rotateSubscriptionSecret,
+  sendPing,
+  subscribe,
+  subscriptionsOf,
+  updateSubscription,
+} from './webhooks';
+import { presentNewDelivery, presentSubscription } from './webhooks.present';
 
 const base = '/companies/{company_id}/webhook-subscriptions';
 const params = companyParam.extend({ subscription_id: subscriptionIdParam });
@@ -87,27 +95,27 @@ const getSubscription: Handler<typeof get> = async (c) => {
 const patchSubscription: Handler<typeof update> = async (c) => {
   const { company_id, subscription_id } = c.req.valid('param');
   const { db, webhooks, now } = c.var.services;
-  const row = await changeSubscription(db, company_id, subscription_id, c.req.valid('json'), webhooks, now());
+  const row = await updateSubscription(db, company_id, subscription_id, c.req.valid('json'), webhooks, now());
   return c.json(presentSubscription(row), 200);
 };
 
 const deleteSubscriptionHandler: Handler<typeof remove> = async (c) => {
   const { company_id, subscription_id } = c.req.valid('param');
-  await unsubscribe(c.var.services.db, company_id, subscription_id);
+  await deleteSubscription(c.var.services.db, company_id, subscription_id);
   return c.body(null, 204);
 };
 
 const rotateSecretHandler: Handler<typeof rotate> = async (c) => {
   const { company_id, subscription_id } = c.req.valid('param');
   const { db, webhooks, now } = c.var.services;
-  const result = await rotateSecret(db, company_id, subscription_id, webhooks, now());
+  const result = await rotateSubscriptionSecret(db, company_id, subscription_id, webhooks, now());
   const previous_secret_expires_at = iso(result.previousExpiresAt);
   return c.json({ ...presentSubscription(result.row), secret: result.secret, previous_secret_expires_at }, 200);
 };
 
 const pingHandler: Handler<typeof ping> = async (c) => {
   const { company_id, subscription_id } = c.req.valid('param');
-  return c.json(await pinged(c.var.services.db, company_id, subscription_id, c.var.services.now()), 202);
+  return c.json(presentNewDelivery(await sendPing(c.var.services.db, company_id, subscription_id, c.var.services.now())), 202);
 };
 
 export const webhookSubscriptions = createRouter()

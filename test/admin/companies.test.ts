@@ -68,6 +68,26 @@ describe('companies', () => {
     expect((await api.request('/api/v1/services', { host: newHost })).status).toBe(200);
   });
 
+  it('keeps the hosts it still lists, adds the new ones, and refuses (naming it) a host another company has', async () => {
+    const company = await api.createCompany();
+    const other = await api.createCompany();
+    const added = uniqueHost();
+    const kept = await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { hosts: [company.host, added] } });
+    expect(kept.status).toBe(200);
+    expect(kept.json.hosts).toEqual([company.host, added].sort());
+    expect((await api.request('/api/v1/services', { host: added })).status).toBe(200);
+
+    const taken = await api.admin(`/companies/${company.id}`, {
+      method: 'PATCH',
+      body: { name: 'Renamed', hosts: [other.host] },
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.json.detail).toContain(other.host);
+    const after = (await api.admin(`/companies/${company.id}`)).json;
+    expect(after.hosts).toEqual([company.host, added].sort());
+    expect(after.name).not.toBe('Renamed');
+  });
+
   it('answers 404 for an unknown company and 400 for a malformed id', async () => {
     expect((await api.admin('/companies/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await api.admin('/companies/nope')).status).toBe(400);
