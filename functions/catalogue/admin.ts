@@ -145,11 +145,7 @@ const advertisingHandler: Handler<typeof advertisingRoute> = async function setA
 const addProfileHandler: Handler<typeof addProfile> = async function addTeamProfile(c) {
   const { company_id } = c.req.valid('param');
   const input = c.req.valid('json');
-  const row = await c.var.services.db.transaction().execute(async (trx) => {
-    await findCompany(trx, company_id);
-    return createTeamProfile(trx, company_id, input);
-  });
-  return c.json(presentProfile(row), 201);
+  return c.json(presentProfile(await createTeamProfile(c.var.services.db, company_id, input)), 201);
 };
 
 const listProfilesHandler: Handler<typeof listProfiles> = async function listTeamProfiles(c) {
@@ -172,10 +168,7 @@ const deleteProfileHandler: Handler<typeof deleteProfile> = async function remov
 const putServiceHandler: Handler<typeof putService> = async function putServiceHandler(c) {
   const { company_id, key } = c.req.valid('param');
   const input = c.req.valid('json');
-  const row = await c.var.services.db.transaction().execute(async (trx) => {
-    await findCompany(trx, company_id);
-    return upsertService(trx, company_id, { ...input, key });
-  });
+  const row = await upsertService(c.var.services.db, company_id, { ...input, key });
   return c.json({ key: row.key, name: localised(row.name), kind: row.kind }, 200);
 };
 

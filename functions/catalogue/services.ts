@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi';
-import type { Executor } from '../../lib/db/index';
+import { type Executor, isForeignKeyViolation } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
 import type { ServiceInput } from '../../schema/catalogue/admin';
 
@@ -14,15 +14,21 @@ export function listServices(db: Executor, companyId: string) {
     .execute();
 }
 
+/** The service added or changed (by its key) in one statement (404 for an unknown company, by its foreign key). */
 export async function upsertService(db: Executor, companyId: string, s: z.infer<typeof ServiceInput>, position = 0) {
-  return db
-    .insertInto('services')
-    .values({ company_id: companyId, key: s.key, name: JSON.stringify(s.name), kind: s.kind, position })
-    .onConflict((oc) =>
-      oc.columns(['company_id', 'key']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), kind: eb.ref('excluded.kind') })),
-    )
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  try {
+    return await db
+      .insertInto('services')
+      .values({ company_id: companyId, key: s.key, name: JSON.stringify(s.name), kind: s.kind, position })
+      .onConflict((oc) =>
+        oc.columns(['company_id', 'key']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), kind: eb.ref('excluded.kind') })),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw notFound(`The company ${companyId}`);
+    throw error;
+  }
 }
 
 export async function deleteService(db: Executor, companyId: string, key: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi';
-import type { Executor } from '../../lib/db/index';
+import { type Executor, isForeignKeyViolation } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
 import type { TeamProfileInput } from '../../schema/catalogue/admin';
 
@@ -32,12 +32,18 @@ function teamValues(p: z.infer<typeof TeamProfileInput>) {
   return { ...p, role: json(p.role), bio: json(p.bio) };
 }
 
+/** A new team profile of the company in one statement (404 for an unknown company, by its foreign key). */
 export async function createTeamProfile(db: Executor, companyId: string, p: z.infer<typeof TeamProfileInput>) {
-  return db
-    .insertInto('team_profiles')
-    .values({ company_id: companyId, ...teamValues(p) })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  try {
+    return await db
+      .insertInto('team_profiles')
+      .values({ company_id: companyId, ...teamValues(p) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw notFound(`The company ${companyId}`);
+    throw error;
+  }
 }
 
 export async function updateTeamProfile(db: Executor, companyId: string, id: string, p: z.infer<typeof TeamProfileInput>) {

@@ -1,7 +1,7 @@
-import type { draftListingFromLead } from './draft-listing';
+import type { draftListing } from './draft-listing';
 
 /** A draft listing as the admin API answers it. */
-export function draftListingView(made: Awaited<ReturnType<typeof draftListingFromLead>>) {
+export function draftListingView(made: Awaited<ReturnType<typeof draftListing>>) {
   const { listing, places, warnings } = made;
   return {
     lead: made.lead,

@@ -13,7 +13,7 @@ import type { LeadInputValue } from '../../schema/forms/leads';
 import type { Company } from '../../schema/platform/db';
 import { emailOrPhoneMessage } from '../../schema/common/people';
 import { detailsProblems } from '../../lib/details';
-import { listingRequestProblems } from './listing-requests';
+import { listingRequestProblems, storedReferences } from './listing-requests';
 
 /** An enquiry to record: the form's fields plus what the caller's path knows. */
 export type NewLead = LeadInputValue & {
@@ -84,7 +84,7 @@ export async function leadProblems(
     (leadType ?? (await leadTypeOf(executor, companyId, input.service))) === 'listing_request'
   ) {
     const skip = new Set(refused.map((p) => p.path.slice('details.'.length)));
-    problems.push(...(await listingRequestProblems(executor, companyId, details, skip)));
+    problems.push(...(await listingRequestProblems(storedReferences(executor, companyId), details, skip)));
   }
   return problems;
 }

@@ -1,6 +1,7 @@
 import type { Executor } from '../../lib/db/index';
 import type { FieldError } from '../../lib/errors';
 import type { DetailValue } from '../../lib/details';
+import type { LocalisedText } from '../../schema/common/columns';
 
 /**
  * The answers of a request to sell or manage a property (a lead whose service is of kind `listing_request`)
@@ -46,24 +47,49 @@ const shapes: Record<Exclude<Answer, 'area' | 'property_type'>, { valid: (v: Det
 
 export const listingRequestKeys: readonly Answer[] = [...Object.keys(shapes), 'area', 'property_type'] as Answer[];
 
-/** An area (city, area or project) of the company by its English or Arabic slug, as GET /areas lists them. */
-export function areaBySlug(executor: Executor, companyId: string, slug: string) {
-  return executor
-    .selectFrom('areas')
-    .select(['id', 'kind', 'parent_id', 'slug_en', 'name'])
-    .where('company_id', '=', companyId)
-    .where((eb) => eb.or([eb('slug_en', '=', slug), eb('slug_ar', '=', slug)]))
-    .executeTakeFirst();
+/** An area (city, area or project) of a company, as GET /areas lists them. */
+export type Place = {
+  id: string;
+  kind: 'city' | 'area' | 'project';
+  parent_id: string | null;
+  slug_en: string;
+  name: LocalisedText;
+};
+/** A property type of a company, as GET /filters lists them. */
+export type PropertyType = { value: string; name: LocalisedText };
+
+/** How a listing request's references are found: an area by its English or Arabic slug, a property type by its value. */
+export type ReferenceLookup = {
+  area: (slug: string) => Promise<Place | undefined> | Place | undefined;
+  property_type: (value: string) => Promise<PropertyType | undefined> | PropertyType | undefined;
+};
+
+/** The company's areas and property types read from the database, one query per reference looked up. */
+export function storedReferences(executor: Executor, companyId: string): ReferenceLookup {
+  return {
+    area: (slug) =>
+      executor
+        .selectFrom('areas')
+        .select(['id', 'kind', 'parent_id', 'slug_en', 'name'])
+        .where('company_id', '=', companyId)
+        .where((eb) => eb.or([eb('slug_en', '=', slug), eb('slug_ar', '=', slug)]))
+        .executeTakeFirst() as Promise<Place | undefined>,
+    property_type: (value) =>
+      executor
+        .selectFrom('property_types')
+        .select(['value', 'name'])
+        .where('company_id', '=', companyId)
+        .where('value', '=', value)
+        .executeTakeFirst(),
+  };
 }
 
-/** A property type of the company by its `value`, as GET /filters lists them. */
-export function propertyTypeByValue(executor: Executor, companyId: string, value: string) {
-  return executor
-    .selectFrom('property_types')
-    .select(['value', 'name'])
-    .where('company_id', '=', companyId)
-    .where('value', '=', value)
-    .executeTakeFirst();
+/** The same lookups over a company's areas (with `slug_ar`) and property types already read. */
+export function knownReferences(areas: Array<Place & { slug_ar: string | null }>, types: PropertyType[]): ReferenceLookup {
+  return {
+    area: (slug) => areas.find((a) => a.slug_en === slug || a.slug_ar === slug),
+    property_type: (value) => types.find((t) => t.value === value),
+  };
 }
 
 /**
@@ -72,8 +98,7 @@ export function propertyTypeByValue(executor: Executor, companyId: string, value
  * refused for their content) are not checked again, so each key has one problem at most.
  */
 export async function listingRequestProblems(
-  executor: Executor,
-  companyId: string,
+  lookup: ReferenceLookup,
   details: Record<string, DetailValue>,
   skip: ReadonlySet<string> = new Set(),
 ): Promise<FieldError[]> {
@@ -83,15 +108,15 @@ export async function listingRequestProblems(
     const value = details[key];
     if (value !== undefined && !skip.has(key) && !rule.valid(value)) refuse(key, 'invalid_value', rule.message);
   }
-  const lookups = {
-    area: { find: areaBySlug, message: 'An area slug from GET /areas, in English or Arabic.' },
-    property_type: { find: propertyTypeByValue, message: 'A property type value from GET /filters.' },
+  const messages = {
+    area: 'An area slug from GET /areas, in English or Arabic.',
+    property_type: 'A property type value from GET /filters.',
   } as const;
-  for (const [key, { find, message }] of Object.entries(lookups)) {
+  for (const [key, message] of Object.entries(messages) as Array<[keyof typeof messages, string]>) {
     const value = details[key];
     if (value === undefined || skip.has(key)) continue;
     if (typeof value !== 'string') refuse(key, 'invalid_value', message);
-    else if (!(await find(executor, companyId, value))) refuse(key, 'unknown_reference', `Unknown: "${value}". ${message}`);
+    else if (!(await lookup[key](value))) refuse(key, 'unknown_reference', `Unknown: "${value}". ${message}`);
   }
   return problems;
 }

@@ -173,3 +173,18 @@ describe('GET /sitemap', () => {
     expect(sorted(entries.map((e) => e.paths.en))).toEqual(sorted(expected));
   });
 });
+
+describe('the admin writes of team profiles and services', () => {
+  it('answers 404 for a company that does not exist, and writes nothing', async () => {
+    const unknown = '00000000-0000-4000-8000-00000000abcd';
+    const profile = await api.admin(`/companies/${unknown}/team`, { body: { name: 'Nobody' } });
+    expect(profile.status, profile.text).toBe(404);
+    expect(profile.json.code).toBe('not_found');
+    const service = await api.admin(`/companies/${unknown}/services/valuation`, {
+      body: { name: { en: 'Valuation' }, kind: 'sale' },
+      method: 'PUT',
+    });
+    expect(service.status, service.text).toBe(404);
+    expect(service.json.code).toBe('not_found');
+  });
+});
