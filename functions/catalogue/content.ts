@@ -6,8 +6,8 @@ import type { CatalogueImport, ImportListing } from '../../schema/catalogue/admi
 import { portals } from '../../schema/common/permits';
 import type { Company } from '../../schema/platform/db';
 import { type RenderContext, renderListings, renderStale } from './renders';
-import { upsertService } from './services';
-import { createTeamProfile, teamProfileByName, updateTeamProfile } from './team';
+import { upsertServices } from './services';
+import { importTeamProfiles } from './team';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -44,14 +44,18 @@ export async function importCatalogue(
   const parentKind = { city: null, area: 'city', project: 'area' } as const;
   const rank = { city: 0, area: 1, project: 2 } as const;
   const areas = [...doc.areas].sort((a, b) => rank[a.kind] - rank[b.kind]);
-  for (const [position, area] of areas.entries()) {
-    const parentId = area.parent === null ? null : placeOf(places, area.parent, parentKind[area.kind], `area "${area.slug.en}"`);
-    if (parentId === null && area.kind !== 'city') {
-      throw new ApiError('invalid_request', `The ${area.kind} "${area.slug.en}" needs a parent ${parentKind[area.kind]}.`);
-    }
-    const row = await trx
-      .insertInto('areas')
-      .values({
+  // One statement per level (cities, then areas, then projects: a parent is written before its children), the last of
+  // each slug of a level kept, as one upsert after the other would.
+  for (const kind of ['city', 'area', 'project'] as const) {
+    const level = lastOfEach(areas, (area) => `${area.kind} ${area.slug.en}`).filter(({ item }) => item.kind === kind);
+    if (level.length === 0) continue;
+    const values = level.map(({ item: area, index: position }) => {
+      const parentId =
+        area.parent === null ? null : placeOf(places, area.parent, parentKind[area.kind], `area "${area.slug.en}"`);
+      if (parentId === null && area.kind !== 'city') {
+        throw new ApiError('invalid_request', `The ${area.kind} "${area.slug.en}" needs a parent ${parentKind[area.kind]}.`);
+      }
+      return {
         company_id: companyId,
         kind: area.kind,
         parent_id: parentId,
@@ -59,7 +63,11 @@ export async function importCatalogue(
         slug_ar: area.slug.ar ?? null,
         name: json(area.name),
         position,
-      })
+      };
+    });
+    const rows = await trx
+      .insertInto('areas')
+      .values(values)
       .onConflict((oc) =>
         oc.columns(['company_id', 'slug_en']).doUpdateSet((eb) => ({
           kind: eb.ref('excluded.kind'),
@@ -69,9 +77,9 @@ export async function importCatalogue(
           position: eb.ref('excluded.position'),
         })),
       )
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    places.set(area.slug.en, { id: row.id, kind: area.kind });
+      .returning(['id', 'slug_en'])
+      .execute();
+    for (const row of rows) places.set(row.slug_en, { id: row.id, kind });
   }
   const types = lastOfEach(doc.property_types, (type) => type.value);
   if (types.length > 0) {
@@ -87,12 +95,18 @@ export async function importCatalogue(
       )
       .execute();
   }
-  for (const [position, service] of doc.services.entries()) await upsertService(trx, companyId, service, position);
-  for (const profile of doc.team) {
-    const found = await teamProfileByName(trx, companyId, profile.name);
-    if (found) await updateTeamProfile(trx, companyId, found.id, profile);
-    else await createTeamProfile(trx, companyId, profile);
-  }
+  const services = lastOfEach(doc.services, (service) => service.key);
+  if (services.length > 0)
+    await upsertServices(
+      trx,
+      companyId,
+      services.map(({ item, index }) => ({ ...item, position: index })),
+    );
+  await importTeamProfiles(
+    trx,
+    companyId,
+    lastOfEach(doc.team, (profile) => profile.name).map(({ item }) => item),
+  );
   const listings = lastOfEach(doc.listings, (listing) => listing.slug.en).map(({ item }) => item);
   const context: ListingContext = {
     companyId,

@@ -14,6 +14,29 @@ export function listServices(db: Executor, companyId: string) {
     .execute();
 }
 
+/** Services added or changed (by their keys, each once) in one statement, for the catalogue import. */
+export async function upsertServices(
+  db: Executor,
+  companyId: string,
+  services: Array<z.infer<typeof ServiceInput> & { position: number }>,
+) {
+  await db
+    .insertInto('services')
+    .values(
+      services.map((s) => ({
+        company_id: companyId,
+        key: s.key,
+        name: JSON.stringify(s.name),
+        kind: s.kind,
+        position: s.position,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['company_id', 'key']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), kind: eb.ref('excluded.kind') })),
+    )
+    .execute();
+}
+
 /** The service added or changed (by its key) in one statement (404 for an unknown company, by its foreign key). */
 export async function upsertService(db: Executor, companyId: string, s: z.infer<typeof ServiceInput>, position = 0) {
   try {

@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import { sql } from 'kysely';
 import { type Executor, isForeignKeyViolation } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
 import type { TeamProfileInput } from '../../schema/catalogue/admin';
@@ -63,12 +64,39 @@ export async function deleteTeamProfile(db: Executor, companyId: string, id: str
   if (gone.numDeletedRows === 0n) throw notFound(`The team profile ${id}`);
 }
 
-/** The team profile of the company named `name` (the catalogue import matches profiles by name). */
-export function teamProfileByName(db: Executor, companyId: string, name: string) {
-  return db
+/**
+ * The catalogue import's team (each name once): a profile whose name the company has is changed, another is added; in
+ * three statements whatever their number (the names read, the new ones inserted, the known ones updated).
+ */
+export async function importTeamProfiles(db: Executor, companyId: string, profiles: Array<z.infer<typeof TeamProfileInput>>) {
+  if (profiles.length === 0) return;
+  const known = await db
     .selectFrom('team_profiles')
-    .select('id')
+    .select(['id', 'name'])
     .where('company_id', '=', companyId)
-    .where('name', '=', name)
-    .executeTakeFirst();
+    .where(
+      'name',
+      'in',
+      profiles.map((p) => p.name),
+    )
+    .orderBy('created_at')
+    .execute();
+  const idOf = new Map<string, string>();
+  for (const row of known) if (!idOf.has(row.name)) idOf.set(row.name, row.id);
+  const added = profiles.filter((p) => !idOf.has(p.name));
+  if (added.length > 0) {
+    await db
+      .insertInto('team_profiles')
+      .values(added.map((p) => ({ company_id: companyId, ...teamValues(p) })))
+      .execute();
+  }
+  const changed = profiles.filter((p) => idOf.has(p.name)).map((p) => ({ id: idOf.get(p.name), ...p }));
+  if (changed.length > 0) {
+    await sql`
+      update team_profiles as t set name = v.name, role = v.role, bio = v.bio, photo_url = v.photo_url, email = v.email,
+        phone = v.phone, languages = v.languages, published = v.published, position = v.position
+      from jsonb_to_recordset(${JSON.stringify(changed)}::jsonb) as v(id uuid, name text, role jsonb, bio jsonb,
+        photo_url text, email text, phone text, languages text[], published boolean, position integer)
+      where t.id = v.id and t.company_id = ${companyId}`.execute(db);
+  }
 }

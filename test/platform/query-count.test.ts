@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { developmentToken } from '../../lib/spam-check';
+import demoCatalogue from '../../functions/catalogue/demo-catalogue.json';
 import { listingAnswers } from '../forms/support';
 import { portalCompany, portalListing } from '../portals/support';
 import {
@@ -14,7 +15,7 @@ import {
   whatsAppText,
 } from '../forms/inbound-support';
 import { createTestApi, openTestDatabase, type TestApi, statementLog, tripLog } from '../support/harness';
-import { type World, world } from '../support/world';
+import { type World, unique, world } from '../support/world';
 import {
   bookingBody,
   type Ctx,
@@ -511,6 +512,7 @@ const writeBudgets: WriteBudget[] = [
  * the visitor forms' and the inbound receivers', the statements' page link, the portals' writes.
  */
 const countedApart: string[] = [
+  'POST /admin/v1/companies/{company_id}/catalogue/import',
   'POST /api/v1/leads',
   'POST /api/v1/bookings',
   'POST /api/v1/inbound/{token}/signed',
@@ -537,7 +539,6 @@ const notYetBudgeted: string[] = [
   'POST /admin/v1/companies/{company_id}/bookings/{reference}/cancel',
   'POST /admin/v1/companies/{company_id}/bookings/{reference}/confirm',
   'POST /admin/v1/companies/{company_id}/bookings/{reference}/mark-paid',
-  'POST /admin/v1/companies/{company_id}/catalogue/import',
   'POST /admin/v1/companies/{company_id}/listings/{slug}/blocks',
   'POST /admin/v1/companies/{company_id}/pipelines',
   'POST /api/v1/contractors',
@@ -561,6 +562,61 @@ const notYetBudgeted: string[] = [
   'PUT /admin/v1/companies/{company_id}/listings/{slug}/maintenance',
   'PUT /admin/v1/companies/{company_id}/pipelines/{key}/stages/{stage}',
 ];
+
+describe('round trips of the catalogue import (a bulk write: counted per import and per batch of listings)', () => {
+  let trips: string[] | undefined;
+  let importApi: TestApi;
+  beforeAll(async () => {
+    importApi = await createTestApi({ handle: await openTestDatabase({ log: tripLog(() => trips) }) });
+  });
+  afterAll(() => importApi.close());
+
+  const base = demoCatalogue.listings[0]!;
+  /** A document of `n` listings of their own slugs, with `extra` more areas, services and team profiles than the demo's. */
+  const documentOf = (n: number, extra = 0) => {
+    const tag = unique();
+    const city = demoCatalogue.areas.find((area) => area.kind === 'city')!;
+    return {
+      areas: [
+        ...demoCatalogue.areas,
+        ...Array.from({ length: extra }, (_, i) => ({
+          kind: 'area',
+          parent: city.slug.en,
+          slug: { en: `a-${tag}-${i}` },
+          name: { en: `Area ${i}` },
+        })),
+      ],
+      property_types: demoCatalogue.property_types,
+      services: [
+        ...demoCatalogue.services,
+        ...Array.from({ length: extra }, (_, i) => ({ key: `s-${tag}-${i}`, name: { en: `S ${i}` }, kind: 'sale' })),
+      ],
+      team: [...demoCatalogue.team, ...Array.from({ length: extra }, (_, i) => ({ name: `Agent ${tag} ${i}` }))],
+      listings: Array.from({ length: n }, (_, i) => ({ ...base, slug: { en: `l-${tag}-${i}`, ar: `ل-${tag}-${i}` } })),
+    };
+  };
+  async function counted(companyId: string, doc: unknown) {
+    trips = [];
+    const res = await importApi.admin(`/companies/${companyId}/catalogue/import`, { body: doc });
+    const sent = trips.filter((text) => !text.includes('"admin_tokens"'));
+    trips = undefined;
+    expect(res.status, res.text).toBe(200);
+    return sent.length;
+  }
+
+  it('sends as many statements whatever the number of areas, services and team profiles, and a fixed number more per batch', async () => {
+    const company = await importApi.createCompany();
+    // After the first import, each document both changes known areas, services and profiles (the demo's) and adds new ones.
+    await counted(company.id, documentOf(1));
+    const one = await counted(company.id, documentOf(1, 1));
+    expect(await counted(company.id, documentOf(1, 25))).toBe(one);
+    expect(await counted(company.id, documentOf(500, 1))).toBe(one);
+    const twoBatches = await counted(company.id, documentOf(501, 1));
+    expect(twoBatches).toBeGreaterThan(one);
+    expect(await counted(company.id, documentOf(1000, 1))).toBe(twoBatches);
+    console.log(`catalogue import: ${one} statements for one batch of listings, ${twoBatches - one} more per batch`);
+  }, 120_000);
+});
 
 describe('round trips of every write (issue 28: at most 3 on Node with the company in memory, BEGIN and COMMIT counted)', () => {
   let trips: string[] | undefined;
