@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
+import type { Handler } from '../../lib/routes';
 import { ApiError } from '../../lib/errors';
 import { deliver } from '../../lib/webhooks/deliver';
 import { json } from '../../schema/common/api';
@@ -28,11 +29,13 @@ const route = defineRoute({
   },
 });
 
-export const deliveries = createRouter().openapi(route, async (c) => {
+const attemptDelivery: Handler<typeof route> = async function attemptDelivery(c) {
   const { delivery_id } = c.req.valid('param');
   const { db, webhooks } = c.var.services;
   const outcome = await deliver(db, webhooks, delivery_id, { ignoreSchedule: true });
   if (outcome === 'retry') throw new ApiError('delivery_failed', 'The subscriber did not accept the delivery; retry later.');
   if (outcome === 'busy') throw new ApiError('conflict', 'Another attempt of this delivery is in progress.');
   return c.json({ delivery_id, status: outcome }, 200);
-});
+};
+
+export const deliveries = createRouter().openapi(route, attemptDelivery);
