@@ -32,6 +32,8 @@ const sharedVars: Array<string | [string, string]> = [
   'The public origin of the default Worker, which QStash calls back (POST /internal/v1/deliveries/{id}); required',
   'with QSTASH_TOKEN, in every Worker that publishes (the default, forms, crm and stay).',
   '# INTERNAL_BASE_URL = "https://api.example.com"',
+  "Each problem's `type` is /problems/<code> on the host asked, which the API answers; or under your docs URL:",
+  '# PROBLEM_TYPE_BASE_URL = "https://docs.example.com/problems/"',
   '# NEON_WS_PROXY = "127.0.0.1:PORT"   local testing only (a WebSocket-to-TCP proxy before a plain PostgreSQL)',
 ];
 

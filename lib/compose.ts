@@ -10,6 +10,7 @@ import { ApiError } from './errors';
 import { docsPagePolicy, docsScriptPath } from './security-headers';
 import { publishedDocument, registerSecuritySchemes } from './openapi';
 import { registerEventWebhooks } from './webhooks/doc';
+import { problemPages } from './problem-pages';
 
 type Router = OpenAPIHono<AppEnv>;
 
@@ -91,6 +92,8 @@ export function composeApp(provide: ServicesProvider, options: ComposeOptions): 
     app.route('/admin/v1', admin);
   }
   if (options.internal) app.route('/internal/v1', options.internal);
+  // Each problem's `type` URL, answered on any host of every Worker (lib/problem-pages.ts).
+  app.route('/', problemPages());
   registerEventWebhooks(app.openAPIRegistry);
   registerSecuritySchemes(app.openAPIRegistry);
 

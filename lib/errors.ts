@@ -55,6 +55,9 @@ export const problemStatus = {
 
 export type ProblemCode = keyof typeof problemStatus;
 
+/** Every code the API can answer, from the one table above (each has its page: lib/problem-pages.ts). */
+export const problemCodes = Object.keys(problemStatus) as ProblemCode[];
+
 export type FieldError = { path: string; code: string; message: string };
 
 const titles: Record<ProblemCode, string> = {
@@ -124,7 +127,9 @@ export class ApiError extends Error {
   }
 }
 
-export const problemTypeBase = 'https://docs.property-api.dev/problems/';
+export function problemTitle(code: ProblemCode): string {
+  return titles[code];
+}
 
 export type ProblemBody = {
   type: string;
@@ -136,9 +141,13 @@ export type ProblemBody = {
   errors?: FieldError[];
 };
 
-export function problemBody(error: ApiError, requestId: string): ProblemBody {
+/**
+ * A problem's body. `typeBase` ends with a slash: the deployment's PROBLEM_TYPE_BASE_URL, or /problems/ on the host
+ * asked (lib/problem-pages.ts, problemTypeBaseFor), where each code's page is served.
+ */
+export function problemBody(error: ApiError, requestId: string, typeBase: string): ProblemBody {
   const body: ProblemBody = {
-    type: problemTypeBase + error.code,
+    type: typeBase + error.code,
     title: titles[error.code],
     status: error.status,
     detail: error.message,

@@ -3,7 +3,10 @@ import { text } from './text';
 
 export const ProblemSchema = z
   .object({
-    type: z.string().url(),
+    type: z.string().url().openapi({
+      description:
+        'A page explaining the code: /problems/{code} on the host the request was sent to, or under the deployment’s own docs URL.',
+    }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
