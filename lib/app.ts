@@ -13,7 +13,7 @@ import { ApiError, type FieldError, problemBody } from './errors';
 import { storableText } from '../schema/common/text';
 import { formsCors } from './forms-cors';
 import { platformHeaders } from './security-headers';
-import { problemTypeBaseFor } from './problem-pages';
+import { problemTypeBaseFor } from './problem-types';
 
 /** Zod issues as the problem body's `errors`: one entry per field, unknown parameters named one by one. */
 export function fieldErrors(error: ZodError): FieldError[] {

@@ -1,17 +1,15 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { createApp, createRouter, type ServicesProvider } from './app';
 import type { AppEnv } from './env';
 import { publicReadCors } from './public-cors';
 import type { ScheduledJob } from './scheduler';
 import { etagOf, ifNoneMatch } from './etag';
-import { KeptBody } from './encodings';
 import { ApiError } from './errors';
 import { docsPagePolicy, docsScriptPath } from './security-headers';
 import { publishedDocument, registerSecuritySchemes } from './openapi';
 import { registerEventWebhooks } from './webhooks/doc';
-import { problemPages } from './problem-pages';
 
 type Router = OpenAPIHono<AppEnv>;
 
@@ -57,11 +55,14 @@ export function defineGroup<const G extends RouteGroup>(group: G): G {
   return group;
 }
 
+/** The reference page's script is the same file for every app of the process: one kept body. */
+const docsScriptKey = {};
+
 const info = {
   title: 'Property Company Public API',
   version: '1.0.0',
   description:
-    'The programmatic interface of a property company’s platform: its catalogue, visitor forms, CRM, stays, leases, maintenance, pipelines, owner statements and portal feeds. Every error is `application/problem+json`; its `type` links to a page on this host (`/problems/{code}`) that explains the code.',
+    'The programmatic interface of a property company’s platform. Each problem’s `type` is a page explaining its code.',
 };
 
 export type ComposeOptions = {
@@ -71,6 +72,11 @@ export type ComposeOptions = {
   /** Platform callbacks (/internal/v1, e.g. QStash's deliveries); none: not mounted. */
   internal?: Router;
   maxBodyBytes?: number;
+  /**
+   * The problem types' pages (lib/problem-pages.ts, /problems/{code}): the Node server and the default Worker mount
+   * them; a group's Worker leaves them (and their text) out, its host's /problems reaching the default Worker.
+   */
+  problemPages?: () => Hono<AppEnv>;
 };
 
 /**
@@ -93,26 +99,33 @@ export function composeApp(provide: ServicesProvider, options: ComposeOptions): 
     app.route('/admin/v1', admin);
   }
   if (options.internal) app.route('/internal/v1', options.internal);
-  // Each problem's `type` URL, answered on any host of every Worker (lib/problem-pages.ts).
-  app.route('/', problemPages());
+  // Each problem's `type` URL, answered on any host (lib/problem-pages.ts): where the caller mounts them.
+  if (options.problemPages) app.route('/', options.problemPages());
   registerEventWebhooks(app.openAPIRegistry);
   registerSecuritySchemes(app.openAPIRegistry);
 
-  // The documents and the reference page's script are made once and kept with their gzip and brotli variants where
-  // the runtime compresses (Node: the script is 4.35 MB, the public document over 300 KB); sent as Accept-Encoding asks.
-  const documents = new Map<string, KeptBody>();
+  // The documents are made once; on Node they are kept with their gzip and brotli variants with the reference page's
+  // script (4.35 MB) and sent as Accept-Encoding asks (Services.answerKept); a Worker sends them as they are.
+  const documents = new Map<string, string>();
+  /** This app's documents, each the key of its kept body (Services.answerKept). */
+  const documentKeys = new Map<string, object>();
   let etag: string | undefined;
-  let docsScript: KeptBody | undefined;
   const documentFor = (prefix: string, title: string) => {
     let doc = documents.get(prefix);
-    if (!doc) {
-      doc = new KeptBody(() => JSON.stringify(publishedDocument(app, prefix, { ...info, title })));
+    if (doc === undefined) {
+      doc = JSON.stringify(publishedDocument(app, prefix, { ...info, title }));
       documents.set(prefix, doc);
     }
     return doc;
   };
   const jsonType = { 'Content-Type': 'application/json' };
-  app.get('/api/v1/openapi.json', (c) => documentFor('/api/v1/', info.title).answer(c, c.var.services.compress, jsonType));
+  const sendDocument = (c: Context<AppEnv>, prefix: string, title: string) => {
+    const kept = c.var.services.answerKept;
+    if (!documentKeys.has(prefix)) documentKeys.set(prefix, {});
+    if (kept) return kept(c, documentKeys.get(prefix) as object, () => documentFor(prefix, title), jsonType);
+    return c.body(documentFor(prefix, title), 200, jsonType);
+  };
+  app.get('/api/v1/openapi.json', (c) => sendDocument(c, '/api/v1/', info.title));
   // The page loads its script from this host (never a CDN) and no fonts from elsewhere: it renders offline.
   const page = Scalar({
     url: '/api/v1/openapi.json',
@@ -126,16 +139,14 @@ export function composeApp(provide: ServicesProvider, options: ComposeOptions): 
     const load = c.var.services.docsScript;
     // On Workers the static assets answer this path before the Worker runs; reaching here means none are deployed.
     if (!load) throw new ApiError('not_found', 'The reference page’s script is served as a static asset here.');
-    docsScript ??= new KeptBody(load);
     etag ??= await etagOf(await load());
     const headers = { ETag: etag, 'Cache-Control': 'public, max-age=3600', 'Content-Type': 'text/javascript; charset=utf-8' };
     if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return c.body(null, 304, headers);
-    return docsScript.answer(c, c.var.services.compress, headers);
+    const kept = c.var.services.answerKept;
+    return kept ? kept(c, docsScriptKey, load, headers) : c.body(await load(), 200, headers);
   });
   if (options.admin) {
-    app.get('/admin/v1/openapi.json', (c) =>
-      documentFor('/admin/v1/', `${info.title} — admin`).answer(c, c.var.services.compress, jsonType),
-    );
+    app.get('/admin/v1/openapi.json', (c) => sendDocument(c, '/admin/v1/', `${info.title} — admin`));
   }
   return app;
 }

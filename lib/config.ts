@@ -85,7 +85,6 @@ const configSchema = z.object({
   PROBLEM_TYPE_BASE_URL: z
     .string()
     .url()
-    .refine((u) => /^https?:/.test(u), 'An http(s) URL.')
     .transform((u) => (u.endsWith('/') ? u : `${u}/`))
     .optional(),
 });

@@ -55,9 +55,6 @@ export const problemStatus = {
 
 export type ProblemCode = keyof typeof problemStatus;
 
-/** Every code the API can answer, from the one table above (each has its page: lib/problem-pages.ts). */
-export const problemCodes = Object.keys(problemStatus) as ProblemCode[];
-
 export type FieldError = { path: string; code: string; message: string };
 
 const titles: Record<ProblemCode, string> = {

@@ -1,7 +1,11 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { AppEnv } from './env';
-import { ApiError, type ProblemCode, problemCodes, problemStatus, problemTitle } from './errors';
+import { ApiError, type ProblemCode, problemStatus, problemTitle } from './errors';
+import { problemPagesPath } from './problem-types';
+
+/** Every code the API can answer, from the one table of lib/errors.ts (`problemStatus`). */
+export const problemCodes = Object.keys(problemStatus) as ProblemCode[];
 
 /**
  * What each problem code means and what to do about it: the page each problem's `type` URL answers. A
@@ -63,16 +67,6 @@ export const problemExplanations: Record<ProblemCode, string> = {
   encryption_unavailable: 'Lead details cannot be stored or read: their encryption key is not configured on the server.',
   spam_check_unavailable: 'The browser form’s spam check could not be asked; nothing was recorded. Try again later.',
 };
-
-/** The base of every problem's `type`: the deployment's docs host when set, else /problems/ on the host asked. */
-export function problemTypeBaseFor(c: Context<AppEnv>): string {
-  const configured = (c.var.services as { config?: { PROBLEM_TYPE_BASE_URL?: string } } | undefined)?.config
-    ?.PROBLEM_TYPE_BASE_URL;
-  if (configured) return configured;
-  return `${new URL(c.req.url).origin}${problemPagesPath}/`;
-}
-
-export const problemPagesPath = '/problems';
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string);

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { toApiError } from '../../lib/app';
 import type { AppEnv } from '../../lib/env';
 import { ApiError, problemBody } from '../../lib/errors';
-import { problemTypeBaseFor } from '../../lib/problem-pages';
+import { problemTypeBaseFor } from '../../lib/problem-types';
 import type { ImportProgress } from './content';
 
 export const progressType = 'application/x-ndjson';

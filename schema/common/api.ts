@@ -3,10 +3,7 @@ import { text } from './text';
 
 export const ProblemSchema = z
   .object({
-    type: z.string().url().openapi({
-      description:
-        'A page explaining the code: /problems/{code} on the host the request was sent to, or under the deployment’s own docs URL.',
-    }),
+    type: z.string().url().openapi({ description: 'A page explaining the code (`/problems/{code}` by default).' }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),

@@ -90,6 +90,6 @@ describe('the OpenAPI document', () => {
   it('introduces the API without naming a file of this repository', async () => {
     const doc = JSON.parse((await get('/api/v1/openapi.json')).body.toString('utf8'));
     expect(doc.info.description).not.toMatch(/docs\/|\.md\b/);
-    expect(doc.info.description).toContain('/problems/{code}');
+    expect(doc.info.description).toContain('a page explaining its code');
   });
 });

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { afterResponsesSettled } from '../../lib/app';
-import { problemCodes, problemStatus } from '../../lib/errors';
-import { problemExplanations } from '../../lib/problem-pages';
+import { problemStatus } from '../../lib/errors';
+import { problemCodes, problemExplanations } from '../../lib/problem-pages';
 import { createTestApi, type TestApi } from '../support/harness';
 
 /**
