@@ -22,7 +22,8 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   keys create <company> --kind server --scope read:listings [--scope ...] [--name N]
   keys create <company> --kind publishable --origin https://www.example.com [--lead-type enquiry ...]
   keys rotate <company> <prefix> | keys revoke <company> <prefix>
-  catalogue import <company> <file.json>
+  catalogue import <company> <file.json>    the file's format: docs/formats/catalogue-import.schema.json (JSON
+                                            Schema); a sample: docs/formats/catalogue-import.sample.json
   listings publish <company> <slug> | listings withdraw <company> <slug>
   team list <company> | team add <company> <json> | team replace <company> <id> <json> | team delete <company> <id>
   services put <company> <key> --kind K --name-en N [--name-ar N] | services delete <company> <key>

@@ -1,5 +1,6 @@
 import type { ServicesProvider } from '../lib/app';
 import { composeApp, type RouteGroup } from '../lib/compose';
+import { problemPages } from '../lib/problem-pages';
 import { operator } from './admin/index';
 import { catalogueAdmin } from './catalogue/admin';
 import { catalogue } from './catalogue/index';
@@ -61,5 +62,6 @@ export function buildApp(
     admin: options.admin ? adminRouters : undefined,
     internal: (options.internal ?? true) ? internal : undefined,
     maxBodyBytes: options.maxBodyBytes,
+    problemPages,
   });
 }

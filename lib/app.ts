@@ -13,6 +13,7 @@ import { ApiError, type FieldError, problemBody } from './errors';
 import { storableText } from '../schema/common/text';
 import { formsCors } from './forms-cors';
 import { platformHeaders } from './security-headers';
+import { problemTypeBaseFor } from './problem-types';
 
 /** Zod issues as the problem body's `errors`: one entry per field, unknown parameters named one by one. */
 export function fieldErrors(error: ZodError): FieldError[] {
@@ -71,7 +72,7 @@ function illFormedAt(value: unknown, path: string): string | undefined {
 }
 
 export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
-  const body = problemBody(error, c.get('requestId') ?? '');
+  const body = problemBody(error, c.get('requestId') ?? '', problemTypeBaseFor(c));
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return c.body(JSON.stringify(body), error.status, { 'Content-Type': 'application/problem+json' });
 }

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { createApp, createRouter, type ServicesProvider } from './app';
 import type { AppEnv } from './env';
 import { publicReadCors } from './public-cors';
@@ -55,11 +55,14 @@ export function defineGroup<const G extends RouteGroup>(group: G): G {
   return group;
 }
 
+/** The reference page's script is the same file for every app of the process: one kept body. */
+const docsScriptKey = {};
+
 const info = {
   title: 'Property Company Public API',
   version: '1.0.0',
   description:
-    'The programmatic interface of a property company’s platform. Decisions where the contract is silent are in docs/api-reference.md.',
+    'The programmatic interface of a property company’s platform. Each problem’s `type` is a page explaining its code.',
 };
 
 export type ComposeOptions = {
@@ -69,6 +72,11 @@ export type ComposeOptions = {
   /** Platform callbacks (/internal/v1, e.g. QStash's deliveries); none: not mounted. */
   internal?: Router;
   maxBodyBytes?: number;
+  /**
+   * The problem types' pages (lib/problem-pages.ts, /problems/{code}): the Node server and the default Worker mount
+   * them; a group's Worker leaves them (and their text) out, its host's /problems reaching the default Worker.
+   */
+  problemPages?: () => Hono<AppEnv>;
 };
 
 /**
@@ -91,20 +99,33 @@ export function composeApp(provide: ServicesProvider, options: ComposeOptions): 
     app.route('/admin/v1', admin);
   }
   if (options.internal) app.route('/internal/v1', options.internal);
+  // Each problem's `type` URL, answered on any host (lib/problem-pages.ts): where the caller mounts them.
+  if (options.problemPages) app.route('/', options.problemPages());
   registerEventWebhooks(app.openAPIRegistry);
   registerSecuritySchemes(app.openAPIRegistry);
 
-  const documents = new Map<string, unknown>();
+  // The documents are made once; on Node they are kept with their gzip and brotli variants with the reference page's
+  // script (4.35 MB) and sent as Accept-Encoding asks (Services.answerKept); a Worker sends them as they are.
+  const documents = new Map<string, string>();
+  /** This app's documents, each the key of its kept body (Services.answerKept). */
+  const documentKeys = new Map<string, object>();
   let etag: string | undefined;
   const documentFor = (prefix: string, title: string) => {
     let doc = documents.get(prefix);
-    if (!doc) {
-      doc = publishedDocument(app, prefix, { ...info, title });
+    if (doc === undefined) {
+      doc = JSON.stringify(publishedDocument(app, prefix, { ...info, title }));
       documents.set(prefix, doc);
     }
     return doc;
   };
-  app.get('/api/v1/openapi.json', (c) => c.json(documentFor('/api/v1/', info.title)));
+  const jsonType = { 'Content-Type': 'application/json' };
+  const sendDocument = (c: Context<AppEnv>, prefix: string, title: string) => {
+    const kept = c.var.services.answerKept;
+    if (!documentKeys.has(prefix)) documentKeys.set(prefix, {});
+    if (kept) return kept(c, documentKeys.get(prefix) as object, () => documentFor(prefix, title), jsonType);
+    return c.body(documentFor(prefix, title), 200, jsonType);
+  };
+  app.get('/api/v1/openapi.json', (c) => sendDocument(c, '/api/v1/', info.title));
   // The page loads its script from this host (never a CDN) and no fonts from elsewhere: it renders offline.
   const page = Scalar({
     url: '/api/v1/openapi.json',
@@ -118,14 +139,14 @@ export function composeApp(provide: ServicesProvider, options: ComposeOptions): 
     const load = c.var.services.docsScript;
     // On Workers the static assets answer this path before the Worker runs; reaching here means none are deployed.
     if (!load) throw new ApiError('not_found', 'The reference page’s script is served as a static asset here.');
-    const script = await load();
-    etag ??= await etagOf(script);
+    etag ??= await etagOf(await load());
     const headers = { ETag: etag, 'Cache-Control': 'public, max-age=3600', 'Content-Type': 'text/javascript; charset=utf-8' };
     if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return c.body(null, 304, headers);
-    return c.body(script, 200, headers);
+    const kept = c.var.services.answerKept;
+    return kept ? kept(c, docsScriptKey, load, headers) : c.body(await load(), 200, headers);
   });
   if (options.admin) {
-    app.get('/admin/v1/openapi.json', (c) => c.json(documentFor('/admin/v1/', `${info.title} — admin`)));
+    app.get('/admin/v1/openapi.json', (c) => sendDocument(c, '/admin/v1/', `${info.title} — admin`));
   }
   return app;
 }

@@ -79,6 +79,14 @@ const configSchema = z.object({
   // Visitor forms' spam check (Cloudflare Turnstile). Tests point it at a verifier on loopback.
   TURNSTILE_SITEVERIFY_URL: z.string().url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   SPAM_CHECK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
+  // Where each problem's `type` points: this URL followed by the code (e.g. https://docs.example.com/problems/ gives
+  // https://docs.example.com/problems/not_found). Unset: /problems/<code> on the host the request was sent to, which
+  // this API answers itself (lib/problem-pages.ts). A slash is added at the end when missing.
+  PROBLEM_TYPE_BASE_URL: z
+    .string()
+    .url()
+    .transform((u) => (u.endsWith('/') ? u : `${u}/`))
+    .optional(),
 });
 
 function base64Bytes(text: string): number {

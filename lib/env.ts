@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import type { Access } from '../schema/common/scopes';
 import type { Config } from './config';
 import type { Db } from './db/index';
@@ -45,6 +46,16 @@ export type Services = {
   docsScript?: () => Promise<string>;
   /** Compresses bodies kept in memory (gzip, and brotli on Node); absent: they are kept and sent uncompressed. */
   compress?: Compressor;
+  /**
+   * Node: a large body made once per key object (the reference page's script, an app's OpenAPI document), sent compressed as the
+   * request's Accept-Encoding asks (lib/node/kept-bodies.ts); absent on Workers, which send such bodies as they are.
+   */
+  answerKept?: (
+    c: Context,
+    key: object,
+    make: () => Promise<string> | string,
+    headers: Record<string, string>,
+  ) => Promise<Response>;
 };
 
 export type AppEnv = {

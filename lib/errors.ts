@@ -124,7 +124,9 @@ export class ApiError extends Error {
   }
 }
 
-export const problemTypeBase = 'https://docs.property-api.dev/problems/';
+export function problemTitle(code: ProblemCode): string {
+  return titles[code];
+}
 
 export type ProblemBody = {
   type: string;
@@ -136,9 +138,13 @@ export type ProblemBody = {
   errors?: FieldError[];
 };
 
-export function problemBody(error: ApiError, requestId: string): ProblemBody {
+/**
+ * A problem's body. `typeBase` ends with a slash: the deployment's PROBLEM_TYPE_BASE_URL, or /problems/ on the host
+ * asked (lib/problem-pages.ts, problemTypeBaseFor), where each code's page is served.
+ */
+export function problemBody(error: ApiError, requestId: string, typeBase: string): ProblemBody {
   const body: ProblemBody = {
-    type: problemTypeBase + error.code,
+    type: typeBase + error.code,
     title: titles[error.code],
     status: error.status,
     detail: error.message,

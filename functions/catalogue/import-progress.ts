@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { toApiError } from '../../lib/app';
 import type { AppEnv } from '../../lib/env';
 import { ApiError, problemBody } from '../../lib/errors';
+import { problemTypeBaseFor } from '../../lib/problem-types';
 import type { ImportProgress } from './content';
 
 export const progressType = 'application/x-ndjson';
@@ -43,7 +44,7 @@ export function progressResponse(
       const known = toApiError(error);
       if (!known) console.error(`request ${c.var.requestId} failed:`, error);
       const problem = known ?? new ApiError('internal_error', 'Something went wrong on our side; quote the request id.');
-      await line({ error: problemBody(problem, c.var.requestId ?? '') });
+      await line({ error: problemBody(problem, c.var.requestId ?? '', problemTypeBaseFor(c)) });
     } finally {
       await writer.close().catch(() => {});
     }

@@ -18,6 +18,7 @@ import { createWebhookRuntime } from '../webhooks/runtime';
 import type { WebhookRuntime } from '../webhooks/types';
 import { newSecretKey } from '../webhooks/secrets';
 import { docsScript } from './docs-script';
+import { answerKept } from './kept-bodies';
 import { resolveHost } from './dns';
 import { dataDirOf } from './local-server';
 import { openDatabase } from './database';
@@ -99,6 +100,7 @@ export async function createNodePlatform(
     companyCache: companies.cache,
     docsScript,
     compress: nodeCompressor,
+    answerKept,
   });
   // After a write request, reads wait for the notifications its commit sent (read your own writes).
   const afterWrite = async (c: Context<AppEnv>) => {

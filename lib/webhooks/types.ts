@@ -36,4 +36,4 @@ export type WebhookRuntime = {
   now: () => Date;
 };
 
-export const userAgent = 'PropertyAPI-Webhooks/1.0 (+https://docs.property-api.dev/webhooks)';
+export const userAgent = 'PropertyAPI-Webhooks/1.0';

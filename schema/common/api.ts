@@ -3,7 +3,7 @@ import { text } from './text';
 
 export const ProblemSchema = z
   .object({
-    type: z.string().url(),
+    type: z.string().url().openapi({ description: 'A page explaining the code (`/problems/{code}` by default).' }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
