@@ -2426,7 +2426,10 @@ export interface components {
             status: "valid" | "expired";
         } | null;
         Problem: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description A page explaining the code (`/problems/{code}` by default).
+             */
             type: string;
             title: string;
             status: number;

@@ -494,6 +494,58 @@ function createPropertyApiClient(options) {
   }
   return client;
 }
+var ProblemError = class extends Error {
+  status;
+  problem;
+  constructor(status, problem) {
+    super(problem ? `${status} ${problem.code}: ${problem.detail} (request ${problem.request_id})` : `HTTP ${status}`);
+    this.name = "ProblemError";
+    this.status = status;
+    this.problem = problem;
+  }
+};
+async function* allPages(page) {
+  let cursor;
+  do {
+    const { data, error, response } = await page(cursor);
+    if (!data) throw new ProblemError(response.status, error);
+    yield* data.results;
+    cursor = data.next_cursor ?? void 0;
+  } while (cursor);
+}
+function retriable(status) {
+  return status === 409 || status === 429 || status >= 500;
+}
+var pause = (attempt, retryAfter) => new Promise(
+  (resolve) => setTimeout(resolve, retryAfter !== void 0 ? retryAfter * 1e3 : Math.min(3e4, 500 * 2 ** (attempt - 1)))
+);
+async function withIdempotency(write, options = {}) {
+  const key = options.idempotencyKey ?? crypto.randomUUID();
+  const retries = options.retries ?? 3;
+  const wait = options.wait ?? pause;
+  for (let attempt = 0; ; attempt++) {
+    let result;
+    try {
+      result = await write(key);
+    } catch (failure) {
+      if (attempt >= retries) throw failure;
+      await wait(attempt + 1, void 0);
+      continue;
+    }
+    const { status } = result.response;
+    const code = result.error?.code;
+    const again = retriable(status) && (status !== 409 || code === "idempotency_in_flight");
+    if (!again || attempt >= retries) return result;
+    const after = Number(result.response.headers.get("Retry-After"));
+    await wait(
+      attempt + 1,
+      Number.isFinite(after) && after >= 0 && result.response.headers.has("Retry-After") ? after : void 0
+    );
+  }
+}
 export {
-  createPropertyApiClient
+  ProblemError,
+  allPages,
+  createPropertyApiClient,
+  withIdempotency
 };
