@@ -196,3 +196,53 @@ export async function world(options: WorldOptions = {}) {
 }
 
 export type World = Awaited<ReturnType<typeof world>>;
+
+// ---- Leases and rent payments (functions/leases): the lease records a test makes through the typed client. ----
+
+/** A draft lease's body on `home` (default: the demo's lease listing): a year at 120000 a year in 4 payments. */
+export function leaseBody(w: World, overrides: Record<string, unknown> = {}) {
+  return {
+    home: w.homes.lease as string,
+    renter: w.contacts.renter,
+    landlord: w.contacts.landlord,
+    term: { start: '2027-01-01', end: '2027-12-31' },
+    rent: { amount: '120000', period: 'year' as const },
+    deposit: '6000',
+    schedule: { payments: 4 },
+    ...overrides,
+  };
+}
+
+/** The lease records of a world: drafts, active leases (each on a lease listing of its own) and their payments. */
+export function leasesOf(w: World) {
+  const l = {
+    body: (overrides: Record<string, unknown> = {}) => leaseBody(w, overrides),
+    /** A draft lease (POST /leases), as answered. */
+    draft: async (overrides: Record<string, unknown> = {}) => {
+      const { data, error } = await w.client.POST('/api/v1/leases', { body: leaseBody(w, overrides) as never });
+      if (!data) throw new Error(`lease not added: ${JSON.stringify(error)}`);
+      return data;
+    },
+    /** An active lease on a lease listing no other lease of the world has (four per world), as answered. */
+    active: async (overrides: Record<string, unknown> = {}) => {
+      const draft = await l.draft({ home: w.leaseHome(), ...overrides });
+      const { data, error } = await w.client.POST('/api/v1/leases/{reference}/activate', {
+        params: { path: { reference: draft.reference } },
+      });
+      if (!data) throw new Error(`lease not activated: ${JSON.stringify(error)}`);
+      return data;
+    },
+    /** PATCH /rent-payments/{payment_id}, as answered. */
+    changePayment: async (paymentId: string, body: Record<string, unknown>) => {
+      const { data, error } = await w.client.PATCH('/api/v1/rent-payments/{payment_id}', {
+        params: { path: { payment_id: paymentId } },
+        body: body as never,
+      });
+      if (!data) throw new Error(`payment not changed: ${JSON.stringify(error)}`);
+      return data;
+    },
+    /** The payment ids of a lease's schedule, in due order. */
+    paymentIds: (lease: { schedule: { rows: Array<{ payment_id: string }> } }) => lease.schedule.rows.map((r) => r.payment_id),
+  };
+  return l;
+}
