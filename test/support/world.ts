@@ -213,36 +213,57 @@ export function leaseBody(w: World, overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** The lease records of a world: drafts, active leases (each on a lease listing of its own) and their payments. */
+/**
+ * The lease routes through the typed client, each answering openapi-fetch's `{ data, error, response }`. A body is
+ * taken as any JSON, so a test can send what the schema refuses and read the typed problem.
+ */
 export function leasesOf(w: World) {
+  type Body = Record<string, unknown>;
+  const path = (reference: string) => ({ params: { path: { reference } } });
+  const payment = (paymentId: string) => ({ params: { path: { payment_id: paymentId } } });
   const l = {
-    body: (overrides: Record<string, unknown> = {}) => leaseBody(w, overrides),
-    /** A draft lease (POST /leases), as answered. */
-    draft: async (overrides: Record<string, unknown> = {}) => {
-      const { data, error } = await w.client.POST('/api/v1/leases', { body: leaseBody(w, overrides) as never });
+    body: (overrides: Body = {}) => leaseBody(w, overrides),
+    /** POST /leases of a draft's body with `overrides`. */
+    post: (overrides: Body = {}) => w.client.POST('/api/v1/leases', { body: leaseBody(w, overrides) as never }),
+    /** POST /leases of exactly `body`. */
+    postRaw: (body: Body) => w.client.POST('/api/v1/leases', { body: body as never }),
+    get: (reference: string) => w.client.GET('/api/v1/leases/{reference}', path(reference)),
+    patch: (reference: string, body: Body, headers: Record<string, string> = {}) =>
+      w.client.PATCH('/api/v1/leases/{reference}', { ...path(reference), body: body as never, headers }),
+    activate: (reference: string, headers: Record<string, string> = {}) =>
+      w.client.POST('/api/v1/leases/{reference}/activate', { ...path(reference), headers }),
+    notice: (reference: string, body: Body, headers: Record<string, string> = {}) =>
+      w.client.POST('/api/v1/leases/{reference}/notice', { ...path(reference), body: body as never, headers }),
+    end: (reference: string, body: Body, headers: Record<string, string> = {}) =>
+      w.client.POST('/api/v1/leases/{reference}/end', { ...path(reference), body: body as never, headers }),
+    renew: (reference: string, body: Body = {}) =>
+      w.client.POST('/api/v1/leases/{reference}/renew', { ...path(reference), body: body as never }),
+    payment: (paymentId: string) => w.client.GET('/api/v1/rent-payments/{payment_id}', payment(paymentId)),
+    /** PATCH /rent-payments/{payment_id}. */
+    changePayment: (paymentId: string, body: Body, headers: Record<string, string> = {}) =>
+      w.client.PATCH('/api/v1/rent-payments/{payment_id}', { ...payment(paymentId), body: body as never, headers }),
+    /** POST /rent-payments (a replacement). */
+    replace: (body: Body) => w.client.POST('/api/v1/rent-payments', { body: body as never }),
+    /** A draft lease, as answered (throws when refused). */
+    draft: async (overrides: Body = {}) => {
+      const { data, error } = await l.post(overrides);
       if (!data) throw new Error(`lease not added: ${JSON.stringify(error)}`);
       return data;
     },
     /** An active lease on a lease listing no other lease of the world has (four per world), as answered. */
-    active: async (overrides: Record<string, unknown> = {}) => {
+    active: async (overrides: Body = {}) => {
       const draft = await l.draft({ home: w.leaseHome(), ...overrides });
-      const { data, error } = await w.client.POST('/api/v1/leases/{reference}/activate', {
-        params: { path: { reference: draft.reference } },
-      });
+      const { data, error } = await l.activate(draft.reference);
       if (!data) throw new Error(`lease not activated: ${JSON.stringify(error)}`);
-      return data;
-    },
-    /** PATCH /rent-payments/{payment_id}, as answered. */
-    changePayment: async (paymentId: string, body: Record<string, unknown>) => {
-      const { data, error } = await w.client.PATCH('/api/v1/rent-payments/{payment_id}', {
-        params: { path: { payment_id: paymentId } },
-        body: body as never,
-      });
-      if (!data) throw new Error(`payment not changed: ${JSON.stringify(error)}`);
       return data;
     },
     /** The payment ids of a lease's schedule, in due order. */
     paymentIds: (lease: { schedule: { rows: Array<{ payment_id: string }> } }) => lease.schedule.rows.map((r) => r.payment_id),
+    /** The types of the events recorded about one payment, oldest first. */
+    paymentEvents: async (paymentId: string) =>
+      (await w.api.db.selectFrom('events').selectAll().where('company_id', '=', w.company.id).orderBy('created_at').execute())
+        .filter((e) => e.data.payment_id === paymentId)
+        .map((e) => e.type),
   };
   return l;
 }
