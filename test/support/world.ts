@@ -239,6 +239,9 @@ export function leasesOf(w: World) {
     renew: (reference: string, body: Body = {}) =>
       w.client.POST('/api/v1/leases/{reference}/renew', { ...path(reference), body: body as never }),
     payment: (paymentId: string) => w.client.GET('/api/v1/rent-payments/{payment_id}', payment(paymentId)),
+    /** GET /rent-payments with a query string's parameters (any, so a test can send what the schema refuses). */
+    payments: (query: string) =>
+      w.client.GET('/api/v1/rent-payments', { params: { query: Object.fromEntries(new URLSearchParams(query)) as never } }),
     /** PATCH /rent-payments/{payment_id}. */
     changePayment: (paymentId: string, body: Body, headers: Record<string, string> = {}) =>
       w.client.PATCH('/api/v1/rent-payments/{payment_id}', { ...payment(paymentId), body: body as never, headers }),
