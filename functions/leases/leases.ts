@@ -170,10 +170,10 @@ export function paymentsCte(name: string, companyId: string, lease: string, rows
 }
 
 /** A lease answered as read, nothing written but the audit of the answer. */
-export async function leaseAsRead(scope: WriteScope, lease: LeaseRecord, created = false): Promise<Written<LeaseRecord>> {
+export async function leaseAsRead(scope: WriteScope, lease: LeaseRecord): Promise<Written<LeaseRecord>> {
   const audit = readAuditCte('answer_read', scope.answerRead, [lease.reference]);
   if (audit) await writeStatement([audit], sql`select 1`).execute(scope.db);
-  return { row: lease, created, version: lease.version };
+  return { row: lease, version: lease.version };
 }
 
 /** The columns of a new draft besides those {@link writeDraft} sets (its id, company, reference, schedule and warnings). */

@@ -53,14 +53,10 @@ async function readPayments(db: Db, companyId: string, external: External | unde
 }
 
 /** A payment answered as read, nothing written but the audit of the answer. */
-async function paymentAsRead(
-  scope: WriteScope,
-  payment: RentPaymentRecord,
-  created = false,
-): Promise<Written<RentPaymentRecord>> {
+async function paymentAsRead(scope: WriteScope, payment: RentPaymentRecord): Promise<Written<RentPaymentRecord>> {
   const audit = readAuditCte('answer_read', scope.answerRead, [payment.id]);
   if (audit) await writeStatement([audit], sql`select 1`).execute(scope.db);
-  return { row: payment, created, version: payment.version };
+  return { row: payment, version: payment.version };
 }
 
 /** The columns a payment's own fields (sent on a payment still due) write; 409 on a settled payment. */
