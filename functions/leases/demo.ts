@@ -1,11 +1,12 @@
 import Big from 'big.js';
 import { addDays, todayIn, zonedInstant } from '../../lib/dates';
-import type { Trx } from '../../lib/db/index';
+import type { Db, Trx } from '../../lib/db/index';
 import type { CausedBy } from '../../lib/events';
 import { matchOrCreateContact, type PersonInput } from '../../lib/people';
+import { type WriteScope, writeOnce } from '../../lib/write';
 import type { LeaseInputValue } from '../../schema/leases/leases';
 import type { Company } from '../../schema/platform/db';
-import { activateDraft } from './changes';
+import { activateLease } from './lease-changes';
 import { endLease } from './end';
 import { createLease } from './leases';
 import { giveNotice } from './notices';
@@ -32,6 +33,14 @@ const person = (name: string, email: string, phone: string, roles: string[], lan
   language,
 });
 
+/** The scope of a write of the demo at `now` (the demo's transaction: each write's statements run in it). */
+const scopeAt = (demo: Demo, now = demo.now): WriteScope => ({
+  db: demo.trx as unknown as Db,
+  company: demo.company,
+  now,
+  causedBy,
+});
+
 async function contact(demo: Demo, input: PersonInput): Promise<string> {
   return (await matchOrCreateContact(demo.trx, demo.company, input, causedBy)).contact.reference;
 }
@@ -52,8 +61,7 @@ function cheques(start: string, count: number, months: number, amount: string, f
 }
 
 async function addLease(demo: Demo, input: LeaseInputValue) {
-  const { id } = await createLease(demo.trx, demo.company, input, causedBy);
-  return (await demo.trx.selectFrom('leases').select('reference').where('id', '=', id).executeTakeFirstOrThrow()).reference;
+  return (await createLease(scopeAt(demo), input)).row.reference;
 }
 
 /** The lease's payments, in due order. */
@@ -71,13 +79,14 @@ function paymentsOf(demo: Demo, reference: string) {
 async function receiveDue(demo: Demo, reference: string, except: string[] = []) {
   for (const payment of await paymentsOf(demo, reference)) {
     if (payment.due_on >= demo.today || except.includes(payment.id)) continue;
-    await changePayment(demo.trx, demo.company, payment.id, { status: 'received' }, morningOf(demo, payment.due_on), causedBy);
+    const at = scopeAt(demo, morningOf(demo, payment.due_on));
+    await writeOnce(() => changePayment(at, payment.id, { status: 'received' }));
   }
 }
 
 /** Activates a draft the day before its term starts. */
 async function activate(demo: Demo, reference: string, start: string) {
-  await activateDraft(demo.trx, demo.company, reference, morningOf(demo, addDays(start, -1)), causedBy);
+  await writeOnce(() => activateLease(scopeAt(demo, morningOf(demo, addDays(start, -1))), reference));
 }
 
 /** A lease of a year from `start` at `yearly` rent (deposit 5 %, fee 5 %) paid by `count` equal cheques, activated. */
@@ -135,10 +144,10 @@ export async function seedLeasesDemo(trx: Trx, company: Company, now: Date): Pro
   const [, , bounced] = await paymentsOf(demo, monthly);
   if (!bounced) throw new Error('the demo lease has no third cheque');
   const bouncedDue = bounced.due_on;
-  await changePayment(trx, company, bounced.id, { status: 'received' }, morningOf(demo, bouncedDue), causedBy);
+  await writeOnce(() => changePayment(scopeAt(demo, morningOf(demo, bouncedDue)), bounced.id, { status: 'received' }));
   const returnedOn = addDays(bouncedDue, 3);
-  await changePayment(trx, company, bounced.id, { status: 'bounced' }, morningOf(demo, returnedOn), causedBy);
-  await addReplacement(trx, company, {
+  await writeOnce(() => changePayment(scopeAt(demo, morningOf(demo, returnedOn)), bounced.id, { status: 'bounced' }));
+  await addReplacement(scopeAt(demo), {
     replaces: bounced.id,
     due_on: addDays(returnedOn, 7),
     amount: '10000.00',
@@ -161,18 +170,13 @@ export async function seedLeasesDemo(trx: Trx, company: Company, now: Date): Pro
   });
   await receiveDue(demo, leaving);
   const noticeOn = addDays(demo.today, -5);
-  await giveNotice(
-    trx,
-    company,
-    leaving,
-    {
+  await writeOnce(() =>
+    giveNotice(scopeAt(demo), leaving, {
       given_on: noticeOn,
       by: 'renter',
       intent: 'vacate',
       text: 'Relocating to Abu Dhabi island; leaving at the end of the term.',
-    },
-    now,
-    causedBy,
+    }),
   );
 
   // A year that ended last month: all four cheques received, a renewal asked for, the deposit returned with deductions,
@@ -186,24 +190,20 @@ export async function seedLeasesDemo(trx: Trx, company: Company, now: Date): Pro
   await receiveDue(demo, ended);
   const endedOn = addDays(thisMonth, -1);
   const renewalAsked = addMonths(endedStart, 8);
-  await giveNotice(
-    trx,
-    company,
-    ended,
-    { given_on: renewalAsked, by: 'renter', intent: 'renew', proposed_rent: '102000.00', text: 'Happy to stay another year.' },
-    morningOf(demo, renewalAsked),
-    causedBy,
+  await writeOnce(() =>
+    giveNotice(scopeAt(demo, morningOf(demo, renewalAsked)), ended, {
+      given_on: renewalAsked,
+      by: 'renter',
+      intent: 'renew',
+      proposed_rent: '102000.00',
+      text: 'Happy to stay another year.',
+    }),
   );
-  await endLease(
-    trx,
-    company,
-    ended,
-    {
+  await writeOnce(() =>
+    endLease(scopeAt(demo), ended, {
       ended_on: endedOn,
       deposit: { outcome: 'returned_with_deductions', deductions: '1200.00', reason: 'Repainting the living room.' },
-    },
-    now,
-    causedBy,
+    }),
   );
-  await renewLease(trx, company, ended, { notes: 'Renewal at the rent the renter proposed; to sign.' }, causedBy);
+  await renewLease(scopeAt(demo), ended, { notes: 'Renewal at the rent the renter proposed; to sign.' });
 }

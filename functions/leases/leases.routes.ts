@@ -1,8 +1,8 @@
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { changed, narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
+import type { LeaseStatus } from '../../schema/leases/db';
 import {
   EndInput,
   LeaseInput,
@@ -15,24 +15,33 @@ import {
   RenewInput,
 } from '../../schema/leases/leases';
 import { endLease } from './end';
+import { activateLease, changeLease } from './lease-changes';
+import { createLease } from './leases';
+import { type LeaseRecord, type LeaseView, presentLease, selectLeases } from './leases.present';
 import { giveNotice } from './notices';
 import { renewLease } from './renew';
-import { activateLease, updateLease } from './changes';
-import { createLease, selectLeases } from './leases';
-import { type LeaseRecord, type LeaseView, presentLeases } from './leases.present';
-import { leasesRoute } from './route';
+import { leasesRoute } from './scopes';
 
 /** A lease names its renter and landlord (personal data): every read is audited. */
-const resource = syncResource<LeaseRecord, LeaseView>('leases', {
+const leaseResource = syncResource<LeaseRecord, LeaseView>('leases', {
   idType: 'uuid',
   noun: 'lease',
   external: 'lease',
   select: selectLeases,
-  present: (services, rows) => presentLeases(services.db, rows),
+  present: (_services, rows) => rows.map(presentLease),
   personal: (view) => view.reference,
 });
 
-const record = { table: 'leases', column: 'reference', param: 'reference' } as const;
+/** The list's filters: status and home. */
+const filteredLeases = ({ status, home }: { status?: LeaseStatus; home?: string }) =>
+  narrowed(leaseResource, selectLeases, (select) => {
+    let narrowedSelect = select;
+    if (status !== undefined) narrowedSelect = narrowedSelect.where('leases.status', '=', status);
+    if (home !== undefined) narrowedSelect = narrowedSelect.where('home.slug_en', '=', home);
+    return narrowedSelect;
+  });
+
+const versioned = { table: 'leases', column: 'reference', param: 'reference' } as const;
 
 export const leaseExample = {
   home: 'marina-gate-1br-furnished',
@@ -55,7 +64,7 @@ const listRoute = leasesRoute('read:leases', {
 const oneRoute = leasesRoute('read:leases', {
   method: 'get',
   path: '/leases/{reference}',
-  record,
+  versioned,
   summary: 'One lease, with its notices and payment schedule',
   request: { params: LeaseParams, query: noQuery },
   responses: { 200: json(LeaseSchema, 'The lease') },
@@ -74,7 +83,7 @@ const addRoute = leasesRoute('write:leases', {
 const patchRoute = leasesRoute('write:leases', {
   method: 'patch',
   path: '/leases/{reference}',
-  record,
+  versioned,
   summary: 'Change a draft’s terms (schedule regenerated), or registration, fee, handler, notes and your id at any time',
   request: {
     params: LeaseParams,
@@ -89,7 +98,7 @@ const patchRoute = leasesRoute('write:leases', {
 const activateRoute = leasesRoute('write:leases', {
   method: 'post',
   path: '/leases/{reference}/activate',
-  record,
+  versioned,
   summary: 'Activate a draft lease',
   request: { params: LeaseParams },
   responses: {
@@ -102,7 +111,7 @@ const noticeRoute = leasesRoute('write:leases', {
   method: 'post',
   path: '/leases/{reference}/notice',
   operationId: 'recordLeaseNotice',
-  record,
+  versioned,
   summary: 'Record a notice given on an active lease (to vacate, to renew, a rent change)',
   request: {
     params: LeaseParams,
@@ -128,7 +137,7 @@ const renewRoute = leasesRoute('write:leases', {
 const endRoute = leasesRoute('write:leases', {
   method: 'post',
   path: '/leases/{reference}/end',
-  record,
+  versioned,
   summary: 'End an active lease with its deposit’s outcome (payments due after its end are cancelled)',
   request: {
     params: LeaseParams,
@@ -143,68 +152,47 @@ const endRoute = leasesRoute('write:leases', {
   },
 });
 
+const listLeases: Handler<typeof listRoute> = async (c) => {
+  const { status, home, ...query } = c.req.valid('query');
+  return c.json(await syncList(c, filteredLeases({ status, home }), query), 200);
+};
+
+const oneLease: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, leaseResource, 'reference', c.req.valid('param').reference), 200);
+
+const postLease: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, leaseResource, (scope) => createLease(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
+const patchLease: Handler<typeof patchRoute> = async (c) =>
+  c.json(
+    await changed(c, leaseResource, (scope) => changeLease(scope, c.req.valid('param').reference, c.req.valid('json'))),
+    200,
+  );
+
+const activate: Handler<typeof activateRoute> = async (c) =>
+  c.json(await changed(c, leaseResource, (scope) => activateLease(scope, c.req.valid('param').reference)), 200);
+
+const notice: Handler<typeof noticeRoute> = async (c) =>
+  c.json(await changed(c, leaseResource, (scope) => giveNotice(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
+
+const end: Handler<typeof endRoute> = async (c) =>
+  c.json(await changed(c, leaseResource, (scope) => endLease(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
+
+const renew: Handler<typeof renewRoute> = async (c) => {
+  const { view, status } = await written(c, leaseResource, (scope) =>
+    renewLease(scope, c.req.valid('param').reference, c.req.valid('json')),
+  );
+  return c.json(view, status);
+};
+
 export const leases = createRouter()
-  .openapi(listRoute, async (c) => {
-    const { status, home, ...query } = c.req.valid('query');
-    const filtered = {
-      ...resource,
-      select: (db: Parameters<typeof selectLeases>[0], companyId: string) => {
-        let select = selectLeases(db, companyId);
-        if (status !== undefined) select = select.where('leases.status', '=', status);
-        if (home !== undefined) select = select.where('home.slug_en', '=', home);
-        return select;
-      },
-    };
-    return c.json(await syncList(c, filtered, query), 200);
-  })
-  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) =>
-      createLease(trx, company, input, actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
-  })
-  .openapi(patchRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const id = await transactionRetryingConflict(c.var.services.db, (trx) =>
-      updateLease(trx, company, reference, input, actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, id), 200);
-  })
-  .openapi(activateRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const { company, services } = c.var;
-    const id = await activateLease(services.db, company, reference, services.now(), actorOf(c.var.caller));
-    return c.json(await readWritten(c, resource, id), 200);
-  })
-  .openapi(noticeRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { company, services } = c.var;
-    const id = await services.db
-      .transaction()
-      .execute((trx) => giveNotice(trx, company, reference, input, services.now(), actorOf(c.var.caller)));
-    return c.json(await readWritten(c, resource, id), 200);
-  })
-  .openapi(endRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { company, services } = c.var;
-    const id = await services.db
-      .transaction()
-      .execute((trx) => endLease(trx, company, reference, input, services.now(), actorOf(c.var.caller)));
-    return c.json(await readWritten(c, resource, id), 200);
-  })
-  .openapi(renewRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) =>
-      renewLease(trx, company, reference, input, actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
-  });
+  .openapi(listRoute, listLeases)
+  .openapi(oneRoute, oneLease)
+  .openapi(addRoute, postLease)
+  .openapi(patchRoute, patchLease)
+  .openapi(activateRoute, activate)
+  .openapi(noticeRoute, notice)
+  .openapi(endRoute, end)
+  .openapi(renewRoute, renew);

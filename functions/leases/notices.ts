@@ -1,70 +1,51 @@
+import { sql } from 'kysely';
 import { todayIn } from '../../lib/dates';
-import type { Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
-import { type CausedBy, recordEvent } from '../../lib/events';
+import { amountIn } from '../../lib/money';
+import type { Written } from '../../lib/resources';
+import { type Stale, stale, type WriteScope } from '../../lib/write';
 import type { NoticeInputValue } from '../../schema/leases/leases';
-import type { Company } from '../../schema/platform/db';
-import { keptScheduleWarnings, lockLease, warningContext } from './changes';
-import { amountIn } from './leases';
+import { factsOf, keptScheduleWarnings, noticesOf } from './lease-changes';
+import { readLease, writeChange } from './leases';
+import { type LeaseRecord, type NoticeEntry, noticeEntry } from './leases.present';
 import { leaseRules } from './rules';
-import { type LeaseFacts, noticeGiven } from './warnings';
+import { noticeGiven } from './warnings';
 
 /**
  * Records a notice on an active lease (when, by whom, what it says; `given_on` defaults to today in the company's time
  * zone), recomputes the lease's warnings (`notice_late`, `vacate_notice_short` among them) and records
- * `lease.notice_given`. A draft or ended lease takes no notice (409 `invalid_transition`). Notices never change.
+ * `lease.notice_given`, in one statement guarded by the lease's version. A draft or ended lease takes no notice (409
+ * `invalid_transition`: a notice is not a status move, so the lease machine does not say it). Notices never change.
  */
 export async function giveNotice(
-  trx: Trx,
-  company: Company,
+  scope: WriteScope,
   reference: string,
   input: NoticeInputValue,
-  now: Date,
-  causedBy: CausedBy,
-) {
-  const lease = await lockLease(trx, company.id, reference);
+): Promise<Written<LeaseRecord> | Stale> {
+  const { company } = scope;
+  const { lease } = await readLease(scope, reference);
   if (lease.status !== 'active') {
     throw new ApiError('invalid_transition', `The lease ${reference} is ${lease.status}: only an active lease takes notices.`);
   }
-  const rules = leaseRules(company);
-  const proposed = input.proposed_rent === undefined ? null : amountIn(input.proposed_rent, rules, 'proposed_rent');
+  const proposed = input.proposed_rent === undefined ? null : amountIn(input.proposed_rent, company.currency, 'proposed_rent');
   const notice = noticeGiven(
     { given_on: input.given_on, given_by: input.by, intent: input.intent, vacate_on: input.vacate_on ?? null },
-    todayIn(company.time_zone, now),
+    todayIn(company.time_zone, scope.now),
   );
-  await trx
-    .insertInto('lease_notices')
-    .values({
-      company_id: company.id,
-      lease_id: lease.id,
-      given_on: notice.given_on,
-      given_by: notice.given_by,
-      intent: notice.intent,
-      vacate_on: notice.vacate_on,
-      proposed_rent: proposed,
-      text: input.text ?? null,
-    })
-    .execute();
-  const context = await warningContext(trx, lease);
-  const facts: LeaseFacts = {
-    home: { slug: lease.home_slug, type: lease.home_type },
-    term: { start: lease.starts_on, end: lease.ends_on },
-    rent: { amount: lease.rent_amount, period: lease.rent_period },
-    deposit: lease.deposit_amount,
-    notice_days: lease.notice_days,
-    renews: context.renews,
-  };
-  const warnings = await keptScheduleWarnings(trx, lease, facts, context.notices, rules);
-  await trx
-    .updateTable('leases')
-    .set({ warnings: JSON.stringify(warnings) })
-    .where('id', '=', lease.id)
-    .execute();
-  await recordEvent(trx, {
-    companyId: company.id,
-    type: 'lease.notice_given',
-    causedBy,
-    data: { reference: lease.reference },
-  });
-  return lease.id;
+  const warnings = keptScheduleWarnings(lease, factsOf(lease), [...noticesOf(lease), notice], leaseRules(company));
+  const noted = sql`noted as (
+    insert into lease_notices (company_id, lease_id, given_on, given_by, intent, vacate_on, proposed_rent, text)
+    select ${company.id}::uuid, changed.id, ${notice.given_on}::date, ${notice.given_by}, ${notice.intent},
+      ${notice.vacate_on}::date, ${proposed}::numeric, ${input.text ?? null}::text
+    from changed returning *
+  )`;
+  const row = await writeChange<{ notice: NoticeEntry }>(
+    scope,
+    lease,
+    { warnings: JSON.stringify(warnings) },
+    { event: 'lease.notice_given', more: [noted], extra: sql`(select ${noticeEntry('n')} from noted n) as notice` },
+  );
+  if (row === stale) return stale;
+  const { notice: added, ...changed } = row;
+  return { row: { ...changed, notices: [...lease.notices, added] }, version: row.version };
 }

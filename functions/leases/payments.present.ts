@@ -1,48 +1,76 @@
 import type { z } from '@hono/zod-openapi';
-import Big from 'big.js';
+import { sql } from 'kysely';
 import { iso } from '../../lib/dates';
 import type { Executor } from '../../lib/db/index';
-import { externalIdsOf } from '../../lib/external-ids';
-import { storedDigits } from '../../lib/money';
-import type { RentPaymentRow } from '../../schema/leases/db';
+import { type ExternalLink, externalIdsColumn, shownExternalIds } from '../../lib/external-ids';
+import { amountOut } from '../../lib/money';
+import type { FeeKind, RentPaymentRow } from '../../schema/leases/db';
 import type { RentPaymentSchema } from '../../schema/leases/rent-payments';
 
 export type RentPaymentView = z.infer<typeof RentPaymentSchema>;
 
-/** A payment row as selectPayments gives it (payments.ts). */
-export type RentPaymentRecord = RentPaymentRow & { lease_reference: string; currency: string };
+/** A payment row as selectPayments gives it: with its lease's reference and fee, the currency and its external ids. */
+export type RentPaymentRecord = RentPaymentRow & {
+  lease_reference: string;
+  fee_kind: FeeKind | null;
+  fee_value: string | null;
+  currency: string;
+  external: ExternalLink[];
+};
 
-const money = (value: string | null, digits: number) => (value === null ? null : new Big(value).toFixed(digits));
+/** A payment row's own columns as a write statement returns them (`alias.*`, dates, money and version as text). */
+export const paymentColumns = (alias: string) =>
+  sql.raw(`${alias}.*, ${alias}.due_on::text as due_on, ${alias}.amount::text as amount,
+    ${alias}.booked_on::text as booked_on, ${alias}.fee_amount::text as fee_amount,
+    ${alias}.bounced_on::text as bounced_on, ${alias}.version::text as version`);
 
-/** A page of rent payments as the API shows them, with their external ids (one more query for the page). */
-export async function presentPayments(db: Executor, rows: RentPaymentRecord[]): Promise<RentPaymentView[]> {
-  const externals = await externalIdsOf(
-    db,
-    'rent_payment',
-    rows.map((row) => row.id),
-  );
-  return rows.map((row) => {
-    const digits = storedDigits(row.currency);
-    return {
-      payment_id: row.id,
-      lease: row.lease_reference,
-      status: row.status,
-      due_on: row.due_on,
-      amount: new Big(row.amount).toFixed(digits),
-      cheque:
-        row.cheque_number === null || row.cheque_bank === null ? null : { number: row.cheque_number, bank: row.cheque_bank },
-      notes: row.notes,
-      replaces: row.replaces_id,
-      booked_on: row.booked_on,
-      fee_amount: money(row.fee_amount, digits),
-      bounced_on: row.bounced_on,
-      received_at: iso(row.received_at),
-      bounced_at: iso(row.bounced_at),
-      cancelled_at: iso(row.cancelled_at),
-      overdue_at: iso(row.overdue_at),
-      external: externals.get(row.id) ?? [],
-      created_at: iso(row.created_at),
-      updated_at: iso(row.updated_at),
-    };
-  });
+/**
+ * A company's rent payments with what their answer shows joined: the lease's reference and fee, the company's
+ * currency, the external ids. Dates, money and the version as text. One statement for a page.
+ */
+export function selectPayments(executor: Executor, companyId: string) {
+  return executor
+    .selectFrom('rent_payments')
+    .innerJoin('leases as lease', 'lease.id', 'rent_payments.lease_id')
+    .innerJoin('companies as company', 'company.id', 'rent_payments.company_id')
+    .selectAll('rent_payments')
+    .select([
+      sql<string>`rent_payments.due_on::text`.as('due_on'),
+      sql<string>`rent_payments.amount::text`.as('amount'),
+      sql<string | null>`rent_payments.booked_on::text`.as('booked_on'),
+      sql<string | null>`rent_payments.fee_amount::text`.as('fee_amount'),
+      sql<string | null>`rent_payments.bounced_on::text`.as('bounced_on'),
+      sql<string>`rent_payments.version::text`.as('version'),
+      'lease.reference as lease_reference',
+      'lease.fee_kind as fee_kind',
+      sql<string | null>`lease.fee_value::text`.as('fee_value'),
+      'company.currency as currency',
+      externalIdsColumn('rent_payment', 'rent_payments.id').as('external'),
+    ])
+    .where('rent_payments.company_id', '=', companyId);
+}
+
+/** A rent payment as the API shows it (no query: its external ids are in its row). */
+export function presentPayment(row: RentPaymentRecord): RentPaymentView {
+  const { currency } = row;
+  return {
+    payment_id: row.id,
+    lease: row.lease_reference,
+    status: row.status,
+    due_on: row.due_on,
+    amount: amountOut(row.amount, currency) as string,
+    cheque: row.cheque_number === null || row.cheque_bank === null ? null : { number: row.cheque_number, bank: row.cheque_bank },
+    notes: row.notes,
+    replaces: row.replaces_id,
+    booked_on: row.booked_on,
+    fee_amount: amountOut(row.fee_amount, currency),
+    bounced_on: row.bounced_on,
+    received_at: iso(row.received_at),
+    bounced_at: iso(row.bounced_at),
+    cancelled_at: iso(row.cancelled_at),
+    overdue_at: iso(row.overdue_at),
+    external: shownExternalIds(row.external),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
 }

@@ -1,9 +1,7 @@
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import { notFound } from '../../lib/errors';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
-import { isUuid, json, jsonBody, noQuery, problem } from '../../schema/common/api';
+import { changed, narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
+import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
   RentPaymentInput,
   RentPaymentListSchema,
@@ -12,24 +10,24 @@ import {
   RentPaymentSchema,
   RentPaymentsQuery,
 } from '../../schema/leases/rent-payments';
-import { addReplacement, changePayment, selectPayments } from './payments';
-import { presentPayments, type RentPaymentRecord, type RentPaymentView } from './payments.present';
-import { leasesRoute } from './route';
+import { addReplacement, changePayment, filteredPayments, paymentId } from './payments';
+import { presentPayment, type RentPaymentRecord, type RentPaymentView, selectPayments } from './payments.present';
+import { leasesRoute } from './scopes';
 
 /**
  * A rent payment is a renter's money (its lease names them; a cheque's number and bank are theirs): every read is
  * audited, by payment id.
  */
-const resource = syncResource<RentPaymentRecord, RentPaymentView>('rent_payments', {
+const paymentResource = syncResource<RentPaymentRecord, RentPaymentView>('rent_payments', {
   idType: 'uuid',
   noun: 'payment',
   external: 'rent_payment',
   select: selectPayments,
-  present: (services, rows) => presentPayments(services.db, rows),
+  present: (_services, rows) => rows.map(presentPayment),
   personal: (view) => view.payment_id,
 });
 
-const record = { table: 'rent_payments', column: 'id', param: 'payment_id', uuid: true } as const;
+const versioned = { table: 'rent_payments', column: 'id', param: 'payment_id', uuid: true } as const;
 
 const listRoute = leasesRoute('read:leases', {
   method: 'get',
@@ -41,7 +39,7 @@ const listRoute = leasesRoute('read:leases', {
 const oneRoute = leasesRoute('read:leases', {
   method: 'get',
   path: '/rent-payments/{payment_id}',
-  record,
+  versioned,
   summary: 'One rent payment',
   request: { params: RentPaymentParams, query: noQuery },
   responses: { 200: json(RentPaymentSchema, 'The payment') },
@@ -67,7 +65,7 @@ const addRoute = leasesRoute('write:leases', {
 const patchRoute = leasesRoute('write:leases', {
   method: 'patch',
   path: '/rent-payments/{payment_id}',
-  record,
+  versioned,
   summary: 'Received, bounced or cancelled; or a change to a payment still due',
   request: { params: RentPaymentParams, body: jsonBody(RentPaymentPatchInput, { status: 'received' }) },
   responses: {
@@ -79,41 +77,28 @@ const patchRoute = leasesRoute('write:leases', {
   },
 });
 
+const listPayments: Handler<typeof listRoute> = async (c) => {
+  const { lease, status, booked_from, booked_to, bounced_from, bounced_to, ...query } = c.req.valid('query');
+  const filters = { lease, status, booked_from, booked_to, bounced_from, bounced_to };
+  return c.json(await syncList(c, narrowed(paymentResource, selectPayments, filteredPayments(filters)), query), 200);
+};
+
+const onePayment: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, paymentResource, 'id', paymentId(c.req.valid('param').payment_id)), 200);
+
+const postPayment: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, paymentResource, (scope) => addReplacement(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
+const patchPayment: Handler<typeof patchRoute> = async (c) =>
+  c.json(
+    await changed(c, paymentResource, (scope) => changePayment(scope, c.req.valid('param').payment_id, c.req.valid('json'))),
+    200,
+  );
+
 export const rentPayments = createRouter()
-  .openapi(listRoute, async (c) => {
-    const { lease, status, booked_from, booked_to, bounced_from, bounced_to, ...query } = c.req.valid('query');
-    const filtered = {
-      ...resource,
-      select: (db: Parameters<typeof selectPayments>[0], companyId: string) => {
-        let select = selectPayments(db, companyId);
-        if (lease !== undefined) select = select.where('lease.reference', '=', lease);
-        if (status !== undefined) select = select.where('rent_payments.status', '=', status);
-        if (booked_from !== undefined) select = select.where('rent_payments.booked_on', '>=', booked_from);
-        if (booked_to !== undefined) select = select.where('rent_payments.booked_on', '<=', booked_to);
-        if (bounced_from !== undefined) select = select.where('rent_payments.bounced_on', '>=', bounced_from);
-        if (bounced_to !== undefined) select = select.where('rent_payments.bounced_on', '<=', bounced_to);
-        return select;
-      },
-    };
-    return c.json(await syncList(c, filtered, query), 200);
-  })
-  .openapi(oneRoute, async (c) => {
-    const { payment_id } = c.req.valid('param');
-    if (!isUuid(payment_id)) throw notFound(`The payment ${payment_id}`);
-    return c.json(await readOne(c, resource, 'id', payment_id), 200);
-  })
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) => addReplacement(trx, company, input));
-    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
-  })
-  .openapi(patchRoute, async (c) => {
-    const { payment_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { company, services } = c.var;
-    const id = await transactionRetryingConflict(services.db, (trx) =>
-      changePayment(trx, company, payment_id, input, services.now(), actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, id), 200);
-  });
+  .openapi(listRoute, listPayments)
+  .openapi(oneRoute, onePayment)
+  .openapi(addRoute, postPayment)
+  .openapi(patchRoute, patchPayment);

@@ -1,80 +1,66 @@
-import { type Updateable, sql } from 'kysely';
+import { type RawBuilder, sql, type Updateable } from 'kysely';
+import { readAuditCte } from '../../lib/audit';
 import { todayIn } from '../../lib/dates';
-import type { Executor, Trx } from '../../lib/db/index';
-import { readLocked } from '../../lib/db/locked';
+import type { Db } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
-import { type CausedBy, recordEvent } from '../../lib/events';
-import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
+import { eventCtes, newEventId } from '../../lib/events';
+import { type External, externalHolder, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
+import { amountIn, storedDigits } from '../../lib/money';
+import { unknownReference } from '../../lib/named-records';
+import { checkIfMatch } from '../../lib/preconditions';
+import type { Written } from '../../lib/resources';
+import { checkMove, statusMachine } from '../../lib/transitions';
+import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/write';
 import { isUuid } from '../../schema/common/api';
-import type { RentPaymentsTable, RentPaymentStatus } from '../../schema/leases/db';
+import type { RentPaymentStatus, RentPaymentsTable } from '../../schema/leases/db';
 import { duePaymentFields, type RentPaymentInputValue, type RentPaymentPatchValue } from '../../schema/leases/rent-payments';
-import type { Company } from '../../schema/platform/db';
-import { amountIn } from './leases';
-import { fieldProblem } from './parties';
-import { feeAmount, leaseRules } from './rules';
+import { paymentColumns, type RentPaymentRecord, selectPayments } from './payments.present';
+import { feeAmount } from './rules';
 
 /**
- * A company's rent payments with what their answer shows joined: the lease's reference and fee, the company's
- * currency. Dates, money and the version as text.
+ * Rent payments: a receipt, bounce or cancellation (PATCH) and a replacement for a bounced payment (POST), each in two
+ * round trips (lib/write.ts): one read (the payment as shown, the holder of the client's id), then one statement
+ * that touches the lease (its schedule shows the payment; the lease is written first, as every lease write does, so
+ * the two never deadlock), writes the payment guarded by the version read, the link, the event and the audit.
  */
-export function selectPayments(executor: Executor, companyId: string, rows = executor.selectFrom('rent_payments').selectAll()) {
-  return executor
-    .selectFrom(rows.as('rent_payments'))
-    .innerJoin('leases as lease', 'lease.id', 'rent_payments.lease_id')
-    .innerJoin('companies as company', 'company.id', 'rent_payments.company_id')
-    .selectAll('rent_payments')
-    .select([
-      sql<string>`rent_payments.due_on::text`.as('due_on'),
-      sql<string>`rent_payments.amount::text`.as('amount'),
-      sql<string | null>`rent_payments.booked_on::text`.as('booked_on'),
-      sql<string | null>`rent_payments.fee_amount::text`.as('fee_amount'),
-      sql<string | null>`rent_payments.bounced_on::text`.as('bounced_on'),
-      sql<string>`rent_payments.version::text`.as('version'),
-      'lease.reference as lease_reference',
-      'lease.fee_kind as fee_kind',
-      'lease.fee_value as fee_value',
-      'company.currency as currency',
-    ])
-    .where('rent_payments.company_id', '=', companyId);
-}
-
-/**
- * The payment of this company with this id, locked for the write with its lease; 404 when there is none (or the id is
- * malformed). The lease is locked first, as every lease write does (end, PATCH), so the two never deadlock.
- */
-async function lockPayment(trx: Trx, companyId: string, paymentId: string, path?: string) {
-  const lease = isUuid(paymentId)
-    ? await trx
-        .selectFrom('leases')
-        .select('id')
-        .where('company_id', '=', companyId)
-        .where('id', '=', (eb) => eb.selectFrom('rent_payments').select('lease_id').where('id', '=', paymentId))
-        .forUpdate()
-        .executeTakeFirst()
-    : undefined;
-  const payment = lease
-    ? await readLocked(() => {
-        const row = trx.selectFrom('rent_payments').selectAll().where('company_id', '=', companyId).where('id', '=', paymentId);
-        return selectPayments(trx, companyId, row.forUpdate()).executeTakeFirst();
-      })
-    : undefined;
-  if (payment) return payment;
-  if (path) throw fieldProblem(path, 'unknown_reference', `No payment ${paymentId} in this company.`);
-  throw notFound(`The payment ${paymentId}`);
-}
-
-type Payment = Awaited<ReturnType<typeof lockPayment>>;
 
 /** The status moves the spec's table allows: from `due` to any settled status, from `received` to `bounced`. */
-const moves: Record<RentPaymentStatus, readonly RentPaymentStatus[]> = {
+export const paymentMachine = statusMachine<RentPaymentStatus>('payment', {
   due: ['received', 'bounced', 'cancelled'],
   received: ['bounced'],
   bounced: [],
   cancelled: [],
-};
+});
+
+/** The payments `where` finds, as shown, beside the holder of the client's id (`k.holder`, which `where` may name). */
+async function readPayments(db: Db, companyId: string, external: External | undefined, where: RawBuilder<boolean>) {
+  const held = external ? externalHolder(companyId, 'rent_payment', external) : undefined;
+  const { rows } = await sql<
+    { [K in keyof RentPaymentRecord]: RentPaymentRecord[K] | null } & {
+      holder: string | null;
+      linked_at: string | null;
+    }
+  >`
+    select k.*, p.*
+    from (select ${held?.holder ?? null}::text as holder, ${held?.linkedAt ?? null}::text as linked_at) k
+    left join lateral ${selectPayments(db, companyId).where(sql<boolean>`(${where})`)} as p on true
+  `.execute(db);
+  const first = rows[0];
+  const payments = rows
+    .filter((row) => row.id !== null)
+    .map(({ holder: _h, linked_at: _l, ...payment }) => payment as unknown as RentPaymentRecord);
+  return { payments, holder: first?.holder ?? null, linkedAt: first?.linked_at ?? null };
+}
+
+/** A payment answered as read, nothing written but the audit of the answer. */
+async function paymentAsRead(scope: WriteScope, payment: RentPaymentRecord): Promise<Written<RentPaymentRecord>> {
+  const audit = readAuditCte('answer_read', scope.answerRead, [payment.id]);
+  if (audit) await writeStatement([audit], sql`select 1`).execute(scope.db);
+  return { row: payment, version: payment.version };
+}
 
 /** The columns a payment's own fields (sent on a payment still due) write; 409 on a settled payment. */
-function ownFields(payment: Payment, input: RentPaymentPatchValue, digits: number): Updateable<RentPaymentsTable> {
+function ownFields(payment: RentPaymentRecord, input: RentPaymentPatchValue): Updateable<RentPaymentsTable> {
   const sent = duePaymentFields.filter((field) => input[field] !== undefined);
   if (sent.length === 0) return {};
   if (payment.status !== 'due') {
@@ -85,7 +71,7 @@ function ownFields(payment: Payment, input: RentPaymentPatchValue, digits: numbe
   }
   const set: Updateable<RentPaymentsTable> = {};
   if (input.due_on !== undefined) set.due_on = input.due_on;
-  if (input.amount !== undefined) set.amount = amountIn(input.amount, { digits }, 'amount');
+  if (input.amount !== undefined) set.amount = amountIn(input.amount, payment.currency, 'amount');
   if (input.cheque !== undefined) {
     set.cheque_number = input.cheque?.number ?? null;
     set.cheque_bank = input.cheque?.bank ?? null;
@@ -95,116 +81,157 @@ function ownFields(payment: Payment, input: RentPaymentPatchValue, digits: numbe
 }
 
 /** The columns a status step writes: the day it counted and the fee on receipt, the reversal's day on a bounce. */
-function statusStep(payment: Payment, status: RentPaymentStatus, amount: string, today: string, now: Date, digits: number) {
+function statusStep(payment: RentPaymentRecord, status: RentPaymentStatus, amount: string, scope: WriteScope) {
+  const { now } = scope;
+  const today = todayIn(scope.company.time_zone, now);
   const set: Updateable<RentPaymentsTable> = { status };
   if (status === 'received') {
     const fee =
       payment.fee_kind === null || payment.fee_value === null ? null : { kind: payment.fee_kind, value: payment.fee_value };
-    Object.assign(set, { booked_on: today, fee_amount: feeAmount(fee, amount, digits), received_at: now });
+    const fee_amount = feeAmount(fee, amount, storedDigits(payment.currency));
+    Object.assign(set, { booked_on: today, fee_amount, received_at: now });
   }
   if (status === 'bounced') Object.assign(set, { bounced_at: now, bounced_on: payment.status === 'received' ? today : null });
   if (status === 'cancelled') set.cancelled_at = now;
   return set;
 }
 
+/** The CTE `touched`: the lease of a payment, its `updated_at` moved (a change to its schedule is a change to it). */
+const touchedLease = (leaseId: string, guard: RawBuilder<boolean> = sql`true`) =>
+  sql`touched as (update leases set updated_at = clock_timestamp() where id = ${leaseId}::uuid and ${guard} returning id)`;
+
 /**
  * PATCH of a rent payment: a payment still due takes changes to its own fields (applied first) and any status step
  * the spec's table allows; `received` sets `booked_on` (today in the company's time zone) and `fee_amount` (the lease's
  * fee now), a bounce after a receipt sets `bounced_on`. Records `rent_payment.received` or `.bounced`. Sending the
  * status a payment already has changes nothing (so concurrent receipts give one event); any other move is 409
- * `invalid_transition`, and a bounced payment never changes (409 `payment_bounced`). Returns the payment's id.
+ * `invalid_transition`, and a bounced payment never changes (409 `payment_bounced`).
  */
 export async function changePayment(
-  trx: Trx,
-  company: Company,
+  scope: WriteScope,
   paymentId: string,
   input: RentPaymentPatchValue,
-  now: Date,
-  causedBy: CausedBy,
-): Promise<string> {
-  const payment = await lockPayment(trx, company.id, paymentId);
+): Promise<Written<RentPaymentRecord> | Stale> {
+  const { db, company } = scope;
+  if (!isUuid(paymentId)) throw notFound(`The payment ${paymentId}`);
+  const read = await readPayments(db, company.id, input.external, sql<boolean>`rent_payments.id = ${paymentId}::uuid`);
+  const [payment] = read.payments;
+  if (!payment) throw notFound(`The payment ${paymentId}`);
+  checkIfMatch(scope.ifMatch, payment.version);
   const repeated = input.status === undefined || input.status === payment.status;
   const onlyExternal = duePaymentFields.every((field) => input[field] === undefined);
-  if (payment.status === 'bounced' && !(repeated && onlyExternal && (await alreadyLinked(trx, company, payment, input)))) {
+  const alreadyLinked = !input.external || read.holder === payment.id;
+  if (payment.status === 'bounced' && !(repeated && onlyExternal && alreadyLinked)) {
     throw new ApiError('payment_bounced', `The payment ${payment.id} bounced: a bounced payment never changes.`);
   }
-  const digits = leaseRules(company).digits;
-  const set = ownFields(payment, input, digits);
+  const set = ownFields(payment, input);
   if (!repeated && input.status !== undefined) {
-    if (!moves[payment.status].includes(input.status)) {
-      throw new ApiError(
-        'invalid_transition',
-        `The payment ${payment.id} is ${payment.status}: it cannot become ${input.status}.`,
-      );
-    }
-    const amount = String(set.amount ?? payment.amount);
-    Object.assign(set, statusStep(payment, input.status, amount, todayIn(company.time_zone, now), now, digits));
+    checkMove(paymentMachine, payment.id, payment.status, input.status);
+    Object.assign(set, statusStep(payment, input.status, String(set.amount ?? payment.amount), scope));
   }
-  const linked = input.external ? await linkExternal(trx, company.id, 'rent_payment', payment.id, input.external) : false;
-  const changed = Object.keys(set).length > 0;
-  if (!changed && !linked) return payment.id;
-  // A new id of yours shows in the payment: alone, it moves the payment's updated_at, so a sync pull brings it back.
-  const update = changed ? set : { updated_at: sql<Date>`clock_timestamp()` };
-  await trx.updateTable('rent_payments').set(update).where('id', '=', payment.id).execute();
-  await touchLease(trx, payment.lease_id);
-  if (set.status === 'received' || set.status === 'bounced') {
-    const data = { payment_id: payment.id, lease_reference: payment.lease_reference };
-    await recordEvent(trx, { companyId: company.id, type: `rent_payment.${set.status}`, causedBy, data });
-  }
-  return payment.id;
-}
+  const link = linkFor('rent_payment', input.external, read.holder, payment.id);
+  if (Object.keys(set).length === 0 && link.kind === 'none') return paymentAsRead(scope, payment);
 
-/** A repeated PATCH of a bounced payment changes nothing when its external id (if any) is linked to it already. */
-async function alreadyLinked(trx: Trx, company: Company, payment: Payment, input: RentPaymentPatchValue) {
-  if (!input.external) return true;
-  return (await recordIdByExternal(trx, company.id, 'rent_payment', input.external)) === payment.id;
+  const guard = sql<boolean>`exists (select from rent_payments where id = ${payment.id}::uuid and version = ${payment.version}::bigint)`;
+  const change = db
+    .updateTable('rent_payments')
+    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .where('id', '=', payment.id)
+    .where(sql<boolean>`version = ${payment.version}::bigint and exists (select from touched)`)
+    .returningAll();
+  const settled = set.status === 'received' || set.status === 'bounced';
+  const data = { payment_id: payment.id, lease_reference: payment.lease_reference };
+  const event = { companyId: company.id, type: `rent_payment.${set.status}`, causedBy: scope.causedBy, data };
+  const { rows } = await writeStatement(
+    [
+      touchedLease(payment.lease_id, guard),
+      sql`changed as (${change})`,
+      linkCte('linked', company.id, 'rent_payment', link, 'changed'),
+      settled && eventCtes('settled', newEventId(), event, 'changed'),
+      readAuditCte('answer_read', scope.answerRead, [payment.id]),
+    ],
+    sql`select ${paymentColumns('changed')} from changed`,
+  ).execute(db);
+  const row = rows[0] as RentPaymentRecord | undefined;
+  if (!row) return stale;
+  const answer = { ...payment, ...row, external: linksAfter(payment.external, link, read.linkedAt) };
+  return { row: answer, version: row.version };
 }
 
 /**
  * `POST /rent-payments`: a replacement for a bounced payment, `due` on the same lease (a bounced payment may have
- * several). Sent again with the same external id: the first replacement, `created: false`, nothing written. Run it
- * in `transactionRetryingConflict`. A payment that has not bounced is 409 `payment_not_bounced`.
+ * several). Sent again with the same external id: the first replacement, `created: false`, nothing written; a
+ * concurrent one fails the statement on external_ids' key, and the write runs again and finds the first. A payment
+ * that has not bounced is 409 `payment_not_bounced`.
  */
-export async function addReplacement(
-  trx: Trx,
-  company: Company,
-  input: RentPaymentInputValue,
-): Promise<{ id: string; created: boolean }> {
-  if (input.external) {
-    const existing = await recordIdByExternal(trx, company.id, 'rent_payment', input.external);
-    if (existing) return { id: existing, created: false };
-  }
-  const replaced = await lockPayment(trx, company.id, input.replaces, 'replaces');
+export async function addReplacement(scope: WriteScope, input: RentPaymentInputValue): Promise<Written<RentPaymentRecord>> {
+  const { db, company } = scope;
+  const unknown = () => unknownReference('replaces', `No payment ${input.replaces} in this company.`);
+  const replacesId = isUuid(input.replaces) ? input.replaces : null;
+  const read = await readPayments(
+    db,
+    company.id,
+    input.external,
+    sql<boolean>`rent_payments.id = ${replacesId}::uuid or rent_payments.id::text = k.holder`,
+  );
+  const existing = read.holder === null ? undefined : read.payments.find((p) => p.id === read.holder);
+  if (existing) return paymentAsRead(scope, existing);
+  const replaced = read.payments.find((p) => p.id === replacesId);
+  if (!replaced) throw unknown();
   if (replaced.status !== 'bounced') {
     throw new ApiError(
       'payment_not_bounced',
       `The payment ${replaced.id} is ${replaced.status}: only a bounced payment is replaced.`,
     );
   }
-  const digits = leaseRules(company).digits;
-  const row = await trx
-    .insertInto('rent_payments')
-    .values({
-      company_id: company.id,
-      lease_id: replaced.lease_id,
-      due_on: input.due_on,
-      amount: amountIn(input.amount, { digits }, 'amount'),
-      cheque_number: input.cheque?.number ?? null,
-      cheque_bank: input.cheque?.bank ?? null,
-      notes: input.notes ?? null,
-      replaces_id: replaced.id,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (input.external) await linkNewRecord(trx, company.id, 'rent_payment', row.id, input.external);
-  await touchLease(trx, replaced.lease_id);
-  return { id: row.id, created: true };
+  const id = crypto.randomUUID();
+  const amount = amountIn(input.amount, replaced.currency, 'amount');
+  const link = linkFor('rent_payment', input.external, read.holder, undefined);
+  // Inserted from `touched`: the lease is written first, as by every write of its schedule.
+  const insert = sql`insert into rent_payments
+      (id, company_id, lease_id, due_on, amount, cheque_number, cheque_bank, notes, replaces_id)
+    select ${id}::uuid, ${company.id}::uuid, touched.id, ${input.due_on}::date, ${amount}::numeric,
+      ${input.cheque?.number ?? null}::text, ${input.cheque?.bank ?? null}::text, ${input.notes ?? null}::text, ${replaced.id}::uuid
+    from touched returning *`;
+  const { rows } = await writeStatement(
+    [
+      touchedLease(replaced.lease_id),
+      sql`added as (${insert})`,
+      linkCte('linked', company.id, 'rent_payment', link, 'added'),
+      readAuditCte('answer_read', scope.answerRead, [id]),
+    ],
+    sql`select ${paymentColumns('added')} from added`,
+  ).execute(db);
+  const added = rows[0] as RentPaymentRecord | undefined;
+  if (!added) throw new Error('the replacement was not stored');
+  const row = { ...replaced, ...added, external: linksAfter([], link, null) };
+  return { row, created: true, version: added.version };
 }
 
-/**
- * A lease shows its schedule (each payment's status, due date, amount and cheque): a change to one of its payments
- * is a change to the lease, so its `updated_at` and version move and `updated_since` brings it back.
- */
-async function touchLease(trx: Trx, leaseId: string): Promise<void> {
-  await trx.updateTable('leases').set({ updated_at: sql<Date>`clock_timestamp()` }).where('id', '=', leaseId).execute();
+/** A payment id of a path: a UUID, else 404 (no payment has another id). */
+export function paymentId(id: string): string {
+  if (!isUuid(id)) throw notFound(`The payment ${id}`);
+  return id;
+}
+
+/** The payment list's filters (lease, status, the month of receipts or reversals) over selectPayments. */
+export function filteredPayments(filters: {
+  lease?: string;
+  status?: RentPaymentStatus;
+  booked_from?: string;
+  booked_to?: string;
+  bounced_from?: string;
+  bounced_to?: string;
+}) {
+  return (select: ReturnType<typeof selectPayments>) => {
+    let narrowedSelect = select;
+    const { lease, status, booked_from, booked_to, bounced_from, bounced_to } = filters;
+    if (lease !== undefined) narrowedSelect = narrowedSelect.where('lease.reference', '=', lease);
+    if (status !== undefined) narrowedSelect = narrowedSelect.where('rent_payments.status', '=', status);
+    if (booked_from !== undefined) narrowedSelect = narrowedSelect.where('rent_payments.booked_on', '>=', booked_from);
+    if (booked_to !== undefined) narrowedSelect = narrowedSelect.where('rent_payments.booked_on', '<=', booked_to);
+    if (bounced_from !== undefined) narrowedSelect = narrowedSelect.where('rent_payments.bounced_on', '>=', bounced_from);
+    if (bounced_to !== undefined) narrowedSelect = narrowedSelect.where('rent_payments.bounced_on', '<=', bounced_to);
+    return narrowedSelect;
+  };
 }

@@ -1,46 +1,47 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leaseWorld } from './http';
+import { leasesOf, type World, world } from '../support/world';
 
-let w: Awaited<ReturnType<typeof leaseWorld>>;
+let w: World;
+let l: ReturnType<typeof leasesOf>;
 beforeAll(async () => {
-  w = await leaseWorld();
+  w = await world();
+  l = leasesOf(w);
 });
-afterAll(() => w.api.close());
+afterAll(() => w.close());
 
-const activeLease = async () => (await w.activeLease()).reference as string;
-const end = (reference: string, body: Record<string, unknown>) => w.write(`/leases/${reference}/end`, body);
+const activeLease = async () => (await l.active()).reference;
 
 describe('POST /leases/{reference}/end', () => {
   it('ends an active lease with deductions, cancels only the payments due after its end, records lease.ended', async () => {
     const reference = await activeLease();
     const deposit = { outcome: 'returned_with_deductions', deductions: '1500', reason: 'Repainting' };
-    const res = await end(reference, { ended_on: '2027-05-15', deposit });
-    expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({
+    const res = await l.end(reference, { ended_on: '2027-05-15', deposit });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+    expect(res.data).toMatchObject({
       status: 'ended',
       ended_on: '2027-05-15',
       deposit: { amount: '6000.00', outcome: 'returned_with_deductions', deductions: '1500.00', reason: 'Repainting' },
     });
-    expect(res.json.schedule.rows.map((r: { due_on: string; status: string }) => [r.due_on, r.status])).toEqual([
+    expect(res.data?.schedule.rows.map((r) => [r.due_on, r.status])).toEqual([
       ['2027-01-01', 'due'],
       ['2027-04-01', 'due'],
       ['2027-07-01', 'cancelled'],
       ['2027-10-01', 'cancelled'],
     ]);
     expect(await w.eventsOf(reference)).toEqual(['lease.created', 'lease.activated', 'lease.ended']);
-    const again = await end(reference, { deposit: { outcome: 'kept' } });
-    expect(again.status, again.text).toBe(409);
-    expect(again.json.code).toBe('invalid_transition');
+    const again = await l.end(reference, { deposit: { outcome: 'kept' } });
+    expect(again.response.status).toBe(409);
+    expect(again.error?.code).toBe('invalid_transition');
   });
 
   it('ends today in the company’s time zone by default', async () => {
     const reference = await activeLease();
     w.api.clock.set(new Date('2027-03-31T21:00:00Z'));
     try {
-      const res = await end(reference, { deposit: { outcome: 'returned' } });
-      expect(res.status, res.text).toBe(200);
-      expect(res.json.ended_on).toBe('2027-04-01');
-      expect(res.json.schedule.rows.map((r: { status: string }) => r.status)).toEqual(['due', 'due', 'cancelled', 'cancelled']);
+      const res = await l.end(reference, { deposit: { outcome: 'returned' } });
+      expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+      expect(res.data?.ended_on).toBe('2027-04-01');
+      expect(res.data?.schedule.rows.map((r) => r.status)).toEqual(['due', 'due', 'cancelled', 'cancelled']);
     } finally {
       w.api.clock.set(null);
     }
@@ -48,22 +49,24 @@ describe('POST /leases/{reference}/end', () => {
 
   it('refuses deductions above the deposit (400), a draft (409), and deductions without their outcome (400)', async () => {
     const reference = await activeLease();
-    const above = await end(reference, { deposit: { outcome: 'returned_with_deductions', deductions: '6000.01', reason: 'x' } });
-    expect(above.status, above.text).toBe(400);
-    expect(above.json.errors[0]).toMatchObject({ path: 'deposit.deductions', code: 'above_deposit' });
-    expect((await end(reference, { deposit: { outcome: 'kept', deductions: '1', reason: 'x' } })).status).toBe(400);
-    const draft = (await w.post(w.body())).json.reference;
-    const refused = await end(draft, { deposit: { outcome: 'kept' } });
-    expect(refused.status).toBe(409);
-    expect((await w.get(`/leases/${reference}`)).json.status).toBe('active');
+    const above = await l.end(reference, {
+      deposit: { outcome: 'returned_with_deductions', deductions: '6000.01', reason: 'x' },
+    });
+    expect(above.response.status).toBe(400);
+    expect(above.error?.errors?.[0]).toMatchObject({ path: 'deposit.deductions', code: 'above_deposit' });
+    expect((await l.end(reference, { deposit: { outcome: 'kept', deductions: '1', reason: 'x' } })).response.status).toBe(400);
+    const draft = (await l.draft()).reference;
+    const refused = await l.end(draft, { deposit: { outcome: 'kept' } });
+    expect(refused.response.status).toBe(409);
+    expect((await l.get(reference)).data?.status).toBe('active');
   });
 
   it('refuses a stale If-Match with 412 precondition_failed and changes nothing', async () => {
     const reference = await activeLease();
-    const before = (await w.get(`/leases/${reference}`)).json;
-    const stale = await w.write(`/leases/${reference}/end`, { deposit: { outcome: 'kept' } }, { 'If-Match': '"v999"' });
-    expect(stale.status, stale.text).toBe(412);
-    expect(stale.json.code).toBe('precondition_failed');
-    expect((await w.get(`/leases/${reference}`)).json).toEqual(before);
+    const before = (await l.get(reference)).data;
+    const stale = await l.end(reference, { deposit: { outcome: 'kept' } }, { 'If-Match': '"v999"' });
+    expect(stale.response.status).toBe(412);
+    expect(stale.error?.code).toBe('precondition_failed');
+    expect((await l.get(reference)).data).toEqual(before);
   });
 });

@@ -1,34 +1,38 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { leaseWorld } from './http';
+import { leasesOf, type World, world } from '../support/world';
 
-let w: Awaited<ReturnType<typeof leaseWorld>>;
+let w: World;
+let l: ReturnType<typeof leasesOf>;
 beforeAll(async () => {
-  w = await leaseWorld();
+  w = await world();
+  l = leasesOf(w);
 });
 afterEach(() => w.api.clock.set(null));
-afterAll(() => w.api.close());
+afterAll(() => w.close());
 
 const at = (day: string) => new Date(`${day}T08:00:00Z`);
-const add = (body: Record<string, unknown>) => w.write('/rent-payments', body);
+const add = (body: Record<string, unknown>) => l.replace(body);
 
 /** Every page of a list, following next_cursor. */
 async function all(query: string) {
   const rows: Array<Record<string, unknown>> = [];
   let cursor: string | null = null;
   do {
-    const page = await w.get(`/rent-payments?page_size=2&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    expect(page.status, page.text).toBe(200);
-    rows.push(...page.json.results);
-    cursor = page.json.next_cursor;
+    const page: Awaited<ReturnType<typeof l.payments>> = await l.payments(
+      `page_size=2&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    expect(page.response.status, JSON.stringify(page.error)).toBe(200);
+    rows.push(...(page.data?.results ?? []));
+    cursor = page.data?.next_cursor ?? null;
   } while (cursor);
   return rows;
 }
 
 describe('POST /rent-payments', () => {
   it('adds a due replacement on the bounced payment’s lease, several if need be; an external id makes it idempotent', async () => {
-    const lease = (await w.post(w.body())).json;
-    const [bounced] = w.paymentsOf(lease) as [string];
-    await w.payment(bounced, { status: 'bounced' });
+    const lease = await l.draft();
+    const [bounced] = l.paymentIds(lease) as [string];
+    await l.changePayment(bounced, { status: 'bounced' });
     const external = { source: 'xero', id: `pay-${w.unique()}` };
     const cheque = await add({
       replaces: bounced,
@@ -37,8 +41,8 @@ describe('POST /rent-payments', () => {
       cheque: { number: '000901', bank: 'ADCB' },
       external,
     });
-    expect(cheque.status, cheque.text).toBe(201);
-    expect(cheque.json).toMatchObject({
+    expect(cheque.response.status, JSON.stringify(cheque.error)).toBe(201);
+    expect(cheque.data).toMatchObject({
       lease: lease.reference,
       status: 'due',
       replaces: bounced,
@@ -48,32 +52,30 @@ describe('POST /rent-payments', () => {
       external: [external],
     });
     const again = await add({ replaces: bounced, due_on: '2027-01-21', amount: '1', external });
-    expect(again.status).toBe(200);
-    expect(again.json.payment_id).toBe(cheque.json.payment_id);
+    expect(again.response.status).toBe(200);
+    expect(again.data?.payment_id).toBe(cheque.data?.payment_id);
     const cash = await add({ replaces: bounced, due_on: '2027-01-20', amount: '10000', notes: 'Cash' });
-    expect(cash.status).toBe(201);
-    const schedule = (await w.get(`/leases/${lease.reference}`)).json.schedule.rows;
-    expect(schedule.map((r: { payment_id: string }) => r.payment_id)).toEqual(
-      expect.arrayContaining([cheque.json.payment_id, cash.json.payment_id]),
-    );
-    expect(
-      (await w.get(`/rent-payments?external=xero:${external.id}`)).json.results.map((r: { payment_id: string }) => r.payment_id),
-    ).toEqual([cheque.json.payment_id]);
+    expect(cash.response.status).toBe(201);
+    const schedule = (await l.get(lease.reference)).data?.schedule.rows;
+    expect(schedule?.map((r) => r.payment_id)).toEqual(expect.arrayContaining([cheque.data?.payment_id, cash.data?.payment_id]));
+    expect((await l.payments(`external=xero:${external.id}`)).data?.results.map((r) => r.payment_id)).toEqual([
+      cheque.data?.payment_id,
+    ]);
   });
 
   it('replaces only a bounced payment (409 payment_not_bounced); an unknown one is 400 at replaces', async () => {
-    const lease = (await w.post(w.body())).json;
-    const [due, received] = w.paymentsOf(lease) as [string, string];
-    await w.payment(received, { status: 'received' });
+    const lease = await l.draft();
+    const [due, received] = l.paymentIds(lease) as [string, string];
+    await l.changePayment(received, { status: 'received' });
     for (const id of [due, received]) {
       const res = await add({ replaces: id, due_on: '2027-01-20', amount: '100' });
-      expect(res.status).toBe(409);
-      expect(res.json.code).toBe('payment_not_bounced');
+      expect(res.response.status).toBe(409);
+      expect(res.error?.code).toBe('payment_not_bounced');
     }
     for (const id of ['00000000-0000-4000-8000-000000000000', 'nope']) {
       const res = await add({ replaces: id, due_on: '2027-01-20', amount: '100' });
-      expect(res.status).toBe(400);
-      expect(res.json.errors).toEqual([expect.objectContaining({ path: 'replaces', code: 'unknown_reference' })]);
+      expect(res.response.status).toBe(400);
+      expect(res.error?.errors).toEqual([expect.objectContaining({ path: 'replaces', code: 'unknown_reference' })]);
     }
     const count = await w.api.db
       .selectFrom('rent_payments')
@@ -86,16 +88,16 @@ describe('POST /rent-payments', () => {
 
 describe('GET /rent-payments', () => {
   it('filters by lease and status, and pulls a month of receipts and of reversals by booked_on and bounced_on', async () => {
-    const lease = (await w.post(w.body())).json;
-    const [jan, feb, mar, apr] = w.paymentsOf(lease) as [string, string, string, string];
+    const lease = await l.draft();
+    const [jan, feb, mar, apr] = l.paymentIds(lease) as [string, string, string, string];
     w.api.clock.set(at('2027-01-31'));
-    await w.payment(jan, { status: 'received' });
+    await l.changePayment(jan, { status: 'received' });
     w.api.clock.set(at('2027-02-01'));
-    await w.payment(feb, { status: 'received' });
-    await w.payment(mar, { status: 'received' });
+    await l.changePayment(feb, { status: 'received' });
+    await l.changePayment(mar, { status: 'received' });
     w.api.clock.set(at('2027-03-01'));
-    await w.payment(jan, { status: 'bounced' });
-    await w.payment(apr, { status: 'cancelled' });
+    await l.changePayment(jan, { status: 'bounced' });
+    await l.changePayment(apr, { status: 'cancelled' });
     const ids = (rows: Array<Record<string, unknown>>) => rows.map((r) => r.payment_id).sort();
     const mine = `lease=${lease.reference}`;
     expect(ids(await all(mine))).toEqual([jan, feb, mar, apr].sort());
@@ -116,17 +118,17 @@ describe('GET /rent-payments', () => {
       'status=overdue',
       'month=2027-01',
     ]) {
-      const res = await w.get(`/rent-payments?${query}`);
-      expect(res.status, query).toBe(400);
-      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      const res = await l.payments(query);
+      expect(res.response.status, query).toBe(400);
+      expect(res.response.headers.get('content-type')).toContain('application/problem+json');
     }
   });
 
   it('audits every payment read, by payment id', async () => {
-    const lease = (await w.post(w.body())).json;
-    const ids = w.paymentsOf(lease) as string[];
-    await w.get(`/rent-payments?lease=${lease.reference}`);
-    await w.get(`/rent-payments/${ids[0]}`);
+    const lease = await l.draft();
+    const ids = l.paymentIds(lease);
+    await l.payments(`lease=${lease.reference}`);
+    await l.payment(ids[0] as string);
     const rows = await w.api.db
       .selectFrom('audit_log')
       .select('details')

@@ -15,7 +15,7 @@ import {
   whatsAppText,
 } from '../forms/inbound-support';
 import { createTestApi, openTestDatabase, type TestApi, statementLog, tripLog } from '../support/harness';
-import { type World, unique, world } from '../support/world';
+import { leaseBody, leasesOf, type World, unique, world } from '../support/world';
 import {
   bookingBody,
   type Ctx,
@@ -505,6 +505,18 @@ const writeBudgets: WriteBudget[] = [
   // A listing drafted from a listing request (functions/forms).
   { route: 'POST /admin/v1/companies/{company_id}/leads/{reference}/draft-listing', trips: 3, status: 201, arrange: async (w) => { const { reference } = await w.lead({ service: 'sell-my-property', details: listingAnswers }); return admin(w, `/leads/${reference}/draft-listing`); } },
   { route: 'POST /api/v1/inbound/{token}/propertyfinder', trips: 2, status: 200, arrange: async (w) => { const made = (await w.admin('/inbound-channels', { kind: 'propertyfinder' })).json; const body = propertyFinderLead(`PF${w.unique()}`, 'call', { name: 'Counted', phone: '+971 50 765 4321' }, 'marina-gate-2br-sea-view'); return () => w.api.request(new URL(made.url).pathname, { host: w.company.host, key: undefined, body, headers: { 'X-Signature': propertyFinderSignature(body, made.secret) } }); } },
+  // Leases and rent payments (functions/leases): the company and key, one read, one write statement (no BEGIN).
+  { route: 'POST /api/v1/leases', trips: 3, status: 201, arrange: async (w) => () => w.client.POST('/api/v1/leases', { body: leaseBody(w, { schedule: { rows: [{ due_on: '2027-01-01', amount: '60000', cheque: { number: '000101', bank: 'ENBD' } }, { due_on: '2027-07-01', amount: '60000' }] }, handler: w.members.lina, fee: { kind: 'percent', value: '5' }, external: { source: 'yardi', id: w.unique() } }) }) },
+  { route: 'POST /api/v1/leases', case: 'sent again', trips: 3, status: 200, arrange: async (w) => { const body = leaseBody(w, { external: { source: 'yardi', id: w.unique() } }); await w.client.POST('/api/v1/leases', { body }); return () => w.client.POST('/api/v1/leases', { body }); } },
+  { route: 'PATCH /api/v1/leases/{reference}', case: 'a draft’s terms, the schedule made again', trips: 3, status: 200, arrange: async (w) => { const { reference } = await leasesOf(w).draft(); return () => w.client.PATCH('/api/v1/leases/{reference}', { params: { path: { reference } }, body: { rent: { amount: '132000', period: 'year' }, renter: w.contacts.landlord, landlord: w.contacts.renter, handler: w.members.sara, external: { source: 'yardi', id: w.unique() } } }); } },
+  { route: 'PATCH /api/v1/leases/{reference}', case: 'notes', trips: 3, status: 200, arrange: async (w) => { const { reference } = await leasesOf(w).draft(); return () => w.client.PATCH('/api/v1/leases/{reference}', { params: { path: { reference } }, body: { notes: 'Keys handed over.', registration: 'EJ-1' } }); } },
+  { route: 'POST /api/v1/leases/{reference}/activate', trips: 3, status: 200, arrange: async (w) => { const { reference } = await leasesOf(w).draft({ home: w.leaseHome() }); return () => w.client.POST('/api/v1/leases/{reference}/activate', { params: { path: { reference } } }); } },
+  { route: 'POST /api/v1/leases/{reference}/notice', trips: 3, status: 200, arrange: async (w) => { const { reference } = await leasesOf(w).active(); return () => w.client.POST('/api/v1/leases/{reference}/notice', { params: { path: { reference } }, body: { given_on: '2027-11-15', by: 'renter', intent: 'renew', proposed_rent: '126000' } }); } },
+  { route: 'POST /api/v1/leases/{reference}/end', trips: 3, status: 200, arrange: async (w) => { const { reference } = await leasesOf(w).active(); return () => w.client.POST('/api/v1/leases/{reference}/end', { params: { path: { reference } }, body: { ended_on: '2027-06-30', deposit: { outcome: 'returned_with_deductions', deductions: '1500', reason: 'Repainting' } } }); } },
+  { route: 'POST /api/v1/leases/{reference}/renew', trips: 3, status: 201, arrange: async (w) => { const { reference } = await leasesOf(w).active(); await w.client.POST('/api/v1/leases/{reference}/notice', { params: { path: { reference } }, body: { by: 'renter', intent: 'renew', proposed_rent: '126000' } }); return () => w.client.POST('/api/v1/leases/{reference}/renew', { params: { path: { reference } }, body: {} }); } },
+  { route: 'POST /api/v1/rent-payments', trips: 3, status: 201, arrange: async (w) => { const l = leasesOf(w); const [first] = l.paymentIds(await l.draft()); await l.changePayment(first!, { status: 'bounced' }); return () => w.client.POST('/api/v1/rent-payments', { body: { replaces: first!, due_on: '2027-02-01', amount: '30000', cheque: { number: '000457', bank: 'ENBD' }, external: { source: 'yardi', id: w.unique() } } }); } },
+  { route: 'PATCH /api/v1/rent-payments/{payment_id}', case: 'received', trips: 3, status: 200, arrange: async (w) => { const l = leasesOf(w); const [first] = l.paymentIds(await l.draft({ fee: { kind: 'percent', value: '5' } })); return () => w.client.PATCH('/api/v1/rent-payments/{payment_id}', { params: { path: { payment_id: first! } }, body: { status: 'received', external: { source: 'bank', id: w.unique() } } }); } },
+  { route: 'PATCH /api/v1/rent-payments/{payment_id}', case: 'its own fields', trips: 3, status: 200, arrange: async (w) => { const l = leasesOf(w); const [first] = l.paymentIds(await l.draft()); return () => w.client.PATCH('/api/v1/rent-payments/{payment_id}', { params: { path: { payment_id: first! } }, body: { amount: '29000.5', due_on: '2027-01-05', notes: 'Late cheque' } }); } },
 ];
 
 /**
@@ -533,8 +545,6 @@ const notYetBudgeted: string[] = [
   'PATCH /api/v1/deals/{reference}',
   'PATCH /api/v1/job-charges/{charge_id}',
   'PATCH /api/v1/jobs/{reference}',
-  'PATCH /api/v1/leases/{reference}',
-  'PATCH /api/v1/rent-payments/{payment_id}',
   'PATCH /api/v1/viewings/{reference}',
   'POST /admin/v1/companies/{company_id}/bookings/{reference}/cancel',
   'POST /admin/v1/companies/{company_id}/bookings/{reference}/confirm',
@@ -551,12 +561,6 @@ const notYetBudgeted: string[] = [
   'POST /api/v1/jobs/{reference}/cancel',
   'POST /api/v1/jobs/{reference}/complete',
   'POST /api/v1/jobs/{reference}/schedule',
-  'POST /api/v1/leases',
-  'POST /api/v1/leases/{reference}/activate',
-  'POST /api/v1/leases/{reference}/end',
-  'POST /api/v1/leases/{reference}/notice',
-  'POST /api/v1/leases/{reference}/renew',
-  'POST /api/v1/rent-payments',
   'POST /api/v1/viewings',
   'PUT /admin/v1/companies/{company_id}/listings/{slug}/booking-terms',
   'PUT /admin/v1/companies/{company_id}/listings/{slug}/maintenance',

@@ -196,3 +196,77 @@ export async function world(options: WorldOptions = {}) {
 }
 
 export type World = Awaited<ReturnType<typeof world>>;
+
+// ---- Leases and rent payments (functions/leases): the lease records a test makes through the typed client. ----
+
+/** A draft lease's body on `home` (default: the demo's lease listing): a year at 120000 a year in 4 payments. */
+export function leaseBody(w: World, overrides: Record<string, unknown> = {}) {
+  return {
+    home: w.homes.lease as string,
+    renter: w.contacts.renter,
+    landlord: w.contacts.landlord,
+    term: { start: '2027-01-01', end: '2027-12-31' },
+    rent: { amount: '120000', period: 'year' as const },
+    deposit: '6000',
+    schedule: { payments: 4 },
+    ...overrides,
+  };
+}
+
+/**
+ * The lease routes through the typed client, each answering openapi-fetch's `{ data, error, response }`. A body is
+ * taken as any JSON, so a test can send what the schema refuses and read the typed problem.
+ */
+export function leasesOf(w: World) {
+  type Body = Record<string, unknown>;
+  const path = (reference: string) => ({ params: { path: { reference } } });
+  const payment = (paymentId: string) => ({ params: { path: { payment_id: paymentId } } });
+  const l = {
+    body: (overrides: Body = {}) => leaseBody(w, overrides),
+    /** POST /leases of a draft's body with `overrides`. */
+    post: (overrides: Body = {}) => w.client.POST('/api/v1/leases', { body: leaseBody(w, overrides) as never }),
+    /** POST /leases of exactly `body`. */
+    postRaw: (body: Body) => w.client.POST('/api/v1/leases', { body: body as never }),
+    get: (reference: string) => w.client.GET('/api/v1/leases/{reference}', path(reference)),
+    patch: (reference: string, body: Body, headers: Record<string, string> = {}) =>
+      w.client.PATCH('/api/v1/leases/{reference}', { ...path(reference), body: body as never, headers }),
+    activate: (reference: string, headers: Record<string, string> = {}) =>
+      w.client.POST('/api/v1/leases/{reference}/activate', { ...path(reference), headers }),
+    notice: (reference: string, body: Body, headers: Record<string, string> = {}) =>
+      w.client.POST('/api/v1/leases/{reference}/notice', { ...path(reference), body: body as never, headers }),
+    end: (reference: string, body: Body, headers: Record<string, string> = {}) =>
+      w.client.POST('/api/v1/leases/{reference}/end', { ...path(reference), body: body as never, headers }),
+    renew: (reference: string, body: Body = {}) =>
+      w.client.POST('/api/v1/leases/{reference}/renew', { ...path(reference), body: body as never }),
+    payment: (paymentId: string) => w.client.GET('/api/v1/rent-payments/{payment_id}', payment(paymentId)),
+    /** GET /rent-payments with a query string's parameters (any, so a test can send what the schema refuses). */
+    payments: (query: string) =>
+      w.client.GET('/api/v1/rent-payments', { params: { query: Object.fromEntries(new URLSearchParams(query)) as never } }),
+    /** PATCH /rent-payments/{payment_id}. */
+    changePayment: (paymentId: string, body: Body, headers: Record<string, string> = {}) =>
+      w.client.PATCH('/api/v1/rent-payments/{payment_id}', { ...payment(paymentId), body: body as never, headers }),
+    /** POST /rent-payments (a replacement). */
+    replace: (body: Body) => w.client.POST('/api/v1/rent-payments', { body: body as never }),
+    /** A draft lease, as answered (throws when refused). */
+    draft: async (overrides: Body = {}) => {
+      const { data, error } = await l.post(overrides);
+      if (!data) throw new Error(`lease not added: ${JSON.stringify(error)}`);
+      return data;
+    },
+    /** An active lease on a lease listing no other lease of the world has (four per world), as answered. */
+    active: async (overrides: Body = {}) => {
+      const draft = await l.draft({ home: w.leaseHome(), ...overrides });
+      const { data, error } = await l.activate(draft.reference);
+      if (!data) throw new Error(`lease not activated: ${JSON.stringify(error)}`);
+      return data;
+    },
+    /** The payment ids of a lease's schedule, in due order. */
+    paymentIds: (lease: { schedule: { rows: Array<{ payment_id: string }> } }) => lease.schedule.rows.map((r) => r.payment_id),
+    /** The types of the events recorded about one payment, oldest first. */
+    paymentEvents: async (paymentId: string) =>
+      (await w.api.db.selectFrom('events').selectAll().where('company_id', '=', w.company.id).orderBy('created_at').execute())
+        .filter((e) => e.data.payment_id === paymentId)
+        .map((e) => e.type),
+  };
+  return l;
+}
