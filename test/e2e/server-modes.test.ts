@@ -1,0 +1,107 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { baseUrlOf, runBin, type ServerProcess, startServer, stopServer } from '../support/server-process';
+
+/**
+ * Issue 21, defects 5 and 6, with real processes on real data folders: a production start seeds nothing and says how
+ * to create the first company; one server per data folder (an OS lock that dies with its process), the refused start
+ * naming the running one and leaving its files alone; `npm run migrate` never opens a folder a server holds.
+ */
+const folders: string[] = [];
+const servers: ServerProcess[] = [];
+
+async function dataFolder(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'property-api-modes-'));
+  folders.push(dir);
+  return dir;
+}
+
+function server(dataDir: string, extra: Record<string, string> = {}): ServerProcess {
+  const started = startServer(dataDir, extra);
+  servers.push(started);
+  return started;
+}
+
+afterEach(async () => {
+  for (const s of servers.splice(0)) await stopServer(s);
+});
+afterAll(async () => {
+  for (const dir of folders) await rm(dir, { recursive: true, force: true });
+});
+
+describe('NODE_ENV=production npm start on an empty data folder', { timeout: 180_000 }, () => {
+  it('creates no company, answers no request for localhost, and says how to create the first company', async () => {
+    const dataDir = await dataFolder();
+    const production = server(dataDir, { NODE_ENV: 'production' });
+    await production.started;
+    const base = await baseUrlOf(dataDir);
+
+    const listings = await fetch(`${base}/api/v1/listings`, { headers: { Host: 'localhost' } });
+    expect(listings.status).toBe(404);
+    expect(listings.headers.get('content-type')).toContain('application/problem+json');
+    expect((await listings.json()).code).toBe('unknown_host');
+    const loopback = await fetch(`${base}/api/v1/listings`);
+    expect(loopback.status).toBe(404);
+
+    const token = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
+    const companies = await fetch(`${base}/admin/v1/companies`, { headers: { Authorization: `Bearer ${token}` } });
+    expect((await companies.json()).results).toEqual([]);
+
+    expect(production.output()).toContain('(production)');
+    expect(production.output()).toContain('npm run --silent admin -- companies create');
+  });
+
+  it('npm start without NODE_ENV is still the demo', async () => {
+    const dataDir = await dataFolder();
+    const demo = server(dataDir);
+    await demo.started;
+    const listings = await fetch(`${await baseUrlOf(dataDir)}/api/v1/listings`, { headers: { Host: 'localhost' } });
+    expect(listings.status).toBe(200);
+    expect(demo.output()).toContain('demo company created');
+  });
+});
+
+describe('one server per data folder', { timeout: 180_000 }, () => {
+  it('refuses a second start, naming the port and pid of the first, and leaves its server.json alone', async () => {
+    const dataDir = await dataFolder();
+    const first = server(dataDir);
+    await first.started;
+    const record = await readFile(join(dataDir, 'server.json'), 'utf8');
+    const { base_url: base, pid } = JSON.parse(record);
+
+    const second = server(dataDir);
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(`process ${pid}`);
+    expect(second.output()).toContain(`port ${new URL(base).port}`);
+    expect(second.output()).toContain(dataDir);
+
+    // The first server's record and database are untouched: it still answers, and the admin CLI still finds it.
+    expect(await readFile(join(dataDir, 'server.json'), 'utf8')).toBe(record);
+    expect((await fetch(`${base}/api/v1/listings`)).status).toBe(200);
+    const listed = await runBin('admin.ts', ['companies', 'list'], { DATA_DIR: dataDir });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).results).toHaveLength(1);
+
+    // npm run migrate does not open the folder while the server holds it.
+    const migrate = await runBin('migrate.ts', [], { DATA_DIR: dataDir });
+    expect(migrate.code).toBe(1);
+    expect(migrate.stderr).toContain(`process ${pid}`);
+  });
+
+  it('a server killed with SIGKILL leaves no lock behind: the next start succeeds on the same data', async () => {
+    const dataDir = await dataFolder();
+    const first = server(dataDir);
+    await first.started;
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+
+    const next = server(dataDir);
+    await next.started;
+    expect(next.output()).toContain('existing data reused');
+    const { pid } = JSON.parse(await readFile(join(dataDir, 'server.json'), 'utf8'));
+    expect(pid).toBe(next.child.pid);
+    expect((await fetch(`${await baseUrlOf(dataDir)}/api/v1/listings`)).status).toBe(200);
+  });
+});
