@@ -1,3 +1,4 @@
+import type { PGlite } from '@electric-sql/pglite';
 import { serve } from '@hono/node-server';
 import { DataFolderBusy, lockDataFolder } from '../lib/node/data-lock';
 import { openDatabase } from '../lib/node/database';
@@ -35,6 +36,7 @@ const [
   { scheduledJobs },
   { deliveredBy, startBackgroundWork },
   { seedDemo, countCompanies, firstCompanyHelp },
+  { backupRoutes },
 ] = await Promise.all([
   import('../functions/app'),
   import('../lib/app'),
@@ -42,6 +44,7 @@ const [
   import('../functions/jobs'),
   import('../lib/node/background'),
   import('../functions/seed'),
+  import('../lib/node/backup'),
 ]);
 // The files of the data folder are read while the database opens: just after PGlite opened, a task (a file read, a
 // timer, WebCrypto) waits a few hundred milliseconds (docs/performance.md), so what follows it is database work.
@@ -58,6 +61,8 @@ const demo = production
   ? { seeded: false, companies: await countCompanies(platform.handle.db) }
   : { ...(await seedDemo(platform.handle.db, new Date(), platform.config.MEDIA_BASE_URL)), companies: 1 };
 const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
+// PGlite's backup while the server runs (`npm run admin -- backup`, lib/node/backup.ts).
+if ('pglite' in platform.handle) app.route('/admin/v1', backupRoutes(platform.handle.pglite as PGlite));
 let background: ReturnType<typeof startBackgroundWork> | undefined;
 let stopping = false;
 

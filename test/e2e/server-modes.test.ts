@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { baseUrlOf, runBin, type ServerProcess, startServer, stopServer } from '../support/server-process';
 
@@ -103,5 +103,61 @@ describe('one server per data folder', { timeout: 180_000 }, () => {
     const { pid } = JSON.parse(await readFile(join(dataDir, 'server.json'), 'utf8'));
     expect(pid).toBe(next.child.pid);
     expect((await fetch(`${await baseUrlOf(dataDir)}/api/v1/listings`)).status).toBe(200);
+  });
+});
+
+describe('backup, export and restore of the embedded database (issue 23)', { timeout: 300_000 }, () => {
+  it('backs up and exports through the running server, refuses a restore while it runs, restores once it stopped', async () => {
+    const dataDir = await dataFolder();
+    const running = server(dataDir);
+    await running.started;
+    const base = await baseUrlOf(dataDir);
+    const token = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
+    const companies = async (at = base) =>
+      (await (await fetch(`${at}/admin/v1/companies`, { headers: { Authorization: `Bearer ${token}` } })).json()).results;
+
+    const file = join(dataDir, '..', `${basename(dataDir)}-backup.tar.gz`);
+    folders.push(file);
+    const backup = await runBin('admin.ts', ['backup', file], { DATA_DIR: dataDir });
+    expect(backup.code).toBe(0);
+    expect(JSON.parse(backup.stdout).taken_by).toBe(`the running server at ${base}`);
+
+    const sqlFile = `${file}.sql`;
+    folders.push(sqlFile);
+    const exported = await runBin('admin.ts', ['export', sqlFile], { DATA_DIR: dataDir });
+    expect(exported.code).toBe(0);
+    const dump = await readFile(sqlFile, 'utf8');
+    expect(dump).toMatch(/CREATE TABLE public\.companies/);
+    expect(dump).toContain('Demo Properties');
+
+    // A change after the backup, which the restore takes back.
+    const created = await fetch(`${base}/admin/v1/companies`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        name: 'After the backup',
+        hosts: ['after.test'],
+        environment: 'production',
+        currency: 'AED',
+        time_zone: 'Asia/Dubai',
+      }),
+    });
+    expect(created.status).toBe(201);
+    expect(await companies()).toHaveLength(2);
+
+    const refused = await runBin('admin.ts', ['restore', file], { DATA_DIR: dataDir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`process ${running.child.pid}`);
+    expect(refused.stderr).toContain('stop the server');
+
+    await stopServer(running);
+    const restored = await runBin('admin.ts', ['restore', file], { DATA_DIR: dataDir });
+    expect(restored.code).toBe(0);
+    expect(JSON.parse(restored.stdout).companies).toBe(1);
+
+    const again = server(dataDir);
+    await again.started;
+    const names = (await companies(await baseUrlOf(dataDir))).map((company: { name: string }) => company.name);
+    expect(names).toEqual(['Demo Properties']);
   });
 });
