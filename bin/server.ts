@@ -5,7 +5,9 @@ import { openDatabase } from '../lib/node/database';
 import { baseUrlFor, dataDirOf, forgetServer, isProduction, portOf, recordServer } from '../lib/node/local-server';
 
 /**
- * `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set.
+ * `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. Alone it is the
+ * demo (a demo company on localhost); `NODE_ENV=production npm start` creates none (docs/node-server.md). It holds the
+ * data folder's lock for its life: a second server on the same folder exits at once.
  *
  * The start is ordered for time to "listening": the database is opened first (PGlite reads and compiles its
  * WebAssembly off the main thread), and the routes' modules are evaluated meanwhile (imported here, not at the
