@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { baseUrlOf, runBin, type ServerProcess, startServer, stopServer } from '../support/server-process';
 
@@ -51,6 +52,36 @@ describe('NODE_ENV=production npm start on an empty data folder', { timeout: 180
 
     expect(production.output()).toContain('(production)');
     expect(production.output()).toContain('npm run --silent admin -- companies create');
+  });
+
+  it('on PostgreSQL too (DATABASE_URL, a fresh database): no company, no answer for localhost', async () => {
+    const serverUrl = process.env.MOVE_TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+    const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3_000 });
+    const reachable = await admin.connect().then(
+      () => true,
+      () => false,
+    );
+    if (!reachable) {
+      if (process.env.CI) throw new Error(`CI: no PostgreSQL server at ${serverUrl}.`);
+      console.warn(`Skipped: no PostgreSQL server at ${serverUrl}.`);
+      return;
+    }
+    const name = `pa_production_${process.pid}_${Date.now()}`;
+    await admin.query(`create database "${name}"`);
+    try {
+      const url = new URL(serverUrl);
+      url.pathname = `/${name}`;
+      const dataDir = await dataFolder();
+      const production = server(dataDir, { NODE_ENV: 'production', DATABASE_URL: url.toString() });
+      await production.started;
+      expect(production.output()).toContain('Property API on postgres (production) — no company yet');
+      const listings = await fetch(`${await baseUrlOf(dataDir)}/api/v1/listings`, { headers: { Host: 'localhost' } });
+      expect(listings.status).toBe(404);
+      await stopServer(production);
+    } finally {
+      await admin.query(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    }
   });
 
   it('npm start without NODE_ENV is still the demo', async () => {
