@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { adminTarget, adminTokenOf } from '../lib/node/local-server';
 import { bookingCommand, bookingUsage } from './admin-bookings';
+import { databaseCommand, databaseUsage } from './admin-database';
 import { inboundCommand, inboundUsage } from './admin-inbound';
 import { pipelineCommand, pipelineUsage } from './admin-pipelines';
 import { portalCommand, portalUsage } from './admin-portals';
@@ -39,6 +40,7 @@ ${bookingUsage}
 ${pipelineUsage}
 ${portalUsage}
 ${inboundUsage}
+${databaseUsage}
 
 With no settings it talks to the server \`npm start\` runs here (its address is in DATA_DIR/server.json) with the
 admin token that server generated (DATA_DIR/admin-token). Environment: DATA_DIR (default ./.data), ADMIN_URL and
@@ -275,6 +277,8 @@ async function run(): Promise<unknown> {
     case 'leads draft-listing':
       return call('POST', `/companies/${company()}/leads/${encodeURIComponent(arg(3, '<reference>'))}/draft-listing`);
     default: {
+      const database = databaseCommand(group ?? '', arg, process.env);
+      if (database) return database;
       const webhooks = webhookCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
       if (webhooks) return webhooks;
       const bookings = bookingCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
@@ -309,6 +313,8 @@ if (opts.help || positionals.length === 0) {
         '\nNote: `secret` is shown only this once and cannot be read again: store it now (a rotation issues a new one).',
       );
     }
+    // pg_dump's WebAssembly runtime (the export) leaves a handle open that would keep the process waiting: it is done.
+    if (positionals[0] === 'export') process.exit(0);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(2);

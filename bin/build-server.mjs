@@ -41,8 +41,9 @@ export async function serverBundle() {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    // PGlite loads pglite.wasm, pglite.data and its extensions from its own folder; pg's native binding is optional.
-    external: ['@electric-sql/pglite', 'pg-native'],
+    // PGlite loads pglite.wasm, pglite.data and its extensions from its own folder (pglite-tools its pg_dump.wasm);
+    // fs-native-extensions loads its prebuilt native addon from its own; pg's native binding is optional.
+    external: ['@electric-sql/pglite', '@electric-sql/pglite-tools', 'fs-native-extensions', 'pg-native'],
     // Packages written as CommonJS call require() for Node's modules: give the ES module bundle one.
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",

@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { issueAdminToken, registerAdminToken } from '../lib/admin-tokens';
 import { migrateToLatest } from '../lib/db/migrate';
 import { readSqlMigrations } from '../lib/db/migrations-fs';
+import { DataFolderBusy, lockDataFolder } from '../lib/node/data-lock';
+import { dataDirOf } from '../lib/node/local-server';
 import { ensureAdminToken, openDatabase } from '../lib/node/platform';
 
 /**
@@ -9,9 +11,24 @@ import { ensureAdminToken, openDatabase } from '../lib/node/platform';
  * makes sure an operator can reach the admin API: against DATABASE_URL (a Workers + Neon deployment) it issues
  * the first admin token when there is none and prints it once (`--new-admin-token` issues one more); ADMIN_TOKEN,
  * when set, is registered instead; on PGlite the token is the Node server's own, in DATA_DIR/admin-token.
+ *
+ * On PGlite it holds the data folder's lock (lib/node/data-lock.ts) while it runs: it never opens a folder a running
+ * server holds (that server applied the migrations when it started; stop it to run this), and no server starts on the
+ * folder meanwhile.
  */
 const { values } = parseArgs({ options: { 'new-admin-token': { type: 'boolean' } } });
 const env = process.env;
+if (!env.DATABASE_URL) {
+  try {
+    lockDataFolder(dataDirOf(env), 'npm run migrate');
+  } catch (error) {
+    if (!(error instanceof DataFolderBusy)) throw error;
+    console.error(
+      `${error.message}\nA server applies pending migrations itself when it starts; to run them apart, stop it first.`,
+    );
+    process.exit(1);
+  }
+}
 const handle = await openDatabase(env);
 try {
   const results = await migrateToLatest(handle, await readSqlMigrations());

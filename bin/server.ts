@@ -1,9 +1,13 @@
+import type { PGlite } from '@electric-sql/pglite';
 import { serve } from '@hono/node-server';
+import { DataFolderBusy, lockDataFolder } from '../lib/node/data-lock';
 import { openDatabase } from '../lib/node/database';
-import { baseUrlFor, dataDirOf, forgetServer, portOf, recordServer } from '../lib/node/local-server';
+import { baseUrlFor, dataDirOf, forgetServer, isProduction, portOf, recordServer } from '../lib/node/local-server';
 
 /**
- * `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set.
+ * `npm start`: the whole API as a Node server, on PGlite under DATA_DIR unless DATABASE_URL is set. Alone it is the
+ * demo (a demo company on localhost); `NODE_ENV=production npm start` creates none (docs/node-server.md). It holds the
+ * data folder's lock for its life: a second server on the same folder exits at once.
  *
  * The start is ordered for time to "listening": the database is opened first (PGlite reads and compiles its
  * WebAssembly off the main thread), and the routes' modules are evaluated meanwhile (imported here, not at the
@@ -11,6 +15,17 @@ import { baseUrlFor, dataDirOf, forgetServer, portOf, recordServer } from '../li
  * on this same thread) does not hold the start back.
  */
 const env = process.env;
+// One server per data folder (lib/node/data-lock.ts), before anything opens it; a second start exits here, leaving the
+// running server's files alone.
+try {
+  lockDataFolder(dataDirOf(env), 'server');
+} catch (error) {
+  if (!(error instanceof DataFolderBusy)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+// NODE_ENV=production: no demo company is created; the start says how to create the first company.
+const production = isProduction(env);
 env.RELEASE ??= `node-${Date.now().toString(36)}`;
 const port = portOf(env);
 const opening = openDatabase(env);
@@ -22,7 +37,8 @@ const [
   { adminTokenOfDataDir, createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey },
   { scheduledJobs },
   { deliveredBy, startBackgroundWork },
-  { seedDemo },
+  { seedDemo, countCompanies, firstCompanyHelp },
+  { backupRoutes },
 ] = await Promise.all([
   import('../functions/app'),
   import('../lib/app'),
@@ -30,6 +46,7 @@ const [
   import('../functions/jobs'),
   import('../lib/node/background'),
   import('../functions/seed'),
+  import('../lib/node/backup'),
 ]);
 // The files of the data folder are read while the database opens: just after PGlite opened, a task (a file read, a
 // timer, WebCrypto) waits a few hundred milliseconds (docs/performance.md), so what follows it is database work.
@@ -42,8 +59,12 @@ const [adminToken] = await Promise.all([
 ]);
 const platform = await createNodePlatform(env, { handle: opening });
 const admin = await ensureAdminToken(platform.handle, env, adminToken);
-const demo = await seedDemo(platform.handle.db, new Date(), platform.config.MEDIA_BASE_URL);
+const demo = production
+  ? { seeded: false, companies: await countCompanies(platform.handle.db) }
+  : { ...(await seedDemo(platform.handle.db, new Date(), platform.config.MEDIA_BASE_URL)), companies: 1 };
 const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
+// PGlite's backup while the server runs (`npm run admin -- backup`, lib/node/backup.ts).
+if ('pglite' in platform.handle) app.route('/admin/v1', backupRoutes(platform.handle.pglite as PGlite));
 let background: ReturnType<typeof startBackgroundWork> | undefined;
 let stopping = false;
 
@@ -53,11 +74,13 @@ const server = serve({ fetch: app.fetch, port, hostname }, async (address) => {
   // Where the admin command line finds this server (bin/admin.ts): removed again on shutdown.
   const record = { base_url: baseUrlFor(hostname, address.port), pid: process.pid, started_at: new Date().toISOString() };
   await recordServer(dataDirOf(env), record);
-  console.log(`Property API on ${platform.handle.engine} — ${demo.seeded ? 'demo company created' : 'existing data reused'}`);
+  const data = demo.seeded ? 'demo company created' : demo.companies === 0 ? 'no company yet' : 'existing data reused';
+  console.log(`Property API on ${platform.handle.engine}${production ? ' (production)' : ''} — ${data}`);
   console.log(`  Base URL:  ${base}/api/v1   (try ${base}/api/v1/listings)`);
   console.log(`  Docs:      ${base}/api/v1/docs   (OpenAPI: ${base}/api/v1/openapi.json)`);
   console.log(`  Webhooks:  ${deliveredBy(platform.webhooks)}; scheduler every ${platform.config.SCHEDULER_INTERVAL_SECONDS} s`);
   console.log(`  Admin:     token in ${admin.source}; e.g. npm run --silent admin -- companies list`);
+  if (production && demo.companies === 0) console.log(firstCompanyHelp);
   // The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
   // Their first runs wait a little: on PGlite (one session, this thread) the first requests would queue behind them.
   if (!stopping) {

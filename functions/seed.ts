@@ -35,3 +35,19 @@ export async function seedDemo(db: Db, now: Date, mediaBaseUrl?: string): Promis
   });
   return { seeded: true, companyId };
 }
+
+/** How many companies the database has: a production start (no demo) says how to create the first when none. */
+export async function countCompanies(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('companies')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** What a production start prints on a database without a company. */
+export const firstCompanyHelp = `
+  No company yet (production: no demo data is created). Create the first one with the admin command line:
+    npm run --silent admin -- companies create --name "Example Properties" --host api.example.com \\
+      --environment production --currency AED --time-zone Asia/Dubai
+  then a key for it: npm run --silent admin -- keys create <company id> --kind server --scope read:listings`;

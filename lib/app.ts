@@ -12,6 +12,7 @@ import { isUniqueViolation, isUnstorableText } from './db/index';
 import { ApiError, type FieldError, problemBody } from './errors';
 import { storableText } from '../schema/common/text';
 import { formsCors } from './forms-cors';
+import { healthRoutes } from './health';
 import { platformHeaders } from './security-headers';
 import { problemTypeBaseFor } from './problem-types';
 
@@ -244,6 +245,8 @@ export function createApp(
 ): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ router: new RememberingRouter() });
   app.use(platformHeaders());
+  // GET /health and /health/ready on every host, ahead of the services and every limit (lib/health.ts).
+  app.route('/', healthRoutes(provide));
   app.use(servicesMiddleware(provide));
   for (const path of options.formPaths ?? []) app.use(path, formsCors());
   app.use('/api/*', limitBody(options.maxBodyBytes ?? 64 * 1024));

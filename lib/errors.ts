@@ -51,6 +51,8 @@ export const problemStatus = {
   delivery_failed: 502,
   encryption_unavailable: 503,
   spam_check_unavailable: 503,
+  // Readiness (GET /health/ready, lib/health.ts): the database unreachable or behind the code's migrations.
+  not_ready: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ProblemCode = keyof typeof problemStatus;
@@ -106,6 +108,7 @@ const titles: Record<ProblemCode, string> = {
   delivery_failed: 'Delivery failed',
   encryption_unavailable: 'Encryption unavailable',
   spam_check_unavailable: 'Spam check unavailable',
+  not_ready: 'Not ready',
 };
 
 /** The one error type of the API. Thrown anywhere, rendered once by the app's error handler. */

@@ -66,6 +66,8 @@ export const problemExplanations: Record<ProblemCode, string> = {
   delivery_failed: 'The webhook subscriber did not accept the delivery; it is retried.',
   encryption_unavailable: 'Lead details cannot be stored or read: their encryption key is not configured on the server.',
   spam_check_unavailable: 'The browser form’s spam check could not be asked; nothing was recorded. Try again later.',
+  not_ready:
+    'The server is not ready to serve (`GET /health/ready`): its database did not answer, or its migrations are not yet applied. Try again shortly.',
 };
 
 const escapeHtml = (text: string) =>

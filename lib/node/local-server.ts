@@ -24,6 +24,14 @@ export function portOf(env: Env): number {
   return env.PORT === undefined || env.PORT === '' ? DEFAULT_PORT : Number(env.PORT);
 }
 
+/**
+ * The Node server's production mode: `NODE_ENV=production npm start`. It creates no demo company (the demo answers on
+ * localhost and 127.0.0.1 and accepts Turnstile's public test token and local origins); `npm start` alone is the demo.
+ */
+export function isProduction(env: Env): boolean {
+  return env.NODE_ENV === 'production';
+}
+
 /** What `DATA_DIR/server.json` holds. */
 export type ServerRecord = { base_url: string; pid: number; started_at: string };
 

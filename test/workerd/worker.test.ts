@@ -186,6 +186,15 @@ describe('default Worker bundle in workerd (Neon driver → local PostgreSQL)', 
     expect(body.type).toBeTruthy();
   });
 
+  it('answers GET /health and GET /health/ready on every Worker, on any host (issue 23)', async () => {
+    for (const worker of ['default', 'admin', ...groupNames]) {
+      const live = await call(worker, '/health', { host: `nobody-${suffix}.test` });
+      expect([worker, live.status, await live.json()]).toEqual([worker, 200, { status: 'ok' }]);
+      const ready = await call(worker, '/health/ready', { host: `nobody-${suffix}.test` });
+      expect([worker, ready.status, ((await ready.json()) as { status: string }).status]).toEqual([worker, 200, 'ready']);
+    }
+  });
+
   it('limits anonymous reads per CF-Connecting-IP with an isolate-wide limiter', async () => {
     const remaining = async (ip: string) => {
       const response = await call('default', '/api/v1/areas', { headers: { 'CF-Connecting-IP': ip } });

@@ -1,0 +1,175 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../functions/seed';
+import { randomToken } from '../../lib/crypto';
+import { newDetailsKey } from '../../lib/crypto-jwe';
+import { openPGlite } from '../../lib/db/pglite';
+import { openPostgres } from '../../lib/db/postgres';
+import { backupOf, sqlDumpOf } from '../../lib/node/backup';
+import { newSecretKey } from '../../lib/webhooks/secrets';
+import { scopes } from '../../schema/common/scopes';
+import { createTestApi, type TestApi } from '../support/harness';
+
+/**
+ * Issue 23: the path a company takes when it outgrows one machine. The demo data on PGlite is exported as SQL
+ * (`npm run admin -- export`: a backup of the running database, pg_dump run on a copy of it), loaded with psql into a
+ * fresh database on the PostgreSQL server (created and dropped here), and the API on PostgreSQL answers a set of
+ * reads exactly as it answered on PGlite: listings, their pages and details, the CRM with its encrypted lead details,
+ * leases, maintenance, pipelines, statements, and the admin API.
+ */
+const serverUrl = process.env.MOVE_TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const reachable = await (async () => {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (!reachable && process.env.CI) throw new Error(`CI: no PostgreSQL server at ${serverUrl} for the move to PostgreSQL.`);
+if (!reachable) console.warn(`Skipped: no PostgreSQL server at ${serverUrl} (set MOVE_TEST_POSTGRES_URL); CI never skips.`);
+
+// The same keys on both sides, as an operator moves DATA_DIR's keys (or the variables) with the database.
+const details = newDetailsKey();
+const env = {
+  WEBHOOK_SECRET_KEY: newSecretKey(),
+  DETAILS_KEYS: JSON.stringify({ [details.kid]: details.key }),
+  DETAILS_KEY_ID: details.kid,
+  RELEASE: 'move-test',
+  RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+};
+const now = new Date('2026-03-10T09:00:00Z');
+const databaseName = `pa_move_${randomToken(8).toLowerCase()}`;
+let work: string;
+let before: TestApi;
+let after: TestApi | undefined;
+let serverKey: string;
+let companyId: string;
+
+/** Every list the key can read, the first listing's detail and the admin API's view of the company. */
+async function answers(api: TestApi): Promise<Record<string, { status: number; body: unknown }>> {
+  const lists = [
+    '/api/v1/listings?page_size=100',
+    '/api/v1/listings/map',
+    '/api/v1/areas',
+    '/api/v1/filters',
+    '/api/v1/team',
+    '/api/v1/services',
+    '/api/v1/sitemap',
+    '/api/v1/contacts?page_size=100',
+    '/api/v1/members',
+    '/api/v1/departments',
+    '/api/v1/leads?page_size=100',
+    '/api/v1/activities',
+    '/api/v1/tasks',
+    '/api/v1/leases?page_size=100',
+    '/api/v1/rent-payments?page_size=100',
+    '/api/v1/jobs',
+    '/api/v1/job-charges',
+    '/api/v1/contractors',
+    '/api/v1/inspections',
+    '/api/v1/pipelines',
+    '/api/v1/deals',
+    '/api/v1/viewings',
+    '/api/v1/owner-statements/months',
+  ];
+  const result: Record<string, { status: number; body: unknown }> = {};
+  for (const path of lists) {
+    const res = await api.request(path, { host: 'localhost', key: serverKey });
+    result[path] = { status: res.status, body: res.json };
+  }
+  const listings = result['/api/v1/listings?page_size=100'] as { body: { results: Array<{ slug: { en: string } }> } };
+  const first = listings.body.results[0];
+  const detail = `/api/v1/listings/${first?.slug.en}`;
+  const res = await api.request(detail, { host: 'localhost' });
+  result[detail] = { status: res.status, body: res.json };
+  for (const path of [`/companies/${companyId}`, `/companies/${companyId}/keys`, `/companies/${companyId}/members`]) {
+    const admin = await api.admin(path);
+    result[`admin${path}`] = { status: admin.status, body: admin.json };
+  }
+  return result;
+}
+
+beforeAll(async () => {
+  if (!reachable) return;
+  work = await mkdtemp(join(tmpdir(), 'property-api-move-'));
+  before = await createTestApi({ env, handle: await openPGlite() });
+  before.clock.set(now);
+  companyId = (await seedDemo(before.db, now)).companyId;
+  serverKey = (await before.createKey(companyId, { scopes: [...scopes] })).secret;
+});
+afterAll(async () => {
+  await after?.close();
+  await before?.close();
+  if (reachable) {
+    const server = new pg.Client({ connectionString: serverUrl });
+    await server.connect();
+    await server.query(`drop database if exists "${databaseName}" with (force)`);
+    await server.end();
+  }
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe.skipIf(!reachable)('the demo data moved from PGlite to PostgreSQL', { timeout: 300_000 }, () => {
+  it('loads with psql into a fresh database and serves the same answers', async () => {
+    const expected = await answers(before);
+    // The answers are of the data, not empty pages.
+    const count = (path: string) => (expected[path] as { body: { results: unknown[] } }).body.results.length;
+    expect(count('/api/v1/listings?page_size=100')).toBeGreaterThan(5);
+    expect(count('/api/v1/leases?page_size=100')).toBeGreaterThan(0);
+    expect(count('/api/v1/contacts?page_size=100')).toBeGreaterThan(0);
+    expect(Object.entries(expected).filter(([, answer]) => answer.status !== 200)).toEqual([]);
+
+    const backup = await backupOf((before.handle as unknown as { pglite: Parameters<typeof backupOf>[0] }).pglite);
+    const file = join(work, 'export.sql');
+    await writeFile(file, await sqlDumpOf(backup));
+
+    const server = new pg.Client({ connectionString: serverUrl });
+    await server.connect();
+    await server.query(`create database "${databaseName}"`);
+    await server.end();
+    const target = new URL(serverUrl);
+    target.pathname = `/${databaseName}`;
+    await load(target.toString(), file);
+
+    after = await createTestApi({ env, handle: openPostgres(target.toString(), { max: 4 }) });
+    after.clock.set(now);
+    // The database came with the PGlite side's migrations recorded: the platform applied none.
+    const migrations = await after.db
+      .selectFrom('kysely_migration' as never)
+      .select('name' as never)
+      .execute();
+    expect(migrations.length).toBeGreaterThan(10);
+    const moved = await answers(after);
+    for (const [path, answer] of Object.entries(expected)) {
+      expect([path, moved[path]]).toEqual([path, answer]);
+    }
+  });
+});
+
+/** `psql -v ON_ERROR_STOP=1 -f`, as docs/node-server.md says; any client works (the rows are INSERT statements). */
+async function load(url: string, file: string): Promise<void> {
+  const psql = await promisify(execFile)('psql', ['--version']).then(
+    () => true,
+    () => false,
+  );
+  if (psql) {
+    await promisify(execFile)('psql', [url, '-q', '-v', 'ON_ERROR_STOP=1', '-f', file], { maxBuffer: 64 * 1024 * 1024 });
+    return;
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(await readFile(file, 'utf8'));
+  } finally {
+    await client.end();
+  }
+}

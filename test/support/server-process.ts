@@ -1,0 +1,99 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+/**
+ * The Node server (bin/server.ts) and its command lines as real processes on a data folder of the test's own, with
+ * none of the settings a developer's shell may have (DATABASE_URL, ADMIN_URL, …) unless the test gives them.
+ */
+export const repo = resolve('.');
+const tsx = pathToFileURL(join(repo, 'node_modules/tsx/dist/loader.mjs')).href;
+
+const inherited = [
+  'DATABASE_URL',
+  'ADMIN_TOKEN',
+  'ADMIN_URL',
+  'DATA_DIR',
+  'PORT',
+  'HOST',
+  'NODE_ENV',
+  'WEBHOOK_SECRET_KEY',
+  'QSTASH_TOKEN',
+];
+
+export function bareEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of inherited) delete env[name];
+  return { ...env, ...extra };
+}
+
+export type ServerProcess = {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves once the server announced itself (its "Admin:" line), rejects when it exits first. */
+  started: Promise<void>;
+  /** Resolves with the exit code (or the signal) when the process ends. */
+  exited: Promise<number | NodeJS.Signals>;
+};
+
+/** `npm start`'s server (through tsx, as `npm run dev`), on `dataDir`, on a port the system picks. */
+export function startServer(dataDir: string, extra: Record<string, string> = {}): ServerProcess {
+  const env = bareEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...extra });
+  const child = spawn(process.execPath, ['--import', tsx, join(repo, 'bin/server.ts')], {
+    cwd: repo,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | NodeJS.Signals>((done) =>
+    child.once('exit', (code, signal) => done(code ?? (signal as NodeJS.Signals))),
+  );
+  const started = new Promise<void>((done, fail) => {
+    const check = () => {
+      if (output.includes('Admin:')) done();
+    };
+    child.stdout?.on('data', check);
+    void exited.then((code) => fail(new Error(`the server exited (${code}) before it started:\n${output}`)));
+  });
+  // Only observed where a test awaits it.
+  started.catch(() => {});
+  return { child, output: () => output, started, exited };
+}
+
+export async function stopServer(server: ServerProcess | undefined): Promise<void> {
+  if (!server || server.child.exitCode !== null || server.child.signalCode !== null) return;
+  server.child.kill('SIGTERM');
+  await server.exited;
+}
+
+/** The address the server recorded in its data folder. */
+export async function baseUrlOf(dataDir: string): Promise<string> {
+  return JSON.parse(await readFile(join(dataDir, 'server.json'), 'utf8')).base_url;
+}
+
+/** A script of bin/ (`admin.ts`, `migrate.ts`) with a bare environment: its exit code and output, failing or not. */
+export async function runBin(
+  script: string,
+  args: string[],
+  extra: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', tsx, join(repo, 'bin', script), ...args],
+      {
+        cwd: repo,
+        env: bareEnv(extra),
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
