@@ -4,8 +4,8 @@ import { createRouter } from '../../lib/app';
 import type { Executor } from '../../lib/db/index';
 import { json, jsonBody, problem } from '../../schema/common/api';
 import { HomeMaintenanceInput, HomeMaintenanceSchema } from '../../schema/maintenance/homes';
-import { amountFor } from './jobs';
-import { fieldProblem, resolveHome } from './parties';
+import { amountIn } from '../../lib/money';
+import { fieldProblem, resolveListing } from '../../lib/named-records';
 
 const params = companyParam.extend({ slug: z.string().min(1).max(200) });
 
@@ -40,7 +40,7 @@ export const maintenanceAdmin = createRouter()
     const { company_id, slug } = c.req.valid('param');
     const db = c.var.services.db;
     await findCompany(db, company_id);
-    const home = await resolveHome(db, company_id, slug, 'slug');
+    const home = await resolveListing(db, company_id, slug, 'slug');
     return c.json(await settingsOf(db, home.id, slug), 200);
   })
   .openapi(putSettings, async (c) => {
@@ -49,7 +49,7 @@ export const maintenanceAdmin = createRouter()
     const db = c.var.services.db;
     const home = await db.transaction().execute(async (trx) => {
       const company = await findCompany(trx, company_id);
-      const listing = await resolveHome(trx, company_id, slug, 'slug');
+      const listing = await resolveListing(trx, company_id, slug, 'slug');
       const set: { owner_id?: string | null; approval_limit?: string | null } = {};
       if (input.owner !== undefined) {
         const owner =
@@ -66,7 +66,8 @@ export const maintenanceAdmin = createRouter()
         set.owner_id = owner?.id ?? null;
       }
       if (input.approval_limit !== undefined) {
-        set.approval_limit = input.approval_limit === null ? null : amountFor(company, input.approval_limit, 'approval_limit');
+        set.approval_limit =
+          input.approval_limit === null ? null : amountIn(input.approval_limit, company.currency, 'approval_limit');
       }
       await trx
         .insertInto('maintenance_homes')

@@ -13,8 +13,8 @@ import {
 } from '../../schema/maintenance/charges';
 import { createCharge, filterCharges, selectCharges, updateCharge } from './charges';
 import { type ChargeRecord, type ChargeView, presentCharges } from './charges.present';
-import { knownId } from './parties';
-import { maintenanceRoute } from './route';
+import { knownId } from './path-ids';
+import { maintenanceRoute } from './scopes';
 
 /** A charge booked to an owner names a person, and a description may name the renter: such reads are audited. */
 const resource = syncResource<ChargeRecord, ChargeView>('job_charges', {

@@ -7,8 +7,8 @@ import { type CausedBy, recordEvent } from '../../lib/events';
 import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
 import type { ChargeInputValue, ChargePatchValue, ChargesQueryValue } from '../../schema/maintenance/charges';
 import type { Company } from '../../schema/platform/db';
-import { amountFor } from './jobs';
-import { fieldProblem } from './parties';
+import { amountIn } from '../../lib/money';
+import { fieldProblem } from '../../lib/named-records';
 
 /** A company's job charges with their job's reference, home and the booked owner's reference joined. */
 export function selectCharges(executor: Executor, companyId: string, rows = executor.selectFrom('job_charges').selectAll()) {
@@ -94,7 +94,7 @@ export async function createCharge(
     .values({
       company_id: company.id,
       job_id: job.id,
-      cost: amountFor(company, input.cost, 'cost'),
+      cost: amountIn(input.cost, company.currency, 'cost'),
       payer: input.payer ?? job.payer,
       description: input.description ?? null,
       booked_on: bookedOn,

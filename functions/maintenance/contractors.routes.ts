@@ -12,8 +12,8 @@ import {
 } from '../../schema/maintenance/contractors';
 import { createContractor, selectContractors, updateContractor } from './contractors';
 import { type ContractorView, presentContractors } from './contractors.present';
-import { knownId } from './parties';
-import { maintenanceRoute } from './route';
+import { knownId } from './path-ids';
+import { maintenanceRoute } from './scopes';
 
 /** A firm's contact details are business data; a sole trader's are a person's: their reads are audited. */
 const resource = syncResource('contractors', {

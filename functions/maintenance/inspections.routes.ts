@@ -10,7 +10,7 @@ import {
 } from '../../schema/maintenance/inspections';
 import { planInspection, selectInspections } from './inspections';
 import { type InspectionRecord, type InspectionView, presentInspections } from './inspections.present';
-import { maintenanceRoute } from './route';
+import { maintenanceRoute } from './scopes';
 
 /**
  * An inspection on a lease is about its renter's home (its notes and each room's notes may name them, and erasure

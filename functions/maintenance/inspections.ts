@@ -4,7 +4,7 @@ import { linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
 import { newReference } from '../../lib/references';
 import type { InspectionInputValue } from '../../schema/maintenance/inspections';
 import type { Company } from '../../schema/platform/db';
-import { checkMember, fieldProblem, resolveHome } from './parties';
+import { checkMember, fieldProblem, resolveListing } from '../../lib/named-records';
 
 /** A company's inspections with the home's slug and the lease's reference. */
 export function selectInspections(executor: Executor, companyId: string) {
@@ -48,7 +48,7 @@ export async function planInspection(
     if (existing) return { id: existing, created: false };
   }
   const lease = input.lease === undefined ? undefined : await leaseFor(trx, company.id, input.lease);
-  const home = input.home === undefined ? undefined : await resolveHome(trx, company.id, input.home);
+  const home = input.home === undefined ? undefined : await resolveListing(trx, company.id, input.home);
   if (lease && home && lease.listing_id !== home.id) {
     throw fieldProblem('lease', 'lease_not_of_home', `The lease ${input.lease} is not on ${input.home}.`);
   }
@@ -61,7 +61,7 @@ export async function planInspection(
       .executeTakeFirst();
     if (first) return { id: first.id, created: false };
   }
-  if (input.inspector !== undefined) await checkMember(trx, company.id, input.inspector, 'inspector');
+  if (input.inspector !== undefined) await checkMember(trx, company.id, input.inspector, { path: 'inspector' });
   const inspection = await trx
     .insertInto('inspections')
     .values({
