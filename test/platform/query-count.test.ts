@@ -494,18 +494,14 @@ const writeBudgets: WriteBudget[] = [
   { route: 'POST /api/v1/contractors', trips: 3, status: 201, arrange: async (w) => () => w.client.POST('/api/v1/contractors', { body: { name: 'Cool Air', kind: 'firm', trades: ['air_conditioning'], external: { source: 'helpdesk', id: w.unique() } } }) },
   { route: 'PATCH /api/v1/contractors/{contractor_id}', trips: 3, status: 200, arrange: async (w) => { const contractor_id = await w.contractor(); return () => w.client.PATCH('/api/v1/contractors/{contractor_id}', { params: { path: { contractor_id } }, body: { notes: 'Good.', status: 'stopped' } }); } },
   { route: 'POST /api/v1/inspections', trips: 3, status: 201, arrange: async (w) => () => w.client.POST('/api/v1/inspections', { body: { kind: 'routine', home: w.homes.lease, planned_on: '2030-02-01', inspector: w.members.sara, areas: [{ name: 'Kitchen' }] } }) },
-  { route: 'PUT /admin/v1/companies/{company_id}/listings/{slug}/maintenance', trips: 20, status: 200, arrange: async (w) => admin(w, `/listings/${w.homes.lease}/maintenance`, { owner: w.contacts.landlord, approval_limit: '2000.00' }, 'PUT') },
-  // Pipelines (functions/pipelines, issues 22 and 28): the company and key, one read, one write; the admin's token check, then its statements.
+  { route: 'PUT /admin/v1/companies/{company_id}/listings/{slug}/maintenance', trips: 3, status: 200, arrange: async (w) => admin(w, `/listings/${w.homes.lease}/maintenance`, { owner: w.contacts.landlord, approval_limit: '2000.00' }, 'PUT') },
+  // Pipelines (functions/pipelines, issues 22 and 28): the company and key, one read, one write.
   { route: 'POST /api/v1/deals', case: 'a new person', trips: 3, status: 201, arrange: async (w) => { await w.pipelines(); return () => w.client.POST('/api/v1/deals', { body: { pipeline: 'sales', person: { name: 'New', email: w.email() }, title: 'A deal', home: w.homes.sale, value: '2450000.00', handler: w.members.sara, department: 'sales', external: { source: 'crm', id: w.unique() } } }); } },
   { route: 'POST /api/v1/deals', case: 'from an enquiry', trips: 3, status: 201, arrange: async (w) => { await w.pipelines(); const { reference } = await w.lead(); return () => w.client.POST('/api/v1/deals', { body: { enquiry: reference, title: 'A deal' } }); } },
   { route: 'PATCH /api/v1/deals/{reference}', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.deal(); return () => w.client.PATCH('/api/v1/deals/{reference}', { params: { path: { reference } }, body: { probability: 75, value: '100.00', owner: w.contacts.landlord, handler: w.members.lina, external: { source: 'crm', id: w.unique() } } }); } },
   { route: 'POST /api/v1/deals/{reference}/move', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.deal({ home: w.homes.sale }); return () => w.client.POST('/api/v1/deals/{reference}/move', { params: { path: { reference } }, body: { stage: 'won' } }); } },
   { route: 'POST /api/v1/viewings', trips: 3, status: 201, arrange: async (w) => { const { reference } = await w.deal({ home: w.homes.sale }); return () => w.client.POST('/api/v1/viewings', { body: { deal: reference, time: '2030-01-15T10:00:00Z', shown_by: w.members.sara, external: { source: 'calendly', id: w.unique() } } }); } },
   { route: 'PATCH /api/v1/viewings/{reference}', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.viewing(); return () => w.client.PATCH('/api/v1/viewings/{reference}', { params: { path: { reference } }, body: { status: 'done', feedback: 'Liked it.' } }); } },
-  { route: 'POST /admin/v1/companies/{company_id}/pipelines', trips: 20, status: 201, arrange: async (w) => admin(w, '/pipelines', { key: `p${w.unique()}`, name: { en: 'P' }, purpose: 'sales', stages: [{ key: 'new', name: { en: 'New' }, kind: 'open', probability: 10 }, { key: 'won', name: { en: 'Won' }, kind: 'won', probability: 100 }] }) },
-  { route: 'PATCH /admin/v1/companies/{company_id}/pipelines/{key}', trips: 20, status: 200, arrange: async (w) => { await w.pipelines(); return admin(w, '/pipelines/leasing', { position: 0 }, 'PATCH'); } },
-  { route: 'PUT /admin/v1/companies/{company_id}/pipelines/{key}/stages/{stage}', trips: 20, status: 201, arrange: async (w) => { await w.pipelines(); return admin(w, `/pipelines/sales/stages/s${w.unique()}`, { name: { en: 'Signed' }, kind: 'open', probability: 95, position: 2 }, 'PUT'); } },
-  { route: 'DELETE /admin/v1/companies/{company_id}/pipelines/{key}/stages/{stage}', trips: 20, status: 204, arrange: async (w) => { await w.pipelines(); const stage = `s${w.unique()}`; await w.admin(`/pipelines/sales/stages/${stage}`, { name: { en: 'Gone' }, kind: 'open', probability: 5 }, 'PUT'); return admin(w, `/pipelines/sales/stages/${stage}`, undefined, 'DELETE'); } },
 ];
 
 /**
@@ -526,6 +522,10 @@ const countedApart: string[] = [
 
 /** Write routes whose group has not budgeted them yet: its engineer adds its lines above and removes it here. */
 const notYetBudgeted: string[] = [
+  'POST /admin/v1/companies/{company_id}/pipelines',
+  'PATCH /admin/v1/companies/{company_id}/pipelines/{key}',
+  'PUT /admin/v1/companies/{company_id}/pipelines/{key}/stages/{stage}',
+  'DELETE /admin/v1/companies/{company_id}/pipelines/{key}/stages/{stage}',
   'DELETE /admin/v1/companies/{company_id}/listings/{slug}/blocks/{block_id}',
   'DELETE /admin/v1/companies/{company_id}/services/{key}',
   'DELETE /admin/v1/companies/{company_id}/team/{profile_id}',
