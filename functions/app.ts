@@ -13,14 +13,14 @@ import { leases } from './leases/index';
 import { maintenanceAdmin } from './maintenance/admin';
 import { maintenance } from './maintenance/index';
 import { pipelinesAdmin } from './pipelines/admin';
-import { pipelinesGroup } from './pipelines/index';
+import { pipelines } from './pipelines/index';
 import { portalsAdmin } from './portals/admin';
 import { portalsGroup } from './portals/index';
 import { bookingsAdmin } from './stay/admin';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
 
-const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelinesGroup, statements, portalsGroup] as const;
+const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelines, statements, portalsGroup] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;

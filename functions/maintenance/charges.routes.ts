@@ -1,7 +1,6 @@
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { createdOnce, narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { changed, narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
   ChargeInput,
@@ -11,10 +10,10 @@ import {
   ChargeSchema,
   ChargesQuery,
 } from '../../schema/maintenance/charges';
-import { createCharge, filterCharges, selectCharges, updateCharge } from './charges';
-import { type ChargeRecord, type ChargeView, presentCharges } from './charges.present';
-import { knownId } from './parties';
-import { maintenanceRoute } from './route';
+import { addCharge, changeCharge } from './charges';
+import { type ChargeRecord, type ChargeView, filterCharges, presentCharge, selectCharges } from './charges.present';
+import { knownId } from './path-ids';
+import { maintenanceRoute } from './scopes';
 
 /** A charge booked to an owner names a person, and a description may name the renter: such reads are audited. */
 const resource = syncResource<ChargeRecord, ChargeView>('job_charges', {
@@ -22,11 +21,11 @@ const resource = syncResource<ChargeRecord, ChargeView>('job_charges', {
   noun: 'charge',
   external: 'job_charge',
   select: selectCharges,
-  present: (services, rows) => presentCharges(services.db, rows),
+  present: (_services, rows) => rows.map(presentCharge),
   personal: (view) => (view.booked_owner === null && view.description === null ? undefined : view.charge_id),
 });
 
-const record = { table: 'job_charges', column: 'id', param: 'charge_id', uuid: true } as const;
+const versioned = { table: 'job_charges', column: 'id', param: 'charge_id', uuid: true } as const;
 
 const listRoute = maintenanceRoute('read:maintenance', {
   method: 'get',
@@ -38,7 +37,7 @@ const listRoute = maintenanceRoute('read:maintenance', {
 const oneRoute = maintenanceRoute('read:maintenance', {
   method: 'get',
   path: '/job-charges/{charge_id}',
-  record,
+  versioned,
   summary: 'One charge',
   request: { params: ChargeParams, query: noQuery },
   responses: { 200: json(ChargeSchema, 'The charge') },
@@ -56,7 +55,7 @@ const addRoute = maintenanceRoute('write:maintenance', {
 const patchRoute = maintenanceRoute('write:maintenance', {
   method: 'patch',
   path: '/job-charges/{charge_id}',
-  record,
+  versioned,
   summary: 'Cancel a charge (a mistake), or mark a renter’s charge paid; nothing else changes',
   request: { params: ChargeParams, body: jsonBody(ChargePatchInput, { status: 'cancelled' }) },
   responses: {
@@ -65,30 +64,37 @@ const patchRoute = maintenanceRoute('write:maintenance', {
   },
 });
 
+const listCharges: Handler<typeof listRoute> = async (c) => {
+  const { job, payer, owner, status, booked_from, booked_to, cancelled_from, cancelled_to, ...query } = c.req.valid('query');
+  const filters = { job, payer, owner, status, booked_from, booked_to, cancelled_from, cancelled_to };
+  return c.json(
+    await syncList(
+      c,
+      narrowed(resource, selectCharges, (select) => filterCharges(select, filters)),
+      query,
+    ),
+    200,
+  );
+};
+
+const oneCharge: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, resource, 'id', knownId(c.req.valid('param').charge_id, 'charge')), 200);
+
+const postCharge: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, resource, (scope) => addCharge(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
+const patchCharge: Handler<typeof patchRoute> = async (c) =>
+  c.json(
+    await changed(c, resource, (scope) =>
+      changeCharge(scope, knownId(c.req.valid('param').charge_id, 'charge'), c.req.valid('json')),
+    ),
+    200,
+  );
+
 export const charges = createRouter()
-  .openapi(listRoute, async (c) => {
-    const { job, payer, owner, status, booked_from, booked_to, cancelled_from, cancelled_to, ...query } = c.req.valid('query');
-    const filters = { job, payer, owner, status, booked_from, booked_to, cancelled_from, cancelled_to };
-    const filtered = narrowed(resource, selectCharges, (select) => filterCharges(select, filters));
-    return c.json(await syncList(c, filtered, query), 200);
-  })
-  .openapi(oneRoute, async (c) =>
-    c.json(await readOne(c, resource, 'id', knownId(c.req.valid('param').charge_id, 'charge')), 200),
-  )
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const { company, services } = c.var;
-    const { view, status } = await createdOnce(c, resource, (trx) =>
-      createCharge(trx, company, input, services.now(), actorOf(c.var.caller)),
-    );
-    return c.json(view, status);
-  })
-  .openapi(patchRoute, async (c) => {
-    const { charge_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { company, services } = c.var;
-    const id = await transactionRetryingConflict(services.db, (trx) =>
-      updateCharge(trx, company, knownId(charge_id, 'charge'), input, services.now(), actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, id), 200);
-  });
+  .openapi(listRoute, listCharges)
+  .openapi(oneRoute, oneCharge)
+  .openapi(addRoute, postCharge)
+  .openapi(patchRoute, patchCharge);

@@ -1,156 +1,201 @@
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
+import { readAuditCte } from '../../lib/audit';
 import { todayIn } from '../../lib/dates';
-import type { Executor, Trx } from '../../lib/db/index';
-import { readLocked } from '../../lib/db/locked';
+import type { Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
-import { type CausedBy, recordEvent } from '../../lib/events';
-import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
-import type { ChargeInputValue, ChargePatchValue, ChargesQueryValue } from '../../schema/maintenance/charges';
-import type { Company } from '../../schema/platform/db';
-import { amountFor } from './jobs';
-import { fieldProblem } from './parties';
-
-/** A company's job charges with their job's reference, home and the booked owner's reference joined. */
-export function selectCharges(executor: Executor, companyId: string, rows = executor.selectFrom('job_charges').selectAll()) {
-  return executor
-    .selectFrom(rows.as('job_charges'))
-    .innerJoin('jobs as job', 'job.id', 'job_charges.job_id')
-    .innerJoin('listings as home', 'home.id', 'job.listing_id')
-    .innerJoin('companies as company', 'company.id', 'job_charges.company_id')
-    .leftJoin('contacts as owner', 'owner.id', 'job_charges.booked_owner_id')
-    .selectAll('job_charges')
-    .select([
-      sql<string>`job_charges.cost::text`.as('cost'),
-      sql<string>`job_charges.booked_on::text`.as('booked_on'),
-      sql<string | null>`job_charges.paid_on::text`.as('paid_on'),
-      sql<string | null>`job_charges.cancelled_on::text`.as('cancelled_on'),
-      'job.reference as job_reference',
-      'home.slug_en as home_slug',
-      'owner.reference as owner_reference',
-      'company.currency as currency',
-    ])
-    .where('job_charges.company_id', '=', companyId);
-}
-
-/** The list's filters: job, payer, owner, status, and `booked_on` / `cancelled_on` ranges (both days included). */
-export function filterCharges(select: ReturnType<typeof selectCharges>, query: Partial<ChargesQueryValue>) {
-  let filtered = select;
-  if (query.job !== undefined) filtered = filtered.where('job.reference', '=', query.job);
-  if (query.payer !== undefined) filtered = filtered.where('job_charges.payer', '=', query.payer);
-  if (query.owner !== undefined) filtered = filtered.where('owner.reference', '=', query.owner);
-  if (query.status !== undefined) filtered = filtered.where('job_charges.status', '=', query.status);
-  if (query.booked_from !== undefined) filtered = filtered.where('job_charges.booked_on', '>=', query.booked_from);
-  if (query.booked_to !== undefined) filtered = filtered.where('job_charges.booked_on', '<=', query.booked_to);
-  if (query.cancelled_from !== undefined) filtered = filtered.where('job_charges.cancelled_on', '>=', query.cancelled_from);
-  if (query.cancelled_to !== undefined) filtered = filtered.where('job_charges.cancelled_on', '<=', query.cancelled_to);
-  return filtered;
-}
+import { eventCtes, newEventId } from '../../lib/events';
+import { externalHolder, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
+import { writeLockedWhenStale } from '../../lib/locked-write';
+import { amountIn } from '../../lib/money';
+import { fieldProblem, unknownReference } from '../../lib/named-records';
+import { checkIfMatch } from '../../lib/preconditions';
+import type { Written } from '../../lib/resources';
+import { checkMove, statusMachine } from '../../lib/transitions';
+import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/write';
+import type { ChargeStatus, JobChargeRow, JobChargesTable } from '../../schema/maintenance/db';
+import type { ChargeInputValue, ChargePatchValue } from '../../schema/maintenance/charges';
+import { type ChargeRecord, selectCharges } from './charges.present';
 
 /**
- * The home's owner now (a charge is booked today): the landlord of its active lease, else the owner its maintenance
- * settings name; null when neither says.
+ * Charges' writes in two round trips (lib/write.ts): one read, then one statement (the charge, its link, its event,
+ * the audit of the answer). A charge booked to an owner names a person, and a description may name the renter: such
+ * answers are audited.
  */
-export async function ownerNow(executor: Executor, listingId: string): Promise<string | null> {
-  const lease = await executor
-    .selectFrom('leases')
-    .select('landlord_id')
-    .where('listing_id', '=', listingId)
-    .where('status', '=', 'active')
-    .executeTakeFirst();
-  if (lease) return lease.landlord_id;
-  const home = await executor
-    .selectFrom('maintenance_homes')
-    .select('owner_id')
-    .where('listing_id', '=', listingId)
-    .executeTakeFirst();
-  return home?.owner_id ?? null;
+
+/** A charge's status (lib/transitions.ts): a booked charge is paid (a renter's) or cancelled (a mistake); cancelled is final. */
+export const chargeStatus = statusMachine<ChargeStatus>('charge', {
+  booked: ['paid', 'cancelled'],
+  paid: ['cancelled'],
+  cancelled: [],
+});
+
+const personal = (charge: { id: string; booked_owner_id: string | null; description: string | null }) =>
+  charge.booked_owner_id === null && charge.description === null ? [] : [charge.id];
+
+const shownRow = (cte: string) =>
+  sql.raw(`select *, cost::text as cost, booked_on::text as booked_on, paid_on::text as paid_on,
+    cancelled_on::text as cancelled_on from ${cte}`);
+
+async function unchanged(scope: WriteScope, charge: ChargeRecord, created = false): Promise<Written<ChargeRecord>> {
+  const audit = readAuditCte('answer_read', scope.answerRead, personal(charge));
+  if (audit) await writeStatement([audit], sql`select 1`).execute(scope.db);
+  return { row: charge, created, version: charge.version };
 }
+
+/** What a charge's create reads: the charge sent before, the job, the home's owner now. */
+type CreateRead = {
+  existing: string | null;
+  found_job_id: string | null;
+  job_payer: 'owner' | 'renter' | 'company' | null;
+  job_home: string | null;
+  found_owner_id: string | null;
+  owner_ref: string | null;
+  id: string | null;
+};
 
 /**
  * Records a charge on a job (any status: a cancelled job may still have cost a visit), booked today in the company's
- * time zone to the home's owner then, and records `job_charge.booked`. Same external id: the first charge.
+ * time zone to the home's owner then — the landlord of its active lease, else the owner its maintenance settings name —,
+ * and records `job_charge.booked`. Same external id: the first charge.
  */
-export async function createCharge(
-  trx: Trx,
-  company: Company,
-  input: ChargeInputValue,
-  now: Date,
-  causedBy: CausedBy,
-): Promise<{ id: string; created: boolean }> {
-  if (input.external) {
-    const existing = await recordIdByExternal(trx, company.id, 'job_charge', input.external);
-    if (existing) return { id: existing, created: false };
-  }
-  const job = await trx
-    .selectFrom('jobs')
-    .select(['id', 'listing_id', 'payer', 'reference'])
-    .where('company_id', '=', company.id)
-    .where('reference', '=', input.job)
-    .executeTakeFirst();
-  if (!job) throw fieldProblem('job', 'unknown_reference', `${input.job} is not a job of this company.`);
-  const bookedOn = todayIn(company.time_zone, now);
-  const charge = await trx
+export async function addCharge(scope: WriteScope, input: ChargeInputValue): Promise<Written<ChargeRecord> | Stale> {
+  const { db, company } = scope;
+  const held = input.external ? externalHolder(company.id, 'job_charge', input.external).holder : sql`null::text`;
+  const { rows } = await sql<CreateRead & Record<string, unknown>>`
+    select k.existing, job.id as found_job_id, job.payer as job_payer, home.slug_en as job_home,
+      o.id as found_owner_id, o.reference as owner_ref, c.*
+    from (select ${held} as existing) k
+    left join jobs job on job.company_id = ${company.id}::uuid and job.reference = ${input.job}
+    left join listings home on home.id = job.listing_id
+    left join lateral (select coalesce(
+      (select landlord_id from leases where listing_id = job.listing_id and status = 'active' limit 1),
+      (select owner_id from maintenance_homes where listing_id = job.listing_id)) as owner_id) n on true
+    left join contacts o on o.id = n.owner_id
+    left join lateral ${selectCharges(db, company.id).where(sql<boolean>`job_charges.id = k.existing::uuid`)} as c on true
+  `.execute(db);
+  const read = rows[0] as CreateRead & Record<string, unknown>;
+  if (read.existing !== null && read.id !== null) return unchanged(scope, read as unknown as ChargeRecord);
+  if (read.found_job_id === null) throw unknownReference('job', `${input.job} is not a job of this company.`);
+  const id = crypto.randomUUID();
+  const insert = db
     .insertInto('job_charges')
     .values({
+      id,
       company_id: company.id,
-      job_id: job.id,
-      cost: amountFor(company, input.cost, 'cost'),
-      payer: input.payer ?? job.payer,
+      job_id: read.found_job_id,
+      cost: amountIn(input.cost, company.currency, 'cost'),
+      payer: input.payer ?? (read.job_payer as 'owner'),
       description: input.description ?? null,
-      booked_on: bookedOn,
-      booked_owner_id: await ownerNow(trx, job.listing_id),
+      booked_on: todayIn(company.time_zone, scope.now),
+      booked_owner_id: read.found_owner_id,
     })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (input.external) await linkNewRecord(trx, company.id, 'job_charge', charge.id, input.external);
-  const data = { charge_id: charge.id, job_reference: job.reference };
-  await recordEvent(trx, { companyId: company.id, type: 'job_charge.booked', causedBy, data });
-  return { id: charge.id, created: true };
+    .returningAll();
+  const link = linkFor('job_charge', input.external, null, undefined);
+  const event = {
+    companyId: company.id,
+    type: 'job_charge.booked',
+    causedBy: scope.causedBy,
+    data: { charge_id: id, job_reference: input.job },
+  };
+  const { rows: written } = await writeStatement(
+    [
+      sql`added as (${insert})`,
+      linkCte('linked', company.id, 'job_charge', link, 'added'),
+      eventCtes('booked', newEventId(), event, 'added'),
+      readAuditCte(
+        'answer_read',
+        scope.answerRead,
+        personal({ id, booked_owner_id: read.found_owner_id, description: input.description ?? null }),
+      ),
+    ],
+    shownRow('added'),
+  ).execute(db);
+  const row = written[0] as JobChargeRow | undefined;
+  if (!row) throw new Error('the new charge was not stored');
+  const record: ChargeRecord = {
+    ...row,
+    job_reference: input.job,
+    home_slug: read.job_home as string,
+    owner_reference: read.owner_ref,
+    currency: company.currency,
+    external: linksAfter([], link, null),
+  };
+  return { row: record, created: true, version: row.version };
 }
 
 const fixedFields = ['job', 'cost', 'payer', 'description', 'booked_on', 'booked_owner', 'cancelled_on'] as const;
 
+async function lockCharge(trx: Trx, companyId: string, id: string): Promise<void> {
+  await sql`select from job_charges where company_id = ${companyId}::uuid and id = ${id}::uuid for update`.execute(trx);
+}
+
 /**
  * PATCH of a charge: cancel it (a mistake: `cancelled_on` today, `job_charge.cancelled`), mark a renter's charge paid,
- * or link your id. Any other change is `409 charge_fixed`; a cancelled charge takes no step (`409 invalid_transition`),
- * the same status sent again answers the charge unchanged. The database refuses changes to the booked fields too.
+ * or link your id. Any other change is `409 charge_fixed`; a move `chargeStatus` does not allow is `409
+ * invalid_transition`; the same status sent again answers the charge unchanged. The database refuses changes to the
+ * booked fields too.
  */
-export async function updateCharge(
-  trx: Trx,
-  company: Company,
-  id: string,
-  input: ChargePatchValue,
-  now: Date,
-  causedBy: CausedBy,
-): Promise<string> {
-  const row = trx.selectFrom('job_charges').selectAll().where('company_id', '=', company.id).where('id', '=', id);
-  const charge = await readLocked(() => selectCharges(trx, company.id, row.forUpdate()).executeTakeFirst());
-  if (!charge) throw notFound(`The charge ${id}`);
-  const sent = fixedFields.filter((field) => input[field] !== undefined);
-  if (sent.length > 0) {
-    throw new ApiError('charge_fixed', `A charge never changes (${sent.join(', ')}): cancel it and record it again.`);
-  }
-  const linked = input.external ? await linkExternal(trx, company.id, 'job_charge', id, input.external) : false;
-  const step = input.status;
-  if (step === undefined || step === charge.status) {
-    if (linked) await trx.updateTable('job_charges').set({ updated_at: sql`clock_timestamp()` }).where('id', '=', id).execute();
-    return id;
-  }
-  if (charge.status === 'cancelled' || (step === 'paid' && charge.status !== 'booked')) {
-    throw new ApiError('invalid_transition', `The charge is ${charge.status}: it cannot be marked ${step}.`);
-  }
-  const today = todayIn(company.time_zone, now);
-  if (step === 'paid') {
-    if (charge.payer !== 'renter')
-      throw new ApiError('invalid_transition', `Only a renter’s charge is marked paid; the ${charge.payer} pays this one.`);
-    const paidOn = input.paid_on ?? today;
-    if (paidOn < charge.booked_on) throw fieldProblem('paid_on', 'before_booked_on', `On or after ${charge.booked_on}.`);
-    if (paidOn > today) throw fieldProblem('paid_on', 'in_the_future', `A payment received: on or before today, ${today}.`);
-    await trx.updateTable('job_charges').set({ status: 'paid', paid_on: paidOn }).where('id', '=', id).execute();
-    return id;
-  }
-  await trx.updateTable('job_charges').set({ status: 'cancelled', cancelled_on: today }).where('id', '=', id).execute();
-  const data = { charge_id: id, job_reference: charge.job_reference };
-  await recordEvent(trx, { companyId: company.id, type: 'job_charge.cancelled', causedBy, data });
-  return id;
+export function changeCharge(scope: WriteScope, id: string, input: ChargePatchValue): Promise<Written<ChargeRecord>> {
+  return writeLockedWhenStale(
+    scope,
+    (trx) => lockCharge(trx, scope.company.id, id),
+    async (attempt): Promise<Written<ChargeRecord> | Stale> => {
+      const { db, company } = attempt;
+      const held = input.external
+        ? externalHolder(company.id, 'job_charge', input.external).holder
+        : sql<string | null>`null::text`;
+      const read = (await selectCharges(db, company.id)
+        .select(held.as('holder'))
+        .where('job_charges.id', '=', id)
+        .executeTakeFirst()) as (ChargeRecord & { holder: string | null }) | undefined;
+      if (!read) throw notFound(`The charge ${id}`);
+      checkIfMatch(attempt.ifMatch, read.version);
+      const { holder, ...charge } = read;
+      const sent = fixedFields.filter((field) => input[field] !== undefined);
+      if (sent.length > 0) {
+        throw new ApiError('charge_fixed', `A charge never changes (${sent.join(', ')}): cancel it and record it again.`);
+      }
+      const link = linkFor('job_charge', input.external, holder, charge.id);
+      const step = input.status;
+      const set: Updateable<JobChargesTable> = {};
+      const today = todayIn(company.time_zone, attempt.now);
+      if (step !== undefined && step !== charge.status) {
+        checkMove(chargeStatus, id, charge.status, step);
+        if (step === 'paid') {
+          if (charge.payer !== 'renter') {
+            throw new ApiError('invalid_transition', `Only a renter’s charge is marked paid; the ${charge.payer} pays this one.`);
+          }
+          const paidOn = input.paid_on ?? today;
+          if (paidOn < charge.booked_on) throw fieldProblem('paid_on', 'before_booked_on', `On or after ${charge.booked_on}.`);
+          if (paidOn > today) throw fieldProblem('paid_on', 'in_the_future', `A payment received: on or before today, ${today}.`);
+          Object.assign(set, { status: 'paid', paid_on: paidOn });
+        } else Object.assign(set, { status: 'cancelled', cancelled_on: today });
+      }
+      if (Object.keys(set).length === 0 && link.kind === 'none') return unchanged(attempt, charge);
+      const update = db
+        .updateTable('job_charges')
+        .set({ ...set, updated_at: sql`clock_timestamp()` })
+        .where('id', '=', charge.id)
+        .where(sql<boolean>`version = ${charge.version}::bigint`)
+        .returningAll();
+      const event = {
+        companyId: company.id,
+        type: 'job_charge.cancelled',
+        causedBy: attempt.causedBy,
+        data: { charge_id: id, job_reference: charge.job_reference },
+      };
+      const { rows } = await writeStatement(
+        [
+          sql`changed as (${update})`,
+          linkCte('linked', company.id, 'job_charge', link, 'changed'),
+          set.status === 'cancelled' && eventCtes('cancelled', newEventId(), event, 'changed'),
+          readAuditCte('answer_read', attempt.answerRead, personal(charge)),
+        ],
+        shownRow('changed'),
+      ).execute(db);
+      const row = rows[0] as JobChargeRow | undefined;
+      if (!row) return stale;
+      return { row: { ...charge, ...row, external: linksAfter(charge.external, link, null) }, version: row.version };
+    },
+  );
 }

@@ -1,6 +1,6 @@
 import { createRouter } from '../../lib/app';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { createdOnce, narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { changed, narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery } from '../../schema/common/api';
 import {
   ContractorInput,
@@ -10,10 +10,10 @@ import {
   ContractorSchema,
   ContractorsQuery,
 } from '../../schema/maintenance/contractors';
-import { createContractor, selectContractors, updateContractor } from './contractors';
-import { type ContractorView, presentContractors } from './contractors.present';
-import { knownId } from './parties';
-import { maintenanceRoute } from './route';
+import { addContractor, changeContractor } from './contractors';
+import { type ContractorView, presentContractor, selectContractors } from './contractors.present';
+import { knownId } from './path-ids';
+import { maintenanceRoute } from './scopes';
 
 /** A firm's contact details are business data; a sole trader's are a person's: their reads are audited. */
 const resource = syncResource('contractors', {
@@ -21,7 +21,7 @@ const resource = syncResource('contractors', {
   noun: 'contractor',
   external: 'contractor',
   select: selectContractors,
-  present: (services, rows) => presentContractors(services.db, rows),
+  present: (_services, rows) => rows.map(presentContractor),
   personal: (view: ContractorView) => (view.kind === 'sole_trader' ? view.contractor_id : undefined),
 });
 
@@ -33,7 +33,7 @@ export const contractorExample = {
   external: { source: 'helpdesk', id: 'vendor-17' },
 };
 
-const record = { table: 'contractors', column: 'id', param: 'contractor_id', uuid: true } as const;
+const versioned = { table: 'contractors', column: 'id', param: 'contractor_id', uuid: true } as const;
 
 const listRoute = maintenanceRoute('read:maintenance', {
   method: 'get',
@@ -45,7 +45,7 @@ const listRoute = maintenanceRoute('read:maintenance', {
 const oneRoute = maintenanceRoute('read:maintenance', {
   method: 'get',
   path: '/contractors/{contractor_id}',
-  record,
+  versioned,
   summary: 'One contractor',
   request: { params: ContractorParams, query: noQuery },
   responses: { 200: json(ContractorSchema, 'The contractor') },
@@ -63,38 +63,40 @@ const addRoute = maintenanceRoute('write:maintenance', {
 const patchRoute = maintenanceRoute('write:maintenance', {
   method: 'patch',
   path: '/contractors/{contractor_id}',
-  record,
+  versioned,
   summary: 'Change a contractor, stop giving them work (`status: stopped`), or take them back',
   request: { params: ContractorParams, body: jsonBody(ContractorPatchInput, { notes: 'Preferred for split units.' }) },
   responses: { 200: json(ContractorSchema, 'The contractor') },
 });
 
+const listContractors: Handler<typeof listRoute> = async (c) => {
+  const { status, trade, ...query } = c.req.valid('query');
+  const filtered = narrowed(resource, selectContractors, (select) =>
+    select
+      .$if(status !== undefined, (q) => q.where('contractors.status', '=', status!))
+      .$if(trade !== undefined, (q) => q.where((eb) => eb(eb.val(trade!), '=', eb.fn.any('contractors.trades')))),
+  );
+  return c.json(await syncList(c, filtered, query), 200);
+};
+
+const oneContractor: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, resource, 'id', knownId(c.req.valid('param').contractor_id, 'contractor')), 200);
+
+const postContractor: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, resource, (scope) => addContractor(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
+const patchContractor: Handler<typeof patchRoute> = async (c) =>
+  c.json(
+    await changed(c, resource, (scope) =>
+      changeContractor(scope, knownId(c.req.valid('param').contractor_id, 'contractor'), c.req.valid('json')),
+    ),
+    200,
+  );
+
 export const contractors = createRouter()
-  .openapi(listRoute, async (c) => {
-    const { status, trade, ...query } = c.req.valid('query');
-    const filtered = narrowed(resource, selectContractors, (select) => {
-      let narrow = select;
-      if (status !== undefined) narrow = narrow.where('contractors.status', '=', status);
-      if (trade !== undefined) narrow = narrow.where((eb) => eb(eb.val(trade), '=', eb.fn.any('contractors.trades')));
-      return narrow;
-    });
-    return c.json(await syncList(c, filtered, query), 200);
-  })
-  .openapi(oneRoute, async (c) =>
-    c.json(await readOne(c, resource, 'id', knownId(c.req.valid('param').contractor_id, 'contractor')), 200),
-  )
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const { view, status } = await createdOnce(c, resource, (trx) => createContractor(trx, company, input));
-    return c.json(view, status);
-  })
-  .openapi(patchRoute, async (c) => {
-    const { contractor_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { company, services } = c.var;
-    const id = await transactionRetryingConflict(services.db, (trx) =>
-      updateContractor(trx, company, knownId(contractor_id, 'contractor'), input, services.now()),
-    );
-    return c.json(await readWritten(c, resource, id), 200);
-  });
+  .openapi(listRoute, listContractors)
+  .openapi(oneRoute, oneContractor)
+  .openapi(addRoute, postContractor)
+  .openapi(patchRoute, patchContractor);

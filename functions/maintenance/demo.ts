@@ -2,11 +2,12 @@ import { addDays, todayIn } from '../../lib/dates';
 import type { Trx } from '../../lib/db/index';
 import { matchOrCreateContact } from '../../lib/people';
 import type { Company } from '../../schema/platform/db';
-import { createCharge, updateCharge } from './charges';
-import { createContractor, updateContractor } from './contractors';
+import { addCharge, changeCharge } from './charges';
+import { addContractor, changeContractor } from './contractors';
 import { planInspection } from './inspections';
-import { answerApproval, cancelJob, completeJob, scheduleJob } from './job-actions';
-import { createJob } from './jobs';
+import { cancelJob, completeJob, recordApproval, scheduleJob } from './job-status';
+import { addJob } from './jobs';
+import { stale, type WriteScope } from '../../lib/write';
 
 const system = 'system' as const;
 const studio = 'jvc-studio-holiday-home';
@@ -19,7 +20,12 @@ const studio = 'jvc-studio-holiday-home';
  */
 export async function seedMaintenanceDemo(trx: Trx, company: Company, now = new Date()): Promise<void> {
   const today = todayIn(company.time_zone, now);
-  const contractor = async (input: Parameters<typeof createContractor>[2]) => (await createContractor(trx, company, input)).id;
+  const scope: WriteScope = { db: trx, company, now, causedBy: system };
+  const contractor = async (input: Parameters<typeof addContractor>[1]) => {
+    const added = await addContractor(scope, input);
+    if (added === stale) throw new Error('the demo contractor was not added');
+    return added.row.id;
+  };
   const cool = await contractor({
     name: 'Gulf Cool Air Conditioning LLC',
     kind: 'firm',
@@ -51,12 +57,10 @@ export async function seedMaintenanceDemo(trx: Trx, company: Company, now = new 
       .execute();
   }
 
-  const job = async (
-    input: Omit<Parameters<typeof createJob>[2], 'priority' | 'payer'> & Partial<Parameters<typeof createJob>[2]>,
-  ) => {
-    const { id } = await createJob(trx, company, { priority: 'normal', payer: 'owner', ...input });
-    const row = await trx.selectFrom('jobs').select('reference').where('id', '=', id).executeTakeFirstOrThrow();
-    return row.reference;
+  const job = async (input: Omit<Parameters<typeof addJob>[1], 'priority' | 'payer'> & Partial<Parameters<typeof addJob>[1]>) => {
+    const added = await addJob(scope, { priority: 'normal', payer: 'owner', ...input });
+    if (added === stale) throw new Error('the demo job was not added');
+    return added.row.reference;
   };
   await job({
     home: 'marina-gate-1br-furnished',
@@ -74,66 +78,61 @@ export async function seedMaintenanceDemo(trx: Trx, company: Company, now = new 
     estimate: '350.00',
     external: { source: 'helpdesk', id: 'ticket-1002' },
   });
-  await scheduleJob(
-    trx,
-    company,
-    leak,
-    { day: addDays(today, 14), window: { start: '09:00', end: '12:00' }, contractor: plumber, block_calendar: true },
-    now,
-    system,
-  );
+  await scheduleJob(scope, leak, {
+    day: addDays(today, 14),
+    window: { start: '09:00', end: '12:00' },
+    contractor: plumber,
+    block_calendar: true,
+  });
   const walls = await job({
     home: 'jvc-2br-townhouse',
     category: 'painting',
     problem: 'Scuffed walls in the living room.',
     estimate: '1200.00',
   });
-  await scheduleJob(trx, company, walls, { day: addDays(today, -10), contractor: painters, block_calendar: false }, now, system);
-  await completeJob(
-    trx,
-    company,
-    walls,
-    { work_done: 'Two coats on the living room walls.', done_on: addDays(today, -9) },
-    now,
-    system,
-  );
+  await scheduleJob(scope, walls, { day: addDays(today, -10), contractor: painters, block_calendar: false });
+  await completeJob(scope, walls, { work_done: 'Two coats on the living room walls.', done_on: addDays(today, -9) });
   await trx.updateTable('jobs').set({ photo_count: 3 }).where('reference', '=', walls).execute();
-  await updateContractor(trx, company, painters, { status: 'stopped' }, now);
+  await changeContractor(scope, painters, { status: 'stopped' });
   const door = await job({
     home: 'business-bay-fitted-office',
     category: 'locks',
     problem: 'The front door lock sticks.',
     payer: 'company',
   });
-  await cancelJob(trx, company, door, { reason: 'The tenant’s locksmith fixed it.' }, now, system);
+  await cancelJob(scope, door, { reason: 'The tenant’s locksmith fixed it.' });
   const kitchen = await job({
     home: 'al-reem-3br-sea-view',
     category: 'appliance',
     problem: 'Replace the built-in oven.',
     estimate: '5400.00',
   });
-  await answerApproval(trx, company, kitchen, { decision: 'requested', note: 'Quote sent to the owner.' }, now, system);
+  await recordApproval(scope, kitchen, { decision: 'requested', note: 'Quote sent to the owner.' });
 
-  await createCharge(trx, company, { job: walls, cost: '1150.00', description: 'Painting, labour and paint' }, now, system);
-  const renters = await createCharge(
-    trx,
-    company,
-    { job: walls, cost: '120.00', payer: 'renter', description: 'Picture hooks the renter asked for' },
-    now,
-    system,
-  );
-  await updateCharge(trx, company, renters.id, { status: 'paid' }, now, system);
-  const mistake = await createCharge(trx, company, { job: walls, cost: '1500.00', description: 'Entered twice' }, now, system);
-  await updateCharge(trx, company, mistake.id, { status: 'cancelled' }, now, system);
+  const charge = async (input: Parameters<typeof addCharge>[1]) => {
+    const added = await addCharge(scope, input);
+    if (added === stale) throw new Error('the demo charge was not added');
+    return added.row.id;
+  };
+  await charge({ job: walls, cost: '1150.00', description: 'Painting, labour and paint' });
+  const renters = await charge({
+    job: walls,
+    cost: '120.00',
+    payer: 'renter',
+    description: 'Picture hooks the renter asked for',
+  });
+  await changeCharge(scope, renters, { status: 'paid' });
+  const mistake = await charge({ job: walls, cost: '1500.00', description: 'Entered twice' });
+  await changeCharge(scope, mistake, { status: 'cancelled' });
 
   const areas = (names: string[]) => names.map((name) => ({ name }));
-  await planInspection(trx, company, {
+  await planInspection(scope, {
     kind: 'routine',
     home: 'jvc-2br-townhouse',
     planned_on: addDays(today, 30),
     areas: areas(['Living room', 'Kitchen', 'Bedrooms', 'Garden']),
   });
-  await planInspection(trx, company, {
+  await planInspection(scope, {
     kind: 'routine',
     home: studio,
     planned_on: addDays(today, -20),

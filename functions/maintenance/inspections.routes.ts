@@ -1,5 +1,6 @@
 import { createRouter } from '../../lib/app';
-import { createdOnce, narrowed, readOne, syncList, syncResource } from '../../lib/resources';
+import { narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery } from '../../schema/common/api';
 import {
   InspectionInput,
@@ -8,9 +9,9 @@ import {
   InspectionSchema,
   InspectionsQuery,
 } from '../../schema/maintenance/inspections';
-import { planInspection, selectInspections } from './inspections';
-import { type InspectionRecord, type InspectionView, presentInspections } from './inspections.present';
-import { maintenanceRoute } from './route';
+import { planInspection } from './inspections';
+import { type InspectionRecord, type InspectionView, presentInspection, selectInspections } from './inspections.present';
+import { maintenanceRoute } from './scopes';
 
 /**
  * An inspection on a lease is about its renter's home (its notes and each room's notes may name them, and erasure
@@ -21,7 +22,7 @@ const resource = syncResource<InspectionRecord, InspectionView>('inspections', {
   noun: 'inspection',
   external: 'inspection',
   select: selectInspections,
-  present: (services, rows) => presentInspections(services.db, rows),
+  present: (_services, rows) => rows.map(presentInspection),
   personal: (view) => (view.lease === null ? undefined : view.reference),
 });
 
@@ -57,22 +58,26 @@ const addRoute = maintenanceRoute('write:maintenance', {
   },
 });
 
+const listInspections: Handler<typeof listRoute> = async (c) => {
+  const { kind, home, lease, ...query } = c.req.valid('query');
+  const filtered = narrowed(resource, selectInspections, (select) =>
+    select
+      .$if(kind !== undefined, (q) => q.where('inspections.kind', '=', kind!))
+      .$if(home !== undefined, (q) => q.where('home.slug_en', '=', home!))
+      .$if(lease !== undefined, (q) => q.where('lease.reference', '=', lease!)),
+  );
+  return c.json(await syncList(c, filtered, query), 200);
+};
+
+const oneInspection: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200);
+
+const postInspection: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, resource, (scope) => planInspection(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
 export const inspections = createRouter()
-  .openapi(listRoute, async (c) => {
-    const { kind, home, lease, ...query } = c.req.valid('query');
-    const filtered = narrowed(resource, selectInspections, (select) => {
-      let narrow = select;
-      if (kind !== undefined) narrow = narrow.where('inspections.kind', '=', kind);
-      if (home !== undefined) narrow = narrow.where('home.slug_en', '=', home);
-      if (lease !== undefined) narrow = narrow.where('lease.reference', '=', lease);
-      return narrow;
-    });
-    return c.json(await syncList(c, filtered, query), 200);
-  })
-  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const { view, status } = await createdOnce(c, resource, (trx) => planInspection(trx, company, input));
-    return c.json(view, status);
-  });
+  .openapi(listRoute, listInspections)
+  .openapi(oneRoute, oneInspection)
+  .openapi(addRoute, postInspection);

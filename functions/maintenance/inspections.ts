@@ -1,82 +1,103 @@
 import { sql } from 'kysely';
-import type { Executor, Trx } from '../../lib/db/index';
-import { linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
+import { readAuditCte } from '../../lib/audit';
+import { externalHolder, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
+import { fieldProblem, type MemberRule, memberKnown, unknownMember, unknownReference } from '../../lib/named-records';
 import { newReference } from '../../lib/references';
+import type { Written } from '../../lib/resources';
+import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/write';
+import type { InspectionRow } from '../../schema/maintenance/db';
 import type { InspectionInputValue } from '../../schema/maintenance/inspections';
-import type { Company } from '../../schema/platform/db';
-import { checkMember, fieldProblem, resolveHome } from './parties';
+import { type InspectionRecord, selectInspections } from './inspections.present';
 
-/** A company's inspections with the home's slug and the lease's reference. */
-export function selectInspections(executor: Executor, companyId: string) {
-  return executor
-    .selectFrom('inspections')
-    .innerJoin('listings as home', 'home.id', 'inspections.listing_id')
-    .leftJoin('leases as lease', 'lease.id', 'inspections.lease_id')
-    .selectAll('inspections')
-    .select([
-      sql<string>`inspections.planned_on::text`.as('planned_on'),
-      'home.slug_en as home_slug',
-      'lease.reference as lease_reference',
-    ])
-    .where('inspections.company_id', '=', companyId);
-}
+/** Who may inspect: any member of the company. */
+const inspectorRule: MemberRule = { path: 'inspector' };
 
-/** The lease an inspection is on, of this company; its home must be the one named (400 otherwise). */
-async function leaseFor(trx: Trx, companyId: string, reference: string) {
-  const lease = await trx
-    .selectFrom('leases')
-    .select(['id', 'listing_id'])
-    .where('company_id', '=', companyId)
-    .where('reference', '=', reference)
-    .executeTakeFirst();
-  if (!lease) throw fieldProblem('lease', 'unknown_reference', `${reference} is not a lease of this company.`);
-  return lease;
-}
+/** What a plan reads, in one statement: the inspection sent before (by external id, or the lease's move-in or move-out), the lease, the home, the inspector. */
+type PlanRead = {
+  existing: string | null;
+  lease_id_read: string | null;
+  lease_listing_id: string | null;
+  lease_home_slug: string | null;
+  home_id_read: string | null;
+  inspector_known: boolean;
+  id: string | null;
+};
 
 /**
- * Plans an inspection. A lease's move-in and move-out exist once each (the unique index inspections_once_per_lease):
- * planned again, the first one comes back (`created: false`, nothing written), also for concurrent plans (run it in
- * `transactionRetryingConflict`: the loser's retry finds the winner). Same external id: the first inspection.
+ * Plans an inspection, in two round trips (lib/write.ts). A lease's move-in and move-out exist once each (the unique
+ * index inspections_once_per_lease): planned again, the first one comes back (`created: false`, nothing written but
+ * the audit of the answer), also for concurrent plans (the loser's statement fails on the index, and its next read
+ * finds the winner). Same external id: the first inspection. An inspection on a lease is audited (it is about its
+ * renter's home).
  */
-export async function planInspection(
-  trx: Trx,
-  company: Company,
-  input: InspectionInputValue,
-): Promise<{ id: string; created: boolean }> {
-  if (input.external) {
-    const existing = await recordIdByExternal(trx, company.id, 'inspection', input.external);
-    if (existing) return { id: existing, created: false };
+export async function planInspection(scope: WriteScope, input: InspectionInputValue): Promise<Written<InspectionRecord> | Stale> {
+  const { db, company } = scope;
+  const c = sql`${company.id}::uuid`;
+  const held = input.external ? externalHolder(company.id, 'inspection', input.external).holder : sql`null::text`;
+  const once =
+    input.kind === 'routine'
+      ? sql`null::uuid`
+      : sql`(select i.id from inspections i where i.lease_id = lease.id and i.kind = ${input.kind})`;
+  const { rows } = await sql<PlanRead & Record<string, unknown>>`
+    select k.existing, lease.id as lease_id_read, lease.listing_id as lease_listing_id, lease_home.slug_en as lease_home_slug,
+      home.id as home_id_read,
+      ${input.inspector === undefined ? sql`true` : memberKnown(company.id, input.inspector, inspectorRule)} as inspector_known,
+      i.*
+    from (select ${held} as held) h
+    left join leases lease on lease.company_id = ${c} and lease.reference = ${input.lease ?? null}::text
+    left join listings lease_home on lease_home.id = lease.listing_id
+    left join listings home on home.company_id = ${c} and home.slug_en = ${input.home ?? null}::text
+    cross join lateral (select coalesce(h.held::uuid, ${once}) as existing) k
+    left join lateral ${selectInspections(db, company.id).where(sql<boolean>`inspections.id = k.existing`)} as i on true
+  `.execute(db);
+  const read = rows[0] as PlanRead & Record<string, unknown>;
+  if (read.existing !== null && read.id !== null) {
+    const existing = read as unknown as InspectionRecord;
+    const audit = readAuditCte('answer_read', scope.answerRead, existing.lease_reference === null ? [] : [existing.reference]);
+    if (audit) await writeStatement([audit], sql`select 1`).execute(db);
+    return { row: existing, created: false, version: existing.version };
   }
-  const lease = input.lease === undefined ? undefined : await leaseFor(trx, company.id, input.lease);
-  const home = input.home === undefined ? undefined : await resolveHome(trx, company.id, input.home);
-  if (lease && home && lease.listing_id !== home.id) {
+  if (input.lease !== undefined && read.lease_id_read === null) {
+    throw unknownReference('lease', `${input.lease} is not a lease of this company.`);
+  }
+  if (input.home !== undefined && read.home_id_read === null) {
+    throw unknownReference('home', `${input.home} is not a listing of this company.`);
+  }
+  if (read.lease_id_read !== null && read.home_id_read !== null && read.lease_listing_id !== read.home_id_read) {
     throw fieldProblem('lease', 'lease_not_of_home', `The lease ${input.lease} is not on ${input.home}.`);
   }
-  if (lease && input.kind !== 'routine') {
-    const first = await trx
-      .selectFrom('inspections')
-      .select('id')
-      .where('lease_id', '=', lease.id)
-      .where('kind', '=', input.kind)
-      .executeTakeFirst();
-    if (first) return { id: first.id, created: false };
-  }
-  if (input.inspector !== undefined) await checkMember(trx, company.id, input.inspector, 'inspector');
-  const inspection = await trx
+  if (input.inspector !== undefined && !read.inspector_known) throw unknownMember(input.inspector, inspectorRule);
+  const reference = newReference('I');
+  const insert = db
     .insertInto('inspections')
     .values({
       company_id: company.id,
-      reference: newReference('I'),
-      listing_id: (lease?.listing_id ?? home?.id) as string,
-      lease_id: lease?.id ?? null,
+      reference,
+      listing_id: (read.lease_listing_id ?? read.home_id_read) as string,
+      lease_id: read.lease_id_read,
       kind: input.kind,
       planned_on: input.planned_on,
       inspector_id: input.inspector ?? null,
       notes: input.notes ?? null,
       areas: JSON.stringify(input.areas.map((a) => ({ name: a.name, condition: a.condition ?? null, notes: a.notes ?? null }))),
     })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (input.external) await linkNewRecord(trx, company.id, 'inspection', inspection.id, input.external);
-  return { id: inspection.id, created: true };
+    .returningAll();
+  const link = linkFor('inspection', input.external, null, undefined);
+  const { rows: written } = await writeStatement(
+    [
+      sql`added as (${insert})`,
+      linkCte('linked', company.id, 'inspection', link, 'added'),
+      readAuditCte('answer_read', scope.answerRead, read.lease_id_read === null ? [] : [reference]),
+    ],
+    sql`select *, planned_on::text as planned_on from added`,
+  ).execute(db);
+  const row = written[0] as InspectionRow | undefined;
+  if (!row) return stale;
+  const record: InspectionRecord = {
+    ...row,
+    home_slug: (input.home ?? read.lease_home_slug) as string,
+    lease_reference: input.lease ?? null,
+    external: linksAfter([], link, null),
+  };
+  return { row: record, created: true, version: row.version };
 }

@@ -1,11 +1,6 @@
-import type { Context } from 'hono';
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import type { CausedBy } from '../../lib/events';
-import type { Trx } from '../../lib/db/index';
-import type { AppEnv } from '../../lib/env';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { createdOnce, narrowed, readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { changed, narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
   ApprovalInput,
@@ -19,11 +14,10 @@ import {
   JobsQuery,
   ScheduleInput,
 } from '../../schema/maintenance/jobs';
-import type { Company } from '../../schema/platform/db';
-import { answerApproval, cancelJob, completeJob, scheduleJob } from './job-actions';
-import { createJob, selectJobs, updateJob } from './jobs';
-import { type JobRecord, type JobView, presentJobs } from './jobs.present';
-import { maintenanceRoute } from './route';
+import { cancelJob, completeJob, recordApproval, scheduleJob } from './job-status';
+import { addJob, changeJob } from './jobs';
+import { type JobRecord, type JobView, presentJob, selectJobs } from './jobs.present';
+import { maintenanceRoute } from './scopes';
 
 /** A job carries what a renter reported (free text that may name them): every read is audited. */
 const resource = syncResource<JobRecord, JobView>('jobs', {
@@ -31,11 +25,11 @@ const resource = syncResource<JobRecord, JobView>('jobs', {
   noun: 'job',
   external: 'job',
   select: selectJobs,
-  present: (services, rows) => presentJobs(services.db, rows),
+  present: (_services, rows) => rows.map(presentJob),
   personal: (view) => view.reference,
 });
 
-const record = { table: 'jobs', column: 'reference', param: 'reference' } as const;
+const versioned = { table: 'jobs', column: 'reference', param: 'reference' } as const;
 
 export const jobExample = {
   home: 'marina-gate-1br-furnished',
@@ -59,7 +53,7 @@ const listRoute = maintenanceRoute('read:maintenance', {
 const oneRoute = maintenanceRoute('read:maintenance', {
   method: 'get',
   path: '/jobs/{reference}',
-  record,
+  versioned,
   summary: 'One job',
   request: { params: JobParams, query: noQuery },
   responses: { 200: jobAnswer },
@@ -78,7 +72,7 @@ const addRoute = maintenanceRoute('write:maintenance', {
 const patchRoute = maintenanceRoute('write:maintenance', {
   method: 'patch',
   path: '/jobs/{reference}',
-  record,
+  versioned,
   summary: 'Change what is wrong, category, priority, payer, estimate, who does it, what was done, your id',
   request: { params: JobParams, body: jsonBody(JobPatchInput, { priority: 'urgent' }) },
   responses: { 200: jobAnswer, 409: problem('`contractor_stopped`: the contractor named takes no new work') },
@@ -86,7 +80,7 @@ const patchRoute = maintenanceRoute('write:maintenance', {
 const scheduleRoute = maintenanceRoute('write:maintenance', {
   method: 'post',
   path: '/jobs/{reference}/schedule',
-  record,
+  versioned,
   summary: 'Schedule (or reschedule) a job: day, window, who does it; optionally block a holiday home’s calendar',
   request: { params: JobParams, body: jsonBody(ScheduleInput, { day: '2027-01-15', window: { start: '09:00', end: '12:00' } }) },
   responses: {
@@ -97,7 +91,7 @@ const scheduleRoute = maintenanceRoute('write:maintenance', {
 const completeRoute = maintenanceRoute('write:maintenance', {
   method: 'post',
   path: '/jobs/{reference}/complete',
-  record,
+  versioned,
   summary: 'The work is done (sent again: the done job)',
   request: { params: JobParams, body: jsonBody(CompleteInput, { work_done: 'Replaced the tap cartridge.' }) },
   responses: { 200: jobAnswer, 409: transition },
@@ -105,7 +99,7 @@ const completeRoute = maintenanceRoute('write:maintenance', {
 const cancelRoute = maintenanceRoute('write:maintenance', {
   method: 'post',
   path: '/jobs/{reference}/cancel',
-  record,
+  versioned,
   summary: 'The job will not happen; its calendar block is released (sent again: the cancelled job)',
   request: { params: JobParams, body: jsonBody(CancelInput, { reason: 'The renter fixed it.' }) },
   responses: { 200: jobAnswer, 409: problem('`invalid_transition`: the job is done') },
@@ -114,57 +108,53 @@ const approvalRoute = maintenanceRoute('write:maintenance', {
   method: 'post',
   path: '/jobs/{reference}/approval',
   operationId: 'recordJobApproval',
-  record,
+  versioned,
   summary: 'Ask the owner, record the answer, or go ahead without one (never locks the job)',
   request: { params: JobParams, body: jsonBody(ApprovalInput, { decision: 'requested' }) },
   responses: { 200: jobAnswer },
 });
 
-type Action<I> = (trx: Trx, company: Company, reference: string, input: I, now: Date, causedBy: CausedBy) => Promise<string>;
+const listJobs: Handler<typeof listRoute> = async (c) => {
+  const { status, home, lease, contractor, ...query } = c.req.valid('query');
+  const filtered = narrowed(resource, selectJobs, (select) =>
+    select
+      .$if(status !== undefined, (q) => q.where('jobs.status', '=', status!))
+      .$if(home !== undefined, (q) => q.where('home.slug_en', '=', home!))
+      .$if(lease !== undefined, (q) => q.where('lease.reference', '=', lease!))
+      .$if(contractor !== undefined, (q) => q.where('jobs.contractor_id', '=', contractor!)),
+  );
+  return c.json(await syncList(c, filtered, query), 200);
+};
 
-/** An action on one job, in one transaction: the job as it is afterwards. */
-async function act<I>(c: Context<AppEnv>, reference: string, input: I, action: Action<I>) {
-  const { company, services } = c.var;
-  const id = await services.db
-    .transaction()
-    .execute((trx) => action(trx, company, reference, input, services.now(), actorOf(c.var.caller)));
-  return readWritten(c, resource, id);
-}
+const oneJob: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200);
+
+const postJob: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, resource, (scope) => addJob(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
+const patchJob: Handler<typeof patchRoute> = async (c) =>
+  c.json(await changed(c, resource, (scope) => changeJob(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
+
+const postSchedule: Handler<typeof scheduleRoute> = async (c) =>
+  c.json(await changed(c, resource, (scope) => scheduleJob(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
+
+const postComplete: Handler<typeof completeRoute> = async (c) =>
+  c.json(await changed(c, resource, (scope) => completeJob(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
+
+const postCancel: Handler<typeof cancelRoute> = async (c) =>
+  c.json(await changed(c, resource, (scope) => cancelJob(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
+
+const postApproval: Handler<typeof approvalRoute> = async (c) =>
+  c.json(await changed(c, resource, (scope) => recordApproval(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
 
 export const jobs = createRouter()
-  .openapi(listRoute, async (c) => {
-    const { status, home, lease, contractor, ...query } = c.req.valid('query');
-    const filtered = narrowed(resource, selectJobs, (select) => {
-      let narrow = select;
-      if (status !== undefined) narrow = narrow.where('jobs.status', '=', status);
-      if (home !== undefined) narrow = narrow.where('home.slug_en', '=', home);
-      if (lease !== undefined) narrow = narrow.where('lease.reference', '=', lease);
-      if (contractor !== undefined) narrow = narrow.where('jobs.contractor_id', '=', contractor);
-      return narrow;
-    });
-    return c.json(await syncList(c, filtered, query), 200);
-  })
-  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const { view, status } = await createdOnce(c, resource, (trx) => createJob(trx, company, input));
-    return c.json(view, status);
-  })
-  .openapi(patchRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const id = await transactionRetryingConflict(c.var.services.db, (trx) => updateJob(trx, company, reference, input));
-    return c.json(await readWritten(c, resource, id), 200);
-  })
-  .openapi(scheduleRoute, async (c) =>
-    c.json(await act(c, c.req.valid('param').reference, c.req.valid('json'), scheduleJob), 200),
-  )
-  .openapi(completeRoute, async (c) =>
-    c.json(await act(c, c.req.valid('param').reference, c.req.valid('json'), completeJob), 200),
-  )
-  .openapi(cancelRoute, async (c) => c.json(await act(c, c.req.valid('param').reference, c.req.valid('json'), cancelJob), 200))
-  .openapi(approvalRoute, async (c) =>
-    c.json(await act(c, c.req.valid('param').reference, c.req.valid('json'), answerApproval), 200),
-  );
+  .openapi(listRoute, listJobs)
+  .openapi(oneRoute, oneJob)
+  .openapi(addRoute, postJob)
+  .openapi(patchRoute, patchJob)
+  .openapi(scheduleRoute, postSchedule)
+  .openapi(completeRoute, postComplete)
+  .openapi(cancelRoute, postCancel)
+  .openapi(approvalRoute, postApproval);

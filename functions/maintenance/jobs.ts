@@ -1,126 +1,279 @@
-import Big from 'big.js';
-import { sql, type Updateable } from 'kysely';
-import type { Executor, Trx } from '../../lib/db/index';
-import { readLocked } from '../../lib/db/locked';
-import { notFound } from '../../lib/errors';
-import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
-import { fitsDigits, storedDigits } from '../../lib/money';
+import { type AliasedRawBuilder, type RawBuilder, sql, type Updateable } from 'kysely';
+import { readAuditCte } from '../../lib/audit';
+import type { Trx } from '../../lib/db/index';
+import { ApiError, notFound } from '../../lib/errors';
+import { eventCtes, newEventId } from '../../lib/events';
+import { type External, externalHolder, type LinkWrite, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
+import { writeLockedWhenStale } from '../../lib/locked-write';
+import { amountIn } from '../../lib/money';
+import { type MemberRule, memberKnown, unknownMember, unknownReference } from '../../lib/named-records';
+import { checkIfMatch } from '../../lib/preconditions';
 import { newReference } from '../../lib/references';
-import type { JobsTable } from '../../schema/maintenance/db';
+import type { Written } from '../../lib/resources';
+import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/write';
+import type { JobRow, JobsTable } from '../../schema/maintenance/db';
 import type { JobInputValue, JobPatchValue } from '../../schema/maintenance/jobs';
-import type { Company } from '../../schema/platform/db';
-import { activeLeaseOf, checkWho, fieldProblem, resolveHome } from './parties';
+import { type JobRecord, selectJobs } from './jobs.present';
 
 /**
- * A company's jobs with what their answer shows joined: the home's slug and type, the lease's reference, whether the
- * job's calendar block exists, the owner's approval limit (the home's, else the company's) and the currency. `rows`:
- * the jobs to read (all by default), e.g. one locked bare row (lib/db/locked.ts).
+ * Jobs' writes in two round trips (lib/write.ts): one read of the job with everything the decision needs (the
+ * contractor and member named, the holder of the client's id, the home's calendar), then one statement: the change
+ * guarded by the version read, its calendar block, the link of the client's id, its event and the audit of the answer
+ * (a job carries what a renter reported: every answer is audited). Under a burst a stale write runs again with the
+ * job's row locked (lib/locked-write.ts). The answer is composed from the changed row and the read: no other query.
  */
-export function selectJobs(executor: Executor, companyId: string, rows = executor.selectFrom('jobs').selectAll()) {
-  return executor
-    .selectFrom(rows.as('jobs'))
-    .innerJoin('listings as home', 'home.id', 'jobs.listing_id')
-    .innerJoin('companies as company', 'company.id', 'jobs.company_id')
-    .leftJoin('leases as lease', 'lease.id', 'jobs.lease_id')
-    .leftJoin('maintenance_homes as settings', 'settings.listing_id', 'jobs.listing_id')
-    .leftJoin('calendar_blocks as block', 'block.job_id', 'jobs.id')
-    .selectAll('jobs')
-    .select([
-      sql<string | null>`jobs.scheduled_on::text`.as('scheduled_on'),
-      sql<string | null>`jobs.done_on::text`.as('done_on'),
-      sql<string | null>`jobs.estimate::text`.as('estimate'),
-      'home.slug_en as home_slug',
-      'home.listing_type as home_type',
-      'lease.reference as lease_reference',
-      sql<boolean>`block.id is not null`.as('blocked'),
-      sql<string | null>`coalesce(settings.approval_limit::text, company.settings->>'maintenance_approval_limit')`.as(
-        'approval_limit',
-      ),
-      'company.currency as currency',
-    ])
-    .where('jobs.company_id', '=', companyId);
+
+/** Who a job may be given to: any member of the company. */
+const memberRule: MemberRule = { path: 'member' };
+
+/** Who is named to do a job, as the read found them. */
+type WhoRead = { contractor_status: 'active' | 'stopped' | null; contractor_name: string | null; member_known: boolean };
+
+/** The SQL columns of a read that check who is named: the contractor's status and name, whether the member is one. */
+function whoColumns(companyId: string, who: { contractor?: string | null; member?: string | null }) {
+  const contractor = typeof who.contractor === 'string' ? who.contractor : null;
+  const known = typeof who.member === 'string' ? memberKnown(companyId, who.member, memberRule) : sql<boolean>`true`;
+  const of = sql`from contractors where company_id = ${companyId}::uuid and id = ${contractor}::uuid`;
+  return [
+    sql<string | null>`(select status ${of})`.as('contractor_status'),
+    sql<string | null>`(select name ${of})`.as('contractor_name'),
+    known.as('member_known'),
+  ];
 }
 
-/** The job of this company with this reference, locked (the bare row) for the write; 404 when there is none. */
-export async function lockJob(trx: Trx, companyId: string, reference: string) {
-  const row = trx.selectFrom('jobs').selectAll().where('company_id', '=', companyId).where('reference', '=', reference);
-  const job = await readLocked(() => selectJobs(trx, companyId, row.forUpdate()).executeTakeFirst());
+/**
+ * Who does a job, checked on what the read found: an unknown contractor or member is 400 `unknown_reference`; a
+ * stopped contractor `409 contractor_stopped` (no new work is given to them).
+ */
+export function checkWho(read: WhoRead, who: { contractor?: string | null; member?: string | null }): void {
+  if (typeof who.contractor === 'string') {
+    if (read.contractor_status === null) {
+      throw unknownReference('contractor', `${who.contractor} is not a contractor of this company.`);
+    }
+    if (read.contractor_status === 'stopped') {
+      throw new ApiError('contractor_stopped', `${read.contractor_name} is stopped: no new work is given to them.`);
+    }
+  }
+  if (typeof who.member === 'string' && !read.member_known) throw unknownMember(who.member, memberRule);
+}
+
+/**
+ * The write statement's guard that the contractor named is still active, its row share-locked until the write commits
+ * (a stop waits for the work given meanwhile; a stop committed first makes the write stale, and its next read refuses).
+ */
+export function contractorStillActive(companyId: string, contractor: string | null | undefined): RawBuilder<boolean> | undefined {
+  if (typeof contractor !== 'string') return undefined;
+  return sql<boolean>`(select status = 'active' from contractors
+    where company_id = ${companyId}::uuid and id = ${contractor}::uuid for share) is true`;
+}
+
+/** A job read for a write: as shown, with who is named and the holder of the client's id. */
+export type JobRead = JobRecord & WhoRead & { holder: string | null };
+
+/** The job of this company with this reference, read for a write with `more` columns; 404 when there is none. */
+export async function readJob<More extends object = object>(
+  scope: WriteScope,
+  reference: string,
+  who: { contractor?: string | null; member?: string | null },
+  external: External | undefined,
+  more: AliasedRawBuilder<unknown, string>[] = [],
+): Promise<JobRead & More> {
+  const { db, company } = scope;
+  const held = external ? externalHolder(company.id, 'job', external).holder : sql<string | null>`null::text`;
+  const job = (await selectJobs(db, company.id)
+    .select([...whoColumns(company.id, who), held.as('holder'), ...more] as never)
+    .where('jobs.reference', '=', reference)
+    .executeTakeFirst()) as (JobRead & More) | undefined;
   if (!job) throw notFound(`The job ${reference}`);
+  checkIfMatch(scope.ifMatch, job.version);
   return job;
 }
 
-/** An amount of the body kept to the currency's digits, or 400 `currency_digits` at `path`. */
-export function amountFor(company: Company, amount: string, path: string): string {
-  const digits = storedDigits(company.currency);
-  if (!fitsDigits(amount, digits)) {
-    throw fieldProblem(path, 'currency_digits', `At most ${digits} digits after the point in this currency.`);
-  }
-  return new Big(amount).toFixed(digits);
+/**
+ * Locks a job for a write run again under a burst (lib/locked-write.ts): its home's calendar first (the terms row of a
+ * holiday home, as a booking request and every job write that touches the calendar lock it first), then the job's bare
+ * row. The same order everywhere, so writes of one job and bookings of its home never wait on each other in a circle.
+ */
+export async function lockJob(trx: Trx, companyId: string, reference: string): Promise<void> {
+  const job = sql`(select listing_id from jobs where company_id = ${companyId}::uuid and reference = ${reference})`;
+  await sql`select from holiday_home_terms where listing_id = ${job} for no key update`.execute(trx);
+  await sql`select from jobs where company_id = ${companyId}::uuid and reference = ${reference} for update`.execute(trx);
 }
+
+/** The guard of a write that touches the home's calendar: its terms row locked first (see lockJob), at `version` if given. */
+export function calendarLocked(listingId: string, version?: string | null): RawBuilder<boolean> {
+  const locked = sql`select calendar_version from holiday_home_terms where listing_id = ${listingId}::uuid for no key update`;
+  if (version === undefined) return sql<boolean>`(select true from (${locked}) as terms) is not false`;
+  return sql<boolean>`(select calendar_version from (${locked}) as terms) is not distinct from ${version}::bigint`;
+}
+
+/** What a change of a job writes beside its row. */
+export type JobChange = {
+  /** More conditions of the update (the contractor still active, the calendar as read). */
+  guards?: Array<RawBuilder<boolean> | undefined>;
+  /** CTEs over `changed` (a released or new calendar block). */
+  ctes?: Array<RawBuilder<unknown> | undefined | false>;
+  /** The event the change records (`job.scheduled`…), if any. */
+  event?: string;
+  link?: LinkWrite;
+  /** Whether the job's calendar block exists after the write (default: as read). */
+  blocked?: boolean;
+};
+
+/** The row of a write statement's `changed` (or `added`) with its dates and estimate as text, as selectJobs gives them. */
+const changedRow = (cte: string) =>
+  sql.raw(`select *, scheduled_on::text as scheduled_on, done_on::text as done_on, estimate::text as estimate from ${cte}`);
+
+/**
+ * A job's change in one statement: `set` guarded by the version read (and `change.guards`), the CTEs over it, its event,
+ * the link of the client's id and the audit of the answer. `stale` when the job changed since the read.
+ */
+export async function writeJobChange(
+  scope: WriteScope,
+  job: JobRead,
+  set: Updateable<JobsTable>,
+  change: JobChange = {},
+): Promise<Written<JobRecord> | Stale> {
+  const { db, company } = scope;
+  const link = change.link ?? { kind: 'none' };
+  let update = db
+    .updateTable('jobs')
+    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .where('id', '=', job.id)
+    .where('version', '=', job.version);
+  for (const guard of change.guards ?? []) if (guard) update = update.where(guard);
+  const event =
+    change.event === undefined
+      ? undefined
+      : { companyId: company.id, type: change.event, causedBy: scope.causedBy, data: { reference: job.reference } };
+  const { rows } = await writeStatement(
+    [
+      sql`changed as (${update.returningAll()})`,
+      ...(change.ctes ?? []),
+      linkCte('linked', company.id, 'job', link, 'changed'),
+      event && eventCtes('job', newEventId(), event, 'changed'),
+      readAuditCte('answer_read', scope.answerRead, [job.reference]),
+    ],
+    changedRow('changed'),
+  ).execute(db);
+  const row = rows[0] as JobRow | undefined;
+  if (!row) return stale;
+  const { contractor_status: _s, contractor_name: _n, member_known: _m, holder: _h, ...shown } = job;
+  const external = linksAfter(job.external, link, null);
+  return { row: { ...shown, ...row, blocked: change.blocked ?? job.blocked, external }, version: row.version };
+}
+
+/** A job answered as read, nothing written but the audit of the answer. */
+export async function jobUnchanged(scope: WriteScope, job: JobRead, created = false): Promise<Written<JobRecord>> {
+  const audit = readAuditCte('answer_read', scope.answerRead, [job.reference]);
+  if (audit) await writeStatement([audit], sql`select 1`).execute(scope.db);
+  const { contractor_status: _s, contractor_name: _n, member_known: _m, holder: _h, ...shown } = job;
+  return { row: shown, created, version: job.version };
+}
+
+/** A create's read: the job holding the ticket (if any), the home, its active lease and approval limit, who is named. */
+type CreateRead = WhoRead & {
+  home_id: string | null;
+  new_home_type: string | null;
+  new_lease_id: string | null;
+  new_lease_reference: string | null;
+  home_limit: string | null;
+  existing: string | null;
+};
 
 /**
  * Adds a job on a home, on its active lease when it has one. Sent again with the same external id (the helpdesk
- * ticket): the first job, `created: false`, nothing written. Run it in `transactionRetryingConflict`: of concurrent
- * identical creates one links the ticket, the others fail on external_ids' key and their retry finds that job.
+ * ticket): the first job, `created: false`, nothing written but the audit of the answer. Of concurrent identical
+ * creates one links the ticket; the others fail on external_ids' key and their next read finds that job.
  */
-export async function createJob(trx: Trx, company: Company, input: JobInputValue): Promise<{ id: string; created: boolean }> {
-  if (input.external) {
-    const existing = await recordIdByExternal(trx, company.id, 'job', input.external);
-    if (existing) return { id: existing, created: false };
-  }
-  const home = await resolveHome(trx, company.id, input.home);
-  await checkWho(trx, company.id, input);
-  const job = await trx
-    .insertInto('jobs')
-    .values({
-      company_id: company.id,
-      reference: newReference('J'),
-      listing_id: home.id,
-      lease_id: await activeLeaseOf(trx, home.id),
-      category: input.category,
-      priority: input.priority,
-      problem: input.problem,
-      payer: input.payer,
-      estimate: input.estimate === undefined ? null : amountFor(company, input.estimate, 'estimate'),
-      contractor_id: input.contractor ?? null,
-      member_id: input.member ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (input.external) await linkNewRecord(trx, company.id, 'job', job.id, input.external);
-  return { id: job.id, created: true };
+export async function addJob(scope: WriteScope, input: JobInputValue): Promise<Written<JobRecord> | Stale> {
+  const { db, company } = scope;
+  const existing = input.external ? externalHolder(company.id, 'job', input.external).holder : sql`null::text`;
+  const { rows } = await sql<CreateRead & { [K in keyof JobRead]: JobRead[K] | null }>`
+    select k.existing, home.id as home_id, home.listing_type as new_home_type,
+      lease.id as new_lease_id, lease.reference as new_lease_reference, settings.approval_limit::text as home_limit,
+      w.contractor_status, w.contractor_name, w.member_known, j.*
+    from (select ${existing} as existing) k
+    left join listings home on home.company_id = ${company.id}::uuid and home.slug_en = ${input.home}
+    left join leases lease on lease.listing_id = home.id and lease.status = 'active'
+    left join maintenance_homes settings on settings.listing_id = home.id
+    cross join lateral (select ${sql.join(whoColumns(company.id, input))}) w
+    left join lateral ${selectJobs(db, company.id)
+      .select([sql<null>`null::text`.as('holder')])
+      .where(sql<boolean>`jobs.id = k.existing::uuid`)} as j on true
+  `.execute(db);
+  const read = rows[0] as CreateRead & Record<string, unknown>;
+  if (read.existing !== null && read.id !== null) return jobUnchanged(scope, read as unknown as JobRead);
+  if (read.home_id === null) throw unknownReference('home', `${input.home} is not a listing of this company.`);
+  checkWho(read, input);
+
+  const reference = newReference('J');
+  const estimate = input.estimate === undefined ? null : amountIn(input.estimate, company.currency, 'estimate');
+  const added = sql`insert into jobs (company_id, reference, listing_id, lease_id, category, priority, problem, payer, estimate,
+      contractor_id, member_id)
+    select ${company.id}::uuid, ${reference}, ${read.home_id}::uuid, ${read.new_lease_id}::uuid, ${input.category}, ${input.priority},
+      ${input.problem}, ${input.payer}, ${estimate}::numeric, ${input.contractor ?? null}::uuid, ${input.member ?? null}::text
+    where ${contractorStillActive(company.id, input.contractor) ?? sql<boolean>`true`}
+    returning *`;
+  const link = linkFor('job', input.external, null, undefined);
+  const { rows: written } = await writeStatement(
+    [
+      sql`added as (${added})`,
+      linkCte('linked', company.id, 'job', link, 'added'),
+      readAuditCte('answer_read', scope.answerRead, [reference]),
+    ],
+    changedRow('added'),
+  ).execute(db);
+  const row = written[0] as JobRow | undefined;
+  if (!row) return stale;
+  const record: JobRecord = {
+    ...row,
+    home_slug: input.home,
+    home_type: read.new_home_type as string,
+    lease_reference: read.new_lease_reference,
+    blocked: false,
+    approval_limit: read.home_limit ?? company.settings.maintenance_approval_limit ?? null,
+    currency: company.currency,
+    external: linksAfter([], link, null),
+  };
+  return { row: record, created: true, version: row.version };
 }
 
 /**
  * PATCH of a job, at any status: what is wrong, category, priority, payer, estimate, who does it (a stopped contractor
  * is refused: new work), what was done and your id. Naming a contractor drops the member and the other way round.
  */
-export async function updateJob(trx: Trx, company: Company, reference: string, input: JobPatchValue): Promise<string> {
-  const job = await lockJob(trx, company.id, reference);
-  const { external, estimate, contractor, member, ...fields } = input;
-  const set: Updateable<JobsTable> = {};
-  for (const [column, value] of Object.entries(fields)) {
-    if (value !== undefined) Object.assign(set, { [column]: value });
-  }
-  if (estimate !== undefined) set.estimate = estimate === null ? null : amountFor(company, estimate, 'estimate');
-  if (contractor !== undefined && contractor !== job.contractor_id) {
-    await checkWho(trx, company.id, { contractor });
-    set.contractor_id = contractor;
-    if (contractor !== null) set.member_id = null;
-  }
-  if (member !== undefined && member !== job.member_id) {
-    await checkWho(trx, company.id, { member });
-    set.member_id = member;
-    if (member !== null) set.contractor_id = null;
-  }
-  const linked = external ? await linkExternal(trx, company.id, 'job', job.id, external) : false;
-  const same = (column: string, value: unknown) => String(job[column as keyof typeof job]) === String(value);
-  const changed = Object.entries(set).some(([column, value]) => !same(column, value));
-  if (!changed && !linked) return job.id;
-  await trx
-    .updateTable('jobs')
-    .set({ ...set, updated_at: sql`clock_timestamp()` })
-    .where('id', '=', job.id)
-    .execute();
-  return job.id;
+export function changeJob(scope: WriteScope, reference: string, input: JobPatchValue): Promise<Written<JobRecord>> {
+  return writeLockedWhenStale(
+    scope,
+    (trx) => lockJob(trx, scope.company.id, reference),
+    async (attempt) => {
+      const job = await readJob(attempt, reference, input, input.external);
+      const { external, estimate, contractor, member, ...fields } = input;
+      const set: Updateable<JobsTable> = {};
+      const differs = (column: keyof JobRead, value: unknown) => String(job[column]) !== String(value);
+      for (const [column, value] of Object.entries(fields)) {
+        if (value !== undefined && differs(column as keyof JobRead, value)) Object.assign(set, { [column]: value });
+      }
+      if (estimate !== undefined) {
+        const amount = estimate === null ? null : amountIn(estimate, attempt.company.currency, 'estimate');
+        if (amount === null ? job.estimate !== null : job.estimate === null || differs('estimate', amount)) set.estimate = amount;
+      }
+      let newContractor: string | null | undefined;
+      if (contractor !== undefined && contractor !== job.contractor_id) {
+        checkWho(job, { contractor });
+        set.contractor_id = contractor;
+        newContractor = contractor;
+        if (contractor !== null && job.member_id !== null) set.member_id = null;
+      }
+      if (member !== undefined && member !== job.member_id) {
+        checkWho(job, { member });
+        set.member_id = member;
+        if (member !== null && job.contractor_id !== null) set.contractor_id = null;
+      }
+      const link = linkFor('job', external, job.holder, job.id);
+      if (Object.keys(set).length === 0 && link.kind === 'none') return jobUnchanged(attempt, job);
+      return writeJobChange(attempt, job, set, { guards: [contractorStillActive(attempt.company.id, newContractor)], link });
+    },
+  );
 }

@@ -1,7 +1,6 @@
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { changed, narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery } from '../../schema/common/api';
 import {
   DealInput,
@@ -13,22 +12,22 @@ import {
   DealsQuery,
   MoveInput,
 } from '../../schema/pipelines/deals';
-import { createDeal, selectDeals, updateDeal } from './deals';
-import { type DealRecord, type DealView, presentDeals } from './deals.present';
-import { moveDeal } from './moves';
-import { pipelinesRoute } from './route';
+import { moveDeal } from './deal-stages';
+import { addDeal, changeDeal } from './deals';
+import { type DealRecord, type DealView, presentDeal, selectDeals } from './deals.present';
+import { pipelinesRoute } from './scopes';
 
 /** A deal names its person (personal data): every read is audited. */
-export const dealResource = syncResource<DealRecord, DealView>('deals', {
+const dealResource = syncResource<DealRecord, DealView>('deals', {
   idType: 'uuid',
   noun: 'deal',
   external: 'deal',
   select: selectDeals,
-  present: (services, rows) => presentDeals(services.db, rows),
+  present: (_services, rows) => rows.map(presentDeal),
   personal: (view) => view.reference,
 });
 
-const record = { table: 'deals', column: 'reference', param: 'reference' } as const;
+const versioned = { table: 'deals', column: 'reference', param: 'reference' } as const;
 
 export const dealExample = {
   pipeline: 'sales',
@@ -49,7 +48,7 @@ const listRoute = pipelinesRoute('read:pipelines', {
 const oneRoute = pipelinesRoute('read:pipelines', {
   method: 'get',
   path: '/deals/{reference}',
-  record,
+  versioned,
   summary: 'One deal',
   request: { params: DealParams, query: noQuery },
   responses: { 200: json(DealSchema, 'The deal') },
@@ -67,7 +66,7 @@ const addRoute = pipelinesRoute('write:pipelines', {
 const patchRoute = pipelinesRoute('write:pipelines', {
   method: 'patch',
   path: '/deals/{reference}',
-  record,
+  versioned,
   summary: 'Change title, home, owner, handler, department, value or commission, probability, expected close, your id',
   request: { params: DealParams, body: jsonBody(DealPatchInput, { probability: 75, expected_close: '2027-03-31' }) },
   responses: { 200: json(DealSchema, 'The deal') },
@@ -75,50 +74,48 @@ const patchRoute = pipelinesRoute('write:pipelines', {
 const moveRoute = pipelinesRoute('write:pipelines', {
   method: 'post',
   path: '/deals/{reference}/move',
-  record,
+  versioned,
   summary: 'Move a deal to another stage of its pipeline by key, in any direction (won and lost stages close it)',
   request: { params: DealParams, body: jsonBody(MoveInput, { stage: 'viewing' }) },
   responses: { 200: json(DealMoveAnswer, 'The deal on its new stage, with the move’s warnings') },
 });
 
-export const deals = createRouter()
-  .openapi(listRoute, async (c) => {
-    const { pipeline, stage, status, person, ...query } = c.req.valid('query');
-    const filtered = {
-      ...dealResource,
-      select: (db: Parameters<typeof selectDeals>[0], companyId: string) => {
-        let select = selectDeals(db, companyId);
-        if (pipeline !== undefined) select = select.where('pipeline.key', '=', pipeline);
-        if (stage !== undefined) select = select.where('stage.key', '=', stage);
-        if (status !== undefined) select = select.where('stage.kind', '=', status);
-        if (person !== undefined) select = select.where('person.reference', '=', person);
-        return select;
-      },
-    };
-    return c.json(await syncList(c, filtered, query), 200);
-  })
-  .openapi(oneRoute, async (c) => c.json(await readOne(c, dealResource, 'reference', c.req.valid('param').reference), 200))
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) =>
-      createDeal(trx, company, input, actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, dealResource, result.id), result.created ? 201 : 200);
-  })
-  .openapi(patchRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const id = await transactionRetryingConflict(c.var.services.db, (trx) => updateDeal(trx, company, reference, input));
-    return c.json(await readWritten(c, dealResource, id), 200);
-  })
-  .openapi(moveRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { company, services } = c.var;
-    const moved = await services.db
-      .transaction()
-      .execute((trx) => moveDeal(trx, company, reference, input, services.now(), actorOf(c.var.caller)));
-    return c.json({ ...(await readWritten(c, dealResource, moved.id)), warnings: moved.warnings }, 200);
+const listDeals: Handler<typeof listRoute> = async (c) => {
+  const { pipeline, stage, status, person, ...query } = c.req.valid('query');
+  const filtered = narrowed(dealResource, selectDeals, (select) =>
+    select
+      .$if(pipeline !== undefined, (q) => q.where('pipeline.key', '=', pipeline!))
+      .$if(stage !== undefined, (q) => q.where('stage.key', '=', stage!))
+      .$if(status !== undefined, (q) => q.where('stage.kind', '=', status!))
+      .$if(person !== undefined, (q) => q.where('person.reference', '=', person!)),
+  );
+  return c.json(await syncList(c, filtered, query), 200);
+};
+
+const oneDeal: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, dealResource, 'reference', c.req.valid('param').reference), 200);
+
+const postDeal: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, dealResource, (scope) => addDeal(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
+const patchDeal: Handler<typeof patchRoute> = async (c) =>
+  c.json(await changed(c, dealResource, (scope) => changeDeal(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
+
+const postMove: Handler<typeof moveRoute> = async (c) => {
+  let warnings: Awaited<ReturnType<typeof moveDeal>>['warnings'] = [];
+  const view = await changed(c, dealResource, async (scope) => {
+    const moved = await moveDeal(scope, c.req.valid('param').reference, c.req.valid('json'));
+    warnings = moved.warnings;
+    return moved.written;
   });
+  return c.json({ ...view, warnings }, 200);
+};
+
+export const deals = createRouter()
+  .openapi(listRoute, listDeals)
+  .openapi(oneRoute, oneDeal)
+  .openapi(addRoute, postDeal)
+  .openapi(patchRoute, patchDeal)
+  .openapi(moveRoute, postMove);

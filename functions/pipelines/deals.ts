@@ -1,196 +1,340 @@
 import Big from 'big.js';
-import { sql, type Updateable } from 'kysely';
-import type { Executor, Trx } from '../../lib/db/index';
-import { readLocked } from '../../lib/db/locked';
+import { type AliasedRawBuilder, type RawBuilder, sql, type Updateable } from 'kysely';
+import { readAuditCte } from '../../lib/audit';
+import type { Trx } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
-import type { CausedBy } from '../../lib/events';
-import { linkExternal, linkNewRecord, recordIdByExternal } from '../../lib/external-ids';
-import { fitsDigits, storedDigits } from '../../lib/money';
-import { checkDepartment, checkHandler, fieldProblem, resolveContact, resolveListing } from '../../lib/parties';
-import { matchOrCreateContact } from '../../lib/people';
+import { type External, externalHolder, type LinkWrite, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
+import { writeLockedWhenStale } from '../../lib/locked-write';
+import { amountIn } from '../../lib/money';
+import {
+  departmentKnown,
+  fieldProblem,
+  type MemberRule,
+  memberKnown,
+  unknownDepartment,
+  unknownMember,
+  unknownReference,
+} from '../../lib/named-records';
+import { matchOrCreateContact, type PersonValues, personCtes, personValues, wantedPerson } from '../../lib/people';
+import { checkIfMatch } from '../../lib/preconditions';
 import { newReference } from '../../lib/references';
-import type { DealsTable } from '../../schema/pipelines/db';
+import type { Written } from '../../lib/resources';
+import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/write';
+import type { DealRow, DealsTable } from '../../schema/pipelines/db';
 import type { DealInputValue, DealPatchValue } from '../../schema/pipelines/deals';
-import type { Company } from '../../schema/platform/db';
+import { type DealRecord, selectDeals } from './deals.present';
 
 /**
- * A company's deals with what their answer shows joined: the pipeline's and stage's keys, the stage's kind (the
- * deal's status) and probability, the pipeline's purpose, the references of the person, enquiry and owner, the home's
- * English slug and the company's currency. `rows`: the deals to read (all by default), e.g. one locked bare row
- * (lib/db/locked.ts).
+ * Deals' writes in two round trips (lib/write.ts): one read of everything the decision needs (the deal with its
+ * version, the pipeline and stage, the enquiry, the person, home, owner, handler and department the body names, the
+ * holder of the client's id), then one statement: the change guarded by the version read, the link of the client's
+ * id, the person matched or added (lib/people.ts personCtes) and the audit of the answer (a deal names its person:
+ * every answer is audited). Under a burst a stale write runs again with the deal's row locked (lib/locked-write.ts).
  */
-export function selectDeals(executor: Executor, companyId: string, rows = executor.selectFrom('deals').selectAll()) {
-  return executor
-    .selectFrom(rows.as('deals'))
-    .innerJoin('pipelines as pipeline', 'pipeline.id', 'deals.pipeline_id')
-    .innerJoin('pipeline_stages as stage', 'stage.id', 'deals.stage_id')
-    .innerJoin('contacts as person', 'person.id', 'deals.contact_id')
-    .innerJoin('companies as company', 'company.id', 'deals.company_id')
-    .leftJoin('leads as lead', 'lead.id', 'deals.lead_id')
-    .leftJoin('listings as home', 'home.id', 'deals.listing_id')
-    .leftJoin('contacts as owner', 'owner.id', 'deals.owner_id')
-    .selectAll('deals')
-    .select([
-      sql<string | null>`deals.expected_close::text`.as('expected_close'),
-      sql<string | null>`deals.value::text`.as('value'),
-      sql<string | null>`deals.commission::text`.as('commission'),
-      sql<string>`deals.version::text`.as('version'),
-      'pipeline.key as pipeline_key',
-      'pipeline.purpose as pipeline_purpose',
-      'stage.key as stage_key',
-      'stage.kind as stage_kind',
-      'stage.probability as stage_probability',
-      'person.reference as person_reference',
-      'lead.reference as lead_reference',
-      'home.slug_en as home_slug',
-      'owner.reference as owner_reference',
-      'company.currency as currency',
-    ])
-    .where('deals.company_id', '=', companyId);
+
+/** Who may handle a deal: any member of the company. */
+const handlerRule: MemberRule = { path: 'handler' };
+
+/** The records the body's optional fields name, as one read found them. */
+type NamedRead = {
+  named_home_id: string | null;
+  named_owner_id: string | null;
+  named_owner_erased: boolean | null;
+  handler_known: boolean;
+  department_known: boolean;
+};
+
+/** The columns of a read that resolve the records the body's optional fields name (home, owner, handler, department). */
+function namedColumns(companyId: string, input: DealPatchValue): AliasedRawBuilder<unknown, string>[] {
+  const company = sql`company_id = ${companyId}::uuid`;
+  const owner = sql`from contacts where ${company} and reference = ${input.owner ?? null}::text`;
+  return [
+    sql`(select id from listings where ${company} and slug_en = ${input.home ?? null}::text)`.as('named_home_id'),
+    sql`(select id ${owner})`.as('named_owner_id'),
+    sql`(select erased ${owner})`.as('named_owner_erased'),
+    (input.handler ? memberKnown(companyId, input.handler, handlerRule) : sql`true`).as('handler_known'),
+    (input.department ? departmentKnown(companyId, input.department) : sql`true`).as('department_known'),
+  ];
 }
 
-/** The deal of this company with this reference, locked (the bare row) for the write; 404 when there is none. */
-export async function lockDeal(trx: Trx, companyId: string, reference: string) {
-  const row = trx.selectFrom('deals').selectAll().where('company_id', '=', companyId).where('reference', '=', reference);
-  const deal = await readLocked(() => selectDeals(trx, companyId, row.forUpdate()).executeTakeFirst());
-  if (!deal) throw notFound(`The deal ${reference}`);
-  return deal;
-}
-
-/** An amount of the body kept to the currency's digits, or 400 `currency_digits` at `path`. */
-function amountIn(amount: string, company: Company, path: string): string {
-  const digits = storedDigits(company.currency);
-  if (!fitsDigits(amount, digits)) {
-    throw fieldProblem(path, 'currency_digits', `At most ${digits} digits after the point in this currency.`);
-  }
-  return new Big(amount).toFixed(digits);
-}
-
-/** The pipeline a new deal goes in: the one named, else the company's first; 400 at `pipeline` when there is none. */
-async function pipelineOf(trx: Trx, companyId: string, key: string | undefined) {
-  let select = trx.selectFrom('pipelines').select(['id', 'key']).where('company_id', '=', companyId);
-  select = key === undefined ? select.orderBy('position').orderBy('created_at').limit(1) : select.where('key', '=', key);
-  const pipeline = await select.executeTakeFirst();
-  if (!pipeline) {
-    throw key === undefined
-      ? fieldProblem('pipeline', 'no_pipeline', 'The company has no pipeline yet: it adds them in its admin.')
-      : fieldProblem('pipeline', 'unknown_pipeline', `${key} is not a pipeline of this company.`);
-  }
-  return pipeline;
-}
-
-/** The stage of a new deal: the open stage named, else the pipeline's first open stage (400 at `stage` otherwise). */
-async function openStageOf(trx: Trx, pipeline: { id: string; key: string }, key: string | undefined) {
-  let select = trx
-    .selectFrom('pipeline_stages')
-    .select(['id', 'key', 'kind'])
-    .where('pipeline_id', '=', pipeline.id)
-    .orderBy('position')
-    .orderBy('created_at');
-  select = key === undefined ? select.where('kind', '=', 'open').limit(1) : select.where('key', '=', key);
-  const stage = await select.executeTakeFirst();
-  if (!stage) {
-    throw key === undefined
-      ? fieldProblem('stage', 'no_open_stage', `The pipeline ${pipeline.key} has no open stage.`)
-      : fieldProblem('stage', 'unknown_stage', `${key} is not a stage of the pipeline ${pipeline.key}.`);
-  }
-  if (stage.kind !== 'open') {
-    throw fieldProblem('stage', 'stage_not_open', `A deal starts in an open stage; move it to ${key} afterwards.`);
-  }
-  return stage;
-}
-
-/** What the enquiry a deal comes from gives it: its person, and its home, department and assignee as defaults. */
-async function enquiryOf(trx: Trx, companyId: string, reference: string) {
-  const lead = await trx
-    .selectFrom('leads')
-    .select(['id', 'contact_id', 'listing_id', 'department_key', 'assignee_id', 'erased'])
-    .where('company_id', '=', companyId)
-    .where('reference', '=', reference)
-    .executeTakeFirst();
-  if (!lead) throw fieldProblem('enquiry', 'unknown_reference', `${reference} is not a lead of this company.`);
-  if (lead.erased) throw fieldProblem('enquiry', 'lead_erased', `The lead ${reference} is erased.`);
-  if (lead.contact_id === null) throw fieldProblem('enquiry', 'enquiry_without_person', `The lead ${reference} names no person.`);
-  return lead;
-}
-
-/** The columns the body's optional fields set (both on POST and PATCH), checked against the company's records. */
-async function fieldValues(trx: Trx, company: Company, input: DealPatchValue): Promise<Updateable<DealsTable>> {
+/** The columns the body's optional fields set (both on POST and PATCH), checked against what the read found. */
+function fieldValues(read: NamedRead, currency: string, input: DealPatchValue): Updateable<DealsTable> {
   const set: Updateable<DealsTable> = {};
   if (input.title !== undefined) set.title = input.title;
-  if (input.home !== undefined) set.listing_id = input.home && (await resolveListing(trx, company.id, input.home)).id;
-  if (input.owner !== undefined) set.owner_id = input.owner && (await resolveContact(trx, company.id, input.owner, 'owner'));
+  if (input.home !== undefined) {
+    if (input.home !== null && read.named_home_id === null) {
+      throw unknownReference('home', `${input.home} is not a listing of this company.`);
+    }
+    set.listing_id = read.named_home_id;
+  }
+  if (input.owner !== undefined) {
+    if (input.owner !== null && read.named_owner_id === null) {
+      throw unknownReference('owner', `${input.owner} is not a contact of this company.`);
+    }
+    if (read.named_owner_erased) throw fieldProblem('owner', 'contact_erased', `The contact ${input.owner} is erased.`);
+    set.owner_id = read.named_owner_id;
+  }
   if (input.handler !== undefined) {
-    if (input.handler !== null) await checkHandler(trx, company.id, input.handler);
+    if (input.handler !== null && !read.handler_known) throw unknownMember(input.handler, handlerRule);
     set.handler_id = input.handler;
   }
   if (input.department !== undefined) {
-    if (input.department !== null) await checkDepartment(trx, company.id, input.department);
+    if (input.department !== null && !read.department_known) throw unknownDepartment(input.department);
     set.department_key = input.department;
   }
-  if (input.value !== undefined) set.value = input.value && amountIn(input.value, company, 'value');
-  if (input.commission !== undefined) set.commission = input.commission && amountIn(input.commission, company, 'commission');
+  if (input.value !== undefined) set.value = input.value && amountIn(input.value, currency, 'value');
+  if (input.commission !== undefined) set.commission = input.commission && amountIn(input.commission, currency, 'commission');
   if (input.probability !== undefined) set.probability = input.probability;
   if (input.expected_close !== undefined) set.expected_close = input.expected_close;
   return set;
 }
 
-function checkParties(contactId: string, ownerId: string | null | undefined) {
+function checkParties(contactId: string | undefined, ownerId: string | null | undefined) {
   if (ownerId && ownerId === contactId)
     throw fieldProblem('owner', 'same_party', 'The owner is not the person the deal is with.');
 }
 
+/** The row of a write statement's CTE with its dates and amounts as text, as selectDeals gives them. */
+const shownRow = (cte: string, more = '') =>
+  sql.raw(`select *, expected_close::text as expected_close, value::text as value, commission::text as commission,
+    version::text as version${more} from ${cte}`);
+
+/** A deal answered as read, nothing written but the audit of the answer. */
+export async function dealUnchanged(scope: WriteScope, deal: DealRecord, created = false): Promise<Written<DealRecord>> {
+  const audit = readAuditCte('answer_read', scope.answerRead, [deal.reference]);
+  if (audit) await writeStatement([audit], sql`select 1`).execute(scope.db);
+  return { row: deal, created, version: deal.version };
+}
+
+/** What a create reads beside the deal sent before: the pipeline and stage, the enquiry, the person named. */
+type CreateRead = NamedRead & {
+  existing: string | null;
+  new_pipeline_id: string | null;
+  new_pipeline_key: string | null;
+  new_pipeline_purpose: 'sales' | 'leasing' | null;
+  new_stage_id: string | null;
+  new_stage_key: string | null;
+  new_stage_kind: 'open' | 'won' | 'lost' | null;
+  new_stage_probability: number | null;
+  enquiry_id: string | null;
+  enquiry_contact_id: string | null;
+  enquiry_person: string | null;
+  enquiry_listing_id: string | null;
+  enquiry_home: string | null;
+  enquiry_department: string | null;
+  enquiry_assignee: string | null;
+  enquiry_erased: boolean | null;
+  person_id: string | null;
+  person_erased: boolean | null;
+};
+
+/** The create's refusals of the pipeline, stage and enquiry or person named, on what the read found. */
+function checkCreate(read: CreateRead, input: DealInputValue) {
+  if (read.new_pipeline_id === null) {
+    throw input.pipeline === undefined
+      ? fieldProblem('pipeline', 'no_pipeline', 'The company has no pipeline yet: it adds them in its admin.')
+      : fieldProblem('pipeline', 'unknown_pipeline', `${input.pipeline} is not a pipeline of this company.`);
+  }
+  if (read.new_stage_id === null) {
+    throw input.stage === undefined
+      ? fieldProblem('stage', 'no_open_stage', `The pipeline ${read.new_pipeline_key} has no open stage.`)
+      : fieldProblem('stage', 'unknown_stage', `${input.stage} is not a stage of the pipeline ${read.new_pipeline_key}.`);
+  }
+  if (read.new_stage_kind !== 'open') {
+    throw fieldProblem('stage', 'stage_not_open', `A deal starts in an open stage; move it to ${input.stage} afterwards.`);
+  }
+  if (input.enquiry !== undefined) {
+    if (read.enquiry_id === null) throw unknownReference('enquiry', `${input.enquiry} is not a lead of this company.`);
+    if (read.enquiry_erased) throw fieldProblem('enquiry', 'lead_erased', `The lead ${input.enquiry} is erased.`);
+    if (read.enquiry_contact_id === null) {
+      throw fieldProblem('enquiry', 'enquiry_without_person', `The lead ${input.enquiry} names no person.`);
+    }
+  }
+  if (typeof input.person === 'string') {
+    if (read.person_id === null) throw unknownReference('person', `${input.person} is not a contact of this company.`);
+    if (read.person_erased) throw fieldProblem('person', 'contact_erased', `The contact ${input.person} is erased.`);
+  }
+}
+
+/** The slots of lib/people.ts personCtes from values (the statement is built once per write, not prepared). */
+const slotsOf = (values: PersonValues) =>
+  Object.fromEntries(Object.entries(values).map(([key, value]) => [key, sql.val(value)])) as never;
+
 /**
  * Adds a deal in an open stage, from an enquiry (its person, and its home, department and assignee unless sent), a
- * person's reference, or their details (matched or added as POST /contacts does). Sent again with the same external
- * id: the first deal, `created: false`, nothing written. Announces nothing (the spec names no deal creation event; a
- * mirror finds new deals with `updated_since`). Run it in `transactionRetryingConflict`: a concurrent create with the
- * same external id (or the same new person) fails on a unique index, and the retry finds the first.
+ * person's reference, or their details (matched or added as POST /contacts does: lib/people.ts, in the deal's
+ * statement; with their own external id, lib/people.ts matchOrCreateContact in a transaction first). Sent again with
+ * the same external id: the first deal, `created: false`, nothing written. Announces nothing (the spec names no deal
+ * creation event; a mirror finds new deals with `updated_since`). A concurrent create with the same external id (or
+ * the same new person) fails the statement on a unique index, and the next read finds the first.
  */
-export async function createDeal(
-  trx: Trx,
-  company: Company,
-  input: DealInputValue,
-  causedBy: CausedBy,
-): Promise<{ id: string; created: boolean }> {
-  if (input.external) {
-    const existing = await recordIdByExternal(trx, company.id, 'deal', input.external);
-    if (existing) return { id: existing, created: false };
+export async function addDeal(scope: WriteScope, input: DealInputValue): Promise<Written<DealRecord> | Stale> {
+  const { db, company } = scope;
+  const existing = input.external ? externalHolder(company.id, 'deal', input.external).holder : sql`null::text`;
+  const c = sql`${company.id}::uuid`;
+  const person = typeof input.person === 'string' ? input.person : null;
+  const { rows } = await sql<CreateRead & Record<string, unknown>>`
+    select k.existing, pl.id as new_pipeline_id, pl.key as new_pipeline_key, pl.purpose as new_pipeline_purpose,
+      st.id as new_stage_id, st.key as new_stage_key, st.kind as new_stage_kind, st.probability as new_stage_probability,
+      enquiry.id as enquiry_id, enquiry.contact_id as enquiry_contact_id, enquiry_person.reference as enquiry_person,
+      enquiry.listing_id as enquiry_listing_id, enquiry_home.slug_en as enquiry_home,
+      enquiry.department_key as enquiry_department, enquiry.assignee_id as enquiry_assignee, enquiry.erased as enquiry_erased,
+      named_person.id as person_id, named_person.erased as person_erased,
+      ${sql.join(namedColumns(company.id, input))}, d.*
+    from (select ${existing} as existing) k
+    left join lateral (select id, key, purpose from pipelines where company_id = ${c}
+      and (key = ${input.pipeline ?? null}::text or ${input.pipeline ?? null}::text is null)
+      order by position, created_at limit 1) pl on true
+    left join lateral (select id, key, kind, probability from pipeline_stages where pipeline_id = pl.id
+      and (key = ${input.stage ?? null}::text or (${input.stage ?? null}::text is null and kind = 'open'))
+      order by position, created_at limit 1) st on true
+    left join leads enquiry on enquiry.company_id = ${c} and enquiry.reference = ${input.enquiry ?? null}::text
+    left join contacts enquiry_person on enquiry_person.id = enquiry.contact_id
+    left join listings enquiry_home on enquiry_home.id = enquiry.listing_id
+    left join contacts named_person on named_person.company_id = ${c} and named_person.reference = ${person}::text
+    left join lateral ${selectDeals(db, company.id).where(sql<boolean>`deals.id = k.existing::uuid`)} as d on true
+  `.execute(db);
+  const read = rows[0] as CreateRead & Record<string, unknown>;
+  if (read.existing !== null && read.id !== null) return dealUnchanged(scope, dealOf(read));
+  checkCreate(read, input);
+
+  const fromEnquiry =
+    input.enquiry === undefined
+      ? {}
+      : {
+          lead_id: read.enquiry_id,
+          listing_id: read.enquiry_listing_id,
+          department_key: read.enquiry_department,
+          handler_id: read.enquiry_assignee,
+        };
+  const set = { ...fromEnquiry, ...fieldValues(read, company.currency, input) };
+  const details = typeof input.person === 'object' ? input.person : undefined;
+  let contactId = input.enquiry !== undefined ? (read.enquiry_contact_id as string) : (read.person_id ?? undefined);
+  let personReference = input.enquiry !== undefined ? read.enquiry_person : person;
+  if (details?.external) {
+    // A person with their own external id: matched and linked as POST /contacts does, in a transaction first.
+    const matched = await db.transaction().execute((trx: Trx) => matchOrCreateContact(trx, company, details, scope.causedBy));
+    contactId = matched.contact.id;
+    personReference = matched.contact.reference;
   }
-  const pipeline = await pipelineOf(trx, company.id, input.pipeline);
-  const stage = await openStageOf(trx, pipeline, input.stage);
-  const defaults: Updateable<DealsTable> = {};
-  let contactId: string;
-  if (input.enquiry !== undefined) {
-    const lead = await enquiryOf(trx, company.id, input.enquiry);
-    contactId = lead.contact_id as string;
-    Object.assign(defaults, {
-      lead_id: lead.id,
-      listing_id: lead.listing_id,
-      department_key: lead.department_key,
-      handler_id: lead.assignee_id,
-    });
-  } else if (typeof input.person === 'string') {
-    contactId = await resolveContact(trx, company.id, input.person, 'person');
-  } else {
-    contactId = (await matchOrCreateContact(trx, company, input.person ?? {}, causedBy)).contact.id;
-  }
-  const set = { ...defaults, ...(await fieldValues(trx, company, input)) };
   checkParties(contactId, set.owner_id);
-  const deal = await trx
-    .insertInto('deals')
-    .values({
-      ...set,
-      company_id: company.id,
-      reference: newReference('D'),
-      pipeline_id: pipeline.id,
-      stage_id: stage.id,
-      contact_id: contactId,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (input.external) await linkNewRecord(trx, company.id, 'deal', deal.id, input.external);
-  return { id: deal.id, created: true };
+  const matching = details && !details.external;
+  const values = matching
+    ? personValues(company, wantedPerson(company, details), scope.causedBy, { rule: 'server', touch: 'on_change' })
+    : undefined;
+
+  const reference = newReference('D');
+  const columns = Object.keys(set) as Array<keyof typeof set>;
+  const insert = sql`insert into deals (company_id, reference, pipeline_id, stage_id, contact_id
+      ${sql.join(
+        columns.map((column) => sql`, ${sql.ref(column)}`),
+        sql``,
+      )})
+    select ${c}, ${reference}, ${read.new_pipeline_id}::uuid, ${read.new_stage_id}::uuid,
+      ${values ? sql`(select id from person)` : sql`${contactId}::uuid`}
+      ${sql.join(
+        columns.map((column) => sql`, ${set[column] ?? null}`),
+        sql``,
+      )}
+    ${values && set.owner_id ? sql`where (select id from person) <> ${set.owner_id}::uuid` : sql``}
+    returning *`;
+  const link = linkFor('deal', input.external, null, undefined);
+  const { rows: written } = await writeStatement(
+    [
+      values && personCtes(slotsOf(values)),
+      sql`added as (${insert})`,
+      linkCte('linked', company.id, 'deal', link, 'added'),
+      readAuditCte('answer_read', scope.answerRead, [reference]),
+    ],
+    shownRow('added', values ? ', (select reference from person) as matched_person' : ''),
+  ).execute(db);
+  const row = written[0] as (DealRow & { matched_person?: string }) | undefined;
+  if (!row) {
+    if (values && set.owner_id) throw fieldProblem('owner', 'same_party', 'The owner is not the person the deal is with.');
+    return stale;
+  }
+  const { matched_person, ...dealRow } = row;
+  const record = {
+    ...(dealRow as unknown as DealRecord),
+    pipeline_key: read.new_pipeline_key as string,
+    pipeline_purpose: read.new_pipeline_purpose as 'sales' | 'leasing',
+    stage_key: read.new_stage_key as string,
+    stage_kind: 'open' as const,
+    stage_probability: read.new_stage_probability as number,
+    person_reference: (matched_person ?? personReference) as string,
+    lead_reference: input.enquiry ?? null,
+    home_slug: input.home !== undefined ? input.home : input.enquiry !== undefined ? read.enquiry_home : null,
+    owner_reference: input.owner ?? null,
+    currency: company.currency,
+    external: linksAfter([], link, null),
+  };
+  return { row: record, created: true, version: row.version };
+}
+
+/** The deal sent before as a create's read found it (its columns beside the read's). */
+function dealOf(read: Record<string, unknown>): DealRecord {
+  return read as unknown as DealRecord;
+}
+
+/** The deal of this company with this reference, read for a write with `more` columns; 404 when there is none. */
+export async function readDeal<More extends object>(
+  scope: WriteScope,
+  reference: string,
+  more: AliasedRawBuilder<unknown, string>[],
+  external?: External,
+): Promise<DealRecord & More & { holder: string | null }> {
+  const held = external ? externalHolder(scope.company.id, 'deal', external).holder : sql<string | null>`null::text`;
+  const deal = (await selectDeals(scope.db, scope.company.id)
+    .select([...more, held.as('holder')] as never)
+    .where('deals.reference', '=', reference)
+    .executeTakeFirst()) as (DealRecord & More & { holder: string | null }) | undefined;
+  if (!deal) throw notFound(`The deal ${reference}`);
+  checkIfMatch(scope.ifMatch, deal.version);
+  return deal;
+}
+
+/** Locks a deal's bare row for a write run again under a burst (lib/locked-write.ts). */
+export async function lockDeal(trx: Trx, companyId: string, reference: string): Promise<void> {
+  await sql`select from deals where company_id = ${companyId}::uuid and reference = ${reference} for update`.execute(trx);
+}
+
+/**
+ * A deal's change in one statement: `set` guarded by the version read (and `guards`), the link of the client's id, the
+ * CTEs over `changed` (events) and the audit of the answer; `shown` what the answer shows beside the changed row.
+ */
+export async function writeDealChange(
+  scope: WriteScope,
+  deal: DealRecord,
+  set: Updateable<DealsTable>,
+  more: {
+    guards?: RawBuilder<boolean>[];
+    ctes?: Array<RawBuilder<unknown> | false>;
+    link?: LinkWrite;
+    shown?: Partial<DealRecord>;
+  },
+): Promise<Written<DealRecord> | Stale> {
+  const { db, company } = scope;
+  const link = more.link ?? { kind: 'none' };
+  let update = db
+    .updateTable('deals')
+    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .where('id', '=', deal.id)
+    .where(sql<boolean>`version = ${deal.version}::bigint`);
+  for (const guard of more.guards ?? []) update = update.where(guard);
+  const { rows } = await writeStatement(
+    [
+      sql`changed as (${update.returningAll()})`,
+      linkCte('linked', company.id, 'deal', link, 'changed'),
+      ...(more.ctes ?? []),
+      readAuditCte('answer_read', scope.answerRead, [deal.reference]),
+    ],
+    shownRow('changed'),
+  ).execute(db);
+  const row = rows[0] as DealRow | undefined;
+  if (!row) return stale;
+  const external = linksAfter(deal.external, link, null);
+  const record = { ...deal, ...(row as unknown as DealRecord), ...more.shown, external };
+  return { row: record, version: row.version };
 }
 
 /**
@@ -198,20 +342,29 @@ export async function createDeal(
  * again), expected close, and an external id. Announces nothing (no deal update event in the spec): `updated_at`
  * moves, so `updated_since` finds it.
  */
-export async function updateDeal(trx: Trx, company: Company, reference: string, input: DealPatchValue): Promise<string> {
-  const deal = await lockDeal(trx, company.id, reference);
-  const set = await fieldValues(trx, company, input);
-  checkParties(deal.contact_id, set.owner_id === undefined ? deal.owner_id : set.owner_id);
-  const linked = input.external ? await linkExternal(trx, company.id, 'deal', deal.id, input.external) : false;
-  const same = (column: string, value: unknown) => {
-    const current = deal[column as keyof typeof deal];
-    if (value === null || current === null) return value === current;
-    return column === 'value' || column === 'commission'
-      ? new Big(String(current)).eq(String(value))
-      : String(current) === String(value);
-  };
-  const changed = Object.entries(set).some(([column, value]) => !same(column, value));
-  if (changed) await trx.updateTable('deals').set(set).where('id', '=', deal.id).execute();
-  else if (linked) await trx.updateTable('deals').set({ updated_at: sql`clock_timestamp()` }).where('id', '=', deal.id).execute();
-  return deal.id;
+export function changeDeal(scope: WriteScope, reference: string, input: DealPatchValue): Promise<Written<DealRecord>> {
+  return writeLockedWhenStale(
+    scope,
+    (trx) => lockDeal(trx, scope.company.id, reference),
+    async (attempt) => {
+      const read = await readDeal<NamedRead>(attempt, reference, namedColumns(attempt.company.id, input), input.external);
+      const set = fieldValues(read, attempt.company.currency, input);
+      checkParties(read.contact_id, set.owner_id === undefined ? read.owner_id : set.owner_id);
+      const link = linkFor('deal', input.external, read.holder, read.id);
+      const same = (column: string, value: unknown) => {
+        const current = read[column as keyof typeof read];
+        if (value === null || current === null) return value === current;
+        return column === 'value' || column === 'commission'
+          ? new Big(String(current)).eq(String(value))
+          : String(current) === String(value);
+      };
+      const changes = Object.fromEntries(Object.entries(set).filter(([column, value]) => !same(column, value)));
+      const { named_home_id, named_owner_id, named_owner_erased, handler_known, department_known, holder, ...deal } = read;
+      if (Object.keys(changes).length === 0 && link.kind === 'none') return dealUnchanged(attempt, deal);
+      const shown: Partial<DealRecord> = {};
+      if (input.home !== undefined) shown.home_slug = input.home;
+      if (input.owner !== undefined) shown.owner_reference = input.owner;
+      return writeDealChange(attempt, deal, changes, { link, shown });
+    },
+  );
 }

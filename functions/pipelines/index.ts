@@ -1,7 +1,7 @@
 import { defineGroup } from '../../lib/compose';
 import { deals } from './deals.routes';
 import { pipelineJobs } from './jobs';
-import { pipelines } from './pipelines.routes';
+import { pipelineList } from './pipelines.routes';
 import { viewings } from './viewings.routes';
 
 /**
@@ -9,8 +9,8 @@ import { viewings } from './viewings.routes';
  * scheduled work marks viewings missed. Its admin routes (admin.ts: pipelines and stages) are composed into the
  * admin API by functions/app.ts.
  */
-export const pipelinesGroup = defineGroup({
+export const pipelines = defineGroup({
   name: 'pipelines',
-  routes: [pipelines, deals, viewings],
+  routes: [pipelineList, deals, viewings],
   jobs: pipelineJobs,
 });

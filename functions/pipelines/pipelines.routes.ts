@@ -1,8 +1,9 @@
 import { createRouter } from '../../lib/app';
+import type { Handler } from '../../lib/routes';
 import { json, noQuery } from '../../schema/common/api';
 import { PipelineListSchema } from '../../schema/pipelines/pipelines';
 import { listPipelines } from './pipelines';
-import { pipelinesRoute } from './route';
+import { pipelinesRoute } from './scopes';
 
 const listRoute = pipelinesRoute('read:pipelines', {
   method: 'get',
@@ -12,6 +13,7 @@ const listRoute = pipelinesRoute('read:pipelines', {
   responses: { 200: json(PipelineListSchema, 'Every pipeline') },
 });
 
-export const pipelines = createRouter().openapi(listRoute, async (c) =>
-  c.json({ results: await listPipelines(c.var.services.db, c.var.company.id), next_cursor: null }, 200),
-);
+const listAll: Handler<typeof listRoute> = async (c) =>
+  c.json({ results: await listPipelines(c.var.services.db, c.var.company.id), next_cursor: null }, 200);
+
+export const pipelineList = createRouter().openapi(listRoute, listAll);

@@ -1,7 +1,6 @@
 import { createRouter } from '../../lib/app';
-import { actorOf } from '../../lib/audit';
-import { transactionRetryingConflict } from '../../lib/external-ids';
-import { readOne, readWritten, syncList, syncResource } from '../../lib/resources';
+import { changed, narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
   ViewingInput,
@@ -11,9 +10,9 @@ import {
   ViewingSchema,
   ViewingsQuery,
 } from '../../schema/pipelines/viewings';
-import { pipelinesRoute } from './route';
-import { createViewing, selectViewings, updateViewing } from './viewings';
-import { presentViewings, type ViewingRecord, type ViewingView } from './viewings.present';
+import { pipelinesRoute } from './scopes';
+import { addViewing, changeViewing } from './viewings';
+import { presentViewing, selectViewings, type ViewingRecord, type ViewingView } from './viewings.present';
 
 /** A viewing carries staff's feedback on a person's visit: every read is audited. */
 const resource = syncResource<ViewingRecord, ViewingView>('viewings', {
@@ -21,11 +20,11 @@ const resource = syncResource<ViewingRecord, ViewingView>('viewings', {
   noun: 'viewing',
   external: 'viewing',
   select: selectViewings,
-  present: (services, rows) => presentViewings(services.db, rows),
+  present: (_services, rows) => rows.map(presentViewing),
   personal: (view) => view.reference,
 });
 
-const record = { table: 'viewings', column: 'reference', param: 'reference' } as const;
+const versioned = { table: 'viewings', column: 'reference', param: 'reference' } as const;
 
 export const viewingExample = {
   deal: 'D-7K3M9Q2XAB',
@@ -43,7 +42,7 @@ const listRoute = pipelinesRoute('read:pipelines', {
 const oneRoute = pipelinesRoute('read:pipelines', {
   method: 'get',
   path: '/viewings/{reference}',
-  record,
+  versioned,
   summary: 'One viewing',
   request: { params: ViewingParams, query: noQuery },
   responses: { 200: json(ViewingSchema, 'The viewing') },
@@ -61,7 +60,7 @@ const addRoute = pipelinesRoute('write:pipelines', {
 const patchRoute = pipelinesRoute('write:pipelines', {
   method: 'patch',
   path: '/viewings/{reference}',
-  record,
+  versioned,
   summary: 'Change time, home or who shows it; record how it went; mark it done, cancelled or missed',
   request: { params: ViewingParams, body: jsonBody(ViewingPatchInput, { time: '2027-01-16T15:30:00Z' }) },
   responses: {
@@ -70,35 +69,29 @@ const patchRoute = pipelinesRoute('write:pipelines', {
   },
 });
 
+const listViewings: Handler<typeof listRoute> = async (c) => {
+  const { deal, status, ...query } = c.req.valid('query');
+  const filtered = narrowed(resource, selectViewings, (select) =>
+    select
+      .$if(deal !== undefined, (q) => q.where('deal.reference', '=', deal!))
+      .$if(status !== undefined, (q) => q.where('viewings.status', '=', status!)),
+  );
+  return c.json(await syncList(c, filtered, query), 200);
+};
+
+const oneViewing: Handler<typeof oneRoute> = async (c) =>
+  c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200);
+
+const postViewing: Handler<typeof addRoute> = async (c) => {
+  const { view, status } = await written(c, resource, (scope) => addViewing(scope, c.req.valid('json')));
+  return c.json(view, status);
+};
+
+const patchViewing: Handler<typeof patchRoute> = async (c) =>
+  c.json(await changed(c, resource, (scope) => changeViewing(scope, c.req.valid('param').reference, c.req.valid('json'))), 200);
+
 export const viewings = createRouter()
-  .openapi(listRoute, async (c) => {
-    const { deal, status, ...query } = c.req.valid('query');
-    const filtered = {
-      ...resource,
-      select: (db: Parameters<typeof selectViewings>[0], companyId: string) => {
-        let select = selectViewings(db, companyId);
-        if (deal !== undefined) select = select.where('deal.reference', '=', deal);
-        if (status !== undefined) select = select.where('viewings.status', '=', status);
-        return select;
-      },
-    };
-    return c.json(await syncList(c, filtered, query), 200);
-  })
-  .openapi(oneRoute, async (c) => c.json(await readOne(c, resource, 'reference', c.req.valid('param').reference), 200))
-  .openapi(addRoute, async (c) => {
-    const input = c.req.valid('json');
-    const company = c.var.company;
-    const result = await transactionRetryingConflict(c.var.services.db, (trx) =>
-      createViewing(trx, company, input, actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, result.id), result.created ? 201 : 200);
-  })
-  .openapi(patchRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { company, services } = c.var;
-    const id = await transactionRetryingConflict(services.db, (trx) =>
-      updateViewing(trx, company, reference, input, services.now(), actorOf(c.var.caller)),
-    );
-    return c.json(await readWritten(c, resource, id), 200);
-  });
+  .openapi(listRoute, listViewings)
+  .openapi(oneRoute, oneViewing)
+  .openapi(addRoute, postViewing)
+  .openapi(patchRoute, patchViewing);

@@ -1,6 +1,6 @@
 import { groupWorker } from '../../lib/worker';
 import { createWebhookRuntime } from '../../lib/webhooks/runtime';
-import { pipelinesGroup } from './index';
+import { pipelines } from './index';
 
 /** Pipelines, deals and viewings as their own Worker (wrangler env "pipelines"). */
-export default groupWorker(pipelinesGroup, createWebhookRuntime);
+export default groupWorker(pipelines, createWebhookRuntime);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { moveWarnings } from '../../functions/pipelines/moves';
+import { moveWarnings } from '../../functions/pipelines/deal-stages';
 import { pipelineWorld, type PipelineWorld } from './http';
 
 let w: PipelineWorld;

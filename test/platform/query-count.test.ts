@@ -517,6 +517,28 @@ const writeBudgets: WriteBudget[] = [
   { route: 'POST /api/v1/rent-payments', trips: 3, status: 201, arrange: async (w) => { const l = leasesOf(w); const [first] = l.paymentIds(await l.draft()); await l.changePayment(first!, { status: 'bounced' }); return () => w.client.POST('/api/v1/rent-payments', { body: { replaces: first!, due_on: '2027-02-01', amount: '30000', cheque: { number: '000457', bank: 'ENBD' }, external: { source: 'yardi', id: w.unique() } } }); } },
   { route: 'PATCH /api/v1/rent-payments/{payment_id}', case: 'received', trips: 3, status: 200, arrange: async (w) => { const l = leasesOf(w); const [first] = l.paymentIds(await l.draft({ fee: { kind: 'percent', value: '5' } })); return () => w.client.PATCH('/api/v1/rent-payments/{payment_id}', { params: { path: { payment_id: first! } }, body: { status: 'received', external: { source: 'bank', id: w.unique() } } }); } },
   { route: 'PATCH /api/v1/rent-payments/{payment_id}', case: 'its own fields', trips: 3, status: 200, arrange: async (w) => { const l = leasesOf(w); const [first] = l.paymentIds(await l.draft()); return () => w.client.PATCH('/api/v1/rent-payments/{payment_id}', { params: { path: { payment_id: first! } }, body: { amount: '29000.5', due_on: '2027-01-05', notes: 'Late cheque' } }); } },
+  // Maintenance (functions/maintenance, issues 22 and 28): the company and key, one read, one write (its events and calendar block in it).
+  { route: 'POST /api/v1/jobs', trips: 3, status: 201, arrange: async (w) => () => w.client.POST('/api/v1/jobs', { body: { home: w.homes.lease, category: 'plumbing', priority: 'high', payer: 'owner', problem: 'A leak.', estimate: '450.00', member: w.members.sara, external: { source: 'helpdesk', id: w.unique() } } }) },
+  { route: 'POST /api/v1/jobs', case: 'sent again', trips: 3, status: 200, arrange: async (w) => { const body = { home: w.homes.lease, category: 'plumbing' as const, priority: 'normal' as const, payer: 'owner' as const, problem: 'A leak.', external: { source: 'helpdesk', id: w.unique() } }; await w.client.POST('/api/v1/jobs', { body }); return () => w.client.POST('/api/v1/jobs', { body }); } },
+  { route: 'PATCH /api/v1/jobs/{reference}', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.job(); const contractor = await w.contractor(); return () => w.client.PATCH('/api/v1/jobs/{reference}', { params: { path: { reference } }, body: { priority: 'urgent', estimate: '99.50', contractor, external: { source: 'helpdesk', id: w.unique() } } }); } },
+  { route: 'POST /api/v1/jobs/{reference}/schedule', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.job(); return () => w.client.POST('/api/v1/jobs/{reference}/schedule', { params: { path: { reference } }, body: { day: '2030-02-01', window: { start: '09:00', end: '12:00' }, member: w.members.lina, block_calendar: false } }); } },
+  { route: 'POST /api/v1/jobs/{reference}/schedule', case: 'blocking a holiday home’s night', trips: 3, status: 200, arrange: async (w) => { const home = await w.holidayHome(); const { reference } = await w.job({ home }); return () => w.client.POST('/api/v1/jobs/{reference}/schedule', { params: { path: { reference } }, body: { day: '2030-02-02', block_calendar: true } }); } },
+  { route: 'POST /api/v1/jobs/{reference}/complete', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.job(); return () => w.client.POST('/api/v1/jobs/{reference}/complete', { params: { path: { reference } }, body: { work_done: 'Fixed.' } }); } },
+  { route: 'POST /api/v1/jobs/{reference}/cancel', trips: 3, status: 200, arrange: async (w) => { const home = await w.holidayHome(); const { reference } = await w.job({ home }); await w.client.POST('/api/v1/jobs/{reference}/schedule', { params: { path: { reference } }, body: { day: '2030-02-03', block_calendar: true } }); return () => w.client.POST('/api/v1/jobs/{reference}/cancel', { params: { path: { reference } }, body: { reason: 'Not needed.' } }); } },
+  { route: 'POST /api/v1/jobs/{reference}/approval', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.job(); return () => w.client.POST('/api/v1/jobs/{reference}/approval', { params: { path: { reference } }, body: { decision: 'requested' } }); } },
+  { route: 'POST /api/v1/job-charges', trips: 3, status: 201, arrange: async (w) => { const { reference } = await w.job(); return () => w.client.POST('/api/v1/job-charges', { body: { job: reference, cost: '120.00', payer: 'owner', external: { source: 'helpdesk', id: w.unique() } } }); } },
+  { route: 'PATCH /api/v1/job-charges/{charge_id}', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.job(); const charge = (await w.client.POST('/api/v1/job-charges', { body: { job: reference, cost: '120.00' } })).data?.charge_id ?? ''; return () => w.client.PATCH('/api/v1/job-charges/{charge_id}', { params: { path: { charge_id: charge } }, body: { status: 'cancelled' } }); } },
+  { route: 'POST /api/v1/contractors', trips: 3, status: 201, arrange: async (w) => () => w.client.POST('/api/v1/contractors', { body: { name: 'Cool Air', kind: 'firm', trades: ['air_conditioning'], external: { source: 'helpdesk', id: w.unique() } } }) },
+  { route: 'PATCH /api/v1/contractors/{contractor_id}', trips: 3, status: 200, arrange: async (w) => { const contractor_id = await w.contractor(); return () => w.client.PATCH('/api/v1/contractors/{contractor_id}', { params: { path: { contractor_id } }, body: { notes: 'Good.', status: 'stopped' } }); } },
+  { route: 'POST /api/v1/inspections', trips: 3, status: 201, arrange: async (w) => () => w.client.POST('/api/v1/inspections', { body: { kind: 'routine', home: w.homes.lease, planned_on: '2030-02-01', inspector: w.members.sara, areas: [{ name: 'Kitchen' }] } }) },
+  { route: 'PUT /admin/v1/companies/{company_id}/listings/{slug}/maintenance', trips: 3, status: 200, arrange: async (w) => admin(w, `/listings/${w.homes.lease}/maintenance`, { owner: w.contacts.landlord, approval_limit: '2000.00' }, 'PUT') },
+  // Pipelines (functions/pipelines, issues 22 and 28): the company and key, one read, one write.
+  { route: 'POST /api/v1/deals', case: 'a new person', trips: 3, status: 201, arrange: async (w) => { await w.pipelines(); return () => w.client.POST('/api/v1/deals', { body: { pipeline: 'sales', person: { name: 'New', email: w.email() }, title: 'A deal', home: w.homes.sale, value: '2450000.00', handler: w.members.sara, department: 'sales', external: { source: 'crm', id: w.unique() } } }); } },
+  { route: 'POST /api/v1/deals', case: 'from an enquiry', trips: 3, status: 201, arrange: async (w) => { await w.pipelines(); const { reference } = await w.lead(); return () => w.client.POST('/api/v1/deals', { body: { enquiry: reference, title: 'A deal' } }); } },
+  { route: 'PATCH /api/v1/deals/{reference}', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.deal(); return () => w.client.PATCH('/api/v1/deals/{reference}', { params: { path: { reference } }, body: { probability: 75, value: '100.00', owner: w.contacts.landlord, handler: w.members.lina, external: { source: 'crm', id: w.unique() } } }); } },
+  { route: 'POST /api/v1/deals/{reference}/move', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.deal({ home: w.homes.sale }); return () => w.client.POST('/api/v1/deals/{reference}/move', { params: { path: { reference } }, body: { stage: 'won' } }); } },
+  { route: 'POST /api/v1/viewings', trips: 3, status: 201, arrange: async (w) => { const { reference } = await w.deal({ home: w.homes.sale }); return () => w.client.POST('/api/v1/viewings', { body: { deal: reference, time: '2030-01-15T10:00:00Z', shown_by: w.members.sara, external: { source: 'calendly', id: w.unique() } } }); } },
+  { route: 'PATCH /api/v1/viewings/{reference}', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.viewing(); return () => w.client.PATCH('/api/v1/viewings/{reference}', { params: { path: { reference } }, body: { status: 'done', feedback: 'Liked it.' } }); } },
 ];
 
 /**
@@ -538,33 +560,16 @@ const countedApart: string[] = [
 
 /** Write routes whose group has not budgeted them yet: its engineer adds its lines above and removes it here. */
 const notYetBudgeted: string[] = [
-  'DELETE /admin/v1/companies/{company_id}/listings/{slug}/blocks/{block_id}',
-  'DELETE /admin/v1/companies/{company_id}/pipelines/{key}/stages/{stage}',
+  'POST /admin/v1/companies/{company_id}/pipelines',
   'PATCH /admin/v1/companies/{company_id}/pipelines/{key}',
-  'PATCH /api/v1/contractors/{contractor_id}',
-  'PATCH /api/v1/deals/{reference}',
-  'PATCH /api/v1/job-charges/{charge_id}',
-  'PATCH /api/v1/jobs/{reference}',
-  'PATCH /api/v1/viewings/{reference}',
+  'PUT /admin/v1/companies/{company_id}/pipelines/{key}/stages/{stage}',
+  'DELETE /admin/v1/companies/{company_id}/pipelines/{key}/stages/{stage}',
+  'DELETE /admin/v1/companies/{company_id}/listings/{slug}/blocks/{block_id}',
   'POST /admin/v1/companies/{company_id}/bookings/{reference}/cancel',
   'POST /admin/v1/companies/{company_id}/bookings/{reference}/confirm',
   'POST /admin/v1/companies/{company_id}/bookings/{reference}/mark-paid',
   'POST /admin/v1/companies/{company_id}/listings/{slug}/blocks',
-  'POST /admin/v1/companies/{company_id}/pipelines',
-  'POST /api/v1/contractors',
-  'POST /api/v1/deals',
-  'POST /api/v1/deals/{reference}/move',
-  'POST /api/v1/inspections',
-  'POST /api/v1/job-charges',
-  'POST /api/v1/jobs',
-  'POST /api/v1/jobs/{reference}/approval',
-  'POST /api/v1/jobs/{reference}/cancel',
-  'POST /api/v1/jobs/{reference}/complete',
-  'POST /api/v1/jobs/{reference}/schedule',
-  'POST /api/v1/viewings',
   'PUT /admin/v1/companies/{company_id}/listings/{slug}/booking-terms',
-  'PUT /admin/v1/companies/{company_id}/listings/{slug}/maintenance',
-  'PUT /admin/v1/companies/{company_id}/pipelines/{key}/stages/{stage}',
 ];
 
 describe('round trips of the catalogue import (a bulk write: counted per import and per batch of listings)', () => {

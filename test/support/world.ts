@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { randomToken } from '../../lib/crypto';
 import { developmentToken } from '../../lib/spam-check';
+import { demoPipelines } from '../../functions/pipelines/demo';
 import { type Scope, scopes } from '../../schema/common/scopes';
 import { type TestClient, testClient } from './client';
 import { createTestApi, demo, type RequestOptions, type TestApi } from './harness';
@@ -91,6 +92,7 @@ export async function world(options: WorldOptions = {}) {
   };
   const contacts = { renter: await contact({ name: 'Renter' }), landlord: await contact({ name: 'Landlord' }) };
   const leaseHomes: string[] = [...homes.leases];
+  let pipelinesAdded: Promise<void> | undefined;
 
   const w = {
     api,
@@ -189,6 +191,47 @@ export async function world(options: WorldOptions = {}) {
         .execute(),
     /** A development token for a form's spam check, as the company's Turnstile stand-in accepts it. */
     challenge: developmentToken,
+    // --- Maintenance and pipelines (issues 22 and 28): records of those groups, made through the public API. ---
+    /** A new job (a plumbing leak unless `body` says otherwise) on `home`, default a lease listing the world keeps free of leases. */
+    job: async (body: Record<string, unknown> = {}) => {
+      const res = await w.request('/jobs', {
+        body: { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'A leak.', ...body },
+      });
+      if (res.status !== 201) throw new Error(`job not added: ${res.text}`);
+      return res.json as { reference: string };
+    },
+    /** A new contractor (a firm doing plumbing unless `body` says otherwise), by its id. */
+    contractor: async (body: Record<string, unknown> = {}) => {
+      const res = await w.request('/contractors', { body: { name: `Fixers ${unique()}`, trades: ['plumbing'], ...body } });
+      if (res.status !== 201) throw new Error(`contractor not added: ${res.text}`);
+      return res.json.contractor_id as string;
+    },
+    /** The demo pipelines (sales, leasing) added to the company, once per world. */
+    pipelines: async () => {
+      pipelinesAdded ??= (async () => {
+        for (const pipeline of demoPipelines) {
+          const res = await admin('/pipelines', pipeline);
+          if (res.status !== 201) throw new Error(`pipeline not added: ${res.text}`);
+        }
+      })();
+      await pipelinesAdded;
+    },
+    /** A new deal in the sales pipeline (the demo pipelines added first), of a new person unless `body` names one. */
+    deal: async (body: Record<string, unknown> = {}) => {
+      await w.pipelines();
+      const person = body.person ?? (await contact());
+      const res = await w.request('/deals', { body: { person, title: 'A deal', ...body } });
+      if (res.status !== 201) throw new Error(`deal not added: ${res.text}`);
+      return res.json as { reference: string; person: string };
+    },
+    /** A new viewing planned on `deal` (a new deal on the demo's sale home unless given). */
+    viewing: async (body: Record<string, unknown> = {}) => {
+      const deal = body.deal ?? (await w.deal({ home: homes.sale })).reference;
+      const res = await w.request('/viewings', { body: { deal, time: '2030-01-15T10:00:00Z', ...body } });
+      if (res.status !== 201) throw new Error(`viewing not planned: ${res.text}`);
+      return res.json as { reference: string };
+    },
+    // --- end of maintenance and pipelines ---
     /** Closes the API when the world made it (an API handed in is its maker's to close). */
     close: () => (options.api ? Promise.resolve() : api.close()),
   };
