@@ -18,6 +18,7 @@ import { adminRoute, companyParam } from '../../lib/admin-route';
 import { jsonBody } from '../../schema/common/api';
 import { json } from '../../schema/common/api';
 import { iso } from '../../lib/dates';
+import { lockHomeCalendar, staysHolding } from '../../lib/calendar';
 
 /** A stored amount (numeric(14, 2)) with the currency's minor digits, as the guest's quote writes it. */
 const amount = (value: string, currency: string) => new Big(value).toFixed(minorDigits(currency));
@@ -193,16 +194,9 @@ export const bookingsAdmin = createRouter()
     const input = c.req.valid('json');
     const block = await c.var.services.db.transaction().execute(async (trx) => {
       const listingId = await listingIdOf(trx, company_id, slug);
-      // Waits for booking requests of the home in flight (they lock its terms row too).
-      await trx.selectFrom('holiday_home_terms').select('listing_id').where('listing_id', '=', listingId).forUpdate().execute();
-      const taken = await trx
-        .selectFrom('bookings')
-        .select('reference')
-        .where('listing_id', '=', listingId)
-        .where('status', '<>', 'cancelled')
-        .where('check_in', '<', input.ends_on)
-        .where('check_out', '>', input.starts_on)
-        .execute();
+      // The one calendar rule (lib/calendar.ts): the home's terms row locked (bare), then the stays holding nights.
+      await lockHomeCalendar(trx, listingId);
+      const taken = await staysHolding(trx, listingId, input.starts_on, input.ends_on, c.var.services.now());
       if (taken.length > 0) {
         throw new ApiError('conflict', `Bookings hold some of these nights: ${taken.map((t) => t.reference).join(', ')}.`);
       }
@@ -232,6 +226,8 @@ async function stepBooking(c: Context<AppEnv>, action: BookingAction) {
   const { db } = c.var.services;
   const companyId = c.req.param('company_id') as string;
   const reference = c.req.param('reference') as string;
-  const booking = await db.transaction().execute((trx) => applyBookingAction(trx, companyId, reference, action, 'admin'));
+  const booking = await db
+    .transaction()
+    .execute((trx) => applyBookingAction(trx, companyId, reference, action, 'admin', c.var.services.now()));
   return present(db, booking);
 }

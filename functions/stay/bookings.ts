@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../schema/db';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
+import { lockHomeCalendar } from '../../lib/calendar';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import type { BookingRow } from '../../schema/stay/db';
 import { transactionRetryingConflict } from '../../lib/external-ids';
@@ -79,16 +80,11 @@ export async function applyBookingAction(
   reference: string,
   action: BookingAction,
   causedBy: CausedBy,
-  now = new Date(),
+  now: Date,
 ): Promise<BookingRow> {
   const found = await findBooking(trx, companyId, reference);
   // The home's terms first, then the booking: the order of every booking write (see expireBookings).
-  await trx
-    .selectFrom('holiday_home_terms')
-    .select('listing_id')
-    .where('listing_id', '=', found.listing_id)
-    .forNoKeyUpdate()
-    .execute();
+  await lockHomeCalendar(trx, found.listing_id);
   await expireBookings(trx, now, { bookingId: found.id });
   const booking = await trx.selectFrom('bookings').selectAll().where('id', '=', found.id).forUpdate().executeTakeFirstOrThrow();
   const rule = bookingTransitions[action];
@@ -178,7 +174,7 @@ export async function expireBookings(
 }
 
 /** The scheduler's job: one transaction per run; concurrent runs each cancel a row once (the update claims it). */
-export function expireDueBookings(db: Db, now = new Date()): Promise<number> {
+export function expireDueBookings(db: Db, now: Date): Promise<number> {
   return db
     .transaction()
     .execute((trx) => expireBookings(trx, now))

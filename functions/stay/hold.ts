@@ -1,5 +1,5 @@
 import { type OperationNodeSource, sql } from 'kysely';
-import { lockHomeCalendar, staysHoldingQuery } from '../../lib/calendar';
+import { blocksWithin, lockHomeCalendar, staysHoldingQuery } from '../../lib/calendar';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { type CausedBy, eventCtes, eventsCtes, newEventId } from '../../lib/events';
@@ -9,7 +9,7 @@ import { newReference } from '../../lib/references';
 import type { Company } from '../../schema/platform/db';
 import type { SeasonRow, StoredQuote } from '../../schema/stay/db';
 import { type NewBooking, defaultHoldHours, lapsedAt, transactionForNights } from './bookings';
-import { blocksWithin, mergeRanges, type Range } from './calendar';
+import { mergeRanges, type Range } from './calendar';
 import { type BookableHome, bookableHomeOf, bookableHomeQuery, type HomeRow, homeNotFound, requireBookings } from './homes';
 import { priceStay } from './pricing';
 import { assertStayAllowed, type Stay } from './rules';
