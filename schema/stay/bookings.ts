@@ -135,6 +135,9 @@ export const BookingInput = z
   .openapi('BookingInput');
 
 export type BookingInputValue = Omit<z.infer<typeof BookingInput>, never>;
+const bookingRequestFields = z.object(bookingFields);
+/** A booking request's known fields (what `BookingInput` lets through besides the refused unknown ones). */
+export type BookingRequestValue = z.infer<typeof bookingRequestFields>;
 
 export const BookingAnswer = z
   .object({
@@ -188,6 +191,8 @@ export const BlockInput = z
     note: text().max(500).default(''),
   })
   .refine((b) => b.ends_on > b.starts_on, { path: ['ends_on'], message: 'After starts_on.' });
+
+export type BlockValue = z.infer<typeof BlockInput>;
 
 export const BlockSchema = z
   .object({ id: z.string(), reason: z.enum(['owner', 'maintenance']), starts_on: date, ends_on: date, note: z.string() })

@@ -54,7 +54,7 @@ describe('the one calendar rule, writer by writer', () => {
       const res = await step(w.ctx, booking.reference, 'confirm');
       expect(res.status, res.text).toBe(409);
       expect(res.json.code).toBe('invalid_transition');
-      expect(res.json.detail).toContain('hold expired');
+      expect(res.json.detail).toContain('is cancelled');
     } finally {
       w.api.clock.set(null);
     }
