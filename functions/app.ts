@@ -16,6 +16,7 @@ import { pipelinesGroup } from './pipelines/index';
 import { portalsAdmin } from './portals/admin';
 import { portalsGroup } from './portals/index';
 import { bookingsAdmin } from './stay/admin';
+import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
 
@@ -43,6 +44,7 @@ export const adminRouters = [
   maintenanceAdmin,
   pipelinesAdmin,
   portalsAdmin,
+  calendarImportsAdmin,
 ];
 
 /**

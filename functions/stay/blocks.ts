@@ -11,14 +11,15 @@ import { holidayHomeId } from './homes';
 
 const blockColumns = ['id', 'reason', 'starts_on', 'ends_on', 'note'] as const;
 
-/** A home's blocks, by first night. */
+/** A home's blocks with their reasons (an imported block's channel), by first night. */
 export async function homeBlocks(executor: Executor, companyId: string, slug: string) {
   const listingId = await holidayHomeId(executor, companyId, slug);
   return executor
-    .selectFrom('calendar_blocks')
-    .select(blockColumns)
-    .where('listing_id', '=', listingId)
-    .orderBy('starts_on')
+    .selectFrom('calendar_blocks as b')
+    .leftJoin('calendar_imports as i', 'i.id', 'b.import_id')
+    .select(['b.id', 'b.reason', 'i.channel', 'b.starts_on', 'b.ends_on', 'b.note'])
+    .where('b.listing_id', '=', listingId)
+    .orderBy('b.starts_on')
     .execute();
 }
 
@@ -34,11 +35,12 @@ export function blockNights(db: Db, companyId: string, slug: string, input: Bloc
     if (taken.length > 0) {
       throw new ApiError('conflict', `Bookings hold some of these nights: ${taken.map((t) => t.reference).join(', ')}.`);
     }
-    return trx
+    const block = await trx
       .insertInto('calendar_blocks')
       .values({ ...input, company_id: companyId, listing_id: listingId })
       .returning(blockColumns)
       .executeTakeFirstOrThrow();
+    return { ...block, channel: null };
   });
 }
 

@@ -195,5 +195,15 @@ export const BlockInput = z
 export type BlockValue = z.infer<typeof BlockInput>;
 
 export const BlockSchema = z
-  .object({ id: z.string(), reason: z.enum(['owner', 'maintenance']), starts_on: date, ends_on: date, note: z.string() })
+  .object({
+    id: z.string(),
+    reason: z.enum(['owner', 'maintenance', 'imported', 'turnover']).openapi({
+      description:
+        'Why the nights are blocked: `owner` and `maintenance` (staff blocks; a maintenance job’s block too), `imported` (a channel’s calendar: `channel`), `turnover` (days kept free between stays).',
+    }),
+    channel: z.string().nullable().openapi({ description: 'The channel an imported block came from; null otherwise.' }),
+    starts_on: date,
+    ends_on: date,
+    note: z.string(),
+  })
   .openapi('AdminCalendarBlock');
