@@ -58,13 +58,21 @@ async function checkUrl(services: Services, environment: Environment, url: strin
   }
 }
 
-async function companyEnvironment(executor: Executor, companyId: string): Promise<Environment> {
-  const row = await executor.selectFrom('companies').select('environment').where('id', '=', companyId).executeTakeFirst();
-  if (!row) throw notFound(`The company ${companyId}`);
-  return row.environment;
+/** A company's holiday home by slug with the company's workspace kind, in one read (404 when none). */
+async function homeOf(executor: Executor, companyId: string, slug: string) {
+  const row = await executor
+    .selectFrom('listings as l')
+    .innerJoin('companies as c', 'c.id', 'l.company_id')
+    .select(['l.id', 'l.slug_en', 'c.environment'])
+    .where('l.company_id', '=', companyId)
+    .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
+    .where('l.listing_type', '=', 'holiday_home')
+    .executeTakeFirst();
+  if (!row) throw notFound(`The holiday home "${slug}"`);
+  return row;
 }
 
-/** Adds an import to a home: its URL checked and sealed (the import's id bound in), due at once. */
+/** Adds an import to a home: its URL checked and sealed (the import's id bound in), due at once. Two round trips. */
 export async function addImport(
   services: Services,
   keyring: Keyring | undefined,
@@ -73,36 +81,26 @@ export async function addImport(
   input: CalendarImportValue,
 ): Promise<ShownImport> {
   const { db } = services;
-  await checkUrl(services, await companyEnvironment(db, companyId), input.url);
+  const home = await homeOf(db, companyId, slug);
+  await checkUrl(services, home.environment, input.url);
   const id = crypto.randomUUID();
-  const urlJwe = await sealSecret(keyring, input.url, id);
   const row = await db
     .insertInto('calendar_imports')
-    .columns(['id', 'company_id', 'listing_id', 'channel', 'url_jwe', 'interval_minutes', 'next_sync_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('listings as l')
-        .innerJoin('holiday_home_terms as t', 't.listing_id', 'l.id')
-        .select([
-          sql<string>`${id}::uuid`.as('id'),
-          'l.company_id',
-          'l.id',
-          sql<string>`${input.channel}::text`.as('channel'),
-          sql<string>`${urlJwe}::text`.as('url_jwe'),
-          sql<number>`${input.interval_minutes}::integer`.as('interval_minutes'),
-          sql<Date>`${services.now().toISOString()}::timestamptz`.as('next_sync_at'),
-        ])
-        .where('l.company_id', '=', companyId)
-        .where((w) => w.or([w('l.slug_en', '=', slug), w('l.slug_ar', '=', slug)]))
-        .where('l.listing_type', '=', 'holiday_home'),
-    )
-    .returning('id')
-    .executeTakeFirst();
-  if (!row) throw notFound(`The holiday home "${slug}"`);
-  return findImport(db, companyId, slug, id);
+    .values({
+      id,
+      company_id: companyId,
+      listing_id: home.id,
+      channel: input.channel,
+      url_jwe: await sealSecret(keyring, input.url, id),
+      interval_minutes: input.interval_minutes,
+      next_sync_at: services.now(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { ...row, listing_slug: home.slug_en };
 }
 
-/** Changes an import's URL, channel or interval; a new URL forgets the old one's validators and error. */
+/** Changes an import's URL, channel or interval; a new URL forgets the old one's validators. Two round trips. */
 export async function changeImport(
   services: Services,
   keyring: Keyring | undefined,
@@ -112,27 +110,44 @@ export async function changeImport(
   input: CalendarImportChange,
 ): Promise<ShownImport> {
   const { db } = services;
-  const found = await findImport(db, companyId, slug, importId);
+  const found = await syncTargets(db)
+    .innerJoin('listings as l', 'l.id', 'i.listing_id')
+    .select('l.slug_en as listing_slug')
+    .where('i.company_id', '=', companyId)
+    .where('i.id', '=', importId)
+    .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
+    .executeTakeFirst();
+  if (!found) throw notFound(`The calendar import ${importId}`);
   const set: Record<string, unknown> = { updated_at: sql`now()` };
   if (input.url !== undefined) {
-    await checkUrl(services, await companyEnvironment(db, companyId), input.url);
+    await checkUrl(services, found.environment, input.url);
     Object.assign(set, { url_jwe: await sealSecret(keyring, input.url, importId), etag: null, last_modified: null });
     set.next_sync_at = services.now();
   }
   if (input.channel !== undefined) set.channel = input.channel;
   if (input.interval_minutes !== undefined) set.interval_minutes = input.interval_minutes;
-  await db.updateTable('calendar_imports').set(set).where('id', '=', found.id).execute();
-  return findImport(db, companyId, slug, importId);
+  const row = await db
+    .updateTable('calendar_imports')
+    .set(set)
+    .where('id', '=', found.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { ...row, listing_slug: found.listing_slug };
 }
 
 /** Removes an import and its blocks (their foreign key cascades). */
 export async function removeImport(db: Db, companyId: string, slug: string, importId: string): Promise<void> {
-  const listingId = await holidayHomeId(db, companyId, slug);
   const removed = await db
     .deleteFrom('calendar_imports')
     .where('id', '=', importId)
     .where('company_id', '=', companyId)
-    .where('listing_id', '=', listingId)
+    .where('listing_id', 'in', (eb) =>
+      eb
+        .selectFrom('listings')
+        .select('id')
+        .where('company_id', '=', companyId)
+        .where((w) => w.or([w('slug_en', '=', slug), w('slug_ar', '=', slug)])),
+    )
     .executeTakeFirst();
   if (removed.numDeletedRows === 0n) throw notFound(`The calendar import ${importId}`);
 }
@@ -178,11 +193,17 @@ export async function syncNow(
   companyId: string,
   slug: string,
   importId: string,
-) {
-  const found = await findImport(services.db, companyId, slug, importId);
-  const target = await syncTargets(services.db).where('i.id', '=', found.id).executeTakeFirstOrThrow();
-  await syncImport(services, keyring, target, services.now());
-  return findImport(services.db, companyId, slug, importId);
+): Promise<ShownImport> {
+  const target = await syncTargets(services.db)
+    .innerJoin('listings as l', 'l.id', 'i.listing_id')
+    .select('l.slug_en as listing_slug')
+    .where('i.company_id', '=', companyId)
+    .where('i.id', '=', importId)
+    .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
+    .executeTakeFirst();
+  if (!target) throw notFound(`The calendar import ${importId}`);
+  const { row } = await syncImport(services, keyring, target, services.now());
+  return { ...row, listing_slug: target.listing_slug };
 }
 
 /**
@@ -210,17 +231,18 @@ export async function syncDueImports(services: Services, keyring: Keyring | unde
 
 /** A 304: the blocks stand; the import is healthy again. */
 async function markSynced(db: Db, target: SyncTarget, now: Date) {
-  await db
+  const row = await db
     .updateTable('calendar_imports')
     .set({ last_synced_at: now, last_error: null, failures: 0, failure_announced: false, updated_at: sql`now()` })
     .where('id', '=', target.id)
-    .execute();
-  return { outcome: 'unchanged' as const };
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { outcome: 'unchanged' as const, row };
 }
 
 /** A failure: the blocks stand; `calendar_import.failed` once the failures in a row reach the threshold, once. */
 async function markFailed(db: Db, target: SyncTarget, error: string, now: Date) {
-  await sql`
+  const result = await sql<CalendarImportRow>`
     with before as (
       select failures, failure_announced from calendar_imports where id = ${target.id}::uuid for update
     ),
@@ -229,7 +251,7 @@ async function markFailed(db: Db, target: SyncTarget, error: string, now: Date) 
         last_error_at = ${now.toISOString()}::timestamptz,
         failure_announced = b.failure_announced or b.failures + 1 >= ${failuresAnnounced}::integer, updated_at = now()
       from before b where i.id = ${target.id}::uuid
-      returning i.id, i.listing_id, i.channel, i.failures
+      returning i.*
     ),
     announce as (
       select u.* from updated u, before b where not b.failure_announced and u.failures >= ${failuresAnnounced}::integer
@@ -239,11 +261,10 @@ async function markFailed(db: Db, target: SyncTarget, error: string, now: Date) 
       newEventId(),
       { companyId: target.company_id, type: 'calendar_import.failed', causedBy: 'system' },
       'announce',
-      sql`(select jsonb_build_object('import_id', a.id, 'listing_id', a.listing_id, 'channel', a.channel,
-        'failures', a.failures) from announce a)`,
+      sql`(select jsonb_build_object('import_id', a.id, 'listing_id', a.listing_id) from announce a)`,
     )}
-    select 1`.execute(db);
-  return { outcome: 'failed' as const, error };
+    select * from updated`.execute(db);
+  return { outcome: 'failed' as const, error, row: result.rows[0] as CalendarImportRow };
 }
 
 /**
@@ -259,7 +280,7 @@ async function writeFeed(
   now: Date,
 ) {
   const at = now.toISOString();
-  const result = await sql<{ removed: number; written: number; conflicts: number }>`
+  const result = await sql<CalendarImportRow & { removed: number; written: number; conflicts: number }>`
     with terms as (
       select listing_id from holiday_home_terms where listing_id = ${target.listing_id}::uuid for no key update
     ),
@@ -295,7 +316,7 @@ async function writeFeed(
       'conflict',
       { companyId: target.company_id, type: 'calendar.conflict', causedBy: 'system' },
       sql`select 'evt_' || replace(gen_random_uuid()::text, '-', '') as id, jsonb_build_object('listing_id', ${target.listing_id}::text, 'import_id', ${target.id}::text,
-          'channel', ${target.channel}::text, 'booking_id', o.booking_id, 'reference', o.reference, 'block_id', o.block_id) as data
+          'booking_id', o.booking_id, 'reference', o.reference, 'block_id', o.block_id) as data
         from clashes o`,
     )},
     updated as (
@@ -305,9 +326,11 @@ async function writeFeed(
         last_error = null, failures = 0, failure_announced = false, event_count = ${events.length}::integer,
         etag = ${validators.etag}::text, last_modified = ${validators.last_modified}::text, updated_at = now()
       where id = (select id from imp)
-      returning id
+      returning *
     )
-    select (select count(*) from removed)::int as removed, (select count(*) from written)::int as written,
-      (select count(*) from clashes)::int as conflicts, (select count(*) from updated)::int as updated`.execute(db);
-  return { outcome: 'synced' as const, ...result.rows[0] };
+    select u.*, (select count(*) from removed)::int as removed, (select count(*) from written)::int as written,
+      (select count(*) from clashes)::int as conflicts from updated u`.execute(db);
+  const { removed, written, conflicts, ...row } = result.rows[0] as CalendarImportRow &
+    Record<'removed' | 'written' | 'conflicts', number>;
+  return { outcome: 'synced' as const, removed, written, conflicts, row };
 }

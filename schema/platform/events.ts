@@ -49,15 +49,12 @@ const CalendarImportEventData = z
   .object({
     import_id: ref('The calendar import’s id (admin API: …/listings/{slug}/calendar-imports/{import_id}).'),
     listing_id: ref('The holiday home (listing) id.'),
-    channel: ref('The channel’s name, as staff named the import.'),
-    failures: z.number().int().openapi({ description: 'Failed syncs in a row.' }),
   })
   .openapi('CalendarImportEventData', { description: 'Sent once after repeated failures, again only after a sync succeeded.' });
 const CalendarConflictEventData = z
   .object({
     listing_id: ref('The holiday home (listing) id.'),
     import_id: ref('The calendar import whose event overlaps the stay.'),
-    channel: ref('The channel’s name.'),
     block_id: ref('The imported block (admin API: …/listings/{slug}/blocks).'),
     booking_id: ref('The booking id.'),
     reference: ref('The booking reference.'),

@@ -13,7 +13,8 @@ import {
   whatsAppText,
 } from '../forms/inbound-support';
 import { createTestApi, openTestDatabase, type TestApi, statementLog, tripLog } from '../support/harness';
-import { type World, world } from '../support/world';
+import { homes, type World, world } from '../support/world';
+import { keyringOf, sealSecret } from '../../lib/crypto-jwe';
 import {
   bookingBody,
   type Ctx,
@@ -480,6 +481,11 @@ const writeBudgets: WriteBudget[] = [
   { route: 'DELETE /admin/v1/companies/{company_id}/inbound-channels/{channel_id}', trips: 2, status: 204, arrange: async (w) => admin(w, `/inbound-channels/${(await w.admin('/inbound-channels', { kind: 'propertyfinder' })).json.id}`, undefined, 'DELETE') },
   { route: 'POST /admin/v1/companies/{company_id}/inbound-channels/{channel_id}/rotate-token', trips: 2, status: 200, arrange: async (w) => admin(w, `/inbound-channels/${(await w.admin('/inbound-channels', { kind: 'signed', source: `r${w.unique()}` })).json.id}/rotate-token`) },
   { route: 'POST /api/v1/inbound/{token}/propertyfinder', trips: 2, status: 200, arrange: async (w) => { const made = (await w.admin('/inbound-channels', { kind: 'propertyfinder' })).json; const body = propertyFinderLead(`PF${w.unique()}`, 'call', { name: 'Counted', phone: '+971 50 765 4321' }, 'marina-gate-2br-sea-view'); return () => w.api.request(new URL(made.url).pathname, { host: w.company.host, key: undefined, body, headers: { 'X-Signature': propertyFinderSignature(body, made.secret) } }); } },
+  // Calendar imports (functions/stay, issue 24): the admin token's check, one read (the home or the import with its workspace), one write; a sync's fetch goes to the loopback test address of a development company.
+  { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports', trips: 3, status: 201, arrange: async (w) => admin(w, `/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/airbnb.ics', channel: 'airbnb' }) },
+  { route: 'PATCH /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}', trips: 3, status: 200, arrange: async (w) => admin(w, `/listings/${homes.holiday}/calendar-imports/${(await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/a.ics', channel: 'a' })).json.import_id}`, { interval_minutes: 30, url: 'https://93.184.215.14/b.ics' }, 'PATCH') },
+  { route: 'DELETE /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}', trips: 2, status: 204, arrange: async (w) => admin(w, `/listings/${homes.holiday}/calendar-imports/${(await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/c.ics', channel: 'c' })).json.import_id}`, undefined, 'DELETE') },
+  { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}/sync', trips: 3, status: 200, arrange: async (w) => { const made = (await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/d.ics', channel: 'd' })).json; const jwe = await sealSecret(keyringOf(w.api.platform.config), 'http://127.0.0.1:9/closed.ics', made.import_id); await w.api.db.updateTable('calendar_imports').set({ url_jwe: jwe }).where('id', '=', made.import_id).execute(); await w.api.db.updateTable('companies').set({ environment: 'development' }).where('id', '=', w.company.id).execute(); return admin(w, `/listings/${homes.holiday}/calendar-imports/${made.import_id}/sync`); } },
 ];
 
 /**

@@ -141,7 +141,7 @@ describe('an Airbnb-shaped feed', () => {
     await sync(home, id);
     const conflicts = (await events('calendar.conflict')).filter((d) => d.import_id === id);
     expect(conflicts).toHaveLength(1);
-    expect(conflicts[0]).toMatchObject({ reference: held.reference, channel: 'airbnb' });
+    expect(conflicts[0]).toMatchObject({ reference: held.reference, import_id: id });
     const row = await ctx.api.db
       .selectFrom('bookings')
       .select('status')
