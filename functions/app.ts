@@ -17,6 +17,7 @@ import { pipelines } from './pipelines/index';
 import { portalsAdmin } from './portals/admin';
 import { portalsGroup } from './portals/index';
 import { bookingsAdmin } from './stay/admin';
+import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
 
@@ -44,6 +45,7 @@ export const adminRouters = [
   maintenanceAdmin,
   pipelinesAdmin,
   portalsAdmin,
+  calendarImportsAdmin,
 ];
 
 /**

@@ -2,8 +2,15 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Executor, Trx } from './db/index';
 
 /**
- * The booking calendar of a holiday home, as every group writes to it: booking requests (functions/stay) and
- * maintenance blocks (functions/maintenance) take a home's nights in turns, by locking its terms row first.
+ * The booking calendar of a holiday home, as every group writes to it: booking requests and confirmations, staff's
+ * blocks (functions/stay), maintenance blocks (functions/maintenance) and imported calendars take a home's nights in
+ * turns, by locking its terms row first (a bare row, no join).
+ *
+ * The one rule for "is this night free" (docs/invariants.md): a night is taken by a stay that still holds it (held
+ * until its hold lapses, confirmed until its payment window closes, paid: {@link staysHolding}) or by a block
+ * ({@link blocksWithin}). A stay whose hold or payment window ran out by `now` (the services' or scheduler's clock)
+ * holds nothing, whether or not the scheduler has cancelled it yet. Every writer asks {@link nightsTaken}: a booking
+ * is refused on any taken night, a staff block on a holding stay, a maintenance block skips such a night.
  */
 
 /**
@@ -22,11 +29,42 @@ export async function lockHomeCalendar(trx: Trx, listingId: string): Promise<boo
   return row !== undefined;
 }
 
+/** Nights [start, end). */
+export type Range = { start: string; end: string };
+export type HoldingStay = Range & { reference: string; lapses_at: Date | null };
+
+/** What takes nights of [from, to) by the one rule: the stays that hold them and the blocks over them. */
+export async function nightsTaken(
+  executor: Executor,
+  listingId: string,
+  from: string,
+  to: string,
+  now: Date,
+): Promise<{ stays: HoldingStay[]; blocks: Range[] }> {
+  const stays = await staysHolding(executor, listingId, from, to, now);
+  return { stays, blocks: await blocksWithin(executor, listingId, from, to).execute() };
+}
+
+/** The blocks of a home (staff, maintenance, imported) that touch [from, to); the values may be SQL (`l.id`, slots). */
+export function blocksWithin(
+  executor: Executor,
+  listingId: string | RawBuilder<string>,
+  from: string | RawBuilder<string>,
+  to: string | RawBuilder<string>,
+) {
+  return executor
+    .selectFrom('calendar_blocks')
+    .select(['starts_on as start', 'ends_on as end'])
+    .where('listing_id', '=', listingId)
+    .where('starts_on', '<', to)
+    .where('ends_on', '>', from);
+}
+
 /**
  * The stays of a home that hold nights of [from, to): held until the hold lapses, confirmed until the payment
  * window closes, paid. `lapses_at`: when a held or confirmed stay lets its nights go (null for a paid one).
  */
-export function staysHolding(executor: Executor, listingId: string, from: string, to: string, now: Date) {
+export function staysHolding(executor: Executor, listingId: string, from: string, to: string, now: Date): Promise<HoldingStay[]> {
   return staysHoldingQuery(executor, listingId, from, to, now).execute();
 }
 

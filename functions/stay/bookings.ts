@@ -2,6 +2,10 @@ import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../schema/db';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
+import { lockHomeCalendar } from '../../lib/calendar';
+import { pageOf, paginate } from '../../lib/pagination';
+import { checkMove, statusMachine } from '../../lib/transitions';
+import type { ShownBookingRow } from './bookings.present';
 import { type CausedBy, recordEvent } from '../../lib/events';
 import type { BookingRow } from '../../schema/stay/db';
 import { transactionRetryingConflict } from '../../lib/external-ids';
@@ -49,14 +53,59 @@ export async function transactionForNights<T>(db: Db, work: (trx: Trx) => Promis
   }
 }
 
-/** What staff may do with a booking, by status. */
-export const bookingTransitions = {
-  confirm: { from: ['held'], to: 'confirmed' },
-  mark_paid: { from: ['confirmed'], to: 'paid' },
-  cancel: { from: ['held', 'confirmed', 'paid'], to: 'cancelled' },
+/** The booking's status machine (lib/transitions.ts): staff confirm a held one, mark a confirmed one paid, cancel. */
+export const bookingStatus = statusMachine<BookingRow['status']>('booking', {
+  held: ['confirmed', 'cancelled'],
+  confirmed: ['paid', 'cancelled'],
+  paid: ['cancelled'],
+  cancelled: [],
+});
+
+/** What staff may do with a booking: the status each action moves it to. */
+export const bookingActions = { confirm: 'confirmed', mark_paid: 'paid', cancel: 'cancelled' } as const;
+export type BookingAction = keyof typeof bookingActions;
+
+/** A company's bookings with what staff see joined (the home's slug, the guest's reference). */
+export function shownBookings(executor: Executor, companyId: string) {
+  return executor
+    .selectFrom('bookings as b')
+    .innerJoin('listings as l', 'l.id', 'b.listing_id')
+    .leftJoin('contacts as p', 'p.id', 'b.contact_id')
+    .selectAll('b')
+    .select(['l.slug_en as listing_slug', 'p.reference as person_reference'])
+    .where('b.company_id', '=', companyId);
+}
+
+const bookingSort = {
+  name: 'bookings',
+  columns: [
+    { ref: 'b.created_at', direction: 'desc', type: 'timestamptz' },
+    { ref: 'b.id', direction: 'desc', type: 'uuid' },
+  ],
 } as const;
 
-export type BookingAction = keyof typeof bookingTransitions;
+/** A page of a company's bookings, newest first, by status and home (a holiday home's id). */
+export async function bookingsPage(
+  executor: Executor,
+  companyId: string,
+  query: { status?: BookingRow['status']; listingId?: string; page_size: number; cursor?: string },
+): Promise<{ rows: ShownBookingRow[]; next_cursor: string | null }> {
+  const rows = await paginate(
+    shownBookings(executor, companyId)
+      .$if(query.status !== undefined, (qb) => qb.where('b.status', '=', query.status as BookingRow['status']))
+      .$if(query.listingId !== undefined, (qb) => qb.where('b.listing_id', '=', query.listingId as string)),
+    bookingSort,
+    query,
+  ).execute();
+  return pageOf(rows, bookingSort, query.page_size);
+}
+
+/** One booking as staff see it (404 when the company has none by that reference). */
+export async function shownBooking(executor: Executor, companyId: string, reference: string): Promise<ShownBookingRow> {
+  const booking = await shownBookings(executor, companyId).where('b.reference', '=', reference).executeTakeFirst();
+  if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
+  return booking;
+}
 
 export async function findBooking(executor: Executor, companyId: string, reference: string): Promise<BookingRow> {
   const booking = await executor
@@ -71,7 +120,8 @@ export async function findBooking(executor: Executor, companyId: string, referen
 
 /**
  * Staff's step on a booking: confirm a held one (its payment window starts), mark a confirmed one paid, or
- * cancel. A hold or payment window that has run out is released first, so it cannot be confirmed or paid.
+ * cancel. A hold or payment window that has run out by `now` is released first (the one calendar rule,
+ * lib/calendar.ts), so it cannot be confirmed or paid. Locks the home's terms row, then the bare booking row.
  */
 export async function applyBookingAction(
   trx: Trx,
@@ -79,29 +129,16 @@ export async function applyBookingAction(
   reference: string,
   action: BookingAction,
   causedBy: CausedBy,
-  now = new Date(),
+  now: Date,
 ): Promise<BookingRow> {
   const found = await findBooking(trx, companyId, reference);
   // The home's terms first, then the booking: the order of every booking write (see expireBookings).
-  await trx
-    .selectFrom('holiday_home_terms')
-    .select('listing_id')
-    .where('listing_id', '=', found.listing_id)
-    .forNoKeyUpdate()
-    .execute();
+  await lockHomeCalendar(trx, found.listing_id);
   await expireBookings(trx, now, { bookingId: found.id });
   const booking = await trx.selectFrom('bookings').selectAll().where('id', '=', found.id).forUpdate().executeTakeFirstOrThrow();
-  const rule = bookingTransitions[action];
-  if (!(rule.from as readonly string[]).includes(booking.status)) {
-    const allowed = Object.entries(bookingTransitions)
-      .filter(([, r]) => (r.from as readonly string[]).includes(booking.status))
-      .map(([name]) => name);
-    throw new ApiError(
-      'invalid_transition',
-      `A ${booking.status} booking cannot be ${action.replace('_', ' ')}ed${booking.cancel_reason ? ` (${booking.cancel_reason.replace('_', ' ')})` : ''}. Allowed: ${allowed.join(', ') || 'nothing'}.`,
-    );
-  }
-  const set: Record<string, unknown> = { status: rule.to, updated_at: sql`clock_timestamp()` };
+  const to = bookingActions[action];
+  checkMove(bookingStatus, reference, booking.status, to);
+  const set: Record<string, unknown> = { status: to, updated_at: sql`clock_timestamp()` };
   if (action === 'confirm') {
     const { payment_window_hours } = await trx
       .selectFrom('holiday_home_terms')
@@ -178,7 +215,7 @@ export async function expireBookings(
 }
 
 /** The scheduler's job: one transaction per run; concurrent runs each cancel a row once (the update claims it). */
-export function expireDueBookings(db: Db, now = new Date()): Promise<number> {
+export function expireDueBookings(db: Db, now: Date): Promise<number> {
   return db
     .transaction()
     .execute((trx) => expireBookings(trx, now))

@@ -1,9 +1,7 @@
-import type { RawBuilder } from 'kysely';
-import { staysHolding } from '../../lib/calendar';
+import { nightsTaken, type Range } from '../../lib/calendar';
 import type { Executor } from '../../lib/db/index';
 
-/** Nights that cannot be booked: [start, end). */
-export type Range = { start: string; end: string };
+export type { Range } from '../../lib/calendar';
 
 /**
  * The nights of [from, to) that are taken: bookings that still hold their dates (held until the hold lapses,
@@ -18,29 +16,13 @@ export async function takenRanges(
   to: string,
   now: Date,
 ): Promise<{ ranges: Range[]; validUntil: Date | null }> {
-  const bookings = await staysHolding(executor, listingId, from, to, now);
-  const blocks = await blocksWithin(executor, listingId, from, to).execute();
+  const { stays: bookings, blocks } = await nightsTaken(executor, listingId, from, to, now);
   let validUntil: Date | null = null;
   for (const { lapses_at } of bookings) {
     const at = lapses_at === null ? null : new Date(lapses_at);
     if (at && (validUntil === null || at < validUntil)) validUntil = at;
   }
   return { ranges: mergeRanges([...bookings, ...blocks], from, to), validUntil };
-}
-
-/** The owner and maintenance blocks of a home that touch [from, to); the values may be SQL (e.g. `l.id`, or slots). */
-export function blocksWithin(
-  executor: Executor,
-  listingId: string | RawBuilder<string>,
-  from: string | RawBuilder<string>,
-  to: string | RawBuilder<string>,
-) {
-  return executor
-    .selectFrom('calendar_blocks')
-    .select(['starts_on as start', 'ends_on as end'])
-    .where('listing_id', '=', listingId)
-    .where('starts_on', '<', to)
-    .where('ends_on', '>', from);
 }
 
 /** Sorted, merged and clipped to [from, to). */

@@ -1,7 +1,8 @@
 import { type OperationNodeSource, sql } from 'kysely';
-import { lockHomeCalendar, staysHoldingQuery } from '../../lib/calendar';
+import { blocksWithin, lockHomeCalendar, staysHoldingQuery } from '../../lib/calendar';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { Db, Executor, Trx } from '../../lib/db/index';
+import type { Services } from '../../lib/env';
 import { type CausedBy, eventCtes, eventsCtes, newEventId } from '../../lib/events';
 import { type PersonValues, personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
 import { prepared } from '../../lib/db/prepared';
@@ -9,7 +10,7 @@ import { newReference } from '../../lib/references';
 import type { Company } from '../../schema/platform/db';
 import type { SeasonRow, StoredQuote } from '../../schema/stay/db';
 import { type NewBooking, defaultHoldHours, lapsedAt, transactionForNights } from './bookings';
-import { blocksWithin, mergeRanges, type Range } from './calendar';
+import { mergeRanges, type Range } from './calendar';
 import { type BookableHome, bookableHomeOf, bookableHomeQuery, type HomeRow, homeNotFound, requireBookings } from './homes';
 import { priceStay } from './pricing';
 import { assertStayAllowed, type Stay } from './rules';
@@ -90,6 +91,20 @@ export async function stayFacts(executor: Executor, company: Company, slug: stri
 export function quoteOf(company: Company, facts: StayFacts, stay: Stay, now: Date): StoredQuote {
   assertStayAllowed(facts.home, stay, company.time_zone, now, facts.taken);
   return priceStay(facts.home, stay.checkIn, stay.checkOut, company.currency);
+}
+
+/** A quote (`GET /listings/{slug}/quote`) by the services' clock: one statement reads the home, terms, seasons, taken nights. */
+export async function quoteStay(
+  services: Services,
+  company: Company,
+  slug: string,
+  query: { check_in: string; check_out: string; guests: number },
+) {
+  const { check_in, check_out, guests } = query;
+  const stay = { checkIn: check_in, checkOut: check_out, guests };
+  const now = services.now();
+  const facts = await stayFacts(services.db, company, slug, stay, now);
+  return { listing: facts.home.slug, check_in, check_out, guests, ...quoteOf(company, facts, stay, now) };
 }
 
 export type Hold = { booking: { id: string; reference: string; hold_expires_at: Date }; token: string };

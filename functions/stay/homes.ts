@@ -1,5 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Executor } from '../../lib/db/index';
+import type { Db, Executor } from '../../lib/db/index';
+import { setHomeTerms } from '../../lib/homes';
+import type { HomeTermsValue } from '../../schema/common/homes';
 import { notFound } from '../../lib/errors';
 import type { HolidayHomeTerms, SeasonRow } from '../../schema/stay/db';
 import type { Company } from '../../schema/platform/db';
@@ -97,3 +99,21 @@ export async function findBookableHome(
 
 /** `15:00:00` → `15:00`. */
 const hhmm = (time: string) => time.slice(0, 5);
+
+/** The id of a company's holiday home by its English or Arabic slug, whatever its status (404 when none). */
+export async function holidayHomeId(executor: Executor, companyId: string, slug: string): Promise<string> {
+  const row = await executor
+    .selectFrom('listings')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where((eb) => eb.or([eb('slug_en', '=', slug), eb('slug_ar', '=', slug)]))
+    .where('listing_type', '=', 'holiday_home')
+    .executeTakeFirst();
+  if (!row) throw notFound(`The holiday home "${slug}"`);
+  return row.id;
+}
+
+/** Replaces a holiday home's booking terms and seasons (lib/homes.ts), in one transaction. */
+export function replaceHomeTerms(db: Db, companyId: string, slug: string, terms: HomeTermsValue): Promise<void> {
+  return db.transaction().execute(async (trx) => setHomeTerms(trx, await holidayHomeId(trx, companyId, slug), terms));
+}

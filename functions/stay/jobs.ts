@@ -1,5 +1,13 @@
+import { keyringOf } from '../../lib/crypto-jwe';
 import type { ScheduledJob } from '../../lib/scheduler';
 import { expireDueBookings } from './bookings';
+import { syncDueImports } from './calendar-imports';
 
-/** Holds not confirmed in time and confirmed bookings not paid within the payment window (booking.cancelled). */
-export const bookingJobs: ScheduledJob[] = [{ name: 'booking_expiry', run: ({ db }) => expireDueBookings(db) }];
+/**
+ * Holds not confirmed in time and confirmed bookings not paid within the payment window (booking.cancelled), and the
+ * holiday homes' imported calendars that are due (issue 24), by the scheduler's clock.
+ */
+export const bookingJobs: ScheduledJob[] = [
+  { name: 'booking_expiry', run: ({ db, now }) => expireDueBookings(db, now()) },
+  { name: 'calendar_imports', run: (services) => syncDueImports(services, keyringOf(services.config), services.now()) },
+];

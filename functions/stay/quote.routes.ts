@@ -1,7 +1,8 @@
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { QuoteQuery, QuoteSchema, slugParam } from '../../schema/stay/bookings';
-import { quoteOf, stayFacts } from './hold';
+import type { Handler } from '../../lib/routes';
+import { quoteStay } from './hold';
 import { json } from '../../schema/common/api';
 
 const route = defineRoute({
@@ -16,15 +17,9 @@ const route = defineRoute({
   responses: { 200: json(QuoteSchema, 'The quote') },
 });
 
-export const quote = createRouter().openapi(route, async (c) => {
-  const { slug } = c.req.valid('param');
-  const { check_in, check_out, guests } = c.req.valid('query');
-  const { db } = c.var.services;
-  const stay = { checkIn: check_in, checkOut: check_out, guests };
-  const now = new Date();
-  // One statement: the home, its terms and seasons, the stay's taken nights.
-  const facts = await stayFacts(db, c.var.company, slug, stay, now);
-  const priced = quoteOf(c.var.company, facts, stay, now);
+const getQuote: Handler<typeof route> = async (c) => {
   c.header('Cache-Control', 'no-store');
-  return c.json({ listing: facts.home.slug, check_in, check_out, guests, ...priced }, 200);
-});
+  return c.json(await quoteStay(c.var.services, c.var.company, c.req.valid('param').slug, c.req.valid('query')), 200);
+};
+
+export const quote = createRouter().openapi(route, getQuote);

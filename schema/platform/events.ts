@@ -44,6 +44,22 @@ const ListingPermitEventData = z
     permit_reference: ref('The permit’s number, as the authority issued it.'),
   })
   .openapi('ListingPermitEventData');
+// Calendars imported per holiday home (issue 24).
+const CalendarImportEventData = z
+  .object({
+    import_id: ref('The calendar import’s id (admin API: …/listings/{slug}/calendar-imports/{import_id}).'),
+    listing_id: ref('The holiday home (listing) id.'),
+  })
+  .openapi('CalendarImportEventData', { description: 'Sent once after repeated failures, again only after a sync succeeded.' });
+const CalendarConflictEventData = z
+  .object({
+    listing_id: ref('The holiday home (listing) id.'),
+    import_id: ref('The calendar import whose event overlaps the stay.'),
+    block_id: ref('The imported block (admin API: …/listings/{slug}/blocks).'),
+    booking_id: ref('The booking id.'),
+    reference: ref('The booking reference.'),
+  })
+  .openapi('CalendarConflictEventData', { description: 'Both stay: staff decide. Never guest data.' });
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
 
 type Entry = { data: z.ZodType; when: string };
@@ -97,6 +113,14 @@ export const eventCatalogue = {
   'listing.permit_expired': entry(
     ListingPermitEventData,
     'A live listing’s advertising permit has ended (scheduled work): it has left the portal feeds that need one.',
+  ),
+  'calendar_import.failed': entry(
+    CalendarImportEventData,
+    'A holiday home’s imported calendar failed to sync 3 times in a row (its last good blocks stay); once until it recovers.',
+  ),
+  'calendar.conflict': entry(
+    CalendarConflictEventData,
+    'An imported calendar’s event was written over nights a held, confirmed or paid booking holds (both stay).',
   ),
 } as const satisfies Record<string, Entry>;
 

@@ -135,6 +135,9 @@ export const BookingInput = z
   .openapi('BookingInput');
 
 export type BookingInputValue = Omit<z.infer<typeof BookingInput>, never>;
+const bookingRequestFields = z.object(bookingFields);
+/** A booking request's known fields (what `BookingInput` lets through besides the refused unknown ones). */
+export type BookingRequestValue = z.infer<typeof bookingRequestFields>;
 
 export const BookingAnswer = z
   .object({
@@ -189,6 +192,18 @@ export const BlockInput = z
   })
   .refine((b) => b.ends_on > b.starts_on, { path: ['ends_on'], message: 'After starts_on.' });
 
+export type BlockValue = z.infer<typeof BlockInput>;
+
 export const BlockSchema = z
-  .object({ id: z.string(), reason: z.enum(['owner', 'maintenance']), starts_on: date, ends_on: date, note: z.string() })
+  .object({
+    id: z.string(),
+    reason: z.enum(['owner', 'maintenance', 'imported', 'turnover']).openapi({
+      description:
+        'Why the nights are blocked: `owner` and `maintenance` (staff blocks; a maintenance job’s block too), `imported` (a channel’s calendar: `channel`), `turnover` (days kept free between stays).',
+    }),
+    channel: z.string().nullable().openapi({ description: 'The channel an imported block came from; null otherwise.' }),
+    starts_on: date,
+    ends_on: date,
+    note: z.string(),
+  })
   .openapi('AdminCalendarBlock');

@@ -48,13 +48,38 @@ export interface CalendarBlocksTable {
   id: Generated<string>;
   company_id: string;
   listing_id: string;
-  reason: 'owner' | 'maintenance';
+  reason: 'owner' | 'maintenance' | 'imported' | 'turnover';
   starts_on: string;
   ends_on: string;
   note: Generated<string>;
   /** The maintenance job this block is for (migration 0013); null for owner and staff blocks. */
   job_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The calendar import an imported block came from, and its event's UID (migration 0020). */
+  import_id: ColumnType<string | null, string | null | undefined, string | null>;
+  uid: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
+}
+
+/** A channel's calendar imported into a holiday home's (migration 0020). */
+export interface CalendarImportsTable {
+  id: Generated<string>;
+  company_id: string;
+  listing_id: string;
+  channel: string;
+  url_jwe: string;
+  interval_minutes: Generated<number>;
+  etag: string | null;
+  last_modified: string | null;
+  last_synced_at: Date | null;
+  last_changed_at: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  failures: Generated<number>;
+  failure_announced: Generated<boolean>;
+  event_count: Generated<number>;
+  next_sync_at: Generated<Date>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
 }
 
 /** The quote kept on a booking: what the guest saw when asking. */
@@ -107,9 +132,12 @@ export interface BookingTables {
   holiday_home_terms: HolidayHomeTermsTable;
   holiday_home_seasons: HolidayHomeSeasonsTable;
   calendar_blocks: CalendarBlocksTable;
+  calendar_imports: CalendarImportsTable;
   bookings: BookingsTable;
 }
 
 export type HolidayHomeTerms = Selectable<HolidayHomeTermsTable>;
 export type SeasonRow = Selectable<HolidayHomeSeasonsTable>;
 export type BookingRow = Selectable<BookingsTable>;
+
+export type CalendarImportRow = Selectable<CalendarImportsTable>;

@@ -15,7 +15,8 @@ import {
   whatsAppText,
 } from '../forms/inbound-support';
 import { createTestApi, openTestDatabase, type TestApi, statementLog, tripLog } from '../support/harness';
-import { leaseBody, leasesOf, type World, unique, world } from '../support/world';
+import { homes, leaseBody, leasesOf, type World, unique, world } from '../support/world';
+import { keyringOf, sealSecret } from '../../lib/crypto-jwe';
 import {
   bookingBody,
   type Ctx,
@@ -539,6 +540,11 @@ const writeBudgets: WriteBudget[] = [
   { route: 'POST /api/v1/deals/{reference}/move', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.deal({ home: w.homes.sale }); return () => w.client.POST('/api/v1/deals/{reference}/move', { params: { path: { reference } }, body: { stage: 'won' } }); } },
   { route: 'POST /api/v1/viewings', trips: 3, status: 201, arrange: async (w) => { const { reference } = await w.deal({ home: w.homes.sale }); return () => w.client.POST('/api/v1/viewings', { body: { deal: reference, time: '2030-01-15T10:00:00Z', shown_by: w.members.sara, external: { source: 'calendly', id: w.unique() } } }); } },
   { route: 'PATCH /api/v1/viewings/{reference}', trips: 3, status: 200, arrange: async (w) => { const { reference } = await w.viewing(); return () => w.client.PATCH('/api/v1/viewings/{reference}', { params: { path: { reference } }, body: { status: 'done', feedback: 'Liked it.' } }); } },
+  // Calendar imports (functions/stay, issue 24): the admin token's check, one read (the home or the import with its workspace), one write; a sync's fetch goes to the loopback test address of a development company.
+  { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports', trips: 3, status: 201, arrange: async (w) => admin(w, `/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/airbnb.ics', channel: 'airbnb' }) },
+  { route: 'PATCH /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}', trips: 3, status: 200, arrange: async (w) => admin(w, `/listings/${homes.holiday}/calendar-imports/${(await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/a.ics', channel: 'a' })).json.import_id}`, { interval_minutes: 30, url: 'https://93.184.215.14/b.ics' }, 'PATCH') },
+  { route: 'DELETE /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}', trips: 2, status: 204, arrange: async (w) => admin(w, `/listings/${homes.holiday}/calendar-imports/${(await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/c.ics', channel: 'c' })).json.import_id}`, undefined, 'DELETE') },
+  { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}/sync', trips: 3, status: 200, arrange: async (w) => { const made = (await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/d.ics', channel: 'd' })).json; const jwe = await sealSecret(keyringOf(w.api.platform.config), 'http://127.0.0.1:9/closed.ics', made.import_id); await w.api.db.updateTable('calendar_imports').set({ url_jwe: jwe }).where('id', '=', made.import_id).execute(); await w.api.db.updateTable('companies').set({ environment: 'development' }).where('id', '=', w.company.id).execute(); return admin(w, `/listings/${homes.holiday}/calendar-imports/${made.import_id}/sync`); } },
 ];
 
 /**

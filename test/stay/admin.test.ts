@@ -194,7 +194,14 @@ describe('blocks', () => {
     const [b1, b2] = nights(4);
     const added = await addBlock(ctx, home, b1, b2, 'maintenance');
     expect(added.status, added.text).toBe(201);
-    expect(added.json).toEqual({ id: expect.any(String), reason: 'maintenance', starts_on: b1, ends_on: b2, note: '' });
+    expect(added.json).toEqual({
+      id: expect.any(String),
+      reason: 'maintenance',
+      channel: null,
+      starts_on: b1,
+      ends_on: b2,
+      note: '',
+    });
     expect(await blocksOf()).toContainEqual(added.json);
     // A booking cannot take blocked nights.
     const refused = await postBooking(ctx, bookingBody(home, b1, b2));

@@ -166,7 +166,7 @@ describe('the scheduler beside a booking request (PostgreSQL: two sessions)', ()
         const input = { checkIn, checkOut, guests: 2, name: 'Racing Guest', email: 'racer@example.com' };
         const { home: found } = await stayFacts(trx, company, home, input, now);
         await lockHomeCalendar(trx, found.id);
-        sweep = expireDueBookings(ctx.api.db).catch((error: unknown) => error);
+        sweep = expireDueBookings(ctx.api.db, now).catch((error: unknown) => error);
         for (let i = 0; i < 250 && (await waiting()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
         expect(await waiting()).toBeGreaterThan(0);
         const facts = await stayFacts(trx, company, home, input, now);

@@ -66,6 +66,8 @@ describe('the events in the OpenAPI document', () => {
     // Kinds the spec's table does not have (docs/api-reference.md, "Kinds of event"): issue 25's permit events and
     // issue 27's owner_statement.ready.
     const added = ['listing.permit_expiring', 'listing.permit_expired', 'owner_statement.ready'];
+    // Issue 24's calendar imports.
+    added.push('calendar_import.failed', 'calendar.conflict');
     expect(Object.keys(doc.webhooks).sort()).toEqual([...specKinds, ...added, 'ping'].sort());
     const result = await validate(structuredClone(doc));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);

@@ -1,0 +1,240 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScheduledWork } from '../../functions/jobs';
+import { airbnbFeed, bookingComFeed, type Channel, channelManagerFeed, testChannel } from './channel-feeds';
+import { availability, book, bookingBody, type Ctx, day, newHome, plusDays, postBooking, quote, setup } from './support';
+
+/**
+ * Calendars imported per holiday home (issue 24), as users would meet them: a test channel on a loopback HTTP server
+ * serves Airbnb-, Booking.com- and channel-manager-shaped feeds; imported nights leave availability and quotes and
+ * refuse booking requests; a change moves the block; a 304 changes nothing; a broken feed keeps the blocks and
+ * announces calendar_import.failed once; an overlap with a held booking announces calendar.conflict; 20 concurrent
+ * syncs leave one block per event; a loopback URL is refused on production.
+ */
+let ctx: Ctx;
+let channel: Channel;
+beforeAll(async () => {
+  ctx = await setup();
+  channel = await testChannel();
+});
+afterAll(async () => {
+  await channel.close();
+  await ctx.api.close();
+});
+
+const imports = (slug: string) => `/companies/${ctx.company.id}/listings/${encodeURIComponent(slug)}/calendar-imports`;
+let feedSerial = 0;
+
+async function importFeed(slug: string, body: string, name = 'airbnb') {
+  const path = `/feeds/${feedSerial++}.ics`;
+  channel.serve(path, body);
+  const res = await ctx.api.admin(imports(slug), { body: { url: channel.url(path), channel: name } });
+  expect(res.status, res.text).toBe(201);
+  return { path, id: res.json.import_id as string, made: res.json };
+}
+const sync = (slug: string, id: string) => ctx.api.admin(`${imports(slug)}/${id}/sync`, { method: 'POST' });
+const blocks = async (slug: string) =>
+  (await ctx.api.admin(`/companies/${ctx.company.id}/listings/${encodeURIComponent(slug)}/blocks`)).json.results as Array<
+    Record<string, unknown>
+  >;
+const events = async (type: string) =>
+  (
+    await ctx.api.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('company_id', '=', ctx.company.id)
+      .where('type', '=', type)
+      .execute()
+  ).map((e) => e.data as Record<string, unknown>);
+
+describe('an Airbnb-shaped feed', () => {
+  it('imports its events as blocks (imported, airbnb), gone from availability, quotes and booking requests', async () => {
+    const home = await newHome(ctx);
+    const feed = airbnbFeed([
+      { uid: 'r1', start: day(20), end: day(23) },
+      { uid: 'b1', start: day(30), end: day(32), blocked: true },
+    ]);
+    const { id, made } = await importFeed(home, feed);
+    expect(made).toMatchObject({ import_id: id, listing: home, channel: 'airbnb', interval_minutes: 10, last_synced_at: null });
+    expect(made).not.toHaveProperty('url');
+    const synced = await sync(home, id);
+    expect(synced.status, synced.text).toBe(200);
+    expect(synced.json).toMatchObject({ event_count: 2, last_error: null, failures: 0 });
+    expect(synced.json.last_synced_at).toEqual(synced.json.last_changed_at);
+    expect((await blocks(home)).map((b) => [b.reason, b.channel, b.starts_on, b.ends_on])).toEqual([
+      ['imported', 'airbnb', day(20), day(23)],
+      ['imported', 'airbnb', day(30), day(32)],
+    ]);
+    const open = await availability(ctx, home, `?from=${day(15)}&to=${day(40)}`);
+    expect(open.json.blocked).toEqual([
+      { start: day(20), end: day(23) },
+      { start: day(30), end: day(32) },
+    ]);
+    const refused = await postBooking(ctx, bookingBody(home, day(21), day(24)));
+    expect(refused.status).toBe(400);
+    expect(refused.json.code).toBe('unavailable');
+    expect((await quote(ctx, home, day(30), day(31))).json.code).toBe('unavailable');
+    expect((await postBooking(ctx, bookingBody(home, day(23), day(25)))).status).toBe(201);
+  });
+
+  it('moves a changed event, removes a gone one (its own blocks only); a 304 changes nothing', async () => {
+    const home = await newHome(ctx);
+    const staff = await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/blocks`, {
+      body: { reason: 'owner', starts_on: day(60), ends_on: day(61) },
+    });
+    expect(staff.status).toBe(201);
+    const { id, path } = await importFeed(
+      home,
+      airbnbFeed([
+        { uid: 'a', start: day(20), end: day(22) },
+        { uid: 'b', start: day(25), end: day(27) },
+      ]),
+    );
+    const first = (await sync(home, id)).json;
+    const unchanged = await sync(home, id);
+    expect(channel.requests(path).at(-1)?.ifNoneMatch).toBeDefined();
+    expect(unchanged.json.last_changed_at).toBe(first.last_changed_at);
+    expect(unchanged.json.event_count).toBe(2);
+    const before = await blocks(home);
+    channel.serve(path, airbnbFeed([{ uid: 'a', start: day(21), end: day(24) }]));
+    const changed = await sync(home, id);
+    expect(changed.json.event_count).toBe(1);
+    const after = await blocks(home);
+    expect(after.map((b) => [b.reason, b.starts_on, b.ends_on])).toEqual([
+      ['imported', day(21), day(24)],
+      ['owner', day(60), day(61)],
+    ]);
+    // The moved event keeps its block (keyed by UID).
+    expect(after[0]?.id).toBe(before.find((b) => b.starts_on === day(20))?.id);
+    // A valid, empty calendar removes them.
+    channel.serve(path, airbnbFeed([]));
+    expect((await sync(home, id)).json.event_count).toBe(0);
+    expect((await blocks(home)).map((b) => b.reason)).toEqual(['owner']);
+  });
+
+  it('keeps the last good blocks on a broken feed; calendar_import.failed once after 3 failures, again only after recovery', async () => {
+    const home = await newHome(ctx);
+    const { id, path } = await importFeed(home, airbnbFeed([{ uid: 'k', start: day(20), end: day(22) }]), 'vrbo');
+    await sync(home, id);
+    const announced = async () => (await events('calendar_import.failed')).filter((d) => d.import_id === id).length;
+    channel.serve(path, 'this is not a calendar');
+    const bad = await sync(home, id);
+    expect(bad.json.last_error).toContain('not a valid iCalendar');
+    channel.serve(path, 'oops', 500);
+    for (let i = 0; i < 3; i++) await sync(home, id);
+    const failing = await sync(home, id);
+    expect(failing.json).toMatchObject({ failures: 5, last_error: 'HTTP 500 from the feed.' });
+    expect((await blocks(home)).map((b) => [b.starts_on, b.ends_on])).toEqual([[day(20), day(22)]]);
+    expect(await announced()).toBe(1);
+    channel.serve(path, airbnbFeed([{ uid: 'k', start: day(20), end: day(22) }]));
+    expect((await sync(home, id)).json).toMatchObject({ failures: 0, last_error: null });
+    channel.serve(path, '', 503);
+    for (let i = 0; i < 3; i++) await sync(home, id);
+    expect(await announced()).toBe(2);
+  });
+
+  it('announces calendar.conflict for an imported range over a held booking; both stay', async () => {
+    const home = await newHome(ctx);
+    const held = await book(ctx, home, day(40), day(43));
+    const { id } = await importFeed(home, airbnbFeed([{ uid: 'c', start: day(42), end: day(45) }]));
+    await sync(home, id);
+    await sync(home, id);
+    const conflicts = (await events('calendar.conflict')).filter((d) => d.import_id === id);
+    expect(conflicts).toHaveLength(1);
+    expect(conflicts[0]).toMatchObject({ reference: held.reference, import_id: id });
+    const row = await ctx.api.db
+      .selectFrom('bookings')
+      .select('status')
+      .where('reference', '=', held.reference)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('held');
+    expect((await blocks(home)).map((b) => b.reason)).toEqual(['imported']);
+  });
+
+  it('leaves one block per event under 20 concurrent syncs', async () => {
+    const home = await newHome(ctx);
+    const feed = airbnbFeed([
+      { uid: 'x1', start: day(70), end: day(72) },
+      { uid: 'x2', start: day(75), end: day(77) },
+      { uid: 'x3', start: day(80), end: day(81) },
+    ]);
+    const { id } = await importFeed(home, feed);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => sync(home, id)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    const rows = await sql<{ n: number; uids: number }>`
+      select count(*)::int as n, count(distinct uid)::int as uids from calendar_blocks where import_id = ${id}::uuid`.execute(
+      ctx.api.db,
+    );
+    expect(rows.rows[0]).toEqual({ n: 3, uids: 3 });
+  });
+});
+
+describe('Booking.com- and channel-manager-shaped feeds', () => {
+  it('reads all-day closed windows, a time-zoned stay, a weekly recurrence, and leaves a cancelled event out', async () => {
+    const home = await newHome(ctx);
+    const booking = await importFeed(home, bookingComFeed([{ uid: 'bc-77', start: day(20), end: day(22) }]), 'booking.com');
+    const manager = await importFeed(
+      home,
+      channelManagerFeed({ stay: [day(30), day(33)], weekly: day(50), cancelled: [day(90), day(92)] }),
+      'channel manager',
+    );
+    expect((await sync(home, booking.id)).json.event_count).toBe(1);
+    const cm = await sync(home, manager.id);
+    expect(cm.json, cm.text).toMatchObject({ event_count: 4, last_error: null });
+    expect((await blocks(home)).map((b) => [b.channel, b.starts_on, b.ends_on])).toEqual([
+      ['booking.com', day(20), day(22)],
+      ['channel manager', day(30), day(33)],
+      ['channel manager', day(50), day(51)],
+      ['channel manager', day(57), day(58)],
+      ['channel manager', day(64), day(65)],
+    ]);
+  });
+});
+
+describe('the admin API', () => {
+  it('refuses a loopback URL on production (400 url_refused), an interval under 5 minutes; PATCH and DELETE', async () => {
+    const production = await setup({ api: ctx.api, environment: 'production' });
+    const path = `/companies/${production.company.id}/listings/palm-5br-villa-private-beach-holiday/calendar-imports`;
+    const refused = await ctx.api.admin(path, { body: { url: channel.url('/x.ics'), channel: 'airbnb' } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.errors[0]).toMatchObject({ path: 'url', code: 'url_refused' });
+    const home = await newHome(ctx);
+    const short = await ctx.api.admin(imports(home), { body: { url: channel.url('/y.ics'), channel: 'a', interval_minutes: 4 } });
+    expect(short.status).toBe(400);
+    const { id } = await importFeed(home, airbnbFeed([{ uid: 'p', start: day(20), end: day(21) }]));
+    await sync(home, id);
+    const patched = await ctx.api.admin(`${imports(home)}/${id}`, {
+      method: 'PATCH',
+      body: { interval_minutes: 30, channel: 'Airbnb' },
+    });
+    expect(patched.json).toMatchObject({ interval_minutes: 30, channel: 'Airbnb' });
+    expect((await ctx.api.admin(imports(home))).json.results).toHaveLength(1);
+    expect((await ctx.api.admin(`${imports(home)}/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await blocks(home)).toEqual([]);
+    expect((await ctx.api.admin(`${imports(home)}/${id}`, { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('keeps the URL encrypted at rest', async () => {
+    const home = await newHome(ctx);
+    const { id, path } = await importFeed(home, airbnbFeed([]));
+    const row = await ctx.api.db.selectFrom('calendar_imports').select('url_jwe').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.url_jwe).not.toContain(path);
+    expect(row.url_jwe.split('.')).toHaveLength(5);
+  });
+});
+
+describe('scheduled work', () => {
+  it('syncs the imports that are due, by the scheduler’s clock, and not again before their interval', async () => {
+    const home = await newHome(ctx);
+    const { id, path } = await importFeed(home, airbnbFeed([{ uid: 's', start: day(20), end: day(22) }]));
+    const services = ctx.api.platform.services();
+    await runScheduledWork(services);
+    const fetched = channel.requests(path).length;
+    expect(fetched).toBe(1);
+    await runScheduledWork(services);
+    expect(channel.requests(path).length).toBe(1);
+    const row = await ctx.api.db.selectFrom('calendar_imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.event_count).toBe(1);
+    expect(plusDays(day(0), 0)).toBe(day(0));
+  });
+});
