@@ -1,4 +1,4 @@
-import type { ServicesProvider } from '../lib/app';
+import type { ServicesProvider } from '../lib/env';
 import { composeApp, type RouteGroup } from '../lib/compose';
 import { problemPages } from '../lib/problem-pages';
 import { operator } from './admin/index';

@@ -7,7 +7,7 @@ import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { SmartRouter } from 'hono/router/smart-router';
 import { TrieRouter } from 'hono/router/trie-router';
 import type { ZodError } from 'zod';
-import type { AppEnv, Services } from './env';
+import type { AppEnv, Services, ServicesProvider } from './env';
 import { isUniqueViolation, isUnstorableText } from './db/index';
 import { ApiError, type FieldError, problemBody } from './errors';
 import { storableText } from '../schema/common/text';
@@ -92,11 +92,6 @@ export function toApiError(err: unknown): ApiError | undefined {
     return new ApiError('invalid_request', 'A text value contains a character that cannot be stored (U+0000).');
   return undefined;
 }
-
-/** A request's services; `done` runs after the response (e.g. closing a per-request pool). */
-export type Provided = { services: Services; done?: () => Promise<void> };
-/** Builds a request's services: at once where nothing needs waiting for (Node), or in a promise (a Worker's pool). */
-export type ServicesProvider = (c: Context<AppEnv>) => Provided | Promise<Provided>;
 
 /** Set once Hono said this process's requests carry no execution context (Node): it never gains one. */
 let withoutExecutionContext = false;

@@ -1,7 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
 import type { Context, Hono } from 'hono';
-import { createApp, createRouter, type ServicesProvider } from './app';
+import { createApp, createRouter } from './app';
+import type { ServicesProvider } from './env';
 import type { AppEnv } from './env';
 import { publicReadCors } from './public-cors';
 import type { ScheduledJob } from './scheduler';

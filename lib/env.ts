@@ -80,3 +80,8 @@ export type AppEnv = {
     streaming: Promise<unknown>;
   };
 };
+
+/** A request's services; `done` runs after the response (e.g. closing a per-request pool). */
+export type Provided = { services: Services; done?: () => Promise<void> };
+/** Builds a request's services: at once where nothing needs waiting for (Node), or in a promise (a Worker's pool). */
+export type ServicesProvider = (c: Context<AppEnv>) => Provided | Promise<Provided>;

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { sql } from 'kysely';
-import type { ServicesProvider } from './app';
-import type { AppEnv } from './env';
+import type { AppEnv, ServicesProvider } from './env';
 import { ApiError } from './errors';
 
 /**

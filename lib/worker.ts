@@ -1,7 +1,7 @@
 import { systemClock } from './clock';
 import { neonConfig } from '@neondatabase/serverless';
 import type { ExecutionContext } from 'hono';
-import type { ServicesProvider } from './app';
+import type { ServicesProvider } from './env';
 import { composeApp, type RouteGroup } from './compose';
 import type { Services } from './env';
 import { type Config, loadConfig } from './config';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../functions/app';
-import type { ServicesProvider } from '../../lib/app';
+import type { ServicesProvider } from '../../lib/env';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPGlite } from '../../lib/db/pglite';
