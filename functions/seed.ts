@@ -28,7 +28,7 @@ export async function seedDemo(db: Db, now: Date, mediaBaseUrl?: string): Promis
     });
     await seedCatalogueDemo(trx, company.id, now, mediaBaseUrl);
     await seedLeasesDemo(trx, company, now);
-    await seedMaintenanceDemo(trx, company);
+    await seedMaintenanceDemo(trx, company, now);
     await seedPipelinesDemo(trx, company.id);
     await seedStatementsDemo(trx, company, now);
     return company.id;

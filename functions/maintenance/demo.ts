@@ -18,7 +18,7 @@ const studio = 'jvc-studio-holiday-home';
  * approval above the home's limit), charges booked, paid and cancelled, and routine inspections with their areas.
  * Needs the catalogue's demo listings.
  */
-export async function seedMaintenanceDemo(trx: Trx, company: Company, now = new Date()): Promise<void> {
+export async function seedMaintenanceDemo(trx: Trx, company: Company, now: Date): Promise<void> {
   const today = todayIn(company.time_zone, now);
   const scope: WriteScope = { db: trx, company, now, causedBy: system };
   const contractor = async (input: Parameters<typeof addContractor>[1]) => {

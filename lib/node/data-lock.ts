@@ -2,6 +2,7 @@ import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync 
 import { join } from 'node:path';
 import { tryLock } from 'fs-native-extensions';
 import { SERVER_FILE, type ServerRecord } from './local-server';
+import { systemClock } from '../clock';
 
 /**
  * One process at a time on a data folder (issue 21, defect 6): two writers on one PGlite folder corrupt it. The
@@ -70,7 +71,7 @@ export function lockDataFolder(dataDir: string, role: string): DataFolderLock {
     throw new DataFolderBusy(dataDir, holderOf(dataDir));
   }
   ftruncateSync(fd, 0);
-  writeSync(fd, `${JSON.stringify({ pid: process.pid, role, started_at: new Date().toISOString() })}\n`, 0);
+  writeSync(fd, `${JSON.stringify({ pid: process.pid, role, started_at: systemClock().toISOString() })}\n`, 0);
   let held = true;
   return {
     file,

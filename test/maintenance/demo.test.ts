@@ -10,7 +10,7 @@ beforeAll(async () => {
   api = await createTestApi();
   company = await api.demoCompany({ bookings_enabled: true });
   const row = await api.db.selectFrom('companies').selectAll().where('id', '=', company.id).executeTakeFirstOrThrow();
-  await api.db.transaction().execute((trx) => seedMaintenanceDemo(trx, row));
+  await api.db.transaction().execute((trx) => seedMaintenanceDemo(trx, row, new Date()));
   key = (await api.createKey(company.id, { scopes: ['read:maintenance'] })).secret;
 });
 afterAll(() => api.close());

@@ -58,6 +58,27 @@ describe('the layout of functions/, lib/ and schema/', () => {
   it('keeps every source file at 400 lines or fewer', () => {
     expect(found.long, listed('files over 400 lines', found.long)).toEqual([]);
   });
+
+  // Issue 22's one shape, held on the project's own tree (each check is proven on fixture trees below).
+  it('keeps queries out of route files (*.routes.ts and a group’s admin.ts declare and delegate)', () => {
+    const queries = queriesInRouteFiles(graph).map(describeFinding);
+    expect(queries, listed('query builder calls in route files', queries)).toEqual([]);
+  });
+
+  it('reads the real clock only in lib/clock.ts', () => {
+    const reads = clockReads(graph).map(describeFinding);
+    expect(reads, listed('clock reads outside lib/clock.ts', reads)).toEqual([]);
+  });
+
+  it('has one route helper (lib/routes.ts), no group of its own', () => {
+    const helpers = groupRouteHelpers(graph).map(describeFinding);
+    expect(helpers, listed('group route helpers', helpers)).toEqual([]);
+  });
+
+  it('names every handler (stack traces name them)', () => {
+    const anonymous = anonymousHandlers(graph).map(describeFinding);
+    expect(anonymous, listed('anonymous handlers', anonymous)).toEqual([]);
+  });
 });
 
 describe('the layout checker, on trees of its own', () => {
