@@ -210,13 +210,10 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'se
     after?: MiddlewareHandler<AppEnv>[];
     /** The one record the route reads or changes, whose version is its ETag and is checked against If-Match. */
     versioned?: VersionedRecord;
-    /** @deprecated The former name of `versioned`, kept while the groups move to it (issue 22); remove after. */
-    record?: VersionedRecord;
     revalidate?: boolean;
   },
 ) {
-  const { access, after = [], versioned, record: formerName, revalidate = false, ...route } = config;
-  const record = versioned ?? formerName;
+  const { access, after = [], versioned: record, revalidate = false, ...route } = config;
   // A source's own message ids make an inbound delivery safe to retry; it sends no Idempotency-Key.
   const retriable = writes.has(route.method) && !['admin', 'qstash', 'inbound'].includes(access.kind);
   const write = route.method !== 'get' && route.method !== 'head';
