@@ -38,5 +38,6 @@ alter table calendar_blocks add column import_id uuid references calendar_import
 alter table calendar_blocks add column uid text;
 alter table calendar_blocks add constraint calendar_blocks_imported
   check ((reason = 'imported') = (import_id is not null) and (import_id is null) = (uid is null));
--- One block per event of a feed: concurrent syncs of one import can never write an event twice.
-create unique index calendar_blocks_import_uid on calendar_blocks (import_id, uid) where import_id is not null;
+-- One block per event of a feed: concurrent syncs of one import can never write an event twice. Not partial: other
+-- blocks have no import (nulls are distinct), and the index also serves the foreign key's cascade.
+create unique index calendar_blocks_import_uid on calendar_blocks (import_id, uid);
