@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
 import { adminCli } from '../support/admin-cli';
 import { airbnbFeed, bookingComFeed, type Channel, channelManagerFeed, testChannel } from './channel-feeds';
-import { availability, book, bookingBody, type Ctx, day, newHome, plusDays, postBooking, quote, setup } from './support';
+import { availability, book, bookingBody, step, type Ctx, day, newHome, plusDays, postBooking, quote, setup } from './support';
 
 /**
  * Calendars imported per holiday home (issue 24), as users would meet them: a test channel on a loopback HTTP server
@@ -300,5 +300,34 @@ describe('the per-channel export feed', () => {
     const malformed = await exportFeed(home, '?channel=airbnb');
     expect(malformed.status).toBe(400);
     expect(malformed.headers.get('content-type')).toMatch(/problem\+json/);
+  });
+});
+
+describe('confirming a booking while an import is stale', () => {
+  it('answers the warning import_stale (never a refusal) past twice the interval by the services’ clock, or never synced', async () => {
+    const home = await newHome(ctx);
+    const { id } = await importFeed(home, airbnbFeed([{ uid: 'z1', start: day(70), end: day(72) }]));
+    const synced = await sync(home, id);
+    const at = new Date(synced.json.last_synced_at).getTime();
+    const early = await book(ctx, home, day(80), day(82));
+    const late = await book(ctx, home, day(84), day(86));
+    try {
+      ctx.api.clock.set(new Date(at + 19 * 60_000));
+      const fresh = await step(ctx, early.reference, 'confirm');
+      expect([fresh.status, fresh.json.status, fresh.json.warnings]).toEqual([200, 'confirmed', []]);
+      ctx.api.clock.set(new Date(at + 21 * 60_000));
+      const stale = await step(ctx, late.reference, 'confirm');
+      expect([stale.status, stale.json.status]).toEqual([200, 'confirmed']);
+      expect(stale.json.warnings).toEqual([{ code: 'import_stale', message: expect.stringContaining(id) }]);
+    } finally {
+      ctx.api.clock.set(null);
+    }
+    const unsynced = await newHome(ctx);
+    await importFeed(unsynced, airbnbFeed([]), 'vrbo');
+    const never = await step(ctx, (await book(ctx, unsynced, day(80), day(82))).reference, 'confirm');
+    expect([never.status, never.json.warnings.map((w: { code: string }) => w.code)]).toEqual([200, ['import_stale']]);
+    const plain = await newHome(ctx);
+    const none = await step(ctx, (await book(ctx, plain, day(80), day(82))).reference, 'confirm');
+    expect([none.status, none.json.warnings]).toEqual([200, []]);
   });
 });
