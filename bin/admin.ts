@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { adminTarget, adminTokenOf } from '../lib/node/local-server';
 import { bookingCommand, bookingUsage } from './admin-bookings';
+import { calendarCommand, calendarUsage } from './admin-calendars';
 import { databaseCommand, databaseUsage } from './admin-database';
 import { inboundCommand, inboundUsage } from './admin-inbound';
 import { pipelineCommand, pipelineUsage } from './admin-pipelines';
@@ -37,6 +38,7 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   audit <company> [--action key.created]
 ${webhookUsage}
 ${bookingUsage}
+${calendarUsage}
 ${pipelineUsage}
 ${portalUsage}
 ${inboundUsage}
@@ -64,6 +66,8 @@ const { values: opts, positionals } = parseArgs({
     'name-ar': { type: 'string' },
     action: { type: 'string' },
     url: { type: 'string' },
+    channel: { type: 'string' },
+    interval: { type: 'string' },
     'event-type': { type: 'string', multiple: true },
     description: { type: 'string' },
     enable: { type: 'boolean' },
@@ -283,6 +287,8 @@ async function run(): Promise<unknown> {
       if (webhooks) return webhooks;
       const bookings = bookingCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
       if (bookings) return bookings;
+      const calendars = calendarCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
+      if (calendars) return calendars;
       const pipelines = pipelineCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);
       if (pipelines) return pipelines;
       const portals = portalCommand(`${group} ${action ?? ''}`.trim(), arg, opts, call);

@@ -33,16 +33,28 @@ export async function lockHomeCalendar(trx: Trx, listingId: string): Promise<boo
 export type Range = { start: string; end: string };
 export type HoldingStay = Range & { reference: string; lapses_at: Date | null };
 
-/** What takes nights of [from, to) by the one rule: the stays that hold them and the blocks over them. */
+/**
+ * What takes nights of [from, to) by the one rule: the stays that hold them and the blocks over them.
+ * `exceptImport`: leave out the blocks that came from that calendar import (only the per-channel export feed does,
+ * so a channel never re-imports its own events; every booking rule counts them).
+ */
 export async function nightsTaken(
   executor: Executor,
   listingId: string,
   from: string,
   to: string,
   now: Date,
+  exceptImport?: string,
 ): Promise<{ stays: HoldingStay[]; blocks: Range[] }> {
   const stays = await staysHolding(executor, listingId, from, to, now);
-  return { stays, blocks: await blocksWithin(executor, listingId, from, to).execute() };
+  const blocks = blocksWithin(executor, listingId, from, to);
+  return {
+    stays,
+    blocks: await (exceptImport === undefined
+      ? blocks
+      : blocks.where((eb) => eb.or([eb('import_id', 'is', null), eb('import_id', '!=', exceptImport)]))
+    ).execute(),
+  };
 }
 
 /** The blocks of a home (staff, maintenance, imported) that touch [from, to); the values may be SQL (`l.id`, slots). */

@@ -4,11 +4,13 @@ import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import type { Handler } from '../../lib/routes';
 import { HomeTermsInput } from '../../schema/common/homes';
 import { json, jsonBody, pageQuery } from '../../schema/common/api';
+import { WarningSchema } from '../../schema/common/warnings';
 import { AdminBookingSchema, BlockInput, BlockSchema } from '../../schema/stay/bookings';
 import { blockNights, homeBlocks, unblock } from './blocks';
 import { type BookingAction, applyBookingAction, bookingsPage, shownBooking } from './bookings';
 import { presentAdminBooking } from './bookings.present';
 import { holidayHomeId, replaceHomeTerms } from './homes';
+import { importStaleWarnings } from './import-health';
 
 const bookingParams = companyParam.extend({ reference: z.string().min(1).max(40) });
 const listingParams = companyParam.extend({ slug: z.string().min(1).max(200) });
@@ -34,15 +36,20 @@ const get = adminRoute({
   request: { params: bookingParams },
   responses: { 200: json(AdminBookingSchema) },
 });
-const step = (path: string, summary: string) =>
+const step = (path: string, summary: string, answer = AdminBookingSchema) =>
   adminRoute({
     method: 'post',
     path: `/companies/{company_id}/bookings/{reference}/${path}`,
     summary,
     request: { params: bookingParams },
-    responses: { 200: json(AdminBookingSchema), 409: json(z.object({}), 'Not possible from the booking’s status') },
+    responses: { 200: json(answer), 409: json(z.object({}), 'Not possible from the booking’s status') },
   });
-const confirm = step('confirm', 'Confirm a held booking: the payment window starts');
+/** Confirming answers `warnings` too: `import_stale` when one of the home's calendar imports is out of date. */
+const confirm = step(
+  'confirm',
+  'Confirm a held booking: the payment window starts',
+  AdminBookingSchema.extend({ warnings: z.array(WarningSchema) }),
+);
 const markPaid = step('mark-paid', 'Record the payment of a confirmed booking');
 const cancel = step('cancel', 'Cancel a booking (its nights become free)');
 
@@ -91,14 +98,22 @@ const getBooking: Handler<typeof get> = async (c) => {
 };
 
 /** Confirm, mark paid or cancel, as staff (`caused_by: admin`), by the services' clock. */
-const stepBooking = (action: BookingAction): Handler<typeof confirm> =>
+const stepBooking = (action: BookingAction): Handler<typeof markPaid> =>
   async function bookingStep(c) {
     const { company_id, reference } = c.req.valid('param');
     const { db, now } = c.var.services;
     await db.transaction().execute((trx) => applyBookingAction(trx, company_id, reference, action, 'admin', now()));
     return c.json(presentAdminBooking(await shownBooking(db, company_id, reference)), 200);
   };
-const confirmBooking = stepBooking('confirm');
+/** Confirm, with the `import_stale` warnings of the home's calendar imports (never a refusal). */
+const confirmBooking: Handler<typeof confirm> = async (c) => {
+  const { company_id, reference } = c.req.valid('param');
+  const { db, now } = c.var.services;
+  const at = now();
+  await db.transaction().execute((trx) => applyBookingAction(trx, company_id, reference, 'confirm', 'admin', at));
+  const warnings = await importStaleWarnings(db, company_id, reference, at);
+  return c.json({ ...presentAdminBooking(await shownBooking(db, company_id, reference)), warnings }, 200);
+};
 const markBookingPaid = stepBooking('mark_paid');
 const cancelBooking = stepBooking('cancel');
 

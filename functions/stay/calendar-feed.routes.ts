@@ -13,9 +13,16 @@ const route = defineRoute({
   tags: ['Bookings'],
   summary: "A holiday home's taken nights as an iCalendar feed",
   description:
-    'For channel managers (Airbnb, Booking.com, …) that import a calendar by URL: the blocked ranges `GET /listings/{slug}/availability` answers for its default window (today in the company’s time zone and the 365 days after), one all-day event per range (`DTSTART;VALUE=DATE` the first night, `DTEND;VALUE=DATE` the day after the last), summary "Not available", nothing about guests. `UID`s are stable for a range; a range that grows or shrinks is a new event. 404 like availability. A weak ETag (the home’s name and ranges, not the DTSTAMP of the request) and `Cache-Control: no-cache`: a 304 is cheap.',
+    'For channel managers (Airbnb, Booking.com, …) that import a calendar by URL: the blocked ranges `GET /listings/{slug}/availability` answers for its default window (today in the company’s time zone and the 365 days after), one all-day event per range (`DTSTART;VALUE=DATE` the first night, `DTEND;VALUE=DATE` the day after the last), summary "Not available", nothing about guests. `UID`s are stable for a range; a range that grows or shrinks is a new event. 404 like availability. A weak ETag (the home’s name and ranges, not the DTSTAMP of the request) and `Cache-Control: no-cache`: a 304 is cheap. `channel`: the feed for one channel, without the blocks imported from that import (so a channel never re-imports its own events); an `import_id` that is not this home’s is 404.',
   access: { kind: 'public', scopes: ['read:listings'] },
-  request: { params: slugParam, query: z.strictObject({}) },
+  request: {
+    params: slugParam,
+    query: z.strictObject({
+      channel: z.string().uuid().optional().openapi({
+        description: 'An `import_id` of this home: its feed without what came from that channel.',
+      }),
+    }),
+  },
   responses: {
     200: {
       description: 'The calendar (RFC 5545)',
@@ -27,7 +34,8 @@ const route = defineRoute({
 
 const getCalendarFeed: Handler<typeof route> = async (c) => {
   const host = new URL(c.req.url).hostname;
-  const feed = await calendarFeedOf(c.var.services, c.var.company, c.req.valid('param').slug, host);
+  const { channel } = c.req.valid('query');
+  const feed = await calendarFeedOf(c.var.services, c.var.company, c.req.valid('param').slug, host, channel);
   const headers = { ETag: feed.etag, 'Cache-Control': 'no-cache' };
   if (ifNoneMatch(c.req.header('If-None-Match'), feed.etag)) return c.body(null, 304, headers);
   return c.body(feed.text(), 200, {

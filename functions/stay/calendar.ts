@@ -7,6 +7,7 @@ export type { Range } from '../../lib/calendar';
  * The nights of [from, to) that are taken: bookings that still hold their dates (held until the hold lapses,
  * confirmed until the payment window closes, paid) and owner or maintenance blocks. Merged (overlapping and
  * touching ranges become one), clipped to the window, and without anything about the guests.
+ * `exceptImport`: without that calendar import's blocks (the per-channel export feed).
  * `validUntil`: the first instant a hold or payment window in the answer lapses, after which it may change.
  */
 export async function takenRanges(
@@ -15,8 +16,9 @@ export async function takenRanges(
   from: string,
   to: string,
   now: Date,
+  exceptImport?: string,
 ): Promise<{ ranges: Range[]; validUntil: Date | null }> {
-  const { stays: bookings, blocks } = await nightsTaken(executor, listingId, from, to, now);
+  const { stays: bookings, blocks } = await nightsTaken(executor, listingId, from, to, now, exceptImport);
   let validUntil: Date | null = null;
   for (const { lapses_at } of bookings) {
     const at = lapses_at === null ? null : new Date(lapses_at);

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
+import { adminCli } from '../support/admin-cli';
 import { airbnbFeed, bookingComFeed, type Channel, channelManagerFeed, testChannel } from './channel-feeds';
-import { availability, book, bookingBody, type Ctx, day, newHome, plusDays, postBooking, quote, setup } from './support';
+import { availability, book, bookingBody, step, type Ctx, day, newHome, plusDays, postBooking, quote, setup } from './support';
 
 /**
  * Calendars imported per holiday home (issue 24), as users would meet them: a test channel on a loopback HTTP server
@@ -236,5 +237,97 @@ describe('scheduled work', () => {
     const row = await ctx.api.db.selectFrom('calendar_imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.event_count).toBe(1);
     expect(plusDays(day(0), 0)).toBe(day(0));
+  });
+});
+
+describe('the admin command line', () => {
+  const cli = adminCli(() => ctx.api);
+
+  it('calendars add, list, sync and remove (the import and its blocks)', async () => {
+    const home = await newHome(ctx);
+    const path = `/feeds/${feedSerial++}.ics`;
+    channel.serve(path, airbnbFeed([{ uid: 'cli1', start: day(40), end: day(42) }]));
+    const made = await cli(
+      'calendars',
+      'add',
+      ctx.company.id,
+      home,
+      '--url',
+      channel.url(path),
+      '--channel',
+      'vrbo',
+      '--interval',
+      '15',
+    );
+    expect(made).toMatchObject({ listing: home, channel: 'vrbo', interval_minutes: 15, last_synced_at: null });
+    const listed = await cli('calendars', 'list', ctx.company.id, home);
+    expect(listed.results.map((i: { import_id: string }) => i.import_id)).toEqual([made.import_id]);
+    const synced = await cli('calendars', 'sync', ctx.company.id, home, made.import_id);
+    expect(synced).toMatchObject({ import_id: made.import_id, event_count: 1, last_error: null });
+    expect((await blocks(home)).map((b) => [b.reason, b.channel, b.starts_on])).toEqual([['imported', 'vrbo', day(40)]]);
+    await cli('calendars', 'remove', ctx.company.id, home, made.import_id);
+    expect(await blocks(home)).toEqual([]);
+    expect((await cli('calendars', 'list', ctx.company.id, home)).results).toEqual([]);
+  });
+});
+
+describe('the per-channel export feed', () => {
+  const exportFeed = (slug: string, query: string, host = ctx.company.host) =>
+    ctx.api.request(`/api/v1/listings/${encodeURIComponent(slug)}/calendar.ics${query}`, { host });
+  const starts = (text: string) => [...text.matchAll(/DTSTART;VALUE=DATE:(\d{8})/g)].map((m) => m[1]);
+  const compact = (d: string) => d.replaceAll('-', '');
+
+  it('leaves out what came from that import only; another home’s or company’s import is 404, a malformed id 400', async () => {
+    const home = await newHome(ctx);
+    const airbnb = await importFeed(home, airbnbFeed([{ uid: 'x1', start: day(50), end: day(52) }]), 'airbnb');
+    const booking = await importFeed(home, bookingComFeed([{ uid: 'y1', start: day(60), end: day(61) }]), 'booking.com');
+    expect((await sync(home, airbnb.id)).status).toBe(200);
+    expect((await sync(home, booking.id)).status).toBe(200);
+    const all = await exportFeed(home, '');
+    expect(starts(all.text)).toEqual([compact(day(50)), compact(day(60))]);
+    const forAirbnb = await exportFeed(home, `?channel=${airbnb.id}`);
+    expect(forAirbnb.status, forAirbnb.text).toBe(200);
+    expect(starts(forAirbnb.text)).toEqual([compact(day(60))]);
+    expect(forAirbnb.text).not.toMatch(/airbnb|booking\.com/i);
+    expect(starts((await exportFeed(home, `?channel=${booking.id}`)).text)).toEqual([compact(day(50))]);
+
+    const otherHome = await newHome(ctx);
+    const unknown = await exportFeed(otherHome, `?channel=${airbnb.id}`);
+    expect([unknown.status, unknown.json?.code]).toEqual([404, 'not_found']);
+    const other = await setup({ api: ctx.api });
+    const foreign = await exportFeed(home, `?channel=${airbnb.id}`, other.company.host);
+    expect(foreign.status).toBe(404);
+    const malformed = await exportFeed(home, '?channel=airbnb');
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get('content-type')).toMatch(/problem\+json/);
+  });
+});
+
+describe('confirming a booking while an import is stale', () => {
+  it('answers the warning import_stale (never a refusal) past twice the interval by the services’ clock, or never synced', async () => {
+    const home = await newHome(ctx);
+    const { id } = await importFeed(home, airbnbFeed([{ uid: 'z1', start: day(70), end: day(72) }]));
+    const synced = await sync(home, id);
+    const at = new Date(synced.json.last_synced_at).getTime();
+    const early = await book(ctx, home, day(80), day(82));
+    const late = await book(ctx, home, day(84), day(86));
+    try {
+      ctx.api.clock.set(new Date(at + 19 * 60_000));
+      const fresh = await step(ctx, early.reference, 'confirm');
+      expect([fresh.status, fresh.json.status, fresh.json.warnings]).toEqual([200, 'confirmed', []]);
+      ctx.api.clock.set(new Date(at + 21 * 60_000));
+      const stale = await step(ctx, late.reference, 'confirm');
+      expect([stale.status, stale.json.status]).toEqual([200, 'confirmed']);
+      expect(stale.json.warnings).toEqual([{ code: 'import_stale', message: expect.stringContaining(id) }]);
+    } finally {
+      ctx.api.clock.set(null);
+    }
+    const unsynced = await newHome(ctx);
+    await importFeed(unsynced, airbnbFeed([]), 'vrbo');
+    const never = await step(ctx, (await book(ctx, unsynced, day(80), day(82))).reference, 'confirm');
+    expect([never.status, never.json.warnings.map((w: { code: string }) => w.code)]).toEqual([200, ['import_stale']]);
+    const plain = await newHome(ctx);
+    const none = await step(ctx, (await book(ctx, plain, day(80), day(82))).reference, 'confirm');
+    expect([none.status, none.json.warnings]).toEqual([200, []]);
   });
 });
