@@ -1,6 +1,5 @@
 import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import { createRouter } from '../../lib/app';
-import { ApiError } from '../../lib/errors';
 import { json, jsonBody, problem } from '../../schema/common/api';
 import {
   PipelineInput,
@@ -55,11 +54,6 @@ const deleteStageRoute = adminRoute({
   responses: { 204: { description: 'Deleted' }, 409: problem('`stage_in_use`: deals sit on the stage') },
 });
 
-/** PostgreSQL's foreign_key_violation: a deal moved onto the stage while it was being deleted. */
-function isForeignKeyViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
-}
-
 async function shown(db: Parameters<typeof listPipelines>[0], companyId: string, key: string) {
   const view = (await listPipelines(db, companyId)).find((pipeline) => pipeline.key === key);
   if (!view) throw new Error(`The pipeline ${key} just written was not found.`);
@@ -104,11 +98,6 @@ export const pipelinesAdmin = createRouter()
   })
   .openapi(deleteStageRoute, async (c) => {
     const { company_id, key, stage } = c.req.valid('param');
-    try {
-      await c.var.services.db.transaction().execute((trx) => deleteStage(trx, company_id, key, stage));
-    } catch (error) {
-      if (!isForeignKeyViolation(error)) throw error;
-      throw new ApiError('stage_in_use', `Deals sit on the stage ${stage}: move them first.`);
-    }
+    await deleteStage(c.var.services.db, company_id, key, stage);
     return c.body(null, 204);
   });

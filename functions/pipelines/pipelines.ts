@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
@@ -208,30 +209,49 @@ export async function putStage(
   return current === undefined;
 }
 
-/** Deletes a stage no deal sits on (409 `stage_in_use` otherwise; the foreign key refuses it too). */
-export async function deleteStage(trx: Trx, companyId: string, pipelineKey: string, stageKey: string): Promise<void> {
-  const pipeline = await lockPipeline(trx, companyId, pipelineKey);
-  const stage = await trx
-    .selectFrom('pipeline_stages')
-    .select('id')
-    .where('pipeline_id', '=', pipeline.id)
-    .where('key', '=', stageKey)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!stage) throw notFound(`The stage ${stageKey} of ${pipelineKey}`);
-  if (await inUse(trx, stage.id)) throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: move them first.`);
-  await trx.deleteFrom('pipeline_stages').where('id', '=', stage.id).execute();
-  const rest = await trx
-    .selectFrom('pipeline_stages')
-    .select(['id', 'position'])
-    .where('pipeline_id', '=', pipeline.id)
-    .orderBy('position')
-    .orderBy('created_at')
-    .execute();
-  await reorder(
-    trx,
-    'pipeline_stages',
-    rest,
-    rest.map((row) => row.id),
-  );
+/** PostgreSQL's foreign_key_violation: a deal moved onto the stage while it was being deleted. */
+function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
+}
+
+/**
+ * Deletes a stage no deal sits on (409 `stage_in_use` otherwise; the foreign key refuses it too, when a deal moves
+ * onto it meanwhile) and closes the gap in its pipeline's positions: one statement (docs/invariants.md, "Writes"),
+ * the pipeline's bare row locked first, then its stage.
+ */
+export async function deleteStage(db: Executor, companyId: string, pipelineKey: string, stageKey: string): Promise<void> {
+  let found: { pipeline: boolean; stage: boolean; used: boolean } | undefined;
+  try {
+    const { rows } = await sql<{ pipeline: boolean; stage: boolean; used: boolean }>`
+      with pipeline as (
+        select id from pipelines where company_id = ${companyId} and key = ${pipelineKey} for update
+      ),
+      stage as (
+        select s.id from pipeline_stages s
+        where s.pipeline_id = (select id from pipeline) and s.key = ${stageKey} for update
+      ),
+      used as (select 1 from deals where stage_id = (select id from stage) limit 1),
+      removed as (
+        delete from pipeline_stages where id = (select id from stage) and not exists (select 1 from used) returning id
+      ),
+      rest as (
+        select id, position, (row_number() over (order by position, created_at))::int - 1 as placed
+        from pipeline_stages
+        where pipeline_id = (select id from pipeline) and exists (select 1 from removed)
+          and id <> (select id from removed)
+      ),
+      moved as (
+        update pipeline_stages s set position = rest.placed from rest
+        where s.id = rest.id and s.position <> rest.placed returning s.id
+      )
+      select exists (select 1 from pipeline) as pipeline, exists (select 1 from stage) as stage,
+        exists (select 1 from used) as used`.execute(db);
+    found = rows[0];
+  } catch (error) {
+    if (!isForeignKeyViolation(error)) throw error;
+    throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: move them first.`);
+  }
+  if (!found?.pipeline) throw notFound(`The pipeline ${pipelineKey}`);
+  if (!found.stage) throw notFound(`The stage ${stageKey} of ${pipelineKey}`);
+  if (found.used) throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: move them first.`);
 }
