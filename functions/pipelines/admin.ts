@@ -80,12 +80,7 @@ export const pipelinesAdmin = createRouter()
   })
   .openapi(patch, async (c) => {
     const { company_id, key } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const view = await c.var.services.db.transaction().execute(async (trx) => {
-      await updatePipeline(trx, company_id, key, input);
-      return shown(trx, company_id, key);
-    });
-    return c.json(view, 200);
+    return c.json(await updatePipeline(c.var.services.db, company_id, key, c.req.valid('json')), 200);
   })
   .openapi(putStageRoute, async (c) => {
     const { company_id, key, stage } = c.req.valid('param');

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
+import type { LocalisedText } from '../../schema/common/columns';
 import type { PipelineInputValue, PipelinePatchValue, PipelineView, StageInputValue } from '../../schema/pipelines/pipelines';
 
 /**
@@ -134,18 +135,62 @@ export async function createPipeline(trx: Trx, companyId: string, input: Pipelin
   }
 }
 
-/** Renames a pipeline, changes its purpose, or moves it to another position. */
-export async function updatePipeline(trx: Trx, companyId: string, key: string, input: PipelinePatchValue): Promise<void> {
-  const pipeline = await lockPipeline(trx, companyId, key);
-  const set = {
-    ...(input.name ? { name: JSON.stringify(input.name) } : {}),
-    ...(input.purpose ? { purpose: input.purpose } : {}),
+type StageRow = { key: string; name: LocalisedText; kind: PipelineView['stages'][number]['kind']; probability: number };
+
+/**
+ * Renames a pipeline, changes its purpose, or moves it to another position (the company's other pipelines rewritten
+ * 0…n-1 around it), and answers it with its stages: one statement (docs/invariants.md, "Writes"), the company's
+ * pipelines' bare rows locked first when it moves (its own row alone otherwise).
+ */
+export async function updatePipeline(
+  db: Executor,
+  companyId: string,
+  key: string,
+  input: PipelinePatchValue,
+): Promise<PipelineView> {
+  const position = input.position ?? null;
+  const name = input.name ? JSON.stringify(input.name) : null;
+  const { rows } = await sql<{ key: string; name: LocalisedText; purpose: PipelineView['purpose']; stages: StageRow[] }>`
+    with locked as (
+      select id, key, position, created_at from pipelines
+      where company_id = ${companyId} and (key = ${key} or ${position}::int is not null)
+      for update
+    ),
+    pipeline as (select id from locked where key = ${key}),
+    others as (
+      select id, position, (row_number() over (order by position, created_at))::int - 1 as idx
+      from locked where ${position}::int is not null and exists (select 1 from pipeline) and key <> ${key}
+    ),
+    target as (select least(${position}::int, (select count(*) from others)::int) as at),
+    moved as (
+      update pipelines p set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      from others o
+      where p.id = o.id and p.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      returning p.id
+    ),
+    changed as (
+      update pipelines p set
+        name = coalesce(${name}::jsonb, p.name),
+        purpose = coalesce(${input.purpose ?? null}, p.purpose),
+        position = coalesce((select at from target), p.position)
+      where p.id = (select id from pipeline)
+      returning p.id, p.key, p.name, p.purpose
+    )
+    select c.key, c.name, c.purpose,
+      coalesce((
+        select json_agg(json_build_object('key', s.key, 'name', s.name, 'kind', s.kind, 'probability', s.probability)
+          order by s.position, s.created_at)
+        from pipeline_stages s where s.pipeline_id = c.id
+      ), '[]'::json) as stages
+    from changed c`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound(`The pipeline ${key}`);
+  return {
+    key: row.key,
+    name: localised(row.name),
+    purpose: row.purpose,
+    stages: row.stages.map((stage) => ({ ...stage, name: localised(stage.name) })),
   };
-  if (Object.keys(set).length > 0) await trx.updateTable('pipelines').set(set).where('id', '=', pipeline.id).execute();
-  if (input.position !== undefined) {
-    const rows = await orderedPipelines(trx, companyId);
-    await placeAt(trx, 'pipelines', rows, pipeline.id, input.position);
-  }
 }
 
 /** Whether a deal sits on the stage. */
