@@ -84,12 +84,8 @@ export const pipelinesAdmin = createRouter()
   })
   .openapi(putStageRoute, async (c) => {
     const { company_id, key, stage } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const result = await c.var.services.db.transaction().execute(async (trx) => {
-      const created = await putStage(trx, company_id, key, stage, input);
-      return { created, view: await shown(trx, company_id, key) };
-    });
-    return c.json(result.view, result.created ? 201 : 200);
+    const { created, view } = await putStage(c.var.services.db, company_id, key, stage, c.req.valid('json'));
+    return c.json(view, created ? 201 : 200);
   })
   .openapi(deleteStageRoute, async (c) => {
     const { company_id, key, stage } = c.req.valid('param');

@@ -88,19 +88,6 @@ const orderedPipelines = (trx: Trx, companyId: string) =>
     .forUpdate()
     .execute();
 
-/** The company's pipeline by key, locked for the write (404 when there is none). */
-async function lockPipeline(trx: Trx, companyId: string, key: string) {
-  const pipeline = await trx
-    .selectFrom('pipelines')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('key', '=', key)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!pipeline) throw notFound(`The pipeline ${key}`);
-  return pipeline;
-}
-
 /** Adds a pipeline with its stages (409 `conflict` when the key is taken), at `position` or last. */
 export async function createPipeline(trx: Trx, companyId: string, input: PipelineInputValue): Promise<void> {
   const existing = await orderedPipelines(trx, companyId);
@@ -193,65 +180,88 @@ export async function updatePipeline(
   };
 }
 
-/** Whether a deal sits on the stage. */
-async function inUse(trx: Trx, stageId: string): Promise<boolean> {
-  return (await trx.selectFrom('deals').select('id').where('stage_id', '=', stageId).limit(1).executeTakeFirst()) !== undefined;
+/** The company's pipeline by key with its stages in order, in one read (404 when there is none). */
+async function pipelineView(db: Executor, companyId: string, key: string): Promise<PipelineView> {
+  const { rows } = await sql<{ key: string; name: LocalisedText; purpose: PipelineView['purpose']; stages: StageRow[] }>`
+    select p.key, p.name, p.purpose,
+      coalesce((
+        select json_agg(json_build_object('key', s.key, 'name', s.name, 'kind', s.kind, 'probability', s.probability)
+          order by s.position, s.created_at)
+        from pipeline_stages s where s.pipeline_id = p.id
+      ), '[]'::json) as stages
+    from pipelines p where p.company_id = ${companyId} and p.key = ${key}`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound(`The pipeline ${key}`);
+  return {
+    key: row.key,
+    name: localised(row.name),
+    purpose: row.purpose,
+    stages: row.stages.map((stage) => ({ ...stage, name: localised(stage.name) })),
+  };
 }
 
 /**
  * Adds a stage to a pipeline (last unless `position` says otherwise) or changes one: its name, probability and
  * position at any time; its kind only while no deal sits on it (409 `stage_in_use`: a deal's status is its
- * stage's kind, and would change without a move). Returns whether the stage is new.
+ * stage's kind, and would change without a move). One statement (the pipeline's bare row locked, then its stages),
+ * then the pipeline read for the answer. Returns whether the stage is new, with the pipeline.
  */
 export async function putStage(
-  trx: Trx,
+  db: Executor,
   companyId: string,
   pipelineKey: string,
   stageKey: string,
   input: StageInputValue,
-): Promise<boolean> {
-  const pipeline = await lockPipeline(trx, companyId, pipelineKey);
-  const stages = await trx
-    .selectFrom('pipeline_stages')
-    .select(['id', 'key', 'kind', 'position'])
-    .where('pipeline_id', '=', pipeline.id)
-    .orderBy('position')
-    .orderBy('created_at')
-    .forUpdate()
-    .execute();
-  const current = stages.find((stage) => stage.key === stageKey);
-  let id: string;
-  if (current) {
-    if (current.kind !== input.kind && (await inUse(trx, current.id))) {
-      throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: its kind stays ${current.kind}.`);
-    }
-    await trx
-      .updateTable('pipeline_stages')
-      .set({ name: JSON.stringify(input.name), kind: input.kind, probability: input.probability })
-      .where('id', '=', current.id)
-      .execute();
-    id = current.id;
-  } else {
-    const row = await trx
-      .insertInto('pipeline_stages')
-      .values({
-        company_id: companyId,
-        pipeline_id: pipeline.id,
-        key: stageKey,
-        name: JSON.stringify(input.name),
-        kind: input.kind,
-        probability: input.probability,
-        position: stages.length,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    id = row.id;
-    stages.push({ id, key: stageKey, kind: input.kind, position: stages.length });
+): Promise<{ created: boolean; view: PipelineView }> {
+  const position = input.position ?? null;
+  const { rows } = await sql<{ pipeline: boolean; created: boolean; used: boolean; kind: string | null }>`
+    with pipeline as (
+      select id from pipelines where company_id = ${companyId} and key = ${pipelineKey} for update
+    ),
+    locked as (
+      select id, key, kind, position, created_at from pipeline_stages
+      where pipeline_id = (select id from pipeline) for update
+    ),
+    current as (select id, kind from locked where key = ${stageKey}),
+    used as (
+      select 1 from deals
+      where stage_id = (select id from current) and (select kind from current) <> ${input.kind} limit 1
+    ),
+    others as (
+      select id, position, (row_number() over (order by position, created_at))::int - 1 as idx
+      from locked where ${position}::int is not null and key <> ${stageKey} and not exists (select 1 from used)
+    ),
+    target as (
+      select coalesce(least(${position}::int, (select count(*) from others)::int), (select count(*) from locked)::int) as at
+    ),
+    moved as (
+      update pipeline_stages s set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      from others o
+      where s.id = o.id and s.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      returning s.id
+    ),
+    inserted as (
+      insert into pipeline_stages (company_id, pipeline_id, key, name, kind, probability, position)
+      select ${companyId}, p.id, ${stageKey}, ${JSON.stringify(input.name)}::jsonb, ${input.kind}, ${input.probability},
+        (select at from target)
+      from pipeline p where not exists (select 1 from current)
+      returning id
+    ),
+    updated as (
+      update pipeline_stages s set name = ${JSON.stringify(input.name)}::jsonb, kind = ${input.kind},
+        probability = ${input.probability},
+        position = case when ${position}::int is null then s.position else (select at from target) end
+      where s.id = (select id from current) and not exists (select 1 from used)
+      returning s.id
+    )
+    select exists (select 1 from pipeline) as pipeline, exists (select 1 from inserted) as created,
+      exists (select 1 from used) as used, (select kind from current) as kind`.execute(db);
+  const found = rows[0];
+  if (!found?.pipeline) throw notFound(`The pipeline ${pipelineKey}`);
+  if (found.used) {
+    throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: its kind stays ${found.kind}.`);
   }
-  if (input.position !== undefined) {
-    await placeAt(trx, 'pipeline_stages', stages, id, input.position);
-  }
-  return current === undefined;
+  return { created: found.created, view: await pipelineView(db, companyId, pipelineKey) };
 }
 
 /** PostgreSQL's foreign_key_violation: a deal moved onto the stage while it was being deleted. */
