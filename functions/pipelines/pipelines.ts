@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor, Trx } from '../../lib/db/index';
+import type { Executor } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
 import type { LocalisedText } from '../../schema/common/columns';
@@ -37,89 +37,58 @@ export async function listPipelines(db: Executor, companyId: string): Promise<Pi
   }));
 }
 
-/** `ids` in order with `id` moved to `position` (past the end: last). */
-function placed(ids: string[], id: string, position: number): string[] {
-  const rest = ids.filter((other) => other !== id);
-  rest.splice(Math.min(position, rest.length), 0, id);
-  return rest;
-}
-
-/** Writes positions 0…n-1 in the given order, only where they change. */
-async function reorder(
-  trx: Trx,
-  table: 'pipelines' | 'pipeline_stages',
-  rows: { id: string; position: number }[],
-  ids: string[],
-) {
-  for (const [position, id] of ids.entries()) {
-    if (rows.find((row) => row.id === id)?.position !== position) {
-      await trx.updateTable(table).set({ position }).where('id', '=', id).execute();
-    }
-  }
-}
-
-/** Moves the row `id` of `rows` (in order) to `position`, rewriting the positions that change. */
-function placeAt(
-  trx: Trx,
-  table: 'pipelines' | 'pipeline_stages',
-  rows: { id: string; position: number }[],
-  id: string,
-  position: number,
-) {
-  return reorder(
-    trx,
-    table,
-    rows,
-    placed(
-      rows.map((row) => row.id),
-      id,
-      position,
+/**
+ * Adds a pipeline with its stages (409 `conflict` when the key is taken), at `position` or last, and answers it: one
+ * statement (docs/invariants.md, "Writes"): the company read (404 when there is none), its pipelines' bare rows locked,
+ * the pipeline and its stages inserted, the others moved around it.
+ */
+export async function createPipeline(db: Executor, companyId: string, input: PipelineInputValue): Promise<PipelineView> {
+  const position = input.position ?? null;
+  const stages = JSON.stringify(input.stages.map((stage, at) => ({ ...stage, name: JSON.stringify(stage.name), position: at })));
+  const { rows } = await sql<{ company: boolean }>`
+    with company as (select id from companies where id = ${companyId}),
+    locked as (
+      select id, position, created_at from pipelines where company_id = (select id from company) for update
     ),
-  );
-}
-
-const orderedPipelines = (trx: Trx, companyId: string) =>
-  trx
-    .selectFrom('pipelines')
-    .select(['id', 'position'])
-    .where('company_id', '=', companyId)
-    .orderBy('position')
-    .orderBy('created_at')
-    .forUpdate()
-    .execute();
-
-/** Adds a pipeline with its stages (409 `conflict` when the key is taken), at `position` or last. */
-export async function createPipeline(trx: Trx, companyId: string, input: PipelineInputValue): Promise<void> {
-  const existing = await orderedPipelines(trx, companyId);
-  const pipeline = await trx
-    .insertInto('pipelines')
-    .values({
-      company_id: companyId,
-      key: input.key,
-      name: JSON.stringify(input.name),
-      purpose: input.purpose,
-      position: existing.length,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('pipeline_stages')
-    .values(
-      input.stages.map((stage, position) => ({
-        company_id: companyId,
-        pipeline_id: pipeline.id,
-        key: stage.key,
-        name: JSON.stringify(stage.name),
-        kind: stage.kind,
-        probability: stage.probability,
-        position,
-      })),
+    others as (
+      select id, position, (row_number() over (order by position, created_at))::int - 1 as idx from locked
+    ),
+    target as (
+      select coalesce(least(${position}::int, (select count(*) from others)::int), (select count(*) from others)::int) as at
+    ),
+    moved as (
+      update pipelines p set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      from others o
+      where ${position}::int is not null
+        and p.id = o.id and p.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      returning p.id
+    ),
+    inserted as (
+      insert into pipelines (company_id, key, name, purpose, position)
+      select c.id, ${input.key}, ${JSON.stringify(input.name)}::jsonb, ${input.purpose}, (select at from target)
+      from company c
+      returning id
+    ),
+    staged as (
+      insert into pipeline_stages (company_id, pipeline_id, key, name, kind, probability, position)
+      select ${companyId}, i.id, s.key, s.name::jsonb, s.kind, s.probability, s.position
+      from inserted i
+      cross join jsonb_to_recordset(${stages}::jsonb) as s(key text, name text, kind text, probability int, position int)
+      returning id
     )
-    .execute();
-  if (input.position !== undefined) {
-    const rows = [...existing, { id: pipeline.id, position: existing.length }];
-    await placeAt(trx, 'pipelines', rows, pipeline.id, input.position);
-  }
+    select exists (select 1 from company) as company`.execute(db);
+  if (!rows[0]?.company) throw notFound(`The company ${companyId}`);
+  return {
+    key: input.key,
+    name: localised(input.name),
+    purpose: input.purpose,
+    stages: input.stages.map((stage) => ({
+      key: stage.key,
+      name: localised(stage.name),
+      kind: stage.kind,
+      probability: stage.probability,
+    })),
+  };
 }
 
 type StageRow = { key: string; name: LocalisedText; kind: PipelineView['stages'][number]['kind']; probability: number };
