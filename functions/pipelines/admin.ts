@@ -1,6 +1,5 @@
 import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import { createRouter } from '../../lib/app';
-import { ApiError } from '../../lib/errors';
 import { json, jsonBody, problem } from '../../schema/common/api';
 import {
   PipelineInput,
@@ -55,17 +54,6 @@ const deleteStageRoute = adminRoute({
   responses: { 204: { description: 'Deleted' }, 409: problem('`stage_in_use`: deals sit on the stage') },
 });
 
-/** PostgreSQL's foreign_key_violation: a deal moved onto the stage while it was being deleted. */
-function isForeignKeyViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
-}
-
-async function shown(db: Parameters<typeof listPipelines>[0], companyId: string, key: string) {
-  const view = (await listPipelines(db, companyId)).find((pipeline) => pipeline.key === key);
-  if (!view) throw new Error(`The pipeline ${key} just written was not found.`);
-  return view;
-}
-
 /** The pipelines' admin routes: the company manages its pipelines here (read-only through the public API). */
 export const pipelinesAdmin = createRouter()
   .openapi(list, async (c) => {
@@ -76,39 +64,19 @@ export const pipelinesAdmin = createRouter()
   })
   .openapi(add, async (c) => {
     const { company_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const view = await c.var.services.db.transaction().execute(async (trx) => {
-      await findCompany(trx, company_id);
-      await createPipeline(trx, company_id, input);
-      return shown(trx, company_id, input.key);
-    });
-    return c.json(view, 201);
+    return c.json(await createPipeline(c.var.services.db, company_id, c.req.valid('json')), 201);
   })
   .openapi(patch, async (c) => {
     const { company_id, key } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const view = await c.var.services.db.transaction().execute(async (trx) => {
-      await updatePipeline(trx, company_id, key, input);
-      return shown(trx, company_id, key);
-    });
-    return c.json(view, 200);
+    return c.json(await updatePipeline(c.var.services.db, company_id, key, c.req.valid('json')), 200);
   })
   .openapi(putStageRoute, async (c) => {
     const { company_id, key, stage } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const result = await c.var.services.db.transaction().execute(async (trx) => {
-      const created = await putStage(trx, company_id, key, stage, input);
-      return { created, view: await shown(trx, company_id, key) };
-    });
-    return c.json(result.view, result.created ? 201 : 200);
+    const { created, view } = await putStage(c.var.services.db, company_id, key, stage, c.req.valid('json'));
+    return c.json(view, created ? 201 : 200);
   })
   .openapi(deleteStageRoute, async (c) => {
     const { company_id, key, stage } = c.req.valid('param');
-    try {
-      await c.var.services.db.transaction().execute((trx) => deleteStage(trx, company_id, key, stage));
-    } catch (error) {
-      if (!isForeignKeyViolation(error)) throw error;
-      throw new ApiError('stage_in_use', `Deals sit on the stage ${stage}: move them first.`);
-    }
+    await deleteStage(c.var.services.db, company_id, key, stage);
     return c.body(null, 204);
   });

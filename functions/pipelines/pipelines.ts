@@ -1,6 +1,8 @@
-import type { Executor, Trx } from '../../lib/db/index';
+import { sql } from 'kysely';
+import type { Executor } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
+import type { LocalisedText } from '../../schema/common/columns';
 import type { PipelineInputValue, PipelinePatchValue, PipelineView, StageInputValue } from '../../schema/pipelines/pipelines';
 
 /**
@@ -35,203 +37,245 @@ export async function listPipelines(db: Executor, companyId: string): Promise<Pi
   }));
 }
 
-/** `ids` in order with `id` moved to `position` (past the end: last). */
-function placed(ids: string[], id: string, position: number): string[] {
-  const rest = ids.filter((other) => other !== id);
-  rest.splice(Math.min(position, rest.length), 0, id);
-  return rest;
-}
-
-/** Writes positions 0…n-1 in the given order, only where they change. */
-async function reorder(
-  trx: Trx,
-  table: 'pipelines' | 'pipeline_stages',
-  rows: { id: string; position: number }[],
-  ids: string[],
-) {
-  for (const [position, id] of ids.entries()) {
-    if (rows.find((row) => row.id === id)?.position !== position) {
-      await trx.updateTable(table).set({ position }).where('id', '=', id).execute();
-    }
-  }
-}
-
-/** Moves the row `id` of `rows` (in order) to `position`, rewriting the positions that change. */
-function placeAt(
-  trx: Trx,
-  table: 'pipelines' | 'pipeline_stages',
-  rows: { id: string; position: number }[],
-  id: string,
-  position: number,
-) {
-  return reorder(
-    trx,
-    table,
-    rows,
-    placed(
-      rows.map((row) => row.id),
-      id,
-      position,
+/**
+ * Adds a pipeline with its stages (409 `conflict` when the key is taken), at `position` or last, and answers it: one
+ * statement (docs/invariants.md, "Writes"): the company read (404 when there is none), its pipelines' bare rows locked,
+ * the pipeline and its stages inserted, the others moved around it.
+ */
+export async function createPipeline(db: Executor, companyId: string, input: PipelineInputValue): Promise<PipelineView> {
+  const position = input.position ?? null;
+  const stages = JSON.stringify(input.stages.map((stage, at) => ({ ...stage, name: JSON.stringify(stage.name), position: at })));
+  const { rows } = await sql<{ company: boolean }>`
+    with company as (select id from companies where id = ${companyId}),
+    locked as (
+      select id, position, created_at from pipelines where company_id = (select id from company) for update
     ),
-  );
-}
-
-const orderedPipelines = (trx: Trx, companyId: string) =>
-  trx
-    .selectFrom('pipelines')
-    .select(['id', 'position'])
-    .where('company_id', '=', companyId)
-    .orderBy('position')
-    .orderBy('created_at')
-    .forUpdate()
-    .execute();
-
-/** The company's pipeline by key, locked for the write (404 when there is none). */
-async function lockPipeline(trx: Trx, companyId: string, key: string) {
-  const pipeline = await trx
-    .selectFrom('pipelines')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('key', '=', key)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!pipeline) throw notFound(`The pipeline ${key}`);
-  return pipeline;
-}
-
-/** Adds a pipeline with its stages (409 `conflict` when the key is taken), at `position` or last. */
-export async function createPipeline(trx: Trx, companyId: string, input: PipelineInputValue): Promise<void> {
-  const existing = await orderedPipelines(trx, companyId);
-  const pipeline = await trx
-    .insertInto('pipelines')
-    .values({
-      company_id: companyId,
-      key: input.key,
-      name: JSON.stringify(input.name),
-      purpose: input.purpose,
-      position: existing.length,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('pipeline_stages')
-    .values(
-      input.stages.map((stage, position) => ({
-        company_id: companyId,
-        pipeline_id: pipeline.id,
-        key: stage.key,
-        name: JSON.stringify(stage.name),
-        kind: stage.kind,
-        probability: stage.probability,
-        position,
-      })),
+    others as (
+      select id, position, (row_number() over (order by position, created_at))::int - 1 as idx from locked
+    ),
+    target as (
+      select coalesce(least(${position}::int, (select count(*) from others)::int), (select count(*) from others)::int) as at
+    ),
+    moved as (
+      update pipelines p set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      from others o
+      where ${position}::int is not null
+        and p.id = o.id and p.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      returning p.id
+    ),
+    inserted as (
+      insert into pipelines (company_id, key, name, purpose, position)
+      select c.id, ${input.key}, ${JSON.stringify(input.name)}::jsonb, ${input.purpose}, (select at from target)
+      from company c
+      returning id
+    ),
+    staged as (
+      insert into pipeline_stages (company_id, pipeline_id, key, name, kind, probability, position)
+      select ${companyId}, i.id, s.key, s.name::jsonb, s.kind, s.probability, s.position
+      from inserted i
+      cross join jsonb_to_recordset(${stages}::jsonb) as s(key text, name text, kind text, probability int, position int)
+      returning id
     )
-    .execute();
-  if (input.position !== undefined) {
-    const rows = [...existing, { id: pipeline.id, position: existing.length }];
-    await placeAt(trx, 'pipelines', rows, pipeline.id, input.position);
-  }
-}
-
-/** Renames a pipeline, changes its purpose, or moves it to another position. */
-export async function updatePipeline(trx: Trx, companyId: string, key: string, input: PipelinePatchValue): Promise<void> {
-  const pipeline = await lockPipeline(trx, companyId, key);
-  const set = {
-    ...(input.name ? { name: JSON.stringify(input.name) } : {}),
-    ...(input.purpose ? { purpose: input.purpose } : {}),
+    select exists (select 1 from company) as company`.execute(db);
+  if (!rows[0]?.company) throw notFound(`The company ${companyId}`);
+  return {
+    key: input.key,
+    name: localised(input.name),
+    purpose: input.purpose,
+    stages: input.stages.map((stage) => ({
+      key: stage.key,
+      name: localised(stage.name),
+      kind: stage.kind,
+      probability: stage.probability,
+    })),
   };
-  if (Object.keys(set).length > 0) await trx.updateTable('pipelines').set(set).where('id', '=', pipeline.id).execute();
-  if (input.position !== undefined) {
-    const rows = await orderedPipelines(trx, companyId);
-    await placeAt(trx, 'pipelines', rows, pipeline.id, input.position);
-  }
 }
 
-/** Whether a deal sits on the stage. */
-async function inUse(trx: Trx, stageId: string): Promise<boolean> {
-  return (await trx.selectFrom('deals').select('id').where('stage_id', '=', stageId).limit(1).executeTakeFirst()) !== undefined;
+type StageRow = { key: string; name: LocalisedText; kind: PipelineView['stages'][number]['kind']; probability: number };
+
+/**
+ * Renames a pipeline, changes its purpose, or moves it to another position (the company's other pipelines rewritten
+ * 0…n-1 around it), and answers it with its stages: one statement (docs/invariants.md, "Writes"), the company's
+ * pipelines' bare rows locked first when it moves (its own row alone otherwise).
+ */
+export async function updatePipeline(
+  db: Executor,
+  companyId: string,
+  key: string,
+  input: PipelinePatchValue,
+): Promise<PipelineView> {
+  const position = input.position ?? null;
+  const name = input.name ? JSON.stringify(input.name) : null;
+  const { rows } = await sql<{ key: string; name: LocalisedText; purpose: PipelineView['purpose']; stages: StageRow[] }>`
+    with locked as (
+      select id, key, position, created_at from pipelines
+      where company_id = ${companyId} and (key = ${key} or ${position}::int is not null)
+      for update
+    ),
+    pipeline as (select id from locked where key = ${key}),
+    others as (
+      select id, position, (row_number() over (order by position, created_at))::int - 1 as idx
+      from locked where ${position}::int is not null and exists (select 1 from pipeline) and key <> ${key}
+    ),
+    target as (select least(${position}::int, (select count(*) from others)::int) as at),
+    moved as (
+      update pipelines p set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      from others o
+      where p.id = o.id and p.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      returning p.id
+    ),
+    changed as (
+      update pipelines p set
+        name = coalesce(${name}::jsonb, p.name),
+        purpose = coalesce(${input.purpose ?? null}, p.purpose),
+        position = coalesce((select at from target), p.position)
+      where p.id = (select id from pipeline)
+      returning p.id, p.key, p.name, p.purpose
+    )
+    select c.key, c.name, c.purpose,
+      coalesce((
+        select json_agg(json_build_object('key', s.key, 'name', s.name, 'kind', s.kind, 'probability', s.probability)
+          order by s.position, s.created_at)
+        from pipeline_stages s where s.pipeline_id = c.id
+      ), '[]'::json) as stages
+    from changed c`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound(`The pipeline ${key}`);
+  return {
+    key: row.key,
+    name: localised(row.name),
+    purpose: row.purpose,
+    stages: row.stages.map((stage) => ({ ...stage, name: localised(stage.name) })),
+  };
+}
+
+/** The company's pipeline by key with its stages in order, in one read (404 when there is none). */
+async function pipelineView(db: Executor, companyId: string, key: string): Promise<PipelineView> {
+  const { rows } = await sql<{ key: string; name: LocalisedText; purpose: PipelineView['purpose']; stages: StageRow[] }>`
+    select p.key, p.name, p.purpose,
+      coalesce((
+        select json_agg(json_build_object('key', s.key, 'name', s.name, 'kind', s.kind, 'probability', s.probability)
+          order by s.position, s.created_at)
+        from pipeline_stages s where s.pipeline_id = p.id
+      ), '[]'::json) as stages
+    from pipelines p where p.company_id = ${companyId} and p.key = ${key}`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound(`The pipeline ${key}`);
+  return {
+    key: row.key,
+    name: localised(row.name),
+    purpose: row.purpose,
+    stages: row.stages.map((stage) => ({ ...stage, name: localised(stage.name) })),
+  };
 }
 
 /**
  * Adds a stage to a pipeline (last unless `position` says otherwise) or changes one: its name, probability and
  * position at any time; its kind only while no deal sits on it (409 `stage_in_use`: a deal's status is its
- * stage's kind, and would change without a move). Returns whether the stage is new.
+ * stage's kind, and would change without a move). One statement (the pipeline's bare row locked, then its stages),
+ * then the pipeline read for the answer. Returns whether the stage is new, with the pipeline.
  */
 export async function putStage(
-  trx: Trx,
+  db: Executor,
   companyId: string,
   pipelineKey: string,
   stageKey: string,
   input: StageInputValue,
-): Promise<boolean> {
-  const pipeline = await lockPipeline(trx, companyId, pipelineKey);
-  const stages = await trx
-    .selectFrom('pipeline_stages')
-    .select(['id', 'key', 'kind', 'position'])
-    .where('pipeline_id', '=', pipeline.id)
-    .orderBy('position')
-    .orderBy('created_at')
-    .forUpdate()
-    .execute();
-  const current = stages.find((stage) => stage.key === stageKey);
-  let id: string;
-  if (current) {
-    if (current.kind !== input.kind && (await inUse(trx, current.id))) {
-      throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: its kind stays ${current.kind}.`);
-    }
-    await trx
-      .updateTable('pipeline_stages')
-      .set({ name: JSON.stringify(input.name), kind: input.kind, probability: input.probability })
-      .where('id', '=', current.id)
-      .execute();
-    id = current.id;
-  } else {
-    const row = await trx
-      .insertInto('pipeline_stages')
-      .values({
-        company_id: companyId,
-        pipeline_id: pipeline.id,
-        key: stageKey,
-        name: JSON.stringify(input.name),
-        kind: input.kind,
-        probability: input.probability,
-        position: stages.length,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    id = row.id;
-    stages.push({ id, key: stageKey, kind: input.kind, position: stages.length });
+): Promise<{ created: boolean; view: PipelineView }> {
+  const position = input.position ?? null;
+  const { rows } = await sql<{ pipeline: boolean; created: boolean; used: boolean; kind: string | null }>`
+    with pipeline as (
+      select id from pipelines where company_id = ${companyId} and key = ${pipelineKey} for update
+    ),
+    locked as (
+      select id, key, kind, position, created_at from pipeline_stages
+      where pipeline_id = (select id from pipeline) for update
+    ),
+    current as (select id, kind from locked where key = ${stageKey}),
+    used as (
+      select 1 from deals
+      where stage_id = (select id from current) and (select kind from current) <> ${input.kind} limit 1
+    ),
+    others as (
+      select id, position, (row_number() over (order by position, created_at))::int - 1 as idx
+      from locked where ${position}::int is not null and key <> ${stageKey} and not exists (select 1 from used)
+    ),
+    target as (
+      select coalesce(least(${position}::int, (select count(*) from others)::int), (select count(*) from locked)::int) as at
+    ),
+    moved as (
+      update pipeline_stages s set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      from others o
+      where s.id = o.id and s.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      returning s.id
+    ),
+    inserted as (
+      insert into pipeline_stages (company_id, pipeline_id, key, name, kind, probability, position)
+      select ${companyId}, p.id, ${stageKey}, ${JSON.stringify(input.name)}::jsonb, ${input.kind}, ${input.probability},
+        (select at from target)
+      from pipeline p where not exists (select 1 from current)
+      returning id
+    ),
+    updated as (
+      update pipeline_stages s set name = ${JSON.stringify(input.name)}::jsonb, kind = ${input.kind},
+        probability = ${input.probability},
+        position = case when ${position}::int is null then s.position else (select at from target) end
+      where s.id = (select id from current) and not exists (select 1 from used)
+      returning s.id
+    )
+    select exists (select 1 from pipeline) as pipeline, exists (select 1 from inserted) as created,
+      exists (select 1 from used) as used, (select kind from current) as kind`.execute(db);
+  const found = rows[0];
+  if (!found?.pipeline) throw notFound(`The pipeline ${pipelineKey}`);
+  if (found.used) {
+    throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: its kind stays ${found.kind}.`);
   }
-  if (input.position !== undefined) {
-    await placeAt(trx, 'pipeline_stages', stages, id, input.position);
-  }
-  return current === undefined;
+  return { created: found.created, view: await pipelineView(db, companyId, pipelineKey) };
 }
 
-/** Deletes a stage no deal sits on (409 `stage_in_use` otherwise; the foreign key refuses it too). */
-export async function deleteStage(trx: Trx, companyId: string, pipelineKey: string, stageKey: string): Promise<void> {
-  const pipeline = await lockPipeline(trx, companyId, pipelineKey);
-  const stage = await trx
-    .selectFrom('pipeline_stages')
-    .select('id')
-    .where('pipeline_id', '=', pipeline.id)
-    .where('key', '=', stageKey)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!stage) throw notFound(`The stage ${stageKey} of ${pipelineKey}`);
-  if (await inUse(trx, stage.id)) throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: move them first.`);
-  await trx.deleteFrom('pipeline_stages').where('id', '=', stage.id).execute();
-  const rest = await trx
-    .selectFrom('pipeline_stages')
-    .select(['id', 'position'])
-    .where('pipeline_id', '=', pipeline.id)
-    .orderBy('position')
-    .orderBy('created_at')
-    .execute();
-  await reorder(
-    trx,
-    'pipeline_stages',
-    rest,
-    rest.map((row) => row.id),
-  );
+/** PostgreSQL's foreign_key_violation: a deal moved onto the stage while it was being deleted. */
+function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
+}
+
+/**
+ * Deletes a stage no deal sits on (409 `stage_in_use` otherwise; the foreign key refuses it too, when a deal moves
+ * onto it meanwhile) and closes the gap in its pipeline's positions: one statement (docs/invariants.md, "Writes"),
+ * the pipeline's bare row locked first, then its stage.
+ */
+export async function deleteStage(db: Executor, companyId: string, pipelineKey: string, stageKey: string): Promise<void> {
+  let found: { pipeline: boolean; stage: boolean; used: boolean } | undefined;
+  try {
+    const { rows } = await sql<{ pipeline: boolean; stage: boolean; used: boolean }>`
+      with pipeline as (
+        select id from pipelines where company_id = ${companyId} and key = ${pipelineKey} for update
+      ),
+      stage as (
+        select s.id from pipeline_stages s
+        where s.pipeline_id = (select id from pipeline) and s.key = ${stageKey} for update
+      ),
+      used as (select 1 from deals where stage_id = (select id from stage) limit 1),
+      removed as (
+        delete from pipeline_stages where id = (select id from stage) and not exists (select 1 from used) returning id
+      ),
+      rest as (
+        select id, position, (row_number() over (order by position, created_at))::int - 1 as placed
+        from pipeline_stages
+        where pipeline_id = (select id from pipeline) and exists (select 1 from removed)
+          and id <> (select id from removed)
+      ),
+      moved as (
+        update pipeline_stages s set position = rest.placed from rest
+        where s.id = rest.id and s.position <> rest.placed returning s.id
+      )
+      select exists (select 1 from pipeline) as pipeline, exists (select 1 from stage) as stage,
+        exists (select 1 from used) as used`.execute(db);
+    found = rows[0];
+  } catch (error) {
+    if (!isForeignKeyViolation(error)) throw error;
+    throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: move them first.`);
+  }
+  if (!found?.pipeline) throw notFound(`The pipeline ${pipelineKey}`);
+  if (!found.stage) throw notFound(`The stage ${stageKey} of ${pipelineKey}`);
+  if (found.used) throw new ApiError('stage_in_use', `Deals sit on the stage ${stageKey}: move them first.`);
 }
