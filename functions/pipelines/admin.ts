@@ -1,5 +1,6 @@
 import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import { createRouter } from '../../lib/app';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, problem } from '../../schema/common/api';
 import {
   PipelineInput,
@@ -54,29 +55,39 @@ const deleteStageRoute = adminRoute({
   responses: { 204: { description: 'Deleted' }, 409: problem('`stage_in_use`: deals sit on the stage') },
 });
 
+const listPipelinesHandler: Handler<typeof list> = async function listCompanyPipelines(c) {
+  const { company_id } = c.req.valid('param');
+  const db = c.var.services.db;
+  await findCompany(db, company_id);
+  return c.json({ results: await listPipelines(db, company_id), next_cursor: null }, 200);
+};
+
+const addPipeline: Handler<typeof add> = async function addPipeline(c) {
+  const { company_id } = c.req.valid('param');
+  return c.json(await createPipeline(c.var.services.db, company_id, c.req.valid('json')), 201);
+};
+
+const patchPipeline: Handler<typeof patch> = async function patchPipeline(c) {
+  const { company_id, key } = c.req.valid('param');
+  return c.json(await updatePipeline(c.var.services.db, company_id, key, c.req.valid('json')), 200);
+};
+
+const putPipelineStage: Handler<typeof putStageRoute> = async function putPipelineStage(c) {
+  const { company_id, key, stage } = c.req.valid('param');
+  const { created, view } = await putStage(c.var.services.db, company_id, key, stage, c.req.valid('json'));
+  return created ? c.json(view, 201) : c.json(view, 200);
+};
+
+const deletePipelineStage: Handler<typeof deleteStageRoute> = async function deletePipelineStage(c) {
+  const { company_id, key, stage } = c.req.valid('param');
+  await deleteStage(c.var.services.db, company_id, key, stage);
+  return c.body(null, 204);
+};
+
 /** The pipelines' admin routes: the company manages its pipelines here (read-only through the public API). */
 export const pipelinesAdmin = createRouter()
-  .openapi(list, async (c) => {
-    const { company_id } = c.req.valid('param');
-    const db = c.var.services.db;
-    await findCompany(db, company_id);
-    return c.json({ results: await listPipelines(db, company_id), next_cursor: null }, 200);
-  })
-  .openapi(add, async (c) => {
-    const { company_id } = c.req.valid('param');
-    return c.json(await createPipeline(c.var.services.db, company_id, c.req.valid('json')), 201);
-  })
-  .openapi(patch, async (c) => {
-    const { company_id, key } = c.req.valid('param');
-    return c.json(await updatePipeline(c.var.services.db, company_id, key, c.req.valid('json')), 200);
-  })
-  .openapi(putStageRoute, async (c) => {
-    const { company_id, key, stage } = c.req.valid('param');
-    const { created, view } = await putStage(c.var.services.db, company_id, key, stage, c.req.valid('json'));
-    return c.json(view, created ? 201 : 200);
-  })
-  .openapi(deleteStageRoute, async (c) => {
-    const { company_id, key, stage } = c.req.valid('param');
-    await deleteStage(c.var.services.db, company_id, key, stage);
-    return c.body(null, 204);
-  });
+  .openapi(list, listPipelinesHandler)
+  .openapi(add, addPipeline)
+  .openapi(patch, patchPipeline)
+  .openapi(putStageRoute, putPipelineStage)
+  .openapi(deleteStageRoute, deletePipelineStage);

@@ -477,7 +477,7 @@ export interface paths {
         };
         /**
          * A holiday home's taken nights as an iCalendar feed
-         * @description For channel managers (Airbnb, Booking.com, …) that import a calendar by URL: the blocked ranges `GET /listings/{slug}/availability` answers for its default window (today in the company’s time zone and the 365 days after), one all-day event per range (`DTSTART;VALUE=DATE` the first night, `DTEND;VALUE=DATE` the day after the last), summary "Not available", nothing about guests. `UID`s are stable for a range; a range that grows or shrinks is a new event. 404 like availability. A weak ETag (the home’s name and ranges, not the DTSTAMP of the request) and `Cache-Control: no-cache`: a 304 is cheap.
+         * @description For channel managers (Airbnb, Booking.com, …) that import a calendar by URL: the blocked ranges `GET /listings/{slug}/availability` answers for its default window (today in the company’s time zone and the 365 days after), one all-day event per range (`DTSTART;VALUE=DATE` the first night, `DTEND;VALUE=DATE` the day after the last), summary "Not available", nothing about guests. `UID`s are stable for a range; a range that grows or shrinks is a new event. 404 like availability. A weak ETag (the home’s name and ranges, not the DTSTAMP of the request) and `Cache-Control: no-cache`: a 304 is cheap. `channel`: the feed for one channel, without the blocks imported from that import (so a channel never re-imports its own events); an `import_id` that is not this home’s is 404.
          *
          *     **Access:** no key needed. A server key may be sent instead (`Authorization: Bearer sk_…`); it must hold `read:listings` and is then limited per key rather than per address.
          */
@@ -6739,7 +6739,10 @@ export interface operations {
     };
     getListingCalendarFeed: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An `import_id` of this home: its feed without what came from that channel. */
+                channel?: string;
+            };
             header?: never;
             path: {
                 slug: string;
