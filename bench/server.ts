@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DatabaseHandle, runScriptSimpleProtocol } from '../lib/db/index';
-import { openPGlite } from '../lib/db/pglite';
+import { openDatabase } from '../lib/node/database';
 import { postgresPool } from '../lib/db/postgres';
 import type { Database } from '../schema/db';
 import { formOrigin } from './scenarios';
-import { type BenchEngine, type Counts, type FromServer, memoryNow, POOL_MAX, type ToServer } from './shared';
+import { type BenchEngine, type Counts, type FromServer, highWaterRss, memoryNow, POOL_MAX, type ToServer } from './shared';
 
 export async function runServer(): Promise<void> {
   const send = (message: FromServer) => process.send?.(message);
@@ -37,13 +37,14 @@ export async function runServer(): Promise<void> {
     let dataDir: string | undefined;
     let handle: DatabaseHandle;
     if (engine === 'pglite') {
-      // `npm start`'s default: PGlite in this process, in a data folder of its own. Statements are counted by
-      // Kysely's log hook (the dialect sends BEGIN/COMMIT around it, so transaction control is not counted here).
+      // `npm start`'s default, opened as it opens it (a new folder from the pre-initialised one): PGlite in this
+      // process, in a data folder of its own. Statements are counted by Kysely's log hook (the dialect sends
+      // BEGIN/COMMIT around it, so transaction control is not counted here).
       dataDir = await mkdtemp(join(tmpdir(), 'pa-bench-pglite-'));
-      handle = await openPGlite({
-        dataDir: join(dataDir, 'pglite'),
-        log: (event) => count(event.query.sql),
-      });
+      handle = await openDatabase(
+        { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir },
+        { log: (event) => count(event.query.sql) },
+      );
     } else {
       const connectionString = process.env.BENCH_DATABASE_URL;
       if (!connectionString) throw new Error('BENCH_DATABASE_URL is not set');
@@ -175,6 +176,7 @@ export async function runServer(): Promise<void> {
         counts: { ...counts, recent: [...counts.recent] },
         memory: memoryNow(),
         peak_rss: Math.max(peakRss, process.memoryUsage.rss()),
+        lifetime_peak_rss: highWaterRss(),
         cpu: process.cpuUsage(),
         ...(rows ? { rows } : {}),
       });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /** What the bench's two processes share: the IPC messages and how memory is read. */
 export type Counts = { queries: number; transactionControl: number; recent: string[] };
 export type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
@@ -15,6 +16,8 @@ export type Reply = {
   memory: Memory;
   /** The largest rss since the last reset (sampled every 100 ms). */
   peak_rss: number;
+  /** The largest rss since the process started, as the kernel kept it (Linux's VmHWM; null elsewhere). */
+  lifetime_peak_rss: number | null;
   cpu: Cpu;
   /** `rows` only: the forms' tables. */
   rows?: { leads: number; bookings: number };
@@ -36,6 +39,16 @@ export const POOL_MAX = 10; // openPostgres's default: the pool the Node server 
 export function memoryNow(): Memory {
   const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
   return { rss, heapUsed, heapTotal, external };
+}
+
+/** This process's largest resident set since it started, in bytes (Linux: VmHWM of /proc/self/status), or null. */
+export function highWaterRss(): number | null {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return kb === undefined ? null : Number(kb) * 1024;
+  } catch {
+    return null;
+  }
 }
 
 /** A positive whole number from the environment, or `fallback` when unset. */

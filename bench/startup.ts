@@ -6,11 +6,15 @@
  * same folder, then `select 1`, timed inside its process from before the import (so both include loading modules).
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { round } from './report';
+import { defaultSharedBuffers } from '../lib/db/pglite';
+// @ts-expect-error: plain JavaScript (bin/build-server.mjs), no declarations
+import { serverBundle } from '../bin/build-server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -24,7 +28,7 @@ function untilLine(
   env: NodeJS.ProcessEnv,
   line: string | RegExp,
   options: { stop?: boolean; next?: (output: string) => Promise<unknown> } = {},
-): Promise<{ ms: number; nextMs: number; output: string }> {
+): Promise<{ ms: number; nextMs: number; output: string; peakRssMb: number | null }> {
   const { stop = true, next } = options;
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -32,6 +36,7 @@ function untilLine(
     let output = '';
     let ms: number | undefined;
     let nextMs = 0;
+    let peakRssMb: number | null = null;
     let failed: unknown;
     const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
     const seen = (chunk: Buffer) => {
@@ -48,6 +53,8 @@ function untilLine(
             },
           )
           .finally(() => {
+            // The child's largest resident set so far (Linux: VmHWM), read just before it is stopped.
+            peakRssMb = highWaterMb(child.pid);
             if (stop) child.kill('SIGTERM');
           });
       }
@@ -58,9 +65,19 @@ function untilLine(
       clearTimeout(timer);
       if (failed !== undefined) reject(failed);
       else if (ms === undefined) reject(new Error(`${args.join(' ')} ended before "${line}":\n${output}`));
-      else resolve({ ms, nextMs, output });
+      else resolve({ ms, nextMs, output, peakRssMb });
     });
   });
+}
+
+/** A process's largest resident set since it started, in MB (Linux's VmHWM), or null where it cannot be read. */
+function highWaterMb(pid: number | undefined): number | null {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? null : round((Number(kb) * 1024) / 1e6, 1);
+  } catch {
+    return null;
+  }
 }
 
 /** The first answer of a server that printed its base URL: a catalogue page. */
@@ -75,9 +92,12 @@ const pgliteAlone = `
 const started = performance.now();
 const { PGlite } = await import('@electric-sql/pglite');
 const { btree_gist } = await import('@electric-sql/pglite/contrib/btree_gist');
-const db = await PGlite.create({ dataDir: process.env.PGLITE_DIR, extensions: { btree_gist } });
+const buffers = process.env.PGLITE_ALONE_SHARED_BUFFERS;
+const startParams = buffers ? [...PGlite.defaultStartParams, '-c', 'shared_buffers=' + buffers] : undefined;
+const db = await PGlite.create({ dataDir: process.env.PGLITE_DIR, extensions: { btree_gist }, startParams });
 await db.query('select 1');
-console.log('opened after ' + (performance.now() - started).toFixed(1) + ' ms');
+const hwm = (await import('node:fs')).readFileSync('/proc/self/status', 'utf8').match(/VmHWM:\\s+(\\d+) kB/)?.[1];
+console.log('opened after ' + (performance.now() - started).toFixed(1) + ' ms, peak rss ' + (hwm ? (Number(hwm) * 1024 / 1e6).toFixed(1) : '?') + ' MB');
 await db.close();
 `;
 
@@ -88,6 +108,14 @@ export type StartUp = {
   first_answer_ms: { median: number; runs: number[] };
   /** PGlite alone opening the same folder (import, create, `select 1`), ms, measured from inside its process. */
   pglite_open_ms: { median: number; runs: number[] };
+  /** The first start on an empty folder (from the pre-initialised one; migrated, seeded, listening): peak rss, MB. */
+  first_start_peak_rss_mb: number | null;
+  /** The later starts, to their first answer: peak rss, MB. */
+  start_peak_rss_mb: { median: number; runs: number[] };
+  /** PGlite alone opening the folder with its defaults (128 MB of shared buffers), peak rss, MB. */
+  pglite_peak_rss_mb: { median: number; runs: number[] };
+  /** PGlite alone with the server's shared buffers (defaultSharedBuffers), peak rss, MB: the like-for-like baseline. */
+  pglite_same_settings_peak_rss_mb: { median: number; runs: number[] };
 };
 
 const median = (xs: number[]) => {
@@ -102,28 +130,48 @@ export async function measureStartUp(runs: number): Promise<StartUp> {
   delete env.DATABASE_URL;
   delete env.ADMIN_TOKEN;
   try {
-    // The first start builds the bundle when stale, migrates and seeds: not counted.
-    await untilLine(['bin/start.mjs'], env, 'Admin:');
+    // The first start builds the bundle when stale, migrates and seeds: not timed; its memory is measured (a bundle
+    // built first is built again only after a source changed: the bench builds it before, see below).
+    await serverBundle();
+    const first = await untilLine(['bin/start.mjs'], env, 'Admin:');
     const start: number[] = [];
     const answered: number[] = [];
     const alone: number[] = [];
+    const startRss: number[] = [];
+    const aloneRss: number[] = [];
+    const aloneSameRss: number[] = [];
+    const peakOf = (output: string) => Number(/peak rss ([\d.]+) MB/.exec(output)?.[1]);
     for (let i = 0; i < runs; i++) {
       // The line is complete once the base URL is printed after it.
       const started = await untilLine(['bin/start.mjs'], env, /Base URL:\s+\S+/, { next: firstAnswer });
       start.push(round(started.ms, 0));
       answered.push(round(started.nextMs, 0));
+      if (started.peakRssMb !== null) startRss.push(started.peakRssMb);
       const opened = await untilLine(
         ['--input-type=module', '-e', pgliteAlone],
         { ...env, PGLITE_DIR: join(dataDir, 'pglite') },
-        /opened after [\d.]+ ms/,
+        /opened after [\d.]+ ms, peak rss \S+ MB/,
         { stop: false },
       );
       alone.push(round(Number(/opened after ([\d.]+) ms/.exec(opened.output)?.[1]), 0));
+      aloneRss.push(peakOf(opened.output));
+      const same = await untilLine(
+        ['--input-type=module', '-e', pgliteAlone],
+        { ...env, PGLITE_DIR: join(dataDir, 'pglite'), PGLITE_ALONE_SHARED_BUFFERS: defaultSharedBuffers },
+        /opened after [\d.]+ ms, peak rss \S+ MB/,
+        { stop: false },
+      );
+      aloneSameRss.push(peakOf(same.output));
     }
+    const mid = (xs: number[]) => ({ median: round(median(xs.map((x) => x * 10)) / 10, 1), runs: xs });
     return {
       start_ms: { median: median(start), runs: start },
       first_answer_ms: { median: median(answered), runs: answered },
       pglite_open_ms: { median: median(alone), runs: alone },
+      first_start_peak_rss_mb: first.peakRssMb,
+      start_peak_rss_mb: mid(startRss),
+      pglite_peak_rss_mb: mid(aloneRss),
+      pglite_same_settings_peak_rss_mb: mid(aloneSameRss),
     };
   } finally {
     await rm(dataDir, { recursive: true, force: true });

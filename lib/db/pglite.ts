@@ -6,18 +6,24 @@ import type { Database } from '../../schema/db';
 import { type DatabaseHandle, dateOid, keepText } from './index';
 import { preparedName } from './prepared';
 
+/** PGLITE_SHARED_BUFFERS unless set (docs/performance.md: memory and speed measured at 16, 32 and 128 MB). */
+export const defaultSharedBuffers = '32MB';
+
 /**
  * Embedded PostgreSQL (PGlite, WASM) for `npm start` and the tests. PGlite is one session in one process:
  * the dialect serialises Kysely's connections, and nothing else may open the same data folder.
  */
 export async function openPGlite(
-  options: { dataDir?: string; loadDataDir?: Blob | File; log?: KyselyConfig['log'] } = {},
+  options: { dataDir?: string; loadDataDir?: Blob | File; log?: KyselyConfig['log']; sharedBuffers?: string } = {},
 ): Promise<DatabaseHandle & { pglite: PGlite }> {
   // btree_gist: the bookings' exclusion constraint (migration 0006) compares a listing id beside the dates.
   const pglite = await PGlite.create({
     dataDir: options.dataDir,
     loadDataDir: options.loadDataDir,
     extensions: { btree_gist },
+    // PostgreSQL's buffer pool lives in this process's memory (WebAssembly): smaller than PostgreSQL's default 128 MB,
+    // as the embedded database is small and the operating system caches its files (issue 28; docs/performance.md).
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers}`],
     parsers: { [dateOid]: keepText },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(preparing(pglite)), log: options.log });
