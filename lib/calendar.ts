@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { addDays } from './dates';
 import type { Executor, Trx } from './db/index';
 
 /**
@@ -11,6 +12,12 @@ import type { Executor, Trx } from './db/index';
  * ({@link blocksWithin}). A stay whose hold or payment window ran out by `now` (the services' or scheduler's clock)
  * holds nothing, whether or not the scheduler has cancelled it yet. Every writer asks {@link nightsTaken}: a booking
  * is refused on any taken night, a staff block on a holding stay, a maintenance block skips such a night.
+ *
+ * Turnover (the home's `turnover_days`, t): each stay — a booking that holds its nights, or an imported block (a
+ * channel's stay) — is followed by t nights a new stay may not use ({@link turnoverAfter}), and a new stay may not end
+ * so that its own turnover reaches the next stay, so the t nights before each stay are no new stay's either
+ * ({@link takenNights}). They are computed here whenever the calendar is read, never stored: the setting applies at
+ * once to every stay, and nothing has to follow a booking's, an import's or the setting's changes.
  */
 
 /**
@@ -33,10 +40,43 @@ export async function lockHomeCalendar(trx: Trx, listingId: string): Promise<boo
 export type Range = { start: string; end: string };
 export type HoldingStay = Range & { reference: string; lapses_at: Date | null };
 
+/** A block as the rule reads it: `imported` blocks are channels' stays (followed by turnover). */
+export type TakenBlock = Range & { imported: boolean };
+
+/** The turnover after each of `stays`: [end, end + days). */
+export function turnoverAfter<T extends Range>(stays: readonly T[], days: number): Array<Range & { after: T }> {
+  return days > 0 ? stays.map((stay) => ({ start: stay.end, end: addDays(stay.end, days), after: stay })) : [];
+}
+
 /**
- * What takes nights of [from, to) by the one rule: the stays that hold them and the blocks over them.
+ * Every night a new stay may not use, by the one rule (unmerged): the stays and blocks themselves, the turnover after
+ * each stay, and the `turnoverDays` nights before each stay (a stay using one of them would end with its own turnover
+ * inside that stay). The stays are the holding bookings and the imported blocks; with `exported` (the iCalendar
+ * feeds) only the bookings: a channel is told our bookings' turnover, never nights derived from a channel's stay,
+ * since a channel that echoes what it imported would send them back as a longer stay, whose turnover would grow again
+ * on every round of two such channels.
+ */
+export function takenNights(
+  taken: { stays: readonly Range[]; blocks: readonly TakenBlock[] },
+  turnoverDays: number,
+  options: { exported?: boolean } = {},
+): Range[] {
+  const nights: Range[] = [...taken.stays, ...taken.blocks];
+  if (turnoverDays <= 0) return nights;
+  const stays = options.exported ? taken.stays : [...taken.stays, ...taken.blocks.filter((b) => b.imported)];
+  for (const stay of stays) {
+    nights.push({ start: stay.end, end: addDays(stay.end, turnoverDays) });
+    nights.push({ start: addDays(stay.start, -turnoverDays), end: stay.start });
+  }
+  return nights;
+}
+
+/**
+ * What takes nights of [from, to) by the one rule: the stays that hold them and the blocks over them, read `turnoverDays`
+ * further on each side (a stay before the window whose turnover reaches into it, one after it whose lead-in does), and
+ * `nights`: every night of them a new stay may not use ({@link takenNights}, unmerged, not clipped).
  * `exceptImport`: leave out the blocks that came from that calendar import (only the per-channel export feed does,
- * so a channel never re-imports its own events; every booking rule counts them).
+ * so a channel never re-imports its own events; every booking rule counts them). `exported`: the export feeds' nights.
  */
 export async function nightsTaken(
   executor: Executor,
@@ -44,20 +84,23 @@ export async function nightsTaken(
   from: string,
   to: string,
   now: Date,
-  exceptImport?: string,
-): Promise<{ stays: HoldingStay[]; blocks: Range[] }> {
-  const stays = await staysHolding(executor, listingId, from, to, now);
-  const blocks = blocksWithin(executor, listingId, from, to);
-  return {
-    stays,
-    blocks: await (exceptImport === undefined
-      ? blocks
-      : blocks.where((eb) => eb.or([eb('import_id', 'is', null), eb('import_id', '!=', exceptImport)]))
-    ).execute(),
-  };
+  options: { turnoverDays: number; exceptImport?: string; exported?: boolean },
+): Promise<{ stays: HoldingStay[]; blocks: TakenBlock[]; nights: Range[] }> {
+  const { turnoverDays, exceptImport } = options;
+  const [start, end] = turnoverDays > 0 ? [addDays(from, -turnoverDays), addDays(to, turnoverDays)] : [from, to];
+  const query = blocksWithin(executor, listingId, start, end);
+  const stays = await staysHolding(executor, listingId, start, end, now);
+  const blocks = await (exceptImport === undefined
+    ? query
+    : query.where((eb) => eb.or([eb('import_id', 'is', null), eb('import_id', '!=', exceptImport)]))
+  ).execute();
+  return { stays, blocks, nights: takenNights({ stays, blocks }, turnoverDays, { exported: options.exported }) };
 }
 
-/** The blocks of a home (staff, maintenance, imported) that touch [from, to); the values may be SQL (`l.id`, slots). */
+/**
+ * The blocks of a home (staff, maintenance, imported) that touch [from, to); the values may be SQL (`l.id`, slots).
+ * `imported`: a channel's stay (followed by turnover).
+ */
 export function blocksWithin(
   executor: Executor,
   listingId: string | RawBuilder<string>,
@@ -66,7 +109,7 @@ export function blocksWithin(
 ) {
   return executor
     .selectFrom('calendar_blocks')
-    .select(['starts_on as start', 'ends_on as end'])
+    .select(['starts_on as start', 'ends_on as end', sql<boolean>`import_id is not null`.as('imported')])
     .where('listing_id', '=', listingId)
     .where('starts_on', '<', to)
     .where('ends_on', '>', from);

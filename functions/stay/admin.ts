@@ -63,7 +63,7 @@ const putTerms = adminRoute({
 const listBlocks = adminRoute({
   method: 'get',
   path: '/companies/{company_id}/listings/{slug}/blocks',
-  summary: "A holiday home's owner and maintenance blocks",
+  summary: "A holiday home's blocks: owner, maintenance, imported, and the turnover after each stay",
   request: { params: listingParams },
   responses: { 200: json(z.object({ results: z.array(BlockSchema), next_cursor: z.null() })) },
 });
@@ -125,7 +125,8 @@ const putBookingTerms: Handler<typeof putTerms> = async (c) => {
 
 const getBlocks: Handler<typeof listBlocks> = async (c) => {
   const { company_id, slug } = c.req.valid('param');
-  return c.json({ results: await homeBlocks(c.var.services.db, company_id, slug), next_cursor: null }, 200);
+  const { db, now } = c.var.services;
+  return c.json({ results: await homeBlocks(db, company_id, slug, now()), next_cursor: null }, 200);
 };
 
 const postBlock: Handler<typeof addBlock> = async (c) => {

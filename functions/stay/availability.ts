@@ -51,7 +51,9 @@ export async function availabilityAnswer(
     entry = undefined;
   }
   if (!entry) {
-    const { ranges, validUntil } = await takenRanges(db, home.id, from, to, now);
+    const { ranges, validUntil } = await takenRanges(db, home.id, from, to, now, {
+      turnoverDays: home.terms.turnover_days,
+    });
     const { terms } = home;
     const body = JSON.stringify({
       listing: home.slug,

@@ -1,4 +1,5 @@
-import { lockHomeCalendar, staysHolding } from '../../lib/calendar';
+import { sql } from 'kysely';
+import { lockHomeCalendar, staysHolding, staysHoldingQuery, turnoverAfter } from '../../lib/calendar';
 import type { Db, Executor } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import type { BlockValue } from '../../schema/stay/bookings';
@@ -11,16 +12,61 @@ import { holidayHomeId } from './homes';
 
 const blockColumns = ['id', 'reason', 'starts_on', 'ends_on', 'note'] as const;
 
-/** A home's blocks with their reasons (an imported block's channel), by first night. */
-export async function homeBlocks(executor: Executor, companyId: string, slug: string) {
-  const listingId = await holidayHomeId(executor, companyId, slug);
-  return executor
+type ShownBlock = {
+  id: string | null;
+  reason: 'owner' | 'maintenance' | 'imported' | 'turnover';
+  channel: string | null;
+  starts_on: string;
+  ends_on: string;
+  note: string;
+  follows: string | null;
+};
+
+/**
+ * A home's blocks with their reasons (an imported block's channel), by first night, and the turnover after each stay
+ * by the one rule at `now` (lib/calendar.ts): after each booking that holds its nights and each imported block, the
+ * home's `turnover_days` nights, reason `turnover`, no id (computed, not kept), `follows` the stay. Three reads.
+ */
+export async function homeBlocks(executor: Executor, companyId: string, slug: string, now: Date): Promise<ShownBlock[]> {
+  const home = await executor
+    .selectFrom('listings as l')
+    .innerJoin('holiday_home_terms as t', 't.listing_id', 'l.id')
+    .select(['l.id', 't.turnover_days'])
+    .where('l.company_id', '=', companyId)
+    .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
+    .where('l.listing_type', '=', 'holiday_home')
+    .executeTakeFirst();
+  if (!home) throw notFound(`The holiday home "${slug}"`);
+  const rows = await executor
     .selectFrom('calendar_blocks as b')
     .leftJoin('calendar_imports as i', 'i.id', 'b.import_id')
     .select(['b.id', 'b.reason', 'i.channel', 'b.starts_on', 'b.ends_on', 'b.note'])
-    .where('b.listing_id', '=', listingId)
+    .where('b.listing_id', '=', home.id)
     .orderBy('b.starts_on')
+    .orderBy('b.ends_on')
     .execute();
+  const blocks: ShownBlock[] = rows.map((row) => ({ ...row, follows: null }));
+  if (home.turnover_days === 0) return blocks;
+  const stays = await staysHoldingQuery(executor, home.id, sql<string>`'-infinity'::date`, sql<string>`'infinity'::date`, now)
+    .orderBy('check_in')
+    .execute();
+  const turnover = (range: { start: string; end: string }, channel: string | null, follows: string): ShownBlock => ({
+    id: null,
+    reason: 'turnover',
+    channel,
+    starts_on: range.start,
+    ends_on: range.end,
+    note: '',
+    follows,
+  });
+  const imported = blocks.filter((b) => b.reason === 'imported').map((b) => ({ ...b, start: b.starts_on, end: b.ends_on }));
+  const shown = [
+    ...blocks,
+    ...turnoverAfter(stays, home.turnover_days).map((t) => turnover(t, null, t.after.reference)),
+    ...turnoverAfter(imported, home.turnover_days).map((t) => turnover(t, t.after.channel, t.after.id as string)),
+  ];
+  // By first night; a block before the turnover that starts the same day (a stable sort keeps that order).
+  return shown.sort((a, b) => (a.starts_on < b.starts_on ? -1 : a.starts_on > b.starts_on ? 1 : 0));
 }
 
 /**
@@ -40,7 +86,7 @@ export function blockNights(db: Db, companyId: string, slug: string, input: Bloc
       .values({ ...input, company_id: companyId, listing_id: listingId })
       .returning(blockColumns)
       .executeTakeFirstOrThrow();
-    return { ...block, channel: null };
+    return { ...block, channel: null, follows: null };
   });
 }
 

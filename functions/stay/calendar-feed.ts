@@ -30,7 +30,11 @@ export async function calendarFeedOf(services: Services, company: Company, slug:
       .executeTakeFirst();
     if (!own) throw notFound(`The calendar import "${channel}" of this holiday home`);
   }
-  const { ranges } = await takenRanges(db, home.id, from, to, now, channel);
+  const { ranges } = await takenRanges(db, home.id, from, to, now, {
+    turnoverDays: home.terms.turnover_days,
+    exceptImport: channel,
+    exported: true,
+  });
   const name = icalText(home.title.en ?? home.slug);
   const etag = `W/${await etagOf(JSON.stringify([home.slug, name, from, to, ranges]))}`;
   return { slug: home.slug, etag, text: () => presentCalendarFeed(home, name, ranges, now, host) };

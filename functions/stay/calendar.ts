@@ -5,9 +5,11 @@ export type { Range } from '../../lib/calendar';
 
 /**
  * The nights of [from, to) that are taken: bookings that still hold their dates (held until the hold lapses,
- * confirmed until the payment window closes, paid) and owner or maintenance blocks. Merged (overlapping and
- * touching ranges become one), clipped to the window, and without anything about the guests.
- * `exceptImport`: without that calendar import's blocks (the per-channel export feed).
+ * confirmed until the payment window closes, paid), owner, maintenance and imported blocks, and the nights the home's
+ * turnover keeps free around stays (lib/calendar.ts takenNights). Merged (overlapping and touching ranges become one),
+ * clipped to the window, and without anything about the guests or why.
+ * `exceptImport`: without that calendar import's blocks (the per-channel export feed); `exported`: the export feeds'
+ * nights (turnover around bookings only).
  * `validUntil`: the first instant a hold or payment window in the answer lapses, after which it may change.
  */
 export async function takenRanges(
@@ -16,15 +18,15 @@ export async function takenRanges(
   from: string,
   to: string,
   now: Date,
-  exceptImport?: string,
+  options: { turnoverDays: number; exceptImport?: string; exported?: boolean },
 ): Promise<{ ranges: Range[]; validUntil: Date | null }> {
-  const { stays: bookings, blocks } = await nightsTaken(executor, listingId, from, to, now, exceptImport);
+  const { stays, nights } = await nightsTaken(executor, listingId, from, to, now, options);
   let validUntil: Date | null = null;
-  for (const { lapses_at } of bookings) {
+  for (const { lapses_at } of stays) {
     const at = lapses_at === null ? null : new Date(lapses_at);
     if (at && (validUntil === null || at < validUntil)) validUntil = at;
   }
-  return { ranges: mergeRanges([...bookings, ...blocks], from, to), validUntil };
+  return { ranges: mergeRanges(nights, from, to), validUntil };
 }
 
 /** Sorted, merged and clipped to [from, to). */

@@ -1,5 +1,5 @@
 import { type OperationNodeSource, sql } from 'kysely';
-import { blocksWithin, lockHomeCalendar, staysHoldingQuery } from '../../lib/calendar';
+import { blocksWithin, lockHomeCalendar, staysHoldingQuery, type TakenBlock, takenNights } from '../../lib/calendar';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import type { Services } from '../../lib/env';
@@ -23,13 +23,15 @@ import { assertStayAllowed, type Stay } from './rules';
  * locked row is the latest committed version even after waiting for the lock (a statement's own snapshot is not), so
  * an unchanged version proves that nothing the check read has changed since, bookings apart: a booking of some of the
  * same nights committed meanwhile is refused by the exclusion constraint (`unavailable`), one of other nights does not
- * matter. A moved version takes the locked path: the terms row locked, the facts read again, then the same write.
+ * matter — except in a home with turnover days, where a booking of other nights may still clash (within a turnover):
+ * there every new booking bumps the version too (migration 0025). A moved version takes the locked path: the terms
+ * row locked, the facts read again, then the same write.
  */
 
 /** What a stay of one home is checked, priced and held with, read in one statement. */
 export type StayFacts = {
   home: BookableHome;
-  /** Nights of the stay's window taken by holding stays and blocks (merged). */
+  /** Nights of the stay's window a new stay may not use: holding stays, blocks and turnover (lib/calendar.ts; merged). */
   taken: Range[];
   /** The home's holds and payment windows that ran out by `now`: released by the hold's statement. */
   lapsed: Array<{ id: string; reference: string }>;
@@ -45,7 +47,7 @@ type FactsValues = { company_id: string; slug: string; check_in: string; check_o
 type FactsRow = HomeRow & {
   season_rows: SeasonRow[];
   holding: Range[];
-  blocks: Range[];
+  blocks: TakenBlock[];
   lapsed: Array<{ id: string; reference: string }>;
 };
 
@@ -53,14 +55,16 @@ type FactsRow = HomeRow & {
 const selectFacts = prepared<FactsValues, FactsRow>((p, db) => {
   const listing = sql<string>`l.id`;
   const now = sql<Date>`${p.now}::timestamptz`;
-  const [from, to] = [sql<string>`${p.check_in}::date`, sql<string>`${p.check_out}::date`];
+  // The stay's nights and the home's turnover days on each side: a stay whose turnover reaches the new one, or the next
+  // stay the new one's turnover would reach (lib/calendar.ts takenNights).
+  const [from, to] = [sql<string>`${p.check_in}::date - t.turnover_days`, sql<string>`${p.check_out}::date + t.turnover_days`];
   return bookableHomeQuery(db, p.company_id, p.slug).select([
     sql<SeasonRow[]>`coalesce((
       select json_agg(to_jsonb(s) || jsonb_build_object('nightly_price', s.nightly_price::text,
         'weekend_price', s.weekend_price::text) order by s.starts_on)
       from holiday_home_seasons s where s.listing_id = l.id), '[]')`.as('season_rows'),
     jsonRows<Range>(staysHoldingQuery(db, listing, from, to, now)).as('holding'),
-    jsonRows<Range>(blocksWithin(db, listing, from, to)).as('blocks'),
+    jsonRows<TakenBlock>(blocksWithin(db, listing, from, to)).as('blocks'),
     jsonRows<{ id: string; reference: string }>(
       db.selectFrom('bookings').select(['id', 'reference']).where('listing_id', '=', listing).where(lapsedAt(now)),
     ).as('lapsed'),
@@ -79,9 +83,10 @@ export async function stayFacts(executor: Executor, company: Company, slug: stri
   });
   if (!row) throw homeNotFound(slug);
   const { season_rows, holding, blocks, lapsed, ...home } = row;
+  const taken = takenNights({ stays: holding, blocks }, home.turnover_days);
   return {
     home: bookableHomeOf(home, season_rows),
-    taken: mergeRanges([...holding, ...blocks], stay.checkIn, stay.checkOut),
+    taken: mergeRanges(taken, stay.checkIn, stay.checkOut),
     lapsed,
     version: String(home.rules_version),
   };

@@ -35,6 +35,10 @@ export const HomeTermsInput = z
     tourism_fee_max_nights: z.number().int().min(0).max(1000).default(30),
     deposit: decimal.default('0'),
     payment_window_hours: z.number().int().min(1).max(2160).default(48),
+    turnover_days: z.number().int().min(0).max(7).default(0).openapi({
+      description:
+        'Nights kept free after each stay (a booking that holds its dates, or a stay imported from a channel’s calendar) for cleaning, 0 to 7 (default 0). A stay may not start within another’s turnover, nor end so that its own turnover reaches the next stay. Computed when the calendar is read, so a change applies at once to the stays already taken; availability and the iCalendar export show the nights as blocked ranges, the admin API’s blocks with reason `turnover`.',
+    }),
     seasons: z
       .array(
         z.strictObject({

@@ -196,14 +196,23 @@ export type BlockValue = z.infer<typeof BlockInput>;
 
 export const BlockSchema = z
   .object({
-    id: z.string(),
+    id: z.string().nullable().openapi({
+      description:
+        'The block’s id (for `DELETE`); null for `turnover`, which is computed from the home’s `turnover_days`, not kept.',
+    }),
     reason: z.enum(['owner', 'maintenance', 'imported', 'turnover']).openapi({
       description:
-        'Why the nights are blocked: `owner` and `maintenance` (staff blocks; a maintenance job’s block too), `imported` (a channel’s calendar: `channel`), `turnover` (days kept free between stays).',
+        'Why the nights are blocked: `owner` and `maintenance` (staff blocks; a maintenance job’s block too), `imported` (a channel’s calendar: `channel`), `turnover` (the home’s `turnover_days` after a stay: `follows`).',
     }),
-    channel: z.string().nullable().openapi({ description: 'The channel an imported block came from; null otherwise.' }),
+    channel: z.string().nullable().openapi({
+      description: 'The channel an imported block came from, or of the imported stay a turnover follows; null otherwise.',
+    }),
     starts_on: date,
     ends_on: date,
     note: z.string(),
+    follows: z.string().nullable().openapi({
+      description:
+        'For `turnover`: the stay it follows, a booking’s reference (`B-…`) or an imported block’s `id`; null otherwise.',
+    }),
   })
   .openapi('AdminCalendarBlock');

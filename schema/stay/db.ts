@@ -29,6 +29,8 @@ export interface HolidayHomeTermsTable {
   tourism_fee_max_nights: Generated<number>;
   deposit: Generated<string> & Numeric;
   payment_window_hours: Generated<number>;
+  /** Nights kept free after each stay, 0 to 7 (migration 0025; computed where the calendar is read: lib/calendar.ts). */
+  turnover_days: Generated<number>;
   calendar_version: ColumnType<string | number | bigint, never, never>;
   /** Bumped by every change to the terms, seasons and blocks, never by a booking (migration 0018; functions/stay/hold.ts). */
   rules_version: ColumnType<string | number | bigint, never, never>;

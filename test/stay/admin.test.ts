@@ -204,6 +204,7 @@ describe('blocks', () => {
       starts_on: b1,
       ends_on: b2,
       note: '',
+      follows: null,
     });
     expect(await blocksOf()).toContainEqual(added.json);
     // A booking cannot take blocked nights.

@@ -72,6 +72,7 @@ export const plainTerms = {
   tourism_fee_max_nights: 30,
   deposit: '0',
   payment_window_hours: 48,
+  turnover_days: 0,
   seasons: [] as Array<Record<string, unknown>>,
 };
 export type Terms = typeof plainTerms;
