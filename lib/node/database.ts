@@ -24,18 +24,22 @@ export async function openDatabase(env: NodeJS.ProcessEnv, options: { log?: Kyse
   );
   return openPGlite({
     dataDir,
-    loadDataDir: initialised ? undefined : await pgliteTemplate(),
+    loadDataDir: initialised ? undefined : await pgliteTemplate(env.PGLITE_TEMPLATE),
     sharedBuffers: env.PGLITE_SHARED_BUFFERS,
     log: options.log,
   });
 }
 
 /**
- * The pre-initialised data folder as a tarball: made by `npm install` (postinstall), or now, in a process of its own
- * (so its memory is not this one's), when it is missing. `../../bin` from lib/node/ and from the bundle (dist/node/).
+ * The tarball a new data folder starts from: PGLITE_TEMPLATE when set (a folder dumped by PGlite, e.g. a backup or a
+ * prepared image's), else the pre-initialised one, made by `npm install` (postinstall) or now, in a process of its
+ * own (so its memory is not this one's) when it is missing. `../../bin` from lib/node/ and from the bundle
+ * (dist/node/).
  */
-async function pgliteTemplate(): Promise<Blob> {
-  const script = fileURLToPath(new URL('../../bin/pglite-template.mjs', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, [script]);
-  return new Blob([await readFile(stdout.trim())]);
+async function pgliteTemplate(file: string | undefined): Promise<Blob> {
+  if (!file) {
+    const script = fileURLToPath(new URL('../../bin/pglite-template.mjs', import.meta.url));
+    file = (await promisify(execFile)(process.execPath, [script])).stdout.trim();
+  }
+  return new Blob([await readFile(file)]);
 }
