@@ -48,13 +48,14 @@ describe('viewing feedback', () => {
     const done = await plan('2030-01-01T10:00:00Z');
     const cancelled = await plan('2030-01-02T10:00:00Z');
     const missed = await plan('2020-01-01T10:00:00Z');
+    // One after another: the later feedback of `done` is the one it keeps (sent together, they raced on PostgreSQL).
     const steps = [
-      patch(done, { status: 'done', feedback }),
-      patch(done, { feedback: later }),
-      patch(cancelled, { feedback }),
-      patch(missed, { feedback }),
+      () => patch(done, { status: 'done', feedback }),
+      () => patch(done, { feedback: later }),
+      () => patch(cancelled, { feedback }),
+      () => patch(missed, { feedback }),
     ];
-    for (const step of steps) expect((await step).response.status).toBe(200);
+    for (const step of steps) expect((await step()).response.status).toBe(200);
     expect((await patch(cancelled, { status: 'cancelled' })).response.status).toBe(200);
     expect(await markMissedViewings(w.api.db, new Date())).toContain(missed);
     await patch(missed, { status: 'done', feedback: later });
