@@ -1,36 +1,44 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookingBody, day, postBooking } from '../stay/support';
-import { maintenanceWorld, type World } from './http';
+import { bookingBody, day, plainTerms } from '../stay/support';
+import type { TestClient } from '../support/client';
+import { type World, world } from '../support/world';
 
 /**
  * A booking request and a job's block for the same night, sent together: never both take it. On PGlite the requests
  * are serialised by its single session, so the race is run on PostgreSQL (DATABASE_URL) only, where they truly race.
  */
 let w: World;
+let writes: TestClient;
+let forms: TestClient;
 beforeAll(async () => {
-  w = await maintenanceWorld();
+  // A development workspace: its booking form takes the spam check's test token.
+  w = await world({ environment: 'development' });
+  [writes, forms] = await Promise.all([w.clientWith(['write:maintenance']), w.formClient(['booking'])]);
 });
-afterAll(() => w.api.close());
+afterAll(() => w.close());
 
 describe.skipIf(!process.env.DATABASE_URL)('a booking request and a job block racing for one night', () => {
   it('gives the night to exactly one of them, over 12 homes', async () => {
     const outcomes: string[] = [];
     for (let round = 0; round < 12; round++) {
-      const home = await w.holidayHome();
+      const home = await w.holidayHome(plainTerms);
       const job = await w.job({ home });
       const night = day(60);
       const [booking, scheduled] = await Promise.all([
-        postBooking(w.ctx, bookingBody(home, night, day(61))),
-        w.write(`/jobs/${job.reference}/schedule`, { day: night, block_calendar: true }),
+        forms.POST('/api/v1/bookings', { body: bookingBody(home, night, day(61)) }),
+        writes.POST('/api/v1/jobs/{reference}/schedule', {
+          params: { path: { reference: job.reference } },
+          body: { day: night, block_calendar: true },
+        }),
       ]);
-      expect(scheduled.status, scheduled.text).toBe(200);
-      const guestGotIt = booking.status === 201;
+      expect(scheduled.response.status, JSON.stringify(scheduled.error)).toBe(200);
+      const guestGotIt = booking.response.status === 201;
       if (!guestGotIt) {
-        expect(booking.status, booking.text).toBe(400);
-        expect(booking.json.code).toBe('unavailable');
+        expect(booking.response.status, JSON.stringify(booking.error)).toBe(400);
+        expect(booking.error?.code).toBe('unavailable');
       }
-      expect(scheduled.json.calendar.blocked, `round ${round}: ${booking.text}`).toBe(!guestGotIt);
-      expect(scheduled.json.warnings.map((x: { code: string }) => x.code)).toEqual(guestGotIt ? ['calendar_taken'] : []);
+      expect(scheduled.data?.calendar.blocked, `round ${round}: ${JSON.stringify(booking.error)}`).toBe(!guestGotIt);
+      expect(scheduled.data?.warnings.map((x) => x.code)).toEqual(guestGotIt ? ['calendar_taken'] : []);
       const blocks = await w.api.db
         .selectFrom('calendar_blocks as b')
         .innerJoin('listings as l', 'l.id', 'b.listing_id')

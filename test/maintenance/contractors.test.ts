@@ -1,11 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maintenanceWorld, type World } from './http';
+import type { TestClient } from '../support/client';
+import { type World, world } from '../support/world';
 
 let w: World;
+let writes: TestClient;
+let reads: TestClient;
 beforeAll(async () => {
-  w = await maintenanceWorld();
+  w = await world();
+  [writes, reads] = await Promise.all([w.clientWith(['write:maintenance']), w.clientWith(['read:maintenance'])]);
 });
-afterAll(() => w.api.close());
+afterAll(() => w.close());
+
+/** A body as sent (any JSON: the refusals too). */
+type Body = Record<string, unknown>;
+const post = (body: Body) => writes.POST('/api/v1/contractors', { body: body as never });
+const patch = (id: string, body: Body) =>
+  writes.PATCH('/api/v1/contractors/{contractor_id}', { params: { path: { contractor_id: id } }, body: body as never });
+const read = (id: string) => reads.GET('/api/v1/contractors/{contractor_id}', { params: { path: { contractor_id: id } } });
+const job = (reference: string) => reads.GET('/api/v1/jobs/{reference}', { params: { path: { reference } } });
+const schedule = (reference: string, body: Body) =>
+  writes.POST('/api/v1/jobs/{reference}/schedule', { params: { path: { reference } }, body: body as never });
 
 const audited = async () =>
   (
@@ -26,9 +40,9 @@ describe('contractors', () => {
       email: 'jobs@gulfcool.example',
       external,
     };
-    const res = await w.write('/contractors', body);
-    expect(res.status, res.text).toBe(201);
-    expect(res.json).toMatchObject({
+    const res = await post(body);
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    expect(res.data).toMatchObject({
       name: 'Gulf Cool LLC',
       kind: 'firm',
       trades: ['air_conditioning'],
@@ -39,22 +53,27 @@ describe('contractors', () => {
       stopped_at: null,
       external: [external],
     });
-    const again = await w.write('/contractors', { ...body, name: 'Other' });
-    expect(again.status).toBe(200);
-    expect(again.json.contractor_id).toBe(res.json.contractor_id);
-    const read = await w.get(`/contractors/${res.json.contractor_id}`);
-    expect(read.json).toEqual(res.json);
-    expect((await w.get(`/contractors?external=helpdesk:${external.id}`)).json.results).toHaveLength(1);
-    expect((await w.get('/contractors/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    expect((await w.get('/contractors/not-an-id')).status).toBe(404);
-    expect((await w.write('/job-charges/not-an-id', { status: 'cancelled' }, {}, 'PATCH')).status).toBe(404);
+    const id = res.data?.contractor_id ?? '';
+    const again = await post({ ...body, name: 'Other' });
+    expect(again.response.status).toBe(200);
+    expect(again.data?.contractor_id).toBe(id);
+    expect((await read(id)).data).toEqual(res.data);
+    const found = await reads.GET('/api/v1/contractors', { params: { query: { external: `helpdesk:${external.id}` } } });
+    expect(found.data?.results).toHaveLength(1);
+    expect((await read('00000000-0000-4000-8000-000000000000')).response.status).toBe(404);
+    expect((await read('not-an-id')).response.status).toBe(404);
+    const charge = await writes.PATCH('/api/v1/job-charges/{charge_id}', {
+      params: { path: { charge_id: 'not-an-id' } },
+      body: { status: 'cancelled' },
+    });
+    expect(charge.response.status).toBe(404);
   });
 
   it('audits reads of a sole trader (a person), not of a firm', async () => {
     const firm = await w.contractor({ kind: 'firm' });
     const person = await w.contractor({ kind: 'sole_trader', name: 'Rashid Ali', phone: '+971501234567' });
-    await w.get(`/contractors/${firm}`);
-    await w.get(`/contractors/${person}`);
+    await read(firm);
+    await read(person);
     const rows = await audited();
     expect(rows.some((r) => r.includes(person))).toBe(true);
     expect(rows.some((r) => r.includes(firm))).toBe(false);
@@ -62,23 +81,25 @@ describe('contractors', () => {
 
   it('stops a contractor: history stays, new work is refused (409 contractor_stopped), taken back it works again', async () => {
     const contractor = await w.contractor({ trades: ['painting'] });
-    const job = await w.job({ contractor });
-    const stopped = await w.write(`/contractors/${contractor}`, { status: 'stopped' }, {}, 'PATCH');
-    expect(stopped.status, stopped.text).toBe(200);
-    expect(stopped.json.status).toBe('stopped');
-    expect(Date.parse(stopped.json.stopped_at)).not.toBeNaN();
-    expect((await w.get(`/jobs/${job.reference}`)).json.contractor).toBe(contractor);
-    const schedule = await w.write(`/jobs/${job.reference}/schedule`, { day: '2027-03-01' });
-    expect(schedule.status, schedule.text).toBe(409);
-    expect(schedule.json.code).toBe('contractor_stopped');
+    const made = await w.job({ contractor });
+    const stopped = await patch(contractor, { status: 'stopped' });
+    expect(stopped.response.status, JSON.stringify(stopped.error)).toBe(200);
+    expect(stopped.data?.status).toBe('stopped');
+    expect(Date.parse(stopped.data?.stopped_at ?? '')).not.toBeNaN();
+    expect((await job(made.reference)).data?.contractor).toBe(contractor);
+    const scheduled = await schedule(made.reference, { day: '2027-03-01' });
+    expect(scheduled.response.status, JSON.stringify(scheduled.error)).toBe(409);
+    expect(scheduled.error?.code).toBe('contractor_stopped');
     const other = await w.job();
-    const assign = await w.write(`/jobs/${other.reference}`, { contractor }, {}, 'PATCH');
-    expect(assign.json.code).toBe('contractor_stopped');
-    expect((await w.get(`/contractors?status=stopped&trade=painting`)).json.results.map((c: any) => c.contractor_id)).toContain(
-      contractor,
-    );
-    const back = await w.write(`/contractors/${contractor}`, { status: 'active' }, {}, 'PATCH');
-    expect(back.json).toMatchObject({ status: 'active', stopped_at: null });
-    expect((await w.write(`/jobs/${job.reference}/schedule`, { day: '2027-03-01' })).status).toBe(200);
+    const assign = await writes.PATCH('/api/v1/jobs/{reference}', {
+      params: { path: { reference: other.reference } },
+      body: { contractor },
+    });
+    expect(assign.error?.code).toBe('contractor_stopped');
+    const listed = await reads.GET('/api/v1/contractors', { params: { query: { status: 'stopped', trade: 'painting' } } });
+    expect(listed.data?.results.map((c) => c.contractor_id)).toContain(contractor);
+    const back = await patch(contractor, { status: 'active' });
+    expect(back.data).toMatchObject({ status: 'active', stopped_at: null });
+    expect((await schedule(made.reference, { day: '2027-03-01' })).response.status).toBe(200);
   });
 });

@@ -1,16 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCli } from '../support/admin-cli';
-import { maintenanceWorld, type World } from './http';
+import type { TestClient } from '../support/client';
+import { type World, world } from '../support/world';
 
 let w: World;
+let writes: TestClient;
+let reads: TestClient;
 beforeAll(async () => {
-  w = await maintenanceWorld({ settings: { maintenance_approval_limit: '500' } });
+  w = await world({ settings: { maintenance_approval_limit: '500' } });
+  [writes, reads] = await Promise.all([w.clientWith(['write:maintenance']), w.clientWith(['read:maintenance'])]);
 });
-afterAll(() => w.api.close());
+afterAll(() => w.close());
 
-const act = (reference: string, action: string, body: Record<string, unknown> = {}) =>
-  w.write(`/jobs/${reference}/${action}`, body);
-const codes = (res: { json: { warnings: Array<{ code: string }> } }) => res.json.warnings.map((x) => x.code);
+/** POST /jobs/{reference}/{action} of a body as sent (any JSON: the refusals too). */
+const act = (reference: string, action: 'schedule' | 'complete' | 'cancel' | 'approval', body: Record<string, unknown> = {}) =>
+  writes.POST(`/api/v1/jobs/{reference}/${action}`, { params: { path: { reference } }, body: body as never });
+const read = (reference: string) => reads.GET('/api/v1/jobs/{reference}', { params: { path: { reference } } });
+const codes = (job: { warnings: Array<{ code: string }> } | undefined) => job?.warnings.map((x) => x.code);
 
 describe('complete and cancel', () => {
   it('completes an open or scheduled job (job.done); sent again it answers the done job; a done job is not cancelled', async () => {
@@ -18,34 +24,34 @@ describe('complete and cancel', () => {
     // Work done is a day that has come: tomorrow is refused (nothing changes), a past day taken.
     const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     const future = await act(job.reference, 'complete', { done_on: tomorrow });
-    expect(future.status, future.text).toBe(400);
-    expect(future.json.errors).toEqual([expect.objectContaining({ path: 'done_on', code: 'in_the_future' })]);
-    expect((await w.get(`/jobs/${job.reference}`)).json.status).toBe('open');
+    expect(future.response.status, JSON.stringify(future.error)).toBe(400);
+    expect(future.error?.errors).toEqual([expect.objectContaining({ path: 'done_on', code: 'in_the_future' })]);
+    expect((await read(job.reference)).data?.status).toBe('open');
     const res = await act(job.reference, 'complete', { work_done: 'Sealed the joint.', done_on: '2026-02-02' });
-    expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({ status: 'done', work_done: 'Sealed the joint.', done_on: '2026-02-02' });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+    expect(res.data).toMatchObject({ status: 'done', work_done: 'Sealed the joint.', done_on: '2026-02-02' });
     const again = await act(job.reference, 'complete', { work_done: 'Other' });
-    expect(again.status).toBe(200);
-    expect(again.json).toEqual(res.json);
+    expect(again.response.status).toBe(200);
+    expect(again.data).toEqual(res.data);
     const cancel = await act(job.reference, 'cancel');
-    expect(cancel.status).toBe(409);
-    expect(cancel.json.code).toBe('invalid_transition');
+    expect(cancel.response.status).toBe(409);
+    expect(cancel.error?.code).toBe('invalid_transition');
     const scheduled = await w.job();
     await act(scheduled.reference, 'schedule', { day: '2027-02-03' });
     const today = await act(scheduled.reference, 'complete');
-    expect(today.json.status).toBe('done');
-    expect(today.json.done_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(today.data?.status).toBe('done');
+    expect(today.data?.done_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(await w.eventsOf(job.reference)).toEqual(['job.done']);
   });
 
   it('cancels an open job (job.cancelled); sent again it answers it; a cancelled job is not completed (409)', async () => {
     const job = await w.job();
     const res = await act(job.reference, 'cancel', { reason: 'Duplicate ticket.' });
-    expect(res.json).toMatchObject({ status: 'cancelled', cancel_reason: 'Duplicate ticket.' });
-    expect((await act(job.reference, 'cancel')).json).toEqual(res.json);
+    expect(res.data).toMatchObject({ status: 'cancelled', cancel_reason: 'Duplicate ticket.' });
+    expect((await act(job.reference, 'cancel')).data).toEqual(res.data);
     const complete = await act(job.reference, 'complete');
-    expect(complete.status).toBe(409);
-    expect(complete.json.code).toBe('invalid_transition');
+    expect(complete.response.status).toBe(409);
+    expect(complete.error?.code).toBe('invalid_transition');
     expect(await w.eventsOf(job.reference)).toEqual(['job.cancelled']);
   });
 });
@@ -55,23 +61,26 @@ describe('the owner’s approval', () => {
     const below = await w.job({ estimate: '500' });
     expect(below.warnings).toEqual([]);
     const above = await w.job({ estimate: '500.01' });
-    expect(codes({ json: above })).toEqual(['approval_needed']);
+    expect(codes(above)).toEqual(['approval_needed']);
     const approved = await act(above.reference, 'approval', { decision: 'approved', note: 'OK by phone' });
-    expect(approved.status, approved.text).toBe(200);
-    expect(approved.json.approval).toMatchObject({ status: 'approved', note: 'OK by phone', requested_at: null });
-    expect(Date.parse(approved.json.approval.answered_at)).not.toBeNaN();
-    expect(approved.json.warnings).toEqual([]);
+    expect(approved.response.status, JSON.stringify(approved.error)).toBe(200);
+    expect(approved.data?.approval).toMatchObject({ status: 'approved', note: 'OK by phone', requested_at: null });
+    expect(Date.parse(approved.data?.approval.answered_at ?? '')).not.toBeNaN();
+    expect(approved.data?.warnings).toEqual([]);
     const waived = await w.job({ estimate: '900' });
-    expect(codes(await act(waived.reference, 'approval', { decision: 'waived' }))).toEqual([]);
+    expect(codes((await act(waived.reference, 'approval', { decision: 'waived' })).data)).toEqual([]);
     expect(await w.eventsOf(waived.reference)).toEqual([]);
-    const patched = await w.write(`/jobs/${below.reference}`, { estimate: '600' }, {}, 'PATCH');
-    expect(codes(patched)).toEqual(['approval_needed']);
+    const patched = await writes.PATCH('/api/v1/jobs/{reference}', {
+      params: { path: { reference: below.reference } },
+      body: { estimate: '600' },
+    });
+    expect(codes(patched.data)).toEqual(['approval_needed']);
   });
 
   const cli = adminCli(() => w.api);
   it('sets and reads a home’s limit and owner with the admin CLI', async () => {
     const home = await w.holidayHome();
-    const owner = await w.contact(`owner.${w.unique()}@example.com`);
+    const owner = await w.contact();
     expect(await cli('upkeep', 'set', w.company.id, home, '--owner', owner, '--limit', '750')).toEqual({
       home,
       owner,
@@ -83,34 +92,31 @@ describe('the owner’s approval', () => {
 
   it('uses the home’s own limit before the company’s', async () => {
     const home = await w.holidayHome();
-    const set = await w.api.admin(`/companies/${w.company.id}/listings/${home}/maintenance`, {
-      method: 'PUT',
-      body: { approval_limit: '2000' },
-    });
+    const set = await w.admin(`/listings/${home}/maintenance`, { approval_limit: '2000' }, 'PUT');
     expect(set.status, set.text).toBe(200);
     expect((await w.job({ home, estimate: '1500' })).warnings).toEqual([]);
-    expect(codes({ json: await w.job({ home, estimate: '2500' }) })).toEqual(['approval_needed']);
+    expect(codes(await w.job({ home, estimate: '2500' }))).toEqual(['approval_needed']);
   });
 
   it('asks the owner (job.approval_requested), records the answer (job.approval_answered); not_approved when work goes on', async () => {
     const job = await w.job({ estimate: '800' });
     const asked = await act(job.reference, 'approval', { decision: 'requested' });
-    expect(asked.json.approval.status).toBe('requested');
-    expect(Date.parse(asked.json.approval.requested_at)).not.toBeNaN();
-    expect(codes(asked)).toEqual(['approval_needed']);
+    expect(asked.data?.approval.status).toBe('requested');
+    expect(Date.parse(asked.data?.approval.requested_at ?? '')).not.toBeNaN();
+    expect(codes(asked.data)).toEqual(['approval_needed']);
     const scheduled = await act(job.reference, 'schedule', { day: '2027-03-01' });
-    expect(scheduled.status).toBe(200);
-    expect(codes(scheduled)).toEqual(['approval_needed', 'not_approved']);
+    expect(scheduled.response.status).toBe(200);
+    expect(codes(scheduled.data)).toEqual(['approval_needed', 'not_approved']);
     const declined = await act(job.reference, 'approval', { decision: 'declined' });
-    expect(declined.json.approval.status).toBe('declined');
-    expect(codes(declined)).toEqual(['not_approved']);
+    expect(declined.data?.approval.status).toBe('declined');
+    expect(codes(declined.data)).toEqual(['not_approved']);
     const done = await act(job.reference, 'complete');
-    expect(done.json.status).toBe('done');
-    expect(codes(done)).toEqual(['not_approved']);
+    expect(done.data?.status).toBe('done');
+    expect(codes(done.data)).toEqual(['not_approved']);
     // The approval never locks the job, whatever its status.
     const late = await act(job.reference, 'approval', { decision: 'approved' });
-    expect(late.status).toBe(200);
-    expect(codes(late)).toEqual([]);
+    expect(late.response.status).toBe(200);
+    expect(codes(late.data)).toEqual([]);
     expect(await w.eventsOf(job.reference)).toEqual([
       'job.approval_requested',
       'job.scheduled',

@@ -1,24 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maintenanceWorld, type World } from './http';
+import type { TestClient } from '../support/client';
+import { type Key, leasesOf, type World, world } from '../support/world';
 
 let w: World;
+let writer: Key;
+let reader: Key;
+let writes: TestClient;
+let reads: TestClient;
 beforeAll(async () => {
-  w = await maintenanceWorld();
+  w = await world();
+  writer = await w.keyWith(['write:maintenance']);
+  reader = await w.keyWith(['read:maintenance']);
+  [writes, reads] = await Promise.all([w.clientWith(writer.secret), w.clientWith(reader.secret)]);
 });
-afterAll(() => w.api.close());
+afterAll(() => w.close());
+
+/** A body as sent (any JSON: the refusals too). */
+type Body = Record<string, unknown>;
+const path = (reference: string) => ({ params: { path: { reference } } });
+const post = (body: Body) => writes.POST('/api/v1/jobs', { body: body as never });
+const patch = (reference: string, body: Body) =>
+  writes.PATCH('/api/v1/jobs/{reference}', { ...path(reference), body: body as never });
+const read = (reference: string) => reads.GET('/api/v1/jobs/{reference}', path(reference));
+const references = (list: { results: Array<{ reference: string }> } | undefined) => list?.results.map((j) => j.reference);
 
 describe('POST /jobs', () => {
   it('adds an open job (201) on a home without a lease, with its fields shown and no warnings', async () => {
-    const res = await w.write('/jobs', {
+    const res = await post({
       home: 'jvc-2br-townhouse',
       category: 'electrical',
       problem: 'The hall light flickers.',
       estimate: '120',
-      member: w.member,
+      member: w.members.lina,
     });
-    expect(res.status, res.text).toBe(201);
-    expect(res.json.reference).toMatch(/^J-[0-9A-HJKMNP-TV-Z]{10}$/);
-    expect(res.json).toMatchObject({
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    expect(res.data?.reference).toMatch(/^J-[0-9A-HJKMNP-TV-Z]{10}$/);
+    expect(res.data).toMatchObject({
       home: 'jvc-2br-townhouse',
       lease: null,
       category: 'electrical',
@@ -27,7 +44,7 @@ describe('POST /jobs', () => {
       problem: 'The hall light flickers.',
       work_done: null,
       contractor: null,
-      member: w.member,
+      member: w.members.lina,
       day: null,
       window: null,
       calendar: { block_wanted: false, blocked: false },
@@ -38,81 +55,79 @@ describe('POST /jobs', () => {
       external: [],
       warnings: [],
     });
-    const read = await w.get(`/jobs/${res.json.reference}`);
-    expect(read.status).toBe(200);
-    expect(read.headers.get('ETag')).toBe('"v1"');
-    expect(read.json).toEqual(res.json);
+    const again = await read(res.data?.reference ?? '');
+    expect(again.response.status).toBe(200);
+    expect(again.response.headers.get('ETag')).toBe('"v1"');
+    expect(again.data).toEqual(res.data);
   });
 
   it('sits on the home’s active lease, set at creation', async () => {
-    const lease = await w.activeLease('al-reem-3br-sea-view');
+    const lease = await leasesOf(w).active({ home: 'al-reem-3br-sea-view' });
     const job = await w.job({ home: 'al-reem-3br-sea-view' });
     expect(job.lease).toBe(lease.reference);
-    const listed = await w.get(`/jobs?lease=${lease.reference}`);
-    expect(listed.json.results.map((j: { reference: string }) => j.reference)).toEqual([job.reference]);
+    const listed = await reads.GET('/api/v1/jobs', { params: { query: { lease: lease.reference } } });
+    expect(references(listed.data)).toEqual([job.reference]);
   });
 
   it('gives the same job (200) for the same helpdesk ticket, also to 20 concurrent identical creates', async () => {
     const external = { source: 'helpdesk', id: `ticket-${w.unique()}` };
     const body = { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'Drip.', external };
-    const first = await w.write('/jobs', body);
-    expect(first.status, first.text).toBe(201);
-    const again = await w.write('/jobs', { ...body, problem: 'Another text, same ticket.' });
-    expect(again.status).toBe(200);
-    expect(again.json).toEqual(first.json);
-    expect(first.json.external).toEqual([external]);
+    const first = await post(body);
+    expect(first.response.status, JSON.stringify(first.error)).toBe(201);
+    const again = await post({ ...body, problem: 'Another text, same ticket.' });
+    expect(again.response.status).toBe(200);
+    expect(again.data).toEqual(first.data);
+    expect(first.data?.external).toEqual([external]);
 
     const burst = { ...body, external: { source: 'helpdesk', id: `ticket-${w.unique()}` } };
-    const answers = await Promise.all(Array.from({ length: 20 }, () => w.write('/jobs', burst)));
-    expect(answers.map((a) => a.status).sort(), JSON.stringify(answers.map((a) => a.text))).toEqual([
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(burst)));
+    expect(answers.map((a) => a.response.status).sort(), JSON.stringify(answers.map((a) => a.error))).toEqual([
       200,
       ...Array(18).fill(200),
       201,
     ]);
-    expect(new Set(answers.map((a) => a.json.reference)).size).toBe(1);
-    const found = await w.get(`/jobs?external=helpdesk:${burst.external.id}`);
-    expect(found.json.results.map((j: { reference: string }) => j.reference)).toEqual([answers[0]?.json.reference]);
+    expect(new Set(answers.map((a) => a.data?.reference)).size).toBe(1);
+    const found = await reads.GET('/api/v1/jobs', { params: { query: { external: `helpdesk:${burst.external.id}` } } });
+    expect(references(found.data)).toEqual([answers[0]?.data?.reference]);
   });
 
   it('refuses an unknown home, an unknown member, both a contractor and a member, and a stopped contractor', async () => {
     const base = { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'Drip.' };
-    const unknownHome = await w.write('/jobs', { ...base, home: 'nowhere' });
-    expect(unknownHome.status).toBe(400);
-    expect(unknownHome.json.errors[0]).toMatchObject({ path: 'home', code: 'unknown_reference' });
-    const unknownMember = await w.write('/jobs', { ...base, member: 'mem_nope' });
-    expect(unknownMember.json.errors[0]).toMatchObject({ path: 'member', code: 'unknown_reference' });
+    const unknownHome = await post({ ...base, home: 'nowhere' });
+    expect(unknownHome.response.status).toBe(400);
+    expect(unknownHome.error?.errors?.[0]).toMatchObject({ path: 'home', code: 'unknown_reference' });
+    const unknownMember = await post({ ...base, member: 'mem_nope' });
+    expect(unknownMember.error?.errors?.[0]).toMatchObject({ path: 'member', code: 'unknown_reference' });
     const contractor = await w.contractor();
-    const both = await w.write('/jobs', { ...base, member: w.member, contractor });
-    expect(both.status).toBe(400);
-    await w.write(`/contractors/${contractor}`, { status: 'stopped' }, {}, 'PATCH');
-    const stopped = await w.write('/jobs', { ...base, contractor });
-    expect(stopped.status, stopped.text).toBe(409);
-    expect(stopped.json.code).toBe('contractor_stopped');
-    const digits = await w.write('/jobs', { ...base, estimate: '1.5.0' });
-    expect(digits.status).toBe(400);
+    const both = await post({ ...base, member: w.members.lina, contractor });
+    expect(both.response.status).toBe(400);
+    await writes.PATCH('/api/v1/contractors/{contractor_id}', {
+      params: { path: { contractor_id: contractor } },
+      body: { status: 'stopped' },
+    });
+    const stopped = await post({ ...base, contractor });
+    expect(stopped.response.status, JSON.stringify(stopped.error)).toBe(409);
+    expect(stopped.error?.code).toBe('contractor_stopped');
+    const digits = await post({ ...base, estimate: '1.5.0' });
+    expect(digits.response.status).toBe(400);
   });
 });
 
 describe('PATCH /jobs/{reference}', () => {
   it('changes the named fields at any status and links another id; who does it switches', async () => {
-    const job = await w.job({ member: w.member });
+    const job = await w.job({ member: w.members.lina });
     const contractor = await w.contractor();
-    const res = await w.write(
-      `/jobs/${job.reference}`,
-      {
-        priority: 'urgent',
-        category: 'general',
-        payer: 'renter',
-        estimate: '75.5',
-        contractor,
-        work_done: 'Checked.',
-        external: { source: 'crm', id: w.unique() },
-      },
-      {},
-      'PATCH',
-    );
-    expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({
+    const res = await patch(job.reference, {
+      priority: 'urgent',
+      category: 'general',
+      payer: 'renter',
+      estimate: '75.5',
+      contractor,
+      work_done: 'Checked.',
+      external: { source: 'crm', id: w.unique() },
+    });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+    expect(res.data).toMatchObject({
       priority: 'urgent',
       category: 'general',
       payer: 'renter',
@@ -120,11 +135,11 @@ describe('PATCH /jobs/{reference}', () => {
       contractor,
       member: null,
     });
-    expect(res.json.external).toHaveLength(1);
-    expect(res.headers.get('ETag')).toBe('"v2"');
-    const cleared = await w.write(`/jobs/${job.reference}`, { estimate: null, contractor: null }, {}, 'PATCH');
-    expect(cleared.json).toMatchObject({ estimate: null, contractor: null });
-    expect((await w.write('/jobs/J-0000000000', { priority: 'low' }, {}, 'PATCH')).status).toBe(404);
+    expect(res.data?.external).toHaveLength(1);
+    expect(res.response.headers.get('ETag')).toBe('"v2"');
+    const cleared = await patch(job.reference, { estimate: null, contractor: null });
+    expect(cleared.data).toMatchObject({ estimate: null, contractor: null });
+    expect((await patch('J-0000000000', { priority: 'low' })).response.status).toBe(404);
   });
 });
 
@@ -132,26 +147,28 @@ describe('GET /jobs', () => {
   it('filters by status and home, pages by (updated_at, id) and reads with read:maintenance only', async () => {
     const home = 'marina-gate-2br-sea-view';
     const made = [await w.job({ home }), await w.job({ home }), await w.job({ home })];
-    const page = await w.get(`/jobs?home=${home}&page_size=2`);
-    expect(page.status, page.text).toBe(200);
-    expect(page.json.results).toHaveLength(2);
-    const next = await w.get(`/jobs?home=${home}&page_size=2&cursor=${encodeURIComponent(page.json.next_cursor)}`);
-    const seen = [...page.json.results, ...next.json.results].map((j: { reference: string }) => j.reference);
+    const page = await reads.GET('/api/v1/jobs', { params: { query: { home, page_size: 2 } } });
+    expect(page.response.status, JSON.stringify(page.error)).toBe(200);
+    expect(page.data?.results).toHaveLength(2);
+    const cursor = page.data?.next_cursor ?? undefined;
+    const next = await reads.GET('/api/v1/jobs', { params: { query: { home, page_size: 2, cursor } } });
+    const seen = [...(page.data?.results ?? []), ...(next.data?.results ?? [])].map((j) => j.reference);
     expect(seen).toEqual(made.map((j) => j.reference));
-    expect((await w.get('/jobs?status=done&home=marina-gate-2br-sea-view')).json.results).toEqual([]);
-    const wrong = await w.api.request('/api/v1/jobs', { host: w.company.host, key: w.writer.secret });
-    expect(wrong.status).toBe(403);
+    const done = await reads.GET('/api/v1/jobs', { params: { query: { status: 'done', home: 'marina-gate-2br-sea-view' } } });
+    expect(done.data?.results).toEqual([]);
+    const wrong = await writes.GET('/api/v1/jobs');
+    expect(wrong.response.status).toBe(403);
   });
 
   it('audits every read of jobs with the key’s prefix', async () => {
     const job = await w.job();
-    await w.get(`/jobs/${job.reference}`);
+    await read(job.reference);
     const rows = await w.api.db
       .selectFrom('audit_log')
       .select(['subject', 'details'])
       .where('company_id', '=', w.company.id)
       .where('action', '=', 'personal_data.read')
       .execute();
-    expect(rows.some((r) => r.subject === w.reader.prefix && JSON.stringify(r.details).includes(job.reference))).toBe(true);
+    expect(rows.some((r) => r.subject === reader.prefix && JSON.stringify(r.details).includes(job.reference))).toBe(true);
   });
 });

@@ -1,47 +1,55 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pipelineWorld, type PipelineWorld } from './http';
+import type { TestClient } from '../support/client';
+import { type World, world } from '../support/world';
 
 /**
  * Thirty writes of one record at once, each changing what the record's lock used to join (the deal's stage, the
  * viewing's home). On PostgreSQL (DATABASE_URL, as CI runs it) they really overlap: a lock re-checked through a join on
  * a changed column lost the row and answered 404 for a record that exists. On PGlite they queue.
  */
-let w: PipelineWorld;
+let w: World;
+let writes: TestClient;
+let reads: TestClient;
 beforeAll(async () => {
-  w = await pipelineWorld();
+  w = await world();
+  [writes, reads] = await Promise.all([w.clientWith(['write:pipelines']), w.clientWith(['read:pipelines'])]);
 });
-afterAll(() => w.api.close());
+afterAll(() => w.close());
 
 const thirty = <T>(send: (i: number) => Promise<T>) => Promise.all(Array.from({ length: 30 }, (_, i) => send(i)));
-const statuses = (answers: Array<{ status: number }>) => answers.map((a) => a.status);
+type Answer = { response: Response; error?: unknown };
+const statuses = (answers: Answer[]) => answers.map((a) => a.response.status);
+const refusals = (answers: Answer[]) => JSON.stringify(answers.filter((a) => a.response.status !== 200).map((a) => a.error));
+const move = (reference: string, stage: string) =>
+  writes.POST('/api/v1/deals/{reference}/move', { params: { path: { reference } }, body: { stage } });
 
 describe('thirty concurrent writes of one record', () => {
   it('moves of a deal to alternating stages: every one 200, the deal ends on a stage sent', async () => {
     const deal = await w.deal({ value: '100' });
     const stages = ['won', 'offer'];
-    const answers = await thirty((i) => w.write(`/deals/${deal.reference}/move`, { stage: stages[i % 2] }));
-    expect(statuses(answers), JSON.stringify(answers.filter((a) => a.status !== 200).map((a) => a.text))).toEqual(
-      Array(30).fill(200),
-    );
-    expect(stages).toContain((await w.get(`/deals/${deal.reference}`)).json.stage);
+    const answers = await thirty((i) => move(deal.reference, stages[i % 2] ?? ''));
+    expect(statuses(answers), refusals(answers)).toEqual(Array(30).fill(200));
+    const read = await reads.GET('/api/v1/deals/{reference}', { params: { path: { reference: deal.reference } } });
+    expect(stages).toContain(read.data?.stage);
   });
 
   it('PATCHes of a viewing’s home and time: every one 200, the viewing ends as one of them sent it', async () => {
     const deal = await w.deal({ home: 'marina-gate-2br-sea-view' });
-    const viewing = await w.write('/viewings', { deal: deal.reference, time: '2030-05-01T10:00:00.000Z' });
-    expect(viewing.status, viewing.text).toBe(201);
+    const viewing = await writes.POST('/api/v1/viewings', { body: { deal: deal.reference, time: '2030-05-01T10:00:00.000Z' } });
+    expect(viewing.response.status, JSON.stringify(viewing.error)).toBe(201);
+    const reference = viewing.data?.reference ?? '';
     const sent = [
       { home: 'jvc-2br-townhouse', time: '2030-05-02T10:00:00.000Z' },
       { home: 'marina-gate-2br-sea-view', time: '2030-05-03T10:00:00.000Z' },
       { home: 'marina-gate-2br-sea-view', time: '2030-05-04T10:00:00.000Z' },
     ];
-    const answers = await thirty((i) => w.write(`/viewings/${viewing.json.reference}`, sent[i % 3], {}, 'PATCH'));
-    expect(statuses(answers), JSON.stringify(answers.filter((a) => a.status !== 200).map((a) => a.text))).toEqual(
-      Array(30).fill(200),
+    const answers = await thirty((i) =>
+      writes.PATCH('/api/v1/viewings/{reference}', { params: { path: { reference } }, body: sent[i % 3] ?? {} }),
     );
-    const final = (await w.get(`/viewings/${viewing.json.reference}`)).json;
-    expect(sent).toContainEqual({ home: final.home, time: final.time });
+    expect(statuses(answers), refusals(answers)).toEqual(Array(30).fill(200));
+    const final = (await reads.GET('/api/v1/viewings/{reference}', { params: { path: { reference } } })).data;
+    expect(sent).toContainEqual({ home: final?.home, time: final?.time });
   });
 });
 
@@ -57,7 +65,7 @@ describe.skipIf(!inject('databaseUrl'))(
       `.execute(w.api.db);
         return rows[0]?.n ?? 0;
       };
-      let move: ReturnType<typeof w.write> | undefined;
+      let moved: ReturnType<typeof move> | undefined;
       // What a write of the deal does in its transaction: the deal's row locked, then pointed at a person this
       // transaction adds. The move is sent meanwhile: its statement's snapshot is older than that person.
       await w.api.db.transaction().execute(async (trx) => {
@@ -67,13 +75,13 @@ describe.skipIf(!inject('databaseUrl'))(
           .returning('id')
           .executeTakeFirstOrThrow();
         await trx.updateTable('deals').set({ contact_id: person.id }).where('reference', '=', deal.reference).execute();
-        move = w.write(`/deals/${deal.reference}/move`, { stage: 'offer' });
+        moved = move(deal.reference, 'offer');
         for (let i = 0; i < 250 && (await waiting()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
         expect(await waiting()).toBeGreaterThan(0);
       });
-      const res = await move;
-      expect(res?.status, res?.text).toBe(200);
-      expect(res?.json).toMatchObject({ stage: 'offer', person: reference });
+      const res = await moved;
+      expect(res?.response.status, JSON.stringify(res?.error)).toBe(200);
+      expect(res?.data).toMatchObject({ stage: 'offer', person: reference });
     });
   },
 );

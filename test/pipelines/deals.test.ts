@@ -1,21 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipelineWorld, type PipelineWorld } from './http';
+import { type TestClient, testClient } from '../support/client';
+import { type World, world } from '../support/world';
 
-let w: PipelineWorld;
+let w: World;
+let writes: TestClient;
+let reads: TestClient;
 beforeAll(async () => {
-  w = await pipelineWorld();
+  w = await world();
+  await w.pipelines();
+  [writes, reads] = await Promise.all([w.clientWith(['write:pipelines']), w.clientWith(['read:pipelines'])]);
 });
-afterAll(() => w.api.close());
+afterAll(() => w.close());
 
-const lead = async (body: Record<string, unknown> = {}) => {
+/** A body as sent (any JSON: the refusals too). */
+type Body = Record<string, unknown>;
+const path = (reference: string) => ({ params: { path: { reference } } });
+const post = (body: Body, client = writes) => client.POST('/api/v1/deals', { body: body as never });
+const patch = (reference: string, body: Body, headers: Record<string, string> = {}) =>
+  writes.PATCH('/api/v1/deals/{reference}', { ...path(reference), body: body as never, headers });
+const read = (reference: string) => reads.GET('/api/v1/deals/{reference}', path(reference));
+const lead = async (body: Body = {}) => {
   const email = `lead.${w.unique()}@example.com`;
-  const res = await w.api.request('/api/v1/leads', {
-    host: w.company.host,
-    key: w.crmKey,
-    body: { consent: true, consent_version: 'v1', email, ...body },
-  });
-  if (res.status !== 201) throw new Error(res.text);
-  return { reference: res.json.reference as string, email };
+  const { reference } = await w.lead({ email, ...body });
+  return { reference, email };
 };
 const contactOf = async (email: string) =>
   w.api.db.selectFrom('contacts').selectAll().where('company_id', '=', w.company.id).where('email_key', '=', email).execute();
@@ -23,10 +30,10 @@ const contactOf = async (email: string) =>
 describe('POST /deals', () => {
   it('adds a deal from a person’s reference (201), in the first pipeline’s first open stage', async () => {
     const person = await w.contact();
-    const res = await w.write('/deals', { person, title: 'Flat', value: '1250000', home: 'marina-gate-2br-sea-view' });
-    expect(res.status, res.text).toBe(201);
-    expect(res.json.reference).toMatch(/^D-[0-9A-HJKMNP-TV-Z]{10}$/);
-    expect(res.json).toMatchObject({
+    const res = await post({ person, title: 'Flat', value: '1250000', home: 'marina-gate-2br-sea-view' });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    expect(res.data?.reference).toMatch(/^D-[0-9A-HJKMNP-TV-Z]{10}$/);
+    expect(res.data).toMatchObject({
       pipeline: 'sales',
       stage: 'new',
       status: 'open',
@@ -45,40 +52,36 @@ describe('POST /deals', () => {
 
   it('adds a deal from an enquiry’s reference: its person, home, department and assignee', async () => {
     const enquiry = await lead({ listing: 'marina-gate-1br-furnished' });
-    await w.api.request(`/api/v1/leads/${enquiry.reference}`, {
-      host: w.company.host,
-      key: (await w.api.createKey(w.company.id, { scopes: ['write:leads'] })).secret,
-      method: 'PATCH',
-      body: { assignee: w.handler },
-    });
-    const res = await w.write('/deals', { enquiry: enquiry.reference, pipeline: 'leasing' });
-    expect(res.status, res.text).toBe(201);
+    const leads = await w.clientWith(['write:leads']);
+    await leads.PATCH('/api/v1/leads/{reference}', { ...path(enquiry.reference), body: { assignee: w.members.lina } });
+    const res = await post({ enquiry: enquiry.reference, pipeline: 'leasing' });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
     const [person] = await contactOf(enquiry.email);
-    expect(res.json).toMatchObject({
+    expect(res.data).toMatchObject({
       pipeline: 'leasing',
       stage: 'new',
       enquiry: enquiry.reference,
       person: person?.reference,
       home: 'marina-gate-1br-furnished',
-      handler: w.handler,
+      handler: w.members.lina,
     });
-    const sent = await w.write('/deals', { enquiry: enquiry.reference, home: 'jvc-2br-townhouse', handler: null });
-    expect(sent.status, sent.text).toBe(400);
+    const sent = await post({ enquiry: enquiry.reference, home: 'jvc-2br-townhouse', handler: null });
+    expect(sent.response.status, JSON.stringify(sent.error)).toBe(400);
   });
 
   it('adds a deal from a person’s details, matched exactly as POST /contacts: email, filling, never overwriting', async () => {
     const email = `Match.${w.unique()}@Example.com`;
-    const person = await w.contact(email.toLowerCase());
-    const res = await w.write('/deals', { person: { email, name: 'Other Name', phone: '+971501234567' } });
-    expect(res.status, res.text).toBe(201);
-    expect(res.json.person).toBe(person);
+    const person = await w.contact({ email: email.toLowerCase() });
+    const res = await post({ person: { email, name: 'Other Name', phone: '+971501234567' } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    expect(res.data?.person).toBe(person);
     const [row] = await contactOf(email.toLowerCase());
     expect(row?.name).toBe(email.toLowerCase());
     expect(row?.phone).toBe('+971501234567');
-    const fresh = await w.write('/deals', { person: { email: `new.${w.unique()}@example.com`, name: 'New' } });
-    expect(fresh.status).toBe(201);
-    expect(fresh.json.person).not.toBe(person);
-    const types = (await w.events()).map((e) => e.type);
+    const fresh = await post({ person: { email: `new.${w.unique()}@example.com`, name: 'New' } });
+    expect(fresh.response.status).toBe(201);
+    expect(fresh.data?.person).not.toBe(person);
+    const types = (await w.allEvents()).map((e) => e.type);
     expect(types).toContain('contact.created');
     expect(types).toContain('contact.updated');
   });
@@ -88,7 +91,7 @@ describe('POST /deals', () => {
     const count = async () =>
       (await w.api.db.selectFrom('deals').select('id').where('company_id', '=', w.company.id).execute()).length;
     const before = await count();
-    const cases: Array<[Record<string, unknown>, string, string]> = [
+    const cases: Array<[Body, string, string]> = [
       [{ person: 'P-0000000000' }, 'person', 'unknown_reference'],
       [{ enquiry: 'L-0000000000' }, 'enquiry', 'unknown_reference'],
       [{ person, pipeline: 'nope' }, 'pipeline', 'unknown_pipeline'],
@@ -100,12 +103,12 @@ describe('POST /deals', () => {
       [{ person, department: 'nope' }, 'department', 'unknown_reference'],
     ];
     for (const [body, path, code] of cases) {
-      const res = await w.write('/deals', body);
-      expect(res.status, res.text).toBe(400);
-      expect(res.json.errors, JSON.stringify(body)).toEqual([expect.objectContaining({ path, code })]);
+      const res = await post(body);
+      expect(res.response.status, JSON.stringify(res.error)).toBe(400);
+      expect(res.error?.errors, JSON.stringify(body)).toEqual([expect.objectContaining({ path, code })]);
     }
     for (const body of [{}, { person, enquiry: 'L-0000000000' }, { person, value: '-1' }, { person, probability: 101 }]) {
-      expect((await w.write('/deals', body)).status).toBe(400);
+      expect((await post(body)).response.status).toBe(400);
     }
     expect(await count()).toBe(before);
   });
@@ -113,24 +116,23 @@ describe('POST /deals', () => {
   it('answers 400 no_pipeline for a company without pipelines', async () => {
     const company = await w.api.createCompany();
     const key = await w.api.createKey(company.id, { scopes: ['write:pipelines'] });
-    const res = await w.api.request('/api/v1/deals', {
-      host: company.host,
-      key: key.secret,
-      body: { person: { email: 'a@example.com' } },
-    });
-    expect(res.status).toBe(400);
-    expect(res.json.errors[0].code).toBe('no_pipeline');
+    const res = await post(
+      { person: { email: 'a@example.com' } },
+      testClient(w.api, { host: company.host, serverKey: key.secret }),
+    );
+    expect(res.response.status).toBe(400);
+    expect(res.error?.errors?.[0]?.code).toBe('no_pipeline');
   });
 
   it('answers the first deal (200) for the same external id, writing nothing more', async () => {
     const external = { source: 'pipedrive', id: `deal-${w.unique()}` };
     const first = await w.deal({ external, value: '10' });
     expect(first.external).toEqual([external]);
-    const again = await w.write('/deals', { person: { email: `other.${w.unique()}@example.com` }, external, value: '99' });
-    expect(again.status, again.text).toBe(200);
-    expect(again.json).toEqual(first);
-    const byExternal = await w.get(`/deals?external=pipedrive:${external.id}`);
-    expect(byExternal.json.results.map((d: { reference: string }) => d.reference)).toEqual([first.reference]);
+    const again = await post({ person: { email: `other.${w.unique()}@example.com` }, external, value: '99' });
+    expect(again.response.status, JSON.stringify(again.error)).toBe(200);
+    expect(again.data).toEqual(first);
+    const byExternal = await reads.GET('/api/v1/deals', { params: { query: { external: `pipedrive:${external.id}` } } });
+    expect(byExternal.data?.results.map((d) => d.reference)).toEqual([first.reference]);
   });
 });
 
@@ -139,9 +141,12 @@ describe.skipIf(!process.env.DATABASE_URL)('20 concurrent identical creates (Pos
     const external = { source: 'hubspot', id: `race-${w.unique()}` };
     const email = `race.${w.unique()}@example.com`;
     const body = { person: { email, name: 'Race' }, external, title: 'Race' };
-    const answers = await Promise.all(Array.from({ length: 20 }, () => w.write('/deals', body)));
-    expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([...Array(19).fill(200), 201]);
-    expect(new Set(answers.map((a) => a.json.reference)).size).toBe(1);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(body)));
+    expect(answers.map((a) => a.response.status).sort(), answers.map((a) => JSON.stringify(a.error)).join('\n')).toEqual([
+      ...Array(19).fill(200),
+      201,
+    ]);
+    expect(new Set(answers.map((a) => a.data?.reference)).size).toBe(1);
     expect(await contactOf(email)).toHaveLength(1);
     const links = await w.api.db
       .selectFrom('external_ids')
@@ -156,10 +161,10 @@ describe.skipIf(!process.env.DATABASE_URL)('20 concurrent identical creates (Pos
 describe('GET /deals and /deals/{reference}', () => {
   it('reads one deal, 404 for an unknown one, and audits the read', async () => {
     const deal = await w.deal();
-    const res = await w.get(`/deals/${deal.reference}`);
-    expect(res.status).toBe(200);
-    expect(res.json).toEqual(deal);
-    expect((await w.get('/deals/D-0000000000')).status).toBe(404);
+    const res = await read(deal.reference);
+    expect(res.response.status).toBe(200);
+    expect(res.data).toEqual(deal);
+    expect((await read('D-0000000000')).response.status).toBe(404);
     const audit = await w.api.db.selectFrom('audit_log').selectAll().where('company_id', '=', w.company.id).execute();
     expect(JSON.stringify(audit)).toContain(deal.reference);
   });
@@ -167,21 +172,21 @@ describe('GET /deals and /deals/{reference}', () => {
   it('filters by pipeline, stage, status and person, and pages through every deal', async () => {
     const person = await w.contact();
     const mine = await w.deal({ person, pipeline: 'leasing', stage: 'viewing' });
-    const refs = async (query: string) =>
-      (await w.get(`/deals?${query}`)).json.results.map((d: { reference: string }) => d.reference);
-    expect(await refs(`person=${person}`)).toEqual([mine.reference]);
-    expect(await refs(`person=${person}&pipeline=leasing&stage=viewing&status=open`)).toEqual([mine.reference]);
-    expect(await refs(`person=${person}&pipeline=sales`)).toEqual([]);
-    expect(await refs(`person=${person}&status=won`)).toEqual([]);
-    expect((await w.get('/deals?status=closed')).status).toBe(400);
+    type Query = { person: string; pipeline?: string; stage?: string; status?: 'open' | 'won' | 'lost' };
+    const refs = async (query: Query) =>
+      (await reads.GET('/api/v1/deals', { params: { query } })).data?.results.map((d) => d.reference);
+    expect(await refs({ person })).toEqual([mine.reference]);
+    expect(await refs({ person, pipeline: 'leasing', stage: 'viewing', status: 'open' })).toEqual([mine.reference]);
+    expect(await refs({ person, pipeline: 'sales' })).toEqual([]);
+    expect(await refs({ person, status: 'won' })).toEqual([]);
+    const closed = await reads.GET('/api/v1/deals', { params: { query: { status: 'closed' as never } } });
+    expect(closed.response.status).toBe(400);
     const all: string[] = [];
-    let cursor: string | null = null;
+    let cursor: string | undefined;
     do {
-      const page: { json: { results: Array<{ reference: string }>; next_cursor: string | null } } = await w.get(
-        `/deals?page_size=3${cursor ? `&cursor=${cursor}` : ''}`,
-      );
-      all.push(...page.json.results.map((d) => d.reference));
-      cursor = page.json.next_cursor;
+      const page = await reads.GET('/api/v1/deals', { params: { query: { page_size: 3, cursor } } });
+      all.push(...(page.data?.results ?? []).map((d) => d.reference));
+      cursor = page.data?.next_cursor ?? undefined;
     } while (cursor);
     const count = await w.api.db.selectFrom('deals').select('id').where('company_id', '=', w.company.id).execute();
     expect(new Set(all).size).toBe(count.length);
@@ -197,7 +202,7 @@ describe('PATCH /deals/{reference}', () => {
       title: 'Renamed',
       home: 'jvc-2br-townhouse',
       owner,
-      handler: w.handler,
+      handler: w.members.lina,
       department: 'sales',
       value: '99.5',
       commission: '2.25',
@@ -205,13 +210,13 @@ describe('PATCH /deals/{reference}', () => {
       expected_close: '2027-03-31',
       external,
     };
-    const res = await w.write(`/deals/${deal.reference}`, body, {}, 'PATCH');
-    expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({
+    const res = await patch(deal.reference, body);
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+    expect(res.data).toMatchObject({
       title: 'Renamed',
       home: 'jvc-2br-townhouse',
       owner,
-      handler: w.handler,
+      handler: w.members.lina,
       department: 'sales',
       value: '99.50',
       money: { currency: 'AED', commission: '2.25' },
@@ -220,26 +225,26 @@ describe('PATCH /deals/{reference}', () => {
       expected_close: '2027-03-31',
       external: [external],
     });
-    expect(res.json.updated_at > deal.updated_at).toBe(true);
-    expect(res.headers.get('ETag')).toBe('"v2"');
-    const back = await w.write(`/deals/${deal.reference}`, { probability: null, home: null, owner: null }, {}, 'PATCH');
-    expect(back.json).toMatchObject({ probability: 10, probability_source: 'stage', home: null, owner: null });
+    expect((res.data?.updated_at ?? '') > deal.updated_at).toBe(true);
+    expect(res.response.headers.get('ETag')).toBe('"v2"');
+    const back = await patch(deal.reference, { probability: null, home: null, owner: null });
+    expect(back.data).toMatchObject({ probability: 10, probability_source: 'stage', home: null, owner: null });
   });
 
   it('changes nothing for the same values (no new version), refuses a stage or status, and 404s an unknown deal', async () => {
     const deal = await w.deal({ title: 'Same' });
-    const same = await w.write(`/deals/${deal.reference}`, { title: 'Same' }, {}, 'PATCH');
-    expect(same.headers.get('ETag')).toBe('"v1"');
-    expect((await w.write(`/deals/${deal.reference}`, { stage: 'won' }, {}, 'PATCH')).status).toBe(400);
-    expect((await w.write(`/deals/${deal.reference}`, { value: '1.234' }, {}, 'PATCH')).status).toBe(400);
-    expect((await w.write('/deals/D-0000000000', { title: 'x' }, {}, 'PATCH')).status).toBe(404);
+    const same = await patch(deal.reference, { title: 'Same' });
+    expect(same.response.headers.get('ETag')).toBe('"v1"');
+    expect((await patch(deal.reference, { stage: 'won' })).response.status).toBe(400);
+    expect((await patch(deal.reference, { value: '1.234' })).response.status).toBe(400);
+    expect((await patch('D-0000000000', { title: 'x' })).response.status).toBe(404);
   });
 
   it('refuses an If-Match of an older version (412)', async () => {
     const deal = await w.deal();
-    await w.write(`/deals/${deal.reference}`, { title: 'One' }, {}, 'PATCH');
-    const stale = await w.write(`/deals/${deal.reference}`, { title: 'Two' }, { 'If-Match': '"v1"' }, 'PATCH');
-    expect(stale.status).toBe(412);
-    expect((await w.get(`/deals/${deal.reference}`)).json.title).toBe('One');
+    await patch(deal.reference, { title: 'One' });
+    const stale = await patch(deal.reference, { title: 'Two' }, { 'If-Match': '"v1"' });
+    expect(stale.response.status).toBe(412);
+    expect((await read(deal.reference)).data?.title).toBe('One');
   });
 });

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { components } from '../../clients/typescript/src/index';
 import { markMissedViewings } from '../../functions/pipelines/viewings';
 import { dispatchDue } from '../../lib/webhooks/local';
+import type { TestClient } from '../support/client';
 import { createTestApi } from '../support/harness';
-import { startReceiver, type Receiver, verify } from '../webhooks/support';
-import { pipelineWorld, type PipelineWorld } from './http';
+import { type World, world } from '../support/world';
+import { type Receiver, startReceiver, subscribe, verify } from '../webhooks/support';
 
 /**
  * Viewing feedback never leaves the company in an event: after every kind of viewing event is recorded and
@@ -11,7 +13,9 @@ import { pipelineWorld, type PipelineWorld } from './http';
  * delivery log), nothing the receiver got, and nothing the admin's event and delivery views show.
  */
 
-let w: PipelineWorld;
+let w: World;
+let writes: TestClient;
+let reads: TestClient;
 let receiver: Receiver;
 let subscription: { id: string; secret: string };
 const feedback = `Private feedback ${Date.now()}: the kitchen was too small`;
@@ -20,13 +24,10 @@ const later = `Second thoughts ${Date.now()}: would pay less`;
 beforeAll(async () => {
   // The dispatcher attempts every company's due deliveries: a database of this file alone.
   // A development workspace may send webhooks to a receiver on loopback.
-  w = await pipelineWorld(await createTestApi({ ownDatabase: true }), { environment: 'development' });
+  w = await world({ api: await createTestApi({ ownDatabase: true }), environment: 'development' });
+  [writes, reads] = await Promise.all([w.clientWith(['write:pipelines']), w.clientWith(['read:pipelines'])]);
   receiver = await startReceiver();
-  const created = await w.api.admin(`/companies/${w.company.id}/webhook-subscriptions`, {
-    body: { url: `${receiver.url}/hooks`, event_types: ['*'] },
-  });
-  if (created.status !== 201) throw new Error(created.text);
-  subscription = { id: created.json.id, secret: created.json.secret };
+  subscription = await subscribe(w.api, w.company.id, { url: `${receiver.url}/hooks`, event_types: ['*'] });
 });
 afterAll(async () => {
   await receiver?.close();
@@ -40,26 +41,31 @@ async function deliverAll() {
 describe('viewing feedback', () => {
   it('is in no event, delivery, delivery log or received body, whatever the viewing’s events', async () => {
     const deal = await w.deal({ home: 'marina-gate-2br-sea-view' });
-    const plan = (time: string) => w.write('/viewings', { deal: deal.reference, time });
-    const done = (await plan('2030-01-01T10:00:00Z')).json.reference as string;
-    const cancelled = (await plan('2030-01-02T10:00:00Z')).json.reference as string;
-    const missed = (await plan('2020-01-01T10:00:00Z')).json.reference as string;
+    const plan = async (time: string) =>
+      (await writes.POST('/api/v1/viewings', { body: { deal: deal.reference, time } })).data?.reference ?? '';
+    const patch = (reference: string, body: components['schemas']['ViewingPatch']) =>
+      writes.PATCH('/api/v1/viewings/{reference}', { params: { path: { reference } }, body });
+    const done = await plan('2030-01-01T10:00:00Z');
+    const cancelled = await plan('2030-01-02T10:00:00Z');
+    const missed = await plan('2020-01-01T10:00:00Z');
+    // One after another: the later feedback of `done` is the one it keeps (sent together, they raced on PostgreSQL).
     const steps = [
-      w.write(`/viewings/${done}`, { status: 'done', feedback }, {}, 'PATCH'),
-      w.write(`/viewings/${done}`, { feedback: later }, {}, 'PATCH'),
-      w.write(`/viewings/${cancelled}`, { feedback }, {}, 'PATCH'),
-      w.write(`/viewings/${missed}`, { feedback }, {}, 'PATCH'),
+      () => patch(done, { status: 'done', feedback }),
+      () => patch(done, { feedback: later }),
+      () => patch(cancelled, { feedback }),
+      () => patch(missed, { feedback }),
     ];
-    for (const step of steps) expect((await step).status).toBe(200);
-    expect((await w.write(`/viewings/${cancelled}`, { status: 'cancelled' }, {}, 'PATCH')).status).toBe(200);
+    for (const step of steps) expect((await step()).response.status).toBe(200);
+    expect((await patch(cancelled, { status: 'cancelled' })).response.status).toBe(200);
     expect(await markMissedViewings(w.api.db, new Date())).toContain(missed);
-    await w.write(`/viewings/${missed}`, { status: 'done', feedback: later }, {}, 'PATCH');
+    await patch(missed, { status: 'done', feedback: later });
     await deliverAll();
 
     // The viewing's own read shows it (a server key of the company)...
-    expect((await w.get(`/viewings/${done}`)).json.feedback).toBe(later);
+    const read = await reads.GET('/api/v1/viewings/{reference}', { params: { path: { reference: done } } });
+    expect(read.data?.feedback).toBe(later);
     // ...and every kind of viewing event was recorded and delivered.
-    const events = await w.events();
+    const events = await w.allEvents();
     const types = new Set(events.map((e) => e.type));
     for (const type of ['viewing.planned', 'viewing.updated', 'viewing.done', 'viewing.cancelled', 'viewing.missed']) {
       expect(types, type).toContain(type);

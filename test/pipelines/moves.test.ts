@@ -1,52 +1,60 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveWarnings } from '../../functions/pipelines/deal-stages';
-import { pipelineWorld, type PipelineWorld } from './http';
+import type { TestClient } from '../support/client';
+import { leasesOf, type World, world } from '../support/world';
 
-let w: PipelineWorld;
+let w: World;
+let writes: TestClient;
+let reads: TestClient;
 beforeAll(async () => {
-  w = await pipelineWorld();
+  w = await world();
+  await w.pipelines();
+  [writes, reads] = await Promise.all([w.clientWith(['write:pipelines']), w.clientWith(['read:pipelines'])]);
 });
-afterAll(() => w.api.close());
+afterAll(() => w.close());
 
+/** POST /deals/{reference}/move of a body as sent (any JSON: the refusals too). */
 const move = (reference: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  w.write(`/deals/${reference}/move`, body, headers);
-const codes = (res: { json: { warnings: Array<{ code: string }> } }) => res.json.warnings.map((x) => x.code);
+  writes.POST('/api/v1/deals/{reference}/move', { params: { path: { reference } }, body: body as never, headers });
+const read = async (reference: string) =>
+  (await reads.GET('/api/v1/deals/{reference}', { params: { path: { reference } } })).data;
+const codes = (res: { data?: { warnings: Array<{ code: string }> } }) => res.data?.warnings.map((x) => x.code);
 
 describe('POST /deals/{reference}/move', () => {
   it('moves in any direction within the pipeline, recording deal.stage_changed, probability following the stage', async () => {
     const deal = await w.deal({ value: '100' });
     const forward = await move(deal.reference, { stage: 'offer' });
-    expect(forward.status, forward.text).toBe(200);
-    expect(forward.json).toMatchObject({ stage: 'offer', status: 'open', probability: 60, outcome: null, warnings: [] });
+    expect(forward.response.status, JSON.stringify(forward.error)).toBe(200);
+    expect(forward.data).toMatchObject({ stage: 'offer', status: 'open', probability: 60, outcome: null, warnings: [] });
     const back = await move(deal.reference, { stage: 'new' });
-    expect(back.json).toMatchObject({ stage: 'new', probability: 10, warnings: [] });
+    expect(back.data).toMatchObject({ stage: 'new', probability: 10, warnings: [] });
     expect(await w.eventsOf(deal.reference)).toEqual(['deal.stage_changed', 'deal.stage_changed']);
   });
 
   it('keeps the deal’s own probability on a move', async () => {
     const deal = await w.deal({ probability: 42 });
-    expect((await move(deal.reference, { stage: 'offer' })).json).toMatchObject({ probability: 42, probability_source: 'deal' });
+    expect((await move(deal.reference, { stage: 'offer' })).data).toMatchObject({ probability: 42, probability_source: 'deal' });
   });
 
   it('refuses a stage key of another pipeline or none (400), and moves nothing', async () => {
     const deal = await w.deal();
     for (const stage of ['application', 'nope']) {
       const res = await move(deal.reference, { stage });
-      expect(res.status, res.text).toBe(400);
-      expect(res.json.errors).toEqual([expect.objectContaining({ path: 'stage', code: 'unknown_stage' })]);
+      expect(res.response.status, JSON.stringify(res.error)).toBe(400);
+      expect(res.error?.errors).toEqual([expect.objectContaining({ path: 'stage', code: 'unknown_stage' })]);
     }
-    expect((await move(deal.reference, {})).status).toBe(400);
-    expect((await move('D-0000000000', { stage: 'new' })).status).toBe(404);
-    expect((await w.get(`/deals/${deal.reference}`)).json.stage).toBe('new');
+    expect((await move(deal.reference, {})).response.status).toBe(400);
+    expect((await move('D-0000000000', { stage: 'new' })).response.status).toBe(404);
+    expect((await read(deal.reference))?.stage).toBe('new');
     expect(await w.eventsOf(deal.reference)).toEqual([]);
   });
 
   it('changes nothing on a move to the stage the deal is on', async () => {
     const deal = await w.deal();
     const res = await move(deal.reference, { stage: 'new' });
-    expect(res.status).toBe(200);
-    expect(res.json.warnings).toEqual([]);
-    expect(res.headers.get('ETag')).toBe('"v1"');
+    expect(res.response.status).toBe(200);
+    expect(res.data?.warnings).toEqual([]);
+    expect(res.response.headers.get('ETag')).toBe('"v1"');
     expect(await w.eventsOf(deal.reference)).toEqual([]);
   });
 
@@ -55,8 +63,8 @@ describe('POST /deals/{reference}/move', () => {
     try {
       const deal = await w.deal();
       const res = await move(deal.reference, { stage: 'won', reason: 'Signed at asking' });
-      expect(res.status, res.text).toBe(200);
-      expect(res.json).toMatchObject({
+      expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+      expect(res.data).toMatchObject({
         status: 'won',
         probability: 100,
         outcome: { closed_at: '2027-02-03T10:00:00.000Z', reason: 'Signed at asking' },
@@ -73,7 +81,7 @@ describe('POST /deals/{reference}/move', () => {
   it('closes a deal on a lost stage: deal.lost; lost without a reason warns no_lost_reason', async () => {
     const deal = await w.deal();
     const res = await move(deal.reference, { stage: 'lost' });
-    expect(res.json).toMatchObject({ status: 'lost', outcome: { reason: null } });
+    expect(res.data).toMatchObject({ status: 'lost', outcome: { reason: null } });
     expect(codes(res)).toEqual(['no_lost_reason']);
     const reasoned = await w.deal();
     expect(codes(await move(reasoned.reference, { stage: 'lost', reason: 'Bought elsewhere' }))).toEqual([]);
@@ -84,11 +92,11 @@ describe('POST /deals/{reference}/move', () => {
     const deal = await w.deal({ value: '7' });
     await move(deal.reference, { stage: 'won' });
     const reopened = await move(deal.reference, { stage: 'offer' });
-    expect(reopened.json).toMatchObject({ status: 'open', outcome: null });
+    expect(reopened.data).toMatchObject({ status: 'open', outcome: null });
     expect(codes(reopened)).toEqual(['reopened']);
     await move(deal.reference, { stage: 'won' });
     const lost = await move(deal.reference, { stage: 'lost', reason: 'Finance fell through' });
-    expect(lost.json).toMatchObject({ status: 'lost', outcome: { reason: 'Finance fell through' } });
+    expect(lost.data).toMatchObject({ status: 'lost', outcome: { reason: 'Finance fell through' } });
     expect(await w.eventsOf(deal.reference)).toEqual([
       'deal.stage_changed',
       'deal.won',
@@ -106,20 +114,15 @@ describe('POST /deals/{reference}/move', () => {
     const noLease = await w.deal({ person, pipeline: 'leasing', home, value: '90000' });
     expect(codes(await move(noLease.reference, { stage: 'won' }))).toEqual(['no_lease']);
     const landlord = await w.contact();
-    const leaseKey = (await w.api.createKey(w.company.id, { scopes: ['write:leases'] })).secret;
-    const lease = await w.api.request('/api/v1/leases', {
-      host: w.company.host,
-      key: leaseKey,
-      body: {
-        home,
-        renter: person,
-        landlord,
-        term: { start: '2027-01-01', end: '2027-12-31' },
-        rent: { amount: '90000', period: 'year' },
-        schedule: { payments: 4 },
-      },
+    const lease = await leasesOf(w).postRaw({
+      home,
+      renter: person,
+      landlord,
+      term: { start: '2027-01-01', end: '2027-12-31' },
+      rent: { amount: '90000', period: 'year' },
+      schedule: { payments: 4 },
     });
-    expect(lease.status, lease.text).toBe(201);
+    expect(lease.response.status, JSON.stringify(lease.error)).toBe(201);
     const leased = await w.deal({ person, pipeline: 'leasing', home, value: '90000' });
     expect(codes(await move(leased.reference, { stage: 'won' }))).toEqual([]);
     const otherPerson = await w.deal({ pipeline: 'leasing', home, value: '90000' });
@@ -134,8 +137,8 @@ describe('POST /deals/{reference}/move', () => {
     const deal = await w.deal();
     await move(deal.reference, { stage: 'offer' });
     const stale = await move(deal.reference, { stage: 'won' }, { 'If-Match': '"v1"' });
-    expect(stale.status).toBe(412);
-    expect((await w.get(`/deals/${deal.reference}`)).json.stage).toBe('offer');
+    expect(stale.response.status).toBe(412);
+    expect((await read(deal.reference))?.stage).toBe('offer');
   });
 });
 
@@ -154,7 +157,7 @@ describe('stages in use', () => {
       'PUT',
     );
     expect(renamed.status).toBe(200);
-    expect((await w.get(`/deals/${deal.reference}`)).json.probability).toBe(65);
+    expect((await read(deal.reference))?.probability).toBe(65);
   });
 });
 
@@ -180,11 +183,11 @@ describe('moveWarnings', () => {
         w.admin(`/pipelines/sales/stages/${key}`, undefined, 'DELETE'),
         move(deal.reference, { stage: key }),
       ]);
-      const outcome = `${removed.status}/${moved.status}`;
-      expect(['204/400', '409/200'], `${outcome} ${moved.text} ${removed.text}`).toContain(outcome);
-      const now = (await w.get(`/deals/${deal.reference}`)).json.stage;
-      expect(now).toBe(moved.status === 200 ? key : 'new');
-      if (moved.status === 200) expect((await move(deal.reference, { stage: 'new' })).status).toBe(200);
+      const outcome = `${removed.status}/${moved.response.status}`;
+      expect(['204/400', '409/200'], `${outcome} ${JSON.stringify(moved.error)} ${removed.text}`).toContain(outcome);
+      const now = (await read(deal.reference))?.stage;
+      expect(now).toBe(moved.response.status === 200 ? key : 'new');
+      if (moved.response.status === 200) expect((await move(deal.reference, { stage: 'new' })).response.status).toBe(200);
       if (removed.status === 409) expect((await w.admin(`/pipelines/sales/stages/${key}`, undefined, 'DELETE')).status).toBe(204);
     }
   });

@@ -1,27 +1,46 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addBlock, codes, type Ctx, day, newHome, nextWeekday, plusDays, quote, setup, studio, villa, weekday } from './support';
+import { type World, world } from '../support/world';
+import { day, nextWeekday, plainTerms, plusDays, studio, type Terms, villa, weekday } from './support';
 
-let ctx: Ctx;
+let w: World;
 
 beforeAll(async () => {
-  ctx = await setup();
+  // A development workspace, as the booking tests use.
+  w = await world({ environment: 'development' });
 });
-afterAll(() => ctx.api.close());
+afterAll(() => w.close());
+
+type HomeOptions = { price?: string; bedrooms?: number; max_guests?: number; terms?: Partial<Terms> };
+/** A new holiday home of `on`'s company: plain terms, 100.00 a night, 2 bedrooms, 6 guests, unless given. */
+const newHome = (o: HomeOptions = {}, on: World = w) =>
+  on.holidayHome(
+    { ...plainTerms, ...o.terms },
+    { status: 'published', price: o.price ?? '100.00', bedrooms: o.bedrooms ?? 2, max_guests: o.max_guests ?? 6 },
+  );
+/** GET /listings/{slug}/quote, as anyone may ask it. */
+const quote = (home: string, checkIn: string, checkOut: string, guests = 2, on: World = w) =>
+  on.anonymous.GET('/api/v1/listings/{slug}/quote', {
+    params: { path: { slug: home }, query: { check_in: checkIn, check_out: checkOut, guests } },
+  });
+/** Codes of a problem's `errors`. */
+const codes = (res: { error?: { errors?: Array<{ code: string }> } }) => (res.error?.errors ?? []).map((e) => e.code);
+const addBlock = (home: string, startsOn: string, endsOn: string) =>
+  w.admin(`/listings/${encodeURIComponent(home)}/blocks`, { reason: 'owner', starts_on: startsOn, ends_on: endsOn });
 
 const dates = (from: string, nights: number) => Array.from({ length: nights }, (_, i) => plusDays(from, i));
 
 describe('prices', () => {
   it('adds many small prices exactly: 30 nights at 0.10, fees and deposit as exact decimal strings', async () => {
-    const home = await newHome(ctx, {
+    const home = await newHome({
       price: '0.10',
       bedrooms: 3,
       terms: { cleaning_fee: '0.20', tourism_fee_per_bedroom_night: '0.10', deposit: '0.30', tourism_fee_max_nights: 30 },
     });
     const checkIn = day(10);
-    const res = await quote(ctx, home, checkIn, plusDays(checkIn, 30));
-    expect(res.status, res.text).toBe(200);
-    expect(res.headers.get('Cache-Control')).toBe('no-store');
-    expect(res.json).toEqual({
+    const res = await quote(home, checkIn, plusDays(checkIn, 30));
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+    expect(res.response.headers.get('Cache-Control')).toBe('no-store');
+    expect(res.data).toEqual({
       listing: home,
       check_in: checkIn,
       check_out: plusDays(checkIn, 30),
@@ -36,20 +55,20 @@ describe('prices', () => {
       total: '12.20',
       deposit: '0.30',
     });
-    const one = await quote(ctx, home, checkIn, plusDays(checkIn, 1));
-    expect([one.json.subtotal, one.json.total]).toEqual(['0.10', '0.60']);
+    const one = await quote(home, checkIn, plusDays(checkIn, 1));
+    expect([one.data?.subtotal, one.data?.total]).toEqual(['0.10', '0.60']);
   });
 
   it('keeps large amounts exact', async () => {
-    const home = await newHome(ctx, { price: '123456789.01', terms: { cleaning_fee: '0.99' } });
-    const res = await quote(ctx, home, day(10), day(100));
-    expect(res.json.subtotal).toBe('11111111010.90');
-    expect(res.json.total).toBe('11111111011.89');
+    const home = await newHome({ price: '123456789.01', terms: { cleaning_fee: '0.99' } });
+    const res = await quote(home, day(10), day(100));
+    expect(res.data?.subtotal).toBe('11111111010.90');
+    expect(res.data?.total).toBe('11111111011.89');
   });
 
   it('prices each night at the base, weekend or season rate; weekend nights by weekday with 0 = Monday', async () => {
     const monday = nextWeekday(0, 10);
-    const home = await newHome(ctx, {
+    const home = await newHome({
       price: '100.00',
       terms: {
         weekend_nights: [0, 4], // Monday and Friday nights
@@ -68,26 +87,26 @@ describe('prices', () => {
         ],
       },
     });
-    const res = await quote(ctx, home, monday, plusDays(monday, 21));
-    expect(res.status, res.text).toBe(200);
+    const res = await quote(home, monday, plusDays(monday, 21));
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
     const expected = dates(monday, 21).map((date, i) => {
       const weekend = [0, 4].includes(weekday(date));
       if (i >= 14) return { date, rate: 'season', price: '80.00' };
       if (i >= 7) return { date, rate: 'season', price: weekend ? '250.00' : '200.00' };
       return { date, rate: weekend ? 'weekend' : 'base', price: weekend ? '150.00' : '100.00' };
     });
-    expect(res.json.nights).toEqual(expected);
+    expect(res.data?.nights).toEqual(expected);
     // 5×100 + 2×150 | 5×200 + 2×250 | 7×80
-    expect(res.json.subtotal).toBe('2860.00');
-    expect(res.json.fees).toEqual([]);
-    expect(res.json.total).toBe('2860.00');
+    expect(res.data?.subtotal).toBe('2860.00');
+    expect(res.data?.fees).toEqual([]);
+    expect(res.data?.total).toBe('2860.00');
   });
 
   it('uses the base price on weekend nights when no weekend price is set', async () => {
     const friday = nextWeekday(4, 10);
-    const home = await newHome(ctx, { price: '70.00', terms: { weekend_price: null } });
-    const res = await quote(ctx, home, friday, plusDays(friday, 2));
-    expect(res.json.nights.map((n: { rate: string; price: string }) => [n.rate, n.price])).toEqual([
+    const home = await newHome({ price: '70.00', terms: { weekend_price: null } });
+    const res = await quote(home, friday, plusDays(friday, 2));
+    expect(res.data?.nights.map((n) => [n.rate, n.price])).toEqual([
       ['base', '70.00'],
       ['base', '70.00'],
     ]);
@@ -100,24 +119,24 @@ describe('prices', () => {
       tourism_fee_max_nights: 30,
       deposit: '3000.00',
     };
-    const home = await newHome(ctx, { price: '1000.00', bedrooms: 3, terms });
-    const short = await quote(ctx, home, day(10), day(15));
-    expect(short.json.fees).toEqual([
+    const home = await newHome({ price: '1000.00', bedrooms: 3, terms });
+    const short = await quote(home, day(10), day(15));
+    expect(short.data?.fees).toEqual([
       { code: 'cleaning', amount: '450.00' },
       { code: 'tourism_fee', amount: '225.00' }, // 3 bedrooms × 5 nights × 15
     ]);
-    expect(short.json.total).toBe('5675.00');
-    expect(short.json.deposit).toBe('3000.00');
-    const long = await quote(ctx, home, day(10), day(50));
-    expect(long.json.fees[1]).toEqual({ code: 'tourism_fee', amount: '1350.00' }); // capped at 30 nights
-    expect(long.json.total).toBe('41800.00');
-    const studioHome = await newHome(ctx, { price: '100.00', bedrooms: 0, terms });
-    const studioQuote = await quote(ctx, studioHome, day(10), day(14));
-    expect(studioQuote.json.fees[1]).toEqual({ code: 'tourism_fee', amount: '60.00' }); // a studio counts as 1 bedroom
+    expect(short.data?.total).toBe('5675.00');
+    expect(short.data?.deposit).toBe('3000.00');
+    const long = await quote(home, day(10), day(50));
+    expect(long.data?.fees[1]).toEqual({ code: 'tourism_fee', amount: '1350.00' }); // capped at 30 nights
+    expect(long.data?.total).toBe('41800.00');
+    const studioHome = await newHome({ price: '100.00', bedrooms: 0, terms });
+    const studioQuote = await quote(studioHome, day(10), day(14));
+    expect(studioQuote.data?.fees[1]).toEqual({ code: 'tourism_fee', amount: '60.00' }); // a studio counts as 1 bedroom
     // The demo catalogue's studio too.
-    const demoStudio = await quote(ctx, studio, day(10), day(14));
-    expect(demoStudio.status, demoStudio.text).toBe(200);
-    expect(demoStudio.json.fees).toContainEqual({ code: 'tourism_fee', amount: '60.00' });
+    const demoStudio = await quote(studio, day(10), day(14));
+    expect(demoStudio.response.status, JSON.stringify(demoStudio.error)).toBe(200);
+    expect(demoStudio.data?.fees).toContainEqual({ code: 'tourism_fee', amount: '60.00' });
   });
 
   it('writes amounts with the currency’s minor digits (JPY none, KWD three)', async () => {
@@ -125,15 +144,15 @@ describe('prices', () => {
       ['JPY', '100', '1000'],
       ['KWD', '100.250', '1002.550'],
     ] as const) {
-      const other = await setup({ api: ctx.api, overrides: { currency } });
-      const home = await newHome(other, { price: currency === 'JPY' ? '99.50' : '100.25', terms: { cleaning_fee: '0.05' } });
-      const res = await quote(other, home, day(10), day(20));
-      expect(res.status, res.text).toBe(200);
-      expect(res.json.currency).toBe(currency);
-      expect(res.json.nights[0].price).toBe(night);
+      const other = await world({ api: w.api, environment: 'development', company: { currency } });
+      const home = await newHome({ price: currency === 'JPY' ? '99.50' : '100.25', terms: { cleaning_fee: '0.05' } }, other);
+      const res = await quote(home, day(10), day(20), 2, other);
+      expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+      expect(res.data?.currency).toBe(currency);
+      expect(res.data?.nights[0]?.price).toBe(night);
       // JPY: each night rounds half up to 100, the fee to 0; KWD: 10 × 100.250 + 0.050
-      expect(res.json.total).toBe(currency === 'JPY' ? '1000' : total);
-      expect(res.json.deposit).toBe(currency === 'JPY' ? '0' : '0.000');
+      expect(res.data?.total).toBe(currency === 'JPY' ? '1000' : total);
+      expect(res.data?.deposit).toBe(currency === 'JPY' ? '0' : '0.000');
     }
   });
 });
@@ -143,7 +162,7 @@ describe('problems', () => {
   let closedTuesday: string;
 
   beforeAll(async () => {
-    home = await newHome(ctx, {
+    home = await newHome({
       max_guests: 4,
       terms: {
         min_nights: 3,
@@ -154,8 +173,8 @@ describe('problems', () => {
         available_to: day(65),
       },
     });
-    expect((await addBlock(ctx, home, day(50), day(52))).status).toBe(201);
-    closedTuesday = await newHome(ctx, { max_guests: 4, terms: { min_nights: 3, closed_arrival_days: [1] } });
+    expect((await addBlock(home, day(50), day(52))).status).toBe(201);
+    closedTuesday = await newHome({ max_guests: 4, terms: { min_nights: 3, closed_arrival_days: [1] } });
   });
 
   it.each([
@@ -168,9 +187,9 @@ describe('problems', () => {
     ['unavailable', 49, 3, 2], // the block
     ['unavailable', 51, 1 + 2, 2], // starts inside the block
   ] as const)('refuses %s with 400 and the rule’s code (day %i, %i nights, %i guests)', async (code, offset, nights, guests) => {
-    const res = await quote(ctx, home, day(offset), day(offset + nights), guests);
-    expect(res.status, res.text).toBe(400);
-    expect(res.json.code).toBe(code);
+    const res = await quote(home, day(offset), day(offset + nights), guests);
+    expect(res.response.status, JSON.stringify(res.error)).toBe(400);
+    expect(res.error?.code).toBe(code);
     expect(codes(res)).toEqual([code]);
   });
 
@@ -184,59 +203,60 @@ describe('problems', () => {
       [47, 3, 2], // check_out on the block's first night
       [52, 3, 2], // check_in on the block's end
     ] as const) {
-      const res = await quote(ctx, home, day(offset), day(offset + nights), guests);
-      expect(res.status, `day ${offset}, ${nights} nights, ${guests} guests: ${res.text}`).toBe(200);
+      const res = await quote(home, day(offset), day(offset + nights), guests);
+      expect(res.response.status, `day ${offset}, ${nights} nights, ${guests} guests: ${JSON.stringify(res.error)}`).toBe(200);
     }
   });
 
   it('refuses an arrival on a closed weekday with arrival_day (0 = Monday), and takes the days around it', async () => {
     const tuesday = nextWeekday(1, 30);
-    const res = await quote(ctx, closedTuesday, tuesday, plusDays(tuesday, 3));
-    expect(res.status).toBe(400);
-    expect(res.json.code).toBe('arrival_day');
+    const res = await quote(closedTuesday, tuesday, plusDays(tuesday, 3));
+    expect(res.response.status).toBe(400);
+    expect(res.error?.code).toBe('arrival_day');
     expect(codes(res)).toEqual(['arrival_day']);
     for (const start of [plusDays(tuesday, -1), plusDays(tuesday, 1)]) {
-      expect((await quote(ctx, closedTuesday, start, plusDays(start, 3))).status).toBe(200);
+      expect((await quote(closedTuesday, start, plusDays(start, 3))).response.status).toBe(200);
     }
     // A stay over a Tuesday that does not start on one is fine.
-    expect((await quote(ctx, closedTuesday, plusDays(tuesday, -2), plusDays(tuesday, 2))).status).toBe(200);
+    expect((await quote(closedTuesday, plusDays(tuesday, -2), plusDays(tuesday, 2))).response.status).toBe(200);
   });
 
   it('refuses a check-in within notice_hours, and one in the past, with notice', async () => {
-    const near = await newHome(ctx, { terms: { notice_hours: 72 } });
-    expect((await quote(ctx, near, day(2), day(4))).json.code).toBe('notice'); // at most 57 hours away
-    expect((await quote(ctx, near, day(4), day(6))).status).toBe(200); // at least 81 hours away
-    const none = await newHome(ctx, { terms: { notice_hours: 0 } });
-    const past = await quote(ctx, none, day(-3), day(-1));
-    expect(past.status).toBe(400);
-    expect(past.json.code).toBe('notice');
+    const near = await newHome({ terms: { notice_hours: 72 } });
+    expect((await quote(near, day(2), day(4))).error?.code).toBe('notice'); // at most 57 hours away
+    expect((await quote(near, day(4), day(6))).response.status).toBe(200); // at least 81 hours away
+    const none = await newHome({ terms: { notice_hours: 0 } });
+    const past = await quote(none, day(-3), day(-1));
+    expect(past.response.status).toBe(400);
+    expect(past.error?.code).toBe('notice');
   });
 
   it('lists every broken rule in `errors`, the first as the code', async () => {
     const tuesday = nextWeekday(1, 30);
-    const res = await quote(ctx, closedTuesday, tuesday, plusDays(tuesday, 1), 9);
-    expect(res.status).toBe(400);
-    expect(res.json.code).toBe('guests');
+    const res = await quote(closedTuesday, tuesday, plusDays(tuesday, 1), 9);
+    expect(res.response.status).toBe(400);
+    expect(res.error?.code).toBe('guests');
     expect(codes(res)).toEqual(['guests', 'min_nights', 'arrival_day']);
-    expect(res.json.errors.map((e: { path: string }) => e.path)).toEqual(['guests', 'check_out', 'check_in']);
+    expect(res.error?.errors?.map((e) => e.path)).toEqual(['guests', 'check_out', 'check_in']);
   });
 
   it('refuses check_out on or before check_in with 400 invalid_request', async () => {
     for (const checkOut of [day(30), day(29)]) {
-      const res = await quote(ctx, villa, day(30), checkOut);
-      expect(res.status).toBe(400);
-      expect(res.json.code).toBe('invalid_request');
-      expect(res.json.errors[0].path).toBe('check_out');
+      const res = await quote(villa, day(30), checkOut);
+      expect(res.response.status).toBe(400);
+      expect(res.error?.code).toBe('invalid_request');
+      expect(res.error?.errors?.[0]?.path).toBe('check_out');
     }
   });
 
   it('refuses missing or malformed parameters with 400, and answers 404 for a home that takes no bookings', async () => {
     for (const query of ['', `?check_in=${day(30)}&check_out=${day(33)}`, `?check_in=x&check_out=${day(33)}&guests=2`]) {
-      const res = await ctx.api.request(`/api/v1/listings/${villa}/quote${query}`, { host: ctx.company.host });
+      // Queries the document does not allow, sent as they are.
+      const res = await w.api.request(`/api/v1/listings/${villa}/quote${query}`, { host: w.company.host });
       expect(res.status, query).toBe(400);
     }
-    expect((await quote(ctx, 'marina-gate-2br-sea-view', day(30), day(33))).status).toBe(404);
-    const off = await setup({ api: ctx.api, settings: { bookings_enabled: false } });
-    expect((await quote(off, villa, day(30), day(33))).status).toBe(404);
+    expect((await quote('marina-gate-2br-sea-view', day(30), day(33))).response.status).toBe(404);
+    const off = await world({ api: w.api, environment: 'development', settings: { bookings_enabled: false } });
+    expect((await quote(villa, day(30), day(33), 2, off)).response.status).toBe(404);
   });
 });

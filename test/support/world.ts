@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { randomToken } from '../../lib/crypto';
 import { developmentToken } from '../../lib/spam-check';
 import { demoPipelines } from '../../functions/pipelines/demo';
+import type { components } from '../../clients/typescript/src/index';
 import { type Scope, scopes } from '../../schema/common/scopes';
 import { type TestClient, testClient } from './client';
 import { createTestApi, demo, type RequestOptions, type TestApi } from './harness';
@@ -27,6 +28,8 @@ export type WorldOptions = {
 
 /** A key as the admin API gave it. */
 export type Key = { secret: string; prefix: string };
+
+type Schemas = components['schemas'];
 
 /** The origin the world's publishable keys accept forms from. */
 export const formOrigin = 'https://www.example.com';
@@ -119,6 +122,11 @@ export async function world(options: WorldOptions = {}) {
     /** A publishable key for forms from {@link formOrigin}. */
     publishableKey: async (leadTypes: Array<'enquiry' | 'listing_request' | 'booking'> = ['enquiry', 'booking']) =>
       (await api.createKey(company.id, { kind: 'publishable', origins: [formOrigin], lead_types: leadTypes })).secret,
+    /** The typed client of a page on {@link formOrigin}: a new publishable key on its POSTs (forms, booking requests), its Origin. */
+    formClient: async (leadTypes?: Array<'enquiry' | 'listing_request' | 'booking'>): Promise<TestClient> =>
+      testClient(api, { host: company.host, publishableKey: await w.publishableKey(leadTypes), headers: { Origin: formOrigin } }),
+    /** The typed client without a key: what anyone may read (listings, availability, quotes). */
+    anonymous: testClient(api, { host: company.host }),
     /** A request to the company's public API (`/api/v1` + path), with the every-scope key unless another is given. */
     request: (path: string, o: RequestOptions = {}) =>
       api.request(`/api/v1${path}`, { host: company.host, key: key.secret, ...o }),
@@ -166,7 +174,10 @@ export async function world(options: WorldOptions = {}) {
       });
       return slug;
     },
-    /** The types of the company's events whose data names `reference` (any field), oldest first. */
+    /**
+     * The types of the company's events whose data names `reference` (any field), oldest first. The events of one
+     * transaction share its `created_at` (and their ids are random), so within one they are given in name order.
+     */
     eventsOf: async (reference: string) =>
       (
         await api.db
@@ -175,7 +186,7 @@ export async function world(options: WorldOptions = {}) {
           .where('company_id', '=', company.id)
           .where(sql<boolean>`exists (select from jsonb_each_text(data) as field where field.value = ${reference})`)
           .orderBy('created_at')
-          .orderBy('id')
+          .orderBy('type')
           .execute()
       ).map((e) => e.type),
     /** The company's events of one type whose `data.reference` is `reference`, oldest first, as stored. */
@@ -189,22 +200,25 @@ export async function world(options: WorldOptions = {}) {
         .orderBy('created_at')
         .orderBy('id')
         .execute(),
+    /** Every event of the company, oldest first, as stored. */
+    allEvents: () =>
+      api.db.selectFrom('events').selectAll().where('company_id', '=', company.id).orderBy('created_at').orderBy('id').execute(),
     /** A development token for a form's spam check, as the company's Turnstile stand-in accepts it. */
     challenge: developmentToken,
     // --- Maintenance and pipelines (issues 22 and 28): records of those groups, made through the public API. ---
-    /** A new job (a plumbing leak unless `body` says otherwise) on `home`, default a lease listing the world keeps free of leases. */
-    job: async (body: Record<string, unknown> = {}) => {
-      const res = await w.request('/jobs', {
-        body: { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'A leak.', ...body },
-      });
-      if (res.status !== 201) throw new Error(`job not added: ${res.text}`);
-      return res.json as { reference: string };
+    /** A new job (a plumbing leak unless `body` says otherwise) on `home`, default a lease listing with no lease unless a test gives it one; as answered. */
+    job: async (body: Partial<Schemas['JobInput']> = {}) => {
+      const sent = { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'A leak.', ...body } as Schemas['JobInput'];
+      const { data, error } = await client.POST('/api/v1/jobs', { body: sent });
+      if (!data) throw new Error(`job not added: ${JSON.stringify(error)}`);
+      return data;
     },
     /** A new contractor (a firm doing plumbing unless `body` says otherwise), by its id. */
-    contractor: async (body: Record<string, unknown> = {}) => {
-      const res = await w.request('/contractors', { body: { name: `Fixers ${unique()}`, trades: ['plumbing'], ...body } });
-      if (res.status !== 201) throw new Error(`contractor not added: ${res.text}`);
-      return res.json.contractor_id as string;
+    contractor: async (body: Partial<Schemas['ContractorInput']> = {}) => {
+      const sent = { name: `Fixers ${unique()}`, trades: ['plumbing'], ...body } as Schemas['ContractorInput'];
+      const { data, error } = await client.POST('/api/v1/contractors', { body: sent });
+      if (!data) throw new Error(`contractor not added: ${JSON.stringify(error)}`);
+      return data.contractor_id;
     },
     /** The demo pipelines (sales, leasing) added to the company, once per world. */
     pipelines: async () => {
@@ -216,20 +230,20 @@ export async function world(options: WorldOptions = {}) {
       })();
       await pipelinesAdded;
     },
-    /** A new deal in the sales pipeline (the demo pipelines added first), of a new person unless `body` names one. */
-    deal: async (body: Record<string, unknown> = {}) => {
+    /** A new deal in the sales pipeline (the demo pipelines added first), of a new person unless `body` names one; as answered. */
+    deal: async (body: Schemas['DealInput'] = {}) => {
       await w.pipelines();
       const person = body.person ?? (await contact());
-      const res = await w.request('/deals', { body: { person, title: 'A deal', ...body } });
-      if (res.status !== 201) throw new Error(`deal not added: ${res.text}`);
-      return res.json as { reference: string; person: string };
+      const { data, error } = await client.POST('/api/v1/deals', { body: { person, title: 'A deal', ...body } });
+      if (!data) throw new Error(`deal not added: ${JSON.stringify(error)}`);
+      return data;
     },
-    /** A new viewing planned on `deal` (a new deal on the demo's sale home unless given). */
-    viewing: async (body: Record<string, unknown> = {}) => {
+    /** A new viewing planned on `deal` (a new deal on the demo's sale home unless given); as answered. */
+    viewing: async (body: Partial<Schemas['ViewingInput']> = {}) => {
       const deal = body.deal ?? (await w.deal({ home: homes.sale })).reference;
-      const res = await w.request('/viewings', { body: { deal, time: '2030-01-15T10:00:00Z', ...body } });
-      if (res.status !== 201) throw new Error(`viewing not planned: ${res.text}`);
-      return res.json as { reference: string };
+      const { data, error } = await client.POST('/api/v1/viewings', { body: { deal, time: '2030-01-15T10:00:00Z', ...body } });
+      if (!data) throw new Error(`viewing not planned: ${JSON.stringify(error)}`);
+      return data;
     },
     // --- end of maintenance and pipelines ---
     /** Closes the API when the world made it (an API handed in is its maker's to close). */
@@ -296,9 +310,9 @@ export function leasesOf(w: World) {
       if (!data) throw new Error(`lease not added: ${JSON.stringify(error)}`);
       return data;
     },
-    /** An active lease on a lease listing no other lease of the world has (four per world), as answered. */
+    /** An active lease on `home`, else on a lease listing no other lease of the world has (four per world), as answered. */
     active: async (overrides: Body = {}) => {
-      const draft = await l.draft({ home: w.leaseHome(), ...overrides });
+      const draft = await l.draft({ ...overrides, home: overrides.home ?? w.leaseHome() });
       const { data, error } = await l.activate(draft.reference);
       if (!data) throw new Error(`lease not activated: ${JSON.stringify(error)}`);
       return data;
