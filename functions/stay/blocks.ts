@@ -27,7 +27,14 @@ export async function homeBlocks(executor: Executor, companyId: string, slug: st
 }
 
 /** A block as staff's writes answer it (a staff block has no channel). */
-export type StaffBlock = { id: string; reason: BlockValue['reason']; channel: null; starts_on: string; ends_on: string; note: string };
+export type StaffBlock = {
+  id: string;
+  reason: BlockValue['reason'];
+  channel: null;
+  starts_on: string;
+  ends_on: string;
+  note: string;
+};
 
 /**
  * Blocks [starts_on, ends_on) of a home in two round trips: the home read with its `calendar_version` and the stays

@@ -165,7 +165,12 @@ export function stepBooking(
       [
         lockedTermsCte('terms', booking.listing_id),
         sql`changed as (${update})`,
-        eventCtes('booking', newEventId(), { companyId, type: event[action], causedBy, data: bookingEventData(booking) }, 'changed'),
+        eventCtes(
+          'booking',
+          newEventId(),
+          { companyId, type: event[action], causedBy, data: bookingEventData(booking) },
+          'changed',
+        ),
       ],
       sql`select c.*, l.slug_en as listing_slug, p.reference as person_reference
         from changed c join listings l on l.id = c.listing_id left join contacts p on p.id = c.contact_id`,
@@ -190,11 +195,12 @@ export function lapsedBy(booking: Pick<BookingRow, 'status' | 'hold_expires_at' 
 }
 
 /**
- * Scheduled work (and every booking write, for the rows it touches): cancels holds staff did not confirm in
- * time and confirmed bookings not paid within the payment window, each with `booking.cancelled` from `system`.
- * Locks in the order every booking write uses, the homes' terms rows first (in listing order), then their
- * bookings: cancelling bumps the terms' calendar_version (a trigger), so taking the booking rows first would
- * deadlock with a booking request that holds a home's terms and releases the same lapsed hold.
+ * Scheduled work (a booking request releases the lapsed holds of its home in its own statement, hold.ts; a staff step
+ * refuses a lapsed booking): cancels holds staff did not confirm in time and confirmed bookings not paid within the
+ * payment window, each with `booking.cancelled` from `system`. Locks in the order every booking write uses, the homes'
+ * terms rows first (in listing order), then their bookings: cancelling bumps the terms' calendar_version (a trigger),
+ * so taking the booking rows first would deadlock with a booking request that holds a home's terms and releases the
+ * same lapsed hold.
  */
 export async function expireBookings(
   trx: Trx,
