@@ -150,3 +150,17 @@ export function staysHoldingQuery(
       ]),
     );
 }
+
+/**
+ * The CTE `<name>` of a calendar write's statement: the home's terms row locked (FOR NO KEY UPDATE, the bare row, as
+ * {@link lockHomeCalendar} locks it), with its `calendar_version`, `rules_version` and terms as the row is when locked:
+ * its latest committed version even after waiting for the lock (the statement's snapshot is not). The statement's
+ * first write reads it in its guard (`exists (select from <name>)`, or a version compared with the one read before), a
+ * condition on no row that is evaluated before the write locks any row: the terms row is locked first, as by every
+ * calendar write. `listingId`: a value, or SQL (a parenthesised subquery of an earlier CTE).
+ */
+export function lockedTermsCte(name: string, listingId: string | RawBuilder<string>): RawBuilder<unknown> {
+  return sql`${sql.raw(name)} as (
+    select * from holiday_home_terms where listing_id = ${listingId}::uuid for no key update
+  )`;
+}

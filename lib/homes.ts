@@ -1,4 +1,5 @@
-import type { Trx } from './db/index';
+import { sql } from 'kysely';
+import type { Executor, Trx } from './db/index';
 import type { HomeTermsValue } from '../schema/common/homes';
 
 /** Replaces a holiday home's terms and seasons (the row exists: a trigger adds it with every holiday home). */
@@ -12,4 +13,39 @@ export async function setHomeTerms(trx: Trx, listingId: string, terms: HomeTerms
       .values(seasons.map((season) => ({ ...season, listing_id: listingId })))
       .execute();
   }
+}
+
+/**
+ * Replaces a holiday home's terms and seasons in one statement, if its `rules_version` is still `rulesVersion` (the one
+ * read before): the update locks the terms row, and the locked row is the latest committed version even after waiting,
+ * so an unchanged version proves no terms, season or block changed since the read (each bumps it under the same lock).
+ * The seasons are deleted, then the new ones inserted (after the delete, for the seasons' exclusion constraint).
+ * False when the version moved: nothing was written.
+ */
+export async function setHomeTermsAt(
+  executor: Executor,
+  listingId: string,
+  rulesVersion: string,
+  terms: HomeTermsValue,
+): Promise<boolean> {
+  const { seasons, ...rest } = terms;
+  const update = executor
+    .updateTable('holiday_home_terms')
+    .set(rest)
+    .where('listing_id', '=', listingId)
+    .where('rules_version', '=', rulesVersion)
+    .returning('listing_id');
+  const { rows } = await sql`
+    with terms as (${update}),
+    gone as (delete from holiday_home_seasons where listing_id = (select listing_id from terms) returning 1),
+    added as (
+      insert into holiday_home_seasons (listing_id, name, starts_on, ends_on, nightly_price, weekend_price)
+      select terms.listing_id, s.name, s.starts_on, s.ends_on, s.nightly_price, s.weekend_price
+      from terms, (select count(*) from gone) as first,
+        jsonb_to_recordset(${JSON.stringify(seasons)}::jsonb)
+          as s (name text, starts_on date, ends_on date, nightly_price numeric, weekend_price numeric)
+      returning 1
+    )
+    select listing_id from terms`.execute(executor);
+  return rows.length > 0;
 }

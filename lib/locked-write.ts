@@ -9,10 +9,10 @@ import { type Stale, type WriteScope, writeOnce } from './write';
  * attempt is not stale again for the record's sake; another guard (a contractor stopped, a night taken meanwhile) may
  * still make it stale, and it is then run once more the same way (at most lib/write.ts's `writeTries`).
  */
-export async function writeLockedWhenStale<T>(
-  scope: WriteScope,
+export async function writeLockedWhenStale<T, S extends Pick<WriteScope, 'db'> = WriteScope>(
+  scope: S,
   lock: (trx: Trx) => Promise<unknown>,
-  attempt: (scope: WriteScope) => Promise<T | Stale>,
+  attempt: (scope: S) => Promise<T | Stale>,
 ): Promise<T> {
   return writeOnce(async (tryNumber) => {
     if (tryNumber === 1) return attempt(scope);

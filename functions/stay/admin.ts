@@ -7,10 +7,9 @@ import { json, jsonBody, pageQuery } from '../../schema/common/api';
 import { WarningSchema } from '../../schema/common/warnings';
 import { AdminBookingSchema, BlockInput, BlockSchema } from '../../schema/stay/bookings';
 import { blockNights, homeBlocks, unblock } from './blocks';
-import { type BookingAction, applyBookingAction, bookingsPage, shownBooking } from './bookings';
+import { type BookingAction, bookingsPage, shownBooking, stepBooking } from './bookings';
 import { presentAdminBooking } from './bookings.present';
 import { holidayHomeId, replaceHomeTerms } from './homes';
-import { importStaleWarnings } from './import-health';
 
 const bookingParams = companyParam.extend({ reference: z.string().min(1).max(40) });
 const listingParams = companyParam.extend({ slug: z.string().min(1).max(200) });
@@ -98,24 +97,22 @@ const getBooking: Handler<typeof get> = async (c) => {
 };
 
 /** Confirm, mark paid or cancel, as staff (`caused_by: admin`), by the services' clock. */
-const stepBooking = (action: BookingAction): Handler<typeof markPaid> =>
+const stepBookingAs = (action: BookingAction): Handler<typeof markPaid> =>
   async function bookingStep(c) {
     const { company_id, reference } = c.req.valid('param');
     const { db, now } = c.var.services;
-    await db.transaction().execute((trx) => applyBookingAction(trx, company_id, reference, action, 'admin', now()));
-    return c.json(presentAdminBooking(await shownBooking(db, company_id, reference)), 200);
+    const { booking } = await stepBooking(db, company_id, reference, action, 'admin', now());
+    return c.json(presentAdminBooking(booking), 200);
   };
 /** Confirm, with the `import_stale` warnings of the home's calendar imports (never a refusal). */
 const confirmBooking: Handler<typeof confirm> = async (c) => {
   const { company_id, reference } = c.req.valid('param');
   const { db, now } = c.var.services;
-  const at = now();
-  await db.transaction().execute((trx) => applyBookingAction(trx, company_id, reference, 'confirm', 'admin', at));
-  const warnings = await importStaleWarnings(db, company_id, reference, at);
-  return c.json({ ...presentAdminBooking(await shownBooking(db, company_id, reference)), warnings }, 200);
+  const { booking, warnings } = await stepBooking(db, company_id, reference, 'confirm', 'admin', now());
+  return c.json({ ...presentAdminBooking(booking), warnings }, 200);
 };
-const markBookingPaid = stepBooking('mark_paid');
-const cancelBooking = stepBooking('cancel');
+const markBookingPaid = stepBookingAs('mark_paid');
+const cancelBooking = stepBookingAs('cancel');
 
 const putBookingTerms: Handler<typeof putTerms> = async (c) => {
   const { company_id, slug } = c.req.valid('param');

@@ -2,13 +2,15 @@ import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../schema/db';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
-import { lockHomeCalendar } from '../../lib/calendar';
+import { lockedTermsCte } from '../../lib/calendar';
 import { pageOf, paginate } from '../../lib/pagination';
 import { checkMove, statusMachine } from '../../lib/transitions';
 import type { ShownBookingRow } from './bookings.present';
-import { type CausedBy, recordEvent } from '../../lib/events';
+import { type CausedBy, eventCtes, newEventId, recordEvent } from '../../lib/events';
 import type { BookingRow } from '../../schema/stay/db';
 import { transactionRetryingConflict } from '../../lib/external-ids';
+import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
+import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
 import type { Stay } from './rules';
 
 /** Booking events carry the booking's id and reference and the listing's id, never the guest. */
@@ -107,61 +109,76 @@ export async function shownBooking(executor: Executor, companyId: string, refere
   return booking;
 }
 
-export async function findBooking(executor: Executor, companyId: string, reference: string): Promise<BookingRow> {
-  const booking = await executor
-    .selectFrom('bookings')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('reference', '=', reference)
-    .executeTakeFirst();
-  if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
-  return booking;
-}
+/** A booking as staff see it, read for a step: with its home's out-of-date calendar imports when confirming. */
+type StepRead = ShownBookingRow & { stale_imports?: StaleImport[] };
+
+/** What a staff step answers: the booking as staff see it, and its warnings (a confirm's `import_stale`). */
+export type BookingStep = { booking: ShownBookingRow; warnings: Warning[] };
 
 /**
- * Staff's step on a booking: confirm a held one (its payment window starts), mark a confirmed one paid, or
- * cancel. A hold or payment window that has run out by `now` is released first (the one calendar rule,
- * lib/calendar.ts), so it cannot be confirmed or paid. Locks the home's terms row, then the bare booking row.
+ * Staff's step on a booking, in two round trips (lib/write.ts): the booking read as shown (with its home's stale
+ * calendar imports when confirming), the move checked by the booking's status machine, then one statement that locks
+ * the home's terms row first (lib/calendar.ts, the order of every booking write), moves the booking if its status is
+ * still the one read and it still holds its nights by `now`, records its event and answers it as shown. A booking
+ * whose hold or payment window ran out by `now` holds nothing (the one calendar rule): it is as good as cancelled, so
+ * every step is refused (409, nothing changed; the scheduler releases it). When the status moved meanwhile, the step
+ * is read and checked again (at most three moves ever happen to a booking).
  */
-export async function applyBookingAction(
-  trx: Trx,
+export function stepBooking(
+  db: Db,
   companyId: string,
   reference: string,
   action: BookingAction,
   causedBy: CausedBy,
   now: Date,
-): Promise<BookingRow> {
-  const found = await findBooking(trx, companyId, reference);
-  // The home's terms first, then the booking: the order of every booking write (see expireBookings).
-  await lockHomeCalendar(trx, found.listing_id);
-  await expireBookings(trx, now, { bookingId: found.id });
-  const booking = await trx.selectFrom('bookings').selectAll().where('id', '=', found.id).forUpdate().executeTakeFirstOrThrow();
+): Promise<BookingStep> {
   const to = bookingActions[action];
-  checkMove(bookingStatus, reference, booking.status, to);
-  const set: Record<string, unknown> = { status: to, updated_at: sql`clock_timestamp()` };
-  if (action === 'confirm') {
-    const { payment_window_hours } = await trx
-      .selectFrom('holiday_home_terms')
-      .select('payment_window_hours')
-      .where('listing_id', '=', booking.listing_id)
-      .executeTakeFirstOrThrow();
-    set.confirmed_at = now;
-    set.payment_due_at = new Date(now.getTime() + payment_window_hours * 3_600_000);
-  } else if (action === 'mark_paid') {
-    set.paid_at = now;
-  } else {
-    set.cancelled_at = now;
-    set.cancel_reason = 'staff';
-  }
-  const updated = await trx
-    .updateTable('bookings')
-    .set(set)
-    .where('id', '=', booking.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const event = { confirm: 'booking.confirmed', mark_paid: 'booking.paid', cancel: 'booking.cancelled' } as const;
-  await bookingEvent(trx, updated, event[action], causedBy);
-  return updated;
+  const at = sql<Date>`${now.toISOString()}::timestamptz`;
+  return writeOnce(async (): Promise<BookingStep | Stale> => {
+    const booking = (await shownBookings(db, companyId)
+      .$if(action === 'confirm', (qb) => qb.select(staleImportsColumn(companyId, sql`b.listing_id`, now).as('stale_imports')))
+      .where('b.reference', '=', reference)
+      .executeTakeFirst()) as StepRead | undefined;
+    if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
+    checkMove(bookingStatus, reference, lapsedBy(booking, now) ? 'cancelled' : booking.status, to);
+    const set: Record<string, unknown> = { status: to, updated_at: sql`clock_timestamp()` };
+    if (action === 'confirm') {
+      set.confirmed_at = at;
+      // The payment window of the terms as locked (the latest, even if they changed since the read).
+      set.payment_due_at = sql`${at} + make_interval(hours => (select payment_window_hours from terms))`;
+    } else if (action === 'mark_paid') {
+      set.paid_at = at;
+    } else {
+      set.cancelled_at = at;
+      set.cancel_reason = 'staff';
+    }
+    const update = db
+      .updateTable('bookings')
+      .set(set)
+      .where(sql<boolean>`exists (select from terms)`)
+      .where('id', '=', booking.id)
+      .where('status', '=', booking.status)
+      .where((eb) => eb.not(eb.fn.coalesce(lapsedAt(at)(eb), sql<boolean>`false`)))
+      .returningAll();
+    const event = { confirm: 'booking.confirmed', mark_paid: 'booking.paid', cancel: 'booking.cancelled' } as const;
+    const { rows } = await writeStatement(
+      [
+        lockedTermsCte('terms', booking.listing_id),
+        sql`changed as (${update})`,
+        eventCtes(
+          'booking',
+          newEventId(),
+          { companyId, type: event[action], causedBy, data: bookingEventData(booking) },
+          'changed',
+        ),
+      ],
+      sql`select c.*, l.slug_en as listing_slug, p.reference as person_reference
+        from changed c join listings l on l.id = c.listing_id left join contacts p on p.id = c.contact_id`,
+    ).execute(db);
+    const changed = rows[0] as ShownBookingRow | undefined;
+    if (!changed) return stale;
+    return { booking: changed, warnings: importStaleWarnings(booking.stale_imports ?? []) };
+  });
 }
 
 /** Bookings whose hold (held) or payment window (confirmed) has run out at `now`: they no longer hold their nights. */
@@ -171,12 +188,19 @@ export const lapsedAt = (now: Date | RawBuilder<Date>) => (eb: ExpressionBuilder
     eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '<=', now)]),
   ]);
 
+/** Whether a booking's hold (held) or payment window (confirmed) has run out at `now`, as {@link lapsedAt} says it. */
+export function lapsedBy(booking: Pick<BookingRow, 'status' | 'hold_expires_at' | 'payment_due_at'>, now: Date): boolean {
+  const due = { held: booking.hold_expires_at, confirmed: booking.payment_due_at, paid: null, cancelled: null }[booking.status];
+  return due !== null && new Date(due).getTime() <= now.getTime();
+}
+
 /**
- * Scheduled work (and every booking write, for the rows it touches): cancels holds staff did not confirm in
- * time and confirmed bookings not paid within the payment window, each with `booking.cancelled` from `system`.
- * Locks in the order every booking write uses, the homes' terms rows first (in listing order), then their
- * bookings: cancelling bumps the terms' calendar_version (a trigger), so taking the booking rows first would
- * deadlock with a booking request that holds a home's terms and releases the same lapsed hold.
+ * Scheduled work (a booking request releases the lapsed holds of its home in its own statement, hold.ts; a staff step
+ * refuses a lapsed booking): cancels holds staff did not confirm in time and confirmed bookings not paid within the
+ * payment window, each with `booking.cancelled` from `system`. Locks in the order every booking write uses, the homes'
+ * terms rows first (in listing order), then their bookings: cancelling bumps the terms' calendar_version (a trigger),
+ * so taking the booking rows first would deadlock with a booking request that holds a home's terms and releases the
+ * same lapsed hold.
  */
 export async function expireBookings(
   trx: Trx,

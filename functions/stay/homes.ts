@@ -1,6 +1,9 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Db, Executor } from '../../lib/db/index';
-import { setHomeTerms } from '../../lib/homes';
+import { lockHomeCalendar } from '../../lib/calendar';
+import type { Db, Executor, Trx } from '../../lib/db/index';
+import { setHomeTermsAt } from '../../lib/homes';
+import { writeLockedWhenStale } from '../../lib/locked-write';
+import { stale } from '../../lib/write';
 import type { HomeTermsValue } from '../../schema/common/homes';
 import { notFound } from '../../lib/errors';
 import type { HolidayHomeTerms, SeasonRow } from '../../schema/stay/db';
@@ -100,20 +103,46 @@ export async function findBookableHome(
 /** `15:00:00` → `15:00`. */
 const hhmm = (time: string) => time.slice(0, 5);
 
+/** A company's holiday home by its English or Arabic slug, whatever its status (`l`): callers add columns. */
+export function holidayHomeQuery(executor: Executor, companyId: string, slug: string) {
+  return executor
+    .selectFrom('listings as l')
+    .where('l.company_id', '=', companyId)
+    .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
+    .where('l.listing_type', '=', 'holiday_home');
+}
+
+/** The 404 of a holiday home that is not there. */
+export const holidayHomeNotFound = (slug: string) => notFound(`The holiday home "${slug}"`);
+
 /** The id of a company's holiday home by its English or Arabic slug, whatever its status (404 when none). */
 export async function holidayHomeId(executor: Executor, companyId: string, slug: string): Promise<string> {
-  const row = await executor
-    .selectFrom('listings')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where((eb) => eb.or([eb('slug_en', '=', slug), eb('slug_ar', '=', slug)]))
-    .where('listing_type', '=', 'holiday_home')
-    .executeTakeFirst();
-  if (!row) throw notFound(`The holiday home "${slug}"`);
+  const row = await holidayHomeQuery(executor, companyId, slug).select('l.id').executeTakeFirst();
+  if (!row) throw holidayHomeNotFound(slug);
   return row.id;
 }
 
-/** Replaces a holiday home's booking terms and seasons (lib/homes.ts), in one transaction. */
+/** A write's lock when it ran again (lib/locked-write.ts): the home's terms row (lib/calendar.ts), the home by its slug. */
+export async function lockHomeBySlug(trx: Trx, companyId: string, slug: string): Promise<void> {
+  await lockHomeCalendar(trx, await holidayHomeId(trx, companyId, slug));
+}
+
+/**
+ * Replaces a holiday home's booking terms and seasons in two round trips: the home and its `rules_version` read, then
+ * one statement that writes them if the version is still the one read (lib/homes.ts setHomeTermsAt); when it moved, the
+ * write runs again, then with the home's terms row locked first (lib/locked-write.ts).
+ */
 export function replaceHomeTerms(db: Db, companyId: string, slug: string, terms: HomeTermsValue): Promise<void> {
-  return db.transaction().execute(async (trx) => setHomeTerms(trx, await holidayHomeId(trx, companyId, slug), terms));
+  return writeLockedWhenStale(
+    { db },
+    (trx) => lockHomeBySlug(trx, companyId, slug),
+    async (attempt) => {
+      const home = await holidayHomeQuery(attempt.db, companyId, slug)
+        .innerJoin('holiday_home_terms as t', 't.listing_id', 'l.id')
+        .select(['l.id', sql<string>`t.rules_version::text`.as('rules_version')])
+        .executeTakeFirst();
+      if (!home) throw holidayHomeNotFound(slug);
+      return (await setHomeTermsAt(attempt.db, home.id, home.rules_version, terms)) ? undefined : stale;
+    },
+  );
 }

@@ -20,8 +20,10 @@ import { keyringOf, sealSecret } from '../../lib/crypto-jwe';
 import {
   bookingBody,
   type Ctx,
+  day,
   newHome,
   origin,
+  plainTerms,
   postBooking,
   publishableKey,
   setup,
@@ -458,6 +460,27 @@ const admin =
   () =>
     w.admin(path, body, method);
 
+/** The publishable key of a world's booking requests, one per world. */
+const bookingKeys = new WeakMap<World, Promise<string>>();
+
+/**
+ * A booking of a new holiday home of the world (plain terms), requested as a visitor would, three nights 30 days
+ * ahead, then confirmed by staff when `status` says so. The workspace is made a development one first, whose spam
+ * check takes the test token (as the calendar import's sync line below does).
+ */
+async function stayBooking(w: World, status: 'held' | 'confirmed' = 'held') {
+  await w.api.db.updateTable('companies').set({ environment: 'development' }).where('id', '=', w.company.id).execute();
+  await w.api.platform.companyCache.settled();
+  if (!bookingKeys.has(w)) bookingKeys.set(w, w.publishableKey(['booking']));
+  const pk = (await bookingKeys.get(w)) as string;
+  const home = await w.holidayHome(plainTerms);
+  const res = await postBooking({ api: w.api, company: w.company, pk }, bookingBody(home, day(30), day(33)));
+  if (res.status !== 201) throw new Error(`booking refused: ${res.text}`);
+  const reference = res.json.reference as string;
+  if (status === 'confirmed') await w.admin(`/bookings/${reference}/confirm`, {});
+  return { home, reference };
+}
+
 // biome-ignore format: one line per write route, so each group adds its own lines
 const writeBudgets: WriteBudget[] = [
   // CRM (functions/crm): the company and key (a server key's write reads them: lib/tenancy.ts), one read, one write.
@@ -549,6 +572,16 @@ const writeBudgets: WriteBudget[] = [
   { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports', trips: 3, status: 201, arrange: async (w) => admin(w, `/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/airbnb.ics', channel: 'airbnb' }) },
   { route: 'PATCH /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}', trips: 3, status: 200, arrange: async (w) => admin(w, `/listings/${homes.holiday}/calendar-imports/${(await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/a.ics', channel: 'a' })).json.import_id}`, { interval_minutes: 30, url: 'https://93.184.215.14/b.ics' }, 'PATCH') },
   { route: 'DELETE /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}', trips: 2, status: 204, arrange: async (w) => admin(w, `/listings/${homes.holiday}/calendar-imports/${(await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/c.ics', channel: 'c' })).json.import_id}`, undefined, 'DELETE') },
+  // The stay admin (functions/stay, issue 28): the admin token's check, one read (the booking as shown; or the home with its calendar or rules version and the stays holding the nights), one statement that locks the home's terms row first and writes if what was read still holds (with the booking's event); a block's removal in one statement.
+  { route: 'POST /admin/v1/companies/{company_id}/bookings/{reference}/confirm', trips: 3, status: 200, arrange: async (w) => admin(w, `/bookings/${(await stayBooking(w)).reference}/confirm`) },
+  { route: 'POST /admin/v1/companies/{company_id}/bookings/{reference}/confirm', case: 'a home with a stale calendar import (a warning)', trips: 3, status: 200, arrange: async (w) => { const { reference, home } = await stayBooking(w); await w.admin(`/listings/${home}/calendar-imports`, { url: 'https://93.184.215.14/stale.ics', channel: 'stale' }); return admin(w, `/bookings/${reference}/confirm`); } },
+  { route: 'POST /admin/v1/companies/{company_id}/bookings/{reference}/mark-paid', trips: 3, status: 200, arrange: async (w) => admin(w, `/bookings/${(await stayBooking(w, 'confirmed')).reference}/mark-paid`) },
+  { route: 'POST /admin/v1/companies/{company_id}/bookings/{reference}/cancel', trips: 3, status: 200, arrange: async (w) => admin(w, `/bookings/${(await stayBooking(w, 'confirmed')).reference}/cancel`) },
+  { route: 'POST /admin/v1/companies/{company_id}/bookings/{reference}/cancel', case: 'a hold lapsed by now (it holds nothing: 409, nothing written)', trips: 2, status: 409, arrange: async (w) => { const { reference } = await stayBooking(w); await sql`update bookings set hold_expires_at = now() - interval '1 second' where reference = ${reference}`.execute(w.api.db); return admin(w, `/bookings/${reference}/cancel`); } },
+  { route: 'PUT /admin/v1/companies/{company_id}/listings/{slug}/booking-terms', trips: 3, status: 200, arrange: async (w) => admin(w, `/listings/${await w.holidayHome()}/booking-terms`, { ...plainTerms, min_nights: 2, seasons: [{ name: 'Winter', starts_on: '2030-12-01', ends_on: '2031-03-01', nightly_price: '900' }, { name: 'Summer', starts_on: '2031-06-01', ends_on: '2031-09-01', nightly_price: '500', weekend_price: '600' }] }, 'PUT') },
+  { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/blocks', trips: 3, status: 201, arrange: async (w) => { const { home } = await stayBooking(w); return admin(w, `/listings/${home}/blocks`, { reason: 'owner', starts_on: day(60), ends_on: day(63), note: 'The owner stays' }); } },
+  { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/blocks', case: 'over a held night (409)', trips: 2, status: 409, arrange: async (w) => { const { home } = await stayBooking(w); return admin(w, `/listings/${home}/blocks`, { reason: 'owner', starts_on: day(31), ends_on: day(32) }); } },
+  { route: 'DELETE /admin/v1/companies/{company_id}/listings/{slug}/blocks/{block_id}', trips: 2, status: 204, arrange: async (w) => { const home = await w.holidayHome(); const block = (await w.admin(`/listings/${home}/blocks`, { reason: 'maintenance', starts_on: day(70), ends_on: day(71) })).json.id; return admin(w, `/listings/${home}/blocks/${block}`, undefined, 'DELETE'); } },
   { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}/sync', trips: 3, status: 200, arrange: async (w) => { const made = (await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/d.ics', channel: 'd' })).json; const jwe = await sealSecret(keyringOf(w.api.platform.config), 'http://127.0.0.1:9/closed.ics', made.import_id); await w.api.db.updateTable('calendar_imports').set({ url_jwe: jwe }).where('id', '=', made.import_id).execute(); await w.api.db.updateTable('companies').set({ environment: 'development' }).where('id', '=', w.company.id).execute(); return admin(w, `/listings/${homes.holiday}/calendar-imports/${made.import_id}/sync`); } },
 ];
 
@@ -570,14 +603,7 @@ const countedApart: string[] = [
 ];
 
 /** Write routes whose group has not budgeted them yet: its engineer adds its lines above and removes it here. */
-const notYetBudgeted: string[] = [
-  'DELETE /admin/v1/companies/{company_id}/listings/{slug}/blocks/{block_id}',
-  'POST /admin/v1/companies/{company_id}/bookings/{reference}/cancel',
-  'POST /admin/v1/companies/{company_id}/bookings/{reference}/confirm',
-  'POST /admin/v1/companies/{company_id}/bookings/{reference}/mark-paid',
-  'POST /admin/v1/companies/{company_id}/listings/{slug}/blocks',
-  'PUT /admin/v1/companies/{company_id}/listings/{slug}/booking-terms',
-];
+const notYetBudgeted: string[] = [];
 
 describe('round trips of the catalogue import (a bulk write: counted per import and per batch of listings)', () => {
   let trips: string[] | undefined;
