@@ -5,7 +5,7 @@ import { ApiError, notFound } from '../../lib/errors';
 import { writeLockedWhenStale } from '../../lib/locked-write';
 import { type Stale, stale } from '../../lib/write';
 import type { BlockValue } from '../../schema/stay/bookings';
-import { holidayHomeId, holidayHomeNotFound, holidayHomeQuery, lockHomeBySlug } from './homes';
+import { holidayHomeNotFound, holidayHomeQuery, lockHomeBySlug } from './homes';
 
 /**
  * Staff's blocks of a holiday home's calendar (owner or maintenance nights). A block is refused on nights a stay
