@@ -4,8 +4,9 @@
  * and over PGlite in the server's own process (`npm start`'s default). BENCH_ENGINES picks them (default
  * `postgres,pglite`). See docs/performance.md.
  *
- * Two processes per engine: this one creates and drops the database and drives autocannon; a forked child (this
- * same file with BENCH_ROLE=server) runs the server, so the load generator never shares the server's event loop.
+ * Two processes per engine: this one creates and drops the database and drives autocannon; a forked child (the
+ * bundle of bench/server-main.ts, run by plain Node as `npm start` runs its bundle) runs the server, so the load
+ * generator never shares the server's event loop.
  * The child counts every SQL statement it sends; the parent asks for the counts over IPC.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -19,7 +20,8 @@ import { benchJobs } from './maintenance';
 import { type Measured, measure } from './measure';
 import { type Goal, goalsOf, goalsTable, markdown, mb, round, type ScenarioResult, resultOf, toJson } from './report';
 import { bareHello, type Scenario, scenarios as scenariosFor } from './scenarios';
-import { runServer } from './server';
+// @ts-expect-error: plain JavaScript, no declarations
+import { bundleOf } from '../bin/build-server.mjs';
 import { benchStays } from './stays';
 import { measureStartUp, type StartUp } from './startup';
 import {
@@ -34,7 +36,7 @@ import {
   type ToServer,
 } from './shared';
 
-/** This file: forked again as the server (BENCH_ROLE=server). */
+/** This file (its folder holds the results). */
 const SCRIPT = fileURLToPath(import.meta.url);
 type Settings = { seconds: number; warmupSeconds: number; connections: number };
 
@@ -60,7 +62,9 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
   let database: BenchDatabase | undefined;
   if (engine === 'postgres') database = await freshDatabase('pa_bench', () => stopServer(child));
   try {
-    const server = fork(SCRIPT, [], {
+    // The server from its bundle, by plain Node (no tsx loader), as `npm start` runs: its memory is the product's.
+    const server = fork(await bundleOf('bench/server-main.ts', 'dist/bench/server.mjs'), [], {
+      execArgv: ['--enable-source-maps'],
       env: { ...process.env, BENCH_ROLE: 'server', BENCH_ENGINE: engine, BENCH_DATABASE_URL: database?.url ?? '' },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -337,12 +341,8 @@ async function runDriver(): Promise<number> {
   return ok ? 0 : 1;
 }
 
-if (process.env.BENCH_ROLE === 'server') {
-  await runServer();
-} else {
-  const code = await runDriver().catch((error: unknown) => {
-    console.error(error);
-    return 1;
-  });
-  process.exit(code);
-}
+const code = await runDriver().catch((error: unknown) => {
+  console.error(error);
+  return 1;
+});
+process.exit(code);

@@ -3,39 +3,26 @@
 // compiling several hundred package files, on every start. PGlite stays an import: it finds its WebAssembly and
 // data files beside its own module. Rebuilds only when a source file the last bundle read (ours, or
 // package-lock.json for the packages) is newer than it, or the bundle is missing. Plain JavaScript on purpose:
-// this runs before anything is compiled. `node bin/build-server.mjs` does the same alone.
+// this runs before anything is compiled. `node bin/build-server.mjs` does the same alone. The bench's server
+// (bench/server-main.ts) is bundled the same way, so that it runs as `npm start` does.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// dist/node/: `../../migrations/` from the bundle is the repository's migrations folder, as from lib/db/.
-const outfile = join(root, 'dist', 'node', 'server.mjs');
-const inputsFile = join(root, 'dist', 'node', 'server.inputs.json');
-
-async function upToDate() {
-  const built = await stat(outfile).catch(() => undefined);
-  if (!built) return false;
-  const inputs = await readFile(inputsFile, 'utf8').then(JSON.parse, () => undefined);
-  if (!Array.isArray(inputs) || inputs.length === 0) return false;
-  const times = await Promise.all(
-    inputs.map((file) =>
-      stat(join(root, file)).then(
-        (s) => s.mtimeMs,
-        () => Infinity,
-      ),
-    ),
-  );
-  return times.every((time) => time <= built.mtimeMs);
-}
-
-/** The bundle's path, once it is up to date (built again only when a source file it read changed). */
-export async function serverBundle() {
-  if (await upToDate()) return outfile;
+/**
+ * A bundle of `entry` (relative to the repository) at `out` (under dist/, two folders deep, so that `../../migrations/`
+ * from it is the repository's migrations folder as from lib/db/), once up to date: built again only when a source
+ * file it read changed.
+ */
+export async function bundleOf(entry, out) {
+  const outfile = join(root, out);
+  const inputsFile = outfile.replace(/\.mjs$/, '.inputs.json');
+  if (await upToDate(outfile, inputsFile)) return outfile;
   const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: root,
-    entryPoints: ['bin/server.ts'],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'node',
@@ -56,6 +43,27 @@ export async function serverBundle() {
   const ours = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/'));
   await writeFile(inputsFile, `${JSON.stringify([...ours, 'package-lock.json'])}\n`);
   return outfile;
+}
+
+async function upToDate(outfile, inputsFile) {
+  const built = await stat(outfile).catch(() => undefined);
+  if (!built) return false;
+  const inputs = await readFile(inputsFile, 'utf8').then(JSON.parse, () => undefined);
+  if (!Array.isArray(inputs) || inputs.length === 0) return false;
+  const times = await Promise.all(
+    inputs.map((file) =>
+      stat(join(root, file)).then(
+        (s) => s.mtimeMs,
+        () => Infinity,
+      ),
+    ),
+  );
+  return times.every((time) => time <= built.mtimeMs);
+}
+
+/** The server's bundle (dist/node/server.mjs), once up to date. */
+export function serverBundle() {
+  return bundleOf('bin/server.ts', 'dist/node/server.mjs');
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await serverBundle();
