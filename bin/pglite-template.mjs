@@ -2,12 +2,18 @@
 // kept as a gzipped tarball under dist/pglite/, named by the PGlite version. PGlite's own initialisation runs a second
 // PostgreSQL and initdb beside the first and peaks near 800 MB resident; loading this tarball instead keeps a first
 // start of the server under 512 MiB (docs/performance.md). Run by `npm install` (postinstall), and by the server's
-// first start in a process of its own when the tarball is missing. Plain JavaScript: it runs before anything is
-// compiled. `node bin/pglite-template.mjs` prints the tarball's path; it is written once (atomically) per version.
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+// first start in a process of its own. Plain JavaScript: it runs before anything is compiled.
+//
+//   node bin/pglite-template.mjs                     makes the tarball unless it exists; prints its path
+//   node bin/pglite-template.mjs --into DIR [--from FILE]
+//                                                    makes the PGlite data folder DIR from the tarball (or FILE), in
+//                                                    this process: the server then opens a folder that exists, and
+//                                                    never holds the tarball nor PGlite's loading of it
+import { mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -40,6 +46,25 @@ export async function ensureTemplate() {
   return file;
 }
 
+/**
+ * Makes the data folder `dir` (which must not exist, or be empty) from `from` or the template: loaded into a folder
+ * beside it, then renamed into place, so a folder is never left half made.
+ */
+export async function makeFolder(dir, from) {
+  const tarball = new Blob([await readFile(from ?? (await ensureTemplate()))]);
+  const partial = `${dir}.${process.pid}.partial`;
+  await rm(partial, { recursive: true, force: true });
+  const { PGlite } = await import('@electric-sql/pglite');
+  const pglite = await PGlite.create({ dataDir: partial, loadDataDir: tarball });
+  await pglite.close();
+  await rmdir(dir).catch((error) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
+  await rename(partial, dir);
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  console.log(await ensureTemplate());
+  const { values } = parseArgs({ options: { into: { type: 'string' }, from: { type: 'string' } } });
+  if (values.into) await makeFolder(values.into, values.from);
+  else console.log(await ensureTemplate());
 }
