@@ -23,6 +23,7 @@ import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/wr
 import type { DealRow, DealsTable } from '../../schema/pipelines/db';
 import type { DealInputValue, DealPatchValue } from '../../schema/pipelines/deals';
 import { type DealRecord, selectDeals } from './deals.present';
+import { runNamed } from '../../lib/db/prepared';
 
 /**
  * Deals' writes in two round trips (lib/write.ts): one read of everything the decision needs (the deal with its
@@ -173,7 +174,10 @@ export async function addDeal(scope: WriteScope, input: DealInputValue): Promise
   const existing = input.external ? externalHolder(company.id, 'deal', input.external).holder : sql`null::text`;
   const c = sql`${company.id}::uuid`;
   const person = typeof input.person === 'string' ? input.person : null;
-  const { rows } = await sql<CreateRead & Record<string, unknown>>`
+  // Named (planned once per connection): planning this read took PostgreSQL ten times its run (bench/plan-times.ts).
+  const { rows } = await runNamed(
+    db,
+    sql<CreateRead & Record<string, unknown>>`
     select k.existing, pl.id as new_pipeline_id, pl.key as new_pipeline_key, pl.purpose as new_pipeline_purpose,
       st.id as new_stage_id, st.key as new_stage_key, st.kind as new_stage_kind, st.probability as new_stage_probability,
       enquiry.id as enquiry_id, enquiry.contact_id as enquiry_contact_id, enquiry_person.reference as enquiry_person,
@@ -193,7 +197,8 @@ export async function addDeal(scope: WriteScope, input: DealInputValue): Promise
     left join listings enquiry_home on enquiry_home.id = enquiry.listing_id
     left join contacts named_person on named_person.company_id = ${c} and named_person.reference = ${person}::text
     left join lateral ${selectDeals(db, company.id).where(sql<boolean>`deals.id = k.existing::uuid`)} as d on true
-  `.execute(db);
+  `.compile(db),
+  );
   const read = rows[0] as CreateRead & Record<string, unknown>;
   if (read.existing !== null && read.id !== null) return dealUnchanged(scope, dealOf(read));
   checkCreate(read, input);
@@ -284,10 +289,11 @@ export async function readDeal<More extends object>(
   external?: External,
 ): Promise<DealRecord & More & { holder: string | null }> {
   const held = external ? externalHolder(scope.company.id, 'deal', external).holder : sql<string | null>`null::text`;
-  const deal = (await selectDeals(scope.db, scope.company.id)
+  const query = selectDeals(scope.db, scope.company.id)
     .select([...more, held.as('holder')] as never)
-    .where('deals.reference', '=', reference)
-    .executeTakeFirst()) as (DealRecord & More & { holder: string | null }) | undefined;
+    .where('deals.reference', '=', reference);
+  // Named, as the create's read: its joins took longer to plan than to run.
+  const deal = (await runNamed(scope.db, query.compile())).rows[0] as (DealRecord & More & { holder: string | null }) | undefined;
   if (!deal) throw notFound(`The deal ${reference}`);
   checkIfMatch(scope.ifMatch, deal.version);
   return deal;

@@ -9,11 +9,24 @@ import { preparedName } from './prepared';
  * parses and plans each once per connection, then only binds and runs it. Every other query is sent as it comes.
  */
 export class PreparingClient extends pg.Client {
+  /** Texts this connection sends unnamed again: their kept plan was refused after a table changed shape. */
+  private readonly unnamed = new Set<string>();
+
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; only (text, values) is changed.
   override query(...args: any[]): any {
     const [text, values, callback] = args;
-    const name = typeof text === 'string' && callback === undefined ? preparedName(text) : undefined;
-    if (name) return super.query({ name, text, values });
+    const name = typeof text === 'string' && callback === undefined && !this.unnamed.has(text) ? preparedName(text) : undefined;
+    if (name) {
+      return super.query({ name, text, values }).catch((error: { code?: string }) => {
+        // A table the statement reads changed shape since this connection prepared it (a migration added a column
+        // while the server ran): PostgreSQL refuses the kept plan for good ("cached plan must not change result
+        // type", 0A000). The text is sent unnamed from then on, this time included (inside a transaction that the
+        // error aborted, the retry fails as the statement did).
+        if (error?.code !== '0A000') throw error;
+        this.unnamed.add(text);
+        return super.query(text, values);
+      });
+    }
     // biome-ignore lint/suspicious/noExplicitAny: as above.
     return (super.query as (...a: any[]) => any)(...args);
   }
