@@ -6,7 +6,7 @@ import type { Database } from '../../schema/db';
 import { type DatabaseHandle, dateOid, keepText } from './index';
 import { preparedName } from './prepared';
 
-/** PGLITE_SHARED_BUFFERS unless set (docs/performance.md: memory and speed measured at 16, 32 and 128 MB). */
+/** PGLITE_SHARED_BUFFERS unless set (docs/performance.md, "Memory of the embedded server": 32 MB against 128 MB). */
 export const defaultSharedBuffers = '32MB';
 
 /**

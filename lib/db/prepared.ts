@@ -29,7 +29,7 @@ const mostNamed = 512;
 /**
  * Runs a compiled query as a named statement where the driver names statements (PostgreSQL via pg: lib/db/postgres.ts;
  * PGlite: lib/db/pglite.ts), so the server parses and plans it once per connection: for a read whose planning costs
- * more than its run (a deal create's read plans in 4–7 ms and runs in 0.4 ms; bench/plan-times.ts). Its text must keep
+ * more than its run (a deal create's read plans in 3.6–8.3 ms and runs in 0.4 ms; bench/plan-times.ts). Its text must keep
  * values out (Kysely's parameters do), so that the texts, and the names, stay few.
  */
 export function runNamed<R>(executor: Executor, query: CompiledQuery<R>): Promise<QueryResult<R>> {
