@@ -41,10 +41,13 @@ export function memoryNow(): Memory {
   return { rss, heapUsed, heapTotal, external };
 }
 
-/** This process's largest resident set since it started, in bytes (Linux: VmHWM of /proc/self/status), or null. */
-export function highWaterRss(): number | null {
+/**
+ * A process's largest resident set since it started, in bytes (Linux: VmHWM of /proc/<pid>/status; this process by
+ * default), or null where it cannot be read.
+ */
+export function highWaterRss(pid: number | 'self' = 'self'): number | null {
   try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb === undefined ? null : Number(kb) * 1024;
   } catch {
     return null;

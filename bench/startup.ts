@@ -6,12 +6,12 @@
  * same folder, then `select 1`, timed inside its process from before the import (so both include loading modules).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { round } from './report';
+import { highWaterRss } from './shared';
 import { defaultSharedBuffers } from '../lib/db/pglite';
 // @ts-expect-error: plain JavaScript (bin/build-server.mjs), no declarations
 import { serverBundle } from '../bin/build-server.mjs';
@@ -70,14 +70,10 @@ function untilLine(
   });
 }
 
-/** A process's largest resident set since it started, in MB (Linux's VmHWM), or null where it cannot be read. */
+/** A child's largest resident set since it started, in MB (bench/shared.ts), or null where it cannot be read. */
 function highWaterMb(pid: number | undefined): number | null {
-  try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? null : round((Number(kb) * 1024) / 1e6, 1);
-  } catch {
-    return null;
-  }
+  const bytes = pid === undefined ? null : highWaterRss(pid);
+  return bytes === null ? null : round(bytes / 1e6, 1);
 }
 
 /** The first answer of a server that printed its base URL: a catalogue page. */

@@ -22,6 +22,11 @@ export function preparedName(text: string): string | undefined {
   return statementNames.get(text);
 }
 
+/** Gives `text` a statement name, once. */
+function nameText(text: string): void {
+  if (!statementNames.has(text)) statementNames.set(text, `prepared_${statementNames.size + 1}`);
+}
+
 /** The most texts {@link runNamed} names: past it a text runs unnamed, so a caller whose text varies cannot fill
  * every connection with plans. */
 const mostNamed = 512;
@@ -33,9 +38,7 @@ const mostNamed = 512;
  * values out (Kysely's parameters do), so that the texts, and the names, stay few.
  */
 export function runNamed<R>(executor: Executor, query: CompiledQuery<R>): Promise<QueryResult<R>> {
-  if (!statementNames.has(query.sql) && statementNames.size < mostNamed) {
-    statementNames.set(query.sql, `prepared_${statementNames.size + 1}`);
-  }
+  if (statementNames.size < mostNamed) nameText(query.sql);
   return executor.executeQuery(query);
 }
 
@@ -80,6 +83,6 @@ function compile(
     return at + 1;
   });
   const numbered = text.replace(/\$(\d+)/g, (_, n: string) => `$${numbers[Number(n) - 1]}`);
-  if (!statementNames.has(numbered)) statementNames.set(numbered, `prepared_${statementNames.size + 1}`);
+  nameText(numbered);
   return { text: numbered, names, constants };
 }

@@ -16,8 +16,9 @@ import { dataDirOf } from './local-server';
  */
 export async function openDatabase(env: NodeJS.ProcessEnv, options: { log?: KyselyConfig['log'] } = {}): Promise<DatabaseHandle> {
   if (env.DATABASE_URL) return (await import('../db/postgres')).openPostgres(env.DATABASE_URL);
-  const dataDir = join(dataDirOf(env), 'pglite');
-  await mkdir(dataDirOf(env), { recursive: true });
+  const folder = dataDirOf(env);
+  await mkdir(folder, { recursive: true });
+  const dataDir = join(folder, 'pglite');
   const initialised = await stat(join(dataDir, 'PG_VERSION')).then(
     () => true,
     () => false,
