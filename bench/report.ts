@@ -81,6 +81,7 @@ export function resultOf(
   const responses = Object.values(statusCounts).reduce((a, b) => a + b, 0);
   const expected = statusCounts[String(scenario.expectedStatus)] ?? 0;
   const headers = Object.keys(scenario.headers);
+  if (scenario.server === 'uncached') headers.push('answer cache off');
   return {
     name: scenario.name,
     request: `${scenario.method} ${scenario.path}${headers.length ? ` (${headers.join(', ')})` : ''}`,

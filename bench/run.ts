@@ -42,6 +42,20 @@ type Settings = { seconds: number; warmupSeconds: number; connections: number };
 
 const memoryMb = (memory: Memory) => ({ rss: mb(memory.rss), heap_used: mb(memory.heapUsed) });
 
+/**
+ * BENCH_SCENARIOS (a regular expression on the scenarios' names) runs those alone with their baselines and the bare
+ * hello world: an A/B of one route without the whole run. The goals of the routes left out show as not measured.
+ */
+function onlyScenarios(all: Scenario[]): Scenario[] {
+  const pattern = process.env.BENCH_SCENARIOS;
+  if (!pattern) return all;
+  const chosen = new RegExp(pattern);
+  const picked = new Set(all.filter((s) => chosen.test(s.name)).map((s) => s.name));
+  for (const s of all) if (picked.has(s.name) && s.baseline) picked.add(s.baseline);
+  picked.add(bareHello);
+  return all.filter((s) => picked.has(s.name));
+}
+
 /** Stops the server child: `stop` over IPC (it closes its database), SIGKILL if it does not exit within 5 s. */
 async function stopServer(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -64,7 +78,11 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
   try {
     // The server from its bundle, by plain Node (no tsx loader), as `npm start` runs: its memory is the product's.
     const server = fork(await bundleOf('bench/server-main.ts', 'dist/bench/server.mjs'), [], {
-      execArgv: ['--enable-source-maps'],
+      // BENCH_SERVER_PROFILE=DIR: the server writes a V8 CPU profile of its whole run into DIR (node --cpu-prof).
+      execArgv: [
+        '--enable-source-maps',
+        ...(process.env.BENCH_SERVER_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE}`] : []),
+      ],
       env: { ...process.env, BENCH_ROLE: 'server', BENCH_ENGINE: engine, BENCH_DATABASE_URL: database?.url ?? '' },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -97,6 +115,8 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
       });
 
     const origin = `http://127.0.0.1:${ready.port}`;
+    const originOf = (scenario: Scenario) =>
+      scenario.server === 'uncached' ? `http://127.0.0.1:${ready.uncached_port}` : origin;
     console.log(
       `\n${engine}: server on ${origin} (pool max ${ready.pool_max}); ${settings.seconds} s per route, ${settings.connections} connections`,
     );
@@ -120,20 +140,22 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
             jobs: await benchJobs(origin, ready.server_key),
           }
         : {};
-    const scenarios: Scenario[] = scenariosFor({
-      etag,
-      slug,
-      publishableKey: ready.publishable_key,
-      serverKey: ready.server_key,
-      stays,
-      ...integrations,
-    });
+    const scenarios: Scenario[] = onlyScenarios(
+      scenariosFor({
+        etag,
+        slug,
+        publishableKey: ready.publishable_key,
+        serverKey: ready.server_key,
+        stays,
+        ...integrations,
+      }),
+    );
 
     // Queries for one request alone, and a check that each answers what is benched.
     const single = new Map<string, Counts>();
     for (const scenario of scenarios) {
       await ask('reset');
-      const res = await fetch(`${origin}${scenario.path}`, {
+      const res = await fetch(`${originOf(scenario)}${scenario.path}`, {
         method: scenario.method,
         headers: scenario.headers,
         body: scenario.body?.(),
@@ -152,7 +174,7 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
     const loadBefore = os.loadavg()[0] ?? 0;
     const memoryBefore = (await ask('counts')).memory;
     const raw = new Map<string, Measured>();
-    for (const scenario of scenarios) raw.set(scenario.name, await measure(origin, scenario, settings, ask));
+    for (const scenario of scenarios) raw.set(scenario.name, await measure(originOf(scenario), scenario, settings, ask));
     const after = await ask('counts');
     const memoryAfter = after.memory;
 

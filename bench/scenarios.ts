@@ -12,6 +12,8 @@ export type Scenario = {
   body?: () => string;
   /** Under load: the path and body of each request (e.g. a move of another deal each time); `path` and `body` check it. */
   request?: () => { path: string; body: string };
+  /** `uncached`: sent to the API with the rendered-answer cache off (its own port), so every request builds the page. */
+  server?: 'uncached';
   /** The scenario this one is compared with; the baselines themselves have none. */
   baseline?: string;
   /** A table whose rows the scenario adds, one per success: counted before and after its run. */
@@ -117,7 +119,8 @@ export function scenarios(input: {
     {
       name: 'listings, page built',
       method: 'GET',
-      path: '/uncached/api/v1/listings?page_size=24',
+      server: 'uncached',
+      path: '/api/v1/listings?page_size=24',
       headers: {},
       expectedStatus: 200,
       baseline: bareSelect,
@@ -150,7 +153,8 @@ export function scenarios(input: {
     {
       name: 'listing detail, built',
       method: 'GET',
-      path: `/uncached/api/v1/listings/${encodeURIComponent(slug)}`,
+      server: 'uncached',
+      path: `/api/v1/listings/${encodeURIComponent(slug)}`,
       headers: {},
       expectedStatus: 200,
       baseline: bareSelect,

@@ -155,10 +155,17 @@ export async function runServer(): Promise<void> {
       return Number(result.rows[0]?.n ?? 0);
     };
 
+    // The uncached API on a port of its own, as `npm start` serves the API (no path rewritten, no request copied):
+    // the bench's built pages are measured there; `/uncached/…` above stays for bench/growth.ts.
+    const uncachedServer = serve({ fetch: (request, env) => uncached.fetch(request, env), port: 0, hostname: '127.0.0.1' });
+    await new Promise<void>((resolve) => uncachedServer.once('listening', () => resolve()));
+    const uncachedAddress = uncachedServer.address();
+    const uncachedPort = typeof uncachedAddress === 'object' && uncachedAddress ? uncachedAddress.port : 0;
     const server = serve({ fetch: fetchOf, port: 0, hostname: '127.0.0.1' }, (info) => {
       send({
         type: 'ready',
         port: info.port,
+        uncached_port: uncachedPort,
         engine,
         pool_max: engine === 'pglite' ? 1 : POOL_MAX,
         publishable_key: publishableKey,
@@ -188,6 +195,7 @@ export async function runServer(): Promise<void> {
       }
       if (message.type === 'stop') {
         server.close();
+        uncachedServer.close();
         await platform.handle.close().catch(() => {});
         if (dataDir) await rm(dataDir, { recursive: true, force: true });
         process.disconnect();

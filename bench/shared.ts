@@ -25,6 +25,8 @@ export type Reply = {
 export type Ready = {
   type: 'ready';
   port: number;
+  /** The same API with the rendered-answer cache off, on a port of its own. */
+  uncached_port: number;
   engine: BenchEngine;
   pool_max: number;
   publishable_key: string;

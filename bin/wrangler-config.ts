@@ -26,6 +26,7 @@ const sharedVars: Array<string | [string, string]> = [
   ['CATALOGUE_MAX_AGE_SECONDS', '60'],
   ['CATALOGUE_EDGE_MAX_AGE_SECONDS', '300'],
   ['CATALOGUE_RESPONSE_CACHE_MB', '32'],
+  ['CATALOGUE_FORMS_CACHE_MB', '16'],
   'Part of every catalogue ETag: deploy with `--var RELEASE:$(git rev-parse --short HEAD)`.',
   ['RELEASE', '1'],
   "Webhooks: the subscriber's timeout, QStash's retries (lower to the plan's maximum), the rebuild-hook window.",

@@ -35,6 +35,9 @@ const configSchema = z.object({
   // Rendered catalogue answers kept in memory per process (or Worker isolate), keyed by the catalogue
   // version: a repeated page costs the company lookup only. 0 turns it off.
   CATALOGUE_RESPONSE_CACHE_MB: z.coerce.number().min(0).max(1024).default(32),
+  // Listings' stored forms kept in memory per process (or Worker isolate) by revision, so a page built after a
+  // change selects the revisions of its rows, not their forms (functions/catalogue/renders.ts). 0 turns it off.
+  CATALOGUE_FORMS_CACHE_MB: z.coerce.number().min(0).max(1024).default(16),
   // Part of every catalogue ETag: set it per deploy (e.g. the commit) so a release that changes how answers
   // look is never revalidated against an older one. The Node server uses its start time when unset.
   RELEASE: z

@@ -145,14 +145,18 @@ export function catalogueAccess(access: Access = { kind: 'public', scopes: ['rea
 }
 
 /** The render context of the request's company and deployment (renders.ts). */
-export const renderOf = (c: Context<AppEnv>) => renderContext(c.var.company, c.var.services.config.MEDIA_BASE_URL);
-
-const utf8 = new TextEncoder();
+export const renderOf = (c: Context<AppEnv>) => {
+  const config = c.var.services.config;
+  return renderContext(c.var.company, config.MEDIA_BASE_URL, config.CATALOGUE_FORMS_CACHE_MB);
+};
 
 /**
- * A JSON answer from text already serialised (stored forms concatenated): the bytes and headers `c.json` would
- * send for the route's documented body `T`, which the text is. Sent as bytes: the text comes from the database,
- * so it is well-formed already and the runtime's check of a string body (a copy of it) is saved.
+ * A JSON answer from bytes already serialised (stored forms concatenated): the bytes and headers `c.json` would
+ * send for the route's documented body `T`, which the bytes are.
  */
-export const jsonText = <T>(c: Context<AppEnv>, text: string) =>
-  c.body(utf8.encode(text), 200, { 'Content-Type': 'application/json' }) as unknown as TypedResponse<T, 200, 'json'>;
+export const jsonBytes = <T>(c: Context<AppEnv>, bytes: Uint8Array) =>
+  c.body(bytes as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as unknown as TypedResponse<
+    T,
+    200,
+    'json'
+  >;

@@ -11,7 +11,7 @@ import {
   WithdrawnListingSchema,
 } from '../../schema/catalogue/listings';
 import { json, noQuery } from '../../schema/common/api';
-import { catalogueAccess, jsonText, renderOf } from './cache';
+import { catalogueAccess, jsonBytes, renderOf } from './cache';
 import { listingDetail, listingPage } from './pages';
 
 const listRoute = defineRoute({
@@ -46,19 +46,19 @@ const oneRoute = defineRoute({
 
 const listListings: Handler<typeof listRoute> = async function listListings(c) {
   const page = await listingPage(c.var.services.db, await renderOf(c), c.req.valid('query'), 'card');
-  return jsonText<z.infer<typeof ListingListSchema>>(c, page);
+  return jsonBytes<z.infer<typeof ListingListSchema>>(c, page);
 };
 
 const listMapPoints: Handler<typeof mapRoute> = async function listMapPoints(c) {
   const { cover, ...request } = c.req.valid('query');
   const form = cover === '1' || cover === 'true' ? 'map_cover' : 'map_point';
   const page = await listingPage(c.var.services.db, await renderOf(c), request, form, true);
-  return jsonText<z.infer<typeof MapPointListSchema>>(c, page);
+  return jsonBytes<z.infer<typeof MapPointListSchema>>(c, page);
 };
 
 const getListing: Handler<typeof oneRoute> = async function getListing(c) {
   const body = await listingDetail(c.var.services.db, await renderOf(c), c.var.company, c.req.valid('param').slug);
-  return jsonText(c, body);
+  return jsonBytes(c, body);
 };
 
 export const listings = createRouter()

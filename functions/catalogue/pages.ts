@@ -1,4 +1,5 @@
 import type { Executor } from '../../lib/db/index';
+import { runNamed } from '../../lib/db/prepared';
 import { notFound } from '../../lib/errors';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import type { Company } from '../../schema/platform/db';
@@ -6,8 +7,9 @@ import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishe
 import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredForm } from './renders';
 
 /**
- * The catalogue's listing reads, each one query (renders.ts): the page's rows with their stored forms, concatenated
- * as they are (a form missing or rendered for other inputs is rendered and stored). They answer JSON text.
+ * The catalogue's listing reads, each one query (renders.ts): the page's rows with their stored forms (or the
+ * revisions of those this process keeps in memory), concatenated as they are (a form missing or rendered for other
+ * inputs is rendered and stored). They answer JSON as UTF-8 bytes.
  */
 
 export type PageRequest = ListingFilters & { page_size: number; cursor?: string; sort: keyof typeof listingSorts };
@@ -19,13 +21,13 @@ export async function listingPage(
   request: PageRequest,
   form: RenderedForm,
   mapped = false,
-): Promise<string> {
+): Promise<Uint8Array> {
   const { page_size, cursor, sort, ...filters } = request;
   const company = render.company;
   const order = listingSorts[sort];
   let query = applyFilters(publishedListings(db, company), company, filters);
   if (mapped) query = query.where('l.latitude', 'is not', null);
-  const rows = await paginate(withStoredForm(query, render, form), order, { page_size, cursor }).execute();
+  const { rows } = await runNamed(db, paginate(withStoredForm(query, render, form), order, { page_size, cursor }).compile());
   const page = pageOf(rows, order, page_size);
   return listBody(await bodiesOf(db, render, page.rows, form), page.next_cursor);
 }
@@ -50,7 +52,7 @@ export async function sitemapPage(db: Executor, render: RenderContext, query: { 
 }
 
 /** One listing by its English or Arabic slug: its detail, or its slug and status once withdrawn; drafts are not found. */
-export async function listingDetail(db: Executor, render: RenderContext, company: Company, slug: string): Promise<string> {
+export async function listingDetail(db: Executor, render: RenderContext, company: Company, slug: string): Promise<Uint8Array> {
   const bySlug = db
     .selectFrom('listings as l')
     .where('l.company_id', '=', company.id)

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { sha256 } from '../../lib/crypto';
 import type { Executor } from '../../lib/db/index';
 import type { Company } from '../../schema/platform/db';
@@ -25,9 +26,64 @@ export type RenderedForm = (typeof renderedForms)[number];
 export type Rendered = Record<RenderedForm, string | null>;
 
 /** The company and deployment a render is for, and its tag: the stored `rendered_for` a form must carry to be used. */
-export type RenderContext = { company: Company; mediaBaseUrl: string; tag: string; present: Presenter };
+export type RenderContext = {
+  company: Company;
+  mediaBaseUrl: string;
+  tag: string;
+  present: Presenter;
+  /** The forms kept in this process (or isolate), null when `CATALOGUE_FORMS_CACHE_MB` is 0. */
+  memory: FormsMemory | null;
+};
 
 const contexts = new WeakMap<Company, RenderContext>();
+
+/**
+ * Forms kept in memory by listing, form and revision, as UTF-8 bytes (issue 28): a page whose forms this process
+ * holds selects each row's revision only, not its JSON text, and is concatenated from bytes, so neither the
+ * database nor this process moves, decodes or encodes the forms again. A form is kept only as a read saw it
+ * committed (stored, or rendered from rows read in one statement with their revision), never from a writing
+ * transaction, which may roll back after rendering a revision another change will commit with other content. A
+ * listing's revision is bumped by every change its forms depend on (migration 0017) and the tag names every other
+ * input, so an entry whose revision and tag are those of the row now is the stored form, byte for byte. Bounded by
+ * bytes (LRU); one per process.
+ */
+export type FormsMemory = {
+  forms: LRUCache<string, { revision: string; tag: string; bytes: Uint8Array }>;
+  /** Companies (id and tag) and forms of which this memory has held an entry: their pages select revisions only. */
+  warm: Set<string>;
+};
+
+let memoryOf: { megabytes: number; memory: FormsMemory } | undefined;
+/** The process's forms memory for a bound of `megabytes` (0: none). */
+function formsMemory(megabytes: number): FormsMemory | null {
+  if (megabytes <= 0) return null;
+  if (memoryOf?.megabytes !== megabytes) {
+    const forms = new LRUCache<string, { revision: string; tag: string; bytes: Uint8Array }>({
+      maxSize: megabytes * 1024 * 1024,
+      sizeCalculation: (entry, key) => entry.bytes.byteLength + key.length + entry.revision.length + 64,
+    });
+    memoryOf = { megabytes, memory: { forms, warm: new Set() } };
+  }
+  return memoryOf.memory;
+}
+
+const utf8 = new TextEncoder();
+const formKey = (listingId: string, form: RenderedForm) => `${listingId} ${form}`;
+const warmKey = (context: RenderContext, form: RenderedForm) => `${context.company.id} ${context.tag} ${form}`;
+
+/** Keeps forms a read saw committed (`revision` is the row's as read with them). */
+function remember(
+  context: RenderContext,
+  form: RenderedForm,
+  kept: ReadonlyArray<{ id: string; revision: string; text: string }>,
+) {
+  const memory = context.memory;
+  if (!memory || kept.length === 0) return;
+  if (memory.warm.size >= 10_000) memory.warm.clear();
+  memory.warm.add(warmKey(context, form));
+  for (const { id, revision, text } of kept)
+    memory.forms.set(formKey(id, form), { revision, tag: context.tag, bytes: utf8.encode(text) });
+}
 
 /**
  * The render context of a company row (kept per row object, which the company cache shares between requests).
@@ -35,12 +91,13 @@ const contexts = new WeakMap<Company, RenderContext>();
  * (`presenterInputs`: currency, hidden prices, media base URL, path pattern, site URL), so a change to any of
  * them, by whatever path, makes the stored forms stale without a trigger.
  */
-export async function renderContext(company: Company, mediaBaseUrl: string): Promise<RenderContext> {
+export async function renderContext(company: Company, mediaBaseUrl: string, formsMegabytes = 0): Promise<RenderContext> {
   const known = contexts.get(company);
-  if (known?.mediaBaseUrl === mediaBaseUrl) return known;
+  const memory = formsMemory(formsMegabytes);
+  if (known?.mediaBaseUrl === mediaBaseUrl) return known.memory === memory ? known : { ...known, memory };
   const digest = await sha256(JSON.stringify([renderFormat, presenterInputs(company, mediaBaseUrl)]));
   const tag = Array.from(digest.subarray(0, 12), (byte) => byte.toString(16).padStart(2, '0')).join('');
-  const context = { company, mediaBaseUrl, tag, present: presenter(company, mediaBaseUrl) };
+  const context: RenderContext = { company, mediaBaseUrl, tag, present: presenter(company, mediaBaseUrl), memory };
   contexts.set(company, context);
   return context;
 }
@@ -159,43 +216,114 @@ export async function renderStale(executor: Executor, context: RenderContext): P
 }
 
 /**
- * The listings of `query` with their stored `form` as `body`: null where it is missing or was rendered for other
- * inputs than `context`'s ({@link bodiesOf} fills those). The form is a subquery by primary key, run for the rows
- * the page returns only: as a join, a company whose tag few stored forms carry (a small company beside a large
- * one) had the planner scan every company's forms for it (3.8 ms at 100,000 listings, growing with the table).
+ * The listings of `query` with the `revision` of their stored `form` (null where it is missing or was rendered for
+ * other inputs than `context`'s) and, unless this process holds the company's forms ({@link FormsMemory}), the form
+ * itself as `body` ({@link bodiesOf} fills the rest). Each is a subquery by primary key, run for the rows the page
+ * returns only: as a join, a company whose tag few stored forms carry (a small company beside a large one) had the
+ * planner scan every company's forms for it (3.8 ms at 100,000 listings, growing with the table).
  */
 export function withStoredForm<F extends RenderedForm>(query: PublishedQuery, context: RenderContext, form: F) {
+  const withBody = !context.memory?.warm.has(warmKey(context, form));
   return query.select((eb) => [
     'l.id',
     eb
       .selectFrom('listing_renders as r')
-      .select(sql<string | null>`${sql.ref(`r.${form}`)}`.as('form'))
+      .select(sql<string | null>`r.revision::text`.as('revision'))
       .whereRef('r.listing_id', '=', 'l.id')
       .where('r.rendered_for', '=', context.tag)
-      .as('body'),
+      .as('revision'),
+    withBody
+      ? eb
+          .selectFrom('listing_renders as r')
+          .select(sql<string | null>`${sql.ref(`r.${form}`)}`.as('form'))
+          .whereRef('r.listing_id', '=', 'l.id')
+          .where('r.rendered_for', '=', context.tag)
+          .as('body')
+      : sql<string | null>`null::text`.as('body'),
   ]);
 }
 
 /**
- * The bodies of a page's rows: the stored form where it was rendered for `context`, otherwise rendered now and
- * stored. A listing gone or changed since the page was read (no such form any more) is left out.
+ * The bodies of a page's rows, as UTF-8 bytes: the form held in memory at the row's revision, else the stored one
+ * (read with the page, or by one more statement for the rows memory lacks), else rendered now and stored. Every
+ * form a read saw committed is kept in memory. A listing gone or changed since the page was read (no such form any
+ * more) is left out.
  */
 export async function bodiesOf(
   executor: Executor,
   context: RenderContext,
-  rows: ReadonlyArray<{ id: string; body: string | null }>,
+  rows: ReadonlyArray<{ id: string; revision: string | null; body: string | null }>,
   form: RenderedForm,
-): Promise<string[]> {
-  const missing = rows.filter((row) => row.body === null).map((row) => row.id);
-  if (missing.length === 0) return rows.map((row) => row.body as string);
-  const rendered = await renderListings(executor, context, missing);
+): Promise<Uint8Array[]> {
+  const memory = context.memory;
+  const bodies = new Map<string, Uint8Array>();
+  const read: Array<{ id: string; revision: string; text: string }> = [];
+  const unread: string[] = [];
+  const stale: string[] = [];
+  for (const row of rows) {
+    if (row.revision === null) {
+      stale.push(row.id);
+      continue;
+    }
+    const kept = memory?.forms.get(formKey(row.id, form));
+    if (kept && kept.revision === row.revision && kept.tag === context.tag) bodies.set(row.id, kept.bytes);
+    else if (row.body !== null) read.push({ id: row.id, revision: row.revision, text: row.body });
+    else unread.push(row.id);
+  }
+  if (unread.length > 0) {
+    const fetched = await executor
+      .selectFrom('listing_renders as r')
+      .select([
+        'r.listing_id as id',
+        sql<string>`r.revision::text`.as('revision'),
+        sql<string | null>`${sql.ref(`r.${form}`)}`.as('text'),
+      ])
+      .where('r.listing_id', 'in', unread)
+      .where('r.rendered_for', '=', context.tag)
+      .execute();
+    const found = new Set<string>();
+    for (const row of fetched) {
+      found.add(row.id);
+      if (row.text !== null) read.push({ id: row.id, revision: row.revision, text: row.text });
+    }
+    // Changed since the page was read: rendered as it is now.
+    for (const id of unread) if (!found.has(id)) stale.push(id);
+  }
+  if (stale.length > 0) {
+    const sources = await renderSources(executor, context, stale);
+    const rendered = await renderAndStore(executor, context, sources);
+    for (const source of sources) {
+      const text = rendered.get(source.id)?.[form];
+      if (text !== null && text !== undefined && source.revision !== null)
+        read.push({ id: source.id, revision: source.revision, text });
+      else if (text !== null && text !== undefined) bodies.set(source.id, utf8.encode(text));
+    }
+  }
+  remember(context, form, read);
+  for (const { id, text } of read)
+    if (!bodies.has(id)) bodies.set(id, memory?.forms.get(formKey(id, form))?.bytes ?? utf8.encode(text));
   return rows.flatMap((row) => {
-    const body = row.body ?? rendered.get(row.id)?.[form] ?? null;
-    return body === null ? [] : [body];
+    const body = bodies.get(row.id);
+    return body === undefined ? [] : [body];
   });
 }
 
-/** A list answer from stored JSON texts: exactly what `c.json({ results, next_cursor })` sends. */
-export function listBody(bodies: readonly string[], nextCursor: string | null): string {
-  return `{"results":[${bodies.join(',')}],"next_cursor":${JSON.stringify(nextCursor)}}`;
+const listHead = utf8.encode('{"results":[');
+const comma = utf8.encode(',');
+
+/** A list answer from stored JSON forms: exactly the bytes of `c.json({ results, next_cursor })`. */
+export function listBody(bodies: readonly Uint8Array[], nextCursor: string | null): Uint8Array {
+  const tail = utf8.encode(`],"next_cursor":${JSON.stringify(nextCursor)}}`);
+  let length = listHead.length + tail.length + Math.max(0, bodies.length - 1);
+  for (const body of bodies) length += body.length;
+  const out = new Uint8Array(length);
+  out.set(listHead, 0);
+  let at = listHead.length;
+  bodies.forEach((body, i) => {
+    if (i > 0) out.set(comma, at++);
+    out.set(body, at);
+    at += body.length;
+  });
+  out.set(tail, at);
+  return out;
 }

@@ -4,7 +4,7 @@ import { createRouter } from '../../lib/app';
 import type { Handler } from '../../lib/routes';
 import { json, listOf, pageQuery } from '../../schema/common/api';
 import { SitemapEntrySchema } from '../../schema/catalogue/listings';
-import { catalogueAccess, jsonText, renderOf } from './cache';
+import { catalogueAccess, jsonBytes, renderOf } from './cache';
 import { sitemapPage } from './pages';
 
 const SitemapListSchema = listOf(SitemapEntrySchema, 'SitemapList');
@@ -22,7 +22,7 @@ const route = defineRoute({
 
 const listSitemap: Handler<typeof route> = async function listSitemap(c) {
   const page = await sitemapPage(c.var.services.db, await renderOf(c), c.req.valid('query'));
-  return jsonText<z.infer<typeof SitemapListSchema>>(c, page);
+  return jsonBytes<z.infer<typeof SitemapListSchema>>(c, page);
 };
 
 export const sitemap = createRouter().openapi(route, listSitemap);

@@ -40,11 +40,32 @@ async function counted(path: string) {
 }
 
 describe('statements of a page', () => {
-  it('is one statement when its forms are stored, and three (page, rows, store) when any is stale, whatever its size', async () => {
-    await counted('/api/v1/listings?page_size=1'); // anything done once per process is not per request
-    for (const path of ['/api/v1/listings', '/api/v1/listings/map', '/api/v1/listings/map?cover=1', '/api/v1/sitemap']) {
+  it('is one statement when its forms are stored (cold) or kept in memory, two when some are stored but not kept, three when any is stale', async () => {
+    const forms = [
+      ['/api/v1/listings', 'card'],
+      ['/api/v1/listings/map', 'map_point'],
+      ['/api/v1/listings/map?cover=1', 'map_cover'],
+      ['/api/v1/sitemap', 'sitemap'],
+    ] as const;
+    await counted('/api/v1/areas'); // anything done once per process is not per request
+    for (const [path, column] of forms) {
       const join = path.includes('?') ? '&' : '?';
-      for (const size of [1, 5, 24, 100]) expect(await counted(`${path}${join}page_size=${size}`), path).toHaveLength(1);
+      const selectsForms = (statement: string) => statement.includes(`"r"."${column}"`);
+      // The process holds none of the company's forms of this kind yet: the page carries them.
+      const cold = await counted(`${path}${join}page_size=5`);
+      expect(cold, path).toHaveLength(1);
+      expect(selectsForms(cold[0]!), cold[0]).toBe(true);
+      // It holds five: the page selects its rows' revisions, then the stored forms it lacks.
+      const more = await counted(`${path}${join}page_size=100`);
+      expect(more, path).toHaveLength(2);
+      expect(selectsForms(more[0]!), more[0]).toBe(false);
+      expect(selectsForms(more[1]!), more[1]).toBe(true);
+      // It holds them all: one statement of revisions, whatever the page's size.
+      for (const size of [1, 5, 24, 100]) {
+        const sent = await counted(`${path}${join}page_size=${size}`);
+        expect(sent, path).toHaveLength(1);
+        expect(selectsForms(sent[0]!), sent[0]).toBe(false);
+      }
     }
     // Other settings: every stored form is stale for them; each page renders and stores its rows.
     await patchSettings(api, company.id, { hide_prices: true });
@@ -58,6 +79,64 @@ describe('statements of a page', () => {
     }
     expect(await counted('/api/v1/listings?sort=newest&page_size=100')).toHaveLength(1);
     expect(await counted('/api/v1/listings/marina-gate-2br-sea-view')).toHaveLength(1);
+  });
+});
+
+describe('forms kept in memory', () => {
+  it('are used at their revision only: a listing changed in SQL is sent as it is now', async () => {
+    const slug = 'downtown-4br-penthouse';
+    const id = await idOf(slug);
+    const before = await api.request(`/api/v1/listings/${slug}`, { host: company.host });
+    expect(before.status).toBe(200);
+    expect((await counted(`/api/v1/listings/${slug}`))[0]).not.toContain('"r"."detail"');
+    const noticed = api.platform.companyCache.changed(company.id);
+    await api.db
+      .updateTable('listings')
+      .set({ title: JSON.stringify({ en: 'Retitled in SQL' }) })
+      .where('id', '=', id)
+      .execute();
+    // The changed company row (its catalogue version) is read again once, then kept in memory.
+    await noticed;
+    await counted('/api/v1/areas');
+    const sent = await counted(`/api/v1/listings/${slug}`);
+    expect(sent, sent.join('\n')).toHaveLength(3);
+    const after = await api.request(`/api/v1/listings/${slug}`, { host: company.host });
+    expect(after.json.title.en).toBe('Retitled in SQL');
+    expect(after.json.bedrooms).toBe(before.json.bedrooms);
+  });
+
+  it('never hold what a writing transaction rendered: a rolled-back revision committed again with other content', async () => {
+    const slug = 'dubai-hills-4br-villa';
+    const id = await idOf(slug);
+    const render = await renderContext(await companyRow(), api.platform.config.MEDIA_BASE_URL, 16);
+    expect(render.memory).not.toBeNull();
+    await api.request(`/api/v1/listings/${slug}`, { host: company.host });
+    // A write renders the listing's next revision in its transaction, then rolls back.
+    await expect(
+      api.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('listings')
+          .set({ title: JSON.stringify({ en: 'Rolled back' }) })
+          .where('id', '=', id)
+          .execute();
+        await renderAndStore(trx, render, await renderSources(trx, render, [id]));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    // The same revision number is committed with another title, rendered and stored in its transaction as the
+    // catalogue's writes do: the page then reads that revision as stored.
+    const writer = await renderContext(await companyRow(), api.platform.config.MEDIA_BASE_URL);
+    await api.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('listings')
+        .set({ title: JSON.stringify({ en: 'Committed' }) })
+        .where('id', '=', id)
+        .execute();
+      await renderAndStore(trx, writer, await renderSources(trx, writer, [id]));
+    });
+    expect((await stored(id)).rendered_for).toBe(writer.tag);
+    const res = await api.request(`/api/v1/listings/${slug}`, { host: company.host });
+    expect(res.json.title.en).toBe('Committed');
   });
 });
 
