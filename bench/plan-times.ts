@@ -1,6 +1,6 @@
 /**
  * Where a write's time goes on PostgreSQL (issue 28): the planning time of each statement of a deal create, two deal
- * moves and a job create, each statement planned 5 times on one connection (EXPLAIN (SUMMARY), so nothing runs) and
+ * moves, a job create and a job's schedule with a calendar block, each statement planned 5 times on one connection (EXPLAIN (SUMMARY), so nothing runs) and
  * the last printed (warm catalogue caches). A fresh database of its own on DATABASE_URL's server (default the local
  * one), the demo seeded, 300 deals added first. `npx tsx bench/plan-times.ts`.
  */
@@ -70,6 +70,19 @@ await post(`/api/v1/deals/${made.reference}/move`, { stage: 'offer' });
 await post(`/api/v1/deals/${made.reference}/move`, { stage: 'viewing' });
 const r0 = await post('/api/v1/jobs', { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'A leak.' });
 console.log('job', r0.status);
+// A job on a holiday home, scheduled with a calendar block (as the bench's schedule route).
+on = false;
+const holiday = (await (
+  await post('/api/v1/jobs', { home: 'marina-gate-1br-holiday-home', category: 'general', problem: 'Bench job.' })
+).json()) as { reference: string };
+on = true;
+const day = new Date(Date.now() + 400 * 86_400_000).toISOString().slice(0, 10);
+const r1 = await post(`/api/v1/jobs/${holiday.reference}/schedule`, {
+  day,
+  window: { start: '09:00', end: '12:00' },
+  block_calendar: true,
+});
+console.log('schedule', r1.status);
 on = false;
 
 const client = new pg.Client(url);

@@ -1,6 +1,7 @@
 import { type AliasedRawBuilder, type RawBuilder, sql, type Updateable } from 'kysely';
 import { readAuditCte } from '../../lib/audit';
 import type { Trx } from '../../lib/db/index';
+import { runNamed } from '../../lib/db/prepared';
 import { ApiError, notFound } from '../../lib/errors';
 import { eventCtes, newEventId } from '../../lib/events';
 import { type External, externalHolder, type LinkWrite, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
@@ -80,10 +81,11 @@ export async function readJob<More extends object = object>(
 ): Promise<JobRead & More> {
   const { db, company } = scope;
   const held = external ? externalHolder(company.id, 'job', external).holder : sql<string | null>`null::text`;
-  const job = (await selectJobs(db, company.id)
+  // Named (planned once per connection): its joins took PostgreSQL longer to plan than to run (bench/plan-times.ts).
+  const query = selectJobs(db, company.id)
     .select([...whoColumns(company.id, who), held.as('holder'), ...more] as never)
-    .where('jobs.reference', '=', reference)
-    .executeTakeFirst()) as (JobRead & More) | undefined;
+    .where('jobs.reference', '=', reference);
+  const job = (await runNamed(db, query.compile())).rows[0] as (JobRead & More) | undefined;
   if (!job) throw notFound(`The job ${reference}`);
   checkIfMatch(scope.ifMatch, job.version);
   return job;
@@ -189,7 +191,10 @@ type CreateRead = WhoRead & {
 export async function addJob(scope: WriteScope, input: JobInputValue): Promise<Written<JobRecord> | Stale> {
   const { db, company } = scope;
   const existing = input.external ? externalHolder(company.id, 'job', input.external).holder : sql`null::text`;
-  const { rows } = await sql<CreateRead & { [K in keyof JobRead]: JobRead[K] | null }>`
+  // Named, as readJob's read.
+  const { rows } = await runNamed(
+    db,
+    sql<CreateRead & { [K in keyof JobRead]: JobRead[K] | null }>`
     select k.existing, home.id as home_id, home.listing_type as new_home_type,
       lease.id as new_lease_id, lease.reference as new_lease_reference, settings.approval_limit::text as home_limit,
       w.contractor_status, w.contractor_name, w.member_known, j.*
@@ -201,7 +206,8 @@ export async function addJob(scope: WriteScope, input: JobInputValue): Promise<W
     left join lateral ${selectJobs(db, company.id)
       .select([sql<null>`null::text`.as('holder')])
       .where(sql<boolean>`jobs.id = k.existing::uuid`)} as j on true
-  `.execute(db);
+  `.compile(db),
+  );
   const read = rows[0] as CreateRead & Record<string, unknown>;
   if (read.existing !== null && read.id !== null) return jobUnchanged(scope, read as unknown as JobRead);
   if (read.home_id === null) throw unknownReference('home', `${input.home} is not a listing of this company.`);
