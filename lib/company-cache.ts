@@ -9,7 +9,9 @@ import type { Company } from '../schema/platform/db';
  *   {@link companyChannel} (migration 0016; every catalogue change updates `companies.catalogue_version`).
  *   Entries live until a notification names their company. While the listening connection is down, nothing is
  *   served from memory. A write request of this process marks the cache unsynced until the notifications its
- *   commit sent have been received (`sync`), so the next request of the same client reads its own write.
+ *   commit sent have been received (`sync`), so the next request of the same client reads its own write: a request
+ *   that begins meanwhile waits for that round trip (one shared by every request waiting) and is then served from
+ *   memory, rather than reading the rows again.
  * - `ttl` (Workers, where nothing can listen): an entry is served for `ttlMs`, and a write of this isolate
  *   drops every entry.
  *
@@ -40,6 +42,8 @@ export class CompanyCache {
   #writes = 0;
   #synced = 0;
   #syncing: Promise<void> | undefined;
+  /** Requests waiting for a sync to cover the writes finished before they began. */
+  #syncWaiters: Array<{ target: number; resolve: () => void }> = [];
   #waiters: Waiter[] = [];
   #listeningWaiters: Array<() => void> = [];
 
@@ -54,15 +58,40 @@ export class CompanyCache {
     return this.#listening && this.#writes === this.#synced;
   }
 
+  /**
+   * Whether rows may be served to a request beginning now: the listening connection is up and every write request
+   * this process finished before now has been seen through (notified mode: awaiting the round trip on the listening
+   * connection that covers them, one shared by every request waiting, rather than reading the rows again).
+   */
+  async #current(): Promise<boolean> {
+    if (!this.#listening) return false;
+    const target = this.#writes;
+    if (this.#synced >= target) return true;
+    await new Promise<void>((resolve) => {
+      this.#syncWaiters.push({ target, resolve });
+      void this.#sync();
+    });
+    return this.#listening;
+  }
+
+  /**
+   * Whether a row read from the database may be kept: the connection is up and no change was announced since the read
+   * began (`generation`). A row read is as current as the database when read; a change committed after the read
+   * began announces itself after, and drops it then.
+   */
+  #mayKeep(generation: number): boolean {
+    return this.#listening && generation === this.#generation;
+  }
+
   /** The company that owns `host`: from memory when it may be served, otherwise from `load` (then kept). */
   async lookup(host: string, load: (host: string) => Promise<Company | undefined>): Promise<Company | undefined> {
-    if (this.serving) {
+    if (await this.#current()) {
       const entry = this.#entries.get(host);
       if (entry && this.#fresh(entry)) return entry.company;
     }
     const generation = this.#generation;
     const company = await load(host);
-    if (company && this.serving && generation === this.#generation) {
+    if (company && this.#mayKeep(generation)) {
       if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value as string);
       this.#entries.set(host, { company, storedAt: this.#now() });
     }
@@ -86,7 +115,7 @@ export class CompanyCache {
     load: (prefix: string) => Promise<{ companyId: string; value: K } | undefined>,
   ): Promise<K | undefined> {
     if (this.#options.mode !== 'notified') return (await load(prefix))?.value;
-    if (this.serving) {
+    if (await this.#current()) {
       const entry = this.#keys.get(prefix);
       if (entry) return entry.value as K;
     }
@@ -106,7 +135,7 @@ export class CompanyCache {
    * statement), unless a change was announced since (notified mode only; found keys only).
    */
   keepKey(prefix: string, loaded: KeyEntry | undefined, generation: number): void {
-    if (this.#options.mode !== 'notified' || !loaded || !this.serving || generation !== this.#generation) return;
+    if (this.#options.mode !== 'notified' || !loaded || !this.#mayKeep(generation)) return;
     if (this.#keys.size >= this.#max) this.#keys.delete(this.#keys.keys().next().value as string);
     this.#keys.set(prefix, loaded);
   }
@@ -179,6 +208,12 @@ export class CompanyCache {
           // The connection's loss is reported by its own listener, which stops serving until it is back.
         }
         this.#synced = covering;
+        const waiting = this.#syncWaiters;
+        this.#syncWaiters = [];
+        for (const waiter of waiting) {
+          if (waiter.target <= covering) waiter.resolve();
+          else this.#syncWaiters.push(waiter);
+        }
       }
       this.#syncing = undefined;
     })();

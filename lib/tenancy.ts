@@ -64,13 +64,15 @@ export async function resolveCompany(c: Context<AppEnv>, presentedKey?: string):
         return read.company;
       }
     : (h: string) => companyByHost(db, h);
-  // Reads may use the rows kept in memory. A write reads the company's current row (settings, keys' rules), except
-  // a visitor's form or an inbound delivery on Node: there the rows are dropped as soon as the database announces a
-  // change, so the row in memory is as current as a read of it (they then make no round trip for their company).
+  // Reads may use the rows kept in memory. So may a write with a server key, a visitor's form or an inbound delivery
+  // on Node (issue 28): there the rows (and keys) are dropped as soon as the database announces a change, and a
+  // request begun after this process's own write waits until its announcements are in, so the row in memory is as
+  // current as a read of it and the write makes no round trip for its company. Elsewhere (Workers, whose rows are
+  // kept for a TTL; the admin API) a write reads the company's current row.
   const read = c.req.method === 'GET' || c.req.method === 'HEAD';
   const kind = (c.get('access') as Access | undefined)?.kind;
-  const form = companyCache?.notified === true && (kind === 'form' || kind === 'inbound');
-  const company = companyCache && (read || form) ? await companyCache.lookup(host, load) : await load(host);
+  const announced = companyCache?.notified === true && (kind === 'form' || kind === 'inbound' || kind === 'server');
+  const company = companyCache && (read || announced) ? await companyCache.lookup(host, load) : await load(host);
   if (!company) throw new ApiError('unknown_host', `No company answers on host ${host}.`);
   c.set('company', company);
   return company;
