@@ -5,8 +5,9 @@ import { type DatabaseHandle, dateOid, keepText, runScriptSimpleProtocol } from 
 import { preparedName } from './prepared';
 
 /**
- * A pg client that sends this process's prepared statements (lib/db/prepared.ts) as named statements: the server
- * parses and plans each once per connection, then only binds and runs it. Every other query is sent as it comes.
+ * A pg client that sends the texts lib/db/prepared.ts names (its prepared statements, and any query or write sent
+ * again) as named statements: the server parses and plans each once per connection, then only binds and runs it.
+ * Every other query is sent as it comes.
  */
 export class PreparingClient extends pg.Client {
   /** Texts this connection sends unnamed again: their kept plan was refused after a table changed shape. */
@@ -15,7 +16,10 @@ export class PreparingClient extends pg.Client {
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; only (text, values) is changed.
   override query(...args: any[]): any {
     const [text, values, callback] = args;
-    const name = typeof text === 'string' && callback === undefined && !this.unnamed.has(text) ? preparedName(text) : undefined;
+    const name =
+      typeof text === 'string' && Array.isArray(values) && callback === undefined && !this.unnamed.has(text)
+        ? preparedName(text)
+        : undefined;
     if (name) {
       return super.query({ name, text, values }).catch((error: { code?: string }) => {
         // A table the statement reads changed shape since this connection prepared it (a migration added a column

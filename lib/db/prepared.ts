@@ -14,12 +14,31 @@ type Compiled = { text: string; names: string[]; constants: Map<string, unknown>
 /** The texts of this process's prepared statements, by text: a driver that can name statements names them so. */
 const statementNames = new Map<string, string>();
 
+/** Texts seen once, not yet named (a text sent a second time is named): at most {@link mostSeen}, then forgotten. */
+const seenOnce = new Set<string>();
+const mostSeen = 2048;
+/** A statement a driver may name: a query or a data-modifying statement (never transaction control or DDL). */
+const nameable = /^\s*\(?\s*(select|with|insert|update|delete)\b/i;
+
 /**
- * The name a driver may prepare this text under on each of its connections (PostgreSQL via pg: lib/db/postgres.ts),
- * so the server parses and plans it once per connection instead of on every run; undefined for any other text.
+ * The name a driver may prepare this text under on each of its connections (PostgreSQL via pg: lib/db/postgres.ts;
+ * PGlite: lib/db/pglite.ts), so the server parses and plans it once per connection instead of on every run (after
+ * five runs PostgreSQL keeps a generic plan where it costs no more than planning each: its plan cache's own rule).
+ * Named: the texts of {@link prepared} and {@link runNamed}, and any query or data-modifying text sent a second time
+ * (issue 28: a write statement of a dozen CTEs took the server longer to plan than to run), as postgres.js prepares
+ * every statement by default. At most {@link mostNamed} texts are named; a text that changes per call (a literal in
+ * it) is never sent twice and stays unnamed. Undefined for any other text.
  */
 export function preparedName(text: string): string | undefined {
-  return statementNames.get(text);
+  const name = statementNames.get(text);
+  if (name !== undefined || statementNames.size >= mostNamed || !nameable.test(text)) return name;
+  if (seenOnce.delete(text)) {
+    nameText(text);
+    return statementNames.get(text);
+  }
+  if (seenOnce.size >= mostSeen) seenOnce.clear();
+  seenOnce.add(text);
+  return undefined;
 }
 
 /** Gives `text` a statement name, once. */
