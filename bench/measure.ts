@@ -1,4 +1,5 @@
 /** autocannon as `npm run bench` drives it: its options and result, and one scenario's warm-up and measured run. */
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Scenario } from './scenarios';
 import type { Cpu, Reply, ToServer } from './shared';
@@ -53,11 +54,41 @@ export type Measured = {
   serverCpu: number;
   serverCpuSeconds: number;
   driverCpu: number;
+  /** The local PostgreSQL server's CPU seconds during the run (null on PGlite, inside the server, or without /proc). */
+  databaseCpuSeconds: number | null;
   /** The server's largest rss during the run. */
   peakRss: number;
   /** Rows the run added to the scenario's table; null when it stores none. */
   stored: number | null;
 };
+
+/**
+ * CPU seconds used so far by every process of this machine whose command is `postgres` (Linux: utime + stime of
+ * /proc/<pid>/stat, at 100 ticks a second): the local PostgreSQL server's backends, for the database's CPU per request
+ * of a run on PostgreSQL (the bench's pool keeps its connections, so their CPU is counted). Null where /proc cannot be
+ * read. Other clients of the same server count too: read it on a quiet machine.
+ */
+export function databaseCpuSeconds(): number | null {
+  let ticks = 0;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // ended meanwhile
+      }
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+      const fields = stat.slice(close + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the line)
+    }
+  } catch {
+    return null;
+  }
+  return ticks / 100;
+}
 
 /** The count once writes still in flight have landed (it stays the same for 300 ms). */
 async function rowsOf(ask: (type: ToServer['type']) => Promise<Reply>, table: 'leads' | 'bookings'): Promise<number> {
@@ -73,7 +104,7 @@ async function rowsOf(ask: (type: ToServer['type']) => Promise<Reply>, table: 'l
 export async function measure(
   origin: string,
   scenario: Scenario,
-  settings: { seconds: number; warmupSeconds: number; connections: number },
+  settings: { seconds: number; warmupSeconds: number; connections: number; localDatabase?: boolean },
   ask: (type: ToServer['type']) => Promise<Reply>,
 ): Promise<Measured> {
   const { body, request } = scenario;
@@ -97,6 +128,7 @@ export async function measure(
   const storedBefore = scenario.stores ? await rowsOf(ask, scenario.stores) : 0;
   const start = await ask('reset');
   const driverStart = process.cpuUsage();
+  const databaseStart = settings.localDatabase ? databaseCpuSeconds() : null;
   const wallStart = performance.now();
   process.stdout.write(`run ${amount ? `${amount.run} requests` : `${settings.seconds} s`} … `);
   const result = await autocannon({ ...options, duration: settings.seconds, ...(amount ? { amount: amount.run } : {}) });
@@ -106,6 +138,7 @@ export async function measure(
   const stored = scenario.stores ? (await rowsOf(ask, scenario.stores)) - storedBefore : null;
   console.log(`${Math.round(perSecond(result))} req/s`);
   const serverCpuSeconds = cpuSeconds(start.cpu, end.cpu);
+  const databaseEnd = databaseStart === null ? null : databaseCpuSeconds();
   return {
     result,
     connections,
@@ -113,6 +146,7 @@ export async function measure(
     serverCpu: serverCpuSeconds / wall,
     serverCpuSeconds,
     driverCpu: cpuSeconds(driverStart, process.cpuUsage()) / wall,
+    databaseCpuSeconds: databaseStart === null || databaseEnd === null ? null : databaseEnd - databaseStart,
     peakRss: end.peak_rss,
     stored,
   };

@@ -39,6 +39,8 @@ export type ScenarioResult = {
   server_cpu_cores: number;
   /** The server's CPU time during the run ÷ the responses: what one request costs the server, in milliseconds. */
   server_cpu_ms_per_request: number;
+  /** The local PostgreSQL server's CPU per request (every backend), null on PGlite (inside the server's own). */
+  database_cpu_ms_per_request: number | null;
   /** The server's largest rss during the run (sampled every 100 ms), in MB. */
   server_peak_rss_mb: number;
   /** The same for the autocannon process. PostgreSQL had what was left. */
@@ -74,7 +76,7 @@ export function resultOf(
   counts: Counts,
   baselines: { bare?: Measured; hello?: Measured },
 ): ScenarioResult {
-  const { result, queries, serverCpu, serverCpuSeconds, driverCpu, peakRss, stored } = measured;
+  const { result, queries, serverCpu, serverCpuSeconds, databaseCpuSeconds, driverCpu, peakRss, stored } = measured;
   const bare = baselines.bare?.result;
   const hello = baselines.hello?.result;
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
@@ -111,6 +113,8 @@ export function resultOf(
     server_cpu_cores: round(serverCpu),
     server_cpu_ms_per_request: responses ? round((serverCpuSeconds * 1000) / responses, 3) : 0,
     server_peak_rss_mb: mb(peakRss),
+    database_cpu_ms_per_request:
+      databaseCpuSeconds === null || !responses ? null : round((databaseCpuSeconds * 1000) / responses, 3),
     load_generator_cpu_cores: round(driverCpu),
     baseline: scenario.baseline ?? null,
     req_per_s_ratio_to_bare: bare ? round(perSecond(result) / perSecond(bare), 3) : null,
@@ -134,13 +138,14 @@ export function markdown(results: ScenarioResult[]): string {
       ratio(r.req_per_s_ratio_to_bare, r),
       r.req_per_s_ratio_to_hello ?? '',
       r.server_cpu_ms_per_request,
+      r.database_cpu_ms_per_request ?? '—',
       r.server_cpu_cores,
       r.server_peak_rss_mb,
     ].join(' | '),
   );
   return [
-    '| Request | Req/s | p50 ms | p99 ms | Requests | Non-2xx/3xx + errors | SQL queries/request | Req/s ÷ bare | Req/s ÷ hello | Server CPU ms/request | Server CPU (cores) | Server peak rss MB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Request | Req/s | p50 ms | p99 ms | Requests | Non-2xx/3xx + errors | SQL queries/request | Req/s ÷ bare | Req/s ÷ hello | Server CPU ms/request | Database CPU ms/request | Server CPU (cores) | Server peak rss MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) => `| ${row} |`),
   ].join('\n');
 }

@@ -174,7 +174,11 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
     const loadBefore = os.loadavg()[0] ?? 0;
     const memoryBefore = (await ask('counts')).memory;
     const raw = new Map<string, Measured>();
-    for (const scenario of scenarios) raw.set(scenario.name, await measure(originOf(scenario), scenario, settings, ask));
+    for (const scenario of scenarios)
+      raw.set(
+        scenario.name,
+        await measure(originOf(scenario), scenario, { ...settings, localDatabase: engine === 'postgres' }, ask),
+      );
     const after = await ask('counts');
     const memoryAfter = after.memory;
 

@@ -17,6 +17,9 @@ const statementNames = new Map<string, string>();
 /** Texts seen once, not yet named (a text sent a second time is named): at most {@link mostSeen}, then forgotten. */
 const seenOnce = new Set<string>();
 const mostSeen = 2048;
+/** Texts named for being sent twice, and the most that are. */
+let namedSeenTwice = 0;
+const mostSeenTwice = 384;
 /** A statement a driver may name: a query or a data-modifying statement (never transaction control or DDL). */
 const nameable = /^\s*\(?\s*(select|with|insert|update|delete)\b/i;
 
@@ -26,13 +29,16 @@ const nameable = /^\s*\(?\s*(select|with|insert|update|delete)\b/i;
  * five runs PostgreSQL keeps a generic plan where it costs no more than planning each: its plan cache's own rule).
  * Named: the texts of {@link prepared} and {@link runNamed}, and any query or data-modifying text sent a second time
  * (issue 28: a write statement of a dozen CTEs took the server longer to plan than to run), as postgres.js prepares
- * every statement by default. At most {@link mostNamed} texts are named; a text that changes per call (a literal in
- * it) is never sent twice and stays unnamed. Undefined for any other text.
+ * every statement by default. At most {@link mostSeenTwice} texts are named for being sent twice, apart from those the
+ * code names (at most {@link mostNamed} by runNamed, and prepared's), so they never crowd those out (the full test
+ * suite, one process sending thousands of texts, filled a shared cap); a text that changes per call (a literal in it)
+ * is never sent twice and stays unnamed. Undefined for any other text.
  */
 export function preparedName(text: string): string | undefined {
   const name = statementNames.get(text);
-  if (name !== undefined || statementNames.size >= mostNamed || !nameable.test(text)) return name;
+  if (name !== undefined || namedSeenTwice >= mostSeenTwice || !nameable.test(text)) return name;
   if (seenOnce.delete(text)) {
+    namedSeenTwice++;
     nameText(text);
     return statementNames.get(text);
   }
@@ -49,6 +55,7 @@ function nameText(text: string): void {
 /** The most texts {@link runNamed} names: past it a text runs unnamed, so a caller whose text varies cannot fill
  * every connection with plans. */
 const mostNamed = 512;
+let namedByCaller = 0;
 
 /**
  * Runs a compiled query as a named statement where the driver names statements (PostgreSQL via pg: lib/db/postgres.ts;
@@ -57,7 +64,10 @@ const mostNamed = 512;
  * values out (Kysely's parameters do), so that the texts, and the names, stay few.
  */
 export function runNamed<R>(executor: Executor, query: CompiledQuery<R>): Promise<QueryResult<R>> {
-  if (statementNames.size < mostNamed) nameText(query.sql);
+  if (!statementNames.has(query.sql) && namedByCaller < mostNamed) {
+    namedByCaller++;
+    nameText(query.sql);
+  }
   return executor.executeQuery(query);
 }
 

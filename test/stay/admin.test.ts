@@ -192,6 +192,31 @@ describe('the list', () => {
 });
 
 describe('blocks', () => {
+  it('move the home’s calendar and rules versions by one each when added or removed: one update of its terms row (migration 0026)', async () => {
+    const versions = async () => {
+      const row = await ctx.api.db
+        .selectFrom('holiday_home_terms as t')
+        .innerJoin('listings as l', 'l.id', 't.listing_id')
+        .select(['t.calendar_version', 't.rules_version'])
+        .where('l.company_id', '=', ctx.company.id)
+        .where('l.slug_en', '=', home)
+        .executeTakeFirstOrThrow();
+      return [Number(row.calendar_version), Number(row.rules_version)];
+    };
+    const moved = (before: number[], after: number[]) => after.map((v, i) => v - (before[i] as number));
+    const before = await versions();
+    const [b1, b2] = nights(2);
+    const added = await addBlock(ctx, home, b1, b2, 'maintenance');
+    expect(added.status, added.text).toBe(201);
+    const afterAdd = await versions();
+    expect(moved(before, afterAdd)).toEqual([1, 1]);
+    const removed = await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/blocks/${added.json.id}`, {
+      method: 'DELETE',
+    });
+    expect(removed.status).toBe(204);
+    expect(moved(afterAdd, await versions())).toEqual([1, 1]);
+  });
+
   it('adds (201), lists, refuses over an active booking (409), allows over a cancelled one, and deletes (204)', async () => {
     const blocksOf = async () => (await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/blocks`)).json.results;
     const [b1, b2] = nights(4);
