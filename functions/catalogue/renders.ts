@@ -125,7 +125,11 @@ export type RenderSource = RenderRow & { revision: string | null };
 export async function renderSources(executor: Executor, context: RenderContext, ids: readonly string[]): Promise<RenderSource[]> {
   if (ids.length === 0) return [];
   const rows = await selectListingRecord(
-    executor.selectFrom('listings as l').where('l.company_id', '=', context.company.id).where('l.id', 'in', ids),
+    executor
+      .selectFrom('listings as l')
+      .where('l.company_id', '=', context.company.id)
+      // One text whatever the number of ids (`= any` of one array): the same named statement each time.
+      .where(sql<boolean>`l.id = any(${ids}::uuid[])`),
     { description: true, photos: 'all' },
   )
     .select((eb) => [
@@ -278,7 +282,7 @@ export async function bodiesOf(
         sql<string>`r.revision::text`.as('revision'),
         sql<string | null>`${sql.ref(`r.${form}`)}`.as('text'),
       ])
-      .where('r.listing_id', 'in', unread)
+      .where(sql<boolean>`r.listing_id = any(${unread}::uuid[])`)
       .where('r.rendered_for', '=', context.tag)
       .execute();
     const found = new Set<string>();
