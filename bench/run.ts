@@ -342,7 +342,8 @@ async function runDriver(): Promise<number> {
     })),
   };
 
-  const file = join(dirname(SCRIPT), 'results', 'latest.json');
+  // A run of some scenarios (BENCH_SCENARIOS) leaves the whole run's latest.json alone.
+  const file = join(dirname(SCRIPT), 'results', process.env.BENCH_SCENARIOS ? 'scenarios.json' : 'latest.json');
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, `${toJson(report)}\n`);
 
