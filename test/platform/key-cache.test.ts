@@ -64,6 +64,25 @@ describe('keys in memory', () => {
     expect(res.json.code).toBe('key_revoked');
   });
 
+  it('refuses a key revoked through this process at the very next write, which takes its key from memory (issue 28)', async () => {
+    const key = await api.createKey(company.id, { scopes: ['read:contacts', 'write:contacts'] });
+    await cache().listening();
+    await cache().settled();
+    const write = (email: string) =>
+      api.request('/api/v1/contacts', { host: company.host, key: key.secret, body: { name: 'Key Cache', email } });
+    expect((await write('first.write@example.com')).status).toBe(201);
+    statements = [];
+    expect((await write('second.write@example.com')).status).toBe(201);
+    // The key and the company from memory: the write sends no statement for either.
+    expect(keyStatements(statements)).toEqual([]);
+    expect(statements.filter((s) => s.includes('company_hosts'))).toEqual([]);
+    const revoked = await api.admin(`/companies/${company.id}/keys/${key.prefix}/revoke`, { method: 'POST' });
+    expect(revoked.status).toBe(200);
+    const refused = await write('third.write@example.com');
+    expect(refused.status).toBe(403);
+    expect(refused.json.code).toBe('key_revoked');
+  });
+
   it('refuses a key revoked by another process once the database announced it', async () => {
     const key = await usedKey();
     const noticed = cache().changed(company.id);
