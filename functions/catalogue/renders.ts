@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { sha256 } from '../../lib/crypto';
 import type { Executor } from '../../lib/db/index';
@@ -228,23 +228,20 @@ export async function renderStale(executor: Executor, context: RenderContext): P
  */
 export function withStoredForm<F extends RenderedForm>(query: PublishedQuery, context: RenderContext, form: F) {
   const withBody = !context.memory?.warm.has(warmKey(context, form));
-  return query.select((eb) => [
-    'l.id',
-    eb
-      .selectFrom('listing_renders as r')
-      .select(sql<string | null>`r.revision::text`.as('revision'))
-      .whereRef('r.listing_id', '=', 'l.id')
-      .where('r.rendered_for', '=', context.tag)
-      .as('revision'),
-    withBody
-      ? eb
-          .selectFrom('listing_renders as r')
-          .select(sql<string | null>`${sql.ref(`r.${form}`)}`.as('form'))
-          .whereRef('r.listing_id', '=', 'l.id')
-          .where('r.rendered_for', '=', context.tag)
-          .as('body')
-      : sql<string | null>`null::text`.as('body'),
-  ]);
+  return query.select((eb) => {
+    // The row's stored form, or its revision, where it was rendered for this context.
+    const stored = (value: RawBuilder<string | null>) =>
+      eb
+        .selectFrom('listing_renders as r')
+        .select(value.as('value'))
+        .whereRef('r.listing_id', '=', 'l.id')
+        .where('r.rendered_for', '=', context.tag);
+    return [
+      'l.id',
+      stored(sql`r.revision::text`).as('revision'),
+      (withBody ? stored(sql`${sql.ref(`r.${form}`)}`) : sql<string | null>`null::text`).as('body'),
+    ];
+  });
 }
 
 /**

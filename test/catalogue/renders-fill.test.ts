@@ -111,29 +111,26 @@ describe('forms kept in memory', () => {
     const render = await renderContext(await companyRow(), api.platform.config.MEDIA_BASE_URL, 16);
     expect(render.memory).not.toBeNull();
     await api.request(`/api/v1/listings/${slug}`, { host: company.host });
-    // A write renders the listing's next revision in its transaction, then rolls back.
-    await expect(
+    // A write retitles the listing and renders its next revision in its transaction, as the catalogue's writes do.
+    const retitle = (title: string, context: typeof render, after: () => void = () => {}) =>
       api.db.transaction().execute(async (trx) => {
         await trx
           .updateTable('listings')
-          .set({ title: JSON.stringify({ en: 'Rolled back' }) })
+          .set({ title: JSON.stringify({ en: title }) })
           .where('id', '=', id)
           .execute();
-        await renderAndStore(trx, render, await renderSources(trx, render, [id]));
+        await renderAndStore(trx, context, await renderSources(trx, context, [id]));
+        after();
+      });
+    // One rolls back after rendering.
+    await expect(
+      retitle('Rolled back', render, () => {
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
-    // The same revision number is committed with another title, rendered and stored in its transaction as the
-    // catalogue's writes do: the page then reads that revision as stored.
+    // The same revision number is committed with another title: the page then reads that revision as stored.
     const writer = await renderContext(await companyRow(), api.platform.config.MEDIA_BASE_URL);
-    await api.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('listings')
-        .set({ title: JSON.stringify({ en: 'Committed' }) })
-        .where('id', '=', id)
-        .execute();
-      await renderAndStore(trx, writer, await renderSources(trx, writer, [id]));
-    });
+    await retitle('Committed', writer);
     expect((await stored(id)).rendered_for).toBe(writer.tag);
     const res = await api.request(`/api/v1/listings/${slug}`, { host: company.host });
     expect(res.json.title.en).toBe('Committed');
