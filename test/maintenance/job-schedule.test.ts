@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookingBody, day, plainTerms } from '../stay/support';
+import { bookingsThrough, day, plainTerms } from '../stay/support';
 import type { TestClient } from '../support/client';
 import { type World, world } from '../support/world';
 
@@ -36,12 +36,8 @@ const quote = (home: string, checkIn: string, checkOut: string) =>
   });
 /** A guest's booking request from the company's website. */
 const bookingRequest = (home: string, checkIn: string, checkOut: string) =>
-  forms.POST('/api/v1/bookings', { body: bookingBody(home, checkIn, checkOut) });
-const book = async (home: string, checkIn: string, checkOut: string) => {
-  const { data, error } = await bookingRequest(home, checkIn, checkOut);
-  if (!data) throw new Error(`booking refused: ${JSON.stringify(error)}`);
-  return data;
-};
+  bookingsThrough(forms).request(home, checkIn, checkOut);
+const book = (home: string, checkIn: string, checkOut: string) => bookingsThrough(forms).book(home, checkIn, checkOut);
 const step = (reference: string, action: 'confirm' | 'mark-paid' | 'cancel') =>
   w.admin(`/bookings/${reference}/${action}`, undefined, 'POST');
 

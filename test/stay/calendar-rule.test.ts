@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestClient } from '../support/client';
 import { type World, world } from '../support/world';
-import { bookingBody, day, plainTerms } from './support';
+import { bookingsThrough, day, plainTerms } from './support';
 
 /**
  * One rule for "is this night free" (lib/calendar.ts), used by every writer of a home's calendar: a night is taken by
@@ -21,12 +21,8 @@ afterAll(() => w.close());
 const newHome = () => w.holidayHome(plainTerms);
 /** A guest's booking request from the company's website. */
 const bookingRequest = (home: string, checkIn: string, checkOut: string) =>
-  forms.POST('/api/v1/bookings', { body: bookingBody(home, checkIn, checkOut) });
-const book = async (home: string, checkIn: string, checkOut: string) => {
-  const { data, error } = await bookingRequest(home, checkIn, checkOut);
-  if (!data) throw new Error(`booking refused: ${JSON.stringify(error)}`);
-  return data;
-};
+  bookingsThrough(forms).request(home, checkIn, checkOut);
+const book = (home: string, checkIn: string, checkOut: string) => bookingsThrough(forms).book(home, checkIn, checkOut);
 /** Staff's block of a home's nights (the admin API). */
 const addBlock = (home: string, startsOn: string, endsOn: string) =>
   w.admin(`/listings/${encodeURIComponent(home)}/blocks`, { reason: 'owner', starts_on: startsOn, ends_on: endsOn });

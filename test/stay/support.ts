@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { randomToken } from '../../lib/crypto';
 import { developmentToken } from '../../lib/spam-check';
+import type { TestClient } from '../support/client';
 import { createTestApi, demo, type RequestOptions, type TestApi } from '../support/harness';
 
 /**
@@ -158,6 +159,21 @@ export function bookingBody(listing: string, checkIn: string, checkOut: string, 
     website: '',
     ...extra,
   };
+}
+
+/**
+ * A guest's booking requests from the company's website through a typed form client: `request` answers as sent,
+ * `book` the booking made (throwing when refused).
+ */
+export function bookingsThrough(forms: TestClient) {
+  const request = (home: string, checkIn: string, checkOut: string) =>
+    forms.POST('/api/v1/bookings', { body: bookingBody(home, checkIn, checkOut) });
+  const book = async (home: string, checkIn: string, checkOut: string) => {
+    const { data, error } = await request(home, checkIn, checkOut);
+    if (!data) throw new Error(`booking refused: ${JSON.stringify(error)}`);
+    return data;
+  };
+  return { request, book };
 }
 
 /** POST /api/v1/bookings from the browser: the publishable key in X-Api-Key and the page's Origin. */
