@@ -8,7 +8,7 @@ import { newEventId } from '../../lib/events';
 import { rotationGraceMs } from '../../lib/keys';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import { newSigningSecret } from '../../lib/webhooks/secrets';
-import { type Environment, urlProblem } from '../../lib/webhooks/urls';
+import { type Environment, urlProblem } from '../../lib/outbound/guard';
 import type { Company, DeliveryRow, SubscriptionRow } from '../../schema/platform/db';
 import { pingEvent } from '../../schema/platform/events';
 import type { SubscriptionInput, SubscriptionUpdate } from '../../schema/platform/webhooks';
