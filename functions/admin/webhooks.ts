@@ -25,7 +25,7 @@ export async function findSubscription(db: Executor, companyId: string, id: stri
   return row;
 }
 
-/** The workspace's URL rules (lib/webhooks/urls.ts), as a 400 naming the field. */
+/** The workspace's URL rules (lib/outbound/guard.ts), as a 400 naming the field. */
 export async function assertDeliverable(
   url: string,
   environment: Environment,

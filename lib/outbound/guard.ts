@@ -41,7 +41,10 @@ async function check(text: string, environment: Environment, resolve?: HostResol
   if (environment === 'development') return {};
   if (url.protocol !== 'https:') return { refused: 'Production workspaces reach https URLs only.' };
   if (isLocalhostName(url.hostname)) return { refused: 'Production workspaces cannot reach localhost.' };
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (parseAddress(host) !== null) {
     return isBlockedAddress(host) ? { refused: `${host} is not a public address, which production workspaces need.` } : {};
   }
@@ -75,7 +78,12 @@ export type Guarded = { refused: string } | { response: Response };
  * checked public name into a private address). Redirects are never followed (`redirect: 'manual'`): a caller that
  * follows one fetches its Location through here again. A name that does not resolve throws, as a network failure.
  */
-export async function guardedFetch(outbound: Outbound, environment: Environment, url: string, init: RequestInit): Promise<Guarded> {
+export async function guardedFetch(
+  outbound: Outbound,
+  environment: Environment,
+  url: string,
+  init: RequestInit,
+): Promise<Guarded> {
   const checked = await check(url, environment, outbound.resolveHost);
   if ('refused' in checked) return checked;
   if ('unresolved' in checked) throw new TypeError(checked.unresolved);

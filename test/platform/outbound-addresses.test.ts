@@ -117,7 +117,9 @@ describe('host names', () => {
     const failing = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
-    expect(await urlProblem('https://not-yet.example.com/x', 'production', failing)).toBe('not-yet.example.com does not resolve.');
+    expect(await urlProblem('https://not-yet.example.com/x', 'production', failing)).toBe(
+      'not-yet.example.com does not resolve.',
+    );
     expect(await urlProblem('https://empty.example.com/x', 'production', async () => [])).toMatch(/does not resolve/);
     expect(await urlProblem('http://not-yet.example.com/x', 'development', failing)).toBeNull();
   });

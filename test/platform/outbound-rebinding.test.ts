@@ -111,7 +111,9 @@ describe('a name that rebinds to 127.0.0.1 after the check', () => {
     await dispatch(api, new Date(Date.now() + 3_600_000));
     const [after] = await deliveriesOf(api, id);
     expect(after).toMatchObject({ status: 'failed', attempt_count: 2 });
-    expect(after?.last_error).toBe('URL refused: hook.rebind.test resolves to 127.0.0.1, not a public address, which production workspaces need.');
+    expect(after?.last_error).toBe(
+      'URL refused: hook.rebind.test resolves to 127.0.0.1, not a public address, which production workspaces need.',
+    );
     expect(receiver.connections()).toBe(0);
   });
 
@@ -124,7 +126,11 @@ describe('a name that rebinds to 127.0.0.1 after the check', () => {
     const later = new Date(Date.now() + 60_000);
     await runScheduledWork({ ...services, webhooks: { ...services.webhooks, now: () => later } });
     expect(receiver.connections()).toBe(0);
-    const job = await api.db.selectFrom('rebuild_jobs').selectAll().where('company_id', '=', company.id).executeTakeFirstOrThrow();
+    const job = await api.db
+      .selectFrom('rebuild_jobs')
+      .selectAll()
+      .where('company_id', '=', company.id)
+      .executeTakeFirstOrThrow();
     expect(job.attempt_count).toBe(1);
     expect(job.last_error).toMatch(networkFailure);
   });

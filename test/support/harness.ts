@@ -12,6 +12,7 @@ import { openPostgres } from '../../lib/db/postgres';
 import type { AppEnv } from '../../lib/env';
 import { createNodePlatform, type NodePlatform } from '../../lib/node/platform';
 import type { HostResolver } from '../../lib/outbound/guard';
+import { outsideDns } from './outside-dns';
 import type { RateLimiter } from '../../lib/ratelimit/index';
 import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
 import type { LeadType, Scope } from '../../schema/common/scopes';
@@ -108,7 +109,10 @@ export async function createTestApi(
     limiter?: RateLimiter;
     handle?: DatabaseHandle;
     ownDatabase?: boolean;
-    /** The outbound DNS (lib/outbound/guard.ts) and the fetch of unpinned requests: the outside world, as tests set it. */
+    /**
+     * The outside world of outbound requests (lib/outbound/guard.ts): its DNS (`outsideDns` unless given) and the fetch
+     * of unpinned requests.
+     */
     outbound?: { resolveHost?: HostResolver; fetch?: typeof fetch };
   } = {},
 ) {
@@ -129,6 +133,7 @@ export async function createTestApi(
       limiter: options.limiter ?? new MemoryRateLimiter(),
       clientAddress: (c: Context<AppEnv>) => c.req.header('x-test-client-address') ?? '192.0.2.1',
       now: clock.now,
+      resolveHost: outsideDns,
       ...options.outbound,
     },
   );

@@ -146,7 +146,11 @@ export function outboundFetches(graph: ImportGraph): Finding[] {
       }
       if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'fetch') {
         const receiver = node.expression.expression;
-        const name = ts.isIdentifier(receiver) ? receiver.text : ts.isPropertyAccessExpression(receiver) ? receiver.name.text : '';
+        const name = ts.isIdentifier(receiver)
+          ? receiver.text
+          : ts.isPropertyAccessExpression(receiver)
+            ? receiver.name.text
+            : '';
         if (platformFetchHolders.includes(name)) {
           found.push({ file, line: lineOf(sf, node), what: `${name}.fetch() around the guard (use guardedFetch)` });
         }
