@@ -8,7 +8,7 @@ import { newEventId } from '../../lib/events';
 import { rotationGraceMs } from '../../lib/keys';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import { newSigningSecret } from '../../lib/webhooks/secrets';
-import { type Environment, urlProblem } from '../../lib/webhooks/urls';
+import { type Environment, urlProblem } from '../../lib/outbound/guard';
 import type { Company, DeliveryRow, SubscriptionRow } from '../../schema/platform/db';
 import { pingEvent } from '../../schema/platform/events';
 import type { SubscriptionInput, SubscriptionUpdate } from '../../schema/platform/webhooks';
@@ -25,7 +25,7 @@ export async function findSubscription(db: Executor, companyId: string, id: stri
   return row;
 }
 
-/** The workspace's URL rules (lib/webhooks/urls.ts), as a 400 naming the field. */
+/** The workspace's URL rules (lib/outbound/guard.ts), as a 400 naming the field. */
 export async function assertDeliverable(
   url: string,
   environment: Environment,

@@ -1,11 +1,11 @@
 import ICAL from 'ical.js';
 import { addDays, todayIn } from '../../lib/dates';
-import { type Environment, type HostResolver, urlProblem } from '../../lib/webhooks/urls';
+import { type Environment, guardedFetch, type HostResolver, type OutboundFetch } from '../../lib/outbound/guard';
 
 /**
  * A channel's iCalendar feed, fetched and read (issue 24). Fetching: a conditional GET (If-None-Match /
  * If-Modified-Since from the last good answer), a timeout, a size limit, at most 3 redirects followed by hand, every
- * address checked by the webhook URL rules (lib/webhooks/urls.ts: on production no loopback, private or link-local
+ * address checked by the outbound rules (lib/outbound/guard.ts: on production no loopback, private or link-local
  * targets; a development workspace may use them). Reading: ical.js (RFC 5545: recurrences, time zones), one block
  * per event, keyed by its UID (a recurrence's occurrences by UID and start), cancelled events left out.
  */
@@ -26,7 +26,7 @@ export type FetchedFeed =
 
 /** Fetches a feed; never throws (a failure is `failed` with what went wrong, as `last_error` shows it). */
 export async function fetchFeed(
-  fetcher: typeof fetch,
+  fetcher: OutboundFetch,
   url: string,
   environment: Environment,
   previous: FeedValidators,
@@ -35,12 +35,13 @@ export async function fetchFeed(
   let target = url;
   try {
     for (let hop = 0; ; hop++) {
-      const refused = await urlProblem(target, environment, resolve);
-      if (refused) return { kind: 'failed', error: `The feed address is refused: ${refused}` };
       const headers: Record<string, string> = { Accept: 'text/calendar, */*;q=0.5', 'User-Agent': 'PropertyAPI-Calendars/1.0' };
       if (previous.etag) headers['If-None-Match'] = previous.etag;
       if (previous.last_modified) headers['If-Modified-Since'] = previous.last_modified;
-      const res = await fetcher(target, { headers, redirect: 'manual', signal: AbortSignal.timeout(feedLimits.timeoutMs) });
+      const init = { headers, signal: AbortSignal.timeout(feedLimits.timeoutMs) };
+      const sent = await guardedFetch({ fetch: fetcher, resolveHost: resolve }, environment, target, init);
+      if ('refused' in sent) return { kind: 'failed', error: `The feed address is refused: ${sent.refused}` };
+      const res = sent.response;
       if (res.status >= 300 && res.status < 400 && res.status !== 304) {
         await res.body?.cancel();
         const location = res.headers.get('location');

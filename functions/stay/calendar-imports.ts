@@ -4,7 +4,7 @@ import type { Db, Executor } from '../../lib/db/index';
 import type { Services } from '../../lib/env';
 import { ApiError, notFound } from '../../lib/errors';
 import { eventCtes, eventsCtes, newEventId } from '../../lib/events';
-import { type Environment, urlProblem } from '../../lib/webhooks/urls';
+import { type Environment, urlProblem } from '../../lib/outbound/guard';
 import type { CalendarImportChange, CalendarImportValue } from '../../schema/stay/calendar-imports';
 import type { CalendarImportRow } from '../../schema/stay/db';
 import { type FeedEvent, fetchFeed, readFeed } from './calendar-feeds';
@@ -49,11 +49,10 @@ export async function findImport(executor: Executor, companyId: string, slug: st
   return row;
 }
 
-/** 400 at `url` unless the company's workspace may fetch it (the webhook URL rules: lib/webhooks/urls.ts). */
+/** 400 at `url` unless the company's workspace may fetch it (the outbound rules: lib/outbound/guard.ts). */
 async function checkUrl(services: Services, environment: Environment, url: string): Promise<void> {
-  const refused = await urlProblem(url, environment, services.webhooks.resolveHost);
-  if (refused) {
-    const message = refused.replace('receive webhooks', 'be imported').replace('send webhooks to', 'import from');
+  const message = await urlProblem(url, environment, services.webhooks.resolveHost);
+  if (message) {
     throw new ApiError('invalid_request', message, { errors: [{ path: 'url', code: 'url_refused', message }] });
   }
 }

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import type { HostResolver } from '../webhooks/urls';
+import type { HostResolver } from '../outbound/guard';
 
 /** Every address a host name resolves to (what fetch may connect to), within 3 seconds. */
 export const resolveHost: HostResolver = async (host) => {

@@ -21,6 +21,8 @@ import { newSecretKey } from '../webhooks/secrets';
 import { docsScript } from './docs-script';
 import { answerKept } from './kept-bodies';
 import { resolveHost } from './dns';
+import { pinnedFetch } from './pinned-fetch';
+import type { HostResolver } from '../outbound/guard';
 import { dataDirOf } from './local-server';
 import { openDatabase } from './database';
 import { listenForCompanyChanges } from './company-listener';
@@ -64,7 +66,10 @@ export async function createNodePlatform(
     handle?: DatabaseHandle | Promise<DatabaseHandle>;
     clientAddress?: (c: Context<AppEnv>) => string;
     limiter?: RateLimiter;
+    /** What requests to IP literals and development workspaces go through (the global fetch by default). */
     fetch?: typeof fetch;
+    /** The DNS of outbound requests (node:dns by default; tests answer as a DNS change would). */
+    resolveHost?: HostResolver;
     /** The clock of requests and scheduled work (tests pass one they can set); real time by default. */
     now?: () => Date;
   } = {},
@@ -78,8 +83,9 @@ export async function createNodePlatform(
   const now = options.now ?? systemClock;
   const listeners = new Set<() => void>();
   const webhooks = createWebhookRuntime(config, {
-    resolveHost,
-    fetch: options.fetch,
+    resolveHost: options.resolveHost ?? resolveHost,
+    // Names resolved once by lib/outbound/guard.ts are connected to at the addresses it checked.
+    fetch: pinnedFetch(options.fetch),
     now,
     onHandOff: () => {
       for (const listener of listeners) listener();

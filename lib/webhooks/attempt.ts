@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { EventRow } from '../../schema/platform/db';
 import { iso } from '../dates';
+import { type Environment, guardedFetch, type Outbound } from '../outbound/guard';
 
 /** The body of every delivery: the event envelope, serialised the same way on every attempt. */
 export function eventBody(event: Pick<EventRow, 'id' | 'type' | 'created_at' | 'caused_by' | 'data'>): string {
@@ -24,29 +25,32 @@ export function signedHeaders(secrets: string[], id: string, at: Date, body: str
   };
 }
 
-export type AttemptResult = { statusCode: number | null; durationMs: number; error: string | null };
+/** An attempt: `refused` when the workspace's URL rules refused it (no connection was made; `error` says why). */
+export type AttemptResult = { statusCode: number | null; durationMs: number; error: string | null; refused?: boolean };
 
 /**
- * One POST: a timeout (AbortSignal), redirects never followed (a 3xx is an answer, and a failure), the
- * response body discarded. Network errors and timeouts come back as `error`, never thrown.
+ * One POST through the outbound guard (lib/outbound/guard.ts: the URL checked, the connection made to the checked
+ * addresses): a timeout (AbortSignal), redirects never followed (a 3xx is an answer, and a failure), the response body
+ * discarded. A refused URL, network errors and timeouts come back as `error`, never thrown.
  */
 export async function post(
-  fetcher: typeof fetch,
+  outbound: Outbound,
+  environment: Environment,
   url: string,
   init: { headers: Record<string, string>; body: string; timeoutMs: number },
 ): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const res = await fetcher(url, {
+    const sent = await guardedFetch(outbound, environment, url, {
       method: 'POST',
       headers: init.headers,
       body: init.body,
-      redirect: 'manual',
       signal: AbortSignal.timeout(init.timeoutMs),
     });
-    await res.body?.cancel().catch(() => {});
-    return { statusCode: res.status, durationMs: elapsed(), error: null };
+    if ('refused' in sent) return { statusCode: null, durationMs: 0, error: `URL refused: ${sent.refused}`, refused: true };
+    await sent.response.body?.cancel().catch(() => {});
+    return { statusCode: sent.response.status, durationMs: elapsed(), error: null };
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     const message = name === 'TimeoutError' || name === 'AbortError' ? `timed out after ${init.timeoutMs} ms` : describe(error);

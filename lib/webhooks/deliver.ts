@@ -3,7 +3,6 @@ import type { Db } from '../db/index';
 import { type AttemptResult, eventBody, post, signedHeaders } from './attempt';
 import type { WebhookRuntime } from './types';
 import { delayBefore, maxAttempts } from './schedule';
-import { urlProblem } from './urls';
 
 /**
  * What became of a delivery: `succeeded`; `failed` for good (410, the last attempt, a disabled subscription or
@@ -50,11 +49,6 @@ export async function deliver(
   if (!job) return 'missing';
   if (!job.enabled) return finish(db, runtime, deliveryId, job, null, 'the subscription is disabled');
 
-  const refused = await urlProblem(job.url, job.environment, runtime.resolveHost);
-  if (refused) {
-    const result: AttemptResult = { statusCode: null, durationMs: 0, error: `URL refused: ${refused}` };
-    return finish(db, runtime, deliveryId, job, result, result.error);
-  }
   const secrets = await db
     .selectFrom('webhook_secrets')
     .select('ciphertext')
@@ -65,8 +59,9 @@ export async function deliver(
   const plain = await Promise.all(secrets.map((s) => runtime.secrets.decrypt(s.ciphertext, job.subscription_id)));
   const body = eventBody(job);
   const headers = signedHeaders(plain, job.id, now, body, runtime.userAgent);
-  const result = await post(runtime.fetch, job.url, { headers, body, timeoutMs: runtime.timeoutMs });
-  return finish(db, runtime, deliveryId, job, result, null);
+  // A URL the workspace's rules refuse now (its name resolves to a private address) fails the delivery for good.
+  const result = await post(runtime, job.environment, job.url, { headers, body, timeoutMs: runtime.timeoutMs });
+  return finish(db, runtime, deliveryId, job, result, result.refused ? result.error : null);
 }
 
 type Job = { company_id: string; subscription_id: string };

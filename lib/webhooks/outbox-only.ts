@@ -1,5 +1,6 @@
 import { systemClock } from '../clock';
 import type { Config } from '../config';
+import { unpinnedFetch } from '../outbound/guard';
 import { secretBox } from './secrets';
 import { type WebhookRuntime, userAgent } from './types';
 
@@ -14,7 +15,7 @@ export function outboxOnlyRuntime(config: Config): WebhookRuntime {
     secrets: secretBox(config.WEBHOOK_SECRET_KEY),
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     userAgent,
-    fetch: (input, init) => fetch(input, init),
+    fetch: unpinnedFetch,
     now: systemClock,
   };
 }

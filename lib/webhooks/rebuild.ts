@@ -3,7 +3,6 @@ import { writeAudit } from '../audit';
 import type { Db } from '../db/index';
 import { post } from './attempt';
 import type { WebhookRuntime } from './types';
-import { urlProblem } from './urls';
 import { iso } from '../dates';
 
 /** A failed build POST is tried again after 1 min, 5 min, 30 min and 2 h, then given up (and audited). */
@@ -41,9 +40,8 @@ async function sendOne(db: Db, runtime: WebhookRuntime, job: DueJob, now: Date):
     .returning(['request_count', 'attempt_count', 'first_requested_at'])
     .executeTakeFirst();
   if (!claimed) return false;
-  const refused = job.url === null ? 'the hook was removed' : await urlProblem(job.url, job.environment, runtime.resolveHost);
-  if (refused !== null || job.url === null) {
-    await giveUp(db, job.company_id, `URL refused: ${refused}`);
+  if (job.url === null) {
+    await giveUp(db, job.company_id, 'URL refused: the hook was removed');
     return false;
   }
   const body = JSON.stringify({
@@ -52,7 +50,11 @@ async function sendOne(db: Db, runtime: WebhookRuntime, job: DueJob, now: Date):
     requested_at: iso(claimed.first_requested_at),
   });
   const headers = { 'content-type': 'application/json', 'user-agent': runtime.userAgent };
-  const result = await post(runtime.fetch, job.url, { headers, body, timeoutMs: runtime.timeoutMs });
+  const result = await post(runtime, job.environment, job.url, { headers, body, timeoutMs: runtime.timeoutMs });
+  if (result.refused) {
+    await giveUp(db, job.company_id, result.error ?? 'URL refused');
+    return false;
+  }
   const code = result.statusCode;
   if (code !== null && code >= 200 && code < 300) {
     const done = await db

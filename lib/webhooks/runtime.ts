@@ -4,12 +4,12 @@ import { localTransport } from './local';
 import { qstashTransport } from './qstash';
 import { verifyQStashRequest } from './receiver';
 import { secretBox } from './secrets';
-import type { HostResolver } from './urls';
+import { type HostResolver, type OutboundFetch, unpinnedFetch } from '../outbound/guard';
 import { type WebhookRuntime, userAgent } from './types';
 
 export function createWebhookRuntime(
   config: Config,
-  options: { resolveHost?: HostResolver; onHandOff?: () => void; fetch?: typeof fetch; now?: () => Date } = {},
+  options: { resolveHost?: HostResolver; onHandOff?: () => void; fetch?: OutboundFetch; now?: () => Date } = {},
 ): WebhookRuntime {
   return {
     transport: config.QSTASH_TOKEN ? qstashTransport(config) : localTransport(options.onHandOff),
@@ -18,8 +18,8 @@ export function createWebhookRuntime(
     resolveHost: options.resolveHost,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     userAgent,
-    // Called through a wrapper: Workers refuse a fetch detached from the global object.
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    // Workers: Cloudflare's fetch (names are not resolved here); Node passes its pinning fetch.
+    fetch: options.fetch ?? unpinnedFetch,
     now: options.now ?? systemClock,
   };
 }

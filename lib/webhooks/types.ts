@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db/index';
 import type { SecretBox } from './secrets';
-import type { HostResolver } from './urls';
+import type { Outbound } from '../outbound/guard';
 
 /**
  * Where deliveries go after the transaction that created them commits. `local`: the deliveries table itself,
@@ -20,7 +20,12 @@ export type DeliveryTransport = {
 /** What a callback to /internal/v1 is checked on: its Upstash-Signature, body, path and URL. */
 export type CallbackRequest = { signature: string | undefined; body: string; path: string; url: string };
 
-export type WebhookRuntime = {
+/**
+ * What sends webhooks, rebuild hooks and calendar imports out: `fetch` and `resolveHost` (lib/outbound/guard.ts, which
+ * every outbound request goes through: Node resolves names and pins the checked addresses; Workers check literal
+ * addresses only), and the delivery machinery.
+ */
+export type WebhookRuntime = Outbound & {
   transport: DeliveryTransport;
   /**
    * Checks that a callback really comes from QStash (lib/webhooks/receiver.ts). Absent where the Worker takes no
@@ -28,11 +33,8 @@ export type WebhookRuntime = {
    */
   verifyCallback?: (config: Config, request: CallbackRequest) => Promise<void>;
   secrets: SecretBox;
-  /** Node resolves host names to refuse private addresses; Workers check literal addresses only. */
-  resolveHost?: HostResolver;
   timeoutMs: number;
   userAgent: string;
-  fetch: typeof fetch;
   now: () => Date;
 };
 

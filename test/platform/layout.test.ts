@@ -13,7 +13,15 @@ import {
   readImportGraph,
   upwardImports,
 } from '../support/imports';
-import { anonymousHandlers, clockReads, describeFinding, groupRouteHelpers, queriesInRouteFiles } from '../support/shape';
+import {
+  anonymousHandlers,
+  clockReads,
+  describeFinding,
+  groupRouteHelpers,
+  outboundFetches,
+  outboundFetchFiles,
+  queriesInRouteFiles,
+} from '../support/shape';
 
 /**
  * The house's layout (issue 10): no import circles, layers point down only (functions/ → lib/ → schema/), groups
@@ -78,6 +86,12 @@ describe('the layout of functions/, lib/ and schema/', () => {
   it('names every handler (stack traces name them)', () => {
     const anonymous = anonymousHandlers(graph).map(describeFinding);
     expect(anonymous, listed('anonymous handlers', anonymous)).toEqual([]);
+  });
+
+  it('fetches only through the outbound guard (lib/outbound/guard.ts guardedFetch)', () => {
+    const around = outboundFetches(graph).map(describeFinding);
+    expect(around, listed('requests sent around the guard', around)).toEqual([]);
+    for (const file of Object.keys(outboundFetchFiles)) expect(graph.files, file).toContain(file);
   });
 });
 
@@ -216,8 +230,9 @@ describe('the shape checker (issue 22), on trees of its own', () => {
     clock: clockReads(graph).map(describeFinding),
     helpers: groupRouteHelpers(graph).map(describeFinding),
     anonymous: anonymousHandlers(graph).map(describeFinding),
+    fetches: outboundFetches(graph).map(describeFinding),
   });
-  const none = { queries: [], clock: [], helpers: [], anonymous: [] };
+  const none = { queries: [], clock: [], helpers: [], anonymous: [], fetches: [] };
 
   /**
    * A group in the one shape: its route file declares through lib/routes.ts and delegates to named handlers (a const
@@ -260,6 +275,21 @@ describe('the shape checker (issue 22), on trees of its own', () => {
       '',
     ].join('\n'),
     'schema/alpha/rows.ts': 'export type Row = { at: Date };\nexport const epoch = new Date(0);\n',
+    // The outbound guard and the files allowed to send requests themselves; a Worker's inbound `fetch` handler.
+    'lib/outbound/guard.ts': [
+      'export type Outbound = { fetch: typeof fetch };',
+      'export const unpinnedFetch = (url: string, init: RequestInit) => fetch(url, init);',
+      'export const guardedFetch = (outbound: Outbound, url: string) => outbound.fetch(url, { redirect: "manual" });',
+      '',
+    ].join('\n'),
+    'lib/node/pinned-fetch.ts': "import { fetch } from 'undici';\nexport const pinned = (url: string) => fetch(url);\n",
+    'lib/spam-check.ts': 'export const verify = (url: string) => globalThis.fetch(url, { method: "POST" });\n',
+    'lib/worker.ts': [
+      "import { guardedFetch } from './outbound/guard';",
+      'type App = { fetch(request: Request): Promise<Response> };',
+      'export const worker = (app: App) => ({ fetch: (request: Request) => app.fetch(request), guardedFetch });',
+      '',
+    ].join('\n'),
   };
 
   it('passes a clean tree', () => {
@@ -303,6 +333,31 @@ describe('the shape checker (issue 22), on trees of its own', () => {
     expect(shape(graph)).toEqual({
       ...none,
       clock: ['functions/alpha/rows.ts:5 new Date()', 'lib/keys.ts:1 Date.now()', 'schema/alpha/rows.ts:1 new Date()'],
+    });
+  });
+
+  it('finds requests sent around the outbound guard: the global fetch called, passed or stored; the platform fetch called', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/feeds.ts': 'export const feed = async (url: string) => (await fetch(url)).text();\n',
+      'functions/alpha/sync.ts': [
+        'export const sync = (services: any, url: string) => services.webhooks.fetch(url, {});',
+        'export const again = (runtime: any, url: string) => runtime.fetch(url, {});',
+        '',
+      ].join('\n'),
+      'lib/hooks.ts': 'export const hook = (url: string) => globalThis.fetch(url);\nexport const kept = { fetch };\n',
+      'lib/runtime.ts': 'export const make = (f?: typeof fetch) => f ?? fetch;\n',
+    });
+    expect(shape(graph)).toEqual({
+      ...none,
+      fetches: [
+        'functions/alpha/feeds.ts:1 the global fetch (use guardedFetch)',
+        'functions/alpha/sync.ts:1 webhooks.fetch() around the guard (use guardedFetch)',
+        'functions/alpha/sync.ts:2 runtime.fetch() around the guard (use guardedFetch)',
+        'lib/hooks.ts:1 the global globalThis.fetch (use guardedFetch)',
+        'lib/hooks.ts:2 the global fetch (use guardedFetch)',
+        'lib/runtime.ts:1 the global fetch (use guardedFetch)',
+      ],
     });
   });
 

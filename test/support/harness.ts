@@ -11,6 +11,8 @@ import { openPGlite } from '../../lib/db/pglite';
 import { openPostgres } from '../../lib/db/postgres';
 import type { AppEnv } from '../../lib/env';
 import { createNodePlatform, type NodePlatform } from '../../lib/node/platform';
+import type { HostResolver } from '../../lib/outbound/guard';
+import { outsideDns } from './outside-dns';
 import type { RateLimiter } from '../../lib/ratelimit/index';
 import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
 import type { LeadType, Scope } from '../../schema/common/scopes';
@@ -102,7 +104,17 @@ function testClock(): TestClock {
  * is where the client address comes from; authentication, validation and SQL are production code.
  */
 export async function createTestApi(
-  options: { env?: Record<string, string>; limiter?: RateLimiter; handle?: DatabaseHandle; ownDatabase?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    limiter?: RateLimiter;
+    handle?: DatabaseHandle;
+    ownDatabase?: boolean;
+    /**
+     * The outside world of outbound requests (lib/outbound/guard.ts): its DNS (`outsideDns` unless given) and the fetch
+     * of unpinned requests.
+     */
+    outbound?: { resolveHost?: HostResolver; fetch?: typeof fetch };
+  } = {},
 ) {
   const handle = options.handle ?? (await openTestDatabase({ own: options.ownDatabase }));
   // Lead details are encrypted with a key of this test API (the Node server keeps its own in DATA_DIR).
@@ -121,6 +133,8 @@ export async function createTestApi(
       limiter: options.limiter ?? new MemoryRateLimiter(),
       clientAddress: (c: Context<AppEnv>) => c.req.header('x-test-client-address') ?? '192.0.2.1',
       now: clock.now,
+      resolveHost: outsideDns,
+      ...options.outbound,
     },
   );
   const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });

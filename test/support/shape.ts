@@ -102,3 +102,60 @@ export function anonymousHandlers(graph: ImportGraph): Finding[] {
   }
   return found;
 }
+
+/**
+ * The files that may send a request themselves; everything else fetches through `guardedFetch`
+ * (lib/outbound/guard.ts). Each with its reason.
+ */
+export const outboundFetchFiles: Record<string, string> = {
+  'lib/outbound/guard.ts': 'the guard: checks the URL, then calls the platform fetch (Workers: the global one)',
+  'lib/node/pinned-fetch.ts': "Node's platform fetch: undici connecting to the checked addresses only",
+  'lib/spam-check.ts': "Turnstile's siteverify at the operator's TURNSTILE_SITEVERIFY_URL, not a company's URL",
+};
+
+/** Objects that carry the platform fetch (`services.webhooks`, a `runtime`, an `outbound`): calling it skips the guard. */
+const platformFetchHolders = ['webhooks', 'runtime', 'outbound'];
+const globalObjects = ['globalThis', 'self', 'window'];
+
+/** Whether this `fetch` identifier is the global function used as a value (called, passed, stored), not a name. */
+function isGlobalFetch(node: ts.Identifier): boolean {
+  const parent = node.parent;
+  if (ts.isPropertyAccessExpression(parent) && parent.name === node) {
+    return ts.isIdentifier(parent.expression) && globalObjects.includes(parent.expression.text);
+  }
+  const named = (p: ts.Node): p is ts.Node & { name: ts.Node } => 'name' in p && (p as { name?: ts.Node }).name === node;
+  if (named(parent) && !ts.isShorthandPropertyAssignment(parent)) return false;
+  if (ts.isImportSpecifier(parent) || ts.isExportSpecifier(parent) || ts.isTypeQueryNode(parent)) return false;
+  return !ts.isQualifiedName(parent) && !ts.isTypeReferenceNode(parent);
+}
+
+/**
+ * Requests sent around the outbound guard, outside {@link outboundFetchFiles}: the global `fetch` (called, passed on
+ * or stored: `fetch(…)`, `globalThis.fetch`, `{ fetch }`) and the platform fetch called directly
+ * (`services.webhooks.fetch(…)`, `runtime.fetch(…)`, `outbound.fetch(…)`). Names are not uses: a method or property
+ * called `fetch` (`app.fetch(request)` of an inbound app), `typeof fetch`.
+ */
+export function outboundFetches(graph: ImportGraph): Finding[] {
+  const found: Finding[] = [];
+  for (const file of graph.files.filter((f) => !(f in outboundFetchFiles))) {
+    const sf = parse(graph, file);
+    visit(sf, (node) => {
+      if (ts.isIdentifier(node) && node.text === 'fetch' && isGlobalFetch(node)) {
+        const holder = ts.isPropertyAccessExpression(node.parent) ? `${node.parent.expression.getText(sf)}.` : '';
+        found.push({ file, line: lineOf(sf, node), what: `the global ${holder}fetch (use guardedFetch)` });
+      }
+      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'fetch') {
+        const receiver = node.expression.expression;
+        const name = ts.isIdentifier(receiver)
+          ? receiver.text
+          : ts.isPropertyAccessExpression(receiver)
+            ? receiver.name.text
+            : '';
+        if (platformFetchHolders.includes(name)) {
+          found.push({ file, line: lineOf(sf, node), what: `${name}.fetch() around the guard (use guardedFetch)` });
+        }
+      }
+    });
+  }
+  return found;
+}

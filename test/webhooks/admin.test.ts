@@ -73,6 +73,12 @@ describe('webhook subscriptions (admin API)', () => {
     'https://localhost/x',
     'https://api.localhost/x',
     'https://0x7f.1/x',
+    // Issue 32: IPv6 forms embedding a loopback address, and a name that does not resolve.
+    'https://[::127.0.0.1]/x',
+    'https://[64:ff9b:1::7f00:1]/x',
+    'https://[::ffff:0:7f00:1]/x',
+    'https://[2002:7f00:1::]/x',
+    'https://not-registered.invalid/x',
   ])('refuses %s on a production workspace', async (url) => {
     const res = await api.admin(subs(prod.id), { body: { url } });
     expect(res.status).toBe(400);
