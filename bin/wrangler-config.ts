@@ -43,7 +43,7 @@ const sharedVars: Array<string | [string, string]> = [
   ['CATALOGUE_MAX_AGE_SECONDS', '60'],
   ['CATALOGUE_EDGE_MAX_AGE_SECONDS', '300'],
   'In-memory caches of an isolate, which has 128 MB in all: 24 MB here (the Node server keeps 32 and 16), the rest',
-  "for the code, each request's work and the other caches (docs/deploy.md, \"Memory of an isolate\").",
+  'for the code, each request\'s work and the other caches (docs/deploy.md, "Memory of an isolate").',
   ['CATALOGUE_RESPONSE_CACHE_MB', '16'],
   ['CATALOGUE_FORMS_CACHE_MB', '8'],
   'Part of every catalogue ETag: deploy with `--var RELEASE:$(git rev-parse --short HEAD)`.',
@@ -174,7 +174,11 @@ function environment(group: (typeof routeGroups)[number], layout: Layout): Membe
       member('main', `functions/${group.name}/worker.ts`),
       member('triggers', [crons]),
       member('observability', observability()),
-      member('vars', vars(false, [groupAdminApi]), "The shared vars, repeated (wrangler does not inherit vars into environments)."),
+      member(
+        'vars',
+        vars(false, [groupAdminApi]),
+        'The shared vars, repeated (wrangler does not inherit vars into environments).',
+      ),
     ],
     `The ${group.name} group alone, as its own Worker (functions/${group.name}/worker.ts).`,
   );
@@ -215,7 +219,7 @@ export function wranglerConfig(layout: Layout = 'one-cron', placement?: string):
     member(
       'minify',
       true,
-      'Minified bundles: smaller uploads and faster starts. Each Worker\'s gzipped budget is in test/platform/workers.test.ts.',
+      "Minified bundles: smaller uploads and faster starts. Each Worker's gzipped budget is in test/platform/workers.test.ts.",
     ),
     member(
       'build',
@@ -253,7 +257,7 @@ export function wranglerConfig(layout: Layout = 'one-cron', placement?: string):
       "The default Worker's scheduled work (functions/jobs.ts: the platform's outbox sweep, rebuild hooks and",
       "idempotency-key expiry, then every group's jobs), every minute. Cron Triggers run in UTC: a job that acts on a",
       "company's day (rent overdue, permits, owner statements) reads that day in the company's time zone itself, so it",
-      "acts within a minute of the company's midnight (docs/deploy.md, \"Cron Triggers run in UTC\").",
+      'acts within a minute of the company\'s midnight (docs/deploy.md, "Cron Triggers run in UTC").',
       ...(layout === 'one-cron'
         ? [
             'Layout one-cron: the only Cron Trigger of the deployment (`npx tsx bin/wrangler-config.ts --layout per-group`',
