@@ -74,11 +74,11 @@ describe('wrangler.jsonc layouts', () => {
   });
 
   it('asks for the newest compatibility date the installed workerd runs, with nodejs_compat', async () => {
-    const [{ config }] = await readLayout('one-cron');
-    expect(config.compatibility_date).toBe(compatibilityDate);
+    const config = (await readLayout('one-cron'))[0]?.config;
+    expect(config?.compatibility_date).toBe(compatibilityDate);
     // wrangler dev, test/workerd and Cloudflare run the same date: the newest Miniflare supports (bump it with wrangler).
     expect(compatibilityDate).toBe(supportedCompatibilityDate);
-    expect(config.compatibility_flags).toEqual(['nodejs_compat']);
+    expect(config?.compatibility_flags).toEqual(['nodejs_compat']);
   });
 });
 
