@@ -22,6 +22,7 @@ const origin = 'http://localhost:3000';
 const appSecret = randomBytes(16).toString('hex');
 let dataDir: string;
 let server: ReturnType<typeof spawn> | undefined;
+let output = '';
 let database: { name: string; admin: pg.Client } | undefined;
 
 /** The admin API of the server, with the token it wrote into its data folder (what `npm run admin` does). */
@@ -53,7 +54,6 @@ beforeAll(async () => {
     env: bareEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
   await new Promise<void>((resolve, reject) => {
     server?.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -154,5 +154,15 @@ describe('the Postman collection against the demo company', () => {
     );
     expect(new Set(steps.map((step) => step.step.operation)).size).toBe(operations);
     expect(executions.every((e) => (e.response?.code ?? 500) < 300)).toBe(true);
+    if (database) {
+      // The PostgreSQL pass ran on PostgreSQL: the run's records are in the database made for it.
+      const url = new URL(databaseUrl as string);
+      url.pathname = `/${database.name}`;
+      const client = new pg.Client(url.toString());
+      await client.connect();
+      const { rows } = await client.query("select count(*)::int as n from inbound_messages");
+      await client.end();
+      expect(rows[0].n).toBe(3);
+    }
   }, 300_000);
 });
