@@ -35,7 +35,7 @@ type Operation = {
 export const folders: Folder[] = [catalogue, forms, crm, inbound, bookings, leases, maintenance, pipelines, statements, portals];
 
 /** What the user sets: the company's host and keys; an inbound channel's token and secrets; the feeds' token. */
-const settings: Array<[string, string]> = [
+export const settings: Array<[string, string]> = [
   ['baseUrl', 'http://localhost:8787'],
   ['serverKey', ''],
   ['publishableKey', ''],
