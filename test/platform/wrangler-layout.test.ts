@@ -73,6 +73,17 @@ describe('wrangler.jsonc layouts', () => {
     expect(() => wranglerConfig('one-cron', 'eu-central-1')).toThrow(/--placement/);
   });
 
+  it("keeps every Worker's in-memory caches within a quarter of an isolate's 128 MB (docs/deploy.md)", async () => {
+    for (const { build, config } of await readLayout('one-cron')) {
+      const vars = config.vars as Record<string, string>;
+      const megabytes = Object.entries(vars)
+        .filter(([name]) => /_CACHE_MB$/.test(name))
+        .reduce((sum, [, value]) => sum + Number(value), 0);
+      expect(megabytes, build.name).toBeGreaterThan(0);
+      expect(megabytes, build.name).toBeLessThanOrEqual(128 / 4);
+    }
+  });
+
   it('asks for the newest compatibility date the installed workerd runs, with nodejs_compat', async () => {
     const config = (await readLayout('one-cron'))[0]?.config;
     expect(config?.compatibility_date).toBe(compatibilityDate);
