@@ -109,10 +109,10 @@ const member = (key: string, value: unknown, ...comment: string[]): Member => ({
 const isObject = (value: unknown): value is Member[] =>
   Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'object' && item && 'comment' in item);
 
-/** JSONC with tabs, as Cloudflare's samples: comments above their member, no trailing comma. */
+/** JSONC as biome formats it (two spaces): comments above their member, no trailing comma. */
 function render(value: unknown, indent: string): string {
   if (!isObject(value)) return JSON.stringify(value);
-  const inner = `${indent}\t`;
+  const inner = `${indent}  `;
   const lastValue = value.findLastIndex((m) => m.key !== undefined);
   const lines = value.map((m, i) => {
     const comments = (m.comment ?? []).map((line) => `${inner}// ${line}`);

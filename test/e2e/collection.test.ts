@@ -160,7 +160,7 @@ describe('the Postman collection against the demo company', () => {
       url.pathname = `/${database.name}`;
       const client = new pg.Client(url.toString());
       await client.connect();
-      const { rows } = await client.query("select count(*)::int as n from inbound_messages");
+      const { rows } = await client.query('select count(*)::int as n from inbound_messages');
       await client.end();
       expect(rows[0].n).toBe(3);
     }

@@ -114,7 +114,7 @@ describe.skipIf(onPostgresPass)('Worker bundles', () => {
   });
 
   it("serves the reference page's script as a static asset, the pinned package's file, bundled into no Worker", async () => {
-    expect(wranglerConfig()).toMatch(/^\t"assets": \{\n\t\t"directory": "\.\/dist\/assets"\n\t\}/m);
+    expect(wranglerConfig()).toMatch(/^ {2}"assets": \{\n {4}"directory": "\.\/dist\/assets"\n {2}\}/m);
     const asset = await readFile(new URL(`dist/assets${docsScriptPath}`, root));
     expect(asset.equals(await readFile(docsScriptFile()))).toBe(true);
     for (const bundle of bundles.values()) {
