@@ -17,7 +17,7 @@ import { routeGroups } from '../functions/app';
  * own a trigger on its Worker (a Workers Paid account: 250), so a group's jobs run beside its routes as well.
  *
  * `--placement <hint>` places every Worker's requests near the database: the Neon project's cloud region
- * (`aws:eu-central-1` for Neon's `aws-eu-central-1`), or `smart` (docs/deploy.md, "Placement"). Without it the
+ * (`aws:eu-central-1` for Neon's `aws-eu-central-1`), or `smart` (docs/deploy.md, "Placement near the database"). Without it the
  * Workers run where each request arrives.
  */
 export type Layout = 'one-cron' | 'per-group';
@@ -25,7 +25,8 @@ export const layouts: readonly Layout[] = ['one-cron', 'per-group'];
 
 /**
  * The newest date the pinned Wrangler's workerd (1.20260426.1, Miniflare 4.20260426) supports: `wrangler dev` and
- * test/workerd run the bundles with the same date Cloudflare does. Newer Wranglers need Node 22 (../shared/TOOLCHAIN.md).
+ * test/workerd run the bundles with the same date Cloudflare does. Newer Wranglers need Node 22 (docs/deploy.md,
+ * "The Wrangler file").
  */
 export const compatibilityDate = '2026-04-26';
 export const compatibilityFlags = ['nodejs_compat'];
