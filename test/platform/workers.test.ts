@@ -137,7 +137,7 @@ describe.skipIf(onPostgresPass)('Worker bundles', () => {
     expect(transports).toEqual([]);
   });
 
-  it("replaces zod's locale bundle and nothing else with the empty module (wrangler.toml alias)", () => {
+  it("replaces zod's locale bundle and nothing else with the empty module (wrangler.jsonc alias)", () => {
     for (const [name, bundle] of bundles) {
       const importers = Object.entries(bundle.meta.inputs)
         .filter(([, input]) => input.imports.some((i) => i.path === 'lib/zod-locales.ts'))
