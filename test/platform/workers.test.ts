@@ -1,5 +1,5 @@
 /**
- * Every Worker built as `wrangler deploy` builds it (a dry run with wrangler.toml's settings and esbuild's
+ * Every Worker built as `wrangler deploy` builds it (a dry run with wrangler.jsonc's settings and esbuild's
  * metafile): a group's Worker bundles no other group's files, and no Worker grows past its gzipped budget
  * (measured as wrangler's "Total Upload … gzip" figure). wrangler.jsonc itself is generated (bin/wrangler-config.ts).
  *
