@@ -21,12 +21,13 @@ export type WorkerBundle = {
 };
 
 /**
- * Bundles every Worker exactly as `wrangler deploy` would (a dry run, with wrangler.toml's settings), into
+ * Bundles every Worker exactly as `wrangler deploy` would (a dry run, with wrangler.jsonc's settings), into
  * `<outRoot>/worker` and `<outRoot>/worker-<group>`, each with its esbuild metafile, after writing the static
  * assets (dist/assets). Builds run in parallel.
  */
 export async function buildWorkers(outRoot: string): Promise<WorkerBundle[]> {
-  // wrangler.toml's [assets] folder must exist before wrangler reads it.
+  // Each wrangler run below writes the static assets first (wrangler.jsonc `build.command`); writing them once here
+  // leaves those ten runs nothing to copy.
   await writeDocsAssets(root);
   return Promise.all(
     workerBuilds.map(async ({ name, env, outdir }) => {

@@ -2,33 +2,55 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { leases, maintenance, pipelines, portals, statements } from './collection-back-office';
+import { bookings, catalogue, crm, forms, inbound } from './collection-front-office';
+import { everyRequest, type Folder, type Step } from './collection-steps';
 
 /**
  * The Postman collection (v2.1) of the public API, built from the checked-in OpenAPI document, the same file for the
  * same document (CI regenerates it and fails on a difference):
  *   tsx bin/collection.ts [--spec openapi/openapi.json] [--out collections/property-api.postman_collection.json]
  *
- * It runs as it is (`newman run`, test/e2e/collection.test.ts against `npm start`): every body is the operation's own
- * example (or, where the document has none, the required fields from the schema's examples), every write sends a new
- * `Idempotency-Key` (`{{$guid}}`), a publishable key goes with the `Origin` it was made for, and the keys, the base URL
- * and the records a request needs are collection variables. The variable of a record (`{{contacts_reference}}`, …) is
- * set by the test script of the request that first answers with one: a create, or the first row of a list. Folders
- * follow the document's tags and its order, so a list and a create come before the reads of one record.
+ * It is a run that proves something (test/e2e/collection.test.ts runs it with newman against `npm start`): the steps of
+ * collection-front-office.ts and collection-back-office.ts, every operation of the document at least once, each record
+ * created before it is read, changed or moved, each request's test expecting the one status it must answer on the demo
+ * company. Every write sends a new `Idempotency-Key` (`{{$guid}}`), a publishable key goes with the `Origin` it was
+ * made for, and the keys, the base URL and the records a request needs are collection variables: a record's
+ * (`{{contacts_reference}}`, …) is set by the request that creates it (or, unset, by the first row of a list).
  */
 
 type Json = Record<string, unknown>;
 type Operation = {
+  operationId?: string;
   summary?: string;
-  tags?: string[];
   security?: Array<Record<string, string[]>>;
   parameters?: Array<{ name: string; in: string; required?: boolean; schema?: Json; example?: unknown }>;
   requestBody?: {
     content?: Record<string, { example?: unknown; examples?: Record<string, { value?: unknown }>; schema?: Json }>;
   };
-  responses?: Record<string, unknown>;
+  responses?: Record<string, { content?: Record<string, unknown> }>;
 };
 
-/** A create before the list of the same path: the list then names a record for the requests after it. */
+/** The folders, in the order a run takes them: the web enquiry before the CRM reads and works its lead. */
+export const folders: Folder[] = [catalogue, forms, crm, inbound, bookings, leases, maintenance, pipelines, statements, portals];
+
+/** What the user sets: the company's host and keys; an inbound channel's token and secrets; the feeds' token. */
+export const settings: Array<[string, string]> = [
+  ['baseUrl', 'http://localhost:8787'],
+  ['serverKey', ''],
+  ['publishableKey', ''],
+  ['origin', 'http://localhost:3000'],
+  ['challengeToken', 'XXXX.DUMMY.TOKEN.XXXX'],
+  ['whatsappToken', ''],
+  ['whatsappAppSecret', ''],
+  ['whatsappVerifyToken', ''],
+  ['propertyFinderToken', ''],
+  ['propertyFinderSecret', ''],
+  ['signedToken', ''],
+  ['signedSecret', ''],
+  ['feedToken', ''],
+];
+
 const methods = ['post', 'get', 'put', 'patch', 'delete'] as const;
 
 /** A path parameter's collection variable: `task_id` as it is, else the resource's segment with it (`contacts_reference`). */
@@ -41,14 +63,11 @@ export function variableOf(path: string, param: string): string {
 
 /** The record a create or a list names: its collection path's variable (`/api/v1/contacts` → `contacts_reference`). */
 function capturesFor(path: string, doc: Json): Array<{ variable: string; field: string }> {
-  const paths = doc.paths as Record<string, unknown>;
   const found: Array<{ variable: string; field: string }> = [];
-  for (const other of Object.keys(paths)) {
+  for (const other of Object.keys(doc.paths as Json)) {
     const match = other.match(/^(.*)\/\{([a-z_]+)\}$/);
-    if (!match || match[1] !== path) continue;
     // The record's field has the parameter's name: `reference`, `slug`, `task_id`, …
-    const param = match[2] as string;
-    found.push({ variable: variableOf(other, param), field: param });
+    if (match && match[1] === path) found.push({ variable: variableOf(other, match[2] as string), field: match[2] as string });
   }
   return found;
 }
@@ -61,76 +80,40 @@ function resolve(doc: Json, schema: Json | undefined): Json | undefined {
   return at;
 }
 
-/** A value for a schema with no example of its own body: its example, first enum value, or the required fields. */
-function exampleOf(doc: Json, schema: Json | undefined, depth = 0): unknown {
-  const s = resolve(doc, schema);
-  if (!s || depth > 6) return undefined;
-  if (s.example !== undefined) return s.example;
-  if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
-  if (s.default !== undefined) return s.default;
-  if (Array.isArray(s.enum)) return s.enum[0];
-  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
-    const options = s[key] as Json[] | undefined;
-    if (options?.length) return exampleOf(doc, options[0], depth + 1);
-  }
-  const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
-  if (type === 'object' || s.properties) {
-    const properties = (s.properties ?? {}) as Record<string, Json>;
-    const required = (s.required ?? []) as string[];
-    return Object.fromEntries(required.map((name) => [name, exampleOf(doc, properties[name], depth + 1)]));
-  }
-  if (type === 'array') return [exampleOf(doc, s.items as Json, depth + 1)].filter((v) => v !== undefined);
-  if (type === 'integer' || type === 'number') return typeof s.minimum === 'number' ? s.minimum : 1;
-  if (type === 'boolean') return true;
-  if (type === 'string') {
-    if (s.format === 'date') return '2026-06-01';
-    if (s.format === 'date-time') return '2026-06-01T09:00:00Z';
-    if (s.format === 'email') return 'someone@example.com';
-    if (s.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
-    if (s.format === 'uri') return 'https://www.example.com/';
-    return 'example';
-  }
-  return undefined;
-}
-
-function bodyOf(doc: Json, operation: Operation): unknown {
+function exampleOf(operation: Operation): unknown {
   const json = operation.requestBody?.content?.['application/json'];
   if (!json) return undefined;
-  if (json.example !== undefined) return json.example;
-  const first = Object.values(json.examples ?? {})[0];
-  if (first?.value !== undefined) return first.value;
-  return exampleOf(doc, json.schema) ?? {};
+  return json.example ?? Object.values(json.examples ?? {})[0]?.value;
 }
 
 /**
- * A browser form sent with a publishable key carries the spam check's token (`challenge`, Cloudflare Turnstile), which
- * the examples leave out: `{{challengeToken}}`, by default Turnstile's test token, which a development workspace
- * (the demo company) accepts; a production workspace needs a real widget's token.
+ * A browser form sent with a publishable key carries the spam check's token (`challenge`, Cloudflare Turnstile):
+ * `{{challengeToken}}`, by default Turnstile's test token, which a development workspace (the demo company) accepts; a
+ * production workspace needs a real widget's token.
  */
 function withChallenge(doc: Json, operation: Operation, body: unknown): unknown {
   if (Object.keys(operation.security?.[0] ?? {})[0] !== 'publishableKey') return body;
   if (!body || typeof body !== 'object' || Array.isArray(body) || 'challenge' in body) return body;
   const schema = resolve(doc, operation.requestBody?.content?.['application/json']?.schema);
-  const properties = (schema?.properties ?? {}) as Record<string, unknown>;
-  return 'challenge' in properties ? { ...body, challenge: '{{challengeToken}}' } : body;
+  return 'challenge' in ((schema?.properties ?? {}) as Json) ? { ...body, challenge: '{{challengeToken}}' } : body;
 }
 
-/** Path parameters as `{{variable}}`: Postman fills them from the collection's variables. */
-function urlOf(path: string, operation: Operation) {
-  const raw = path.replace(/\{([a-z_]+)\}/g, (_, param: string) => `{{${variableOf(path, param)}}}`);
-  const query = (operation.parameters ?? [])
-    .filter((p) => p.in === 'query' && p.required)
-    .map((p) => ({ key: p.name, value: String(p.example ?? exampleOf({}, p.schema) ?? '') }));
-  const segments = raw.split('/').filter(Boolean);
+function urlOf(path: string, operation: Operation, step: Step) {
+  const raw = path.replace(/\{([a-z_]+)\}/g, (_, param: string) => `{{${step.path?.[param] ?? variableOf(path, param)}}}`);
+  const query = step.query
+    ? Object.entries(step.query).map(([key, value]) => ({ key, value }))
+    : (operation.parameters ?? [])
+        .filter((p) => p.in === 'query' && p.required)
+        .map((p) => ({ key: p.name, value: String(p.example ?? '') }));
   return {
     raw: `{{baseUrl}}${raw}${query.length ? `?${query.map((q) => `${q.key}=${q.value}`).join('&')}` : ''}`,
     host: ['{{baseUrl}}'],
-    path: segments,
+    path: raw.split('/').filter(Boolean),
     ...(query.length ? { query } : {}),
   };
 }
 
-function headersOf(operation: Operation, hasBody: boolean) {
+function headersOf(operation: Operation, step: Step, hasBody: boolean) {
   const headers: Array<{ key: string; value: string }> = [];
   const first = Object.keys(operation.security?.[0] ?? {})[0];
   if (first === 'serverKey') headers.push({ key: 'Authorization', value: 'Bearer {{serverKey}}' });
@@ -141,75 +124,112 @@ function headersOf(operation: Operation, hasBody: boolean) {
     headers.push({ key: 'Idempotency-Key', value: '{{$guid}}' });
   }
   if (hasBody) headers.push({ key: 'Content-Type', value: 'application/json' });
+  for (const [key, value] of Object.entries(step.headers ?? {})) headers.push({ key, value });
   return headers;
 }
 
-/** Every answer is documented and no server error; a refusal is a problem; a record answered is kept for later requests. */
-function testScript(method: string, path: string, operation: Operation, doc: Json): string[] {
-  const documented = Object.keys(operation.responses ?? {});
-  const captures = capturesFor(path, doc);
+/** The status it must answer (with the documented media type), then the record it names kept for later requests. */
+function testScript(method: string, path: string, operation: Operation, step: Step, doc: Json): string[] {
+  const media = Object.keys(operation.responses?.[String(step.expect)]?.content ?? {})[0];
   const lines = [
-    `pm.test('answers without a server error', () => pm.expect(pm.response.code).to.be.below(500));`,
-    `pm.test('answers with a documented status', () => pm.expect(${JSON.stringify(documented)}).to.include(String(pm.response.code)));`,
-    `if (pm.response.code >= 400) pm.test('a refusal is a problem', () => pm.expect(pm.response.headers.get('Content-Type')).to.include('application/problem+json'));`,
+    `pm.test('answers ${step.expect}', () => pm.expect(pm.response.code, pm.response.text().slice(0, 500)).to.equal(${step.expect}));`,
   ];
-  if (captures.length) {
+  if (media) {
     lines.push(
-      `if (pm.response.code < 300 && (pm.response.headers.get('Content-Type') || '').includes('json')) {`,
-      `  const body = pm.response.json();`,
-      `  const row = ${method === 'get' ? `(body.results || body.data || [])[0]` : 'body'};`,
-      ...captures.map(
-        // A localised value (a listing's slug in each language) is kept in its first language.
-        ({ variable, field }) =>
-          `  if (row && row.${field} !== undefined && ${method === 'get' ? `!pm.collectionVariables.get('${variable}')` : 'true'}) pm.collectionVariables.set('${variable}', String(typeof row.${field} === 'object' ? Object.values(row.${field})[0] : row.${field}));`,
-      ),
-      `}`,
+      `pm.test('answers ${media}', () => pm.expect(pm.response.headers.get('Content-Type') || '').to.include('${media}'));`,
     );
   }
-  return lines;
+  const captures = step.capture === false ? [] : capturesFor(path, doc);
+  if (captures.length && media === 'application/json') {
+    lines.push(
+      'if (pm.response.code < 300) {',
+      `  const record = ${method === 'get' ? '(pm.response.json().results || [])[0]' : 'pm.response.json()'};`,
+      ...captures.map(
+        // A localised value (a listing's slug in each language) is kept in its first language. A list sets a variable
+        // no create has set.
+        ({ variable, field }) =>
+          `  if (record && record.${field} !== undefined${method === 'get' ? ` && !pm.collectionVariables.get('${variable}')` : ''}) pm.collectionVariables.set('${variable}', String(typeof record.${field} === 'object' ? Object.values(record.${field})[0] : record.${field}));`,
+      ),
+      '}',
+    );
+  }
+  return [...lines, ...(step.after ?? [])];
 }
 
-export function buildCollection(doc: Json): Json {
-  const folders = new Map<string, Json[]>();
-  const variables = new Set<string>();
+/** Every operation of the document, by operationId. */
+function operationsOf(doc: Json) {
+  const found = new Map<string, { method: string; path: string; operation: Operation }>();
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
     for (const method of methods) {
       const operation = item[method];
-      if (!operation) continue;
-      for (const match of path.matchAll(/\{([a-z_]+)\}/g)) variables.add(variableOf(path, match[1] as string));
-      const body = withChallenge(doc, operation, bodyOf(doc, operation));
-      const request: Json = {
-        method: method.toUpperCase(),
-        header: headersOf(operation, body !== undefined),
-        url: urlOf(path, operation),
-      };
-      if (body !== undefined)
-        request.body = { mode: 'raw', raw: JSON.stringify(body, null, 2), options: { raw: { language: 'json' } } };
-      const tag = operation.tags?.[0] ?? 'Other';
-      if (!folders.has(tag)) folders.set(tag, []);
-      folders.get(tag)?.push({
-        name: operation.summary ?? `${method.toUpperCase()} ${path}`,
-        request,
-        event: [{ listen: 'test', script: { type: 'text/javascript', exec: testScript(method, path, operation, doc) } }],
-      });
+      if (operation?.operationId) found.set(operation.operationId, { method, path, operation });
     }
   }
-  const info = doc.info as { title: string; description?: string };
+  return found;
+}
+
+/** The run, checked against the document: each step's operation exists and its status is a documented success. */
+export function collectionPlan(doc: Json) {
+  const operations = operationsOf(doc);
+  const named = new Set(folders.flatMap((folder) => folder.steps.map((step) => step.operation)));
+  const unplaced = [...operations.keys()].filter((id) => !named.has(id));
+  if (unplaced.length) throw new Error(`No step of bin/collection-*-office.ts runs ${unplaced.join(', ')}: place it.`);
+  return folders.map((folder) => ({
+    folder,
+    steps: folder.steps.map((step) => {
+      const found = operations.get(step.operation);
+      if (!found) throw new Error(`The document has no operation ${step.operation}.`);
+      const documented = Object.keys(found.operation.responses ?? {});
+      if (!documented.includes(String(step.expect)) || step.expect >= 400) {
+        throw new Error(`${step.operation} expects ${step.expect}, not a documented success (${documented.join(', ')}).`);
+      }
+      return { ...found, step, name: step.name ?? found.operation.summary ?? step.operation };
+    }),
+  }));
+}
+
+export function buildCollection(doc: Json): Json {
+  const variables = new Set<string>();
+  const item = collectionPlan(doc).map(({ folder, steps }) => ({
+    name: folder.name,
+    ...(folder.description ? { description: folder.description } : {}),
+    item: steps.map(({ method, path, operation, step, name }) => {
+      for (const match of path.matchAll(/\{([a-z_]+)\}/g)) {
+        variables.add(step.path?.[match[1] as string] ?? variableOf(path, match[1] as string));
+      }
+      const body = withChallenge(doc, operation, step.body ?? exampleOf(operation));
+      const request: Json = {
+        method: method.toUpperCase(),
+        header: headersOf(operation, step, body !== undefined),
+        url: urlOf(path, operation, step),
+      };
+      if (body !== undefined) {
+        request.body = { mode: 'raw', raw: JSON.stringify(body, null, 2), options: { raw: { language: 'json' } } };
+      }
+      const event = [
+        { listen: 'test', script: { type: 'text/javascript', exec: testScript(method, path, operation, step, doc) } },
+      ];
+      if (step.before) event.unshift({ listen: 'prerequest', script: { type: 'text/javascript', exec: step.before } });
+      return { name, request, event };
+    }),
+  }));
+  const info = doc.info as { title: string };
+  const user = new Set(settings.map(([key]) => key));
   return {
     info: {
       name: info.title,
       description:
-        'Runnable as it is: set baseUrl (the company’s API host), serverKey (sk_…), publishableKey (pk_…), origin (an origin of that publishable key) and, for a production workspace, challengeToken (a Turnstile token). Record variables are set by the requests that create or list them.',
+        'A run of every operation on the demo company of `npm start`, in order, each request expecting its status: set baseUrl (the company’s API host), serverKey (sk_… with every scope), publishableKey (pk_…), origin (an origin of that publishable key), the inbound channels’ tokens and secrets (folder Inbound), feedToken (folder Portals) and, for a production workspace, challengeToken (a Turnstile token). Record variables are set by the requests that create them; dates are computed at run time.',
       schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json',
     },
-    item: [...folders].map(([name, item]) => ({ name, item })),
+    item,
+    event: [{ listen: 'prerequest', script: { type: 'text/javascript', exec: everyRequest } }],
     variable: [
-      { key: 'baseUrl', value: 'http://localhost:8787', type: 'string' },
-      { key: 'serverKey', value: '', type: 'string' },
-      { key: 'publishableKey', value: '', type: 'string' },
-      { key: 'origin', value: 'http://localhost:3000', type: 'string' },
-      { key: 'challengeToken', value: 'XXXX.DUMMY.TOKEN.XXXX', type: 'string' },
-      ...[...variables].sort().map((key) => ({ key, value: '', type: 'string' })),
+      ...settings.map(([key, value]) => ({ key, value, type: 'string' })),
+      ...[...variables]
+        .filter((key) => !user.has(key))
+        .sort()
+        .map((key) => ({ key, value: '', type: 'string' })),
     ],
   };
 }

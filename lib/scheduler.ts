@@ -3,7 +3,7 @@ import type { Services } from './env';
 /**
  * Scheduled work: the platform's own jobs (lib/platform-jobs.ts) and the route groups' jobs are composed at the
  * top (functions/jobs.ts), which the Node server's timer (SCHEDULER_INTERVAL_SECONDS), the Workers' Cron Triggers
- * (wrangler.toml) and tests run. Every job is idempotent and safe to run from several places at once (each claims
+ * (wrangler.jsonc) and tests run. Every job is idempotent and safe to run from several places at once (each claims
  * its rows), so an overlapping run only finds less to do.
  */
 export type ScheduledJob = { name: string; run(services: Services): Promise<unknown> };

@@ -14,7 +14,7 @@ import { runJobs, type ScheduledJob } from './scheduler';
 import type { WebhookRuntime } from './webhooks/types';
 
 /**
- * The Worker's bindings: vars from wrangler.toml, secrets from `wrangler secret put`. The config names of
+ * The Worker's bindings: vars from wrangler.jsonc, secrets from `wrangler secret put`. The config names of
  * lib/config.ts (rate limits, Upstash, cache ages, …) are read from the same object.
  */
 export type WorkerEnv = {
@@ -128,7 +128,7 @@ export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServic
   return { open, provide };
 }
 
-/** Cron Triggers (wrangler.toml [triggers]): the Worker's scheduled jobs, on a pool of their own. */
+/** Cron Triggers (wrangler.jsonc `triggers`): the Worker's scheduled jobs, on a pool of their own. */
 export function scheduledEntry(jobs: readonly ScheduledJob[], services: WorkerServices) {
   return {
     scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContext): void {

@@ -76,6 +76,60 @@ describe('the client package', () => {
     expect(types).toContain('export declare function withIdempotency');
   });
 
+  it("carries the repository's licence, depends on nothing it bundles, and names the bundled code's licences", async () => {
+    const root = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+    const installed = join(project, 'node_modules/@property-api/client');
+    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8'));
+    expect(manifest.license).toBe(root.license);
+    expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toBe(
+      await readFile(new URL('../../LICENSE', import.meta.url), 'utf8'),
+    );
+    // openapi-fetch is in dist/index.js and its types in dist/: an installer has nothing more to fetch.
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.peerDependencies ?? {}).toEqual({});
+    const notices = await readFile(join(installed, 'dist/THIRD-PARTY-LICENSES.txt'), 'utf8');
+    expect(notices).toMatch(/^openapi-fetch \d+\.\d+\.\d+ \(MIT\)$/m);
+    expect(notices).toContain('Copyright (c) 2023 Drew Powers');
+  });
+
+  it('type-checks a TypeScript use with the package alone (its declarations import nothing outside it)', async () => {
+    await writeFile(
+      join(project, 'use.ts'),
+      `import { createPropertyApiClient, type Answer } from '@property-api/client';
+const api = createPropertyApiClient({ baseUrl: 'https://api.example.com', serverKey: 'sk_x' });
+export async function first(): Promise<string | undefined> {
+  const { data } = await api.GET('/api/v1/contacts', { params: { query: { page_size: 1 } } });
+  const row: Answer<'listContacts'>['results'][number] | undefined = data?.results[0];
+  // @ts-expect-error: no such path (the types are the document's, not any)
+  await api.GET('/api/v1/no-such-path');
+  return row?.reference;
+}
+`,
+    );
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+        },
+        files: ['use.ts'],
+      }),
+    );
+    const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+    const checked = await run(process.execPath, [tsc, '-p', project]).then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    );
+    expect(checked).toBe('');
+  }, 60_000);
+
   it('runs from a plain .mjs script in Node: every page of a list, and a retried write that takes effect once', async () => {
     const { secret } = await api.createKey(companyId, { scopes: ['read:contacts', 'write:contacts'] });
     const script = `

@@ -1,7 +1,7 @@
 /**
- * Every Worker built as `wrangler deploy` builds it (a dry run with wrangler.toml's settings and esbuild's
+ * Every Worker built as `wrangler deploy` builds it (a dry run with wrangler.jsonc's settings and esbuild's
  * metafile): a group's Worker bundles no other group's files, and no Worker grows past its gzipped budget
- * (measured as wrangler's "Total Upload … gzip" figure). wrangler.toml itself is generated (bin/wrangler-config.ts).
+ * (measured as wrangler's "Total Upload … gzip" figure). wrangler.jsonc itself is generated (bin/wrangler-config.ts).
  *
  * Runs once per `npm test`: in the PGlite pass, skipped when DATABASE_URL is set (it uses no database, and
  * building five bundles takes seconds).
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkers, type WorkerBundle } from '../../bin/build-workers';
-import { wranglerToml } from '../../bin/wrangler-config';
+import { wranglerConfig, wranglerFile } from '../../bin/wrangler-config';
 import { routeGroups } from '../../functions/app';
 import { docsScriptFile } from '../../lib/node/docs-script';
 import { docsScriptPath } from '../../lib/security-headers';
@@ -80,8 +80,8 @@ afterAll(async () => {
   if (out) await rm(out, { recursive: true, force: true });
 });
 
-it('wrangler.toml is what bin/wrangler-config.ts writes (run `npx tsx bin/wrangler-config.ts`)', async () => {
-  expect(await readFile(new URL('wrangler.toml', root), 'utf8')).toBe(wranglerToml());
+it('wrangler.jsonc is what bin/wrangler-config.ts writes (run `npx tsx bin/wrangler-config.ts`)', async () => {
+  expect(await readFile(new URL(wranglerFile, root), 'utf8')).toBe(wranglerConfig());
 });
 
 it('has a Worker entry for every route group', async () => {
@@ -114,7 +114,7 @@ describe.skipIf(onPostgresPass)('Worker bundles', () => {
   });
 
   it("serves the reference page's script as a static asset, the pinned package's file, bundled into no Worker", async () => {
-    expect(wranglerToml()).toMatch(/^\[assets\]\ndirectory = "\.\/dist\/assets"$/m);
+    expect(wranglerConfig()).toMatch(/^ {2}"assets": \{\n {4}"directory": "\.\/dist\/assets"\n {2}\}/m);
     const asset = await readFile(new URL(`dist/assets${docsScriptPath}`, root));
     expect(asset.equals(await readFile(docsScriptFile()))).toBe(true);
     for (const bundle of bundles.values()) {
@@ -137,7 +137,7 @@ describe.skipIf(onPostgresPass)('Worker bundles', () => {
     expect(transports).toEqual([]);
   });
 
-  it("replaces zod's locale bundle and nothing else with the empty module (wrangler.toml alias)", () => {
+  it("replaces zod's locale bundle and nothing else with the empty module (wrangler.jsonc alias)", () => {
     for (const [name, bundle] of bundles) {
       const importers = Object.entries(bundle.meta.inputs)
         .filter(([, input]) => input.imports.some((i) => i.path === 'lib/zod-locales.ts'))

@@ -2,10 +2,11 @@
  * What the workerd tests share: a fresh database on the local PostgreSQL (migrated), the WebSocket-to-TCP proxy
  * the Neon driver reaches it through, and the BUILT Worker bundles started in Miniflare as wrangler deploys them.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 import pg from 'pg';
+import { compatibilityDate, compatibilityFlags } from '../../bin/wrangler-config';
 import type { GroupName } from '../../functions/app';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest } from '../../lib/db/migrate';
@@ -56,10 +57,6 @@ export async function startWorkerd(options: {
       throw new Error(`The bundle ${worker.bundle} is missing: run \`npm run test:workerd\` (it builds first).`);
     });
   }
-  const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
-    await readFile(new URL('wrangler.toml', root), 'utf8'),
-  )?.[1];
-  if (!compatibilityDate) throw new Error('wrangler.toml has no compatibility_date');
 
   await onServer((client) => client.query(`create database ${databaseName}`));
   const databaseUrl = `${SERVER}/${databaseName}`;
@@ -89,7 +86,7 @@ export async function startWorkerd(options: {
         // computed import() of its Node-only dev server, code that never runs: the client is built with devMode off.)
         modules: [{ type: 'ESModule' as const, path: worker.bundle }],
         compatibilityDate,
-        compatibilityFlags: ['nodejs_compat'],
+        compatibilityFlags,
         bindings: { ...bindings, ...worker.bindings },
       })),
     });

@@ -4,12 +4,12 @@
  * POST /internal/v1/deliveries/{id}, signed as QStash signs it, delivers to a loopback subscriber.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compatibilityDate, compatibilityFlags } from '../../bin/wrangler-config';
 import { createCompany } from '../../functions/admin/companies';
 import { createSubscription } from '../../functions/admin/webhooks';
 import { loadConfig } from '../../lib/config';
@@ -86,15 +86,12 @@ beforeAll(async () => {
   ).id;
 
   proxy = await startWsTcpProxy();
-  const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
-    await readFile(new URL('../../wrangler.toml', import.meta.url), 'utf8'),
-  )?.[1];
   mf = new Miniflare({
     cf: false,
     log: new Log(LogLevel.WARN),
     modules: [{ type: 'ESModule', path: bundle }],
     compatibilityDate,
-    compatibilityFlags: ['nodejs_compat'],
+    compatibilityFlags,
     bindings: {
       DATABASE_URL: `${SERVER}/${databaseName}`,
       NEON_WS_PROXY: `127.0.0.1:${proxy.port}`,

@@ -58,7 +58,7 @@ beforeAll(async () => {
   workerd = await startWorkerd({
     databaseName,
     applicationName: workerApplicationName,
-    // The default Worker as wrangler.toml deploys it (ADMIN_API "off"), the same bundle with the admin API
+    // The default Worker as wrangler.jsonc deploys it (ADMIN_API "off"), the same bundle with the admin API
     // switched on (the control that proves the 404s below come from the switch), and each group alone
     // (ADMIN_API "on" there too: a group's entry must ignore it).
     workers: [

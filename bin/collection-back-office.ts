@@ -1,0 +1,222 @@
+import { type Folder, json, set } from './collection-steps';
+
+/** The back office's steps: a lease and its rent, a maintenance job and its charge, a sale, statements, portals. */
+const serverKeyHeader = "{ key: 'Authorization', value: 'Bearer ' + pm.variables.get('serverKey') }";
+
+export const leases: Folder = {
+  name: 'Leases',
+  description:
+    'A lease from its draft to its renewal: activated, its first payment received and bounced, then replaced; notice, end, renewal.',
+  steps: [
+    {
+      operation: 'createLease',
+      expect: 201,
+      before: [
+        '// A year from yesterday (begun in every time zone), on a lease listing no active lease holds (activation',
+        '// refuses a second active lease of a home).',
+        'const start = new Date(Date.now() - 864e5);',
+        'const end = new Date(start);',
+        'end.setUTCFullYear(end.getUTCFullYear() + 1);',
+        'end.setUTCDate(end.getUTCDate() - 1);',
+        set('leaseStart', 'start.toISOString().slice(0, 10)'),
+        set('leaseEnd', 'end.toISOString().slice(0, 10)'),
+        "const base = pm.variables.get('baseUrl');",
+        "pm.sendRequest({ url: base + '/api/v1/listings?type=lease&page_size=100' }, (error, listings) => {",
+        '  if (error) throw error;',
+        `  const active = { url: base + '/api/v1/leases?status=active&page_size=100', header: [${serverKeyHeader}] };`,
+        '  pm.sendRequest(active, (failed, leases) => {',
+        '    if (failed) throw failed;',
+        '    const held = leases.json().results.map((lease) => lease.home);',
+        '    const free = listings.json().results.map((listing) => listing.slug.en).find((slug) => !held.includes(slug));',
+        `    ${set('leaseHome', "free || ''")}`,
+        '  });',
+        '});',
+      ],
+      body: {
+        home: '{{leaseHome}}',
+        renter: '{{contacts_reference}}',
+        landlord: '{{landlordReference}}',
+        term: { start: '{{leaseStart}}', end: '{{leaseEnd}}' },
+        rent: { amount: '120000.00', period: 'year' },
+        deposit: '6000.00',
+        schedule: { payments: 4 },
+        external: { source: 'yardi', id: 'lease-{{runId}}' },
+      },
+      after: [
+        json,
+        '// Its first payment, received and then bounced below, and replaced.',
+        set('payment_id', 'answer.schedule.rows[0].payment_id'),
+        set('paymentAmount', 'answer.schedule.rows[0].amount'),
+      ],
+    },
+    { operation: 'listLeases', expect: 200 },
+    { operation: 'getLease', expect: 200 },
+    { operation: 'updateLease', expect: 200 },
+    { operation: 'activateLease', expect: 200 },
+    { operation: 'listRentPayments', expect: 200, query: { lease: '{{leases_reference}}' } },
+    { operation: 'getRentPayment', expect: 200 },
+    { operation: 'updateRentPayment', expect: 200 },
+    {
+      operation: 'updateRentPayment',
+      name: 'The received cheque bounces',
+      expect: 200,
+      body: { status: 'bounced' },
+      after: [json, "pm.test('is bounced', () => pm.expect(answer.status).to.equal('bounced'));"],
+    },
+    {
+      operation: 'createRentPayment',
+      expect: 201,
+      body: {
+        replaces: '{{payment_id}}',
+        due_on: '{{in14Days}}',
+        amount: '{{paymentAmount}}',
+        cheque: { number: '000457', bank: 'Emirates NBD' },
+      },
+    },
+    { operation: 'recordLeaseNotice', expect: 200, body: { by: 'renter', intent: 'renew', proposed_rent: '126000.00' } },
+    {
+      operation: 'endLease',
+      expect: 200,
+      body: { deposit: { outcome: 'returned_with_deductions', deductions: '1500.00', reason: 'Repainting' } },
+    },
+    { operation: 'renewLease', expect: 201 },
+  ],
+};
+
+export const maintenance: Folder = {
+  name: 'Maintenance',
+  steps: [
+    {
+      operation: 'createJob',
+      expect: 201,
+      body: {
+        home: 'marina-gate-1br-furnished',
+        category: 'plumbing',
+        priority: 'high',
+        problem: 'The kitchen tap leaks under the sink.',
+        estimate: '450.00',
+        external: { source: 'helpdesk', id: 'ticket-{{runId}}' },
+      },
+    },
+    { operation: 'listJobs', expect: 200 },
+    { operation: 'getJob', expect: 200 },
+    { operation: 'updateJob', expect: 200 },
+    { operation: 'recordJobApproval', expect: 200 },
+    { operation: 'scheduleJob', expect: 200, body: { day: '{{in14Days}}', window: { start: '09:00', end: '12:00' } } },
+    { operation: 'completeJob', expect: 200 },
+    {
+      operation: 'createJob',
+      name: 'A second job, to cancel',
+      expect: 201,
+      capture: false,
+      body: {
+        home: 'marina-gate-1br-furnished',
+        category: 'electrical',
+        problem: 'The hallway light flickers.',
+        external: { source: 'helpdesk', id: 'ticket-{{runId}}-2' },
+      },
+      after: [json, set('jobToCancel', 'answer.reference')],
+    },
+    { operation: 'cancelJob', expect: 200, path: { reference: 'jobToCancel' } },
+    { operation: 'createJobCharge', expect: 201, body: { job: '{{jobs_reference}}', cost: '450.00', payer: 'owner' } },
+    { operation: 'listJobCharges', expect: 200 },
+    { operation: 'getJobCharge', expect: 200 },
+    { operation: 'updateJobCharge', expect: 200 },
+    {
+      operation: 'createContractor',
+      expect: 201,
+      body: {
+        name: 'Gulf Cool Air Conditioning LLC',
+        trades: ['air_conditioning'],
+        email: 'jobs@gulfcool.example',
+        phone: '+97145550100',
+        external: { source: 'helpdesk', id: 'vendor-{{runId}}' },
+      },
+    },
+    { operation: 'listContractors', expect: 200 },
+    { operation: 'getContractor', expect: 200 },
+    { operation: 'updateContractor', expect: 200 },
+    {
+      operation: 'createInspection',
+      expect: 201,
+      body: {
+        kind: 'routine',
+        home: 'marina-gate-1br-furnished',
+        planned_on: '{{in30Days}}',
+        areas: [{ name: 'Kitchen' }, { name: 'Bathroom', condition: 'fair', notes: 'Grout stained.' }],
+        external: { source: 'helpdesk', id: 'inspection-{{runId}}' },
+      },
+    },
+    { operation: 'listInspections', expect: 200 },
+    { operation: 'getInspection', expect: 200 },
+  ],
+};
+
+export const pipelines: Folder = {
+  name: 'Pipelines',
+  steps: [
+    { operation: 'listPipelines', expect: 200 },
+    {
+      operation: 'createDeal',
+      expect: 201,
+      body: {
+        pipeline: 'sales',
+        person: { name: 'Sara Haddad', email: 'sara.{{runId}}@example.com' },
+        title: 'Sara Haddad - 2BR Marina Gate',
+        home: 'marina-gate-2br-sea-view',
+        value: '2450000.00',
+        external: { source: 'pipedrive', id: 'deal-{{runId}}' },
+      },
+    },
+    { operation: 'listDeals', expect: 200 },
+    { operation: 'getDeal', expect: 200 },
+    { operation: 'updateDeal', expect: 200, body: { probability: 75, expected_close: '{{in90Days}}' } },
+    { operation: 'moveDeal', expect: 200 },
+    {
+      operation: 'createViewing',
+      expect: 201,
+      body: {
+        deal: '{{deals_reference}}',
+        time: '{{in10Days}}T10:00:00Z',
+        external: { source: 'calendly', id: 'booking-{{runId}}' },
+      },
+    },
+    { operation: 'listViewings', expect: 200 },
+    { operation: 'getViewing', expect: 200 },
+    { operation: 'updateViewing', expect: 200, body: { time: '{{in11Days}}T15:30:00Z' } },
+  ],
+};
+
+export const statements: Folder = {
+  name: 'Statements',
+  steps: [
+    {
+      operation: 'listOwnerStatementMonths',
+      expect: 200,
+      after: [
+        json,
+        '// The newest month with a statement, and its owner.',
+        'const [row] = answer.results;',
+        `if (row) { ${set('statementOwner', 'row.owner')} ${set('statementMonth', 'row.month')} }`,
+      ],
+    },
+    { operation: 'getOwnerStatement', expect: 200, query: { owner: '{{statementOwner}}', month: '{{statementMonth}}' } },
+    {
+      operation: 'createOwnerStatementLink',
+      expect: 201,
+      body: { owner: '{{statementOwner}}', month: '{{statementMonth}}', language: 'ar' },
+    },
+    { operation: 'getJournalExport', expect: 200, query: { month: '{{statementMonth}}' } },
+  ],
+};
+
+export const portals: Folder = {
+  name: 'Portals',
+  description:
+    'The feeds a company gives Property Finder and Bayut: set feedToken to the token in the URLs `portals feeds <company>` prints (admin command line).',
+  steps: [
+    { operation: 'getPropertyFinderFeed', expect: 200, path: { token: 'feedToken' } },
+    { operation: 'getBayutFeed', expect: 200, path: { token: 'feedToken' } },
+    { operation: 'listPortalChecks', expect: 200 },
+  ],
+};
