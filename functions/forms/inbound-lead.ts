@@ -1,6 +1,6 @@
 import { type DetailValue, detailsProblems } from '../../lib/details';
 import { redactCardNumbers } from '../../schema/common/card-numbers';
-import type { LeadFields, LeadOrigin } from './leads';
+import type { LeadFields, LeadOrigin } from './lead-record';
 
 /**
  * One enquiry (or conversation message) a source's delivery holds, read from its verified payload: the lead's fields

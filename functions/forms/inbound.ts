@@ -9,7 +9,7 @@ import type { InboundChannelRow, InboundKind } from '../../schema/forms/db';
 import { PropertyFinderEvent, SignedLeadEnvelope, WhatsAppNotification } from '../../schema/forms/inbound';
 import type { Company } from '../../schema/platform/db';
 import { type InboundParsed, storable } from './inbound-lead';
-import { recordLead } from './leads';
+import { recordLead } from './lead-record';
 import { propertyFinderLeads, propertyFinderSignatureFailure } from './property-finder';
 import { signedFailure, signedLeads } from './signed';
 import { whatsAppLeads, whatsAppSignatureFailure } from './whatsapp';
@@ -18,7 +18,7 @@ import { whatsAppLeads, whatsAppSignatureFailure } from './whatsapp';
  * The inbound receivers (docs/api-reference.md, "Inbound channels"): a delivery to `/inbound/{token}/{kind}` finds its
  * channel by the token's hash (404 for any other token: a rotated one included), has its raw body verified with the
  * channel's secret before anything reads it, is read as its source publishes it, and is recorded before the answer:
- * each enquiry in one statement (functions/forms/leads.ts recordLead), so a 2xx means committed, and a source's retry
+ * each enquiry in one statement (functions/forms/lead-record.ts recordLead), so a 2xx means committed, and a source's retry
  * after a failure is recorded once.
  */
 

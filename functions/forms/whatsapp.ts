@@ -52,7 +52,7 @@ function referralOf(message: WhatsAppMessageValue): LeadReferral | null {
 /**
  * The enquiries of a verified notification: each message of `messages` changes (the sender's number from `from`, as
  * `wa_id` in E.164 with a `+`; their profile name from `contacts`), a conversation's within `windowHours` of its last
- * message becoming an activity of its open lead (functions/forms/leads.ts); a time that is none is `now`. Statuses,
+ * message becoming an activity of its open lead (functions/forms/lead-record.ts); a time that is none is `now`. Statuses,
  * other fields and silent message types are acknowledged and ignored.
  */
 export function whatsAppLeads(
