@@ -37,7 +37,7 @@ export function signedFailure(body: string, headers: Headers, secret: string): s
  * refused for are dropped (named in the answer), card numbers in texts removed.
  */
 export function signedLeads(event: { type: string; data: unknown }, messageId: string, source: string, now: Date): InboundParsed {
-  if (event.type !== 'lead.created') return { leads: [], ignored: 1, dropped: [] };
+  if (event.type !== 'lead.created') return { leads: [], failed: [], ignored: 1, dropped: [] };
   const parsed = SignedLeadData.safeParse(event.data);
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error).map((e) => ({ ...e, path: `data.${e.path}` }));
@@ -74,6 +74,7 @@ export function signedLeads(event: { type: string; data: unknown }, messageId: s
         },
       },
     ],
+    failed: [],
     ignored: 0,
     dropped,
   };
