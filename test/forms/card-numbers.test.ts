@@ -52,7 +52,7 @@ const invisible = ['\u200e', '\u200f', '\u200b', '\u2060', '\u061c'];
 const digitIn = (zero: number, value: number) => String.fromCodePoint(zero + value);
 
 /** A digit's value by the table of zeros; undefined for a character that is not one of these digits. */
-function valueOf(char: string): number | undefined {
+function digitOf(char: string): number | undefined {
   const code = char.codePointAt(0) as number;
   for (const zero of zeros) if (code >= zero && code < zero + 10) return code - zero;
   return undefined;
@@ -76,7 +76,7 @@ function cardsFound(text: string): string[] {
   let plain = '';
   for (const char of text) {
     if (invisible.includes(char)) continue;
-    const value = valueOf(char);
+    const value = digitOf(char);
     plain += value !== undefined ? String(value) : separators.includes(char) ? ' ' : '#';
   }
   const found: string[] = [];
