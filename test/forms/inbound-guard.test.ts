@@ -85,6 +85,18 @@ describe('a signed body nested deep', () => {
   });
 });
 
+describe('a signed message id too long to keep', () => {
+  it('is a 400 at webhook-id, never a 500, and stores nothing', async () => {
+    const body = JSON.stringify({ type: 'lead.created', data: { email: 'long.id@example.com' } });
+    const { path, secret } = world.channels.signed;
+    const before = await counts(world);
+    const res = await deliver(world, path, body, standardHeaders(secret, 'x'.repeat(201), new Date(), body));
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.errors).toEqual([{ path: 'webhook-id', code: 'too_big', message: expect.any(String) }]);
+    expect(await counts(world)).toEqual(before);
+  });
+});
+
 describe('the public API’s bodies, through the same guard', () => {
   it('answers 400 invalid_json to a body nested 30,000 deep on a route that takes any value (PATCH /job-charges)', async () => {
     const key = (await world.api.createKey(world.company.id, { scopes: [...scopes] })).secret;
