@@ -174,7 +174,7 @@ export const InboundReceipt = z
     leads: z.array(z.string()).openapi({ description: 'The references of the leads the messages belong to.' }),
     failed: z.number().int().openapi({
       description:
-        'Messages that could not be kept (not in the source’s shape, or naming no person that can be reached): not recorded, never retried by us; listed in `failures`.',
+        'Messages that could not be kept (not in the source’s shape, or naming no person that can be reached): not recorded (their ids are, so a retry records nothing twice); listed in `failures`. The answer is still 200.',
     }),
     failures: z
       .array(
