@@ -13,7 +13,14 @@ import {
   readImportGraph,
   upwardImports,
 } from '../support/imports';
-import { anonymousHandlers, clockReads, describeFinding, groupRouteHelpers, queriesInRouteFiles } from '../support/shape';
+import {
+  anonymousHandlers,
+  auditWritesElsewhere,
+  clockReads,
+  describeFinding,
+  groupRouteHelpers,
+  queriesInRouteFiles,
+} from '../support/shape';
 
 /**
  * The house's layout (issue 10): no import circles, layers point down only (functions/ → lib/ → schema/), groups
@@ -78,6 +85,11 @@ describe('the layout of functions/, lib/ and schema/', () => {
   it('names every handler (stack traces name them)', () => {
     const anonymous = anonymousHandlers(graph).map(describeFinding);
     expect(anonymous, listed('anonymous handlers', anonymous)).toEqual([]);
+  });
+
+  it('writes audit rows only through lib/audit.ts (one way, issue 33)', () => {
+    const audits = auditWritesElsewhere(graph).map(describeFinding);
+    expect(audits, listed('audit rows written by hand', audits)).toEqual([]);
   });
 });
 
@@ -216,8 +228,9 @@ describe('the shape checker (issue 22), on trees of its own', () => {
     clock: clockReads(graph).map(describeFinding),
     helpers: groupRouteHelpers(graph).map(describeFinding),
     anonymous: anonymousHandlers(graph).map(describeFinding),
+    audit: auditWritesElsewhere(graph).map(describeFinding),
   });
-  const none = { queries: [], clock: [], helpers: [], anonymous: [] };
+  const none = { queries: [], clock: [], helpers: [], anonymous: [], audit: [] };
 
   /**
    * A group in the one shape: its route file declares through lib/routes.ts and delegates to named handlers (a const
@@ -260,6 +273,7 @@ describe('the shape checker (issue 22), on trees of its own', () => {
       '',
     ].join('\n'),
     'schema/alpha/rows.ts': 'export type Row = { at: Date };\nexport const epoch = new Date(0);\n',
+    'lib/audit.ts': "export const writeAudit = (db: any) => db.insertInto('audit_log').values({}).execute();\n",
   };
 
   it('passes a clean tree', () => {
@@ -327,6 +341,21 @@ describe('the shape checker (issue 22), on trees of its own', () => {
     expect(shape(graph)).toEqual({
       ...none,
       anonymous: ['functions/alpha/admin.ts:4 an anonymous handler', 'functions/alpha/rows.routes.ts:11 an anonymous handler'],
+    });
+  });
+
+  it('finds audit rows written outside lib/audit.ts, in SQL or through the query builder, in any layer', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/rows.ts': `${clean['functions/alpha/rows.ts']}export const audited = sql\`with a as (select 1)\n  INSERT INTO audit_log (action) values ('x')\`;\n`,
+      'lib/keys.ts': 'export const revoked = (db: any) => db.insertInto("audit_log").values({}).execute();\n',
+    });
+    expect(shape(graph)).toEqual({
+      ...none,
+      audit: [
+        'functions/alpha/rows.ts:6 an audit row written by hand (use lib/audit.ts)',
+        'lib/keys.ts:1 an audit row written by hand (use lib/audit.ts)',
+      ],
     });
   });
 });
