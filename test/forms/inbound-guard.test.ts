@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 /** `depth` arrays and objects, one in the other. */
-const nested = (depth: number) => '[{"a":'.repeat(depth / 2) + 'null' + '}]'.repeat(depth / 2);
+const nested = (depth: number) => `${'[{"a":'.repeat(depth / 2)}null${'}]'.repeat(depth / 2)}`;
 
 /** A correctly signed delivery to each receiver carrying a value nested `depth` deep. */
 function signedDeliveries(w: InboundWorld, depth: number) {
