@@ -105,7 +105,10 @@ function signatureFailure(kind: InboundKind, body: Uint8Array, headers: Headers,
   }
 }
 
-/** The JSON of a verified body (lib/json-body.ts: its depth bounded first; 400 `invalid_json` when it is not JSON), read by the source's schema (400 otherwise). */
+/**
+ * The JSON of a verified body (lib/json-body.ts: its depth bounded first; 400 `invalid_json` when it is not JSON), read
+ * by the source's schema (400 otherwise).
+ */
 function payloadOf<T>(
   body: Uint8Array,
   schema: { safeParse: (v: unknown) => { success: true; data: T } | { success: false } },

@@ -57,7 +57,7 @@ export type ItemFailure = { code: string; path: string | null };
  * The problem of a source's message id recorded as failed by an earlier delivery (functions/forms/inbound.ts): the
  * same item sent again fails again, with what it failed with, and nothing is recorded twice.
  */
-export function failedBefore(failure: ItemFailure): ApiError {
+function failedBefore(failure: ItemFailure): ApiError {
   return new ApiError('invalid_request', 'This message was not kept when it was first delivered.', {
     errors: [{ path: failure.path ?? '', code: failure.code, message: 'Not kept when first delivered.' }],
   });
