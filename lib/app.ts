@@ -12,6 +12,7 @@ import { isUniqueViolation, isUnstorableText } from './db/index';
 import { ApiError, type FieldError, problemBody } from './errors';
 import { storableText } from '../schema/common/text';
 import { formsCors } from './forms-cors';
+import { checkJsonDepth } from './json-body';
 import { healthRoutes } from './health';
 import { platformHeaders } from './security-headers';
 import { problemTypeBaseFor } from './problem-types';
@@ -173,9 +174,11 @@ export function readsOnly(method: string): boolean {
 }
 
 /**
- * hono/body-limit for the requests that can carry a body. A GET or HEAD has none, and asking for it
- * (`c.req.raw.body`) would make @hono/node-server build the whole web `Request` (with its `AbortController`), the
- * largest part of a 304's cost; so those pass straight on.
+ * The one guard on the requests that can carry a body (lib/json-body.ts): hono/body-limit bounds its size (413), then
+ * its bytes are read once (Hono keeps them for the validator, the idempotency hash and the inbound receivers'
+ * signatures) and its nesting bounded (400 `invalid_json`) before anything parses it. A GET or HEAD has none, and
+ * asking for it (`c.req.raw.body`) would make @hono/node-server build the whole web `Request` (with its
+ * `AbortController`), the largest part of a 304's cost; so those pass straight on.
  */
 function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
   const limit = bodyLimit({
@@ -184,7 +187,11 @@ function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
       throw new ApiError('payload_too_large', `The request body is larger than ${maxSize} bytes.`);
     },
   });
-  return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next));
+  const bounded = (c: Context<AppEnv>, next: () => Promise<void>) => async () => {
+    if (c.req.raw.body) checkJsonDepth(new Uint8Array(await c.req.arrayBuffer()));
+    await next();
+  };
+  return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, bounded(c, next)));
 }
 
 /**

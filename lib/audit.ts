@@ -39,18 +39,28 @@ export async function writeAudit(
 /**
  * The CTE `<name>` of a write statement that writes one audit row for each row of the earlier CTE `source` (its
  * company: the column `company` names, `company_id` unless said; `subject` the name of one of its columns, as text),
- * so a change and its audit row are one statement.
+ * so a change and its audit row are one statement. `details` are the same for every row; `columns` adds the named
+ * columns of each row to them (`{source: changed.source}`).
  */
 export function auditCte(
   name: string,
   source: string,
-  entry: { actor: string; action: string; subject: string; details?: Record<string, unknown>; company?: string },
+  entry: {
+    actor: string;
+    action: string;
+    subject: string;
+    details?: Record<string, unknown>;
+    columns?: readonly string[];
+    company?: string;
+  },
 ): RawBuilder<unknown> {
+  const columns = entry.columns ?? [];
+  const ofRow = sql.join(columns.map((column) => sql`${column}::text, ${sql.ref(`${source}.${column}`)}`));
   return sql`${sql.raw(name)} as (
     insert into audit_log (company_id, actor, action, subject, details)
     select ${sql.ref(`${source}.${entry.company ?? 'company_id'}`)}, ${entry.actor}, ${entry.action},
       ${sql.ref(`${source}.${entry.subject}`)}::text,
-      ${JSON.stringify(entry.details ?? {})}::jsonb
+      ${JSON.stringify(entry.details ?? {})}::jsonb${columns.length > 0 ? sql` || jsonb_build_object(${ofRow})` : sql``}
     from ${sql.table(source)}
     returning 1
   )`;

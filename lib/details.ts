@@ -53,6 +53,8 @@ export function detailsProblems(details: Record<string, DetailValue>): FieldErro
   const problems: FieldError[] = [];
   for (const [key, value] of Object.entries(details)) {
     let kind: keyof typeof messages | undefined = forbiddenKind(key);
+    // A key is text that is kept too: a card number in it (its digits joined by `_`) is refused like one in a value.
+    if (!kind && containsCardNumber(key.replaceAll('_', ' '))) kind = 'card';
     if (!kind) {
       for (const item of Array.isArray(value) ? value : [value]) {
         if (typeof item === 'boolean') continue;

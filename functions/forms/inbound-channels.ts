@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { isLocalHost } from '../../lib/addresses';
+import { auditCte } from '../../lib/audit';
 import { randomToken, sha256 } from '../../lib/crypto';
 import { type Keyring, sealSecret } from '../../lib/crypto-jwe';
 import { type Db, type Executor, isForeignKeyViolation, isUniqueViolation } from '../../lib/db/index';
@@ -52,10 +53,9 @@ export function channelSecret(kind: InboundKind, given: string | undefined): { s
   }
 }
 
+/** The audit row of a channel's change (the CTE `audited` over `changed`), with the channel's source. */
 const audit = (action: string, details: Record<string, unknown>) =>
-  sql`insert into audit_log (company_id, actor, action, subject, details)
-    select company_id, 'admin', ${action}, id::text, ${JSON.stringify(details)}::jsonb || jsonb_build_object('source', source)
-    from changed`;
+  auditCte('audited', 'changed', { actor: 'admin', action, subject: 'id', details, columns: ['source'] });
 
 export type MadeChannel = { channel: InboundChannelRow; token: string; secret: string | null; verifyToken: string | null };
 
@@ -93,7 +93,7 @@ export async function createChannel(
   try {
     const { rows } = await sql<WrittenChannel>`
       with changed as (${db.insertInto('inbound_channels').values(values).returningAll()}),
-      audited as (${audit('inbound_channel.created', { kind: input.kind })})
+      ${audit('inbound_channel.created', { kind: input.kind })}
       ${changedWithHosts}`.execute(db);
     const channel = rows[0];
     if (!channel) throw new Error('the channel was not stored');
@@ -116,7 +116,7 @@ async function changeChannel(
 ): Promise<WrittenChannel> {
   const { rows } = await sql<WrittenChannel>`
     with changed as (${db.updateTable('inbound_channels').set(set).where('company_id', '=', companyId).where('id', '=', id).returningAll()}),
-    audited as (${audit(action, {})})
+    ${audit(action, {})}
     ${changedWithHosts}`.execute(db);
   if (!rows[0]) throw notFound(`The inbound channel ${id}`);
   return rows[0];
@@ -164,7 +164,7 @@ export async function changeChannelSecrets(
 export async function deleteChannel(db: Db, companyId: string, id: string): Promise<void> {
   const { rows } = await sql`
     with changed as (${db.deleteFrom('inbound_channels').where('company_id', '=', companyId).where('id', '=', id).returningAll()}),
-    audited as (${audit('inbound_channel.deleted', {})})
+    ${audit('inbound_channel.deleted', {})}
     select id from changed`.execute(db);
   if (rows.length === 0) throw notFound(`The inbound channel ${id}`);
 }

@@ -1,10 +1,10 @@
 import { type DetailValue, detailsProblems } from '../../lib/details';
-import { redactCardNumbers } from '../../schema/common/card-numbers';
-import type { LeadFields, LeadOrigin } from './leads';
+import type { LeadFields, LeadOrigin } from './lead-record';
 
 /**
- * One enquiry (or conversation message) a source's delivery holds, read from its verified payload: the lead's fields
- * (free texts already without card numbers), its details before encryption, and where it comes from.
+ * One enquiry (or conversation message) a source's delivery holds, read from its verified payload: the lead's fields,
+ * its details before encryption, and where it comes from. Its free texts are kept without card numbers by the lead
+ * record (functions/forms/lead-record.ts), whoever sends them.
  */
 export type InboundLead = {
   fields: Omit<LeadFields, 'detailsJwe' | 'consent'>;
@@ -12,16 +12,45 @@ export type InboundLead = {
   origin: LeadOrigin;
 };
 
-/** A source's delivery read: its enquiries, what was acknowledged and not kept, and the details keys dropped. */
-export type InboundParsed = { leads: InboundLead[]; ignored: number; dropped: string[] };
+/**
+ * An item of a delivery that cannot be kept (a message not in the source's shape, a sender who cannot be reached): its
+ * id (the source's, else one made from its content, so a retry is recognised), why, and when the source says it was.
+ */
+export type FailedItem = { id: string; code: string; path: string | null; occurredAt: Date };
 
 /**
- * A free text of a source, kept: without card numbers (each replaced, lib: schema/common/card-numbers.ts), since an
- * inbound message cannot be refused as a form's is (the source would only send it again). Empty: undefined.
+ * A source's delivery read: its enquiries, the items that cannot be kept, what was acknowledged and not kept, and the
+ * fields dropped from enquiries that are.
  */
+export type InboundParsed = { leads: InboundLead[]; failed: FailedItem[]; ignored: number; dropped: string[] };
+
+/** A free text of a source, trimmed; empty: undefined. */
 export function keptText(text: string | undefined): string | undefined {
-  const trimmed = text?.trim();
-  return trimmed ? redactCardNumbers(trimmed).text : undefined;
+  return text?.trim() || undefined;
+}
+
+/**
+ * An id for an item that has none a source's id can be (missing, empty or over 200 characters): `unread:` and a hash
+ * of its content (cyrb53, 53 bits), the same on every retry of the delivery. Two such items with one hash are both
+ * failures; the second is then counted and not audited again.
+ */
+export function contentId(item: unknown): string {
+  const text = JSON.stringify(item) ?? '';
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `unread:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
+}
+
+/** The source's id of an item when it can be one (1 to 200 characters), else {@link contentId}. */
+export function itemId(id: unknown, item: unknown): string {
+  return typeof id === 'string' && id.length >= 1 && id.length <= 200 ? id : contentId(item);
 }
 
 /**

@@ -1,15 +1,21 @@
+import type { z } from '@hono/zod-openapi';
 import { sql } from 'kysely';
+import { auditCte } from '../../lib/audit';
 import { sha256, timingSafeEqual } from '../../lib/crypto';
 import { encryptJson, keyringOf, openSecret } from '../../lib/crypto-jwe';
 import type { Executor } from '../../lib/db/index';
 import type { Services } from '../../lib/env';
+import type { DetailValue } from '../../lib/details';
 import { ApiError, notFound } from '../../lib/errors';
+import { parseJsonBody } from '../../lib/json-body';
+import { normalisePhone, phoneCountryOf } from '../../lib/people-keys';
 import { rateLimitHeaders } from '../../lib/ratelimit/index';
 import type { InboundChannelRow, InboundKind } from '../../schema/forms/db';
-import { PropertyFinderEvent, SignedLeadEnvelope, WhatsAppNotification } from '../../schema/forms/inbound';
+import { withoutCardNumbers } from '../../schema/common/card-numbers';
+import { type InboundReceipt, PropertyFinderEvent, SignedLeadEnvelope, WhatsAppDelivery } from '../../schema/forms/inbound';
 import type { Company } from '../../schema/platform/db';
-import { type InboundParsed, storable } from './inbound-lead';
-import { recordLead } from './leads';
+import { type FailedItem, type InboundLead, type InboundParsed, storable } from './inbound-lead';
+import { type ItemFailure, recordLead } from './lead-record';
 import { propertyFinderLeads, propertyFinderSignatureFailure } from './property-finder';
 import { signedFailure, signedLeads } from './signed';
 import { whatsAppLeads, whatsAppSignatureFailure } from './whatsapp';
@@ -18,7 +24,7 @@ import { whatsAppLeads, whatsAppSignatureFailure } from './whatsapp';
  * The inbound receivers (docs/api-reference.md, "Inbound channels"): a delivery to `/inbound/{token}/{kind}` finds its
  * channel by the token's hash (404 for any other token: a rotated one included), has its raw body verified with the
  * channel's secret before anything reads it, is read as its source publishes it, and is recorded before the answer:
- * each enquiry in one statement (functions/forms/leads.ts recordLead), so a 2xx means committed, and a source's retry
+ * each enquiry in one statement (functions/forms/lead-record.ts recordLead), so a 2xx means committed, and a source's retry
  * after a failure is recorded once.
  */
 
@@ -74,11 +80,16 @@ async function refuse(services: Services, channel: InboundChannelRow, reason: st
       update inbound_channels c set failures = j.failures, failures_since = j.since,
         failure_audited_at = case when j.audit then ${at} else c.failure_audited_at end
       from judged j where c.id = j.id
-    )
-    insert into audit_log (company_id, actor, action, subject, details)
-    select company_id, 'system', 'inbound.verification_failed', id::text,
-      jsonb_build_object('kind', kind, 'source', source, 'failures', failures, 'since', since, 'last_reason', ${reason}::text)
-    from judged where audit`.execute(services.db);
+    ),
+    audit_source as (select * from judged where audit),
+    ${auditCte('audited', 'audit_source', {
+      actor: 'system',
+      action: 'inbound.verification_failed',
+      subject: 'id',
+      details: { last_reason: reason },
+      columns: ['kind', 'source', 'failures', 'since'],
+    })}
+    select 1`.execute(services.db);
   throw new ApiError('signature_invalid', reason);
 }
 
@@ -94,18 +105,15 @@ function signatureFailure(kind: InboundKind, body: Uint8Array, headers: Headers,
   }
 }
 
-/** The JSON of a verified body (400 `invalid_json` when it is not), read by the source's schema (400 otherwise). */
+/**
+ * The JSON of a verified body (lib/json-body.ts: its depth bounded first; 400 `invalid_json` when it is not JSON), read
+ * by the source's schema (400 otherwise).
+ */
 function payloadOf<T>(
   body: Uint8Array,
   schema: { safeParse: (v: unknown) => { success: true; data: T } | { success: false } },
 ): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-  } catch {
-    throw new ApiError('invalid_json', 'The body is not JSON.');
-  }
-  const parsed = schema.safeParse(storable(value));
+  const parsed = schema.safeParse(storable(parseJsonBody(body)));
   if (!parsed.success) throw new ApiError('invalid_request', 'The body is not in the source’s published shape.');
   return parsed.data;
 }
@@ -115,7 +123,7 @@ function deliveryOf(company: Company, channel: InboundChannelRow, body: Uint8Arr
   switch (channel.kind) {
     case 'whatsapp': {
       const hours = company.settings.inbound_conversation_hours ?? defaultConversationHours;
-      return whatsAppLeads(payloadOf(body, WhatsAppNotification), channel.source, hours, now);
+      return whatsAppLeads(payloadOf(body, WhatsAppDelivery), channel.source, hours, now);
     }
     case 'propertyfinder':
       return propertyFinderLeads(payloadOf(body, PropertyFinderEvent), channel.source, now);
@@ -124,12 +132,73 @@ function deliveryOf(company: Company, channel: InboundChannelRow, body: Uint8Arr
   }
 }
 
-export type InboundReceiptValue = { recorded: number; repeated: number; ignored: number; leads: string[]; dropped?: string[] };
+export type InboundReceiptValue = z.infer<typeof InboundReceipt>;
+
+/**
+ * An item's problem, when it is one of the item and not of the service: a 400 (an unreadable phone, no way to reach
+ * the sender, a message id that failed before). Anything else (the database, a missing key) answers 5xx, and the
+ * source's retry records what is missing.
+ */
+function itemFailure(error: unknown): ItemFailure | undefined {
+  if (!(error instanceof ApiError) || error.status !== 400) return undefined;
+  const first = error.errors?.[0];
+  return { code: first?.code ?? error.code, path: first?.path || null };
+}
+
+/**
+ * An enquiry kept with what can be kept: a phone number that cannot be read is dropped (named in `dropped`) when the
+ * enquiry has an email to reach the person by; its details' texts without card numbers.
+ */
+function keptLead(company: Company, lead: InboundLead, dropped: string[]): InboundLead {
+  let fields = lead.fields;
+  if (fields.phone && fields.email) {
+    try {
+      normalisePhone(fields.phone, phoneCountryOf(company));
+    } catch {
+      fields = { ...fields, phone: undefined };
+      if (!dropped.includes('phone')) dropped.push('phone');
+    }
+  }
+  const details =
+    lead.details && Object.fromEntries(Object.entries(lead.details).map(([key, value]) => [key, detailWithoutCards(value)]));
+  return { ...lead, fields, details };
+}
+
+const detailWithoutCards = (value: DetailValue): DetailValue =>
+  Array.isArray(value)
+    ? value.map((item) => (typeof item === 'string' ? withoutCardNumbers(item) : item))
+    : typeof value === 'string'
+      ? withoutCardNumbers(value)
+      : value;
+
+/**
+ * Records an item of a delivery that cannot be kept, once (one statement): its id in `inbound_messages` with the
+ * failure (so the source's retry records nothing again) and, the first time only, an `inbound.item_failed` audit row
+ * (subject the channel; details the source, the message id, the code and the field).
+ */
+async function recordFailure(db: Executor, channel: InboundChannelRow, item: FailedItem): Promise<void> {
+  const failure = JSON.stringify({ code: item.code, path: item.path });
+  await sql`
+    with recorded as (
+      insert into inbound_messages (company_id, source, message_id, occurred_at, failure)
+      values (${channel.company_id}::uuid, ${channel.source}, ${item.id}, ${item.occurredAt.toISOString()}::timestamptz, ${failure}::jsonb)
+      on conflict do nothing
+      returning company_id, ${channel.id}::text as channel
+    ),
+    ${auditCte('audited', 'recorded', {
+      actor: 'system',
+      action: 'inbound.item_failed',
+      subject: 'channel',
+      details: { kind: channel.kind, source: channel.source, message_id: item.id, code: item.code, path: item.path },
+    })}
+    select 1`.execute(db);
+}
 
 /**
  * Receives one delivery to `/inbound/{token}/{kind}`: verified, read, and every enquiry in it recorded (each in one
- * statement: a failure after some were recorded answers 500, and the source's retry records the rest, the recorded
- * ones being repeats).
+ * statement: a failure of the service after some were recorded answers 5xx, and the source's retry records the rest,
+ * the recorded ones being repeats). An item that cannot be kept never refuses the delivery: it is recorded as failed
+ * (once) and named in the answer's `failures`, and the others are kept.
  */
 export async function receiveInbound(
   services: Services,
@@ -145,16 +214,28 @@ export async function receiveInbound(
   const failure = await signatureFailure(kind, request.body, request.headers, secret);
   if (failure) await refuse(services, channel, failure, now);
   const parsed = deliveryOf(company, channel, request.body, request.headers, now);
-  const receipt: InboundReceiptValue = { recorded: 0, repeated: 0, ignored: parsed.ignored, leads: [] };
-  for (const lead of parsed.leads) {
+  const receipt: InboundReceiptValue = { recorded: 0, repeated: 0, ignored: parsed.ignored, leads: [], failed: 0 };
+  const failures: FailedItem[] = [...parsed.failed];
+  const dropped = [...parsed.dropped];
+  for (const item of parsed.leads) {
+    const lead = keptLead(company, item, dropped);
     const details = lead.details && Object.keys(lead.details).length > 0 ? await encryptJson(keyring, lead.details) : null;
     const fields = { ...lead.fields, detailsJwe: details, consent: null };
-    const row = await recordLead(services.db, company, fields, lead.origin, `inbound:${channel.source}`, now);
-    if (row.repeated) receipt.repeated++;
-    else receipt.recorded++;
-    if (!receipt.leads.includes(row.reference)) receipt.leads.push(row.reference);
+    try {
+      const row = await recordLead(services.db, company, fields, lead.origin, `inbound:${channel.source}`, now);
+      if (row.repeated) receipt.repeated++;
+      else receipt.recorded++;
+      if (!receipt.leads.includes(row.reference)) receipt.leads.push(row.reference);
+    } catch (error) {
+      const problem = itemFailure(error);
+      if (!problem || lead.origin.sourceId === null) throw error;
+      failures.push({ id: lead.origin.sourceId, ...problem, occurredAt: lead.origin.occurredAt });
+    }
   }
-  if (parsed.dropped.length > 0) receipt.dropped = parsed.dropped;
+  for (const item of failures) await recordFailure(services.db, channel, item);
+  receipt.failed = failures.length;
+  if (failures.length > 0) receipt.failures = failures.map(({ id, code, path }) => ({ id, code, path }));
+  if (dropped.length > 0) receipt.dropped = dropped;
   return receipt;
 }
 

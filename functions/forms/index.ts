@@ -1,6 +1,6 @@
 import { defineGroup } from '../../lib/compose';
 import { inboundReceivers } from './inbound.routes';
-import { leadForms } from './leads.routes';
+import { enquiryForms } from './enquiries.routes';
 
 /**
  * Enquiries from anyone outside the company: the visitor's browser (POST /leads; its CORS is the root app's,
@@ -10,6 +10,6 @@ import { leadForms } from './leads.routes';
  */
 export const forms = defineGroup({
   name: 'forms',
-  routes: [leadForms, inboundReceivers],
+  routes: [enquiryForms, inboundReceivers],
   formPaths: ['/leads'],
 });

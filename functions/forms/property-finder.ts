@@ -37,7 +37,7 @@ const phoneTypes = new Set(['phone', 'mobile', 'whatsapp']);
 export function propertyFinderLeads(event: PropertyFinderEventValue, source: string, now: Date): InboundParsed {
   const payload = event.payload;
   if (!leadEvents.has(event.type) || !payload || (event.entity.type !== undefined && event.entity.type !== 'lead')) {
-    return { leads: [], ignored: 1, dropped: [] };
+    return { leads: [], failed: [], ignored: 1, dropped: [] };
   }
   const contacts = payload.sender?.contacts ?? [];
   const contact = (wanted: (type: string) => boolean) => contacts.find((c) => wanted(c.type.toLowerCase()))?.value.trim();
@@ -64,6 +64,7 @@ export function propertyFinderLeads(event: PropertyFinderEventValue, source: str
         },
       },
     ],
+    failed: [],
     ignored: 0,
     dropped: [],
   };

@@ -31,13 +31,22 @@ export function signedFailure(body: string, headers: Headers, secret: string): s
   }
 }
 
+/** The longest `webhook-id` kept (the length of every source's message id, `inbound_messages.message_id`). */
+const maxMessageId = 200;
+
 /**
  * The enquiry of a verified `lead.created` message (`data`: a SignedLeadData, refused with 400 at `data.<field>` when
  * it is not one: a sender's mistake to fix); any other type is acknowledged and ignored. Details a form would be
- * refused for are dropped (named in the answer), card numbers in texts removed.
+ * refused for are dropped (named in the answer); a `webhook-id` over 200 characters is refused (400).
  */
 export function signedLeads(event: { type: string; data: unknown }, messageId: string, source: string, now: Date): InboundParsed {
-  if (event.type !== 'lead.created') return { leads: [], ignored: 1, dropped: [] };
+  if (event.type !== 'lead.created') return { leads: [], failed: [], ignored: 1, dropped: [] };
+  // The message id is what makes a retry a repeat: one too long to be kept as the lead's source id is refused.
+  if (messageId.length > maxMessageId) {
+    throw new ApiError('invalid_request', 'The webhook-id header is too long.', {
+      errors: [{ path: 'webhook-id', code: 'too_big', message: `At most ${maxMessageId} characters.` }],
+    });
+  }
   const parsed = SignedLeadData.safeParse(event.data);
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error).map((e) => ({ ...e, path: `data.${e.path}` }));
@@ -74,6 +83,7 @@ export function signedLeads(event: { type: string; data: unknown }, messageId: s
         },
       },
     ],
+    failed: [],
     ignored: 0,
     dropped,
   };

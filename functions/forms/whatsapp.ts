@@ -1,7 +1,12 @@
 import { hexHmacMatches } from '../../lib/crypto';
 import type { LeadReferral } from '../../schema/common/leads';
-import type { WhatsAppMessageValue, WhatsAppNotificationValue } from '../../schema/forms/inbound';
-import { type InboundLead, type InboundParsed, keptText, sourceTime } from './inbound-lead';
+import {
+  WhatsAppContact,
+  type WhatsAppDeliveryValue,
+  WhatsAppMessage,
+  type WhatsAppMessageValue,
+} from '../../schema/forms/inbound';
+import { type FailedItem, type InboundLead, type InboundParsed, itemId, keptText, sourceTime } from './inbound-lead';
 
 /**
  * WhatsApp Business Platform (Meta's Cloud API) webhooks, as Meta documents them ("Create a webhook endpoint" and the
@@ -49,19 +54,30 @@ function referralOf(message: WhatsAppMessageValue): LeadReferral | null {
   };
 }
 
+/** The first problem of an item read by its schema: its code and field (zod's issue, as the problem bodies name it). */
+function problemOf(error: { issues: ReadonlyArray<{ code: string; path: PropertyKey[] }> }): {
+  code: string;
+  path: string | null;
+} {
+  const issue = error.issues[0];
+  return { code: issue?.code ?? 'invalid_request', path: issue?.path.length ? issue.path.map(String).join('.') : null };
+}
+
 /**
  * The enquiries of a verified notification: each message of `messages` changes (the sender's number from `from`, as
  * `wa_id` in E.164 with a `+`; their profile name from `contacts`), a conversation's within `windowHours` of its last
- * message becoming an activity of its open lead (functions/forms/leads.ts); a time that is none is `now`. Statuses,
- * other fields and silent message types are acknowledged and ignored.
+ * message becoming an activity of its open lead (functions/forms/lead-record.ts); a time that is none is `now`. Each
+ * message is read on its own: one not in Meta's shape is a failed item, the others are kept. Statuses, other fields and
+ * silent message types are acknowledged and ignored.
  */
 export function whatsAppLeads(
-  notification: WhatsAppNotificationValue,
+  notification: WhatsAppDeliveryValue,
   source: string,
   windowHours: number,
   now: Date,
 ): InboundParsed {
   const leads: InboundLead[] = [];
+  const failed: FailedItem[] = [];
   let ignored = 0;
   for (const entry of notification.entry) {
     for (const change of entry.changes) {
@@ -71,13 +87,24 @@ export function whatsAppLeads(
         continue;
       }
       ignored += value.statuses?.length ?? 0;
-      for (const message of value.messages ?? []) {
+      const contacts = (value.contacts ?? []).flatMap((contact) => {
+        const read = WhatsAppContact.safeParse(contact);
+        return read.success ? [read.data] : [];
+      });
+      for (const sent of value.messages ?? []) {
+        const read = WhatsAppMessage.safeParse(sent);
+        if (!read.success) {
+          const id = itemId((sent as { id?: unknown } | null)?.id, sent);
+          failed.push({ id, ...problemOf(read.error), occurredAt: now });
+          continue;
+        }
+        const message = read.data;
         if (silentTypes.has(message.type)) {
           ignored++;
           continue;
         }
         const occurredAt = sourceTime(new Date(Number(message.timestamp) * 1000), now);
-        const profile = value.contacts?.find((contact) => contact.wa_id === message.from)?.profile;
+        const profile = contacts.find((contact) => contact.wa_id === message.from)?.profile;
         leads.push({
           fields: {
             name: keptText(profile?.name),
@@ -97,5 +124,5 @@ export function whatsAppLeads(
       }
     }
   }
-  return { leads, ignored, dropped: [] };
+  return { leads, failed, ignored, dropped: [] };
 }

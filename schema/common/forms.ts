@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { text } from './text';
 import { phoneInput } from './people';
 
-/** The fields every visitor form shares (enquiries: schema/forms/leads.ts; booking requests: schema/stay/bookings.ts). */
+/** The fields every visitor form shares (enquiries: schema/forms/enquiries.ts; booking requests: schema/stay/bookings.ts). */
 
 const detailScalar = z.union([text().max(500), z.number().finite(), z.boolean()]);
 

@@ -41,7 +41,7 @@ const sentFields = {
   phone: text.openapi({ description: 'As sent (not normalised).' }),
 };
 const sentDescription =
-  'What the sender gave, exactly as sent. The person (`person`) may be an existing contact whose own name, email or phone differ: an anonymous form or source never changes them (docs/api-reference.md, "Matching people").';
+  'What the sender gave, exactly as sent (but for card numbers, never kept: each is `[card number removed]`). The person (`person`) may be an existing contact whose own name, email or phone differ: an anonymous form or source never changes them (docs/api-reference.md, "Matching people").';
 
 export const SentDetailsSchema = z.object(sentFields).openapi('SentDetails', { description: sentDescription });
 

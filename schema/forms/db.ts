@@ -34,6 +34,8 @@ export interface InboundMessagesTable {
   lead_id: string | null;
   activity_id: string | null;
   occurred_at: ColumnType<Date, Date | string, Date | string>;
+  /** An item that could not be kept (migration 0028): its problem `{code, path}`; null for a kept one. */
+  failure: ColumnType<{ code: string; path: string | null } | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }
 

@@ -25,7 +25,7 @@ const WhatsAppReferral = z
   })
   .openapi('WhatsAppReferral');
 
-const WhatsAppMessage = z
+export const WhatsAppMessage = z
   .looseObject({
     from: z.string().max(32),
     id: z.string().min(1).max(200),
@@ -47,8 +47,14 @@ const WhatsAppMessage = z
   })
   .openapi('WhatsAppMessage');
 
-export const WhatsAppNotification = z
-  .looseObject({
+export const WhatsAppContact = z.looseObject({
+  wa_id: z.string().max(32),
+  profile: z.looseObject({ name: received.optional() }).optional(),
+});
+
+/** Meta's notification with its messages and contacts read by the given schemas (each of them on its own). */
+const whatsAppEnvelope = <M extends z.ZodType, C extends z.ZodType>(message: M, contact: C) =>
+  z.looseObject({
     object: z.string().max(100),
     entry: z
       .array(
@@ -62,16 +68,8 @@ export const WhatsAppNotification = z
                   .looseObject({
                     messaging_product: z.string().max(40).optional(),
                     metadata: z.looseObject({ phone_number_id: z.string().max(100).optional() }).optional(),
-                    contacts: z
-                      .array(
-                        z.looseObject({
-                          wa_id: z.string().max(32),
-                          profile: z.looseObject({ name: received.optional() }).optional(),
-                        }),
-                      )
-                      .max(100)
-                      .optional(),
-                    messages: z.array(WhatsAppMessage).max(100).optional(),
+                    contacts: z.array(contact).max(100).optional(),
+                    messages: z.array(message).max(100).optional(),
                     statuses: z.array(z.looseObject({})).max(1000).optional(),
                   })
                   .optional(),
@@ -81,12 +79,22 @@ export const WhatsAppNotification = z
         }),
       )
       .max(100),
-  })
-  .openapi('WhatsAppNotification', {
-    description:
-      'Meta’s WhatsApp Cloud API webhook (`object` `whatsapp_business_account`): `entry[].changes[].value` with `contacts`, `messages` (each may carry the click-to-WhatsApp `referral`) or `statuses`. Signed with `X-Hub-Signature-256`.',
   });
 
+export const WhatsAppNotification = whatsAppEnvelope(WhatsAppMessage, WhatsAppContact).openapi('WhatsAppNotification', {
+  description:
+    'Meta’s WhatsApp Cloud API webhook (`object` `whatsapp_business_account`): `entry[].changes[].value` with `contacts`, `messages` (each may carry the click-to-WhatsApp `referral`) or `statuses`. Signed with `X-Hub-Signature-256`.',
+});
+
+/**
+ * The notification as the receiver reads it: the envelope first, then each message and contact on its own
+ * ({@link WhatsAppMessage}, {@link WhatsAppContact}), so one that is not in Meta's shape fails alone and the
+ * others are kept (docs/api-reference.md, "Inbound channels": a delivery is never refused for one bad item).
+ */
+export const WhatsAppDelivery = whatsAppEnvelope(z.unknown(), z.unknown());
+
+export type WhatsAppDeliveryValue = z.infer<typeof WhatsAppDelivery>;
+export type WhatsAppContactValue = z.infer<typeof WhatsAppContact>;
 export type WhatsAppNotificationValue = z.infer<typeof WhatsAppNotification>;
 export type WhatsAppMessageValue = z.infer<typeof WhatsAppMessage>;
 
@@ -164,6 +172,26 @@ export const InboundReceipt = z
     repeated: z.number().int().openapi({ description: 'Messages already recorded by an earlier delivery.' }),
     ignored: z.number().int().openapi({ description: 'Statuses and other notifications, acknowledged and not kept.' }),
     leads: z.array(z.string()).openapi({ description: 'The references of the leads the messages belong to.' }),
+    failed: z.number().int().openapi({
+      description:
+        'Messages that could not be kept (not in the source’s shape, or naming no person that can be reached): not recorded (their ids are, so a retry records nothing twice); listed in `failures`. The answer is still 200.',
+    }),
+    failures: z
+      .array(
+        z.object({
+          id: z
+            .string()
+            .openapi({ description: 'The source’s id of the message (or one made from its content when it has none).' }),
+          code: z.string().openapi({ description: 'Why, e.g. `invalid_phone`, `invalid_type`.' }),
+          path: z.string().nullable().openapi({ description: 'The field of the message at fault, when one is.' }),
+        }),
+      )
+      .optional()
+      .openapi({ description: 'Each message not kept (present when `failed` is not 0).' }),
+    dropped: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'Fields not kept of messages that were: details a form would refuse, an unreadable phone.' }),
   })
   .openapi('InboundReceipt');
 

@@ -87,7 +87,16 @@ describe('rotation and secrets', () => {
     const taken = await deliver(world, fresh, body, { 'X-Hub-Signature-256': metaSignature(body) });
     expect(taken.status, taken.text).toBe(200);
     world.channels.whatsapp.path = fresh;
-    expect((await auditRows('inbound_channel.token_rotated')).map((r) => r.subject)).toEqual([world.channels.whatsapp.id]);
+    expect(await auditRows('inbound_channel.token_rotated')).toMatchObject([
+      { subject: world.channels.whatsapp.id, details: { source: 'whatsapp' } },
+    ]);
+    expect((await auditRows('inbound_channel.created')).map((r) => r.details)).toEqual(
+      expect.arrayContaining([
+        { kind: 'whatsapp', source: 'whatsapp' },
+        { kind: 'propertyfinder', source: 'propertyfinder' },
+        { kind: 'signed', source: 'bayut' },
+      ]),
+    );
     expect(before.json.results[0].token_rotated_at).toBeNull();
   });
 

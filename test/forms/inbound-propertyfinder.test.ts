@@ -99,7 +99,7 @@ describe('a lead event', () => {
       payload: {},
     });
     const res = await send(body);
-    expect(res.json).toEqual({ recorded: 0, repeated: 0, ignored: 1, leads: [] });
+    expect(res.json).toEqual({ recorded: 0, repeated: 0, ignored: 1, leads: [], failed: 0 });
     expect(await counts(world)).toEqual(before);
   });
 });

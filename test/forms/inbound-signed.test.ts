@@ -81,7 +81,7 @@ describe('a signed lead', () => {
 
   it('acknowledges other types', async () => {
     const res = await send(JSON.stringify({ type: 'lead.updated', data: {} }));
-    expect(res.json).toEqual({ recorded: 0, repeated: 0, ignored: 1, leads: [] });
+    expect(res.json).toEqual({ recorded: 0, repeated: 0, ignored: 1, leads: [], failed: 0 });
   });
 });
 

@@ -22,8 +22,11 @@ export type InboundWorld = {
 
 export const metaAppSecret = 'f3c9e1a27b5d4c08a9e6b2d1c0f7a8e4';
 
-export async function inboundWorld(settings: Record<string, unknown> = {}): Promise<InboundWorld> {
-  const api = await createTestApi({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000' } });
+export async function inboundWorld(
+  settings: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<InboundWorld> {
+  const api = await createTestApi({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...env } });
   const company = await api.demoCompany({ lead_answer_minutes: 30, ...settings });
   const make = async (body: Record<string, unknown>): Promise<Channel> => {
     const res = await api.admin(`/companies/${company.id}/inbound-channels`, { body });

@@ -178,7 +178,7 @@ describe('nothing twice, nothing for statuses', () => {
     const before = await counts(world);
     const res = await send(whatsAppStatus(waId(), wamid(), new Date()));
     expect(res.status, res.text).toBe(200);
-    expect(res.json).toEqual({ recorded: 0, repeated: 0, ignored: 1, leads: [] });
+    expect(res.json).toEqual({ recorded: 0, repeated: 0, ignored: 1, leads: [], failed: 0 });
     expect(await counts(world)).toEqual(before);
   });
 

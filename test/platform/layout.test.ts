@@ -15,6 +15,7 @@ import {
 } from '../support/imports';
 import {
   anonymousHandlers,
+  auditWritesElsewhere,
   clockReads,
   describeFinding,
   groupRouteHelpers,
@@ -92,6 +93,11 @@ describe('the layout of functions/, lib/ and schema/', () => {
     const around = outboundFetches(graph).map(describeFinding);
     expect(around, listed('requests sent around the guard', around)).toEqual([]);
     for (const file of Object.keys(outboundFetchFiles)) expect(graph.files, file).toContain(file);
+  });
+
+  it('writes audit rows only through lib/audit.ts (one way, issue 33)', () => {
+    const audits = auditWritesElsewhere(graph).map(describeFinding);
+    expect(audits, listed('audit rows written by hand', audits)).toEqual([]);
   });
 });
 
@@ -231,8 +237,9 @@ describe('the shape checker (issue 22), on trees of its own', () => {
     helpers: groupRouteHelpers(graph).map(describeFinding),
     anonymous: anonymousHandlers(graph).map(describeFinding),
     fetches: outboundFetches(graph).map(describeFinding),
+    audit: auditWritesElsewhere(graph).map(describeFinding),
   });
-  const none = { queries: [], clock: [], helpers: [], anonymous: [], fetches: [] };
+  const none = { queries: [], clock: [], helpers: [], anonymous: [], fetches: [], audit: [] };
 
   /**
    * A group in the one shape: its route file declares through lib/routes.ts and delegates to named handlers (a const
@@ -290,6 +297,7 @@ describe('the shape checker (issue 22), on trees of its own', () => {
       'export const worker = (app: App) => ({ fetch: (request: Request) => app.fetch(request), guardedFetch });',
       '',
     ].join('\n'),
+    'lib/audit.ts': "export const writeAudit = (db: any) => db.insertInto('audit_log').values({}).execute();\n",
   };
 
   it('passes a clean tree', () => {
@@ -382,6 +390,21 @@ describe('the shape checker (issue 22), on trees of its own', () => {
     expect(shape(graph)).toEqual({
       ...none,
       anonymous: ['functions/alpha/admin.ts:4 an anonymous handler', 'functions/alpha/rows.routes.ts:11 an anonymous handler'],
+    });
+  });
+
+  it('finds audit rows written outside lib/audit.ts, in SQL or through the query builder, in any layer', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/rows.ts': `${clean['functions/alpha/rows.ts']}export const audited = sql\`with a as (select 1)\n  INSERT INTO audit_log (action) values ('x')\`;\n`,
+      'lib/keys.ts': 'export const revoked = (db: any) => db.insertInto("audit_log").values({}).execute();\n',
+    });
+    expect(shape(graph)).toEqual({
+      ...none,
+      audit: [
+        'functions/alpha/rows.ts:6 an audit row written by hand (use lib/audit.ts)',
+        'lib/keys.ts:1 an audit row written by hand (use lib/audit.ts)',
+      ],
     });
   });
 });

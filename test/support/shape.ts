@@ -159,3 +159,22 @@ export function outboundFetches(graph: ImportGraph): Finding[] {
   }
   return found;
 }
+
+/** The one home of audit rows (lib/audit.ts: writeAudit, auditCte and the read audits). */
+export const auditFile = 'lib/audit.ts';
+
+const auditInserts = [/\binsert\s+into\s+audit_log\b/i, /\.insertInto\(\s*['"`]audit_log['"`]/];
+
+/** An audit row written by a file of its own (`insert into audit_log` in SQL, `.insertInto('audit_log')`): a second way. */
+export function auditWritesElsewhere(graph: ImportGraph): Finding[] {
+  const found: Finding[] = [];
+  for (const file of graph.files.filter((f) => f !== auditFile)) {
+    const lines = readFileSync(join(graph.root, file), 'utf8').split('\n');
+    lines.forEach((text, i) => {
+      if (auditInserts.some((pattern) => pattern.test(text))) {
+        found.push({ file, line: i + 1, what: 'an audit row written by hand (use lib/audit.ts)' });
+      }
+    });
+  }
+  return found;
+}

@@ -2772,7 +2772,7 @@ export interface components {
             /** @example 2026-11-21T09:30:00.000Z */
             updated_at: string;
         };
-        /** @description What the sender gave, exactly as sent. The person (`person`) may be an existing contact whose own name, email or phone differ: an anonymous form or source never changes them (docs/api-reference.md, "Matching people"). */
+        /** @description What the sender gave, exactly as sent (but for card numbers, never kept: each is `[card number removed]`). The person (`person`) may be an existing contact whose own name, email or phone differ: an anonymous form or source never changes them (docs/api-reference.md, "Matching people"). */
         LeadSent: {
             name: string | null;
             email: string | null;
@@ -2967,6 +2967,19 @@ export interface components {
             ignored: number;
             /** @description The references of the leads the messages belong to. */
             leads: string[];
+            /** @description Messages that could not be kept (not in the source’s shape, or naming no person that can be reached): not recorded (their ids are, so a retry records nothing twice); listed in `failures`. The answer is still 200. */
+            failed: number;
+            /** @description Each message not kept (present when `failed` is not 0). */
+            failures?: {
+                /** @description The source’s id of the message (or one made from its content when it has none). */
+                id: string;
+                /** @description Why, e.g. `invalid_phone`, `invalid_type`. */
+                code: string;
+                /** @description The field of the message at fault, when one is. */
+                path: string | null;
+            }[];
+            /** @description Fields not kept of messages that were: details a form would refuse, an unreadable phone. */
+            dropped?: string[];
         };
         Availability: {
             /** @description The English slug. */

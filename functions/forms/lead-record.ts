@@ -1,126 +1,18 @@
 import { sql } from 'kysely';
-import { actorOf } from '../../lib/audit';
-import { type Keyring, encryptJson } from '../../lib/crypto-jwe';
-import { type Db, type Executor, isUniqueViolation } from '../../lib/db/index';
+import { type Db, isUniqueViolation } from '../../lib/db/index';
+import { ApiError } from '../../lib/errors';
 import { prepared } from '../../lib/db/prepared';
-import type { Caller } from '../../lib/env';
-import { ApiError, type FieldError } from '../../lib/errors';
 import { type CausedBy, eventCtes, newEventId } from '../../lib/events';
 import { type MatchRule, type PersonValues, personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
 import { newReference } from '../../lib/references';
+import { withoutCardNumbers } from '../../schema/common/card-numbers';
 import type { LeadChannel, LeadReferral } from '../../schema/common/leads';
-import type { LeadInputValue } from '../../schema/forms/leads';
 import type { Company } from '../../schema/platform/db';
-import { emailOrPhoneMessage } from '../../schema/common/people';
-import { detailsProblems } from '../../lib/details';
-import { listingRequestProblems, storedReferences } from './listing-requests';
-
-/** An enquiry to record: the form's fields plus what the caller's path knows. */
-export type NewLead = LeadInputValue & {
-  /** The keys details are encrypted with (from the configuration). */
-  keyring: Keyring | undefined;
-  /** A browser form's allowed origins: the page is kept only on one of them. Undefined (a server): any http(s) page. */
-  origins?: readonly string[];
-  /** The visitor's address, kept with the consent (browser forms); null for a server's post. */
-  consentAddress?: string | null;
-};
 
 /**
- * The page of the form, without query, fragment or credentials; not kept (null) when it is not an http(s)
- * address or, for a browser form, not on one of the key's origins. An enquiry is never refused for its page.
+ * The lead record: the one statement that writes a lead, whoever sends it (a visitor's form, a company's server, an
+ * inbound channel), with its person, events and the source's message id.
  */
-export function cleanPage(page: string | undefined, origins?: readonly string[]): string | null {
-  if (page === undefined) return null;
-  let url: URL;
-  try {
-    url = new URL(page);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-  if (origins && !origins.includes(url.origin)) return null;
-  return `${url.origin}${url.pathname}`;
-}
-
-/** A lead's type, for the publishable key's list: a service of kind `listing_request` makes one; else an enquiry. */
-export async function leadTypeOf(
-  executor: Executor,
-  companyId: string,
-  service: string | undefined,
-): Promise<'enquiry' | 'listing_request'> {
-  if (service === undefined) return 'enquiry';
-  const row = await executor
-    .selectFrom('services')
-    .select('kind')
-    .where('company_id', '=', companyId)
-    .where('key', '=', service)
-    .executeTakeFirst();
-  return row?.kind === 'listing_request' ? 'listing_request' : 'enquiry';
-}
-
-/**
- * The rules of every enquiry, whichever path sent it; each refusal names its field. A listing request (its
- * service is of kind `listing_request`) also has the answers a draft listing is built from checked.
- */
-export async function leadProblems(
-  executor: Executor,
-  companyId: string,
-  input: LeadInputValue,
-  leadType?: 'enquiry' | 'listing_request',
-): Promise<FieldError[]> {
-  const problems: FieldError[] = [];
-  if (input.consent !== true) problems.push({ path: 'consent', code: 'consent_required', message: 'Consent must be true.' });
-  if (!input.consent_version?.trim()) {
-    problems.push({ path: 'consent_version', code: 'consent_required', message: 'The privacy notice version is required.' });
-  }
-  if (!input.email && !input.phone) {
-    problems.push({ path: 'email', code: 'custom', message: emailOrPhoneMessage });
-  }
-  const details = input.details ?? {};
-  const refused = detailsProblems(details);
-  problems.push(...refused);
-  if (
-    Object.keys(details).length > 0 &&
-    (leadType ?? (await leadTypeOf(executor, companyId, input.service))) === 'listing_request'
-  ) {
-    const skip = new Set(refused.map((p) => p.path.slice('details.'.length)));
-    problems.push(...(await listingRequestProblems(storedReferences(executor, companyId), details, skip)));
-  }
-  return problems;
-}
-
-/** Refuses (400, every problem at once) an enquiry that breaks a rule; records nothing. `leadType`: when known. */
-export async function checkLead(
-  executor: Executor,
-  companyId: string,
-  input: LeadInputValue,
-  leadType?: 'enquiry' | 'listing_request',
-): Promise<void> {
-  const problems = await leadProblems(executor, companyId, input, leadType);
-  if (problems.length > 0) {
-    throw new ApiError('invalid_request', 'The enquiry is invalid.', { errors: problems });
-  }
-}
-
-/**
- * An enquiry's details encrypted, before anything is written: without a key an enquiry with details is refused as
- * a whole (503). Null without details.
- */
-export async function encryptedDetails(input: NewLead): Promise<string | null> {
-  const details = input.details && Object.keys(input.details).length > 0 ? input.details : undefined;
-  return details ? await encryptJson(input.keyring, details) : null;
-}
-
-/** A checked form's fields as recorded: its page cleaned (kept only on the key's origins), its consent stamped. */
-export function formLeadFields(input: NewLead, detailsJwe: string | null): LeadFields {
-  const { consent_version, consent, details, page, origins, consentAddress, keyring, ...fields } = input;
-  return {
-    ...fields,
-    page: cleanPage(page, origins),
-    detailsJwe,
-    consent: { version: consent_version.trim(), address: consentAddress ?? null },
-  };
-}
 
 /** A lead's fields as every path records them: a form's (checked, page cleaned), or an inbound channel's. */
 export type LeadFields = {
@@ -158,6 +50,41 @@ export type LeadOrigin = {
 /** What was recorded: the lead (new, or the one a conversation's message or a repeated delivery belongs to). */
 export type RecordedLead = { id: string; reference: string; activity: string | null; repeated: boolean };
 
+/** Why an item of a source's delivery was not kept (`inbound_messages.failure`): its problem code and field. */
+export type ItemFailure = { code: string; path: string | null };
+
+/**
+ * The problem of a source's message id recorded as failed by an earlier delivery (functions/forms/inbound.ts): the
+ * same item sent again fails again, with what it failed with, and nothing is recorded twice.
+ */
+function failedBefore(failure: ItemFailure): ApiError {
+  return new ApiError('invalid_request', 'This message was not kept when it was first delivered.', {
+    errors: [{ path: failure.path ?? '', code: failure.code, message: 'Not kept when first delivered.' }],
+  });
+}
+
+/**
+ * A lead's free texts and sent copies without card numbers (schema/common/card-numbers.ts), before anything is stored,
+ * whoever sends them: the name (kept on the person too), the message, the service and form keys, the page, the listing
+ * as sent, and an ad's referral headline and body. Emails and phone numbers are read by their own formats; ids and
+ * links from a source (its message id, an ad's id and URL) are kept as sent.
+ */
+function withoutCards(fields: LeadFields): LeadFields {
+  return {
+    ...fields,
+    name: withoutCardNumbers(fields.name),
+    message: withoutCardNumbers(fields.message),
+    service: withoutCardNumbers(fields.service),
+    form: withoutCardNumbers(fields.form),
+    page: withoutCardNumbers(fields.page),
+    listing: withoutCardNumbers(fields.listing),
+  };
+}
+
+function referralWithoutCards(referral: LeadReferral | null): LeadReferral | null {
+  return referral && { ...referral, headline: withoutCardNumbers(referral.headline), body: withoutCardNumbers(referral.body) };
+}
+
 type LeadValues = PersonValues & {
   reference: string;
   service: string | null;
@@ -174,6 +101,7 @@ type LeadValues = PersonValues & {
   sent_name: string | null;
   sent_email: string | null;
   sent_phone: string | null;
+  sent_listing: string | null;
   channel: LeadChannel;
   source: string;
   source_id: string | null;
@@ -185,7 +113,14 @@ type LeadValues = PersonValues & {
   activity_event: string;
 };
 
-type RecordedRow = { id: string; reference: string; activity: string | null; repeated: boolean };
+type RecordedRow = {
+  id: string;
+  reference: string;
+  activity: string | null;
+  repeated: boolean;
+  /** The failure an earlier delivery of this message id was recorded with (functions/forms/inbound.ts). */
+  failure: ItemFailure | null;
+};
 
 const uuidPattern = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -209,7 +144,7 @@ function listingIdOf(sent: string | undefined): string | null {
 function leadStatement(conversation: boolean) {
   return prepared<LeadValues, RecordedRow>((p) => {
     const c = sql`${p.company_id}::uuid`;
-    const seen = sql`select m.lead_id, m.activity_id from inbound_messages m
+    const seen = sql`select m.lead_id, m.activity_id, m.failure from inbound_messages m
       where m.company_id = ${c} and m.source = ${p.source}::text and m.message_id = ${p.source_id}::text`;
     const noThread = conversation ? sql`and not exists (select from thread)` : sql``;
     return sql`
@@ -236,7 +171,7 @@ function leadStatement(conversation: boolean) {
             or id = ${p.listing_id}::uuid) limit 1),
           ${p.message}::text, ${p.language}::text, ${p.details_jwe}::text, ${p.consent_version}::text,
           ${p.consent_at}::timestamptz, ${p.consent_address}::text, ${p.caused_by}::text, ${p.sent_name}::text,
-          ${p.sent_email}::text, ${p.sent_phone}::text, ${p.listing}::text, ${p.channel}::text, ${p.source}::text,
+          ${p.sent_email}::text, ${p.sent_phone}::text, ${p.sent_listing}::text, ${p.channel}::text, ${p.source}::text,
           ${p.source_id}::text, ${p.referral}::jsonb
         from person where true ${noThread}
         returning id, reference
@@ -264,11 +199,12 @@ function leadStatement(conversation: boolean) {
           ${p.occurred_at}::timestamptz
         from fresh where ${p.source_id}::text is not null
       )
-      select id, reference, null::text as activity, false as repeated from lead
-      ${conversation ? sql`union all select t.id, t.reference, (select reference from activity), false from thread t` : sql``}
+      select id, reference, null::text as activity, false as repeated, null::jsonb as failure from lead
+      ${conversation ? sql`union all select t.id, t.reference, (select reference from activity), false, null from thread t` : sql``}
       union all
-      select l.id, l.reference, a.reference, true from (${seen}) as m
-        join leads l on l.id = m.lead_id left join activities a on a.id = m.activity_id`;
+      select l.id, l.reference, a.reference, true, m.failure from (${seen}) as m
+        left join leads l on l.id = m.lead_id left join activities a on a.id = m.activity_id
+      where l.id is not null or m.failure is not null`;
   });
 }
 
@@ -308,6 +244,10 @@ export async function recordLead(
   now: Date,
 ): Promise<RecordedLead> {
   const statement = origin.conversation ? statements.conversation : statements.lead;
+  // The listing is looked up as sent (a company's own slug or id), and kept without card numbers like every text.
+  const sentListing = fields.listing;
+  fields = withoutCards(fields);
+  const referral = referralWithoutCards(origin.referral);
   if (!fields.email?.trim() && !fields.phone?.trim() && origin.sourceId !== null) {
     // No way to name a person: only a repeat of a delivery recorded before can be answered (a later event of a lead).
     const repeat = await repeatedDelivery(db, company.id, origin.source, origin.sourceId);
@@ -322,8 +262,9 @@ export async function recordLead(
         service: fields.service ?? null,
         form: fields.form ?? null,
         page: fields.page ?? null,
-        listing: fields.listing ?? null,
-        listing_id: listingIdOf(fields.listing),
+        listing: sentListing ?? null,
+        listing_id: listingIdOf(sentListing),
+        sent_listing: fields.listing ?? null,
         message: fields.message ?? null,
         language: fields.language ?? null,
         details_jwe: fields.detailsJwe,
@@ -333,7 +274,7 @@ export async function recordLead(
         channel: origin.channel,
         source: origin.source,
         source_id: origin.sourceId,
-        referral: origin.referral && JSON.stringify(origin.referral),
+        referral: referral && JSON.stringify(referral),
         occurred_at: origin.occurredAt.toISOString(),
         since: origin.conversation?.since.toISOString() ?? null,
         activity_reference: newReference('A'),
@@ -341,27 +282,11 @@ export async function recordLead(
         activity_event: newEventId(),
       });
       if (!row) throw new Error('the lead was not stored');
-      return row;
+      if (row.failure) throw failedBefore(row.failure);
+      const { failure, ...recorded } = row;
+      return recorded;
     } catch (error) {
       if (attempt >= attempts || !isUniqueViolation(error)) throw error;
     }
   }
-}
-
-/**
- * An enquiry from a form, checked: a visitor's (publishable key: matched as a visitor, source `website`) or a company
- * server's (server key: matched as a server, source `api`), with its details encrypted first (503 without a key).
- */
-export async function recordFormLead(db: Db, company: Company, input: NewLead, caller: Caller, now: Date): Promise<RecordedLead> {
-  const visitor = caller.kind === 'publishable';
-  const fields = formLeadFields(input, await encryptedDetails(input));
-  const origin: LeadOrigin = {
-    rule: visitor ? 'visitor' : 'server',
-    channel: 'form',
-    source: visitor ? 'website' : 'api',
-    sourceId: null,
-    referral: null,
-    occurredAt: now,
-  };
-  return recordLead(db, company, fields, origin, actorOf(caller), now);
 }

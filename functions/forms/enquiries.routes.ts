@@ -9,8 +9,8 @@ import { leadView } from '../../lib/leads';
 import { newReference } from '../../lib/references';
 import { json, jsonBody, problem } from '../../schema/common/api';
 import { LeadSchema } from '../../schema/common/leads';
-import { FormLeadAnswer, LeadFormInput } from '../../schema/forms/leads';
-import { checkLead, leadTypeOf, recordFormLead } from './leads';
+import { FormLeadAnswer, LeadFormInput } from '../../schema/forms/enquiries';
+import { checkLead, leadTypeOf, recordFormLead } from './enquiry-checks';
 
 /**
  * POST /leads: an enquiry from the visitor's browser (publishable key, from one of its origins, with the spam
@@ -49,7 +49,7 @@ const postRoute = defineRoute({
 
 /**
  * The rules are checked before anything is written (a round trip only when a service is named); a browser's form
- * then passes the spam check; the lead is written in one statement (functions/forms/leads.ts recordLead).
+ * then passes the spam check; the lead is written in one statement (functions/forms/lead-record.ts recordLead).
  */
 const recordEnquiry: RouteHandler<typeof postRoute, AppEnv> = async function recordEnquiry(c) {
   const { challenge, website, ...input } = c.req.valid('json');
@@ -73,4 +73,4 @@ const recordEnquiry: RouteHandler<typeof postRoute, AppEnv> = async function rec
   return c.json(view, 201);
 };
 
-export const leadForms = createRouter().openapi(postRoute, recordEnquiry);
+export const enquiryForms = createRouter().openapi(postRoute, recordEnquiry);
