@@ -385,7 +385,7 @@ describe('the shape checker (issue 22), on trees of its own', () => {
       'functions/alpha/scopes.ts':
         "import { serverRoutes } from '../../lib/routes';\nexport const alphaRoute = serverRoutes('Alpha', ['read:alpha']);\n",
       'functions/alpha/calls.ts':
-        "export const send = (url: string) => fetch(url, { method: 'POST' });\nexport const part = (m: Map<string, number>) => m.get('/rows');\n",
+        "export const options = { method: 'POST', headers: {} };\nexport const part = (m: Map<string, number>) => m.get('/rows');\n",
     });
     expect(shape(graph)).toEqual({
       ...none,
