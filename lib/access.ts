@@ -180,6 +180,10 @@ export function accessMiddleware(access: Access): MiddlewareHandler<AppEnv> {
       const signature = c.req.header('Upstash-Signature');
       await webhooks.verifyCallback(config, { signature, body: await c.req.text(), path: c.req.path, url: c.req.url });
       c.set('caller', { kind: 'system' });
+    } else if (access.kind === 'page') {
+      // The page finds its company by the host and checks the token itself (lib/pages.ts): an unknown one is its own
+      // 404 page, never a problem document.
+      c.set('caller', { kind: 'anonymous' });
     } else if (access.kind === 'inbound') {
       // The company from the host; the receiver checks the token and the source's signature (functions/forms/inbound.ts).
       await resolveCompany(c);

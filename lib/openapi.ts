@@ -74,6 +74,8 @@ export function accessSentence(access: Access): string {
       return '**Access:** a QStash callback, signed with `Upstash-Signature`.';
     case 'inbound':
       return "**Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).";
+    case 'page':
+      return "**Access:** no key: the path's secret token opens the page, on its company's host only.";
   }
 }
 
@@ -91,6 +93,7 @@ export function securityOf(access: Access): Array<Record<string, string[]>> {
     case 'qstash':
       return [{ qstashSignature: [] }];
     case 'inbound':
+    case 'page':
       return [{}];
   }
 }

@@ -7,6 +7,7 @@ import { keyringOf } from '../../lib/crypto-jwe';
 import { type Db, type Executor, isUniqueViolation } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { sealSpamCheckSecret } from '../../lib/spam-check';
+import { recordClosings } from '../../lib/statement-months';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
 import type { Company } from '../../schema/platform/db';
@@ -86,6 +87,9 @@ export async function createCompany(
 /**
  * The company changed in one statement with its hosts (when given: those no longer listed removed, the new ones
  * added) and its audit row; a new rebuild hook is checked against the workspace's rules first (a read of the company).
+ * A change of `statement_grace_days` first reads the company too: the statement records the months of owner
+ * statements closed at `now` under the days it replaces (lib/statement-months.ts), so raising them never reopens a
+ * month, and it changes the row only if those days are still the ones read (another change in between: read again).
  */
 export async function updateCompany(
   db: Executor,
@@ -94,8 +98,32 @@ export async function updateCompany(
   now: Date,
   urls: UrlChecks = {},
 ): Promise<CompanyWithHosts> {
-  if (input.settings?.rebuild_hook_url) await checkRebuildHook(input.settings, (await findCompany(db, id)).environment, urls);
+  const graceChange = input.settings?.statement_grace_days !== undefined;
+  for (let attempt = 1; ; attempt++) {
+    const before = input.settings?.rebuild_hook_url || graceChange ? await findCompany(db, id) : undefined;
+    if (input.settings?.rebuild_hook_url) await checkRebuildHook(input.settings, before!.environment, urls);
+    const changed = await changeCompanyRow(db, id, input, now, graceChange ? before : undefined);
+    if (changed) return changed;
+    if (!graceChange) throw notFound(`The company ${id}`);
+    // The grace days changed since the read (a company that went is 404 at the next read).
+    if (attempt === 3)
+      throw new ApiError('conflict', 'The company’s statement_grace_days kept changing meanwhile: send it again.');
+  }
+}
+
+/**
+ * The statement of {@link updateCompany}; undefined when no row changed. With `graceFrom` (the company as read), the
+ * months closed under its grace days are recorded, and the row changes only while it still has them.
+ */
+async function changeCompanyRow(
+  db: Executor,
+  id: string,
+  input: z.infer<typeof UpdateCompanyInput>,
+  now: Date,
+  graceFrom: Company | undefined,
+): Promise<CompanyWithHosts | undefined> {
   const hosts = input.hosts ? [...new Set(input.hosts)].sort() : null;
+  const readGrace = graceFrom?.settings.statement_grace_days;
   const update = db
     .updateTable('companies')
     .set({
@@ -104,10 +132,17 @@ export async function updateCompany(
       updated_at: now,
     })
     .where('id', '=', id)
+    .$if(graceFrom !== undefined, (qb) =>
+      qb.where(
+        sql<boolean>`settings -> 'statement_grace_days' is not distinct from ${readGrace === undefined ? null : JSON.stringify(readGrace)}::jsonb`,
+      ),
+    )
     .returningAll();
+  const closings = graceFrom ? sql`closed as (${recordClosings(graceFrom, now, sql`exists (select from changed)`)}),` : sql``;
   const { rows } = await withHosts(db, id, hosts ?? undefined, () =>
     sql<CompanyWithHosts>`
       with changed as (${update}),
+      ${closings}
       removed as (
         delete from company_hosts where ${hosts !== null} and company_id = (select id from changed)
         and host <> all(${hosts ?? []}::text[])
@@ -123,7 +158,6 @@ export async function updateCompany(
         order by h.host)) as hosts
       from changed`.execute(db),
   );
-  if (!rows[0]) throw notFound(`The company ${id}`);
   return rows[0];
 }
 

@@ -1,7 +1,7 @@
 import { defineGroup } from '../../lib/compose';
 import { journal } from './journal.routes';
 import { statementJobs } from './jobs';
-import { statementPages } from './page';
+import { statementPages } from './page.routes';
 import { ownerStatements } from './statements.routes';
 
 /**

@@ -2,9 +2,9 @@ import Big from 'big.js';
 import type { Executor } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
 import { amountOut } from '../../lib/money';
+import { type Closing, type MonthSpan, monthClosing, monthSpan } from '../../lib/statement-months';
 import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
-import { type Closing, closingOf, type MonthSpan, monthSpan } from './months';
 import { type LineRow, selectLines } from './statements';
 
 /**
@@ -105,5 +105,6 @@ export async function monthJournal(
     .select('o.reference as owner');
   if (currency !== undefined) query = query.where('l.currency', '=', currency);
   const lines = await query.execute();
-  return { span, closing: closingOf(company, month, now), entries: lines.map((line) => entryOf(line, accounts)), accounts };
+  const closing = await monthClosing(db, company, month, now);
+  return { span, closing, entries: lines.map((line) => entryOf(line, accounts)), accounts };
 }

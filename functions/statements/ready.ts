@@ -1,60 +1,92 @@
 import { sql } from 'kysely';
 import type { Db } from '../../lib/db/index';
 import { eventsCtes, newEventId } from '../../lib/events';
-import type { CompanySettings } from '../../schema/platform/db';
-import { firstOpenMonth } from './months';
+import { lastClosedMonth, recordClosings } from '../../lib/statement-months';
+import type { Company, CompanySettings } from '../../schema/platform/db';
 
 const batch = 500;
 
+type Closer = Pick<Company, 'id' | 'time_zone' | 'settings'>;
+
 /**
- * Scheduled work: `owner_statement.ready` once per owner and month, when the month has closed (the company's
- * `statement_grace_days` after its end, in its time zone) for an owner who has a statement (a line) in it. The event
- * carries the owner's reference and the month only. Each batch is one read and one statement that marks the months
- * announced (`announced_at is null` re-checked under the row lock) and records an event for each it marked, so runs
- * from several places announce each month once. Returns how many were announced.
+ * Scheduled work: each company's months that closed, recorded (`statement_closings`, lib/statement-months.ts), and
+ * `owner_statement.ready` once per owner and month that is closed, for an owner who has a statement (a line) in it.
+ * A month is closed when recorded so, or when the company's rule closes it (`statement_grace_days` after its end, in
+ * its time zone), which this run records. The event carries the owner's reference and the month only. One read of
+ * every company's last recorded month and first month not announced; then, for a company with something to do, each
+ * batch is one read and one statement that records its closings (the first) and marks the months announced
+ * (`announced_at is null` re-checked under the row lock) with an event for each it marked, so runs from several
+ * places record and announce each month once. Returns how many were announced.
  */
 export async function announceReadyStatements(db: Db, now: Date): Promise<number> {
   const companies = await db
-    .selectFrom('owner_statements')
-    .innerJoin('companies', 'companies.id', 'owner_statements.company_id')
-    .select(['companies.id', 'companies.time_zone', 'companies.settings'])
-    .distinct()
-    .where('owner_statements.announced_at', 'is', null)
+    .selectFrom('companies as c')
+    .select([
+      'c.id',
+      'c.time_zone',
+      'c.settings',
+      sql<string | null>`(select to_char(max(k.month), 'YYYY-MM') from statement_closings k
+        where k.company_id = c.id and k.recorded_at <= ${now}::timestamptz)`.as('recorded'),
+      sql<string | null>`(select to_char(min(s.month), 'YYYY-MM') from owner_statements s
+        where s.company_id = c.id and s.announced_at is null)`.as('unannounced'),
+    ])
     .execute();
   let count = 0;
-  for (const company of companies) {
-    const open = `${firstOpenMonth({ time_zone: company.time_zone, settings: company.settings as CompanySettings }, now)}-01`;
-    for (;;) {
-      const due = await db
-        .selectFrom('owner_statements')
-        .select(['owner_id', sql<string>`month::text`.as('month')])
-        .where('company_id', '=', company.id)
-        .where('announced_at', 'is', null)
-        .where('month', '<', open)
-        .orderBy('month')
-        .orderBy('owner_id')
-        .limit(batch)
-        .execute();
-      if (due.length === 0) break;
-      const { rows } = await sql<{ announced: string }>`
-        with claimed as (
-          update owner_statements s set announced_at = ${now}::timestamptz
-          from unnest(${due.map((d) => d.owner_id)}::uuid[], ${due.map((d) => d.month)}::date[],
-            ${due.map(() => newEventId())}::text[]) as c (owner_id, month, event_id)
-          where s.owner_id = c.owner_id and s.month = c.month and s.announced_at is null
-          returning s.owner_id, s.month, c.event_id
-        ),
-        ${eventsCtes(
-          'ready',
-          { companyId: company.id, type: 'owner_statement.ready', causedBy: 'system' },
-          sql`select claimed.event_id as id,
-              jsonb_build_object('owner_reference', o.reference, 'month', to_char(claimed.month, 'YYYY-MM')) as data
-            from claimed join contacts o on o.id = claimed.owner_id`,
-        )}
-        select count(*)::text as announced from claimed`.execute(db);
-      count += Number(rows[0]?.announced ?? 0);
-      if (due.length < batch) break;
-    }
+  for (const row of companies) {
+    const company = { id: row.id, time_zone: row.time_zone, settings: row.settings as CompanySettings };
+    const closes = lastClosedMonth(company, now);
+    // Through the later of the last month recorded and the last the rule closes; recorded when the rule's is later.
+    const through = row.recorded !== null && row.recorded >= closes ? row.recorded : closes;
+    const record = through === closes && row.recorded !== closes;
+    const announce = row.unannounced !== null && row.unannounced <= through;
+    if (record || announce) count += await closeMonths(db, company, { through, record, announce }, now);
+  }
+  return count;
+}
+
+/** A company's closings recorded (when `record`) and its owners' months through `through` announced, in batches. */
+async function closeMonths(
+  db: Db,
+  company: Closer,
+  work: { through: string; record: boolean; announce: boolean },
+  now: Date,
+): Promise<number> {
+  let count = 0;
+  let record = work.record;
+  for (;;) {
+    const due = work.announce
+      ? await db
+          .selectFrom('owner_statements')
+          .select(['owner_id', sql<string>`month::text`.as('month')])
+          .where('company_id', '=', company.id)
+          .where('announced_at', 'is', null)
+          .where('month', '<=', `${work.through}-01`)
+          .orderBy('month')
+          .orderBy('owner_id')
+          .limit(batch)
+          .execute()
+      : [];
+    if (due.length === 0 && !record) break;
+    const { rows } = await sql<{ announced: string }>`
+      with ${record ? sql`closed as (${recordClosings(company, now)}),` : sql``}
+      claimed as (
+        update owner_statements s set announced_at = ${now}::timestamptz
+        from unnest(${due.map((d) => d.owner_id)}::uuid[], ${due.map((d) => d.month)}::date[],
+          ${due.map(() => newEventId())}::text[]) as c (owner_id, month, event_id)
+        where s.owner_id = c.owner_id and s.month = c.month and s.announced_at is null
+        returning s.owner_id, s.month, c.event_id
+      ),
+      ${eventsCtes(
+        'ready',
+        { companyId: company.id, type: 'owner_statement.ready', causedBy: 'system' },
+        sql`select claimed.event_id as id,
+            jsonb_build_object('owner_reference', o.reference, 'month', to_char(claimed.month, 'YYYY-MM')) as data
+          from claimed join contacts o on o.id = claimed.owner_id`,
+      )}
+      select count(*)::text as announced from claimed`.execute(db);
+    count += Number(rows[0]?.announced ?? 0);
+    record = false;
+    if (due.length < batch) break;
   }
   return count;
 }

@@ -2,10 +2,10 @@ import type { z } from '@hono/zod-openapi';
 import Big from 'big.js';
 import { iso } from '../../lib/dates';
 import { amountOut } from '../../lib/money';
+import { closingOf, type RecordedClosings } from '../../lib/statement-months';
 import type { LineKind } from '../../schema/statements/db';
 import type { MonthSchema, StatementSchema, StatementTotalsSchema } from '../../schema/statements/statements';
 import type { Company } from '../../schema/platform/db';
-import { closingOf } from './months';
 import type { LineRow, MonthRow, StatementData } from './statements';
 
 export type StatementView = z.infer<typeof StatementSchema>;
@@ -96,11 +96,11 @@ export function presentStatement(data: StatementData): StatementView {
   };
 }
 
-export function presentMonths(company: Company, rows: MonthRow[], now: Date): MonthView[] {
+export function presentMonths(company: Company, rows: MonthRow[], closings: RecordedClosings, now: Date): MonthView[] {
   return rows.map((row) => ({
     owner: row.owner,
     month: row.month,
-    ...closingOf(company, row.month, now),
+    ...closingOf(company, row.month, now, closings),
     ready_at: iso(row.announced_at),
   }));
 }

@@ -59,8 +59,9 @@ const getStatement: RouteHandler<typeof oneRoute, AppEnv> = async function getSt
 
 const listMonths: RouteHandler<typeof monthsRoute, AppEnv> = async function listMonths(c) {
   const { db, now } = c.var.services;
-  const page = await statementMonths(db, c.var.company, c.req.valid('query'));
-  const results = presentMonths(c.var.company, page.rows, now());
+  const at = now();
+  const page = await statementMonths(db, c.var.company, c.req.valid('query'), at);
+  const results = presentMonths(c.var.company, page.rows, page.closings, at);
   await auditRead(c, [...new Set(results.map((month) => month.owner))]);
   return c.json({ results, next_cursor: page.next_cursor }, 200);
 };

@@ -5,9 +5,16 @@ import type { Executor } from '../../lib/db/index';
 import type { Caller } from '../../lib/env';
 import { notFound } from '../../lib/errors';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
+import {
+  type Closing,
+  type MonthSpan,
+  monthClosing,
+  monthSpan,
+  type RecordedClosings,
+  recordedClosings,
+} from '../../lib/statement-months';
 import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
-import { type Closing, closingOf, type MonthSpan, monthSpan } from './months';
 
 /**
  * Owner statements, read from the lines the database books with each receipt, bounce and charge (migration 0023):
@@ -106,7 +113,7 @@ export async function ownerStatement(
       .execute();
     opening = new Map(sums.map((row) => [row.currency, row.sum]));
   }
-  return { owner, company, span, closing: closingOf(company, month, now), lines, opening };
+  return { owner, company, span, closing: await monthClosing(db, company, month, now), lines, opening };
 }
 
 /** The months list's order: newest month first, then by owner. */
@@ -120,12 +127,16 @@ const monthsSort: KeysetSort = {
 
 export type MonthRow = { owner: string; month: string; announced_at: Date | null };
 
-/** A page of the company's owners and months that have a statement (at least one line), newest first. */
+/**
+ * A page of the company's owners and months that have a statement (at least one line), newest first, with the
+ * closings recorded of its months as of `now`.
+ */
 export async function statementMonths(
   db: Executor,
   company: Company,
   query: { owner?: string; from?: string; to?: string; page_size: number; cursor?: string },
-): Promise<{ rows: MonthRow[]; next_cursor: string | null }> {
+  now: Date,
+): Promise<{ rows: MonthRow[]; next_cursor: string | null; closings: RecordedClosings }> {
   let select = db
     .selectFrom('owner_statements as s')
     .innerJoin('contacts as o', 'o.id', 's.owner_id')
@@ -135,7 +146,9 @@ export async function statementMonths(
   if (query.from !== undefined) select = select.where('s.month', '>=', `${query.from}-01`);
   if (query.to !== undefined) select = select.where('s.month', '<=', `${query.to}-01`);
   const rows = await paginate(select, monthsSort, query).execute();
-  return pageOf(rows, monthsSort, query.page_size);
+  const page = pageOf(rows, monthsSort, query.page_size);
+  const closings = await recordedClosings(db, company.id, [...new Set(page.rows.map((row) => row.month))], now);
+  return { ...page, closings };
 }
 
 export type LinkMade = { token: string; language: 'en' | 'ar'; expires_at: Date };

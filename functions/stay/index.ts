@@ -3,7 +3,7 @@ import { availability } from './availability.routes';
 import { bookingRequests } from './bookings.routes';
 import { calendarFeed } from './calendar-feed.routes';
 import { bookingJobs } from './jobs';
-import { stayPage } from './page';
+import { stayPages } from './page.routes';
 import { quote } from './quote.routes';
 
 /**
@@ -17,6 +17,6 @@ export const stay = defineGroup({
   routes: [availability, calendarFeed, quote, bookingRequests],
   publicReadPaths: ['/listings/:slug/availability', '/listings/:slug/calendar.ics', '/listings/:slug/quote'],
   formPaths: ['/bookings'],
-  pages: stayPage,
+  pages: stayPages,
   jobs: bookingJobs,
 });

@@ -1,6 +1,6 @@
 import { formatDay, formatDayTime, formatInstant, formatMoney } from '../../lib/display';
 import Big from 'big.js';
-import { Hono } from 'hono';
+import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { sha256 } from '../../lib/crypto';
@@ -41,8 +41,9 @@ function page(language: StayLanguage, title: string, body: HtmlEscapedString | P
 </html>`;
 }
 
+/** The page's answer to a token (page.routes.ts declares its route, lib/pages.ts). */
 export function stayPage() {
-  return new Hono<AppEnv>().get('/stay/:token', async (c) => {
+  return async function showStay(c: Context<AppEnv, '/stay/:token'>): Promise<Response> {
     const token = c.req.param('token');
     const { db } = c.var.services;
     const notFound = () => c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
@@ -113,5 +114,5 @@ ${booking.status === 'held' || booking.status === 'confirmed' ? html`<tr><th>${t
 <p data-when>${when}</p>
 </main>`;
     return c.html(page(language, `${t.title}: ${title}`, body), 200, headers);
-  });
+  };
 }

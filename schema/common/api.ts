@@ -26,6 +26,8 @@ export function problemResponses(access: { kind: string }, headers: { idempotenc
   const common = { 400: problem('Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`).') };
   if (access.kind === 'admin') return { ...common, 403: problem('Missing or invalid admin token.') };
   if (access.kind === 'qstash') return { ...common, 403: problem('Missing, forged or expired Upstash-Signature.') };
+  // A page answers its own failures as pages (lib/pages.ts), declared with it.
+  if (access.kind === 'page') return {};
   if (access.kind === 'inbound') {
     return {
       ...common,

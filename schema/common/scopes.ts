@@ -49,4 +49,10 @@ export type Access =
    * An inbound channel's receiver (/inbound/{token}/…): no key; the path's secret token names the channel and the
    * source's signature of the raw body (or WhatsApp's verify token) is checked by the receiver itself.
    */
-  | { kind: 'inbound' };
+  | { kind: 'inbound' }
+  /**
+   * A page for a person (HTML, outside /api/v1) on the company's host at a secret token in its path, such as the
+   * guest's stay page and the owner's statement (lib/pages.ts): no key; the page checks the host and the token itself
+   * and answers an unknown one with its own 404 page. Declared like every route, left out of the OpenAPI documents.
+   */
+  | { kind: 'page' };

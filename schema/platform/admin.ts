@@ -88,7 +88,8 @@ export const CompanySettingsInput = z
     }),
     // Owner statements and the journal (docs/api-reference.md, "Owner statements and the accounting journal").
     statement_grace_days: z.number().int().min(0).max(28).openapi({
-      description: 'A month’s statements are closed (and `owner_statement.ready` sent) this many days after it ends (default 5).',
+      description:
+        'A month’s statements are closed (and `owner_statement.ready` sent) this many days after it ends (default 5). A change applies to the months not yet closed: a closed month stays closed.',
     }),
     statement_balance: z.enum(['none', 'carried']).openapi({
       description: '`carried`: statements show an opening and a closing balance per currency; `none` (default): no balance.',

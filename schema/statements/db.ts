@@ -44,8 +44,19 @@ export interface OwnerStatementLinksTable {
   created_at: Generated<Date>;
 }
 
+/** A company's month recorded closed (migration 0031): never updated, gone only with its company. */
+export interface StatementClosingsTable {
+  company_id: string;
+  /** The month's first day, `YYYY-MM-01`. */
+  month: string;
+  /** The grace days it closed under: it closed on the next month's first day plus these. */
+  grace_days: number;
+  recorded_at: ColumnType<Date, Date | string, never>;
+}
+
 export interface StatementTables {
   owner_statement_lines: OwnerStatementLinesTable;
   owner_statements: OwnerStatementsTable;
   owner_statement_links: OwnerStatementLinksTable;
+  statement_closings: StatementClosingsTable;
 }

@@ -20,7 +20,7 @@ const day = z.string().openapi({ description: 'YYYY-MM-DD, in the company’s ti
 const money = (description: string) => z.string().openapi({ description, example: '10000.00' });
 const status = z.enum(['open', 'closed']).openapi({
   description:
-    '`closed` from `closes_on` on (the month is over and the company’s `statement_grace_days` have passed): it never changes. An `open` month is still being booked.',
+    '`closed` from `closes_on` on (the month is over and the company’s `statement_grace_days` have passed): recorded when it happens, it never changes and stays closed whatever the settings say later. An `open` month is still being booked.',
 });
 
 export const StatementQuery = z.strictObject({ owner: ownerReference, month: monthInput });
@@ -66,7 +66,10 @@ export const StatementSchema = z
     from: day.openapi({ description: 'The month’s first day.' }),
     to: day.openapi({ description: 'The month’s last day.' }),
     status,
-    closes_on: day.openapi({ description: 'The day the month closes: the next month’s first day plus the grace days.' }),
+    closes_on: day.openapi({
+      description:
+        'The day the month closes: the next month’s first day plus the grace days (for a closed month, those it closed under).',
+    }),
     lines: z.array(StatementLineSchema).openapi({ description: 'By day, in the order they were booked.' }),
     totals: z.array(StatementTotalsSchema).openapi({ description: 'Per currency, in alphabetical order.' }),
   })

@@ -9,7 +9,7 @@ import { createTestApi, type TestApi } from '../support/harness';
  * and publishable keys. A new route is covered the moment it is declared.
  */
 
-type Access = { kind: 'public' | 'server' | 'form' | 'admin' | 'inbound'; scopes?: string[] };
+type Access = { kind: 'public' | 'server' | 'form' | 'admin' | 'inbound' | 'page' | 'qstash'; scopes?: string[] };
 type Operation = { method: string; path: string; access: Access };
 
 let api: TestApi;
@@ -189,6 +189,71 @@ describe('every route declares its access', () => {
       .map((r) => `${r.method} ${r.path}`)
       .filter((r) => !infrastructure.has(r));
     for (const route of registered) expect(documented.has(route), route).toBe(true);
+  });
+
+  it('declares every other route but the platform’s own (health, problem pages): the pages, the callbacks', () => {
+    const declared = new Set(declaredElsewhere().map((op) => `${op.method} ${op.path.replace(/\{([a-z_]+)\}/g, ':$1')}`));
+    const platform = new Set(['GET /health', 'GET /health/ready', 'GET /problems', 'GET /problems/:code']);
+    const registered = api.app.routes
+      .filter((r) => r.method !== 'ALL' && !/^\/(api|admin)\/v1\//.test(r.path) && !platform.has(`${r.method} ${r.path}`))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(registered.length).toBeGreaterThan(0);
+    for (const route of registered) expect(declared.has(route), route).toBe(true);
+    for (const op of declaredElsewhere()) expect(op.access?.kind, `${op.method} ${op.path}`).toMatch(/^(page|qstash)$/);
+  });
+});
+
+/** The routes declared outside both documents (every route's declaration, from the app's registry). */
+function declaredElsewhere(): Operation[] {
+  const all = api.app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'all', version: '1' } }).paths ?? {};
+  return Object.entries(all as Record<string, Record<string, any>>)
+    .filter(([path]) => !/^\/(api|admin)\/v1\//.test(path))
+    .flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, access: op['x-access'] })),
+    );
+}
+
+describe('the pages at a secret token (declared, left out of the documents)', () => {
+  const pages = () => declaredElsewhere().filter((op) => op.access.kind === 'page');
+  /** A page answers its own 404: HTML, never stored or referred, never a problem document. */
+  const isNotFoundPage = (res: Awaited<ReturnType<typeof api.request>>, what: string) => {
+    expect(res.status, what).toBe(404);
+    expect(res.headers.get('content-type'), what).toMatch(/^text\/html/);
+    expect(res.headers.get('cache-control'), what).toBe('no-store');
+    expect(res.headers.get('referrer-policy'), what).toBe('no-referrer');
+  };
+
+  it('answer an unknown token with their 404 page, with any key or none, on the company’s host or an unknown one', async () => {
+    expect(
+      pages()
+        .map((op) => op.path)
+        .sort(),
+    ).toEqual(['/statements/{token}', '/stay/{token}']);
+    for (const op of pages()) {
+      for (const token of ['A'.repeat(32), 'short', '%00']) {
+        for (const key of [undefined, keys.all, keys.foreign, keys.publishable, keys.revoked]) {
+          const path = op.path.replace('{token}', token);
+          isNotFoundPage(await api.request(path, { host: company.host, key }), `${path} with ${key ? 'a key' : 'no key'}`);
+        }
+        isNotFoundPage(await api.request(op.path.replace('{token}', token), { host: 'unknown.test' }), `${op.path} unknown host`);
+      }
+    }
+  });
+
+  it('open with the token alone: a key sent with it is neither needed nor checked', async () => {
+    const made = await api.request('/api/v1/owner-statements/links', {
+      host: company.host,
+      key: keys.all,
+      body: { owner: references.contacts, month: '2027-02' },
+    });
+    expect(made.status, made.text).toBe(201);
+    const path = new URL(made.json.url).pathname;
+    for (const key of [undefined, keys.all, keys.foreign, keys.revoked]) {
+      const res = await api.request(path, { host: company.host, key });
+      expect(res.status, res.text).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    }
+    isNotFoundPage(await api.request(path, { host: other.host }), 'on another company’s host');
   });
 });
 

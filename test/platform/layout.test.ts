@@ -21,7 +21,9 @@ import {
   groupRouteHelpers,
   outboundFetches,
   outboundFetchFiles,
+  plainRoutes,
   queriesInRouteFiles,
+  routesOutsideRouteFiles,
 } from '../support/shape';
 
 /**
@@ -72,6 +74,13 @@ describe('the layout of functions/, lib/ and schema/', () => {
   it('keeps queries out of route files (*.routes.ts and a group’s admin.ts declare and delegate)', () => {
     const queries = queriesInRouteFiles(graph).map(describeFinding);
     expect(queries, listed('query builder calls in route files', queries)).toEqual([]);
+  });
+
+  it('declares every route of a group with defineRoute, in a route file (a page at a token included)', () => {
+    const outside = routesOutsideRouteFiles(graph).map(describeFinding);
+    expect(outside, listed('routes outside route files', outside)).toEqual([]);
+    const plain = plainRoutes(graph).map(describeFinding);
+    expect(plain, listed('plain Hono routes', plain)).toEqual([]);
   });
 
   it('reads the real clock only in lib/clock.ts', () => {
@@ -233,13 +242,15 @@ describe('the shape checker (issue 22), on trees of its own', () => {
 
   const shape = (graph: ImportGraph) => ({
     queries: queriesInRouteFiles(graph).map(describeFinding),
+    outside: routesOutsideRouteFiles(graph).map(describeFinding),
+    plain: plainRoutes(graph).map(describeFinding),
     clock: clockReads(graph).map(describeFinding),
     helpers: groupRouteHelpers(graph).map(describeFinding),
     anonymous: anonymousHandlers(graph).map(describeFinding),
     fetches: outboundFetches(graph).map(describeFinding),
     audit: auditWritesElsewhere(graph).map(describeFinding),
   });
-  const none = { queries: [], clock: [], helpers: [], anonymous: [], fetches: [], audit: [] };
+  const none = { queries: [], outside: [], plain: [], clock: [], helpers: [], anonymous: [], fetches: [], audit: [] };
 
   /**
    * A group in the one shape: its route file declares through lib/routes.ts and delegates to named handlers (a const
@@ -298,6 +309,24 @@ describe('the shape checker (issue 22), on trees of its own', () => {
       '',
     ].join('\n'),
     'lib/audit.ts': "export const writeAudit = (db: any) => db.insertInto('audit_log').values({}).execute();\n",
+    // A page at a secret token: declared through lib/pages.ts in its route file, answered by a function of page.ts.
+    'lib/pages.ts': 'export const tokenPageRoute = (route: object) => ({ ...route, access: { kind: "page" } });\n',
+    'functions/alpha/page.routes.ts': [
+      "import { createRouter } from '../../lib/app';",
+      "import { tokenPageRoute } from '../../lib/pages';",
+      "import { rowPage } from './page';",
+      "const pageRoute = tokenPageRoute({ path: '/rows/{token}' });",
+      'const showRow = rowPage();',
+      'export const pages = () => createRouter().openapi(pageRoute, showRow);',
+      '',
+    ].join('\n'),
+    'functions/alpha/page.ts': [
+      "import { rowsOf } from './rows';",
+      'export const rowPage = () => async function showRow(c: any) {',
+      '  return c.html(String(await rowsOf(c.var.db)));',
+      '};',
+      '',
+    ].join('\n'),
   };
 
   it('passes a clean tree', () => {
@@ -327,6 +356,57 @@ describe('the shape checker (issue 22), on trees of its own', () => {
         'functions/alpha/admin.ts:3 sql`…`',
         'functions/alpha/admin.ts:4 .updateTable()',
         'functions/alpha/rows.routes.ts:12 .selectFrom()',
+      ],
+    });
+  });
+
+  it('finds routes declared or registered outside route files, and plain Hono routes anywhere in functions/', () => {
+    const graph = tree({
+      ...clean,
+      // The statement page as it was: a plain Hono route in page.ts, outside defineRoute and outside the route files.
+      'functions/alpha/page.ts': [
+        "import { Hono } from 'hono';",
+        "import { rowsOf } from './rows';",
+        'async function showRow(c: any) {',
+        '  return c.html(String(await rowsOf(c.var.db)));',
+        '}',
+        "export const pages = () => new Hono().get('/rows/:token', showRow);",
+        '',
+      ].join('\n'),
+      'functions/alpha/page.routes.ts': 'export {};\n',
+      // Declarations in a file that is no route file: the platform's, a group helper's, and a registration.
+      'functions/alpha/more.ts': [
+        "import { defineRoute } from '../../lib/access';",
+        "import { createRouter } from '../../lib/app';",
+        "import { serverRoutes } from '../../lib/routes';",
+        "const alphaRoute = serverRoutes('Alpha');",
+        "const one = defineRoute({ method: 'get', path: '/one', access: { kind: 'admin' } });",
+        "const two = alphaRoute('read:alpha', { method: 'get', path: '/two' });",
+        'const named = async function named(c: any) { return c.json(1); };',
+        'export const more = createRouter().openapi(one, named).openapi(two, named);',
+        '',
+      ].join('\n'),
+      'lib/access.ts': 'export const defineRoute = (route: object) => route;\n',
+      // A plain route in a route file: declared nowhere, whatever the file.
+      'functions/alpha/rows.routes.ts': `${clean['functions/alpha/rows.routes.ts']}export const extra = createRouter().post(\`/rows/\${1}\`, postRow);\n`,
+      // Not routes: a group's route helper made (scopes.ts), a request's options, a path that is no route.
+      'functions/alpha/scopes.ts':
+        "import { serverRoutes } from '../../lib/routes';\nexport const alphaRoute = serverRoutes('Alpha', ['read:alpha']);\n",
+      'functions/alpha/calls.ts':
+        "export const options = { method: 'POST', headers: {} };\nexport const part = (m: Map<string, number>) => m.get('/rows');\n",
+    });
+    expect(shape(graph)).toEqual({
+      ...none,
+      outside: [
+        'functions/alpha/more.ts:5 a route declared outside a route file',
+        'functions/alpha/more.ts:6 a route declared outside a route file',
+        'functions/alpha/more.ts:8 a route registered (.openapi) outside a route file',
+        'functions/alpha/more.ts:8 a route registered (.openapi) outside a route file',
+        'functions/alpha/page.ts:6 a plain Hono route outside a route file',
+      ],
+      plain: [
+        'functions/alpha/page.ts:6 a plain Hono route (declare it with defineRoute)',
+        'functions/alpha/rows.routes.ts:12 a plain Hono route (declare it with defineRoute)',
       ],
     });
   });

@@ -5,8 +5,8 @@ import type { ImportGraph } from './imports';
 
 /**
  * The one shape of the house (issue 22), read with the TypeScript compiler from the files of an import graph: route
- * files only declare and delegate, the real clock is read in one place, no group keeps its own route helper, and
- * every handler is named. The layout test judges the tree with these and proves each on small trees of its own.
+ * files only declare and delegate, every route of a group is declared (defineRoute) in a route file, the real clock is
+ * read in one place, no group keeps its own route helper, and every handler is named. The layout test judges the tree with these and proves each on small trees of its own.
  */
 
 export type Finding = { file: string; line: number; what: string };
@@ -51,6 +51,73 @@ export function queriesInRouteFiles(graph: ImportGraph): Finding[] {
         const name = ts.isIdentifier(tag) ? tag.text : ts.isPropertyAccessExpression(tag) ? tag.name.text : '';
         if (name === 'sql') found.push({ file, line: lineOf(sf, node), what: 'sql`…`' });
       }
+    });
+  }
+  return found;
+}
+
+/** The platform's calls that declare a route (lib/access.ts, lib/admin-route.ts, lib/pages.ts). */
+export const routeDeclarers = ['defineRoute', 'adminRoute', 'tokenPageRoute'];
+
+/** Hono's methods that register a route on a path (`app.get('/path', handler)`). */
+const honoMethods = ['get', 'post', 'put', 'patch', 'delete', 'options', 'all'];
+
+const hasProperty = (node: ts.ObjectLiteralExpression, name: string) =>
+  node.properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === name);
+
+/** What a call declares or registers, if it is a route: a declaration, an `.openapi(…)` or a plain Hono route. */
+function routeCall(node: ts.Node): 'declared' | 'registered' | 'plain' | undefined {
+  if (!ts.isCallExpression(node)) return undefined;
+  const callee = node.expression;
+  if (ts.isIdentifier(callee) && routeDeclarers.includes(callee.text)) return 'declared';
+  // A group's helper (`leasesRoute('read:leases', { method, path, … })`): a route's declaration is an object of both.
+  if (node.arguments.some((a) => ts.isObjectLiteralExpression(a) && hasProperty(a, 'method') && hasProperty(a, 'path'))) {
+    return 'declared';
+  }
+  if (!ts.isPropertyAccessExpression(callee)) return undefined;
+  if (callee.name.text === 'openapi' && node.arguments.length >= 2) return 'registered';
+  const [path] = node.arguments;
+  const literal = path && (ts.isStringLiteral(path) || ts.isNoSubstitutionTemplateLiteral(path) || ts.isTemplateExpression(path));
+  const text = !literal ? '' : ts.isTemplateExpression(path) ? path.head.text : path.text;
+  // A path and at least one handler (a map's `.get('/…')` is no route).
+  const handled = node.arguments.length >= 2;
+  if (honoMethods.includes(callee.name.text) && handled && literal && text.startsWith('/')) return 'plain';
+  return undefined;
+}
+
+const routeCallWords = {
+  declared: 'a route declared',
+  registered: 'a route registered (.openapi)',
+  plain: 'a plain Hono route',
+} as const;
+
+/**
+ * Any file of functions/ that declares or registers a route is a route file (`<resource>.routes.ts` or a group's
+ * `admin.ts`), so that the rules of route files (no queries) reach every route: a page's too.
+ */
+export function routesOutsideRouteFiles(graph: ImportGraph): Finding[] {
+  const found: Finding[] = [];
+  for (const file of graph.files.filter((f) => f.startsWith('functions/') && !isRouteFile(f))) {
+    const sf = parse(graph, file);
+    visit(sf, (node) => {
+      const call = routeCall(node);
+      if (call) found.push({ file, line: lineOf(sf, node), what: `${routeCallWords[call]} outside a route file` });
+    });
+  }
+  return found;
+}
+
+/**
+ * Routes of functions/ registered on a plain Hono app (`new Hono().get('/path', …)`) rather than declared with
+ * `defineRoute`: no access declaration, so neither the check nor the access matrix nor the route list knows them.
+ */
+export function plainRoutes(graph: ImportGraph): Finding[] {
+  const found: Finding[] = [];
+  for (const file of graph.files.filter((f) => f.startsWith('functions/'))) {
+    const sf = parse(graph, file);
+    visit(sf, (node) => {
+      if (routeCall(node) === 'plain')
+        found.push({ file, line: lineOf(sf, node), what: 'a plain Hono route (declare it with defineRoute)' });
     });
   }
   return found;

@@ -4211,7 +4211,7 @@ export interface components {
             /** @example 2027-02 */
             month: string;
             /**
-             * @description `closed` from `closes_on` on (the month is over and the company’s `statement_grace_days` have passed): it never changes. An `open` month is still being booked.
+             * @description `closed` from `closes_on` on (the month is over and the company’s `statement_grace_days` have passed): recorded when it happens, it never changes and stays closed whatever the settings say later. An `open` month is still being booked.
              * @enum {string}
              */
             status: "open" | "closed";
@@ -4245,12 +4245,12 @@ export interface components {
              */
             to: string;
             /**
-             * @description `closed` from `closes_on` on (the month is over and the company’s `statement_grace_days` have passed): it never changes. An `open` month is still being booked.
+             * @description `closed` from `closes_on` on (the month is over and the company’s `statement_grace_days` have passed): recorded when it happens, it never changes and stays closed whatever the settings say later. An `open` month is still being booked.
              * @enum {string}
              */
             status: "open" | "closed";
             /**
-             * @description The day the month closes: the next month’s first day plus the grace days.
+             * @description The day the month closes: the next month’s first day plus the grace days (for a closed month, those it closed under).
              * @example 2027-02-03
              */
             closes_on: string;

@@ -1,0 +1,51 @@
+import { z } from '@hono/zod-openapi';
+import { defineRoute } from './access';
+
+/**
+ * Pages for a person at a secret token in the path, on the company's host: the guest's stay page (/stay/{token}) and
+ * the owner's statement (/statements/{token}). The token (32 random characters, of which only the hash is stored) is
+ * the only key, as a hosted invoice page's. Each is declared like every route (`defineRoute`, access `page`: no key),
+ * so the layout test, the access matrix and the route list know it; the OpenAPI documents leave it out (they publish
+ * /api/v1/ and /admin/v1/ only, lib/openapi.ts): a page is what an API answer links to (`stay_url`, a statement
+ * link's `url`), not an operation a client calls. The page finds its company by the host and checks the token
+ * itself, answering an unknown host, a malformed token and an unknown one alike with its own 404 page.
+ */
+
+/** An HTML answer of a page. */
+export const htmlAnswer = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: z.string() } },
+});
+
+type PageDeclaration<P extends string> = {
+  /** `/<page>/{token}`. */
+  path: P;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description: string;
+  /** Its answers besides 200 and 404 (e.g. 410 for an expired link). */
+  responses?: Record<number, ReturnType<typeof htmlAnswer>>;
+};
+
+/**
+ * A page's route: GET `path`, no key, HTML 200 or the page's own 404 (and whatever else it declares). The token is
+ * not validated as a parameter (`c.req.param('token')`): whatever the path holds reaches the page, which answers a
+ * malformed one with its 404 page, never with a 400 problem document.
+ */
+export function tokenPageRoute<const P extends `/${string}/{token}`>(page: PageDeclaration<P>) {
+  return defineRoute({
+    method: 'get',
+    path: page.path,
+    operationId: page.operationId,
+    tags: page.tags,
+    summary: page.summary,
+    description: page.description,
+    access: { kind: 'page' },
+    responses: {
+      200: htmlAnswer('The page.'),
+      404: htmlAnswer('A page saying there is no such page: an unknown host, a malformed or unknown token.'),
+      ...page.responses,
+    },
+  });
+}
