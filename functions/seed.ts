@@ -24,7 +24,8 @@ export async function seedDemo(db: Db, now: Date, mediaBaseUrl?: string): Promis
       environment: 'development',
       currency: 'AED',
       time_zone: 'Asia/Dubai',
-      settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.demo-properties.ae' },
+      // A Dubai company: its listings carry the permits Dubai requires, and the portal feeds show them.
+      settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.demo-properties.ae', market: 'dubai' },
     });
     await seedCatalogueDemo(trx, company.id, now, mediaBaseUrl);
     await seedLeasesDemo(trx, company, now);

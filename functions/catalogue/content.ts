@@ -11,7 +11,7 @@ import { importTeamProfiles } from './team';
 
 const json = (value: unknown) => JSON.stringify(value);
 
-/** Listings per INSERT of an import: 500 rows of ~25 columns stay far below PostgreSQL's 65,535 parameters. */
+/** Listings per INSERT of an import: 500 rows of ~40 columns stay far below PostgreSQL's 65,535 parameters. */
 export const importBatchSize = 500;
 /** Photos per INSERT (5 columns each). */
 const photoBatchSize = 5_000;
@@ -241,6 +241,13 @@ function listingValues(l: ImportListing, { companyId, places, agents, now, today
     ...permitValues(l.permit, today),
     agent_id: l.agent === null ? null : (agents.get(l.agent) ?? null),
     portals_off: portals.filter((portal) => l.portals[portal] === false),
+    furnished: l.furnished,
+    cheques: l.cheques,
+    service_charge: l.service_charge,
+    offplan_sale_type: l.off_plan?.sale_type ?? null,
+    offplan_dld_waiver: l.off_plan?.dld_waiver ?? null,
+    offplan_original_price: l.off_plan?.original_price ?? null,
+    offplan_amount_paid: l.off_plan?.amount_paid ?? null,
   };
 }
 

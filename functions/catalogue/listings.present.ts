@@ -1,44 +1,20 @@
 import type { Company, CompanySettings } from '../../schema/platform/db';
-import type { LocalisedText } from '../../schema/common/columns';
-import type { PermitAuthority } from '../../schema/common/permits';
+import { type ListingBase, type PhotoRecord, type PlaceRecord, pricesHidden } from '../../lib/listings';
 import { type Language, localised } from '../../lib/localise';
 import { iso } from '../../lib/dates';
 import { mediaBaseOf, photoUrl, photoWidths } from '../../lib/media';
 
-/** A listing row as the catalogue queries select it (areas joined, photos aggregated). */
-export type ListingRecord = {
-  id: string;
+/** A listing row as the catalogue queries select it: the shared select (lib/listings.ts) and the catalogue's own. */
+export type ListingRecord = ListingBase & {
   slug_en: string;
   slug_ar: string | null;
-  listing_type: 'sale' | 'lease' | 'holiday_home';
-  title: LocalisedText;
-  description?: LocalisedText;
-  price: string | null;
-  price_period: 'total' | 'year' | 'month' | 'night' | null;
-  property_type: string | null;
-  bedrooms: number | null;
-  bathrooms: number | null;
-  size_sqm: string | null;
   max_guests: number | null;
-  completion: 'ready' | 'off_plan' | null;
   featured: boolean;
-  latitude: number | null;
-  longitude: number | null;
   location_precision: 'exact' | 'approximate' | null;
   published_at: Date | string | null;
-  updated_at: Date | string;
-  city: PlaceRecord | null;
-  area: PlaceRecord | null;
-  project: PlaceRecord | null;
-  photos: PhotoRecord[];
-  permit_number: string | null;
-  permit_authority: PermitAuthority | null;
   permit_expires_on: string | null;
-  permit_url: string | null;
   permit_expired: boolean;
 };
-export type PlaceRecord = { slug_en: string; slug_ar: string | null; name: LocalisedText };
-export type PhotoRecord = { position: number; storage_key: string; alt: LocalisedText };
 
 export const defaultPathPattern = { en: '/en/listings/{slug}', ar: '/ar/listings/{slug}' } as const;
 /** Approximate points are snapped to a 0.01° grid (about 1.1 km), so the exact spot cannot be recovered. */
@@ -59,7 +35,7 @@ export function presenterInputs(company: Company, mediaBaseUrl: string) {
   return {
     companyId: company.id,
     currency: company.currency,
-    hidePrices: settings.hide_prices === true,
+    hidePrices: pricesHidden(company),
     media: mediaBaseOf(company, mediaBaseUrl),
     pattern: { ...defaultPathPattern, ...(settings.path_pattern ?? {}) },
     siteUrl: settings.site_url ? settings.site_url.replace(/\/+$/, '') : null,
@@ -98,7 +74,7 @@ function presenterFor(inputs: PresenterInputs) {
     sizes: Object.fromEntries(
       Object.entries(photoWidths).map(([name, width]) => [
         name,
-        { url: photoUrl(media, companyId, p.storage_key, width), width },
+        { url: photoUrl(media, companyId, p.storage_key, width, 'webp'), width },
       ]),
     ),
   });

@@ -1,10 +1,10 @@
 import type { ExpressionBuilder } from 'kysely';
-import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Company, CompanySettings } from '../../schema/platform/db';
 import type { Database } from '../../schema/db';
 import type { ListingsTable, ListingType } from '../../schema/catalogue/db';
 import { listingTypes } from '../../schema/common/columns';
 import type { Executor } from '../../lib/db/index';
+import { listingSelection } from '../../lib/listings';
 import type { KeysetSort } from '../../lib/pagination';
 import type { ListingRecord } from './listings.present';
 
@@ -95,52 +95,22 @@ export function applyFilters(query: PublishedQuery, company: Company, f: Listing
   return q;
 }
 
-/** Selects everything the presenter needs in the same query: places as objects, ready photos in order. */
+/**
+ * Selects everything the presenter needs in the same query: the listing select the portals share (lib/listings.ts),
+ * and what only the catalogue shows.
+ */
 export function selectListingRecord(query: PublishedQuery, options: { description: boolean; photos: 'all' | 'first' | 'none' }) {
-  return query.select((eb) => {
-    const place = (column: 'l.city_id' | 'l.area_id' | 'l.project_id') =>
-      jsonObjectFrom(eb.selectFrom('areas as a').select(['a.slug_en', 'a.slug_ar', 'a.name']).whereRef('a.id', '=', column));
-    return [
-      'l.id',
-      'l.slug_en',
-      'l.slug_ar',
-      'l.listing_type',
-      'l.title',
-      ...(options.description ? (['l.description'] as const) : []),
-      'l.price',
-      'l.price_period',
-      'l.property_type',
-      'l.bedrooms',
-      'l.bathrooms',
-      'l.size_sqm',
-      'l.max_guests',
-      'l.completion',
-      'l.featured',
-      'l.latitude',
-      'l.longitude',
-      'l.location_precision',
-      'l.published_at',
-      'l.updated_at',
-      'l.permit_number',
-      'l.permit_authority',
-      'l.permit_expires_on',
-      'l.permit_url',
-      'l.permit_expired',
-      place('l.city_id').as('city'),
-      place('l.area_id').as('area'),
-      place('l.project_id').as('project'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('listing_photos as p')
-          .$if(options.photos === 'none', (qb) => qb.where(eb.lit(false)))
-          .select(['p.position', 'p.storage_key', 'p.alt'])
-          .whereRef('p.listing_id', '=', 'l.id')
-          .where('p.ready', '=', true)
-          .orderBy('p.position')
-          .$if(options.photos === 'first', (qb) => qb.limit(1)),
-      ).as('photos'),
-    ];
-  });
+  return query.select((eb) => [
+    ...listingSelection(eb, options),
+    'l.slug_en',
+    'l.slug_ar',
+    'l.max_guests',
+    'l.featured',
+    'l.location_precision',
+    'l.published_at',
+    'l.permit_expires_on',
+    'l.permit_expired',
+  ]);
 }
 
 export type SelectedListing = ListingRecord & Record<string, unknown>;

@@ -94,9 +94,11 @@ export async function importTeamProfiles(db: Executor, companyId: string, profil
   if (changed.length > 0) {
     await sql`
       update team_profiles as t set name = v.name, role = v.role, bio = v.bio, photo_url = v.photo_url, email = v.email,
-        phone = v.phone, languages = v.languages, published = v.published, position = v.position
+        phone = v.phone, licence_number = v.licence_number, languages = v.languages, published = v.published,
+        position = v.position
       from jsonb_to_recordset(${JSON.stringify(changed)}::jsonb) as v(id uuid, name text, role jsonb, bio jsonb,
-        photo_url text, email text, phone text, languages text[], published boolean, position integer)
+        photo_url text, email text, phone text, licence_number text, languages text[], published boolean,
+        position integer)
       where t.id = v.id and t.company_id = ${companyId}`.execute(db);
   }
 }

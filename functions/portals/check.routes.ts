@@ -12,7 +12,7 @@ const checkRoute = portalsRoute('read:listings', {
   operationId: 'listPortalChecks',
   summary: 'What keeps each listing off each portal',
   description:
-    'For each draft and published listing (in id order), its state on Property Finder and Bayut/dubizzle: whether the feed carries it, whether it is sent there, and the problems the portal would refuse it for (`permit_missing`, `permit_expired`, `permit_duplicate`, `price_missing`, `too_few_photos`, `description_too_short`, `agent_missing`, `property_type_unknown`, `location_missing`, `size_missing`). `blocked=true` lists only those with a problem.',
+    'For each draft and published listing (in id order), its state on Property Finder and Bayut/dubizzle: whether the feed carries it, whether it is sent there, and the problems the portal would refuse it for (`permit_missing`, `permit_expired`, `permit_duplicate`, `price_missing`, `too_few_photos`, `description_too_short`, `agent_missing`, `property_type_unknown`, `location_missing`, `size_missing`, `offplan_details_missing`). `blocked=true` lists only those with a problem.',
   request: { query: PortalCheckQuery },
   responses: { 200: json(PortalCheckListSchema, 'A page of listings with their portal states') },
 });

@@ -3,10 +3,11 @@ import { keepServicesUntil } from '../../lib/app';
 import { todayIn } from '../../lib/dates';
 import type { AppEnv } from '../../lib/env';
 import { ifNoneMatch } from '../../lib/etag';
+import { pricesHidden } from '../../lib/listings';
 import { mediaBaseOf } from '../../lib/media';
 import type { Portal } from '../../schema/common/permits';
 import { checkFeedToken, feedBatch, feedBatchSize, feedCount, feedEtag } from './feeds';
-import { type FeedContext, feedFormats } from './formats';
+import { type FeedContext, feedFormats } from './feeds.present';
 import { xmlOf } from './xml';
 
 const utf8 = new TextEncoder();
@@ -33,6 +34,7 @@ export async function feedAnswer(c: Context<AppEnv>, portal: Portal, token: stri
     companyId: company.id,
     timeZone: company.time_zone,
     media: mediaBaseOf(company, config.MEDIA_BASE_URL),
+    hidePrices: pricesHidden(company),
   };
   const count = await feedCount(db, company, portal, today);
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
-import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
+import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import { sha256, timingSafeEqual } from '../../lib/crypto';
 import type { Executor } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
+import { type ListingBase, listingSelection } from '../../lib/listings';
 import type { LocalisedText } from '../../schema/common/columns';
-import type { Portal } from '../../schema/common/permits';
+import type { Furnishing, OffPlanSaleType, Portal } from '../../schema/common/permits';
 import type { Company } from '../../schema/platform/db';
 import { inFeedSql } from './rules';
 
@@ -20,8 +20,11 @@ export async function checkFeedToken(company: Company, token: string): Promise<v
   if (!stored || !timingSafeEqual(new Uint8Array(stored), sent)) throw notFound('The feed');
 }
 
-/** Bump when a feed's XML changes for the same data: every ETag changes with it. */
-export const feedFormat = 1;
+/**
+ * Bump when a feed's XML changes for the same data: every ETag changes with it. 2: JPEG photos, the prices a company
+ * hides left out, Bayut's `Off_plan` and capitalised rent frequencies, the fields of migration 0033.
+ */
+export const feedFormat = 2;
 
 /**
  * The ETag of a feed: the company's catalogue version (bumped by the database on any change to listings, photos,
@@ -32,29 +35,21 @@ export function feedEtag(company: Company, portal: Portal, today: string, deploy
   return `W/"${portal}-${company.catalogue_version}-${deployment}-${feedFormat}-${today}"`;
 }
 
-export type FeedListing = {
-  id: string;
-  listing_type: 'sale' | 'lease' | 'holiday_home';
-  title: LocalisedText;
+/**
+ * A listing as a feed writes it: the listing select the catalogue shares (lib/listings.ts), with its description,
+ * and what only the portals send: the agent (a team profile with its licence number), the furnishing, cheques,
+ * service charge and off-plan details (migration 0033).
+ */
+export type FeedListing = ListingBase & {
   description: LocalisedText;
-  price: string;
-  price_period: 'total' | 'year' | 'month' | 'night';
-  property_type: string;
-  bedrooms: number | null;
-  bathrooms: number | null;
-  size_sqm: string | null;
-  completion: 'ready' | 'off_plan' | null;
-  latitude: number | null;
-  longitude: number | null;
-  updated_at: Date | string;
-  permit_number: string | null;
-  permit_authority: 'dld' | 'dtcm' | 'other' | null;
-  permit_url: string | null;
-  city: LocalisedText | null;
-  area: LocalisedText | null;
-  project: LocalisedText | null;
-  photos: Array<{ storage_key: string }>;
-  agent: { id: string; name: string; email: string; phone: string; photo_url: string | null };
+  furnished: Furnishing | null;
+  cheques: number | null;
+  service_charge: string | null;
+  offplan_sale_type: OffPlanSaleType | null;
+  offplan_dld_waiver: number | null;
+  offplan_original_price: string | null;
+  offplan_amount_paid: string | null;
+  agent: { id: string; name: string; email: string; phone: string; photo_url: string | null; licence_number: string | null };
 };
 
 /** How many listings the portal's feed carries now (its root says so before the listings stream). */
@@ -78,44 +73,22 @@ export const feedBatchSize = 200;
  * the scan (seen at 10,000 listings: 330 ms a batch).
  */
 export async function feedBatch(db: Executor, company: Company, portal: Portal, today: string, after: string) {
-  const place = (column: 'l.city_id' | 'l.area_id' | 'l.project_id') =>
-    sql<LocalisedText | null>`(select a.name from areas a where a.id = ${sql.ref(column)})`;
   const rows = await db
     .selectFrom('listings as l')
     .select((eb) => [
-      'l.id',
+      ...listingSelection(eb, { description: true, photos: 'all' }),
       inFeedSql(company, portal, today).as('in_feed'),
-      'l.listing_type',
-      'l.title',
-      'l.description',
-      'l.price',
-      'l.price_period',
-      'l.property_type',
-      'l.bedrooms',
-      'l.bathrooms',
-      'l.size_sqm',
-      'l.completion',
-      'l.latitude',
-      'l.longitude',
-      'l.updated_at',
-      'l.permit_number',
-      'l.permit_authority',
-      'l.permit_url',
-      place('l.city_id').as('city'),
-      place('l.area_id').as('area'),
-      place('l.project_id').as('project'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('listing_photos as p')
-          .select('p.storage_key')
-          .whereRef('p.listing_id', '=', 'l.id')
-          .where('p.ready', '=', true)
-          .orderBy('p.position'),
-      ).as('photos'),
+      'l.furnished',
+      'l.cheques',
+      'l.service_charge',
+      'l.offplan_sale_type',
+      'l.offplan_dld_waiver',
+      'l.offplan_original_price',
+      'l.offplan_amount_paid',
       jsonObjectFrom(
         eb
           .selectFrom('team_profiles as t')
-          .select(['t.id', 't.name', 't.email', 't.phone', 't.photo_url'])
+          .select(['t.id', 't.name', 't.email', 't.phone', 't.photo_url', 't.licence_number'])
           .whereRef('t.id', '=', 'l.agent_id'),
       ).as('agent'),
     ])

@@ -135,6 +135,10 @@ export function problemSql(company: Company, portal: Portal, today: string): Rec
     location_missing: sql<boolean>`(l.city_id is null or l.area_id is null)`,
     // Property Finder's format requires the floor area (`size`); Bayut's takes it when given.
     size_missing: portal === 'propertyfinder' ? sql<boolean>`(l.size_sqm is null)` : sql<boolean>`false`,
+    // Bayut requires an off-plan listing's sale type (`offplanDetails_saleType`); what each type needs with it the
+    // database holds (migration 0033).
+    offplan_details_missing:
+      portal === 'bayut' ? sql<boolean>`(l.completion = 'off_plan' and l.offplan_sale_type is null)` : sql<boolean>`false`,
   };
   // Never null (a market without permits compares with null): a problem is there or not.
   for (const code of Object.keys(problems) as PortalProblemCode[])
@@ -161,4 +165,5 @@ export const problemMessages: Record<PortalProblemCode, (portal: Portal) => stri
   property_type_unknown: () => 'The portal has no category for the listing’s property type.',
   location_missing: () => 'The portal needs the listing’s city and area (its community).',
   size_missing: () => 'The portal needs the floor area (size_sqm).',
+  offplan_details_missing: () => 'The portal needs an off-plan listing’s sale details (off_plan: its sale type).',
 };

@@ -4,7 +4,7 @@ import { decimalInput } from '../common/money';
 import { instant, LocalisedTextInput } from '../common/api';
 import { HomeTermsInput } from '../common/homes';
 import { listingTypes } from '../common/columns';
-import { PermitInput, PortalsInput } from '../common/permits';
+import { furnishings, offPlanSaleTypes, PermitInput, PortalsInput } from '../common/permits';
 
 /** The operator's catalogue import: areas, property types, services, team and listings of one company. */
 
@@ -31,6 +31,43 @@ export const ImportAreaInput = z.strictObject({
   name: LocalisedTextInput,
   parent: slugEn.nullable().default(null),
 });
+
+/**
+ * Bayut's off-plan details (its help centre, "What are the guidelines for posting an Off-plan listing?"): the sale
+ * type, with the share of the DLD fee the developer waives for a new sale, or the original price and the amount paid
+ * for a resale (each required of its type there, so here).
+ */
+const OffPlanInput = z
+  .strictObject({
+    sale_type: z.enum(offPlanSaleTypes).openapi({ description: 'new: from the developer; resale: by a buyer before handover.' }),
+    dld_waiver: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .nullable()
+      .default(null)
+      .openapi({ description: 'A new sale: the share of the DLD registration fee waived, in percent.' }),
+    original_price: decimal.nullable().default(null).openapi({ description: 'A resale: the price first paid.' }),
+    amount_paid: decimal.nullable().default(null).openapi({ description: 'A resale: how much of it is paid so far.' }),
+  })
+  .superRefine((o, ctx) => {
+    const required = (field: 'dld_waiver' | 'original_price' | 'amount_paid', present: boolean) => {
+      if (!present) ctx.addIssue({ code: 'custom', path: [field], message: `A ${o.sale_type} off-plan sale needs ${field}.` });
+    };
+    const refused = (field: 'dld_waiver' | 'original_price' | 'amount_paid') => {
+      if (o[field] !== null) ctx.addIssue({ code: 'custom', path: [field], message: 'Only for the other sale type.' });
+    };
+    if (o.sale_type === 'new') {
+      required('dld_waiver', o.dld_waiver !== null);
+      refused('original_price');
+      refused('amount_paid');
+    } else {
+      required('original_price', o.original_price !== null);
+      required('amount_paid', o.amount_paid !== null);
+      refused('dld_waiver');
+    }
+  });
 
 export const ImportListingInput = z
   .strictObject({
@@ -86,8 +123,30 @@ export const ImportListingInput = z
       .default(null)
       .openapi({ description: 'The name of the team profile (in this document or already stored) that handles it.' }),
     portals: PortalsInput.default({}),
+    furnished: z.enum(furnishings).nullable().default(null),
+    cheques: z
+      .number()
+      .int()
+      .min(1)
+      .max(12)
+      .nullable()
+      .default(null)
+      .openapi({ description: 'A lease: the rent is paid in this many cheques.' }),
+    service_charge: decimal
+      .nullable()
+      .default(null)
+      .openapi({ description: 'The yearly service charge, in the company’s currency.' }),
+    off_plan: OffPlanInput.nullable()
+      .default(null)
+      .openapi({ description: 'An off-plan listing’s sale details (Bayut requires them of off-plan listings).' }),
   })
   .superRefine((l, ctx) => {
+    if (l.cheques !== null && l.listing_type !== 'lease') {
+      ctx.addIssue({ code: 'custom', path: ['cheques'], message: 'Only a lease is paid in cheques.' });
+    }
+    if (l.off_plan !== null && l.completion !== 'off_plan') {
+      ctx.addIssue({ code: 'custom', path: ['off_plan'], message: 'Only an off-plan listing (completion off_plan) has them.' });
+    }
     if ((l.price === null) !== (l.price_period === null)) {
       ctx.addIssue({ code: 'custom', path: ['price_period'], message: 'price and price_period go together.' });
     }
@@ -103,6 +162,12 @@ export const TeamProfileInput = z.strictObject({
   photo_url: text().url().nullable().default(null),
   email: text().email().nullable().default(null),
   phone: text().max(40).nullable().default(null),
+  licence_number: text()
+    .min(1)
+    .max(64)
+    .nullable()
+    .default(null)
+    .openapi({ description: 'The agent’s licence number: in Dubai the BRN (RERA’s Broker Registration Number).' }),
   languages: z.array(text().regex(/^[a-z]{2}$/)).default([]),
   published: z.boolean().default(true),
   position: z.number().int().min(0).default(0),

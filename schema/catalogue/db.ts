@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { Json, LocalisedText, Numeric, NullableTimestamp, Timestamp } from '../common/columns';
-import type { PermitAuthority, Portal } from '../common/permits';
+import type { Json, LocalisedText, Numeric, NullableNumeric, NullableTimestamp, Timestamp } from '../common/columns';
+import type { Furnishing, OffPlanSaleType, PermitAuthority, Portal } from '../common/permits';
 
 /** The catalogue's tables (merged into `Database`, schema/db.ts). */
 
@@ -64,6 +64,17 @@ export interface ListingsTable {
   agent_id: string | null;
   /** The portals it is kept out of (default none: every portal). */
   portals_off: ColumnType<Portal[], Portal[] | undefined, Portal[]>;
+  /** What the portals' feeds carry besides (migration 0033): all optional. */
+  furnished: ColumnType<Furnishing | null, Furnishing | null | undefined, Furnishing | null>;
+  /** A lease's rent in this many cheques (1 to 12). */
+  cheques: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The yearly service charge, in the company's currency. */
+  service_charge: NullableNumeric;
+  /** Bayut's off-plan details: the sale type, with the DLD waiver (new) or the original price and amount paid (resale). */
+  offplan_sale_type: ColumnType<OffPlanSaleType | null, OffPlanSaleType | null | undefined, OffPlanSaleType | null>;
+  offplan_dld_waiver: ColumnType<number | null, number | null | undefined, number | null>;
+  offplan_original_price: NullableNumeric;
+  offplan_amount_paid: NullableNumeric;
   created_at: Generated<Date>;
   updated_at: Timestamp;
 }
@@ -86,6 +97,8 @@ export interface TeamProfilesTable {
   photo_url: string | null;
   email: string | null;
   phone: string | null;
+  /** The agent's licence number (in Dubai the BRN, RERA's Broker Registration Number; migration 0033). */
+  licence_number: ColumnType<string | null, string | null | undefined, string | null>;
   languages: ColumnType<string[], string[] | undefined, string[]>;
   published: Generated<boolean>;
   position: Generated<number>;

@@ -40,6 +40,16 @@ export const PermitInput = z
   .openapi('PermitInput');
 export type Permit = z.infer<typeof PermitInput>;
 
+/**
+ * What the portals' feeds carry besides the catalogue's own fields (migration 0033): whether the property comes
+ * furnished (both portals' `Yes`, `Partly`, `No`), and for an off-plan listing, Bayut's sale type (`New`: from the
+ * developer, with the share of the DLD fee waived; `Resale`: with the original price and the amount paid).
+ */
+export const furnishings = ['furnished', 'partly_furnished', 'unfurnished'] as const;
+export type Furnishing = (typeof furnishings)[number];
+export const offPlanSaleTypes = ['new', 'resale'] as const;
+export type OffPlanSaleType = (typeof offPlanSaleTypes)[number];
+
 /** The portals a company's listings are fed to. */
 export const portals = ['propertyfinder', 'bayut'] as const;
 export type Portal = (typeof portals)[number];

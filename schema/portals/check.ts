@@ -17,6 +17,7 @@ export const portalProblemCodes = [
   'property_type_unknown',
   'location_missing',
   'size_missing',
+  'offplan_details_missing',
 ] as const;
 export type PortalProblemCode = (typeof portalProblemCodes)[number];
 

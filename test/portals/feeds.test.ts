@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xmlText } from '../../functions/portals/xml';
 import { createTestApi, type TestApi } from '../support/harness';
-import { type Node, portalCompany, portalListing, referenceOf, textAt, textsAt, validateFeed, validateFixture } from './support';
+import { type Node, textAt, textsAt, validateFeed, validateFixture } from './formats';
+import { portalCompany, portalListing, referenceOf } from './support';
 
 /**
  * The portal feeds as a portal fetches them (issue 25): parsed with fast-xml-parser and checked against the element
@@ -22,13 +23,13 @@ const idsBySlug = async (companyId: string) => {
 
 describe('the fixtures', () => {
   it('pass the validation they define (the published formats’ names and required fields)', () => {
-    expect(validateFixture('propertyfinder')).toHaveLength(2);
-    expect(validateFixture('bayut')).toHaveLength(2);
+    expect(validateFixture('propertyfinder')).toHaveLength(3);
+    expect(validateFixture('bayut')).toHaveLength(4);
   });
 });
 
 describe('the Property Finder and Bayut feeds', () => {
-  it('give every listing the portal takes, in its format: prices with the portal’s period names, photos as absolute URLs, the agent', async () => {
+  it('give every listing the portal takes, in its format: prices with the portal’s period names, photos as absolute JPEG URLs, the agent', async () => {
     const company = await portalCompany(api, [
       portalListing('feed-sale'),
       portalListing('feed-lease', { listing_type: 'lease', price: '125000.00', price_period: 'year', property_type: 'villa' }),
@@ -67,7 +68,7 @@ describe('the Property Finder and Bayut feeds', () => {
     const photos = textsAt(pfBy('feed-sale'), 'photo/url');
     expect(photos).toHaveLength(3);
     for (const url of photos)
-      expect(url).toMatch(new RegExp(`^https://media\\.property-api\\.dev/${company.id}/feed-sale/\\w+/w1600\\.webp$`));
+      expect(url).toMatch(new RegExp(`^https://media\\.property-api\\.dev/${company.id}/feed-sale/\\w+/w1600\\.jpg$`));
     expect(textAt(pfBy('feed-sale'), 'agent/name')).toBe('Sara Haddad');
     expect(textAt(pfBy('feed-sale'), 'agent/email')).toBe('sara@demo-properties.ae');
     expect(textAt(pfBy('feed-sale'), 'agent/phone')).toBe('971501234567');
@@ -81,9 +82,9 @@ describe('the Property Finder and Bayut feeds', () => {
     expect(textAt(bayutBy('feed-sale'), 'Property_purpose')).toBe('Buy');
     expect(textAt(bayutBy('feed-sale'), 'Rent_Frequency')).toBe('');
     expect(textAt(bayutBy('feed-lease'), 'Property_purpose')).toBe('Rent');
-    expect(textAt(bayutBy('feed-lease'), 'Rent_Frequency')).toBe('yearly');
-    expect(textAt(bayutBy('feed-month'), 'Rent_Frequency')).toBe('monthly');
-    expect(textAt(bayutBy('feed-home'), 'Rent_Frequency')).toBe('daily');
+    expect(textAt(bayutBy('feed-lease'), 'Rent_Frequency')).toBe('Yearly');
+    expect(textAt(bayutBy('feed-month'), 'Rent_Frequency')).toBe('Monthly');
+    expect(textAt(bayutBy('feed-home'), 'Rent_Frequency')).toBe('Daily');
     expect(textAt(bayutBy('feed-home'), 'Permit_Number')).toBe('DTCM-1234');
     expect(textsAt(bayutBy('feed-sale'), 'Images/Image')).toEqual(photos);
     expect(textAt(bayutBy('feed-sale'), 'Listing_Agent_Phone')).toBe('+971501234567');

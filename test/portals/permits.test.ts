@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminCli } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
-import { portalCompany, portalListing, referenceOf, textAt, validateFeed } from './support';
+import { textAt, validateFeed } from './formats';
+import { portalCompany, portalListing, referenceOf } from './support';
 
 /**
  * Advertising permits (issue 25): set through the import and the admin API, shown on the public listing and its
@@ -52,8 +53,11 @@ describe('the portal check', () => {
       }),
       portalListing('check-offplan', {
         completion: 'off_plan',
+        off_plan: { sale_type: 'new', dld_waiver: 0 },
         permit: { number: '1111', authority: 'dld', expires_on: '2027-06-30' },
       }),
+      // Bayut requires an off-plan listing's sale type (offplanDetails_saleType); Property Finder asks for none.
+      portalListing('check-offplan-bare', { completion: 'off_plan' }),
       portalListing('check-expired', { permit: { number: '2222', authority: 'dld', expires_on: '2026-01-31' } }),
       portalListing('check-missing', { permit: null }),
       portalListing('check-wrong', { permit: { number: '3333', authority: 'dtcm', expires_on: '2027-06-30' } }),
@@ -73,12 +77,15 @@ describe('the portal check', () => {
     }
     const codes = (slug: string, portal: 'propertyfinder' | 'bayut' = 'propertyfinder') =>
       all.find((r) => r.slug === slug)?.portals[portal].problems.map((p) => p.code);
-    expect(all).toHaveLength(10);
+    expect(all).toHaveLength(11);
     expect(codes('check-ok')).toEqual([]);
     expect(all.find((r) => r.slug === 'check-ok')?.portals.propertyfinder.in_feed).toBe(true);
     expect(codes('check-dup')).toEqual(['permit_duplicate']);
     expect(codes('check-dup-lease')).toEqual([]); // another category
     expect(codes('check-offplan')).toEqual([]); // off-plan listings share a project permit
+    expect(codes('check-offplan', 'bayut')).toEqual([]);
+    expect(codes('check-offplan-bare')).toEqual([]);
+    expect(codes('check-offplan-bare', 'bayut')).toEqual(['offplan_details_missing']);
     expect(codes('check-draft')).toEqual(['permit_duplicate']); // it would be refused once published
     expect(all.find((r) => r.slug === 'check-draft')?.portals.propertyfinder.in_feed).toBe(false);
     expect(codes('check-expired')).toEqual(['permit_expired']);
@@ -91,7 +98,16 @@ describe('the portal check', () => {
 
     const blocked = await client.GET('/api/v1/portal-check', { params: { query: { blocked: 'true', page_size: 100 } } });
     expect(blocked.data?.results.map((r) => r.slug).sort()).toEqual(
-      ['check-dup', 'check-draft', 'check-expired', 'check-missing', 'check-wrong', 'check-thin', 'check-unknown'].sort(),
+      [
+        'check-dup',
+        'check-draft',
+        'check-expired',
+        'check-missing',
+        'check-wrong',
+        'check-thin',
+        'check-unknown',
+        'check-offplan-bare',
+      ].sort(),
     );
     const admin = await api.admin(`/companies/${company.id}/portal-check?page_size=100`);
     expect(admin.status).toBe(200);

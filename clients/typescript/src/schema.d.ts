@@ -1253,7 +1253,7 @@ export interface paths {
         };
         /**
          * What keeps each listing off each portal
-         * @description For each draft and published listing (in id order), its state on Property Finder and Bayut/dubizzle: whether the feed carries it, whether it is sent there, and the problems the portal would refuse it for (`permit_missing`, `permit_expired`, `permit_duplicate`, `price_missing`, `too_few_photos`, `description_too_short`, `agent_missing`, `property_type_unknown`, `location_missing`, `size_missing`). `blocked=true` lists only those with a problem.
+         * @description For each draft and published listing (in id order), its state on Property Finder and Bayut/dubizzle: whether the feed carries it, whether it is sent there, and the problems the portal would refuse it for (`permit_missing`, `permit_expired`, `permit_duplicate`, `price_missing`, `too_few_photos`, `description_too_short`, `agent_missing`, `property_type_unknown`, `location_missing`, `size_missing`, `offplan_details_missing`). `blocked=true` lists only those with a problem.
          *
          *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:listings`.
          */
@@ -4485,7 +4485,7 @@ export interface components {
         };
         PortalProblem: {
             /** @enum {string} */
-            code: "permit_missing" | "permit_expired" | "permit_duplicate" | "price_missing" | "too_few_photos" | "description_too_short" | "agent_missing" | "property_type_unknown" | "location_missing" | "size_missing";
+            code: "permit_missing" | "permit_expired" | "permit_duplicate" | "price_missing" | "too_few_photos" | "description_too_short" | "agent_missing" | "property_type_unknown" | "location_missing" | "size_missing" | "offplan_details_missing";
             message: string;
         };
     };
