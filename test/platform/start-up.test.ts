@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogEvent } from 'kysely';
@@ -99,6 +99,19 @@ describe('bad settings at start', { timeout: 300_000 }, () => {
     expect(started.stderr).not.toContain('not-32-bytes');
     expect(started.stdout).toBe('');
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('a DATA_DIR that cannot be a folder is one line too', async () => {
+    const file = join(tmpdir(), `pa-settings-file-${process.pid}`);
+    writeFileSync(file, 'a file, not a folder\n');
+    try {
+      const started = await runBin('server.ts', [], { DATA_DIR: join(file, 'data') });
+      expect(started.code).toBe(1);
+      expectOneLineEach(started.stderr, ['DATA_DIR']);
+      expect(started.stderr).toContain(`got "${join(file, 'data')}"`);
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 
   it('says which of two settings that go together is missing, and what it must name', async () => {
