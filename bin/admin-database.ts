@@ -1,8 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { systemClock } from '../lib/clock';
 import { backupOfFolder, restoreInto, sqlDumpOf } from '../lib/node/backup';
 import { DataFolderBusy, dataFolderHolder, lockDataFolder } from '../lib/node/data-lock';
-import { adminTarget, adminTokenOf, dataDirOf } from '../lib/node/local-server';
+import { adminCommandOf, adminTarget, adminTokenOf, dataDirOf } from '../lib/node/local-server';
 
 /**
  * The embedded database's commands of the admin CLI (bin/admin.ts; lib/node/backup.ts does the work). A backup and an
@@ -13,7 +14,9 @@ import { adminTarget, adminTokenOf, dataDirOf } from '../lib/node/local-server';
 export const databaseUsage = `  backup <file.tar.gz>                      a consistent backup of the embedded database (PGlite), also while
                                             the server runs; restore <file.tar.gz> puts one back (server stopped)
   export <file.sql>                         the embedded database as SQL that PostgreSQL or Neon loads:
-                                            psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f <file.sql>`;
+                                            psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f <file.sql>
+  outbound status | outbound resume         a restored or exported copy starts with outbound work (webhooks,
+                                            calendar imports, rebuild hooks) paused: resume it once it is the one to run`;
 
 type Env = NodeJS.ProcessEnv;
 
@@ -33,13 +36,14 @@ export function databaseCommand(
     case 'export':
       return backup(env).then(async (archive) => {
         const file = resolve(arg(1, '<file.sql>'));
-        const dump = await sqlDumpOf(new Blob([archive.bytes]));
+        const dump = await sqlDumpOf(new Blob([archive.bytes]), systemClock());
         await writeFile(file, dump);
         return {
           export: file,
           bytes: Buffer.byteLength(dump),
           taken_by: archive.from,
           load_with: `psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f ${file}`,
+          outbound: pausedNote('npm run --silent admin --'),
           ...keysNote(env),
         };
       });
@@ -49,6 +53,10 @@ export function databaseCommand(
       return undefined;
   }
 }
+
+/** What a copy's operator is told: its outbound work starts paused (lib/outbound.ts); `admin`: the command to resume. */
+const pausedNote = (admin: string) =>
+  `paused: the copy serves requests, but sends no webhooks, syncs no calendar imports and calls no rebuild hooks until you run \`${admin} outbound resume\` against it (once the original no longer runs, or the copy is meant to run beside it).`;
 
 /** What a backup leaves out: the keys that encrypt stored secrets are files beside the database (or variables). */
 function keysNote(env: Env) {
@@ -93,8 +101,15 @@ async function restore(env: Env, file: string): Promise<unknown> {
   const dataDir = dataDirOf(env);
   const lock = holdFolder(dataDir, 'npm run admin -- restore', 'A restore replaces the database: stop the server, then restore.');
   try {
-    const result = await restoreInto(dataDir, new Blob([await readFile(file)]), new Date());
-    return { restored: file, into: dataDir, companies: result.companies, previous_database_kept_in: result.kept ?? null };
+    const result = await restoreInto(dataDir, file, systemClock());
+    return {
+      restored: file,
+      into: dataDir,
+      companies: result.companies,
+      previous_database_kept_in: result.kept ?? null,
+      outbound: pausedNote(adminCommandOf(env)),
+      ...keysNote(env),
+    };
   } finally {
     lock.release();
   }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { adminTarget, adminTokenOf } from '../lib/node/local-server';
+import { exitOnBadSettings, settingsOf } from '../lib/node/settings';
 import { bookingCommand, bookingUsage } from './admin-bookings';
 import { calendarCommand, calendarUsage } from './admin-calendars';
 import { databaseCommand, databaseUsage } from './admin-database';
@@ -95,6 +96,7 @@ const { values: opts, positionals } = parseArgs({
   },
 });
 
+exitOnBadSettings(process.env, settingsOf.admin);
 const adminToken = () => adminTokenOf(process.env);
 
 /** The admin API's base URL (ADMIN_URL, the running server's record, or PORT); an error names the folder. */
@@ -278,6 +280,10 @@ async function run(): Promise<unknown> {
       });
     case 'departments delete':
       return call('DELETE', `/companies/${company()}/departments/${encodeURIComponent(arg(3, '<key>'))}`);
+    case 'outbound status':
+      return call('GET', '/outbound');
+    case 'outbound resume':
+      return call('POST', '/outbound/resume');
     case 'leads draft-listing':
       return call('POST', `/companies/${company()}/leads/${encodeURIComponent(arg(3, '<reference>'))}/draft-listing`);
     default: {

@@ -3,7 +3,11 @@ import { issueAdminToken, registerAdminToken } from '../lib/admin-tokens';
 import { migrateToLatest } from '../lib/db/migrate';
 import { readSqlMigrations } from '../lib/db/migrations-fs';
 import { DataFolderBusy, lockDataFolder } from '../lib/node/data-lock';
+import { systemClock } from '../lib/clock';
+import { adoptCopyMark, pgliteDirOf } from '../lib/node/backup';
 import { dataDirOf } from '../lib/node/local-server';
+import { exitOnBadSettings, exitWith, settingsOf } from '../lib/node/settings';
+import { SettingsError } from '../lib/config';
 import { ensureAdminToken, openDatabase } from '../lib/node/platform';
 
 /**
@@ -18,6 +22,7 @@ import { ensureAdminToken, openDatabase } from '../lib/node/platform';
  */
 const { values } = parseArgs({ options: { 'new-admin-token': { type: 'boolean' } } });
 const env = process.env;
+exitOnBadSettings(env, settingsOf.migrate);
 if (!env.DATABASE_URL) {
   try {
     lockDataFolder(dataDirOf(env), 'npm run migrate');
@@ -29,11 +34,16 @@ if (!env.DATABASE_URL) {
     process.exit(1);
   }
 }
-const handle = await openDatabase(env);
+const handle = await openDatabase(env).catch((error: unknown) => {
+  if (error instanceof SettingsError) exitWith(error);
+  throw error;
+});
 try {
   const results = await migrateToLatest(handle, await readSqlMigrations());
   for (const r of results) console.log(`${r.status.padEnd(8)} ${r.migrationName}`);
   if (results.length === 0) console.log('Already up to date.');
+  // A folder made from a backup (PGLITE_TEMPLATE) carries a mark until migrated: its outbound work starts paused.
+  if (!env.DATABASE_URL) await adoptCopyMark(handle.db, pgliteDirOf(dataDirOf(env)), systemClock());
   if (env.ADMIN_TOKEN) {
     await registerAdminToken(handle.db, env.ADMIN_TOKEN);
     console.log('Admin token: the ADMIN_TOKEN environment variable (registered).');

@@ -11,7 +11,7 @@
 //                                                    never holds the tarball nor PGlite's loading of it
 import { mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -47,8 +47,17 @@ export async function ensureTemplate() {
 }
 
 /**
+ * The file a folder made from another database's tarball carries until it is first opened with the migrations
+ * (lib/node/backup.ts, adoptCopyMark): outbound work of such a copy starts paused (lib/outbound.ts). Its name is
+ * kept in lib/node/backup.ts too.
+ */
+export const copyMarkFile = 'property-api-copy.json';
+
+/**
  * Makes the data folder `dir` (which must not exist, or be empty) from `from` or the template: loaded into a folder
- * beside it, then renamed into place, so a folder is never left half made.
+ * beside it, then renamed into place, so a folder is never left half made. A folder made from `from` that holds this
+ * API's database (a backup, an image's database) is a copy: it is marked so ({@link copyMarkFile}) before it is put
+ * in place, so no start can find it unmarked.
  */
 export async function makeFolder(dir, from) {
   const tarball = new Blob([await readFile(from ?? (await ensureTemplate()))]);
@@ -56,7 +65,11 @@ export async function makeFolder(dir, from) {
   await rm(partial, { recursive: true, force: true });
   const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create({ dataDir: partial, loadDataDir: tarball });
+  const ours = from
+    ? (await pglite.query("select to_regclass('public.kysely_migration') is not null as ours")).rows[0]?.ours
+    : false;
   await pglite.close();
+  if (ours) await writeFile(join(partial, copyMarkFile), `${JSON.stringify({ from: basename(from) })}\n`);
   await rmdir(dir).catch((error) => {
     if (error.code !== 'ENOENT') throw error;
   });

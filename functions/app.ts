@@ -46,6 +46,7 @@ export const adminRouters = [
   pipelinesAdmin,
   portalsAdmin,
   calendarImportsAdmin,
+  operator.outbound,
 ];
 
 /**

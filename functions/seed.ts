@@ -46,9 +46,12 @@ export async function countCompanies(db: Db): Promise<number> {
   return Number(row.n);
 }
 
-/** What a production start prints on a database without a company. */
-export const firstCompanyHelp = `
+/**
+ * What a production start prints on a database without a company; `admin` is the admin command line as this server's
+ * operator runs it (with DATA_DIR when the server uses another data folder: without it the command finds no server).
+ */
+export const firstCompanyHelp = (admin: string) => `
   No company yet (production: no demo data is created). Create the first one with the admin command line:
-    npm run --silent admin -- companies create --name "Example Properties" --host api.example.com \\
+    ${admin} companies create --name "Example Properties" --host api.example.com \\
       --environment production --currency AED --time-zone Asia/Dubai
-  then a key for it: npm run --silent admin -- keys create <company id> --kind server --scope read:listings`;
+  then a key for it: ${admin} keys create <company id> --kind server --scope read:listings`;

@@ -19,6 +19,8 @@ const noStore = { 'Cache-Control': 'no-store' };
  * - `GET /health`: liveness. The process answers; nothing is opened (no database, no services).
  * - `GET /health/ready`: readiness. The database answers and has applied {@link expectedMigration}: 200, or 503
  *   `not_ready` (application/problem+json) saying which check failed. A Worker opens its pool for it as a request does.
+ *   The answer also says whether outbound work runs or is paused (`outbound`): a paused copy serves requests, so it
+ *   is ready; the operator sees there that its webhooks and imports wait.
  */
 export function healthRoutes(provide: ServicesProvider): Hono<AppEnv> {
   const health = new Hono<AppEnv>();
@@ -31,18 +33,21 @@ export function healthRoutes(provide: ServicesProvider): Hono<AppEnv> {
       throw notReady(`The database is not configured: ${(error as Error).message}`);
     }
     try {
-      const migration = await sql<{ name: string }>`select name from kysely_migration where name = ${expectedMigration}`
+      // One statement: the migration, and whether outbound work is paused (a copy of the database: lib/outbound.ts).
+      const migration = await sql<{ name: string; paused: boolean }>`
+        select name, exists (select 1 from outbound_pause) as paused from kysely_migration where name = ${expectedMigration}`
         .execute(provided.services.db)
         .then(
-          (result) => result.rows[0]?.name,
+          (result) => result.rows[0],
           (error: unknown) => {
-            // 42P01: no migration table yet (an empty database): reachable, but not migrated.
+            // 42P01: no migration table yet (an empty database), or no outbound_pause (before 0029): not migrated.
             if ((error as { code?: unknown }).code === '42P01') return undefined;
             throw notReady(`The database cannot be reached: ${(error as Error).message}`);
           },
         );
       if (!migration) throw notReady(`The database has not applied migration ${expectedMigration}: run npm run migrate.`);
-      return c.json({ status: 'ready', database: 'reachable', migration: expectedMigration }, 200, noStore);
+      const outbound = migration.paused ? 'paused' : 'running';
+      return c.json({ status: 'ready', database: 'reachable', migration: expectedMigration, outbound }, 200, noStore);
     } finally {
       await provided.done?.().catch(() => {});
     }

@@ -9,5 +9,10 @@ import { syncDueImports } from './calendar-imports';
  */
 export const bookingJobs: ScheduledJob[] = [
   { name: 'booking_expiry', run: ({ db, now }) => expireDueBookings(db, now()) },
-  { name: 'calendar_imports', run: (services) => syncDueImports(services, keyringOf(services.config), services.now()) },
+  // Fetches the channels' feeds: held while outbound work is paused (lib/outbound.ts).
+  {
+    name: 'calendar_imports',
+    outbound: true,
+    run: (services) => syncDueImports(services, keyringOf(services.config), services.now()),
+  },
 ];

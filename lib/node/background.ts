@@ -1,4 +1,5 @@
 import type { Services } from '../env';
+import { type OutboundPause, outboundPause } from '../outbound';
 import { runJobs, type ScheduledJob } from '../scheduler';
 import { dispatchDue } from '../webhooks/local';
 
@@ -66,22 +67,43 @@ export function deliveredBy(webhooks: Services['webhooks']): string {
 /**
  * The Node server's background work: the in-process webhook dispatcher (without QStash), woken after each
  * write and every WEBHOOK_DISPATCH_INTERVAL_MS, and the scheduler every SCHEDULER_INTERVAL_SECONDS.
+ *
+ * While the database's outbound work is paused (a copy: lib/outbound.ts; `paused` says so at start, then each
+ * scheduler run), the dispatcher attempts nothing: each of its runs only asks whether the pause is gone, and once it
+ * is (the operator's resume), it dispatches and wakes the scheduler for the held jobs. Each change is said in one line.
  */
 export function startBackgroundWork(
   services: Services,
   onHandOff: (listener: () => void) => void,
   jobs: readonly ScheduledJob[],
-  options: { firstRunAfterMs?: number } = {},
+  options: { firstRunAfterMs?: number; paused?: boolean } = {},
 ) {
   const { config, webhooks, db } = services;
   const batch = 50;
+  let paused = options.paused ?? false;
+  // What a dispatcher's or a scheduler's run learnt of the pause; a resume heard by the dispatcher wakes the scheduler.
+  const heard = (pause: OutboundPause | undefined, by: 'dispatcher' | 'scheduler') => {
+    if (paused === (pause !== undefined)) return;
+    paused = pause !== undefined;
+    console.log(
+      paused
+        ? `Outbound work paused (${pause?.reason}): webhooks, calendar imports and rebuild hooks wait.`
+        : 'Outbound work resumed: webhooks, calendar imports and rebuild hooks run again.',
+    );
+    if (!paused) dispatcher?.kick();
+    if (!paused && by === 'dispatcher') scheduler.kick();
+  };
   const dispatcher =
     webhooks.transport.kind === 'local'
-      ? new Loop(async () => (await dispatchDue(db, webhooks, { limit: batch })) === batch, config.WEBHOOK_DISPATCH_INTERVAL_MS)
+      ? new Loop(async () => {
+          if (paused) heard(await outboundPause(db), 'dispatcher');
+          if (paused) return false;
+          return (await dispatchDue(db, webhooks, { limit: batch })) === batch;
+        }, config.WEBHOOK_DISPATCH_INTERVAL_MS)
       : undefined;
   if (dispatcher) onHandOff(() => dispatcher.kick());
   const scheduler = new Loop(async () => {
-    await runJobs(services, jobs);
+    await runJobs(services, jobs, { onOutbound: (pause) => heard(pause, 'scheduler') });
     return false;
   }, config.SCHEDULER_INTERVAL_SECONDS * 1000);
   dispatcher?.start(options.firstRunAfterMs);

@@ -1,12 +1,18 @@
 import { existsSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Hono } from 'hono';
 import { sql } from 'kysely';
 import { accessMiddleware } from '../access';
+import type { Db } from '../db/index';
+import { migrateToLatest } from '../db/migrate';
+import { readSqlMigrations } from '../db/migrations-fs';
 import { openPGlite } from '../db/pglite';
 import type { AppEnv } from '../env';
+import { pauseOutbound } from '../outbound';
+import { ArchiveProblem, checkArchive } from './archive';
+import { makeFolder } from './database';
 
 /**
  * Backups of the embedded database (issue 23), for the admin command line (bin/admin-database.ts) and the running
@@ -49,11 +55,15 @@ const newerThanTheTarget = /^(SET transaction_timeout = 0;|\\restrict \S+|\\unre
 /**
  * The database of a backup as plain SQL that `psql -f` or any client loads into an empty PostgreSQL (15 or newer) or
  * Neon database: schema, rows as INSERT statements, sequences, no owners or grants (the target's user owns it all).
+ * The copy it is dumped from is migrated to this code and marked as a copy (lib/outbound.ts): the database loaded
+ * from the file starts with its outbound work paused, beside an original that may still run.
  */
-export async function sqlDumpOf(backup: Blob): Promise<string> {
+export async function sqlDumpOf(backup: Blob, now: Date): Promise<string> {
   const { pgDump } = await import('@electric-sql/pglite-tools/pg_dump');
   const copy = await openPGlite({ loadDataDir: backup });
   try {
+    await migrateToLatest(copy, await readSqlMigrations());
+    await pauseOutbound(copy.db, now, 'exported for PostgreSQL with npm run admin -- export');
     const file = await pgDump({ pg: copy.pglite, args: ['--no-owner', '--no-privileges', '--rows-per-insert=100'] });
     return (await file.text()).replace(newerThanTheTarget, '');
   } finally {
@@ -61,26 +71,86 @@ export async function sqlDumpOf(backup: Blob): Promise<string> {
   }
 }
 
+/** The mark of a folder made from another database's tarball (bin/pglite-template.mjs writes it). */
+export const copyMarkFile = 'property-api-copy.json';
+
 /**
- * Replaces the data folder's database by a backup's (the caller holds the folder's lock: no server runs on it). The
- * database it replaces is kept beside it, renamed, and put back when the backup cannot be opened.
+ * Turns a PGlite folder's copy mark into the outbound pause (the database migrated first, so its table exists), then
+ * removes the mark; nothing when there is no mark. The server does it at start, `npm run migrate` when it runs, and a
+ * restore before it puts the folder in place.
  */
-export async function restoreInto(dataDir: string, backup: Blob, now: Date): Promise<{ kept?: string; companies: number }> {
+export async function adoptCopyMark(db: Db, pgliteDir: string, now: Date, reason?: string): Promise<void> {
+  const file = join(pgliteDir, copyMarkFile);
+  const mark = await readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as { from?: string },
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    },
+  );
+  if (!mark) return;
+  await pauseOutbound(db, now, reason ?? `made from ${mark.from ?? 'a backup'} (PGLITE_TEMPLATE)`);
+  await rm(file, { force: true });
+}
+
+/**
+ * Replaces the data folder's database by a backup's (issue 32, defect 5; the caller holds the folder's lock: no server
+ * runs on it). Nothing in the data folder is touched until the backup is known to be whole and this API's database:
+ *
+ * 1. the archive is read whole: a complete gzip, a well-formed tar, a PostgreSQL folder (lib/node/archive.ts);
+ * 2. PGlite loads it into a folder of its own beside the database, in a process of its own (bin/pglite-template.mjs,
+ *    as a new folder is made), so whatever its loader meets stays there;
+ * 3. that folder is opened here: it must hold this API's migrations; it is migrated to this code and its outbound
+ *    work is paused (a copy: lib/outbound.ts);
+ * 4. only then the database is swapped: the one it replaces is renamed aside and kept, the new one renamed in (one
+ *    rename each, on the same file system); should the second fail, the first is renamed back.
+ *
+ * Any failure before the swap removes the staged folder and leaves the database as it was.
+ */
+export async function restoreInto(dataDir: string, file: string, now: Date): Promise<{ kept?: string; companies: number }> {
   const dir = pgliteDirOf(dataDir);
-  const kept = existsSync(dir) ? `${dir}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}` : undefined;
-  if (kept) await rename(dir, kept);
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const staging = join(dataDir, `restore-${stamp}`);
+  const staged = join(staging, 'pglite');
   try {
-    const handle = await openPGlite({ dataDir: dir, loadDataDir: backup });
-    try {
-      const { rows } = await sql<{ n: string }>`select count(*) as n from companies`.execute(handle.db);
-      return { kept, companies: Number(rows[0]?.n ?? 0) };
-    } finally {
-      await handle.close();
-    }
+    await checkArchive(new Uint8Array(await readFile(file)));
+    await mkdir(staging, { recursive: true });
+    await makeFolder(staged, file).catch((error: { stderr?: string; message: string }) => {
+      const said = (error.stderr ?? '').split('\n').find((line) => /error/i.test(line));
+      throw new ArchiveProblem(`PGlite could not load it: ${said?.trim() ?? error.message.split('\n')[0]}`);
+    });
+    const companies = await prepareCopy(staged, `restored from ${basename(file)}`, now);
+    const kept = existsSync(dir) ? `${dir}.before-restore-${stamp}` : undefined;
+    if (kept) await rename(dir, kept);
+    await rename(staged, dir).catch(async (error: Error) => {
+      if (kept) await rename(kept, dir);
+      throw error;
+    });
+    return { kept, companies };
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    if (kept) await rename(kept, dir);
-    throw new Error(`The backup could not be opened (${(error as Error).message}); the database was left as it was.`);
+    throw new Error(`The backup ${file} cannot be restored: ${(error as Error).message}. The database was left as it was.`);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Opens a staged copy: this API's database, migrated to this code, its outbound work paused; its companies counted. */
+async function prepareCopy(staged: string, reason: string, now: Date): Promise<number> {
+  const handle = await openPGlite({ dataDir: staged });
+  try {
+    const { rows } = await sql<{ ours: boolean }>`select to_regclass('public.kysely_migration') is not null as ours`.execute(
+      handle.db,
+    );
+    if (!rows[0]?.ours) throw new ArchiveProblem('it holds a PostgreSQL database, but not this API’s (no migrations table)');
+    await migrateToLatest(handle, await readSqlMigrations()).catch((error: Error) => {
+      throw new ArchiveProblem(`its migrations do not match this code’s (${error.message})`);
+    });
+    await pauseOutbound(handle.db, now, reason);
+    await adoptCopyMark(handle.db, staged, now, reason);
+    const counted = await sql<{ n: string }>`select count(*) as n from companies`.execute(handle.db);
+    return Number(counted.rows[0]?.n ?? 0);
+  } finally {
+    await handle.close();
   }
 }
 

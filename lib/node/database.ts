@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { KyselyConfig } from 'kysely';
+import { SettingsError, settingLine } from '../config';
 import type { DatabaseHandle } from '../db/index';
 import { openPGlite } from '../db/pglite';
 import { dataDirOf } from './local-server';
@@ -23,7 +24,15 @@ export async function openDatabase(env: NodeJS.ProcessEnv, options: { log?: Kyse
     () => true,
     () => false,
   );
-  if (!initialised) await makeFolder(dataDir, env.PGLITE_TEMPLATE);
+  if (!initialised) {
+    await makeFolder(dataDir, env.PGLITE_TEMPLATE).catch((error: { stderr?: string; message: string }) => {
+      if (!env.PGLITE_TEMPLATE) throw error;
+      // The template is a setting: one that cannot make a folder is said in one line (lib/node/settings.ts).
+      const said = (error.stderr ?? error.message).split('\n').find((line) => /error/i.test(line)) ?? error.message;
+      const form = `a gzipped tarball PGlite dumped, to make the new folder ${dataDir} from (${said.trim()})`;
+      throw new SettingsError([settingLine('PGLITE_TEMPLATE', form, env.PGLITE_TEMPLATE)]);
+    });
+  }
   return openPGlite({ dataDir, sharedBuffers: env.PGLITE_SHARED_BUFFERS, log: options.log });
 }
 
@@ -31,9 +40,12 @@ export async function openDatabase(env: NodeJS.ProcessEnv, options: { log?: Kyse
  * Makes a new data folder from a tarball, in a process of its own (bin/pglite-template.mjs), so that neither the
  * tarball nor PGlite's loading of it is this process's memory: PGLITE_TEMPLATE when set (a folder dumped by PGlite,
  * e.g. a backup or a prepared image's), else the pre-initialised folder `npm install` made (made first when missing).
- * `../../bin` from lib/node/ and from the bundle (dist/node/).
+ * `../../bin` from lib/node/ and from the bundle (dist/node/). A folder made from another database's tarball is marked
+ * as a copy (bin/pglite-template.mjs; lib/node/backup.ts turns the mark into the outbound pause once migrated).
  */
-async function makeFolder(dataDir: string, template: string | undefined): Promise<void> {
+export async function makeFolder(dataDir: string, template: string | undefined): Promise<void> {
   const script = fileURLToPath(new URL('../../bin/pglite-template.mjs', import.meta.url));
-  await promisify(execFile)(process.execPath, [script, '--into', dataDir, ...(template ? ['--from', template] : [])]);
+  await promisify(execFile)(process.execPath, [script, '--into', dataDir, ...(template ? ['--from', template] : [])], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }

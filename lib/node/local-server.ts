@@ -19,6 +19,17 @@ export function dataDirOf(env: Env): string {
   return resolve(env.DATA_DIR || DEFAULT_DATA_DIR);
 }
 
+/**
+ * The admin command line as the operator of the server on `env`'s data folder runs it: with DATA_DIR when the folder
+ * is not the default one (the command finds the server through DATA_DIR/server.json), quoted for a POSIX shell.
+ */
+export function adminCommandOf(env: Env): string {
+  const dir = dataDirOf(env);
+  if (dir === resolve(DEFAULT_DATA_DIR)) return 'npm run --silent admin --';
+  const quoted = /^[A-Za-z0-9_./:@%+=,-]+$/.test(dir) ? dir : `'${dir.replaceAll("'", "'\\''")}'`;
+  return `DATA_DIR=${quoted} npm run --silent admin --`;
+}
+
 /** The port the server is asked to listen on (PORT, or 8787; 0 lets the system pick one). */
 export function portOf(env: Env): number {
   return env.PORT === undefined || env.PORT === '' ? DEFAULT_PORT : Number(env.PORT);

@@ -1,5 +1,6 @@
 import { writeAudit } from '../audit';
 import type { Db } from '../db/index';
+import { outboundRunning } from '../outbound';
 import { type AttemptResult, eventBody, post, signedHeaders } from './attempt';
 import type { WebhookRuntime } from './types';
 import { delayBefore, maxAttempts } from './schedule';
@@ -17,7 +18,8 @@ const leaseMarginMs = 5_000;
 /**
  * Makes one attempt of one delivery: the same code for the in-process dispatcher and the QStash callback.
  * The delivery is claimed first (a conditional update), so concurrent callers never attempt it twice at once;
- * every attempt is logged. `ignoreSchedule` is for QStash, which owns the timing of its retries.
+ * every attempt is logged. `ignoreSchedule` is for QStash, which owns the timing of its retries. Nothing is claimed
+ * while outbound work is paused: the outcome is then `busy`, and the delivery waits.
  */
 export async function deliver(
   db: Db,
@@ -33,6 +35,8 @@ export async function deliver(
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
     .$if(!options.ignoreSchedule, (qb) => qb.where('next_attempt_at', '<=', now))
+    // Never while outbound work is paused (a copy of the database: lib/outbound.ts).
+    .where(outboundRunning)
     .returning('id')
     .executeTakeFirst();
   if (!claimed) return outcomeOf(db, deliveryId);

@@ -1,6 +1,7 @@
 import { Client } from '@upstash/qstash';
 import type { Config } from '../config';
 import type { Db } from '../db/index';
+import { outboundRunning } from '../outbound';
 import type { DeliveryTransport, WebhookRuntime } from './types';
 import { qstashRetries, qstashRetryDelay } from './schedule';
 
@@ -46,6 +47,8 @@ export function qstashTransport(config: Config): DeliveryTransport {
       .select(['d.id', 'd.attempt_count', 'e.type as event_type'])
       .where('d.status', '=', 'pending')
       .where('d.published_at', 'is', null)
+      // Nothing is handed over while outbound work is paused (a copy of the database: lib/outbound.ts).
+      .where(outboundRunning)
       .orderBy('d.created_at')
       .limit(batch)
       .execute();

@@ -168,6 +168,18 @@ export interface ExternalIdsTable {
   created_at: Generated<Date>;
 }
 
+/**
+ * Outbound work paused (migration 0029): one row while the database is a copy whose outbound work the operator has
+ * not resumed yet (lib/outbound.ts).
+ */
+export interface OutboundPauseTable {
+  only_row: Generated<boolean>;
+  paused_at: Date;
+  reason: string;
+  held_runs: Generated<number>;
+  last_held_at: Date | null;
+}
+
 export interface PlatformTables {
   idempotency_keys: IdempotencyKeysTable;
   companies: CompaniesTable;
@@ -183,6 +195,7 @@ export interface PlatformTables {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   rebuild_jobs: RebuildJobsTable;
+  outbound_pause: OutboundPauseTable;
 }
 
 export type Company = Selectable<CompaniesTable>;

@@ -130,7 +130,7 @@ describe.skipIf(!reachable)('the demo data moved from PGlite to PostgreSQL', { t
 
     const backup = await backupOf((before.handle as unknown as { pglite: Parameters<typeof backupOf>[0] }).pglite);
     const file = join(work, 'export.sql');
-    await writeFile(file, await sqlDumpOf(backup));
+    await writeFile(file, await sqlDumpOf(backup, now));
 
     const server = new pg.Client({ connectionString: serverUrl });
     await server.connect();
@@ -152,6 +152,23 @@ describe.skipIf(!reachable)('the demo data moved from PGlite to PostgreSQL', { t
     for (const [path, answer] of Object.entries(expected)) {
       expect([path, moved[path]]).toEqual([path, answer]);
     }
+  });
+
+  // Issue 32, defect 8: the database loaded from an export is a copy; its outbound work waits for the operator, the
+  // original's runs on.
+  it('starts the loaded copy with its outbound work paused, until the operator resumes it; the original runs on', async () => {
+    if (!after) throw new Error('the database was not moved (the test above failed)');
+    const status = await after.admin('/outbound');
+    expect(status.json).toMatchObject({ status: 'paused', paused_at: now.toISOString(), held_runs: 0 });
+    expect(status.json.reason).toContain('exported');
+    expect((await after.request('/health/ready')).json.outbound).toBe('paused');
+    expect((await before.admin('/outbound')).json.status).toBe('running');
+    expect((await before.request('/health/ready')).json.outbound).toBe('running');
+
+    const resumed = await after.admin('/outbound/resume', { method: 'POST' });
+    expect(resumed.json).toMatchObject({ status: 'running', resumed: { status: 'paused' } });
+    expect((await after.admin('/outbound')).json.status).toBe('running');
+    expect((await after.admin('/outbound/resume', { method: 'POST' })).json).toEqual({ status: 'running', resumed: null });
   });
 });
 

@@ -52,6 +52,29 @@ describe('NODE_ENV=production npm start on an empty data folder', { timeout: 180
 
     expect(production.output()).toContain('(production)');
     expect(production.output()).toContain('npm run --silent admin -- companies create');
+
+    // Issue 32, the first hour: the banner offers only what answers here (no catalogue URL: no company answers on
+    // this address), and the admin command line with this server's DATA_DIR, which finds the server as printed.
+    const printed = [...production.output().matchAll(/https?:\/\/[^\s)]+/g)].map((match) => match[0]);
+    expect(printed).toContain(`${base}/health/ready`);
+    for (const url of printed) expect([url, (await fetch(url)).status]).toEqual([url, 200]);
+    expect(production.output()).not.toContain('/api/v1/listings');
+    const hint = `DATA_DIR=${dataDir} npm run --silent admin -- companies create`;
+    expect(production.output()).toContain(hint);
+    expect(production.output()).toContain(`DATA_DIR=${dataDir} npm run --silent admin -- keys create`);
+    const create = await runBin(
+      'admin.ts',
+      ['companies', 'create', '--name', 'First', '--host', 'api.example.test', '--environment', 'production'],
+      { DATA_DIR: dataDir },
+    );
+    expect(create.code, create.stderr).toBe(0);
+
+    // Issue 32, defect 9: a port already taken is one line naming PORT, status 1, no stack trace.
+    const taken = server(await dataFolder(), { NODE_ENV: 'production', PORT: new URL(base).port });
+    expect(await taken.exited).toBe(1);
+    const said = taken.output().trim().split('\n').at(-1);
+    expect(said).toBe(`PORT: expected a port free to listen on at 127.0.0.1 (EADDRINUSE), got "${new URL(base).port}"`);
+    expect(taken.output()).not.toMatch(/^\s+at /m);
   });
 
   it('on PostgreSQL too (DATABASE_URL, a fresh database): no company, no answer for localhost', async () => {

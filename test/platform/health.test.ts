@@ -39,7 +39,7 @@ describe('GET /health/ready', () => {
     for (let i = 0; i < 4; i++) {
       const res = await api.request('/health/ready', { host: 'unknown.test' });
       expect(res.status).toBe(200);
-      expect(res.json).toEqual({ status: 'ready', database: 'reachable', migration: expectedMigration });
+      expect(res.json).toEqual({ status: 'ready', database: 'reachable', migration: expectedMigration, outbound: 'running' });
     }
   });
 

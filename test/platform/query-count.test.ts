@@ -524,6 +524,8 @@ const writeBudgets: WriteBudget[] = [
   { route: 'PATCH /admin/v1/companies/{company_id}', case: 'statement_grace_days (the company read, the months closed under the old days recorded)', trips: 3, status: 200, arrange: async (w) => () => w.api.admin(`/companies/${w.company.id}`, { body: { settings: { statement_grace_days: 5 } }, method: 'PATCH' }) },
   { route: 'PUT /admin/v1/companies/{company_id}/spam-check', trips: 2, status: 200, arrange: async (w) => admin(w, '/spam-check', { secret: '1x0000000000000000000000000000000AA' }, 'PUT') },
   { route: 'POST /admin/v1/companies', trips: 2, status: 201, arrange: async (w) => () => w.api.admin('/companies', { body: { name: 'Counted', hosts: [`c${w.unique()}.example.com`], environment: 'production', currency: 'AED', time_zone: 'Asia/Dubai' } }) },
+  // The database's outbound work (functions/admin/outbound.routes.ts): the admin token's check, then the delete that answers what it ended.
+  { route: 'POST /admin/v1/outbound/resume', trips: 2, status: 200, arrange: async (w) => () => w.api.admin('/outbound/resume', { method: 'POST' }) },
   { route: 'POST /admin/v1/companies/{company_id}/events/{event_id}/replay', trips: 2, status: 202, arrange: async (w) => { const subscription = (await w.admin('/webhook-subscriptions', { url: `https://hooks.example.com/${w.unique()}` })).json.id; await w.contact(); const event = (await w.admin('/events?page_size=1')).json.results[0].id; return admin(w, `/events/${event}/replay`, { subscription_id: subscription }); } },
   // The catalogue's admin writes (functions/catalogue): team profiles and services.
   { route: 'POST /admin/v1/companies/{company_id}/team', trips: 2, status: 201, arrange: async (w) => admin(w, '/team', { name: `Agent ${w.unique()}` }) },

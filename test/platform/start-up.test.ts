@@ -1,3 +1,6 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { LogEvent } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../lib/db/index';
@@ -5,6 +8,9 @@ import { migrateToLatest, type SqlMigrations } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPGlite } from '../../lib/db/pglite';
 import { ensureAdminToken } from '../../lib/node/platform';
+import { configForms } from '../../lib/config';
+import { newDetailsKey } from '../../lib/crypto-jwe';
+import { runBin } from '../support/server-process';
 
 /**
  * What `npm start` does on an existing data folder before it listens, kept to reads: a database that has every
@@ -47,5 +53,99 @@ describe('ensureAdminToken', () => {
     await ensureAdminToken(handle, env);
     expect(statements).toHaveLength(1);
     expect(statements[0]).toMatch(/^select /);
+  });
+});
+
+/**
+ * Issue 32, defect 9: every setting is checked when a program starts, as a real process: one line of stderr per bad
+ * setting, naming it and the form it needs, exit status 1, no stack trace and no ZodError; a secret's value is never
+ * repeated. Nothing is opened or made before (the data folder is not even created).
+ */
+describe('bad settings at start', { timeout: 300_000 }, () => {
+  const lines = (stderr: string) => stderr.trim().split('\n');
+  const expectOneLineEach = (stderr: string, names: string[]) => {
+    expect(lines(stderr).map((line) => line.slice(0, line.indexOf(':')))).toEqual(names);
+    for (const line of lines(stderr)) expect(line).toMatch(/^[A-Z_]+: expected .+, got .+$/);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stderr).not.toContain('ZodError');
+  };
+
+  it('npm start: one line per bad setting, status 1, nothing made', async () => {
+    const dataDir = join(tmpdir(), `pa-settings-${process.pid}-${Date.now()}`);
+    const started = await runBin('server.ts', [], {
+      DATA_DIR: dataDir,
+      DETAILS_KEYS: 'abc',
+      PORT: 'eighty',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '-1',
+      MEDIA_BASE_URL: 'media.example.com',
+      PGLITE_SHARED_BUFFERS: 'lots',
+      WEBHOOK_SECRET_KEY: 'not-32-bytes',
+      SCHEDULER_INTERVAL_SECONDS: 'often',
+    });
+    expect(started.code).toBe(1);
+    expectOneLineEach(started.stderr, [
+      'PORT',
+      'PGLITE_SHARED_BUFFERS',
+      'RATE_LIMIT_ANONYMOUS_PER_MINUTE',
+      'MEDIA_BASE_URL',
+      'WEBHOOK_SECRET_KEY',
+      'SCHEDULER_INTERVAL_SECONDS',
+      'DETAILS_KEYS',
+    ]);
+    expect(started.stderr).toContain('PORT: expected a whole number from 0 to 65535');
+    expect(started.stderr).toContain('got "eighty"');
+    expect(started.stderr).toMatch(/^DETAILS_KEYS: expected a JSON object of key ids .* got a value of 3 characters/m);
+    // Secrets are not repeated.
+    expect(started.stderr).not.toContain('not-32-bytes');
+    expect(started.stdout).toBe('');
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('a DATA_DIR that cannot be a folder is one line too', async () => {
+    const file = join(tmpdir(), `pa-settings-file-${process.pid}`);
+    writeFileSync(file, 'a file, not a folder\n');
+    try {
+      const started = await runBin('server.ts', [], { DATA_DIR: join(file, 'data') });
+      expect(started.code).toBe(1);
+      expectOneLineEach(started.stderr, ['DATA_DIR']);
+      expect(started.stderr).toContain(`got "${join(file, 'data')}"`);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it('says which of two settings that go together is missing, and what it must name', async () => {
+    const { kid, key } = newDetailsKey();
+    const alone = await runBin('server.ts', [], {
+      DATA_DIR: join(tmpdir(), 'pa-never'),
+      DETAILS_KEYS: JSON.stringify({ [kid]: key }),
+    });
+    expect(alone.code).toBe(1);
+    expectOneLineEach(alone.stderr, ['DETAILS_KEY_ID']);
+    expect(alone.stderr).toContain(`(${kid})`);
+    const other = await runBin('server.ts', [], {
+      DATA_DIR: join(tmpdir(), 'pa-never'),
+      DETAILS_KEYS: JSON.stringify({ [kid]: key }),
+      DETAILS_KEY_ID: 'other',
+      QSTASH_TOKEN: 'token',
+    });
+    expect(other.code).toBe(1);
+    expectOneLineEach(other.stderr, ['INTERNAL_BASE_URL', 'DETAILS_KEY_ID']);
+  });
+
+  it('npm run migrate and the admin command line check the settings they read', async () => {
+    const migrate = await runBin('migrate.ts', [], { DATABASE_URL: 'mysql://db.example.com/app', ADMIN_TOKEN: 'changeme' });
+    expect(migrate.code).toBe(1);
+    expectOneLineEach(migrate.stderr, ['DATABASE_URL', 'ADMIN_TOKEN']);
+    expect(migrate.stderr).not.toContain('db.example.com');
+    const admin = await runBin('admin.ts', ['companies', 'list'], { ADMIN_URL: 'api.example.com', PORT: '99999' });
+    expect(admin.code).toBe(1);
+    expectOneLineEach(admin.stderr, ['ADMIN_URL', 'PORT']);
+  });
+
+  it('every setting of the configuration says the form it needs', () => {
+    const vague = Object.entries(configForms).filter(([, form]) => form === 'another value');
+    expect(vague).toEqual([]);
+    expect(Object.keys(configForms).length).toBeGreaterThan(25);
   });
 });
