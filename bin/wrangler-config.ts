@@ -117,6 +117,7 @@ const isObject = (value: unknown): value is Member[] =>
 
 /** JSONC as biome formats it (two spaces): comments above their member, no trailing comma. */
 function render(value: unknown, indent: string): string {
+  if (Array.isArray(value) && !isObject(value)) return `[${value.map((item) => JSON.stringify(item)).join(', ')}]`;
   if (!isObject(value)) return JSON.stringify(value);
   const inner = `${indent}  `;
   const lastValue = value.findLastIndex((m) => m.key !== undefined);
