@@ -84,12 +84,12 @@ describe('wrangler.jsonc layouts', () => {
     }
   });
 
-  it('asks for the newest compatibility date the installed workerd runs, with nodejs_compat', async () => {
+  it('asks for the newest compatibility date the installed workerd runs, with nodejs_compat and global_fetch_strictly_public', async () => {
     const config = (await readLayout('one-cron'))[0]?.config;
     expect(config?.compatibility_date).toBe(compatibilityDate);
     // wrangler dev, test/workerd and Cloudflare run the same date: the newest Miniflare supports (bump it with wrangler).
     expect(compatibilityDate).toBe(supportedCompatibilityDate);
-    expect(config?.compatibility_flags).toEqual(['nodejs_compat']);
+    expect(config?.compatibility_flags).toEqual(['nodejs_compat', 'global_fetch_strictly_public']);
   });
 });
 
