@@ -158,11 +158,13 @@ describe('the in-process reader (Workers: no worker threads) keeps the same boun
  */
 async function heldChannel() {
   const held: Array<() => void> = [];
+  let requests = 0;
   let arrived: () => void = () => {};
   let arrival = new Promise<void>((resolve) => {
     arrived = resolve;
   });
   const server: Server = createServer((_req, res) => {
+    requests++;
     held.push(() =>
       res.writeHead(200, { 'Content-Type': 'text/calendar' }).end(airbnbFeed([{ uid: 'h', start: day(40), end: day(41) }])),
     );
@@ -172,6 +174,7 @@ async function heldChannel() {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/held.ics`,
+    requests: () => requests,
     /** Resolves once a request is waiting. */
     waiting: async () => {
       await arrival;
@@ -221,7 +224,8 @@ describe('a sync racing a DELETE of its import (defect 2)', () => {
       expect((await ctx.api.admin(`${imports(home)}/${id}`, { method: 'DELETE' })).status).toBe(204);
       held.release();
       const report = await running;
-      expect(report.calendar_imports).toBe(0);
+      // A count, not an error (on PostgreSQL other files' imports due by then may be synced in the same run).
+      expect(report.calendar_imports).toEqual(expect.any(Number));
       expect(await blockUids(id)).toEqual([]);
     } finally {
       held.release();
@@ -244,14 +248,16 @@ describe('scheduled work on a failing feed', () => {
       ctx.api.db,
     );
     try {
-      expect((await runScheduledWork(at(0), job)).calendar_imports).toBe(1);
+      // Outcomes on this import (on PostgreSQL other files' imports due by then may be synced in the same runs).
+      await runScheduledWork(at(0), job);
       expect(await row()).toMatchObject({ failures: 1, next_sync_at: minutes(10) });
       expect((await row()).last_error).toMatch(/^rule_too_costly: /);
       // Second failure: twice the interval; the third: four times (calendar_import.failed once, as before).
-      expect((await runScheduledWork(at(10), job)).calendar_imports).toBe(1);
+      await runScheduledWork(at(10), job);
       expect(await row()).toMatchObject({ failures: 2, next_sync_at: minutes(30) });
-      expect((await runScheduledWork(at(29), job)).calendar_imports).toBe(0);
-      expect((await runScheduledWork(at(30), job)).calendar_imports).toBe(1);
+      await runScheduledWork(at(29), job);
+      expect(await row()).toMatchObject({ failures: 2, next_sync_at: minutes(30) });
+      await runScheduledWork(at(30), job);
       expect(await row()).toMatchObject({ failures: 3, next_sync_at: minutes(70) });
 
       // A sync that never ends (a process stopped during it, as by kill -9): its claim already moved the next sync
@@ -264,9 +270,10 @@ describe('scheduled work on a failing feed', () => {
       const stuck = runScheduledWork(at(70), job);
       await held.waiting();
       expect((await row()).next_sync_at).toEqual(minutes(70 + 80));
-      expect((await runScheduledWork(at(71), job)).calendar_imports).toBe(0);
+      await runScheduledWork(at(71), job);
+      expect(held.requests()).toBe(1);
       held.release();
-      expect((await stuck).calendar_imports).toBe(1);
+      expect((await stuck).calendar_imports).toEqual(expect.any(Number));
       // A good sync: healthy again, next due one interval on.
       expect(await row()).toMatchObject({ failures: 0, last_error: null, next_sync_at: minutes(80) });
     } finally {
