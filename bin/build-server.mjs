@@ -29,8 +29,9 @@ export async function bundleOf(entry, out) {
     format: 'esm',
     target: 'node20',
     // PGlite loads pglite.wasm, pglite.data and its extensions from its own folder (pglite-tools its pg_dump.wasm);
-    // fs-native-extensions loads its prebuilt native addon from its own; pg's native binding is optional.
-    external: ['@electric-sql/pglite', '@electric-sql/pglite-tools', 'fs-native-extensions', 'pg-native'],
+    // fs-native-extensions loads its prebuilt native addon from its own; pg's native binding is optional; esbuild runs
+    // its own binary (lib/node/feed-reader.ts bundles the feed reader's worker script with it).
+    external: ['@electric-sql/pglite', '@electric-sql/pglite-tools', 'fs-native-extensions', 'pg-native', 'esbuild'],
     // Packages written as CommonJS call require() for Node's modules: give the ES module bundle one.
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",

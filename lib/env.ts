@@ -6,6 +6,7 @@ import type { RateLimiter } from './ratelimit/index';
 import type { WebhookRuntime } from './webhooks/types';
 import type { CompanyCache } from './company-cache';
 import type { Compressor } from './encodings';
+import type { FeedReader } from './ical-read';
 import type { Company, ApiKeyRow } from '../schema/platform/db';
 
 /** A key with the hashes of its secrets that were unexpired when it was read (lib/keys.ts). */
@@ -56,6 +57,12 @@ export type Services = {
     make: () => Promise<string> | string,
     headers: Record<string, string>,
   ) => Promise<Response>;
+  /**
+   * Reads an imported calendar feed within its bounds (lib/ical-read.ts). Node: in a worker thread with a heap and time
+   * limit (lib/node/feed-reader.ts), off the thread that serves requests; absent (Workers): read in the request, whose
+   * CPU limit bounds it.
+   */
+  feedReader?: FeedReader;
 };
 
 export type AppEnv = {

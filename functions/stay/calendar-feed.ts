@@ -37,5 +37,5 @@ export async function calendarFeedOf(services: Services, company: Company, slug:
   });
   const name = icalText(home.title.en ?? home.slug);
   const etag = `W/${await etagOf(JSON.stringify([home.slug, name, from, to, ranges]))}`;
-  return { slug: home.slug, etag, text: () => presentCalendarFeed(home, name, ranges, now, host) };
+  return { slug: home.slug, etag, text: () => presentCalendarFeed(home, name, ranges, { start: from, end: to }, now, host) };
 }

@@ -10,7 +10,8 @@ import {
   CalendarImportUpdate,
   importIdParam,
 } from '../../schema/stay/calendar-imports';
-import { addImport, changeImport, homeImports, removeImport, syncNow } from './calendar-imports';
+import { addImport, changeImport, homeImports, removeImport } from './calendar-imports';
+import { syncNow } from './calendar-sync';
 import { presentImport } from './calendar-imports.present';
 
 /** Calendars imported per holiday home (issue 24), in the admin API. */

@@ -1,7 +1,7 @@
 import { keyringOf } from '../../lib/crypto-jwe';
 import type { ScheduledJob } from '../../lib/scheduler';
 import { expireDueBookings } from './bookings';
-import { syncDueImports } from './calendar-imports';
+import { syncDueImports } from './calendar-sync';
 
 /**
  * Holds not confirmed in time and confirmed bookings not paid within the payment window (booking.cancelled), and the

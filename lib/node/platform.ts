@@ -27,6 +27,7 @@ import { dataDirOf } from './local-server';
 import { openDatabase } from './database';
 import { listenForCompanyChanges } from './company-listener';
 import { nodeCompressor } from './compress';
+import { nodeFeedReader } from './feed-reader';
 import type { CompanyCache } from '../company-cache';
 import { mayChangeCompanies } from '../tenancy';
 
@@ -108,6 +109,7 @@ export async function createNodePlatform(
     docsScript,
     compress: nodeCompressor,
     answerKept,
+    feedReader: nodeFeedReader,
   });
   // After a write request, reads wait for the notifications its commit sent (read your own writes).
   const afterWrite = async (c: Context<AppEnv>) => {

@@ -141,6 +141,37 @@ describe('the iCalendar feed of a holiday home', () => {
     expect((await feed(draft)).status).toBe(404);
   });
 
+  it('has a component when no night is taken (RFC 5545 §3.4 `icalbody = calprops component`): a VFREEBUSY of the window', async () => {
+    const empty = await newHome(ctx);
+    const res = await feed(empty);
+    expect(res.status, res.text).toBe(200);
+    // The grammar, read from RFC 5545: §3.4 `icalobject = "BEGIN" ":" "VCALENDAR" CRLF icalbody "END" ":" "VCALENDAR"
+    // CRLF`, `component = 1*(eventc / todoc / journalc / freebusyc / timezonec / iana-comp / x-comp)`; §3.6.4
+    // `fbprop`: DTSTAMP and UID required, once; DTSTART and DTEND at most once, in UTC ("MUST be specified in the UTC
+    // time format"); §3.1 every content line ends with CRLF.
+    const lines = res.text.split('\r\n');
+    expect(lines.at(-1)).toBe('');
+    expect(lines[0]).toBe('BEGIN:VCALENDAR');
+    expect(lines.at(-2)).toBe('END:VCALENDAR');
+    const components = ['VEVENT', 'VTODO', 'VJOURNAL', 'VFREEBUSY', 'VTIMEZONE'];
+    const begun = lines.filter((l) => l.startsWith('BEGIN:') && components.includes(l.slice(6)));
+    expect(begun.length).toBeGreaterThanOrEqual(1);
+    // Read back with an iCalendar parser: one VFREEBUSY, no event (no night is blocked by it), its properties as §3.6.4.
+    const calendar = new ICAL.Component(ICAL.parse(res.text));
+    expect(calendar.getAllSubcomponents('vevent')).toEqual([]);
+    const [freeBusy, ...more] = calendar.getAllSubcomponents('vfreebusy');
+    expect(more).toEqual([]);
+    for (const name of ['dtstamp', 'uid', 'dtstart', 'dtend']) expect(freeBusy!.getAllProperties(name), name).toHaveLength(1);
+    expect(freeBusy!.getAllProperties('freebusy')).toEqual([]);
+    const start = freeBusy!.getFirstPropertyValue('dtstart') as ICAL.Time;
+    const end = freeBusy!.getFirstPropertyValue('dtend') as ICAL.Time;
+    expect([start.zone?.tzid, end.zone?.tzid]).toEqual(['UTC', 'UTC']);
+    // The window of availability's default answer: today and the 365 days after.
+    expect([start.toString().slice(0, 10), end.toString().slice(0, 10)]).toEqual([day(0), day(365)]);
+    // A calendar with events has no VFREEBUSY: its events are its components.
+    expect((await feed(home)).text).not.toContain('VFREEBUSY');
+  });
+
   it('refuses query parameters it does not know (400, not a calendar)', async () => {
     const res = await feed(home, { query: '?from=2026-01-01' });
     expect(res.status).toBe(400);
