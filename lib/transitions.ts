@@ -70,6 +70,6 @@ export function checkTakes<S extends string>(
   path = 'status',
 ): void {
   if (takenIn.includes(from)) return;
-  const when = takenIn.join(' or ');
+  const when = takenIn.length > 1 ? `${takenIn.slice(0, -1).join(', ')} or ${takenIn.at(-1)}` : takenIn.join('');
   throw refusal(machine, from, `The ${machine.noun} ${subject} is ${from} and takes no ${what} (only when ${when})`, path);
 }
