@@ -117,13 +117,20 @@ export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
   readonly errors?: FieldError[];
   readonly headers?: Record<string, string>;
+  /** `invalid_transition` only (lib/transitions.ts): the statuses the record may move to from where it is. */
+  readonly allowed?: readonly string[];
 
-  constructor(code: ProblemCode, detail?: string, extra: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ProblemCode,
+    detail?: string,
+    extra: { errors?: FieldError[]; headers?: Record<string, string>; allowed?: readonly string[] } = {},
+  ) {
     super(detail ?? titles[code]);
     this.code = code;
     this.status = problemStatus[code];
     this.errors = extra.errors;
     this.headers = extra.headers;
+    this.allowed = extra.allowed;
   }
 }
 
@@ -139,6 +146,7 @@ export type ProblemBody = {
   code: ProblemCode;
   request_id: string;
   errors?: FieldError[];
+  allowed?: string[];
 };
 
 /**
@@ -155,6 +163,7 @@ export function problemBody(error: ApiError, requestId: string, typeBase: string
     request_id: requestId,
   };
   if (error.errors) body.errors = error.errors;
+  if (error.allowed) body.allowed = [...error.allowed];
   return body;
 }
 

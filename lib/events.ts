@@ -1,6 +1,9 @@
 import { type Expression, type OperationNodeSource, type RawBuilder, sql } from 'kysely';
 import type { Executor, Trx } from './db/index';
 import { randomToken } from './crypto';
+import type { EventType } from '../schema/platform/events';
+
+export type { EventType };
 
 /**
  * caused_by values of the spec: admin, system, website, or api:<key prefix>; and inbound:<source> for what an inbound
@@ -28,8 +31,8 @@ export async function recordEvent(trx: Trx, event: EventInput): Promise<string> 
   return id;
 }
 
-/** An event to record: its company, type, cause and payload. */
-export type EventInput = { companyId: string; type: string; causedBy: CausedBy; data: EventData };
+/** An event to record: its company, type (one of the catalogue's: a misspelt type does not compile), cause and payload. */
+export type EventInput = { companyId: string; type: EventType; causedBy: CausedBy; data: EventData };
 
 /**
  * A write and the event that announces it, in one statement (one round trip instead of two): `write` (an
@@ -51,7 +54,7 @@ export async function writeWithEvent<Row>(
 /** An event as a statement records it: its values, or SQL (a prepared statement's slots, lib/db/prepared.ts). */
 export type EventSql = {
   companyId: string | RawBuilder<string>;
-  type: string;
+  type: EventType;
   causedBy: CausedBy | RawBuilder<string>;
 };
 

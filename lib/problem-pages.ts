@@ -44,7 +44,8 @@ export const problemExplanations: Record<ProblemCode, string> = {
   unknown_host: 'No company serves the host the request was sent to.',
   method_not_allowed: 'The route does not take this method.',
   conflict: 'The record is in a state that refuses this change, or a unique value (for example a host) is already taken.',
-  invalid_transition: 'The record cannot move to this status from its current one; `errors` names the statuses it may move to.',
+  invalid_transition:
+    'The record cannot move to this status from its current one (or its status does not take what was asked); `allowed` lists the statuses it may move to, and `errors` names them.',
   lease_terms_locked: 'A lease’s terms can change only while it is a draft.',
   lease_home_occupied: 'The home already has an active lease: end that one first.',
   payment_settled: 'The payment is already settled and cannot change.',

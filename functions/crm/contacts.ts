@@ -2,7 +2,7 @@ import { type RawBuilder, sql, type Updateable } from 'kysely';
 import { readAuditCte } from '../../lib/audit';
 import type { Db } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
-import { eventCtes, newEventId } from '../../lib/events';
+import { eventCtes, type EventInput, newEventId } from '../../lib/events';
 import { type External, externalHolder, type LinkWrite, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
 import { newContactRow, requireContactKey, type Wanted, wantedPerson } from '../../lib/people';
 import { checkIfMatch } from '../../lib/preconditions';
@@ -67,7 +67,7 @@ async function changeWritten(
     .where('id', '=', current.id)
     .where('version', '=', current.version)
     .returningAll();
-  const event = {
+  const event: EventInput = {
     companyId: company.id,
     type: 'contact.updated',
     causedBy: scope.causedBy,
@@ -149,7 +149,12 @@ export async function addContact(scope: WriteScope, input: ContactInputValue): P
 
   const row = newContactRow(company.id, wanted);
   const link = linkFor('contact', input.external, read.holder, undefined, !read.holderLive);
-  const event = { companyId: company.id, type: 'contact.created', causedBy: scope.causedBy, data: { reference: row.reference } };
+  const event: EventInput = {
+    companyId: company.id,
+    type: 'contact.created',
+    causedBy: scope.causedBy,
+    data: { reference: row.reference },
+  };
   const { rows } = await writeStatement(
     [
       sql`added as (${db.insertInto('contacts').values(row).returningAll()})`,

@@ -1,7 +1,7 @@
 import { type OperationNodeSource, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { readAuditCte } from '../../lib/audit';
 import { ApiError } from '../../lib/errors';
-import { type EventData, eventCtes, newEventId } from '../../lib/events';
+import { eventCtes, type EventData, type EventInput, newEventId } from '../../lib/events';
 import { type External, linkCte, type RecordKind } from '../../lib/external-ids';
 import { type MemberRule, memberKnown, unknownMember, unknownReference } from '../../lib/named-records';
 import { type ResourceSelect, syncResource } from '../../lib/resources';
@@ -155,7 +155,12 @@ export async function addedFollowup<R>(
 ): Promise<FollowupRecord<R>> {
   const { company } = scope;
   const { links } = created;
-  const event = { companyId: company.id, type: `${kind}.created`, causedBy: scope.causedBy, data: created.data };
+  const event: EventInput = {
+    companyId: company.id,
+    type: `${kind}.created` as const,
+    causedBy: scope.causedBy,
+    data: created.data,
+  };
   const { rows } = await writeStatement(
     [
       sql`added as (${insert})`,

@@ -1,12 +1,12 @@
 import { createRouter } from '../../lib/app';
 import { keyringOf } from '../../lib/crypto-jwe';
-import { presentLeads, selectLeads } from '../../lib/leads';
+import { presentLeads, selectLeads } from '../../lib/lead-reads';
 import { changed, readOne, syncList, syncResource } from '../../lib/resources';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
-import { LeadSchema } from '../../schema/common/leads';
+import { LeadSchema } from '../../schema/common/lead-shape';
 import { LeadListSchema, LeadParams, LeadPatchInput, LeadsQuery } from '../../schema/crm/leads';
-import { changeLead } from './leads';
+import { changeLead } from './lead-changes';
 import { crmRoute } from './scopes';
 
 const unavailable = problem('Stored details need an encryption key that is not configured (`encryption_unavailable`).');

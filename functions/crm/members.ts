@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { type Db, isForeignKeyViolation } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
+import { unknownDepartment } from '../../lib/named-records';
 import { newId } from '../../lib/references';
 import { type Stale, stale, writeOnce } from '../../lib/write';
 import type { LocalisedText } from '../../schema/common/columns';
@@ -13,13 +14,6 @@ import { type DepartmentRow, selectMembers } from './members.present';
  * what it names (the company, the department, share-locked so it cannot go before the write commits) and answers the
  * row with what it found, so a write is the admin token's check and this statement.
  */
-
-/** A department a member names must exist (400 at `department`). */
-function unknownDepartment(key: string): ApiError {
-  return new ApiError('invalid_request', `The company has no department "${key}".`, {
-    errors: [{ path: 'department', code: 'unknown_department', message: 'Create it first: PUT /departments/{key}.' }],
-  });
-}
 
 /** The department `key` names, share-locked (none when `key` is null). */
 const departmentCte = (companyId: string, key: string | null) =>

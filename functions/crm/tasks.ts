@@ -1,7 +1,7 @@
 import { sql, type Updateable } from 'kysely';
 import { readAuditCte } from '../../lib/audit';
 import { notFound } from '../../lib/errors';
-import { eventCtes, newEventId } from '../../lib/events';
+import { eventCtes, type EventInput, newEventId } from '../../lib/events';
 import { type MemberRule, memberKnown, unknownMember } from '../../lib/named-records';
 import { checkIfMatch } from '../../lib/preconditions';
 import { newId } from '../../lib/references';
@@ -77,7 +77,7 @@ export async function changeTask(scope: WriteScope, taskId: string, input: TaskP
     return { row: current, version: task.version };
   }
   const change = db.updateTable('tasks').set(set).where('id', '=', task.id).where('version', '=', task.version).returningAll();
-  const event = { companyId: company.id, type: 'task.done', causedBy: scope.causedBy, data: { task_id: task.id } };
+  const event: EventInput = { companyId: company.id, type: 'task.done', causedBy: scope.causedBy, data: { task_id: task.id } };
   const { rows } = await writeStatement(
     [sql`changed as (${change})`, done && !task.done && eventCtes('done', newEventId(), event, 'changed'), audit],
     sql`select *, due_on::text as due_on from changed`,

@@ -1,8 +1,8 @@
-import { z, type RouteHandler } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import { createRouter } from '../../lib/app';
 import { keyringOf } from '../../lib/crypto-jwe';
-import type { AppEnv } from '../../lib/env';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, problem } from '../../schema/common/api';
 import { DraftListingSchema } from '../../schema/forms/draft-listing';
 import {
@@ -97,13 +97,13 @@ const deleteChannelRoute = adminRoute({
   responses: { 204: { description: 'Removed' }, 404: problem('Unknown company or channel') },
 });
 
-const draftListingFromRequest: RouteHandler<typeof draftRoute, AppEnv> = async function draftListingFromRequest(c) {
+const draftListingFromRequest: Handler<typeof draftRoute> = async function draftListingFromRequest(c) {
   const { company_id, reference } = c.req.valid('param');
   const { db, config, now } = c.var.services;
   return c.json(draftListingView(await draftListing(db, company_id, reference, keyringOf(config), now())), 201);
 };
 
-const listInboundChannels: RouteHandler<typeof listChannelsRoute, AppEnv> = async function listInboundChannels(c) {
+const listInboundChannels: Handler<typeof listChannelsRoute> = async function listInboundChannels(c) {
   const { company_id } = c.req.valid('param');
   const { db } = c.var.services;
   await findCompany(db, company_id);
@@ -111,28 +111,28 @@ const listInboundChannels: RouteHandler<typeof listChannelsRoute, AppEnv> = asyn
   return c.json({ results: (await listChannels(db, company_id)).map((channel) => channelView(channel, origin)) }, 200);
 };
 
-const addInboundChannel: RouteHandler<typeof createChannelRoute, AppEnv> = async function addInboundChannel(c) {
+const addInboundChannel: Handler<typeof createChannelRoute> = async function addInboundChannel(c) {
   const { company_id } = c.req.valid('param');
   const { db, config } = c.var.services;
   const made = await createChannel(db, company_id, c.req.valid('json'), keyringOf(config));
   return c.json(madeChannelView(made, originOf(made.channel.hosts)), 201);
 };
 
-const changeInboundChannel: RouteHandler<typeof patchChannelRoute, AppEnv> = async function changeInboundChannel(c) {
+const changeInboundChannel: Handler<typeof patchChannelRoute> = async function changeInboundChannel(c) {
   const { company_id, channel_id } = c.req.valid('param');
   const { db, config } = c.var.services;
   const channel = await changeChannelSecrets(db, company_id, channel_id, c.req.valid('json'), keyringOf(config));
   return c.json(channelView(channel, originOf(channel.hosts)), 200);
 };
 
-const rotateInboundToken: RouteHandler<typeof rotateChannelRoute, AppEnv> = async function rotateInboundToken(c) {
+const rotateInboundToken: Handler<typeof rotateChannelRoute> = async function rotateInboundToken(c) {
   const { company_id, channel_id } = c.req.valid('param');
   const { db, now } = c.var.services;
   const made = await rotateChannelToken(db, company_id, channel_id, now());
   return c.json(madeChannelView(made, originOf(made.channel.hosts)), 200);
 };
 
-const removeInboundChannel: RouteHandler<typeof deleteChannelRoute, AppEnv> = async function removeInboundChannel(c) {
+const removeInboundChannel: Handler<typeof deleteChannelRoute> = async function removeInboundChannel(c) {
   const { company_id, channel_id } = c.req.valid('param');
   await deleteChannel(c.var.services.db, company_id, channel_id);
   return c.body(null, 204);

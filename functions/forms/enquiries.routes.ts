@@ -1,14 +1,13 @@
-import type { RouteHandler } from '@hono/zod-openapi';
 import { defineRoute, requireLeadType } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { auditRead } from '../../lib/audit';
 import { keyringOf } from '../../lib/crypto-jwe';
-import type { AppEnv } from '../../lib/env';
 import { passesFormGuard } from '../../lib/form-guard';
-import { leadView } from '../../lib/leads';
+import { leadView } from '../../lib/lead-reads';
 import { newReference } from '../../lib/references';
+import type { Handler } from '../../lib/routes';
 import { json, jsonBody, problem } from '../../schema/common/api';
-import { LeadSchema } from '../../schema/common/leads';
+import { LeadSchema } from '../../schema/common/lead-shape';
 import { FormLeadAnswer, LeadFormInput } from '../../schema/forms/enquiries';
 import { checkLead, leadTypeOf, recordFormLead } from './enquiry-checks';
 
@@ -51,7 +50,7 @@ const postRoute = defineRoute({
  * The rules are checked before anything is written (a round trip only when a service is named); a browser's form
  * then passes the spam check; the lead is written in one statement (functions/forms/lead-record.ts recordLead).
  */
-const recordEnquiry: RouteHandler<typeof postRoute, AppEnv> = async function recordEnquiry(c) {
+const recordEnquiry: Handler<typeof postRoute> = async function recordEnquiry(c) {
   const { challenge, website, ...input } = c.req.valid('json');
   const { db, config, clientAddress, now } = c.var.services;
   const { company, caller } = c.var;

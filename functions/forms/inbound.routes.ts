@@ -1,7 +1,7 @@
-import { type RouteHandler, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
-import type { AppEnv } from '../../lib/env';
+import type { Handler } from '../../lib/routes';
 import { json } from '../../schema/common/api';
 import type { InboundKind } from '../../schema/forms/db';
 import { InboundReceipt, PropertyFinderEvent, SignedLeadEvent, WhatsAppNotification } from '../../schema/forms/inbound';
@@ -99,23 +99,23 @@ const handshakeRoute = defineRoute({
 });
 
 /** A receiver: its token from the path, the raw body and headers to the channel's verification. */
-async function receive(c: Parameters<RouteHandler<typeof whatsAppRoute, AppEnv>>[0], kind: InboundKind) {
+async function receive(c: Parameters<Handler<typeof whatsAppRoute>>[0], kind: InboundKind) {
   const { token } = c.req.valid('param');
   const body = new Uint8Array(await c.req.arrayBuffer());
   return c.json(await receiveInbound(c.var.services, c.var.company, kind, token, { body, headers: c.req.raw.headers }), 200);
 }
 
-const receiveWhatsApp: RouteHandler<typeof whatsAppRoute, AppEnv> = function receiveWhatsApp(c) {
+const receiveWhatsApp: Handler<typeof whatsAppRoute> = function receiveWhatsApp(c) {
   return receive(c, 'whatsapp');
 };
-const receivePropertyFinder: RouteHandler<typeof propertyFinderRoute, AppEnv> = function receivePropertyFinder(c) {
+const receivePropertyFinder: Handler<typeof propertyFinderRoute> = function receivePropertyFinder(c) {
   return receive(c, 'propertyfinder');
 };
-const receiveSigned: RouteHandler<typeof signedRoute, AppEnv> = function receiveSigned(c) {
+const receiveSigned: Handler<typeof signedRoute> = function receiveSigned(c) {
   return receive(c, 'signed');
 };
 
-const confirmWhatsApp: RouteHandler<typeof handshakeRoute, AppEnv> = async function confirmWhatsApp(c) {
+const confirmWhatsApp: Handler<typeof handshakeRoute> = async function confirmWhatsApp(c) {
   const { token } = c.req.valid('param');
   const query = c.req.valid('query');
   const challenge = await confirmWhatsAppSubscription(c.var.services, c.var.company, token, {

@@ -6,7 +6,7 @@ import { type CausedBy, eventCtes, newEventId } from '../../lib/events';
 import { type MatchRule, type PersonValues, personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
 import { newReference } from '../../lib/references';
 import { withoutCardNumbers } from '../../schema/common/card-numbers';
-import type { LeadChannel, LeadReferral } from '../../schema/common/leads';
+import type { LeadChannel, LeadReferral } from '../../schema/common/lead-shape';
 import type { Company } from '../../schema/platform/db';
 
 /**

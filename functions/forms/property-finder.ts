@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { hexHmacMatches } from '../../lib/crypto';
-import type { LeadChannel } from '../../schema/common/leads';
+import type { LeadChannel } from '../../schema/common/lead-shape';
 import type { PropertyFinderEventValue } from '../../schema/forms/inbound';
 import { type InboundParsed, keptText, sourceTime } from './inbound-lead';
 

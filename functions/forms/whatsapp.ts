@@ -1,5 +1,5 @@
 import { hexHmacMatches } from '../../lib/crypto';
-import type { LeadReferral } from '../../schema/common/leads';
+import type { LeadReferral } from '../../schema/common/lead-shape';
 import {
   WhatsAppContact,
   type WhatsAppDeliveryValue,

@@ -2,7 +2,7 @@ import { type Insertable, type RawBuilder, sql, type Updateable } from 'kysely';
 import { readAuditCte } from '../../lib/audit';
 import type { Db } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
-import { eventCtes, newEventId } from '../../lib/events';
+import { eventCtes, type EventInput, type EventType, newEventId } from '../../lib/events';
 import { type External, externalHolder, type LinkWrite, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
 import { amountIn } from '../../lib/money';
 import { fieldProblem, type MemberRule, memberKnown, unknownMember, unknownReference } from '../../lib/named-records';
@@ -214,7 +214,7 @@ export async function writeDraft(
       warnings: JSON.stringify(plan.warnings),
     })
     .returningAll();
-  const event = { companyId: company.id, type: 'lease.created', causedBy: scope.causedBy, data: { reference } };
+  const event: EventInput = { companyId: company.id, type: 'lease.created', causedBy: scope.causedBy, data: { reference } };
   const { rows } = await writeStatement(
     [
       sql`added as (${insert})`,
@@ -249,7 +249,7 @@ export async function writeChange<E = object>(
   lease: LeaseRecord,
   set: Updateable<LeasesTable>,
   options: {
-    event?: string;
+    event?: EventType;
     more?: Array<RawBuilder<unknown> | undefined | false>;
     link?: LinkWrite;
     extra?: RawBuilder<unknown>;
@@ -263,7 +263,9 @@ export async function writeChange<E = object>(
     .where(sql<boolean>`version = ${lease.version}::bigint`)
     .returningAll();
   const data = { reference: lease.reference };
-  const event = options.event ? { companyId: company.id, type: options.event, causedBy: scope.causedBy, data } : undefined;
+  const event: EventInput | undefined = options.event
+    ? { companyId: company.id, type: options.event, causedBy: scope.causedBy, data }
+    : undefined;
   const { rows } = await writeStatement(
     [
       sql`changed as (${change})`,

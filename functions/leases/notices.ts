@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import { todayIn } from '../../lib/dates';
-import { ApiError } from '../../lib/errors';
 import { amountIn } from '../../lib/money';
 import type { Written } from '../../lib/resources';
+import { checkTakes } from '../../lib/transitions';
 import { type Stale, stale, type WriteScope } from '../../lib/write';
 import type { NoticeInputValue } from '../../schema/leases/leases';
 import { factsOf, keptScheduleWarnings, noticesOf } from './lease-changes';
-import { readLease, writeChange } from './leases';
+import { leaseMachine, readLease, writeChange } from './leases';
 import { type LeaseRecord, type NoticeEntry, noticeEntry } from './leases.present';
 import { leaseRules } from './rules';
 import { noticeGiven } from './warnings';
@@ -15,7 +15,7 @@ import { noticeGiven } from './warnings';
  * Records a notice on an active lease (when, by whom, what it says; `given_on` defaults to today in the company's time
  * zone), recomputes the lease's warnings (`notice_late`, `vacate_notice_short` among them) and records
  * `lease.notice_given`, in one statement guarded by the lease's version. A draft or ended lease takes no notice (409
- * `invalid_transition`: a notice is not a status move, so the lease machine does not say it). Notices never change.
+ * `invalid_transition` through the lease machine, naming what the lease may still become). Notices never change.
  */
 export async function giveNotice(
   scope: WriteScope,
@@ -24,9 +24,7 @@ export async function giveNotice(
 ): Promise<Written<LeaseRecord> | Stale> {
   const { company } = scope;
   const { lease } = await readLease(scope, reference);
-  if (lease.status !== 'active') {
-    throw new ApiError('invalid_transition', `The lease ${reference} is ${lease.status}: only an active lease takes notices.`);
-  }
+  checkTakes(leaseMachine, reference, lease.status, 'notice', ['active']);
   const proposed = input.proposed_rent === undefined ? null : amountIn(input.proposed_rent, company.currency, 'proposed_rent');
   const notice = noticeGiven(
     { given_on: input.given_on, given_by: input.by, intent: input.intent, vacate_on: input.vacate_on ?? null },

@@ -3,7 +3,7 @@ import { readAuditCte } from '../../lib/audit';
 import { todayIn } from '../../lib/dates';
 import type { Db } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
-import { eventCtes, newEventId } from '../../lib/events';
+import { eventCtes, type EventInput, newEventId } from '../../lib/events';
 import { type External, externalHolder, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
 import { amountIn, storedDigits } from '../../lib/money';
 import { unknownReference } from '../../lib/named-records';
@@ -141,7 +141,12 @@ export async function changePayment(
     .returningAll();
   const settled = set.status === 'received' || set.status === 'bounced';
   const data = { payment_id: payment.id, lease_reference: payment.lease_reference };
-  const event = { companyId: company.id, type: `rent_payment.${set.status}`, causedBy: scope.causedBy, data };
+  const event: EventInput = {
+    companyId: company.id,
+    type: set.status === 'bounced' ? 'rent_payment.bounced' : 'rent_payment.received',
+    causedBy: scope.causedBy,
+    data,
+  };
   const { rows } = await writeStatement(
     [
       touchedLease(payment.lease_id, guard),

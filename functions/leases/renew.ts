@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
-import { ApiError, notFound } from '../../lib/errors';
+import { notFound } from '../../lib/errors';
 import { amountIn } from '../../lib/money';
 import { fieldProblem } from '../../lib/named-records';
 import type { Written } from '../../lib/resources';
+import { checkTakes } from '../../lib/transitions';
 import type { WriteScope } from '../../lib/write';
 import type { RenewInputValue } from '../../schema/leases/leases';
-import { leaseAsRead, planTerms, readLeases, writeDraft } from './leases';
+import { leaseAsRead, leaseMachine, planTerms, readLeases, writeDraft } from './leases';
 import type { LeaseRecord } from './leases.present';
 import { leaseRules } from './rules';
 import { type Rent, renewalTerm } from './term';
@@ -16,7 +17,7 @@ import type { LeaseFacts } from './warnings';
  * renewal terms; term following the old one; rent last proposed in a `renew` or `rent_change` notice, else the old
  * rent; as many equal payments as the old schedule), recording `lease.created`. A lease with a renewal answers it
  * (`created: false`, whatever its status): the read finds both. Concurrent renewals meet on `leases_one_renewal`; the
- * losers' statements fail there, run again (lib/write.ts) and find the first. A draft is 409 `invalid_transition`.
+ * losers' statements fail there, run again (lib/write.ts) and find the first. A draft is 409 `invalid_transition` (the lease machine: it may only become active).
  */
 export async function renewLease(scope: WriteScope, reference: string, input: RenewInputValue): Promise<Written<LeaseRecord>> {
   const { db, company } = scope;
@@ -27,8 +28,7 @@ export async function renewLease(scope: WriteScope, reference: string, input: Re
   if (!old) throw notFound(`The lease ${reference}`);
   const renewal = leases.find((lease) => lease.renews_id === old.id);
   if (renewal) return leaseAsRead(scope, renewal);
-  if (old.status === 'draft')
-    throw new ApiError('invalid_transition', `The lease ${reference} is a draft: renew it once active.`);
+  checkTakes(leaseMachine, reference, old.status, 'renewal', ['active', 'ended']);
   const rules = leaseRules(company);
   const term = input.term ?? renewalTerm({ start: old.starts_on, end: old.ends_on });
   if (term === null) throw fieldProblem('term', 'no_following_term', 'The old term ends on 2999-12-31: send a term.');

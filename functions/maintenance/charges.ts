@@ -3,7 +3,7 @@ import { readAuditCte } from '../../lib/audit';
 import { todayIn } from '../../lib/dates';
 import type { Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
-import { eventCtes, newEventId } from '../../lib/events';
+import { eventCtes, type EventInput, newEventId } from '../../lib/events';
 import { externalHolder, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
 import { writeLockedWhenStale } from '../../lib/locked-write';
 import { amountIn } from '../../lib/money';
@@ -22,9 +22,16 @@ import { type ChargeRecord, selectCharges } from './charges.present';
  * answers are audited.
  */
 
-/** A charge's status (lib/transitions.ts): a booked charge is paid (a renter's) or cancelled (a mistake); cancelled is final. */
-export const chargeStatus = statusMachine<ChargeStatus>('charge', {
+/** A renter's charge's status (lib/transitions.ts): booked, then paid or cancelled (a mistake); cancelled is final. */
+export const chargeMachine = statusMachine<ChargeStatus>('charge', {
   booked: ['paid', 'cancelled'],
+  paid: ['cancelled'],
+  cancelled: [],
+});
+
+/** An owner's or the company's charge (booked to them, never marked paid here): only cancelled; cancelled is final. */
+export const ownerChargeMachine = statusMachine<ChargeStatus>('charge', {
+  booked: ['cancelled'],
   paid: ['cancelled'],
   cancelled: [],
 });
@@ -91,7 +98,7 @@ export async function addCharge(scope: WriteScope, input: ChargeInputValue): Pro
     })
     .returningAll();
   const link = linkFor('job_charge', input.external, null, undefined);
-  const event = {
+  const event: EventInput = {
     companyId: company.id,
     type: 'job_charge.booked',
     causedBy: scope.causedBy,
@@ -131,7 +138,7 @@ async function lockCharge(trx: Trx, companyId: string, id: string): Promise<void
 
 /**
  * PATCH of a charge: cancel it (a mistake: `cancelled_on` today, `job_charge.cancelled`), mark a renter's charge paid,
- * or link your id. Any other change is `409 charge_fixed`; a move `chargeStatus` does not allow is `409
+ * or link your id. Any other change is `409 charge_fixed`; a move `chargeMachine` (a renter's charge) or `ownerChargeMachine` does not allow is `409
  * invalid_transition`; the same status sent again answers the charge unchanged. The database refuses changes to the
  * booked fields too.
  */
@@ -160,11 +167,10 @@ export function changeCharge(scope: WriteScope, id: string, input: ChargePatchVa
       const set: Updateable<JobChargesTable> = {};
       const today = todayIn(company.time_zone, attempt.now);
       if (step !== undefined && step !== charge.status) {
-        checkMove(chargeStatus, id, charge.status, step);
+        const renters = charge.payer === 'renter';
+        const why = renters ? undefined : `only a renter’s charge is marked paid; the ${charge.payer} pays this one`;
+        checkMove(renters ? chargeMachine : ownerChargeMachine, id, charge.status, step, 'status', why);
         if (step === 'paid') {
-          if (charge.payer !== 'renter') {
-            throw new ApiError('invalid_transition', `Only a renter’s charge is marked paid; the ${charge.payer} pays this one.`);
-          }
           const paidOn = input.paid_on ?? today;
           if (paidOn < charge.booked_on) throw fieldProblem('paid_on', 'before_booked_on', `On or after ${charge.booked_on}.`);
           if (paidOn > today) throw fieldProblem('paid_on', 'in_the_future', `A payment received: on or before today, ${today}.`);
@@ -178,7 +184,7 @@ export function changeCharge(scope: WriteScope, id: string, input: ChargePatchVa
         .where('id', '=', charge.id)
         .where(sql<boolean>`version = ${charge.version}::bigint`)
         .returningAll();
-      const event = {
+      const event: EventInput = {
         companyId: company.id,
         type: 'job_charge.cancelled',
         causedBy: attempt.causedBy,

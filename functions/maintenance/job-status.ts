@@ -5,6 +5,7 @@ import { writeLockedWhenStale } from '../../lib/locked-write';
 import { fieldProblem } from '../../lib/named-records';
 import type { Written } from '../../lib/resources';
 import { checkMove, statusMachine } from '../../lib/transitions';
+import type { EventType } from '../../lib/events';
 import type { WriteScope } from '../../lib/write';
 import type { JobStatus, JobsTable } from '../../schema/maintenance/db';
 import type { ApprovalValue, CancelValue, CompleteValue, ScheduleValue } from '../../schema/maintenance/jobs';
@@ -24,7 +25,7 @@ import type { JobRecord } from './jobs.present';
  * A job's status (lib/transitions.ts): an open or scheduled job is scheduled (again: rescheduled), done or cancelled;
  * done and cancelled are final. Completing a done job or cancelling a cancelled one answers it unchanged.
  */
-export const jobStatus = statusMachine<JobStatus>('job', {
+export const jobMachine = statusMachine<JobStatus>('job', {
   open: ['scheduled', 'done', 'cancelled'],
   scheduled: ['scheduled', 'done', 'cancelled'],
   done: [],
@@ -80,7 +81,7 @@ export function scheduleJob(scope: WriteScope, reference: string, input: Schedul
       sql<string | null>`(select c.status ${own})`.as('own_contractor_status'),
       sql<string | null>`(select c.name ${own})`.as('own_contractor_name'),
     ]);
-    checkMove(jobStatus, reference, job.status, 'scheduled');
+    checkMove(jobMachine, reference, job.status, 'scheduled');
     if (input.block_calendar && job.home_type !== 'holiday_home') {
       throw fieldProblem(
         'block_calendar',
@@ -129,7 +130,7 @@ export function completeJob(scope: WriteScope, reference: string, input: Complet
   return jobWrite(scope, reference, async (attempt) => {
     const job = await readJob(attempt, reference, {}, undefined);
     if (job.status === 'done') return jobUnchanged(attempt, job);
-    checkMove(jobStatus, reference, job.status, 'done');
+    checkMove(jobMachine, reference, job.status, 'done');
     const today = todayIn(attempt.company.time_zone, attempt.now);
     if (input.done_on !== undefined && input.done_on > today) {
       throw fieldProblem('done_on', 'in_the_future', `Work done: on or before today, ${today}.`);
@@ -145,7 +146,7 @@ export function cancelJob(scope: WriteScope, reference: string, input: CancelVal
   return jobWrite(scope, reference, async (attempt) => {
     const job = await readJob(attempt, reference, {}, undefined);
     if (job.status === 'cancelled') return jobUnchanged(attempt, job);
-    checkMove(jobStatus, reference, job.status, 'cancelled');
+    checkMove(jobMachine, reference, job.status, 'cancelled');
     const set: Updateable<JobsTable> = { status: 'cancelled', cancelled_at: attempt.now, cancel_reason: input.reason ?? null };
     return writeJobChange(attempt, job, set, {
       guards: [calendarLocked(job.listing_id)],
@@ -164,7 +165,7 @@ export function recordApproval(scope: WriteScope, reference: string, input: Appr
   return jobWrite(scope, reference, async (attempt) => {
     const job = await readJob(attempt, reference, {}, undefined);
     const set: Updateable<JobsTable> = { approval: input.decision, approval_note: input.note ?? null };
-    let event: string | undefined;
+    let event: EventType | undefined;
     if (input.decision === 'requested') {
       Object.assign(set, { approval_requested_at: attempt.now, approval_answered_at: null });
       event = 'job.approval_requested';

@@ -3,7 +3,7 @@ import { readAuditCte } from '../../lib/audit';
 import type { Trx } from '../../lib/db/index';
 import { runNamed } from '../../lib/db/prepared';
 import { ApiError, notFound } from '../../lib/errors';
-import { eventCtes, newEventId } from '../../lib/events';
+import { eventCtes, type EventType, newEventId } from '../../lib/events';
 import { type External, externalHolder, type LinkWrite, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
 import { writeLockedWhenStale } from '../../lib/locked-write';
 import { amountIn } from '../../lib/money';
@@ -116,7 +116,7 @@ export type JobChange = {
   /** CTEs over `changed` (a released or new calendar block). */
   ctes?: Array<RawBuilder<unknown> | undefined | false>;
   /** The event the change records (`job.scheduled`…), if any. */
-  event?: string;
+  event?: EventType;
   link?: LinkWrite;
   /** Whether the job's calendar block exists after the write (default: as read). */
   blocked?: boolean;

@@ -15,7 +15,7 @@ import type { DealRecord } from './deals.present';
  * A deal's status is its stage's kind (lib/transitions.ts): a deal moves to any stage of its pipeline, in any
  * direction — a won or lost stage closes it, an open stage reopens it (with the warning `reopened`).
  */
-export const dealStatus = statusMachine<StageKind>('deal', {
+export const dealMachine = statusMachine<StageKind>('deal', {
   open: ['open', 'won', 'lost'],
   won: ['open', 'won', 'lost'],
   lost: ['open', 'won', 'lost'],
@@ -89,7 +89,7 @@ export async function moveDeal(
       warnings = [];
       if (to_id === deal.stage_id) return dealUnchanged(attempt, current);
       const from = deal.stage_kind;
-      checkMove(dealStatus, reference, from, to_kind, 'stage');
+      checkMove(dealMachine, reference, from, to_kind, 'stage');
       warnings = moveWarnings({
         from,
         to: to_kind,

@@ -1,15 +1,15 @@
 import { type AliasedRawBuilder, sql, type Updateable } from 'kysely';
 import { readAuditCte } from '../../lib/audit';
 import type { Db, Trx } from '../../lib/db/index';
-import { ApiError, notFound } from '../../lib/errors';
-import { eventCtes, newEventId, recordEvent } from '../../lib/events';
+import { notFound } from '../../lib/errors';
+import { eventCtes, type EventInput, type EventType, newEventId, recordEvent } from '../../lib/events';
 import { externalHolder, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
 import { writeLockedWhenStale } from '../../lib/locked-write';
 import { fieldProblem, type MemberRule, memberKnown, unknownMember, unknownReference } from '../../lib/named-records';
 import { checkIfMatch } from '../../lib/preconditions';
 import { newReference } from '../../lib/references';
 import type { Written } from '../../lib/resources';
-import { checkMove, statusMachine } from '../../lib/transitions';
+import { checkMove, checkTakes, statusMachine } from '../../lib/transitions';
 import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/write';
 import type { ViewingRow, ViewingStatus, ViewingsTable } from '../../schema/pipelines/db';
 import type { ViewingInputValue, ViewingPatchValue } from '../../schema/pipelines/viewings';
@@ -23,18 +23,21 @@ export const missedAfterHours = 24;
  * missed; a missed one is done or cancelled after all, or planned again (given a new time, home or who shows it);
  * done and cancelled are final.
  */
-export const viewingStatus = statusMachine<ViewingStatus>('viewing', {
+export const viewingMachine = statusMachine<ViewingStatus>('viewing', {
   planned: ['done', 'cancelled', 'missed'],
   missed: ['planned', 'done', 'cancelled'],
   done: [],
   cancelled: [],
 });
 
+/** The statuses in which a viewing takes feedback: all but cancelled. */
+const feedbackTaken: readonly ViewingStatus[] = ['planned', 'missed', 'done'];
+
 /** Who may show a viewing: any member of the company. */
 const shownByRule: MemberRule = { path: 'shown_by' };
 
 /** The event of a viewing's write: a reference only, the feedback never goes into an event. */
-const viewingEvent = (scope: WriteScope, type: string, reference: string) => ({
+const viewingEvent = (scope: WriteScope, type: EventType, reference: string): EventInput => ({
   companyId: scope.company.id,
   type,
   causedBy: scope.causedBy,
@@ -140,7 +143,7 @@ async function lockViewing(trx: Trx, companyId: string, reference: string): Prom
 /**
  * PATCH of a viewing. Time, home and who shows it change while it is planned or missed (a missed viewing given a new
  * time is planned again: `viewing.planned`); feedback changes unless it was cancelled; `status` ends it (`done`,
- * `cancelled`, `missed`) as `viewingStatus` allows, else 409 `invalid_transition`. A cancelled viewing takes no
+ * `cancelled`, `missed`) as `viewingMachine` allows, else 409 `invalid_transition`. A cancelled viewing takes no
  * change but an external id. One event per write: the new status's, else `viewing.updated` when anything changed.
  */
 export function changeViewing(scope: WriteScope, reference: string, input: ViewingPatchValue): Promise<Written<ViewingRecord>> {
@@ -161,10 +164,8 @@ export function changeViewing(scope: WriteScope, reference: string, input: Viewi
       const set: Updateable<ViewingsTable> = {};
       const moving = input.time !== undefined || input.home !== undefined || input.shown_by !== undefined;
       // A new time, home or who shows it plans the viewing (again, from missed): only a planned or missed one.
-      if (moving && status !== 'planned') checkMove(viewingStatus, reference, status, 'planned', 'time');
-      if (input.feedback !== undefined && status === 'cancelled') {
-        throw new ApiError('invalid_transition', `The viewing ${reference} is cancelled: it takes no feedback.`);
-      }
+      if (moving && status !== 'planned') checkMove(viewingMachine, reference, status, 'planned', 'time');
+      if (input.feedback !== undefined) checkTakes(viewingMachine, reference, status, 'feedback', feedbackTaken, 'feedback');
       if (input.time !== undefined && input.time !== new Date(viewing.starts_at).toISOString()) set.starts_at = input.time;
       let homeSlug = viewing.home_slug;
       if (input.home !== undefined) {
@@ -181,7 +182,7 @@ export function changeViewing(scope: WriteScope, reference: string, input: Viewi
       if (input.feedback !== undefined && input.feedback !== viewing.feedback) set.feedback = input.feedback;
       let next: ViewingStatus = status;
       if (input.status !== undefined && input.status !== status) {
-        checkMove(viewingStatus, reference, status, input.status);
+        checkMove(viewingMachine, reference, status, input.status);
         next = input.status;
       } else if (status === 'missed' && set.starts_at !== undefined) {
         next = 'planned';
@@ -200,7 +201,7 @@ export function changeViewing(scope: WriteScope, reference: string, input: Viewi
         .where('id', '=', viewing.id)
         .where(sql<boolean>`version = ${viewing.version}::bigint`)
         .returningAll();
-      const type = next !== status ? `viewing.${next}` : 'viewing.updated';
+      const type: EventType = next !== status ? `viewing.${next}` : 'viewing.updated';
       const { rows } = await writeStatement(
         [
           sql`changed as (${update})`,

@@ -1,7 +1,7 @@
-import { type RouteHandler, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { auditRead } from '../../lib/audit';
 import { createRouter } from '../../lib/app';
-import type { AppEnv } from '../../lib/env';
+import type { Handler } from '../../lib/routes';
 import { JournalQuery, JournalSchema } from '../../schema/statements/journal';
 import { monthJournal } from './journal';
 import { presentJournal, quickBooksCsv, xeroCsv } from './journal.present';
@@ -28,7 +28,7 @@ const journalRoute = statementsRoute('read:leases', {
 
 const csvFormats = { xero: xeroCsv, quickbooks: quickBooksCsv } as const;
 
-const getJournal: RouteHandler<typeof journalRoute, AppEnv> = async function getJournal(c) {
+const getJournal: Handler<typeof journalRoute> = async function getJournal(c) {
   const { month, format, currency } = c.req.valid('query');
   const { db, now } = c.var.services;
   const data = await monthJournal(db, c.var.company, month, currency, now(), format !== 'json');

@@ -1,9 +1,7 @@
-import type { RouteHandler } from '@hono/zod-openapi';
 import { auditRead } from '../../lib/audit';
 import { createRouter } from '../../lib/app';
 import { iso } from '../../lib/dates';
-import type { AppEnv } from '../../lib/env';
-import { serverRoutes } from '../../lib/routes';
+import { type Handler, serverRoutes } from '../../lib/routes';
 import { json, jsonBody } from '../../schema/common/api';
 import {
   LinkInput,
@@ -49,7 +47,7 @@ const linkRoute = statementsRoute('read:leases', {
   responses: { 201: json(LinkSchema, 'The link') },
 });
 
-const getStatement: RouteHandler<typeof oneRoute, AppEnv> = async function getStatement(c) {
+const getStatement: Handler<typeof oneRoute> = async function getStatement(c) {
   const { owner, month } = c.req.valid('query');
   const { db, now } = c.var.services;
   const view = presentStatement(await ownerStatement(db, c.var.company, { reference: owner }, month, now()));
@@ -57,7 +55,7 @@ const getStatement: RouteHandler<typeof oneRoute, AppEnv> = async function getSt
   return c.json(view, 200);
 };
 
-const listMonths: RouteHandler<typeof monthsRoute, AppEnv> = async function listMonths(c) {
+const listMonths: Handler<typeof monthsRoute> = async function listMonths(c) {
   const { db, now } = c.var.services;
   const at = now();
   const page = await statementMonths(db, c.var.company, c.req.valid('query'), at);
@@ -66,7 +64,7 @@ const listMonths: RouteHandler<typeof monthsRoute, AppEnv> = async function list
   return c.json({ results, next_cursor: page.next_cursor }, 200);
 };
 
-const makeLink: RouteHandler<typeof linkRoute, AppEnv> = async function makeLink(c) {
+const makeLink: Handler<typeof linkRoute> = async function makeLink(c) {
   const input = c.req.valid('json');
   const { db, now } = c.var.services;
   const audit = { caller: c.var.caller, route: `${c.req.method} ${c.req.routePath}` };

@@ -6,7 +6,7 @@ import { lockedTermsCte } from '../../lib/calendar';
 import { pageOf, paginate } from '../../lib/pagination';
 import { checkMove, statusMachine } from '../../lib/transitions';
 import type { ShownBookingRow } from './bookings.present';
-import { type CausedBy, eventCtes, newEventId, recordEvent } from '../../lib/events';
+import { type CausedBy, eventCtes, type EventType, newEventId, recordEvent } from '../../lib/events';
 import type { BookingRow } from '../../schema/stay/db';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
@@ -20,7 +20,7 @@ const bookingEventData = (booking: Pick<BookingRow, 'id' | 'reference' | 'listin
   listing_id: booking.listing_id,
 });
 
-async function bookingEvent(trx: Trx, booking: BookingRow, type: `booking.${string}`, causedBy: CausedBy) {
+async function bookingEvent(trx: Trx, booking: BookingRow, type: Extract<EventType, `booking.${string}`>, causedBy: CausedBy) {
   await recordEvent(trx, { companyId: booking.company_id, type, causedBy, data: bookingEventData(booking) });
 }
 
@@ -56,7 +56,7 @@ export async function transactionForNights<T>(db: Db, work: (trx: Trx) => Promis
 }
 
 /** The booking's status machine (lib/transitions.ts): staff confirm a held one, mark a confirmed one paid, cancel. */
-export const bookingStatus = statusMachine<BookingRow['status']>('booking', {
+export const bookingMachine = statusMachine<BookingRow['status']>('booking', {
   held: ['confirmed', 'cancelled'],
   confirmed: ['paid', 'cancelled'],
   paid: ['cancelled'],
@@ -140,7 +140,7 @@ export function stepBooking(
       .where('b.reference', '=', reference)
       .executeTakeFirst()) as StepRead | undefined;
     if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
-    checkMove(bookingStatus, reference, lapsedBy(booking, now) ? 'cancelled' : booking.status, to);
+    checkMove(bookingMachine, reference, lapsedBy(booking, now) ? 'cancelled' : booking.status, to);
     const set: Record<string, unknown> = { status: to, updated_at: sql`clock_timestamp()` };
     if (action === 'confirm') {
       set.confirmed_at = at;

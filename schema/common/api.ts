@@ -13,6 +13,10 @@ export const ProblemSchema = z
       .array(z.object({ path: z.string(), code: z.string(), message: z.string() }))
       .optional()
       .openapi({ description: 'For invalid input: one entry per offending field.' }),
+    allowed: z.array(z.string()).optional().openapi({
+      description:
+        'For `invalid_transition`: the statuses the record may move to from its current one (empty from a final status).',
+    }),
   })
   .openapi('Problem');
 

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Json, LocalisedText, NullableTimestamp, Texts, Touched, Version } from '../common/columns';
-import type { LeadChannel, LeadReferral, LeadStatus } from '../common/leads';
+import type { LeadChannel, LeadReferral, LeadStatus } from '../common/lead-shape';
 
 export const activityTypes = ['note', 'call', 'meeting', 'message', 'email'] as const;
 export type ActivityType = (typeof activityTypes)[number];

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { text } from '../common/text';
 import { syncQuery, listOf, instant as requestInstant } from '../common/api';
 import { ExternalInput, externalQuery } from '../common/external';
-import { LeadSchema, leadStatuses } from '../common/leads';
+import { LeadSchema, leadStatuses } from '../common/lead-shape';
 
 export const LeadListSchema = listOf(LeadSchema, 'LeadList');
 

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { instant } from '../common/api';
 import { text } from '../common/text';
 import { LeadDetailsInput, leadFormFields } from '../common/forms';
-import { leadChannels } from '../common/leads';
+import { leadChannels } from '../common/lead-shape';
 import { inboundKinds } from './db';
 
 /**

@@ -5,7 +5,7 @@ import { forbiddenKind } from '../common/forbidden-keys';
 import { queryInteger } from '../common/api';
 import { date, weekday } from '../common/homes';
 import { formGuardFields, leadFormFields } from '../common/forms';
-import { SentDetailsSchema } from '../common/leads';
+import { SentDetailsSchema } from '../common/lead-shape';
 import { requireEmailOrPhone } from '../common/people';
 
 const money = z.string().openapi({ description: 'A decimal string in the company’s currency.', example: '850.00' });

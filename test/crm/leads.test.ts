@@ -85,6 +85,7 @@ describe('PATCH /leads/{reference}: status', () => {
         expect(res.error.errors).toEqual([
           { path: 'status', code: 'invalid_transition', message: expect.stringContaining(next) },
         ]);
+        expect(res.error.allowed).toEqual(allowed[from]);
         expect((await getLead(reference)).data.status).toBe(from);
       }
     }

@@ -107,7 +107,15 @@ describe('members', () => {
     const listed = (await members({ page_size: 100 })).results.find((m) => m.id === member.id);
     expect(listed).toEqual(off.json);
     expect((await admin('/members/mem_unknown', 'PATCH', { active: false })).status).toBe(404);
-    expect((await admin(`/members/${member.id}`, 'PATCH', { department: 'nowhere' })).status).toBe(400);
+    // An unknown department is the one refusal every group gives a record the body names (lib/named-records.ts).
+    const nowhere = await admin(`/members/${member.id}`, 'PATCH', { department: 'nowhere' });
+    expect([nowhere.status, nowhere.json.code, nowhere.json.errors]).toEqual([
+      400,
+      'invalid_request',
+      [{ path: 'department', code: 'unknown_reference', message: 'nowhere is not a department of this company.' }],
+    ]);
+    const added = await admin('/members', 'POST', { name: 'Nobody', department: 'nowhere' });
+    expect([added.status, added.json.errors?.[0]?.code]).toEqual([400, 'unknown_reference']);
     expect((await admin(`/members/${member.id}`, 'PATCH', { id: 'mem_other' })).status).toBe(400);
   });
 

@@ -61,6 +61,11 @@ describe('POST /leases/{reference}/notice', () => {
     const refused = await l.notice(draft, { by: 'renter', intent: 'renew' });
     expect(refused.response.status).toBe(409);
     expect(refused.error?.code).toBe('invalid_transition');
+    // Through the lease machine (lib/transitions.ts): what the draft may become before it takes a notice.
+    expect(refused.error?.allowed).toEqual(['active']);
+    expect(refused.error?.detail).toBe(
+      `The lease ${draft} is draft and takes no notice (only when active); allowed next: active.`,
+    );
     expect((await l.notice(draft, { by: 'renter', intent: 'vacate', proposed_rent: '1' })).response.status).toBe(400);
     expect(await w.eventsOf(draft)).toEqual(['lease.created']);
   });

@@ -61,6 +61,15 @@ describe('POST /leases/{reference}/renew', () => {
     const refused = await l.renew(draft);
     expect(refused.response.status).toBe(409);
     expect(refused.error?.code).toBe('invalid_transition');
+    // Through the lease machine (lib/transitions.ts): a draft may only become active, then be renewed.
+    expect(refused.error?.allowed).toEqual(['active']);
+    expect(refused.error?.errors).toEqual([
+      {
+        path: 'status',
+        code: 'invalid_transition',
+        message: `The lease ${draft} is draft and takes no renewal (only when active or ended); allowed next: active.`,
+      },
+    ]);
   });
 
   it('gives one renewal draft of 20 concurrent renewals', async () => {

@@ -96,13 +96,22 @@ describe('PATCH /job-charges/{charge_id}', () => {
     const paid = await patch(booked.charge_id, { status: 'paid' });
     expect(paid.response.status).toBe(409);
     expect(paid.error?.code).toBe('invalid_transition');
+    expect(paid.error?.allowed).toEqual([]);
     expect(await w.eventsOf(job.reference)).toEqual(['job_charge.booked', 'job_charge.cancelled']);
   });
 
   it('marks only a renter’s charge paid', async () => {
     const job = await w.job();
     const owners = await charge({ job: job.reference, cost: '50', payer: 'owner' });
-    expect((await patch(owners.charge_id, { status: 'paid' })).error?.code).toBe('invalid_transition');
+    const refused = await patch(owners.charge_id, { status: 'paid' });
+    expect([refused.response.status, refused.error?.code, refused.error?.allowed]).toEqual([
+      409,
+      'invalid_transition',
+      ['cancelled'],
+    ]);
+    expect(refused.error?.detail).toBe(
+      `The charge ${owners.charge_id} is booked and cannot become paid (only a renter’s charge is marked paid; the owner pays this one); allowed next: cancelled.`,
+    );
     const renters = await charge({ job: job.reference, cost: '50', payer: 'renter' });
     const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     const future = await patch(renters.charge_id, { status: 'paid', paid_on: tomorrow });

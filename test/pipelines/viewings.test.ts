@@ -114,6 +114,8 @@ describe('PATCH /viewings/{reference}', () => {
       const moved = await patch(viewing.reference, { time: '2030-06-01T10:00:00Z' });
       expect(moved.response.status).toBe(409);
       expect(moved.error?.code).toBe('invalid_transition');
+      expect(moved.error?.allowed).toEqual([]);
+      expect(moved.error?.errors?.[0]).toMatchObject({ path: 'time', code: 'invalid_transition' });
       expect((await patch(viewing.reference, { status: 'cancelled' })).response.status).toBe(409);
       expect((await patch(viewing.reference, { feedback: 'Second visit wanted' })).data?.feedback).toBe('Second visit wanted');
       expect(await w.eventsOf(viewing.reference)).toEqual(['viewing.planned', 'viewing.done', 'viewing.updated']);
@@ -128,8 +130,15 @@ describe('PATCH /viewings/{reference}', () => {
     expect(cancelled.data?.status).toBe('cancelled');
     expect(cancelled.data?.cancelled_at).not.toBeNull();
     for (const body of [{ status: 'done' }, { feedback: 'x' }, { time }, { status: 'missed' }]) {
-      expect((await patch(viewing.reference, body)).response.status, JSON.stringify(body)).toBe(409);
+      const refused = await patch(viewing.reference, body);
+      expect(refused.response.status, JSON.stringify(body)).toBe(409);
+      // Through lib/transitions.ts, feedback included: the statuses it may still move to (none: cancelled is final).
+      expect([refused.error?.code, refused.error?.allowed], JSON.stringify(body)).toEqual(['invalid_transition', []]);
     }
+    const feedback = await patch(viewing.reference, { feedback: 'x' });
+    const said = `The viewing ${viewing.reference} is cancelled and takes no feedback (only when planned, missed or done); allowed next: none (final).`;
+    expect(feedback.error?.errors).toEqual([{ path: 'feedback', code: 'invalid_transition', message: said }]);
+    expect(feedback.error?.detail).toBe(said);
     const external = { source: 'calendly', id: `c-${w.unique()}` };
     expect((await patch(viewing.reference, { external })).data?.external).toEqual([external]);
     expect(await w.eventsOf(viewing.reference)).toEqual(['viewing.planned', 'viewing.cancelled']);

@@ -19,11 +19,13 @@ import {
   clockReads,
   describeFinding,
   groupRouteHelpers,
+  otherHandlerTypes,
   outboundFetches,
   outboundFetchFiles,
   plainRoutes,
   queriesInRouteFiles,
   routesOutsideRouteFiles,
+  transitionsElsewhere,
 } from '../support/shape';
 
 /**
@@ -96,6 +98,16 @@ describe('the layout of functions/, lib/ and schema/', () => {
   it('names every handler (stack traces name them)', () => {
     const anonymous = anonymousHandlers(graph).map(describeFinding);
     expect(anonymous, listed('anonymous handlers', anonymous)).toEqual([]);
+  });
+
+  it('types every handler one way: Handler<typeof route> of lib/routes.ts (issue 33)', () => {
+    const types = otherHandlerTypes(graph).map(describeFinding);
+    expect(types, listed('handlers typed another way', types)).toEqual([]);
+  });
+
+  it('moves every status through lib/transitions.ts: no invalid_transition by hand, every table a <noun>Machine (issue 33)', () => {
+    const moves = transitionsElsewhere(graph).map(describeFinding);
+    expect(moves, listed('status moves outside lib/transitions.ts', moves)).toEqual([]);
   });
 
   it('fetches only through the outbound guard (lib/outbound/guard.ts guardedFetch)', () => {
@@ -249,8 +261,21 @@ describe('the shape checker (issue 22), on trees of its own', () => {
     anonymous: anonymousHandlers(graph).map(describeFinding),
     fetches: outboundFetches(graph).map(describeFinding),
     audit: auditWritesElsewhere(graph).map(describeFinding),
+    transitions: transitionsElsewhere(graph).map(describeFinding),
+    handlerTypes: otherHandlerTypes(graph).map(describeFinding),
   });
-  const none = { queries: [], outside: [], plain: [], clock: [], helpers: [], anonymous: [], fetches: [], audit: [] };
+  const none = {
+    queries: [],
+    outside: [],
+    plain: [],
+    clock: [],
+    helpers: [],
+    anonymous: [],
+    fetches: [],
+    audit: [],
+    transitions: [],
+    handlerTypes: [],
+  };
 
   /**
    * A group in the one shape: its route file declares through lib/routes.ts and delegates to named handlers (a const
@@ -259,8 +284,13 @@ describe('the shape checker (issue 22), on trees of its own', () => {
    */
   const clean: Record<string, string> = {
     'lib/clock.ts': 'export const systemClock = () => new Date();\nexport const systemMillis = () => Date.now();\n',
-    'lib/routes.ts':
-      'export const serverRoutes = (tag: string) => (scope: string, route: object) => ({ ...route, tag, scope });\n',
+    // The one handler type (lib/routes.ts) over @hono/zod-openapi's.
+    'lib/routes.ts': [
+      "import type { RouteConfig, RouteHandler } from '@hono/zod-openapi';",
+      'export type Handler<R extends RouteConfig> = RouteHandler<R, object>;',
+      'export const serverRoutes = (tag: string) => (scope: string, route: object) => ({ ...route, tag, scope });',
+      '',
+    ].join('\n'),
     'lib/app.ts': 'export const createRouter = (): any => ({ openapi: () => createRouter() });\n',
     'functions/alpha/rows.ts': [
       "import { systemClock } from '../../lib/clock';",
@@ -309,6 +339,21 @@ describe('the shape checker (issue 22), on trees of its own', () => {
       '',
     ].join('\n'),
     'lib/audit.ts': "export const writeAudit = (db: any) => db.insertInto('audit_log').values({}).execute();\n",
+    // Status moves: the code declared in lib/errors.ts, thrown only by lib/transitions.ts; a group's table, its handler type.
+    'lib/errors.ts': 'export const problemStatus = { invalid_transition: 409 };\nexport type Code = "invalid_transition";\n',
+    'lib/transitions.ts': [
+      "import { problemStatus } from './errors';",
+      'export const statusMachine = (noun: string, moves: object) => ({ noun, moves });',
+      "export const checkMove = () => { throw Object.assign(new Error('refused'), { code: 'invalid_transition', problemStatus }); };",
+      '',
+    ].join('\n'),
+    'functions/alpha/row-status.ts': [
+      "import { checkMove, statusMachine } from '../../lib/transitions';",
+      "export const rowMachine = statusMachine('row', { open: ['closed'], closed: [] });",
+      '/** A refused move is `invalid_transition`, naming the allowed next statuses. */',
+      'export const close = () => checkMove();',
+      '',
+    ].join('\n'),
     // A page at a secret token: declared through lib/pages.ts in its route file, answered by a function of page.ts.
     'lib/pages.ts': 'export const tokenPageRoute = (route: object) => ({ ...route, access: { kind: "page" } });\n',
     'functions/alpha/page.routes.ts': [
@@ -484,6 +529,44 @@ describe('the shape checker (issue 22), on trees of its own', () => {
       audit: [
         'functions/alpha/rows.ts:6 an audit row written by hand (use lib/audit.ts)',
         'lib/keys.ts:1 an audit row written by hand (use lib/audit.ts)',
+      ],
+    });
+  });
+
+  it('finds invalid_transition by hand outside lib/transitions.ts, and a status table not named <noun>Machine (issue 33)', () => {
+    const graph = tree({
+      ...clean,
+      'lib/errors.ts': `${clean['lib/errors.ts']}export class ApiError extends Error {}\n`,
+      'functions/alpha/row-status.ts': [
+        "import { ApiError } from '../../lib/errors';",
+        "import { statusMachine } from '../../lib/transitions';",
+        "export const rowStatus = statusMachine('row', { open: ['closed'], closed: [] });",
+        "export const refuse = () => { throw new ApiError('invalid_transition', 'The row is closed.'); };",
+        "export const field = { path: 'status', code: `invalid_transition`, message: 'The row is closed.' };",
+        '',
+      ].join('\n'),
+    });
+    expect(shape(graph)).toEqual({
+      ...none,
+      transitions: [
+        'functions/alpha/row-status.ts:3 a status table named rowStatus (name it <noun>Machine)',
+        'functions/alpha/row-status.ts:4 invalid_transition by hand (use lib/transitions.ts)',
+        'functions/alpha/row-status.ts:5 invalid_transition by hand (use lib/transitions.ts)',
+      ],
+    });
+  });
+
+  it('finds handlers typed with RouteHandler outside lib/routes.ts, renamed or not (one handler type, issue 33)', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/rows.routes.ts': `import type { RouteHandler } from '@hono/zod-openapi';\n${clean['functions/alpha/rows.routes.ts']}`,
+      'lib/pages.ts': `import { type RouteHandler as Page, z } from '@hono/zod-openapi';\n${clean['lib/pages.ts']}`,
+    });
+    expect(shape(graph)).toEqual({
+      ...none,
+      handlerTypes: [
+        'functions/alpha/rows.routes.ts:1 RouteHandler (type handlers Handler<typeof route>, lib/routes.ts)',
+        'lib/pages.ts:1 RouteHandler (type handlers Handler<typeof route>, lib/routes.ts)',
       ],
     });
   });

@@ -245,3 +245,70 @@ export function auditWritesElsewhere(graph: ImportGraph): Finding[] {
   }
   return found;
 }
+
+/** The one home of status moves (`statusMachine`, `checkMove`, `checkTakes`) and of their refusal. */
+export const transitionsFile = 'lib/transitions.ts';
+
+/** The name of every status table: `<noun>Machine` (`leadMachine`, `ownerChargeMachine`). */
+const machineName = /^[a-z][A-Za-z0-9]*Machine$/;
+
+/**
+ * Status moves outside lib/transitions.ts (issue 33): `invalid_transition` as a value anywhere else (thrown by hand
+ * with `new ApiError`, given to a helper, written as a field error's code), so the refusal would not name the allowed
+ * next statuses; and a status table declared with `statusMachine` under another name than `<noun>Machine`. Declaring
+ * the code (lib/errors.ts' keys) and describing it (text that merely names it) are no findings.
+ */
+export function transitionsElsewhere(graph: ImportGraph): Finding[] {
+  const found: Finding[] = [];
+  for (const file of graph.files.filter((f) => f !== transitionsFile)) {
+    const sf = parse(graph, file);
+    visit(sf, (node) => {
+      if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && node.text === 'invalid_transition') {
+        const parent = node.parent;
+        const isKey = (ts.isPropertyAssignment(parent) || ts.isPropertySignature(parent)) && parent.name === node;
+        if (!isKey && !ts.isLiteralTypeNode(parent)) {
+          found.push({ file, line: lineOf(sf, node), what: 'invalid_transition by hand (use lib/transitions.ts)' });
+        }
+      }
+      if (ts.isVariableDeclaration(node) && node.initializer && ts.isCallExpression(node.initializer)) {
+        const callee = node.initializer.expression;
+        if (ts.isIdentifier(callee) && callee.text === 'statusMachine' && ts.isIdentifier(node.name)) {
+          if (!machineName.test(node.name.text)) {
+            found.push({ file, line: lineOf(sf, node), what: `a status table named ${node.name.text} (name it <noun>Machine)` });
+          }
+        }
+      }
+    });
+  }
+  return found;
+}
+
+/** The one handler type's home: `Handler<typeof route>` in lib/routes.ts. */
+export const handlerTypeFile = 'lib/routes.ts';
+
+/**
+ * A second handler type: `RouteHandler` of @hono/zod-openapi imported anywhere but lib/routes.ts (whose `Handler`
+ * names the environment once), so every handler is typed `Handler<typeof route>` (issue 33).
+ */
+export function otherHandlerTypes(graph: ImportGraph): Finding[] {
+  const found: Finding[] = [];
+  for (const file of graph.files.filter((f) => f !== handlerTypeFile)) {
+    const sf = parse(graph, file);
+    for (const statement of sf.statements) {
+      if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+      if (statement.moduleSpecifier.text !== '@hono/zod-openapi') continue;
+      const bindings = statement.importClause?.namedBindings;
+      if (!bindings || !ts.isNamedImports(bindings)) continue;
+      for (const element of bindings.elements) {
+        if ((element.propertyName ?? element.name).text === 'RouteHandler') {
+          found.push({
+            file,
+            line: lineOf(sf, element),
+            what: 'RouteHandler (type handlers Handler<typeof route>, lib/routes.ts)',
+          });
+        }
+      }
+    }
+  }
+  return found;
+}

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { CausedBy, EventData } from '../../lib/events';
+import type { CausedBy, EventData, EventType } from '../../lib/events';
 import { recordEvent } from '../../lib/events';
 import { dispatchDue } from '../../lib/webhooks/local';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
@@ -73,7 +73,13 @@ export async function subscribe(api: TestApi, companyId: string, body: Record<st
 }
 
 /** Records an event in a committed transaction, as a domain function would. */
-export async function record(api: TestApi, companyId: string, type: string, causedBy: CausedBy = 'admin', data: EventData = {}) {
+export async function record(
+  api: TestApi,
+  companyId: string,
+  type: EventType,
+  causedBy: CausedBy = 'admin',
+  data: EventData = {},
+) {
   return api.db
     .transaction()
     .execute((trx) => recordEvent(trx, { companyId, type, causedBy, data: { reference: 'R-1', ...data } }));

@@ -2503,6 +2503,8 @@ export interface components {
                 code: string;
                 message: string;
             }[];
+            /** @description For `invalid_transition`: the statuses the record may move to from its current one (empty from a final status). */
+            allowed?: string[];
         };
         MapPointList: {
             results: components["schemas"]["MapPoint"][];

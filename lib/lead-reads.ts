@@ -2,7 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import { type Keyring, decryptJson } from './crypto-jwe';
 import type { Executor } from './db/index';
 import type { LeadRow } from '../schema/crm/db';
-import type { LeadSchema } from '../schema/common/leads';
+import type { LeadSchema } from '../schema/common/lead-shape';
 import { type ExternalLink, externalIdsColumn, shownExternalIds } from './external-ids';
 import { iso } from './dates';
 

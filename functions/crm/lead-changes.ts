@@ -1,16 +1,16 @@
 import { sql, type Updateable } from 'kysely';
 import { readAuditCte } from '../../lib/audit';
 import { ApiError, notFound } from '../../lib/errors';
-import { eventCtes, newEventId } from '../../lib/events';
+import { eventCtes, type EventInput, type EventType, newEventId } from '../../lib/events';
 import { externalHolder, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
-import type { LeadRecord } from '../../lib/leads';
-import { selectLeads } from '../../lib/leads';
+import type { LeadRecord } from '../../lib/lead-reads';
+import { selectLeads } from '../../lib/lead-reads';
 import { departmentKnown, type MemberRule, memberKnown, unknownDepartment, unknownMember } from '../../lib/named-records';
 import { checkIfMatch } from '../../lib/preconditions';
 import type { Written } from '../../lib/resources';
 import { checkMove, statusMachine } from '../../lib/transitions';
 import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/write';
-import type { LeadStatus } from '../../schema/common/leads';
+import type { LeadStatus } from '../../schema/common/lead-shape';
 import type { LeadRow, LeadsTable } from '../../schema/crm/db';
 import type { LeadPatchValue } from '../../schema/crm/leads';
 
@@ -18,7 +18,7 @@ import type { LeadPatchValue } from '../../schema/crm/leads';
  * The moves a lead's status may make. `won` is final; `lost` may be reopened (to `contacted`); `spam` may be undone (to
  * `new`); nothing goes back to `new` otherwise. Staying in the same status is not a move.
  */
-export const leadStatusMachine = statusMachine<LeadStatus>('lead', {
+export const leadMachine = statusMachine<LeadStatus>('lead', {
   new: ['contacted', 'qualified', 'lost', 'spam'],
   contacted: ['qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'],
   qualified: ['contacted', 'viewing', 'negotiating', 'won', 'lost'],
@@ -94,7 +94,7 @@ export async function changeLead(
     }
   }
   if (input.status !== undefined && input.status !== lead.status) {
-    checkMove(leadStatusMachine, reference, lead.status, input.status);
+    checkMove(leadMachine, reference, lead.status, input.status);
     set.status = input.status;
   }
   const link = linkFor('lead', input.external, read.holder, lead.id);
@@ -114,7 +114,7 @@ export async function changeLead(
     .where('version', '=', lead.version)
     .where(sql<boolean>`(${department}::text is null or ${departmentKnown(company.id, department ?? '')})`)
     .returningAll();
-  const event = (type: string, data: Record<string, string | null>) => ({
+  const event = (type: EventType, data: Record<string, string | null>): EventInput => ({
     companyId: company.id,
     type,
     causedBy: scope.causedBy,

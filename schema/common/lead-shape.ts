@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { ExternalSchema } from './external';
 
-/** A lead's statuses (the CRM moves them; see leadTransitions in functions/crm/leads.ts). */
+/** A lead's statuses (the CRM moves them; see leadMachine in functions/crm/lead-changes.ts). */
 export const leadStatuses = ['new', 'contacted', 'qualified', 'viewing', 'negotiating', 'won', 'lost', 'spam'] as const;
 export type LeadStatus = (typeof leadStatuses)[number];
 
