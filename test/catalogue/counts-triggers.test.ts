@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
+import { demoCompany } from '../support/world';
 
 /**
  * Migration 0015's triggers, driven by plain SQL (any write path, not only the API's): catalogue_counts always
@@ -10,7 +11,7 @@ let api: TestApi;
 let company: { id: string; host: string };
 beforeAll(async () => {
   api = await createTestApi();
-  company = await api.demoCompany();
+  company = await demoCompany(api);
 });
 afterAll(() => api.close());
 

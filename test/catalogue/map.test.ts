@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
 import { areaSlug, bySlug, type DemoListing, enSlugs, getOk, ordered, pageLengths, published, qs, sorts, walk } from './support';
+import { demoCompany } from '../support/world';
 
 let api: TestApi;
 let company: { id: string; host: string };
 
 beforeAll(async () => {
   api = await createTestApi();
-  company = await api.demoCompany();
+  company = await demoCompany(api);
 });
 afterAll(() => api.close());
 

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, demo, type TestApi } from '../support/harness';
 import { qs, walk } from './support';
+import { createCompany } from '../support/world';
 
 /**
  * Keyset pages lose nothing and repeat nothing, in every sort's full order including the id tiebreak: a company
@@ -17,7 +18,7 @@ const instants = ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000001Z', '20
 
 beforeAll(async () => {
   api = await createTestApi();
-  const company = await api.createCompany();
+  const company = await createCompany(api);
   host = company.host;
   const listings = Array.from({ length: 45 }, (_, i) => ({
     slug: { en: `tie-${i}` },

@@ -6,6 +6,7 @@ import { createTestApi, type TestApi } from '../support/harness';
 import { listingAnswers } from '../forms/support';
 import { expectAnswersAsPresented, listingIdOf, storedRender } from './presented';
 import { bySlug, patchSettings, publish, withdraw } from './support';
+import { createKey, demoCompany, importCatalogue } from '../support/world';
 
 /**
  * Render on write (functions/catalogue/renders.ts): the stored forms are what the presenter makes, every public
@@ -19,7 +20,7 @@ let media: string;
 
 beforeAll(async () => {
   api = await createTestApi({ env: { CATALOGUE_RESPONSE_CACHE_MB: '0', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' } });
-  company = await api.demoCompany({ team_module: true, site_url: 'https://www.demo-properties.ae' });
+  company = await demoCompany(api, { team_module: true, site_url: 'https://www.demo-properties.ae' });
   media = api.platform.config.MEDIA_BASE_URL;
 });
 afterAll(() => api.close());
@@ -198,7 +199,7 @@ describe('every change is in the next answer', () => {
   });
 
   it('a listing written by another group (a draft from a listing request) and published in SQL', async () => {
-    const writer = await api.createKey(company.id, { scopes: ['write:leads'] });
+    const writer = await createKey(api, company.id, { scopes: ['write:leads'] });
     const body = { consent: true, consent_version: '2026-01', email: 'seller@example.com', service: 'sell-my-property' };
     const lead = await api.request('/api/v1/leads', {
       host: company.host,
@@ -246,7 +247,7 @@ describe('every change is in the next answer', () => {
       .where('slug_en', '=', 'downtown-dubai')
       .execute();
     expect(await renderCount(false)).toBeGreaterThan(0);
-    await api.importCatalogue(company.id, { services: [] });
+    await importCatalogue(api, company.id, { services: [] });
     expect(await renderCount(false)).toBe(0);
     expect(await renderCount(true)).toBeGreaterThan(25);
     await answers();

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, createKey } from '../support/world';
 
 /**
  * Sync lists order by (updated_at, id) with keyset cursors, "so a client paging while others write misses
@@ -107,8 +108,8 @@ let coverage = newCoverage();
 /** One run: a fresh company, some records, then one walk interleaved with writes, one catch-up pull, and the checks. */
 async function run(subject: Subject, scenario: Scenario): Promise<void> {
   coverage.runs++;
-  const created = await api.createCompany();
-  const { secret } = await api.createKey(created.id, {
+  const created = await createCompany(api);
+  const { secret } = await createKey(api, created.id, {
     scopes: ['read:contacts', 'write:contacts', 'read:leads', 'write:leads'],
   });
   const company: Company = { ...created, key: secret };

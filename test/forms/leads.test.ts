@@ -10,6 +10,7 @@ import { newDetailsKey } from '../../lib/crypto-jwe';
 import { ensureDetailsKeys } from '../../lib/node/platform';
 import { createTestApi, type TestApi } from '../support/harness';
 import { setUpdatedAt, expectStampedSince } from '../support/times';
+import { createKey, demoCompany } from '../support/world';
 
 let api: TestApi;
 let company: { id: string; host: string };
@@ -18,9 +19,9 @@ let reader: { secret: string; prefix: string };
 
 beforeAll(async () => {
   api = await createTestApi();
-  company = await api.demoCompany({ phone_country: 'AE' });
-  writer = await api.createKey(company.id, { scopes: ['write:leads'] });
-  reader = await api.createKey(company.id, { scopes: ['read:leads'] });
+  company = await demoCompany(api, { phone_country: 'AE' });
+  writer = await createKey(api, company.id, { scopes: ['write:leads'] });
+  reader = await createKey(api, company.id, { scopes: ['read:leads'] });
 });
 afterAll(() => api.close());
 
@@ -376,7 +377,7 @@ describe('a lead for a person already known', () => {
     const body = base();
     const first = await post(body);
     const person = first.json.person as string;
-    const people = await api.createKey(company.id, { scopes: ['read:contacts'] });
+    const people = await createKey(api, company.id, { scopes: ['read:contacts'] });
     const read = () => api.request(`/api/v1/contacts/${person}`, { host: company.host, key: people.secret });
     // An earlier instant set explicitly: the two writes could fall in one millisecond of PGlite's clock.
     await setUpdatedAt(

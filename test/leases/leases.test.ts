@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leasesOf, type World, world } from '../support/world';
+import { createKey, leasesOf, type World, world } from '../support/world';
 
 let w: World;
 let l: ReturnType<typeof leasesOf>;
@@ -148,7 +148,7 @@ describe('GET /leases and /leases/{reference}', () => {
   });
 
   it('refuses a publishable key and a key without the scope', async () => {
-    const other = await w.api.createKey(w.company.id, { scopes: ['read:contacts'] });
+    const other = await createKey(w.api, w.company.id, { scopes: ['read:contacts'] });
     const res = await w.api.request('/api/v1/leases', { host: w.company.host, key: other.secret });
     expect(res.status).toBe(403);
     const reader = await w.keyWith(['read:leases']);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestClient, testClient } from '../support/client';
-import { type World, world } from '../support/world';
+import { createCompany, createKey, type World, world } from '../support/world';
 
 let w: World;
 let writes: TestClient;
@@ -114,8 +114,8 @@ describe('POST /deals', () => {
   });
 
   it('answers 400 no_pipeline for a company without pipelines', async () => {
-    const company = await w.api.createCompany();
-    const key = await w.api.createKey(company.id, { scopes: ['write:pipelines'] });
+    const company = await createCompany(w.api);
+    const key = await createKey(w.api, company.id, { scopes: ['write:pipelines'] });
     const res = await post(
       { person: { email: 'a@example.com' } },
       testClient(w.api, { host: company.host, serverKey: key.secret }),

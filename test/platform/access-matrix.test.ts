@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, createKey, demoCompany } from '../support/world';
 
 /**
  * The shared authorisation suite: every operation of both OpenAPI documents, driven by the access
@@ -81,19 +82,19 @@ async function call(op: Operation, options: { key?: string; host?: string; heade
 
 beforeAll(async () => {
   api = await createTestApi();
-  company = await api.demoCompany({ team_module: true, bookings_enabled: true });
-  other = await api.createCompany();
+  company = await demoCompany(api, { team_module: true, bookings_enabled: true });
+  other = await createCompany(api);
   for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
   const all = [...scopes];
   keys = {
-    all: (await api.createKey(company.id, { scopes: all })).secret,
-    none: (await api.createKey(company.id, { scopes: ['read:pipelines'] })).secret,
+    all: (await createKey(api, company.id, { scopes: all })).secret,
+    none: (await createKey(api, company.id, { scopes: ['read:pipelines'] })).secret,
     // For the routes that take read:pipelines: a valid key with another scope.
-    noneElse: (await api.createKey(company.id, { scopes: ['read:team'] })).secret,
-    foreign: (await api.createKey(other.id, { scopes: all })).secret,
-    publishable: (await api.createKey(company.id, { kind: 'publishable', origins: ['https://www.example.com'] })).secret,
+    noneElse: (await createKey(api, company.id, { scopes: ['read:team'] })).secret,
+    foreign: (await createKey(api, other.id, { scopes: all })).secret,
+    publishable: (await createKey(api, company.id, { kind: 'publishable', origins: ['https://www.example.com'] })).secret,
   };
-  const revoked = await api.createKey(company.id, { scopes: all });
+  const revoked = await createKey(api, company.id, { scopes: all });
   await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
   keys.revoked = revoked.secret;
   keys.unknown = `sk_${'A'.repeat(10)}${'b'.repeat(32)}`;
@@ -289,7 +290,7 @@ describe('scopes', () => {
   it('accepts a key holding exactly one of the declared scopes', async () => {
     for (const op of keyed()) {
       for (const scope of op.access.scopes ?? []) {
-        const { secret } = await api.createKey(company.id, { scopes: [scope as (typeof scopes)[number]] });
+        const { secret } = await createKey(api, company.id, { scopes: [scope as (typeof scopes)[number]] });
         const res = await call(op, { key: secret });
         expect([200, 201], `${op.method} ${op.path} with ${scope}: ${res.text}`).toContain(res.status);
       }

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
+import { demoCompany } from '../support/world';
 
 let api: TestApi;
 let host: string;
 
 beforeAll(async () => {
   api = await createTestApi();
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
 });
 afterAll(() => api.close());
 

@@ -3,13 +3,14 @@ import { actorOf, writeAudit } from '../../lib/audit';
 import { recordEvent } from '../../lib/events';
 import type { ApiKeyRow } from '../../schema/platform/db';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany } from '../support/world';
 
 let api: TestApi;
 let company: { id: string; host: string };
 
 beforeAll(async () => {
   api = await createTestApi();
-  company = await api.createCompany();
+  company = await createCompany(api);
 });
 afterAll(() => api.close());
 

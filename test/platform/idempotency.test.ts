@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork, scheduledJobs } from '../../functions/jobs';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, createKey } from '../support/world';
 
 /**
  * Idempotency-Key on every POST and PATCH of the public API (lib/idempotency.ts): the first answer is replayed
@@ -17,10 +18,10 @@ let serial = 0;
 
 beforeAll(async () => {
   api = await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
-  company = await api.createCompany();
+  company = await createCompany(api);
   const scopes = ['write:leads', 'read:leads', 'write:contacts', 'read:contacts', 'write:followups'] as const;
-  key = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
-  otherKey = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
+  key = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
+  otherKey = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
 });
 afterAll(() => api.close());
 

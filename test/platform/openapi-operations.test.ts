@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationIdOf } from '../../lib/openapi';
 import { createTestApi, type TestApi } from '../support/harness';
+import { demoCompany } from '../support/world';
 
 /**
  * What the published documents promise integrators and linters (Redocly, Spectral: npm run lint:openapi in CI):
@@ -14,7 +15,7 @@ let publicDoc: any;
 let adminDoc: any;
 beforeAll(async () => {
   api = await createTestApi();
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
   publicDoc = (await api.request('/api/v1/openapi.json')).json;
   adminDoc = (await api.request('/admin/v1/openapi.json')).json;
 });

@@ -3,12 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListingListSchema, ListingSchema, MapPointListSchema } from '../../schema/catalogue/listings';
 import { ProblemSchema } from '../../schema/common/api';
 import { createTestApi, type TestApi } from '../support/harness';
+import { demoCompany } from '../support/world';
 
 let api: TestApi;
 let host: string;
 beforeAll(async () => {
   api = await createTestApi();
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
 });
 afterAll(() => api.close());
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, createKey, importCatalogue } from '../support/world';
 
 /**
  * ETag and If-Match (lib/preconditions.ts): every route the OpenAPI document declares with an `ETag` answer gives
@@ -92,10 +93,10 @@ const writes: Operation[] = [];
 
 beforeAll(async () => {
   api = await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
-  company = await api.createCompany();
-  await api.importCatalogue(company.id);
+  company = await createCompany(api);
+  await importCatalogue(api, company.id);
   for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
-  key = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
+  key = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
   const doc = (await api.request('/api/v1/openapi.json')).json;
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
     for (const [method, op] of Object.entries(ops)) {
