@@ -82,6 +82,29 @@ export async function demoCompany(
   return company;
 }
 
+/**
+ * A test API made before the file's tests (or a `describe` block's) and closed after them, in one line:
+ * `const api = useApi();` (its fields are there once the tests run). For tests of the platform's bricks; a test that
+ * needs a company with people and records takes {@link useWorld}.
+ */
+export function useApi(options: Parameters<typeof createTestApi>[0] = {}): TestApi {
+  const api = {} as TestApi;
+  beforeAll(async () => {
+    Object.assign(api, await createTestApi(options));
+  });
+  afterAll(() => api.close?.());
+  return api;
+}
+
+/** A company with the demo catalogue on `api` ({@link demoCompany}), made before the file's tests: its id and host. */
+export function useDemoCompany(api: TestApi, ...args: Parameters<typeof demoCompany> extends [TestApi, ...infer R] ? R : never) {
+  const company = {} as { id: string; host: string };
+  beforeAll(async () => {
+    Object.assign(company, await demoCompany(api, ...args));
+  });
+  return company;
+}
+
 // ---- The world. ----
 
 export type WorldOptions = {
@@ -94,6 +117,13 @@ export type WorldOptions = {
   company?: Record<string, unknown>;
   /** Environment of a new API, over generous rate limits (the limits have their own tests). */
   env?: Record<string, string>;
+  /**
+   * A new API on a database of the test file alone (the harness's `ownDatabase`), for work that scans every company
+   * (the webhook dispatcher, the scheduler).
+   */
+  ownDatabase?: boolean;
+  /** The demo pipelines (sales, leasing) added too (as `w.pipelines()` adds them). */
+  pipelines?: boolean;
 };
 
 /** A key as the admin API gave it. */
@@ -124,6 +154,7 @@ export async function world(options: WorldOptions = {}) {
   const api =
     options.api ??
     (await createTestApi({
+      ownDatabase: options.ownDatabase,
       env: {
         RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000',
         RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000',
@@ -322,6 +353,7 @@ export async function world(options: WorldOptions = {}) {
     /** Closes the API when the world made it (an API handed in is its maker's to close). */
     close: () => (options.api ? Promise.resolve() : api.close()),
   };
+  if (options.pipelines) await w.pipelines();
   return w;
 }
 
@@ -339,6 +371,19 @@ export function useWorld(options: WorldOptions | (() => WorldOptions | Promise<W
   });
   afterAll(() => w.close?.());
   return w;
+}
+
+/**
+ * Typed clients of the file's world, each on a new server key with one list of scopes, made before its tests:
+ * `const [writes, reads] = useClients(w, ['write:leads'], ['read:leads']);` (call after {@link useWorld}).
+ */
+export function useClients<Grants extends Scope[][]>(w: World, ...grants: Grants): { [K in keyof Grants]: TestClient } {
+  const clients = grants.map(() => ({}) as TestClient);
+  beforeAll(async () => {
+    const made = await Promise.all(grants.map((granted) => w.clientWith(granted)));
+    for (const [i, client] of made.entries()) Object.assign(clients[i] as TestClient, client);
+  });
+  return clients as { [K in keyof Grants]: TestClient };
 }
 
 // ---- Leases and rent payments (functions/leases): the lease records a test makes through the typed client. ----
