@@ -1,20 +1,14 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { demoPipelines, seedPipelinesDemo } from '../../functions/pipelines/demo';
 import { adminCli } from '../support/admin-cli';
-import { type TestClient, testClient } from '../support/client';
-import { createCompany, createKey, type World, world } from '../support/world';
+import { testClient } from '../support/client';
+import { createCompany, createKey, useClients, useWorld } from '../support/world';
 
-let w: World;
-let reads: TestClient;
-beforeAll(async () => {
-  w = await world();
-  await w.pipelines();
-  reads = await w.clientWith(['read:pipelines']);
-});
-afterAll(() => w.close());
+const w = useWorld({ pipelines: true });
+const [reads] = useClients(w, ['read:pipelines']);
 
 const keysOf = (list: Array<{ key: string }>) => list.map((item) => item.key);
 
