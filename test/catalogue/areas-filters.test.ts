@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, demo, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { demo } from '../support/harness';
 import { type DemoListing, getOk, listingDoc, publish, published, qs, withdraw } from './support';
-import { createCompany, demoCompany } from '../support/world';
+import { createCompany, demoCompany, useApi, useDemoCompany } from '../support/world';
 
-let api: TestApi;
-let company: { id: string; host: string };
-
-beforeAll(async () => {
-  api = await createTestApi();
-  company = await demoCompany(api);
-});
-afterAll(() => api.close());
+const api = useApi();
+const company = useDemoCompany(api);
 
 const types = ['sale', 'lease', 'holiday_home'] as const;
 type ListingType = (typeof types)[number];

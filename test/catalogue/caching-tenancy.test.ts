@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bySlug, enSlugs, getOk, listingDoc, published, smallCompany, walk, withdraw } from './support';
-import { createKey, demoCompany } from '../support/world';
+import { createKey, demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const sea = bySlug('marina-gate-2br-sea-view');
 const catalogueReads = [

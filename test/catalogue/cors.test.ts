@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
 import { bySlug } from './support';
-import { createKey, demoCompany } from '../support/world';
+import { createKey, useApi, useDemoCompany } from '../support/world';
 
-let api: TestApi;
-let company: { id: string; host: string };
-
-beforeAll(async () => {
-  api = await createTestApi();
-  company = await demoCompany(api, { team_module: true, bookings_enabled: true });
-});
-afterAll(() => api.close());
+const api = useApi();
+const company = useDemoCompany(api, { team_module: true, bookings_enabled: true });
 
 const sea = bySlug('marina-gate-2br-sea-view');
 const page = 'https://www.any-site.example';

@@ -7,14 +7,10 @@ import { promisify } from 'node:util';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBatchSize } from '../../functions/catalogue/content';
-import { createTestApi, demo, type TestApi } from '../support/harness';
-import { createCompany } from '../support/world';
+import { demo } from '../support/harness';
+import { createCompany, useApi } from '../support/world';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 /** `n` published listings in the demo's places, slugs `bulk-1` … `bulk-n`. */
 const bulk = (n: number) =>

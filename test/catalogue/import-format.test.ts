@@ -1,22 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalogueImportSchema, samplePath, schemaPath } from '../../bin/catalogue-schema';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
-import { createTestApi, type TestApi } from '../support/harness';
-import { createCompany, importCatalogue } from '../support/world';
+import { createCompany, importCatalogue, useApi } from '../support/world';
 
 /**
  * The catalogue import's published format (docs/formats): its JSON Schema stays what the import's zod schema gives,
  * a JSON Schema validator (Ajv, draft 2020-12) accepts the sample and the demo catalogue and refuses what the import
  * refuses, and the import takes the sample.
  */
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 async function load() {
   const schema = JSON.parse(await readFile(schemaPath, 'utf8'));

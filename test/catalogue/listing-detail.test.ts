@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
 import { bySlug, getOk, listingDoc, smallCompany } from './support';
-import { createCompany, demoCompany } from '../support/world';
+import { createCompany, demoCompany, useApi, useDemoCompany } from '../support/world';
 
-let api: TestApi;
-let company: { id: string; host: string };
-
-beforeAll(async () => {
-  api = await createTestApi();
-  company = await demoCompany(api);
-});
-afterAll(() => api.close());
+const api = useApi();
+const company = useDemoCompany(api);
 
 const detail = (slug: string, host = company.host) => api.request(`/api/v1/listings/${encodeURIComponent(slug)}`, { host });
 

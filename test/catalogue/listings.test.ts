@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, demo, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { demo } from '../support/harness';
 import {
   areaSlug,
   type DemoListing,
@@ -16,16 +16,14 @@ import {
   sorts,
   walk,
 } from './support';
-import { demoCompany, importCatalogue } from '../support/world';
+import { demoCompany, importCatalogue, useApi } from '../support/world';
 
-let api: TestApi;
 let host: string;
 
+const api = useApi();
 beforeAll(async () => {
-  api = await createTestApi();
   ({ host } = await demoCompany(api));
 });
-afterAll(() => api.close());
 
 const list = (query: Record<string, string | number> = {}) => getOk(api, host, `/api/v1/listings${qs(query)}`);
 

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bySlug, getOk, patchSettings, published, walk } from './support';
-import { demoCompany } from '../support/world';
+import { demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const sea = bySlug('marina-gate-2br-sea-view');
 const seaAr = sea.slug.ar;

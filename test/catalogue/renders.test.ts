@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { presenter } from '../../functions/catalogue/listings.present';
 import { renderContext, renderListing } from '../../functions/catalogue/renders';
 import { selectListingRecord } from '../../functions/catalogue/listings';
-import { createTestApi, type TestApi } from '../support/harness';
+import { createTestApi } from '../support/harness';
 import { listingAnswers } from '../forms/support';
 import { expectAnswersAsPresented, listingIdOf, storedRender } from './presented';
 import { bySlug, patchSettings, publish, withdraw } from './support';
-import { createKey, demoCompany, importCatalogue } from '../support/world';
+import { createKey, importCatalogue, useApi, useDemoCompany } from '../support/world';
 
 /**
  * Render on write (functions/catalogue/renders.ts): the stored forms are what the presenter makes, every public
@@ -14,16 +14,13 @@ import { createKey, demoCompany, importCatalogue } from '../support/world';
  * the next answer. Pages are built each time (the rendered-answer cache is off).
  */
 
-let api: TestApi;
-let company: { id: string; host: string };
 let media: string;
 
+const api = useApi({ env: { CATALOGUE_RESPONSE_CACHE_MB: '0', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' } });
+const company = useDemoCompany(api, { team_module: true, site_url: 'https://www.demo-properties.ae' });
 beforeAll(async () => {
-  api = await createTestApi({ env: { CATALOGUE_RESPONSE_CACHE_MB: '0', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' } });
-  company = await demoCompany(api, { team_module: true, site_url: 'https://www.demo-properties.ae' });
   media = api.platform.config.MEDIA_BASE_URL;
 });
-afterAll(() => api.close());
 
 const answers = () => expectAnswersAsPresented(api, company.host, company.id, media);
 const listingId = (slug: string) => listingIdOf(api, company.id, slug);

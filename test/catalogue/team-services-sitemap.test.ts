@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, demo, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { demo } from '../support/harness';
 import { bySlug, getOk, pageLengths, patchSettings, publish, published, sorted, walk, withdraw } from './support';
-import { createKey, demoCompany } from '../support/world';
+import { createKey, demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 describe('GET /team', () => {
   it.each([
