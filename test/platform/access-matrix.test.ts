@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
-import { createTestApi, type TestApi } from '../support/harness';
-import { createCompany, createKey, demoCompany } from '../support/world';
+import { createCompany, createKey, useApi, useDemoCompany } from '../support/world';
 
 /**
  * The shared authorisation suite: every operation of both OpenAPI documents, driven by the access
@@ -13,8 +12,6 @@ import { createCompany, createKey, demoCompany } from '../support/world';
 type Access = { kind: 'public' | 'server' | 'form' | 'admin' | 'inbound' | 'page' | 'qstash'; scopes?: string[] };
 type Operation = { method: string; path: string; access: Access };
 
-let api: TestApi;
-let company: { id: string; host: string };
 let other: { id: string; host: string };
 let keys: Record<string, string>;
 let operations: Operation[];
@@ -80,9 +77,9 @@ async function call(op: Operation, options: { key?: string; host?: string; heade
   });
 }
 
+const api = useApi();
+const company = useDemoCompany(api, { team_module: true, bookings_enabled: true });
 beforeAll(async () => {
-  api = await createTestApi();
-  company = await demoCompany(api, { team_module: true, bookings_enabled: true });
   other = await createCompany(api);
   for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
   const all = [...scopes];
@@ -162,7 +159,6 @@ beforeAll(async () => {
   references['rent-payments'] = payment.payment_id;
   bodies['POST /api/v1/rent-payments'] = { ...(bodies['POST /api/v1/rent-payments'] as object), replaces: bounced.payment_id };
 });
-afterAll(() => api.close());
 
 describe('every route declares its access', () => {
   it('gives every write that needs a body a valid example in its declaration', () => {

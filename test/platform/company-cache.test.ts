@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CompanyCache } from '../../lib/company-cache';
 import { companyByHost } from '../../lib/tenancy';
-import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
-import { createCompany, demoCompany as newDemoCompany } from '../support/world';
+import { createTestApi, openTestDatabase, statementLog } from '../support/harness';
+import { createCompany, demoCompany as newDemoCompany, useApi } from '../support/world';
 
 /**
  * The Host → company rows kept in memory (lib/company-cache.ts): a change made by another process (here, SQL
@@ -14,11 +14,7 @@ import { createCompany, demoCompany as newDemoCompany } from '../support/world';
 let statements: string[] = [];
 const log = statementLog(() => statements);
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi({ handle: await openTestDatabase({ log }) });
-});
-afterAll(() => api.close());
+const api = useApi({ handle: await openTestDatabase({ log }) });
 
 const cache = () => api.platform.companyCache;
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CompanyCache } from '../../lib/company-cache';
 import { verifyKey } from '../../lib/keys';
-import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
-import { createKey, demoCompany } from '../support/world';
+import { openTestDatabase, statementLog } from '../support/harness';
+import { createKey, useApi, useDemoCompany } from '../support/world';
 
 /**
  * API keys kept in memory on Node (lib/company-cache.ts, migration 0018): a keyed request whose key is known sends
@@ -14,13 +14,8 @@ import { createKey, demoCompany } from '../support/world';
 let statements: string[] = [];
 const log = statementLog(() => statements);
 
-let api: TestApi;
-let company: { id: string; host: string };
-beforeAll(async () => {
-  api = await createTestApi({ handle: await openTestDatabase({ log }) });
-  company = await demoCompany(api);
-});
-afterAll(() => api.close());
+const api = useApi({ handle: await openTestDatabase({ log }) });
+const company = useDemoCompany(api);
 
 const cache = () => api.platform.companyCache;
 

@@ -1,17 +1,10 @@
 import { expectStampedSince } from '../support/times';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
-import { createCompany, createKey, demoCompany } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { createCompany, createKey, useApi, useDemoCompany } from '../support/world';
 
-let api: TestApi;
-let company: { id: string; host: string };
-
-beforeAll(async () => {
-  api = await createTestApi();
-  company = await demoCompany(api);
-});
-afterAll(() => api.close());
+const api = useApi();
+const company = useDemoCompany(api);
 
 const read = (key: string) => api.request('/api/v1/listings?page_size=1', { host: company.host, key });
 

@@ -1,21 +1,19 @@
 import fc from 'fast-check';
 import { standardHeaders } from '../forms/inbound-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bookingBody, day, newHome, origin, plusDays, setup, todayInZone } from '../stay/support';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
-import { createTestApi, demo, type TestApi } from '../support/harness';
-import { createKey, demoCompany } from '../support/world';
+import { demo } from '../support/harness';
+import { createKey, useApi, useDemoCompany } from '../support/world';
 
 /** Property: whatever a client sends, the answer is never a 500 (bad input is a 4xx problem). */
 
-let api: TestApi;
-let company: { id: string; host: string };
 let operations: Array<{ method: string; path: string }>;
 
+const api = useApi();
+const company = useDemoCompany(api, { team_module: true });
 beforeAll(async () => {
-  api = await createTestApi();
-  company = await demoCompany(api, { team_module: true });
   const docs = [(await api.request('/api/v1/openapi.json')).json, (await api.request('/admin/v1/openapi.json')).json];
   operations = docs.flatMap((doc) =>
     Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
@@ -23,7 +21,6 @@ beforeAll(async () => {
     ),
   );
 });
-afterAll(() => api.close());
 
 const names = [
   'type',

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
-import { createTestApi, type TestApi } from '../support/harness';
-import { createCompany, createKey, importCatalogue } from '../support/world';
+import { createCompany, createKey, importCatalogue, useApi } from '../support/world';
 
 /**
  * ETag and If-Match (lib/preconditions.ts): every route the OpenAPI document declares with an `ETag` answer gives
@@ -10,7 +9,6 @@ import { createCompany, createKey, importCatalogue } from '../support/world';
  * nothing. The routes are read from the document, so a new versioned route is covered once it is declared.
  */
 
-let api: TestApi;
 let company: { id: string; host: string };
 let key: string;
 let serial = 0;
@@ -91,8 +89,8 @@ type Operation = { method: string; path: string; collection: string };
 const reads: Operation[] = [];
 const writes: Operation[] = [];
 
+const api = useApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
 beforeAll(async () => {
-  api = await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
   company = await createCompany(api);
   await importCatalogue(api, company.id);
   for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
@@ -110,7 +108,6 @@ beforeAll(async () => {
     }
   }
 });
-afterAll(() => api.close());
 
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
 
