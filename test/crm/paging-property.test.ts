@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
-import { createCompany, createKey } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { createCompany, createKey, useApi } from '../support/world';
 
 /**
  * Sync lists order by (updated_at, id) with keyset cursors, "so a client paging while others write misses
@@ -27,11 +26,7 @@ type Subject = {
   state(record: Json): State;
 };
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api?.close());
+const api = useApi();
 
 async function call(company: Company, path: string, method = 'GET', body?: unknown, expected = method === 'POST' ? 201 : 200) {
   const res = await api.request(`/api/v1${path}`, { host: company.host, key: company.key, method, body });
