@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
-import { createCompany, createKey, demoCompany } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { createCompany, createKey, demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const base = () => ({ consent: true, consent_version: '2026-01', email: `phone.${Date.now().toString(36)}@example.com` });
 
