@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
 import { dispatch, record, startReceiver, subscribe, verify } from './support';
-import { createCompany } from '../support/world';
+import { createCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi({ ownDatabase: true });
-});
-afterAll(() => api.close());
+const api = useApi({ ownDatabase: true });
 
 const subs = (companyId: string) => `/companies/${companyId}/webhook-subscriptions`;
 
