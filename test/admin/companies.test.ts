@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/crypto';
-import { createTestApi, demo, type TestApi } from '../support/harness';
-import { createCompany, demoCompany, importCatalogue } from '../support/world';
+import { demo } from '../support/harness';
+import { createCompany, demoCompany, importCatalogue, useApi } from '../support/world';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const uniqueHost = () => `h-${randomToken(10).toLowerCase()}.test`;
 const valid = () => ({
