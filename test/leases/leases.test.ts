@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, leasesOf, type World, world } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { createKey, leasesOf, useWorld } from '../support/world';
 
-let w: World;
-let l: ReturnType<typeof leasesOf>;
-beforeAll(async () => {
-  w = await world();
-  l = leasesOf(w);
-});
-afterAll(() => w.close());
+const w = useWorld();
+const l = leasesOf(w);
 
 describe('POST /leases', () => {
   it('adds a draft (201) with its schedule split exactly, warnings, and lease.created', async () => {
