@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/crypto';
-import { createTestApi, demo, type TestApi } from '../support/harness';
+import { demo } from '../support/harness';
+import { createCompany, demoCompany, importCatalogue, useApi } from '../support/world';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const uniqueHost = () => `h-${randomToken(10).toLowerCase()}.test`;
 const valid = () => ({
@@ -30,7 +27,7 @@ describe('companies', () => {
   });
 
   it('refuses a host that another company already has, and changes nothing', async () => {
-    const first = await api.createCompany();
+    const first = await createCompany(api);
     const before = (await api.admin('/companies')).json.results.length;
     const res = await api.admin('/companies', { body: { ...valid(), hosts: [first.host] } });
     expect(res.status).toBe(409);
@@ -56,7 +53,7 @@ describe('companies', () => {
   });
 
   it('merges settings on update and moves hosts', async () => {
-    const company = await api.createCompany({ settings: { team_module: true, hide_prices: false } });
+    const company = await createCompany(api, { settings: { team_module: true, hide_prices: false } });
     const newHost = uniqueHost();
     const res = await api.admin(`/companies/${company.id}`, {
       method: 'PATCH',
@@ -69,8 +66,8 @@ describe('companies', () => {
   });
 
   it('keeps the hosts it still lists, adds the new ones, and refuses (naming it) a host another company has', async () => {
-    const company = await api.createCompany();
-    const other = await api.createCompany();
+    const company = await createCompany(api);
+    const other = await createCompany(api);
     const added = uniqueHost();
     const kept = await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { hosts: [company.host, added] } });
     expect(kept.status).toBe(200);
@@ -96,10 +93,10 @@ describe('companies', () => {
 
 describe('catalogue import', () => {
   it('imports the demo catalogue and is idempotent (upsert by slug)', async () => {
-    const company = await api.createCompany();
-    const first = await api.importCatalogue(company.id);
+    const company = await createCompany(api);
+    const first = await importCatalogue(api, company.id);
     expect(first.listings).toBe(demo.listings.length);
-    await api.importCatalogue(company.id);
+    await importCatalogue(api, company.id);
     const rows = await api.db.selectFrom('listings').select('slug_en').where('company_id', '=', company.id).execute();
     expect(rows).toHaveLength(demo.listings.length);
     const photos = await api.db
@@ -112,16 +109,16 @@ describe('catalogue import', () => {
   });
 
   it('changes a listing on re-import', async () => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const listing = { ...demo.listings[0]!, status: 'published', title: { en: 'Old title' } };
-    await api.importCatalogue(company.id, { areas: demo.areas, listings: [listing] });
-    await api.importCatalogue(company.id, { areas: demo.areas, listings: [{ ...listing, title: { en: 'New title' } }] });
+    await importCatalogue(api, company.id, { areas: demo.areas, listings: [listing] });
+    await importCatalogue(api, company.id, { areas: demo.areas, listings: [{ ...listing, title: { en: 'New title' } }] });
     const res = await api.request(`/api/v1/listings/${listing.slug.en}`, { host: company.host });
     expect(res.json.title).toEqual({ en: 'New title', ar: 'New title' });
   });
 
   it('is all or nothing: a bad listing at the end leaves nothing imported', async () => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const broken = { ...demo.listings[1]!, area: 'atlantis' };
     const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
       body: { ...demo, listings: [...demo.listings.slice(2), broken] },
@@ -139,7 +136,7 @@ describe('catalogue import', () => {
     [{ kind: 'project', slug: { en: 'p1' }, name: { en: 'P' }, parent: 'dubai' }, 'as its area, but it is a city'],
     [{ kind: 'area', slug: { en: 'a1' }, name: { en: 'A' }, parent: 'nowhere' }, 'unknown place "nowhere"'],
   ])('refuses an area whose parent is missing or of the wrong kind (%j)', async (area, message) => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const city = { kind: 'city', slug: { en: 'dubai' }, name: { en: 'Dubai' }, parent: null };
     const res = await api.admin(`/companies/${company.id}/catalogue/import`, { body: { areas: [city, area] } });
     expect(res.status).toBe(400);
@@ -147,7 +144,7 @@ describe('catalogue import', () => {
   });
 
   it('refuses invalid listing fields with their paths', async () => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const bad = { ...demo.listings[0]!, price: '12,5', slug: { en: 'Bad Slug' } };
     const res = await api.admin(`/companies/${company.id}/catalogue/import`, { body: { listings: [bad] } });
     expect(res.status).toBe(400);
@@ -158,7 +155,7 @@ describe('catalogue import', () => {
 
 describe('publishing', () => {
   it('withdraws a listing (slug stays readable) and publishes it again', async () => {
-    const company = await api.demoCompany();
+    const company = await demoCompany(api);
     const slug = demo.listings.find((l) => l.status === 'published')!.slug;
     const withdrawn = await api.admin(`/companies/${company.id}/listings/${slug.en}/withdraw`, { method: 'POST' });
     expect(withdrawn.json.status).toBe('withdrawn');
@@ -171,7 +168,7 @@ describe('publishing', () => {
   });
 
   it('answers 404 for an unknown slug', async () => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const res = await api.admin(`/companies/${company.id}/listings/nothing/publish`, { method: 'POST' });
     expect(res.status).toBe(404);
   });
@@ -179,7 +176,7 @@ describe('publishing', () => {
 
 describe('team profiles and services', () => {
   it('adds, replaces and deletes a team profile, seen on /team', async () => {
-    const company = await api.createCompany({ settings: { team_module: true } });
+    const company = await createCompany(api, { settings: { team_module: true } });
     const created = await api.admin(`/companies/${company.id}/team`, {
       body: { name: 'Lina Odeh', role: { en: 'Broker', ar: 'وسيطة' }, position: 2 },
     });
@@ -194,7 +191,7 @@ describe('team profiles and services', () => {
   });
 
   it('puts and deletes a service, seen on /services', async () => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const put = await api.admin(`/companies/${company.id}/services/valuation`, {
       method: 'PUT',
       body: { name: { en: 'Free valuation' }, kind: 'valuation' },

@@ -12,6 +12,7 @@ import { backupOfFolder, pgliteDirOf } from '../../lib/node/backup';
 import { openDatabase } from '../../lib/node/database';
 import { createTestApi } from '../support/harness';
 import { baseUrlOf, runBin, startServer, stopServer } from '../support/server-process';
+import { createCompany } from '../support/world';
 
 /**
  * Issue 32, defect 5, with the admin command line as a real process on a real data folder: a restore from a truncated
@@ -35,7 +36,7 @@ async function dataFolder(name: string): Promise<string> {
 async function addCompany(dir: string, name: string, hosts: string[]): Promise<void> {
   const api = await createTestApi({ handle: await openDatabase({ DATA_DIR: dir }) });
   try {
-    await api.createCompany({ name, hosts, environment: 'development' });
+    await createCompany(api, { name, hosts, environment: 'development' });
   } finally {
     await api.close();
   }

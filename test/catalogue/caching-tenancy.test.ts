@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bySlug, enSlugs, getOk, listingDoc, published, smallCompany, walk, withdraw } from './support';
+import { createKey, demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const sea = bySlug('marina-gate-2br-sea-view');
 const catalogueReads = [
@@ -27,7 +22,7 @@ const catalogueReads = [
 describe('caching of catalogue answers', () => {
   let company: { id: string; host: string };
   beforeAll(async () => {
-    company = await api.demoCompany({ team_module: true });
+    company = await demoCompany(api, { team_module: true });
   });
   const get = (path: string, headers: Record<string, string> = {}) => api.request(path, { host: company.host, headers });
 
@@ -65,7 +60,7 @@ describe('caching of catalogue answers', () => {
   });
 
   it('gives a new ETag on every changed answer after a listing is withdrawn', async () => {
-    const own = await api.demoCompany({ team_module: true });
+    const own = await demoCompany(api, { team_module: true });
     const paths = [
       '/api/v1/listings?page_size=100',
       '/api/v1/listings/map?page_size=100',
@@ -116,8 +111,8 @@ describe('tenancy', () => {
   ];
 
   beforeAll(async () => {
-    a = await api.demoCompany({ team_module: true });
-    b = await api.demoCompany({ team_module: true });
+    a = await demoCompany(api, { team_module: true });
+    b = await demoCompany(api, { team_module: true });
     c = await smallCompany(api, own);
   });
 
@@ -170,7 +165,7 @@ describe('tenancy', () => {
   });
 
   it('keeps a change in one company out of the other', async () => {
-    const other = await api.demoCompany();
+    const other = await demoCompany(api);
     expect((await withdraw(api, other.id, 'oceana-3br-palm')).status).toBe(200);
     expect((await getOk(api, a.host, '/api/v1/listings/oceana-3br-palm')).status).toBe('published');
     expect((await getOk(api, a.host, '/api/v1/listings?page_size=100')).results).toHaveLength(published.length);
@@ -179,7 +174,7 @@ describe('tenancy', () => {
   });
 
   it('refuses a key of company A on host B', async () => {
-    const { secret } = await api.createKey(a.id, { scopes: ['read:listings'] });
+    const { secret } = await createKey(api, a.id, { scopes: ['read:listings'] });
     expect((await api.request('/api/v1/listings', { host: a.host, key: secret })).status).toBe(200);
     const res = await api.request('/api/v1/listings', { host: b.host, key: secret });
     expect(res.status).toBe(403);

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
 import { bySlug } from './support';
+import { createKey, useApi, useDemoCompany } from '../support/world';
 
-let api: TestApi;
-let company: { id: string; host: string };
-
-beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.demoCompany({ team_module: true, bookings_enabled: true });
-});
-afterAll(() => api.close());
+const api = useApi();
+const company = useDemoCompany(api, { team_module: true, bookings_enabled: true });
 
 const sea = bySlug('marina-gate-2br-sea-view');
 const page = 'https://www.any-site.example';
@@ -84,7 +78,7 @@ describe('public reads from any page in the browser', () => {
   });
 
   it('leaves the server-key routes beside them without any grant', async () => {
-    const { secret } = await api.createKey(company.id, { scopes: ['read:contacts', 'read:leads'] });
+    const { secret } = await createKey(api, company.id, { scopes: ['read:contacts', 'read:leads'] });
     for (const path of ['/api/v1/contacts', '/api/v1/leads']) {
       const res = await api.request(path, { host: company.host, key: secret, headers: { Origin: page } });
       expect(res.status).toBe(200);

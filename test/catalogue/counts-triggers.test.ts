@@ -1,18 +1,13 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { useApi, useDemoCompany } from '../support/world';
 
 /**
  * Migration 0015's triggers, driven by plain SQL (any write path, not only the API's): catalogue_counts always
  * equals the published listings aggregated afresh, and the catalogue version moves once per statement.
  */
-let api: TestApi;
-let company: { id: string; host: string };
-beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.demoCompany();
-});
-afterAll(() => api.close());
+const api = useApi();
+const company = useDemoCompany(api);
 
 /** The kept counts and the counts aggregated now, as sorted `type dimension value n` lines (zeros left out). */
 async function keptAndFresh() {

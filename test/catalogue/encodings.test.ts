@@ -3,6 +3,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
 import { onLoopback } from './support';
+import { demoCompany } from '../support/world';
 
 /**
  * Cached catalogue pages are kept as bytes with gzip and brotli variants, sent as the request's
@@ -16,7 +17,7 @@ let host: string;
 
 beforeAll(async () => {
   api = await createTestApi();
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
   ({ port, close } = await onLoopback(api));
 });
 afterAll(async () => {

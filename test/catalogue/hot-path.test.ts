@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
 import { onLoopback } from './support';
+import { createCompany, createKey, demoCompany, importCatalogue } from '../support/world';
 
 /**
  * A 304 and a page served from memory are answered whole from one plain header object (lib/security-headers.ts,
@@ -16,7 +17,7 @@ let company: { id: string; host: string };
 
 beforeAll(async () => {
   api = await createTestApi({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000' } });
-  company = await api.demoCompany();
+  company = await demoCompany(api);
   await api.platform.companyCache.settled();
   ({ port, close } = await onLoopback(api));
 });
@@ -50,8 +51,8 @@ const shared = (headers: Record<string, string>) =>
 
 describe('a 304 and a page served from memory', () => {
   it('carry the headers of the page that was built: security, CORS, caching, rate limits, request id', async () => {
-    const fresh = await api.createCompany({ settings: { team_module: true } });
-    await api.importCatalogue(fresh.id);
+    const fresh = await createCompany(api, { settings: { team_module: true } });
+    await importCatalogue(api, fresh.id);
     const built = await get(path, {}, fresh.host);
     expect(built.status).toBe(200);
     const kept = await get(path, {}, fresh.host);
@@ -81,9 +82,9 @@ describe('a 304 and a page served from memory', () => {
 
   it('are refused to a wrong, revoked or publishable key, as a built page is, never answered 304', async () => {
     const etag = (await get(path)).headers.etag as string;
-    const revoked = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const revoked = await createKey(api, company.id, { scopes: ['read:listings'] });
     await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
-    const publishable = await api.createKey(company.id, {
+    const publishable = await createKey(api, company.id, {
       kind: 'publishable',
       origins: ['https://site.example'],
       lead_types: ['enquiry'],

@@ -7,13 +7,10 @@ import { promisify } from 'node:util';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBatchSize } from '../../functions/catalogue/content';
-import { createTestApi, demo, type TestApi } from '../support/harness';
+import { demo } from '../support/harness';
+import { createCompany, useApi } from '../support/world';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 /** `n` published listings in the demo's places, slugs `bulk-1` … `bulk-n`. */
 const bulk = (n: number) =>
@@ -46,7 +43,7 @@ const listingCount = async (companyId: string) =>
 
 describe('catalogue import in batches', () => {
   it('streams a line per batch, then the counts, and stores every listing with its photo', async () => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const listings = bulk(2 * importBatchSize + 1);
     const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
       body: { areas: demo.areas, listings },
@@ -76,7 +73,7 @@ describe('catalogue import in batches', () => {
   });
 
   it('leaves nothing when the last batch fails, after earlier batches were written (the stream ends in the problem)', async () => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const listings = [...bulk(2 * importBatchSize), { ...bulk(1)[0], slug: { en: 'last-one' }, city: 'atlantis' }];
     const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
       body: { areas: demo.areas, listings },
@@ -97,7 +94,7 @@ describe('catalogue import in batches', () => {
   });
 
   it('keeps the last of two listings with the same slug, as one upsert after the other would', async () => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const [first, second] = [bulk(1)[0], { ...bulk(1)[0], title: { en: 'Second' }, photos: [] }];
     const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
       body: { areas: demo.areas, listings: [first, second] },
@@ -122,7 +119,7 @@ describe('catalogue import in batches', () => {
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     it('shows a line per batch on stderr and prints the counts on stdout', async () => {
-      const company = await api.createCompany();
+      const company = await createCompany(api);
       const file = join(tmpdir(), `import-${company.id}.json`);
       await writeFile(file, JSON.stringify({ areas: demo.areas, listings: bulk(importBatchSize + 1) }));
       const env = { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: api.adminToken };

@@ -1,21 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalogueImportSchema, samplePath, schemaPath } from '../../bin/catalogue-schema';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
-import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, importCatalogue, useApi } from '../support/world';
 
 /**
  * The catalogue import's published format (docs/formats): its JSON Schema stays what the import's zod schema gives,
  * a JSON Schema validator (Ajv, draft 2020-12) accepts the sample and the demo catalogue and refuses what the import
  * refuses, and the import takes the sample.
  */
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 async function load() {
   const schema = JSON.parse(await readFile(schemaPath, 'utf8'));
@@ -38,15 +34,15 @@ describe('the catalogue import format', () => {
     broken.listings[0].listing_type = 'castle';
     broken.listings[0].colour = 'blue';
     expect(validate(broken)).toBe(false);
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const refused = await api.admin(`/companies/${company.id}/catalogue/import`, { body: broken });
     expect(refused.status).toBe(400);
   });
 
   it('is imported by the import: the sample’s listings are then served', async () => {
     const { sample } = await load();
-    const company = await api.createCompany();
-    const counts = await api.importCatalogue(company.id, sample);
+    const company = await createCompany(api);
+    const counts = await importCatalogue(api, company.id, sample);
     expect(counts).toMatchObject({ listings: sample.listings.length });
     const published = sample.listings.filter((l: { status: string }) => l.status === 'published');
     const list = await api.request('/api/v1/listings?page_size=100', { host: company.host });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, demo, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { demo } from '../support/harness';
 import {
   areaSlug,
   type DemoListing,
@@ -16,15 +16,14 @@ import {
   sorts,
   walk,
 } from './support';
+import { demoCompany, importCatalogue, useApi } from '../support/world';
 
-let api: TestApi;
 let host: string;
 
+const api = useApi();
 beforeAll(async () => {
-  api = await createTestApi();
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
 });
-afterAll(() => api.close());
 
 const list = (query: Record<string, string | number> = {}) => getOk(api, host, `/api/v1/listings${qs(query)}`);
 
@@ -42,7 +41,7 @@ describe('GET /listings: which listings appear', () => {
   });
 
   it('shows only the enabled types; a filter on a disabled type finds nothing', async () => {
-    const company = await api.demoCompany({ enabled_types: ['lease', 'holiday_home'] });
+    const company = await demoCompany(api, { enabled_types: ['lease', 'holiday_home'] });
     const all = await getOk(api, company.host, '/api/v1/listings?page_size=100');
     const expected = published.filter((l) => l.listing_type !== 'sale');
     expect(expected.length).toBeLessThan(published.length);
@@ -212,7 +211,7 @@ describe('GET /listings: a listing imported while a client pages', () => {
   };
 
   it.each(sorts)('sort=%s loses and repeats none of the others', async (sort) => {
-    const company = await api.demoCompany();
+    const company = await demoCompany(api);
     const before = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 100 })}`);
     const seen: any[] = [];
     let body = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 4 })}`);
@@ -220,7 +219,7 @@ describe('GET /listings: a listing imported while a client pages', () => {
     body = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 4, cursor: body.next_cursor })}`);
     seen.push(...body.results);
     const [early, late] = inserts[sort].map((o, i) => listingDoc(`inserted-${sort.replace('_', '-')}-${i}`, o));
-    await api.importCatalogue(company.id, { listings: [early, late] });
+    await importCatalogue(api, company.id, { listings: [early, late] });
     let cursor = body.next_cursor;
     while (cursor) {
       body = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 4, cursor })}`);

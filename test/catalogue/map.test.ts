@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
 import { areaSlug, bySlug, type DemoListing, enSlugs, getOk, ordered, pageLengths, published, qs, sorts, walk } from './support';
+import { useApi, useDemoCompany } from '../support/world';
 
-let api: TestApi;
-let company: { id: string; host: string };
-
-beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.demoCompany();
-});
-afterAll(() => api.close());
+const api = useApi();
+const company = useDemoCompany(api);
 
 const map = (query: Record<string, string | number> = {}) => getOk(api, company.host, `/api/v1/listings/map${qs(query)}`);
 const located = published.filter((l) => l.location !== null);

@@ -1,23 +1,23 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, demo, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { demo } from '../support/harness';
 import { qs, walk } from './support';
+import { createCompany, useApi } from '../support/world';
 
 /**
  * Keyset pages lose nothing and repeat nothing, in every sort's full order including the id tiebreak: a company
  * whose listings share featured flags, publication instants and sort orders (so most rows tie on all but the id),
  * walked with random page sizes, sorts and a type filter, against the order worked out here from the stored rows.
  */
-let api: TestApi;
 let host: string;
 let rows: Array<{ id: string; slug: string; type: string; featured: boolean; at: bigint; order: number }>;
 
 const instants = ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000001Z', '2026-03-01T12:00:00Z'];
 
+const api = useApi();
 beforeAll(async () => {
-  api = await createTestApi();
-  const company = await api.createCompany();
+  const company = await createCompany(api);
   host = company.host;
   const listings = Array.from({ length: 45 }, (_, i) => ({
     slug: { en: `tie-${i}` },
@@ -47,7 +47,6 @@ beforeAll(async () => {
     order: r.sort_order,
   }));
 });
-afterAll(() => api.close());
 
 type Row = (typeof rows)[number];
 /** Ties go to the id, as in SQL (a uuid's order is its lower-case text's order); instants in microseconds. */

@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bySlug, getOk, patchSettings, published, walk } from './support';
+import { demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const sea = bySlug('marina-gate-2br-sea-view');
 const seaAr = sea.slug.ar;
@@ -22,7 +17,7 @@ function keysIn(value: unknown): string[] {
 describe('prices', () => {
   let host: string;
   beforeAll(async () => {
-    ({ host } = await api.demoCompany());
+    ({ host } = await demoCompany(api));
   });
 
   it.each([
@@ -45,7 +40,7 @@ describe('prices', () => {
   });
 
   it('uses the company currency', async () => {
-    const other = await api.demoCompany({}, { currency: 'SAR' });
+    const other = await demoCompany(api, {}, { currency: 'SAR' });
     const one = await getOk(api, other.host, `/api/v1/listings/${sea.slug.en}`);
     expect(one.price).toEqual({ amount: '2450000.00', currency: 'SAR', period: 'total' });
   });
@@ -57,7 +52,7 @@ describe('hidden prices', () => {
   const amounts = published.map((l) => l.price as string);
 
   beforeAll(async () => {
-    company = await api.demoCompany({ hide_prices: true });
+    company = await demoCompany(api, { hide_prices: true });
   });
 
   const texts = async (host: string) => {
@@ -89,7 +84,7 @@ describe('hidden prices', () => {
   it('never writes an amount anywhere in list, map, detail or sitemap text', async () => {
     const hidden = (await texts(company.host)).text;
     // The same reads of a company that shows prices do contain them: the check can fail.
-    const shown = (await texts((await api.demoCompany()).host)).text;
+    const shown = (await texts((await demoCompany(api)).host)).text;
     for (const amount of amounts) {
       expect(shown).toContain(`"${amount}"`);
       expect(hidden).not.toContain(amount);
@@ -98,7 +93,7 @@ describe('hidden prices', () => {
   });
 
   it('hides and shows prices at once when the setting changes', async () => {
-    const own = await api.demoCompany();
+    const own = await demoCompany(api);
     const path = `/api/v1/listings/${sea.slug.en}`;
     expect((await getOk(api, own.host, path)).price).not.toBeNull();
     await patchSettings(api, own.id, { hide_prices: true });
@@ -112,7 +107,7 @@ describe('hidden prices', () => {
 
 describe('paths', () => {
   it('defaults to /en/listings/{slug} and /ar/listings/{percent-encoded Arabic slug} everywhere', async () => {
-    const { host } = await api.demoCompany();
+    const { host } = await demoCompany(api);
     const expected = { en: `/en/listings/${sea.slug.en}`, ar: `/ar/listings/${encodeURIComponent(seaAr)}` };
     expect(expected.ar).toMatch(/^\/ar\/listings\/(%[0-9A-F]{2}|[a-z0-9-])+$/);
     const list = await getOk(api, host, '/api/v1/listings?page_size=100');
@@ -126,7 +121,7 @@ describe('paths', () => {
   });
 
   it('follows the company pattern in list, map, detail, sitemap and JSON-LD url', async () => {
-    const { id, host } = await api.demoCompany();
+    const { id, host } = await demoCompany(api);
     await patchSettings(api, id, {
       path_pattern: { en: '/properties/{slug}', ar: '/ar/عقارات/{slug}' },
       site_url: 'https://www.example.ae/',
@@ -150,7 +145,7 @@ describe('paths', () => {
   // BUG: with a pattern holding Arabic text, only the slug is percent-encoded: "/ar/عقارات/%D9%85…".
   // A path (and the JSON-LD url built from it) should be one valid, fully percent-encoded URI path.
   it('percent-encodes the pattern’s own non-ASCII text as it does the slug', async () => {
-    const { id, host } = await api.demoCompany();
+    const { id, host } = await demoCompany(api);
     await patchSettings(api, id, { path_pattern: { ar: '/ar/عقارات/{slug}' }, site_url: 'https://www.example.ae' });
     const one = await getOk(api, host, `/api/v1/listings/${sea.slug.en}`);
     expect(one.path.ar).toBe(`${encodeURI('/ar/عقارات/')}${encodeURIComponent(seaAr)}`);
@@ -158,14 +153,14 @@ describe('paths', () => {
   });
 
   it('keeps the default for a language the pattern does not set', async () => {
-    const { id, host } = await api.demoCompany();
+    const { id, host } = await demoCompany(api);
     await patchSettings(api, id, { path_pattern: { en: '/homes/{slug}' } });
     const one = await getOk(api, host, `/api/v1/listings/${sea.slug.en}`);
     expect(one.path).toEqual({ en: `/homes/${sea.slug.en}`, ar: `/ar/listings/${encodeURIComponent(seaAr)}` });
   });
 
   it('refuses a pattern that does not start with "/" or lacks {slug}', async () => {
-    const { id } = await api.demoCompany();
+    const { id } = await demoCompany(api);
     for (const en of ['properties/{slug}', '/properties/']) {
       const res = await api.admin(`/companies/${id}`, { method: 'PATCH', body: { settings: { path_pattern: { en } } } });
       expect(res.status).toBe(400);

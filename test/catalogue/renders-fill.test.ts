@@ -5,6 +5,7 @@ import { renderAndStore, renderContext, renderFormat, renderSources } from '../.
 import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import { listingIdOf, storedRender } from './presented';
 import { patchSettings } from './support';
+import { demoCompany } from '../support/world';
 
 /**
  * The read path's fill (functions/catalogue/renders.ts): a stale form is rendered by the read and stored, in a
@@ -23,7 +24,7 @@ beforeAll(async () => {
     handle: await openTestDatabase({ log }),
     env: { CATALOGUE_RESPONSE_CACHE_MB: '0', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' },
   });
-  company = await api.demoCompany();
+  company = await demoCompany(api);
   await api.platform.companyCache.settled();
 });
 afterAll(() => api.close());

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { growListings } from '../../bench/growth-data';
 import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { demoCompany } from '../support/world';
 
 /**
  * A page's stored forms are read by primary key for the page's rows only, whatever other companies hold. Found by
@@ -25,8 +26,8 @@ beforeAll(async () => {
     handle: await openTestDatabase({ log }),
     env: { CATALOGUE_RESPONSE_CACHE_MB: '0', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' },
   });
-  small = await api.demoCompany();
-  const large = await api.demoCompany();
+  small = await demoCompany(api);
+  const large = await demoCompany(api);
   // The growth bench's own generator, through this test's database (it asks for a pg client's `query`).
   const client = {
     query: async (text: string, values: unknown[] = []) => ({

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { presenter } from '../../functions/catalogue/listings.present';
 import { renderContext, renderListing } from '../../functions/catalogue/renders';
 import { selectListingRecord } from '../../functions/catalogue/listings';
-import { createTestApi, type TestApi } from '../support/harness';
+import { createTestApi } from '../support/harness';
 import { listingAnswers } from '../forms/support';
 import { expectAnswersAsPresented, listingIdOf, storedRender } from './presented';
 import { bySlug, patchSettings, publish, withdraw } from './support';
+import { createKey, importCatalogue, useApi, useDemoCompany } from '../support/world';
 
 /**
  * Render on write (functions/catalogue/renders.ts): the stored forms are what the presenter makes, every public
@@ -13,16 +14,13 @@ import { bySlug, patchSettings, publish, withdraw } from './support';
  * the next answer. Pages are built each time (the rendered-answer cache is off).
  */
 
-let api: TestApi;
-let company: { id: string; host: string };
 let media: string;
 
+const api = useApi({ env: { CATALOGUE_RESPONSE_CACHE_MB: '0', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' } });
+const company = useDemoCompany(api, { team_module: true, site_url: 'https://www.demo-properties.ae' });
 beforeAll(async () => {
-  api = await createTestApi({ env: { CATALOGUE_RESPONSE_CACHE_MB: '0', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' } });
-  company = await api.demoCompany({ team_module: true, site_url: 'https://www.demo-properties.ae' });
   media = api.platform.config.MEDIA_BASE_URL;
 });
-afterAll(() => api.close());
 
 const answers = () => expectAnswersAsPresented(api, company.host, company.id, media);
 const listingId = (slug: string) => listingIdOf(api, company.id, slug);
@@ -198,7 +196,7 @@ describe('every change is in the next answer', () => {
   });
 
   it('a listing written by another group (a draft from a listing request) and published in SQL', async () => {
-    const writer = await api.createKey(company.id, { scopes: ['write:leads'] });
+    const writer = await createKey(api, company.id, { scopes: ['write:leads'] });
     const body = { consent: true, consent_version: '2026-01', email: 'seller@example.com', service: 'sell-my-property' };
     const lead = await api.request('/api/v1/leads', {
       host: company.host,
@@ -246,7 +244,7 @@ describe('every change is in the next answer', () => {
       .where('slug_en', '=', 'downtown-dubai')
       .execute();
     expect(await renderCount(false)).toBeGreaterThan(0);
-    await api.importCatalogue(company.id, { services: [] });
+    await importCatalogue(api, company.id, { services: [] });
     expect(await renderCount(false)).toBe(0);
     expect(await renderCount(true)).toBeGreaterThan(25);
     await answers();

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { expect } from 'vitest';
 import { demo, type TestApi } from '../support/harness';
+import { createCompany, importCatalogue } from '../support/world';
 
 /** Shared by the catalogue test files: an oracle computed from the demo document, and list walking. */
 
@@ -85,8 +86,8 @@ export function listingDoc(slug: string, overrides: Record<string, unknown> = {}
 
 /** A company whose catalogue is just the demo's areas and property types plus the given listings. */
 export async function smallCompany(api: TestApi, listings: unknown[], settings: Record<string, unknown> = {}) {
-  const company = await api.createCompany({ settings });
-  await api.importCatalogue(company.id, { areas: demo.areas, property_types: demo.property_types, listings });
+  const company = await createCompany(api, { settings });
+  await importCatalogue(api, company.id, { areas: demo.areas, property_types: demo.property_types, listings });
   return company;
 }
 

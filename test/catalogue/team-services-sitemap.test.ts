@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, demo, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { demo } from '../support/harness';
 import { bySlug, getOk, pageLengths, patchSettings, publish, published, sorted, walk, withdraw } from './support';
+import { createKey, demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 describe('GET /team', () => {
   it.each([
     ['no setting', {}],
     ['team_module false', { team_module: false }],
   ])('answers 404 when the company has %s', async (_name, settings) => {
-    const { host } = await api.demoCompany(settings);
+    const { host } = await demoCompany(api, settings);
     const res = await api.request('/api/v1/team', { host });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -23,7 +19,7 @@ describe('GET /team', () => {
   });
 
   it('gives only the published profiles, by position, with the English text where Arabic is missing', async () => {
-    const { host } = await api.demoCompany({ team_module: true });
+    const { host } = await demoCompany(api, { team_module: true });
     const body = await getOk(api, host, '/api/v1/team');
     expect(body.next_cursor).toBeNull();
     expect(body.results.map((p: any) => p.name)).toEqual(['Sara Haddad', 'Omar Al Mansoori', 'Priya Nair', 'Layla Khoury']);
@@ -37,7 +33,7 @@ describe('GET /team', () => {
   });
 
   it('orders by position rather than by creation, and leaves an unpublished new profile out', async () => {
-    const { id, host } = await api.demoCompany({ team_module: true });
+    const { id, host } = await demoCompany(api, { team_module: true });
     const add = (body: Record<string, unknown>) => api.admin(`/companies/${id}/team`, { body });
     expect((await add({ name: 'Zed First', position: 0, role: { en: 'Director' } })).status).toBe(201);
     expect((await add({ name: 'Amy Last', position: 9 })).status).toBe(201);
@@ -55,7 +51,7 @@ describe('GET /team', () => {
   });
 
   it('answers 404 again once the module is switched off', async () => {
-    const { id, host } = await api.demoCompany({ team_module: true });
+    const { id, host } = await demoCompany(api, { team_module: true });
     expect((await api.request('/api/v1/team', { host })).status).toBe(200);
     await patchSettings(api, id, { team_module: false });
     expect((await api.request('/api/v1/team', { host })).status).toBe(404);
@@ -64,14 +60,14 @@ describe('GET /team', () => {
 
 describe('GET /services', () => {
   it('gives each service with key, name in both languages and kind, in the company order', async () => {
-    const { host } = await api.demoCompany();
+    const { host } = await demoCompany(api);
     const body = await getOk(api, host, '/api/v1/services');
     expect(body.results).toEqual(demo.services.map((s) => ({ key: s.key, name: s.name, kind: s.kind })));
     for (const s of body.results) expect(Object.keys(s).sort()).toEqual(['key', 'kind', 'name']);
   });
 
   it('follows the company edits: a new service (English only) appears, a removed one goes', async () => {
-    const { id, host } = await api.demoCompany();
+    const { id, host } = await demoCompany(api);
     const put = await api.admin(`/companies/${id}/services/home-staging`, {
       method: 'PUT',
       body: { name: { en: 'Home staging' }, kind: 'staging' },
@@ -91,14 +87,14 @@ describe('GET /services', () => {
   });
 
   it('is also read with a server key holding read:listings or write:leads, and refused with another scope', async () => {
-    const { id, host } = await api.demoCompany();
+    const { id, host } = await demoCompany(api);
     for (const scope of ['read:listings', 'write:leads'] as const) {
-      const { secret } = await api.createKey(id, { scopes: [scope] });
+      const { secret } = await createKey(api, id, { scopes: [scope] });
       const res = await api.request('/api/v1/services', { host, key: secret });
       expect(res.status, scope).toBe(200);
       expect(res.json.results).toHaveLength(demo.services.length);
     }
-    const { secret } = await api.createKey(id, { scopes: ['read:team'] });
+    const { secret } = await createKey(api, id, { scopes: ['read:team'] });
     const res = await api.request('/api/v1/services', { host, key: secret });
     expect(res.status).toBe(403);
     expect(res.json.code).toBe('scope_missing');
@@ -114,7 +110,7 @@ describe('GET /sitemap', () => {
     (await walk(api, host, '/api/v1/sitemap', { page_size: pageSize })).results;
 
   it('gives every published listing exactly once across pages, with both paths and hreflang alternates', async () => {
-    const { host } = await api.demoCompany();
+    const { host } = await demoCompany(api);
     const { pages, results } = await walk(api, host, '/api/v1/sitemap', { page_size: 4 });
     expect(pages.map((p) => p.length)).toEqual(pageLengths(published.length, 4));
     expect(sorted(results.map((e) => e.paths.en))).toEqual(sorted(published.map((l) => pathsOf(l.slug).en)));
@@ -131,7 +127,7 @@ describe('GET /sitemap', () => {
   });
 
   it('gives lastmod as an ISO instant, the listing’s last update', async () => {
-    const { host } = await api.demoCompany();
+    const { host } = await demoCompany(api);
     const entries = await entriesOf(host, 100);
     const list = await getOk(api, host, '/api/v1/listings?page_size=100');
     for (const entry of entries) {
@@ -143,7 +139,7 @@ describe('GET /sitemap', () => {
   });
 
   it('gives 20 entries by default and next_cursor null on the last page', async () => {
-    const { host } = await api.demoCompany();
+    const { host } = await demoCompany(api);
     // More than one default page of published listings, so the default size shows.
     expect(published.length).toBeGreaterThan(20);
     const { pages } = await walk(api, host, '/api/v1/sitemap');
@@ -151,7 +147,7 @@ describe('GET /sitemap', () => {
   });
 
   it('drops a listing once withdrawn and adds one once published', async () => {
-    const { id, host } = await api.demoCompany();
+    const { id, host } = await demoCompany(api);
     const sea = bySlug('marina-gate-2br-sea-view');
     const draft = bySlug('al-reem-2br-holiday-home');
     const before = (await entriesOf(host)).map((e) => e.paths.en);
@@ -167,7 +163,7 @@ describe('GET /sitemap', () => {
   });
 
   it('lists only the enabled types', async () => {
-    const { host } = await api.demoCompany({ enabled_types: ['holiday_home'] });
+    const { host } = await demoCompany(api, { enabled_types: ['holiday_home'] });
     const entries = await entriesOf(host);
     const expected = published.filter((l) => l.listing_type === 'holiday_home').map((l) => pathsOf(l.slug).en);
     expect(sorted(entries.map((e) => e.paths.en))).toEqual(sorted(expected));

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, createKey } from '../support/world';
 
 /**
  * The typed client as an installable package: `npm pack` in clients/typescript (its prepack builds dist/), the tarball
@@ -28,7 +29,7 @@ beforeAll(async () => {
   api = await createTestApi();
   const byte = () => 1 + Math.floor(Math.random() * 254);
   const address = `127.${byte()}.${byte()}.${byte()}`;
-  ({ id: companyId } = await api.createCompany({ hosts: [address], environment: 'development' }));
+  ({ id: companyId } = await createCompany(api, { hosts: [address], environment: 'development' }));
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: api.app.fetch, port: 0, hostname: address }, (info: AddressInfo) => resolve(info.port));
   });
@@ -131,7 +132,7 @@ export async function first(): Promise<string | undefined> {
   }, 60_000);
 
   it('runs from a plain .mjs script in Node: every page of a list, and a retried write that takes effect once', async () => {
-    const { secret } = await api.createKey(companyId, { scopes: ['read:contacts', 'write:contacts'] });
+    const { secret } = await createKey(api, companyId, { scopes: ['read:contacts', 'write:contacts'] });
     const script = `
 import { allPages, createPropertyApiClient, withIdempotency } from '@property-api/client';
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { syncContacts } from '../../examples/crm-sync/sync';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createKey, demoCompany } from '../support/world';
 
 /**
  * The typed client (clients/typescript) against the real API served over loopback HTTP. The company answers on a
@@ -18,7 +19,7 @@ beforeAll(async () => {
   api = await createTestApi();
   const byte = () => 1 + Math.floor(Math.random() * 254);
   const address = `127.${byte()}.${byte()}.${byte()}`;
-  company = await api.demoCompany({ team_module: true }, { hosts: [address] });
+  company = await demoCompany(api, { team_module: true }, { hosts: [address] });
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: api.app.fetch, port: 0, hostname: address }, (info: AddressInfo) => resolve(info.port));
   });
@@ -31,7 +32,7 @@ afterAll(async () => {
 
 describe('the typed client', () => {
   it('reads the catalogue with a publishable key, which it sends with forms (POST) only', async () => {
-    const { secret } = await api.createKey(company.id, {
+    const { secret } = await createKey(api, company.id, {
       kind: 'publishable',
       origins: ['https://site.example'],
       lead_types: ['enquiry'],
@@ -53,7 +54,7 @@ describe('the typed client', () => {
   });
 
   it('calls server-key routes and gives a refusal as a typed Problem', async () => {
-    const { secret } = await api.createKey(company.id, { scopes: ['read:contacts', 'write:contacts'] });
+    const { secret } = await createKey(api, company.id, { scopes: ['read:contacts', 'write:contacts'] });
     const client = createPropertyApiClient({ baseUrl, serverKey: secret });
     const created = await client.POST('/api/v1/contacts', { body: { name: 'Client Test', email: 'client@example.com' } });
     expect(created.response.status, JSON.stringify(created.error)).toBe(201);
@@ -61,7 +62,7 @@ describe('the typed client', () => {
     const read = await client.GET('/api/v1/contacts/{reference}', { params: { path: { reference } } });
     expect(read.data?.email).toBe('client@example.com');
 
-    const { secret: reader } = await api.createKey(company.id, { scopes: ['read:leads'] });
+    const { secret: reader } = await createKey(api, company.id, { scopes: ['read:leads'] });
     const refused = await createPropertyApiClient({ baseUrl, serverKey: reader }).GET('/api/v1/contacts');
     expect(refused.response.status).toBe(403);
     expect(refused.error?.code).toBe('scope_missing');
@@ -69,7 +70,7 @@ describe('the typed client', () => {
   });
 
   it('runs the CRM sync example: every person once, the CRM id written back once', async () => {
-    const { secret } = await api.createKey(company.id, { scopes: ['read:contacts', 'write:contacts'] });
+    const { secret } = await createKey(api, company.id, { scopes: ['read:contacts', 'write:contacts'] });
     const client = createPropertyApiClient({ baseUrl, serverKey: secret });
     for (const n of [1, 2, 3]) {
       const res = await client.POST('/api/v1/contacts', { body: { name: `Sync ${n}`, email: `sync${n}@example.com` } });

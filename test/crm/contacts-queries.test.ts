@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newReference } from '../../lib/references';
 import { testClient } from '../support/client';
 import { createTestApi, openTestDatabase, statementLog } from '../support/harness';
+import { createCompany, createKey } from '../support/world';
 
 describe('SQL statements per contacts list request', () => {
   it('do not grow with page_size (leads and external ids come per page, not per row)', async () => {
@@ -9,8 +10,8 @@ describe('SQL statements per contacts list request', () => {
     const log = statementLog(() => statements);
     const counted = await createTestApi({ handle: await openTestDatabase({ log }) });
     try {
-      const own = await counted.createCompany();
-      const key = (await counted.createKey(own.id, { scopes: ['read:contacts'] })).secret;
+      const own = await createCompany(counted);
+      const key = (await createKey(counted, own.id, { scopes: ['read:contacts'] })).secret;
       const rows = Array.from({ length: 60 }, (_, i) => ({ company_id: own.id, reference: newReference('P'), name: `P${i}` }));
       const inserted = await counted.db.insertInto('contacts').values(rows).returning(['id']).execute();
       await counted.db

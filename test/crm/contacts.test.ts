@@ -5,7 +5,7 @@ import { newReference } from '../../lib/references';
 import { type TestClient, testClient } from '../support/client';
 import type { TestApi } from '../support/harness';
 import { setUpdatedAt } from '../support/times';
-import { type Key, unique, type World, world } from '../support/world';
+import { createCompany, createKey, type Key, unique, type World, world } from '../support/world';
 
 type ContactInput = components['schemas']['ContactInput'];
 type ContactPatch = components['schemas']['ContactPatch'];
@@ -139,8 +139,8 @@ describe('POST /contacts matches a person', () => {
     }
     // Without phone_country and with a time zone of no country, a national number cannot be read; an
     // international one (+ or 00) can.
-    const other = await api.createCompany({ time_zone: 'UTC' });
-    const key = (await api.createKey(other.id, { scopes: ['write:contacts'] })).secret;
+    const other = await createCompany(api, { time_zone: 'UTC' });
+    const key = (await createKey(api, other.id, { scopes: ['write:contacts'] })).secret;
     expect((await post({ phone: `050${digits}` }, clientOf(other.host, key))).status).toBe(400);
     const intl = await post({ phone: `0097150${digits}` }, clientOf(other.host, key));
     expect([intl.status, intl.data.phone]).toEqual([201, `+97150${digits}`]);
@@ -153,17 +153,17 @@ describe('POST /contacts matches a person', () => {
 
   it("reads a national number in the country of the company's time zone when phone_country is not set", async () => {
     const digits = mobile();
-    const dubai = await api.createCompany({ time_zone: 'Asia/Dubai' });
-    const key = (await api.createKey(dubai.id, { scopes: ['write:contacts'] })).secret;
+    const dubai = await createCompany(api, { time_zone: 'Asia/Dubai' });
+    const key = (await createKey(api, dubai.id, { scopes: ['write:contacts'] })).secret;
     const local = await post({ phone: `050 ${digits.slice(0, 3)} ${digits.slice(3)}` }, clientOf(dubai.host, key));
     expect([local.status, local.data.phone]).toEqual([201, `+97150${digits}`]);
     // phone_country wins over the time zone: the same digits read as a UK number are not possible there.
-    const london = await api.createCompany({ time_zone: 'Europe/London', settings: { phone_country: 'AE' } });
-    const londonKey = (await api.createKey(london.id, { scopes: ['write:contacts'] })).secret;
+    const london = await createCompany(api, { time_zone: 'Europe/London', settings: { phone_country: 'AE' } });
+    const londonKey = (await createKey(api, london.id, { scopes: ['write:contacts'] })).secret;
     const set = await post({ phone: `050${digits}` }, clientOf(london.host, londonKey));
     expect([set.status, set.data.phone]).toEqual([201, `+97150${digits}`]);
-    const uk = await api.createCompany({ time_zone: 'Europe/London' });
-    const ukKey = (await api.createKey(uk.id, { scopes: ['write:contacts'] })).secret;
+    const uk = await createCompany(api, { time_zone: 'Europe/London' });
+    const ukKey = (await createKey(api, uk.id, { scopes: ['write:contacts'] })).secret;
     const british = await post({ phone: '020 7946 0018' }, clientOf(uk.host, ukKey));
     expect([british.status, british.data.phone]).toEqual([201, '+442079460018']);
   });
@@ -295,10 +295,10 @@ describe('GET /contacts', () => {
 
   it('with updated_since, includes records changed at or after the instant and excludes older ones', async () => {
     // A company of this test alone, so the list holds only its records; their times are set, not waited for.
-    const own = await api.createCompany();
+    const own = await createCompany(api);
     const keys = {
-      write: await api.createKey(own.id, { scopes: ['write:contacts'] }),
-      read: await api.createKey(own.id, { scopes: ['read:contacts'] }),
+      write: await createKey(api, own.id, { scopes: ['write:contacts'] }),
+      read: await createKey(api, own.id, { scopes: ['read:contacts'] }),
     };
     const [ownWrites, ownReads] = [clientOf(own.host, keys.write.secret), clientOf(own.host, keys.read.secret)];
     const add = async (at: Date) => {
@@ -326,8 +326,8 @@ describe('GET /contacts', () => {
     const reference = (await post({ email: email(), name: 'One' })).data.reference;
     expect((await getOne(reference)).data).toMatchObject({ reference, name: 'One' });
     expect((await getOne('P-0000000000')).status).toBe(404);
-    const other = await api.createCompany();
-    const key = (await api.createKey(other.id, { scopes: ['read:contacts'] })).secret;
+    const other = await createCompany(api);
+    const key = (await createKey(api, other.id, { scopes: ['read:contacts'] })).secret;
     expect((await api.request(`/api/v1/contacts/${reference}`, { host: other.host, key })).status).toBe(404);
   });
 });
@@ -340,7 +340,7 @@ describe('the audit log of personal data reads', () => {
 
   it('writes one personal_data.read row per request with the key prefix and every reference returned', async () => {
     for (let i = 0; i < 3; i++) await post({ email: email() });
-    const key = await api.createKey(company.id, { scopes: ['read:contacts'] });
+    const key = await createKey(api, company.id, { scopes: ['read:contacts'] });
     const keyReads = clientOf(company.host, key.secret);
     const page = await list({ page_size: 3 }, keyReads);
     const references = page.data.results.map((c) => c.reference);

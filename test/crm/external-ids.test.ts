@@ -5,6 +5,7 @@ import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPGlite } from '../../lib/db/pglite';
 import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
+import { createKey } from '../support/world';
 
 /**
  * One external-id mechanism (lib/external-ids.ts, table external_ids) for every record. Migration 0010 moved
@@ -59,7 +60,7 @@ beforeAll(async () => {
   const companyId = await writeTheOldWay(handle);
   api = await createTestApi({ handle }); // the platform applies 0010
   const scopes = ['read:followups', 'write:followups', 'read:contacts'] as const;
-  key = (await api.createKey(companyId, { scopes: [...scopes] })).secret;
+  key = (await createKey(api, companyId, { scopes: [...scopes] })).secret;
 });
 afterAll(() => api.close());
 

@@ -4,7 +4,7 @@ import { eraseContact } from '../../functions/crm/erasure';
 import type { TestClient } from '../support/client';
 import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import { setUpdatedAt } from '../support/times';
-import { type Key, type World, world } from '../support/world';
+import { createCompany, createKey, type Key, type World, world } from '../support/world';
 
 type LeadPatch = components['schemas']['LeadPatch'];
 type Status = NonNullable<LeadPatch['status']>;
@@ -119,7 +119,7 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
   });
 
   it('refuses with 400 an unknown member, an inactive one, and one of another company', async () => {
-    const other = await api.createCompany();
+    const other = await createCompany(api);
     const foreign = (await api.admin(`/companies/${other.id}/members`, { body: { name: 'Elsewhere' } })).json.id;
     const inactive = (await api.admin(`/companies/${company.id}/members`, { body: { name: 'Gone', active: false } })).json.id;
     const { reference } = await newLead();
@@ -191,8 +191,8 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
 
 describe('GET /leads', () => {
   it('pages in (updated_at, id) order with updated_since, missing nothing', async () => {
-    const own = await api.createCompany();
-    const key = await api.createKey(own.id, { scopes: ['read:leads', 'write:leads'] });
+    const own = await createCompany(api);
+    const key = await createKey(api, own.id, { scopes: ['read:leads', 'write:leads'] });
     const made: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await api.request('/api/v1/leads', {
@@ -243,8 +243,8 @@ describe('GET /leads', () => {
   });
 
   it('costs the same number of queries for a page of 1, 5 and 20 leads (with details and external ids)', async () => {
-    const own = await api.createCompany();
-    const key = await api.createKey(own.id, { scopes: ['read:leads', 'write:leads'] });
+    const own = await createCompany(api);
+    const key = await createKey(api, own.id, { scopes: ['read:leads', 'write:leads'] });
     for (let i = 0; i < 20; i++) {
       const res = await api.request('/api/v1/leads', {
         host: own.host,
@@ -280,8 +280,8 @@ describe('GET /leads', () => {
 
   it('answers 404 for an unknown reference and for a lead of another company', async () => {
     expect((await getLead('L-0000000000')).status).toBe(404);
-    const other = await api.createCompany();
-    const key = await api.createKey(other.id, { scopes: ['write:leads'] });
+    const other = await createCompany(api);
+    const key = await createKey(api, other.id, { scopes: ['write:leads'] });
     const res = await api.request('/api/v1/leads', {
       host: other.host,
       key: key.secret,

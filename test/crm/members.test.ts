@@ -5,7 +5,7 @@ import { adminCli } from '../support/admin-cli';
 import type { TestClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { databaseNow, moveUpdatedAtBack, setUpdatedAt } from '../support/times';
-import { type Key, type World, world } from '../support/world';
+import { createCompany, createKey, type Key, type World, world } from '../support/world';
 
 /** The admin API's member is the public one (the admin document is not in the typed client). */
 type Member = components['schemas']['Member'];
@@ -163,8 +163,8 @@ describe('members', () => {
   });
 
   it('are invisible to another company', async () => {
-    const other = await api.createCompany();
-    const otherKey = (await api.createKey(other.id, { scopes: ['read:members'] })).secret;
+    const other = await createCompany(api);
+    const otherKey = (await createKey(api, other.id, { scopes: ['read:members'] })).secret;
     const res = await api.request('/api/v1/members', { host: other.host, key: otherKey });
     expect(res.json).toEqual({ results: [], next_cursor: null });
   });
@@ -192,8 +192,8 @@ describe('no browser access to CRM routes', () => {
   it('grants no CORS: neither a preflight nor a request with an Origin gets Access-Control-Allow-Origin', async () => {
     const t = await createTestApi();
     try {
-      const company = await t.createCompany();
-      const { secret } = await t.createKey(company.id, { scopes: ['read:contacts', 'read:members'] });
+      const company = await createCompany(t);
+      const { secret } = await createKey(t, company.id, { scopes: ['read:contacts', 'read:members'] });
       for (const path of ['/api/v1/contacts', '/api/v1/members', '/api/v1/leads']) {
         const preflight = await t.request(path, {
           method: 'OPTIONS',

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { createCompany, createKey, useApi } from '../support/world';
 
 /**
  * Sync lists order by (updated_at, id) with keyset cursors, "so a client paging while others write misses
@@ -26,11 +26,7 @@ type Subject = {
   state(record: Json): State;
 };
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api?.close());
+const api = useApi();
 
 async function call(company: Company, path: string, method = 'GET', body?: unknown, expected = method === 'POST' ? 201 : 200) {
   const res = await api.request(`/api/v1${path}`, { host: company.host, key: company.key, method, body });
@@ -107,8 +103,8 @@ let coverage = newCoverage();
 /** One run: a fresh company, some records, then one walk interleaved with writes, one catch-up pull, and the checks. */
 async function run(subject: Subject, scenario: Scenario): Promise<void> {
   coverage.runs++;
-  const created = await api.createCompany();
-  const { secret } = await api.createKey(created.id, {
+  const created = await createCompany(api);
+  const { secret } = await createKey(api, created.id, {
     scopes: ['read:contacts', 'write:contacts', 'read:leads', 'write:leads'],
   });
   const company: Company = { ...created, key: secret };

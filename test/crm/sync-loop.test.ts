@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
 import { databaseNow, moveUpdatedAtBack } from '../support/times';
 import { type ReceivedEvent, settle as settleLoop, WebhookReceiver } from '../support/webhook-receiver';
+import { createCompany, createKey } from '../support/world';
 
 /**
  * The spec's recommended loop, end to end: a "CRM" subscribed to the company's CRM events verifies every
@@ -164,11 +165,11 @@ let member: string;
 beforeAll(async () => {
   // The dispatcher attempts every company's due deliveries: a database of this file alone.
   api = await createTestApi({ ownDatabase: true });
-  company = await api.createCompany({ environment: 'development', settings: { phone_country: 'AE' } });
-  crmKey = await api.createKey(company.id, {
+  company = await createCompany(api, { environment: 'development', settings: { phone_country: 'AE' } });
+  crmKey = await createKey(api, company.id, {
     scopes: ['read:contacts', 'write:contacts', 'read:leads', 'write:leads', 'read:followups', 'write:followups'],
   });
-  site = await api.createKey(company.id, { scopes: ['write:contacts', 'write:leads', 'write:followups'] });
+  site = await createKey(api, company.id, { scopes: ['write:contacts', 'write:leads', 'write:followups'] });
   const added = await api.admin(`/companies/${company.id}/members`, { body: { name: 'Sara Agent' } });
   expect(added.status, added.text).toBe(201);
   member = added.json.id;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../clients/typescript/src/index';
 import type { TestClient } from '../support/client';
 import { databaseNow, expectStampedSince, moveUpdatedAtBack, setUpdatedAt, setUpdatedAtInOrder } from '../support/times';
-import { type Key, unique, type World, world } from '../support/world';
+import { createCompany, createKey, type Key, unique, type World, world } from '../support/world';
 
 type TaskInput = components['schemas']['TaskInput'];
 type TaskPatch = components['schemas']['TaskPatch'];
@@ -143,8 +143,8 @@ describe('PATCH /tasks/{task_id}', () => {
   it('answers 404 for an unknown task and for a task of another company', async () => {
     expect((await patch('task_unknown', { status: 'done' })).status).toBe(404);
     expect((await getOne('task_unknown')).response.status).toBe(404);
-    const other = await w.api.createCompany();
-    const key = await w.api.createKey(other.id, { scopes: ['write:followups'] });
+    const other = await createCompany(w.api);
+    const key = await createKey(w.api, other.id, { scopes: ['write:followups'] });
     const foreign = await w.api.request('/api/v1/tasks', {
       host: other.host,
       key: key.secret,

@@ -14,6 +14,7 @@ import { backupOf, sqlDumpOf } from '../../lib/node/backup';
 import { newSecretKey } from '../../lib/webhooks/secrets';
 import { scopes } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createKey } from '../support/world';
 
 /**
  * Issue 23: the path a company takes when it outgrows one machine. The demo data on PGlite is exported as SQL
@@ -104,7 +105,7 @@ beforeAll(async () => {
   before = await createTestApi({ env, handle: await openPGlite() });
   before.clock.set(now);
   companyId = (await seedDemo(before.db, now)).companyId;
-  serverKey = (await before.createKey(companyId, { scopes: [...scopes] })).secret;
+  serverKey = (await createKey(before, companyId, { scopes: [...scopes] })).secret;
 });
 afterAll(async () => {
   await after?.close();

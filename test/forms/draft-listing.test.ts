@@ -14,6 +14,7 @@ import {
   uniqueEmail,
   type Verifier,
 } from './support';
+import { createKey, importCatalogue } from '../support/world';
 
 let api: TestApi;
 let verifier: Verifier;
@@ -21,13 +22,13 @@ let company: FormCompany;
 let writer: Key;
 formsForFile((file) => ({ api, verifier, company } = file), { leadTypes: ['enquiry', 'listing_request'] });
 beforeAll(async () => {
-  writer = await api.createKey(company.id, { scopes: ['write:leads'] });
+  writer = await createKey(api, company.id, { scopes: ['write:leads'] });
 });
 
 /** A lead posted by the company's server; `sell-my-property` is the demo catalogue's listing_request service. */
 async function lead(details: Record<string, unknown>, service: string | null = 'sell-my-property', target = company) {
   const body = { consent: true, consent_version: '2026-01', email: uniqueEmail(), service: service ?? undefined, details };
-  const key = target === company ? writer.secret : (await api.createKey(target.id, { scopes: ['write:leads'] })).secret;
+  const key = target === company ? writer.secret : (await createKey(api, target.id, { scopes: ['write:leads'] })).secret;
   const res = await api.request('/api/v1/leads', { host: target.host, key, body });
   expect(res.status, res.text).toBe(201);
   return res.json.reference as string;
@@ -140,7 +141,7 @@ describe('POST /admin/v1/companies/{id}/leads/{reference}/draft-listing', () => 
   });
 
   it('leaves out, with warnings, a price without its period and an area removed since', async () => {
-    await api.importCatalogue(company.id, {
+    await importCatalogue(api, company.id, {
       areas: [{ kind: 'area', slug: { en: 'old-harbour' }, name: { en: 'Old Harbour' }, parent: 'dubai' }],
     });
     const reference = await lead({ purpose: 'sale', area: 'old-harbour', price: 900000, property_type: 'villa' });

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { base64url } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isCardNumber } from '../../schema/common/card-numbers';
 import { forbiddenKind } from '../../schema/common/forbidden-keys';
 import { loadConfig } from '../../lib/config';
@@ -10,19 +10,17 @@ import { newDetailsKey } from '../../lib/crypto-jwe';
 import { ensureDetailsKeys } from '../../lib/node/platform';
 import { createTestApi, type TestApi } from '../support/harness';
 import { setUpdatedAt, expectStampedSince } from '../support/times';
+import { createKey, useApi, useDemoCompany } from '../support/world';
 
-let api: TestApi;
-let company: { id: string; host: string };
 let writer: { secret: string; prefix: string };
 let reader: { secret: string; prefix: string };
 
+const api = useApi();
+const company = useDemoCompany(api, { phone_country: 'AE' });
 beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.demoCompany({ phone_country: 'AE' });
-  writer = await api.createKey(company.id, { scopes: ['write:leads'] });
-  reader = await api.createKey(company.id, { scopes: ['read:leads'] });
+  writer = await createKey(api, company.id, { scopes: ['write:leads'] });
+  reader = await createKey(api, company.id, { scopes: ['read:leads'] });
 });
-afterAll(() => api.close());
 
 let serial = 0;
 const email = () => `lead.${Date.now().toString(36)}${(serial++).toString(36)}@example.com`;
@@ -376,7 +374,7 @@ describe('a lead for a person already known', () => {
     const body = base();
     const first = await post(body);
     const person = first.json.person as string;
-    const people = await api.createKey(company.id, { scopes: ['read:contacts'] });
+    const people = await createKey(api, company.id, { scopes: ['read:contacts'] });
     const read = () => api.request(`/api/v1/contacts/${person}`, { host: company.host, key: people.secret });
     // An earlier instant set explicitly: the two writes could fall in one millisecond of PGlite's clock.
     await setUpdatedAt(

@@ -17,6 +17,7 @@ import {
   wamid,
   whatsAppText,
 } from './inbound-support';
+import { createKey } from '../support/world';
 
 /**
  * One redaction for every text that arrives from outside (schema/common/card-numbers.ts): the inbound channels (names —
@@ -169,7 +170,7 @@ describe('the browser forms and a server’s enquiry', () => {
 
   it('POST /leads: the name and message are kept without the card (browser and server); a card in details is refused', async () => {
     const pk = (
-      await world.api.createKey(forms.company.id, { kind: 'publishable', origins: [origin], lead_types: ['enquiry', 'booking'] })
+      await createKey(world.api, forms.company.id, { kind: 'publishable', origins: [origin], lead_types: ['enquiry', 'booking'] })
     ).secret;
     const [name, message, page, refused, server] = [fresh(), fresh(), fresh(), fresh(), fresh()];
     const enquiry = {
@@ -184,7 +185,7 @@ describe('the browser forms and a server’s enquiry', () => {
     };
     const res = await post('/api/v1/leads', enquiry, pk);
     expect(res.status, res.text).toBe(201);
-    const reader = (await world.api.createKey(forms.company.id, { scopes: ['read:leads', 'write:leads'] })).secret;
+    const reader = (await createKey(world.api, forms.company.id, { scopes: ['read:leads', 'write:leads'] })).secret;
     const lead = (await world.api.request(`/api/v1/leads/${res.json.reference}`, { host: forms.company.host, key: reader })).json;
     expect(lead.message).toMatch(/^Pay with \[card number removed\]( 12)?\/29$/);
     expect(lead.sent.name).toBe(`Omar ${redactedCard}`);

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { expect } from 'vitest';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createKey, demoCompany } from '../support/world';
 
 /**
  * What the inbound receivers' tests share: a company with the demo catalogue and a channel of each kind made through
@@ -27,7 +28,7 @@ export async function inboundWorld(
   env: Record<string, string> = {},
 ): Promise<InboundWorld> {
   const api = await createTestApi({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...env } });
-  const company = await api.demoCompany({ lead_answer_minutes: 30, ...settings });
+  const company = await demoCompany(api, { lead_answer_minutes: 30, ...settings });
   const make = async (body: Record<string, unknown>): Promise<Channel> => {
     const res = await api.admin(`/companies/${company.id}/inbound-channels`, { body });
     expect(res.status, res.text).toBe(201);
@@ -45,7 +46,7 @@ export async function inboundWorld(
     signed: await make({ kind: 'signed', source: 'bayut' }),
   };
   const serverKey = (
-    await api.createKey(company.id, { scopes: ['read:leads', 'read:contacts', 'read:followups', 'write:followups'] })
+    await createKey(api, company.id, { scopes: ['read:leads', 'read:contacts', 'read:followups', 'write:followups'] })
   ).secret;
   const reader = createPropertyApiClient({
     baseUrl: `http://${company.host}`,

@@ -17,6 +17,7 @@ import {
   stored,
   type Verifier,
 } from './support';
+import { createKey, demoCompany } from '../support/world';
 
 let api: TestApi;
 let verifier: Verifier;
@@ -66,7 +67,7 @@ describe('an enquiry from a listed origin with a valid challenge', () => {
   });
 
   it('lets a server key with write:leads post without Origin or challenge (the whole lead back)', async () => {
-    const writer = await api.createKey(company.id, { scopes: ['write:leads'] });
+    const writer = await createKey(api, company.id, { scopes: ['write:leads'] });
     const res = await api.request('/api/v1/leads', {
       host: company.host,
       key: writer.secret,
@@ -282,7 +283,7 @@ describe('origins on this machine or in a private network, in any spelling', () 
   });
 
   it('are all accepted on a key of a development workspace, as are public addresses on production', async () => {
-    const dev = await api.demoCompany({}, { environment: 'development' });
+    const dev = await demoCompany(api, {}, { environment: 'development' });
     const local = await api.admin(`/companies/${dev.id}/keys`, { body: { kind: 'publishable', origins: spellings } });
     expect(local.status, local.text).toBe(201);
     const open = ['http://172.32.0.1', 'http://[2606:4700::1111]', 'https://www.example.org'];

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { createCompany, createKey, demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const base = () => ({ consent: true, consent_version: '2026-01', email: `phone.${Date.now().toString(36)}@example.com` });
 
 describe("a phone in local form, read in the country of the company's time zone", () => {
   it('takes 050 123 4567 for a Dubai company without phone_country, and refuses it where the zone has no country', async () => {
-    const dubai = await api.demoCompany();
-    const key = (await api.createKey(dubai.id, { scopes: ['write:leads'] })).secret;
+    const dubai = await demoCompany(api);
+    const key = (await createKey(api, dubai.id, { scopes: ['write:leads'] })).secret;
     const body = { ...base(), phone: '050 123 4567' };
     const res = await api.request('/api/v1/leads', { host: dubai.host, key, body });
     expect(res.status, res.text).toBe(201);
@@ -24,8 +19,8 @@ describe("a phone in local form, read in the country of the company's time zone"
       .where('reference', '=', res.json.person)
       .executeTakeFirstOrThrow();
     expect(person.phone).toBe('+971501234567');
-    const utc = await api.createCompany({ time_zone: 'UTC' });
-    const utcKey = (await api.createKey(utc.id, { scopes: ['write:leads'] })).secret;
+    const utc = await createCompany(api, { time_zone: 'UTC' });
+    const utcKey = (await createKey(api, utc.id, { scopes: ['write:leads'] })).secret;
     const refused = await api.request('/api/v1/leads', {
       host: utc.host,
       key: utcKey,

@@ -11,6 +11,7 @@ import {
   uniqueEmail,
   type Verifier,
 } from './support';
+import { createCompany, createKey, importCatalogue } from '../support/world';
 
 let api: TestApi;
 let verifier: Verifier;
@@ -68,8 +69,8 @@ describe('a listing request (service of kind listing_request)', () => {
 
   it('refuses an area or property type the company does not have with unknown_reference', async () => {
     // Another company's own area and property type are still unknown here.
-    const other = await api.createCompany();
-    await api.importCatalogue(other.id, {
+    const other = await createCompany(api);
+    await importCatalogue(api, other.id, {
       areas: [{ kind: 'city', slug: { en: 'atlantis' }, name: { en: 'Atlantis' }, parent: null }],
       property_types: [{ value: 'castle', name: { en: 'Castle' } }],
     });
@@ -91,7 +92,7 @@ describe('a listing request (service of kind listing_request)', () => {
   });
 
   it('applies to a server key posting the same request', async () => {
-    const writer = await api.createKey(company.id, { scopes: ['write:leads'] });
+    const writer = await createKey(api, company.id, { scopes: ['write:leads'] });
     const body = { consent: true, consent_version: '2026-01', email: uniqueEmail(), service: 'sell-my-property' };
     const bad = await expectRefused(api, company.id, 400, 'invalid_request', () =>
       api.request('/api/v1/leads', { host: company.host, key: writer.secret, body: { ...body, details: { area: 'atlantis' } } }),

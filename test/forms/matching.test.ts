@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/crypto';
 import { bookingBody, type Ctx, newHome, postBooking, setup, stays } from '../stay/support';
+import { createKey } from '../support/world';
 
 /**
  * A server's enquiry (server key) matches the person inside its one statement (lib/people.ts personCtes) by the rules
@@ -17,7 +18,7 @@ const nights = stays(200);
 
 beforeAll(async () => {
   ctx = await setup();
-  writer = (await ctx.api.createKey(ctx.company.id, { scopes: ['write:leads'] })).secret;
+  writer = (await createKey(ctx.api, ctx.company.id, { scopes: ['write:leads'] })).secret;
   home = await newHome(ctx);
 });
 afterAll(() => ctx.api.close());

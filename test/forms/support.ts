@@ -4,6 +4,7 @@ import type { RateLimiter } from '../../lib/ratelimit/index';
 import type { LeadType } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
 import { startTurnstileVerifier } from '../support/turnstile';
+import { createKey, demoCompany } from '../support/world';
 
 /**
  * What the browser-form tests share: the real app whose spam check asks a real siteverify server on loopback,
@@ -45,13 +46,13 @@ export async function formCompany(
   verifier: Verifier,
   options: { environment?: 'production' | 'development'; origins?: string[]; leadTypes?: LeadType[]; secret?: boolean } = {},
 ): Promise<FormCompany> {
-  const company = await api.demoCompany({}, { environment: options.environment ?? 'production' });
+  const company = await demoCompany(api, {}, { environment: options.environment ?? 'production' });
   if (options.secret ?? true) {
     const set = await api.admin(`/companies/${company.id}/spam-check`, { method: 'PUT', body: { secret: verifier.secret } });
     expect(set.status, set.text).toBe(200);
   }
   const key = await publishableKey(api, company.id, options.origins ?? [site], options.leadTypes);
-  const reader = await api.createKey(company.id, { scopes: ['read:leads', 'read:contacts'] });
+  const reader = await createKey(api, company.id, { scopes: ['read:leads', 'read:contacts'] });
   return { ...company, key, reader };
 }
 
@@ -72,7 +73,7 @@ export function formsForFile(use: (file: FormsFile) => void, options: CompanyOpt
 }
 
 export function publishableKey(api: TestApi, companyId: string, origins: string[] = [site], leadTypes?: LeadType[]) {
-  return api.createKey(companyId, { kind: 'publishable', origins, ...(leadTypes ? { lead_types: leadTypes } : {}) });
+  return createKey(api, companyId, { kind: 'publishable', origins, ...(leadTypes ? { lead_types: leadTypes } : {}) });
 }
 
 let serial = 0;

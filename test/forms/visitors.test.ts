@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { developmentToken } from '../../lib/spam-check';
 import { bookingBody, type Ctx, newHome, origin, postBooking, publishableKey, setup, stays } from '../stay/support';
+import { createKey } from '../support/world';
 
 /**
  * Anonymous senders are never merged into someone else (issue 21, defect 7; docs/api-reference.md "Matching
@@ -18,7 +19,7 @@ const nights = stays(60);
 beforeAll(async () => {
   ctx = await setup();
   pk = await publishableKey(ctx.api, ctx.company.id, ['enquiry', 'booking']);
-  server = (await ctx.api.createKey(ctx.company.id, { scopes: ['read:leads', 'read:contacts', 'write:contacts'] })).secret;
+  server = (await createKey(ctx.api, ctx.company.id, { scopes: ['read:leads', 'read:contacts', 'write:contacts'] })).secret;
   home = await newHome(ctx);
 });
 afterAll(() => ctx.api.close());

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
 import { databaseNow } from '../support/times';
 import { type ReceivedEvent, settle, WebhookReceiver } from '../support/webhook-receiver';
+import { createKey, demoCompany } from '../support/world';
 
 /**
  * An accounting tool mirroring leases and rent, in the shape of the CRM sync loop: it takes `lease.*` and
@@ -116,9 +117,9 @@ let office: Key;
 
 beforeAll(async () => {
   api = await createTestApi({ ownDatabase: true });
-  company = await api.demoCompany({}, { environment: 'development' });
-  tool = new AccountingTool(api, company.host, await api.createKey(company.id, { scopes: ['read:leases', 'write:leases'] }));
-  office = await api.createKey(company.id, { scopes: ['read:leases', 'write:leases', 'write:contacts'] });
+  company = await demoCompany(api, {}, { environment: 'development' });
+  tool = new AccountingTool(api, company.host, await createKey(api, company.id, { scopes: ['read:leases', 'write:leases'] }));
+  office = await createKey(api, company.id, { scopes: ['read:leases', 'write:leases', 'write:contacts'] });
   const url = await tool.receiver.listen();
   const created = await api.admin(`/companies/${company.id}/webhook-subscriptions`, { body: { url, event_types: EVENTS } });
   expect(created.status, created.text).toBe(201);

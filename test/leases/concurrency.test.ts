@@ -1,20 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
 import { leaseJobs } from '../../functions/leases/jobs';
-import { leasesOf, type World, world } from '../support/world';
+import { leasesOf, useWorld } from '../support/world';
 
 /**
  * Twenty identical requests at once: on PostgreSQL (DATABASE_URL, as CI runs it) they really overlap; on PGlite they
  * queue. Either way the database decides, and exactly one of each thing is written.
  */
-let w: World;
-let l: ReturnType<typeof leasesOf>;
-beforeAll(async () => {
-  w = await world();
-  l = leasesOf(w);
-});
+const w = useWorld();
+const l = leasesOf(w);
 afterEach(() => w.api.clock.set(null));
-afterAll(() => w.close());
 
 const twenty = <T>(send: () => Promise<T>) => Promise.all(Array.from({ length: 20 }, send));
 type Answer = { response: Response; error?: unknown };

@@ -4,6 +4,7 @@ import type { Executor } from '../../lib/db/index';
 import { newReference } from '../../lib/references';
 import type { LeasesTable, RentPaymentsTable } from '../../schema/leases/db';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany } from '../support/world';
 
 /**
  * What the database itself refuses on leases and rent payments (migration 0011), whatever the write path: a second
@@ -18,7 +19,7 @@ let landlord: string;
 
 beforeAll(async () => {
   api = await createTestApi();
-  companyId = (await api.createCompany()).id;
+  companyId = (await createCompany(api)).id;
   const people = await api.db
     .insertInto('contacts')
     .values([

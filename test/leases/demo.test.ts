@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../functions/seed';
 import { createTestApi, type TestApi } from '../support/harness';
 import { plusDays } from './support';
+import { createKey } from '../support/world';
 
 /** `npm start`'s demo company (functions/seed.ts), read as an accounting tool would: a server key on localhost. */
 type Row = { payment_id: string; due_on: string; status: string; cheque: { number: string; bank: string } | null };
@@ -41,7 +42,7 @@ beforeAll(async () => {
   const seeded = await seedDemo(api.db, now);
   expect(seeded.seeded).toBe(true);
   companyId = seeded.companyId;
-  const key = (await api.createKey(companyId, { scopes: ['read:leases'] })).secret;
+  const key = (await createKey(api, companyId, { scopes: ['read:leases'] })).secret;
   const get = async (path: string) => {
     const res = await api.request(`/api/v1${path}`, { host: 'localhost', key });
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);

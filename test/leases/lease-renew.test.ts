@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leasesOf, type World, world } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { leasesOf, useWorld } from '../support/world';
 
-let w: World;
-let l: ReturnType<typeof leasesOf>;
-beforeAll(async () => {
-  w = await world();
-  l = leasesOf(w);
-});
-afterAll(() => w.close());
+const w = useWorld();
+const l = leasesOf(w);
 
 const handler = () => w.members.lina;
 const activeLease = (overrides: Record<string, unknown> = {}) => l.active({ handler: handler(), ...overrides });

@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leasesOf, type World, world } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { createKey, leasesOf, useWorld } from '../support/world';
 
-let w: World;
-let l: ReturnType<typeof leasesOf>;
-beforeAll(async () => {
-  w = await world();
-  l = leasesOf(w);
-});
-afterAll(() => w.close());
+const w = useWorld();
+const l = leasesOf(w);
 
 describe('POST /leases', () => {
   it('adds a draft (201) with its schedule split exactly, warnings, and lease.created', async () => {
@@ -148,7 +143,7 @@ describe('GET /leases and /leases/{reference}', () => {
   });
 
   it('refuses a publishable key and a key without the scope', async () => {
-    const other = await w.api.createKey(w.company.id, { scopes: ['read:contacts'] });
+    const other = await createKey(w.api, w.company.id, { scopes: ['read:contacts'] });
     const res = await w.api.request('/api/v1/leases', { host: w.company.host, key: other.secret });
     expect(res.status).toBe(403);
     const reader = await w.keyWith(['read:leases']);

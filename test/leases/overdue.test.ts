@@ -1,16 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
 import { leaseJobs } from '../../functions/leases/jobs';
-import { leasesOf, type World, world } from '../support/world';
+import { leasesOf, useWorld } from '../support/world';
 
-let w: World;
-let l: ReturnType<typeof leasesOf>;
-beforeAll(async () => {
-  w = await world();
-  l = leasesOf(w);
-});
+const w = useWorld();
+const l = leasesOf(w);
 afterEach(() => w.api.clock.set(null));
-afterAll(() => w.close());
 
 /** Runs the lease group's scheduled work at an instant; its report of how many payments were announced. */
 async function runAt(instant: string) {

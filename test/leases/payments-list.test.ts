@@ -1,14 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { leasesOf, type World, world } from '../support/world';
+import { afterEach, describe, expect, it } from 'vitest';
+import { leasesOf, useWorld } from '../support/world';
 
-let w: World;
-let l: ReturnType<typeof leasesOf>;
-beforeAll(async () => {
-  w = await world();
-  l = leasesOf(w);
-});
+const w = useWorld();
+const l = leasesOf(w);
 afterEach(() => w.api.clock.set(null));
-afterAll(() => w.close());
 
 const at = (day: string) => new Date(`${day}T08:00:00Z`);
 const add = (body: Record<string, unknown>) => l.replace(body);

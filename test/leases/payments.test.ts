@@ -1,14 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { leasesOf, type World, world } from '../support/world';
+import { afterEach, describe, expect, it } from 'vitest';
+import { leasesOf, useWorld, world } from '../support/world';
 
-let w: World;
-let l: ReturnType<typeof leasesOf>;
-beforeAll(async () => {
-  w = await world();
-  l = leasesOf(w);
-});
+const w = useWorld();
+const l = leasesOf(w);
 afterEach(() => w.api.clock.set(null));
-afterAll(() => w.close());
 
 /** 20:30 UTC on 10 February is already 11 February in Dubai, the company's time zone. */
 const evening = new Date('2027-02-10T20:30:00Z');

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EndInput, FeeInput, LeaseInput, NoticeInput, ScheduleInput } from '../../schema/leases/leases';
 import { RentPaymentsQuery } from '../../schema/leases/rent-payments';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany } from '../support/world';
 
 /**
  * What a lease request may say (schema/leases/), and the company settings behind the lease warnings, as the admin API
@@ -108,7 +109,7 @@ describe('the lease settings of a company (admin API)', () => {
       lease_schedule_tolerance: '1.50',
       rent_grace_days: 0,
     };
-    const company = await api.createCompany({ settings });
+    const company = await createCompany(api, { settings });
     const res = await api.admin(`/companies/${company.id}`);
     expect(res.json.settings).toEqual(settings);
   });
@@ -120,7 +121,7 @@ describe('the lease settings of a company (admin API)', () => {
     [{ lease_schedule_tolerance: null }, 'settings.lease_schedule_tolerance'],
     [{ rent_grace_days: 366 }, 'settings.rent_grace_days'],
   ])('refuse %j', async (settings, path) => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     const res = await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { settings } });
     expect(res.status).toBe(400);
     expect(res.json.errors.map((e: { path: string }) => e.path)).toEqual([path]);

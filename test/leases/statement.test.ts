@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leasesOf, type World, world } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { leasesOf, useWorld } from '../support/world';
 import { plusDays, plusMonths } from './support';
 
 /**
@@ -9,13 +9,8 @@ import { plusDays, plusMonths } from './support';
  * bounces, cancellations, replacements, edits and fee changes, days apart; after every step the owner's statement
  * of each month already over (receipts and fees by booked_on, reversals by bounced_on) is what it was.
  */
-let w: World;
-let l: ReturnType<typeof leasesOf>;
-beforeAll(async () => {
-  w = await world();
-  l = leasesOf(w);
-});
-afterAll(() => w.close());
+const w = useWorld();
+const l = leasesOf(w);
 
 type Payment = {
   payment_id: string;

@@ -1,19 +1,12 @@
 import Big from 'big.js';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { operations } from '../../clients/typescript/src/index';
 import { todayInZone } from '../stay/support';
-import type { TestClient } from '../support/client';
-import { leasesOf, type World, world } from '../support/world';
+import { leasesOf, useClients, useWorld } from '../support/world';
 
-let w: World;
-let writes: TestClient;
-let reads: TestClient;
-beforeAll(async () => {
-  w = await world();
-  [writes, reads] = await Promise.all([w.clientWith(['write:maintenance']), w.clientWith(['read:maintenance'])]);
-});
-afterAll(() => w.close());
+const w = useWorld();
+const [writes, reads] = useClients(w, ['write:maintenance'], ['read:maintenance']);
 
 /** A body as sent (any JSON: the refusals too). */
 type Body = Record<string, unknown>;

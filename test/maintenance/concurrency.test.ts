@@ -1,21 +1,14 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestClient } from '../support/client';
-import { type World, world } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { useClients, useWorld } from '../support/world';
 
 /**
  * Thirty schedules of one job at once (day, window and who does it changing): on PostgreSQL (DATABASE_URL, as CI runs
  * it) they really overlap, and the job's lock must not lose the row it waited for (404 for a job that exists). On
  * PGlite they queue.
  */
-let w: World;
-let writes: TestClient;
-let reads: TestClient;
-beforeAll(async () => {
-  w = await world();
-  [writes, reads] = await Promise.all([w.clientWith(['write:maintenance']), w.clientWith(['read:maintenance'])]);
-});
-afterAll(() => w.close());
+const w = useWorld();
+const [writes, reads] = useClients(w, ['write:maintenance'], ['read:maintenance']);
 
 const schedule = (reference: string, body: Record<string, unknown>) =>
   writes.POST('/api/v1/jobs/{reference}/schedule', { params: { path: { reference } }, body: body as never });

@@ -2,16 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedMaintenanceDemo } from '../../functions/maintenance/demo';
 import { availability, day, type Ctx } from '../stay/support';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createKey, demoCompany } from '../support/world';
 
 let api: TestApi;
 let company: { id: string; host: string };
 let key: string;
 beforeAll(async () => {
   api = await createTestApi();
-  company = await api.demoCompany({ bookings_enabled: true });
+  company = await demoCompany(api, { bookings_enabled: true });
   const row = await api.db.selectFrom('companies').selectAll().where('id', '=', company.id).executeTakeFirstOrThrow();
   await api.db.transaction().execute((trx) => seedMaintenanceDemo(trx, row, new Date()));
-  key = (await api.createKey(company.id, { scopes: ['read:maintenance'] })).secret;
+  key = (await createKey(api, company.id, { scopes: ['read:maintenance'] })).secret;
 });
 afterAll(() => api.close());
 

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchDue } from '../../lib/webhooks/local';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createKey, demoCompany } from '../support/world';
 
 /**
  * A helpdesk (Zendesk-like) end to end: renters' tickets become jobs idempotently (a ticket sent again, or by two
@@ -126,13 +127,13 @@ let manager: string;
 beforeAll(async () => {
   // The dispatcher attempts every company's due deliveries: a database of this file alone.
   api = await createTestApi({ ownDatabase: true });
-  company = await api.demoCompany({ bookings_enabled: true }, { environment: 'development' });
+  company = await demoCompany(api, { bookings_enabled: true }, { environment: 'development' });
   helpdesk = new Helpdesk(
     api,
     company.host,
-    await api.createKey(company.id, { scopes: ['read:maintenance', 'write:maintenance'] }),
+    await createKey(api, company.id, { scopes: ['read:maintenance', 'write:maintenance'] }),
   );
-  manager = (await api.createKey(company.id, { scopes: ['write:maintenance'] })).secret;
+  manager = (await createKey(api, company.id, { scopes: ['write:maintenance'] })).secret;
   await helpdesk.listen(async (url) => {
     const created = await api.admin(`/companies/${company.id}/webhook-subscriptions`, { body: { url, event_types: JOB_EVENTS } });
     if (created.status !== 201) throw new Error(created.text);

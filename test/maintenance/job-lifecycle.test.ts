@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminCli } from '../support/admin-cli';
-import type { TestClient } from '../support/client';
-import { type World, world } from '../support/world';
+import { useClients, useWorld } from '../support/world';
 
-let w: World;
-let writes: TestClient;
-let reads: TestClient;
-beforeAll(async () => {
-  w = await world({ settings: { maintenance_approval_limit: '500' } });
-  [writes, reads] = await Promise.all([w.clientWith(['write:maintenance']), w.clientWith(['read:maintenance'])]);
-});
-afterAll(() => w.close());
+const w = useWorld({ settings: { maintenance_approval_limit: '500' } });
+const [writes, reads] = useClients(w, ['write:maintenance'], ['read:maintenance']);
 
 /** POST /jobs/{reference}/{action} of a body as sent (any JSON: the refusals too). */
 const act = (reference: string, action: 'schedule' | 'complete' | 'cancel' | 'approval', body: Record<string, unknown> = {}) =>

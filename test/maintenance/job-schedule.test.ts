@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingsThrough, day, plainTerms } from '../stay/support';
 import type { TestClient } from '../support/client';
-import { type World, world } from '../support/world';
+import { world, type World } from '../support/world';
 
 let w: World;
 let writes: TestClient;

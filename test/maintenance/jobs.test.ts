@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestClient } from '../support/client';
-import { type Key, leasesOf, type World, world } from '../support/world';
+import { type Key, leasesOf, useWorld } from '../support/world';
 
-let w: World;
+const w = useWorld();
 let writer: Key;
 let reader: Key;
 let writes: TestClient;
 let reads: TestClient;
 beforeAll(async () => {
-  w = await world();
   writer = await w.keyWith(['write:maintenance']);
   reader = await w.keyWith(['read:maintenance']);
   [writes, reads] = await Promise.all([w.clientWith(writer.secret), w.clientWith(reader.secret)]);
 });
-afterAll(() => w.close());
 
 /** A body as sent (any JSON: the refusals too). */
 type Body = Record<string, unknown>;

@@ -1,21 +1,14 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { TestClient } from '../support/client';
-import { type World, world } from '../support/world';
+import { describe, expect, inject, it } from 'vitest';
+import { useClients, useWorld } from '../support/world';
 
 /**
  * Thirty writes of one record at once, each changing what the record's lock used to join (the deal's stage, the
  * viewing's home). On PostgreSQL (DATABASE_URL, as CI runs it) they really overlap: a lock re-checked through a join on
  * a changed column lost the row and answered 404 for a record that exists. On PGlite they queue.
  */
-let w: World;
-let writes: TestClient;
-let reads: TestClient;
-beforeAll(async () => {
-  w = await world();
-  [writes, reads] = await Promise.all([w.clientWith(['write:pipelines']), w.clientWith(['read:pipelines'])]);
-});
-afterAll(() => w.close());
+const w = useWorld();
+const [writes, reads] = useClients(w, ['write:pipelines'], ['read:pipelines']);
 
 const thirty = <T>(send: (i: number) => Promise<T>) => Promise.all(Array.from({ length: 30 }, (_, i) => send(i)));
 type Answer = { response: Response; error?: unknown };

@@ -4,7 +4,7 @@ import { markMissedViewings } from '../../functions/pipelines/viewings';
 import { dispatchDue } from '../../lib/webhooks/local';
 import type { TestClient } from '../support/client';
 import { createTestApi } from '../support/harness';
-import { type Key, type World, world } from '../support/world';
+import { type Key, world, type World } from '../support/world';
 import { type Receiver, startReceiver, subscribe, verify } from '../webhooks/support';
 
 /**

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestClient, testClient } from '../support/client';
-import { type World, world } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { testClient } from '../support/client';
+import { createCompany, createKey, useClients, useWorld } from '../support/world';
 
-let w: World;
-let writes: TestClient;
-let reads: TestClient;
-beforeAll(async () => {
-  w = await world();
-  await w.pipelines();
-  [writes, reads] = await Promise.all([w.clientWith(['write:pipelines']), w.clientWith(['read:pipelines'])]);
-});
-afterAll(() => w.close());
+const w = useWorld({ pipelines: true });
+const [writes, reads] = useClients(w, ['write:pipelines'], ['read:pipelines']);
 
 /** A body as sent (any JSON: the refusals too). */
 type Body = Record<string, unknown>;
@@ -114,8 +107,8 @@ describe('POST /deals', () => {
   });
 
   it('answers 400 no_pipeline for a company without pipelines', async () => {
-    const company = await w.api.createCompany();
-    const key = await w.api.createKey(company.id, { scopes: ['write:pipelines'] });
+    const company = await createCompany(w.api);
+    const key = await createKey(w.api, company.id, { scopes: ['write:pipelines'] });
     const res = await post(
       { person: { email: 'a@example.com' } },
       testClient(w.api, { host: company.host, serverKey: key.secret }),

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { moveWarnings } from '../../functions/pipelines/deal-stages';
-import type { TestClient } from '../support/client';
-import { leasesOf, type World, world } from '../support/world';
+import { leasesOf, useClients, useWorld } from '../support/world';
 
-let w: World;
-let writes: TestClient;
-let reads: TestClient;
-beforeAll(async () => {
-  w = await world();
-  await w.pipelines();
-  [writes, reads] = await Promise.all([w.clientWith(['write:pipelines']), w.clientWith(['read:pipelines'])]);
-});
-afterAll(() => w.close());
+const w = useWorld({ pipelines: true });
+const [writes, reads] = useClients(w, ['write:pipelines'], ['read:pipelines']);
 
 /** POST /deals/{reference}/move of a body as sent (any JSON: the refusals too). */
 const move = (reference: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>

@@ -1,20 +1,14 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { demoPipelines, seedPipelinesDemo } from '../../functions/pipelines/demo';
 import { adminCli } from '../support/admin-cli';
-import { type TestClient, testClient } from '../support/client';
-import { type World, world } from '../support/world';
+import { testClient } from '../support/client';
+import { createCompany, createKey, useClients, useWorld } from '../support/world';
 
-let w: World;
-let reads: TestClient;
-beforeAll(async () => {
-  w = await world();
-  await w.pipelines();
-  reads = await w.clientWith(['read:pipelines']);
-});
-afterAll(() => w.close());
+const w = useWorld({ pipelines: true });
+const [reads] = useClients(w, ['read:pipelines']);
 
 const keysOf = (list: Array<{ key: string }>) => list.map((item) => item.key);
 
@@ -61,8 +55,8 @@ describe('GET /pipelines', () => {
   });
 
   it('never shows another company’s pipelines', async () => {
-    const other = await w.api.createCompany();
-    const key = await w.api.createKey(other.id, { scopes: ['read:pipelines'] });
+    const other = await createCompany(w.api);
+    const key = await createKey(w.api, other.id, { scopes: ['read:pipelines'] });
     const res = await testClient(w.api, { host: other.host, serverKey: key.secret }).GET('/api/v1/pipelines');
     expect(res.data?.results).toEqual([]);
   });
@@ -70,7 +64,7 @@ describe('GET /pipelines', () => {
 
 describe('the demo company', () => {
   it('gets a sales and a leasing pipeline', async () => {
-    const company = await w.api.createCompany();
+    const company = await createCompany(w.api);
     await w.api.db.transaction().execute((trx) => seedPipelinesDemo(trx, company.id));
     const listed = (await w.api.admin(`/companies/${company.id}/pipelines`)).json.results;
     expect(listed.map((p: { key: string; purpose: string }) => [p.key, p.purpose])).toEqual([
@@ -82,7 +76,7 @@ describe('the demo company', () => {
 
 describe('managing pipelines in the admin API', () => {
   it('creates, renames and reorders pipelines', async () => {
-    const company = await w.api.createCompany();
+    const company = await createCompany(w.api);
     const admin = (path: string, body?: unknown, method?: string) =>
       w.api.admin(`/companies/${company.id}${path}`, { body, method: method ?? (body === undefined ? 'GET' : 'POST') });
     const stage = { key: 'new', name: { en: 'New' }, kind: 'open', probability: 10 };

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { markMissedViewings, missedAfterHours } from '../../functions/pipelines/viewings';
 import type { TestClient } from '../support/client';
-import { type Key, type World, world } from '../support/world';
+import { type Key, useWorld } from '../support/world';
 
-let w: World;
+const w = useWorld();
 let writer: Key;
 let writes: TestClient;
 let reads: TestClient;
 let deal: { reference: string; home: string | null };
 beforeAll(async () => {
-  w = await world();
   writer = await w.keyWith(['write:pipelines']);
   [writes, reads] = await Promise.all([w.clientWith(writer.secret), w.clientWith(['read:pipelines'])]);
   deal = await w.deal({ home: 'marina-gate-2br-sea-view' });
 });
-afterAll(() => w.close());
 
 const time = '2030-05-01T10:00:00.000Z';
 /** POST /viewings of a body as sent (any JSON: the refusals too). */

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
-import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, createKey, useApi, useDemoCompany } from '../support/world';
 
 /**
  * The shared authorisation suite: every operation of both OpenAPI documents, driven by the access
@@ -12,8 +12,6 @@ import { createTestApi, type TestApi } from '../support/harness';
 type Access = { kind: 'public' | 'server' | 'form' | 'admin' | 'inbound' | 'page' | 'qstash'; scopes?: string[] };
 type Operation = { method: string; path: string; access: Access };
 
-let api: TestApi;
-let company: { id: string; host: string };
 let other: { id: string; host: string };
 let keys: Record<string, string>;
 let operations: Operation[];
@@ -79,21 +77,21 @@ async function call(op: Operation, options: { key?: string; host?: string; heade
   });
 }
 
+const api = useApi();
+const company = useDemoCompany(api, { team_module: true, bookings_enabled: true });
 beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.demoCompany({ team_module: true, bookings_enabled: true });
-  other = await api.createCompany();
+  other = await createCompany(api);
   for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
   const all = [...scopes];
   keys = {
-    all: (await api.createKey(company.id, { scopes: all })).secret,
-    none: (await api.createKey(company.id, { scopes: ['read:pipelines'] })).secret,
+    all: (await createKey(api, company.id, { scopes: all })).secret,
+    none: (await createKey(api, company.id, { scopes: ['read:pipelines'] })).secret,
     // For the routes that take read:pipelines: a valid key with another scope.
-    noneElse: (await api.createKey(company.id, { scopes: ['read:team'] })).secret,
-    foreign: (await api.createKey(other.id, { scopes: all })).secret,
-    publishable: (await api.createKey(company.id, { kind: 'publishable', origins: ['https://www.example.com'] })).secret,
+    noneElse: (await createKey(api, company.id, { scopes: ['read:team'] })).secret,
+    foreign: (await createKey(api, other.id, { scopes: all })).secret,
+    publishable: (await createKey(api, company.id, { kind: 'publishable', origins: ['https://www.example.com'] })).secret,
   };
-  const revoked = await api.createKey(company.id, { scopes: all });
+  const revoked = await createKey(api, company.id, { scopes: all });
   await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
   keys.revoked = revoked.secret;
   keys.unknown = `sk_${'A'.repeat(10)}${'b'.repeat(32)}`;
@@ -161,7 +159,6 @@ beforeAll(async () => {
   references['rent-payments'] = payment.payment_id;
   bodies['POST /api/v1/rent-payments'] = { ...(bodies['POST /api/v1/rent-payments'] as object), replaces: bounced.payment_id };
 });
-afterAll(() => api.close());
 
 describe('every route declares its access', () => {
   it('gives every write that needs a body a valid example in its declaration', () => {
@@ -289,7 +286,7 @@ describe('scopes', () => {
   it('accepts a key holding exactly one of the declared scopes', async () => {
     for (const op of keyed()) {
       for (const scope of op.access.scopes ?? []) {
-        const { secret } = await api.createKey(company.id, { scopes: [scope as (typeof scopes)[number]] });
+        const { secret } = await createKey(api, company.id, { scopes: [scope as (typeof scopes)[number]] });
         const res = await call(op, { key: secret });
         expect([200, 201], `${op.method} ${op.path} with ${scope}: ${res.text}`).toContain(res.status);
       }

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CompanyCache } from '../../lib/company-cache';
 import { companyByHost } from '../../lib/tenancy';
-import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
+import { createTestApi, openTestDatabase, statementLog } from '../support/harness';
+import { createCompany, demoCompany as newDemoCompany, useApi } from '../support/world';
 
 /**
  * The Host → company rows kept in memory (lib/company-cache.ts): a change made by another process (here, SQL
@@ -13,11 +14,7 @@ import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../
 let statements: string[] = [];
 const log = statementLog(() => statements);
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi({ handle: await openTestDatabase({ log }) });
-});
-afterAll(() => api.close());
+const api = useApi({ handle: await openTestDatabase({ log }) });
 
 const cache = () => api.platform.companyCache;
 
@@ -29,7 +26,7 @@ async function listings(host: string, headers: Record<string, string> = {}) {
 
 /** A demo company, once this process has received the notifications its creation sent. */
 async function demoCompany() {
-  const company = await api.demoCompany();
+  const company = await newDemoCompany(api);
   await cache().settled();
   return company;
 }
@@ -85,7 +82,7 @@ describe('the Host → company rows in memory', () => {
   });
 
   it('stops answering on a host removed from its company, or a company removed, as soon as notified', async () => {
-    const other = await api.createCompany();
+    const other = await createCompany(api);
     const company = await demoCompany();
     expect((await listings(company.host)).status).toBe(200);
     expect((await listings(company.host)).statements).toEqual([]);
@@ -130,7 +127,7 @@ describe('the Host → company rows in memory', () => {
 
 describe('the TTL mode of Workers', () => {
   it('serves a row for the TTL, then asks again; a write of the isolate drops every row', async () => {
-    const company = await api.createCompany();
+    const company = await createCompany(api);
     let at = 0;
     const ttl = new CompanyCache({ mode: 'ttl', ttlMs: 5_000, now: () => at });
     let loads = 0;
@@ -158,7 +155,7 @@ describe.skipIf(!process.env.DATABASE_URL)('the listening connection on PostgreS
   it('stops serving from memory when the connection is lost, and serves again once it is back', async () => {
     const own = await createTestApi({ handle: await openTestDatabase({ log, own: true }) });
     try {
-      const company = await own.demoCompany();
+      const company = await newDemoCompany(own);
       await own.platform.companyCache.settled();
       const get = async () => {
         statements = [];

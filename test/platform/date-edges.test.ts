@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingBody, type Ctx, countBookings, newHome, postBooking, setup } from '../stay/support';
+import { createKey } from '../support/world';
 
 /**
  * Dates and instants at the edges (docs/api-reference.md, "Dates and instants"): calendar dates and instants
@@ -23,7 +24,7 @@ beforeAll(async () => {
   ctx = await setup();
   home = await newHome(ctx);
   key = (
-    await ctx.api.createKey(ctx.company.id, {
+    await createKey(ctx.api, ctx.company.id, {
       scopes: [
         'read:listings',
         'read:leads',

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
 let host: string;
 
+const api = useApi();
 beforeAll(async () => {
-  api = await createTestApi();
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
 });
-afterAll(() => api.close());
 
 describe('problem responses', () => {
   it('answers an unknown host with 404 unknown_host as problem+json with a request id', async () => {

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { actorOf, writeAudit } from '../../lib/audit';
 import { type EventInput, recordEvent } from '../../lib/events';
 import { eventTypes } from '../../schema/platform/events';
 import type { ApiKeyRow } from '../../schema/platform/db';
-import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, useApi } from '../support/world';
 
-let api: TestApi;
 let company: { id: string; host: string };
 
+const api = useApi();
 beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.createCompany();
+  company = await createCompany(api);
 });
-afterAll(() => api.close());
 
 const eventsOf = (type: string) =>
   api.db.selectFrom('events').selectAll().where('company_id', '=', company.id).where('type', '=', type).execute();

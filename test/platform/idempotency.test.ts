@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork, scheduledJobs } from '../../functions/jobs';
-import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, createKey, useApi } from '../support/world';
 
 /**
  * Idempotency-Key on every POST and PATCH of the public API (lib/idempotency.ts): the first answer is replayed
@@ -9,20 +9,18 @@ import { createTestApi, type TestApi } from '../support/harness';
  * have one effect.
  */
 
-let api: TestApi;
 let company: { id: string; host: string };
 let key: string;
 let otherKey: string;
 let serial = 0;
 
+const api = useApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
 beforeAll(async () => {
-  api = await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
-  company = await api.createCompany();
+  company = await createCompany(api);
   const scopes = ['write:leads', 'read:leads', 'write:contacts', 'read:contacts', 'write:followups'] as const;
-  key = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
-  otherKey = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
+  key = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
+  otherKey = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
 });
-afterAll(() => api.close());
 
 const newKey = () => `idem-${Date.now()}-${serial++}`;
 const leadBody = (email = `idem.${serial++}@example.com`) => ({ consent: true, consent_version: 'v1', email, message: 'Hello' });

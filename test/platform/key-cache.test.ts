@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CompanyCache } from '../../lib/company-cache';
 import { verifyKey } from '../../lib/keys';
-import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
+import { openTestDatabase, statementLog } from '../support/harness';
+import { createKey, useApi, useDemoCompany } from '../support/world';
 
 /**
  * API keys kept in memory on Node (lib/company-cache.ts, migration 0018): a keyed request whose key is known sends
@@ -13,13 +14,8 @@ import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../
 let statements: string[] = [];
 const log = statementLog(() => statements);
 
-let api: TestApi;
-let company: { id: string; host: string };
-beforeAll(async () => {
-  api = await createTestApi({ handle: await openTestDatabase({ log }) });
-  company = await api.demoCompany();
-});
-afterAll(() => api.close());
+const api = useApi({ handle: await openTestDatabase({ log }) });
+const company = useDemoCompany(api);
 
 const cache = () => api.platform.companyCache;
 
@@ -32,7 +28,7 @@ async function read(secret: string) {
 
 /** A key this process has been notified of (its creation's notifications received), used once. */
 async function usedKey() {
-  const key = await api.createKey(company.id, { scopes: ['read:contacts'] });
+  const key = await createKey(api, company.id, { scopes: ['read:contacts'] });
   await cache().listening();
   await cache().settled();
   expect((await read(key.secret)).status).toBe(200);
@@ -43,7 +39,7 @@ const keyStatements = (sent: string[]) => sent.filter((s) => s.includes('api_key
 
 describe('keys in memory', () => {
   it('sends no statement for a known key, and does not drop it for recording its use', async () => {
-    const key = await api.createKey(company.id, { scopes: ['read:contacts'] });
+    const key = await createKey(api, company.id, { scopes: ['read:contacts'] });
     await cache().listening();
     await cache().settled();
     const first = await read(key.secret);
@@ -65,7 +61,7 @@ describe('keys in memory', () => {
   });
 
   it('refuses a key revoked through this process at the very next write, which takes its key from memory (issue 28)', async () => {
-    const key = await api.createKey(company.id, { scopes: ['read:contacts', 'write:contacts'] });
+    const key = await createKey(api, company.id, { scopes: ['read:contacts', 'write:contacts'] });
     await cache().listening();
     await cache().settled();
     const write = (email: string) =>

@@ -1,22 +1,16 @@
 import { expectStampedSince } from '../support/times';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { createCompany, createKey, useApi, useDemoCompany } from '../support/world';
 
-let api: TestApi;
-let company: { id: string; host: string };
-
-beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.demoCompany();
-});
-afterAll(() => api.close());
+const api = useApi();
+const company = useDemoCompany(api);
 
 const read = (key: string) => api.request('/api/v1/listings?page_size=1', { host: company.host, key });
 
 describe('server keys', () => {
   it('shows the secret once, stores only its SHA-256 hash and a display prefix', async () => {
-    const { secret, prefix } = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const { secret, prefix } = await createKey(api, company.id, { scopes: ['read:listings'] });
     expect(secret).toMatch(/^sk_[A-Za-z0-9]{42}$/);
     expect(secret.startsWith(prefix)).toBe(true);
     expect(prefix).toHaveLength(13);
@@ -39,7 +33,7 @@ describe('server keys', () => {
 
   it('records when a key was last used', async () => {
     const started = Date.now();
-    const { secret, prefix } = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const { secret, prefix } = await createKey(api, company.id, { scopes: ['read:listings'] });
     const before = (await api.admin(`/companies/${company.id}/keys`)).json.results.find((k: any) => k.prefix === prefix);
     expect(before.last_used_at).toBeNull();
     expect((await read(secret)).status).toBe(200);
@@ -49,7 +43,7 @@ describe('server keys', () => {
 
   it('keeps the old secret working for 24 hours after a rotation, then refuses it', async () => {
     const before = Date.now();
-    const { secret: old, prefix } = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const { secret: old, prefix } = await createKey(api, company.id, { scopes: ['read:listings'] });
     const rotated = await api.admin(`/companies/${company.id}/keys/${prefix}/rotate`, { method: 'POST' });
     expect(rotated.status).toBe(200);
     const fresh = rotated.json.secret as string;
@@ -75,7 +69,7 @@ describe('server keys', () => {
   });
 
   it('revokes at once, every secret of the key, and a revoked key cannot be rotated', async () => {
-    const { secret: old, prefix } = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const { secret: old, prefix } = await createKey(api, company.id, { scopes: ['read:listings'] });
     const fresh = (await api.admin(`/companies/${company.id}/keys/${prefix}/rotate`, { method: 'POST' })).json.secret;
     const revoked = await api.admin(`/companies/${company.id}/keys/${prefix}/revoke`, { method: 'POST' });
     expect(revoked.status).toBe(200);
@@ -90,7 +84,7 @@ describe('server keys', () => {
   });
 
   it('writes creation, rotation and revocation to the audit log with the key prefix', async () => {
-    const { prefix } = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const { prefix } = await createKey(api, company.id, { scopes: ['read:listings'] });
     await api.admin(`/companies/${company.id}/keys/${prefix}/rotate`, { method: 'POST' });
     await api.admin(`/companies/${company.id}/keys/${prefix}/revoke`, { method: 'POST' });
     const log = await api.admin(`/companies/${company.id}/audit-log?page_size=100`);
@@ -103,15 +97,15 @@ describe('server keys', () => {
   });
 
   it('refuses a key on another company’s host', async () => {
-    const other = await api.createCompany();
-    const { secret } = await api.createKey(other.id, { scopes: ['read:listings'] });
+    const other = await createCompany(api);
+    const { secret } = await createKey(api, other.id, { scopes: ['read:listings'] });
     const res = await read(secret);
     expect(res.status).toBe(403);
     expect(res.json.code).toBe('key_wrong_company');
   });
 
   it('refuses a tampered secret with the right prefix', async () => {
-    const { secret } = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const { secret } = await createKey(api, company.id, { scopes: ['read:listings'] });
     const tampered = secret.slice(0, -1) + (secret.endsWith('a') ? 'b' : 'a');
     expect((await read(tampered)).status).toBe(403);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { book, type Ctx, day, newHome, setup } from '../stay/support';
+import { createKey } from '../support/world';
 
 /**
  * A phone in local form (`050 123 4567` for a Dubai company) wherever the API takes a person's phone. Enquiries and
@@ -32,7 +33,7 @@ describe('a phone in local form', () => {
   });
 
   it('is read in the company’s country for a new deal’s person', async () => {
-    const key = (await ctx.api.createKey(ctx.company.id, { scopes: ['write:pipelines', 'read:pipelines'] })).secret;
+    const key = (await createKey(ctx.api, ctx.company.id, { scopes: ['write:pipelines', 'read:pipelines'] })).secret;
     for (const pipeline of demoPipelines) {
       expect((await ctx.api.admin(`/companies/${ctx.company.id}/pipelines`, { body: pipeline })).status).toBe(201);
     }

@@ -13,6 +13,7 @@ import {
 } from '../support/body-fields';
 import { scopes } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createKey, demoCompany } from '../support/world';
 
 /**
  * The no-500 property, field by field: every number, amount and date field of every route's body (public and admin,
@@ -41,10 +42,10 @@ beforeAll(async () => {
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: fast,
     },
   });
-  company = await api.demoCompany({ team_module: true, bookings_enabled: true });
-  serverKey = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
+  company = await demoCompany(api, { team_module: true, bookings_enabled: true });
+  serverKey = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
   publishableKey = (
-    await api.createKey(company.id, { kind: 'publishable', origins: [origin], lead_types: ['enquiry', 'booking'] })
+    await createKey(api, company.id, { kind: 'publishable', origins: [origin], lead_types: ['enquiry', 'booking'] })
   ).secret;
   const docs = [(await api.request('/api/v1/openapi.json')).json, (await api.request('/admin/v1/openapi.json')).json];
   // The inbound receivers verify the source's signature over the raw body before reading a field, at a secret address:

@@ -1,20 +1,19 @@
 import fc from 'fast-check';
 import { standardHeaders } from '../forms/inbound-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bookingBody, day, newHome, origin, plusDays, setup, todayInZone } from '../stay/support';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
-import { createTestApi, demo, type TestApi } from '../support/harness';
+import { demo } from '../support/harness';
+import { createKey, useApi, useDemoCompany } from '../support/world';
 
 /** Property: whatever a client sends, the answer is never a 500 (bad input is a 4xx problem). */
 
-let api: TestApi;
-let company: { id: string; host: string };
 let operations: Array<{ method: string; path: string }>;
 
+const api = useApi();
+const company = useDemoCompany(api, { team_module: true });
 beforeAll(async () => {
-  api = await createTestApi();
-  company = await api.demoCompany({ team_module: true });
   const docs = [(await api.request('/api/v1/openapi.json')).json, (await api.request('/admin/v1/openapi.json')).json];
   operations = docs.flatMap((doc) =>
     Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
@@ -22,7 +21,6 @@ beforeAll(async () => {
     ),
   );
 });
-afterAll(() => api.close());
 
 const names = [
   'type',
@@ -115,7 +113,7 @@ describe('no input gives a 500', () => {
   }, 120_000);
 
   it('with a server key holding every scope, random Idempotency-Key and If-Match headers on real records', async () => {
-    const key = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
+    const key = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
     const send = (path: string, body: unknown) => api.request(path, { host: company.host, key, body });
     const contact = (await send('/api/v1/contacts', { email: 'no500@example.com' })).json.reference;
     const lead = (await send('/api/v1/leads', { consent: true, consent_version: 'v1', email: 'no500@example.com' })).json
@@ -208,7 +206,7 @@ describe('no date or instant gives a 500', () => {
     const scopes = ['write:leads', 'read:leads', 'read:contacts', 'read:followups', 'write:followups', 'read:members'] as const;
     const leaseScopes = ['write:contacts', 'read:leases', 'write:leases'] as const;
     const pipelineScopes = ['read:pipelines', 'write:pipelines'] as const;
-    const key = (await api.createKey(ctx.company.id, { scopes: [...scopes, ...leaseScopes, ...pipelineScopes] })).secret;
+    const key = (await createKey(api, ctx.company.id, { scopes: [...scopes, ...leaseScopes, ...pipelineScopes] })).secret;
     for (const pipeline of demoPipelines) await api.admin(`/companies/${ctx.company.id}/pipelines`, { body: pipeline });
     const consent = { consent: true, consent_version: 'v1', email: 'no-500@example.com' };
     const lead = (await api.request('/api/v1/leads', { host, key, body: consent })).json.reference;
@@ -267,7 +265,7 @@ describe('no date or instant gives a 500', () => {
     api1('PATCH /viewings/{reference}', `/viewings/${viewing}`, { key, body: { time: at } });
     for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases', 'deals', 'viewings'])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
-    const upkeep = (await api.createKey(ctx.company.id, { scopes: ['read:maintenance', 'write:maintenance'] })).secret;
+    const upkeep = (await createKey(api, ctx.company.id, { scopes: ['read:maintenance', 'write:maintenance'] })).secret;
     const job = async () =>
       (await api.request('/api/v1/jobs', { host, key: upkeep, body: { home, category: 'general', problem: 'No 500' } })).json
         .reference;

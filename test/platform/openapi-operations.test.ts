@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { operationIdOf } from '../../lib/openapi';
-import { createTestApi, type TestApi } from '../support/harness';
+import { demoCompany, useApi } from '../support/world';
 
 /**
  * What the published documents promise integrators and linters (Redocly, Spectral: npm run lint:openapi in CI):
@@ -8,17 +8,15 @@ import { createTestApi, type TestApi } from '../support/harness';
  * declared with a description, who may call each operation in words and in `x-scopes`, servers, a contact, no
  * unused component, and the 304 of conditional reads.
  */
-let api: TestApi;
 let host: string;
 let publicDoc: any;
 let adminDoc: any;
+const api = useApi();
 beforeAll(async () => {
-  api = await createTestApi();
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
   publicDoc = (await api.request('/api/v1/openapi.json')).json;
   adminDoc = (await api.request('/admin/v1/openapi.json')).json;
 });
-afterAll(() => api.close());
 
 const operationsOf = (doc: any, section = 'paths') =>
   Object.entries<any>(doc[section] ?? {}).flatMap(([path, item]) =>

@@ -1,16 +1,14 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ListingListSchema, ListingSchema, MapPointListSchema } from '../../schema/catalogue/listings';
 import { ProblemSchema } from '../../schema/common/api';
-import { createTestApi, type TestApi } from '../support/harness';
+import { demoCompany, useApi } from '../support/world';
 
-let api: TestApi;
 let host: string;
+const api = useApi();
 beforeAll(async () => {
-  api = await createTestApi();
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
 });
-afterAll(() => api.close());
 
 describe('the OpenAPI documents', () => {
   it.each(['/api/v1/openapi.json', '/admin/v1/openapi.json'])('%s is a valid OpenAPI 3.1 document', async (path) => {

@@ -7,6 +7,7 @@ import { runScheduledWork } from '../../functions/jobs';
 import { createTestApi, demo, type TestApi } from '../support/harness';
 import { newHome, setup } from '../stay/support';
 import { deliveriesOf, dispatch, record, subscribe } from '../webhooks/support';
+import { createCompany, importCatalogue } from '../support/world';
 
 /**
  * DNS rebinding (issue 32): a name whose DNS answers a public address when the URL is checked and 127.0.0.1 when it
@@ -96,7 +97,7 @@ const networkFailure = /^(network error|timed out)/;
 
 describe('a name that rebinds to 127.0.0.1 after the check', () => {
   it('never leads a webhook delivery to the loopback receiver', async () => {
-    const company = await api.createCompany({ environment: 'production' });
+    const company = await createCompany(api, { environment: 'production' });
     const url = `https://hook.rebind.test:${receiver.port}/hook`;
     await subscribe(api, company.id, { url });
     dns.rebind();
@@ -119,8 +120,11 @@ describe('a name that rebinds to 127.0.0.1 after the check', () => {
 
   it('never leads the static-site rebuild hook to the loopback receiver', async () => {
     const rebuild_hook_url = `https://build.rebind.test:${receiver.port}/build`;
-    const company = await api.createCompany({ environment: 'production', settings: { rebuild_hook_url } });
-    await api.importCatalogue(company.id, { areas: demo.areas, listings: demo.listings.filter((l) => l.status === 'published') });
+    const company = await createCompany(api, { environment: 'production', settings: { rebuild_hook_url } });
+    await importCatalogue(api, company.id, {
+      areas: demo.areas,
+      listings: demo.listings.filter((l) => l.status === 'published'),
+    });
     dns.rebind();
     const services = api.platform.services();
     const later = new Date(Date.now() + 60_000);
@@ -153,7 +157,7 @@ describe('a name that rebinds to 127.0.0.1 after the check', () => {
   });
 
   it('refuses a name that does not resolve when the URL is set (production)', async () => {
-    const company = await api.createCompany({ environment: 'production' });
+    const company = await createCompany(api, { environment: 'production' });
     const res = await api.admin(`/companies/${company.id}/webhook-subscriptions`, {
       body: { url: 'https://nowhere.invalid/hook' },
     });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
-import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany, createKey, importCatalogue, useApi } from '../support/world';
 
 /**
  * ETag and If-Match (lib/preconditions.ts): every route the OpenAPI document declares with an `ETag` answer gives
@@ -9,7 +9,6 @@ import { createTestApi, type TestApi } from '../support/harness';
  * nothing. The routes are read from the document, so a new versioned route is covered once it is declared.
  */
 
-let api: TestApi;
 let company: { id: string; host: string };
 let key: string;
 let serial = 0;
@@ -90,12 +89,12 @@ type Operation = { method: string; path: string; collection: string };
 const reads: Operation[] = [];
 const writes: Operation[] = [];
 
+const api = useApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
 beforeAll(async () => {
-  api = await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
-  company = await api.createCompany();
-  await api.importCatalogue(company.id);
+  company = await createCompany(api);
+  await importCatalogue(api, company.id);
   for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
-  key = (await api.createKey(company.id, { scopes: [...scopes] })).secret;
+  key = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
   const doc = (await api.request('/api/v1/openapi.json')).json;
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
     for (const [method, op] of Object.entries(ops)) {
@@ -109,7 +108,6 @@ beforeAll(async () => {
     }
   }
 });
-afterAll(() => api.close());
 
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
 

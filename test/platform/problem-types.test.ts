@@ -6,6 +6,7 @@ import { afterResponsesSettled } from '../../lib/app';
 import { problemStatus } from '../../lib/errors';
 import { problemCodes, problemExplanations } from '../../lib/problem-pages';
 import { createTestApi, type TestApi } from '../support/harness';
+import { demoCompany } from '../support/world';
 
 /**
  * Every problem's `type` resolves: it is /problems/<code> on the host asked (or PROBLEM_TYPE_BASE_URL), and the API
@@ -63,7 +64,7 @@ async function resolves(type: string, code: string): Promise<void> {
 
 beforeAll(async () => {
   api = await createTestApi();
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
   server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
   });

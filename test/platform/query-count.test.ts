@@ -15,7 +15,7 @@ import {
   whatsAppText,
 } from '../forms/inbound-support';
 import { createTestApi, openTestDatabase, type TestApi, statementLog, tripLog } from '../support/harness';
-import { homes, leaseBody, leasesOf, type World, unique, world } from '../support/world';
+import { createCompany, createKey, demoCompany, homes, leaseBody, leasesOf, unique, type World, world } from '../support/world';
 import { keyringOf, sealSecret } from '../../lib/crypto-jwe';
 import {
   bookingBody,
@@ -47,7 +47,7 @@ let host: string;
 beforeAll(async () => {
   // Pages are built each time here: the rendered-answer cache is off (its own test is below).
   api = await createTestApi({ handle: await openTestDatabase({ log }), env: { CATALOGUE_RESPONSE_CACHE_MB: '0' } });
-  ({ host } = await api.demoCompany());
+  ({ host } = await demoCompany(api));
   // The notifications of the demo's creation have arrived: the company row is then kept in memory.
   await api.platform.companyCache.settled();
 });
@@ -129,7 +129,7 @@ describe('conditional GETs', () => {
 describe('the rendered-answer cache', () => {
   it('serves a repeated page from memory without a statement, and rebuilds it after a change', async () => {
     const cached = await createTestApi({ handle: await openTestDatabase({ log }) });
-    const company = await cached.demoCompany();
+    const company = await demoCompany(cached);
     await cached.platform.companyCache.settled();
     const get = async () => {
       statements = [];
@@ -350,8 +350,8 @@ describe('round trips of the server-key writes (at most 3 each on Node, the comp
   let owner: string;
   beforeAll(async () => {
     writesApi = await createTestApi({ handle: await openTestDatabase({ log: (event) => void trips.push(event.query.sql) }) });
-    company = await writesApi.demoCompany();
-    key = (await writesApi.createKey(company.id, { scopes: ['read:leases', 'write:contacts'] })).secret;
+    company = await demoCompany(writesApi);
+    key = (await createKey(writesApi, company.id, { scopes: ['read:leases', 'write:contacts'] })).secret;
     owner = (await writesApi.request('/api/v1/contacts', { host: company.host, key, body: { email: 'owner@example.com' } })).json
       .reference;
     await writesApi.platform.companyCache.listening();
@@ -654,7 +654,7 @@ describe('round trips of the catalogue import (a bulk write: counted per import 
   }
 
   it('sends as many statements whatever the number of areas, services and team profiles, and a fixed number more per batch', async () => {
-    const company = await importApi.createCompany();
+    const company = await createCompany(importApi);
     // After the first import, each document both changes known areas, services and profiles (the demo's) and adds new ones.
     await counted(company.id, documentOf(1));
     const one = await counted(company.id, documentOf(1, 1));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Ctx, newHome, setup } from '../stay/support';
+import { createKey } from '../support/world';
 
 /**
  * Query strings are read strictly: unknown parameters are refused one by one (`unknown_field`), and whole numbers
@@ -13,7 +14,7 @@ let key: string;
 beforeAll(async () => {
   ctx = await setup({ settings: { team_module: true } });
   home = await newHome(ctx);
-  key = (await ctx.api.createKey(ctx.company.id, { scopes: ['read:listings', 'read:team', 'read:contacts'] })).secret;
+  key = (await createKey(ctx.api, ctx.company.id, { scopes: ['read:listings', 'read:team', 'read:contacts'] })).secret;
 }, 60_000);
 afterAll(() => ctx.api.close());
 
@@ -35,7 +36,7 @@ describe('unknown query parameters', () => {
 describe('unknown query parameters on one record', () => {
   it('are refused on a listing, a person, a lead and a task too', async () => {
     const server = (
-      await ctx.api.createKey(ctx.company.id, {
+      await createKey(ctx.api, ctx.company.id, {
         scopes: ['write:contacts', 'read:contacts', 'write:leads', 'read:leads', 'write:followups', 'read:followups'],
       })
     ).secret;

@@ -6,6 +6,7 @@ import { randomToken } from '../../lib/crypto';
 import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
 import { startUpstashShim } from '../support/upstash-shim';
 import type { DatabaseHandle } from '../../lib/db/index';
+import { createKey, demoCompany } from '../support/world';
 
 const limits = { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3', RATE_LIMIT_SERVER_KEY_PER_MINUTE: '4' };
 
@@ -33,7 +34,7 @@ describe.each(adapters)('rate limits with the %s adapter', (_name, makeLimiter) 
 
   beforeAll(async () => {
     api = await createTestApi({ env: limits, limiter: makeLimiter(), handle });
-    company = await api.demoCompany();
+    company = await demoCompany(api);
     // Time is an input: the windows are aligned to the minute (Upstash weighs the previous minute's requests by
     // how much of it is still in the window), so the requests below are made at one instant in the middle of a
     // minute. Made across a minute's end, part of them would count for less and a fifth request could pass.
@@ -64,12 +65,12 @@ describe.each(adapters)('rate limits with the %s adapter', (_name, makeLimiter) 
   });
 
   it('limits a read:listings key per key, whatever the address', async () => {
-    const { secret } = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const { secret } = await createKey(api, company.id, { scopes: ['read:listings'] });
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await get({ key: secret, clientAddress: `192.0.2.${i + 10}` })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
     // A second key is not affected by the first one's use.
-    const other = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const other = await createKey(api, company.id, { scopes: ['read:listings'] });
     const ok = await get({ key: other.secret });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('ratelimit')).toMatch(/^"server_key";r=3;t=\d+$/);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopes } from '../../schema/common/scopes';
 import { book, type Ctx, newHome, setup, stays } from '../stay/support';
+import { createKey } from '../support/world';
 
 let ctx: Ctx;
 let key: string;
@@ -9,7 +10,7 @@ let person: string;
 
 beforeAll(async () => {
   ctx = await setup();
-  key = (await ctx.api.createKey(ctx.company.id, { scopes: [...scopes] })).secret;
+  key = (await createKey(ctx.api, ctx.company.id, { scopes: [...scopes] })).secret;
   const contact = await call('/contacts', { name: 'Mona Buyer', email: 'mona.headers@example.com' });
   expect(contact.status, contact.text).toBe(201);
   person = contact.json.reference;

@@ -3,6 +3,7 @@ import { xmlText } from '../../functions/portals/xml';
 import { createTestApi, type TestApi } from '../support/harness';
 import { type Node, textAt, textsAt, validateFeed, validateFixture } from './formats';
 import { portalCompany, portalListing, referenceOf } from './support';
+import { createCompany } from '../support/world';
 
 /**
  * The portal feeds as a portal fetches them (issue 25): parsed with fast-xml-parser and checked against the element
@@ -154,7 +155,7 @@ describe('the Property Finder and Bayut feeds', () => {
 
   it('is 404 for any other token, on another company’s host, and for the old token once rotated', async () => {
     const company = await portalCompany(api, [portalListing('rotate-one')]);
-    const other = await api.createCompany();
+    const other = await createCompany(api);
     expect((await fetchFeed(company.host, '/api/v1/feeds/pft_unknown/propertyfinder.xml')).status).toBe(404);
     expect((await fetchFeed(other.host, company.feed.propertyfinder)).status).toBe(404);
     expect((await fetchFeed(company.host, company.feed.bayut)).status).toBe(200);

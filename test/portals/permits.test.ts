@@ -8,6 +8,7 @@ import { adminCli } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
 import { textAt, validateFeed } from './formats';
 import { portalCompany, portalListing, referenceOf } from './support';
+import { createCompany, createKey } from '../support/world';
 
 /**
  * Advertising permits (issue 25): set through the import and the admin API, shown on the public listing and its
@@ -65,7 +66,7 @@ describe('the portal check', () => {
       portalListing('check-unknown', { property_type: 'castle', size_sqm: null, area: null, project: null }),
       portalListing('check-draft', { status: 'draft', permit: { number: '1111', authority: 'dld', expires_on: '2027-06-30' } }),
     ]);
-    const { secret } = await api.createKey(company.id, { scopes: ['read:listings'] });
+    const { secret } = await createKey(api, company.id, { scopes: ['read:listings'] });
     const client = clientFor(company.host, secret);
     const all: Answer<'listPortalChecks'>['results'] = [];
     for (let cursor: string | undefined; ; ) {
@@ -128,7 +129,7 @@ describe('the portal check', () => {
       expect(inFeed).not.toContain(ids.get(slug));
 
     // A publishable key reads nothing; a server key without read:listings neither.
-    const { secret: pk } = await api.createKey(company.id, {
+    const { secret: pk } = await createKey(api, company.id, {
       kind: 'publishable',
       origins: ['https://site.example'],
       lead_types: ['enquiry'],
@@ -136,7 +137,7 @@ describe('the portal check', () => {
     const withPublishable = await api.request('/api/v1/portal-check', { host: company.host, headers: { 'X-Api-Key': pk } });
     expect(withPublishable.status).toBe(403);
     expect(withPublishable.json.code).toBe('key_wrong_kind');
-    const { secret: other } = await api.createKey(company.id, { scopes: ['read:contacts'] });
+    const { secret: other } = await createKey(api, company.id, { scopes: ['read:contacts'] });
     const underScoped = await clientFor(company.host, other).GET('/api/v1/portal-check');
     expect(underScoped.error?.code).toBe('scope_missing');
     expect((await api.request('/api/v1/portal-check', { host: company.host })).json.code).toBe('key_required');
@@ -209,7 +210,7 @@ describe('permits on the public listing', () => {
 
   it('refuses an agent of another company, an unknown agent name in an import, a bad permit, and an unknown listing', async () => {
     const company = await portalCompany(api, [portalListing('agent-checks')]);
-    const other = await api.createCompany();
+    const other = await createCompany(api);
     const stranger = await api.admin(`/companies/${other.id}/team`, { body: { name: 'Stranger', email: 's@example.com' } });
     const patch = (slug: string, body: unknown) =>
       api.admin(`/companies/${company.id}/listings/${slug}/advertising`, { method: 'PATCH', body });

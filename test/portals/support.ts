@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { Portal } from './formats';
 import type { TestApi } from '../support/harness';
 import { demo } from '../support/harness';
+import { createCompany, importCatalogue } from '../support/world';
 
 /** The portals' tests' companies and listings; the formats a feed is checked against are formats.ts's. */
 
@@ -37,8 +38,8 @@ export function portalListing(slug: string, overrides: Record<string, unknown> =
 
 /** A Dubai company (market `dubai`) with the demo's places and team and the given listings; its host and feed URLs. */
 export async function portalCompany(api: TestApi, listings: unknown[], settings: Record<string, unknown> = {}) {
-  const company = await api.createCompany({ settings: { market: 'dubai', ...settings } });
-  await api.importCatalogue(company.id, { areas: demo.areas, property_types: demo.property_types, team: demo.team, listings });
+  const company = await createCompany(api, { settings: { market: 'dubai', ...settings } });
+  await importCatalogue(api, company.id, { areas: demo.areas, property_types: demo.property_types, team: demo.team, listings });
   const feeds = await api.admin(`/companies/${company.id}/portal-feeds`);
   expect(feeds.status, feeds.text).toBe(200);
   const path = (portal: Portal) =>

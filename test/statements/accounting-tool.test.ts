@@ -10,6 +10,7 @@ import { dispatchDue } from '../../lib/webhooks/local';
 import { createTestApi, type TestApi } from '../support/harness';
 import { type ReceivedEvent, WebhookReceiver } from '../support/webhook-receiver';
 import { accounts, groupBy, type StatementWorld, statementWorld } from './support';
+import { createKey } from '../support/world';
 
 /**
  * An accounting tool on a loopback endpoint, as an integrator would build it: it takes `owner_statement.ready`
@@ -86,7 +87,7 @@ beforeAll(async () => {
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: api.app.fetch, port: 0, hostname: address }, (info: AddressInfo) => resolve(info.port));
   });
-  const key = await api.createKey(w.company.id, { scopes: ['read:leases'] });
+  const key = await createKey(api, w.company.id, { scopes: ['read:leases'] });
   tool = new AccountingTool(`http://${address}:${port}`, key.secret);
   const url = await tool.receiver.listen();
   const created = await api.admin(`/companies/${w.company.id}/webhook-subscriptions`, {

@@ -8,6 +8,7 @@ import { createTestApi, type TestApi } from '../support/harness';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { chromiumPath, hasChromium } from '../support/website';
 import { type StatementWorld, statementWorld } from './support';
+import { createCompany } from '../support/world';
 
 /**
  * The owner's printable statement: a link made with the server key (unguessable, expiring), the page on the company's
@@ -83,7 +84,7 @@ describe('the statement’s link and page', () => {
     expect((await page(made.url)).status).toBe(410);
     w.on('2027-03-10');
     expect((await page(`${origin}/statements/${'x'.repeat(32)}`)).status).toBe(404);
-    const other = await api.createCompany();
+    const other = await createCompany(api);
     expect((await page(made.url, other.host)).status).toBe(404);
   });
 

@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { createTestApi, type TestApi } from '../support/harness';
+import { createKey, demoCompany } from '../support/world';
 
 /** The accounts the statement tests map (company setting `accounting_accounts`): codes for Xero, names for QuickBooks. */
 export const accounts = {
@@ -21,14 +22,15 @@ export async function statementWorld(
   options: { api?: TestApi; settings?: Record<string, unknown>; company?: Record<string, unknown> } = {},
 ) {
   const api = options.api ?? (await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '1000000' } }));
-  const company = await api.demoCompany(
+  const company = await demoCompany(
+    api,
     { team_module: true, accounting_accounts: accounts, ...options.settings },
     options.company,
   );
-  const office = await api.createKey(company.id, {
+  const office = await createKey(api, company.id, {
     scopes: ['read:leases', 'write:leases', 'write:contacts', 'read:maintenance', 'write:maintenance'],
   });
-  const reader = await api.createKey(company.id, { scopes: ['read:leases'] });
+  const reader = await createKey(api, company.id, { scopes: ['read:leases'] });
   /** The typed client on the API in process (no server): the reader's key, the company's host. */
   const client = createPropertyApiClient({
     baseUrl: `http://${company.host}`,

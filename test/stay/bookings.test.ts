@@ -17,6 +17,7 @@ import {
   uniqueEmail,
   villa,
 } from './support';
+import { createKey } from '../support/world';
 
 let ctx: Ctx;
 let home: string;
@@ -155,7 +156,7 @@ describe('a booking request', () => {
 describe('the form rules', () => {
   it('refuses without a key, with a server key, with a key not allowed bookings, and from another origin (403)', async () => {
     const body = () => bookingBody(home, day(200), day(203));
-    const server = await ctx.api.createKey(ctx.company.id, { scopes: ['write:leads'] });
+    const server = await createKey(ctx.api, ctx.company.id, { scopes: ['write:leads'] });
     const enquiriesOnly = await publishableKey(ctx.api, ctx.company.id, ['enquiry']);
     const before = await stored();
     const cases = [

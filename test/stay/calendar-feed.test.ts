@@ -2,6 +2,7 @@ import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../support/harness';
 import { addBlock, availability, book, type Ctx, day, newHome, setup, step, villa, villaAr } from './support';
+import { importCatalogue } from '../support/world';
 
 /** GET /listings/{slug}/calendar.ics, read back with an iCalendar parser (ical.js) and compared with availability. */
 let ctx: Ctx;
@@ -103,7 +104,7 @@ describe('the iCalendar feed of a holiday home', () => {
     expect(first.text).toContain('NAME:');
     const villaListing = demo.listings.find((l) => l.slug.en === villa)!;
     const renamed = { ...villaListing, slug: { en: slug, ar: `بيت-${slug}` }, title: { en: 'Renamed beach villa' } };
-    await ctx.api.importCatalogue(ctx.company.id, { listings: [renamed] });
+    await importCatalogue(ctx.api, ctx.company.id, { listings: [renamed] });
     const again = await feed(slug, { headers: { 'If-None-Match': first.headers.get('etag')! } });
     expect(again.status).toBe(200);
     expect(again.text).toContain('\r\nNAME:Renamed beach villa\r\n');
@@ -116,7 +117,7 @@ describe('the iCalendar feed of a holiday home', () => {
       'Villa; sea, sun\\\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20270101\r\nSUMMARY:Layla Guest\r\nEND:VEVENT\nX-EVIL:1';
     const villaListing = demo.listings.find((l) => l.slug.en === villa)!;
     const listing = { ...villaListing, slug: { en: slug, ar: `بيت-${slug}` }, title: { en: title } };
-    await ctx.api.importCatalogue(ctx.company.id, { listings: [listing] });
+    await importCatalogue(ctx.api, ctx.company.id, { listings: [listing] });
     expect((await addBlock(ctx, slug, day(5), day(7))).status).toBe(201);
     const res = await feed(slug);
     expect(res.status).toBe(200);

@@ -3,6 +3,7 @@ import { randomToken } from '../../lib/crypto';
 import { developmentToken } from '../../lib/spam-check';
 import type { TestClient } from '../support/client';
 import { createTestApi, demo, type RequestOptions, type TestApi } from '../support/harness';
+import { createKey, demoCompany, importCatalogue } from '../support/world';
 
 /**
  * Shared setup of the booking tests: a development company with the demo catalogue and bookings switched on,
@@ -95,7 +96,8 @@ export async function setup(
       // The limits have their own tests; here many forms are sent with one key within a minute.
       env: { RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...options.env },
     }));
-  const company = await api.demoCompany(
+  const company = await demoCompany(
+    api,
     { bookings_enabled: true, ...options.settings },
     { environment: options.environment ?? 'development', ...options.overrides },
   );
@@ -104,7 +106,7 @@ export async function setup(
 }
 
 export async function publishableKey(api: TestApi, companyId: string, leadTypes = ['booking']): Promise<string> {
-  const key = await api.createKey(companyId, { kind: 'publishable', origins: [origin], lead_types: leadTypes as never });
+  const key = await createKey(api, companyId, { kind: 'publishable', origins: [origin], lead_types: leadTypes as never });
   return key.secret;
 }
 
@@ -137,7 +139,7 @@ export async function newHome(
     max_guests: options.max_guests ?? 6,
     booking: { ...plainTerms, ...options.terms },
   };
-  await ctx.api.importCatalogue(ctx.company.id, { listings: [listing] });
+  await importCatalogue(ctx.api, ctx.company.id, { listings: [listing] });
   return slug;
 }
 

@@ -15,7 +15,6 @@ import type { HostResolver } from '../../lib/outbound/guard';
 import { outsideDns } from './outside-dns';
 import type { RateLimiter } from '../../lib/ratelimit/index';
 import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
-import type { LeadType, Scope } from '../../schema/common/scopes';
 import { newSecretKey } from '../../lib/webhooks/secrets';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 
@@ -169,44 +168,6 @@ export async function createTestApi(
 
   const admin = (path: string, o: RequestOptions = {}) => request(`/admin/v1${path}`, { key: adminToken, ...o });
 
-  async function createCompany(overrides: Record<string, unknown> = {}) {
-    const host = `c-${randomToken(12).toLowerCase()}.test`;
-    const res = await admin('/companies', {
-      body: {
-        name: 'Test Company',
-        hosts: [host],
-        environment: 'production',
-        currency: 'AED',
-        time_zone: 'Asia/Dubai',
-        ...overrides,
-      },
-    });
-    if (res.status !== 201) throw new Error(`company not created: ${res.text}`);
-    return { id: res.json.id as string, host: (res.json.hosts as string[])[0] as string };
-  }
-
-  async function createKey(
-    companyId: string,
-    body: { kind?: 'server' | 'publishable'; scopes?: Scope[]; origins?: string[]; lead_types?: LeadType[] },
-  ) {
-    const res = await admin(`/companies/${companyId}/keys`, { body: { kind: 'server', ...body } });
-    if (res.status !== 201) throw new Error(`key not created: ${res.text}`);
-    return { secret: res.json.secret as string, prefix: res.json.prefix as string };
-  }
-
-  async function importCatalogue(companyId: string, doc: unknown = demoCatalogue) {
-    const res = await admin(`/companies/${companyId}/catalogue/import`, { body: doc });
-    if (res.status !== 200) throw new Error(`import failed: ${res.text}`);
-    return res.json;
-  }
-
-  /** A company with the demo catalogue, its host, and a server key with every scope given. */
-  async function demoCompany(settings: Record<string, unknown> = { team_module: true }, overrides: Record<string, unknown> = {}) {
-    const company = await createCompany({ settings, ...overrides });
-    await importCatalogue(company.id);
-    return company;
-  }
-
   return {
     app,
     db: handle.db,
@@ -216,10 +177,6 @@ export async function createTestApi(
     adminToken,
     request,
     admin,
-    createCompany,
-    createKey,
-    importCatalogue,
-    demoCompany,
     close: () => handle.close(),
   };
 }

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
+import { afterAll, beforeAll } from 'vitest';
 import { randomToken } from '../../lib/crypto';
 import { developmentToken } from '../../lib/spam-check';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import type { components } from '../../clients/typescript/src/index';
-import { type Scope, scopes } from '../../schema/common/scopes';
-import { type TestClient, testClient } from './client';
+import { type LeadType, type Scope, scopes } from '../../schema/common/scopes';
+import { type AdminBody, type AdminClient, adminClient, type TestClient, testClient } from './client';
 import { createTestApi, demo, type RequestOptions, type TestApi } from './harness';
 
 /**
@@ -12,7 +13,99 @@ import { createTestApi, demo, type RequestOptions, type TestApi } from './harnes
  * server key holding every scope and the typed client on it, members (two active, one deactivated), departments,
  * two contacts, and the homes the groups work on (lease listings, holiday homes); plus helpers that make records
  * through the public API. Each test file builds its own world, so files run in parallel without sharing state.
+ *
+ * The one way to seed a test company: `useWorld()` (or `world()`) for the whole world, and below it the bricks it is
+ * built of, each through the typed admin client — {@link createCompany} (a bare company), {@link createKey},
+ * {@link importCatalogue} and {@link demoCompany} (a company with the demo catalogue) — for tests about one brick.
  */
+
+// ---- The bricks: a company, its keys and its catalogue, through the admin API's typed client. ----
+
+const admins = new WeakMap<TestApi, AdminClient>();
+/** The typed admin client of a test API, with its operator token (one per API). */
+export function adminOf(api: TestApi): AdminClient {
+  const known = admins.get(api);
+  if (known) return known;
+  const client = adminClient(api);
+  admins.set(api, client);
+  return client;
+}
+
+/** A new company on a host of its own (production, AED, Asia/Dubai unless `overrides` say otherwise): its id and host. */
+export async function createCompany(api: TestApi, overrides: Record<string, unknown> = {}) {
+  const host = `c-${randomToken(12).toLowerCase()}.test`;
+  const body = {
+    name: 'Test Company',
+    hosts: [host],
+    environment: 'production',
+    currency: 'AED',
+    time_zone: 'Asia/Dubai',
+    ...overrides,
+  };
+  const { data, error } = await adminOf(api).POST('/admin/v1/companies', { body: body as AdminBody<'createCompany'> });
+  if (!data) throw new Error(`company not created: ${JSON.stringify(error)}`);
+  return { id: data.id, host: data.hosts[0] as string };
+}
+
+/** A new key of a company (a server key unless `kind` says otherwise), its secret and prefix. */
+export async function createKey(
+  api: TestApi,
+  companyId: string,
+  body: { kind?: 'server' | 'publishable'; scopes?: Scope[]; origins?: string[]; lead_types?: LeadType[] },
+): Promise<Key> {
+  const { data, error } = await adminOf(api).POST('/admin/v1/companies/{company_id}/keys', {
+    params: { path: { company_id: companyId } },
+    body: { kind: 'server', ...body } as AdminBody<'createCompanyKey'>,
+  });
+  if (!data) throw new Error(`key not created: ${JSON.stringify(error)}`);
+  return { secret: data.secret as string, prefix: data.prefix };
+}
+
+/** Imports a catalogue document (the demo catalogue unless given) into a company; the import's report. */
+export async function importCatalogue(api: TestApi, companyId: string, doc: unknown = demo) {
+  const { data, error } = await adminOf(api).POST('/admin/v1/companies/{company_id}/catalogue/import', {
+    params: { path: { company_id: companyId } },
+    body: doc as AdminBody<'importCompanyCatalogue'>,
+  });
+  if (!data) throw new Error(`import failed: ${JSON.stringify(error)}`);
+  return data as any;
+}
+
+/** A company with the demo catalogue (team module on unless `settings` are given): its id and host. */
+export async function demoCompany(
+  api: TestApi,
+  settings: Record<string, unknown> = { team_module: true },
+  overrides: Record<string, unknown> = {},
+) {
+  const company = await createCompany(api, { settings, ...overrides });
+  await importCatalogue(api, company.id);
+  return company;
+}
+
+/**
+ * A test API made before the file's tests (or a `describe` block's) and closed after them, in one line:
+ * `const api = useApi();` (its fields are there once the tests run). For tests of the platform's bricks; a test that
+ * needs a company with people and records takes {@link useWorld}.
+ */
+export function useApi(options: Parameters<typeof createTestApi>[0] = {}): TestApi {
+  const api = {} as TestApi;
+  beforeAll(async () => {
+    Object.assign(api, await createTestApi(options));
+  });
+  afterAll(() => api.close?.());
+  return api;
+}
+
+/** A company with the demo catalogue on `api` ({@link demoCompany}), made before the file's tests: its id and host. */
+export function useDemoCompany(api: TestApi, ...args: Parameters<typeof demoCompany> extends [TestApi, ...infer R] ? R : never) {
+  const company = {} as { id: string; host: string };
+  beforeAll(async () => {
+    Object.assign(company, await demoCompany(api, ...args));
+  });
+  return company;
+}
+
+// ---- The world. ----
 
 export type WorldOptions = {
   /** An API of the test file's own making (a counting log, a set clock); default: a new one. */
@@ -24,6 +117,13 @@ export type WorldOptions = {
   company?: Record<string, unknown>;
   /** Environment of a new API, over generous rate limits (the limits have their own tests). */
   env?: Record<string, string>;
+  /**
+   * A new API on a database of the test file alone (the harness's `ownDatabase`), for work that scans every company
+   * (the webhook dispatcher, the scheduler).
+   */
+  ownDatabase?: boolean;
+  /** The demo pipelines (sales, leasing) added too (as `w.pipelines()` adds them). */
+  pipelines?: boolean;
 };
 
 /** A key as the admin API gave it. */
@@ -54,6 +154,7 @@ export async function world(options: WorldOptions = {}) {
   const api =
     options.api ??
     (await createTestApi({
+      ownDatabase: options.ownDatabase,
       env: {
         RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000',
         RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000',
@@ -61,11 +162,12 @@ export async function world(options: WorldOptions = {}) {
         ...options.env,
       },
     }));
-  const company = await api.demoCompany(
+  const company = await demoCompany(
+    api,
     { team_module: true, bookings_enabled: true, ...options.settings },
     { environment: options.environment ?? 'production', ...options.company },
   );
-  const key: Key = await api.createKey(company.id, { scopes: [...scopes] });
+  const key: Key = await createKey(api, company.id, { scopes: [...scopes] });
   const client = testClient(api, { host: company.host, serverKey: key.secret });
 
   const admin = async (path: string, body?: unknown, method?: string) =>
@@ -103,6 +205,8 @@ export async function world(options: WorldOptions = {}) {
     /** A server key with every scope, and the typed client on it. */
     key,
     client,
+    /** The admin API's typed client (the operator's token): `w.adminClient.GET('/admin/v1/companies/{company_id}', …)`. */
+    adminClient: adminOf(api),
     members,
     departments,
     contacts,
@@ -111,17 +215,17 @@ export async function world(options: WorldOptions = {}) {
     /** An email address no other record of the process has. */
     email: () => `person.${unique()}@example.com`,
     /** Another server key of the company, with these scopes only. */
-    keyWith: (granted: Scope[]): Promise<Key> => api.createKey(company.id, { scopes: granted }),
+    keyWith: (granted: Scope[]): Promise<Key> => createKey(api, company.id, { scopes: granted }),
     /** The typed client on another key (a secret), or on a new key with these scopes. */
     clientWith: async (keyOrScopes: string | Scope[]): Promise<TestClient> =>
       testClient(api, {
         host: company.host,
         serverKey:
-          typeof keyOrScopes === 'string' ? keyOrScopes : (await api.createKey(company.id, { scopes: keyOrScopes })).secret,
+          typeof keyOrScopes === 'string' ? keyOrScopes : (await createKey(api, company.id, { scopes: keyOrScopes })).secret,
       }),
     /** A publishable key for forms from {@link formOrigin}. */
     publishableKey: async (leadTypes: Array<'enquiry' | 'listing_request' | 'booking'> = ['enquiry', 'booking']) =>
-      (await api.createKey(company.id, { kind: 'publishable', origins: [formOrigin], lead_types: leadTypes })).secret,
+      (await createKey(api, company.id, { kind: 'publishable', origins: [formOrigin], lead_types: leadTypes })).secret,
     /** The typed client of a page on {@link formOrigin}: a new publishable key on its POSTs (forms, booking requests), its Origin. */
     formClient: async (leadTypes?: Array<'enquiry' | 'listing_request' | 'booking'>): Promise<TestClient> =>
       testClient(api, { host: company.host, publishableKey: await w.publishableKey(leadTypes), headers: { Origin: formOrigin } }),
@@ -162,7 +266,7 @@ export async function world(options: WorldOptions = {}) {
     /** A new holiday home of the company (the demo villa under a slug of its own), with plain terms unless given. */
     holidayHome: async (terms: Record<string, unknown> = {}, listing: Record<string, unknown> = {}) => {
       const slug = `home-${randomToken(8).toLowerCase()}`;
-      await api.importCatalogue(company.id, {
+      await importCatalogue(api, company.id, {
         listings: [
           {
             ...holidayListing,
@@ -249,10 +353,38 @@ export async function world(options: WorldOptions = {}) {
     /** Closes the API when the world made it (an API handed in is its maker's to close). */
     close: () => (options.api ? Promise.resolve() : api.close()),
   };
+  if (options.pipelines) await w.pipelines();
   return w;
 }
 
 export type World = Awaited<ReturnType<typeof world>>;
+
+/**
+ * The world of a test file (or of a `describe` block), built before its tests and closed after them, in one line:
+ * `const w = useWorld();`. Its fields are there once the tests run, not while the file is collected; `options` may be
+ * a function, called when the world is built (e.g. for an API made in an earlier `beforeAll`).
+ */
+export function useWorld(options: WorldOptions | (() => WorldOptions | Promise<WorldOptions>) = {}): World {
+  const w = {} as World;
+  beforeAll(async () => {
+    Object.assign(w, await world(typeof options === 'function' ? await options() : options));
+  });
+  afterAll(() => w.close?.());
+  return w;
+}
+
+/**
+ * Typed clients of the file's world, each on a new server key with one list of scopes, made before its tests:
+ * `const [writes, reads] = useClients(w, ['write:leads'], ['read:leads']);` (call after {@link useWorld}).
+ */
+export function useClients<Grants extends Scope[][]>(w: World, ...grants: Grants): { [K in keyof Grants]: TestClient } {
+  const clients = grants.map(() => ({}) as TestClient);
+  beforeAll(async () => {
+    const made = await Promise.all(grants.map((granted) => w.clientWith(granted)));
+    for (const [i, client] of made.entries()) Object.assign(clients[i] as TestClient, client);
+  });
+  return clients as { [K in keyof Grants]: TestClient };
+}
 
 // ---- Leases and rent payments (functions/leases): the lease records a test makes through the typed client. ----
 

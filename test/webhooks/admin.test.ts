@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
 import { dispatch, type Receiver, record, startReceiver, subscribe } from './support';
+import { createCompany } from '../support/world';
 
 let api: TestApi;
 let dev: { id: string; host: string };
@@ -10,8 +11,8 @@ let hook: Receiver;
 
 beforeAll(async () => {
   api = await createTestApi({ ownDatabase: true });
-  dev = await api.createCompany({ environment: 'development' });
-  prod = await api.createCompany({ environment: 'production' });
+  dev = await createCompany(api, { environment: 'development' });
+  prod = await createCompany(api, { environment: 'production' });
   hook = await startReceiver();
 });
 afterAll(async () => {
@@ -96,7 +97,7 @@ describe('webhook subscriptions (admin API)', () => {
   });
 
   it('refuses at delivery time a production URL that now points at loopback (no request is made)', async () => {
-    const own = await api.createCompany({ environment: 'production' });
+    const own = await createCompany(api, { environment: 'production' });
     const created = await subscribe(api, own.id, { url: 'https://8.8.8.8/in' });
     // As a DNS change would: the stored URL now reaches our own network.
     await api.db

@@ -5,6 +5,7 @@ import { runScheduledWork } from '../../functions/jobs';
 import { createWebhookRuntime } from '../../lib/webhooks/runtime';
 import { createTestApi, type TestApi } from '../support/harness';
 import { dispatch, fixtures, record, subscribe, verify } from './support';
+import { createKey } from '../support/world';
 
 let api: TestApi;
 const { receiver, setup, close } = fixtures(() => api);
@@ -20,8 +21,8 @@ afterAll(async () => {
 describe('delivery to a subscriber on loopback', () => {
   it('signs every delivery so Webhook.verify accepts it, and the subscriber ignores the echo of its own key', async () => {
     const { company: own, hook, sub } = await setup();
-    const mine = await api.createKey(own.id, { scopes: ['read:listings'] });
-    const theirs = await api.createKey(own.id, { scopes: ['read:listings'] });
+    const mine = await createKey(api, own.id, { scopes: ['read:listings'] });
+    const theirs = await createKey(api, own.id, { scopes: ['read:listings'] });
     const sent = [
       await record(api, own.id, 'contact.updated', `api:${mine.prefix}`),
       await record(api, own.id, 'contact.updated', `api:${theirs.prefix}`),

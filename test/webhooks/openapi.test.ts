@@ -1,6 +1,6 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApi } from '../support/world';
 
 /** The spec's "Kinds of event" table, copied here on purpose: the document must name each exactly so. */
 const specKinds = [
@@ -42,13 +42,11 @@ const specKinds = [
   'viewing.missed',
 ];
 
-let api: TestApi;
 let doc: any;
+const api = useApi();
 beforeAll(async () => {
-  api = await createTestApi();
   doc = (await api.request('/api/v1/openapi.json')).json;
 });
-afterAll(() => api.close());
 
 /** Follows a $ref inside the document. */
 const resolve = (schema: any): any =>

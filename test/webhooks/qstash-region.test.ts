@@ -3,6 +3,7 @@ import { loadConfig } from '../../lib/config';
 import { createTestApi, type TestApi } from '../support/harness';
 import { accepted } from './qstash-support';
 import { type Receiver, startReceiver, subscribe } from './support';
+import { createCompany } from '../support/world';
 
 /**
  * QStash's region is QSTASH_URL (https://qstash.upstash.io, EU, by default; https://qstash-us-east-1.upstash.io for
@@ -46,7 +47,7 @@ describe('QStash region', () => {
   });
 
   it('publishes to QSTASH_URL with that region’s token, never to another URL', async () => {
-    const company = await api.createCompany({ environment: 'development' });
+    const company = await createCompany(api, { environment: 'development' });
     const subscriber = await startReceiver();
     try {
       const subscription = await subscribe(api, company.id, { url: `${subscriber.url}/hook` });

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base, keys, qstashTestApi } from './qstash-support';
 import { deliveriesOf, record, startReceiver, subscribe, verify } from './support';
+import { createCompany } from '../support/world';
 
 /** The delivery route, called as QStash calls it: a JWT signed with the current or next signing key. */
 let t: Awaited<ReturnType<typeof qstashTestApi>>;
@@ -43,7 +44,7 @@ describe('the delivery route QStash calls', () => {
   });
 
   it('answers 200 when the delivery failed for good (410), so QStash stops', async () => {
-    const own = await t.api.createCompany({ environment: 'development' });
+    const own = await createCompany(t.api, { environment: 'development' });
     const gone = await startReceiver(() => ({ status: 410 }));
     await subscribe(t.api, own.id, { url: gone.url });
     const [delivery] = await deliveriesOf(t.api, await record(t.api, own.id, 'job.done'));

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { createTestApi } from '../support/harness';
 import { startReceiver, subscribe } from './support';
+import { createCompany } from '../support/world';
 
 /**
  * A test API configured for QStash: a loopback server stands in for QStash and records what @upstash/qstash
@@ -30,7 +31,7 @@ export async function qstashTestApi() {
       INTERNAL_BASE_URL: base,
     },
   });
-  const company = await api.createCompany({ environment: 'development' });
+  const company = await createCompany(api, { environment: 'development' });
   const subscription = await subscribe(api, company.id, { url: `${subscriber.url}/hook` });
 
   /** What QStash signs: HS256 JWT, issuer Upstash, subject the destination URL, body = base64url(SHA-256(body)). */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
 import { createTestApi, demo, type TestApi } from '../support/harness';
 import { type Receiver, startReceiver } from './support';
+import { createCompany, importCatalogue } from '../support/world';
 
 /**
  * The static-site rebuild hook: changes to published listings are coalesced per company, and the scheduler
@@ -31,14 +32,17 @@ const draft = demo.listings.find((l) => l.status === 'draft')!;
 const published = demo.listings.filter((l) => l.status === 'published');
 
 async function companyWithHook(path: string) {
-  const company = await api.createCompany({ environment: 'development', settings: { rebuild_hook_url: `${builds.url}${path}` } });
+  const company = await createCompany(api, {
+    environment: 'development',
+    settings: { rebuild_hook_url: `${builds.url}${path}` },
+  });
   return company;
 }
 
 describe('the static-site rebuild hook', () => {
   it('sends one build for a bulk import, publishing and withdrawing together, after the delay', async () => {
     const company = await companyWithHook('/build/a');
-    await api.importCatalogue(company.id);
+    await importCatalogue(api, company.id);
     const admin = (slug: string, action: string) =>
       api.admin(`/companies/${company.id}/listings/${slug}/${action}`, { method: 'POST' });
     expect((await admin(draft.slug.en, 'publish')).status).toBe(200);
@@ -60,26 +64,26 @@ describe('the static-site rebuild hook', () => {
 
   it('triggers for a change to a published listing, not for drafts or a company without a hook', async () => {
     const company = await companyWithHook('/build/b');
-    const plain = await api.createCompany({ environment: 'development' });
-    await api.importCatalogue(plain.id);
-    await api.importCatalogue(company.id, { areas: demo.areas, listings: [draft] });
-    await api.importCatalogue(company.id, { areas: demo.areas, listings: [{ ...draft, title: { en: 'Still a draft' } }] });
+    const plain = await createCompany(api, { environment: 'development' });
+    await importCatalogue(api, plain.id);
+    await importCatalogue(api, company.id, { areas: demo.areas, listings: [draft] });
+    await importCatalogue(api, company.id, { areas: demo.areas, listings: [{ ...draft, title: { en: 'Still a draft' } }] });
     await schedulerAt(inSeconds(60));
     expect(buildsFor(company.id)).toHaveLength(0);
     expect(buildsFor(plain.id)).toHaveLength(0);
     const [listing] = published;
-    await api.importCatalogue(company.id, { areas: demo.areas, listings: [listing] });
+    await importCatalogue(api, company.id, { areas: demo.areas, listings: [listing] });
     await schedulerAt(inSeconds(60));
     expect(buildsFor(company.id)).toHaveLength(1);
     // Editing the published listing later asks for another build.
-    await api.importCatalogue(company.id, { areas: demo.areas, listings: [{ ...listing, title: { en: 'New title' } }] });
+    await importCatalogue(api, company.id, { areas: demo.areas, listings: [{ ...listing, title: { en: 'New title' } }] });
     await schedulerAt(inSeconds(60));
     expect(buildsFor(company.id)).toHaveLength(2);
   });
 
   it('builds once more for a change made while the build POST was in flight', async () => {
     const company = await companyWithHook('/build/c');
-    await api.importCatalogue(company.id, { areas: demo.areas, listings: published.slice(0, 2) });
+    await importCatalogue(api, company.id, { areas: demo.areas, listings: published.slice(0, 2) });
     builds.respond(async (request) => {
       if (JSON.parse(request.body).company_id === company.id && buildsFor(company.id).length === 1) {
         await api.admin(`/companies/${company.id}/listings/${published[0]!.slug.en}/withdraw`, { method: 'POST' });
@@ -98,8 +102,8 @@ describe('the static-site rebuild hook', () => {
 
   it('retries a failed build POST later', async () => {
     const failing = await startReceiver((_, i) => ({ status: i === 0 ? 503 : 204 }));
-    const company = await api.createCompany({ environment: 'development', settings: { rebuild_hook_url: failing.url } });
-    await api.importCatalogue(company.id, { areas: demo.areas, listings: published.slice(0, 1) });
+    const company = await createCompany(api, { environment: 'development', settings: { rebuild_hook_url: failing.url } });
+    await importCatalogue(api, company.id, { areas: demo.areas, listings: published.slice(0, 1) });
     await schedulerAt(inSeconds(31));
     const [job] = await api.db.selectFrom('rebuild_jobs').selectAll().where('company_id', '=', company.id).execute();
     expect(job).toMatchObject({ attempt_count: 1, last_error: 'HTTP 503' });

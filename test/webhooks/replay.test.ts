@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
 import { dispatch, record, startReceiver, subscribe, verify } from './support';
+import { createCompany, useApi } from '../support/world';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await createTestApi({ ownDatabase: true });
-});
-afterAll(() => api.close());
+const api = useApi({ ownDatabase: true });
 
 const subs = (companyId: string) => `/companies/${companyId}/webhook-subscriptions`;
 
 describe('pings, replays and delivery logs', () => {
   it('sends a signed ping to one subscription, whatever types it takes', async () => {
-    const own = await api.createCompany({ environment: 'development' });
+    const own = await createCompany(api, { environment: 'development' });
     const receiver = await startReceiver();
     const sub = await subscribe(api, own.id, { url: receiver.url, event_types: ['deal.lost'] });
     const res = await api.admin(`${subs(own.id)}/${sub.id}/ping`, { method: 'POST' });
@@ -26,7 +21,7 @@ describe('pings, replays and delivery logs', () => {
   });
 
   it('replays an event with the same webhook-id, and lists deliveries per event and per subscription', async () => {
-    const own = await api.createCompany({ environment: 'development' });
+    const own = await createCompany(api, { environment: 'development' });
     const receiver = await startReceiver();
     const sub = await subscribe(api, own.id, { url: receiver.url, event_types: ['lease.ended'] });
     const other = await subscribe(api, own.id, { url: receiver.url, event_types: ['task.done'] });
@@ -58,7 +53,7 @@ describe('pings, replays and delivery logs', () => {
   });
 
   it('refuses pings and replays to a disabled subscription', async () => {
-    const own = await api.createCompany({ environment: 'development' });
+    const own = await createCompany(api, { environment: 'development' });
     const { id } = await subscribe(api, own.id, { url: 'http://127.0.0.1:9/off', enabled: false });
     expect((await api.admin(`${subs(own.id)}/${id}/ping`, { method: 'POST' })).status).toBe(409);
     const eventId = await record(api, own.id, 'lead.created');

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retrySchedule } from '../../lib/webhooks/schedule';
 import { createTestApi, type TestApi } from '../support/harness';
 import { deliveriesOf, dispatch, fixtures, freePort, record, subscribe, verify } from './support';
+import { createCompany } from '../support/world';
 
 /** Failed attempts: what is retried, on which schedule, and what ends a delivery. Time is moved, not waited. */
 let api: TestApi;
@@ -18,7 +19,7 @@ afterAll(async () => {
 
 describe('retries', () => {
   it('delivers the same webhook-id after a retry when the subscriber was down, then up', async () => {
-    const own = await api.createCompany({ environment: 'development' });
+    const own = await createCompany(api, { environment: 'development' });
     const port = await freePort();
     const sub = await subscribe(api, own.id, { url: `http://127.0.0.1:${port}/hook` });
     const id = await record(api, own.id, 'lead.created');

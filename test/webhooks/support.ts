@@ -7,6 +7,7 @@ import { recordEvent } from '../../lib/events';
 import { dispatchDue } from '../../lib/webhooks/local';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import type { TestApi } from '../support/harness';
+import { createCompany } from '../support/world';
 
 /** A request a loopback receiver got. */
 export type Received = { method: string; path: string; headers: Record<string, string>; body: string; at: number };
@@ -115,7 +116,7 @@ export function fixtures(api: () => TestApi) {
     return started;
   };
   const setup = async (answer?: Responder, body: Record<string, unknown> = {}) => {
-    const own = await api().createCompany({ environment: 'development' });
+    const own = await createCompany(api(), { environment: 'development' });
     const hook = await receiver(answer);
     const sub = await subscribe(api(), own.id, { url: `${hook.url}/hook`, ...body });
     return { company: own, hook, sub };
