@@ -16,16 +16,14 @@ import { ApiError } from './errors';
 const roundingMode = Big.roundHalfUp;
 
 /**
- * Digits after the decimal point in a currency (AED 2, JPY 0, KWD 3), as ISO 4217 and Intl say. A code Intl does not
- * list (a well-formed `[A-Z]{3}` that ISO 4217 does not assign) has 2, Intl's default and ISO 4217's most common; new
- * companies cannot be given one (`isKnownCurrency`).
+ * Digits after the decimal point in a currency (AED 2, JPY 0, KWD 3, CLF 4), as ISO 4217 and Intl say. A code Intl
+ * has no data for (a well-formed `[A-Z]{3}` that ISO 4217 does not assign) has 2, Intl's default and ISO 4217's most
+ * common; new companies cannot be given one (`isKnownCurrency`).
  */
 export function minorDigits(currency: string): number {
   let digits = minorDigitsByCurrency.get(currency);
   if (digits === undefined) {
-    digits = knownCurrencies().has(currency)
-      ? (new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2)
-      : 2;
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
     minorDigitsByCurrency.set(currency, digits);
   }
   return digits;
@@ -40,7 +38,10 @@ const knownCurrencies = () => {
   return known;
 };
 
-/** Whether ISO 4217 (as Intl lists it) knows a currency code: a company is created only in one of those. */
+/**
+ * Whether a code is a currency Intl lists (`Intl.supportedValuesOf('currency')`: ISO 4217's currencies, without its
+ * funds and units of account such as CLF or XAU): a company is created only in one of those.
+ */
 export function isKnownCurrency(currency: string): boolean {
   return knownCurrencies().has(currency);
 }
