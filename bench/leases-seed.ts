@@ -17,7 +17,7 @@ with lease as (
 payment as (
   select m, n,
     month + ((n::bigint * 7919) % ((month + interval '1 month')::date - month))::int as booked_on,
-    (5000 + (n % 40) * 250)::numeric(14, 2) as amount,
+    (5000 + (n % 40) * 250)::numeric(16, 4) as amount,
     m = 1 and n % 50 = 0 as bounced
   from generate_series(0, 1) m
   cross join lateral (select (case when m = 0 then $4::date else $5::date end) as month) start

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor, Trx } from './db/index';
 import type { HomeTermsValue } from '../schema/common/homes';
+import { amountIn, optionalAmountIn } from './money';
 
 /** Replaces a holiday home's terms and seasons (the row exists: a trigger adds it with every holiday home). */
 export async function setHomeTerms(trx: Trx, listingId: string, terms: HomeTermsValue): Promise<void> {
@@ -48,4 +49,24 @@ export async function setHomeTermsAt(
     )
     select listing_id from terms`.execute(executor);
   return rows.length > 0;
+}
+
+/**
+ * A holiday home's terms with their amounts taken in through lib/money.ts (`amountIn`): each kept to the currency's
+ * digits, one with more digits is 400 `currency_digits` at its field under `path` (`booking.` in an import's listing).
+ */
+export function homeTermsIn(terms: HomeTermsValue, currency: string, path = ''): HomeTermsValue {
+  const amount = (value: string, field: string) => amountIn(value, currency, `${path}${field}`);
+  return {
+    ...terms,
+    weekend_price: optionalAmountIn(terms.weekend_price, currency, `${path}weekend_price`),
+    cleaning_fee: amount(terms.cleaning_fee, 'cleaning_fee'),
+    tourism_fee_per_bedroom_night: amount(terms.tourism_fee_per_bedroom_night, 'tourism_fee_per_bedroom_night'),
+    deposit: amount(terms.deposit, 'deposit'),
+    seasons: terms.seasons.map((season, i) => ({
+      ...season,
+      nightly_price: amount(season.nightly_price, `seasons.${i}.nightly_price`),
+      weekend_price: optionalAmountIn(season.weekend_price, currency, `${path}seasons.${i}.weekend_price`),
+    })),
+  };
 }

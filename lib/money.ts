@@ -1,7 +1,25 @@
 import Big from 'big.js';
 import { ApiError } from './errors';
 
-/** Digits after the decimal point in a currency (AED 2, JPY 0, KWD 3), as ISO 4217 and Intl say. */
+/**
+ * Every amount of the API is taken in, rounded and written out here, and only here (the layout test holds it:
+ * `test/platform/layout.test.ts`, "formats amounts only in lib/money.ts"). Amounts are decimal strings in the company's
+ * currency with that currency's own minor digits (ISO 4217: AED 2, JPY 0, KWD, BHD and OMR 3), `numeric(16, 4)` in the
+ * database (migration 0035: 12 digits before the point, as before, and up to 4 after, the most ISO 4217 gives a code),
+ * big.js in arithmetic. docs/api-reference.md, "Money", says the same for clients.
+ */
+
+/**
+ * The one rounding rule of amounts: half up, that is half away from zero (2.345 to two digits is 2.35, -2.345 is
+ * -2.35), as the leases' fees and term rents and the stays' quotes have always been rounded.
+ */
+const roundingMode = Big.roundHalfUp;
+
+/**
+ * Digits after the decimal point in a currency (AED 2, JPY 0, KWD 3, CLF 4), as ISO 4217 and Intl say. A code Intl
+ * has no data for (a well-formed `[A-Z]{3}` that ISO 4217 does not assign) has 2, Intl's default and ISO 4217's most
+ * common; new companies cannot be given one (`isKnownCurrency`).
+ */
 export function minorDigits(currency: string): number {
   let digits = minorDigitsByCurrency.get(currency);
   if (digits === undefined) {
@@ -14,21 +32,52 @@ export function minorDigits(currency: string): number {
 /** Building an Intl.NumberFormat costs more than a quote's arithmetic: asked once per currency and process. */
 const minorDigitsByCurrency = new Map<string, number>();
 
+let known: Set<string> | undefined;
+const knownCurrencies = () => {
+  known ??= new Set(Intl.supportedValuesOf('currency'));
+  return known;
+};
+
 /**
- * The digits an amount is kept to: the currency's minor digits, at most 2 (money columns are `numeric(14, 2)`;
- * a three-digit currency such as KWD is kept to the hundredth).
+ * Whether a code is a currency Intl lists (`Intl.supportedValuesOf('currency')`: ISO 4217's currencies, without its
+ * funds and units of account such as CLF or XAU): a company is created only in one of those.
  */
-export function storedDigits(currency: string): number {
-  return Math.min(minorDigits(currency), 2);
+export function isKnownCurrency(currency: string): boolean {
+  return knownCurrencies().has(currency);
 }
 
-/** The largest amount a `numeric(14, 2)` column holds. */
-export const maxStoredAmount = new Big('999999999999.99');
+/** The digits an amount is kept to: the currency's own minor digits (the money columns hold up to 4). */
+export function storedDigits(currency: string): number {
+  return minorDigits(currency);
+}
 
-/** Whether a decimal string has no more digits after the point than `digits`. */
+/** Digits before the point an amount may have: 12, as `numeric(16, 4)` keeps them (and `numeric(14, 2)` did). */
+export const maxWholeDigits = 12;
+
+/** The largest amount kept with `digits` after the point: 999999999999.99 in AED, 999999999999.999 in KWD. */
+export function maxStoredAmount(digits: number): Big {
+  return new Big(10).pow(maxWholeDigits).minus(new Big(10).pow(-digits));
+}
+
+/** Whether a decimal string has no more digits after the point than `digits` (trailing zeros do not count). */
 export function fitsDigits(amount: string, digits: number): boolean {
   const point = amount.indexOf('.');
   return point < 0 || amount.length - point - 1 <= digits || /^0*$/.test(amount.slice(point + 1 + digits));
+}
+
+/** An amount rounded to `digits` by the one rule (half up). */
+export function roundTo(value: Big | string | number, digits: number): Big {
+  return new Big(value).round(digits, roundingMode);
+}
+
+/** An amount as a decimal string of exactly `digits` after the point, rounded by the one rule (half up). */
+export function fixedTo(value: Big | string | number, digits: number): string {
+  return new Big(value).toFixed(digits, roundingMode);
+}
+
+/** An amount as a decimal string with the currency's digits, rounded by the one rule (half up). */
+export function formatAmount(value: Big | string | number, currency: string): string {
+  return fixedTo(value, storedDigits(currency));
 }
 
 /**
@@ -45,7 +94,41 @@ export function amountIn(amount: string, currency: string, path: string): string
   return new Big(amount).toFixed(digits);
 }
 
+/** `amountIn` of an optional amount: null stays null. */
+export function optionalAmountIn(amount: string | null, currency: string, path: string): string | null {
+  return amount === null ? null : amountIn(amount, currency, path);
+}
+
 /** A stored amount (numeric as text) as the API shows it: the currency's stored digits, or null. */
 export function amountOut(stored: string | null, currency: string): string | null {
-  return stored === null ? null : new Big(stored).toFixed(storedDigits(currency));
+  return stored === null ? null : formatAmount(stored, currency);
+}
+
+/** A stored amount that is never null (a column `not null`), as the API shows it. */
+export function amountShown(stored: string | Big, currency: string): string {
+  return formatAmount(stored, currency);
+}
+
+/**
+ * An amount as the portals' feeds write numbers: the currency's digits, without a fraction that is all zeros
+ * (1250000.00 → 1250000; 99.50 stays 99.50; 12.500 KWD stays 12.500).
+ */
+export function plainAmount(stored: string, currency: string): string {
+  return formatAmount(stored, currency).replace(/\.0+$/, '');
+}
+
+/**
+ * `total` split into `count` amounts of `digits` that sum to it exactly: each is the total divided by count, rounded
+ * down to `digits`; the first carries the remainder (so it is the largest, by less than `count` minor units; no fils
+ * is lost).
+ */
+export function splitAmount(total: Big, count: number, digits: number): string[] {
+  const each = total.div(count).round(digits, Big.roundDown);
+  const first = total.minus(each.times(count - 1));
+  return [first, ...Array.from({ length: count - 1 }, () => each)].map((amount) => amount.toFixed(digits));
+}
+
+/** A percentage of an amount as messages write it: at most 2 decimals, half up, no trailing zeros ("5%", "7.25%"). */
+export function percentText(value: Big): string {
+  return `${value.round(2, roundingMode).toString()}%`;
 }

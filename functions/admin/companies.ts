@@ -6,6 +6,7 @@ import type { Config } from '../../lib/config';
 import { keyringOf } from '../../lib/crypto-jwe';
 import { type Db, type Executor, isUniqueViolation } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
+import { isKnownCurrency } from '../../lib/money';
 import { sealSpamCheckSecret } from '../../lib/spam-check';
 import { recordClosings } from '../../lib/statement-months';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
@@ -62,6 +63,11 @@ export async function createCompany(
   input: z.infer<typeof CreateCompanyInput>,
   urls: UrlChecks = {},
 ): Promise<CompanyWithHosts> {
+  if (!isKnownCurrency(input.currency)) {
+    // The currency's digits come from ISO 4217 (lib/money.ts): a code it does not assign would have none to keep.
+    const message = `${input.currency} is not an ISO 4217 currency code.`;
+    throw new ApiError('invalid_request', message, { errors: [{ path: 'currency', code: 'unknown_currency', message }] });
+  }
   await checkRebuildHook(input.settings, input.environment, urls);
   const hosts = [...new Set(input.hosts)].sort();
   const insert = db

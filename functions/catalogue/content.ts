@@ -1,4 +1,5 @@
-import { setHomeTerms } from '../../lib/homes';
+import { homeTermsIn, setHomeTerms } from '../../lib/homes';
+import { optionalAmountIn } from '../../lib/money';
 import type { Trx } from '../../lib/db/index';
 import { todayIn } from '../../lib/dates';
 import { ApiError } from '../../lib/errors';
@@ -107,7 +108,9 @@ export async function importCatalogue(
     companyId,
     lastOfEach(doc.team, (profile) => profile.name).map(({ item }) => item),
   );
-  const listings = lastOfEach(doc.listings, (listing) => listing.slug.en).map(({ item }) => item);
+  const listings = lastOfEach(doc.listings, (listing) => listing.slug.en).map(({ item, index }) =>
+    listingAmountsIn(item, company.currency, `listings.${index}.`),
+  );
   const context: ListingContext = {
     companyId,
     places,
@@ -170,6 +173,25 @@ function placeOf(places: Places, slug: string, kind: 'city' | 'area' | 'project'
     throw new ApiError('invalid_request', `The ${owner} names "${slug}" as its ${kind}, but it is a ${place.kind}.`);
   }
   return place.id;
+}
+
+/**
+ * A listing of the import with its amounts taken in through lib/money.ts: each kept to the company currency's digits;
+ * one with more digits is 400 `currency_digits` at its field (`listings.3.price`), and nothing of the import is kept.
+ */
+function listingAmountsIn(l: ImportListing, currency: string, path: string): ImportListing {
+  const amount = (value: string | null, field: string) => optionalAmountIn(value, currency, `${path}${field}`);
+  return {
+    ...l,
+    price: amount(l.price, 'price'),
+    service_charge: amount(l.service_charge, 'service_charge'),
+    off_plan: l.off_plan && {
+      ...l.off_plan,
+      original_price: amount(l.off_plan.original_price, 'off_plan.original_price'),
+      amount_paid: amount(l.off_plan.amount_paid, 'off_plan.amount_paid'),
+    },
+    booking: l.booking && homeTermsIn(l.booking, currency, `${path}booking.`),
+  };
 }
 
 /** The last occurrence of each key, in the order of those last occurrences, with its index in the document. */

@@ -3,6 +3,7 @@ import { type ListingBase, type PhotoRecord, type PlaceRecord, pricesHidden } fr
 import { type Language, localised } from '../../lib/localise';
 import { iso } from '../../lib/dates';
 import { mediaBaseOf, photoUrl, photoWidths } from '../../lib/media';
+import { amountShown } from '../../lib/money';
 
 /** A listing row as the catalogue queries select it: the shared select (lib/listings.ts) and the catalogue's own. */
 export type ListingRecord = ListingBase & {
@@ -66,7 +67,7 @@ function presenterFor(inputs: PresenterInputs) {
   const price = (row: ListingRecord) =>
     hidePrices || row.price === null || row.price_period === null
       ? null
-      : { amount: row.price, currency, period: row.price_period };
+      : { amount: amountShown(row.price, currency), currency, period: row.price_period };
 
   const photo = (p: PhotoRecord) => ({
     position: p.position,

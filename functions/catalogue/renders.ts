@@ -16,9 +16,9 @@ import { type ListingRecord, type Presenter, presenter, presenterInputs } from '
 
 /**
  * Bump when the presenter's output changes for the same rows and inputs: every stored form is then stale. 2: the
- * listing's advertising permit (issue 25).
+ * listing's advertising permit (issue 25). 3: prices with their currency's own digits (lib/money.ts, migration 0035).
  */
-export const renderFormat = 2;
+export const renderFormat = 3;
 
 export const renderedForms = ['card', 'detail', 'map_point', 'map_cover', 'sitemap'] as const;
 export type RenderedForm = (typeof renderedForms)[number];

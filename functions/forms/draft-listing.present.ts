@@ -1,3 +1,4 @@
+import { amountOut } from '../../lib/money';
 import type { draftListing } from './draft-listing';
 
 /** A draft listing as the admin API answers it. */
@@ -17,7 +18,7 @@ export function draftListingView(made: Awaited<ReturnType<typeof draftListing>>)
     bedrooms: listing.bedrooms,
     bathrooms: listing.bathrooms,
     size_sqm: listing.size_sqm === null ? null : Number(listing.size_sqm),
-    price: listing.price === null ? null : String(listing.price),
+    price: amountOut(listing.price === null ? null : String(listing.price), made.currency),
     price_period: listing.price_period,
     warnings,
   };

@@ -5,6 +5,7 @@ import type { Db } from '../../lib/db/index';
 import type { DetailValue } from '../../lib/details';
 import { ApiError, notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
+import { fitsDigits, formatAmount, storedDigits } from '../../lib/money';
 import { type Stale, stale, writeOnce } from '../../lib/write';
 import type { Selectable } from 'kysely';
 import type { Database } from '../../schema/db';
@@ -28,7 +29,7 @@ type ListingRow = Selectable<Database['listings']>;
  */
 async function readDraftSource(db: Db, companyId: string, reference: string) {
   const { rows } = await sql<{
-    company: boolean;
+    currency: string | null;
     lead: { id: string; reference: string; service: string | null; details_jwe: string | null; erased: boolean } | null;
     service_kind: string | null;
     draft: string | null;
@@ -38,7 +39,7 @@ async function readDraftSource(db: Db, companyId: string, reference: string) {
     with lead as (
       select id, reference, service, details_jwe, erased from leads where company_id = ${companyId} and reference = ${reference}
     )
-    select exists (select from companies where id = ${companyId}) as company,
+    select (select currency from companies where id = ${companyId}) as currency,
       (select to_jsonb(lead) from lead) as lead,
       (select s.kind from services s, lead where s.company_id = ${companyId} and s.key = lead.service) as service_kind,
       (select l.slug_en from listings l, lead where l.from_lead_id = lead.id) as draft,
@@ -47,7 +48,7 @@ async function readDraftSource(db: Db, companyId: string, reference: string) {
       coalesce((select jsonb_agg(jsonb_build_object('value', t.value, 'name', t.name)) from property_types t
         where t.company_id = ${companyId}), '[]') as types`.execute(db);
   const read = rows[0]!;
-  if (!read.company) throw notFound(`The company ${companyId}`);
+  if (read.currency === null) throw notFound(`The company ${companyId}`);
   const lead = read.lead;
   if (!lead) throw notFound(`The lead ${reference}`);
   if (lead.erased) throw new ApiError('conflict', `The lead ${lead.reference} is erased: its answers are gone.`);
@@ -59,7 +60,7 @@ async function readDraftSource(db: Db, companyId: string, reference: string) {
   }
   if (read.draft !== null)
     throw new ApiError('conflict', `The lead ${lead.reference} already has its draft listing "${read.draft}".`);
-  return { lead, areas: read.areas, types: read.types };
+  return { lead, areas: read.areas, types: read.types, currency: read.currency };
 }
 
 /** The city, area and project a place stands for: an area's parent is its city, a project's its area. */
@@ -111,11 +112,17 @@ export function draftListing(db: Db, companyId: string, reference: string, keyri
 }
 
 async function draftAttempt(db: Db, companyId: string, reference: string, keyring: Keyring | undefined, now: Date) {
-  const { lead, areas, types } = await readDraftSource(db, companyId, reference);
+  const { lead, areas, types, currency } = await readDraftSource(db, companyId, reference);
   const details =
     lead.details_jwe === null ? {} : ((await decryptJson(keyring, lead.details_jwe)) as Record<string, DetailValue>);
   const lookup = knownReferences(areas, types);
   const problems = await listingRequestProblems(lookup, details);
+  // The owner's price as a number (the form takes 2 decimals): left out when the company's currency has fewer (JPY).
+  const digits = storedDigits(currency);
+  if (typeof details.price === 'number' && !fitsDigits(String(details.price), digits)) {
+    const message = `At most ${digits} digits after the point in ${currency}.`;
+    problems.push({ path: 'details.price', code: 'currency_digits', message });
+  }
   const warnings: Warning[] = problems.map((p) => ({ code: 'answer_not_used', message: `${p.path}: ${p.message}` }));
   const unusable = new Set(problems.map((p) => p.path.slice('details.'.length)));
   const answers = Object.fromEntries(
@@ -146,7 +153,7 @@ async function draftAttempt(db: Db, companyId: string, reference: string, keyrin
     status: 'draft',
     title: JSON.stringify(title),
     description: JSON.stringify({}),
-    price: priced ? String(answers.price) : null,
+    price: priced ? formatAmount(String(answers.price), currency) : null,
     price_period: priced ? (answers.price_period ?? null) : null,
     property_type: answers.property_type ?? null,
     bedrooms: answers.bedrooms ?? null,
@@ -182,5 +189,5 @@ async function draftAttempt(db: Db, companyId: string, reference: string, keyrin
     select * from changed`.execute(db);
   const listing = rows[0];
   if (!listing) return stale as Stale;
-  return { listing, lead: lead.reference, places, title, warnings };
+  return { listing, lead: lead.reference, places, title, warnings, currency };
 }

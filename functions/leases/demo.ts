@@ -2,6 +2,7 @@ import Big from 'big.js';
 import { addDays, todayIn, zonedInstant } from '../../lib/dates';
 import type { Db, Trx } from '../../lib/db/index';
 import type { CausedBy } from '../../lib/events';
+import { formatAmount } from '../../lib/money';
 import { matchOrCreateContact, type PersonInput } from '../../lib/people';
 import { type WriteScope, writeOnce } from '../../lib/write';
 import type { LeaseInputValue } from '../../schema/leases/leases';
@@ -96,14 +97,14 @@ async function activeChequeLease(
   plan: { start: string; yearly: string; count: number; first: number; bank: string },
   more: Partial<LeaseInputValue>,
 ) {
-  const amount = new Big(plan.yearly).div(plan.count).toFixed(2);
+  const amount = formatAmount(new Big(plan.yearly).div(plan.count), demo.company.currency);
   const reference = await addLease(demo, {
     home,
     renter,
     landlord,
     term: yearFrom(plan.start),
     rent: { amount: plan.yearly, period: 'year' },
-    deposit: new Big(plan.yearly).times('0.05').toFixed(2),
+    deposit: formatAmount(new Big(plan.yearly).times('0.05'), demo.company.currency),
     schedule: { rows: cheques(plan.start, plan.count, 12 / plan.count, amount, plan.first, plan.bank) },
     fee: { kind: 'percent', value: '5' },
     ...more,

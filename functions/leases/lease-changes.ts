@@ -1,8 +1,7 @@
-import Big from 'big.js';
 import { sql, type Updateable } from 'kysely';
 import { ApiError } from '../../lib/errors';
 import { linkFor, linksAfter } from '../../lib/external-ids';
-import { amountIn } from '../../lib/money';
+import { amountIn, fixedTo } from '../../lib/money';
 import { fieldProblem } from '../../lib/named-records';
 import type { Written } from '../../lib/resources';
 import { checkMove } from '../../lib/transitions';
@@ -57,7 +56,7 @@ export function keptScheduleWarnings(
   const scheduleWarnings =
     lease.schedule_count === null
       ? scheduleTotalWarning(
-          rows.map((row) => ({ due_on: row.due_on, amount: new Big(row.amount).toFixed(rules.digits), cheque: null })),
+          rows.map((row) => ({ due_on: row.due_on, amount: fixedTo(row.amount, rules.digits), cheque: null })),
           rent,
           rules.tolerance,
           rules.digits,

@@ -1,6 +1,6 @@
 import Big from 'big.js';
 import { addDays } from '../../lib/dates';
-import { storedDigits } from '../../lib/money';
+import { fixedTo, storedDigits } from '../../lib/money';
 import type { CompanySettings } from '../../schema/platform/db';
 import type { FeeKind, RentPaymentStatus } from '../../schema/leases/db';
 
@@ -47,9 +47,9 @@ export type Fee = { kind: FeeKind; value: string };
  * fixed amount; no fee is zero.
  */
 export function feeAmount(fee: Fee | null, amount: string, digits: number): string {
-  if (fee === null) return new Big(0).toFixed(digits);
-  if (fee.kind === 'fixed') return new Big(fee.value).toFixed(digits);
-  return new Big(amount).times(fee.value).div(100).toFixed(digits, Big.roundHalfUp);
+  if (fee === null) return fixedTo(0, digits);
+  if (fee.kind === 'fixed') return fixedTo(fee.value, digits);
+  return fixedTo(new Big(amount).times(fee.value).div(100), digits);
 }
 
 /** The first day a payment still due counts as overdue: the day after its due date plus the grace days. */

@@ -1,6 +1,6 @@
 import Big from 'big.js';
 import { addDays } from '../../lib/dates';
-import { fitsDigits, maxStoredAmount } from '../../lib/money';
+import { fitsDigits, fixedTo, maxStoredAmount, splitAmount } from '../../lib/money';
 import type { Warning } from '../../schema/leases/db';
 import { addMonths, type Term, termDays, termMonths } from './term';
 
@@ -32,15 +32,8 @@ export function dueDates(term: Term, count: number): string[] {
   return Array.from({ length: count }, (_, i) => addDays(term.start, Math.floor((i * days) / count)));
 }
 
-/**
- * `total` split into `count` payments that sum to it exactly: each is the total divided by count, rounded down to
- * `digits`; the first payment carries the remainder (so it is the largest, by less than `count` minor units).
- */
-export function splitAmount(total: Big, count: number, digits: number): string[] {
-  const each = total.div(count).round(digits, Big.roundDown);
-  const first = total.minus(each.times(count - 1));
-  return [first, ...Array.from({ length: count - 1 }, () => each)].map((amount) => amount.toFixed(digits));
-}
+/** `total` split into `count` payments that sum to it exactly (lib/money.ts `splitAmount`: no minor unit lost). */
+export { splitAmount };
 
 /** `schedule_total_differs`: explicit rows that sum further than the company's tolerance from the term's rent. */
 export function scheduleTotalWarning(rows: ScheduleRow[], rent: Big, tolerance: Big, digits: number): Warning[] {
@@ -49,7 +42,7 @@ export function scheduleTotalWarning(rows: ScheduleRow[], rent: Big, tolerance: 
   return [
     {
       code: 'schedule_total_differs',
-      message: `The payments sum to ${sum.toFixed(digits)}; the term's rent is ${rent.toFixed(digits)}.`,
+      message: `The payments sum to ${fixedTo(sum, digits)}; the term's rent is ${fixedTo(rent, digits)}.`,
     },
   ];
 }
@@ -68,8 +61,9 @@ export function buildSchedule(
   if ('payments' in input) {
     const dates = dueDates(term, input.payments);
     const amounts = splitAmount(rent, input.payments, digits);
-    if (new Big(amounts[0] ?? 0).gt(maxStoredAmount)) {
-      const message = `A payment of ${amounts[0]} is above the largest amount kept (${maxStoredAmount}): use more payments.`;
+    const largest = maxStoredAmount(digits);
+    if (new Big(amounts[0] ?? 0).gt(largest)) {
+      const message = `A payment of ${amounts[0]} is above the largest amount kept (${fixedTo(largest, digits)}): use more payments.`;
       return { problems: [{ path: 'schedule.payments', code: 'amount_out_of_range', message }] };
     }
     const rows = dates.map((due_on, i) => ({ due_on, amount: amounts[i] as string, cheque: null }));
@@ -85,7 +79,7 @@ export function buildSchedule(
   if (problems.length > 0) return { problems };
   const rows = input.rows.map((row) => ({
     due_on: row.due_on,
-    amount: new Big(row.amount).toFixed(digits),
+    amount: fixedTo(row.amount, digits),
     cheque: row.cheque ?? null,
   }));
   return { rows, count: null, warnings: scheduleTotalWarning(rows, rent, rules.tolerance, digits) };

@@ -1,5 +1,6 @@
 import Big from 'big.js';
 import { addDays, daysBetween } from '../../lib/dates';
+import { roundTo } from '../../lib/money';
 import { firstDate, lastDate } from '../../schema/common/api';
 import type { RentPeriod } from '../../schema/leases/db';
 
@@ -83,7 +84,7 @@ export function termRent(rent: Rent, term: Term, digits: number): Big {
       : rent.period === 'month'
         ? new Big(rent.amount).times(months)
         : new Big(rent.amount).times(months).div(12);
-  return total.round(digits, Big.roundHalfUp);
+  return roundTo(total, digits);
 }
 
 /** Whether a date lies in the years the API takes (1900 to 2999). */

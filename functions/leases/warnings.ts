@@ -1,5 +1,6 @@
 import Big from 'big.js';
 import { addDays, daysBetween } from '../../lib/dates';
+import { fixedTo, percentText } from '../../lib/money';
 import type { NoticeIntent, NoticeParty, Warning } from '../../schema/leases/db';
 import type { LeaseRules } from './rules';
 import { annualRent, type Rent, type Term } from './term';
@@ -38,8 +39,6 @@ export function noticeDeadline(term: Term, noticeDays: number): string {
   return addDays(term.end, -noticeDays);
 }
 
-const percentText = (value: Big) => `${value.round(2, Big.roundHalfUp).toString()}%`;
-
 /** `rent_above_cap`: a renewal whose yearly rent rises above the old one by more than the company's cap. */
 export function rentCapWarning(lease: LeaseFacts, rules: LeaseRules): Warning[] {
   if (lease.renews === null || rules.rentCapPercent === null) return [];
@@ -64,7 +63,7 @@ export function depositWarning(lease: LeaseFacts, rules: LeaseRules): Warning[] 
   return [
     {
       code: 'deposit_above_default',
-      message: `The deposit is above ${percentText(rules.depositPercent)} of a year's rent (${limit.toFixed(rules.digits, Big.roundHalfUp)}).`,
+      message: `The deposit is above ${percentText(rules.depositPercent)} of a year's rent (${fixedTo(limit, rules.digits)}).`,
     },
   ];
 }

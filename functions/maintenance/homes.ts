@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
-import { amountIn } from '../../lib/money';
+import { amountIn, amountOut } from '../../lib/money';
 import { unknownReference } from '../../lib/named-records';
 import type { HomeMaintenanceInput } from '../../schema/maintenance/homes';
 import type { z } from '@hono/zod-openapi';
@@ -38,7 +38,7 @@ async function readSettings(db: Executor, companyId: string, slug: string, owner
 /** A home's owner and the owner's approval limit (admin GET). */
 export async function homeSettings(db: Executor, companyId: string, slug: string): Promise<HomeSettings> {
   const read = await readSettings(db, companyId, slug, null);
-  return { home: slug, owner: read.owner, approval_limit: read.approval_limit };
+  return { home: slug, owner: read.owner, approval_limit: amountOut(read.approval_limit, read.currency) };
 }
 
 /**
@@ -62,7 +62,8 @@ export async function putHomeSettings(
   if (input.approval_limit !== undefined) {
     set.approval_limit = input.approval_limit === null ? null : amountIn(input.approval_limit, read.currency, 'approval_limit');
   }
-  if (Object.keys(set).length === 0) return { home: slug, owner: read.owner, approval_limit: read.approval_limit };
+  if (Object.keys(set).length === 0)
+    return { home: slug, owner: read.owner, approval_limit: amountOut(read.approval_limit, read.currency) };
   const stored = await db
     .insertInto('maintenance_homes')
     .values({ listing_id: read.listing_id as string, company_id: companyId, ...set })
@@ -70,5 +71,5 @@ export async function putHomeSettings(
     .returning([sql<string | null>`approval_limit::text`.as('approval_limit')])
     .executeTakeFirstOrThrow();
   const owner = input.owner !== undefined ? input.owner : read.owner;
-  return { home: slug, owner, approval_limit: stored.approval_limit };
+  return { home: slug, owner, approval_limit: amountOut(stored.approval_limit, read.currency) };
 }

@@ -81,8 +81,8 @@ export function presentJob(row: JobRecord): JobView {
     external: shownExternalIds(row.external),
     warnings: jobWarnings({
       status: row.status,
-      estimate: row.estimate,
-      approvalLimit: row.approval_limit,
+      estimate: amountOut(row.estimate, row.currency),
+      approvalLimit: amountOut(row.approval_limit, row.currency),
       approval: row.approval,
       blockWanted: row.block_wanted,
       blocked: row.blocked,

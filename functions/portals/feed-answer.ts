@@ -35,6 +35,7 @@ export async function feedAnswer(c: Context<AppEnv>, portal: Portal, token: stri
     timeZone: company.time_zone,
     media: mediaBaseOf(company, config.MEDIA_BASE_URL),
     hidePrices: pricesHidden(company),
+    currency: company.currency,
   };
   const count = await feedCount(db, company, portal, today);
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();

@@ -1,9 +1,10 @@
 import Big from 'big.js';
 import { photoUrl } from '../../lib/media';
+import { plainAmount } from '../../lib/money';
 import type { Furnishing, Portal } from '../../schema/common/permits';
 import type { FeedListing } from './feeds';
 import { commercialTypes, propertyTypes, typeKey } from './rules';
-import { localTimestamp, plainNumber, type XmlNode, xmlText } from './xml';
+import { localTimestamp, type XmlNode, xmlText } from './xml';
 
 /**
  * The two portals' XML formats, one listing's element at a time (docs/api-reference.md, "Portals and advertising
@@ -13,8 +14,11 @@ import { localTimestamp, plainNumber, type XmlNode, xmlText } from './xml';
  * permit its market requires and, for Bayut, an off-plan listing's sale type.
  */
 
-/** What every element of one feed is written with: the company's zone, its photos' base URL, whether it hides prices. */
-export type FeedContext = { companyId: string; timeZone: string; media: string; hidePrices: boolean };
+/**
+ * What every element of one feed is written with: the company's zone, its photos' base URL, whether it hides prices,
+ * and its currency (amounts are written with its digits, lib/money.ts).
+ */
+export type FeedContext = { companyId: string; timeZone: string; media: string; hidePrices: boolean; currency: string };
 
 export type FeedFormat = {
   /** The document's start: the XML declaration and the root's opening tag (counts and times only: nothing to escape). */
@@ -37,8 +41,8 @@ const present = (node: Record<string, XmlNode[string] | null | undefined>): XmlN
   Object.fromEntries(
     Object.entries(node).filter(([, value]) => value !== undefined && value !== null && value !== ''),
   ) as XmlNode;
-/** An optional amount as the portals write numbers. */
-const amount = (decimal: string | null) => (decimal === null ? undefined : plainNumber(decimal));
+/** An optional amount as the portals write numbers (lib/money.ts `plainAmount`: no all-zero fraction). */
+const amount = (decimal: string | null, c: FeedContext) => (decimal === null ? undefined : plainAmount(decimal, c.currency));
 
 /**
  * The price a feed sends, or null: none while the company hides its prices (`settings.hide_prices`, as the
@@ -46,7 +50,7 @@ const amount = (decimal: string | null) => (decimal === null ? undefined : plain
  */
 function shownPrice(l: FeedListing, c: FeedContext) {
   if (c.hidePrices || l.price === null || l.price_period === null) return null;
-  return { amount: plainNumber(l.price), period: l.price_period };
+  return { amount: plainAmount(l.price, c.currency), period: l.price_period };
 }
 
 /** Both portals name furnishing `Yes`, `Partly` or `No`. */
@@ -77,7 +81,7 @@ export const propertyFinder: FeedFormat = {
         // Price on application: the portal shows no price, and none is sent.
         price_on_application: price === null ? 'Yes' : 'No',
         price: price === null ? undefined : price.period === 'total' ? price.amount : { [pfPeriods[price.period]]: price.amount },
-        service_charge: amount(l.service_charge),
+        service_charge: amount(l.service_charge, c),
         cheques: l.cheques ?? undefined,
         city: text(l.city?.name.en),
         community: text(l.area?.name.en),
@@ -142,8 +146,8 @@ export const bayut: FeedFormat = {
         Off_plan: l.completion === 'off_plan' ? 'Yes' : 'No',
         offplanDetails_saleType: l.offplan_sale_type === null ? undefined : bayutSaleTypes[l.offplan_sale_type],
         offplanDetails_dldWaiver: l.offplan_dld_waiver ?? undefined,
-        offplanDetails_originalPrice: amount(l.offplan_original_price),
-        offplanDetails_amountPaid: amount(l.offplan_amount_paid),
+        offplanDetails_originalPrice: amount(l.offplan_original_price, c),
+        offplanDetails_amountPaid: amount(l.offplan_amount_paid, c),
         Images: { Image: photoUrls(l, c) },
         Listing_Agent: text(l.agent.name),
         Listing_Agent_Phone: l.agent.phone,

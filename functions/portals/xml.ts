@@ -35,11 +35,6 @@ export function xmlText(value: string): string {
   );
 }
 
-/** A decimal string as the portals write numbers: no separators, no `.00` (1250000.00 → 1250000; 99.50 stays). */
-export function plainNumber(decimal: string): string {
-  return decimal.replace(/\.0+$/, '');
-}
-
 const formats = new Map<string, Intl.DateTimeFormat>();
 
 /** `YYYY-MM-DD HH:MM:SS` in the company's time zone (the portals' date format). */

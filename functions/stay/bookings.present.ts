@@ -1,13 +1,12 @@
-import Big from 'big.js';
 import { iso } from '../../lib/dates';
-import { minorDigits } from '../../lib/money';
+import { amountShown } from '../../lib/money';
 import type { BookingRow, StoredQuote } from '../../schema/stay/db';
 
 /** A booking row with what its presentation joins: the home's English slug and the guest's reference. */
 export type ShownBookingRow = BookingRow & { listing_slug: string; person_reference: string | null };
 
-/** A stored amount (numeric(14, 2)) with the currency's minor digits, as the guest's quote writes it. */
-const amount = (value: string, currency: string) => new Big(value).toFixed(minorDigits(currency));
+/** A stored amount with the currency's minor digits, as the guest's quote writes it (lib/money.ts). */
+const amount = amountShown;
 
 /** A booking as staff see it (the admin API). */
 export function presentAdminBooking(booking: ShownBookingRow) {

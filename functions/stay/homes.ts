@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import { lockHomeCalendar } from '../../lib/calendar';
 import type { Db, Executor, Trx } from '../../lib/db/index';
-import { setHomeTermsAt } from '../../lib/homes';
+import { homeTermsIn, setHomeTermsAt } from '../../lib/homes';
 import { writeLockedWhenStale } from '../../lib/locked-write';
 import { stale } from '../../lib/write';
 import type { HomeTermsValue } from '../../schema/common/homes';
@@ -139,10 +139,15 @@ export function replaceHomeTerms(db: Db, companyId: string, slug: string, terms:
     async (attempt) => {
       const home = await holidayHomeQuery(attempt.db, companyId, slug)
         .innerJoin('holiday_home_terms as t', 't.listing_id', 'l.id')
-        .select(['l.id', sql<string>`t.rules_version::text`.as('rules_version')])
+        .select([
+          'l.id',
+          sql<string>`t.rules_version::text`.as('rules_version'),
+          sql<string>`(select c.currency from companies c where c.id = l.company_id)`.as('currency'),
+        ])
         .executeTakeFirst();
       if (!home) throw holidayHomeNotFound(slug);
-      return (await setHomeTermsAt(attempt.db, home.id, home.rules_version, terms)) ? undefined : stale;
+      const taken = homeTermsIn(terms, home.currency);
+      return (await setHomeTermsAt(attempt.db, home.id, home.rules_version, taken)) ? undefined : stale;
     },
   );
 }

@@ -8,7 +8,7 @@ import { zonedInstant } from '../../lib/dates';
 import type { AppEnv } from '../../lib/env';
 import { companyByHost, requestHost } from '../../lib/tenancy';
 import type { StoredQuote } from '../../schema/stay/db';
-import { minorDigits } from '../../lib/money';
+import { formatAmount } from '../../lib/money';
 import { type StayLanguage, stayLanguage, stayTexts } from './page-texts';
 
 /**
@@ -82,7 +82,7 @@ export function stayPage() {
     const quote = booking.quote as StoredQuote;
     const amount = (value: string) => formatMoney(value, quote.currency, language);
     const title = (booking.title as Record<string, string>)[language] ?? (booking.title as Record<string, string>).en ?? '';
-    const due = new Big(quote.total).plus(quote.deposit).toFixed(minorDigits(quote.currency));
+    const due = formatAmount(new Big(quote.total).plus(quote.deposit), quote.currency);
     const when =
       booking.status === 'confirmed' && booking.payment_due_at
         ? t.dueBy(instant(booking.payment_due_at))

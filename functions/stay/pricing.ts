@@ -1,6 +1,6 @@
 import Big from 'big.js';
 import { daysBetween, eachDate, weekdayOf } from '../../lib/dates';
-import { minorDigits } from '../../lib/money';
+import { formatAmount } from '../../lib/money';
 import type { StoredQuote } from '../../schema/stay/db';
 import type { BookableHome } from './homes';
 
@@ -12,8 +12,7 @@ import type { BookableHome } from './homes';
  * The deposit is refundable and shown apart from the total.
  */
 export function priceStay(home: BookableHome, checkIn: string, checkOut: string, currency: string): StoredQuote {
-  const digits = minorDigits(currency);
-  const money = (value: Big) => value.toFixed(digits, Big.roundHalfUp);
+  const money = (value: Big) => formatAmount(value, currency);
   const { terms } = home;
   let subtotal = new Big(0);
   const nights = eachDate(checkIn, checkOut).map((date) => {

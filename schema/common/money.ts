@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import Big from 'big.js';
 import { text } from './text';
 
-const decimalPattern = /^\d{1,12}(\.\d{1,2})?$/;
+const decimalPattern = /^\d{1,12}(\.\d{1,4})?$/;
 
 /** Whether a text is a decimal of the request's shape: a refinement reads it as a number only then. */
 export const isDecimal = (value: unknown): value is string => typeof value === 'string' && decimalPattern.test(value);
@@ -15,9 +15,10 @@ export const isDecimal = (value: unknown): value is string => typeof value === '
 export const decimalOf = (value: unknown): Big | undefined => (isDecimal(value) ? new Big(value) : undefined);
 
 /**
- * Money and percentages in requests: decimal strings (never JSON numbers, so no float ever touches an amount), at most
- * 12 digits before the point and 2 after, as the `numeric(14, 2)` columns keep them. A text that is not one stops its
- * field's checks there (`abort`): no later refinement of the field reads it.
+ * Money in requests: decimal strings (never JSON numbers, so no float ever touches an amount), at most 12 digits before
+ * the point and 4 after, as the `numeric(16, 4)` columns keep them (migration 0035). The currency's own digits (AED 2,
+ * KWD 3, JPY 0) are checked where the company is known, by lib/money.ts `amountIn` (400 `currency_digits`). A text
+ * that is not one stops its field's checks there (`abort`): no later refinement of the field reads it.
  */
 export const decimalInput = text().regex(decimalPattern, { message: 'A decimal string such as "1250.00".', abort: true });
 

@@ -187,7 +187,8 @@ describe('the render format', () => {
   it('is bumped whenever the presenter changes (stored forms of an older format are then rendered again)', async () => {
     // Changing how a listing is presented leaves every database's stored forms in the old shape unless
     // renderFormat is bumped: bump it, then record the new digests here. (Issue 32 recorded new digests without a
-    // bump: photoUrl took a format, the catalogue's still WebP, and the listing type moved to lib/listings.ts.)
+    // bump: photoUrl took a format, the catalogue's still WebP, and the listing type moved to lib/listings.ts. 3: prices
+    // with their currency's digits, lib/money.ts.)
     const digest = async (path: string) =>
       createHash('sha256')
         .update(await readFile(path))
@@ -198,11 +199,13 @@ describe('the render format', () => {
       'functions/catalogue/listings.present.ts': await digest('functions/catalogue/listings.present.ts'),
       'lib/localise.ts': await digest('lib/localise.ts'),
       'lib/media.ts': await digest('lib/media.ts'),
+      'lib/money.ts': await digest('lib/money.ts'),
     }).toEqual({
-      renderFormat: 2,
-      'functions/catalogue/listings.present.ts': 'c205d82465e064ee',
+      renderFormat: 3,
+      'functions/catalogue/listings.present.ts': 'b940567bd994d357',
       'lib/localise.ts': '3b1f2f54333a8351',
       'lib/media.ts': 'b6bf40259c53bd4a',
+      'lib/money.ts': 'cdc09410d2b87a95',
     });
   });
 });

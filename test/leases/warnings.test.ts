@@ -53,9 +53,9 @@ describe('the company’s lease rules', () => {
     expect([own.depositPercent?.toString(), own.tolerance.toString()]).toEqual(['10', '1.5']);
   });
 
-  it('keep amounts in the currency’s minor digits, at most the two a money column holds', () => {
+  it('keep amounts in the currency’s own minor digits (ISO 4217), three for the dinars', () => {
     expect([minorDigits('AED'), minorDigits('JPY'), minorDigits('KWD')]).toEqual([2, 0, 3]);
-    expect([storedDigits('AED'), storedDigits('JPY'), storedDigits('KWD')]).toEqual([2, 0, 2]);
+    expect(['AED', 'JPY', 'KWD', 'BHD', 'OMR'].map(storedDigits)).toEqual([2, 0, 3, 3, 3]);
     expect([
       fitsDigits('100', 0),
       fitsDigits('100.00', 0),

@@ -27,6 +27,7 @@ import {
   routesOutsideRouteFiles,
   transitionsElsewhere,
 } from '../support/shape';
+import { amountFormattingElsewhere, moneyFormattingHomes, notAmounts } from '../support/money-shape';
 
 /**
  * The house's layout (issue 10): no import circles, layers point down only (functions/ → lib/ → schema/), groups
@@ -119,6 +120,12 @@ describe('the layout of functions/, lib/ and schema/', () => {
   it('writes audit rows only through lib/audit.ts (one way, issue 33)', () => {
     const audits = auditWritesElsewhere(graph).map(describeFinding);
     expect(audits, listed('audit rows written by hand', audits)).toEqual([]);
+  });
+
+  it('formats and rounds amounts only in lib/money.ts (one way, issue 33)', () => {
+    const formatted = amountFormattingElsewhere(graph).map(describeFinding);
+    expect(formatted, listed('amounts formatted outside lib/money.ts', formatted)).toEqual([]);
+    for (const file of [...moneyFormattingHomes, ...Object.keys(notAmounts)]) expect(graph.files, file).toContain(file);
   });
 });
 
@@ -569,5 +576,80 @@ describe('the shape checker (issue 22), on trees of its own', () => {
         'lib/pages.ts:1 RouteHandler (type handlers Handler<typeof route>, lib/routes.ts)',
       ],
     });
+  });
+});
+
+describe('the money checker (issue 33), on trees of its own', () => {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const tree = (files: Record<string, string>): ImportGraph => {
+    const root = mkdtempSync(join(tmpdir(), 'money-'));
+    made.push(root);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    return readImportGraph(root);
+  };
+  const found = (graph: ImportGraph) => amountFormattingElsewhere(graph).map(describeFinding);
+
+  /** lib/money.ts rounds and formats; lib/display.ts formats for people; the group only calls them; Math.round of time. */
+  const clean: Record<string, string> = {
+    'lib/money.ts': [
+      "import Big from 'big.js';",
+      'export const formatAmount = (v: string, digits: number) => new Big(v).toFixed(digits, Big.roundHalfUp);',
+      'export const roundTo = (v: string, digits: number) => new Big(v).round(digits, Big.roundHalfUp);',
+      '',
+    ].join('\n'),
+    'lib/display.ts':
+      "export const formatMoney = (a: string, currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency }).format(a as any);\n",
+    'lib/details.ts': 'export const digitsOf = (n: number) => n.toFixed(0);\n',
+    'lib/webhooks.ts': 'export const wait = (base: number, jitter: number) => Math.round(base * (1 + jitter));\n',
+    'functions/alpha/rows.present.ts': [
+      "import { formatAmount } from '../../lib/money';",
+      "import { formatMoney } from '../../lib/display';",
+      "export const shown = (v: string) => ({ amount: formatAmount(v, 3), text: formatMoney(v, 'KWD'), style: 'long' });",
+      '',
+    ].join('\n'),
+  };
+
+  it('passes a clean tree (the homes, a listed non-amount, Math.round of a duration)', () => {
+    expect(found(tree(clean))).toEqual([]);
+  });
+
+  it('finds toFixed, big.js rounding, Intl currency formats and hundredths anywhere else, in any layer', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/rows.present.ts': [
+        "import Big from 'big.js';",
+        'export const a = (v: string) => new Big(v).toFixed(2);',
+        'export const b = (v: string) => new Big(v).round(3);',
+        'export const c = (v: Big) => v.div(3).toFixed(3, Big.roundHalfEven);',
+        "export const d = (v: number) => new Intl.NumberFormat('ar', { style: 'currency', currency: 'KWD' }).format(v);",
+        "export const e = (v: number) => v.toLocaleString('en', { minimumFractionDigits: 3 });",
+        'export const f = (v: number) => Math.round(v * 100) / 100;',
+        '',
+      ].join('\n'),
+      'schema/alpha/amounts.ts': "export const maximumFractionDigits = 2;\nexport const o = { 'maximumFractionDigits': 2 };\n",
+      // A second rounding in a listed file is found, with the first: the count no longer matches.
+      'lib/details.ts':
+        'export const digitsOf = (n: number) => n.toFixed(0);\nexport const cents = (n: number) => n.toFixed(2);\n',
+    });
+    const rows = 'functions/alpha/rows.present.ts';
+    expect(found(graph)).toEqual([
+      `${rows}:2 .toFixed() (use lib/money.ts)`,
+      `${rows}:3 .round() (use lib/money.ts)`,
+      `${rows}:4 .toFixed() (use lib/money.ts)`,
+      `${rows}:4 a rounding mode (roundHalfEven) (use lib/money.ts)`,
+      `${rows}:5 Intl's currency style (use lib/money.ts)`,
+      `${rows}:6 the number format option minimumFractionDigits (use lib/money.ts)`,
+      `${rows}:7 Math.round() of hundredths (use lib/money.ts)`,
+      'lib/details.ts:1 .toFixed() (use lib/money.ts)',
+      'lib/details.ts:2 .toFixed() (use lib/money.ts)',
+      'schema/alpha/amounts.ts:2 the number format option maximumFractionDigits (use lib/money.ts)',
+    ]);
   });
 });

@@ -36,15 +36,23 @@ export function portalListing(slug: string, overrides: Record<string, unknown> =
   };
 }
 
-/** A Dubai company (market `dubai`) with the demo's places and team and the given listings; its host and feed URLs. */
-export async function portalCompany(api: TestApi, listings: unknown[], settings: Record<string, unknown> = {}) {
-  const company = await createCompany(api, { settings: { market: 'dubai', ...settings } });
-  await importCatalogue(api, company.id, { areas: demo.areas, property_types: demo.property_types, team: demo.team, listings });
-  const feeds = await api.admin(`/companies/${company.id}/portal-feeds`);
+/**
+ * A Dubai company (market `dubai`) with the demo's places and team and the given listings; its host and feed URLs.
+ * `company` sets its other fields (a `currency`).
+ */
+export async function portalCompany(
+  api: TestApi,
+  listings: unknown[],
+  settings: Record<string, unknown> = {},
+  company: Record<string, unknown> = {},
+) {
+  const made = await createCompany(api, { ...company, settings: { market: 'dubai', ...settings } });
+  await importCatalogue(api, made.id, { areas: demo.areas, property_types: demo.property_types, team: demo.team, listings });
+  const feeds = await api.admin(`/companies/${made.id}/portal-feeds`);
   expect(feeds.status, feeds.text).toBe(200);
   const path = (portal: Portal) =>
     new URL((feeds.json.results as Array<{ portal: string; url: string }>).find((f) => f.portal === portal)?.url ?? '').pathname;
-  return { ...company, feed: { propertyfinder: path('propertyfinder'), bayut: path('bayut') } };
+  return { ...made, feed: { propertyfinder: path('propertyfinder'), bayut: path('bayut') } };
 }
 
 /** The reference a feed gives a listing: its id's hex digits. */

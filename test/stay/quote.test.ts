@@ -140,19 +140,21 @@ describe('prices', () => {
   });
 
   it('writes amounts with the currency’s minor digits (JPY none, KWD three)', async () => {
-    for (const [currency, night, total] of [
-      ['JPY', '100', '1000'],
-      ['KWD', '100.250', '1002.550'],
+    for (const [currency, price, cleaning, night, total, deposit] of [
+      ['JPY', '100', '5', '100', '1005', '0'],
+      ['KWD', '100.25', '0.05', '100.250', '1002.550', '0.000'],
     ] as const) {
       const other = await world({ api: w.api, environment: 'development', company: { currency } });
-      const home = await newHome({ price: currency === 'JPY' ? '99.50' : '100.25', terms: { cleaning_fee: '0.05' } }, other);
+      const home = await newHome({ price, terms: { cleaning_fee: cleaning } }, other);
       const res = await quote(home, day(10), day(20), 2, other);
       expect(res.response.status, JSON.stringify(res.error)).toBe(200);
       expect(res.data?.currency).toBe(currency);
       expect(res.data?.nights[0]?.price).toBe(night);
-      // JPY: each night rounds half up to 100, the fee to 0; KWD: 10 × 100.250 + 0.050
-      expect(res.data?.total).toBe(currency === 'JPY' ? '1000' : total);
-      expect(res.data?.deposit).toBe(currency === 'JPY' ? '0' : '0.000');
+      // 10 nights and the cleaning fee
+      expect(res.data?.total).toBe(total);
+      expect(res.data?.deposit).toBe(deposit);
+      // A price with more digits than the currency has is refused when the catalogue is imported, not rounded later.
+      await expect(newHome({ price: currency === 'JPY' ? '99.50' : '100.1255' }, other)).rejects.toThrow(/currency_digits/);
     }
   });
 });
