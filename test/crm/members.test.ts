@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../clients/typescript/src/index';
 import { newReference } from '../../lib/references';
-import { adminCli } from '../support/admin-cli';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import type { TestClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { databaseNow, moveUpdatedAtBack, setUpdatedAt } from '../support/times';
@@ -170,7 +170,7 @@ describe('members', () => {
   });
 });
 
-describe('the admin CLI', () => {
+describe('the admin CLI', cliTimeout, () => {
   const cli = adminCli(() => api);
 
   it('puts and deletes departments, adds, updates, deactivates and lists members', async () => {

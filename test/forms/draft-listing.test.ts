@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { draftTitle } from '../../functions/forms/draft-listing';
-import { adminCli } from '../support/admin-cli';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import type { TestApi } from '../support/harness';
 import {
   enquiry,
@@ -206,7 +206,7 @@ describe('draft titles', () => {
   });
 });
 
-describe('the admin CLI', () => {
+describe('the admin CLI', cliTimeout, () => {
   const cli = adminCli(() => api);
 
   it('leads draft-listing <company> <reference>', async () => {

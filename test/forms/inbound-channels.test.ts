@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminCli } from '../support/admin-cli';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import {
   counts,
   deliver,
@@ -165,7 +165,7 @@ describe('the size limit', () => {
   });
 });
 
-describe('the command line', () => {
+describe('the command line', cliTimeout, () => {
   const cli = adminCli(() => world.api);
 
   it('adds a signed channel (address and secret printed once), lists it, rotates and deletes it', async () => {

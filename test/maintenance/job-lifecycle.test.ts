@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adminCli } from '../support/admin-cli';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import { useClients, useWorld } from '../support/world';
 
 const w = useWorld({ settings: { maintenance_approval_limit: '500' } });
@@ -71,7 +71,7 @@ describe('the owner’s approval', () => {
   });
 
   const cli = adminCli(() => w.api);
-  it('sets and reads a home’s limit and owner with the admin CLI', async () => {
+  it('sets and reads a home’s limit and owner with the admin CLI', cliTimeout, async () => {
     const home = await w.holidayHome();
     const owner = await w.contact();
     expect(await cli('upkeep', 'set', w.company.id, home, '--owner', owner, '--limit', '750')).toEqual({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { demoPipelines, seedPipelinesDemo } from '../../functions/pipelines/demo';
-import { adminCli } from '../support/admin-cli';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import { testClient } from '../support/client';
 import { createCompany, createKey, useClients, useWorld } from '../support/world';
 
@@ -134,7 +134,7 @@ describe('managing pipelines in the admin API', () => {
   });
 });
 
-describe('the admin CLI', () => {
+describe('the admin CLI', cliTimeout, () => {
   const cli = adminCli(() => w.api);
   // Each command is a child process: under load a few take seconds.
   it('lists pipelines, puts a stage and updates a pipeline', async () => {

@@ -4,7 +4,7 @@ import { runScheduledWork } from '../../functions/jobs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCli } from '../support/admin-cli';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
 import { textAt, validateFeed } from './formats';
 import { portalCompany, portalListing, referenceOf } from './support';
@@ -306,7 +306,7 @@ describe('scheduled work on permits', () => {
   });
 });
 
-describe('the admin command line', () => {
+describe('the admin command line', cliTimeout, () => {
   const cli = adminCli(() => api);
   it('lists and rotates the feed URLs, runs the check and sets a listing’s advertising', async () => {
     const company = await portalCompany(api, [portalListing('cli-one')]);

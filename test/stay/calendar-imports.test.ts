@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork, scheduledJobs } from '../../functions/jobs';
-import { adminCli } from '../support/admin-cli';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import { airbnbFeed, bookingComFeed, type Channel, channelManagerFeed, testChannel } from './channel-feeds';
 import { availability, book, bookingBody, step, type Ctx, day, newHome, postBooking, quote, setup } from './support';
 
@@ -258,7 +258,7 @@ describe('scheduled work', () => {
   });
 });
 
-describe('the admin command line', () => {
+describe('the admin command line', cliTimeout, () => {
   const cli = adminCli(() => ctx.api);
 
   it('calendars add, list, sync and remove (the import and its blocks)', async () => {

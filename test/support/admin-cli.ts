@@ -10,6 +10,12 @@ import type { TestApi } from './harness';
  * `describe`: it serves the API before the block's tests and stops after them. The returned function runs one
  * command and gives its JSON output.
  */
+/**
+ * The options of a block whose tests run the admin CLI: each command starts a Node process with tsx, several seconds
+ * on a loaded machine (CI runs both databases' suites side by side), so such tests wait up to two minutes.
+ */
+export const cliTimeout = { timeout: 120_000 };
+
 export function adminCli(api: () => TestApi): (...args: string[]) => Promise<any> {
   let server: ServerType;
   let url = '';
