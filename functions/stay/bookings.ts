@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../schema/db';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
-import { lockedTermsCte } from '../../lib/calendar';
+import { lockedTermsCte, lockHomeCalendars } from '../../lib/calendar';
 import { pageOf, paginate } from '../../lib/pagination';
 import { checkMove, statusMachine } from '../../lib/transitions';
 import type { ShownBookingRow } from './bookings.present';
@@ -210,13 +210,7 @@ export async function expireBookings(
   let due = trx.selectFrom('bookings').select('listing_id').where(lapsedAt(now));
   if (scope.listingId) due = due.where('listing_id', '=', scope.listingId);
   if (scope.bookingId) due = due.where('id', '=', scope.bookingId);
-  const homes = await trx
-    .selectFrom('holiday_home_terms')
-    .select('listing_id')
-    .where('listing_id', 'in', due)
-    .orderBy('listing_id')
-    .forNoKeyUpdate()
-    .execute();
+  const homes = await lockHomeCalendars(trx, due);
   if (homes.length === 0) return [];
   let query = trx
     .updateTable('bookings')
@@ -226,11 +220,7 @@ export async function expireBookings(
       cancel_reason: sql`case status when 'held' then 'hold_expired' else 'payment_overdue' end`,
       updated_at: sql`clock_timestamp()`,
     })
-    .where(
-      'listing_id',
-      'in',
-      homes.map((h) => h.listing_id),
-    )
+    .where('listing_id', 'in', homes)
     .where(lapsedAt(now));
   if (scope.bookingId) query = query.where('id', '=', scope.bookingId);
   const expired = await query.returningAll().execute();
