@@ -16,6 +16,7 @@ import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/wr
 import type { JobRow, JobsTable } from '../../schema/maintenance/db';
 import type { JobInputValue, JobPatchValue } from '../../schema/maintenance/jobs';
 import { type JobRecord, selectJobs } from './jobs.present';
+import { stamp } from '../../lib/clock';
 
 /**
  * Jobs' writes in two round trips (lib/write.ts): one read of the job with everything the decision needs (the
@@ -137,7 +138,7 @@ export async function writeJobChange(
   const link = change.link ?? { kind: 'none' };
   let update = db
     .updateTable('jobs')
-    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .set({ ...set, updated_at: stamp })
     .where('id', '=', job.id)
     .where('version', '=', job.version);
   for (const guard of change.guards ?? []) if (guard) update = update.where(guard);

@@ -12,6 +12,7 @@ import { transactionRetryingConflict } from '../../lib/external-ids';
 import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
 import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
 import type { Stay } from './rules';
+import { stamp } from '../../lib/clock';
 
 /** Booking events carry the booking's id and reference and the listing's id, never the guest. */
 const bookingEventData = (booking: Pick<BookingRow, 'id' | 'reference' | 'listing_id'>) => ({
@@ -141,7 +142,7 @@ export function stepBooking(
       .executeTakeFirst()) as StepRead | undefined;
     if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
     checkMove(bookingStatus, reference, lapsedBy(booking, now) ? 'cancelled' : booking.status, to);
-    const set: Record<string, unknown> = { status: to, updated_at: sql`clock_timestamp()` };
+    const set: Record<string, unknown> = { status: to, updated_at: stamp };
     if (action === 'confirm') {
       set.confirmed_at = at;
       // The payment window of the terms as locked (the latest, even if they changed since the read).
@@ -218,7 +219,7 @@ export async function expireBookings(
       status: 'cancelled',
       cancelled_at: now,
       cancel_reason: sql`case status when 'held' then 'hold_expired' else 'payment_overdue' end`,
-      updated_at: sql`clock_timestamp()`,
+      updated_at: stamp,
     })
     .where('listing_id', 'in', homes)
     .where(lapsedAt(now));

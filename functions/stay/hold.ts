@@ -10,6 +10,7 @@ import type { Company } from '../../schema/platform/db';
 import type { StoredQuote } from '../../schema/stay/db';
 import { defaultHoldHours, type NewBooking, transactionForNights } from './bookings';
 import { quoteOf, type StayFacts, stayFacts } from './quote';
+import { stamp } from '../../lib/clock';
 
 /**
  * Booking requests in two round trips: what the stay needs is read in one statement and checked and priced
@@ -75,7 +76,7 @@ const insertHold = prepared<HoldValues, { id: string; reference: string; hold_ex
     released as (
       update bookings set status = 'cancelled', cancelled_at = ${p.now}::timestamptz,
         cancel_reason = case status when 'held' then 'hold_expired' else 'payment_overdue' end,
-        updated_at = clock_timestamp()
+        updated_at = ${stamp}
       where id = any (${p.lapsed_ids}::uuid[]) and exists (select from unchanged)
         and (status = 'held' and hold_expires_at <= ${p.now}::timestamptz
           or status = 'confirmed' and payment_due_at <= ${p.now}::timestamptz)
