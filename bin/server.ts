@@ -57,7 +57,7 @@ const [
   { outboundPause, pausedLine },
 ] = await Promise.all([
   import('../functions/app'),
-  import('../lib/app'),
+  import('../lib/request-lifecycle'),
   import('../lib/node/platform'),
   import('../functions/jobs'),
   import('../lib/node/background'),

@@ -1,6 +1,6 @@
 import type { Client } from 'openapi-fetch';
 import { createPropertyApiClient, type paths } from '../../clients/typescript/src/index';
-import { afterResponsesSettled } from '../../lib/app';
+import { afterResponsesSettled } from '../../lib/request-lifecycle';
 import type { TestApi } from './harness';
 
 export type TestClient = Client<paths>;
