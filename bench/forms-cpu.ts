@@ -19,7 +19,7 @@ import { Hono } from 'hono';
 import { sql } from 'kysely';
 import { buildApp } from '../functions/app';
 import { seedDemo } from '../functions/seed';
-import { afterResponsesSettled } from '../lib/app';
+import { afterResponsesSettled } from '../lib/request-lifecycle';
 import { randomToken } from '../lib/crypto';
 import type { DatabaseHandle } from '../lib/db/index';
 import { openPGlite } from '../lib/db/pglite';

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { systemMillis } from '../lib/clock';
 import { workerBuilds } from './wrangler-config';
 
 /**
@@ -46,7 +47,7 @@ export function deploySteps(o: {
 function release(given: string | undefined): string {
   if (given) return given;
   const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
-  return git.status === 0 ? git.stdout.trim() : String(Date.now());
+  return git.status === 0 ? git.stdout.trim() : String(systemMillis());
 }
 
 function main(): void {

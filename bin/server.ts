@@ -1,5 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { serve } from '@hono/node-server';
+import { systemClock, systemMillis } from '../lib/clock';
 import { DataFolderBusy, lockDataFolder } from '../lib/node/data-lock';
 import { openDatabase } from '../lib/node/database';
 import {
@@ -40,7 +41,7 @@ try {
 }
 // NODE_ENV=production: no demo company is created; the start says how to create the first company.
 const production = isProduction(env);
-env.RELEASE ??= `node-${Date.now().toString(36)}`;
+env.RELEASE ??= `node-${systemMillis().toString(36)}`;
 const port = portOf(env);
 const opening = openDatabase(env);
 // Handled where it is awaited; this only keeps an early failure from being reported as unhandled first.
@@ -56,7 +57,7 @@ const [
   { outboundPause, pausedLine },
 ] = await Promise.all([
   import('../functions/app'),
-  import('../lib/app'),
+  import('../lib/request-lifecycle'),
   import('../lib/node/platform'),
   import('../functions/jobs'),
   import('../lib/node/background'),
@@ -84,7 +85,7 @@ if (!env.DATABASE_URL) await adoptCopyMark(platform.handle.db, pgliteDirOf(dataD
 const pause = await outboundPause(platform.handle.db);
 const demo = production
   ? { seeded: false, companies: await countCompanies(platform.handle.db) }
-  : { ...(await seedDemo(platform.handle.db, new Date(), platform.config.MEDIA_BASE_URL)), companies: 1 };
+  : { ...(await seedDemo(platform.handle.db, systemClock(), platform.config.MEDIA_BASE_URL)), companies: 1 };
 const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
 // PGlite's backup while the server runs (`npm run admin -- backup`, lib/node/backup.ts).
 if ('pglite' in platform.handle) app.route('/admin/v1', backupRoutes(platform.handle.pglite as PGlite));
@@ -96,7 +97,7 @@ const adminCli = adminCommandOf(env);
 const server = serve({ fetch: app.fetch, port, hostname }, async (address) => {
   const recorded = baseUrlFor(hostname, address.port);
   // Where the admin command line finds this server (bin/admin.ts): removed again on shutdown.
-  const record = { base_url: recorded, pid: process.pid, started_at: new Date().toISOString() };
+  const record = { base_url: recorded, pid: process.pid, started_at: systemClock().toISOString() };
   await recordServer(dataDirOf(env), record);
   const data = demo.seeded ? 'demo company created' : demo.companies === 0 ? 'no company yet' : 'existing data reused';
   console.log(`Property API on ${platform.handle.engine}${production ? ' (production)' : ''} — ${data}`);

@@ -67,58 +67,18 @@ export function auditCte(
 }
 
 /**
- * Every read with a server key that returns personal data is written to the audit log: one row per request
- * (the key's prefix, the route and every reference returned), whatever the number of records.
+ * Every read with a server key that returns personal data is written to the audit log: one row per request (the key's
+ * prefix, the route and every reference returned), whatever the number of records. The one row of that kind is
+ * {@link readAuditCte}'s: a read writes it on its own ({@link auditRead}), a write in its own statement.
+ *
+ * The writers, one per kind: {@link writeAudit} (one row of its own), {@link auditCte} (a row for each row a write
+ * statement changed), {@link readAuditCte} (a personal-data read, in a write's statement) and {@link auditRead} (a
+ * personal-data read, on its own). No other code inserts into audit_log (test/platform/layout.test.ts).
  */
-export async function auditPersonalDataRead(
-  executor: Executor,
-  read: { companyId: string; caller: Caller; route: string; references: string[] },
-): Promise<void> {
-  if (read.caller.kind !== 'server' || read.references.length === 0) return;
-  await writeAudit(executor, {
-    companyId: read.companyId,
-    actor: actorOf(read.caller),
-    action: 'personal_data.read',
-    subject: read.caller.key.prefix,
-    details: { route: read.route, references: read.references },
-  });
-}
-
-/** Audits the personal data a handler is about to return (one row for the whole answer). */
-export function auditRead(c: Context<AppEnv>, references: string[]): Promise<void> {
-  return auditPersonalDataRead(c.var.services.db, {
-    companyId: c.var.company.id,
-    caller: c.var.caller,
-    route: `${c.req.method} ${c.req.routePath}`,
-    references,
-  });
-}
 
 /**
- * The audit row of a personal-data read as a CTE `<name>` of a write's own statement (docs/invariants.md, "Writes"):
- * written when the CTE `source` (an earlier CTE of the statement) has a row, with the fields auditPersonalDataRead
- * writes. Only for a server key: any other caller gets a CTE that writes nothing.
- */
-export function auditReadCte(
-  name: string,
-  read: { companyId: string; caller: Caller; route: string; references: string[] },
-  source: string,
-): RawBuilder<unknown> {
-  const server = read.caller.kind === 'server' && read.references.length > 0;
-  const subject = read.caller.kind === 'server' ? read.caller.key.prefix : null;
-  const details = JSON.stringify({ route: read.route, references: read.references });
-  return sql`${sql.raw(name)} as (
-    insert into audit_log (company_id, actor, action, subject, details)
-    select ${read.companyId}::uuid, ${actorOf(read.caller)}, 'personal_data.read', ${subject}::text, ${details}::jsonb
-    from (select 1 from ${sql.raw(source)} limit 1) as happened
-    where ${server}
-    returning 1
-  )`;
-}
-
-/**
- * The read of personal data a request's answer makes, as {@link auditPersonalDataRead} writes it: undefined unless the
- * caller is a server key. A write hands it to its statement, which writes the row with the change ({@link readAuditCte}).
+ * The read of personal data a request's answer makes: undefined unless the caller is a server key. A write hands it to
+ * its statement, which writes the row with the change ({@link readAuditCte}).
  */
 export type PersonalRead = { companyId: string; actor: CausedBy; subject: string; route: string };
 
@@ -130,25 +90,28 @@ export function personalReadOf(c: Context<AppEnv>): PersonalRead | undefined {
 }
 
 /**
- * The CTE `<name>` of a write statement that writes the audit row of `read` for the `references` its answer shows;
- * undefined when there is nothing to write (no server key, or no personal data in the answer).
+ * The CTE `<name>` of a statement that writes the audit row of `read` for the `references` its answer shows;
+ * undefined when there is nothing to write (no server key, or no personal data in the answer). With `after` (the name
+ * of an earlier CTE of the statement), the row is written only if that CTE has a row (the record was written).
  */
 export function readAuditCte(
   name: string,
   read: PersonalRead | undefined,
   references: string[],
+  after?: string,
 ): RawBuilder<unknown> | undefined {
   if (!read || references.length === 0) return undefined;
   const details = JSON.stringify({ route: read.route, references });
+  const row = sql`${read.companyId}::uuid, ${read.actor}, 'personal_data.read', ${read.subject}::text, ${details}::jsonb`;
   return sql`${sql.raw(name)} as (
     insert into audit_log (company_id, actor, action, subject, details)
-    values (${read.companyId}::uuid, ${read.actor}, 'personal_data.read', ${read.subject}, ${details}::jsonb)
+    ${after === undefined ? sql`values (${row})` : sql`select ${row} from (select from ${sql.table(after)} limit 1) as happened`}
     returning 1
   )`;
 }
 
-/** Writes the audit row of `read` for `references` on its own (a write that changed nothing still answers them). */
-export async function auditAnswer(executor: Executor, read: PersonalRead | undefined, references: string[]): Promise<void> {
-  const cte = readAuditCte('answer_read', read, references);
-  if (cte) await sql`with ${cte} select 1`.execute(executor);
+/** Audits the personal data a read's handler is about to return (one row for the whole answer; only for a server key). */
+export async function auditRead(c: Context<AppEnv>, references: string[]): Promise<void> {
+  const cte = readAuditCte('answer_read', personalReadOf(c), references);
+  if (cte) await sql`with ${cte} select 1`.execute(c.var.services.db);
 }

@@ -1,4 +1,5 @@
-import { type RawBuilder, sql } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import type { Database } from '../schema/db';
 import { addDays } from './dates';
 import type { Executor, Trx } from './db/index';
 
@@ -20,13 +21,21 @@ import type { Executor, Trx } from './db/index';
  * once to every stay, and nothing has to follow a booking's, an import's or the setting's changes.
  */
 
+/*
+ * The calendar's locks. Every lock of a home's calendar (its terms row) is taken by a function of this file, and by
+ * no other code (docs/invariants.md, "The calendar rule"; test/platform/layout.test.ts): in a transaction
+ * ({@link lockHomeCalendar}, {@link lockHomeCalendars}), or in the guard of a write statement ({@link lockedTermsCte},
+ * {@link calendarLocked}).
+ */
+
 /**
  * Locks a holiday home's terms row (FOR NO KEY UPDATE) until the transaction ends: booking requests, staff's blocks
  * and job blocks of one home take their turns, so a night is never given twice. A share lock is not enough: every
  * calendar write bumps the row's calendar_version (a trigger), so two share holders would deadlock on that update.
- * Returns false when the listing has no terms row (it is not a holiday home).
+ * `listingId`: a value, or SQL (a parenthesised subquery, e.g. the home of a job). Returns false when the listing has
+ * no terms row (it is not a holiday home).
  */
-export async function lockHomeCalendar(trx: Trx, listingId: string): Promise<boolean> {
+export async function lockHomeCalendar(trx: Trx, listingId: string | RawBuilder<string>): Promise<boolean> {
   const row = await trx
     .selectFrom('holiday_home_terms')
     .select('listing_id')
@@ -34,6 +43,36 @@ export async function lockHomeCalendar(trx: Trx, listingId: string): Promise<boo
     .forNoKeyUpdate()
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Locks the terms rows of the homes `listingIds` selects (a query of listing ids), in the order of their ids, so two
+ * writers of several homes never wait on each other in a circle. Returns the ids of the homes locked.
+ */
+export async function lockHomeCalendars<TB extends keyof Database>(
+  trx: Trx,
+  listingIds: SelectQueryBuilder<Database, TB, { listing_id: string }>,
+): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('holiday_home_terms')
+    .select('listing_id')
+    .where('listing_id', 'in', listingIds)
+    .orderBy('listing_id')
+    .forNoKeyUpdate()
+    .execute();
+  return rows.map((row) => row.listing_id);
+}
+
+/**
+ * The guard of a write statement that touches a home's calendar (a job's block or its release): the home's terms row
+ * locked (FOR NO KEY UPDATE, as {@link lockHomeCalendar} locks it), a condition on no row, evaluated before the write
+ * locks any row. Without `version` it is always true (the lock is all it does; a listing that is no holiday home has no
+ * row to lock); with it, true only while the home's `calendar_version` is still `version` (as read before).
+ */
+export function calendarLocked(listingId: string, version?: string | null): RawBuilder<boolean> {
+  const locked = sql`select calendar_version from holiday_home_terms where listing_id = ${listingId}::uuid for no key update`;
+  if (version === undefined) return sql<boolean>`(select true from (${locked}) as terms) is not false`;
+  return sql<boolean>`(select calendar_version from (${locked}) as terms) is not distinct from ${version}::bigint`;
 }
 
 /** Nights [start, end). */

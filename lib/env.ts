@@ -83,7 +83,7 @@ export type AppEnv = {
     ifMatch: { sent: '*' | string[] | undefined } | undefined;
     /** Headers gathered for the answer (request id, rate limits, CORS): lib/security-headers.ts puts them on it. */
     answerHeaders: Record<string, string>;
-    /** A body still being written after the handler returned (lib/app.ts, keepServicesUntil). */
+    /** A body still being written after the handler returned (lib/request-lifecycle.ts, keepServicesUntil). */
     streaming: Promise<unknown>;
   };
 };

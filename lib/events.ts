@@ -20,7 +20,7 @@ export const newEventId = () => `evt_${randomToken(24)}`;
  * Records an event in the outbox inside the caller's transaction, and fans it out there too: one pending
  * delivery per enabled subscription of the company that takes this type. Both exist exactly when the change
  * they announce is committed, so a rolled-back change is never delivered. One statement.
- * The deliveries are handed to their transport after the request (lib/app.ts) and by the scheduled sweep.
+ * The deliveries are handed to their transport after the request (lib/request-lifecycle.ts) and by the scheduled sweep.
  * The first attempt is due at the transaction's time cut to milliseconds: dispatchers compare it with a JS Date
  * (milliseconds), and a due time microseconds past "now" would otherwise skip a delivery made in the same
  * millisecond as the dispatch (seen once in CI on PostgreSQL).

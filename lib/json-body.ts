@@ -3,7 +3,7 @@ import { ApiError } from './errors';
 /**
  * The one guard on bodies that arrive (docs/api-reference.md, "Errors"): bounded in size (the app's body limits,
  * lib/app.ts) and in depth, read before anything parses them. JSON.parse itself is iterative, but what reads a value
- * afterwards walks it by recursion (a schema, the text checks of lib/app.ts, an inbound payload made storable): a body
+ * afterwards walks it by recursion (a schema, the text checks of lib/request-errors.ts, an inbound payload made storable): a body
  * nested thousands deep would overflow the stack there (a 500). No body this API takes nests more than a few levels.
  */
 

@@ -8,6 +8,7 @@ import type { ContactRow, ContactsTable } from '../schema/crm/db';
 import type { Company } from '../schema/platform/db';
 import { emailKey, normalisePhone, phoneCountryOf } from './people-keys';
 import { type External, linkExternal, linkNewRecord, recordIdByExternal, relinkExternal } from './external-ids';
+import { stamp } from './clock';
 
 /** What a write knows of a person: the API's POST /contacts, or an enquiry form. */
 export type PersonInput = {
@@ -179,7 +180,7 @@ export async function matchOrCreateContact(
 export function touchContact(trx: Trx, id: string, set: Updateable<ContactsTable>): Promise<ContactRow> {
   return trx
     .updateTable('contacts')
-    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .set({ ...set, updated_at: stamp })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -328,7 +329,7 @@ export function personCtes(
         phone = case when m.fill_phone then ${phone} else f.phone end,
         phone_key = case when m.fill_phone then ${phone} else f.phone_key end,
         ${keep('roles', sql`f.roles || array(select r from unnest(${p.person_roles}::text[]) as r where r <> all (f.roles))`)},
-        updated_at = clock_timestamp()
+        updated_at = ${stamp}
       from person_match m
       where f.id = m.id
         and (${options.touch ?? sql`${p.person_touch}::boolean`} or m.fill_email or m.fill_phone or m.fill_other or exists (select from person_holder))
@@ -348,7 +349,7 @@ export function personCtes(
       returning contact_id
     ),
     person_holder_touched as (
-      update contacts t set updated_at = clock_timestamp()
+      update contacts t set updated_at = ${stamp}
       from person_holder h
       where t.id = h.id
       returning t.id, t.reference

@@ -14,6 +14,7 @@ import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platfo
 import type { Company } from '../../schema/platform/db';
 import { presentCompany, presentStoredCompany } from './companies.present';
 import { assertDeliverable } from './webhooks';
+import { stamp } from '../../lib/clock';
 
 /**
  * A company's writes are one statement each (docs/invariants.md, "Writes"): the row, its hosts and its audit row. A
@@ -135,7 +136,7 @@ async function changeCompanyRow(
     .set({
       ...(input.name === undefined ? {} : { name: input.name }),
       settings: sql`settings || ${JSON.stringify(input.settings ?? {})}::jsonb`,
-      updated_at: now,
+      updated_at: stamp,
     })
     .where('id', '=', id)
     .$if(graceFrom !== undefined, (qb) =>

@@ -94,8 +94,8 @@ const getSubscription: Handler<typeof get> = async (c) => {
 
 const patchSubscription: Handler<typeof update> = async (c) => {
   const { company_id, subscription_id } = c.req.valid('param');
-  const { db, webhooks, now } = c.var.services;
-  const row = await updateSubscription(db, company_id, subscription_id, c.req.valid('json'), webhooks, now());
+  const { db, webhooks } = c.var.services;
+  const row = await updateSubscription(db, company_id, subscription_id, c.req.valid('json'), webhooks);
   return c.json(presentSubscription(row), 200);
 };
 

@@ -13,6 +13,7 @@ import type { Company, DeliveryRow, SubscriptionRow } from '../../schema/platfor
 import { pingEvent } from '../../schema/platform/events';
 import type { SubscriptionInput, SubscriptionUpdate } from '../../schema/platform/webhooks';
 import { iso } from '../../lib/dates';
+import { stamp } from '../../lib/clock';
 
 export async function findSubscription(db: Executor, companyId: string, id: string): Promise<SubscriptionRow> {
   const row = await db
@@ -81,7 +82,6 @@ export async function updateSubscription(
   id: string,
   input: z.infer<typeof SubscriptionUpdate>,
   runtime: WebhookRuntime,
-  now: Date,
 ): Promise<SubscriptionRow> {
   if (input.url !== undefined) {
     const current = await db
@@ -97,7 +97,7 @@ export async function updateSubscription(
   const update = db
     .updateTable('webhook_subscriptions')
     // Enabling or disabling by hand clears the reason the platform disabled it for.
-    .set({ ...input, ...(input.enabled === undefined ? {} : { disabled_reason: null }), updated_at: now })
+    .set({ ...input, ...(input.enabled === undefined ? {} : { disabled_reason: null }), updated_at: stamp })
     .where('company_id', '=', companyId)
     .where('id', '=', id)
     .returningAll();

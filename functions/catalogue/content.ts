@@ -9,6 +9,7 @@ import type { Company } from '../../schema/platform/db';
 import { type RenderContext, renderListings, renderStale } from './renders';
 import { upsertServices } from './services';
 import { importTeamProfiles } from './team';
+import { stamp } from '../../lib/clock';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -29,7 +30,8 @@ export type ImportProgress = { listings: { done: number; total: number }; batch:
  * With a render context, each batch's listings are rendered (renders.ts) before its progress is reported, and at
  * the end every other listing of the company the import left stale (a place renamed, settings changed since),
  * all in the same transaction; with `null` (a seed that knows no deployment) the first reads render them. `now` is
- * the services' clock: the listings' `updated_at`, a publication without a date, whether a permit has already ended.
+ * the services' clock: a publication without a date, whether a permit has already ended (`updated_at` is the
+ * database's clock, lib/clock.ts `stamp`).
  */
 export async function importCatalogue(
   trx: Trx,
@@ -259,7 +261,7 @@ function listingValues(l: ImportListing, { companyId, places, agents, now, today
     longitude: l.location?.longitude ?? null,
     location_precision: l.location?.precision ?? null,
     published_at: l.published_at ?? (l.status === 'draft' ? null : now),
-    updated_at: now,
+    updated_at: stamp,
     ...permitValues(l.permit, today),
     agent_id: l.agent === null ? null : (agents.get(l.agent) ?? null),
     portals_off: portals.filter((portal) => l.portals[portal] === false),

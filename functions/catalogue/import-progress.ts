@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { toApiError } from '../../lib/app';
+import { toApiError } from '../../lib/request-errors';
 import type { AppEnv } from '../../lib/env';
 import { ApiError, problemBody } from '../../lib/errors';
 import { problemTypeBaseFor } from '../../lib/problem-types';

@@ -6,6 +6,7 @@ import type { ListingAdvertisingInput } from '../../schema/catalogue/admin';
 import { type Portal, portals } from '../../schema/common/permits';
 import type { Company } from '../../schema/platform/db';
 import { renderContext, renderListings } from './renders';
+import { stamp } from '../../lib/clock';
 
 /**
  * The admin's changes to one listing (by its English or Arabic slug): publishing, withdrawing, its advertising.
@@ -87,7 +88,7 @@ export async function setListingStatus(
 ) {
   const changed = await changeListing(db, target.companyId, target.slug, {
     status,
-    updated_at: now,
+    updated_at: stamp,
     published_at: status === 'published' ? sql`coalesce(l.published_at, ${now}::timestamptz)` : sql`l.published_at`,
   });
   if (!changed) return explainMiss(db, target.companyId, target.slug);
@@ -118,7 +119,7 @@ export async function setListingAdvertising(
   now: Date,
 ) {
   const { permit, agent_id: agentId, portals: portalChange } = input;
-  const set: Record<string, unknown> = { updated_at: now };
+  const set: Record<string, unknown> = { updated_at: stamp };
   if (permit !== undefined) {
     set.permit_number = permit?.number ?? null;
     set.permit_authority = permit?.authority ?? null;

@@ -11,6 +11,7 @@ import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/wr
 import type { ContactInputValue, ContactPatchValue } from '../../schema/crm/contacts';
 import type { ContactRow, ContactsTable } from '../../schema/crm/db';
 import { type ContactRecord, selectContacts } from './contacts.present';
+import { stamp } from '../../lib/clock';
 
 /**
  * POST and PATCH /contacts, each in two round trips (lib/write.ts): one read of everything the decision needs (the
@@ -63,7 +64,7 @@ async function changeWritten(
   const { db, company } = scope;
   const change = db
     .updateTable('contacts')
-    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .set({ ...set, updated_at: stamp })
     .where('id', '=', current.id)
     .where('version', '=', current.version)
     .returningAll();

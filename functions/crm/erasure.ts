@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../../lib/db/index';
 import { notFound } from '../../lib/errors';
 import { type CausedBy, eventCtes, newEventId } from '../../lib/events';
+import { stamp } from '../../lib/clock';
 
 /**
  * Erases a person and their leads for good (a privacy request, or the retention rule): personal fields emptied, lead
@@ -39,7 +40,7 @@ function erasure(companyId: string, person: RawBuilder<unknown>, options: { caus
     ),
     bookings_erased as (
       update bookings set message = null, language = null, consent_address = null, sent_name = null, sent_email = null,
-        sent_phone = null, updated_at = ${now}
+        sent_phone = null, updated_at = ${stamp}
       where company_id = ${c} and contact_id = (select id from person) and ${when}
     ),
     -- The marks that said this person shared a phone with another: the erased person no longer has one.

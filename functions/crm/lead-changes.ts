@@ -13,6 +13,7 @@ import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/wr
 import type { LeadStatus } from '../../schema/common/lead-shape';
 import type { LeadRow, LeadsTable } from '../../schema/crm/db';
 import type { LeadPatchValue } from '../../schema/crm/leads';
+import { stamp } from '../../lib/clock';
 
 /**
  * The moves a lead's status may make. `won` is final; `lost` may be reopened (to `contacted`); `spam` may be undone (to
@@ -109,7 +110,7 @@ export async function changeLead(
   const department = set.department_key ?? null;
   const change = db
     .updateTable('leads')
-    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .set({ ...set, updated_at: stamp })
     .where('id', '=', lead.id)
     .where('version', '=', lead.version)
     .where(sql<boolean>`(${department}::text is null or ${departmentKnown(company.id, department ?? '')})`)

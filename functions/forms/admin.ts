@@ -99,8 +99,8 @@ const deleteChannelRoute = adminRoute({
 
 const draftListingFromRequest: Handler<typeof draftRoute> = async function draftListingFromRequest(c) {
   const { company_id, reference } = c.req.valid('param');
-  const { db, config, now } = c.var.services;
-  return c.json(draftListingView(await draftListing(db, company_id, reference, keyringOf(config), now())), 201);
+  const { db, config } = c.var.services;
+  return c.json(draftListingView(await draftListing(db, company_id, reference, keyringOf(config))), 201);
 };
 
 const listInboundChannels: Handler<typeof listChannelsRoute> = async function listInboundChannels(c) {

@@ -18,6 +18,7 @@ import {
   type PropertyType,
   type Purpose,
 } from './listing-requests';
+import { stamp } from '../../lib/clock';
 
 type Warning = { code: string; message: string };
 type ListingRow = Selectable<Database['listings']>;
@@ -107,11 +108,11 @@ export function draftTitle(
  * read statement, then one write statement guarded by the lead (still there, not erased); a second draft of the lead
  * is refused by the database (one listing per `from_lead_id`) and then answered 409 from the read.
  */
-export function draftListing(db: Db, companyId: string, reference: string, keyring: Keyring | undefined, now: Date) {
-  return writeOnce(() => draftAttempt(db, companyId, reference, keyring, now));
+export function draftListing(db: Db, companyId: string, reference: string, keyring: Keyring | undefined) {
+  return writeOnce(() => draftAttempt(db, companyId, reference, keyring));
 }
 
-async function draftAttempt(db: Db, companyId: string, reference: string, keyring: Keyring | undefined, now: Date) {
+async function draftAttempt(db: Db, companyId: string, reference: string, keyring: Keyring | undefined) {
   const { lead, areas, types, currency } = await readDraftSource(db, companyId, reference);
   const details =
     lead.details_jwe === null ? {} : ((await decryptJson(keyring, lead.details_jwe)) as Record<string, DetailValue>);
@@ -163,7 +164,7 @@ async function draftAttempt(db: Db, companyId: string, reference: string, keyrin
     area_id: places.area?.id ?? null,
     project_id: places.project?.id ?? null,
     from_lead_id: lead.id,
-    updated_at: now,
+    updated_at: stamp,
   } as const;
   const insert = db
     .insertInto('listings')

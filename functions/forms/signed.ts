@@ -1,5 +1,5 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { fieldErrors } from '../../lib/app';
+import { fieldErrors } from '../../lib/request-errors';
 import { ApiError } from '../../lib/errors';
 import { type SignedLeadDataValue, SignedLeadData } from '../../schema/forms/inbound';
 import { type InboundParsed, keptDetails, keptText } from './inbound-lead';

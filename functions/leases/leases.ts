@@ -18,6 +18,7 @@ import { type LeaseRules, leaseRules } from './rules';
 import { buildSchedule, type ScheduleRow } from './schedule';
 import { type Rent, termRent } from './term';
 import { type LeaseFacts, leaseWarnings, type Notice } from './warnings';
+import { stamp } from '../../lib/clock';
 
 /**
  * Leases: POST /leases here; PATCH and activation in lease-changes.ts, notices, end and renewal in their files. Each
@@ -258,7 +259,7 @@ export async function writeChange<E = object>(
   const { db, company } = scope;
   const change = db
     .updateTable('leases')
-    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .set({ ...set, updated_at: stamp })
     .where('id', '=', lease.id)
     .where(sql<boolean>`version = ${lease.version}::bigint`)
     .returningAll();

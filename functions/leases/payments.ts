@@ -16,6 +16,7 @@ import type { RentPaymentStatus, RentPaymentsTable } from '../../schema/leases/d
 import { duePaymentFields, type RentPaymentInputValue, type RentPaymentPatchValue } from '../../schema/leases/rent-payments';
 import { paymentColumns, type RentPaymentRecord, selectPayments } from './payments.present';
 import { feeAmount } from './rules';
+import { stamp } from '../../lib/clock';
 
 /**
  * Rent payments: a receipt, bounce or cancellation (PATCH) and a replacement for a bounced payment (POST), each in two
@@ -98,7 +99,7 @@ function statusStep(payment: RentPaymentRecord, status: RentPaymentStatus, amoun
 
 /** The CTE `touched`: the lease of a payment, its `updated_at` moved (a change to its schedule is a change to it). */
 const touchedLease = (leaseId: string, guard: RawBuilder<boolean> = sql`true`) =>
-  sql`touched as (update leases set updated_at = clock_timestamp() where id = ${leaseId}::uuid and ${guard} returning id)`;
+  sql`touched as (update leases set updated_at = ${stamp} where id = ${leaseId}::uuid and ${guard} returning id)`;
 
 /**
  * PATCH of a rent payment: a payment still due takes changes to its own fields (applied first) and any status step
@@ -135,7 +136,7 @@ export async function changePayment(
   const guard = sql<boolean>`exists (select from rent_payments where id = ${payment.id}::uuid and version = ${payment.version}::bigint)`;
   const change = db
     .updateTable('rent_payments')
-    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .set({ ...set, updated_at: stamp })
     .where('id', '=', payment.id)
     .where(sql<boolean>`version = ${payment.version}::bigint and exists (select from touched)`)
     .returningAll();

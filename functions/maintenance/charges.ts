@@ -15,6 +15,7 @@ import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/wr
 import type { ChargeStatus, JobChargeRow, JobChargesTable } from '../../schema/maintenance/db';
 import type { ChargeInputValue, ChargePatchValue } from '../../schema/maintenance/charges';
 import { type ChargeRecord, selectCharges } from './charges.present';
+import { stamp } from '../../lib/clock';
 
 /**
  * Charges' writes in two round trips (lib/write.ts): one read, then one statement (the charge, its link, its event,
@@ -180,7 +181,7 @@ export function changeCharge(scope: WriteScope, id: string, input: ChargePatchVa
       if (Object.keys(set).length === 0 && link.kind === 'none') return unchanged(attempt, charge);
       const update = db
         .updateTable('job_charges')
-        .set({ ...set, updated_at: sql`clock_timestamp()` })
+        .set({ ...set, updated_at: stamp })
         .where('id', '=', charge.id)
         .where(sql<boolean>`version = ${charge.version}::bigint`)
         .returningAll();

@@ -10,6 +10,7 @@ import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/wr
 import type { ContractorInputValue, ContractorPatchValue } from '../../schema/maintenance/contractors';
 import type { ContractorRow, ContractorsTable } from '../../schema/maintenance/db';
 import { type ContractorRecord, selectContractors } from './contractors.present';
+import { stamp } from '../../lib/clock';
 
 /**
  * Contractors' writes in two round trips (lib/write.ts): one read (the contractor, the holder of the client's id),
@@ -109,7 +110,7 @@ export function changeContractor(scope: WriteScope, id: string, input: Contracto
       if (Object.keys(set).length === 0 && link.kind === 'none') return unchanged(attempt, current);
       const update = db
         .updateTable('contractors')
-        .set({ ...set, updated_at: sql`clock_timestamp()` })
+        .set({ ...set, updated_at: stamp })
         .where('id', '=', current.id)
         .where(sql<boolean>`version = ${current.version}::bigint`)
         .returningAll();

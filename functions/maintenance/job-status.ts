@@ -1,5 +1,5 @@
 import { sql, type Updateable } from 'kysely';
-import { staysHoldingQuery } from '../../lib/calendar';
+import { calendarLocked, staysHoldingQuery } from '../../lib/calendar';
 import { addDays, todayIn } from '../../lib/dates';
 import { writeLockedWhenStale } from '../../lib/locked-write';
 import { fieldProblem } from '../../lib/named-records';
@@ -9,16 +9,7 @@ import type { EventType } from '../../lib/events';
 import type { WriteScope } from '../../lib/write';
 import type { JobStatus, JobsTable } from '../../schema/maintenance/db';
 import type { ApprovalValue, CancelValue, CompleteValue, ScheduleValue } from '../../schema/maintenance/jobs';
-import {
-  calendarLocked,
-  checkWho,
-  contractorStillActive,
-  type JobRead,
-  jobUnchanged,
-  lockJob,
-  readJob,
-  writeJobChange,
-} from './jobs';
+import { checkWho, contractorStillActive, type JobRead, jobUnchanged, lockJob, readJob, writeJobChange } from './jobs';
 import type { JobRecord } from './jobs.present';
 
 /**

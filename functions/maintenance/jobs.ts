@@ -1,5 +1,6 @@
 import { type AliasedRawBuilder, type RawBuilder, sql, type Updateable } from 'kysely';
 import { readAuditCte } from '../../lib/audit';
+import { lockHomeCalendar } from '../../lib/calendar';
 import type { Trx } from '../../lib/db/index';
 import { runNamed } from '../../lib/db/prepared';
 import { ApiError, notFound } from '../../lib/errors';
@@ -15,6 +16,7 @@ import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/wr
 import type { JobRow, JobsTable } from '../../schema/maintenance/db';
 import type { JobInputValue, JobPatchValue } from '../../schema/maintenance/jobs';
 import { type JobRecord, selectJobs } from './jobs.present';
+import { stamp } from '../../lib/clock';
 
 /**
  * Jobs' writes in two round trips (lib/write.ts): one read of the job with everything the decision needs (the
@@ -93,20 +95,16 @@ export async function readJob<More extends object = object>(
 
 /**
  * Locks a job for a write run again under a burst (lib/locked-write.ts): its home's calendar first (the terms row of a
- * holiday home, as a booking request and every job write that touches the calendar lock it first), then the job's bare
- * row. The same order everywhere, so writes of one job and bookings of its home never wait on each other in a circle.
+ * holiday home, lib/calendar.ts, as a booking request and every job write that touches the calendar lock it first),
+ * then the job's bare row. The same order everywhere, so writes of one job and bookings of its home never wait on
+ * each other in a circle.
  */
 export async function lockJob(trx: Trx, companyId: string, reference: string): Promise<void> {
-  const job = sql`(select listing_id from jobs where company_id = ${companyId}::uuid and reference = ${reference})`;
-  await sql`select from holiday_home_terms where listing_id = ${job} for no key update`.execute(trx);
+  await lockHomeCalendar(
+    trx,
+    sql<string>`(select listing_id from jobs where company_id = ${companyId}::uuid and reference = ${reference})`,
+  );
   await sql`select from jobs where company_id = ${companyId}::uuid and reference = ${reference} for update`.execute(trx);
-}
-
-/** The guard of a write that touches the home's calendar: its terms row locked first (see lockJob), at `version` if given. */
-export function calendarLocked(listingId: string, version?: string | null): RawBuilder<boolean> {
-  const locked = sql`select calendar_version from holiday_home_terms where listing_id = ${listingId}::uuid for no key update`;
-  if (version === undefined) return sql<boolean>`(select true from (${locked}) as terms) is not false`;
-  return sql<boolean>`(select calendar_version from (${locked}) as terms) is not distinct from ${version}::bigint`;
 }
 
 /** What a change of a job writes beside its row. */
@@ -140,7 +138,7 @@ export async function writeJobChange(
   const link = change.link ?? { kind: 'none' };
   let update = db
     .updateTable('jobs')
-    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .set({ ...set, updated_at: stamp })
     .where('id', '=', job.id)
     .where('version', '=', job.version);
   for (const guard of change.guards ?? []) if (guard) update = update.where(guard);

@@ -24,6 +24,7 @@ import type { DealRow, DealsTable } from '../../schema/pipelines/db';
 import type { DealInputValue, DealPatchValue } from '../../schema/pipelines/deals';
 import { type DealRecord, selectDeals } from './deals.present';
 import { runNamed } from '../../lib/db/prepared';
+import { stamp } from '../../lib/clock';
 
 /**
  * Deals' writes in two round trips (lib/write.ts): one read of everything the decision needs (the deal with its
@@ -323,7 +324,7 @@ export async function writeDealChange(
   const link = more.link ?? { kind: 'none' };
   let update = db
     .updateTable('deals')
-    .set({ ...set, updated_at: sql`clock_timestamp()` })
+    .set({ ...set, updated_at: stamp })
     .where('id', '=', deal.id)
     .where(sql<boolean>`version = ${deal.version}::bigint`);
   for (const guard of more.guards ?? []) update = update.where(guard);

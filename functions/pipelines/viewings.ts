@@ -14,6 +14,7 @@ import { type Stale, stale, type WriteScope, writeStatement } from '../../lib/wr
 import type { ViewingRow, ViewingStatus, ViewingsTable } from '../../schema/pipelines/db';
 import type { ViewingInputValue, ViewingPatchValue } from '../../schema/pipelines/viewings';
 import { selectViewings, type ViewingRecord } from './viewings.present';
+import { stamp } from '../../lib/clock';
 
 /** A viewing still planned this long after its time has been missed (scheduled work marks it). */
 export const missedAfterHours = 24;
@@ -197,7 +198,7 @@ export function changeViewing(scope: WriteScope, reference: string, input: Viewi
       if (Object.keys(set).length === 0 && link.kind === 'none') return viewingUnchanged(attempt, viewing);
       const update = db
         .updateTable('viewings')
-        .set({ ...set, updated_at: sql`clock_timestamp()` })
+        .set({ ...set, updated_at: stamp })
         .where('id', '=', viewing.id)
         .where(sql<boolean>`version = ${viewing.version}::bigint`)
         .returningAll();

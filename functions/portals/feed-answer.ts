@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { keepServicesUntil } from '../../lib/app';
+import { keepServicesUntil } from '../../lib/request-lifecycle';
 import { todayIn } from '../../lib/dates';
 import type { AppEnv } from '../../lib/env';
 import { ifNoneMatch } from '../../lib/etag';

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../lib/db/index';
 import { eventsCtes, newEventId } from '../../lib/events';
+import { stamp } from '../../lib/clock';
 
 /**
  * Scheduled work on live listings' advertising permits, each day of the company's time zone:
@@ -85,11 +86,11 @@ async function remind(db: Db, now: Date, due: readonly Due[]): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-async function expire(db: Db, now: Date, due: readonly Due[]): Promise<number> {
+async function expire(db: Db, due: readonly Due[]): Promise<number> {
   const { rows } = await sql<{ n: string }>`
     with v as (${dueValues(due)}),
     marked as (
-      update listings l set permit_expired = true, updated_at = ${now}::timestamptz
+      update listings l set permit_expired = true, updated_at = ${stamp}
         from v
        where l.id = v.listing_id and l.permit_number = v.permit_number and l.permit_expires_on = v.expires_on
          and l.status = 'published' and not l.permit_expired
@@ -106,7 +107,7 @@ async function runUntilDone(db: Db, now: Date, kind: 'expiring' | 'expired'): Pr
   for (;;) {
     const due = await dueListings(db, now, kind);
     if (due.length === 0) return recorded;
-    const marked = kind === 'expired' ? await expire(db, now, due) : await remind(db, now, due);
+    const marked = kind === 'expired' ? await expire(db, due) : await remind(db, now, due);
     recorded += marked;
     if (due.length < batchSize || marked === 0) return recorded;
   }

@@ -1,4 +1,4 @@
-import { auditRead } from '../../lib/audit';
+import { auditRead, personalReadOf } from '../../lib/audit';
 import { createRouter } from '../../lib/app';
 import { iso } from '../../lib/dates';
 import { type Handler, serverRoutes } from '../../lib/routes';
@@ -67,8 +67,7 @@ const listMonths: Handler<typeof monthsRoute> = async function listMonths(c) {
 const makeLink: Handler<typeof linkRoute> = async function makeLink(c) {
   const input = c.req.valid('json');
   const { db, now } = c.var.services;
-  const audit = { caller: c.var.caller, route: `${c.req.method} ${c.req.routePath}` };
-  const link = await createLink(db, c.var.company, input, now(), audit);
+  const link = await createLink(db, c.var.company, input, now(), personalReadOf(c));
   const url = `${new URL(c.req.url).origin}/statements/${link.token}`;
   return c.json({ url, owner: input.owner, month: input.month, language: link.language, expires_at: iso(link.expires_at) }, 201);
 };

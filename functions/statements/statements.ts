@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import { auditReadCte } from '../../lib/audit';
+import { type PersonalRead, readAuditCte } from '../../lib/audit';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { Executor } from '../../lib/db/index';
-import type { Caller } from '../../lib/env';
 import { notFound } from '../../lib/errors';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import {
@@ -163,12 +162,12 @@ export async function createLink(
   company: Company,
   input: { owner: string; month: string; language?: 'en' | 'ar'; expires_in_days?: number },
   now: Date,
-  audit: { caller: Caller; route: string },
+  read: PersonalRead | undefined,
 ): Promise<LinkMade> {
   const token = randomToken(32);
   const language = input.language ?? 'en';
   const expires_at = new Date(now.getTime() + (input.expires_in_days ?? 30) * 86_400_000);
-  const read = { companyId: company.id, caller: audit.caller, route: audit.route, references: [input.owner] };
+  const audit = readAuditCte('audited', read, [input.owner], 'link');
   const { rows } = await sql<{ id: string }>`
     with owner as (
       select id from contacts where company_id = ${company.id}::uuid and reference = ${input.owner}
@@ -179,8 +178,7 @@ export async function createLink(
         ${expires_at}::timestamptz, ${now}::timestamptz
       from owner
       returning id
-    ),
-    ${auditReadCte('audited', read, 'link')}
+    )${audit ? sql`, ${audit}` : sql``}
     select id from link`.execute(db);
   if (rows.length === 0) throw notFound(`The owner ${input.owner}`);
   return { token, language, expires_at };

@@ -11,7 +11,8 @@ import { withoutCardNumbers } from '../../schema/common/card-numbers';
 import type { BookingRequestValue } from '../../schema/stay/bookings';
 import { defaultHoldHours, isOverlap, type NewBooking } from './bookings';
 import { presentBookingAnswer } from './bookings.present';
-import { holdStay, holdStayLocked, quoteOf, stayFacts } from './hold';
+import { holdStay, holdStayLocked } from './hold';
+import { quoteOf, stayFacts } from './quote';
 
 /**
  * A visitor's booking request (`POST /bookings`), by the services' clock: the stay read in one statement, checked and

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../schema/db';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
-import { lockedTermsCte } from '../../lib/calendar';
+import { lockedTermsCte, lockHomeCalendars } from '../../lib/calendar';
 import { pageOf, paginate } from '../../lib/pagination';
 import { checkMove, statusMachine } from '../../lib/transitions';
 import type { ShownBookingRow } from './bookings.present';
@@ -12,6 +12,7 @@ import { transactionRetryingConflict } from '../../lib/external-ids';
 import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
 import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
 import type { Stay } from './rules';
+import { stamp } from '../../lib/clock';
 
 /** Booking events carry the booking's id and reference and the listing's id, never the guest. */
 const bookingEventData = (booking: Pick<BookingRow, 'id' | 'reference' | 'listing_id'>) => ({
@@ -141,7 +142,7 @@ export function stepBooking(
       .executeTakeFirst()) as StepRead | undefined;
     if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
     checkMove(bookingMachine, reference, lapsedBy(booking, now) ? 'cancelled' : booking.status, to);
-    const set: Record<string, unknown> = { status: to, updated_at: sql`clock_timestamp()` };
+    const set: Record<string, unknown> = { status: to, updated_at: stamp };
     if (action === 'confirm') {
       set.confirmed_at = at;
       // The payment window of the terms as locked (the latest, even if they changed since the read).
@@ -210,13 +211,7 @@ export async function expireBookings(
   let due = trx.selectFrom('bookings').select('listing_id').where(lapsedAt(now));
   if (scope.listingId) due = due.where('listing_id', '=', scope.listingId);
   if (scope.bookingId) due = due.where('id', '=', scope.bookingId);
-  const homes = await trx
-    .selectFrom('holiday_home_terms')
-    .select('listing_id')
-    .where('listing_id', 'in', due)
-    .orderBy('listing_id')
-    .forNoKeyUpdate()
-    .execute();
+  const homes = await lockHomeCalendars(trx, due);
   if (homes.length === 0) return [];
   let query = trx
     .updateTable('bookings')
@@ -224,13 +219,9 @@ export async function expireBookings(
       status: 'cancelled',
       cancelled_at: now,
       cancel_reason: sql`case status when 'held' then 'hold_expired' else 'payment_overdue' end`,
-      updated_at: sql`clock_timestamp()`,
+      updated_at: stamp,
     })
-    .where(
-      'listing_id',
-      'in',
-      homes.map((h) => h.listing_id),
-    )
+    .where('listing_id', 'in', homes)
     .where(lapsedAt(now));
   if (scope.bookingId) query = query.where('id', '=', scope.bookingId);
   const expired = await query.returningAll().execute();

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import { type Keyring, sealSecret } from '../../lib/crypto-jwe';
 import type { Db, Executor } from '../../lib/db/index';
 import type { Services } from '../../lib/env';
+import { stamp } from '../../lib/clock';
 import { ApiError, notFound } from '../../lib/errors';
 import { type Environment, urlProblem } from '../../lib/outbound/guard';
 import type { CalendarImportChange, CalendarImportValue } from '../../schema/stay/calendar-imports';
@@ -110,7 +110,7 @@ export async function changeImport(
     .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
     .executeTakeFirst();
   if (!found) throw notFound(`The calendar import ${importId}`);
-  const set: Record<string, unknown> = { updated_at: sql`now()` };
+  const set: Record<string, unknown> = { updated_at: stamp };
   if (input.url !== undefined) {
     await checkUrl(services, found.environment, input.url);
     Object.assign(set, { url_jwe: await sealSecret(keyring, input.url, importId), etag: null, last_modified: null });

@@ -3,6 +3,7 @@ import { type Keyring, openSecret } from '../../lib/crypto-jwe';
 import type { Db, Executor } from '../../lib/db/index';
 import type { Services } from '../../lib/env';
 import { lockedTermsCte } from '../../lib/calendar';
+import { stamp } from '../../lib/clock';
 import { notFound } from '../../lib/errors';
 import { eventCtes, eventsCtes, newEventId } from '../../lib/events';
 import type { FeedEvent } from '../../lib/ical-read';
@@ -142,7 +143,7 @@ async function markSynced(db: Db, target: SyncTarget, now: Date, scheduled: bool
       ...(scheduled
         ? { next_sync_at: sql<Date>`${now.toISOString()}::timestamptz + make_interval(mins => interval_minutes)` }
         : {}),
-      updated_at: sql`now()`,
+      updated_at: stamp,
     })
     .where('id', '=', target.id)
     .returningAll()
@@ -162,7 +163,7 @@ async function markFailed(db: Db, target: SyncTarget, error: string, now: Date):
     updated as (
       update calendar_imports i set failures = b.failures + 1, last_error = ${error}::text,
         last_error_at = ${now.toISOString()}::timestamptz,
-        failure_announced = b.failure_announced or b.failures + 1 >= ${failuresAnnounced}::integer, updated_at = now()
+        failure_announced = b.failure_announced or b.failures + 1 >= ${failuresAnnounced}::integer, updated_at = ${stamp}
       from before b where i.id = ${target.id}::uuid
       returning i.*
     ),
@@ -239,7 +240,7 @@ async function writeFeed(
         last_error = null, failures = 0, failure_announced = false, event_count = ${events.length}::integer,
         etag = ${validators.etag}::text, last_modified = ${validators.last_modified}::text,
         next_sync_at = case when ${scheduled}::boolean then ${at}::timestamptz + make_interval(mins => interval_minutes)
-          else next_sync_at end, updated_at = now()
+          else next_sync_at end, updated_at = ${stamp}
       where id = (select id from imp)
       returning *
     )

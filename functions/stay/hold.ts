@@ -1,23 +1,20 @@
-import { type OperationNodeSource, sql } from 'kysely';
-import { blocksWithin, lockHomeCalendar, staysHoldingQuery, type TakenBlock, takenNights } from '../../lib/calendar';
+import { sql } from 'kysely';
+import { lockedTermsCte, lockHomeCalendar } from '../../lib/calendar';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { Db, Executor, Trx } from '../../lib/db/index';
-import type { Services } from '../../lib/env';
+import { prepared } from '../../lib/db/prepared';
 import { type CausedBy, eventCtes, eventsCtes, newEventId } from '../../lib/events';
 import { type PersonValues, personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
-import { prepared } from '../../lib/db/prepared';
 import { newReference } from '../../lib/references';
 import type { Company } from '../../schema/platform/db';
-import type { SeasonRow, StoredQuote } from '../../schema/stay/db';
-import { type NewBooking, defaultHoldHours, lapsedAt, transactionForNights } from './bookings';
-import { mergeRanges, type Range } from './calendar';
-import { type BookableHome, bookableHomeOf, bookableHomeQuery, type HomeRow, homeNotFound, requireBookings } from './homes';
-import { priceStay } from './pricing';
-import { assertStayAllowed, type Stay } from './rules';
+import type { StoredQuote } from '../../schema/stay/db';
+import { defaultHoldHours, type NewBooking, transactionForNights } from './bookings';
+import { quoteOf, type StayFacts, stayFacts } from './quote';
+import { stamp } from '../../lib/clock';
 
 /**
- * Booking requests in two round trips: what the stay needs is read in one statement (stayFacts), checked and
- * priced here (so a date mistake is refused before the spam check), and the hold written in one statement
+ * Booking requests in two round trips: what the stay needs is read in one statement and checked and priced
+ * (quote.ts: stayFacts, quoteOf; so a date mistake is refused before the spam check), and the hold written in one statement
  * (holdStay) that locks the home's terms row and writes only if the home's `rules_version` is still the one read.
  * Every change to the terms, seasons and blocks bumps that version under the same row lock (migration 0018), and the
  * locked row is the latest committed version even after waiting for the lock (a statement's own snapshot is not), so
@@ -27,90 +24,6 @@ import { assertStayAllowed, type Stay } from './rules';
  * there every new booking bumps the version too (migration 0025). A moved version takes the locked path: the terms
  * row locked, the facts read again, then the same write.
  */
-
-/** What a stay of one home is checked, priced and held with, read in one statement. */
-export type StayFacts = {
-  home: BookableHome;
-  /** Nights of the stay's window a new stay may not use: holding stays, blocks and turnover (lib/calendar.ts; merged). */
-  taken: Range[];
-  /** The home's holds and payment windows that ran out by `now`: released by the hold's statement. */
-  lapsed: Array<{ id: string; reference: string }>;
-  /** The home's rules_version when read. */
-  version: string;
-};
-
-/** The rows of `query` as one JSON array (empty: `[]`), for a column of a larger statement. */
-const jsonRows = <T>(query: OperationNodeSource) =>
-  sql<T[]>`coalesce((select json_agg(row_to_json(x)) from (${query}) as x), '[]')`;
-
-type FactsValues = { company_id: string; slug: string; check_in: string; check_out: string; now: string };
-type FactsRow = HomeRow & {
-  season_rows: SeasonRow[];
-  holding: Range[];
-  blocks: TakenBlock[];
-  lapsed: Array<{ id: string; reference: string }>;
-};
-
-/** The statement of {@link stayFacts}. */
-const selectFacts = prepared<FactsValues, FactsRow>((p, db) => {
-  const listing = sql<string>`l.id`;
-  const now = sql<Date>`${p.now}::timestamptz`;
-  // The stay's nights and the home's turnover days on each side: a stay whose turnover reaches the new one, or the next
-  // stay the new one's turnover would reach (lib/calendar.ts takenNights).
-  const [from, to] = [sql<string>`${p.check_in}::date - t.turnover_days`, sql<string>`${p.check_out}::date + t.turnover_days`];
-  return bookableHomeQuery(db, p.company_id, p.slug).select([
-    sql<SeasonRow[]>`coalesce((
-      select json_agg(to_jsonb(s) || jsonb_build_object('nightly_price', s.nightly_price::text,
-        'weekend_price', s.weekend_price::text) order by s.starts_on)
-      from holiday_home_seasons s where s.listing_id = l.id), '[]')`.as('season_rows'),
-    jsonRows<Range>(staysHoldingQuery(db, listing, from, to, now)).as('holding'),
-    jsonRows<TakenBlock>(blocksWithin(db, listing, from, to)).as('blocks'),
-    jsonRows<{ id: string; reference: string }>(
-      db.selectFrom('bookings').select(['id', 'reference']).where('listing_id', '=', listing).where(lapsedAt(now)),
-    ).as('lapsed'),
-  ]);
-});
-
-/** The home by slug (404 unless it takes bookings), its terms and seasons, the stay's taken nights and lapsed holds. */
-export async function stayFacts(executor: Executor, company: Company, slug: string, stay: Stay, now: Date): Promise<StayFacts> {
-  requireBookings(company);
-  const [row] = await selectFacts(executor, {
-    company_id: company.id,
-    slug,
-    check_in: stay.checkIn,
-    check_out: stay.checkOut,
-    now: now.toISOString(),
-  });
-  if (!row) throw homeNotFound(slug);
-  const { season_rows, holding, blocks, lapsed, ...home } = row;
-  const taken = takenNights({ stays: holding, blocks }, home.turnover_days);
-  return {
-    home: bookableHomeOf(home, season_rows),
-    taken: mergeRanges(taken, stay.checkIn, stay.checkOut),
-    lapsed,
-    version: String(home.rules_version),
-  };
-}
-
-/** The price of a stay the home can take; otherwise the rule's 400. The same code serves quotes and bookings. */
-export function quoteOf(company: Company, facts: StayFacts, stay: Stay, now: Date): StoredQuote {
-  assertStayAllowed(facts.home, stay, company.time_zone, now, facts.taken);
-  return priceStay(facts.home, stay.checkIn, stay.checkOut, company.currency);
-}
-
-/** A quote (`GET /listings/{slug}/quote`) by the services' clock: one statement reads the home, terms, seasons, taken nights. */
-export async function quoteStay(
-  services: Services,
-  company: Company,
-  slug: string,
-  query: { check_in: string; check_out: string; guests: number },
-) {
-  const { check_in, check_out, guests } = query;
-  const stay = { checkIn: check_in, checkOut: check_out, guests };
-  const now = services.now();
-  const facts = await stayFacts(services.db, company, slug, stay, now);
-  return { listing: facts.home.slug, check_in, check_out, guests, ...quoteOf(company, facts, stay, now) };
-}
 
 export type Hold = { booking: { id: string; reference: string; hold_expires_at: Date }; token: string };
 
@@ -152,9 +65,7 @@ type HoldValues = PersonValues & {
 /** The hold's statement (see {@link holdStay}). */
 const insertHold = prepared<HoldValues, { id: string; reference: string; hold_expires_at: Date | string }>(
   (p) => sql`
-    with terms as (
-      select rules_version from holiday_home_terms where listing_id = ${p.home_id}::uuid for no key update
-    ),
+    with ${lockedTermsCte('terms', p.home_id)},
     unchanged as (
       select from terms where rules_version = ${p.version}::bigint and exists (
         select from listings l where l.id = ${p.home_id}::uuid and l.status = 'published'
@@ -165,7 +76,7 @@ const insertHold = prepared<HoldValues, { id: string; reference: string; hold_ex
     released as (
       update bookings set status = 'cancelled', cancelled_at = ${p.now}::timestamptz,
         cancel_reason = case status when 'held' then 'hold_expired' else 'payment_overdue' end,
-        updated_at = clock_timestamp()
+        updated_at = ${stamp}
       where id = any (${p.lapsed_ids}::uuid[]) and exists (select from unchanged)
         and (status = 'held' and hold_expires_at <= ${p.now}::timestamptz
           or status = 'confirmed' and payment_due_at <= ${p.now}::timestamptz)

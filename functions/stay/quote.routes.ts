@@ -2,7 +2,7 @@ import { defineRoute } from '../../lib/access';
 import { createRouter } from '../../lib/app';
 import { QuoteQuery, QuoteSchema, slugParam } from '../../schema/stay/bookings';
 import type { Handler } from '../../lib/routes';
-import { quoteStay } from './hold';
+import { quoteStay } from './quote';
 import { json } from '../../schema/common/api';
 
 const route = defineRoute({

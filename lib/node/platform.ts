@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Context } from 'hono';
 import { newAdminToken, registerAdminToken } from '../admin-tokens';
-import { readsOnly } from '../app';
+import { readsOnly } from '../request-lifecycle';
 import type { ServicesProvider } from '../env';
 import { type Config, loadConfig } from '../config';
 import { newDetailsKey } from '../crypto-jwe';

@@ -4,6 +4,7 @@ import { outboundRunning } from '../outbound';
 import { type AttemptResult, eventBody, post, signedHeaders } from './attempt';
 import type { WebhookRuntime } from './types';
 import { delayBefore, maxAttempts } from './schedule';
+import { stamp } from '../clock';
 
 /**
  * What became of a delivery: `succeeded`; `failed` for good (410, the last attempt, a disabled subscription or
@@ -130,7 +131,7 @@ async function finish(
     if (gone) {
       await trx
         .updateTable('webhook_subscriptions')
-        .set({ enabled: false, disabled_reason: 'gone', updated_at: now })
+        .set({ enabled: false, disabled_reason: 'gone', updated_at: stamp })
         .where('id', '=', job.subscription_id)
         .execute();
       await writeAudit(trx, {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { afterResponsesSettled } from '../../lib/app';
+import { afterResponsesSettled } from '../../lib/request-lifecycle';
 import { docsScriptPath } from '../../lib/security-headers';
 import { createTestApi, type TestApi } from '../support/harness';
 

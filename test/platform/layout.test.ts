@@ -18,6 +18,7 @@ import {
   auditWritesElsewhere,
   clockReads,
   describeFinding,
+  type Finding,
   groupRouteHelpers,
   otherHandlerTypes,
   outboundFetches,
@@ -28,6 +29,7 @@ import {
   transitionsElsewhere,
 } from '../support/shape';
 import { amountFormattingElsewhere, moneyFormattingHomes, notAmounts } from '../support/money-shape';
+import { locksElsewhere, pendingFiles, stampsElsewhere, tableLockFiles } from '../support/one-way';
 
 /**
  * The house's layout (issue 10): no import circles, layers point down only (functions/ → lib/ → schema/), groups
@@ -86,7 +88,7 @@ describe('the layout of functions/, lib/ and schema/', () => {
     expect(plain, listed('plain Hono routes', plain)).toEqual([]);
   });
 
-  it('reads the real clock only in lib/clock.ts', () => {
+  it('reads the real clock only in lib/clock.ts (bin/ included)', () => {
     const reads = clockReads(graph).map(describeFinding);
     expect(reads, listed('clock reads outside lib/clock.ts', reads)).toEqual([]);
   });
@@ -126,6 +128,26 @@ describe('the layout of functions/, lib/ and schema/', () => {
     const formatted = amountFormattingElsewhere(graph).map(describeFinding);
     expect(formatted, listed('amounts formatted outside lib/money.ts', formatted)).toEqual([]);
     for (const file of [...moneyFormattingHomes, ...Object.keys(notAmounts)]) expect(graph.files, file).toContain(file);
+  });
+
+  // Issue 33's one way for locks and updated_at. A pending file (another branch fixes it) is not counted, but must
+  // still find something: once it finds nothing, its entry in pendingFiles goes.
+  const locks = locksElsewhere(graph);
+  const stamps = stampsElsewhere(graph);
+  const counted = (found: Finding[]) => found.filter((f) => !(f.file in pendingFiles)).map(describeFinding);
+
+  it('locks the calendar only in lib/calendar.ts, a table or by advisory lock only in the files named for it', () => {
+    expect(counted(locks), listed('locks outside their homes', counted(locks))).toEqual([]);
+    for (const file of Object.keys(tableLockFiles)) expect(graph.files, file).toContain(file);
+  });
+
+  it('stamps updated_at only with lib/clock.ts stamp (the database’s clock, docs/api-reference.md)', () => {
+    expect(counted(stamps), listed('updated_at written another way', counted(stamps))).toEqual([]);
+  });
+
+  it('lists as pending only files that still break a rule (pendingFiles in test/support/one-way.ts)', () => {
+    const breaking = new Set([...locks, ...stamps].map((f) => f.file));
+    for (const file of Object.keys(pendingFiles)) expect(breaking, `${file} keeps the rules: remove it`).toContain(file);
   });
 });
 
@@ -463,16 +485,26 @@ describe('the shape checker (issue 22), on trees of its own', () => {
     });
   });
 
-  it('finds the real clock read outside lib/clock.ts: new Date() without arguments and Date.now(), in any layer', () => {
+  it('finds the real clock read outside lib/clock.ts: new Date() without arguments and Date.now(), in any layer and in bin/', () => {
     const graph = tree({
       ...clean,
       'functions/alpha/rows.ts': `${clean['functions/alpha/rows.ts']}export const today = () => new Date();\n`,
       'lib/keys.ts': 'export const expired = (at: number) => at < Date.now();\nexport const copy = (d: Date) => new Date(d);\n',
       'schema/alpha/rows.ts': 'export const made = new Date();\n',
+      // bin/'s scripts, TypeScript and JavaScript: a read of the clock, not a script's text that a client runs.
+      'bin/server.ts': `import { systemClock } from '../lib/clock';\nexport const release = \`node-\${Date.now()}\`;\nexport const at = systemClock();\n`,
+      'bin/tools/start.mjs': 'export const started = new Date().toISOString();\n',
+      'bin/collection.ts': "export const script = ['pm.variables.set(\"now\", Date.now())', 'new Date()'];\n",
     });
     expect(shape(graph)).toEqual({
       ...none,
-      clock: ['functions/alpha/rows.ts:5 new Date()', 'lib/keys.ts:1 Date.now()', 'schema/alpha/rows.ts:1 new Date()'],
+      clock: [
+        'functions/alpha/rows.ts:5 new Date()',
+        'lib/keys.ts:1 Date.now()',
+        'schema/alpha/rows.ts:1 new Date()',
+        'bin/server.ts:2 Date.now()',
+        'bin/tools/start.mjs:1 new Date()',
+      ],
     });
   });
 
@@ -651,5 +683,120 @@ describe('the money checker (issue 33), on trees of its own', () => {
       'lib/details.ts:2 .toFixed() (use lib/money.ts)',
       'schema/alpha/amounts.ts:2 the number format option maximumFractionDigits (use lib/money.ts)',
     ]);
+  });
+});
+
+describe('the one-way checker (issue 33: locks, updated_at), on trees of its own', () => {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const tree = (files: Record<string, string>): ImportGraph => {
+    const root = mkdtempSync(join(tmpdir(), 'one-way-'));
+    made.push(root);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    return readImportGraph(root);
+  };
+
+  const oneWay = (graph: ImportGraph) => ({
+    locks: locksElsewhere(graph).map(describeFinding),
+    stamps: stampsElsewhere(graph).map(describeFinding),
+  });
+
+  /**
+   * The calendar's locks in lib/calendar.ts (SQL and the query builder), the one table lock in its named home, a
+   * record's own bare row locked by its group, and `updated_at` written only as `stamp`: read, presented, compared and
+   * declared freely.
+   */
+  const clean: Record<string, string> = {
+    'lib/clock.ts': "import { sql } from 'kysely';\nexport const stamp = sql`clock_timestamp()`;\n",
+    'lib/calendar.ts': [
+      'export const lockHomeCalendar = (trx: any, id: string) =>',
+      "  trx.selectFrom('holiday_home_terms').select('listing_id').where('listing_id', '=', id).forNoKeyUpdate().execute();",
+      `export const lockedTermsCte = (id: string) => sql\`terms as (select * from holiday_home_terms where listing_id = \${id} for no key update)\`;`,
+      '',
+    ].join('\n'),
+    'lib/admin-tokens.ts':
+      'export const issue = (trx: any) => sql`lock table admin_tokens in share row exclusive mode`.execute(trx);\n',
+    'functions/alpha/jobs.ts': [
+      "import { lockHomeCalendar } from '../../lib/calendar';",
+      "import { stamp } from '../../lib/clock';",
+      'export const lockJob = async (trx: any, id: string) => {',
+      '  await lockHomeCalendar(trx, id);',
+      `  await sql\`select from jobs where id = \${id} for update\`.execute(trx);`,
+      '};',
+      // A terms row read (not locked) beside another table's lock in a subquery of its own.
+      `export const terms = (id: string) => sql\`select * from holiday_home_terms t where exists (select from jobs j where j.id = \${id} for share)\`;`,
+      "export const touch = (db: any, set: object) => db.updateTable('jobs').set({ ...set, updated_at: stamp });",
+      `export const bump = (id: string) => sql\`update leases set updated_at = \${stamp} where id = \${id}\`;`,
+      `export const since = (at: Date) => sql\`select * from jobs where updated_at = \${at} or (updated_at = \${at})\`;`,
+      '',
+    ].join('\n'),
+    'functions/alpha/jobs.present.ts': 'export const present = (row: any) => ({ updated_at: row.updated_at.toISOString() });\n',
+    'schema/alpha/jobs.ts': "import { z } from 'zod';\nexport const Job = z.object({ updated_at: z.string() });\n",
+  };
+
+  it('passes a clean tree', () => {
+    expect(oneWay(tree(clean))).toEqual({ locks: [], stamps: [] });
+  });
+
+  it('finds calendar locks outside lib/calendar.ts (SQL, nested subqueries, the query builder) and table or advisory locks outside their homes', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/hold.ts': [
+        'export const held = (id: string) => sql`with terms as (',
+        "  select rules_version from holiday_home_terms where listing_id = (select id from listings where slug = 'x') for no key update",
+        ')`;',
+        `export const lockJob = (job: string) => sql\`select from holiday_home_terms where listing_id = \${job} for update\`;`,
+        '',
+      ].join('\n'),
+      'functions/beta/bookings.ts': [
+        'export const lockHomes = (trx: any, due: any) =>',
+        "  trx.selectFrom('holiday_home_terms').select('listing_id').where('listing_id', 'in', due).orderBy('listing_id').forNoKeyUpdate();",
+        '',
+      ].join('\n'),
+      'lib/scheduler.ts': 'export const once = (trx: any) => sql`select pg_advisory_xact_lock(42)`.execute(trx);\n',
+      'functions/beta/members.ts':
+        "export const all = (trx: any) => trx.executeQuery(sql.raw('LOCK TABLE members IN EXCLUSIVE MODE'));\n",
+    });
+    expect(oneWay(graph)).toEqual({
+      locks: [
+        'functions/alpha/hold.ts:1 a calendar lock of its own (use lib/calendar.ts)',
+        'functions/alpha/hold.ts:4 a calendar lock of its own (use lib/calendar.ts)',
+        'functions/beta/bookings.ts:2 a calendar lock of its own (use lib/calendar.ts)',
+        'functions/beta/members.ts:1 a table or advisory lock outside its named homes',
+        'lib/scheduler.ts:1 a table or advisory lock outside its named homes',
+      ],
+      stamps: [],
+    });
+  });
+
+  it('finds updated_at written with anything but stamp: the services’ clock, SQL now() or clock_timestamp(), a value', () => {
+    const graph = tree({
+      ...clean,
+      'functions/alpha/jobs.ts': `${clean['functions/alpha/jobs.ts']}${[
+        "export const a = (db: any, now: Date) => db.updateTable('jobs').set({ updated_at: now });",
+        "export const b = (db: any) => db.updateTable('jobs').set({ 'updated_at': sql`clock_timestamp()` });",
+        'export const c = (id: string) => sql`update jobs set status = 1,',
+        `  updated_at = now() where id = \${id}\`;`,
+        `export const d = (now: Date) => sql\`update listings l set updated_at = \${now}::timestamptz\`;`,
+        '',
+      ].join('\n')}`,
+      'lib/people.ts': "export const values = (at: number) => ({ name: 'x', updated_at: new Date(at) });\n",
+    });
+    expect(oneWay(graph)).toEqual({
+      locks: [],
+      stamps: [
+        'functions/alpha/jobs.ts:11 updated_at: now (use stamp, lib/clock.ts)',
+        'functions/alpha/jobs.ts:12 updated_at: sql`clock_timestamp()` (use stamp, lib/clock.ts)',
+        `functions/alpha/jobs.ts:14 updated_at = … in SQL (use stamp, lib/clock.ts)`,
+        `functions/alpha/jobs.ts:15 updated_at = … in SQL (use stamp, lib/clock.ts)`,
+        'lib/people.ts:1 updated_at: new Date(at) (use stamp, lib/clock.ts)',
+      ],
+    });
   });
 });

@@ -2,7 +2,7 @@ import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { afterResponsesSettled } from '../../lib/app';
+import { afterResponsesSettled } from '../../lib/request-lifecycle';
 import { problemStatus } from '../../lib/errors';
 import { problemCodes, problemExplanations } from '../../lib/problem-pages';
 import { createTestApi, type TestApi } from '../support/harness';

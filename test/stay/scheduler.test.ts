@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { expireDueBookings } from '../../functions/stay/bookings';
-import { holdStay, quoteOf, stayFacts } from '../../functions/stay/hold';
+import { holdStay } from '../../functions/stay/hold';
+import { quoteOf, stayFacts } from '../../functions/stay/quote';
 import { lockHomeCalendar } from '../../lib/calendar';
 import { companyByHost } from '../../lib/tenancy';
 import { runScheduledWork } from '../../functions/jobs';

@@ -1,7 +1,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { operations as AdminOperations, paths as AdminPaths } from '../../clients/admin/schema';
 import { createPropertyApiClient, type paths } from '../../clients/typescript/src/index';
-import { afterResponsesSettled } from '../../lib/app';
+import { afterResponsesSettled } from '../../lib/request-lifecycle';
 import type { TestApi } from './harness';
 
 export type TestClient = Client<paths>;

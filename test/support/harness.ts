@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { type KyselyConfig, type LogEvent, sql } from 'kysely';
 import { inject } from 'vitest';
 import { buildApp } from '../../functions/app';
-import { afterResponsesSettled } from '../../lib/app';
+import { afterResponsesSettled } from '../../lib/request-lifecycle';
 import { randomToken, sha256 } from '../../lib/crypto';
 import { newDetailsKey } from '../../lib/crypto-jwe';
 import type { DatabaseHandle } from '../../lib/db/index';

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import ts from 'typescript';
 import type { ImportGraph } from './imports';
 
@@ -123,10 +123,23 @@ export function plainRoutes(graph: ImportGraph): Finding[] {
   return found;
 }
 
-/** `new Date()` without arguments and `Date.now()` in functions/, lib/ and schema/ outside lib/clock.ts. */
+/** The scripts of bin/ (TypeScript and JavaScript modules), relative to the root. */
+export function binFiles(root: string): string[] {
+  const dir = join(root, 'bin');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => /\.(ts|mts|cts|js|mjs|cjs)$/.test(name))
+    .map((name) => `bin/${name.split(sep).join('/')}`)
+    .sort();
+}
+
+/**
+ * `new Date()` without arguments and `Date.now()` outside lib/clock.ts: in functions/, lib/ and schema/, and in the
+ * scripts of bin/ (which take the time from lib/clock.ts too).
+ */
 export function clockReads(graph: ImportGraph): Finding[] {
   const found: Finding[] = [];
-  for (const file of graph.files.filter((f) => f !== clockFile)) {
+  for (const file of [...graph.files, ...binFiles(graph.root)].filter((f) => f !== clockFile)) {
     const sf = parse(graph, file);
     visit(sf, (node) => {
       if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Date') {

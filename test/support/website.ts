@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { type Browser, chromium } from 'playwright-core';
 import { buildApp } from '../../functions/app';
-import { afterResponsesSettled } from '../../lib/app';
+import { afterResponsesSettled } from '../../lib/request-lifecycle';
 import { randomToken } from '../../lib/crypto';
 import { createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey } from '../../lib/node/platform';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { afterResponsesSettled } from '../../lib/app';
+import { afterResponsesSettled } from '../../lib/request-lifecycle';
 import { accepted, qstashTestApi } from './qstash-support';
 import { deliveriesOf } from './support';
 
