@@ -1135,6 +1135,8 @@ export interface components {
                 code: string;
                 message: string;
             }[];
+            /** @description For `invalid_transition`: the statuses the record may move to from its current one (empty from a final status). */
+            allowed?: string[];
         };
         Member: {
             /** @example mem_3kq9XbT2mN8pWv4Rz7Ya */
