@@ -59,6 +59,17 @@ export async function openText(jwe: string, key: Uint8Array): Promise<{ text: st
   return { text: decoder.decode(plaintext), header: protectedHeader };
 }
 
+/** The `kid` a sealed value's header names and that key of the keyring: undefined where either is missing or unreadable. */
+function namedKey(keyring: Keyring | undefined, jwe: string): { kid: string | undefined; key: Uint8Array | undefined } {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(jwe).kid;
+  } catch {
+    kid = undefined;
+  }
+  return { kid, key: kid === undefined ? undefined : keyring?.keys.get(kid) };
+}
+
 export async function encryptJson(keyring: Keyring | undefined, value: unknown): Promise<string> {
   const key = keyring?.keys.get(keyring.currentKid);
   if (!keyring || !key) throw unavailable('Details cannot be stored: no encryption key is configured (DETAILS_KEYS).');
@@ -67,13 +78,7 @@ export async function encryptJson(keyring: Keyring | undefined, value: unknown):
 
 /** Decrypts with the key named by the value's `kid`; a missing key or a value that fails to open is a 503. */
 export async function decryptJson(keyring: Keyring | undefined, jwe: string): Promise<unknown> {
-  let kid: string | undefined;
-  try {
-    kid = decodeProtectedHeader(jwe).kid;
-  } catch {
-    kid = undefined;
-  }
-  const key = kid === undefined ? undefined : keyring?.keys.get(kid);
+  const { kid, key } = namedKey(keyring, jwe);
   if (!key) throw unavailable(`Stored details need the encryption key "${kid ?? '?'}", which is not configured.`);
   try {
     return JSON.parse((await openText(jwe, key)).text);
@@ -95,13 +100,7 @@ export async function sealSecret(keyring: Keyring | undefined, secret: string, b
 
 /** Opens a value of {@link sealSecret} for the record `bound`; a missing key, another record's value or a change: 503. */
 export async function openSecret(keyring: Keyring | undefined, jwe: string, bound: string): Promise<string> {
-  let kid: string | undefined;
-  try {
-    kid = decodeProtectedHeader(jwe).kid;
-  } catch {
-    kid = undefined;
-  }
-  const key = kid === undefined ? undefined : keyring?.keys.get(kid);
+  const { kid, key } = namedKey(keyring, jwe);
   if (!key) throw unavailable(`A stored secret needs the encryption key "${kid ?? '?'}", which is not configured.`);
   try {
     const { text, header } = await openText(jwe, key);

@@ -66,49 +66,40 @@ export async function linkExternal(
   if (holder !== undefined) {
     throw new ApiError('conflict', `The external id ${external.source}:${external.id} belongs to another ${kind}.`);
   }
-  await linkNewRecord(trx, companyId, kind, recordId, external);
+  await writeLink(trx, companyId, kind, recordId, { kind: 'link', external });
   return true;
 }
 
 /**
- * Links a client's id to a record created in this transaction, which looked the id up first and found it
- * free: a holder now is a concurrent add of the same record that committed meanwhile. The insert then fails
- * on the primary key, and {@link transactionRetryingConflict} runs again and finds that first record.
+ * Writes `link` for the record `recordId` (the imperative form of {@link linkCte}): `link` inserts the client's id,
+ * `relink` moves it to this record from whichever record holds it now (an erased person's, to the new one created in
+ * its place; unlike linkCte, `from` is not checked). Inserting for a record created in this transaction, which looked
+ * the id up first and found it free: a holder now is a concurrent add of the same record that committed meanwhile.
+ * The insert then fails on the primary key, and {@link transactionRetryingConflict} runs again and finds that first
+ * record.
  */
-export async function linkNewRecord(
+export async function writeLink(
   trx: Trx,
   companyId: string,
   kind: RecordKind,
   recordId: string,
-  external: External,
+  link: Exclude<LinkWrite, { kind: 'none' }>,
 ): Promise<void> {
-  await trx
-    .insertInto('external_ids')
-    .values({
-      company_id: companyId,
-      record_type: kind,
-      source: external.source,
-      external_id: external.id,
-      record_id: recordId,
-    })
-    .execute();
-}
-
-/** Moves a client's id to another record (from an erased person to the new one created in its place). */
-export async function relinkExternal(
-  trx: Trx,
-  companyId: string,
-  kind: RecordKind,
-  recordId: string,
-  external: External,
-): Promise<void> {
+  const { source, id } = link.external;
+  if (link.kind === 'link') {
+    await trx
+      .insertInto('external_ids')
+      .values({ company_id: companyId, record_type: kind, source, external_id: id, record_id: recordId })
+      .execute();
+    return;
+  }
   await trx
     .updateTable('external_ids')
     .set({ record_id: recordId })
     .where('company_id', '=', companyId)
     .where('record_type', '=', kind)
-    .where('source', '=', external.source)
-    .where('external_id', '=', external.id)
+    .where('source', '=', source)
+    .where('external_id', '=', id)
     .execute();
 }
 

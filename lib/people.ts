@@ -7,7 +7,7 @@ import { newReference } from './references';
 import type { ContactRow, ContactsTable } from '../schema/crm/db';
 import type { Company } from '../schema/platform/db';
 import { emailKey, normalisePhone, phoneCountryOf } from './people-keys';
-import { type External, linkExternal, linkNewRecord, recordIdByExternal, relinkExternal } from './external-ids';
+import { type External, linkExternal, recordIdByExternal, writeLink } from './external-ids';
 import { stamp } from './clock';
 
 /** What a write knows of a person: the API's POST /contacts, or an enquiry form. */
@@ -97,12 +97,12 @@ export async function linkToContact(trx: Trx, companyId: string, contactId: stri
       .where('erased', '=', false)
       .executeTakeFirst();
     if (!live) {
-      await relinkExternal(trx, companyId, 'contact', contactId, external);
+      await writeLink(trx, companyId, 'contact', contactId, { kind: 'relink', external, from: holder });
       return true;
     }
   }
   if (!isNew) return linkExternal(trx, companyId, 'contact', contactId, external);
-  await linkNewRecord(trx, companyId, 'contact', contactId, external);
+  await writeLink(trx, companyId, 'contact', contactId, { kind: 'link', external });
   return true;
 }
 

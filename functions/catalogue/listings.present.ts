@@ -24,6 +24,28 @@ const approximateRadiusM = 1000;
 /** How the JSON-LD names a permit's kind (`identifier.propertyID`), by its authority. */
 const permitKinds = { dld: 'trakheesi', dtcm: 'holiday_home_permit', other: 'advertising_permit' } as const;
 
+/** A listing's permit columns, as the catalogue's reads and the advertising write return them. */
+type PermitColumns = Pick<
+  ListingRecord,
+  'permit_number' | 'permit_authority' | 'permit_expires_on' | 'permit_url' | 'permit_expired'
+>;
+
+/**
+ * The advertising permit every ad must show where the market requires one (null while any part is missing); its
+ * status follows scheduled work. The public forms and the admin's read-back both show it this way.
+ */
+export function presentPermit(row: PermitColumns) {
+  return row.permit_number === null || row.permit_authority === null || row.permit_expires_on === null
+    ? null
+    : {
+        number: row.permit_number,
+        authority: row.permit_authority,
+        expires_on: row.permit_expires_on,
+        verification_url: row.permit_url,
+        status: row.permit_expired ? ('expired' as const) : ('valid' as const),
+      };
+}
+
 export type Presenter = ReturnType<typeof presenter>;
 export type PresenterInputs = ReturnType<typeof presenterInputs>;
 
@@ -94,18 +116,6 @@ function presenterFor(inputs: PresenterInputs) {
     };
   };
 
-  /** The advertising permit every ad must show where the market requires one; its status follows scheduled work. */
-  const permit = (row: ListingRecord) =>
-    row.permit_number === null || row.permit_authority === null || row.permit_expires_on === null
-      ? null
-      : {
-          number: row.permit_number,
-          authority: row.permit_authority,
-          expires_on: row.permit_expires_on,
-          verification_url: row.permit_url,
-          status: row.permit_expired ? ('expired' as const) : ('valid' as const),
-        };
-
   const place = (p: PlaceRecord | null) => (p ? { slug: slug(p), name: localised(p.name) } : null);
 
   const summary = (row: ListingRecord) => ({
@@ -128,7 +138,7 @@ function presenterFor(inputs: PresenterInputs) {
     project: place(row.project),
     coordinates: coordinates(row),
     photos: row.photos.map(photo),
-    permit: permit(row),
+    permit: presentPermit(row),
     published_at: iso(row.published_at) ?? '',
     updated_at: iso(row.updated_at),
   });
@@ -140,7 +150,7 @@ function presenterFor(inputs: PresenterInputs) {
     const url = siteUrl ? siteUrl + path(row)[lang] : undefined;
     const offer = price(row);
     const unitCode = { total: undefined, year: 'ANN', month: 'MON', night: 'DAY' } as const;
-    const shown = permit(row);
+    const shown = presentPermit(row);
     return {
       '@context': 'https://schema.org',
       '@type': 'RealEstateListing',

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
@@ -56,13 +56,7 @@ export async function createPipeline(db: Executor, companyId: string, input: Pip
     target as (
       select coalesce(least(${position}::int, (select count(*) from others)::int), (select count(*) from others)::int) as at
     ),
-    moved as (
-      update pipelines p set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
-      from others o
-      where ${position}::int is not null
-        and p.id = o.id and p.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
-      returning p.id
-    ),
+    ${movedAround('pipelines', sql`${position}::int is not null`)},
     inserted as (
       insert into pipelines (company_id, key, name, purpose, position)
       select c.id, ${input.key}, ${JSON.stringify(input.name)}::jsonb, ${input.purpose}, (select at from target)
@@ -92,6 +86,41 @@ export async function createPipeline(db: Executor, companyId: string, input: Pip
 }
 
 type StageRow = { key: string; name: LocalisedText; kind: PipelineView['stages'][number]['kind']; probability: number };
+type PipelineRow = { key: string; name: LocalisedText; purpose: PipelineView['purpose']; stages: StageRow[] };
+
+/**
+ * The `moved` CTE of a reorder: the rows of `others` (each with its 0-based `idx` among them) renumbered around the
+ * slot `target.at`, those before it keeping their index and the rest shifting one on; only rows whose position
+ * changes are written, and only `when` holds.
+ */
+function movedAround(table: 'pipelines' | 'pipeline_stages', when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+  return sql`moved as (
+      update ${sql.table(table)} t set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      from others o
+      where (${when}) and t.id = o.id and t.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
+      returning t.id
+    )`;
+}
+
+/** The stages of the pipeline row `alias` as a JSON array in order (`[]` when it has none). */
+function stagesOf(alias: string): RawBuilder<StageRow[]> {
+  return sql<StageRow[]>`coalesce((
+        select json_agg(json_build_object('key', s.key, 'name', s.name, 'kind', s.kind, 'probability', s.probability)
+          order by s.position, s.created_at)
+        from pipeline_stages s where s.pipeline_id = ${sql.ref(`${alias}.id`)}
+      ), '[]'::json)`;
+}
+
+/** A pipeline read with {@link stagesOf}, names in both languages; 404 when there is none. */
+function presentPipeline(row: PipelineRow | undefined, key: string): PipelineView {
+  if (!row) throw notFound(`The pipeline ${key}`);
+  return {
+    key: row.key,
+    name: localised(row.name),
+    purpose: row.purpose,
+    stages: row.stages.map((stage) => ({ ...stage, name: localised(stage.name) })),
+  };
+}
 
 /**
  * Renames a pipeline, changes its purpose, or moves it to another position (the company's other pipelines rewritten
@@ -106,7 +135,7 @@ export async function updatePipeline(
 ): Promise<PipelineView> {
   const position = input.position ?? null;
   const name = input.name ? JSON.stringify(input.name) : null;
-  const { rows } = await sql<{ key: string; name: LocalisedText; purpose: PipelineView['purpose']; stages: StageRow[] }>`
+  const { rows } = await sql<PipelineRow>`
     with locked as (
       select id, key, position, created_at from pipelines
       where company_id = ${companyId} and (key = ${key} or ${position}::int is not null)
@@ -118,12 +147,7 @@ export async function updatePipeline(
       from locked where ${position}::int is not null and exists (select 1 from pipeline) and key <> ${key}
     ),
     target as (select least(${position}::int, (select count(*) from others)::int) as at),
-    moved as (
-      update pipelines p set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
-      from others o
-      where p.id = o.id and p.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
-      returning p.id
-    ),
+    ${movedAround('pipelines')},
     changed as (
       update pipelines p set
         name = coalesce(${name}::jsonb, p.name),
@@ -132,41 +156,17 @@ export async function updatePipeline(
       where p.id = (select id from pipeline)
       returning p.id, p.key, p.name, p.purpose
     )
-    select c.key, c.name, c.purpose,
-      coalesce((
-        select json_agg(json_build_object('key', s.key, 'name', s.name, 'kind', s.kind, 'probability', s.probability)
-          order by s.position, s.created_at)
-        from pipeline_stages s where s.pipeline_id = c.id
-      ), '[]'::json) as stages
+    select c.key, c.name, c.purpose, ${stagesOf('c')} as stages
     from changed c`.execute(db);
-  const row = rows[0];
-  if (!row) throw notFound(`The pipeline ${key}`);
-  return {
-    key: row.key,
-    name: localised(row.name),
-    purpose: row.purpose,
-    stages: row.stages.map((stage) => ({ ...stage, name: localised(stage.name) })),
-  };
+  return presentPipeline(rows[0], key);
 }
 
 /** The company's pipeline by key with its stages in order, in one read (404 when there is none). */
 async function pipelineView(db: Executor, companyId: string, key: string): Promise<PipelineView> {
-  const { rows } = await sql<{ key: string; name: LocalisedText; purpose: PipelineView['purpose']; stages: StageRow[] }>`
-    select p.key, p.name, p.purpose,
-      coalesce((
-        select json_agg(json_build_object('key', s.key, 'name', s.name, 'kind', s.kind, 'probability', s.probability)
-          order by s.position, s.created_at)
-        from pipeline_stages s where s.pipeline_id = p.id
-      ), '[]'::json) as stages
+  const { rows } = await sql<PipelineRow>`
+    select p.key, p.name, p.purpose, ${stagesOf('p')} as stages
     from pipelines p where p.company_id = ${companyId} and p.key = ${key}`.execute(db);
-  const row = rows[0];
-  if (!row) throw notFound(`The pipeline ${key}`);
-  return {
-    key: row.key,
-    name: localised(row.name),
-    purpose: row.purpose,
-    stages: row.stages.map((stage) => ({ ...stage, name: localised(stage.name) })),
-  };
+  return presentPipeline(rows[0], key);
 }
 
 /**
@@ -203,12 +203,7 @@ export async function putStage(
     target as (
       select coalesce(least(${position}::int, (select count(*) from others)::int), (select count(*) from locked)::int) as at
     ),
-    moved as (
-      update pipeline_stages s set position = case when o.idx < (select at from target) then o.idx else o.idx + 1 end
-      from others o
-      where s.id = o.id and s.position <> case when o.idx < (select at from target) then o.idx else o.idx + 1 end
-      returning s.id
-    ),
+    ${movedAround('pipeline_stages')},
     inserted as (
       insert into pipeline_stages (company_id, pipeline_id, key, name, kind, probability, position)
       select ${companyId}, p.id, ${stageKey}, ${JSON.stringify(input.name)}::jsonb, ${input.kind}, ${input.probability},

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { testClient } from '../support/client';
 import { createCompany, createKey, useClients, useWorld } from '../support/world';
@@ -126,6 +127,27 @@ describe('POST /deals', () => {
     expect(again.data).toEqual(first);
     const byExternal = await reads.GET('/api/v1/deals', { params: { query: { external: `pipedrive:${external.id}` } } });
     expect(byExternal.data?.results.map((d) => d.reference)).toEqual([first.reference]);
+  });
+
+  it('gives the person’s external id held by an erased person to the new person it adds', async () => {
+    const external = { source: 'crm', id: `p-${w.unique()}` };
+    const email = `gone.${w.unique()}@example.com`;
+    const first = await post({ person: { email, external } });
+    expect(first.response.status, JSON.stringify(first.error)).toBe(201);
+    const erased = await w.api.admin(`/companies/${w.company.id}/contacts/${first.data?.person}/erase`, { method: 'POST' });
+    expect(erased.json).toMatchObject({ erased: true });
+    const again = await post({ person: { email, external } });
+    expect(again.response.status, JSON.stringify(again.error)).toBe(201);
+    expect(again.data?.person).not.toBe(first.data?.person);
+    const holders = await w.api.db
+      .selectFrom('external_ids')
+      .innerJoin('contacts', (join) => join.on(sql`contacts.id::text`, '=', sql.ref('external_ids.record_id')))
+      .select('contacts.reference')
+      .where('external_ids.company_id', '=', w.company.id)
+      .where('external_ids.record_type', '=', 'contact')
+      .where('external_ids.external_id', '=', external.id)
+      .execute();
+    expect(holders.map((h) => h.reference)).toEqual([again.data?.person]);
   });
 });
 
