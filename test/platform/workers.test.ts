@@ -44,19 +44,23 @@ import { docsScriptPath } from '../../lib/security-headers';
  * text) leases 271.3 -> 274.9, maintenance 269.0 -> 272.8, pipelines 308.7 -> 313.8. The default weighed 483.9,
  * catalogue 242.8, crm 309.9, forms 312.0, statements 272.0, portals 271.0; each budget about 4 KiB above. Issue 28's
  * forms kept in memory by revision (functions/catalogue/renders.ts) and the lazy wait of lib/company-cache.ts raised
- * the default to 488.0: its budget 492.
+ * the default to 488.0: its budget 492. Issues 32 and 33 (measured at their merge with npm run build:worker): the one
+ * outbound guard, the body-depth guard and the card-number detector on every Worker, recorded closings, amounts in the
+ * currency's own digits through lib/money.ts, a refused move's `allowed`, and on the stay Worker the bounded feed
+ * reader (lib/ical-read.ts) raised the default to 497.4, catalogue 248.7, crm 312.0, forms 316.1, stay 363.7,
+ * leases 277.3, maintenance 275.3, pipelines 316.1, statements 275.2, portals 273.9; each budget about 4 KiB above.
  */
 const budgets: Record<string, number> = {
-  default: 492,
-  catalogue: 246,
-  crm: 314,
-  forms: 316,
-  stay: 362,
-  leases: 279,
-  maintenance: 277,
-  pipelines: 318,
-  statements: 276,
-  portals: 275,
+  default: 501,
+  catalogue: 253,
+  crm: 316,
+  forms: 320,
+  stay: 368,
+  leases: 281,
+  maintenance: 279,
+  pipelines: 320,
+  statements: 279,
+  portals: 278,
 };
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);
