@@ -1,21 +1,16 @@
 import { sql } from 'kysely';
 import { type Keyring, openSecret } from '../../lib/crypto-jwe';
-import type { Db, Executor } from '../../lib/db/index';
+import type { Executor } from '../../lib/db/index';
 import type { Services } from '../../lib/env';
-import { lockedTermsCte } from '../../lib/calendar';
-import { stamp } from '../../lib/clock';
 import { notFound } from '../../lib/errors';
-import { eventCtes, eventsCtes, newEventId } from '../../lib/events';
-import type { FeedEvent } from '../../lib/ical-read';
-import type { Environment } from '../../lib/outbound/guard';
-import type { CalendarImportRow } from '../../schema/stay/db';
-import { type FeedValidators, type LoadedFeed, loadFeed } from './calendar-feeds';
+import { type LoadedFeed, loadFeed } from './calendar-feeds';
+import { backoffMinutes, markFailed, markSynced, type SyncOutcome, type SyncTarget, writeFeed } from './calendar-sync-record';
 import type { ShownImport } from './calendar-imports';
 
 /**
  * The sync engine of calendar imports (issue 24; split from the admin resource, issue 33). A sync loads the feed once
- * (calendar-feeds.ts: fetched, then read within its bounds, off the request's thread on Node) and writes what it
- * answers: the feed's whole state in one statement (the home's terms row locked first, lib/calendar.ts
+ * (calendar-feeds.ts: fetched, then read within its bounds, off the request’s thread on Node) and records what it
+ * answers (calendar-sync-record.ts): the feed’s whole state in one statement (the home's terms row locked first, lib/calendar.ts
  * `lockedTermsCte`, as every calendar writer does), moving or removing exactly the import's own blocks, keyed by
  * (import, UID); the unique index makes a second concurrent sync of the same feed write nothing. A failed fetch, a body
  * that does not parse or a feed over a bound (lib/ical-read.ts) keeps the last good blocks and is recorded
@@ -25,31 +20,12 @@ import type { ShownImport } from './calendar-imports';
  * decide). An import removed while its sync runs: the sync writes nothing and answers `gone` (the admin API 404).
  */
 
-export const failuresAnnounced = 3;
-
-/**
- * Minutes until the next scheduled sync after `failures` failures in a row (SQL): the interval doubled for each
- * failure after the first, at most a day (1440 minutes); the interval itself when it is longer.
- */
-const backoffMinutes = (failures: ReturnType<typeof sql>) =>
-  sql`greatest(interval_minutes, least(1440, interval_minutes * power(2, least(greatest(${failures} - 1, 0), 16))))`;
-
-/** What a sync needs of an import: the row, its company's zone and workspace kind. */
-type SyncTarget = CalendarImportRow & { time_zone: string; environment: Environment };
-
 const syncTargets = (executor: Executor) =>
   executor
     .selectFrom('calendar_imports as i')
     .innerJoin('companies as c', 'c.id', 'i.company_id')
     .selectAll('i')
     .select(['c.time_zone', 'c.environment']);
-
-/** What a sync did: synced, unchanged (304), failed (recorded), or nothing because the import is gone. */
-export type SyncOutcome =
-  | { outcome: 'synced'; removed: number; written: number; conflicts: number; row: CalendarImportRow }
-  | { outcome: 'unchanged'; row: CalendarImportRow }
-  | { outcome: 'failed'; error: string; row: CalendarImportRow }
-  | { outcome: 'gone' };
 
 /**
  * Syncs one import now: the feed loaded (calendar-feeds.ts) and its state written, or the failure recorded. Answers
@@ -129,126 +105,4 @@ export async function syncDueImports(services: Services, keyring: Keyring | unde
     if (done.outcome !== 'gone') synced++;
   }
   return synced;
-}
-
-/** A 304: the blocks stand; the import is healthy again (a scheduled sync: next due an interval on). */
-async function markSynced(db: Db, target: SyncTarget, now: Date, scheduled: boolean): Promise<SyncOutcome> {
-  const row = await db
-    .updateTable('calendar_imports')
-    .set({
-      last_synced_at: now,
-      last_error: null,
-      failures: 0,
-      failure_announced: false,
-      ...(scheduled
-        ? { next_sync_at: sql<Date>`${now.toISOString()}::timestamptz + make_interval(mins => interval_minutes)` }
-        : {}),
-      updated_at: stamp,
-    })
-    .where('id', '=', target.id)
-    .returningAll()
-    .executeTakeFirst();
-  return row ? { outcome: 'unchanged', row } : { outcome: 'gone' };
-}
-
-/**
- * A failure: the blocks stand (a scheduled sync's claim has already backed its next one off); `calendar_import.failed`
- * once the failures in a row reach the threshold, once.
- */
-async function markFailed(db: Db, target: SyncTarget, error: string, now: Date): Promise<SyncOutcome> {
-  const result = await sql<CalendarImportRow>`
-    with before as (
-      select failures, failure_announced from calendar_imports where id = ${target.id}::uuid for update
-    ),
-    updated as (
-      update calendar_imports i set failures = b.failures + 1, last_error = ${error}::text,
-        last_error_at = ${now.toISOString()}::timestamptz,
-        failure_announced = b.failure_announced or b.failures + 1 >= ${failuresAnnounced}::integer, updated_at = ${stamp}
-      from before b where i.id = ${target.id}::uuid
-      returning i.*
-    ),
-    announce as (
-      select u.* from updated u, before b where not b.failure_announced and u.failures >= ${failuresAnnounced}::integer
-    ),
-    ${eventCtes(
-      'failed',
-      newEventId(),
-      { companyId: target.company_id, type: 'calendar_import.failed', causedBy: 'system' },
-      'announce',
-      sql`(select jsonb_build_object('import_id', a.id, 'listing_id', a.listing_id) from announce a)`,
-    )}
-    select * from updated`.execute(db);
-  const row = result.rows[0];
-  return row ? { outcome: 'failed', error, row } : { outcome: 'gone' };
-}
-
-/**
- * The feed's state in one statement: the home's terms row locked (every calendar writer's turn), the import's blocks
- * whose UID left the feed removed, the others inserted or moved (unchanged ones untouched), `calendar.conflict` for
- * each written block over a stay that holds nights (lib/calendar.ts's rule), the import's health updated.
- */
-async function writeFeed(
-  db: Db,
-  target: SyncTarget,
-  events: FeedEvent[],
-  validators: FeedValidators,
-  now: Date,
-  scheduled: boolean,
-): Promise<SyncOutcome> {
-  const at = now.toISOString();
-  const result = await sql<CalendarImportRow & { removed: number; written: number; conflicts: number }>`
-    with ${lockedTermsCte('terms', target.listing_id)},
-    imp as (
-      select i.id, i.company_id, i.listing_id from calendar_imports i join terms t on t.listing_id = i.listing_id
-      where i.id = ${target.id}::uuid
-    ),
-    incoming as (
-      select * from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e (uid text, starts_on date, ends_on date)
-    ),
-    removed as (
-      delete from calendar_blocks b using imp
-      where b.import_id = imp.id and not exists (select from incoming e where e.uid = b.uid)
-      returning b.id
-    ),
-    written as (
-      insert into calendar_blocks (company_id, listing_id, reason, starts_on, ends_on, note, import_id, uid)
-      select imp.company_id, imp.listing_id, 'imported', e.starts_on, e.ends_on, '', imp.id, e.uid from incoming e, imp
-      on conflict (import_id, uid) where import_id is not null do update
-        set starts_on = excluded.starts_on, ends_on = excluded.ends_on
-        where (calendar_blocks.starts_on, calendar_blocks.ends_on) is distinct from (excluded.starts_on, excluded.ends_on)
-      returning id, uid, starts_on, ends_on
-    ),
-    clashes as (
-      select bk.id as booking_id, bk.reference, w.id as block_id
-      from written w join bookings bk on bk.listing_id = ${target.listing_id}::uuid
-        and bk.check_in < w.ends_on and bk.check_out > w.starts_on
-        and (bk.status = 'paid'
-          or bk.status = 'held' and bk.hold_expires_at > ${at}::timestamptz
-          or bk.status = 'confirmed' and bk.payment_due_at > ${at}::timestamptz)
-    ),
-    ${eventsCtes(
-      'conflict',
-      { companyId: target.company_id, type: 'calendar.conflict', causedBy: 'system' },
-      sql`select 'evt_' || replace(gen_random_uuid()::text, '-', '') as id, jsonb_build_object('listing_id', ${target.listing_id}::text, 'import_id', ${target.id}::text,
-          'booking_id', o.booking_id, 'reference', o.reference, 'block_id', o.block_id) as data
-        from clashes o`,
-    )},
-    updated as (
-      update calendar_imports set last_synced_at = ${at}::timestamptz,
-        last_changed_at = case when exists (select from removed) or exists (select from written)
-          then ${at}::timestamptz else last_changed_at end,
-        last_error = null, failures = 0, failure_announced = false, event_count = ${events.length}::integer,
-        etag = ${validators.etag}::text, last_modified = ${validators.last_modified}::text,
-        next_sync_at = case when ${scheduled}::boolean then ${at}::timestamptz + make_interval(mins => interval_minutes)
-          else next_sync_at end, updated_at = ${stamp}
-      where id = (select id from imp)
-      returning *
-    )
-    select u.*, (select count(*) from removed)::int as removed, (select count(*) from written)::int as written,
-      (select count(*) from clashes)::int as conflicts from updated u`.execute(db);
-  const first = result.rows[0];
-  // No row: the import was removed while its feed was loaded.
-  if (!first) return { outcome: 'gone' };
-  const { removed, written, conflicts, ...row } = first;
-  return { outcome: 'synced', removed, written, conflicts, row };
 }
