@@ -9,14 +9,14 @@ import type { ShownImport } from './calendar-imports';
 
 /**
  * The sync engine of calendar imports (issue 24; split from the admin resource, issue 33). A sync loads the feed once
- * (calendar-feeds.ts: fetched, then read within its bounds, off the request’s thread on Node) and records what it
- * answers (calendar-sync-record.ts): the feed’s whole state in one statement (the home's terms row locked first, lib/calendar.ts
- * `lockedTermsCte`, as every calendar writer does), moving or removing exactly the import's own blocks, keyed by
- * (import, UID); the unique index makes a second concurrent sync of the same feed write nothing. A failed fetch, a body
- * that does not parse or a feed over a bound (lib/ical-read.ts) keeps the last good blocks and is recorded
- * (`last_error`, `failures` + 1, the next scheduled sync backed off: {@link backoffMinutes}); a valid, empty calendar
- * removes them. `calendar_import.failed` is announced once after {@link failuresAnnounced} failures in a row, until a
- * sync succeeds; `calendar.conflict` once per imported block written over a stay that holds nights (both stay: staff
+ * (calendar-feeds.ts: fetched, then read within its bounds, off the request's thread on Node) and has
+ * calendar-sync-record.ts record what it answers: the feed's whole state in one statement (the home's terms row locked
+ * first, lib/calendar.ts `lockedTermsCte`, as every calendar writer does), moving or removing exactly the import's own
+ * blocks, keyed by (import, UID); the unique index makes a second concurrent sync of the same feed write nothing. A
+ * failed fetch, a body that does not parse or a feed over a bound (lib/ical-read.ts) keeps the last good blocks and is
+ * recorded (`last_error`, `failures` + 1, the next scheduled sync backed off: {@link backoffMinutes}); a valid, empty
+ * calendar removes them. `calendar_import.failed` is announced once after `failuresAnnounced` failures in a row, until
+ * a sync succeeds; `calendar.conflict` once per imported block written over a stay that holds nights (both stay: staff
  * decide). An import removed while its sync runs: the sync writes nothing and answers `gone` (the admin API 404).
  */
 
