@@ -194,6 +194,19 @@ describe('N-Genius refunds', () => {
     await expect(provider.refund(refundOf(paid, 1))).rejects.toThrow(NgeniusRefused);
   });
 
+  it('follows a refund link only on the API’s own origin: the bearer token never goes to another host', async () => {
+    const provider = adapter();
+    const paid = await paidCheckout(provider, 6_000);
+    const capture = standin.order(paid.checkoutId)?._embedded.payment.at(-1)?._embedded['cnp:capture'][0];
+    const documented = capture._links['cnp:refund'].href;
+    capture._links['cnp:refund'].href = `${standin.webhook?.url}/refund`;
+    const receivedBefore = received.length;
+    expect(await provider.refund(refundOf(paid, 6_000))).toMatchObject({ status: 'succeeded', amountMinor: 6_000 });
+    expect(standin.log).toContain(`POST ${new URL(documented).pathname}`);
+    // The one request the receiver saw is the refund's webhook delivery, without the token.
+    expect(received.slice(receivedBefore).map((r) => r.headers.get('authorization'))).toEqual([null]);
+  });
+
   it('passes on N-Genius’s refusal of a refund above what is left, as our mistake (4xx), not an outage', async () => {
     const provider = adapter();
     const paid = await paidCheckout(provider, 5_000);
