@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bySlug, getOk, listingDoc, smallCompany } from './support';
+import { bySlug, catalogue, listingDoc, smallCompany } from './support';
 import { createCompany, demoCompany, useApi, useDemoCompany } from '../support/world';
 
 const api = useApi();
@@ -124,7 +124,7 @@ describe('GET /listings/{slug}', () => {
 
 describe('localised text', () => {
   it('gives every title, description, name, alt, slug and path in both en and ar, in the list and in detail', async () => {
-    const list = await getOk(api, company.host, '/api/v1/listings?page_size=100');
+    const list = await catalogue(api, company.host).listings({ page_size: 100 });
     const one = (await detail('marina-gate-2br-sea-view')).json;
     const found = [...localisedObjects(list.results), ...localisedObjects(one)];
     expect(found.length).toBeGreaterThan(29 * 6);
@@ -142,7 +142,7 @@ describe('localised text', () => {
     expect(res.json.title).toEqual({ en: office.title.en, ar: office.title.en });
     expect(res.json.description).toEqual({ en: office.description.en, ar: office.description.en });
     expect(res.json.structured_data.ar).toMatchObject({ name: office.title.en, inLanguage: 'ar' });
-    const list = await getOk(api, company.host, '/api/v1/listings?property_type=office&type=sale');
+    const list = await catalogue(api, company.host).listings({ property_type: 'office', type: 'sale' });
     expect(list.results[0].title).toEqual({ en: office.title.en, ar: office.title.en });
   });
 
@@ -222,7 +222,7 @@ describe('photos', () => {
     const second = (await detail('downtown-4br-penthouse')).json.photos;
     expect(second).toEqual(first);
     expect(first).toHaveLength(5);
-    const list = await getOk(api, company.host, '/api/v1/listings?property_type=penthouse');
+    const list = await catalogue(api, company.host).listings({ property_type: 'penthouse' });
     expect(list.results[0].photos).toEqual(first);
   });
 });

@@ -221,11 +221,11 @@ describe('every change is in the next answer', () => {
     const slug = bySlug('marina-gate-2br-sea-view').slug.en;
     const id = await listingId(slug);
     const stored = () => storedRender(api, id);
-    expect((await withdraw(api, company.id, slug)).status).toBe(200);
+    expect((await withdraw(api, company.id, slug)).response.status).toBe(200);
     expect((await stored()).rendered_for).not.toBeNull();
     expect(JSON.parse((await stored()).detail as string)).toEqual({ slug: expect.any(Object), status: 'withdrawn' });
     await answers();
-    expect((await publish(api, company.id, slug)).status).toBe(200);
+    expect((await publish(api, company.id, slug)).response.status).toBe(200);
     expect((await stored()).rendered_for).not.toBeNull();
     await answers();
     await api.db.updateTable('listings').set({ status: 'withdrawn' }).where('id', '=', id).execute();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { demo } from '../support/harness';
-import { bySlug, getOk, pageLengths, patchSettings, publish, published, sorted, walk, withdraw } from './support';
+import { bySlug, catalogue, pageLengths, patchSettings, publish, published, sorted, walk, withdraw } from './support';
 import { createKey, demoCompany, useApi } from '../support/world';
 
 const api = useApi();
@@ -20,7 +20,7 @@ describe('GET /team', () => {
 
   it('gives only the published profiles, by position, with the English text where Arabic is missing', async () => {
     const { host } = await demoCompany(api, { team_module: true });
-    const body = await getOk(api, host, '/api/v1/team');
+    const body = await catalogue(api, host).team();
     expect(body.next_cursor).toBeNull();
     expect(body.results.map((p: any) => p.name)).toEqual(['Sara Haddad', 'Omar Al Mansoori', 'Priya Nair', 'Layla Khoury']);
     const priya = body.results[2];
@@ -38,7 +38,7 @@ describe('GET /team', () => {
     expect((await add({ name: 'Zed First', position: 0, role: { en: 'Director' } })).status).toBe(201);
     expect((await add({ name: 'Amy Last', position: 9 })).status).toBe(201);
     expect((await add({ name: 'Hidden Person', position: 2, published: false })).status).toBe(201);
-    const body = await getOk(api, host, '/api/v1/team');
+    const body = await catalogue(api, host).team();
     expect(body.results.map((p: any) => p.name)).toEqual([
       'Zed First',
       'Sara Haddad',
@@ -61,7 +61,7 @@ describe('GET /team', () => {
 describe('GET /services', () => {
   it('gives each service with key, name in both languages and kind, in the company order', async () => {
     const { host } = await demoCompany(api);
-    const body = await getOk(api, host, '/api/v1/services');
+    const body = await catalogue(api, host).services();
     expect(body.results).toEqual(demo.services.map((s) => ({ key: s.key, name: s.name, kind: s.kind })));
     for (const s of body.results) expect(Object.keys(s).sort()).toEqual(['key', 'kind', 'name']);
   });
@@ -74,7 +74,7 @@ describe('GET /services', () => {
     });
     expect(put.status).toBe(200);
     expect((await api.admin(`/companies/${id}/services/mortgage-advice`, { method: 'DELETE' })).status).toBe(204);
-    const body = await getOk(api, host, '/api/v1/services');
+    const body = await catalogue(api, host).services();
     const keys = body.results.map((s: any) => s.key);
     expect(sorted(keys)).toEqual(
       sorted([...demo.services.map((s) => s.key).filter((k) => k !== 'mortgage-advice'), 'home-staging']),
@@ -129,7 +129,7 @@ describe('GET /sitemap', () => {
   it('gives lastmod as an ISO instant, the listing’s last update', async () => {
     const { host } = await demoCompany(api);
     const entries = await entriesOf(host, 100);
-    const list = await getOk(api, host, '/api/v1/listings?page_size=100');
+    const list = await catalogue(api, host).listings({ page_size: 100 });
     for (const entry of entries) {
       expect(entry.lastmod).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/);
       expect(new Date(entry.lastmod).toISOString()).toBe(entry.lastmod);
@@ -153,8 +153,8 @@ describe('GET /sitemap', () => {
     const before = (await entriesOf(host)).map((e) => e.paths.en);
     expect(before).toContain(pathsOf(sea.slug).en);
     expect(before).not.toContain(pathsOf(draft.slug).en);
-    expect((await withdraw(api, id, sea.slug.en)).status).toBe(200);
-    expect((await publish(api, id, draft.slug.ar)).status).toBe(200);
+    expect((await withdraw(api, id, sea.slug.en)).response.status).toBe(200);
+    expect((await publish(api, id, draft.slug.ar)).response.status).toBe(200);
     const after = (await entriesOf(host)).map((e) => e.paths.en);
     expect(after).toHaveLength(published.length);
     expect(after).not.toContain(pathsOf(sea.slug).en);
