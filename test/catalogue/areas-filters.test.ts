@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../support/harness';
-import { type DemoListing, catalogue, listingDoc, publish, published, qs, withdraw } from './support';
+import { type DemoListing, catalogue, importDoc, listingDoc, publish, published, withdraw } from './support';
 import { createCompany, demoCompany, useApi, useDemoCompany } from '../support/world';
 
 const api = useApi();
@@ -76,9 +76,9 @@ describe('GET /areas', () => {
   it('stays in agreement with GET /listings when an import names a place of the wrong kind', async () => {
     const own = await createCompany(api);
     const doc = { areas: demo.areas, listings: [listingDoc('wrong-kind', { city: 'dubai-marina', area: null })] };
-    const res = await api.admin(`/companies/${own.id}/catalogue/import`, { body: doc });
-    if (res.status !== 200) {
-      expect(res.status).toBe(400);
+    const res = await importDoc(api, own.id, doc);
+    if (res.response.status !== 200) {
+      expect(res.response.status).toBe(400);
       return;
     }
     const marina = (await catalogue(api, own.host).areas()).results.find((a: any) => a.slug.en === 'dubai-marina');

@@ -9,7 +9,6 @@ import {
   ordered,
   pageLengths,
   published,
-  qs,
   smallCompany,
   type Sort,
   sorted,
@@ -171,10 +170,12 @@ describe('GET /listings: pagination', () => {
   ] as Array<[Sort, Sort]>)('refuses a cursor of sort=%s used with sort=%s as invalid_cursor', async (from, to) => {
     const first = await list({ sort: from, page_size: 3 });
     expect(first.next_cursor).toEqual(expect.any(String));
-    const res = await api.request(`/api/v1/listings${qs({ sort: to, cursor: first.next_cursor })}`, { host });
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(res.json).toMatchObject({ status: 400, code: 'invalid_cursor' });
+    const res = await catalogue(api, host).client.GET('/api/v1/listings', {
+      params: { query: { sort: to, cursor: first.next_cursor } },
+    });
+    expect(res.response.status).toBe(400);
+    expect(res.response.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.error).toMatchObject({ status: 400, code: 'invalid_cursor' });
   });
 
   it.each(sorts)('sort=%s breaks ties by id and keeps microseconds: page_size=1 walks every listing once', async (sort) => {
@@ -193,9 +194,9 @@ describe('GET /listings: pagination', () => {
 
   it('refuses a listings cursor on the sitemap', async () => {
     const first = await list({ sort: 'newest', page_size: 3 });
-    const res = await api.request(`/api/v1/sitemap${qs({ cursor: first.next_cursor })}`, { host });
-    expect(res.status).toBe(400);
-    expect(res.json.code).toBe('invalid_cursor');
+    const res = await catalogue(api, host).client.GET('/api/v1/sitemap', { params: { query: { cursor: first.next_cursor } } });
+    expect(res.response.status).toBe(400);
+    expect(res.error?.code).toBe('invalid_cursor');
   });
 });
 

@@ -1,17 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  areaSlug,
-  bySlug,
-  type DemoListing,
-  enSlugs,
-  catalogue,
-  ordered,
-  pageLengths,
-  published,
-  qs,
-  sorts,
-  walk,
-} from './support';
+import { areaSlug, bySlug, type DemoListing, enSlugs, catalogue, ordered, pageLengths, published, sorts, walk } from './support';
 import { useApi, useDemoCompany } from '../support/world';
 
 const api = useApi();
@@ -102,15 +90,15 @@ describe('GET /listings/map: points', () => {
 
   it('never shows the exact spot of an approximate listing, neither in the list nor in detail', async () => {
     for (const listing of located.filter((l) => l.location?.precision === 'approximate')) {
-      const one = await api.request(`/api/v1/listings/${listing.slug.en}`, { host: company.host });
+      const one = await catalogue(api, company.host).listing(listing.slug.en);
       const fromList = await catalogue(api, company.host).listings({ page_size: 100, area: listing.area });
-      const text = one.text + JSON.stringify(fromList.results.find((r: any) => r.slug.en === listing.slug.en));
+      const text = JSON.stringify(one) + JSON.stringify(fromList.results.find((r: any) => r.slug.en === listing.slug.en));
       expect(text).not.toContain(String(listing.location?.latitude));
       expect(text).not.toContain(String(listing.location?.longitude));
-      expect(one.json.coordinates.precision).toBe('approximate');
-      expect(one.json.structured_data.en.about.geo).toMatchObject({
-        latitude: one.json.coordinates.latitude,
-        longitude: one.json.coordinates.longitude,
+      expect(one.coordinates.precision).toBe('approximate');
+      expect(one.structured_data.en.about.geo).toMatchObject({
+        latitude: one.coordinates.latitude,
+        longitude: one.coordinates.longitude,
       });
     }
   });
@@ -150,10 +138,10 @@ describe('GET /listings/map?cover=1', () => {
   });
 
   it('refuses an unknown cover value and unknown parameters', async () => {
-    for (const query of ['cover=yes', 'photos=1']) {
-      const res = await api.request(`/api/v1/listings/map?${query}`, { host: company.host });
-      expect(res.status).toBe(400);
-      expect(res.json.code).toBe('invalid_request');
+    for (const query of [{ cover: 'yes' }, { photos: '1' }]) {
+      const res = await catalogue(api, company.host).client.GET('/api/v1/listings/map', { params: { query: query as never } });
+      expect(res.response.status).toBe(400);
+      expect(res.error?.code).toBe('invalid_request');
     }
   });
 });
