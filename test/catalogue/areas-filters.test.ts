@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../support/harness';
-import { type DemoListing, getOk, listingDoc, publish, published, qs, withdraw } from './support';
+import { type DemoListing, catalogue, importDoc, listingDoc, publish, published, withdraw } from './support';
 import { createCompany, demoCompany, useApi, useDemoCompany } from '../support/world';
 
 const api = useApi();
@@ -11,7 +11,7 @@ type ListingType = (typeof types)[number];
 
 /** How many listings GET /listings finds with these filters. */
 async function listed(query: Record<string, string | number>, host = company.host) {
-  const body = await getOk(api, host, `/api/v1/listings${qs({ ...query, page_size: 100 })}`);
+  const body = await catalogue(api, host).listings({ ...query, page_size: 100 });
   expect(body.next_cursor).toBeNull();
   return body.results.length as number;
 }
@@ -21,7 +21,7 @@ const placeOf = (l: DemoListing, kind: string) => (kind === 'city' ? l.city : ki
 
 describe('GET /areas', () => {
   it('lists cities, then areas, then projects, each with slugs, names and the parent slug', async () => {
-    const body = await getOk(api, company.host, '/api/v1/areas');
+    const body = await catalogue(api, company.host).areas();
     expect(body.next_cursor).toBeNull();
     const rank = { city: 0, area: 1, project: 2 };
     const expected = [...demo.areas]
@@ -31,7 +31,7 @@ describe('GET /areas', () => {
   });
 
   it('counts published listings per type for every city, area and project', async () => {
-    const body = await getOk(api, company.host, '/api/v1/areas');
+    const body = await catalogue(api, company.host).areas();
     for (const entry of body.results) {
       const expected = Object.fromEntries(
         types.map((t) => [t, count((l) => l.listing_type === t && placeOf(l, entry.kind) === entry.slug.en)]),
@@ -43,7 +43,7 @@ describe('GET /areas', () => {
   });
 
   it('agrees with GET /listings filtered by the same area (or project) and type', async () => {
-    const body = await getOk(api, company.host, '/api/v1/areas');
+    const body = await catalogue(api, company.host).areas();
     for (const entry of body.results) {
       for (const type of types) {
         const filter = entry.kind === 'project' ? 'project' : 'area';
@@ -56,7 +56,7 @@ describe('GET /areas', () => {
 
   it('does not count withdrawn or draft listings', async () => {
     // On Al Reem Island: one withdrawn sale, one published lease, one draft holiday home.
-    const body = await getOk(api, company.host, '/api/v1/areas');
+    const body = await catalogue(api, company.host).areas();
     const reem = body.results.find((a: any) => a.slug.en === 'al-reem-island');
     expect(reem.counts).toEqual({ sale: 0, lease: 1, holiday_home: 0 });
   });
@@ -64,10 +64,10 @@ describe('GET /areas', () => {
   it('follows withdrawing and publishing at once', async () => {
     const own = await demoCompany(api);
     const reemOf = async () =>
-      (await getOk(api, own.host, '/api/v1/areas')).results.find((a: any) => a.slug.en === 'al-reem-island').counts;
-    expect((await publish(api, own.id, 'al-reem-2br-holiday-home')).status).toBe(200);
-    expect((await publish(api, own.id, 'al-reem-2br-mangrove-view')).status).toBe(200);
-    expect((await withdraw(api, own.id, 'al-reem-3br-sea-view')).status).toBe(200);
+      (await catalogue(api, own.host).areas()).results.find((a: any) => a.slug.en === 'al-reem-island').counts;
+    expect((await publish(api, own.id, 'al-reem-2br-holiday-home')).response.status).toBe(200);
+    expect((await publish(api, own.id, 'al-reem-2br-mangrove-view')).response.status).toBe(200);
+    expect((await withdraw(api, own.id, 'al-reem-3br-sea-view')).response.status).toBe(200);
     expect(await reemOf()).toEqual({ sale: 1, lease: 0, holiday_home: 1 });
   });
 
@@ -76,18 +76,18 @@ describe('GET /areas', () => {
   it('stays in agreement with GET /listings when an import names a place of the wrong kind', async () => {
     const own = await createCompany(api);
     const doc = { areas: demo.areas, listings: [listingDoc('wrong-kind', { city: 'dubai-marina', area: null })] };
-    const res = await api.admin(`/companies/${own.id}/catalogue/import`, { body: doc });
-    if (res.status !== 200) {
-      expect(res.status).toBe(400);
+    const res = await importDoc(api, own.id, doc);
+    if (res.response.status !== 200) {
+      expect(res.response.status).toBe(400);
       return;
     }
-    const marina = (await getOk(api, own.host, '/api/v1/areas')).results.find((a: any) => a.slug.en === 'dubai-marina');
+    const marina = (await catalogue(api, own.host).areas()).results.find((a: any) => a.slug.en === 'dubai-marina');
     expect(marina.counts.sale).toBe(await listed({ area: 'dubai-marina', type: 'sale' }, own.host));
   });
 
   it('has no count key for a type the company does not show', async () => {
     const own = await demoCompany(api, { enabled_types: ['lease', 'sale'] });
-    const body = await getOk(api, own.host, '/api/v1/areas');
+    const body = await catalogue(api, own.host).areas();
     for (const entry of body.results) expect(Object.keys(entry.counts).sort()).toEqual(['lease', 'sale']);
     expect(body.results.find((a: any) => a.slug.en === 'dubai').counts).toEqual({ sale: 10, lease: 7 });
   });
@@ -96,7 +96,7 @@ describe('GET /areas', () => {
 describe('GET /filters', () => {
   let groups: any[];
   beforeAll(async () => {
-    const body = await getOk(api, company.host, '/api/v1/filters');
+    const body = await catalogue(api, company.host).filters();
     expect(body.next_cursor).toBeNull();
     groups = body.results;
   });
@@ -105,7 +105,7 @@ describe('GET /filters', () => {
   it('gives one group per enabled type, and only those', async () => {
     expect(groups.map((g) => g.type)).toEqual(['sale', 'lease', 'holiday_home']);
     const own = await demoCompany(api, { enabled_types: ['holiday_home'] });
-    const body = await getOk(api, own.host, '/api/v1/filters');
+    const body = await catalogue(api, own.host).filters();
     expect(body.results.map((g: any) => g.type)).toEqual(['holiday_home']);
     expect(body.results[0].count).toBe(9);
   });

@@ -8,7 +8,8 @@ import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBatchSize } from '../../functions/catalogue/content';
 import { demo } from '../support/harness';
-import { createCompany, useApi } from '../support/world';
+import { adminOf, createCompany, useApi } from '../support/world';
+import { catalogue, importDoc } from './support';
 
 const api = useApi();
 
@@ -41,20 +42,26 @@ const listingCount = async (companyId: string) =>
     ).n,
   );
 
+/** An import asking for the streamed answer (a line of JSON per batch), through the typed admin client; its text. */
+const streamed = (companyId: string, doc: unknown) =>
+  adminOf(api).POST('/admin/v1/companies/{company_id}/catalogue/import', {
+    params: { path: { company_id: companyId } },
+    body: doc as never,
+    headers: { Accept: 'application/x-ndjson' },
+    parseAs: 'text',
+  });
+
 describe('catalogue import in batches', () => {
   it('streams a line per batch, then the counts, and stores every listing with its photo', async () => {
     const company = await createCompany(api);
     const listings = bulk(2 * importBatchSize + 1);
-    const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
-      body: { areas: demo.areas, listings },
-      headers: { Accept: 'application/x-ndjson' },
-    });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    const res = await streamed(company.id, { areas: demo.areas, listings });
+    expect(res.response.status).toBe(200);
+    expect(res.response.headers.get('content-type')).toBe('application/x-ndjson');
     // A streamed answer carries the platform's headers as any other (lib/security-headers.ts).
-    expect(res.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(lines(res.text)).toEqual([
+    expect(res.response.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(lines(res.data ?? '')).toEqual([
       { progress: { listings: { done: importBatchSize, total: listings.length }, batch: 1, batches: 3 } },
       { progress: { listings: { done: 2 * importBatchSize, total: listings.length }, batch: 2, batches: 3 } },
       { progress: { listings: { done: listings.length, total: listings.length }, batch: 3, batches: 3 } },
@@ -68,18 +75,15 @@ describe('catalogue import in batches', () => {
       .where('l.company_id', '=', company.id)
       .executeTakeFirstOrThrow();
     expect(Number(photos.n)).toBe(listings.length);
-    const filters = await api.request('/api/v1/filters', { host: company.host });
-    expect(filters.json.results.find((g: { type: string }) => g.type === 'sale').count).toBe(listings.length);
+    const filters = await catalogue(api, company.host).filters();
+    expect(filters.results.find((g: { type: string }) => g.type === 'sale').count).toBe(listings.length);
   });
 
   it('leaves nothing when the last batch fails, after earlier batches were written (the stream ends in the problem)', async () => {
     const company = await createCompany(api);
     const listings = [...bulk(2 * importBatchSize), { ...bulk(1)[0], slug: { en: 'last-one' }, city: 'atlantis' }];
-    const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
-      body: { areas: demo.areas, listings },
-      headers: { Accept: 'application/x-ndjson' },
-    });
-    const out = lines(res.text);
+    const res = await streamed(company.id, { areas: demo.areas, listings });
+    const out = lines(res.data ?? '');
     expect(out.slice(0, 2).map((line) => line.progress?.batch)).toEqual([1, 2]);
     expect(out[2].error).toMatchObject({ status: 400, code: 'invalid_request' });
     expect(out[2].error.detail).toContain('atlantis');
@@ -88,21 +92,19 @@ describe('catalogue import in batches', () => {
     const areas = await api.db.selectFrom('areas').select('id').where('company_id', '=', company.id).execute();
     expect(areas).toHaveLength(0);
     // Without the header the same import is one problem answer.
-    const plain = await api.admin(`/companies/${company.id}/catalogue/import`, { body: { areas: demo.areas, listings } });
-    expect(plain.status).toBe(400);
-    expect(plain.headers.get('content-type')).toBe('application/problem+json');
+    const plain = await importDoc(api, company.id, { areas: demo.areas, listings });
+    expect(plain.response.status).toBe(400);
+    expect(plain.response.headers.get('content-type')).toBe('application/problem+json');
   });
 
   it('keeps the last of two listings with the same slug, as one upsert after the other would', async () => {
     const company = await createCompany(api);
     const [first, second] = [bulk(1)[0], { ...bulk(1)[0], title: { en: 'Second' }, photos: [] }];
-    const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
-      body: { areas: demo.areas, listings: [first, second] },
-    });
-    expect(res.status).toBe(200);
-    const detail = await api.request('/api/v1/listings/bulk-1', { host: company.host });
-    expect(detail.json.title.en).toBe('Second');
-    expect(detail.json.photos).toEqual([]);
+    const res = await importDoc(api, company.id, { areas: demo.areas, listings: [first, second] });
+    expect(res.response.status).toBe(200);
+    const detail = await catalogue(api, company.host).listing('bulk-1');
+    expect(detail.title.en).toBe('Second');
+    expect(detail.photos).toEqual([]);
   });
 
   describe('the CLI', () => {

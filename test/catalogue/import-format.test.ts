@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogueImportSchema, samplePath, schemaPath } from '../../bin/catalogue-schema';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 import { createCompany, importCatalogue, useApi } from '../support/world';
+import { catalogue, importDoc } from './support';
 
 /**
  * The catalogue import's published format (docs/formats): its JSON Schema stays what the import's zod schema gives,
@@ -35,8 +36,8 @@ describe('the catalogue import format', () => {
     broken.listings[0].colour = 'blue';
     expect(validate(broken)).toBe(false);
     const company = await createCompany(api);
-    const refused = await api.admin(`/companies/${company.id}/catalogue/import`, { body: broken });
-    expect(refused.status).toBe(400);
+    const refused = await importDoc(api, company.id, broken);
+    expect(refused.response.status).toBe(400);
   });
 
   it('is imported by the import: the sample’s listings are then served', async () => {
@@ -45,9 +46,9 @@ describe('the catalogue import format', () => {
     const counts = await importCatalogue(api, company.id, sample);
     expect(counts).toMatchObject({ listings: sample.listings.length });
     const published = sample.listings.filter((l: { status: string }) => l.status === 'published');
-    const list = await api.request('/api/v1/listings?page_size=100', { host: company.host });
-    expect(list.status).toBe(200);
-    expect(list.json.results.map((l: { slug: { en: string } }) => l.slug.en).sort()).toEqual(
+    const list = await catalogue(api, company.host).client.GET('/api/v1/listings', { params: { query: { page_size: 100 } } });
+    expect(list.response.status).toBe(200);
+    expect(list.data?.results.map((l) => l.slug.en).sort()).toEqual(
       published.map((l: { slug: { en: string } }) => l.slug.en).sort(),
     );
   });

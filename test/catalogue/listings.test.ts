@@ -4,12 +4,11 @@ import {
   areaSlug,
   type DemoListing,
   enSlugs,
-  getOk,
+  catalogue,
   listingDoc,
   ordered,
   pageLengths,
   published,
-  qs,
   smallCompany,
   type Sort,
   sorted,
@@ -25,7 +24,7 @@ beforeAll(async () => {
   ({ host } = await demoCompany(api));
 });
 
-const list = (query: Record<string, string | number> = {}) => getOk(api, host, `/api/v1/listings${qs(query)}`);
+const list = (query: Record<string, string | number> = {}) => catalogue(api, host).listings(query);
 
 describe('GET /listings: which listings appear', () => {
   it('lists exactly the published listings, never a draft or a withdrawn one', async () => {
@@ -42,12 +41,12 @@ describe('GET /listings: which listings appear', () => {
 
   it('shows only the enabled types; a filter on a disabled type finds nothing', async () => {
     const company = await demoCompany(api, { enabled_types: ['lease', 'holiday_home'] });
-    const all = await getOk(api, company.host, '/api/v1/listings?page_size=100');
+    const all = await catalogue(api, company.host).listings({ page_size: 100 });
     const expected = published.filter((l) => l.listing_type !== 'sale');
     expect(expected.length).toBeLessThan(published.length);
     expect(all.results).toHaveLength(expected.length);
     expect(sorted(enSlugs(all.results))).toEqual(sorted(expected.map((l) => l.slug.en)));
-    const sale = await getOk(api, company.host, '/api/v1/listings?type=sale');
+    const sale = await catalogue(api, company.host).listings({ type: 'sale' });
     expect(sale.results).toEqual([]);
     expect(sale.next_cursor).toBeNull();
   });
@@ -171,10 +170,12 @@ describe('GET /listings: pagination', () => {
   ] as Array<[Sort, Sort]>)('refuses a cursor of sort=%s used with sort=%s as invalid_cursor', async (from, to) => {
     const first = await list({ sort: from, page_size: 3 });
     expect(first.next_cursor).toEqual(expect.any(String));
-    const res = await api.request(`/api/v1/listings${qs({ sort: to, cursor: first.next_cursor })}`, { host });
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(res.json).toMatchObject({ status: 400, code: 'invalid_cursor' });
+    const res = await catalogue(api, host).client.GET('/api/v1/listings', {
+      params: { query: { sort: to, cursor: first.next_cursor } },
+    });
+    expect(res.response.status).toBe(400);
+    expect(res.response.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.error).toMatchObject({ status: 400, code: 'invalid_cursor' });
   });
 
   it.each(sorts)('sort=%s breaks ties by id and keeps microseconds: page_size=1 walks every listing once', async (sort) => {
@@ -184,7 +185,7 @@ describe('GET /listings: pagination', () => {
       listingDoc(`tie-${i}`, { published_at: at(us), featured: i % 2 === 0, sort_order: us }),
     );
     const small = await smallCompany(api, docs);
-    const big = await getOk(api, small.host, `/api/v1/listings${qs({ sort, page_size: 100 })}`);
+    const big = await catalogue(api, small.host).listings({ sort, page_size: 100 });
     const { pages, results } = await walk(api, small.host, '/api/v1/listings', { sort, page_size: 1 });
     expect(pages).toHaveLength(7);
     expect(enSlugs(results)).toEqual(enSlugs(big.results));
@@ -193,9 +194,9 @@ describe('GET /listings: pagination', () => {
 
   it('refuses a listings cursor on the sitemap', async () => {
     const first = await list({ sort: 'newest', page_size: 3 });
-    const res = await api.request(`/api/v1/sitemap${qs({ cursor: first.next_cursor })}`, { host });
-    expect(res.status).toBe(400);
-    expect(res.json.code).toBe('invalid_cursor');
+    const res = await catalogue(api, host).client.GET('/api/v1/sitemap', { params: { query: { cursor: first.next_cursor } } });
+    expect(res.response.status).toBe(400);
+    expect(res.error?.code).toBe('invalid_cursor');
   });
 });
 
@@ -212,17 +213,17 @@ describe('GET /listings: a listing imported while a client pages', () => {
 
   it.each(sorts)('sort=%s loses and repeats none of the others', async (sort) => {
     const company = await demoCompany(api);
-    const before = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 100 })}`);
+    const before = await catalogue(api, company.host).listings({ sort, page_size: 100 });
     const seen: any[] = [];
-    let body = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 4 })}`);
+    let body = await catalogue(api, company.host).listings({ sort, page_size: 4 });
     seen.push(...body.results);
-    body = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 4, cursor: body.next_cursor })}`);
+    body = await catalogue(api, company.host).listings({ sort, page_size: 4, cursor: body.next_cursor });
     seen.push(...body.results);
     const [early, late] = inserts[sort].map((o, i) => listingDoc(`inserted-${sort.replace('_', '-')}-${i}`, o));
     await importCatalogue(api, company.id, { listings: [early, late] });
     let cursor = body.next_cursor;
     while (cursor) {
-      body = await getOk(api, company.host, `/api/v1/listings${qs({ sort, page_size: 4, cursor })}`);
+      body = await catalogue(api, company.host).listings({ sort, page_size: 4, cursor });
       seen.push(...body.results);
       cursor = body.next_cursor;
     }

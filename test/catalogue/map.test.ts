@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { areaSlug, bySlug, type DemoListing, enSlugs, getOk, ordered, pageLengths, published, qs, sorts, walk } from './support';
+import { areaSlug, bySlug, type DemoListing, enSlugs, catalogue, ordered, pageLengths, published, sorts, walk } from './support';
 import { useApi, useDemoCompany } from '../support/world';
 
 const api = useApi();
 const company = useDemoCompany(api);
 
-const map = (query: Record<string, string | number> = {}) => getOk(api, company.host, `/api/v1/listings/map${qs(query)}`);
+const map = (query: Record<string, string | number> = {}) => catalogue(api, company.host).map(query);
 const located = published.filter((l) => l.location !== null);
 const withoutCoordinates = published.filter((l) => l.location === null).map((l) => l.slug.en);
 
@@ -17,7 +17,7 @@ describe('GET /listings/map: which points appear', () => {
     expect(body.results).toHaveLength(located.length);
     expect(enSlugs(body.results)).toEqual(ordered(located, 'featured'));
     for (const slug of withoutCoordinates) expect(enSlugs(body.results)).not.toContain(slug);
-    const list = await getOk(api, company.host, '/api/v1/listings?page_size=100');
+    const list = await catalogue(api, company.host).listings({ page_size: 100 });
     for (const slug of withoutCoordinates) expect(enSlugs(list.results)).toContain(slug);
   });
 
@@ -90,15 +90,15 @@ describe('GET /listings/map: points', () => {
 
   it('never shows the exact spot of an approximate listing, neither in the list nor in detail', async () => {
     for (const listing of located.filter((l) => l.location?.precision === 'approximate')) {
-      const one = await api.request(`/api/v1/listings/${listing.slug.en}`, { host: company.host });
-      const fromList = await getOk(api, company.host, `/api/v1/listings?page_size=100&area=${listing.area}`);
-      const text = one.text + JSON.stringify(fromList.results.find((r: any) => r.slug.en === listing.slug.en));
+      const one = await catalogue(api, company.host).listing(listing.slug.en);
+      const fromList = await catalogue(api, company.host).listings({ page_size: 100, area: listing.area });
+      const text = JSON.stringify(one) + JSON.stringify(fromList.results.find((r: any) => r.slug.en === listing.slug.en));
       expect(text).not.toContain(String(listing.location?.latitude));
       expect(text).not.toContain(String(listing.location?.longitude));
-      expect(one.json.coordinates.precision).toBe('approximate');
-      expect(one.json.structured_data.en.about.geo).toMatchObject({
-        latitude: one.json.coordinates.latitude,
-        longitude: one.json.coordinates.longitude,
+      expect(one.coordinates.precision).toBe('approximate');
+      expect(one.structured_data.en.about.geo).toMatchObject({
+        latitude: one.coordinates.latitude,
+        longitude: one.coordinates.longitude,
       });
     }
   });
@@ -124,7 +124,7 @@ describe('GET /listings/map?cover=1', () => {
     expect(fountain.photos.map((p) => p.ready)).toEqual([false, true, true, true]);
     const body = await map({ cover: '1', project: 'burj-vista', type: 'lease' });
     expect(enSlugs(body.results)).toEqual([fountain.slug.en]);
-    const one = await getOk(api, company.host, `/api/v1/listings/${fountain.slug.en}`);
+    const one = await catalogue(api, company.host).listing(fountain.slug.en);
     expect(body.results[0].cover).toEqual(one.photos[0]);
     expect(body.results[0].cover.position).toBe(1);
     expect(body.results[0].cover.sizes.small.url).toContain('/burj-vista-2br-fountain-view/living/');
@@ -138,10 +138,10 @@ describe('GET /listings/map?cover=1', () => {
   });
 
   it('refuses an unknown cover value and unknown parameters', async () => {
-    for (const query of ['cover=yes', 'photos=1']) {
-      const res = await api.request(`/api/v1/listings/map?${query}`, { host: company.host });
-      expect(res.status).toBe(400);
-      expect(res.json.code).toBe('invalid_request');
+    for (const query of [{ cover: 'yes' }, { photos: '1' }]) {
+      const res = await catalogue(api, company.host).client.GET('/api/v1/listings/map', { params: { query: query as never } });
+      expect(res.response.status).toBe(400);
+      expect(res.error?.code).toBe('invalid_request');
     }
   });
 });

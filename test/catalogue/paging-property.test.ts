@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../support/harness';
-import { qs, walk } from './support';
+import { importDoc, qs, walk } from './support';
 import { createCompany, useApi } from '../support/world';
 
 /**
@@ -29,8 +29,8 @@ beforeAll(async () => {
     sort_order: i % 2,
     published_at: instants[i % instants.length],
   }));
-  const res = await api.admin(`/companies/${company.id}/catalogue/import`, { body: { areas: demo.areas, listings } });
-  expect(res.status, res.text).toBe(200);
+  const res = await importDoc(api, company.id, { areas: demo.areas, listings });
+  expect(res.response.status, JSON.stringify(res.error)).toBe(200);
   const stored = await api.db
     .selectFrom('listings')
     .select(['id', 'slug_en', 'listing_type', 'featured', 'sort_order'])

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bySlug, getOk, patchSettings, published, walk } from './support';
+import { bySlug, catalogue, patchCompany, patchSettings, published, walk } from './support';
 import { demoCompany, useApi } from '../support/world';
 
 const api = useApi();
@@ -25,23 +25,23 @@ describe('prices', () => {
     ['marina-gate-1br-furnished', { amount: '125000.00', currency: 'AED', period: 'year' }],
     ['marina-gate-1br-holiday-home', { amount: '750.00', currency: 'AED', period: 'night' }],
   ])('gives %s the price %o in the list, on the map and in detail', async (slug, price) => {
-    const list = await getOk(api, host, '/api/v1/listings?page_size=100');
+    const list = await catalogue(api, host).listings({ page_size: 100 });
     expect(list.results.find((r: any) => r.slug.en === slug).price).toEqual(price);
-    const map = await getOk(api, host, '/api/v1/listings/map?page_size=100');
+    const map = await catalogue(api, host).map({ page_size: 100 });
     expect(map.results.find((r: any) => r.slug.en === slug).price).toEqual(price);
-    const one = await getOk(api, host, `/api/v1/listings/${slug}`);
+    const one = await catalogue(api, host).listing(slug);
     expect(one.price).toEqual(price);
     expect(one.structured_data.en.offers).toMatchObject({ price: price.amount, priceCurrency: 'AED' });
   });
 
   it('prices a holiday home per night in JSON-LD', async () => {
-    const one = await getOk(api, host, '/api/v1/listings/marina-gate-1br-holiday-home');
+    const one = await catalogue(api, host).listing('marina-gate-1br-holiday-home');
     expect(one.structured_data.ar.offers.priceSpecification).toMatchObject({ price: '750.00', unitCode: 'DAY' });
   });
 
   it('uses the company currency', async () => {
     const other = await demoCompany(api, {}, { currency: 'SAR' });
-    const one = await getOk(api, other.host, `/api/v1/listings/${sea.slug.en}`);
+    const one = await catalogue(api, other.host).listing(sea.slug.en);
     expect(one.price).toEqual({ amount: '2450000.00', currency: 'SAR', period: 'total' });
   });
 });
@@ -59,7 +59,7 @@ describe('hidden prices', () => {
     const list = await walk(api, host, '/api/v1/listings', { page_size: 100 });
     const map = await walk(api, host, '/api/v1/listings/map', { page_size: 100, cover: '1' });
     const sitemap = await walk(api, host, '/api/v1/sitemap', { page_size: 100 });
-    const details = await Promise.all(published.map((l) => getOk(api, host, `/api/v1/listings/${l.slug.en}`)));
+    const details = await Promise.all(published.map((l) => catalogue(api, host).listing(l.slug.en)));
     return { list, map, sitemap, details, text: JSON.stringify([list, map, sitemap, details]) };
   };
 
@@ -94,14 +94,14 @@ describe('hidden prices', () => {
 
   it('hides and shows prices at once when the setting changes', async () => {
     const own = await demoCompany(api);
-    const path = `/api/v1/listings/${sea.slug.en}`;
-    expect((await getOk(api, own.host, path)).price).not.toBeNull();
+    const read = () => catalogue(api, own.host).listing(sea.slug.en);
+    expect((await read()).price).not.toBeNull();
     await patchSettings(api, own.id, { hide_prices: true });
-    const hidden = await getOk(api, own.host, path);
+    const hidden = await read();
     expect(hidden.price).toBeNull();
     expect(hidden.structured_data.en.offers).toBeUndefined();
     await patchSettings(api, own.id, { hide_prices: false });
-    expect((await getOk(api, own.host, path)).price).toMatchObject({ amount: '2450000.00' });
+    expect((await read()).price).toMatchObject({ amount: '2450000.00' });
   });
 });
 
@@ -110,11 +110,11 @@ describe('paths', () => {
     const { host } = await demoCompany(api);
     const expected = { en: `/en/listings/${sea.slug.en}`, ar: `/ar/listings/${encodeURIComponent(seaAr)}` };
     expect(expected.ar).toMatch(/^\/ar\/listings\/(%[0-9A-F]{2}|[a-z0-9-])+$/);
-    const list = await getOk(api, host, '/api/v1/listings?page_size=100');
+    const list = await catalogue(api, host).listings({ page_size: 100 });
     expect(list.results.find((r: any) => r.slug.en === sea.slug.en).path).toEqual(expected);
-    const map = await getOk(api, host, '/api/v1/listings/map?page_size=100');
+    const map = await catalogue(api, host).map({ page_size: 100 });
     expect(map.results.find((r: any) => r.slug.en === sea.slug.en).path).toEqual(expected);
-    expect((await getOk(api, host, `/api/v1/listings/${sea.slug.en}`)).path).toEqual(expected);
+    expect((await catalogue(api, host).listing(sea.slug.en)).path).toEqual(expected);
     for (const r of list.results) {
       expect(r.path).toEqual({ en: `/en/listings/${r.slug.en}`, ar: `/ar/listings/${encodeURIComponent(r.slug.ar)}` });
     }
@@ -130,13 +130,13 @@ describe('paths', () => {
       expect(path.en).toBe(`/properties/${slug.en}`);
       expect(decodeURIComponent(path.ar)).toBe(`/ar/عقارات/${slug.ar}`);
     };
-    const list = await getOk(api, host, '/api/v1/listings?page_size=100');
+    const list = await catalogue(api, host).listings({ page_size: 100 });
     for (const r of list.results) check(r.path, r.slug);
-    const map = await getOk(api, host, '/api/v1/listings/map?page_size=100');
+    const map = await catalogue(api, host).map({ page_size: 100 });
     for (const r of map.results) check(r.path, r.slug);
-    const sitemap = await getOk(api, host, '/api/v1/sitemap?page_size=100');
+    const sitemap = await catalogue(api, host).sitemap({ page_size: 100 });
     expect(sitemap.results.map((e: any) => e.paths.en).sort()).toEqual(list.results.map((r: any) => r.path.en).sort());
-    const one = await getOk(api, host, `/api/v1/listings/${sea.slug.en}`);
+    const one = await catalogue(api, host).listing(sea.slug.en);
     check(one.path, sea.slug as { en: string; ar: string });
     expect(one.structured_data.en.url).toBe(`https://www.example.ae/properties/${sea.slug.en}`);
     expect(one.structured_data.ar.url).toBe(`https://www.example.ae${one.path.ar}`);
@@ -147,7 +147,7 @@ describe('paths', () => {
   it('percent-encodes the pattern’s own non-ASCII text as it does the slug', async () => {
     const { id, host } = await demoCompany(api);
     await patchSettings(api, id, { path_pattern: { ar: '/ar/عقارات/{slug}' }, site_url: 'https://www.example.ae' });
-    const one = await getOk(api, host, `/api/v1/listings/${sea.slug.en}`);
+    const one = await catalogue(api, host).listing(sea.slug.en);
     expect(one.path.ar).toBe(`${encodeURI('/ar/عقارات/')}${encodeURIComponent(seaAr)}`);
     expect(one.structured_data.ar.url).toMatch(/^[\x21-\x7e]+$/);
   });
@@ -155,15 +155,15 @@ describe('paths', () => {
   it('keeps the default for a language the pattern does not set', async () => {
     const { id, host } = await demoCompany(api);
     await patchSettings(api, id, { path_pattern: { en: '/homes/{slug}' } });
-    const one = await getOk(api, host, `/api/v1/listings/${sea.slug.en}`);
+    const one = await catalogue(api, host).listing(sea.slug.en);
     expect(one.path).toEqual({ en: `/homes/${sea.slug.en}`, ar: `/ar/listings/${encodeURIComponent(seaAr)}` });
   });
 
   it('refuses a pattern that does not start with "/" or lacks {slug}', async () => {
     const { id } = await demoCompany(api);
     for (const en of ['properties/{slug}', '/properties/']) {
-      const res = await api.admin(`/companies/${id}`, { method: 'PATCH', body: { settings: { path_pattern: { en } } } });
-      expect(res.status).toBe(400);
+      const res = await patchCompany(api, id, { settings: { path_pattern: { en } } });
+      expect(res.response.status).toBe(400);
     }
   });
 });

@@ -5,8 +5,9 @@ import { selectListingRecord } from '../../functions/catalogue/listings';
 import { createTestApi } from '../support/harness';
 import { listingAnswers } from '../forms/support';
 import { expectAnswersAsPresented, listingIdOf, storedRender } from './presented';
-import { bySlug, patchSettings, publish, withdraw } from './support';
-import { createKey, importCatalogue, useApi, useDemoCompany } from '../support/world';
+import { bySlug, catalogue, patchSettings, publish, withdraw } from './support';
+import { testClient } from '../support/client';
+import { adminOf, createKey, importCatalogue, useApi, useDemoCompany } from '../support/world';
 
 /**
  * Render on write (functions/catalogue/renders.ts): the stored forms are what the presenter makes, every public
@@ -24,8 +25,13 @@ beforeAll(async () => {
 
 const answers = () => expectAnswersAsPresented(api, company.host, company.id, media);
 const listingId = (slug: string) => listingIdOf(api, company.id, slug);
-const detail = async (slug: string) =>
-  (await api.request(`/api/v1/listings/${encodeURIComponent(slug)}`, { host: company.host })).json;
+/** GET /listings/{slug} through the typed client: the body (a problem's too). */
+const detailOf = (slug: string) =>
+  catalogue(api, company.host).client.GET('/api/v1/listings/{slug}', { params: { path: { slug } } });
+const detail = async (slug: string): Promise<any> => {
+  const { data, error } = await detailOf(slug);
+  return data ?? error;
+};
 /** The company's listings (drafts aside) whose forms are stored (`fresh`) or not. */
 const renderCount = async (fresh: boolean) =>
   Number(
@@ -121,8 +127,8 @@ describe('every change is in the next answer', () => {
       .where('position', '=', 50)
       .execute();
     expect((await detail('marina-gate-2br-sea-view')).photos[0].alt.en).toBe('Added');
-    const withCover = await api.request('/api/v1/listings/map?cover=1&page_size=100', { host: company.host });
-    expect(withCover.json.results.find((p: { id: string }) => p.id === id).cover.alt.en).toBe('Added');
+    const withCover = await catalogue(api, company.host).map({ cover: '1', page_size: 100 });
+    expect(withCover.results.find((p: { id: string }) => p.id === id).cover.alt.en).toBe('Added');
     await api.db
       .updateTable('listing_photos')
       .set({ ready: false })
@@ -198,20 +204,20 @@ describe('every change is in the next answer', () => {
   it('a listing written by another group (a draft from a listing request) and published in SQL', async () => {
     const writer = await createKey(api, company.id, { scopes: ['write:leads'] });
     const body = { consent: true, consent_version: '2026-01', email: 'seller@example.com', service: 'sell-my-property' };
-    const lead = await api.request('/api/v1/leads', {
-      host: company.host,
-      key: writer.secret,
-      body: { ...body, details: listingAnswers },
+    const lead = await testClient(api, { host: company.host, serverKey: writer.secret }).POST('/api/v1/leads', {
+      body: { ...body, details: listingAnswers } as never,
     });
-    expect(lead.status, lead.text).toBe(201);
-    const drafted = await api.admin(`/companies/${company.id}/leads/${lead.json.reference}/draft-listing`, { method: 'POST' });
-    expect(drafted.status, drafted.text).toBe(201);
-    const slug = drafted.json.slug as string;
-    expect((await api.request(`/api/v1/listings/${slug}`, { host: company.host })).status).toBe(404);
+    expect(lead.response.status, JSON.stringify(lead.error)).toBe(201);
+    const drafted = await adminOf(api).POST('/admin/v1/companies/{company_id}/leads/{reference}/draft-listing', {
+      params: { path: { company_id: company.id, reference: lead.data?.reference ?? '' } },
+    });
+    expect(drafted.response.status, JSON.stringify(drafted.error)).toBe(201);
+    const slug = drafted.data?.slug as string;
+    expect((await detailOf(slug)).response.status).toBe(404);
     await api.db
       .updateTable('listings')
       .set({ status: 'published', published_at: new Date('2026-07-01T00:00:00Z') })
-      .where('id', '=', drafted.json.id)
+      .where('id', '=', drafted.data?.id ?? '')
       .execute();
     const expected = await answers();
     expect(expected.get('/listings?page_size=100')).toContain(slug);
@@ -221,17 +227,17 @@ describe('every change is in the next answer', () => {
     const slug = bySlug('marina-gate-2br-sea-view').slug.en;
     const id = await listingId(slug);
     const stored = () => storedRender(api, id);
-    expect((await withdraw(api, company.id, slug)).status).toBe(200);
+    expect((await withdraw(api, company.id, slug)).response.status).toBe(200);
     expect((await stored()).rendered_for).not.toBeNull();
     expect(JSON.parse((await stored()).detail as string)).toEqual({ slug: expect.any(Object), status: 'withdrawn' });
     await answers();
-    expect((await publish(api, company.id, slug)).status).toBe(200);
+    expect((await publish(api, company.id, slug)).response.status).toBe(200);
     expect((await stored()).rendered_for).not.toBeNull();
     await answers();
     await api.db.updateTable('listings').set({ status: 'withdrawn' }).where('id', '=', id).execute();
     expect((await detail(slug)).status).toBe('withdrawn');
     await api.db.deleteFrom('listings').where('id', '=', id).execute();
-    expect((await api.request(`/api/v1/listings/${slug}`, { host: company.host })).status).toBe(404);
+    expect((await detailOf(slug)).response.status).toBe(404);
     await answers();
   });
 

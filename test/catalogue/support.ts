@@ -2,7 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { expect } from 'vitest';
 import { demo, type TestApi } from '../support/harness';
-import { createCompany, importCatalogue } from '../support/world';
+import type { operations } from '../../clients/typescript/src/index';
+import { testClient } from '../support/client';
+import { adminOf, createCompany, importCatalogue } from '../support/world';
 
 /** Shared by the catalogue test files: an oracle computed from the demo document, and list walking. */
 
@@ -38,11 +40,43 @@ export function areaSlug(slug: string): string {
 export const enSlugs = (results: Array<{ slug: { en: string } }>) => results.map((r) => r.slug.en);
 export const sorted = (values: string[]) => [...values].sort();
 
-/** GET that must answer 200; returns the JSON body. */
-export async function getOk(api: TestApi, host: string, path: string) {
-  const res = await api.request(path, { host });
-  expect(res.status, `${path}: ${res.text}`).toBe(200);
-  return res.json;
+/** The body of a typed client's answer, which must be 200. */
+export async function okBody<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  expect(response.status, `${response.url}: ${JSON.stringify(error)}`).toBe(200);
+  return data as T;
+}
+
+/** An operation's documented query, each parameter also taking any string or number (so a test may send a wrong one). */
+type Loose<Id extends keyof operations> = {
+  [K in keyof NonNullable<operations[Id]['parameters']['query']>]?:
+    | NonNullable<operations[Id]['parameters']['query']>[K]
+    | string
+    | number;
+};
+export type ListQuery = Loose<'listListings'>;
+export type MapQuery = Loose<'listListingMapPoints'>;
+export type SitemapQuery = Loose<'getSitemap'>;
+
+/**
+ * The catalogue's public reads of a company's host through the typed client without a key (what anyone may read):
+ * each answers the 200's body (and fails the test on any other status); `client` for the whole answer. The bodies
+ * are given untyped (`any`): the tests compare them with shapes worked out from the demo document, absent fields too.
+ */
+export function catalogue(api: TestApi, host: string) {
+  const client = testClient(api, { host });
+  const ok = (call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<any> => okBody(call);
+  return {
+    client,
+    listings: (query: ListQuery = {}) => ok(client.GET('/api/v1/listings', { params: { query: query as never } })),
+    map: (query: MapQuery = {}) => ok(client.GET('/api/v1/listings/map', { params: { query: query as never } })),
+    sitemap: (query: SitemapQuery = {}) => ok(client.GET('/api/v1/sitemap', { params: { query: query as never } })),
+    listing: (slug: string) => ok(client.GET('/api/v1/listings/{slug}', { params: { path: { slug } } })),
+    areas: () => ok(client.GET('/api/v1/areas')),
+    filters: () => ok(client.GET('/api/v1/filters')),
+    team: () => ok(client.GET('/api/v1/team')),
+    services: () => ok(client.GET('/api/v1/services')),
+  };
 }
 
 export const qs = (query: Record<string, string | number | undefined>) => {
@@ -52,12 +86,17 @@ export const qs = (query: Record<string, string | number | undefined>) => {
   return text ? `?${text}` : '';
 };
 
+/** The lists `walk` pages through. */
+export type Paged = '/api/v1/listings' | '/api/v1/listings/map' | '/api/v1/sitemap';
+
 /** Follows next_cursor to the end; returns each page's results. */
-export async function walk(api: TestApi, host: string, path: string, query: Record<string, string | number> = {}) {
+export async function walk(api: TestApi, host: string, path: Paged, query: ListQuery & MapQuery & SitemapQuery = {}) {
+  const read = catalogue(api, host);
+  const page = { '/api/v1/listings': read.listings, '/api/v1/listings/map': read.map, '/api/v1/sitemap': read.sitemap }[path];
   const pages: any[][] = [];
   let cursor: string | undefined;
   do {
-    const body = await getOk(api, host, path + qs({ ...query, cursor }));
+    const body: { results: unknown[]; next_cursor: string | null } = await page({ ...query, cursor });
     pages.push(body.results);
     cursor = body.next_cursor ?? undefined;
     if (pages.length > 100) throw new Error('pagination does not end');
@@ -91,14 +130,30 @@ export async function smallCompany(api: TestApi, listings: unknown[], settings: 
   return company;
 }
 
+/** Withdraws a listing through the typed admin client; its answer (`response.status`). */
 export const withdraw = (api: TestApi, companyId: string, slug: string) =>
-  api.admin(`/companies/${companyId}/listings/${encodeURIComponent(slug)}/withdraw`, { method: 'POST' });
+  adminOf(api).POST('/admin/v1/companies/{company_id}/listings/{slug}/withdraw', {
+    params: { path: { company_id: companyId, slug } },
+  });
+/** Publishes a listing through the typed admin client; its answer (`response.status`). */
 export const publish = (api: TestApi, companyId: string, slug: string) =>
-  api.admin(`/companies/${companyId}/listings/${encodeURIComponent(slug)}/publish`, { method: 'POST' });
+  adminOf(api).POST('/admin/v1/companies/{company_id}/listings/{slug}/publish', {
+    params: { path: { company_id: companyId, slug } },
+  });
+/** PATCH /admin/v1/companies/{company_id} of any body (the refusals too), through the typed admin client. */
+export const patchCompany = (api: TestApi, companyId: string, body: Record<string, unknown>) =>
+  adminOf(api).PATCH('/admin/v1/companies/{company_id}', { params: { path: { company_id: companyId } }, body: body as never });
+/** Changes a company's settings, which must answer 200. */
 export const patchSettings = async (api: TestApi, companyId: string, settings: Record<string, unknown>) => {
-  const res = await api.admin(`/companies/${companyId}`, { method: 'PATCH', body: { settings } });
-  expect(res.status, res.text).toBe(200);
+  const res = await patchCompany(api, companyId, { settings });
+  expect(res.response.status, JSON.stringify(res.error)).toBe(200);
 };
+/** Imports a catalogue document into a company through the typed admin client (any document: the refusals too). */
+export const importDoc = (api: TestApi, companyId: string, doc: unknown) =>
+  adminOf(api).POST('/admin/v1/companies/{company_id}/catalogue/import', {
+    params: { path: { company_id: companyId } },
+    body: doc as never,
+  });
 
 /** The page lengths a walk of `total` items must give at `size` a page: full pages, then the rest, no empty page. */
 export function pageLengths(total: number, size: number): number[] {

@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { demo } from '../support/harness';
-import { bySlug, getOk, pageLengths, patchSettings, publish, published, sorted, walk, withdraw } from './support';
-import { createKey, demoCompany, useApi } from '../support/world';
+import { bySlug, catalogue, pageLengths, patchSettings, publish, published, sorted, walk, withdraw } from './support';
+import { adminOf, createKey, demoCompany, useApi } from '../support/world';
+import { testClient } from '../support/client';
 
 const api = useApi();
+/** A team profile added, and a service put, through the typed admin client (any body). */
+const addProfile = (companyId: string, body: Record<string, unknown>) =>
+  adminOf(api).POST('/admin/v1/companies/{company_id}/team', {
+    params: { path: { company_id: companyId } },
+    body: body as never,
+  });
+const putService = (companyId: string, key: string, body: Record<string, unknown>) =>
+  adminOf(api).PUT('/admin/v1/companies/{company_id}/services/{key}', {
+    params: { path: { company_id: companyId, key } },
+    body: body as never,
+  });
 
 describe('GET /team', () => {
   it.each([
@@ -11,16 +23,16 @@ describe('GET /team', () => {
     ['team_module false', { team_module: false }],
   ])('answers 404 when the company has %s', async (_name, settings) => {
     const { host } = await demoCompany(api, settings);
-    const res = await api.request('/api/v1/team', { host });
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(res.json.code).toBe('not_found');
-    expect(res.text).not.toContain('Sara');
+    const res = await catalogue(api, host).client.GET('/api/v1/team');
+    expect(res.response.status).toBe(404);
+    expect(res.response.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.error?.code).toBe('not_found');
+    expect(JSON.stringify(res.error)).not.toContain('Sara');
   });
 
   it('gives only the published profiles, by position, with the English text where Arabic is missing', async () => {
     const { host } = await demoCompany(api, { team_module: true });
-    const body = await getOk(api, host, '/api/v1/team');
+    const body = await catalogue(api, host).team();
     expect(body.next_cursor).toBeNull();
     expect(body.results.map((p: any) => p.name)).toEqual(['Sara Haddad', 'Omar Al Mansoori', 'Priya Nair', 'Layla Khoury']);
     const priya = body.results[2];
@@ -34,11 +46,11 @@ describe('GET /team', () => {
 
   it('orders by position rather than by creation, and leaves an unpublished new profile out', async () => {
     const { id, host } = await demoCompany(api, { team_module: true });
-    const add = (body: Record<string, unknown>) => api.admin(`/companies/${id}/team`, { body });
-    expect((await add({ name: 'Zed First', position: 0, role: { en: 'Director' } })).status).toBe(201);
-    expect((await add({ name: 'Amy Last', position: 9 })).status).toBe(201);
-    expect((await add({ name: 'Hidden Person', position: 2, published: false })).status).toBe(201);
-    const body = await getOk(api, host, '/api/v1/team');
+    const add = async (body: Record<string, unknown>) => (await addProfile(id, body)).response.status;
+    expect(await add({ name: 'Zed First', position: 0, role: { en: 'Director' } })).toBe(201);
+    expect(await add({ name: 'Amy Last', position: 9 })).toBe(201);
+    expect(await add({ name: 'Hidden Person', position: 2, published: false })).toBe(201);
+    const body = await catalogue(api, host).team();
     expect(body.results.map((p: any) => p.name)).toEqual([
       'Zed First',
       'Sara Haddad',
@@ -52,29 +64,30 @@ describe('GET /team', () => {
 
   it('answers 404 again once the module is switched off', async () => {
     const { id, host } = await demoCompany(api, { team_module: true });
-    expect((await api.request('/api/v1/team', { host })).status).toBe(200);
+    const team = async () => (await catalogue(api, host).client.GET('/api/v1/team')).response.status;
+    expect(await team()).toBe(200);
     await patchSettings(api, id, { team_module: false });
-    expect((await api.request('/api/v1/team', { host })).status).toBe(404);
+    expect(await team()).toBe(404);
   });
 });
 
 describe('GET /services', () => {
   it('gives each service with key, name in both languages and kind, in the company order', async () => {
     const { host } = await demoCompany(api);
-    const body = await getOk(api, host, '/api/v1/services');
+    const body = await catalogue(api, host).services();
     expect(body.results).toEqual(demo.services.map((s) => ({ key: s.key, name: s.name, kind: s.kind })));
     for (const s of body.results) expect(Object.keys(s).sort()).toEqual(['key', 'kind', 'name']);
   });
 
   it('follows the company edits: a new service (English only) appears, a removed one goes', async () => {
     const { id, host } = await demoCompany(api);
-    const put = await api.admin(`/companies/${id}/services/home-staging`, {
-      method: 'PUT',
-      body: { name: { en: 'Home staging' }, kind: 'staging' },
+    const put = await putService(id, 'home-staging', { name: { en: 'Home staging' }, kind: 'staging' });
+    expect(put.response.status).toBe(200);
+    const removed = await adminOf(api).DELETE('/admin/v1/companies/{company_id}/services/{key}', {
+      params: { path: { company_id: id, key: 'mortgage-advice' } },
     });
-    expect(put.status).toBe(200);
-    expect((await api.admin(`/companies/${id}/services/mortgage-advice`, { method: 'DELETE' })).status).toBe(204);
-    const body = await getOk(api, host, '/api/v1/services');
+    expect(removed.response.status).toBe(204);
+    const body = await catalogue(api, host).services();
     const keys = body.results.map((s: any) => s.key);
     expect(sorted(keys)).toEqual(
       sorted([...demo.services.map((s) => s.key).filter((k) => k !== 'mortgage-advice'), 'home-staging']),
@@ -90,14 +103,14 @@ describe('GET /services', () => {
     const { id, host } = await demoCompany(api);
     for (const scope of ['read:listings', 'write:leads'] as const) {
       const { secret } = await createKey(api, id, { scopes: [scope] });
-      const res = await api.request('/api/v1/services', { host, key: secret });
-      expect(res.status, scope).toBe(200);
-      expect(res.json.results).toHaveLength(demo.services.length);
+      const res = await testClient(api, { host, serverKey: secret }).GET('/api/v1/services');
+      expect(res.response.status, scope).toBe(200);
+      expect(res.data?.results).toHaveLength(demo.services.length);
     }
     const { secret } = await createKey(api, id, { scopes: ['read:team'] });
-    const res = await api.request('/api/v1/services', { host, key: secret });
-    expect(res.status).toBe(403);
-    expect(res.json.code).toBe('scope_missing');
+    const res = await testClient(api, { host, serverKey: secret }).GET('/api/v1/services');
+    expect(res.response.status).toBe(403);
+    expect(res.error?.code).toBe('scope_missing');
   });
 });
 
@@ -129,7 +142,7 @@ describe('GET /sitemap', () => {
   it('gives lastmod as an ISO instant, the listing’s last update', async () => {
     const { host } = await demoCompany(api);
     const entries = await entriesOf(host, 100);
-    const list = await getOk(api, host, '/api/v1/listings?page_size=100');
+    const list = await catalogue(api, host).listings({ page_size: 100 });
     for (const entry of entries) {
       expect(entry.lastmod).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/);
       expect(new Date(entry.lastmod).toISOString()).toBe(entry.lastmod);
@@ -153,8 +166,8 @@ describe('GET /sitemap', () => {
     const before = (await entriesOf(host)).map((e) => e.paths.en);
     expect(before).toContain(pathsOf(sea.slug).en);
     expect(before).not.toContain(pathsOf(draft.slug).en);
-    expect((await withdraw(api, id, sea.slug.en)).status).toBe(200);
-    expect((await publish(api, id, draft.slug.ar)).status).toBe(200);
+    expect((await withdraw(api, id, sea.slug.en)).response.status).toBe(200);
+    expect((await publish(api, id, draft.slug.ar)).response.status).toBe(200);
     const after = (await entriesOf(host)).map((e) => e.paths.en);
     expect(after).toHaveLength(published.length);
     expect(after).not.toContain(pathsOf(sea.slug).en);
@@ -173,14 +186,11 @@ describe('GET /sitemap', () => {
 describe('the admin writes of team profiles and services', () => {
   it('answers 404 for a company that does not exist, and writes nothing', async () => {
     const unknown = '00000000-0000-4000-8000-00000000abcd';
-    const profile = await api.admin(`/companies/${unknown}/team`, { body: { name: 'Nobody' } });
-    expect(profile.status, profile.text).toBe(404);
-    expect(profile.json.code).toBe('not_found');
-    const service = await api.admin(`/companies/${unknown}/services/valuation`, {
-      body: { name: { en: 'Valuation' }, kind: 'sale' },
-      method: 'PUT',
-    });
-    expect(service.status, service.text).toBe(404);
-    expect(service.json.code).toBe('not_found');
+    const profile = await addProfile(unknown, { name: 'Nobody' });
+    expect(profile.response.status, JSON.stringify(profile.error)).toBe(404);
+    expect(profile.error?.code).toBe('not_found');
+    const service = await putService(unknown, 'valuation', { name: { en: 'Valuation' }, kind: 'sale' });
+    expect(service.response.status, JSON.stringify(service.error)).toBe(404);
+    expect(service.error?.code).toBe('not_found');
   });
 });

@@ -12,7 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => w.close());
 
-const erase = (reference: string) => w.api.admin(`/companies/${w.company.id}/contacts/${reference}/erase`, { method: 'POST' });
+const erase = (reference: string) =>
+  w.adminClient.POST('/admin/v1/companies/{company_id}/contacts/{reference}/erase', {
+    params: { path: { company_id: w.company.id, reference } },
+  });
 const readContact = async (reference: string) =>
   (await w.client.GET('/api/v1/contacts/{reference}', { params: { path: { reference } } })).data!;
 
@@ -62,7 +65,7 @@ describe('erasure', () => {
     expect(await databaseText()).toContain(marker);
 
     const res = await erase(contact);
-    expect(res.json).toEqual({ reference: contact, erased: true, already_erased: false });
+    expect(res.data).toEqual({ reference: contact, erased: true, already_erased: false });
 
     expect(await readContact(contact)).toMatchObject({ reference: contact, erased: true, name: null, email: null, phone: null });
     const leadRead = await w.client.GET('/api/v1/leads/{reference}', { params: { path: { reference: lead } } });
@@ -95,7 +98,7 @@ describe('erasure', () => {
     const { contact, email } = await person(`ir${Date.now().toString(36)}`);
     await erase(contact);
     const again = await erase(contact);
-    expect(again.json.already_erased).toBe(true);
+    expect(again.data?.already_erased).toBe(true);
     const fresh = await w.client.POST('/api/v1/contacts', { body: { email } });
     expect(fresh.response.status).toBe(201);
     expect(fresh.data?.reference).not.toBe(contact);
@@ -107,8 +110,8 @@ describe('erasure', () => {
   });
 
   it('answers 404 for an unknown person and 400 for a malformed reference', async () => {
-    expect((await erase('P-0000000000')).status).toBe(404);
-    expect((await erase('nope')).status).toBe(400);
+    expect((await erase('P-0000000000')).response.status).toBe(404);
+    expect((await erase('nope')).response.status).toBe(400);
   });
 });
 
@@ -122,7 +125,10 @@ describe('the retention rule', () => {
       const marker = `rt${Date.now().toString(36)}`;
       const old = await person(`${marker}old`);
       const recent = await person(`${marker}new`);
-      await own.admin(`/companies/${w.company.id}`, { method: 'PATCH', body: { settings: { retention_days: 30 } } });
+      await w.adminClient.PATCH('/admin/v1/companies/{company_id}', {
+        params: { path: { company_id: w.company.id } },
+        body: { settings: { retention_days: 30 } },
+      });
       // Age the first person and everything of theirs by 40 days (an explicit updated_at is kept by the trigger).
       const id = (await own.db.selectFrom('contacts').select('id').where('reference', '=', old.contact).executeTakeFirstOrThrow())
         .id;

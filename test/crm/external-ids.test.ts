@@ -4,6 +4,8 @@ import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPGlite } from '../../lib/db/pglite';
+import type { components } from '../../clients/typescript/src/index';
+import { testClient } from '../support/client';
 import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
 import { createKey } from '../support/world';
 
@@ -64,13 +66,14 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const get = (path: string) => api.request(`/api/v1${path}`, { host, key });
-const post = (path: string, body: Record<string, unknown>) => api.request(`/api/v1${path}`, { host, key, body });
+const client = () => testClient(api, { host, serverKey: key });
+const activities = (external: string) => client().GET('/api/v1/activities', { params: { query: { external } } });
+const postActivity = (body: components['schemas']['ActivityInput']) => client().POST('/api/v1/activities', { body });
 
 describe('a database migrated from 0009 to 0010', () => {
   it('keeps each activity’s source and external_id: shown, filtered by ?external=, and the first record for a repeat', async () => {
-    const found = await get('/activities?external=hubspot:n-1');
-    expect(found.json.results).toEqual([
+    const found = await activities('hubspot:n-1');
+    expect(found.data?.results).toEqual([
       expect.objectContaining({
         reference: 'A-MIGRATED01',
         type: 'note',
@@ -82,29 +85,31 @@ describe('a database migrated from 0009 to 0010', () => {
         occurred_at: '2026-01-05T10:00:00.000Z',
       }),
     ]);
-    const colon = await get(`/activities?external=${encodeURIComponent('pbx:call:7')}`);
-    expect(colon.json.results.map((a: { reference: string }) => a.reference)).toEqual(['A-MIGRATED02']);
-    const again = await post('/activities', { type: 'email', source: 'hubspot', external_id: 'n-1', body: 'After' });
-    expect(again.status, again.text).toBe(200);
-    expect(again.json).toEqual(found.json.results[0]);
+    const colon = await activities('pbx:call:7');
+    expect(colon.data?.results.map((a) => a.reference)).toEqual(['A-MIGRATED02']);
+    const again = await postActivity({ type: 'email', source: 'hubspot', external_id: 'n-1', body: 'After' });
+    expect(again.response.status, JSON.stringify(again.error)).toBe(200);
+    expect(again.data).toEqual(found.data?.results[0]);
   });
 
   it('keeps each task’s source and external_id, apart from an activity’s equal one', async () => {
-    const task = await get('/tasks/task_migrated0000000001');
-    expect(task.json).toMatchObject({ title: 'Call back', source: 'hubspot', external_id: 'n-1', person: 'P-MIGRATED01' });
-    expect((await get('/tasks?external=hubspot:n-1')).json.results).toEqual([task.json]);
-    const again = await post('/tasks', { title: 'Another', source: 'hubspot', external_id: 'n-1' });
-    expect([again.status, again.json]).toEqual([200, task.json]);
+    const task = await client().GET('/api/v1/tasks/{task_id}', { params: { path: { task_id: 'task_migrated0000000001' } } });
+    expect(task.data).toMatchObject({ title: 'Call back', source: 'hubspot', external_id: 'n-1', person: 'P-MIGRATED01' });
+    expect((await client().GET('/api/v1/tasks', { params: { query: { external: 'hubspot:n-1' } } })).data?.results).toEqual([
+      task.data,
+    ]);
+    const again = await client().POST('/api/v1/tasks', { body: { title: 'Another', source: 'hubspot', external_id: 'n-1' } });
+    expect([again.response.status, again.data]).toEqual([200, task.data]);
   });
 
   it('keeps contacts’ ids, and takes new follow-ups once per source and external_id', async () => {
-    const contact = await get('/contacts?external=hubspot:c-1');
-    expect(contact.json.results.map((c: { reference: string; external: unknown }) => [c.reference, c.external])).toEqual([
+    const contact = await client().GET('/api/v1/contacts', { params: { query: { external: 'hubspot:c-1' } } });
+    expect(contact.data?.results.map((c) => [c.reference, c.external])).toEqual([
       ['P-MIGRATED01', [{ source: 'hubspot', id: 'c-1' }]],
     ]);
-    const first = await post('/activities', { type: 'note', source: 'hubspot', external_id: 'n-2' });
-    const second = await post('/activities', { type: 'note', source: 'hubspot', external_id: 'n-2' });
-    expect([first.status, second.status, second.json.reference]).toEqual([201, 200, first.json.reference]);
+    const first = await postActivity({ type: 'note', source: 'hubspot', external_id: 'n-2' });
+    const second = await postActivity({ type: 'note', source: 'hubspot', external_id: 'n-2' });
+    expect([first.response.status, second.response.status, second.data?.reference]).toEqual([201, 200, first.data?.reference]);
   });
 
   it('drops the old columns; external_ids takes any lower-case kind (a new group needs no migration of it)', async () => {

@@ -18,6 +18,12 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const lead = () => w.lead();
+/** PATCH /admin/v1/companies/{company_id} of these settings, through the typed admin client. */
+const settings = (companyId: string, changed: Record<string, unknown>) =>
+  w.adminClient.PATCH('/admin/v1/companies/{company_id}', {
+    params: { path: { company_id: companyId } },
+    body: { settings: changed } as never,
+  });
 /** Makes a lead look as if it arrived `minutes` before `now`. */
 const age = (reference: string, now: Date, minutes: number) =>
   api.db
@@ -87,21 +93,15 @@ describe('escalateUnansweredLeads', () => {
   });
 
   it('takes the setting from the admin API: a whole number of minutes, or null to switch it off', async () => {
-    const bad = await api.admin(`/companies/${quiet.company.id}`, {
-      method: 'PATCH',
-      body: { settings: { lead_answer_minutes: 0 } },
-    });
-    expect(bad.status).toBe(400);
-    const off = await api.admin(`/companies/${company.id}`, {
-      method: 'PATCH',
-      body: { settings: { lead_answer_minutes: null } },
-    });
-    expect(off.status).toBe(200);
+    const bad = await settings(quiet.company.id, { lead_answer_minutes: 0 });
+    expect(bad.response.status).toBe(400);
+    const off = await settings(company.id, { lead_answer_minutes: null });
+    expect(off.response.status).toBe(200);
     const now = new Date(Date.now() + 3 * 60 * 60_000);
     const l = await lead();
     await age(l.reference, now, 600);
     expect(await escalateUnansweredLeads(api.db, now)).not.toContain(l.reference);
-    await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { settings: { lead_answer_minutes: 30 } } });
+    await settings(company.id, { lead_answer_minutes: 30 });
     expect(await escalateUnansweredLeads(api.db, now)).toContain(l.reference);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../clients/typescript/src/index';
 import { eraseContact } from '../../functions/crm/erasure';
-import type { TestClient } from '../support/client';
+import { type TestClient, testClient } from '../support/client';
 import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import { setUpdatedAt } from '../support/times';
 import { createCompany, createKey, type Key, type World, world } from '../support/world';
@@ -42,6 +42,12 @@ const getLead = async (reference: string) => {
 };
 const listLeads = async (query: { updated_since?: string; external?: string }) =>
   (await reads.GET('/api/v1/leads', { params: { query } })).data!;
+/** The typed client of a new company of its own, on a key with these scopes. */
+const otherCompany = async (scopes: Parameters<World['keyWith']>[0]) => {
+  const own = await createCompany(api);
+  const key = await createKey(api, own.id, { scopes });
+  return testClient(api, { host: own.host, serverKey: key.secret });
+};
 const events = async (type: string, reference: string) =>
   (await w.events(type, reference)).map((e) => ({ caused_by: e.caused_by, data: e.data }));
 
@@ -120,8 +126,15 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
 
   it('refuses with 400 an unknown member, an inactive one, and one of another company', async () => {
     const other = await createCompany(api);
-    const foreign = (await api.admin(`/companies/${other.id}/members`, { body: { name: 'Elsewhere' } })).json.id;
-    const inactive = (await api.admin(`/companies/${company.id}/members`, { body: { name: 'Gone', active: false } })).json.id;
+    const addMember = async (companyId: string, body: { name: string; active?: boolean }) =>
+      (
+        await w.adminClient.POST('/admin/v1/companies/{company_id}/members', {
+          params: { path: { company_id: companyId } },
+          body: body as never,
+        })
+      ).data?.id ?? '';
+    const foreign = await addMember(other.id, { name: 'Elsewhere' });
+    const inactive = await addMember(company.id, { name: 'Gone', active: false });
     const { reference } = await newLead();
     for (const assignee of ['mem_unknown', foreign, inactive]) {
       const res = await patch(reference, { assignee });
@@ -191,34 +204,30 @@ describe('PATCH /leads/{reference}: assignee, department, next action, external 
 
 describe('GET /leads', () => {
   it('pages in (updated_at, id) order with updated_since, missing nothing', async () => {
-    const own = await createCompany(api);
-    const key = await createKey(api, own.id, { scopes: ['read:leads', 'write:leads'] });
+    const own = await otherCompany(['read:leads', 'write:leads']);
     const made: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await api.request('/api/v1/leads', {
-        host: own.host,
-        key: key.secret,
+      const res = await own.POST('/api/v1/leads', {
         body: { consent: true, consent_version: 'v1', phone: `+97150${1000000 + i}` },
       });
-      made.push(res.json.reference);
+      made.push(res.data?.reference ?? '');
     }
     const seen: string[] = [];
-    let cursor: string | null = null;
+    const pageAt = (cursor: string | null | undefined) =>
+      own.GET('/api/v1/leads', { params: { query: { page_size: 2, cursor: cursor ?? undefined } } });
+    let cursor: string | null | undefined = null;
     do {
-      const query: string = `/api/v1/leads?page_size=2${cursor ? `&cursor=${cursor}` : ''}`;
-      const page = await api.request(query, { host: own.host, key: key.secret });
-      expect(page.json.results.length).toBeLessThanOrEqual(2);
-      seen.push(...page.json.results.map((l: { reference: string }) => l.reference));
-      cursor = page.json.next_cursor;
+      const page = await pageAt(cursor);
+      expect(page.data?.results.length).toBeLessThanOrEqual(2);
+      seen.push(...(page.data?.results ?? []).map((l) => l.reference));
+      cursor = page.data?.next_cursor;
     } while (cursor);
     expect(seen).toEqual(made);
-    const third = await api.request(`/api/v1/leads/${made[2]}`, { host: own.host, key: key.secret });
-    await api.request(`/api/v1/leads/${made[1]}`, { host: own.host, key: key.secret, method: 'PATCH', body: { status: 'spam' } });
-    const since = await api.request(`/api/v1/leads?updated_since=${encodeURIComponent(third.json.updated_at)}`, {
-      host: own.host,
-      key: key.secret,
-    });
-    expect(since.json.results.map((l: { reference: string }) => l.reference)).toEqual([made[2], made[3], made[4], made[1]]);
+    const lead = (reference: string) => ({ params: { path: { reference } } });
+    const third = await own.GET('/api/v1/leads/{reference}', lead(made[2] ?? ''));
+    await own.PATCH('/api/v1/leads/{reference}', { ...lead(made[1] ?? ''), body: { status: 'spam' } });
+    const since = await own.GET('/api/v1/leads', { params: { query: { updated_since: third.data?.updated_at } } });
+    expect(since.data?.results.map((l) => l.reference)).toEqual([made[2], made[3], made[4], made[1]]);
   });
 
   it('writes one audit row per request with the key prefix and every reference returned', async () => {
@@ -243,18 +252,13 @@ describe('GET /leads', () => {
   });
 
   it('costs the same number of queries for a page of 1, 5 and 20 leads (with details and external ids)', async () => {
-    const own = await createCompany(api);
-    const key = await createKey(api, own.id, { scopes: ['read:leads', 'write:leads'] });
+    const own = await otherCompany(['read:leads', 'write:leads']);
     for (let i = 0; i < 20; i++) {
-      const res = await api.request('/api/v1/leads', {
-        host: own.host,
-        key: key.secret,
+      const res = await own.POST('/api/v1/leads', {
         body: { consent: true, consent_version: 'v1', phone: `+97155${1000000 + i}`, details: { n: i } },
       });
-      await api.request(`/api/v1/leads/${res.json.reference}`, {
-        host: own.host,
-        key: key.secret,
-        method: 'PATCH',
+      await own.PATCH('/api/v1/leads/{reference}', {
+        params: { path: { reference: res.data?.reference ?? '' } },
         body: { external: { source: 'crm', id: String(i) } },
       });
     }
@@ -262,17 +266,15 @@ describe('GET /leads', () => {
     // listening connection is up and this process's writes are notified (lib/company-cache.ts).
     await api.platform.companyCache.listening();
     await api.platform.companyCache.settled();
-    await api.request('/api/v1/leads?page_size=1', { host: own.host, key: key.secret });
+    await own.GET('/api/v1/leads', { params: { query: { page_size: 1 } } });
     const counts: number[] = [];
     for (const size of [1, 5, 20]) {
       statements = [];
-      const res = await api.request(`/api/v1/leads?page_size=${size}`, { host: own.host, key: key.secret });
+      const res = await own.GET('/api/v1/leads', { params: { query: { page_size: size } } });
       counts.push(statements.length);
       statements = undefined;
-      expect(res.json.results).toHaveLength(size);
-      expect(res.json.results.every((l: { details: unknown; external: unknown[] }) => l.details && l.external.length === 1)).toBe(
-        true,
-      );
+      expect(res.data?.results).toHaveLength(size);
+      expect(res.data?.results.every((l) => l.details && l.external.length === 1)).toBe(true);
     }
     expect(counts[0]).toBeGreaterThan(0);
     expect(counts).toEqual([counts[0], counts[0], counts[0]]);
@@ -280,13 +282,8 @@ describe('GET /leads', () => {
 
   it('answers 404 for an unknown reference and for a lead of another company', async () => {
     expect((await getLead('L-0000000000')).status).toBe(404);
-    const other = await createCompany(api);
-    const key = await createKey(api, other.id, { scopes: ['write:leads'] });
-    const res = await api.request('/api/v1/leads', {
-      host: other.host,
-      key: key.secret,
-      body: { consent: true, consent_version: 'v1', email: 'x@example.com' },
-    });
-    expect((await getLead(res.json.reference)).status).toBe(404);
+    const other = await otherCompany(['write:leads']);
+    const res = await other.POST('/api/v1/leads', { body: { consent: true, consent_version: 'v1', email: 'x@example.com' } });
+    expect((await getLead(res.data?.reference ?? '')).status).toBe(404);
   });
 });

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCompany, createKey, useApi } from '../support/world';
+import { type TestClient, testClient } from '../support/client';
+import { adminOf, createCompany, createKey, useApi } from '../support/world';
 
 /**
  * Sync lists order by (updated_at, id) with keyset cursors, "so a client paging while others write misses
@@ -15,11 +16,14 @@ type Write = { kind: 'create' } | { kind: 'change'; pick: number } | { kind: 'er
 /** Each step reads the walk's next page (while the walk lasts), then makes its writes. */
 type Step = { size: number; writes: Write[] };
 type Scenario = { initial: number; steps: Step[]; tail: number };
-type Company = { id: string; host: string; key: string };
+type Company = { id: string; host: string; client: TestClient };
+/** A sync list's query. */
+type Query = { page_size: number; updated_since?: string; cursor?: string };
 
 /** A sync list under test: how to add, change and erase its records, and the part of a record the model tracks. */
 type Subject = {
   path: string;
+  list(company: Company, query: Query): Promise<Json>;
   create(company: Company, n: number): Promise<Json>;
   change(company: Company, record: Json, n: number): Promise<Json>;
   erase(company: Company, record: Json): Promise<Json>;
@@ -28,21 +32,34 @@ type Subject = {
 
 const api = useApi();
 
-async function call(company: Company, path: string, method = 'GET', body?: unknown, expected = method === 'POST' ? 201 : 200) {
-  const res = await api.request(`/api/v1${path}`, { host: company.host, key: company.key, method, body });
-  if (res.status !== expected) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.json as Json;
+/** The body of a typed client's answer, which must have the `expected` status. */
+async function ok(call: Promise<{ data?: unknown; error?: unknown; response: Response }>, expected = 200): Promise<Json> {
+  const { data, error, response } = await call;
+  if (response.status !== expected) throw new Error(`${response.url}: ${response.status} ${JSON.stringify(error)}`);
+  return data as Json;
 }
 
 async function erasePerson(company: Company, person: string): Promise<void> {
-  const res = await api.admin(`/companies/${company.id}/contacts/${person}/erase`, { method: 'POST' });
-  if (res.status !== 200 || res.json.already_erased !== false) throw new Error(`erase ${person}: ${res.status} ${res.text}`);
+  const res = await adminOf(api).POST('/admin/v1/companies/{company_id}/contacts/{reference}/erase', {
+    params: { path: { company_id: company.id, reference: person } },
+  });
+  if (res.response.status !== 200 || res.data?.already_erased !== false) {
+    throw new Error(`erase ${person}: ${res.response.status} ${JSON.stringify(res.error)}`);
+  }
 }
 
 const contacts: Subject = {
   path: '/contacts',
-  create: (company, n) => call(company, '/contacts', 'POST', { name: `Person ${n}`, email: `person.${n}@example.com` }),
-  change: (company, record, n) => call(company, `/contacts/${record.reference}`, 'PATCH', { name: `Renamed ${n}` }),
+  list: (company, query) => ok(company.client.GET('/api/v1/contacts', { params: { query } })),
+  create: (company, n) =>
+    ok(company.client.POST('/api/v1/contacts', { body: { name: `Person ${n}`, email: `person.${n}@example.com` } }), 201),
+  change: (company, record, n) =>
+    ok(
+      company.client.PATCH('/api/v1/contacts/{reference}', {
+        params: { path: { reference: record.reference } },
+        body: { name: `Renamed ${n}` },
+      }),
+    ),
   async erase(company, record) {
     await erasePerson(company, record.reference);
     return { ...record, name: null, email: null, erased: true };
@@ -54,15 +71,27 @@ const contacts: Subject = {
 const nextStatus: Record<string, string> = { new: 'contacted', contacted: 'lost', lost: 'contacted' };
 const leads: Subject = {
   path: '/leads',
+  list: (company, query) => ok(company.client.GET('/api/v1/leads', { params: { query } })),
   create: (company, n) =>
-    call(company, '/leads', 'POST', {
-      consent: true,
-      consent_version: '2026-01',
-      name: `Enquirer ${n}`,
-      email: `enquirer.${n}@example.com`,
-      message: `Enquiry ${n}`,
-    }),
-  change: (company, record) => call(company, `/leads/${record.reference}`, 'PATCH', { status: nextStatus[record.status] }),
+    ok(
+      company.client.POST('/api/v1/leads', {
+        body: {
+          consent: true,
+          consent_version: '2026-01',
+          name: `Enquirer ${n}`,
+          email: `enquirer.${n}@example.com`,
+          message: `Enquiry ${n}`,
+        },
+      }),
+      201,
+    ),
+  change: (company, record) =>
+    ok(
+      company.client.PATCH('/api/v1/leads/{reference}', {
+        params: { path: { reference: record.reference } },
+        body: { status: nextStatus[record.status] as never },
+      }),
+    ),
   async erase(company, record) {
     await erasePerson(company, record.person);
     return { ...record, message: null, erased: true };
@@ -74,17 +103,17 @@ const leads: Subject = {
 const MAX_PAGES = 200;
 
 /** Pages `path` (from `since`, or all of it) until next_cursor is null, with one page size; returns every page. */
-async function pullAll(company: Company, path: string, since: string | undefined, size: number): Promise<Json[][]> {
+async function pullAll(company: Company, subject: Subject, since: string | undefined, size: number): Promise<Json[][]> {
   const pages: Json[][] = [];
   let cursor: string | null = null;
   do {
-    const query = new URLSearchParams({ page_size: String(size) });
-    if (since) query.set('updated_since', since);
-    if (cursor) query.set('cursor', cursor);
-    const page = await call(company, `${path}?${query}`);
+    const query: Query = { page_size: size };
+    if (since) query.updated_since = since;
+    if (cursor) query.cursor = cursor;
+    const page = await subject.list(company, query);
     pages.push(page.results);
     cursor = page.next_cursor;
-    if (pages.length > MAX_PAGES) throw new Error(`${path} did not end after ${MAX_PAGES} pages`);
+    if (pages.length > MAX_PAGES) throw new Error(`${subject.path} did not end after ${MAX_PAGES} pages`);
   } while (cursor);
   return pages;
 }
@@ -107,7 +136,7 @@ async function run(subject: Subject, scenario: Scenario): Promise<void> {
   const { secret } = await createKey(api, created.id, {
     scopes: ['read:contacts', 'write:contacts', 'read:leads', 'write:leads'],
   });
-  const company: Company = { ...created, key: secret };
+  const company: Company = { ...created, client: testClient(api, { host: created.host, serverKey: secret }) };
   // Before every record of this run's fresh company, whatever the clocks of the test and the database say.
   const t0 = '2000-01-01T00:00:00.000Z';
 
@@ -140,9 +169,9 @@ async function run(subject: Subject, scenario: Scenario): Promise<void> {
   const readPage = async (size: number) => {
     if (!started) atStart = new Map([...model].map(([reference, record]) => [reference, subject.state(record)]));
     started = true;
-    const query = new URLSearchParams({ updated_since: t0, page_size: String(size) });
-    if (cursor) query.set('cursor', cursor);
-    const page = await call(company, `${subject.path}?${query}`);
+    const query: Query = { updated_since: t0, page_size: size };
+    if (cursor) query.cursor = cursor;
+    const page = await subject.list(company, query);
     // A page is full unless it is the last one.
     if (page.next_cursor === null) expect(page.results.length).toBeLessThanOrEqual(size);
     else expect(page.results).toHaveLength(size);
@@ -188,14 +217,14 @@ async function run(subject: Subject, scenario: Scenario): Promise<void> {
   // One catch-up pull from the last updated_at seen: with the walk, it gives every record in its final state,
   // and the same set as the whole list (every record was written after t0).
   const since = times.length > 0 ? times[times.length - 1]! : t0;
-  const catchUp = await pullAll(company, subject.path, since, scenario.tail);
+  const catchUp = await pullAll(company, subject, since, scenario.tail);
   // updated_since is inclusive: the last record seen comes back (as it was, or later if it changed since).
   if (seen.length > 0) expect(catchUp.flat().map((r) => r.reference)).toContain(seen[seen.length - 1]!.reference);
   const mirror = new Map<string, State>();
   for (const record of seen) mirror.set(record.reference, subject.state(record));
   const afterWalk = new Map(mirror);
   for (const record of catchUp.flat()) mirror.set(record.reference, subject.state(record));
-  const full = (await pullAll(company, subject.path, undefined, 100)).flat();
+  const full = (await pullAll(company, subject, undefined, 100)).flat();
   const current = new Map(full.map((record) => [record.reference, subject.state(record)]));
   const expected = new Map([...model].map(([reference, record]) => [reference, subject.state(record)]));
   expect(full).toHaveLength(current.size);

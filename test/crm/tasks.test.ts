@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../clients/typescript/src/index';
-import type { TestClient } from '../support/client';
+import { type TestClient, testClient } from '../support/client';
 import { databaseNow, expectStampedSince, moveUpdatedAtBack, setUpdatedAt, setUpdatedAtInOrder } from '../support/times';
 import { createCompany, createKey, type Key, unique, type World, world } from '../support/world';
 
@@ -31,7 +31,7 @@ const post = async (body: TaskInput) => {
   const { data, error, response } = await writes.POST('/api/v1/tasks', { body });
   return { status: response.status, data: data!, error };
 };
-const postRaw = (body: Record<string, unknown>) => w.request('/tasks', { key: writer.secret, body });
+const postRaw = (body: Record<string, unknown>) => writes.POST('/api/v1/tasks', { body: body as never });
 const patch = async (task_id: string, body: TaskPatch) => {
   const { data, error, response } = await writes.PATCH('/api/v1/tasks/{task_id}', { params: { path: { task_id } }, body });
   return { status: response.status, data: data!, error };
@@ -106,8 +106,8 @@ describe('POST /tasks', () => {
     const body: Record<string, unknown> = { title: 'x', source: 'crm', external_id: `x-${unique()}`, ...change };
     if (body.assignee === 'RETIRED') body.assignee = retired;
     const res = await postRaw(body);
-    expect(res.status, res.text).toBe(400);
-    expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(path);
+    expect(res.response.status, JSON.stringify(res.error)).toBe(400);
+    expect(res.error?.errors?.map((e) => e.path)).toContain(path);
   });
 });
 
@@ -136,7 +136,7 @@ describe('PATCH /tasks/{task_id}', () => {
     const cleared = await patch(task.task_id, { due_on: null, assignee: null });
     expect(cleared.data).toMatchObject({ title: 'New', due_on: null, assignee: null });
     expect((await patch(task.task_id, { assignee: retired })).status).toBe(400);
-    const closed = await w.request(`/tasks/${task.task_id}`, { key: writer.secret, method: 'PATCH', body: { status: 'closed' } });
+    const closed = await patch(task.task_id, { status: 'closed' as never });
     expect(closed.status).toBe(400);
   });
 
@@ -145,12 +145,10 @@ describe('PATCH /tasks/{task_id}', () => {
     expect((await getOne('task_unknown')).response.status).toBe(404);
     const other = await createCompany(w.api);
     const key = await createKey(w.api, other.id, { scopes: ['write:followups'] });
-    const foreign = await w.api.request('/api/v1/tasks', {
-      host: other.host,
-      key: key.secret,
+    const foreign = await testClient(w.api, { host: other.host, serverKey: key.secret }).POST('/api/v1/tasks', {
       body: { title: 'Theirs', source: 'crm', external_id: 'x' },
     });
-    expect((await getOne(foreign.json.task_id)).response.status).toBe(404);
+    expect((await getOne(foreign.data?.task_id ?? '')).response.status).toBe(404);
   });
 });
 
