@@ -7,7 +7,8 @@ import { recordEvent } from '../../lib/events';
 import { dispatchDue } from '../../lib/webhooks/local';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import type { TestApi } from '../support/harness';
-import { createCompany } from '../support/world';
+import type { AdminBody } from '../support/client';
+import { adminOf, createCompany } from '../support/world';
 
 /** A request a loopback receiver got. */
 export type Received = { method: string; path: string; headers: Record<string, string>; body: string; at: number };
@@ -67,10 +68,14 @@ export function verify(secret: string, request: Received): { id: string; type: s
   return new Webhook(secret).verify(request.body, request.headers) as any;
 }
 
+/** A new webhook subscription of a company through the typed admin client: its id and secret. */
 export async function subscribe(api: TestApi, companyId: string, body: Record<string, unknown>) {
-  const res = await api.admin(`/companies/${companyId}/webhook-subscriptions`, { body });
-  if (res.status !== 201) throw new Error(`subscription not created: ${res.text}`);
-  return { id: res.json.id as string, secret: res.json.secret as string };
+  const res = await adminOf(api).POST('/admin/v1/companies/{company_id}/webhook-subscriptions', {
+    params: { path: { company_id: companyId } },
+    body: body as AdminBody<'createCompanyWebhookSubscription'>,
+  });
+  if (res.response.status !== 201 || !res.data) throw new Error(`subscription not created: ${JSON.stringify(res.error)}`);
+  return { id: res.data.id, secret: res.data.secret as string };
 }
 
 /** Records an event in a committed transaction, as a domain function would. */
