@@ -1,9 +1,11 @@
 import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestClient, testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { databaseNow } from '../support/times';
 import { type ReceivedEvent, settle, WebhookReceiver } from '../support/webhook-receiver';
 import { createKey, demoCompany } from '../support/world';
+import { subscribe } from '../webhooks/support';
 
 /**
  * An accounting tool mirroring leases and rent, in the shape of the CRM sync loop: it takes `lease.*` and
@@ -15,6 +17,8 @@ import { createKey, demoCompany } from '../support/world';
 
 type Json = Record<string, any>;
 type Key = { secret: string; prefix: string };
+/** What openapi-fetch answers. */
+type Answer<T> = { data?: T; error?: unknown; response: Response };
 const EVENTS = [
   'lease.created',
   'lease.activated',
@@ -32,13 +36,16 @@ class AccountingTool {
   readonly payments = new Map<string, Json>();
   readonly receiver: WebhookReceiver;
   private lastPullStart = new Date(0);
+  /** The typed client on the tool's own key. */
+  private readonly client: TestClient;
 
   constructor(
     private readonly api: TestApi,
-    private readonly host: string,
+    host: string,
     readonly key: Key,
   ) {
     this.receiver = new WebhookReceiver(key.prefix);
+    this.client = testClient(api, { host, serverKey: key.secret });
   }
 
   async work(): Promise<number> {
@@ -48,15 +55,26 @@ class AccountingTool {
   }
 
   private async handle({ type, data }: ReceivedEvent): Promise<void> {
-    if (type.startsWith('lease.')) this.leases.set(data.reference, await this.call(`/leases/${data.reference}`));
+    if (type.startsWith('lease.'))
+      this.leases.set(
+        data.reference,
+        await this.ok(
+          'GET /leases',
+          this.client.GET('/api/v1/leases/{reference}', { params: { path: { reference: data.reference } } }),
+        ),
+      );
     else if (type.startsWith('rent_payment.'))
-      this.payments.set(data.payment_id, await this.call(`/rent-payments/${data.payment_id}`));
+      this.payments.set(data.payment_id, await this.ok('GET /rent-payments', this.payment(data.payment_id)));
     else throw new Error(`unexpected event ${type}`);
   }
 
   /** The bank feed shows the money: the tool books the receipt itself (its echo is skipped). */
   async receive(paymentId: string): Promise<void> {
-    this.payments.set(paymentId, await this.call(`/rent-payments/${paymentId}`, 'PATCH', { status: 'received' }));
+    const res = this.client.PATCH('/api/v1/rent-payments/{payment_id}', {
+      params: { path: { payment_id: paymentId } },
+      body: { status: 'received' },
+    });
+    this.payments.set(paymentId, await this.ok('PATCH /rent-payments', res));
   }
 
   /** Both lists from the previous pull's start (the database's clock) minus the overlap. */
@@ -68,23 +86,37 @@ class AccountingTool {
     this.lastPullStart = started;
   }
 
-  async list(path: string, since?: string, filters: Record<string, string> = {}): Promise<Json[]> {
+  async list(path: '/leases' | '/rent-payments', since?: string, filters: Record<string, string> = {}): Promise<Json[]> {
     const records: Json[] = [];
     let cursor: string | null = null;
     do {
-      const query = new URLSearchParams({ page_size: '3', ...filters, ...(since ? { updated_since: since } : {}) });
-      if (cursor) query.set('cursor', cursor);
-      const page = await this.call(`${path}?${query}`);
+      const page: Json = await this.ok(
+        `GET ${path}`,
+        this.page(path, { page_size: 3, ...filters, ...(since ? { updated_since: since } : {}) }, cursor),
+      );
       records.push(...page.results);
       cursor = page.next_cursor;
     } while (cursor);
     return records;
   }
 
-  private async call(path: string, method = 'GET', body?: unknown): Promise<Json> {
-    const res = await this.api.request(`/api/v1${path}`, { host: this.host, key: this.key.secret, method, body });
-    if (res.status !== 200) throw new Error(`tool ${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
+  /** One page of a list (the query as sent: its filters are the test's). */
+  private page(path: '/leases' | '/rent-payments', query: Record<string, unknown>, cursor: string | null) {
+    const params = { query: { ...query, ...(cursor ? { cursor } : {}) } as never };
+    return path === '/leases'
+      ? this.client.GET('/api/v1/leases', { params })
+      : this.client.GET('/api/v1/rent-payments', { params });
+  }
+
+  private payment(paymentId: string) {
+    return this.client.GET('/api/v1/rent-payments/{payment_id}', { params: { path: { payment_id: paymentId } } });
+  }
+
+  /** The record a call answered, or a thrown error when it was not a 200. */
+  private async ok(what: string, pending: Promise<Answer<unknown>>): Promise<Json> {
+    const res = await pending;
+    if (res.response.status !== 200) throw new Error(`tool ${what}: ${res.response.status} ${JSON.stringify(res.error)}`);
+    return res.data as Json;
   }
 }
 
@@ -113,29 +145,38 @@ function statement(payments: Json[], landlordOf: (lease: string) => string) {
 let api: TestApi;
 let company: { id: string; host: string };
 let tool: AccountingTool;
-let office: Key;
+let office: TestClient;
 
 beforeAll(async () => {
   api = await createTestApi({ ownDatabase: true });
   company = await demoCompany(api, {}, { environment: 'development' });
   tool = new AccountingTool(api, company.host, await createKey(api, company.id, { scopes: ['read:leases', 'write:leases'] }));
-  office = await createKey(api, company.id, { scopes: ['read:leases', 'write:leases', 'write:contacts'] });
+  const officeKey = await createKey(api, company.id, { scopes: ['read:leases', 'write:leases', 'write:contacts'] });
+  office = testClient(api, { host: company.host, serverKey: officeKey.secret });
   const url = await tool.receiver.listen();
-  const created = await api.admin(`/companies/${company.id}/webhook-subscriptions`, { body: { url, event_types: EVENTS } });
-  expect(created.status, created.text).toBe(201);
-  tool.receiver.useSecret(created.json.secret);
+  const created = await subscribe(api, company.id, { url, event_types: EVENTS });
+  expect(created.secret).toMatch(/^whsec_/);
+  tool.receiver.useSecret(created.secret);
 });
 afterAll(async () => {
   await tool?.receiver.close();
   await api?.close();
 });
 
-/** The company's own contract workflow, writing with its own key. */
-async function officeWrite(path: string, body: unknown, method = 'POST'): Promise<Json> {
-  const res = await api.request(`/api/v1${path}`, { host: company.host, key: office.secret, body, method });
-  expect([200, 201], `${method} ${path}: ${res.text}`).toContain(res.status);
-  return res.json;
+/** The company's own contract workflow, writing with its own key: what a write answered (a 200 or a 201). */
+async function officeWrite(pending: Promise<Answer<unknown>>): Promise<Json> {
+  const res = await pending;
+  expect([200, 201], JSON.stringify(res.error)).toContain(res.response.status);
+  return res.data as Json;
 }
+const changePayment = (paymentId: unknown, body: Json) =>
+  officeWrite(
+    office.PATCH('/api/v1/rent-payments/{payment_id}', {
+      params: { path: { payment_id: String(paymentId) } },
+      body: body as never,
+    }),
+  );
+const newLease = (body: Json) => officeWrite(office.POST('/api/v1/leases', { body: body as never }));
 const on = (day: string) => api.clock.set(new Date(`${day}T08:00:00Z`));
 /** Deliveries are signed and verified on today's clock (a signature's timestamp is checked against it). */
 async function deliver(): Promise<void> {
@@ -145,7 +186,8 @@ async function deliver(): Promise<void> {
 
 describe('an accounting tool’s sync loop', () => {
   it('mirrors leases and payments through webhooks and updated_since, and its owner statement equals the API’s', async () => {
-    const person = async (email: string) => (await officeWrite('/contacts', { email })).reference as string;
+    const person = async (email: string) =>
+      (await officeWrite(office.POST('/api/v1/contacts', { body: { email } }))).reference as string;
     const [owner1, owner2] = [await person('owner1@example.com'), await person('owner2@example.com')];
     const term = { start: '2027-01-01', end: '2027-12-31' };
     const cheques = Array.from({ length: 12 }, (_, i) => ({
@@ -153,7 +195,7 @@ describe('an accounting tool’s sync loop', () => {
       amount: '10000',
       cheque: { number: `00010${i}`, bank: 'ENBD' },
     }));
-    const a = await officeWrite('/leases', {
+    const a = await newLease({
       home: 'marina-gate-1br-furnished',
       renter: await person('renter.a@example.com'),
       landlord: owner1,
@@ -162,7 +204,7 @@ describe('an accounting tool’s sync loop', () => {
       schedule: { rows: cheques },
       fee: { kind: 'percent', value: '5' },
     });
-    const b = await officeWrite('/leases', {
+    const b = await newLease({
       home: 'jvc-2br-townhouse',
       renter: await person('renter.b@example.com'),
       landlord: owner2,
@@ -171,7 +213,8 @@ describe('an accounting tool’s sync loop', () => {
       schedule: { payments: 4 },
       fee: { kind: 'fixed', value: '250' },
     });
-    for (const lease of [a, b]) await officeWrite(`/leases/${lease.reference}/activate`, undefined);
+    for (const lease of [a, b])
+      await officeWrite(office.POST('/api/v1/leases/{reference}/activate', { params: { path: { reference: lease.reference } } }));
     const payA = a.schedule.rows.map((r: Json) => r.payment_id) as string[];
     const payB = b.schedule.rows.map((r: Json) => r.payment_id) as string[];
     let n = 0;
@@ -179,14 +222,16 @@ describe('an accounting tool’s sync loop', () => {
 
     on('2027-01-04');
     await tool.receive(payA[0] as string);
-    await officeWrite(`/rent-payments/${payB[0]}`, { status: 'received' }, 'PATCH');
+    await changePayment(payB[0], { status: 'received' });
     await deliver();
     on('2027-02-02');
-    await officeWrite(`/rent-payments/${payA[0]}`, { status: 'bounced' }, 'PATCH');
-    const replacement = await officeWrite('/rent-payments', { replaces: payA[0], due_on: '2027-02-10', amount: '10000' });
-    await officeWrite(`/rent-payments/${payA[1]}`, { status: 'received' }, 'PATCH');
-    await officeWrite(`/rent-payments/${payA[11]}`, { status: 'cancelled' }, 'PATCH');
-    await officeWrite(`/rent-payments/${payA[10]}`, { amount: '20000', notes: 'Two months in one cheque' }, 'PATCH');
+    await changePayment(payA[0], { status: 'bounced' });
+    const replacement = await officeWrite(
+      office.POST('/api/v1/rent-payments', { body: { replaces: payA[0], due_on: '2027-02-10', amount: '10000' } as never }),
+    );
+    await changePayment(payA[1], { status: 'received' });
+    await changePayment(payA[11], { status: 'cancelled' });
+    await changePayment(payA[10], { amount: '20000', notes: 'Two months in one cheque' });
     await deliver();
     // Without a pull the tool misses what no event announced (the replacement) and what it dropped.
     expect(tool.payments.has(replacement.payment_id)).toBe(false);
@@ -195,9 +240,14 @@ describe('an accounting tool’s sync loop', () => {
 
     on('2027-03-01');
     await tool.receive(replacement.payment_id);
-    await officeWrite(`/rent-payments/${payB[1]}`, { status: 'received' }, 'PATCH');
+    await changePayment(payB[1], { status: 'received' });
     // Ending cancels the payments due after the end: only lease.ended is announced.
-    await officeWrite(`/leases/${b.reference}/end`, { ended_on: '2027-03-31', deposit: { outcome: 'returned' } });
+    await officeWrite(
+      office.POST('/api/v1/leases/{reference}/end', {
+        params: { path: { reference: b.reference } },
+        body: { ended_on: '2027-03-31', deposit: { outcome: 'returned' } } as never,
+      }),
+    );
     await deliver();
     await tool.pull();
 

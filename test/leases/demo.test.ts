@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../functions/seed';
+import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { plusDays } from './support';
 import { createKey } from '../support/world';
@@ -43,14 +44,18 @@ beforeAll(async () => {
   expect(seeded.seeded).toBe(true);
   companyId = seeded.companyId;
   const key = (await createKey(api, companyId, { scopes: ['read:leases'] })).secret;
-  const get = async (path: string) => {
-    const res = await api.request(`/api/v1${path}`, { host: 'localhost', key });
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
-    expect(res.json.next_cursor).toBeNull();
-    return res.json.results;
+  const client = testClient(api, { host: 'localhost', serverKey: key });
+  const all = <T>(
+    path: string,
+    res: { data?: { results: unknown[]; next_cursor: string | null }; error?: unknown; response: Response },
+  ) => {
+    if (res.response.status !== 200 || !res.data) throw new Error(`${path}: ${res.response.status} ${JSON.stringify(res.error)}`);
+    expect(res.data.next_cursor).toBeNull();
+    return res.data.results as T[];
   };
-  leases = await get('/leases?page_size=100');
-  payments = await get('/rent-payments?page_size=100');
+  const query = { params: { query: { page_size: 100 } } };
+  leases = all<Lease>('/leases', await client.GET('/api/v1/leases', query));
+  payments = all<Payment>('/rent-payments', await client.GET('/api/v1/rent-payments', query));
 }, 60_000);
 afterAll(() => api.close());
 

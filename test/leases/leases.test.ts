@@ -144,11 +144,10 @@ describe('GET /leases and /leases/{reference}', () => {
 
   it('refuses a publishable key and a key without the scope', async () => {
     const other = await createKey(w.api, w.company.id, { scopes: ['read:contacts'] });
-    const res = await w.api.request('/api/v1/leases', { host: w.company.host, key: other.secret });
-    expect(res.status).toBe(403);
+    const res = await (await w.clientWith(other.secret)).GET('/api/v1/leases');
+    expect(res.response.status).toBe(403);
     const reader = await w.keyWith(['read:leases']);
-    expect((await w.api.request('/api/v1/leases', { host: w.company.host, key: reader.secret, body: l.body() })).status).toBe(
-      403,
-    );
+    const written = await (await w.clientWith(reader.secret)).POST('/api/v1/leases', { body: l.body() as never });
+    expect(written.response.status).toBe(403);
   });
 });

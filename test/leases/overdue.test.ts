@@ -12,6 +12,12 @@ async function runAt(instant: string) {
   w.api.clock.set(new Date(instant));
   return (await runScheduledWork(w.api.platform.services(), leaseJobs)).rent_overdue as number;
 }
+/** PATCH the company's rent_grace_days (null: the default) through the typed admin client. */
+const setGraceDays = (days: number | null) =>
+  w.adminClient.PATCH('/admin/v1/companies/{company_id}', {
+    params: { path: { company_id: w.company.id } },
+    body: { settings: { rent_grace_days: days } } as never,
+  });
 const overdueAt = async (id: string) => (await l.payment(id)).data?.overdue_at;
 
 describe('rent_payment.overdue (scheduled work)', () => {
@@ -35,11 +41,8 @@ describe('rent_payment.overdue (scheduled work)', () => {
   });
 
   it('follows the company’s rent_grace_days, and skips drafts, settled payments; an ended lease’s arrears stay overdue', async () => {
-    const settings = await w.api.admin(`/companies/${w.company.id}`, {
-      method: 'PATCH',
-      body: { settings: { rent_grace_days: 0 } },
-    });
-    expect(settings.status, settings.text).toBe(200);
+    const settings = await setGraceDays(0);
+    expect(settings.response.status, JSON.stringify(settings.error)).toBe(200);
     try {
       const draft = await l.draft({ term: { start: '2028-01-01', end: '2028-12-31' } });
       const active = await l.active({ term: { start: '2028-01-01', end: '2028-12-31' } });
@@ -65,7 +68,7 @@ describe('rent_payment.overdue (scheduled work)', () => {
         ['due', true],
       ]);
     } finally {
-      await w.api.admin(`/companies/${w.company.id}`, { method: 'PATCH', body: { settings: { rent_grace_days: null } } });
+      await setGraceDays(null);
     }
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EndInput, FeeInput, LeaseInput, NoticeInput, ScheduleInput } from '../../schema/leases/leases';
 import { RentPaymentsQuery } from '../../schema/leases/rent-payments';
 import { createTestApi, type TestApi } from '../support/harness';
-import { createCompany } from '../support/world';
+import { adminOf, createCompany } from '../support/world';
 
 /**
  * What a lease request may say (schema/leases/), and the company settings behind the lease warnings, as the admin API
@@ -111,8 +111,8 @@ describe('the lease settings of a company (admin API)', () => {
       rent_grace_days: 0,
     };
     const company = await createCompany(api, { settings });
-    const res = await api.admin(`/companies/${company.id}`);
-    expect(res.json.settings).toEqual(settings);
+    const res = await adminOf(api).GET('/admin/v1/companies/{company_id}', { params: { path: { company_id: company.id } } });
+    expect(res.data?.settings).toEqual(settings);
   });
 
   it.each([
@@ -123,8 +123,11 @@ describe('the lease settings of a company (admin API)', () => {
     [{ rent_grace_days: 366 }, 'settings.rent_grace_days'],
   ])('refuse %j', async (settings, path) => {
     const company = await createCompany(api);
-    const res = await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { settings } });
-    expect(res.status).toBe(400);
-    expect(res.json.errors.map((e: { path: string }) => e.path)).toEqual([path]);
+    const res = await adminOf(api).PATCH('/admin/v1/companies/{company_id}', {
+      params: { path: { company_id: company.id } },
+      body: { settings } as never,
+    });
+    expect(res.response.status).toBe(400);
+    expect(res.error?.errors?.map((e) => e.path)).toEqual([path]);
   });
 });

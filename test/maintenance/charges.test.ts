@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { operations } from '../../clients/typescript/src/index';
 import { todayInZone } from '../stay/support';
 import { leasesOf, useClients, useWorld } from '../support/world';
+import { setUpkeep } from './support';
 
 const w = useWorld();
 const [writes, reads] = useClients(w, ['write:maintenance'], ['read:maintenance']);
@@ -20,7 +21,7 @@ const charge = async (body: Body) => {
 const patch = (id: string, body: Body) =>
   writes.PATCH('/api/v1/job-charges/{charge_id}', { params: { path: { charge_id: id } }, body: body as never });
 const list = (query: ChargesQuery) => reads.GET('/api/v1/job-charges', { params: { query } });
-const setOwner = (home: string, owner: string) => w.admin(`/listings/${home}/maintenance`, { owner }, 'PUT');
+const setOwner = (home: string, owner: string) => setUpkeep(w, home, { owner });
 
 describe('POST /job-charges', () => {
   it('books a charge today to the landlord of the home’s lease, payer from the job; job_charge.booked; one per external id', async () => {

@@ -1,23 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedMaintenanceDemo } from '../../functions/maintenance/demo';
-import { availability, day, type Ctx } from '../stay/support';
+import { day } from '../stay/support';
+import { type TestClient, testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { createKey, demoCompany } from '../support/world';
 
 let api: TestApi;
 let company: { id: string; host: string };
-let key: string;
+let reads: TestClient;
 beforeAll(async () => {
   api = await createTestApi();
   company = await demoCompany(api, { bookings_enabled: true });
   const row = await api.db.selectFrom('companies').selectAll().where('id', '=', company.id).executeTakeFirstOrThrow();
   await api.db.transaction().execute((trx) => seedMaintenanceDemo(trx, row, new Date()));
-  key = (await createKey(api, company.id, { scopes: ['read:maintenance'] })).secret;
+  const key = (await createKey(api, company.id, { scopes: ['read:maintenance'] })).secret;
+  reads = testClient(api, { host: company.host, serverKey: key });
 });
 afterAll(() => api.close());
 
-const list = async (path: string) =>
-  (await api.request(`/api/v1${path}?page_size=100`, { host: company.host, key })).json.results as Array<Record<string, any>>;
+const list = async (path: '/contractors' | '/jobs' | '/job-charges' | '/inspections') => {
+  const res = await reads.GET(`/api/v1${path}`, { params: { query: { page_size: 100 } } });
+  if (!res.data) throw new Error(`${path}: ${JSON.stringify(res.error)}`);
+  return res.data.results as Array<Record<string, any>>;
+};
 
 describe('the maintenance demo', () => {
   it('has contractors active and stopped, jobs in every status, charges booked, paid and cancelled, inspections', async () => {
@@ -36,8 +41,9 @@ describe('the maintenance demo', () => {
   });
 
   it('blocks the holiday studio’s calendar on the scheduled job’s day', async () => {
-    const ctx = { api, company, pk: '' } as Ctx;
-    const shown = await availability(ctx, 'jvc-studio-holiday-home', `?from=${day(0)}&to=${day(30)}`);
-    expect(shown.json.blocked).toContainEqual({ start: day(14), end: day(15) });
+    const shown = await testClient(api, { host: company.host }).GET('/api/v1/listings/{slug}/availability', {
+      params: { path: { slug: 'jvc-studio-holiday-home' }, query: { from: day(0), to: day(30) } },
+    });
+    expect(shown.data?.blocked).toContainEqual({ start: day(14), end: day(15) });
   });
 });

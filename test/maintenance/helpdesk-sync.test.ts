@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchDue } from '../../lib/webhooks/local';
+import { type TestClient, testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { createKey, demoCompany } from '../support/world';
+import { subscribe } from '../webhooks/support';
 
 /**
  * A helpdesk (Zendesk-like) end to end: renters' tickets become jobs idempotently (a ticket sent again, or by two
@@ -34,12 +36,16 @@ class Helpdesk {
   private webhook: Webhook | undefined;
   private server: Server | undefined;
   private lastPull = new Date(0);
+  /** The typed client on the helpdesk's key. */
+  readonly client: TestClient;
 
   constructor(
-    private readonly api: TestApi,
-    private readonly host: string,
+    api: TestApi,
+    host: string,
     readonly key: { secret: string; prefix: string },
-  ) {}
+  ) {
+    this.client = testClient(api, { host, serverKey: key.secret });
+  }
 
   async listen(secretOf: (url: string) => Promise<string>): Promise<void> {
     const server = createServer(async (req, res) => {
@@ -64,29 +70,25 @@ class Helpdesk {
     });
   }
 
-  call(path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') {
-    return this.api.request(`/api/v1${path}`, { host: this.host, key: this.key.secret, body, method });
-  }
-
   /** A renter's ticket becomes a job (sent with the ticket id: a retry gives the same job). */
   async openTicket(ticket: string, problem: string) {
     this.tickets.set(ticket, null);
-    const res = await this.call('/jobs', {
-      home: 'jvc-2br-townhouse',
-      category: 'plumbing',
-      problem,
-      external: { source: SOURCE, id: ticket },
+    const res = await this.client.POST('/api/v1/jobs', {
+      body: { home: 'jvc-2br-townhouse', category: 'plumbing', problem, external: { source: SOURCE, id: ticket } } as never,
     });
-    if (res.status !== 201 && res.status !== 200) throw new Error(res.text);
-    this.mirror(res.json);
-    return res.json.reference as string;
+    if (res.response.status !== 201 && res.response.status !== 200) throw new Error(JSON.stringify(res.error));
+    this.mirror(res.data as Json);
+    return res.data?.reference as string;
   }
 
   /** The renter withdrew the ticket: the helpdesk cancels the job itself and keeps what the answer shows. */
   async withdraw(reference: string) {
-    const res = await this.call(`/jobs/${reference}/cancel`, { reason: 'Renter withdrew.' });
-    if (res.status !== 200) throw new Error(res.text);
-    this.mirror(res.json);
+    const res = await this.client.POST('/api/v1/jobs/{reference}/cancel', {
+      params: { path: { reference } },
+      body: { reason: 'Renter withdrew.' },
+    });
+    if (res.response.status !== 200) throw new Error(JSON.stringify(res.error));
+    this.mirror(res.data as Json);
   }
 
   private mirror(job: Json) {
@@ -94,15 +96,25 @@ class Helpdesk {
     if (ticket !== undefined && this.tickets.has(ticket)) this.tickets.set(ticket, job.status);
   }
 
+  /** GET /jobs/{reference}: the job as answered. */
+  async job(reference: string) {
+    return (await this.client.GET('/api/v1/jobs/{reference}', { params: { path: { reference } } })).data;
+  }
+
   async work(): Promise<number> {
     let handled = 0;
     for (let event = this.queue.shift(); event; event = this.queue.shift()) {
       this.stats.reads++;
-      this.mirror((await this.call(`/jobs/${event.data.reference}`)).json);
+      this.mirror((await this.job(event.data.reference)) as Json);
       handled++;
     }
     this.stats.handled += handled;
     return handled;
+  }
+
+  /** GET /jobs: a page of three of the jobs changed since `updated_since`. */
+  private page(updated_since: string, cursor: string | null) {
+    return this.client.GET('/api/v1/jobs', { params: { query: { updated_since, page_size: 3, ...(cursor ? { cursor } : {}) } } });
   }
 
   /** The periodic pull: every job changed since the last pull's start, page by page. */
@@ -110,10 +122,11 @@ class Helpdesk {
     const start = new Date();
     let cursor: string | null = null;
     do {
-      const query: string = `updated_since=${encodeURIComponent(new Date(this.lastPull.getTime() - 100).toISOString())}&page_size=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = (await this.call(`/jobs?${query}`)).json;
-      for (const job of page.results) this.mirror(job);
-      cursor = page.next_cursor;
+      const updated_since = new Date(this.lastPull.getTime() - 100).toISOString();
+      const res = await this.page(updated_since, cursor);
+      if (!res.data) throw new Error(JSON.stringify(res.error));
+      for (const job of res.data.results) this.mirror(job as Json);
+      cursor = res.data.next_cursor;
     } while (cursor);
     this.lastPull = start;
   }
@@ -122,7 +135,7 @@ class Helpdesk {
 let api: TestApi;
 let company: { id: string; host: string };
 let helpdesk: Helpdesk;
-let manager: string;
+let manager: TestClient;
 
 beforeAll(async () => {
   // The dispatcher attempts every company's due deliveries: a database of this file alone.
@@ -133,12 +146,9 @@ beforeAll(async () => {
     company.host,
     await createKey(api, company.id, { scopes: ['read:maintenance', 'write:maintenance'] }),
   );
-  manager = (await createKey(api, company.id, { scopes: ['write:maintenance'] })).secret;
-  await helpdesk.listen(async (url) => {
-    const created = await api.admin(`/companies/${company.id}/webhook-subscriptions`, { body: { url, event_types: JOB_EVENTS } });
-    if (created.status !== 201) throw new Error(created.text);
-    return created.json.secret as string;
-  });
+  const managerKey = (await createKey(api, company.id, { scopes: ['write:maintenance'] })).secret;
+  manager = testClient(api, { host: company.host, serverKey: managerKey });
+  await helpdesk.listen(async (url) => (await subscribe(api, company.id, { url, event_types: JOB_EVENTS })).secret);
 });
 afterAll(async () => {
   await helpdesk?.close();
@@ -146,9 +156,9 @@ afterAll(async () => {
 });
 
 /** The property managers' tool: another key. */
-const managerAction = async (reference: string, action: string, body: Json = {}) => {
-  const res = await api.request(`/api/v1/jobs/${reference}/${action}`, { host: company.host, key: manager, body });
-  expect(res.status, res.text).toBe(200);
+const managerAction = async (reference: string, action: 'schedule' | 'complete' | 'cancel' | 'approval', body: Json = {}) => {
+  const res = await manager.POST(`/api/v1/jobs/{reference}/${action}`, { params: { path: { reference } }, body: body as never });
+  expect(res.response.status, JSON.stringify(res.error)).toBe(200);
 };
 
 async function settle() {
@@ -172,7 +182,7 @@ describe('a helpdesk mirroring jobs', () => {
     const [a, b] = await Promise.all([helpdesk.openTicket('T-7', 'Twice.'), helpdesk.openTicket('T-7', 'Twice.')]);
     expect(a).toBe(b);
     refs.set('T-7', a);
-    const jobs = (await helpdesk.call('/jobs?page_size=100')).json.results as Json[];
+    const jobs = (await helpdesk.client.GET('/api/v1/jobs', { params: { query: { page_size: 100 } } })).data?.results;
     expect(jobs).toHaveLength(7);
 
     // Staff work the jobs; the helpdesk closes T-6 itself (the renter withdrew it): its own echo is skipped.
@@ -187,9 +197,7 @@ describe('a helpdesk mirroring jobs', () => {
     expect(helpdesk.stats.echoes).toBe(1);
     const expected = async () =>
       Object.fromEntries(
-        await Promise.all(
-          [...refs].map(async ([ticket, reference]) => [ticket, (await helpdesk.call(`/jobs/${reference}`)).json.status]),
-        ),
+        await Promise.all([...refs].map(async ([ticket, reference]) => [ticket, (await helpdesk.job(reference))?.status])),
       );
     expect(Object.fromEntries(helpdesk.tickets)).toEqual(await expected());
 

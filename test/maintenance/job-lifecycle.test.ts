@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { adminCli, cliTimeout } from '../support/admin-cli';
 import { useClients, useWorld } from '../support/world';
+import { setUpkeep } from './support';
 
 const w = useWorld({ settings: { maintenance_approval_limit: '500' } });
 const [writes, reads] = useClients(w, ['write:maintenance'], ['read:maintenance']);
@@ -85,8 +86,8 @@ describe('the owner’s approval', () => {
 
   it('uses the home’s own limit before the company’s', async () => {
     const home = await w.holidayHome();
-    const set = await w.admin(`/listings/${home}/maintenance`, { approval_limit: '2000' }, 'PUT');
-    expect(set.status, set.text).toBe(200);
+    const set = await setUpkeep(w, home, { approval_limit: '2000' });
+    expect(set.response.status, JSON.stringify(set.error)).toBe(200);
     expect((await w.job({ home, estimate: '1500' })).warnings).toEqual([]);
     expect(codes(await w.job({ home, estimate: '2500' }))).toEqual(['approval_needed']);
   });

@@ -39,7 +39,9 @@ const bookingRequest = (home: string, checkIn: string, checkOut: string) =>
   bookingsThrough(forms).request(home, checkIn, checkOut);
 const book = (home: string, checkIn: string, checkOut: string) => bookingsThrough(forms).book(home, checkIn, checkOut);
 const step = (reference: string, action: 'confirm' | 'mark-paid' | 'cancel') =>
-  w.admin(`/bookings/${reference}/${action}`, undefined, 'POST');
+  w.adminClient.POST(`/admin/v1/companies/{company_id}/bookings/{reference}/${action}`, {
+    params: { path: { company_id: w.company.id, reference } },
+  });
 
 describe('POST /jobs/{reference}/schedule', () => {
   it('schedules an open job: day, window, who does it; job.scheduled; a reschedule moves it', async () => {

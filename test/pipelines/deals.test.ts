@@ -134,8 +134,10 @@ describe('POST /deals', () => {
     const email = `gone.${w.unique()}@example.com`;
     const first = await post({ person: { email, external } });
     expect(first.response.status, JSON.stringify(first.error)).toBe(201);
-    const erased = await w.api.admin(`/companies/${w.company.id}/contacts/${first.data?.person}/erase`, { method: 'POST' });
-    expect(erased.json).toMatchObject({ erased: true });
+    const erased = await w.adminClient.POST('/admin/v1/companies/{company_id}/contacts/{reference}/erase', {
+      params: { path: { company_id: w.company.id, reference: first.data?.person ?? '' } },
+    });
+    expect(erased.data).toMatchObject({ erased: true });
     const again = await post({ person: { email, external } });
     expect(again.response.status, JSON.stringify(again.error)).toBe(201);
     expect(again.data?.person).not.toBe(first.data?.person);

@@ -90,19 +90,27 @@ describe('viewing feedback', () => {
       )
       .execute();
     expect(attempts.length).toBeGreaterThan(0);
-    const adminEvents = await w.api.admin(`/companies/${w.company.id}/events?page_size=100`);
-    const adminDeliveries = await w.api.admin(
-      `/companies/${w.company.id}/webhook-subscriptions/${subscription.id}/deliveries?page_size=100`,
+    // As sent (parseAs text): the search below reads the answers' bytes, not what a parser makes of them.
+    const adminEvents = await w.adminClient.GET('/admin/v1/companies/{company_id}/events', {
+      params: { path: { company_id: w.company.id }, query: { page_size: 100 } },
+      parseAs: 'text',
+    });
+    const adminDeliveries = await w.adminClient.GET(
+      '/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/deliveries',
+      {
+        params: { path: { company_id: w.company.id, subscription_id: subscription.id }, query: { page_size: 100 } },
+        parseAs: 'text',
+      },
     );
-    expect(adminEvents.status).toBe(200);
-    expect(adminDeliveries.status).toBe(200);
+    expect(adminEvents.response.status).toBe(200);
+    expect(adminDeliveries.response.status).toBe(200);
     const places = {
       events: JSON.stringify(events),
       deliveries: JSON.stringify(deliveries),
       attempts: JSON.stringify(attempts),
       received: JSON.stringify(receiver.requests),
-      adminEvents: adminEvents.text,
-      adminDeliveries: adminDeliveries.text,
+      adminEvents: String(adminEvents.data),
+      adminDeliveries: String(adminDeliveries.data),
     };
     for (const [place, json] of Object.entries(places)) {
       for (const text of [feedback, later, 'kitchen', 'would pay less'])

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { moveWarnings } from '../../functions/pipelines/deal-stages';
 import { leasesOf, useClients, useWorld } from '../support/world';
+import { stagesOf } from './support';
 
 const w = useWorld({ pipelines: true });
 const [writes, reads] = useClients(w, ['write:pipelines'], ['read:pipelines']);
@@ -10,6 +11,7 @@ const move = (reference: string, body: Record<string, unknown>, headers: Record<
   writes.POST('/api/v1/deals/{reference}/move', { params: { path: { reference } }, body: body as never, headers });
 const read = async (reference: string) =>
   (await reads.GET('/api/v1/deals/{reference}', { params: { path: { reference } } })).data;
+const sales = stagesOf(w, 'sales');
 const codes = (res: { data?: { warnings: Array<{ code: string }> } }) => res.data?.warnings.map((x) => x.code);
 
 describe('POST /deals/{reference}/move', () => {
@@ -138,17 +140,13 @@ describe('stages in use', () => {
   it('cannot be deleted, nor change kind, while a deal sits on them (409 stage_in_use)', async () => {
     const deal = await w.deal();
     await move(deal.reference, { stage: 'offer' });
-    const deleted = await w.admin('/pipelines/sales/stages/offer', undefined, 'DELETE');
-    expect(deleted.status).toBe(409);
-    expect(deleted.json.code).toBe('stage_in_use');
-    const rekind = await w.admin('/pipelines/sales/stages/offer', { name: { en: 'Offer' }, kind: 'won', probability: 60 }, 'PUT');
-    expect(rekind.json.code).toBe('stage_in_use');
-    const renamed = await w.admin(
-      '/pipelines/sales/stages/offer',
-      { name: { en: 'Offer' }, kind: 'open', probability: 65 },
-      'PUT',
-    );
-    expect(renamed.status).toBe(200);
+    const deleted = await sales.remove('offer');
+    expect(deleted.response.status).toBe(409);
+    expect(deleted.error?.code).toBe('stage_in_use');
+    const rekind = await sales.put('offer', { name: { en: 'Offer' }, kind: 'won', probability: 60 });
+    expect(rekind.error?.code).toBe('stage_in_use');
+    const renamed = await sales.put('offer', { name: { en: 'Offer' }, kind: 'open', probability: 65 });
+    expect(renamed.response.status).toBe(200);
     expect((await read(deal.reference))?.probability).toBe(65);
   });
 });
@@ -170,17 +168,16 @@ describe('moveWarnings', () => {
     for (let round = 0; round < 8; round++) {
       const key = `tmp${round}`;
       const stage = { name: { en: 'Temporary' }, kind: 'open', probability: 30 };
-      expect((await w.admin(`/pipelines/sales/stages/${key}`, stage, 'PUT')).status).toBe(201);
-      const [removed, moved] = await Promise.all([
-        w.admin(`/pipelines/sales/stages/${key}`, undefined, 'DELETE'),
-        move(deal.reference, { stage: key }),
-      ]);
-      const outcome = `${removed.status}/${moved.response.status}`;
-      expect(['204/400', '409/200'], `${outcome} ${JSON.stringify(moved.error)} ${removed.text}`).toContain(outcome);
+      expect((await sales.put(key, stage)).response.status).toBe(201);
+      const [removed, moved] = await Promise.all([sales.remove(key), move(deal.reference, { stage: key })]);
+      const outcome = `${removed.response.status}/${moved.response.status}`;
+      expect(['204/400', '409/200'], `${outcome} ${JSON.stringify(moved.error)} ${JSON.stringify(removed.error)}`).toContain(
+        outcome,
+      );
       const now = (await read(deal.reference))?.stage;
       expect(now).toBe(moved.response.status === 200 ? key : 'new');
       if (moved.response.status === 200) expect((await move(deal.reference, { stage: 'new' })).response.status).toBe(200);
-      if (removed.status === 409) expect((await w.admin(`/pipelines/sales/stages/${key}`, undefined, 'DELETE')).status).toBe(204);
+      if (removed.response.status === 409) expect((await sales.remove(key)).response.status).toBe(204);
     }
   });
 });

@@ -6,6 +6,7 @@ import { demoPipelines, seedPipelinesDemo } from '../../functions/pipelines/demo
 import { adminCli, cliTimeout } from '../support/admin-cli';
 import { testClient } from '../support/client';
 import { createCompany, createKey, useClients, useWorld } from '../support/world';
+import { stagesOf } from './support';
 
 const w = useWorld({ pipelines: true });
 const [reads] = useClients(w, ['read:pipelines']);
@@ -35,20 +36,24 @@ describe('GET /pipelines', () => {
   });
 
   it('gives the English name where a language has none', async () => {
-    const res = await w.admin('/pipelines', {
-      key: 'english-only',
-      name: { en: 'English only' },
-      purpose: 'sales',
-      stages: [{ key: 'open', name: { en: 'Open' }, kind: 'open', probability: 5 }],
+    const res = await w.adminClient.POST('/admin/v1/companies/{company_id}/pipelines', {
+      params: { path: { company_id: w.company.id } },
+      body: {
+        key: 'english-only',
+        name: { en: 'English only' },
+        purpose: 'sales',
+        stages: [{ key: 'open', name: { en: 'Open' }, kind: 'open', probability: 5 }],
+      },
     });
-    expect(res.status, res.text).toBe(201);
-    expect(res.json.name).toEqual({ en: 'English only', ar: 'English only' });
-    expect(res.json.stages[0].name).toEqual({ en: 'Open', ar: 'Open' });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    expect(res.data?.name).toEqual({ en: 'English only', ar: 'English only' });
+    expect(res.data?.stages[0]?.name).toEqual({ en: 'Open', ar: 'Open' });
   });
 
   it('is read-only: no write of pipelines in the public API, and a key without read:pipelines is refused', async () => {
     // A write the document has no route for, sent as it is.
     const writer = await w.keyWith(['write:pipelines']);
+    // raw: a path and method the API does not declare
     expect((await w.request('/pipelines', { key: writer.secret, body: { key: 'x' } })).status).toBe(404);
     const other = await w.clientWith(['read:leases']);
     expect((await other.GET('/api/v1/pipelines')).response.status).toBe(403);
@@ -66,8 +71,10 @@ describe('the demo company', () => {
   it('gets a sales and a leasing pipeline', async () => {
     const company = await createCompany(w.api);
     await w.api.db.transaction().execute((trx) => seedPipelinesDemo(trx, company.id));
-    const listed = (await w.api.admin(`/companies/${company.id}/pipelines`)).json.results;
-    expect(listed.map((p: { key: string; purpose: string }) => [p.key, p.purpose])).toEqual([
+    const listed = (
+      await w.adminClient.GET('/admin/v1/companies/{company_id}/pipelines', { params: { path: { company_id: company.id } } })
+    ).data?.results;
+    expect(listed?.map((p) => [p.key, p.purpose])).toEqual([
       ['sales', 'sales'],
       ['leasing', 'leasing'],
     ]);
@@ -77,25 +84,33 @@ describe('the demo company', () => {
 describe('managing pipelines in the admin API', () => {
   it('creates, renames and reorders pipelines', async () => {
     const company = await createCompany(w.api);
-    const admin = (path: string, body?: unknown, method?: string) =>
-      w.api.admin(`/companies/${company.id}${path}`, { body, method: method ?? (body === undefined ? 'GET' : 'POST') });
+    const at = { path: { company_id: company.id } };
+    const create = (body: Record<string, unknown>) =>
+      w.adminClient.POST('/admin/v1/companies/{company_id}/pipelines', { params: at, body: body as never });
+    const listed = async () =>
+      keysOf((await w.adminClient.GET('/admin/v1/companies/{company_id}/pipelines', { params: at })).data?.results ?? []);
+    const patch = (key: string, body: Record<string, unknown>) =>
+      w.adminClient.PATCH('/admin/v1/companies/{company_id}/pipelines/{key}', {
+        params: { path: { company_id: company.id, key } },
+        body: body as never,
+      });
     const stage = { key: 'new', name: { en: 'New' }, kind: 'open', probability: 10 };
     for (const key of ['a', 'b', 'c']) {
-      expect((await admin('/pipelines', { key, name: { en: key }, purpose: 'sales', stages: [stage] })).status).toBe(201);
+      expect((await create({ key, name: { en: key }, purpose: 'sales', stages: [stage] })).response.status).toBe(201);
     }
-    const taken = await admin('/pipelines', { key: 'a', name: { en: 'a' }, purpose: 'sales', stages: [stage] });
-    expect(taken.status).toBe(409);
-    expect(
-      (await admin('/pipelines', { key: 'd', name: { en: 'd' }, purpose: 'sales', stages: [stage], position: 0 })).status,
-    ).toBe(201);
-    expect(keysOf((await admin('/pipelines')).json.results)).toEqual(['d', 'a', 'b', 'c']);
-    const moved = await admin('/pipelines/d', { position: 9, name: { en: 'Dee', ar: 'دي' } }, 'PATCH');
-    expect(moved.status, moved.text).toBe(200);
-    expect(moved.json.name).toEqual({ en: 'Dee', ar: 'دي' });
-    expect(keysOf((await admin('/pipelines')).json.results)).toEqual(['a', 'b', 'c', 'd']);
-    await admin('/pipelines/c', { position: 0 }, 'PATCH');
-    expect(keysOf((await admin('/pipelines')).json.results)).toEqual(['c', 'a', 'b', 'd']);
-    expect((await admin('/pipelines/nope', { position: 0 }, 'PATCH')).status).toBe(404);
+    const taken = await create({ key: 'a', name: { en: 'a' }, purpose: 'sales', stages: [stage] });
+    expect(taken.response.status).toBe(409);
+    expect((await create({ key: 'd', name: { en: 'd' }, purpose: 'sales', stages: [stage], position: 0 })).response.status).toBe(
+      201,
+    );
+    expect(await listed()).toEqual(['d', 'a', 'b', 'c']);
+    const moved = await patch('d', { position: 9, name: { en: 'Dee', ar: 'دي' } });
+    expect(moved.response.status, JSON.stringify(moved.error)).toBe(200);
+    expect(moved.data?.name).toEqual({ en: 'Dee', ar: 'دي' });
+    expect(await listed()).toEqual(['a', 'b', 'c', 'd']);
+    await patch('c', { position: 0 });
+    expect(await listed()).toEqual(['c', 'a', 'b', 'd']);
+    expect((await patch('nope', { position: 0 })).response.status).toBe(404);
   });
 
   it('adds, renames, moves and deletes stages', async () => {
@@ -104,33 +119,29 @@ describe('managing pipelines in the admin API', () => {
       { key: 'one', name: { en: 'One' }, kind: 'open', probability: 10 },
       { key: 'won', name: { en: 'Won' }, kind: 'won', probability: 100 },
     ];
-    expect((await w.admin('/pipelines', base)).status).toBe(201);
-    const put = (stage: string, body: unknown) => w.admin(`/pipelines/${base.key}/stages/${stage}`, body, 'PUT');
-    const added = await put('two', { name: { en: 'Two', ar: 'اثنان' }, kind: 'open', probability: 50, position: 1 });
-    expect(added.status, added.text).toBe(201);
-    expect(keysOf(added.json.stages)).toEqual(['one', 'two', 'won']);
-    const renamed = await put('one', { name: { en: 'First' }, kind: 'open', probability: 15, position: 2 });
-    expect(renamed.status).toBe(200);
+    const at = { path: { company_id: w.company.id } };
     expect(
-      renamed.json.stages.map((s: { key: string; name: { en: string }; probability: number }) => [
-        s.key,
-        s.name.en,
-        s.probability,
-      ]),
-    ).toEqual([
+      (await w.adminClient.POST('/admin/v1/companies/{company_id}/pipelines', { params: at, body: base as never })).response
+        .status,
+    ).toBe(201);
+    const { put, remove } = stagesOf(w, base.key);
+    const added = await put('two', { name: { en: 'Two', ar: 'اثنان' }, kind: 'open', probability: 50, position: 1 });
+    expect(added.response.status, JSON.stringify(added.error)).toBe(201);
+    expect(keysOf(added.data?.stages ?? [])).toEqual(['one', 'two', 'won']);
+    const renamed = await put('one', { name: { en: 'First' }, kind: 'open', probability: 15, position: 2 });
+    expect(renamed.response.status).toBe(200);
+    expect(renamed.data?.stages.map((s) => [s.key, s.name.en, s.probability])).toEqual([
       ['two', 'Two', 50],
       ['won', 'Won', 100],
       ['one', 'First', 15],
     ]);
-    expect((await w.admin(`/pipelines/${base.key}/stages/two`, undefined, 'DELETE')).status).toBe(204);
-    expect(keysOf((await w.admin('/pipelines')).json.results.find((p: { key: string }) => p.key === base.key).stages)).toEqual([
-      'won',
-      'one',
-    ]);
-    expect((await w.admin(`/pipelines/${base.key}/stages/two`, undefined, 'DELETE')).status).toBe(404);
+    expect((await remove('two')).response.status).toBe(204);
+    const listed = await w.adminClient.GET('/admin/v1/companies/{company_id}/pipelines', { params: at });
+    expect(keysOf(listed.data?.results.find((p) => p.key === base.key)?.stages ?? [])).toEqual(['won', 'one']);
+    expect((await remove('two')).response.status).toBe(404);
     const bad = await put('Bad Key', { name: { en: 'x' }, kind: 'open', probability: 1 });
-    expect(bad.status).toBe(400);
-    expect((await put('x', { name: { en: 'x' }, kind: 'open', probability: 101 })).status).toBe(400);
+    expect(bad.response.status).toBe(400);
+    expect((await put('x', { name: { en: 'x' }, kind: 'open', probability: 101 })).response.status).toBe(400);
   });
 });
 

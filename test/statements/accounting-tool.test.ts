@@ -11,6 +11,7 @@ import { createTestApi, type TestApi } from '../support/harness';
 import { type ReceivedEvent, WebhookReceiver } from '../support/webhook-receiver';
 import { accounts, groupBy, type StatementWorld, statementWorld } from './support';
 import { createKey } from '../support/world';
+import { subscribe } from '../webhooks/support';
 
 /**
  * An accounting tool on a loopback endpoint, as an integrator would build it: it takes `owner_statement.ready`
@@ -90,11 +91,9 @@ beforeAll(async () => {
   const key = await createKey(api, w.company.id, { scopes: ['read:leases'] });
   tool = new AccountingTool(`http://${address}:${port}`, key.secret);
   const url = await tool.receiver.listen();
-  const created = await api.admin(`/companies/${w.company.id}/webhook-subscriptions`, {
-    body: { url, event_types: ['owner_statement.ready'] },
-  });
-  expect(created.status, created.text).toBe(201);
-  tool.receiver.useSecret(created.json.secret);
+  const created = await subscribe(api, w.company.id, { url, event_types: ['owner_statement.ready'] });
+  expect(created.secret).toMatch(/^whsec_/);
+  tool.receiver.useSecret(created.secret);
 });
 afterAll(async () => {
   api.clock.set(null);

@@ -88,40 +88,40 @@ async function apply(run: Run, act: Action, today: string) {
     case 'received':
     case 'bounced':
     case 'cancelled':
-      return w.call(`/rent-payments/${target}`, { status: act.kind }, 'PATCH');
+      return w.changePayment(String(target), { status: act.kind });
     case 'replace': {
-      const res = await w.call('/rent-payments', { replaces: target, due_on: plusDays(today, 10), amount: String(act.amount) });
-      if (res.status === 201)
-        (target && run.draft.payments.includes(target) ? run.draft : run.active).payments.push(res.json.payment_id);
+      const res = await w.replacePayment({ replaces: target, due_on: plusDays(today, 10), amount: String(act.amount) });
+      if (res.response.status === 201 && res.data)
+        (target && run.draft.payments.includes(target) ? run.draft : run.active).payments.push(res.data.payment_id);
       return res;
     }
     case 'edit':
-      return w.call(`/rent-payments/${target}`, { amount: String(act.amount), due_on: plusDays(today, act.shift) }, 'PATCH');
+      return w.changePayment(String(target), { amount: String(act.amount), due_on: plusDays(today, act.shift) });
     case 'fee': {
       const lease = act.lease % 2 === 0 ? run.draft : run.active;
-      return w.call(`/leases/${lease.reference}`, { fee: { kind: 'percent', value: String(act.percent) } }, 'PATCH');
+      return w.changeLease(lease.reference, { fee: { kind: 'percent', value: String(act.percent) } });
     }
     case 'landlord':
       // A draft's landlord may change after one of its payments was received: the receipt stays the first owner's.
       run.owners.reverse();
-      return w.call(`/leases/${run.draft.reference}`, { landlord: run.owners[0] }, 'PATCH');
+      return w.changeLease(run.draft.reference, { landlord: run.owners[0] });
     case 'home':
       run.homes.reverse();
-      return w.call(`/leases/${run.draft.reference}`, { home: run.homes[0] }, 'PATCH');
+      return w.changeLease(run.draft.reference, { home: run.homes[0] });
     case 'end':
-      return w.call(`/leases/${run.active.reference}/end`, { ended_on: today, deposit: { outcome: 'returned' } });
+      return w.endLease(run.active.reference, { ended_on: today, deposit: { outcome: 'returned' } });
     case 'charge': {
-      const res = await w.call('/job-charges', { job: run.job, cost: String(act.cost), payer: act.renter ? 'renter' : 'owner' });
-      if (res.status === 201) run.charges.push(res.json.charge_id);
+      const res = await w.postCharge({ job: run.job, cost: String(act.cost), payer: act.renter ? 'renter' : 'owner' });
+      if (res.response.status === 201 && res.data) run.charges.push(res.data.charge_id);
       return res;
     }
     case 'cancel_charge': {
       const charge = run.charges[act.pick % Math.max(run.charges.length, 1)];
-      return charge ? w.call(`/job-charges/${charge}`, { status: 'cancelled' }, 'PATCH') : undefined;
+      return charge ? w.changeCharge(charge, { status: 'cancelled' }) : undefined;
     }
     case 'erase': {
       const person = act.owner ? run.owners[1] : run.renter;
-      return w.api.admin(`/companies/${w.company.id}/contacts/${person}/erase`, { method: 'POST' });
+      return w.erase(String(person));
     }
   }
 }
@@ -156,7 +156,8 @@ describe('a month that is over', () => {
               if (!over.has(month)) over.set(month, await monthShown(owners, month));
             }
             const answer = await apply(run, act, today);
-            if (answer) expect(answer.status, `${JSON.stringify(act)}: ${answer.text}`).toBeLessThan(500);
+            if (answer)
+              expect(answer.response.status, `${JSON.stringify(act)}: ${JSON.stringify(answer.error)}`).toBeLessThan(500);
             for (const [month, shown] of over) {
               expect(await monthShown(owners, month), `${month} after ${JSON.stringify(act)} on ${today}`).toEqual(shown);
             }
@@ -170,7 +171,7 @@ describe('a month that is over', () => {
           }
         } finally {
           // The next run activates a lease of the same home.
-          await w.call(`/leases/${run.active.reference}/end`, { ended_on: today, deposit: { outcome: 'returned' } });
+          await w.endLease(run.active.reference, { ended_on: today, deposit: { outcome: 'returned' } });
         }
       }),
       {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
 import { statementJobs } from '../../functions/statements/jobs';
 import { createTestApi, type TestApi } from '../support/harness';
+import { adminOf } from '../support/world';
 import { type StatementWorld, statementWorld } from './support';
 
 /**
@@ -24,12 +25,12 @@ async function runAt(instant: string) {
 }
 
 const graceDays = async (w: StatementWorld, days: number) => {
-  const res = await api.admin(`/companies/${w.company.id}`, {
-    method: 'PATCH',
-    body: { settings: { statement_grace_days: days } },
+  const res = await adminOf(api).PATCH('/admin/v1/companies/{company_id}', {
+    params: { path: { company_id: w.company.id } },
+    body: { settings: { statement_grace_days: days } } as never,
   });
-  expect(res.status, res.text).toBe(200);
-  expect(res.json.settings.statement_grace_days).toBe(days);
+  expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+  expect((res.data?.settings as Record<string, unknown> | undefined)?.statement_grace_days).toBe(days);
 };
 
 const readyEvents = (w: StatementWorld) =>

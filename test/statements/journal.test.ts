@@ -38,10 +38,12 @@ afterAll(async () => {
   await api.close();
 });
 
-async function csv(world: StatementWorld, query: string) {
-  const res = await world.call(`/exports/journal?${query}`);
-  expect(res.status, res.text).toBe(200);
-  return res;
+type JournalQuery = { month: string; format?: 'json' | 'xero' | 'quickbooks'; currency?: string };
+/** GET /exports/journal as a CSV (its text as sent): a 200 expected. */
+async function csv(world: StatementWorld, query: JournalQuery) {
+  const res = await world.client.GET('/api/v1/exports/journal', { params: { query }, parseAs: 'text' });
+  expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+  return { text: res.data as string, headers: res.response.headers };
 }
 
 describe('the journal of a month', () => {
@@ -103,7 +105,7 @@ describe('the journal of a month', () => {
   it('is Xero’s manual journal import CSV with format=xero', async () => {
     const journal = await w.journal('2027-02');
     const [e1, e2, e3] = journal.entries.map((e: any) => e.number);
-    const res = await csv(w, 'month=2027-02&format=xero');
+    const res = await csv(w, { month: '2027-02', format: 'xero' });
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="journal-2027-02-xero.csv"');
     expect(res.text).toBe(await fixture('xero-manual-journal.csv', { e1, e2, e3, lease: lease.reference, owner }));
@@ -124,7 +126,7 @@ describe('the journal of a month', () => {
     await us.charge(await us.job('marina-gate-1br-furnished'), '450.00');
     us.on('2027-03-20');
     const [e1, e2, e3] = (await us.journal('2027-02')).entries.map((e: any) => e.number);
-    const res = await csv(us, 'month=2027-02&format=quickbooks');
+    const res = await csv(us, { month: '2027-02', format: 'quickbooks' });
     expect(res.text).toBe(
       await fixture('quickbooks-journal-entries.csv', { e1, e2, e3, lease: usLease.reference, owner: usOwner }),
     );
@@ -134,7 +136,9 @@ describe('the journal of a month', () => {
       for (const line of lines) expect(Boolean(line.Debits) !== Boolean(line.Credits)).toBe(true);
     }
     // The company's default order is day first.
-    expect((await csv(w, 'month=2027-02&format=quickbooks')).text.split('\r\n')[1]).toMatch(/^OS-\d+,03\/02\/2027,Rent income,/);
+    expect((await csv(w, { month: '2027-02', format: 'quickbooks' })).text.split('\r\n')[1]).toMatch(
+      /^OS-\d+,03\/02\/2027,Rent income,/,
+    );
   });
 
   it('names accounts by their role until they are mapped, and refuses the CSVs (409) naming those missing', async () => {
@@ -150,11 +154,11 @@ describe('the journal of a month', () => {
       { account: 'fees', code: '260', name: 'Fees', debit: '0.00', credit: '500.00' },
       { account: 'owner_payable', code: null, name: null, debit: '500.00', credit: '0.00' },
     ]);
-    for (const format of ['xero', 'quickbooks']) {
-      const res = await bare.call(`/exports/journal?month=2027-02&format=${format}`);
-      expect(res.status).toBe(409);
-      expect(res.json).toMatchObject({ code: 'accounts_not_mapped' });
-      expect(res.json.detail).toContain('rent_income, owner_payable, maintenance');
+    for (const format of ['xero', 'quickbooks'] as const) {
+      const res = await bare.client.GET('/api/v1/exports/journal', { params: { query: { month: '2027-02', format } } });
+      expect(res.response.status).toBe(409);
+      expect(res.error).toMatchObject({ code: 'accounts_not_mapped' });
+      expect(res.error?.detail).toContain('rent_income, owner_payable, maintenance');
     }
   });
 
@@ -189,10 +193,12 @@ describe('the journal of a month', () => {
       ['AED', '21000.00', '21000.00', '0.00'],
       ['USD', '10500.00', '10500.00', '9500.00'],
     ]);
-    const refused = await multi.call('/exports/journal?month=2027-04&format=xero');
-    expect(refused.status).toBe(400);
-    expect(refused.json.errors).toEqual([expect.objectContaining({ path: 'currency', code: 'currency_required' })]);
-    const usd = await csv(multi, 'month=2027-04&format=xero&currency=USD');
+    const refused = await multi.client.GET('/api/v1/exports/journal', {
+      params: { query: { month: '2027-04', format: 'xero' } },
+    });
+    expect(refused.response.status).toBe(400);
+    expect(refused.error?.errors).toEqual([expect.objectContaining({ path: 'currency', code: 'currency_required' })]);
+    const usd = await csv(multi, { month: '2027-04', format: 'xero', currency: 'USD' });
     const rows = parse(usd.text, { columns: true }) as Array<Record<string, string>>;
     expect(rows.map((r) => r['*Amount'])).toEqual(['10000.00', '-10000.00', '-500.00', '500.00']);
   });

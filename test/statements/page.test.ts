@@ -58,6 +58,7 @@ async function link(body: Record<string, unknown>) {
   return res.data as NonNullable<typeof res.data>;
 }
 /** The page at a link's path, on the company's host (the link's origin is the request's). */
+// raw: the statement's HTML page, a path the API document does not declare
 const page = (url: string, host = w.company.host) => api.request(new URL(url).pathname, { host });
 
 describe('the statement’s link and page', () => {

@@ -107,6 +107,7 @@ describe('owner_statement.ready (scheduled work)', () => {
   });
 
   it('is documented in the OpenAPI webhooks with only the owner and the month', async () => {
+    // raw: the OpenAPI document itself, a path the document does not declare
     const doc = (await api.request('/api/v1/openapi.json')).json;
     const body = doc.webhooks['owner_statement.ready'].post.requestBody.content['application/json'].schema;
     const envelope = body.$ref ? doc.components.schemas[body.$ref.split('/').at(-1)] : body;

@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StatementWorld, statementWorld, sum } from './support';
+import { ok, type StatementWorld, statementWorld, sum } from './support';
 
 /**
  * Owner statements through the API: the lines of a month (receipts and fees by booked_on, reversals by bounced_on,
@@ -31,7 +31,9 @@ beforeAll(async () => {
   await w.receive(b.payments[0] as string);
   w.on('2027-02-02');
   await w.bounce(a.payments[0] as string);
-  replacement = (await w.ok('/rent-payments', { replaces: a.payments[0], due_on: '2027-02-10', amount: '10000' })).payment_id;
+  replacement = (
+    await ok('POST /rent-payments', w.replacePayment({ replaces: a.payments[0], due_on: '2027-02-10', amount: '10000' }))
+  ).payment_id;
   await w.receive(a.payments[1] as string);
   const job = await w.job('marina-gate-1br-furnished');
   charge = await w.charge(job, '450.00');
@@ -142,8 +144,13 @@ describe('an owner’s statement', () => {
   });
 
   it('agrees with the raw lists: receipts and fees by booked_on, reversals by bounced_on, charges by booked_on less cancellations', async () => {
-    const payments = (await w.ok('/rent-payments?page_size=100')).results as Array<Record<string, any>>;
-    const charges = (await w.ok('/job-charges?page_size=100')).results as Array<Record<string, any>>;
+    const query = { params: { query: { page_size: 100 } } };
+    const payments = (await ok('GET /rent-payments', w.writes.GET('/api/v1/rent-payments', query))).results as Array<
+      Record<string, any>
+    >;
+    const charges = (await ok('GET /job-charges', w.writes.GET('/api/v1/job-charges', query))).results as Array<
+      Record<string, any>
+    >;
     const landlordOf = { [a.reference]: owner1, [b.reference]: owner2 } as Record<string, string>;
     for (const owner of [owner1, owner2]) {
       for (const month of ['2027-01', '2027-02', '2027-03']) {
@@ -215,8 +222,8 @@ describe('an owner’s statement', () => {
     });
     expect(unknown.response.status).toBe(404);
     for (const month of ['2027-13', '2027-2', '1899-12', '3000-01', '2027-02-01', '']) {
-      const res = await w.call(`/owner-statements?owner=${owner1}&month=${month}`);
-      expect(res.status, month).toBe(400);
+      const res = await w.writes.GET('/api/v1/owner-statements', { params: { query: { owner: owner1, month } } });
+      expect(res.response.status, month).toBe(400);
     }
   });
 
@@ -246,8 +253,8 @@ describe('an owner’s statement', () => {
 
   it('keeps a statement’s lines when the owner is erased; only the name goes', async () => {
     const before = await w.statement(owner2, '2027-01');
-    const erased = await w.api.admin(`/companies/${w.company.id}/contacts/${owner2}/erase`, { method: 'POST' });
-    expect(erased.status, erased.text).toBe(200);
+    const erased = await w.erase(owner2);
+    expect(erased.response.status, JSON.stringify(erased.error)).toBe(200);
     const after = await w.statement(owner2, '2027-01');
     expect(after).toEqual({ ...before, owner_name: null });
     expect(new Big(after.totals[0]?.rent_received ?? '0').gt(0)).toBe(true);

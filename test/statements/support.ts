@@ -1,7 +1,7 @@
 import Big from 'big.js';
-import { createPropertyApiClient } from '../../clients/typescript/src/index';
+import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
-import { createKey, demoCompany } from '../support/world';
+import { adminOf, createKey, demoCompany } from '../support/world';
 
 /** The accounts the statement tests map (company setting `accounting_accounts`): codes for Xero, names for QuickBooks. */
 export const accounts = {
@@ -13,6 +13,16 @@ export const accounts = {
 };
 
 type Json = Record<string, any>;
+/** What openapi-fetch answers. */
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+/** The data of a call that succeeded (a 200 or a 201); a thrown error naming `what` otherwise. */
+export async function ok<T>(what: string, pending: Promise<Answer<T>>): Promise<T> {
+  const res = await pending;
+  if (res.response.status !== 200 && res.response.status !== 201)
+    throw new Error(`${what}: ${res.response.status} ${JSON.stringify(res.error)}`);
+  return res.data as T;
+}
 
 /**
  * A company with the demo catalogue (Asia/Dubai, AED) whose journal accounts are mapped, its keys, and the writes
@@ -32,23 +42,31 @@ export async function statementWorld(
   });
   const reader = await createKey(api, company.id, { scopes: ['read:leases'] });
   /** The typed client on the API in process (no server): the reader's key, the company's host. */
-  const client = createPropertyApiClient({
-    baseUrl: `http://${company.host}`,
-    serverKey: reader.secret,
-    fetch: async (request: Request) => api.app.fetch(request),
-  });
+  const client = testClient(api, { host: company.host, serverKey: reader.secret });
+  /** The typed client of the office's key, which writes. */
+  const writes = testClient(api, { host: company.host, serverKey: office.secret });
 
-  async function call(path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') {
-    return api.request(`/api/v1${path}`, { host: company.host, key: office.secret, body, method });
-  }
-  async function ok(path: string, body?: unknown, method?: string): Promise<Json> {
-    const res = await call(path, body, method);
-    if (res.status !== 200 && res.status !== 201) throw new Error(`${method ?? 'POST'} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  }
+  // The office's writes, as answered (a body as sent: any JSON, the refusals too).
+  const changePayment = (paymentId: string, body: Json) =>
+    writes.PATCH('/api/v1/rent-payments/{payment_id}', { params: { path: { payment_id: paymentId } }, body: body as never });
+  const replacePayment = (body: Json) => writes.POST('/api/v1/rent-payments', { body: body as never });
+  const postLease = (body: Json) => writes.POST('/api/v1/leases', { body: body as never });
+  const changeLease = (reference: string, body: Json) =>
+    writes.PATCH('/api/v1/leases/{reference}', { params: { path: { reference } }, body: body as never });
+  const endLease = (reference: string, body: Json) =>
+    writes.POST('/api/v1/leases/{reference}/end', { params: { path: { reference } }, body: body as never });
+  const postCharge = (body: Json) => writes.POST('/api/v1/job-charges', { body: body as never });
+  const changeCharge = (chargeId: string, body: Json) =>
+    writes.PATCH('/api/v1/job-charges/{charge_id}', { params: { path: { charge_id: chargeId } }, body: body as never });
+
   let serial = 0;
   const person = async (name: string) =>
-    (await ok('/contacts', { name, email: `${name.replace(/\W/g, '.')}.${serial++}@example.com` })).reference as string;
+    (
+      await ok(
+        'POST /contacts',
+        writes.POST('/api/v1/contacts', { body: { name, email: `${name.replace(/\W/g, '.')}.${serial++}@example.com` } }),
+      )
+    ).reference;
   const renter = await person('Renter');
 
   const world = {
@@ -57,34 +75,57 @@ export async function statementWorld(
     office,
     reader,
     client,
-    call,
-    ok,
+    writes,
+    changePayment,
+    replacePayment,
+    postLease,
+    changeLease,
+    endLease,
+    postCharge,
+    changeCharge,
+    /** The admin API erasing a person of the company. */
+    erase: (person: string) =>
+      adminOf(api).POST('/admin/v1/companies/{company_id}/contacts/{reference}/erase', {
+        params: { path: { company_id: company.id, reference: person } },
+      }),
     person,
     renter,
     /** Noon in Dubai on `day`: the company's today is `day`. */
     on: (day: string) => api.clock.set(new Date(`${day}T08:00:00Z`)),
     /** A draft lease of `home` for `landlord` (a year from 2027-01-01 in 12 monthly payments, 5% fee), activated. */
     lease: async (landlord: string, home: string, overrides: Json = {}, activate = true) => {
-      const lease = await ok('/leases', {
-        home,
-        renter,
-        landlord,
-        term: { start: '2027-01-01', end: '2027-12-31' },
-        rent: { amount: '120000', period: 'year' },
-        schedule: { payments: 12 },
-        fee: { kind: 'percent', value: '5' },
-        ...overrides,
-      });
-      if (activate) await ok(`/leases/${lease.reference}/activate`, undefined, 'POST');
-      return { reference: lease.reference as string, payments: lease.schedule.rows.map((r: Json) => r.payment_id) as string[] };
+      const lease = await ok(
+        'POST /leases',
+        postLease({
+          home,
+          renter,
+          landlord,
+          term: { start: '2027-01-01', end: '2027-12-31' },
+          rent: { amount: '120000', period: 'year' },
+          schedule: { payments: 12 },
+          fee: { kind: 'percent', value: '5' },
+          ...overrides,
+        }),
+      );
+      if (activate)
+        await ok(
+          'activate',
+          writes.POST('/api/v1/leases/{reference}/activate', { params: { path: { reference: lease.reference } } }),
+        );
+      return { reference: lease.reference, payments: lease.schedule.rows.map((r) => r.payment_id) };
     },
-    receive: (paymentId: string) => ok(`/rent-payments/${paymentId}`, { status: 'received' }, 'PATCH'),
-    bounce: (paymentId: string) => ok(`/rent-payments/${paymentId}`, { status: 'bounced' }, 'PATCH'),
+    receive: (paymentId: string) => ok(`PATCH ${paymentId}`, changePayment(paymentId, { status: 'received' })),
+    bounce: (paymentId: string) => ok(`PATCH ${paymentId}`, changePayment(paymentId, { status: 'bounced' })),
     job: async (home: string) =>
-      (await ok('/jobs', { home, category: 'plumbing', problem: 'A leak under the sink.' })).reference as string,
+      (
+        await ok(
+          'POST /jobs',
+          writes.POST('/api/v1/jobs', { body: { home, category: 'plumbing', problem: 'A leak under the sink.' } as never }),
+        )
+      ).reference,
     charge: async (job: string, cost: string, payer = 'owner') =>
-      (await ok('/job-charges', { job, cost, payer })).charge_id as string,
-    cancelCharge: (chargeId: string) => ok(`/job-charges/${chargeId}`, { status: 'cancelled' }, 'PATCH'),
+      (await ok('POST /job-charges', postCharge({ job, cost, payer }))).charge_id,
+    cancelCharge: (chargeId: string) => ok(`PATCH ${chargeId}`, changeCharge(chargeId, { status: 'cancelled' })),
     statement: async (owner: string, month: string) => {
       const res = await world.client.GET('/api/v1/owner-statements', { params: { query: { owner, month } } });
       if (!res.data) throw new Error(`statement ${owner} ${month}: ${JSON.stringify(res.error)}`);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/harness';
-import { dispatch, type Receiver, record, startReceiver, subscribe } from './support';
+import { dispatch, type Receiver, record, startReceiver, subscribe, webhooksAdmin } from './support';
 import { createCompany } from '../support/world';
 
 let api: TestApi;
@@ -20,20 +20,22 @@ afterAll(async () => {
   await api.close();
 });
 
-const subs = (companyId: string) => `/companies/${companyId}/webhook-subscriptions`;
+/** The webhook admin routes of the development and the production company. */
+const devHooks = () => webhooksAdmin(api, dev.id);
+const prodHooks = () => webhooksAdmin(api, prod.id);
 
 describe('webhook subscriptions (admin API)', () => {
   it('shows the whsec_ secret once and stores it only encrypted', async () => {
-    const created = await api.admin(subs(dev.id), { body: { url: `${hook.url}/a`, description: 'CRM sync' } });
-    expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ url: `${hook.url}/a`, event_types: ['*'], enabled: true, description: 'CRM sync' });
-    const secret = created.json.secret as string;
+    const created = await devHooks().create({ url: `${hook.url}/a`, description: 'CRM sync' });
+    expect(created.response.status).toBe(201);
+    expect(created.data).toMatchObject({ url: `${hook.url}/a`, event_types: ['*'], enabled: true, description: 'CRM sync' });
+    const secret = created.data?.secret as string;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(atob(secret.slice(6))).toHaveLength(32);
-    const listed = await api.admin(subs(dev.id));
-    expect(listed.json.results.map((s: any) => s.id)).toContain(created.json.id);
-    expect(listed.text).not.toContain(secret.slice(6));
-    expect((await api.admin(`${subs(dev.id)}/${created.json.id}`)).text).not.toContain(secret.slice(6));
+    const listed = await devHooks().list();
+    expect(listed.data?.results.map((s) => s.id)).toContain(created.data?.id);
+    expect(JSON.stringify(listed.data)).not.toContain(secret.slice(6));
+    expect(JSON.stringify((await devHooks().get(created.data?.id as string)).data)).not.toContain(secret.slice(6));
     const dump = await sql<{ t: string }>`select row_to_json(x)::text as t from (
         select s.*, encode(w.ciphertext, 'base64') as c, encode(w.ciphertext, 'escape') as e
         from webhook_subscriptions s join webhook_secrets w on w.subscription_id = s.id) x`.execute(api.db);
@@ -49,16 +51,16 @@ describe('webhook subscriptions (admin API)', () => {
     [{ url: 'https://example.com', event_types: [] }, 'event_types'],
     [{ url: 'https://example.com', secret: 'whsec_mine' }, 'secret'],
   ])('refuses %j naming %s', async (body, path) => {
-    const res = await api.admin(subs(dev.id), { body });
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(path);
+    const res = await devHooks().create(body);
+    expect(res.response.status).toBe(400);
+    expect(res.response.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.error?.errors?.map((e) => e.path)).toContain(path);
   });
 
   it('refuses a description PostgreSQL cannot store with a 400, not a 500', async () => {
-    const res = await api.admin(subs(dev.id), { body: { url: hook.url, description: 'a\u0000b', enabled: false } });
-    expect(res.status).toBe(400);
-    expect(res.json.code).toBe('invalid_request');
+    const res = await devHooks().create({ url: hook.url, description: 'a\u0000b', enabled: false });
+    expect(res.response.status).toBe(400);
+    expect(res.error?.code).toBe('invalid_request');
   });
 
   it.each([
@@ -81,18 +83,18 @@ describe('webhook subscriptions (admin API)', () => {
     'https://[2002:7f00:1::]/x',
     'https://not-registered.invalid/x',
   ])('refuses %s on a production workspace', async (url) => {
-    const res = await api.admin(subs(prod.id), { body: { url } });
-    expect(res.status).toBe(400);
-    expect(res.json.errors).toEqual([expect.objectContaining({ path: 'url', code: 'url_not_allowed' })]);
+    const res = await prodHooks().create({ url });
+    expect(res.response.status).toBe(400);
+    expect(res.error?.errors).toEqual([expect.objectContaining({ path: 'url', code: 'url_not_allowed' })]);
   });
 
   it('accepts public https URLs in production and loopback http URLs in development', async () => {
     // Created disabled: nothing is ever sent to these addresses.
     for (const url of ['https://hooks.example.com/in', 'https://8.8.8.8/in', 'https://[2606:4700::1111]/in']) {
-      expect((await api.admin(subs(prod.id), { body: { url, enabled: false } })).status, url).toBe(201);
+      expect((await prodHooks().create({ url, enabled: false })).response.status, url).toBe(201);
     }
     for (const url of ['http://localhost:9/in', 'http://127.0.0.1:9/in', 'http://10.0.0.8/in']) {
-      expect((await api.admin(subs(dev.id), { body: { url, enabled: false } })).status, url).toBe(201);
+      expect((await devHooks().create({ url, enabled: false })).response.status, url).toBe(201);
     }
   });
 
@@ -108,59 +110,51 @@ describe('webhook subscriptions (admin API)', () => {
     const before = hook.requests.length;
     const id = await record(api, own.id, 'deal.won');
     await dispatch(api);
-    const delivery = (await api.admin(`/companies/${own.id}/events/${id}/deliveries`)).json.results[0];
+    const delivery = (await webhooksAdmin(api, own.id).eventDeliveries(id)).data?.results[0];
     expect(delivery).toMatchObject({ status: 'failed', attempt_count: 1 });
-    expect(delivery.attempts[0].error).toMatch(/^URL refused: /);
+    expect(delivery?.attempts[0]?.error).toMatch(/^URL refused: /);
     expect(hook.requests.length).toBe(before);
   });
 
   it('updates the URL, the types and the state; re-enabling clears the reason; every change is audited', async () => {
     const { id } = await subscribe(api, dev.id, { url: `${hook.url}/b` });
-    const path = `${subs(dev.id)}/${id}`;
     await api.db
       .updateTable('webhook_subscriptions')
       .set({ enabled: false, disabled_reason: 'gone' })
       .where('id', '=', id)
       .execute();
-    const res = await api.admin(path, {
-      method: 'PATCH',
-      body: { url: `${hook.url}/c`, event_types: ['task.done'], enabled: true },
-    });
-    expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ url: `${hook.url}/c`, event_types: ['task.done'], enabled: true, disabled_reason: null });
-    expect((await api.admin(path, { method: 'PATCH', body: { url: 'ftp://example.com/' } })).status).toBe(400);
-    expect((await api.admin(`${subs(prod.id)}/${id}`, { method: 'PATCH', body: { enabled: false } })).status).toBe(404);
-    const audit = await api.admin(`/companies/${dev.id}/audit-log?page_size=100`);
-    const actions = audit.json.results.filter((e: any) => e.subject === id).map((e: any) => e.action);
+    const res = await devHooks().update(id, { url: `${hook.url}/c`, event_types: ['task.done'], enabled: true });
+    expect(res.response.status).toBe(200);
+    expect(res.data).toMatchObject({ url: `${hook.url}/c`, event_types: ['task.done'], enabled: true, disabled_reason: null });
+    expect((await devHooks().update(id, { url: 'ftp://example.com/' })).response.status).toBe(400);
+    expect((await prodHooks().update(id, { enabled: false })).response.status).toBe(404);
+    const audit = await devHooks().auditLog({ page_size: 100 });
+    const actions = audit.data?.results.filter((e) => e.subject === id).map((e) => e.action);
     expect(actions).toEqual(['webhook_subscription.updated', 'webhook_subscription.created']);
   });
 
   it('deletes a subscription with its deliveries; 404 afterwards and for unknown ids', async () => {
     const { id } = await subscribe(api, dev.id, { url: `${hook.url}/d`, event_types: ['job.done'] });
     await record(api, dev.id, 'job.done');
-    expect((await api.admin(`${subs(dev.id)}/${id}`, { method: 'DELETE' })).status).toBe(204);
-    expect((await api.admin(`${subs(dev.id)}/${id}`)).status).toBe(404);
-    expect((await api.admin(`${subs(dev.id)}/${id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await devHooks().remove(id)).response.status).toBe(204);
+    expect((await devHooks().get(id)).response.status).toBe(404);
+    expect((await devHooks().remove(id)).response.status).toBe(404);
     const left = await api.db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', id).execute();
     expect(left).toHaveLength(0);
-    expect((await api.admin(`${subs(dev.id)}/not-a-uuid`)).status).toBe(400);
+    expect((await devHooks().get('not-a-uuid')).response.status).toBe(400);
   });
 });
 
 describe('the rebuild hook setting', () => {
   it('follows the workspace URL rules', async () => {
-    const bad = await api.admin(`/companies/${prod.id}`, {
-      method: 'PATCH',
-      body: { settings: { rebuild_hook_url: 'http://build.example.com/hook' } },
-    });
-    expect(bad.status).toBe(400);
-    expect(bad.json.errors).toEqual([expect.objectContaining({ path: 'settings.rebuild_hook_url', code: 'url_not_allowed' })]);
-    const good = await api.admin(`/companies/${prod.id}`, {
-      method: 'PATCH',
-      body: { settings: { rebuild_hook_url: 'https://api.netlify.com/build_hooks/x' } },
-    });
-    expect(good.json.settings.rebuild_hook_url).toBe('https://api.netlify.com/build_hooks/x');
-    const cleared = await api.admin(`/companies/${prod.id}`, { method: 'PATCH', body: { settings: { rebuild_hook_url: null } } });
-    expect(cleared.json.settings.rebuild_hook_url).toBeNull();
+    const bad = await prodHooks().settings({ rebuild_hook_url: 'http://build.example.com/hook' });
+    expect(bad.response.status).toBe(400);
+    expect(bad.error?.errors).toEqual([expect.objectContaining({ path: 'settings.rebuild_hook_url', code: 'url_not_allowed' })]);
+    const good = await prodHooks().settings({ rebuild_hook_url: 'https://api.netlify.com/build_hooks/x' });
+    expect((good.data?.settings as Record<string, unknown> | undefined)?.rebuild_hook_url).toBe(
+      'https://api.netlify.com/build_hooks/x',
+    );
+    const cleared = await prodHooks().settings({ rebuild_hook_url: null });
+    expect((cleared.data?.settings as Record<string, unknown> | undefined)?.rebuild_hook_url).toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import { recordEvent } from '../../lib/events';
 import { runScheduledWork } from '../../functions/jobs';
 import { createWebhookRuntime } from '../../lib/webhooks/runtime';
 import { createTestApi, type TestApi } from '../support/harness';
-import { dispatch, fixtures, record, subscribe, verify } from './support';
+import { dispatch, fixtures, record, subscribe, verify, webhooksAdmin } from './support';
 import { createKey } from '../support/world';
 
 let api: TestApi;
@@ -85,11 +85,11 @@ describe('delivery to a subscriber on loopback', () => {
   it('signs with the old and the new secret for 24 hours after a rotation, then with the new one only', async () => {
     const before = Date.now();
     const { company: own, hook, sub } = await setup();
-    const rotated = await api.admin(`/companies/${own.id}/webhook-subscriptions/${sub.id}/rotate-secret`, { method: 'POST' });
-    expect(rotated.status).toBe(200);
-    const fresh = rotated.json.secret as string;
+    const rotated = await webhooksAdmin(api, own.id).rotateSecret(sub.id);
+    expect(rotated.response.status).toBe(200);
+    const fresh = rotated.data?.secret as string;
     expect(fresh).not.toBe(sub.secret);
-    expectStampedSince(rotated.json.previous_secret_expires_at, before, 86_400_000);
+    expectStampedSince(rotated.data?.previous_secret_expires_at as string, before, 86_400_000);
     await record(api, own.id, 'lead.created');
     await dispatch(api);
     const during = hook.requests[0]!;

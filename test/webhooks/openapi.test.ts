@@ -45,6 +45,7 @@ const specKinds = [
 let doc: any;
 const api = useApi();
 beforeAll(async () => {
+  // raw: the OpenAPI document itself, a path the document does not declare
   doc = (await api.request('/api/v1/openapi.json')).json;
 });
 
@@ -90,6 +91,7 @@ describe('the events in the OpenAPI document', () => {
   });
 
   it('keeps the events out of the admin document', async () => {
+    // raw: the admin OpenAPI document itself, a path the document does not declare
     const adminDoc = (await api.request('/admin/v1/openapi.json')).json;
     expect(adminDoc.webhooks).toBeUndefined();
   });

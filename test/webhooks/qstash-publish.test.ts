@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
 import { accepted, base, qstashTestApi } from './qstash-support';
-import { deliveriesOf, record } from './support';
+import { deliveriesOf, record, webhooksAdmin } from './support';
 
 /** The QStash adapter's publishing, checked against a loopback server that records what QStash receives. */
 let t: Awaited<ReturnType<typeof qstashTestApi>>;
@@ -13,15 +13,14 @@ afterAll(() => t.close());
 describe('publishing to QStash', () => {
   it('publishes each new delivery after the write commits, as QStash expects it', async () => {
     const before = t.publishes().length;
-    const [subscription] = (await t.api.admin(`/companies/${t.company.id}/webhook-subscriptions`)).json.results;
-    const ping = await t.api.admin(`/companies/${t.company.id}/webhook-subscriptions/${subscription.id}/ping`, {
-      method: 'POST',
-    });
-    expect(ping.status).toBe(202);
+    const hooks = webhooksAdmin(t.api, t.company.id);
+    const [subscription] = (await hooks.list()).data?.results ?? [];
+    const ping = await hooks.ping(subscription?.id as string);
+    expect(ping.response.status).toBe(202);
     const sent = t.publishes().slice(before);
     expect(sent).toHaveLength(1);
     const [request] = sent;
-    const id = ping.json.id as string;
+    const id = ping.data?.id as string;
     expect(request!.path).toBe(`/v2/publish/${base}/internal/v1/deliveries/${id}`);
     expect(request!.headers).toMatchObject({
       authorization: 'Bearer qstash-test-token',
@@ -40,7 +39,7 @@ describe('publishing to QStash', () => {
     expect(at(0)).toBeLessThan(5_500);
     expect(at(8)).toBeGreaterThanOrEqual(86_400_000);
     expect(JSON.parse(request!.body)).toEqual({ delivery_id: id });
-    const [row] = await deliveriesOf(t.api, ping.json.event_id);
+    const [row] = await deliveriesOf(t.api, ping.data?.event_id as string);
     expect(row?.published_at).not.toBeNull();
     expect(t.subscriber.requests).toHaveLength(0);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config';
 import { createTestApi, type TestApi } from '../support/harness';
 import { accepted } from './qstash-support';
-import { type Receiver, startReceiver, subscribe } from './support';
+import { type Receiver, startReceiver, subscribe, webhooksAdmin } from './support';
 import { createCompany } from '../support/world';
 
 /**
@@ -51,12 +51,12 @@ describe('QStash region', () => {
     const subscriber = await startReceiver();
     try {
       const subscription = await subscribe(api, company.id, { url: `${subscriber.url}/hook` });
-      const ping = await api.admin(`/companies/${company.id}/webhook-subscriptions/${subscription.id}/ping`, { method: 'POST' });
-      expect(ping.status).toBe(202);
+      const ping = await webhooksAdmin(api, company.id).ping(subscription.id);
+      expect(ping.response.status).toBe(202);
       const published = configured.requests.filter((r) => r.path.startsWith('/v2/publish/'));
       expect(published).toHaveLength(1);
       expect(published[0]!.headers.authorization).toBe('Bearer us-region-token');
-      expect(published[0]!.path).toBe(`/v2/publish/https://api.example.test/internal/v1/deliveries/${ping.json.id}`);
+      expect(published[0]!.path).toBe(`/v2/publish/https://api.example.test/internal/v1/deliveries/${ping.data?.id}`);
       expect(other.requests).toEqual([]);
     } finally {
       await subscriber.close();

@@ -80,6 +80,7 @@ describe('the delivery route QStash calls', () => {
   it('answers 200 "missing" for a delivery that no longer exists, and stays out of the public documents', async () => {
     const id = randomUUID();
     expect((await t.callback(id)).json).toEqual({ delivery_id: id, status: 'missing' });
+    // raw: the OpenAPI documents themselves, paths the documents do not declare
     const docs = [(await t.api.request('/api/v1/openapi.json')).json, (await t.api.request('/admin/v1/openapi.json')).json];
     for (const doc of docs) expect(Object.keys(doc.paths).some((p) => p.includes('internal'))).toBe(false);
   });

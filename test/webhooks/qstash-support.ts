@@ -53,6 +53,7 @@ export async function qstashTestApi() {
     const body = JSON.stringify({ delivery_id: deliveryId });
     const path = `/internal/v1/deliveries/${deliveryId}`;
     const signature = o.signature === undefined ? await qstashSignature(`${base}${path}`, body, o) : o.signature;
+    // raw: QStash's call of an internal route outside both API documents, with its own signature header
     return api.request(path, {
       method: 'POST',
       host: 'api.example.test',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
 import { createTestApi, demo, type TestApi } from '../support/harness';
 import { type Receiver, startReceiver } from './support';
-import { createCompany, importCatalogue } from '../support/world';
+import { adminOf, createCompany, importCatalogue } from '../support/world';
 
 /**
  * The static-site rebuild hook: changes to published listings are coalesced per company, and the scheduler
@@ -43,10 +43,12 @@ describe('the static-site rebuild hook', () => {
   it('sends one build for a bulk import, publishing and withdrawing together, after the delay', async () => {
     const company = await companyWithHook('/build/a');
     await importCatalogue(api, company.id);
-    const admin = (slug: string, action: string) =>
-      api.admin(`/companies/${company.id}/listings/${slug}/${action}`, { method: 'POST' });
-    expect((await admin(draft.slug.en, 'publish')).status).toBe(200);
-    expect((await admin(published[0]!.slug.en, 'withdraw')).status).toBe(200);
+    const admin = (slug: string, action: 'publish' | 'withdraw') =>
+      adminOf(api).POST(`/admin/v1/companies/{company_id}/listings/{slug}/${action}`, {
+        params: { path: { company_id: company.id, slug } },
+      });
+    expect((await admin(draft.slug.en, 'publish')).response.status).toBe(200);
+    expect((await admin(published[0]!.slug.en, 'withdraw')).response.status).toBe(200);
     const jobs = await api.db.selectFrom('rebuild_jobs').selectAll().where('company_id', '=', company.id).execute();
     expect(jobs).toHaveLength(1);
     expect(jobs[0]!.request_count).toBeGreaterThanOrEqual(3);
@@ -86,7 +88,9 @@ describe('the static-site rebuild hook', () => {
     await importCatalogue(api, company.id, { areas: demo.areas, listings: published.slice(0, 2) });
     builds.respond(async (request) => {
       if (JSON.parse(request.body).company_id === company.id && buildsFor(company.id).length === 1) {
-        await api.admin(`/companies/${company.id}/listings/${published[0]!.slug.en}/withdraw`, { method: 'POST' });
+        await adminOf(api).POST('/admin/v1/companies/{company_id}/listings/{slug}/withdraw', {
+          params: { path: { company_id: company.id, slug: published[0]!.slug.en } },
+        });
       }
       return { status: 200 };
     });

@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { paths as AdminPaths } from '../../clients/admin/schema';
 import { freePort, type Receiver, startReceiver, verify, waitFor } from './support';
 
 /**
@@ -43,14 +45,10 @@ async function start(): Promise<void> {
   });
 }
 
-async function admin(path: string, method = 'GET', body?: unknown) {
+/** The typed admin client of the server on its port, with the operator token the server wrote. */
+async function admin() {
   const token = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
-  const res = await fetch(`http://127.0.0.1:${port}/admin/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, json: (await res.json()) as any };
+  return createClient<AdminPaths>({ baseUrl: `http://127.0.0.1:${port}`, headers: { Authorization: `Bearer ${token}` } });
 }
 
 beforeAll(async () => {
@@ -72,12 +70,20 @@ afterAll(async () => {
 describe('the Node server killed during dispatch', () => {
   it('delivers every pending delivery after a restart', async () => {
     await start();
-    const [company] = (await admin('/companies')).json.results;
-    const created = await admin(`/companies/${company.id}/webhook-subscriptions`, 'POST', { url: `${hook.url}/hook` });
-    expect(created.status).toBe(201);
+    const [company] = (await (await admin()).GET('/admin/v1/companies')).data?.results ?? [];
+    const company_id = company?.id as string;
+    const created = await (await admin()).POST('/admin/v1/companies/{company_id}/webhook-subscriptions', {
+      params: { path: { company_id } },
+      body: { url: `${hook.url}/hook` } as never,
+    });
+    expect(created.response.status).toBe(201);
+    const subscription_id = created.data?.id as string;
     const pings: Array<{ event_id: string }> = [];
     for (let i = 0; i < 5; i++) {
-      pings.push((await admin(`/companies/${company.id}/webhook-subscriptions/${created.json.id}/ping`, 'POST')).json);
+      const ping = await (await admin()).POST('/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/ping', {
+        params: { path: { company_id, subscription_id } },
+      });
+      pings.push(ping.data as { event_id: string });
     }
     const expected = pings.map((p) => p.event_id).sort();
     // Every delivery is in flight to the slow subscriber: kill the server now.
@@ -92,7 +98,14 @@ describe('the Node server killed during dispatch', () => {
       async () => {
         const states = await Promise.all(
           pings.map(
-            async (p) => (await admin(`/companies/${company.id}/events/${p.event_id}/deliveries`)).json.results[0].status,
+            async (p) =>
+              (
+                await (
+                  await admin()
+                ).GET('/admin/v1/companies/{company_id}/events/{event_id}/deliveries', {
+                  params: { path: { company_id, event_id: p.event_id } },
+                })
+              ).data?.results[0]?.status,
           ),
         );
         return states.every((s) => s === 'succeeded');
@@ -101,6 +114,6 @@ describe('the Node server killed during dispatch', () => {
       'every delivery to succeed after the restart',
     );
     const after = hook.requests.slice(before);
-    expect(after.map((r) => verify(created.json.secret, r).id).sort()).toEqual(expected);
+    expect(after.map((r) => verify(created.data?.secret as string, r).id).sort()).toEqual(expected);
   }, 150_000);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retrySchedule } from '../../lib/webhooks/schedule';
 import { createTestApi, type TestApi } from '../support/harness';
-import { deliveriesOf, dispatch, fixtures, freePort, record, subscribe, verify } from './support';
+import { deliveriesOf, dispatch, fixtures, freePort, record, subscribe, verify, webhooksAdmin } from './support';
 import { createCompany } from '../support/world';
 
 /** Failed attempts: what is retried, on which schedule, and what ends a delivery. Time is moved, not waited. */
@@ -36,12 +36,12 @@ describe('retries', () => {
     expect(hook.requests).toHaveLength(1);
     expect(hook.requests[0]!.headers['webhook-id']).toBe(id);
     expect(verify(sub.secret, hook.requests[0]!).id).toBe(id);
-    const log = await api.admin(`/companies/${own.id}/events/${id}/deliveries`);
-    expect(log.json.results[0].attempts.map((a: any) => [a.attempt, a.status_code])).toEqual([
+    const log = await webhooksAdmin(api, own.id).eventDeliveries(id);
+    expect(log.data?.results[0]?.attempts.map((a) => [a.attempt, a.status_code])).toEqual([
       [1, null],
       [2, 200],
     ]);
-    expect(log.json.results[0].attempts[0].error).toMatch(/ECONNREFUSED/);
+    expect(log.data?.results[0]?.attempts[0]?.error).toMatch(/ECONNREFUSED/);
   });
 
   it('retries a 5xx, a 429, a timeout and a 3xx (never following the redirect), each logged', async () => {
@@ -102,10 +102,11 @@ describe('retries', () => {
     const first = await record(api, own.id, 'lead.created');
     await dispatch(api);
     expect((await deliveriesOf(api, first))[0]).toMatchObject({ status: 'failed', attempt_count: 1, last_status_code: 410 });
-    const shown = await api.admin(`/companies/${own.id}/webhook-subscriptions/${sub.id}`);
-    expect(shown.json).toMatchObject({ enabled: false, disabled_reason: 'gone' });
-    const audit = await api.admin(`/companies/${own.id}/audit-log?action=webhook_subscription.disabled`);
-    expect(audit.json.results.map((e: any) => [e.actor, e.subject])).toEqual([['system', sub.id]]);
+    const hooks = webhooksAdmin(api, own.id);
+    const shown = await hooks.get(sub.id);
+    expect(shown.data).toMatchObject({ enabled: false, disabled_reason: 'gone' });
+    const audit = await hooks.auditLog({ action: 'webhook_subscription.disabled' });
+    expect(audit.data?.results.map((e) => [e.actor, e.subject])).toEqual([['system', sub.id]]);
     const second = await record(api, own.id, 'lead.created');
     await dispatch(api, new Date(Date.now() + 86_400_000));
     expect(await deliveriesOf(api, second)).toHaveLength(0);

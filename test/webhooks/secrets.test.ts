@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSecretKey, newSigningSecret, secretBox } from '../../lib/webhooks/secrets';
 import { createTestApi, type TestApi } from '../support/harness';
-import { dispatch, fixtures, record, verify } from './support';
+import { dispatch, fixtures, record, verify, webhooksAdmin } from './support';
 
 /**
  * How rows were written before signing secrets moved to JWE (lib/webhooks/secrets.ts): raw Web Crypto AES-256-GCM,
@@ -78,8 +78,8 @@ describe('a subscription whose secret was stored the old way', () => {
     await dispatch(api);
     expect(verify(sub.secret, hook.requests[0]!).type).toBe('lead.created');
 
-    const rotated = await api.admin(`/companies/${company.id}/webhook-subscriptions/${sub.id}/rotate-secret`, { method: 'POST' });
-    expect(rotated.status).toBe(200);
+    const rotated = await webhooksAdmin(api, company.id).rotateSecret(sub.id);
+    expect(rotated.response.status).toBe(200);
     const rows = await api.db
       .selectFrom('webhook_secrets')
       .select(['ciphertext', 'expires_at'])
@@ -91,6 +91,6 @@ describe('a subscription whose secret was stored the old way', () => {
     await dispatch(api);
     const during = hook.requests[1]!;
     expect(verify(sub.secret, during).type).toBe('lead.created');
-    expect(verify(rotated.json.secret as string, during).type).toBe('lead.created');
+    expect(verify(rotated.data?.secret as string, during).type).toBe('lead.created');
   });
 });

@@ -7,7 +7,8 @@ import { recordEvent } from '../../lib/events';
 import { dispatchDue } from '../../lib/webhooks/local';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import type { TestApi } from '../support/harness';
-import { createCompany } from '../support/world';
+import type { AdminBody } from '../support/client';
+import { adminOf, createCompany } from '../support/world';
 
 /** A request a loopback receiver got. */
 export type Received = { method: string; path: string; headers: Record<string, string>; body: string; at: number };
@@ -67,10 +68,14 @@ export function verify(secret: string, request: Received): { id: string; type: s
   return new Webhook(secret).verify(request.body, request.headers) as any;
 }
 
+/** A new webhook subscription of a company through the typed admin client: its id and secret. */
 export async function subscribe(api: TestApi, companyId: string, body: Record<string, unknown>) {
-  const res = await api.admin(`/companies/${companyId}/webhook-subscriptions`, { body });
-  if (res.status !== 201) throw new Error(`subscription not created: ${res.text}`);
-  return { id: res.json.id as string, secret: res.json.secret as string };
+  const res = await adminOf(api).POST('/admin/v1/companies/{company_id}/webhook-subscriptions', {
+    params: { path: { company_id: companyId } },
+    body: body as AdminBody<'createCompanyWebhookSubscription'>,
+  });
+  if (res.response.status !== 201 || !res.data) throw new Error(`subscription not created: ${JSON.stringify(res.error)}`);
+  return { id: res.data.id, secret: res.data.secret as string };
 }
 
 /** Records an event in a committed transaction, as a domain function would. */
@@ -122,4 +127,51 @@ export function fixtures(api: () => TestApi) {
     return { company: own, hook, sub };
   };
   return { receiver, setup, close: () => Promise.all(receivers.map((r) => r.close())) };
+}
+
+/**
+ * The admin API's webhook routes of one company through the typed admin client, each answering openapi-fetch's
+ * `{ data, error, response }`; bodies and queries as sent (any JSON: the refusals too).
+ */
+export function webhooksAdmin(api: TestApi, companyId: string) {
+  const admin = adminOf(api);
+  const company = { company_id: companyId };
+  const sub = (id: string) => ({ path: { ...company, subscription_id: id } });
+  const event = (id: string) => ({ path: { ...company, event_id: id } });
+  type Query = Record<string, string | number>;
+  return {
+    create: (body: Record<string, unknown>) =>
+      admin.POST('/admin/v1/companies/{company_id}/webhook-subscriptions', { params: { path: company }, body: body as never }),
+    list: () => admin.GET('/admin/v1/companies/{company_id}/webhook-subscriptions', { params: { path: company } }),
+    get: (id: string) =>
+      admin.GET('/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}', { params: sub(id) }),
+    update: (id: string, body: Record<string, unknown>) =>
+      admin.PATCH('/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}', {
+        params: sub(id),
+        body: body as never,
+      }),
+    remove: (id: string) =>
+      admin.DELETE('/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}', { params: sub(id) }),
+    rotateSecret: (id: string) =>
+      admin.POST('/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/rotate-secret', { params: sub(id) }),
+    ping: (id: string) =>
+      admin.POST('/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/ping', { params: sub(id) }),
+    /** A subscription's deliveries. */
+    deliveries: (id: string, query: Query = {}) =>
+      admin.GET('/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/deliveries', {
+        params: { ...sub(id), query: query as never },
+      }),
+    /** An event's deliveries. */
+    eventDeliveries: (eventId: string) =>
+      admin.GET('/admin/v1/companies/{company_id}/events/{event_id}/deliveries', { params: event(eventId) }),
+    replay: (eventId: string, body: Record<string, unknown>) =>
+      admin.POST('/admin/v1/companies/{company_id}/events/{event_id}/replay', { params: event(eventId), body: body as never }),
+    events: (query: Query = {}) =>
+      admin.GET('/admin/v1/companies/{company_id}/events', { params: { path: company, query: query as never } }),
+    auditLog: (query: Query = {}) =>
+      admin.GET('/admin/v1/companies/{company_id}/audit-log', { params: { path: company, query: query as never } }),
+    /** PATCH of the company's settings. */
+    settings: (settings: Record<string, unknown>) =>
+      admin.PATCH('/admin/v1/companies/{company_id}', { params: { path: company }, body: { settings } as never }),
+  };
 }
