@@ -114,6 +114,9 @@ describe('the Node server killed during dispatch', () => {
       'every delivery to succeed after the restart',
     );
     const after = hook.requests.slice(before);
-    expect(after.map((r) => verify(created.data?.secret as string, r).id).sort()).toEqual(expected);
+    // At least once, as documented: every pending ping arrives, signed, and nothing else does. A second arrival of one
+    // ping is allowed (an attempt slower than its hold on a loaded machine is tried again; CI, 2026-11-29).
+    const arrived = after.map((r) => verify(created.data?.secret as string, r).id);
+    expect([...new Set(arrived)].sort()).toEqual(expected);
   }, 150_000);
 });
