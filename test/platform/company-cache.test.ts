@@ -69,7 +69,8 @@ describe('the Host → company rows in memory', () => {
 
   it('sees settings changed by another process once notified, and by this process at once', async () => {
     const company = await demoCompany();
-    const priced = (res: { data?: { results: Array<{ price: unknown }> } }) => (res.data?.results ?? []).some((l) => l.price !== null);
+    const priced = (res: { data?: { results: Array<{ price: unknown }> } }) =>
+      (res.data?.results ?? []).some((l) => l.price !== null);
     expect(priced(await listings(company.host))).toBe(true);
     await changedOutside(company.id, () =>
       api.db

@@ -71,8 +71,7 @@ describe('keys in memory', () => {
     const key = await createKey(api, company.id, { scopes: ['read:contacts', 'write:contacts'] });
     await cache().listening();
     await cache().settled();
-    const write = (email: string) =>
-      clientOn(key.secret).POST('/api/v1/contacts', { body: { name: 'Key Cache', email } });
+    const write = (email: string) => clientOn(key.secret).POST('/api/v1/contacts', { body: { name: 'Key Cache', email } });
     expect((await write('first.write@example.com')).response.status).toBe(201);
     statements = [];
     expect((await write('second.write@example.com')).response.status).toBe(201);
