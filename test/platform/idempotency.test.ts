@@ -251,7 +251,7 @@ describe('Idempotency-Key', () => {
     const references = new Set(answers.filter((a) => a.response.status === 201).map((a) => a.data?.reference));
     expect(references.size).toBe(1);
     expect(await count('leads', body.email)).toBe(1);
-    expect(await leadEvents([...references][0])).toBe(1);
+    expect(await leadEvents([...references][0] as string)).toBe(1);
   });
 });
 
