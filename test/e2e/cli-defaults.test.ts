@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { freePort } from '../webhooks/support';
 
 /**
@@ -122,9 +123,9 @@ describe('npm start, then the admin CLI with no settings', () => {
     const created = await cli(['keys', 'create', companyId, '--kind', 'server', '--scope', 'read:contacts']);
     const key = JSON.parse(created.stdout);
     expect(created.stderr).toContain('`secret` is shown only this once');
-    const contacts = await fetch(`${base}/api/v1/contacts`, { headers: { Authorization: `Bearer ${key.secret}` } });
-    expect(contacts.status).toBe(200);
-    expect((await fetch(`${base}/api/v1/contacts`)).status).toBe(403); // no key
+    const contacts = await createPropertyApiClient({ baseUrl: base, serverKey: key.secret }).GET('/api/v1/contacts');
+    expect(contacts.response.status).toBe(200);
+    expect((await createPropertyApiClient({ baseUrl: base }).GET('/api/v1/contacts')).response.status).toBe(403); // no key
     const listed = await cli(['keys', 'list', companyId]);
     expect(listed.stderr).not.toContain('shown only this once');
   }, 60_000);
@@ -143,6 +144,7 @@ describe('npm start, then the admin CLI with no settings', () => {
     await started.started;
     const ping = JSON.parse((await cli(['webhooks', 'ping', companyId, subscription.id])).stdout);
     await outputContains(receiver, started.output, `verified ping ${ping.event_id}`);
+    // raw: these go to the example receiver, not to the API (a forged signature, then an oversized body)
     const forged = await fetch(url, {
       method: 'POST',
       headers: {

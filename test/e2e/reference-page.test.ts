@@ -77,6 +77,7 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('the reference page offli
   }, 120_000);
 
   it('serves the pinned script with an ETag and answers 304 to it', async () => {
+    // raw: the pinned script is JavaScript, not an operation of the document
     const first = await fetch(`${api.origin}/api/v1/docs/api-reference.js`);
     expect(first.status).toBe(200);
     expect(first.headers.get('content-type')).toBe('text/javascript; charset=utf-8');

@@ -1,12 +1,15 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import createClient from 'openapi-fetch';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { paths as AdminPaths } from '../../clients/admin/schema';
 import { newDetailsKey } from '../../lib/crypto-jwe';
 import { backupOfFolder } from '../../lib/node/backup';
 import { openDatabase } from '../../lib/node/database';
 import { newSecretKey } from '../../lib/webhooks/secrets';
 import { createTestApi } from '../support/harness';
+import { adminOf } from '../support/world';
 import { baseUrlOf, runBin, type ServerProcess, startServer, stopServer } from '../support/server-process';
 import { airbnbFeed } from '../stay/channel-feeds';
 import { day, newHome, setup } from '../stay/support';
@@ -69,15 +72,16 @@ describe.skipIf(Boolean(inject('databaseUrl')))('a database restored from a back
     try {
       const ctx = await setup({ api });
       subscription = await subscribe(api, ctx.company.id, { url: `${hookServer.url}/hook` });
-      const ping = await api.admin(`/companies/${ctx.company.id}/webhook-subscriptions/${subscription.id}/ping`, {
-        method: 'POST',
+      const ping = await adminOf(api).POST('/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/ping', {
+        params: { path: { company_id: ctx.company.id, subscription_id: subscription.id } },
       });
-      expect(ping.status).toBe(202);
+      expect(ping.response.status).toBe(202);
       const home = await newHome(ctx);
-      const added = await api.admin(`/companies/${ctx.company.id}/listings/${home}/calendar-imports`, {
-        body: { url: `${feedServer.url}/feed.ics`, channel: 'airbnb' },
+      const added = await adminOf(api).POST('/admin/v1/companies/{company_id}/listings/{slug}/calendar-imports', {
+        params: { path: { company_id: ctx.company.id, slug: home } },
+        body: { url: `${feedServer.url}/feed.ics`, channel: 'airbnb' } as never, // interval_minutes left to its default
       });
-      expect(added.status, added.text).toBe(201);
+      expect(added.response.status, JSON.stringify(added.error)).toBe(201);
     } finally {
       await api.close();
     }
@@ -100,14 +104,13 @@ describe.skipIf(Boolean(inject('databaseUrl')))('a database restored from a back
 
     const base = await baseUrlOf(copy);
     const token = (await readFile(join(copy, 'admin-token'), 'utf8')).trim();
-    const status = async () =>
-      (await (await fetch(`${base}/admin/v1/outbound`, { headers: { Authorization: `Bearer ${token}` } })).json()) as {
-        status: string;
-        held_runs: number;
-      };
+    // The copy's admin API over real HTTP, through the typed admin client.
+    const admin = createClient<AdminPaths>({ baseUrl: base, headers: { Authorization: `Bearer ${token}` } });
+    const status = async () => (await admin.GET('/admin/v1/outbound')).data as { status: string; held_runs: number };
     // Two scheduler runs held the import (and the dispatcher ran every 50 ms meanwhile): nothing went out.
     expect(await firstOf(async () => (await status()).held_runs >= 2, sent)).toBe('held');
     expect(sent()).toBe(0);
+    // raw: the health routes are not operations of the documents
     expect((await (await fetch(`${base}/health/ready`)).json()).outbound).toBe('paused');
 
     const resumed = await runBin('admin.ts', ['outbound', 'resume'], { DATA_DIR: copy });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 
 /**
@@ -14,6 +15,12 @@ import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with {
 const run = promisify(execFile);
 let dataDir: string;
 let port: number;
+
+/** The typed client of the server over real HTTP on `host` (its Host names the demo company), on a key if given. */
+const clientAt = (
+  host: '127.0.0.1' | 'localhost',
+  options: { serverKey?: string; publishableKey?: string; headers?: Record<string, string> } = {},
+) => createPropertyApiClient({ baseUrl: `http://${host}:${port}`, ...options });
 let server: ChildProcess | undefined;
 
 async function freePort(): Promise<number> {
@@ -80,11 +87,12 @@ describe('npm start on an empty data folder, then the admin CLI', () => {
     expect(output).toContain(`http://localhost:${port}/api/v1`);
     expect(output).toContain(`http://localhost:${port}/api/v1/docs`);
     expect(output).toContain(join(dataDir, 'admin-token'));
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/listings?page_size=100`);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { results: Array<{ listing_type: string; title: { ar: string } }> };
+    const res = await clientAt('127.0.0.1').GET('/api/v1/listings', { params: { query: { page_size: 100 } } });
+    expect(res.response.status).toBe(200);
+    const body = res.data as NonNullable<typeof res.data>;
     expect(body.results.length).toBe(demoCatalogue.listings.filter((l) => l.status === 'published').length);
     expect(new Set(body.results.map((l) => l.listing_type))).toEqual(new Set(['sale', 'lease', 'holiday_home']));
+    // raw: the reference page is HTML, not an operation of the document
     const docs = await fetch(`http://localhost:${port}/api/v1/docs`);
     expect(docs.headers.get('content-type')).toContain('text/html');
     expect(await docs.text()).toContain('/api/v1/openapi.json');
@@ -96,14 +104,13 @@ describe('npm start on an empty data folder, then the admin CLI', () => {
     companyId = companies.results[0].id;
     expect(companies.results[0].hosts).toEqual(['127.0.0.1', 'localhost']);
     const key = await cli('keys', 'create', companyId, '--kind', 'server', '--scope', 'read:listings');
-    const read = (secret: string) =>
-      fetch(`http://127.0.0.1:${port}/api/v1/areas`, { headers: { Authorization: `Bearer ${secret}` } });
-    expect((await read(key.secret)).status).toBe(200);
+    const read = (secret: string) => clientAt('127.0.0.1', { serverKey: secret }).GET('/api/v1/areas');
+    expect((await read(key.secret)).response.status).toBe(200);
     const rotated = await cli('keys', 'rotate', companyId, key.prefix);
-    expect((await read(rotated.secret)).status).toBe(200);
-    expect((await read(key.secret)).status).toBe(200);
+    expect((await read(rotated.secret)).response.status).toBe(200);
+    expect((await read(key.secret)).response.status).toBe(200);
     await cli('keys', 'revoke', companyId, key.prefix);
-    expect((await read(rotated.secret)).status).toBe(403);
+    expect((await read(rotated.secret)).response.status).toBe(403);
     const audit = await cli('audit', companyId, '--action', 'key.rotated');
     expect(audit.results.map((e: { subject: string }) => e.subject)).toEqual([key.prefix]);
   }, 60_000);
@@ -113,10 +120,9 @@ describe('npm start on an empty data folder, then the admin CLI', () => {
     const key = await cli('keys', 'create', companyId, '--kind', 'publishable', '--origin', origin, '--lead-type', 'booking');
     const slug = 'palm-5br-villa-private-beach-holiday';
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-    const posted = await fetch(`http://localhost:${port}/api/v1/bookings`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Api-Key': key.secret, Origin: origin },
-      body: JSON.stringify({
+    const page = clientAt('localhost', { publishableKey: key.secret, headers: { Origin: origin } });
+    const posted = await page.POST('/api/v1/bookings', {
+      body: {
         listing: slug,
         check_in: day(40),
         check_out: day(45),
@@ -127,24 +133,25 @@ describe('npm start on an empty data folder, then the admin CLI', () => {
         consent_version: '2026-01',
         // Turnstile's test token: the demo company is a development workspace.
         challenge: 'XXXX.DUMMY.TOKEN.XXXX',
-      }),
+      },
     });
-    expect(posted.status).toBe(201);
-    expect(posted.headers.get('access-control-allow-origin')).toBe(origin);
-    const booking = (await posted.json()) as { reference: string; stay_url: string };
+    expect(posted.response.status).toBe(201);
+    expect(posted.response.headers.get('access-control-allow-origin')).toBe(origin);
+    const booking = posted.data as { reference: string; stay_url: string };
     const listed = await cli('bookings', 'list', companyId, '--status', 'held');
     expect(listed.results.map((b: { reference: string }) => b.reference)).toEqual([booking.reference]);
     const confirmed = await cli('bookings', 'confirm', companyId, booking.reference);
     expect(confirmed.status).toBe('confirmed');
     expect(confirmed.payment_due_at).toBeTruthy();
+    // raw: the stay page is HTML at a secret address, not an operation of the document
     const stay = await fetch(booking.stay_url);
     expect(stay.status).toBe(200);
     expect(await stay.text()).toContain('data-status="confirmed"');
     const block = await cli('blocks', 'add', companyId, slug, '--reason', 'maintenance', '--from', day(60), '--to', day(62));
-    const availability = (await (
-      await fetch(`http://localhost:${port}/api/v1/listings/${slug}/availability?from=${day(30)}&to=${day(90)}`)
-    ).json()) as { blocked: unknown };
-    expect(availability.blocked).toEqual([
+    const availability = await clientAt('localhost').GET('/api/v1/listings/{slug}/availability', {
+      params: { path: { slug }, query: { from: day(30), to: day(90) } },
+    });
+    expect(availability.data?.blocked).toEqual([
       { start: day(40), end: day(45) },
       { start: day(60), end: day(62) },
     ]);
@@ -158,7 +165,10 @@ describe('npm start on an empty data folder, then the admin CLI', () => {
     const companies = await cli('companies', 'list');
     expect(companies.results.map((c: { id: string }) => c.id)).toEqual([companyId]);
     // The bundled packages work: a catalogue page, the reference page and the admin API answer.
-    expect((await fetch(`http://127.0.0.1:${port}/api/v1/listings?page_size=2`)).status).toBe(200);
+    expect((await clientAt('127.0.0.1').GET('/api/v1/listings', { params: { query: { page_size: 2 } } })).response.status).toBe(
+      200,
+    );
+    // raw: the reference page is HTML, not an operation of the document
     expect((await fetch(`http://localhost:${port}/api/v1/docs`)).headers.get('content-type')).toContain('text/html');
   }, 120_000);
 });

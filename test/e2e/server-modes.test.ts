@@ -1,9 +1,19 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import createClient from 'openapi-fetch';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { paths as AdminPaths } from '../../clients/admin/schema';
+import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { baseUrlOf, runBin, type ServerProcess, startServer, stopServer } from '../support/server-process';
+
+/** The typed public client of a server over real HTTP, with `host` in its Host header when given. */
+const publicAt = (base: string, host?: string) =>
+  createPropertyApiClient({ baseUrl: base, headers: host === undefined ? {} : { Host: host } });
+/** The typed admin client of a server over real HTTP, with the operator's token. */
+const adminAt = (base: string, token: string) =>
+  createClient<AdminPaths>({ baseUrl: base, headers: { Authorization: `Bearer ${token}` } });
 
 /**
  * Issue 21, defects 5 and 6, with real processes on real data folders: a production start seeds nothing and says how
@@ -39,16 +49,16 @@ describe('NODE_ENV=production npm start on an empty data folder', { timeout: 180
     await production.started;
     const base = await baseUrlOf(dataDir);
 
-    const listings = await fetch(`${base}/api/v1/listings`, { headers: { Host: 'localhost' } });
-    expect(listings.status).toBe(404);
-    expect(listings.headers.get('content-type')).toContain('application/problem+json');
-    expect((await listings.json()).code).toBe('unknown_host');
-    const loopback = await fetch(`${base}/api/v1/listings`);
-    expect(loopback.status).toBe(404);
+    const listings = await publicAt(base, 'localhost').GET('/api/v1/listings');
+    expect(listings.response.status).toBe(404);
+    expect(listings.response.headers.get('content-type')).toContain('application/problem+json');
+    expect(listings.error?.code).toBe('unknown_host');
+    const loopback = await publicAt(base).GET('/api/v1/listings');
+    expect(loopback.response.status).toBe(404);
 
     const token = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
-    const companies = await fetch(`${base}/admin/v1/companies`, { headers: { Authorization: `Bearer ${token}` } });
-    expect((await companies.json()).results).toEqual([]);
+    const companies = await adminAt(base, token).GET('/admin/v1/companies');
+    expect(companies.data?.results).toEqual([]);
 
     expect(production.output()).toContain('(production)');
     expect(production.output()).toContain('npm run --silent admin -- companies create');
@@ -57,6 +67,7 @@ describe('NODE_ENV=production npm start on an empty data folder', { timeout: 180
     // this address), and the admin command line with this server's DATA_DIR, which finds the server as printed.
     const printed = [...production.output().matchAll(/https?:\/\/[^\s)]+/g)].map((match) => match[0]);
     expect(printed).toContain(`${base}/health/ready`);
+    // raw: every address the banner prints (the health routes are not operations of the documents)
     for (const url of printed) expect([url, (await fetch(url)).status]).toEqual([url, 200]);
     expect(production.output()).not.toContain('/api/v1/listings');
     const hint = `DATA_DIR=${dataDir} npm run --silent admin -- companies create`;
@@ -98,8 +109,8 @@ describe('NODE_ENV=production npm start on an empty data folder', { timeout: 180
       const production = server(dataDir, { NODE_ENV: 'production', DATABASE_URL: url.toString() });
       await production.started;
       expect(production.output()).toContain('Property API on postgres (production) — no company yet');
-      const listings = await fetch(`${await baseUrlOf(dataDir)}/api/v1/listings`, { headers: { Host: 'localhost' } });
-      expect(listings.status).toBe(404);
+      const listings = await publicAt(await baseUrlOf(dataDir), 'localhost').GET('/api/v1/listings');
+      expect(listings.response.status).toBe(404);
       await stopServer(production);
     } finally {
       await admin.query(`drop database if exists "${name}" with (force)`);
@@ -111,8 +122,8 @@ describe('NODE_ENV=production npm start on an empty data folder', { timeout: 180
     const dataDir = await dataFolder();
     const demo = server(dataDir);
     await demo.started;
-    const listings = await fetch(`${await baseUrlOf(dataDir)}/api/v1/listings`, { headers: { Host: 'localhost' } });
-    expect(listings.status).toBe(200);
+    const listings = await publicAt(await baseUrlOf(dataDir), 'localhost').GET('/api/v1/listings');
+    expect(listings.response.status).toBe(200);
     expect(demo.output()).toContain('demo company created');
   });
 });
@@ -133,7 +144,7 @@ describe('one server per data folder', { timeout: 180_000 }, () => {
 
     // The first server's record and database are untouched: it still answers, and the admin CLI still finds it.
     expect(await readFile(join(dataDir, 'server.json'), 'utf8')).toBe(record);
-    expect((await fetch(`${base}/api/v1/listings`)).status).toBe(200);
+    expect((await publicAt(base).GET('/api/v1/listings')).response.status).toBe(200);
     const listed = await runBin('admin.ts', ['companies', 'list'], { DATA_DIR: dataDir });
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout).results).toHaveLength(1);
@@ -156,7 +167,7 @@ describe('one server per data folder', { timeout: 180_000 }, () => {
     expect(next.output()).toContain('existing data reused');
     const { pid } = JSON.parse(await readFile(join(dataDir, 'server.json'), 'utf8'));
     expect(pid).toBe(next.child.pid);
-    expect((await fetch(`${await baseUrlOf(dataDir)}/api/v1/listings`)).status).toBe(200);
+    expect((await publicAt(await baseUrlOf(dataDir)).GET('/api/v1/listings')).response.status).toBe(200);
   });
 });
 
@@ -167,8 +178,7 @@ describe('backup, export and restore of the embedded database (issue 23)', { tim
     await running.started;
     const base = await baseUrlOf(dataDir);
     const token = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
-    const companies = async (at = base) =>
-      (await (await fetch(`${at}/admin/v1/companies`, { headers: { Authorization: `Bearer ${token}` } })).json()).results;
+    const companies = async (at = base) => (await adminAt(at, token).GET('/admin/v1/companies')).data?.results ?? [];
 
     const file = join(dataDir, '..', `${basename(dataDir)}-backup.tar.gz`);
     folders.push(file);
@@ -185,18 +195,16 @@ describe('backup, export and restore of the embedded database (issue 23)', { tim
     expect(dump).toContain('Demo Properties');
 
     // A change after the backup, which the restore takes back.
-    const created = await fetch(`${base}/admin/v1/companies`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
+    const created = await adminAt(base, token).POST('/admin/v1/companies', {
+      body: {
         name: 'After the backup',
         hosts: ['after.test'],
         environment: 'production',
         currency: 'AED',
         time_zone: 'Asia/Dubai',
-      }),
+      } as never,
     });
-    expect(created.status).toBe(201);
+    expect(created.response.status).toBe(201);
     expect(await companies()).toHaveLength(2);
 
     const refused = await runBin('admin.ts', ['restore', file], { DATA_DIR: dataDir });
@@ -211,7 +219,7 @@ describe('backup, export and restore of the embedded database (issue 23)', { tim
 
     const again = server(dataDir);
     await again.started;
-    const names = (await companies(await baseUrlOf(dataDir))).map((company: { name: string }) => company.name);
+    const names = (await companies(await baseUrlOf(dataDir))).map((company) => company.name);
     expect(names).toEqual(['Demo Properties']);
   });
 });

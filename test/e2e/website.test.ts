@@ -33,6 +33,11 @@ let listed: Awaited<ReturnType<typeof startStaticServer>>;
 let unlisted: Awaited<ReturnType<typeof startStaticServer>>;
 let browser: Browser;
 let company: { id: string };
+/** A booking as the admin API shows it. */
+const bookingOf = (reference: string | null) =>
+  api.adminClient.GET('/admin/v1/companies/{company_id}/bookings/{reference}', {
+    params: { path: { company_id: company.id, reference: String(reference) } },
+  });
 let reader: string;
 let verifier: Awaited<ReturnType<typeof startTurnstileVerifier>>;
 let siteConfig: Record<string, string>;
@@ -46,31 +51,39 @@ beforeAll(async () => {
   [api, site] = await Promise.all([startApi({ TURNSTILE_SITEVERIFY_URL: verifier.url }), copyWebsite()]);
   [listed, unlisted] = await Promise.all([startStaticServer(site.dir), startStaticServer(site.dir)]);
 
-  const created = await api.admin('/companies', {
-    name: 'Website Test Properties',
-    hosts: ['localhost'],
-    environment: 'development',
-    currency: 'AED',
-    time_zone: 'Asia/Dubai',
-    settings: { bookings_enabled: true },
+  const admin = api.adminClient;
+  const created = await admin.POST('/admin/v1/companies', {
+    body: {
+      name: 'Website Test Properties',
+      hosts: ['localhost'],
+      environment: 'development',
+      currency: 'AED',
+      time_zone: 'Asia/Dubai',
+      settings: { bookings_enabled: true },
+    } as never,
   });
-  expect(created.status, created.text).toBe(201);
-  company = created.json;
-  const imported = await api.admin(`/companies/${company.id}/catalogue/import`, demoCatalogue);
-  expect(imported.status, imported.text).toBe(200);
-  const publishable = await api.admin(`/companies/${company.id}/keys`, {
-    kind: 'publishable',
-    name: 'website',
-    origins: [listed.origin],
-    lead_types: ['enquiry', 'booking'],
+  expect(created.response.status, JSON.stringify(created.error)).toBe(201);
+  company = created.data as { id: string };
+  const of = { params: { path: { company_id: company.id } } };
+  const imported = await admin.POST('/admin/v1/companies/{company_id}/catalogue/import', {
+    ...of,
+    body: demoCatalogue as never,
   });
-  expect(publishable.status, publishable.text).toBe(201);
-  const server = await api.admin(`/companies/${company.id}/keys`, { kind: 'server', scopes: ['read:leads'] });
-  expect(server.status, server.text).toBe(201);
-  reader = server.json.secret;
+  expect(imported.response.status, JSON.stringify(imported.error)).toBe(200);
+  const publishable = await admin.POST('/admin/v1/companies/{company_id}/keys', {
+    ...of,
+    body: { kind: 'publishable', name: 'website', origins: [listed.origin], lead_types: ['enquiry', 'booking'] } as never,
+  });
+  expect(publishable.response.status, JSON.stringify(publishable.error)).toBe(201);
+  const server = await admin.POST('/admin/v1/companies/{company_id}/keys', {
+    ...of,
+    body: { kind: 'server', scopes: ['read:leads'] },
+  });
+  expect(server.response.status, JSON.stringify(server.error)).toBe(201);
+  reader = server.data?.secret as string;
   siteConfig = {
     apiBase: api.origin,
-    publishableKey: publishable.json.secret,
+    publishableKey: publishable.data?.secret as string,
     turnstileSiteKey: '',
     timeZone: 'Asia/Dubai',
     consentVersion: '2026-11',
@@ -98,10 +111,23 @@ async function openPage() {
   return { page, console, requests, close: () => context.close() };
 }
 
+/** A listing, its availability and a quote, as the API answers them (the typed client, no key). */
+const listingOf = async (slug: string) => {
+  const { data, error } = await api.client().GET('/api/v1/listings/{slug}', { params: { path: { slug } } });
+  if (!data || !('title' in data)) throw new Error(`listing ${slug} not read: ${JSON.stringify(error)}`);
+  return data;
+};
+const availabilityOf = async (slug: string) =>
+  (await api.client().GET('/api/v1/listings/{slug}/availability', { params: { path: { slug } } })).data as Availability;
+const quoteOf = (slug: string, query: { check_in: string; check_out: string; guests: number }) =>
+  api.client().GET('/api/v1/listings/{slug}/quote', { params: { path: { slug }, query } });
+const leadOf = (reference: string | null) =>
+  api.client(reader).GET('/api/v1/leads/{reference}', { params: { path: { reference: String(reference) } } });
+
 const leadsPage = async () => {
-  const res = await api.call('/api/v1/leads?page_size=100', { token: reader });
-  expect(res.status, res.text).toBe(200);
-  return res.json.results as Array<{ reference: string; person: string; message: string | null }>;
+  const res = await api.client(reader).GET('/api/v1/leads', { params: { query: { page_size: 100 } } });
+  expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+  return (res.data?.results ?? []) as Array<{ reference: string; person: string; message: string | null }>;
 };
 
 /** Fills a form's contact fields (ids `<form>-name`, …, as the page gives them) and ticks the consent. */
@@ -139,7 +165,7 @@ async function requestFirstStay(
   person: { name: string; email: string; phone: string; message: string },
 ) {
   await page.locator('#stay:not([hidden])').waitFor({ timeout: 30_000 });
-  const stay = firstStay((await api.call(`/api/v1/listings/${slug}/availability`)).json);
+  const stay = firstStay(await availabilityOf(slug));
   await page.fill('#check_in', stay.check_in);
   await page.fill('#check_out', stay.check_out);
   await page.fill('#guests', String(guests));
@@ -195,10 +221,10 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
     try {
       await page.goto(`${listed.origin}/index.html`);
       await page.locator('.card').first().waitFor({ timeout: 30_000 });
-      const expected = await api.call('/api/v1/listings?page_size=12');
+      const expected = await api.client().GET('/api/v1/listings', { params: { query: { page_size: 12 } } });
       const shown = await page.locator('.card').evaluateAll((cards) => cards.map((c) => (c as HTMLElement).dataset.slug));
-      expect(shown).toEqual(expected.json.results.map((l: { slug: { en: string } }) => l.slug.en));
-      expect(await page.locator('#more').isVisible()).toBe(expected.json.next_cursor !== null);
+      expect(shown).toEqual(expected.data?.results.map((l) => l.slug.en));
+      expect(await page.locator('#more').isVisible()).toBe(expected.data?.next_cursor !== null);
       expect(await page.locator('html').getAttribute('lang')).toBe('en');
       // The site's own files come from its origin; only the API's photos point elsewhere (and fail offline).
       const ownFiles = requests.filter((r) => ['document', 'script', 'stylesheet', 'font'].includes(r.type));
@@ -219,7 +245,7 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       const slug = await page.locator('.card[data-type="sale"]').first().getAttribute('data-slug');
       await first.click();
       await page.locator('#listing:not([hidden])').waitFor({ timeout: 30_000 });
-      const listing = (await api.call(`/api/v1/listings/${slug}`)).json;
+      const listing = await listingOf(String(slug));
       expect(await page.locator('h1').textContent()).toBe(listing.title.en);
       expect(await page.title()).toBe(listing.title.en);
       const scripts = await page.locator('script[type="application/ld+json"]').allTextContents();
@@ -239,7 +265,7 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
   it('shows the Arabic page right to left, found by its Arabic slug, with the Arabic JSON-LD', async () => {
     const { page, close } = await openPage();
     try {
-      const listing = (await api.call('/api/v1/listings/palm-jumeirah-5br-signature-villa')).json;
+      const listing = await listingOf('palm-jumeirah-5br-signature-villa');
       await page.goto(`${listed.origin}/listing.html?slug=${encodeURIComponent(listing.slug.ar)}&lang=ar`);
       await page.locator('#listing:not([hidden])').waitFor({ timeout: 30_000 });
       expect(await page.locator('html').getAttribute('lang')).toBe('ar');
@@ -278,9 +304,9 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       expect(shown.reference).toMatch(/^L-[0-9A-Z]{10}$/);
       await page.screenshot({ path: join(artifacts, 'website-enquiry.png'), fullPage: true });
 
-      const lead = await api.call(`/api/v1/leads/${shown.reference}`, { token: reader });
-      expect(lead.status, lead.text).toBe(200);
-      expect(lead.json).toMatchObject({
+      const lead = await leadOf(shown.reference);
+      expect(lead.response.status, JSON.stringify(lead.error)).toBe(200);
+      expect(lead.data).toMatchObject({
         reference: shown.reference,
         form: 'listing-enquiry',
         listing: slug,
@@ -290,8 +316,10 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
         language: 'en',
         consent: { version: '2026-11' },
       });
-      const events = await api.admin(`/companies/${company.id}/events?type=lead.created&page_size=100`);
-      const created = events.json.results.find((e: { data: { reference: string } }) => e.data.reference === shown.reference);
+      const events = await api.adminClient.GET('/admin/v1/companies/{company_id}/events', {
+        params: { path: { company_id: company.id }, query: { type: 'lead.created', page_size: 100 } as never },
+      });
+      const created = events.data?.results.find((e) => (e.data as { reference?: string }).reference === shown.reference);
       expect(created?.caused_by).toBe('website');
     } finally {
       await close();
@@ -320,8 +348,11 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
   }, 60_000);
 
   it("with a Turnstile site key, loads Cloudflare's widget script and sends the token it gives, which the API verifies", async () => {
-    const secret = await api.admin(`/companies/${company.id}/spam-check`, { secret: verifier.secret }, 'PUT');
-    expect(secret.status, secret.text).toBe(200);
+    const secret = await api.adminClient.PUT('/admin/v1/companies/{company_id}/spam-check', {
+      params: { path: { company_id: company.id } },
+      body: { secret: verifier.secret } as never,
+    });
+    expect(secret.response.status, JSON.stringify(secret.error)).toBe(200);
     const token = verifier.issue('127.0.0.1');
     await site.writeConfig({ ...siteConfig, turnstileSiteKey: '0x4AAAAAAAtestsitekey' });
     const { page, close } = await openPage();
@@ -356,8 +387,8 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       expect(shown.outcome, shown.text).toBe('success');
       expect(scripts).toEqual(['https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit']);
       expect(verifier.requests).toEqual([{ secret: verifier.secret, response: token, remoteip: '127.0.0.1' }]);
-      const lead = await api.call(`/api/v1/leads/${shown.reference}`, { token: reader });
-      expect(lead.json.message).toBe('Hello');
+      const lead = await leadOf(shown.reference);
+      expect(lead.data?.message).toBe('Hello');
     } finally {
       await close();
       await site.writeConfig(siteConfig);
@@ -373,7 +404,7 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       const slug = (await card.getAttribute('data-slug')) ?? '';
       await card.locator('h2 a').click();
       await page.locator('#stay:not([hidden])').waitFor({ timeout: 30_000 });
-      const available: Availability = (await api.call(`/api/v1/listings/${slug}/availability`)).json;
+      const available: Availability = await availabilityOf(slug);
       expect(await page.locator('#rules').textContent()).toContain(`Stays of ${available.min_nights} to`);
       expect(await page.locator('#blocked li').count()).toBe(available.blocked.length);
 
@@ -392,9 +423,9 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       await page.fill('#check_out', stay.check_out);
       await page.click('#quote-form button[type="submit"]');
       await page.locator('table.quote').waitFor({ timeout: 30_000 });
-      const quote = (
-        await api.call(`/api/v1/listings/${slug}/quote?check_in=${stay.check_in}&check_out=${stay.check_out}&guests=2`)
-      ).json;
+      const quote = (await quoteOf(slug, { check_in: stay.check_in, check_out: stay.check_out, guests: 2 })).data as NonNullable<
+        Awaited<ReturnType<typeof quoteOf>>['data']
+      >;
       expect(await page.locator('table.quote tbody tr').count()).toBe(quote.nights.length);
       expect(await page.locator('table.quote tfoot tr').count()).toBe(quote.fees.length + 3);
 
@@ -412,9 +443,9 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       const stayLink = (await page.locator('#booking-status a[data-stay-link]').getAttribute('href')) ?? '';
       expect(stayLink).toMatch(new RegExp(`^${api.origin}/stay/[A-Za-z0-9]{32}$`));
 
-      const booking = await api.admin(`/companies/${company.id}/bookings/${shown.reference}`);
-      expect(booking.status, booking.text).toBe(200);
-      expect(booking.json).toMatchObject({
+      const booking = await bookingOf(shown.reference);
+      expect(booking.response.status, JSON.stringify(booking.error)).toBe(200);
+      expect(booking.data).toMatchObject({
         reference: shown.reference,
         status: 'held',
         listing: slug,
@@ -456,7 +487,7 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
     const { page, close } = await openPage();
     try {
       const slug = 'marina-gate-1br-holiday-home';
-      const listing = (await api.call(`/api/v1/listings/${slug}`)).json;
+      const listing = await listingOf(slug);
       await page.goto(`${listed.origin}/listing.html?slug=${encodeURIComponent(listing.slug.ar)}&lang=ar`);
       const { stay, shown } = await requestFirstStay(page, slug, 2, {
         name: 'سارة الضيف',
@@ -466,8 +497,8 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       });
       expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
       expect(shown.outcome, shown.text).toBe('success');
-      const booking = await api.admin(`/companies/${company.id}/bookings/${shown.reference}`);
-      expect(booking.json).toMatchObject({ listing: slug, ...stay, language: 'ar', status: 'held', caused_by: 'website' });
+      const booking = await bookingOf(shown.reference);
+      expect(booking.data).toMatchObject({ listing: slug, ...stay, language: 'ar', status: 'held', caused_by: 'website' });
 
       await page.click('#booking-status a[data-stay-link]');
       await page.locator('[data-reference]').waitFor({ timeout: 30_000 });
@@ -503,13 +534,14 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       expect(seen.answers).toEqual([{ status: 201, replayed: 'true' }]);
       await page.screenshot({ path: join(artifacts, 'website-booking-retried.png'), fullPage: true });
 
-      const bookings = await api.admin(`/companies/${company.id}/bookings?listing=${slug}&page_size=100`);
-      expect(bookings.status, bookings.text).toBe(200);
-      const forStay = bookings.json.results.filter(
-        (b: { check_in: string; check_out: string; status: string }) =>
-          b.check_in === stay.check_in && b.check_out === stay.check_out && b.status !== 'cancelled',
+      const bookings = await api.adminClient.GET('/admin/v1/companies/{company_id}/bookings', {
+        params: { path: { company_id: company.id }, query: { listing: slug, page_size: 100 } as never },
+      });
+      expect(bookings.response.status, JSON.stringify(bookings.error)).toBe(200);
+      const forStay = (bookings.data?.results ?? []).filter(
+        (b) => b.check_in === stay.check_in && b.check_out === stay.check_out && b.status !== 'cancelled',
       );
-      expect(forStay.map((b: { reference: string }) => b.reference)).toEqual([seen.swallowed?.reference]);
+      expect(forStay.map((b) => b.reference)).toEqual([seen.swallowed?.reference]);
     } finally {
       await close();
     }

@@ -3,6 +3,8 @@ import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createCompany, createKey, useApi, useDemoCompany } from '../support/world';
 
+// raw: every operation of both documents is called as the document declares it, with keys sent right and wrong
+
 /**
  * The shared authorisation suite: every operation of both OpenAPI documents, driven by the access
  * declaration each route carries (`x-access`), against missing, unknown, revoked, foreign, under-scoped

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAdminToken, newAdminToken, registerAdminToken } from '../../lib/admin-tokens';
 import { randomToken, sha256 } from '../../lib/crypto';
 import { openPostgres } from '../../lib/db/postgres';
+import { adminClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 
 /**
@@ -18,6 +19,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.close();
 });
+
+/** The company list read through the typed admin client with `token`. */
+const companiesWith = (token: string | undefined) => adminClient(api, { token: token ?? '' }).GET('/admin/v1/companies');
 
 const tokenCount = async () =>
   Number(
@@ -35,8 +39,8 @@ describe('issueAdminToken', () => {
     const first = await issueAdminToken(api.db);
     expect(first.existing).toBe(0);
     expect(first.token).toMatch(/^adm_[A-Za-z0-9_-]{40}$/);
-    expect((await api.request('/admin/v1/companies', { key: first.token })).status).toBe(200);
-    expect((await api.request('/admin/v1/companies', { key: `adm_${randomToken(40)}` })).status).toBe(403);
+    expect((await companiesWith(first.token)).response.status).toBe(200);
+    expect((await companiesWith(`adm_${randomToken(40)}`)).response.status).toBe(403);
     const stored = await api.db.selectFrom('admin_tokens').select('token_hash').execute();
     expect(stored.map((r) => Buffer.from(r.token_hash).toString('hex'))).toEqual([
       Buffer.from(await sha256(first.token as string)).toString('hex'),
@@ -44,7 +48,7 @@ describe('issueAdminToken', () => {
     expect(await issueAdminToken(api.db)).toEqual({ existing: 1 });
     const another = await issueAdminToken(api.db, { always: true });
     expect(another.token).toBeTruthy();
-    expect((await api.request('/admin/v1/companies', { key: another.token })).status).toBe(200);
+    expect((await companiesWith(another.token)).response.status).toBe(200);
     expect(await tokenCount()).toBe(2);
   });
 });
@@ -56,12 +60,12 @@ describe('registerAdminToken', () => {
     const before = await tokenCount();
     for (const weak of ['changeme', 'adm_short', 'x'.repeat(31)]) {
       await expect(registerAdminToken(api.db, weak)).rejects.toThrow(/at least 32/);
-      expect((await api.request('/admin/v1/companies', { key: weak })).status).toBe(403);
+      expect((await companiesWith(weak)).response.status).toBe(403);
     }
     expect(await tokenCount()).toBe(before);
     const chosen = `adm_${randomToken(28)}`; // 32 characters: taken
     await registerAdminToken(api.db, chosen);
-    expect((await api.request('/admin/v1/companies', { key: chosen })).status).toBe(200);
+    expect((await companiesWith(chosen)).response.status).toBe(200);
   });
 });
 

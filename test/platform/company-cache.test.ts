@@ -2,8 +2,9 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { CompanyCache } from '../../lib/company-cache';
 import { companyByHost } from '../../lib/tenancy';
-import { createTestApi, openTestDatabase, statementLog } from '../support/harness';
-import { createCompany, demoCompany as newDemoCompany, useApi } from '../support/world';
+import { testClient } from '../support/client';
+import { createTestApi, openTestDatabase, statementLog, type TestApi } from '../support/harness';
+import { adminOf, createCompany, demoCompany as newDemoCompany, useApi } from '../support/world';
 
 /**
  * The Host → company rows kept in memory (lib/company-cache.ts): a change made by another process (here, SQL
@@ -18,9 +19,13 @@ const api = useApi({ handle: await openTestDatabase({ log }) });
 
 const cache = () => api.platform.companyCache;
 
+/** A page of 24 listings through the typed client without a key (`on` another API if given). */
+const page = (host: string, headers: Record<string, string> = {}, on: TestApi = api) =>
+  testClient(on, { host, headers }).GET('/api/v1/listings', { params: { query: { page_size: 24 } } });
+
 async function listings(host: string, headers: Record<string, string> = {}) {
   statements = [];
-  const res = await api.request('/api/v1/listings?page_size=24', { host, headers });
+  const res = await page(host, headers);
   return { ...res, statements };
 }
 
@@ -43,11 +48,11 @@ describe('the Host → company rows in memory', () => {
     const company = await demoCompany();
     const first = await listings(company.host);
     expect(first.statements.some((s) => s.includes('company_hosts'))).toBe(true);
-    const again = await listings(company.host, { 'If-None-Match': first.headers.get('etag') as string });
-    expect(again.status).toBe(304);
+    const again = await listings(company.host, { 'If-None-Match': first.response.headers.get('etag') as string });
+    expect(again.response.status).toBe(304);
     expect(again.statements).toEqual([]);
 
-    const slug = first.json.results[0].slug.en as string;
+    const slug = first.data?.results[0]?.slug.en as string;
     await changedOutside(company.id, () =>
       api.db
         .updateTable('listings')
@@ -56,15 +61,16 @@ describe('the Host → company rows in memory', () => {
         .where('slug_en', '=', slug)
         .execute(),
     );
-    const after = await listings(company.host, { 'If-None-Match': first.headers.get('etag') as string });
-    expect(after.status).toBe(200);
-    expect(after.headers.get('etag')).not.toBe(first.headers.get('etag'));
-    expect(after.json.results.map((l: { slug: { en: string } }) => l.slug.en)).not.toContain(slug);
+    const after = await listings(company.host, { 'If-None-Match': first.response.headers.get('etag') as string });
+    expect(after.response.status).toBe(200);
+    expect(after.response.headers.get('etag')).not.toBe(first.response.headers.get('etag'));
+    expect(after.data?.results.map((l) => l.slug.en)).not.toContain(slug);
   });
 
   it('sees settings changed by another process once notified, and by this process at once', async () => {
     const company = await demoCompany();
-    const priced = (res: { json: { results: Array<{ price: unknown }> } }) => res.json.results.some((l) => l.price !== null);
+    const priced = (res: { data?: { results: Array<{ price: unknown }> } }) =>
+      (res.data?.results ?? []).some((l) => l.price !== null);
     expect(priced(await listings(company.host))).toBe(true);
     await changedOutside(company.id, () =>
       api.db
@@ -76,15 +82,18 @@ describe('the Host → company rows in memory', () => {
     expect(priced(await listings(company.host))).toBe(false);
 
     // Through the admin API of this process: the next request sees it without waiting for anything.
-    const res = await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { settings: { hide_prices: false } } });
-    expect(res.status, res.text).toBe(200);
+    const res = await adminOf(api).PATCH('/admin/v1/companies/{company_id}', {
+      params: { path: { company_id: company.id } },
+      body: { settings: { hide_prices: false } },
+    });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
     expect(priced(await listings(company.host))).toBe(true);
   });
 
   it('stops answering on a host removed from its company, or a company removed, as soon as notified', async () => {
     const other = await createCompany(api);
     const company = await demoCompany();
-    expect((await listings(company.host)).status).toBe(200);
+    expect((await listings(company.host)).response.status).toBe(200);
     expect((await listings(company.host)).statements).toEqual([]);
 
     // Moved to another company: the host answers that company's catalogue (empty), never the first one's.
@@ -92,34 +101,35 @@ describe('the Host → company rows in memory', () => {
       api.db.updateTable('company_hosts').set({ company_id: other.id }).where('host', '=', company.host).execute(),
     );
     const moved = await listings(company.host);
-    expect(moved.status).toBe(200);
-    expect(moved.json.results).toEqual([]);
+    expect(moved.response.status).toBe(200);
+    expect(moved.data?.results).toEqual([]);
 
     await changedOutside(other.id, () => api.db.deleteFrom('company_hosts').where('host', '=', company.host).execute());
     const removed = await listings(company.host);
-    expect(removed.status).toBe(404);
-    expect(removed.headers.get('content-type')).toContain('application/problem+json');
+    expect(removed.response.status).toBe(404);
+    expect(removed.response.headers.get('content-type')).toContain('application/problem+json');
 
-    expect((await listings(other.host)).status).toBe(200);
+    expect((await listings(other.host)).response.status).toBe(200);
     await changedOutside(other.id, () => api.db.deleteFrom('companies').where('id', '=', other.id).execute());
-    expect((await listings(other.host)).status).toBe(404);
+    expect((await listings(other.host)).response.status).toBe(404);
   });
 
   it('gives a server key’s write and a visitor’s form their company from memory; after a write, the next request waits for its announcements', async () => {
     const company = await demoCompany();
     await listings(company.host);
     statements = [];
-    const write = await api.request('/api/v1/contacts', { host: company.host, body: {} });
-    expect(write.json.code).toBe('key_required');
+    const anonymous = testClient(api, { host: company.host });
+    const write = await anonymous.POST('/api/v1/contacts', { body: {} as never });
+    expect(write.error?.code).toBe('key_required');
     expect(statements).toEqual([]);
     // That write (refused, but a write) holds the rows back until a round trip on the listening connection came
     // back; a request begun meanwhile waits for it, then is served from memory rather than reading the row again.
-    const [page, form] = await Promise.all([
-      api.request('/api/v1/listings', { host: company.host }),
-      api.request('/api/v1/leads', { host: company.host, body: {} }),
+    const [listed, form] = await Promise.all([
+      anonymous.GET('/api/v1/listings'),
+      anonymous.POST('/api/v1/leads', { body: {} as never }),
     ]);
-    expect(page.status).toBe(200);
-    expect(form.json.code).toBe('key_required');
+    expect(listed.response.status).toBe(200);
+    expect(form.error?.code).toBe('key_required');
     expect(statements.filter((s) => s.includes('company_hosts'))).toEqual([]);
     expect(cache().serving).toBe(true);
   });
@@ -159,8 +169,8 @@ describe.skipIf(!process.env.DATABASE_URL)('the listening connection on PostgreS
       await own.platform.companyCache.settled();
       const get = async () => {
         statements = [];
-        const res = await own.request('/api/v1/listings?page_size=24', { host: company.host });
-        expect(res.status).toBe(200);
+        const res = await page(company.host, {}, own);
+        expect(res.response.status).toBe(200);
         return statements.filter((s) => s.includes('company_hosts')).length;
       };
       await get();

@@ -9,6 +9,8 @@ import type { Services } from '../../lib/env';
 import { expectedMigration } from '../../lib/health';
 import { createTestApi, type TestApi } from '../support/harness';
 
+// raw: the health routes are not operations of the documents, and are asked on any host without a key
+
 /**
  * Issue 23, health: GET /health (liveness) and GET /health/ready (readiness) on any host, with no key, outside the
  * rate limits; readiness 503 (problem+json) when the database cannot be reached or lacks the code's migrations.

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork, scheduledJobs } from '../../functions/jobs';
+import { testClient } from '../support/client';
 import { createCompany, createKey, useApi } from '../support/world';
 
 /**
@@ -25,6 +26,15 @@ beforeAll(async () => {
 const newKey = () => `idem-${Date.now()}-${serial++}`;
 const leadBody = (email = `idem.${serial++}@example.com`) => ({ consent: true, consent_version: 'v1', email, message: 'Hello' });
 
+/** The typed client on a server key (the file's key unless another is given). */
+const clientOn = (serverKey = key) => testClient(api, { host: company.host, serverKey });
+/** The Idempotency-Key header, when a key is given. */
+const idem = (k?: string) => (k === undefined ? {} : { headers: { 'Idempotency-Key': k } });
+/** POST /leads of `body` (any JSON: the refusals too) through the typed client. */
+const lead = (body: Record<string, unknown>, k?: string, serverKey?: string) =>
+  clientOn(serverKey).POST('/api/v1/leads', { body: body as never, ...idem(k) });
+
+// raw: a body sent as the bytes written (key order, spacing) or a path the API does not declare
 function post(path: string, body: unknown, idempotencyKey?: string, o: { key?: string; method?: string } = {}) {
   return api.request(path, {
     method: o.method ?? 'POST',
@@ -64,22 +74,22 @@ describe('Idempotency-Key', () => {
   it('replays the first answer for the same key and body: one lead, one event', async () => {
     const body = leadBody();
     const k = newKey();
-    const first = await post('/api/v1/leads', body, k);
-    expect(first.status).toBe(201);
-    expect(first.headers.get('Idempotent-Replayed')).toBeNull();
-    const again = await post('/api/v1/leads', body, k);
-    expect(again.status).toBe(201);
-    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
-    expect(again.headers.get('Content-Type')).toBe(first.headers.get('Content-Type'));
-    expect(again.json).toEqual(first.json);
+    const first = await lead(body, k);
+    expect(first.response.status).toBe(201);
+    expect(first.response.headers.get('Idempotent-Replayed')).toBeNull();
+    const again = await lead(body, k);
+    expect(again.response.status).toBe(201);
+    expect(again.response.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(again.response.headers.get('Content-Type')).toBe(first.response.headers.get('Content-Type'));
+    expect(again.data).toEqual(first.data);
     expect(await count('leads', body.email)).toBe(1);
-    expect(await leadEvents(first.json.reference)).toBe(1);
+    expect(await leadEvents(first.data?.reference as string)).toBe(1);
   });
 
   it('without the header, the same body twice is two leads (what the key protects against)', async () => {
     const body = leadBody();
-    expect((await post('/api/v1/leads', body)).status).toBe(201);
-    expect((await post('/api/v1/leads', body)).status).toBe(201);
+    expect((await lead(body)).response.status).toBe(201);
+    expect((await lead(body)).response.status).toBe(201);
     expect(await count('leads', body.email)).toBe(2);
   });
 
@@ -96,37 +106,37 @@ describe('Idempotency-Key', () => {
   it('answers 422 for the same key with another body, and changes nothing', async () => {
     const k = newKey();
     const body = leadBody();
-    const first = await post('/api/v1/leads', body, k);
-    expect(first.status).toBe(201);
+    const first = await lead(body, k);
+    expect(first.response.status).toBe(201);
     const other = leadBody();
-    const res = await post('/api/v1/leads', other, k);
-    expect(res.status).toBe(422);
-    expect(res.headers.get('Content-Type')).toBe('application/problem+json');
-    expect(res.json.code).toBe('idempotency_key_reused');
+    const res = await lead(other, k);
+    expect(res.response.status).toBe(422);
+    expect(res.response.headers.get('Content-Type')).toBe('application/problem+json');
+    expect(res.error?.code).toBe('idempotency_key_reused');
     expect(await count('leads', other.email)).toBe(0);
   });
 
   it('keeps keys apart per caller and per route', async () => {
     const k = newKey();
     const body = leadBody();
-    const mine = await post('/api/v1/leads', body, k);
-    const theirs = await post('/api/v1/leads', body, k, { key: otherKey });
-    expect(theirs.status).toBe(201);
-    expect(theirs.headers.get('Idempotent-Replayed')).toBeNull();
-    expect(theirs.json.reference).not.toBe(mine.json.reference);
-    const contact = await post('/api/v1/contacts', { email: `c.${serial++}@example.com` }, k);
-    expect(contact.status).toBe(201);
-    expect(contact.headers.get('Idempotent-Replayed')).toBeNull();
+    const mine = await lead(body, k);
+    const theirs = await lead(body, k, otherKey);
+    expect(theirs.response.status).toBe(201);
+    expect(theirs.response.headers.get('Idempotent-Replayed')).toBeNull();
+    expect(theirs.data?.reference).not.toBe(mine.data?.reference);
+    const contact = await clientOn().POST('/api/v1/contacts', { body: { email: `c.${serial++}@example.com` }, ...idem(k) });
+    expect(contact.response.status).toBe(201);
+    expect(contact.response.headers.get('Idempotent-Replayed')).toBeNull();
   });
 
   it('does not keep a validation failure: the fixed request runs with the same key', async () => {
     const k = newKey();
-    const bad = await post('/api/v1/leads', { consent: true }, k);
-    expect(bad.status).toBe(400);
+    const bad = await lead({ consent: true }, k);
+    expect(bad.response.status).toBe(400);
     const body = leadBody();
-    const fixed = await post('/api/v1/leads', body, k);
-    expect(fixed.status).toBe(201);
-    expect(fixed.headers.get('Idempotent-Replayed')).toBeNull();
+    const fixed = await lead(body, k);
+    expect(fixed.response.status).toBe(201);
+    expect(fixed.response.headers.get('Idempotent-Replayed')).toBeNull();
   });
 
   it('keeps a refusal the request reached (404) and replays it', async () => {
@@ -134,35 +144,36 @@ describe('Idempotency-Key', () => {
     const first = await post('/api/v1/leads/L-NOPE/x', {}, k);
     expect(first.status).toBe(404);
     const patch = { status: 'contacted' };
-    const missing = await post('/api/v1/leads/L-DOES-NOT-EXIST', patch, k, { method: 'PATCH' });
-    expect(missing.status).toBe(404);
-    const again = await post('/api/v1/leads/L-DOES-NOT-EXIST', patch, k, { method: 'PATCH' });
-    expect(again.status).toBe(404);
-    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
-    expect(again.json).toEqual(missing.json);
+    const missing = await clientOn().PATCH('/api/v1/leads/{reference}', {
+      params: { path: { reference: 'L-DOES-NOT-EXIST' } },
+      body: patch as never,
+      ...idem(k),
+    });
+    expect(missing.response.status).toBe(404);
+    const again = await clientOn().PATCH('/api/v1/leads/{reference}', {
+      params: { path: { reference: 'L-DOES-NOT-EXIST' } },
+      body: patch as never,
+      ...idem(k),
+    });
+    expect(again.response.status).toBe(404);
+    expect(again.response.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(again.error).toEqual(missing.error);
   });
 
   it.each([['a'.repeat(256)], ['has space'], ['tab\there'], ['naïve']])('refuses the malformed key %j with 400', async (bad) => {
     const body = leadBody();
-    const res = await api
-      .request('/api/v1/leads', {
-        host: company.host,
-        key,
-        body,
-        headers: { 'Idempotency-Key': bad },
-      })
-      .catch(() => undefined);
+    const res = await lead(body, bad).catch(() => undefined);
     // A header value outside Latin-1 cannot even be sent by fetch; every other one is refused by the API.
     if (res === undefined) return;
-    expect(res.status).toBe(400);
-    expect(res.json.errors[0].path).toBe('Idempotency-Key');
+    expect(res.response.status).toBe(400);
+    expect(res.error?.errors?.[0]?.path).toBe('Idempotency-Key');
     expect(await count('leads', body.email)).toBe(0);
   });
 
   it('answers 409 while the first request is in flight, and lets a retry take over an abandoned claim', async () => {
     const k = newKey();
     const body = leadBody();
-    const first = await post('/api/v1/leads', body, k);
+    const first = await lead(body, k);
     const caller = (await api.db.selectFrom('idempotency_keys').select('caller').where('key', '=', k).executeTakeFirstOrThrow())
       .caller;
     const k2 = newKey();
@@ -177,41 +188,41 @@ describe('Idempotency-Key', () => {
         request_hash: (await rowOf(k)).request_hash,
       })
       .execute();
-    const busy = await post('/api/v1/leads', body, k2);
-    expect(busy.status).toBe(409);
-    expect(busy.json.code).toBe('idempotency_in_flight');
-    expect(busy.headers.get('Retry-After')).toBe('1');
+    const busy = await lead(body, k2);
+    expect(busy.response.status).toBe(409);
+    expect(busy.error?.code).toBe('idempotency_in_flight');
+    expect(busy.response.headers.get('Retry-After')).toBe('1');
     // The process that held it died: after the lock timeout a retry runs the request.
     await api.db
       .updateTable('idempotency_keys')
       .set({ locked_at: sql<Date>`clock_timestamp() - interval '2 minutes'` })
       .where('key', '=', k2)
       .execute();
-    const retried = await post('/api/v1/leads', body, k2);
-    expect(retried.status).toBe(201);
-    expect(retried.json.reference).not.toBe(first.json.reference);
+    const retried = await lead(body, k2);
+    expect(retried.response.status).toBe(201);
+    expect(retried.data?.reference).not.toBe(first.data?.reference);
   });
 
   it('forgets a key after 24 hours: the scheduler deletes it, and a late retry runs again', async () => {
     const k = newKey();
     const body = leadBody();
-    const first = await post('/api/v1/leads', body, k);
+    const first = await lead(body, k);
     await api.db
       .updateTable('idempotency_keys')
       .set({ created_at: sql<Date>`clock_timestamp() - interval '24 hours 1 second'` })
       .where('key', '=', k)
       .execute();
-    const late = await post('/api/v1/leads', body, k);
-    expect(late.status).toBe(201);
-    expect(late.headers.get('Idempotent-Replayed')).toBeNull();
-    expect(late.json.reference).not.toBe(first.json.reference);
+    const late = await lead(body, k);
+    expect(late.response.status).toBe(201);
+    expect(late.response.headers.get('Idempotent-Replayed')).toBeNull();
+    expect(late.data?.reference).not.toBe(first.data?.reference);
     await api.db
       .updateTable('idempotency_keys')
       .set({ created_at: sql<Date>`clock_timestamp() - interval '25 hours'` })
       .where('key', '=', k)
       .execute();
     const kept = newKey();
-    await post('/api/v1/leads', leadBody(), kept);
+    await lead(leadBody(), kept);
     const jobs = scheduledJobs.filter((job) => job.name === 'idempotency_keys');
     const report = await runScheduledWork(api.platform.services(), jobs);
     expect(report.idempotency_keys).toBeGreaterThanOrEqual(1);
@@ -222,7 +233,7 @@ describe('Idempotency-Key', () => {
   it('stores the answer encrypted: no personal data in clear text', async () => {
     const k = newKey();
     const body = leadBody();
-    await post('/api/v1/leads', body, k);
+    await lead(body, k);
     const row = await rowOf(k);
     expect(row.body?.startsWith('jwe:')).toBe(true);
     expect(JSON.stringify(row)).not.toContain(body.email);
@@ -231,16 +242,16 @@ describe('Idempotency-Key', () => {
   it('gives concurrent identical requests one effect', async () => {
     const k = newKey();
     const body = leadBody();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => post('/api/v1/leads', body, k)));
-    const statuses = answers.map((a) => a.status);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => lead(body, k)));
+    const statuses = answers.map((a) => a.response.status);
     expect(
       statuses.every((s) => s === 201 || s === 409),
       statuses.join(),
     ).toBe(true);
-    const references = new Set(answers.filter((a) => a.status === 201).map((a) => a.json.reference));
+    const references = new Set(answers.filter((a) => a.response.status === 201).map((a) => a.data?.reference));
     expect(references.size).toBe(1);
     expect(await count('leads', body.email)).toBe(1);
-    expect(await leadEvents([...references][0])).toBe(1);
+    expect(await leadEvents([...references][0] as string)).toBe(1);
   });
 });
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CompanyCache } from '../../lib/company-cache';
 import { verifyKey } from '../../lib/keys';
 import { openTestDatabase, statementLog } from '../support/harness';
-import { createKey, useApi, useDemoCompany } from '../support/world';
+import { testClient } from '../support/client';
+import { adminOf, createKey, useApi, useDemoCompany } from '../support/world';
 
 /**
  * API keys kept in memory on Node (lib/company-cache.ts, migration 0018): a keyed request whose key is known sends
@@ -22,16 +23,22 @@ const cache = () => api.platform.companyCache;
 /** GET /contacts with a server key, and the statements it sent. */
 async function read(secret: string) {
   statements = [];
-  const res = await api.request('/api/v1/contacts?page_size=1', { host: company.host, key: secret });
+  const res = await clientOn(secret).GET('/api/v1/contacts', { params: { query: { page_size: 1 } } });
   return { ...res, statements };
 }
+
+/** The typed client on a key. */
+const clientOn = (secret: string) => testClient(api, { host: company.host, serverKey: secret });
+const keyPath = (prefix: string) => ({ params: { path: { company_id: company.id, prefix } } });
+const revoke = (prefix: string) => adminOf(api).POST('/admin/v1/companies/{company_id}/keys/{prefix}/revoke', keyPath(prefix));
+const rotate = (prefix: string) => adminOf(api).POST('/admin/v1/companies/{company_id}/keys/{prefix}/rotate', keyPath(prefix));
 
 /** A key this process has been notified of (its creation's notifications received), used once. */
 async function usedKey() {
   const key = await createKey(api, company.id, { scopes: ['read:contacts'] });
   await cache().listening();
   await cache().settled();
-  expect((await read(key.secret)).status).toBe(200);
+  expect((await read(key.secret)).response.status).toBe(200);
   return key;
 }
 
@@ -43,40 +50,39 @@ describe('keys in memory', () => {
     await cache().listening();
     await cache().settled();
     const first = await read(key.secret);
-    expect(first.status).toBe(200);
+    expect(first.response.status).toBe(200);
     // The key read, and its first use recorded (not announced: the key stays in memory).
     expect(keyStatements(first.statements).map((s) => s.split(' ')[0])).toEqual(['select', 'update']);
     const second = await read(key.secret);
-    expect(second.status).toBe(200);
+    expect(second.response.status).toBe(200);
     expect(keyStatements(second.statements)).toEqual([]);
   });
 
   it('refuses a key revoked through this process at the very next request', async () => {
     const key = await usedKey();
-    const revoked = await api.admin(`/companies/${company.id}/keys/${key.prefix}/revoke`, { method: 'POST' });
-    expect(revoked.status).toBe(200);
+    const revoked = await revoke(key.prefix);
+    expect(revoked.response.status).toBe(200);
     const res = await read(key.secret);
-    expect(res.status).toBe(403);
-    expect(res.json.code).toBe('key_revoked');
+    expect(res.response.status).toBe(403);
+    expect(res.error?.code).toBe('key_revoked');
   });
 
   it('refuses a key revoked through this process at the very next write, which takes its key from memory (issue 28)', async () => {
     const key = await createKey(api, company.id, { scopes: ['read:contacts', 'write:contacts'] });
     await cache().listening();
     await cache().settled();
-    const write = (email: string) =>
-      api.request('/api/v1/contacts', { host: company.host, key: key.secret, body: { name: 'Key Cache', email } });
-    expect((await write('first.write@example.com')).status).toBe(201);
+    const write = (email: string) => clientOn(key.secret).POST('/api/v1/contacts', { body: { name: 'Key Cache', email } });
+    expect((await write('first.write@example.com')).response.status).toBe(201);
     statements = [];
-    expect((await write('second.write@example.com')).status).toBe(201);
+    expect((await write('second.write@example.com')).response.status).toBe(201);
     // The key and the company from memory: the write sends no statement for either.
     expect(keyStatements(statements)).toEqual([]);
     expect(statements.filter((s) => s.includes('company_hosts'))).toEqual([]);
-    const revoked = await api.admin(`/companies/${company.id}/keys/${key.prefix}/revoke`, { method: 'POST' });
-    expect(revoked.status).toBe(200);
+    const revoked = await revoke(key.prefix);
+    expect(revoked.response.status).toBe(200);
     const refused = await write('third.write@example.com');
-    expect(refused.status).toBe(403);
-    expect(refused.json.code).toBe('key_revoked');
+    expect(refused.response.status).toBe(403);
+    expect(refused.error?.code).toBe('key_revoked');
   });
 
   it('refuses a key revoked by another process once the database announced it', async () => {
@@ -85,16 +91,16 @@ describe('keys in memory', () => {
     await api.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('prefix', '=', key.prefix).execute();
     await noticed;
     const res = await read(key.secret);
-    expect(res.status).toBe(403);
-    expect(res.json.code).toBe('key_revoked');
+    expect(res.response.status).toBe(403);
+    expect(res.error?.code).toBe('key_revoked');
   });
 
   it('takes a rotated secret at once and keeps the old one until its expiry, moved by another process', async () => {
     const key = await usedKey();
-    const rotated = await api.admin(`/companies/${company.id}/keys/${key.prefix}/rotate`, { method: 'POST' });
-    expect(rotated.status).toBe(200);
-    expect((await read(rotated.json.secret)).status).toBe(200);
-    expect((await read(key.secret)).status).toBe(200);
+    const rotated = await rotate(key.prefix);
+    expect(rotated.response.status).toBe(200);
+    expect((await read(rotated.data?.secret as string)).response.status).toBe(200);
+    expect((await read(key.secret)).response.status).toBe(200);
     const noticed = cache().changed(company.id);
     await api.db
       .updateTable('api_key_secrets')
@@ -104,22 +110,22 @@ describe('keys in memory', () => {
       .execute();
     await noticed;
     const old = await read(key.secret);
-    expect(old.status).toBe(403);
-    expect(old.json.code).toBe('key_invalid');
-    expect((await read(rotated.json.secret)).status).toBe(200);
+    expect(old.response.status).toBe(403);
+    expect(old.error?.code).toBe('key_invalid');
+    expect((await read(rotated.data?.secret as string)).response.status).toBe(200);
   });
 
   it('refuses a secret kept in memory once its expiry has passed, without asking the database', async () => {
     const key = await usedKey();
-    const rotated = await api.admin(`/companies/${company.id}/keys/${key.prefix}/rotate`, { method: 'POST' });
-    const expires = new Date(rotated.json.previous_secret_expires_at);
+    const rotated = await rotate(key.prefix);
+    const expires = new Date(rotated.data?.previous_secret_expires_at as string);
     await cache().settled();
     const options = { cache: cache() };
     // Loaded (and kept) while the old secret is still good.
     expect((await verifyKey(api.db, key.secret, { ...options, now: new Date(expires.getTime() - 1) })).prefix).toBe(key.prefix);
     statements = [];
     await expect(verifyKey(api.db, key.secret, { ...options, now: expires })).rejects.toMatchObject({ code: 'key_invalid' });
-    expect((await verifyKey(api.db, rotated.json.secret, { ...options, now: expires })).prefix).toBe(key.prefix);
+    expect((await verifyKey(api.db, rotated.data?.secret as string, { ...options, now: expires })).prefix).toBe(key.prefix);
     expect(statements).toEqual([]);
   });
 });

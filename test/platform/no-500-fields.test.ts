@@ -15,6 +15,8 @@ import { scopes } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
 import { createKey, demoCompany } from '../support/world';
 
+// raw: every body field of every operation is sent bad values (raw JSON bodies), built from the documents
+
 /**
  * The no-500 property, field by field: every number, amount and date field of every route's body (public and admin,
  * read from the OpenAPI documents, so a new route is covered as it lands) is sent strings that are not numbers, and

@@ -7,6 +7,8 @@ import { scopes } from '../../schema/common/scopes';
 import { demo } from '../support/harness';
 import { createKey, useApi, useDemoCompany } from '../support/world';
 
+// raw: every operation of both documents is sent what a client may send (fuzzing), built from the documents
+
 /** Property: whatever a client sends, the answer is never a 500 (bad input is a 4xx problem). */
 
 let operations: Array<{ method: string; path: string }>;

@@ -7,7 +7,7 @@ import { runScheduledWork } from '../../functions/jobs';
 import { createTestApi, demo, type TestApi } from '../support/harness';
 import { newHome, setup } from '../stay/support';
 import { deliveriesOf, dispatch, record, subscribe } from '../webhooks/support';
-import { createCompany, importCatalogue } from '../support/world';
+import { adminOf, createCompany, importCatalogue } from '../support/world';
 
 /**
  * DNS rebinding (issue 32): a name whose DNS answers a public address when the URL is checked and 127.0.0.1 when it
@@ -142,26 +142,32 @@ describe('a name that rebinds to 127.0.0.1 after the check', () => {
   it('never leads a calendar import to the loopback receiver', async () => {
     const ctx = await setup({ api, environment: 'production' });
     const home = await newHome(ctx);
-    const path = `/companies/${ctx.company.id}/listings/${home}/calendar-imports`;
+    const listing = { company_id: ctx.company.id, slug: home };
     const url = `https://feed.rebind.test:${receiver.port}/calendar.ics`;
-    const made = await api.admin(path, { body: { url, channel: 'airbnb' } });
-    expect(made.status, made.text).toBe(201);
-    const id = made.json.import_id as string;
+    const made = await adminOf(api).POST('/admin/v1/companies/{company_id}/listings/{slug}/calendar-imports', {
+      params: { path: listing },
+      body: { url, channel: 'airbnb' } as never, // interval_minutes left to its default
+    });
+    expect(made.response.status, JSON.stringify(made.error)).toBe(201);
+    const id = made.data?.import_id as string;
     // Synced here, by hand, not by the scheduler of the test above.
     await sql`update calendar_imports set next_sync_at = '2200-01-01T00:00:00Z' where id = ${id}::uuid`.execute(api.db);
     dns.rebind();
-    const synced = await api.admin(`${path}/${id}/sync`, { method: 'POST' });
-    expect(synced.status, synced.text).toBe(200);
+    const synced = await adminOf(api).POST('/admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}/sync', {
+      params: { path: { ...listing, import_id: id } },
+    });
+    expect(synced.response.status, JSON.stringify(synced.error)).toBe(200);
     expect(receiver.connections()).toBe(0);
-    expect(synced.json.last_error).toMatch(/^The feed (could not be fetched|did not answer in time)/);
+    expect(synced.data?.last_error).toMatch(/^The feed (could not be fetched|did not answer in time)/);
   });
 
   it('refuses a name that does not resolve when the URL is set (production)', async () => {
     const company = await createCompany(api, { environment: 'production' });
-    const res = await api.admin(`/companies/${company.id}/webhook-subscriptions`, {
+    const res = await adminOf(api).POST('/admin/v1/companies/{company_id}/webhook-subscriptions', {
+      params: { path: { company_id: company.id } },
       body: { url: 'https://nowhere.invalid/hook' },
     });
-    expect(res.status).toBe(400);
-    expect(res.json.errors).toEqual([expect.objectContaining({ path: 'url', code: 'url_not_allowed' })]);
+    expect(res.response.status).toBe(400);
+    expect(res.error?.errors).toEqual([expect.objectContaining({ path: 'url', code: 'url_not_allowed' })]);
   });
 });

@@ -3,6 +3,8 @@ import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createCompany, createKey, importCatalogue, useApi } from '../support/world';
 
+// raw: every versioned operation of the document is called with ETag and If-Match headers built from the document
+
 /**
  * ETag and If-Match (lib/preconditions.ts): every route the OpenAPI document declares with an `ETag` answer gives
  * the record's version, and every write declared with `If-Match` refuses a stale version with 412 and changes

@@ -171,6 +171,7 @@ describe('PROBLEM_TYPE_BASE_URL', () => {
   it('points every type at the deployment’s own docs host', async () => {
     const own = await createTestApi({ env: { PROBLEM_TYPE_BASE_URL: 'https://docs.example.com/errors' } });
     try {
+      // raw: a Host that names no company
       const res = await own.request('/api/v1/listings', { host: 'nobody.test' });
       expect(res.json.type).toBe('https://docs.example.com/errors/unknown_host');
     } finally {

@@ -32,6 +32,8 @@ import {
   villa,
 } from '../stay/support';
 
+// raw: the statements of every operation are counted, each request built from its route as the table names it
+
 /**
  * A page of N listings costs a fixed number of SQL statements, whatever N: photos, areas and the like come
  * in the same query, never one query per row (N+1). Counted at the driver by Kysely's `log` hook.

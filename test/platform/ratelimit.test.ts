@@ -44,6 +44,7 @@ describe.each(adapters)('rate limits with the %s adapter', (_name, makeLimiter) 
     vi.useRealTimers();
   });
 
+  // raw: the transport itself (the client's address, keys sent or not, the RateLimit headers), not the operation
   const get = (o: { key?: string; clientAddress?: string } = {}) => api.request('/api/v1/areas', { host: company.host, ...o });
 
   it('limits anonymous reads per client address with 429, Retry-After and RateLimit headers', async () => {

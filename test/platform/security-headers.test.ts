@@ -4,6 +4,8 @@ import { scopes } from '../../schema/common/scopes';
 import { book, type Ctx, newHome, setup, stays } from '../stay/support';
 import { createKey } from '../support/world';
 
+// raw: the transport itself (the headers of every answer, any route, status or scheme, pages and refusals)
+
 let ctx: Ctx;
 let key: string;
 let person: string;

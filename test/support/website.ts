@@ -6,7 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import createClient from 'openapi-fetch';
 import { type Browser, chromium } from 'playwright-core';
+import type { paths as AdminPaths } from '../../clients/admin/schema';
+import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { buildApp } from '../../functions/app';
 import { afterResponsesSettled } from '../../lib/request-lifecycle';
 import { randomToken } from '../../lib/crypto';
@@ -59,6 +62,10 @@ export async function startApi(extra: Record<string, string> = {}) {
     origin,
     call,
     admin,
+    /** The project's typed client over HTTP, on a server key when given. */
+    client: (serverKey?: string) => createPropertyApiClient({ baseUrl: origin, serverKey }),
+    /** The admin API's typed client over HTTP, with the operator's token. */
+    adminClient: createClient<AdminPaths>({ baseUrl: origin, headers: { Authorization: `Bearer ${adminToken}` } }),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await afterResponsesSettled();

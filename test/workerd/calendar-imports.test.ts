@@ -18,7 +18,7 @@ import type { DatabaseHandle } from '../../lib/db/index';
 import { CatalogueImportInput } from '../../schema/catalogue/admin';
 import { CreateCompanyInput } from '../../schema/platform/admin';
 import { airbnbFeed, type Channel, testChannel } from '../stay/channel-feeds';
-import { bundleOf, startWorkerd, type Workerd } from './support';
+import { bundleOf, startWorkerd, type Workerd, workerAdminClient, workerClient } from './support';
 
 const suffix = randomBytes(4).toString('hex');
 const host = `c${suffix}.workerd.test`;
@@ -106,22 +106,18 @@ afterAll(async () => {
   await channel?.close();
 });
 
-async function call(worker: string, path: string, init: { method?: string; body?: unknown } = {}) {
-  if (!mf) throw new Error('Miniflare is not running');
-  // The admin token on the admin API only (a public read refuses a key it does not know).
-  const headers: Record<string, string> = path.startsWith('/admin/') ? { Authorization: `Bearer ${adminToken}` } : {};
-  if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await (await mf.getWorker(worker)).fetch(`http://${host}${path}`, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+/** The admin API's typed client on the admin Worker (the operator's token), and the public one on the stay Worker. */
+const admin = () => workerAdminClient(() => mf, 'admin', host, adminToken);
+const stay = () => workerClient(() => mf, 'stay', { host });
+const importsOf = (company: string) => ({ params: { path: { company_id: company, slug: villa } } });
+const importPath = (id: string) => ({ params: { path: { company_id: companyId, slug: villa, import_id: id } } });
+const addImport = (company: string, body: { url: string; channel: string }) =>
+  admin().POST('/admin/v1/companies/{company_id}/listings/{slug}/calendar-imports', {
+    ...importsOf(company),
+    body: body as never,
   });
-  const text = await response.text();
-  return { status: response.status, text, json: text.startsWith('{') ? JSON.parse(text) : undefined };
-}
-
-const imports = `/admin/v1/companies/{company}/listings/${villa}/calendar-imports`;
-const importsPath = () => imports.replace('{company}', companyId);
+const sync = (id: string) =>
+  admin().POST('/admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}/sync', importPath(id));
 const importRow = (id: string) =>
   handle!.db.selectFrom('calendar_imports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const importedRanges = async (id: string) =>
@@ -141,10 +137,10 @@ describe('calendar imports in workerd', () => {
 
   it('the stay Worker’s Cron Trigger syncs a due import from a loopback feed; availability there takes its nights', async () => {
     channel.serve(feed, airbnbFeed([{ uid: 'w1', start: day(20), end: day(23) }]));
-    const made = await call('admin', importsPath(), { body: { url: channel.url(feed), channel: 'airbnb' } });
-    expect(made.status, made.text).toBe(201);
-    importId = made.json.import_id;
-    expect(made.json).toMatchObject({ channel: 'airbnb', last_synced_at: null, event_count: 0 });
+    const made = await addImport(companyId, { url: channel.url(feed), channel: 'airbnb' });
+    expect(made.response.status, JSON.stringify(made.error)).toBe(201);
+    importId = made.data?.import_id as string;
+    expect(made.data).toMatchObject({ channel: 'airbnb', last_synced_at: null, event_count: 0 });
     expect(channel.requests(feed)).toHaveLength(0);
 
     // Due at once (next_sync_at is its creation's instant): the stay Worker's scheduled handler, as a Cron Trigger runs it.
@@ -161,40 +157,42 @@ describe('calendar imports in workerd', () => {
     expect(channel.requests(feed)).toHaveLength(1);
 
     // The stay Worker's availability: the imported stay and the home's turnover night after it, bare.
-    const open = await call('stay', `/api/v1/listings/${villa}/availability?from=${day(15)}&to=${day(30)}`);
-    expect(open.status, open.text).toBe(200);
-    expect(open.json.blocked).toEqual([{ start: day(19), end: day(24) }]);
-    const quote = await call('stay', `/api/v1/listings/${villa}/quote?check_in=${day(23)}&check_out=${day(26)}&guests=2`);
-    expect([quote.status, quote.json.code]).toEqual([400, 'unavailable']);
+    const open = await stay().GET('/api/v1/listings/{slug}/availability', {
+      params: { path: { slug: villa }, query: { from: day(15), to: day(30) } },
+    });
+    expect(open.response.status, JSON.stringify(open.error)).toBe(200);
+    expect(open.data?.blocked).toEqual([{ start: day(19), end: day(24) }]);
+    const quote = await stay().GET('/api/v1/listings/{slug}/quote', {
+      params: { path: { slug: villa }, query: { check_in: day(23), check_out: day(26), guests: 2 } },
+    });
+    expect([quote.response.status, quote.error?.code]).toEqual([400, 'unavailable']);
   });
 
   it('POST …/sync through the admin API syncs at once: a changed feed moves the block, then a 304 changes nothing', async () => {
     channel.serve(feed, airbnbFeed([{ uid: 'w1', start: day(25), end: day(28) }]));
-    const moved = await call('admin', `${importsPath()}/${importId}/sync`, { method: 'POST' });
-    expect(moved.status, moved.text).toBe(200);
-    expect(moved.json).toMatchObject({ import_id: importId, event_count: 1, last_error: null });
+    const moved = await sync(importId);
+    expect(moved.response.status, JSON.stringify(moved.error)).toBe(200);
+    expect(moved.data).toMatchObject({ import_id: importId, event_count: 1, last_error: null });
     expect(channel.requests(feed)).toHaveLength(2);
     expect(await importedRanges(importId)).toEqual([['imported', day(25), day(28)]]);
 
-    const again = await call('admin', `${importsPath()}/${importId}/sync`, { method: 'POST' });
-    expect(again.status, again.text).toBe(200);
+    const again = await sync(importId);
+    expect(again.response.status, JSON.stringify(again.error)).toBe(200);
     expect(channel.requests(feed).at(-1)?.ifNoneMatch).toBe((await importRow(importId)).etag);
-    expect(again.json.last_changed_at).toBe(moved.json.last_changed_at);
+    expect(again.data?.last_changed_at).toBe(moved.data?.last_changed_at);
     expect(await importedRanges(importId)).toEqual([['imported', day(25), day(28)]]);
 
-    const blocks = await call('admin', `/admin/v1/companies/${companyId}/listings/${villa}/blocks`);
-    expect(blocks.json.results.map((b: Record<string, unknown>) => [b.reason, b.channel, b.starts_on, b.ends_on])).toEqual([
+    const blocks = await admin().GET('/admin/v1/companies/{company_id}/listings/{slug}/blocks', importsOf(companyId));
+    expect(blocks.data?.results.map((b) => [b.reason, b.channel, b.starts_on, b.ends_on])).toEqual([
       ['imported', 'airbnb', day(25), day(28)],
       ['turnover', 'airbnb', day(28), day(29)],
     ]);
   });
 
   it('refuses a loopback URL on a production workspace there (no DNS on Workers: the literal address is checked)', async () => {
-    const refused = await call('admin', imports.replace('{company}', productionId), {
-      body: { url: channel.url(feed), channel: 'airbnb' },
-    });
-    expect(refused.status, refused.text).toBe(400);
-    expect(refused.json.errors[0]).toMatchObject({ path: 'url', code: 'url_refused' });
+    const refused = await addImport(productionId, { url: channel.url(feed), channel: 'airbnb' });
+    expect(refused.response.status, JSON.stringify(refused.error)).toBe(400);
+    expect(refused.error?.errors?.[0]).toMatchObject({ path: 'url', code: 'url_refused' });
   });
 
   it('the default Worker’s Cron Trigger (the deployed one-cron layout) syncs a due import too', async () => {

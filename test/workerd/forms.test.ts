@@ -14,7 +14,7 @@ import { createKey } from '../../lib/keys';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 import { CatalogueImportInput } from '../../schema/catalogue/admin';
 import { CreateCompanyInput } from '../../schema/platform/admin';
-import { bundleOf, startWorkerd, type Workerd } from './support';
+import { bundleOf, startWorkerd, type Workerd, workerClient } from './support';
 
 const suffix = randomBytes(4).toString('hex');
 // A localhost page (a development workspace takes one): Miniflare answers 403 "Invalid Origin header" to any other.
@@ -67,26 +67,22 @@ afterAll(async () => {
   await workerd?.close();
 });
 
-async function post(worker: string, path: string, body: unknown) {
-  if (!mf) throw new Error('Miniflare is not running');
-  const fetcher = await mf.getWorker(worker);
-  const response = await fetcher.fetch(`http://${formHost}${path}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Api-Key': formKey, Origin: origin },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
+/** The typed client of the company's page (its publishable key, its Origin) on one of the Workers. */
+const page = (worker: string) =>
+  workerClient(() => mf, worker, { host: formHost, publishableKey: formKey, headers: { Origin: origin } });
+const lead = (worker: string, body: Record<string, unknown>) => page(worker).POST('/api/v1/leads', { body: body as never });
+const bookingRequest = (worker: string, body: Record<string, unknown>) =>
+  page(worker).POST('/api/v1/bookings', { body: body as never });
 
 const consent = { consent: true, consent_version: '2026-01', challenge: 'XXXX.DUMMY.TOKEN.XXXX', website: '' };
 
 describe('the visitor forms on Workers (prepared statements through the Neon driver, keys never kept)', () => {
   it('record an enquiry of a new, then of a known visitor (never filled: what they sent is on the lead), each in one statement', async () => {
     const email = `visitor.${suffix}@example.com`;
-    const first = await post('forms', '/api/v1/leads', { ...consent, name: 'Nadia', email, listing: 'marina-gate-2br-sea-view' });
-    expect(first.status, JSON.stringify(first.json)).toBe(201);
-    const second = await post('default', '/api/v1/leads', { ...consent, email: email.toUpperCase(), phone: '+971501234567' });
-    expect(second.status, JSON.stringify(second.json)).toBe(201);
+    const first = await lead('forms', { ...consent, name: 'Nadia', email, listing: 'marina-gate-2br-sea-view' });
+    expect(first.response.status, JSON.stringify(first.error)).toBe(201);
+    const second = await lead('default', { ...consent, email: email.toUpperCase(), phone: '+971501234567' });
+    expect(second.response.status, JSON.stringify(second.error)).toBe(201);
     const people = await handle!.db
       .selectFrom('contacts')
       .select(['id', 'name', 'phone'])
@@ -109,11 +105,11 @@ describe('the visitor forms on Workers (prepared statements through the Neon dri
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     const stay = { listing: 'palm-5br-villa-private-beach-holiday', check_in: day(200), check_out: day(205), guests: 2 };
     const booking = { ...consent, ...stay, name: 'Layla', email: `guest.${suffix}@example.com` };
-    const held = await post('stay', '/api/v1/bookings', booking);
-    expect(held.status, JSON.stringify(held.json)).toBe(201);
-    expect(held.json.status).toBe('held');
-    const again = await post('stay', '/api/v1/bookings', { ...booking, email: `other.${suffix}@example.com` });
-    expect(again.status).toBe(400);
-    expect(again.json.code).toBe('unavailable');
+    const held = await bookingRequest('stay', booking);
+    expect(held.response.status, JSON.stringify(held.error)).toBe(201);
+    expect(held.data?.status).toBe('held');
+    const again = await bookingRequest('stay', { ...booking, email: `other.${suffix}@example.com` });
+    expect(again.response.status).toBe(400);
+    expect(again.error?.code).toBe('unavailable');
   });
 });

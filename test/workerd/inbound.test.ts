@@ -73,6 +73,7 @@ afterAll(async () => {
   await workerd?.close();
 });
 
+// raw: a provider's delivery is signed over its exact bytes, sent as written
 async function deliver(worker: string, path: string, body: string, headers: Record<string, string>) {
   if (!mf) throw new Error('Miniflare is not running');
   const fetcher = await mf.getWorker(worker);

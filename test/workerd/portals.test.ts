@@ -19,7 +19,7 @@ import { createKey } from '../../lib/keys';
 import { newSecretKey } from '../../lib/webhooks/secrets';
 import { CatalogueImportInput } from '../../schema/catalogue/admin';
 import { CreateCompanyInput } from '../../schema/platform/admin';
-import { bundleOf, startWorkerd, type Workerd } from './support';
+import { bundleOf, startWorkerd, type Workerd, workerAdminClient, workerClient } from './support';
 
 const suffix = randomBytes(4).toString('hex');
 const databaseName = `pa_workerd_portals_${suffix}`;
@@ -37,6 +37,7 @@ let companyId = '';
 let token = '';
 let serverKey = '';
 
+// raw (through `call`): the feeds are XML at a secret token, read as bytes with their conditional headers
 async function call(worker: string, path: string, init: { method?: string; headers?: Record<string, string> } = {}) {
   if (!mf) throw new Error('Miniflare is not running');
   return (await mf.getWorker(worker)).fetch(`http://${host}${path}`, init);
@@ -156,11 +157,11 @@ describe('the portals Worker in workerd', () => {
   });
 
   it('answers the portal check to a server key with read:listings', async () => {
-    const response = await call('portals', '/api/v1/portal-check?blocked=true', {
-      headers: { Authorization: `Bearer ${serverKey}` },
+    const checked = await workerClient(() => mf, 'portals', { host, serverKey }).GET('/api/v1/portal-check', {
+      params: { query: { blocked: 'true' } as never },
     });
-    expect(response.status).toBe(200);
-    const page = (await response.json()) as {
+    expect(checked.response.status).toBe(200);
+    const page = checked.data as unknown as {
       results: Array<{ slug: string; portals: { bayut: { problems: Array<{ code: string }> } } }>;
     };
     expect(page.results.map((r) => r.slug)).toEqual([`w-${listings}`]);
@@ -168,17 +169,15 @@ describe('the portals Worker in workerd', () => {
   });
 
   it('rotates the token through the admin API: the old URL is 404 at once', async () => {
-    const admin = { Authorization: `Bearer ${adminToken}` };
-    const listed = await call('admin', `/admin/v1/companies/${companyId}/portal-feeds`, { headers: admin });
-    expect(listed.status).toBe(200);
-    const urls = ((await listed.json()) as { results: Array<{ url: string }> }).results.map((f) => f.url);
+    const admin = workerAdminClient(() => mf, 'admin', host, adminToken);
+    const company = { params: { path: { company_id: companyId } } };
+    const listed = await admin.GET('/admin/v1/companies/{company_id}/portal-feeds', company);
+    expect(listed.response.status).toBe(200);
+    const urls = (listed.data?.results ?? []).map((f) => f.url);
     expect(urls[0]).toBe(`https://${host}/api/v1/feeds/${token}/propertyfinder.xml`);
-    const rotated = await call('admin', `/admin/v1/companies/${companyId}/portal-feeds/rotate`, {
-      method: 'POST',
-      headers: admin,
-    });
-    expect(rotated.status).toBe(200);
-    const fresh = new URL(((await rotated.json()) as { results: Array<{ url: string }> }).results[1]?.url ?? '').pathname;
+    const rotated = await admin.POST('/admin/v1/companies/{company_id}/portal-feeds/rotate', company);
+    expect(rotated.response.status).toBe(200);
+    const fresh = new URL(rotated.data?.results[1]?.url ?? '').pathname;
     expect((await call('portals', `/api/v1/feeds/${token}/bayut.xml`)).status).toBe(404);
     const response = await call('portals', fresh);
     expect(response.status).toBe(200);

@@ -5,8 +5,11 @@
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Log, LogLevel, Miniflare } from 'miniflare';
+import createClient, { type Client } from 'openapi-fetch';
 import pg from 'pg';
 import { compatibilityDate, compatibilityFlags } from '../../bin/wrangler-config';
+import type { paths as AdminPaths } from '../../clients/admin/schema';
+import { createPropertyApiClient, type paths } from '../../clients/typescript/src/index';
 import type { GroupName } from '../../functions/app';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest } from '../../lib/db/migrate';
@@ -96,4 +99,42 @@ export async function startWorkerd(options: {
     await close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * A typed client's `fetch` that hands each request to one Worker in Miniflare (the URL keeps the company's Host), as
+ * the in-process harness hands it to `app.fetch`.
+ */
+export function workerFetch(mf: () => Miniflare | undefined, worker: string) {
+  return async (request: Request): Promise<Response> => {
+    const running = mf();
+    if (!running) throw new Error('Miniflare is not running');
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
+    const answer = await (await running.getWorker(worker)).fetch(request.url, {
+      method: request.method,
+      headers: [...request.headers],
+      body,
+    });
+    const bytes = await answer.arrayBuffer();
+    return new Response(bytes.byteLength === 0 ? null : bytes, { status: answer.status, headers: [...answer.headers] });
+  };
+}
+
+/** The project's typed public client (clients/typescript) on one Worker in Miniflare. */
+export function workerClient(
+  mf: () => Miniflare | undefined,
+  worker: string,
+  options: { host: string; serverKey?: string; publishableKey?: string; headers?: Record<string, string> },
+): Client<paths> {
+  const { host, ...rest } = options;
+  return createPropertyApiClient({ baseUrl: `http://${host}`, ...rest, fetch: workerFetch(mf, worker) });
+}
+
+/** The admin API's typed client on one Worker in Miniflare, with the operator's token. */
+export function workerAdminClient(mf: () => Miniflare | undefined, worker: string, host: string, token: string) {
+  return createClient<AdminPaths>({
+    baseUrl: `http://${host}`,
+    headers: { Authorization: `Bearer ${token}` },
+    fetch: workerFetch(mf, worker),
+  });
 }

@@ -126,6 +126,7 @@ async function callback(id: string, key: string) {
     .setExpirationTime(now + 300)
     .sign(new TextEncoder().encode(key));
   const worker = await mf!.getWorker();
+  // raw: the internal delivery route is no operation of the documents, signed by QStash over its exact body
   return worker.fetch(`${base}/internal/v1/deliveries/${id}`, {
     method: 'POST',
     body,

@@ -16,7 +16,7 @@ import type { DatabaseHandle } from '../../lib/db/index';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 import { CatalogueImportInput } from '../../schema/catalogue/admin';
 import { CreateCompanyInput } from '../../schema/platform/admin';
-import { bundleOf, startWorkerd, type Workerd } from './support';
+import { bundleOf, startWorkerd, type Workerd, workerClient } from './support';
 
 // Every route group's own Worker (functions/<group>/worker.ts), from the one list of groups.
 const groupNames: GroupName[] = routeGroups.map((group) => group.name as GroupName);
@@ -45,6 +45,21 @@ async function call(worker: string, path: string, init: { host?: string; headers
   return fetcher.fetch(`http://${init.host ?? host}${path}`, { headers: init.headers });
 }
 
+/** The typed public client on one of the Workers, on the company's host. */
+const clientOn = (worker: string) => workerClient(() => mf, worker, { host });
+
+/** A typed answer that is a problem of `status` and `code`, its request id the one in its header. */
+function expectRefused(res: { response: Response; error?: unknown }, status: number, code: string) {
+  expect(res.response.status).toBe(status);
+  expect(res.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = res.error as Problem;
+  expect(body).toMatchObject({ status, code });
+  expect(body.request_id).toBe(res.response.headers.get('request-id'));
+  return body;
+}
+
+// raw (the calls through `call` below): which Worker mounts which path, the health routes, unknown hosts, CF headers
+// and the documents, as each bundle answers them
 async function expectProblem(response: Awaited<ReturnType<typeof call>>, status: number, code: string) {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -99,12 +114,12 @@ describe('default Worker bundle in workerd (Neon driver → local PostgreSQL)', 
   let firstPage: Page;
 
   it('lists published demo listings with a cursor', async () => {
-    const response = await call('default', '/api/v1/listings?page_size=5');
+    const { data, response } = await clientOn('default').GET('/api/v1/listings', { params: { query: { page_size: 5 } } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('request-id')).toBeTruthy();
     expect(response.headers.get('cache-control')).toContain('s-maxage=');
-    firstPage = (await response.json()) as Page;
+    firstPage = data as Page;
     expect(firstPage.results).toHaveLength(5);
     for (const listing of firstPage.results) expect(demoSlugs).toContain(listing.slug.en);
     expect(typeof firstPage.next_cursor).toBe('string');
@@ -112,12 +127,11 @@ describe('default Worker bundle in workerd (Neon driver → local PostgreSQL)', 
   });
 
   it('follows the cursor to the next page on a new request (and a new pool)', async () => {
-    const response = await call(
-      'default',
-      `/api/v1/listings?page_size=5&cursor=${encodeURIComponent(firstPage.next_cursor ?? '')}`,
-    );
+    const { data, response } = await clientOn('default').GET('/api/v1/listings', {
+      params: { query: { page_size: 5, cursor: firstPage.next_cursor ?? '' } },
+    });
     expect(response.status).toBe(200);
-    const page = (await response.json()) as Page;
+    const page = data as Page;
     expect(page.results).toHaveLength(5);
     const seen = new Set(firstPage.results.map((l) => l.slug.en));
     for (const listing of page.results) {
@@ -129,16 +143,16 @@ describe('default Worker bundle in workerd (Neon driver → local PostgreSQL)', 
   it('reads one listing by its English and its Arabic slug', async () => {
     const first = firstPage.results[0];
     if (!first) throw new Error('no listing on the first page');
-    const english = await call('default', `/api/v1/listings/${encodeURIComponent(first.slug.en)}`);
-    expect(english.status).toBe(200);
-    const detail = (await english.json()) as Listing;
-    expect(detail.slug).toEqual(first.slug);
+    const read = (slug: string) => clientOn('default').GET('/api/v1/listings/{slug}', { params: { path: { slug } } });
+    const english = await read(first.slug.en);
+    expect(english.response.status).toBe(200);
+    expect(english.data?.slug).toEqual(first.slug);
 
-    const arabic = await call('default', `/api/v1/listings/${encodeURIComponent(first.slug.ar)}`);
-    expect(arabic.status).toBe(200);
-    expect(((await arabic.json()) as Listing).slug).toEqual(first.slug);
+    const arabic = await read(first.slug.ar);
+    expect(arabic.response.status).toBe(200);
+    expect(arabic.data?.slug).toEqual(first.slug);
 
-    await expectProblem(await call('default', '/api/v1/listings/no-such-listing'), 404, 'not_found');
+    expectRefused(await read('no-such-listing'), 404, 'not_found');
   });
 
   it("answers a holiday home's availability and quote, dates read as calendar days through the Neon driver", async () => {
@@ -159,22 +173,25 @@ describe('default Worker bundle in workerd (Neon driver → local PostgreSQL)', 
         ends_on: '2027-02-14',
       })
       .execute();
-    const availability = await call('default', `/api/v1/listings/${slug}/availability?from=2027-02-01&to=2027-03-01`);
-    expect(availability.status).toBe(200);
-    const body = (await availability.json()) as { blocked: unknown; from: string; check_in_time: string };
+    const client = clientOn('default');
+    const availability = await client.GET('/api/v1/listings/{slug}/availability', {
+      params: { path: { slug }, query: { from: '2027-02-01', to: '2027-03-01' } },
+    });
+    expect(availability.response.status).toBe(200);
+    const body = availability.data as NonNullable<typeof availability.data>;
     expect(body.blocked).toEqual([{ start: '2027-02-10', end: '2027-02-14' }]);
     expect(body.check_in_time).toBe('15:00');
 
-    const quote = await call('default', `/api/v1/listings/${slug}/quote?check_in=2027-02-20&check_out=2027-02-23&guests=2`);
-    expect(quote.status).toBe(200);
-    const priced = (await quote.json()) as { nights: Array<{ date: string }>; total: string };
+    const quoteOf = (checkIn: string, checkOut: string) =>
+      client.GET('/api/v1/listings/{slug}/quote', {
+        params: { path: { slug }, query: { check_in: checkIn, check_out: checkOut, guests: 2 } },
+      });
+    const quote = await quoteOf('2027-02-20', '2027-02-23');
+    expect(quote.response.status).toBe(200);
+    const priced = quote.data as NonNullable<typeof quote.data>;
     expect(priced.nights.map((n) => n.date)).toEqual(['2027-02-20', '2027-02-21', '2027-02-22']);
     expect(priced.total).toMatch(/^\d+\.\d{2}$/);
-    await expectProblem(
-      await call('default', `/api/v1/listings/${slug}/quote?check_in=2027-02-12&check_out=2027-02-16&guests=2`),
-      400,
-      'unavailable',
-    );
+    expectRefused(await quoteOf('2027-02-12', '2027-02-16'), 400, 'unavailable');
   });
 
   it('answers an unknown host with a 404 problem', async () => {
