@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { type Keyring, openSecret } from '../crypto-jwe';
-import type { PaymentAccountRow } from '../../schema/payments/db';
+import type { PaymentAccountRow } from '../../schema/platform/payments-db';
 import type { PaymentProvider, ProviderAccount, ProviderFetch, ProviderName } from './provider';
 import { stripeAmountStep, stripeProvider } from './stripe';
 
