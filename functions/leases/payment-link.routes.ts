@@ -11,6 +11,7 @@ import { leasesRoute } from './scopes';
 const linkRoute = leasesRoute('write:leases', {
   method: 'post',
   path: '/rent-payments/{payment_id}/payment-link',
+  operationId: 'createRentPaymentLink',
   summary: 'A payment link for a rent payment still due: the provider’s hosted page, by card or bank',
   description:
     'Creates a checkout at the company’s payment provider for the currency (Stripe, N-Genius) for the amount due, plus ' +

@@ -35,8 +35,8 @@ const create = adminRoute({
     body: jsonBody(PaymentAccountInput, {
       provider: 'stripe',
       currency: 'AED',
-      api_key: 'sk_test_…',
-      webhook_secret: 'whsec_…',
+      api_key: 'sk_test_51Hx…',
+      webhook_secret: 'whsec_3kQ…',
       card_fee: null,
     }),
   },

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCollection, collectionPlan } from '../../bin/collection';
 import { leadTypes, scopes } from '../../schema/common/scopes';
 import { bareEnv, baseUrlOf } from '../support/server-process';
+import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
 
 /**
  * The Postman collection as shipped (collections/, built by bin/collection.ts) run with newman against `npm start`
@@ -24,6 +25,7 @@ let dataDir: string;
 let server: ReturnType<typeof spawn> | undefined;
 let output = '';
 let database: { name: string; admin: pg.Client } | undefined;
+let stripe: StripeStandIn | undefined;
 
 /** The admin API of the server, with the token it wrote into its data folder (what `npm run admin` does). */
 async function admin(method: string, path: string, body?: unknown) {
@@ -39,7 +41,8 @@ async function admin(method: string, path: string, body?: unknown) {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'property-api-collection-'));
-  const env: Record<string, string> = {};
+  stripe = await startStripeStandIn();
+  const env: Record<string, string> = { STRIPE_API_BASE: stripe.url };
   if (databaseUrl) {
     // A database of its own: the demo company answers on localhost, which the shared test database's files may use.
     const admin = new pg.Client(databaseUrl);
@@ -75,6 +78,7 @@ afterAll(async () => {
     await database.admin.end();
   }
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await stripe?.close();
 });
 
 type Execution = {
@@ -98,6 +102,13 @@ describe('the Postman collection against the demo company', () => {
     const propertyFinder = await admin('POST', `${of}/inbound-channels`, { kind: 'propertyfinder' });
     const signed = await admin('POST', `${of}/inbound-channels`, { kind: 'signed', source: 'bayut' });
     const feeds = await admin('GET', `${of}/portal-feeds`);
+    const paymentSecret = 'whsec_collection_run';
+    const paymentAccount = await admin('POST', `${of}/payment-accounts`, {
+      provider: 'stripe',
+      currency: company.currency,
+      api_key: 'sk_test_collection_run',
+      webhook_secret: paymentSecret,
+    });
 
     // The file a user imports, and what the routes of this server generate.
     const collection = JSON.parse(await readFile('collections/property-api.postman_collection.json', 'utf8'));
@@ -122,6 +133,8 @@ describe('the Postman collection against the demo company', () => {
             { key: 'signedToken', value: tokenIn(signed.url) },
             { key: 'signedSecret', value: signed.secret },
             { key: 'feedToken', value: tokenIn(feeds.results[0].url) },
+            { key: 'paymentAccountId', value: paymentAccount.account_id },
+            { key: 'paymentWebhookSecret', value: paymentSecret },
           ],
           reporters: [],
           // Generous: a request waits behind the scheduler and the other test files on a busy machine.
