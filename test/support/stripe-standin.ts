@@ -313,7 +313,9 @@ export async function startStripeStandIn() {
         api_version: '2024-06-20',
         data: { object: visible(clone(sessionOf(id))) },
       });
-      problems.push(...shapeProblems(event, subset.objects.event).map((p) => `event${p}`));
+      // The envelope as Stripe's fixture event, its object as Stripe's fixture session (the fixture's event is a plan's).
+      const shape = { ...subset.objects.event, data: { object: subset.objects['checkout.session'] } };
+      problems.push(...shapeProblems(event, shape).map((p) => `event${p}`));
       return { id: eventId, body: JSON.stringify(event) };
     },
     /** Stripe's own signature of a delivery (stripe.webhooks.generateTestHeaderString) at `at`. */
