@@ -189,7 +189,11 @@ describe('settlement by Stripe’s webhook', () => {
     const stale = new Date(now.getTime() - 301_000);
     const cases: Array<[string, string, string]> = [
       ['forged', event.body, t.stripe.sign(event.body, 'whsec_not_the_secret', now)],
-      ['altered', event.body.replace('"checkout.session.completed"', '"checkout.session.expired"'), t.stripe.sign(event.body, account.secret, now)],
+      [
+        'altered',
+        event.body.replace('"checkout.session.completed"', '"checkout.session.expired"'),
+        t.stripe.sign(event.body, account.secret, now),
+      ],
       ['stale', event.body, t.stripe.sign(event.body, account.secret, stale)],
       ['unsigned', event.body, ''],
       ['no v1', event.body, `t=${Math.floor(now.getTime() / 1000)}`],

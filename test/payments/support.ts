@@ -56,7 +56,11 @@ export async function duePayment(w: World): Promise<string> {
 }
 
 /** POST /rent-payments/{payment_id}/payment-link through the typed client. */
-export function paymentLink(w: World, paymentId: string, body: Record<string, unknown> = { return_url: 'https://www.example.com/paid' }) {
+export function paymentLink(
+  w: World,
+  paymentId: string,
+  body: Record<string, unknown> = { return_url: 'https://www.example.com/paid' },
+) {
   return w.client.POST('/api/v1/rent-payments/{payment_id}/payment-link', {
     params: { path: { payment_id: paymentId } },
     body: body as never,

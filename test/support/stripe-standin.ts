@@ -29,7 +29,8 @@ const subset = JSON.parse(readFileSync(new URL('../fixtures/stripe/stripe-subset
 const stripe = new Stripe('sk_test_standin', { apiVersion: '2024-06-20' as never });
 
 let serial = 0;
-const idOf = (prefix: string) => `${prefix}_test${(++serial).toString(36).padStart(6, '0')}${Math.random().toString(36).slice(2, 12)}`;
+const idOf = (prefix: string) =>
+  `${prefix}_test${(++serial).toString(36).padStart(6, '0')}${Math.random().toString(36).slice(2, 12)}`;
 const clone = <T>(value: T): T => structuredClone(value);
 
 /** `a[b][0][c]=v` pairs into nested objects and arrays, as Stripe reads form bodies and query strings. */
@@ -170,7 +171,10 @@ export async function startStripeStandIn() {
     const shown = clone(visible(session));
     const money = paid.get(session.id);
     if (money && expand.includes('payment_intent.latest_charge.balance_transaction')) {
-      shown.payment_intent = { ...clone(money.intent), latest_charge: { ...clone(money.charge), balance_transaction: clone(money.balance) } };
+      shown.payment_intent = {
+        ...clone(money.intent),
+        latest_charge: { ...clone(money.charge), balance_transaction: clone(money.balance) },
+      };
     }
     return shown;
   }
