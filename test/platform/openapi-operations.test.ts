@@ -69,6 +69,7 @@ const publicIds = [
   'createRentPayment',
   'getRentPayment',
   'updateRentPayment',
+  'createRentPaymentLink',
   'listJobs',
   'createJob',
   'getJob',
@@ -105,6 +106,7 @@ const publicIds = [
   'getPropertyFinderFeed',
   'getBayutFeed',
   'listPortalChecks',
+  'receivePaymentWebhook',
 ];
 
 describe('operation ids', () => {
