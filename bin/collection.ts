@@ -32,7 +32,19 @@ type Operation = {
 };
 
 /** The folders, in the order a run takes them: the web enquiry before the CRM reads and works its lead. */
-export const folders: Folder[] = [catalogue, forms, crm, inbound, bookings, leases, maintenance, pipelines, statements, portals, payments];
+export const folders: Folder[] = [
+  catalogue,
+  forms,
+  crm,
+  inbound,
+  bookings,
+  leases,
+  maintenance,
+  pipelines,
+  statements,
+  portals,
+  payments,
+];
 
 /** What the user sets: the company's host and keys; an inbound channel's token and secrets; the feeds' token. */
 export const settings: Array<[string, string]> = [
