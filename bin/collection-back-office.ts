@@ -55,6 +55,12 @@ export const leases: Folder = {
     { operation: 'activateLease', expect: 200 },
     { operation: 'listRentPayments', expect: 200, query: { lease: '{{leases_reference}}' } },
     { operation: 'getRentPayment', expect: 200 },
+    {
+      operation: 'createRentPaymentLink',
+      expect: 201,
+      body: { return_url: 'https://www.example.com/rent/paid', email: 'renter.{{runId}}@example.com' },
+      after: [json, "pm.test('names the payment', () => pm.expect(answer.payment).to.match(/^pay_/));"],
+    },
     { operation: 'updateRentPayment', expect: 200 },
     {
       operation: 'updateRentPayment',
@@ -218,5 +224,34 @@ export const portals: Folder = {
     { operation: 'getPropertyFinderFeed', expect: 200, path: { token: 'feedToken' } },
     { operation: 'getBayutFeed', expect: 200, path: { token: 'feedToken' } },
     { operation: 'listPortalChecks', expect: 200 },
+  ],
+};
+
+export const payments: Folder = {
+  name: 'Payments',
+  description:
+    "The payment provider's webhook receiver. Once, with the admin API: `POST /admin/v1/companies/{company_id}/payment-accounts` (provider stripe, the company's currency, a Stripe test key and the endpoint's signing secret); set paymentAccountId to the answer's `account_id` and paymentWebhookSecret to the signing secret. The event below names a session of no payment of the company: verified, answered, nothing changed.",
+  steps: [
+    {
+      operation: 'receivePaymentWebhook',
+      expect: 200,
+      path: { account_id: 'paymentAccountId' },
+      headers: { 'Stripe-Signature': '{{stripeSignature}}' },
+      body: {
+        id: 'evt_{{runId}}',
+        object: 'event',
+        type: 'checkout.session.completed',
+        created: '{{nowSeconds}}',
+        data: { object: { id: 'cs_test_{{runId}}', object: 'checkout.session' } },
+      },
+      before: [
+        "// Stripe-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of 't.body' with the endpoint's signing secret>.",
+        "const hash = require('crypto-js');",
+        "const t = pm.variables.replaceIn('{{nowSeconds}}');",
+        'const body = pm.variables.replaceIn(pm.request.body.raw);',
+        "pm.variables.set('stripeSignature', 't=' + t + ',v1=' + hash.HmacSHA256(t + '.' + body, pm.variables.get('paymentWebhookSecret')).toString(hash.enc.Hex));",
+      ],
+      after: [json, "pm.test('changes nothing', () => pm.expect(answer.acted).to.equal(false));"],
+    },
   ],
 };

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { leases, maintenance, pipelines, portals, statements } from './collection-back-office';
+import { leases, maintenance, payments, pipelines, portals, statements } from './collection-back-office';
 import { bookings, catalogue, crm, forms, inbound } from './collection-front-office';
 import { everyRequest, type Folder, type Step } from './collection-steps';
 
@@ -32,7 +32,19 @@ type Operation = {
 };
 
 /** The folders, in the order a run takes them: the web enquiry before the CRM reads and works its lead. */
-export const folders: Folder[] = [catalogue, forms, crm, inbound, bookings, leases, maintenance, pipelines, statements, portals];
+export const folders: Folder[] = [
+  catalogue,
+  forms,
+  crm,
+  inbound,
+  bookings,
+  leases,
+  maintenance,
+  pipelines,
+  statements,
+  portals,
+  payments,
+];
 
 /** What the user sets: the company's host and keys; an inbound channel's token and secrets; the feeds' token. */
 export const settings: Array<[string, string]> = [

@@ -12,6 +12,8 @@ import { internal } from './internal/index';
 import { leases } from './leases/index';
 import { maintenanceAdmin } from './maintenance/admin';
 import { maintenance } from './maintenance/index';
+import { paymentsAdmin } from './payments/admin';
+import { paymentsGroup } from './payments/index';
 import { pipelinesAdmin } from './pipelines/admin';
 import { pipelines } from './pipelines/index';
 import { portalsAdmin } from './portals/admin';
@@ -21,7 +23,7 @@ import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
 
-const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelines, statements, portalsGroup] as const;
+const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelines, statements, portalsGroup, paymentsGroup] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;
@@ -46,6 +48,7 @@ export const adminRouters = [
   pipelinesAdmin,
   portalsAdmin,
   calendarImportsAdmin,
+  paymentsAdmin,
   operator.outbound,
 ];
 

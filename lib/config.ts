@@ -102,6 +102,11 @@ const configSchema = z.object({
   // Visitor forms' spam check (Cloudflare Turnstile). Tests point it at a verifier on loopback.
   TURNSTILE_SITEVERIFY_URL: url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   SPAM_CHECK_TIMEOUT_MS: whole(100, 30_000, 5000, 'milliseconds'),
+  // Payment providers' API origins (issue 34): the platform's configuration, never a company's, so no company can point
+  // the platform at an address. Tests point them at loopback stand-ins.
+  STRIPE_API_BASE: url('https://api.stripe.com')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .default('https://api.stripe.com'),
   // Where each problem's `type` points: this URL followed by the code (e.g. https://docs.example.com/problems/ gives
   // https://docs.example.com/problems/not_found). Unset: /problems/<code> on the host the request was sent to, which
   // this API answers itself (lib/problem-pages.ts). A slash is added at the end when missing.

@@ -41,6 +41,8 @@ export const problemStatus = {
   contractor_stopped: 409,
   charge_fixed: 409,
   accounts_not_mapped: 409,
+  payment_account_missing: 409,
+  payment_mismatch: 409,
   idempotency_in_flight: 409,
   precondition_failed: 412,
   payload_too_large: 413,
@@ -51,6 +53,7 @@ export const problemStatus = {
   delivery_failed: 502,
   encryption_unavailable: 503,
   spam_check_unavailable: 503,
+  provider_unavailable: 503,
   // Readiness (GET /health/ready, lib/health.ts): the database unreachable or behind the code's migrations.
   not_ready: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
@@ -98,6 +101,8 @@ const titles: Record<ProblemCode, string> = {
   contractor_stopped: 'Contractor stopped',
   charge_fixed: 'Charge fixed',
   accounts_not_mapped: 'Accounts not mapped',
+  payment_account_missing: 'No payment account',
+  payment_mismatch: 'Payment mismatch',
   idempotency_in_flight: 'Request in flight',
   precondition_failed: 'Precondition failed',
   payload_too_large: 'Payload too large',
@@ -108,6 +113,7 @@ const titles: Record<ProblemCode, string> = {
   delivery_failed: 'Delivery failed',
   encryption_unavailable: 'Encryption unavailable',
   spam_check_unavailable: 'Spam check unavailable',
+  provider_unavailable: 'Payment provider unavailable',
   not_ready: 'Not ready',
 };
 

@@ -132,3 +132,43 @@ export function splitAmount(total: Big, count: number, digits: number): string[]
 export function percentText(value: Big): string {
   return `${value.round(2, roundingMode).toString()}%`;
 }
+
+/**
+ * An amount as an integer of the currency's minor units, as payment providers count it (issue 34): 1250.50 AED is
+ * 125050 fils, 12.345 KWD is 12345 fils. The amount has at most the currency's digits (a stored amount).
+ */
+export function minorUnits(amount: string | Big, currency: string): number {
+  return Number(new Big(amount).times(new Big(10).pow(minorDigits(currency))).toFixed(0));
+}
+
+/** An integer of minor units (a provider's) as a stored amount of the currency: 125050 fils is "1250.50" AED. */
+export function fromMinorUnits(minor: number, currency: string): string {
+  const digits = minorDigits(currency);
+  return new Big(minor).div(new Big(10).pow(digits)).toFixed(digits);
+}
+
+/**
+ * What must be added to `amount` so its minor units are a multiple of `step` (Stripe takes three-digit currencies in
+ * tens of fils: 12.345 KWD is asked as 12.350, the 0.005 added), as a stored amount; "0.000" when it is one already.
+ * Always up, so the payee is never paid less than is due.
+ */
+export function roundingUp(amount: string, currency: string, step: number): string {
+  const minor = minorUnits(amount, currency);
+  const short = minor % step === 0 ? 0 : step - (minor % step);
+  return fromMinorUnits(short, currency);
+}
+
+/** A card fee on `amount`: `fixed` (an amount of the currency) or `percent` of it, half up to the currency's digits. */
+export function cardFeeOn(amount: string, currency: string, fee: { kind: 'fixed' | 'percent'; value: string } | null): string {
+  if (fee === null) return formatAmount(0, currency);
+  if (fee.kind === 'fixed') return formatAmount(fee.value, currency);
+  return formatAmount(new Big(amount).times(fee.value).div(100), currency);
+}
+
+/** The sum of stored amounts of one currency, with its digits. */
+export function sumAmounts(amounts: ReadonlyArray<string>, currency: string): string {
+  return formatAmount(
+    amounts.reduce((total, amount) => total.plus(amount), new Big(0)),
+    currency,
+  );
+}

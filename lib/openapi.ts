@@ -120,6 +120,11 @@ const tags = [
     name: 'Portals',
     description: 'Property Finder and Bayut/dubizzle XML feeds (secret token URLs) and the portal check (server key).',
   },
+  {
+    name: 'Payments',
+    description:
+      "The payment providers' webhook receiver (Stripe): a payment's outcome read back from the provider, acted on once.",
+  },
   { name: 'Events', description: 'The webhooks a subscriber receives: thin, signed events (Standard Webhooks).' },
   {
     name: 'Admin',

@@ -55,6 +55,10 @@ export const problemExplanations: Record<ProblemCode, string> = {
   contractor_stopped: 'The contractor is stopped and takes no new work.',
   charge_fixed: 'A job charge’s booked fields cannot change once it is booked.',
   accounts_not_mapped: 'The accounting connection has no account mapped for this entry: map the accounts first.',
+  payment_account_missing:
+    'The company has connected no payment provider account for this currency: the operator adds one (admin API, `POST /admin/v1/companies/{company_id}/payment-accounts`).',
+  payment_mismatch:
+    'The provider’s own record of the checkout names another payment, amount or currency than ours: nothing was recorded, and the refusal is in the audit log.',
   idempotency_in_flight: 'A request with the same `Idempotency-Key` is still running. Retry after `Retry-After` seconds.',
   precondition_failed:
     '`If-Match` names a version the record no longer has. The answer’s `ETag` is the current version: read the record again.',
@@ -67,6 +71,8 @@ export const problemExplanations: Record<ProblemCode, string> = {
   delivery_failed: 'The webhook subscriber did not accept the delivery; it is retried.',
   encryption_unavailable: 'Lead details cannot be stored or read: their encryption key is not configured on the server.',
   spam_check_unavailable: 'The browser form’s spam check could not be asked; nothing was recorded. Try again later.',
+  provider_unavailable:
+    'The payment provider did not answer or answered an error: nothing was recorded. A provider retries its webhooks; retry a link later.',
   not_ready:
     'The server is not ready to serve (`GET /health/ready`): its database did not answer, or its migrations are not yet applied. Try again shortly.',
 };

@@ -4,6 +4,7 @@ import type { FormTables } from './forms/db';
 import type { LeaseTables } from './leases/db';
 import type { PipelineTables } from './pipelines/db';
 import type { MaintenanceTables } from './maintenance/db';
+import type { PaymentTables } from './platform/payments-db';
 import type { PlatformTables } from './platform/db';
 import type { StatementTables } from './statements/db';
 import type { BookingTables } from './stay/db';
@@ -18,4 +19,5 @@ export interface Database
     LeaseTables,
     MaintenanceTables,
     PipelineTables,
-    StatementTables {}
+    StatementTables,
+    PaymentTables {}

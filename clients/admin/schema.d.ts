@@ -1050,6 +1050,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/payment-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s payment provider accounts, one per currency (never their secrets)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["listCompanyPaymentAccounts"];
+        put?: never;
+        /**
+         * Connect a payment provider account (Stripe, N-Genius) for a currency
+         * @description The key and the webhook signing secret are sealed and never shown again. Give the provider the answer’s `webhook_path` on one of the company’s hosts. One account per currency: a second is 409 `conflict`.
+         *
+         *     **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        post: operations["createCompanyPaymentAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/payment-accounts/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One payment provider account
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["getCompanyPaymentAccount"];
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an account that took no payment
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        delete: operations["deleteCompanyPaymentAccount"];
+        options?: never;
+        head?: never;
+        /**
+         * Replace an account’s key or signing secret, its outlet or card fee
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        patch: operations["updateCompanyPaymentAccount"];
+        trace?: never;
+    };
     "/admin/v1/outbound": {
         parameters: {
             query?: never;
@@ -1729,6 +1783,64 @@ export interface components {
             channel?: string;
             /** @description Minutes between syncs: at least 5, default 10. */
             interval_minutes?: number;
+        };
+        PaymentAccountList: {
+            results: components["schemas"]["PaymentAccount"][];
+            next_cursor: null;
+        };
+        PaymentAccount: {
+            account_id: string;
+            /** @enum {string} */
+            provider: "stripe" | "ngenius";
+            currency: string;
+            outlet: string | null;
+            card_fee: {
+                /** @enum {string} */
+                kind: "fixed" | "percent";
+                /**
+                 * @description A decimal string in the company’s currency.
+                 * @example 1250.00
+                 */
+                value: string;
+            } | null;
+            /**
+             * @description Where the provider sends its webhooks, on any of the company’s hosts: `https://<host>` followed by this path.
+             * @example /api/v1/payments/webhooks/0b6c1f9e-4a8e-4b7e-9a51-3f2d8c7e6a10
+             */
+            webhook_path: string;
+            created_at: string;
+            updated_at: string;
+        };
+        PaymentAccountInput: {
+            /** @enum {string} */
+            provider: "stripe" | "ngenius";
+            /** @description One account per currency: payments in this currency go through it. */
+            currency: string;
+            /** @description Stripe: the secret or restricted key (`sk_…`, `rk_…`); N-Genius: the service account’s API key. Kept sealed (encrypted, bound to the account) and never shown again. */
+            api_key: string;
+            /** @description Stripe: the endpoint’s signing secret (`whsec_…`); N-Genius: the custom header’s value. Kept sealed (encrypted, bound to the account) and never shown again. */
+            webhook_secret: string;
+            /** @description N-Genius only: the outlet reference. */
+            outlet?: string | null;
+            card_fee?: components["schemas"]["CardFeeInput"];
+        };
+        /** @description The card fee passed on to the payer; null or absent: none (the company bears it). */
+        CardFeeInput: {
+            /**
+             * @description `fixed`: an amount in the currency; `percent`: of the amount due.
+             * @enum {string}
+             */
+            kind: "fixed" | "percent";
+            /** @example 2.5 */
+            value: string;
+        } | null;
+        PaymentAccountUpdate: {
+            /** @description A new key. Kept sealed (encrypted, bound to the account) and never shown again. */
+            api_key?: string;
+            /** @description A new signing secret. Kept sealed (encrypted, bound to the account) and never shown again. */
+            webhook_secret?: string;
+            outlet?: string | null;
+            card_fee?: components["schemas"]["CardFeeInput"];
         };
         OutboundStatus: {
             /** @enum {string} */
@@ -3226,7 +3338,7 @@ export interface operations {
                      *       "*"
                      *     ]
                      */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "calendar_import.failed" | "calendar.conflict")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -3360,7 +3472,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     /** @description Event types of the spec to send, or ["*"] for every type. */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "calendar_import.failed" | "calendar.conflict")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -5432,6 +5544,227 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CalendarImport"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCompanyPaymentAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentAccountList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createCompanyPaymentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "provider": "stripe",
+                 *       "currency": "AED",
+                 *       "api_key": "sk_test_51Hx…",
+                 *       "webhook_secret": "whsec_3kQ…",
+                 *       "card_fee": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentAccountInput"];
+            };
+        };
+        responses: {
+            /** @description Connected */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentAccount"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyPaymentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                /** @description The account’s id (`account_id`). */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentAccount"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteCompanyPaymentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                /** @description The account’s id (`account_id`). */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateCompanyPaymentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                /** @description The account’s id (`account_id`). */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentAccountUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentAccount"];
                 };
             };
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */

@@ -1,11 +1,12 @@
 import { defineGroup } from '../../lib/compose';
 import { leaseJobs } from './jobs';
 import { leases as leaseRoutes } from './leases.routes';
+import { rentPaymentLinks } from './payment-link.routes';
 import { rentPayments } from './payments.routes';
 
-/** Leases and rent payments (server keys only): drafts, activation, notices, renewal, end, receipts and bounces. */
+/** Leases and rent payments (server keys only): drafts, activation, notices, renewal, end, receipts and bounces, payment links. */
 export const leases = defineGroup({
   name: 'leases',
-  routes: [leaseRoutes, rentPayments],
+  routes: [leaseRoutes, rentPayments, rentPaymentLinks],
   jobs: leaseJobs,
 });

@@ -5,7 +5,7 @@ import type { Db } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { eventCtes, type EventInput, newEventId } from '../../lib/events';
 import { type External, externalHolder, linkCte, linkFor, linksAfter } from '../../lib/external-ids';
-import { amountIn, storedDigits } from '../../lib/money';
+import { amountIn } from '../../lib/money';
 import { unknownReference } from '../../lib/named-records';
 import { checkIfMatch } from '../../lib/preconditions';
 import type { Written } from '../../lib/resources';
@@ -15,7 +15,7 @@ import { isUuid } from '../../schema/common/api';
 import type { RentPaymentStatus, RentPaymentsTable } from '../../schema/leases/db';
 import { duePaymentFields, type RentPaymentInputValue, type RentPaymentPatchValue } from '../../schema/leases/rent-payments';
 import { paymentColumns, type RentPaymentRecord, selectPayments } from './payments.present';
-import { feeAmount } from './rules';
+import { receiptColumns } from '../../lib/rent-receipts';
 import { stamp } from '../../lib/clock';
 
 /**
@@ -81,18 +81,15 @@ function ownFields(payment: RentPaymentRecord, input: RentPaymentPatchValue): Up
   return set;
 }
 
-/** The columns a status step writes: the day it counted and the fee on receipt, the reversal's day on a bounce. */
+/** The columns a status step writes: the receipt's (lib/rent-receipts.ts, as a settlement writes them), the reversal's day on a bounce. */
 function statusStep(payment: RentPaymentRecord, status: RentPaymentStatus, amount: string, scope: WriteScope) {
   const { now } = scope;
-  const today = todayIn(scope.company.time_zone, now);
+  const timeZone = scope.company.time_zone;
   const set: Updateable<RentPaymentsTable> = { status };
-  if (status === 'received') {
-    const fee =
-      payment.fee_kind === null || payment.fee_value === null ? null : { kind: payment.fee_kind, value: payment.fee_value };
-    const fee_amount = feeAmount(fee, amount, storedDigits(payment.currency));
-    Object.assign(set, { booked_on: today, fee_amount, received_at: now });
+  if (status === 'received') Object.assign(set, receiptColumns(payment, amount, payment.currency, timeZone, now));
+  if (status === 'bounced') {
+    Object.assign(set, { bounced_at: now, bounced_on: payment.status === 'received' ? todayIn(timeZone, now) : null });
   }
-  if (status === 'bounced') Object.assign(set, { bounced_at: now, bounced_on: payment.status === 'received' ? today : null });
   if (status === 'cancelled') set.cancelled_at = now;
   return set;
 }

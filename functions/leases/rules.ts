@@ -1,8 +1,8 @@
 import Big from 'big.js';
 import { addDays } from '../../lib/dates';
-import { fixedTo, storedDigits } from '../../lib/money';
+import { storedDigits } from '../../lib/money';
 import type { CompanySettings } from '../../schema/platform/db';
-import type { FeeKind, RentPaymentStatus } from '../../schema/leases/db';
+import type { RentPaymentStatus } from '../../schema/leases/db';
 
 /**
  * The company's lease rules (its settings, each with the default documented in docs/api-reference.md, "Leases and rent
@@ -40,17 +40,7 @@ export function leaseRules(company: { currency: string; settings: CompanySetting
   };
 }
 
-export type Fee = { kind: FeeKind; value: string };
-
-/**
- * The company's fee on a received payment, set once at receipt: a percentage of the payment (rounded half-up), or the
- * fixed amount; no fee is zero.
- */
-export function feeAmount(fee: Fee | null, amount: string, digits: number): string {
-  if (fee === null) return fixedTo(0, digits);
-  if (fee.kind === 'fixed') return fixedTo(fee.value, digits);
-  return fixedTo(new Big(amount).times(fee.value).div(100), digits);
-}
+export { type Fee, feeAmount } from '../../lib/rent-receipts';
 
 /** The first day a payment still due counts as overdue: the day after its due date plus the grace days. */
 export function overdueFrom(dueOn: string, graceDays: number): string {

@@ -39,6 +39,8 @@ export type CheckoutInput = {
   successUrl: string;
   cancelUrl: string;
   email: string | null;
+  /** When the hosted page stops taking the payment (Stripe: 30 minutes to 24 hours after creation); the provider's default when absent. */
+  expiresAt?: Date;
   /** Sent as the provider's idempotency key where it has one, so a retried create makes one checkout. */
   idempotencyKey: string;
 };

@@ -60,6 +60,14 @@ const CalendarConflictEventData = z
     reference: ref('The booking reference.'),
   })
   .openapi('CalendarConflictEventData', { description: 'Both stay: staff decide. Never guest data.' });
+// Payments online (issue 34): ids only, never amounts or the payer.
+const PaymentEventData = z
+  .object({
+    payment_id: ref('The payment’s id (`pay_…`).'),
+    purpose: ref('What was paid: `rent` (later `booking_deposit`, `booking_balance`).'),
+    subject_id: ref('What the payment is for: the rent payment id when `purpose` is `rent`.'),
+  })
+  .openapi('PaymentEventData', { description: 'Ids only: never amounts, cards or the payer.' });
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
 
 type Entry = { data: z.ZodType; when: string };
@@ -114,6 +122,9 @@ export const eventCatalogue = {
     ListingPermitEventData,
     'A live listing’s advertising permit has ended (scheduled work): it has left the portal feeds that need one.',
   ),
+  'payment.succeeded': entry(PaymentEventData, 'The provider confirmed a payment (its webhook, verified and read back).'),
+  'payment.failed': entry(PaymentEventData, 'A checkout failed or expired without a payment.'),
+  'payment.refunded': entry(PaymentEventData, 'A payment was refunded through the provider.'),
   'calendar_import.failed': entry(
     CalendarImportEventData,
     'A holiday home’s imported calendar failed to sync 3 times in a row (its last good blocks stay); once until it recovers.',

@@ -11,6 +11,7 @@ import { buildCollection, collectionPlan } from '../../bin/collection';
 import type { paths as AdminPaths } from '../../clients/admin/schema';
 import { leadTypes, scopes } from '../../schema/common/scopes';
 import { bareEnv, baseUrlOf } from '../support/server-process';
+import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
 
 /**
  * The Postman collection as shipped (collections/, built by bin/collection.ts) run with newman against `npm start`
@@ -26,6 +27,7 @@ let dataDir: string;
 let server: ReturnType<typeof spawn> | undefined;
 let output = '';
 let database: { name: string; admin: pg.Client } | undefined;
+let stripe: StripeStandIn | undefined;
 
 /**
  * The typed admin client of the server over real HTTP, with the token it wrote into its data folder (what `npm run
@@ -44,7 +46,8 @@ function answered<T>(res: { data?: T; error?: unknown; response: Response }): T 
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'property-api-collection-'));
-  const env: Record<string, string> = {};
+  stripe = await startStripeStandIn();
+  const env: Record<string, string> = { STRIPE_API_BASE: stripe.url };
   if (databaseUrl) {
     // A database of its own: the demo company answers on localhost, which the shared test database's files may use.
     const admin = new pg.Client(databaseUrl);
@@ -80,6 +83,7 @@ afterAll(async () => {
     await database.admin.end();
   }
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await stripe?.close();
 });
 
 type Execution = {
@@ -108,6 +112,18 @@ describe('the Postman collection against the demo company', () => {
     const propertyFinder = answered(await admin.POST(channels, { ...of, body: { kind: 'propertyfinder' } as never }));
     const signed = answered(await admin.POST(channels, { ...of, body: { kind: 'signed', source: 'bayut' } as never }));
     const feeds = answered(await admin.GET('/admin/v1/companies/{company_id}/portal-feeds', of));
+    const paymentSecret = 'whsec_collection_run';
+    const paymentAccount = answered(
+      await admin.POST('/admin/v1/companies/{company_id}/payment-accounts', {
+        ...of,
+        body: {
+          provider: 'stripe',
+          currency: company?.currency as string,
+          api_key: 'sk_test_collection_run',
+          webhook_secret: paymentSecret,
+        } as never,
+      }),
+    );
 
     // The file a user imports, and what the routes of this server generate.
     const collection = JSON.parse(await readFile('collections/property-api.postman_collection.json', 'utf8'));
@@ -133,6 +149,8 @@ describe('the Postman collection against the demo company', () => {
             { key: 'signedToken', value: tokenIn(signed.url) },
             { key: 'signedSecret', value: signed.secret as string },
             { key: 'feedToken', value: tokenIn(feeds.results[0]?.url as string) },
+            { key: 'paymentAccountId', value: paymentAccount.account_id },
+            { key: 'paymentWebhookSecret', value: paymentSecret },
           ],
           reporters: [],
           // Generous: a request waits behind the scheduler and the other test files on a busy machine.

@@ -1,7 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { createCompany, createKey, useApi, useDemoCompany } from '../support/world';
+import { startStripeStandIn } from '../support/stripe-standin';
 
 // raw: every operation of both documents is called as the document declares it, with keys sent right and wrong
 
@@ -62,6 +63,10 @@ function concrete(path: string): string {
       .replace('{slug}', slug)
       .replace('{prefix}', 'sk_AAAAAAAAAA')
       .replace('{task_id}', references.tasks ?? 'x')
+      .replace(
+        /\/rent-payments\/\{payment_id\}\/payment-link$/,
+        `/rent-payments/${references['rent-payments/link'] ?? 'x'}/payment-link`,
+      )
       .replace('{payment_id}', references['rent-payments'] ?? 'x')
       .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
       .replace('{token}', references.feedToken ?? 'x')
@@ -79,7 +84,10 @@ async function call(op: Operation, options: { key?: string; host?: string; heade
   });
 }
 
-const api = useApi();
+// Stripe on loopback, so a payment link is made as in production (issue 34).
+const stripe = await startStripeStandIn();
+afterAll(() => stripe.close());
+const api = useApi({ env: { STRIPE_API_BASE: stripe.url } });
 const company = useDemoCompany(api, { team_module: true, bookings_enabled: true });
 beforeAll(async () => {
   other = await createCompany(api);
@@ -150,8 +158,9 @@ beforeAll(async () => {
     ).json.reference;
   }
   // Rent payments: one of the lease's payments for {payment_id}, and a bounced one for the replacement's `replaces`.
-  const [bounced, payment] = (await api.request(`/api/v1/leases/${references.leases}`, { host: company.host, key: keys.all }))
-    .json.schedule.rows;
+  const [bounced, payment, linked] = (
+    await api.request(`/api/v1/leases/${references.leases}`, { host: company.host, key: keys.all })
+  ).json.schedule.rows;
   await api.request(`/api/v1/rent-payments/${bounced.payment_id}`, {
     host: company.host,
     key: keys.all,
@@ -159,6 +168,11 @@ beforeAll(async () => {
     body: { status: 'bounced' },
   });
   references['rent-payments'] = payment.payment_id;
+  // A payment still due for its link, the company's Stripe account connected (the stand-in above).
+  references['rent-payments/link'] = linked.payment_id;
+  await api.admin(`/companies/${company.id}/payment-accounts`, {
+    body: { provider: 'stripe', currency: 'AED', api_key: 'sk_test_matrix_key', webhook_secret: 'whsec_matrix_secret' },
+  });
   bodies['POST /api/v1/rent-payments'] = { ...(bodies['POST /api/v1/rent-payments'] as object), replaces: bounced.payment_id };
 });
 
@@ -352,7 +366,8 @@ describe('safe retries and lost updates, declared by the platform', () => {
 describe('the inbound receivers', () => {
   it('take no key: an unknown token is 404 with any key or none, a known one without a signature 403', async () => {
     const inbound = operations.filter((o) => o.access.kind === 'inbound');
-    expect(inbound.length).toBe(4);
+    // Four inbound channels' receivers and the payment providers' (an unknown account: 404 alike).
+    expect(inbound.length).toBe(5);
     for (const op of inbound) {
       for (const key of [undefined, keys.all, keys.foreign, keys.publishable]) {
         const res = await call(op, { key });

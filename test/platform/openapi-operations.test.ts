@@ -71,6 +71,7 @@ const publicIds = [
   'createRentPayment',
   'getRentPayment',
   'updateRentPayment',
+  'createRentPaymentLink',
   'listJobs',
   'createJob',
   'getJob',
@@ -107,6 +108,7 @@ const publicIds = [
   'getPropertyFinderFeed',
   'getBayutFeed',
   'listPortalChecks',
+  'receivePaymentWebhook',
 ];
 
 describe('operation ids', () => {

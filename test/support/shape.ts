@@ -191,6 +191,7 @@ export const outboundFetchFiles: Record<string, string> = {
   'lib/outbound/guard.ts': 'the guard: checks the URL, then calls the platform fetch (Workers: the global one)',
   'lib/node/pinned-fetch.ts': "Node's platform fetch: undici connecting to the checked addresses only",
   'lib/spam-check.ts': "Turnstile's siteverify at the operator's TURNSTILE_SITEVERIFY_URL, not a company's URL",
+  'lib/payments/index.ts': "payment providers' APIs at the operator's STRIPE_API_BASE (configuration), not a company's URL",
 };
 
 /** Objects that carry the platform fetch (`services.webhooks`, a `runtime`, an `outbound`): calling it skips the guard. */

@@ -710,6 +710,28 @@ export interface paths {
         patch: operations["updateRentPayment"];
         trace?: never;
     };
+    "/api/v1/rent-payments/{payment_id}/payment-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment link for a rent payment still due: the provider’s hosted page, by card or bank
+         * @description Creates a checkout at the company’s payment provider for the currency (Stripe, N-Genius) for the amount due, plus the card fee where the company’s account passes it on; the open link is answered again while it takes payments. When the provider confirms the payment (its signed webhook, read back from the provider), the rent payment becomes `received` with `booked_on` today in the company’s time zone, as a receipt staff record.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:leases`.
+         */
+        post: operations["createRentPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs": {
         parameters: {
             query?: never;
@@ -1260,6 +1282,28 @@ export interface paths {
         get: operations["listPortalChecks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/webhooks/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a payment provider’s webhook (Stripe: `Stripe-Signature`)
+         * @description The provider’s event for the company’s account, signed (Stripe: `Stripe-Signature`, HMAC-SHA256 of `t.body`, within 5 minutes). The checkout it names is read back from the provider: its reference, amount and currency must be the payment’s (else 409 `payment_mismatch`, audited, nothing changed). A paid checkout makes the payment `succeeded` and its rent payment `received`; a failed or expired one `failed` or `expired`. An event acted on before is answered 200 and changes nothing; a provider that does not answer is 503 (the provider retries).
+         *
+         *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
+         */
+        post: operations["receivePaymentWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2048,6 +2092,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.succeeded
+         * @description The provider confirmed a payment (its webhook, verified and read back). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["paymentSucceededEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.failed
+         * @description A checkout failed or expired without a payment. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["paymentFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.refunded
+         * @description A payment was refunded through the provider. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["paymentRefundedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "calendar_import.failed": {
         parameters: {
             query?: never;
@@ -2176,6 +2280,15 @@ export interface components {
             listing_id: string;
             /** @description The permit’s number, as the authority issued it. */
             permit_reference: string;
+        };
+        /** @description Ids only: never amounts, cards or the payer. */
+        PaymentEventData: {
+            /** @description The payment’s id (`pay_…`). */
+            payment_id: string;
+            /** @description What was paid: `rent` (later `booking_deposit`, `booking_balance`). */
+            purpose: string;
+            /** @description What the payment is for: the rent payment id when `purpose` is `rent`. */
+            subject_id: string;
         };
         /** @description Sent once after repeated failures, again only after a sync succeeded. */
         CalendarImportEventData: {
@@ -2391,6 +2504,18 @@ export interface components {
          */
         LeadDetails: {
             [key: string]: string | number | boolean | (string | number | boolean)[];
+        };
+        /** @description A Stripe event (https://docs.stripe.com/api/events/object). */
+        ProviderEvent: {
+            /** @description The provider’s event id: an event is acted on once. */
+            id: string;
+            /** @example checkout.session.completed */
+            type: string;
+            data: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         ListingList: {
             results: components["schemas"]["ListingSummary"][];
@@ -3572,6 +3697,42 @@ export interface components {
             notes?: string | null;
             external?: components["schemas"]["ExternalInput"];
         };
+        PaymentLink: {
+            /** @description The payment’s id (`pay_…`): events `payment.*` name it. */
+            payment: string;
+            /** @description The provider’s hosted payment page: send it to the payer. */
+            url: string;
+            /** @description When the page stops taking the payment. */
+            expires_at: string | null;
+            /**
+             * @description What the payer is asked: the amount due, the card fee and the rounding.
+             * @example 1250.00
+             */
+            amount: string;
+            currency: string;
+            /**
+             * @description The card fee passed on to the payer (0 unless the company’s account says).
+             * @example 1250.00
+             */
+            card_fee: string;
+            /**
+             * @description Added so the provider takes the amount: Stripe takes KWD, BHD, OMR, JOD and TND in tens of fils.
+             * @example 1250.00
+             */
+            rounding: string;
+        };
+        PaymentLinkInput: {
+            /**
+             * @description Where the payer comes back to after paying (`?payment=pay_…` added) or giving up (`&cancelled=true` too).
+             * @example https://www.example.com/rent/paid
+             */
+            return_url: string;
+            /**
+             * Format: email
+             * @description Filled in on the payment page.
+             */
+            email?: string | null;
+        };
         JobList: {
             results: components["schemas"]["Job"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
@@ -4489,6 +4650,16 @@ export interface components {
             /** @enum {string} */
             code: "permit_missing" | "permit_expired" | "permit_duplicate" | "price_missing" | "too_few_photos" | "description_too_short" | "agent_missing" | "property_type_unknown" | "location_missing" | "size_missing" | "offplan_details_missing";
             message: string;
+        };
+        PaymentWebhookReceipt: {
+            /** @enum {boolean} */
+            received: true;
+            /** @description Whether this delivery changed a payment. */
+            acted: boolean;
+            /** @description The payment the event is about (`pay_…`), when it is one of ours. */
+            payment: string | null;
+            /** @enum {string|null} */
+            status: "open" | "succeeded" | "failed" | "expired" | "refunded" | null;
         };
     };
     responses: never;
@@ -8057,6 +8228,113 @@ export interface operations {
             };
         };
     };
+    createRentPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "return_url": "https://www.example.com/rent/paid",
+                 *       "email": "renter@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentLinkInput"];
+            };
+        };
+        responses: {
+            /** @description The open link of the payment, made before */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description A new link */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition`: the payment is not due (`allowed` lists where it may move); `payment_account_missing`: the company has no payment account for its currency */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `provider_unavailable`: the provider did not answer; nothing was recorded */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listJobs: {
         parameters: {
             query?: {
@@ -11014,6 +11292,82 @@ export interface operations {
             };
         };
     };
+    receivePaymentWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Stripe’s signature. */
+                "stripe-signature"?: string;
+            };
+            path: {
+                /** @description The payment account’s id. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The provider’s event, exactly as signed. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderEvent"];
+            };
+        };
+        responses: {
+            /** @description Verified; acted on before this answer (or nothing to do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentWebhookReceipt"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     leadCreatedEvent: {
         parameters: {
             query?: never;
@@ -13054,6 +13408,165 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ListingPermitEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentSucceededEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.succeeded";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["PaymentEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentFailedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.failed";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["PaymentEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentRefundedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.refunded";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["PaymentEventData"];
                 };
             };
         };

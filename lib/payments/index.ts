@@ -1,0 +1,47 @@
+import type { Config } from '../config';
+import { type Keyring, openSecret } from '../crypto-jwe';
+import type { PaymentAccountRow } from '../../schema/platform/payments-db';
+import type { PaymentProvider, ProviderAccount, ProviderFetch, ProviderName } from './provider';
+import { stripeAmountStep, stripeProvider } from './stripe';
+
+/**
+ * The payment providers by name (issue 34): a company's connected account opened (its sealed secrets, the provider's
+ * API origin from the platform's configuration, never from the company) and the adapter that speaks for it.
+ */
+
+/** The platform's own fetch to a provider's API origin (configuration, not a company's URL: no outbound guard). */
+export const platformProviderFetch: ProviderFetch = (input, init) => fetch(input, init);
+
+/** The provider's API origin: the platform's configuration (a stand-in's on loopback in tests). */
+export function providerBaseUrl(config: Pick<Config, 'STRIPE_API_BASE'>, provider: ProviderName): string {
+  if (provider === 'stripe') return config.STRIPE_API_BASE;
+  throw new Error(`No adapter for ${provider} yet`);
+}
+
+/** A stored account with its secrets opened (each bound to the account's id: a copied value does not open). */
+export async function openAccount(
+  row: Pick<PaymentAccountRow, 'id' | 'provider' | 'api_key_jwe' | 'webhook_secret_jwe' | 'outlet'>,
+  keyring: Keyring | undefined,
+  config: Pick<Config, 'STRIPE_API_BASE'>,
+): Promise<ProviderAccount> {
+  const [apiKey, webhookSecret] = await Promise.all([
+    openSecret(keyring, row.api_key_jwe, row.id),
+    openSecret(keyring, row.webhook_secret_jwe, row.id),
+  ]);
+  return { provider: row.provider, apiKey, webhookSecret, outlet: row.outlet, baseUrl: providerBaseUrl(config, row.provider) };
+}
+
+/** The adapter of an account's provider. */
+export function providerFor(account: ProviderAccount, send: ProviderFetch): PaymentProvider {
+  switch (account.provider) {
+    case 'stripe':
+      return stripeProvider(account, send);
+    default:
+      throw new Error(`No adapter for ${account.provider} yet`);
+  }
+}
+
+/** The step (in minor units) a provider takes amounts of `currency` in: the domain rounds up to it. */
+export function amountStep(provider: ProviderName, currency: string): number {
+  return provider === 'stripe' ? stripeAmountStep(currency) : 1;
+}

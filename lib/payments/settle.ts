@@ -1,0 +1,244 @@
+import { sql } from 'kysely';
+import { writeAudit } from '../audit';
+import { stamp } from '../clock';
+import type { Config } from '../config';
+import type { Keyring } from '../crypto-jwe';
+import type { Db } from '../db/index';
+import { ApiError, notFound } from '../errors';
+import { type CausedBy, eventCtes, newEventId } from '../events';
+import { fromMinorUnits, minorUnits } from '../money';
+import { receiptColumns } from '../rent-receipts';
+import { writeStatement } from '../write';
+import { isUuid } from '../../schema/common/api';
+import type { FeeKind } from '../../schema/leases/db';
+import type { PaymentStatus } from '../../schema/platform/payments-db';
+import { openAccount, providerFor } from './index';
+import { type CheckoutState, type ProviderFetch, ProviderUnavailable, type WebhookNotice, WebhookRefused } from './provider';
+import { movableTo } from './status';
+
+/**
+ * A provider's webhook, settled (issue 34; docs/api-reference.md, "Payments"): verified with the account's secret, then
+ * answered at once when its event was acted on before; else the checkout's state is read from the provider (never
+ * taken from the body), checked against our payment (reference, amount, currency: a mismatch is refused, audited,
+ * nothing changed), and written in ONE statement: the payment's outcome, the rent payment's receipt (lib/rent-receipts.ts,
+ * as staff's PATCH writes it), the events (`payment.succeeded` and `rent_payment.received`, or `payment.failed`) and the
+ * provider event's row. Concurrent deliveries of one payment: the payment's row lock orders them, the later ones find it
+ * settled and the event's key taken: one receipt, one of each event.
+ */
+
+export type SettleContext = {
+  db: Db;
+  config: Config;
+  keyring: Keyring | undefined;
+  send: ProviderFetch;
+  now: Date;
+  companyId: string;
+  timeZone: string;
+};
+
+export type SettleAnswer = { received: true; acted: boolean; payment: string | null; status: PaymentStatus | null };
+
+const ignored = (payment: string | null = null, status: PaymentStatus | null = null): SettleAnswer => ({
+  received: true,
+  acted: false,
+  payment,
+  status,
+});
+
+type Found = {
+  id: string;
+  status: PaymentStatus;
+  amount: string;
+  currency: string;
+  checkout_id: string;
+  purpose: string;
+  rent_payment_id: string | null;
+  lease_id: string | null;
+  lease_reference: string | null;
+  fee_kind: FeeKind | null;
+  fee_value: string | null;
+  rent_amount: string | null;
+  acted: boolean;
+};
+
+/** The account of the path (the company's), or 404: another company's account is not found. */
+async function accountOf(db: Db, companyId: string, accountId: string) {
+  if (!isUuid(accountId)) throw notFound('This payment webhook address');
+  const account = await db
+    .selectFrom('payment_accounts')
+    .selectAll()
+    .where('id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+  if (!account) throw notFound('This payment webhook address');
+  return account;
+}
+
+/** The payment the notice names (by the account's checkout id) with its rent payment's lease fee, and whether the event was acted on. */
+async function findPayment(db: Db, companyId: string, accountId: string, provider: string, notice: WebhookNotice) {
+  const { rows } = await sql<Found>`
+    select p.id, p.status, p.amount::text as amount, p.currency, p.checkout_id, p.purpose, p.rent_payment_id,
+      r.lease_id, l.reference as lease_reference, l.fee_kind, l.fee_value::text as fee_value, r.amount::text as rent_amount,
+      exists (select from payment_provider_events e where e.provider = ${provider} and e.event_id = ${notice.eventId}) as acted
+    from (select 1) as one
+    left join payments p on p.company_id = ${companyId}::uuid and p.account_id = ${accountId}::uuid
+      and p.provider = ${provider} and p.checkout_id = ${notice.checkoutId}
+    left join rent_payments r on r.id = p.rent_payment_id and r.company_id = p.company_id
+    left join leases l on l.id = r.lease_id
+  `.execute(db);
+  return rows[0] as Found | (Omit<Found, 'id'> & { id: null }) | undefined;
+}
+
+/** Why the provider's state does not match our payment (null when it does). */
+function mismatch(payment: Found, state: CheckoutState): string | null {
+  if (state.checkoutId !== payment.checkout_id) return 'checkout';
+  if (state.reference !== payment.id) return 'reference';
+  if (state.currency !== payment.currency) return 'currency';
+  if (state.amountMinor !== minorUnits(payment.amount, payment.currency)) return 'amount';
+  return null;
+}
+
+const eventData = (payment: Found) =>
+  ({ payment_id: payment.id, purpose: payment.purpose, subject_id: payment.rent_payment_id ?? '' }) as const;
+
+/** The one statement of a success: the payment, the rent payment's receipt, both events, the provider event's row. */
+async function writeSuccess(
+  ctx: SettleContext,
+  payment: Found,
+  state: CheckoutState,
+  provider: string,
+  eventId: string,
+  causedBy: CausedBy,
+) {
+  const { currency } = payment;
+  const paid = sql`paid as (
+    update payments set status = 'succeeded', provider_payment_id = ${state.paymentId},
+      fee = ${state.feeMinor === null ? null : fromMinorUnits(state.feeMinor, currency)}::numeric,
+      net = ${state.netMinor === null ? null : fromMinorUnits(state.netMinor, currency)}::numeric,
+      method = ${state.method}, paid_at = ${(state.paidAt ?? ctx.now).toISOString()}::timestamptz, updated_at = ${stamp}
+    where id = ${payment.id} and company_id = ${ctx.companyId}::uuid and status in (${sql.join(movableTo('succeeded'))})
+    returning id
+  )`;
+  const rent = payment.rent_payment_id !== null && payment.lease_id !== null && payment.rent_amount !== null;
+  const receipt = rent ? receiptColumns(payment, payment.rent_amount as string, currency, ctx.timeZone, ctx.now) : undefined;
+  // The lease first, as every write of its schedule (functions/leases/payments.ts): the two never deadlock.
+  const touched = sql`touched as (
+    update leases set updated_at = ${stamp}
+    where id = ${payment.lease_id}::uuid and company_id = ${ctx.companyId}::uuid and exists (select from paid) returning id
+  )`;
+  const received =
+    receipt &&
+    sql`received as (
+      update rent_payments set status = 'received', booked_on = ${receipt.booked_on}::date,
+        fee_amount = ${receipt.fee_amount}::numeric, received_at = ${receipt.received_at.toISOString()}::timestamptz,
+        updated_at = ${stamp}
+      where id = ${payment.rent_payment_id}::uuid and company_id = ${ctx.companyId}::uuid and status = 'due'
+        and exists (select from touched)
+      returning id
+    )`;
+  const acted = sql`acted as (
+    insert into payment_provider_events (provider, event_id, company_id, payment_id)
+    values (${provider}, ${eventId}, ${ctx.companyId}::uuid, ${payment.id})
+    on conflict do nothing returning 1
+  )`;
+  const succeeded = { companyId: ctx.companyId, type: 'payment.succeeded', causedBy, data: eventData(payment) } as const;
+  const rentEvent = {
+    companyId: ctx.companyId,
+    type: 'rent_payment.received',
+    causedBy,
+    data: { payment_id: payment.rent_payment_id ?? '', lease_reference: payment.lease_reference ?? '' },
+  } as const;
+  const { rows } = await writeStatement(
+    [
+      paid,
+      rent && touched,
+      received,
+      acted,
+      eventCtes('succeeded', newEventId(), succeeded, 'paid'),
+      received && eventCtes('rent', newEventId(), rentEvent, 'received'),
+    ],
+    sql`select (select count(*) from paid)::int as paid`,
+  ).execute(ctx.db);
+  return Number((rows[0] as { paid: number } | undefined)?.paid ?? 0) > 0;
+}
+
+/** The one statement of a failed or expired checkout: the payment closed, `payment.failed`, the provider event's row. */
+async function writeClosed(
+  ctx: SettleContext,
+  payment: Found,
+  to: 'failed' | 'expired',
+  provider: string,
+  eventId: string,
+  causedBy: CausedBy,
+) {
+  const closed = sql`closed as (
+    update payments set status = ${to}, updated_at = ${stamp}
+    where id = ${payment.id} and company_id = ${ctx.companyId}::uuid and status in (${sql.join(movableTo(to))})
+    returning id
+  )`;
+  const acted = sql`acted as (
+    insert into payment_provider_events (provider, event_id, company_id, payment_id)
+    values (${provider}, ${eventId}, ${ctx.companyId}::uuid, ${payment.id}) on conflict do nothing returning 1
+  )`;
+  const failed = { companyId: ctx.companyId, type: 'payment.failed', causedBy, data: eventData(payment) } as const;
+  const { rows } = await writeStatement(
+    [closed, acted, eventCtes('failed', newEventId(), failed, 'closed')],
+    sql`select (select count(*) from closed)::int as closed`,
+  ).execute(ctx.db);
+  return Number((rows[0] as { closed: number } | undefined)?.closed ?? 0) > 0;
+}
+
+/** Settles one webhook delivery to the account `accountId` of the company. */
+export async function settleWebhook(
+  ctx: SettleContext,
+  accountId: string,
+  rawBody: string,
+  headers: Headers,
+): Promise<SettleAnswer> {
+  const row = await accountOf(ctx.db, ctx.companyId, accountId);
+  const provider = providerFor(await openAccount(row, ctx.keyring, ctx.config), ctx.send);
+  const causedBy: CausedBy = `inbound:${row.provider}`;
+  let notice: WebhookNotice;
+  try {
+    notice = await provider.verifyWebhook(rawBody, headers, ctx.now);
+  } catch (error) {
+    if (!(error instanceof WebhookRefused)) throw error;
+    if (error.reason === 'body_invalid') {
+      throw new ApiError('invalid_request', error.message, {
+        errors: [{ path: 'body', code: error.reason, message: error.message }],
+      });
+    }
+    throw new ApiError('signature_invalid', error.message);
+  }
+  if (notice.kind !== 'checkout' || notice.checkoutId === null) return ignored();
+  const found = await findPayment(ctx.db, ctx.companyId, row.id, row.provider, notice);
+  if (!found || found.id === null) return ignored();
+  const payment = found as Found;
+  if (payment.acted) return ignored(payment.id, payment.status);
+  let state: CheckoutState;
+  try {
+    state = await provider.readCheckout(notice.checkoutId);
+  } catch (error) {
+    if (error instanceof ProviderUnavailable) throw new ApiError('provider_unavailable', error.message);
+    throw error;
+  }
+  const wrong = mismatch(payment, state);
+  if (wrong !== null) {
+    await writeAudit(ctx.db, {
+      companyId: ctx.companyId,
+      actor: causedBy,
+      action: 'payment.refused',
+      subject: payment.id,
+      details: { reason: `${wrong}_mismatch`, event_id: notice.eventId, checkout_id: notice.checkoutId },
+    });
+    throw new ApiError('payment_mismatch', `The provider's checkout does not match the payment ${payment.id} (${wrong}).`);
+  }
+  if (state.status === 'open') return ignored(payment.id, payment.status);
+  if (state.status === 'succeeded') {
+    // The provider event's row is written whether or not this delivery moved the payment (another may have).
+    const acted = await writeSuccess(ctx, payment, state, row.provider, notice.eventId, causedBy);
+    return { received: true, acted, payment: payment.id, status: 'succeeded' };
+  }
+  const acted = await writeClosed(ctx, payment, state.status, row.provider, notice.eventId, causedBy);
+  return { received: true, acted, payment: payment.id, status: acted ? state.status : payment.status };
+}

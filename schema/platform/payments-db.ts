@@ -1,0 +1,69 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { NullableNumeric, NullableTimestamp, Numeric, Touched } from '../common/columns';
+
+/** Payments online (migration 0036, issue 34), merged into `Database` (schema/db.ts). */
+
+export const providerNames = ['stripe', 'ngenius'] as const;
+export type ProviderColumn = (typeof providerNames)[number];
+export const paymentPurposes = ['rent', 'booking_deposit', 'booking_balance'] as const;
+export type PaymentPurpose = (typeof paymentPurposes)[number];
+export const paymentStatuses = ['open', 'succeeded', 'failed', 'expired', 'refunded'] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
+export const cardFeeKinds = ['fixed', 'percent'] as const;
+export type CardFeeKind = (typeof cardFeeKinds)[number];
+
+export interface PaymentAccountsTable {
+  id: Generated<string>;
+  company_id: string;
+  provider: ProviderColumn;
+  currency: string;
+  /** Sealed (lib/crypto-jwe.ts sealSecret, bound to the account's id); never answered. */
+  api_key_jwe: string;
+  webhook_secret_jwe: string;
+  outlet: string | null;
+  card_fee_kind: CardFeeKind | null;
+  card_fee_value: NullableNumeric;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+export type PaymentAccountRow = Selectable<PaymentAccountsTable>;
+
+export interface PaymentsTable {
+  id: string;
+  company_id: string;
+  account_id: string;
+  provider: ProviderColumn;
+  purpose: PaymentPurpose;
+  rent_payment_id: string | null;
+  status: ColumnType<PaymentStatus, PaymentStatus | undefined, PaymentStatus>;
+  amount: Numeric;
+  currency: string;
+  card_fee: ColumnType<string, string | number | undefined, string | number>;
+  rounding: ColumnType<string, string | number | undefined, string | number>;
+  checkout_id: string;
+  provider_payment_id: string | null;
+  url: string;
+  expires_at: NullableTimestamp;
+  fee: NullableNumeric;
+  net: NullableNumeric;
+  method: string | null;
+  paid_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+export type PaymentRow = Selectable<PaymentsTable>;
+
+export interface PaymentProviderEventsTable {
+  provider: ProviderColumn;
+  event_id: string;
+  company_id: string;
+  payment_id: string | null;
+  acted_at: Generated<Date>;
+}
+
+/** The payments' tables, merged into `Database` (schema/db.ts). */
+export interface PaymentTables {
+  payment_accounts: PaymentAccountsTable;
+  payments: PaymentsTable;
+  payment_provider_events: PaymentProviderEventsTable;
+}
