@@ -107,6 +107,11 @@ const configSchema = z.object({
   STRIPE_API_BASE: url('https://api.stripe.com')
     .transform((u) => u.replace(/\/+$/, ''))
     .default('https://api.stripe.com'),
+  // N-Genius: the live gateway of the UAE (docs/formats/ngenius.md); its sandbox is
+  // https://api-gateway.sandbox.ngenius-payments.com, other regions have their own origin.
+  NGENIUS_API_BASE: url('https://api-gateway.ngenius-payments.com')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .default('https://api-gateway.ngenius-payments.com'),
   // Where each problem's `type` points: this URL followed by the code (e.g. https://docs.example.com/problems/ gives
   // https://docs.example.com/problems/not_found). Unset: /problems/<code> on the host the request was sent to, which
   // this API answers itself (lib/problem-pages.ts). A slash is added at the end when missing.

@@ -54,6 +54,7 @@ export const problemStatus = {
   encryption_unavailable: 503,
   spam_check_unavailable: 503,
   provider_unavailable: 503,
+  provider_refused: 502,
   // Readiness (GET /health/ready, lib/health.ts): the database unreachable or behind the code's migrations.
   not_ready: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
@@ -114,6 +115,7 @@ const titles: Record<ProblemCode, string> = {
   encryption_unavailable: 'Encryption unavailable',
   spam_check_unavailable: 'Spam check unavailable',
   provider_unavailable: 'Payment provider unavailable',
+  provider_refused: 'Payment provider refused',
   not_ready: 'Not ready',
 };
 

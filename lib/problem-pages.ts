@@ -73,6 +73,8 @@ export const problemExplanations: Record<ProblemCode, string> = {
   spam_check_unavailable: 'The browser form’s spam check could not be asked; nothing was recorded. Try again later.',
   provider_unavailable:
     'The payment provider did not answer or answered an error: nothing was recorded. A provider retries its webhooks; retry a link later.',
+  provider_refused:
+    'The payment provider refused the request (for example the company’s key or outlet it does not know): nothing was recorded. Retrying will not help; the company’s payment account must be corrected (admin API).',
   not_ready:
     'The server is not ready to serve (`GET /health/ready`): its database did not answer, or its migrations are not yet applied. Try again shortly.',
 };

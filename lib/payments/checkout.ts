@@ -9,8 +9,8 @@ import { type CausedBy, eventCtes, newEventId } from '../events';
 import { cardFeeOn, fromMinorUnits, minorUnits, roundingUp, sumAmounts } from '../money';
 import { writeStatement } from '../write';
 import type { PaymentAccountRow, PaymentPurpose, PaymentRow } from '../../schema/platform/payments-db';
-import { amountStep, openAccount, providerFor } from './index';
-import { type ProviderFetch, ProviderUnavailable } from './provider';
+import { amountStep, needsEmail, openAccount, providerFor } from './index';
+import { type ProviderFetch, ProviderRefused, ProviderUnavailable } from './provider';
 
 /**
  * A checkout for an amount the API knows is due (issue 34): the company's account for the currency, the card fee its
@@ -96,6 +96,10 @@ export async function openCheckout(request: CheckoutRequest): Promise<{ row: Pay
   const beforeRounding = sumAmounts([request.due, cardFee], currency);
   const rounding = roundingUp(beforeRounding, currency, amountStep(account.provider, currency));
   const amount = sumAmounts([beforeRounding, rounding], currency);
+  if (request.email === null && needsEmail(account.provider)) {
+    const message = 'The payer’s email: this company’s provider for the currency (N-Genius) needs it to make the payment page.';
+    throw new ApiError('invalid_request', message, { errors: [{ path: 'email', code: 'required', message }] });
+  }
   const id = newPaymentId();
   const provider = providerFor(await openAccount(account, request.keyring, request.config), request.send);
   let checkout: Awaited<ReturnType<typeof provider.createCheckout>>;
@@ -113,6 +117,7 @@ export async function openCheckout(request: CheckoutRequest): Promise<{ row: Pay
     });
   } catch (error) {
     if (error instanceof ProviderUnavailable) throw new ApiError('provider_unavailable', error.message);
+    if (error instanceof ProviderRefused) throw new ApiError('provider_refused', error.message);
     throw error;
   }
   const subject = sql.ref(request.subject.column);

@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import { type Keyring, openSecret } from '../crypto-jwe';
 import type { PaymentAccountRow } from '../../schema/platform/payments-db';
 import type { PaymentProvider, ProviderAccount, ProviderFetch, ProviderName } from './provider';
+import { ngeniusProvider } from './ngenius';
 import { stripeAmountStep, stripeProvider } from './stripe';
 
 /**
@@ -13,16 +14,15 @@ import { stripeAmountStep, stripeProvider } from './stripe';
 export const platformProviderFetch: ProviderFetch = (input, init) => fetch(input, init);
 
 /** The provider's API origin: the platform's configuration (a stand-in's on loopback in tests). */
-export function providerBaseUrl(config: Pick<Config, 'STRIPE_API_BASE'>, provider: ProviderName): string {
-  if (provider === 'stripe') return config.STRIPE_API_BASE;
-  throw new Error(`No adapter for ${provider} yet`);
+export function providerBaseUrl(config: Pick<Config, 'STRIPE_API_BASE' | 'NGENIUS_API_BASE'>, provider: ProviderName): string {
+  return provider === 'stripe' ? config.STRIPE_API_BASE : config.NGENIUS_API_BASE;
 }
 
 /** A stored account with its secrets opened (each bound to the account's id: a copied value does not open). */
 export async function openAccount(
   row: Pick<PaymentAccountRow, 'id' | 'provider' | 'api_key_jwe' | 'webhook_secret_jwe' | 'outlet'>,
   keyring: Keyring | undefined,
-  config: Pick<Config, 'STRIPE_API_BASE'>,
+  config: Pick<Config, 'STRIPE_API_BASE' | 'NGENIUS_API_BASE'>,
 ): Promise<ProviderAccount> {
   const [apiKey, webhookSecret] = await Promise.all([
     openSecret(keyring, row.api_key_jwe, row.id),
@@ -36,9 +36,14 @@ export function providerFor(account: ProviderAccount, send: ProviderFetch): Paym
   switch (account.provider) {
     case 'stripe':
       return stripeProvider(account, send);
-    default:
-      throw new Error(`No adapter for ${account.provider} yet`);
+    case 'ngenius':
+      return ngeniusProvider(account, send);
   }
+}
+
+/** Whether the provider needs the payer's email to make a checkout (an N-Genius order's mandatory field). */
+export function needsEmail(provider: ProviderName): boolean {
+  return provider === 'ngenius';
 }
 
 /** The step (in minor units) a provider takes amounts of `currency` in: the domain rounds up to it. */

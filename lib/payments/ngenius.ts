@@ -8,6 +8,7 @@ import {
   type PaymentProvider,
   type ProviderAccount,
   type ProviderFetch,
+  ProviderRefused,
   ProviderUnavailable,
   type RefundInput,
   type RefundState,
@@ -32,13 +33,13 @@ export const paymentMediaType = 'application/vnd.ni-payment.v2+json';
 export const ngeniusWebhookHeader = 'X-NGenius-Webhook-Secret';
 
 /** A request N-Genius refused (a 4xx other than a lapsed token) or that its reference says it would refuse: our mistake. */
-export class NgeniusRefused extends Error {
+export class NgeniusRefused extends ProviderRefused {
   constructor(
     /** The HTTP status, or null when the adapter refused before sending. */
-    readonly status: number | null,
+    status: number | null,
     message: string,
   ) {
-    super(message);
+    super('ngenius', status, message);
   }
 }
 

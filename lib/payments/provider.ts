@@ -120,6 +120,20 @@ export class ProviderUnavailable extends Error {
   }
 }
 
+/**
+ * A provider that refused what we asked (a company's key it does not know, an order it has no record of, a request its
+ * rules refuse): retrying will not help; the company's account or the request must change. Nothing is recorded.
+ */
+export class ProviderRefused extends Error {
+  constructor(
+    readonly provider: ProviderName,
+    readonly status: number | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface PaymentProvider {
   readonly name: ProviderName;
   createCheckout(input: CheckoutInput): Promise<Checkout>;

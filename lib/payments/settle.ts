@@ -13,7 +13,14 @@ import { isUuid } from '../../schema/common/api';
 import type { FeeKind } from '../../schema/leases/db';
 import type { PaymentStatus } from '../../schema/platform/payments-db';
 import { openAccount, providerFor } from './index';
-import { type CheckoutState, type ProviderFetch, ProviderUnavailable, type WebhookNotice, WebhookRefused } from './provider';
+import {
+  type CheckoutState,
+  type ProviderFetch,
+  ProviderRefused,
+  ProviderUnavailable,
+  type WebhookNotice,
+  WebhookRefused,
+} from './provider';
 import { movableTo } from './status';
 
 /**
@@ -220,6 +227,7 @@ export async function settleWebhook(
     state = await provider.readCheckout(notice.checkoutId);
   } catch (error) {
     if (error instanceof ProviderUnavailable) throw new ApiError('provider_unavailable', error.message);
+    if (error instanceof ProviderRefused) throw new ApiError('provider_refused', error.message);
     throw error;
   }
   const wrong = mismatch(payment, state);

@@ -5,6 +5,7 @@ import {
   type PaymentProvider,
   type ProviderAccount,
   type ProviderFetch,
+  ProviderRefused,
   ProviderUnavailable,
   type RefundInput,
   type RefundState,
@@ -126,7 +127,9 @@ export function stripeProvider(account: ProviderAccount, send: ProviderFetch): P
     const answer = object(await response.json().catch(() => null));
     if (!response.ok || answer === null) {
       const message = text(object(answer?.error)?.message) ?? `HTTP ${response.status}`;
-      throw new ProviderUnavailable('stripe', response.status, `Stripe answered ${response.status}: ${message}`);
+      const refused = response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status);
+      const Failure = refused && answer !== null ? ProviderRefused : ProviderUnavailable;
+      throw new Failure('stripe', response.status, `Stripe answered ${response.status}: ${message}`);
     }
     return answer;
   }

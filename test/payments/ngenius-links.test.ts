@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ngeniusWebhookHeader } from '../../lib/payments/ngenius';
+import { approvedCard, NgeniusStandin } from '../support/ngenius-standin';
+import { leasesOf, useWorld } from '../support/world';
+import { duePayment, eventsNaming, paymentLink, paymentRow } from './support';
+
+/**
+ * A rent payment link through Network International's N-Genius, end to end (issue 34): the company connects an
+ * N-Genius account (outlet, API key, the webhook header's value), the tenant pays on the stand-in's hosted page
+ * (test/support/ngenius-standin.ts, built from the published reference), N-Genius's webhook reaches our receiver,
+ * and the rent payment is received — the same settlement as Stripe's, through the same interface.
+ */
+const apiKey = `ngenius-key-${randomUUID()}`;
+const outlet = randomUUID();
+const standin = new NgeniusStandin(apiKey, outlet);
+const w = useWorld(async () => ({ env: { NGENIUS_API_BASE: await standin.listen() } }));
+const webhookSecret = `hook-${randomUUID()}`;
+let accountId: string;
+
+beforeAll(async () => {
+  const res = await w.admin('/payment-accounts', {
+    provider: 'ngenius',
+    currency: 'AED',
+    api_key: apiKey,
+    webhook_secret: webhookSecret,
+    outlet,
+  });
+  expect(res.status, res.text).toBe(201);
+  accountId = res.json.account_id as string;
+});
+afterAll(() => standin.close());
+
+/** What a payer does on the hosted page: open it, post the card, follow the redirect back. */
+async function payAs(pageUrl: string, card: string): Promise<string> {
+  const page = await fetch(pageUrl);
+  const code = /name="code" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const form = new URLSearchParams({ code, pan: card, expiry: '2029-04', cvv: '123', cardholderName: 'Test Tenant' });
+  const done = await fetch(new URL('/paypage/pay', pageUrl), { method: 'POST', body: form, redirect: 'manual' });
+  return done.headers.get('location') ?? '';
+}
+
+/**
+ * N-Genius's delivery of an order's event to our receiver, shaped as the stand-in's own deliveries (`deliver`: the order
+ * as it stands, the custom header as set in the portal), sent in process to the company's host.
+ */
+async function deliver(orderReference: string, eventName: string, header = webhookSecret) {
+  const order = standin.order(orderReference);
+  const body = JSON.stringify({ eventId: randomUUID(), eventName, order });
+  return w.api.request(`/api/v1/payments/webhooks/${accountId}`, {
+    host: w.company.host,
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': 'application/json', [ngeniusWebhookHeader]: header },
+  });
+}
+
+describe('a rent payment link through N-Genius', () => {
+  it('needs the payer’s email: 400 at the field, nothing made at N-Genius', async () => {
+    const due = await duePayment(w);
+    const orders = standin.log.filter((line) => line.endsWith('/orders')).length;
+    const res = await paymentLink(w, due);
+    expect(res.response.status).toBe(400);
+    expect(res.error?.errors?.[0]).toMatchObject({ path: 'email', code: 'required' });
+    expect(standin.log.filter((line) => line.endsWith('/orders')).length).toBe(orders);
+  });
+
+  it('makes the order in minor units, and the tenant’s payment, announced by N-Genius, makes the rent received', async () => {
+    const due = await duePayment(w);
+    const { data: rent } = await leasesOf(w).payment(due);
+    const { data: link, response } = await paymentLink(w, due, {
+      return_url: 'https://www.example.com/paid',
+      email: 'tenant@example.com',
+    });
+    expect(response.status).toBe(201);
+    const row = await paymentRow(w, link?.payment as string);
+    expect(row).toMatchObject({ provider: 'ngenius', status: 'open' });
+    const order = standin.order(row.checkout_id);
+    expect(order?.amount).toEqual({ currencyCode: 'AED', value: Math.round(Number(rent?.amount) * 100) });
+    expect(order?.merchantOrderReference).toBe((link?.payment as string).replace('_', '-'));
+    expect(link?.url).toBe(order?._links.payment.href);
+
+    // A forged delivery (the wrong header value) changes nothing.
+    const forged = await deliver(row.checkout_id, 'PURCHASED', 'not-the-secret');
+    expect(forged.status).toBe(403);
+
+    const back = await payAs(link?.url as string, approvedCard);
+    expect(back.startsWith('https://www.example.com/paid?payment=')).toBe(true);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => deliver(row.checkout_id, 'PURCHASED')));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(answers.filter((a) => a.json.acted === true)).toHaveLength(1);
+
+    const after = await paymentRow(w, link?.payment as string);
+    expect(after).toMatchObject({ status: 'succeeded', method: 'card' });
+    const { data: received } = await leasesOf(w).payment(due);
+    expect(received?.status).toBe('received');
+    expect(await eventsNaming(w, 'payment.succeeded', link?.payment as string)).toHaveLength(1);
+    expect(await eventsNaming(w, 'rent_payment.received', due)).toHaveLength(1);
+    expect(standin.refusals).toEqual([]);
+  });
+
+  it('a company key N-Genius does not know: 502 provider_refused, nothing recorded', async () => {
+    const changed = await w.admin(`/payment-accounts/${accountId}`, { api_key: 'a-key-ngenius-never-issued' }, 'PATCH');
+    expect(changed.status, changed.text).toBe(200);
+    try {
+      const due = await duePayment(w);
+      const res = await paymentLink(w, due, { return_url: 'https://www.example.com/paid', email: 'tenant@example.com' });
+      expect(res.response.status).toBe(502);
+      expect(res.error?.code).toBe('provider_refused');
+      const open = await w.api.db.selectFrom('payments').select('id').where('rent_payment_id', '=', due).execute();
+      expect(open).toEqual([]);
+    } finally {
+      await w.admin(`/payment-accounts/${accountId}`, { api_key: apiKey }, 'PATCH');
+    }
+  });
+});
