@@ -165,16 +165,29 @@ export const homePath = (ctx: On, slug: string) => ({ company_id: ctx.company.id
 export const anonymousOf = (ctx: On, headers: Record<string, string> = {}) =>
   testClient(ctx.api, { host: ctx.company.host, headers });
 
-/** Replaces a home's booking terms (and seasons). */
-export async function setTerms(ctx: On, slug: string, terms: Partial<Terms> = {}) {
-  const res = await answer(
+/** PUT a home's booking terms, exactly `body` (any: a test may send what the schema refuses), as answered. */
+export const putTerms = (ctx: On, slug: string, body: Record<string, unknown>) =>
+  answer(
     adminOf(ctx.api).PUT('/admin/v1/companies/{company_id}/listings/{slug}/booking-terms', {
       params: { path: homePath(ctx, slug) },
-      body: { ...plainTerms, ...terms } as AdminBody<'setCompanyListingBookingTerms'>,
+      body: body as AdminBody<'setCompanyListingBookingTerms'>,
     }),
   );
+
+/** Replaces a home's booking terms (and seasons). */
+export async function setTerms(ctx: On, slug: string, terms: Partial<Terms> = {}) {
+  const res = await putTerms(ctx, slug, { ...plainTerms, ...terms });
   if (res.status !== 200) throw new Error(`terms not set: ${res.text}`);
 }
+
+/** POST a catalogue document to the company's import, as answered (a refusal too). */
+export const importDocument = (ctx: On, doc: Record<string, unknown>) =>
+  answer(
+    adminOf(ctx.api).POST('/admin/v1/companies/{company_id}/catalogue/import', {
+      params: { path: { company_id: ctx.company.id } },
+      body: doc as AdminBody<'importCompanyCatalogue'>,
+    }),
+  );
 
 const villaListing = demo.listings.find((l) => l.slug.en === villa)!;
 
