@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { maxJsonDepth } from '../../lib/json-body';
 import { scopes } from '../../schema/common/scopes';
-import { counts, deliver, metaSignature, propertyFinderSignature, standardHeaders, useInboundWorld } from './inbound-support';
+import {
+  counts,
+  deliver,
+  type InboundWorld,
+  metaSignature,
+  propertyFinderSignature,
+  standardHeaders,
+  useInboundWorld,
+} from './inbound-support';
 import { createKey } from '../support/world';
 
 /**
