@@ -19,7 +19,11 @@ const channel = useChannel();
 const imports = () => calendarImports(ctx);
 let serial = 0;
 
-const importUrl = async (slug: string, url: string) => (await imports().add(slug, url, 'probe')).id;
+async function importUrl(slug: string, url: string) {
+  const { id, made } = await imports().add(slug, url, 'probe');
+  expect(made).toMatchObject({ import_id: id, listing: slug, channel: 'probe' });
+  return id;
+}
 async function importFeed(slug: string, body: string) {
   const path = `/bounds/${serial++}.ics`;
   channel.serve(path, body);

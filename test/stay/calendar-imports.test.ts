@@ -36,7 +36,9 @@ let feedSerial = 0;
 async function importFeed(slug: string, body: string, name = 'airbnb') {
   const path = `/feeds/${feedSerial++}.ics`;
   channel.serve(path, body);
-  return { path, ...(await imports().add(slug, channel.url(path), name)) };
+  const { id, made } = await imports().add(slug, channel.url(path), name);
+  expect(made).toMatchObject({ import_id: id, listing: slug, channel: name });
+  return { path, id, made };
 }
 const sync = (slug: string, id: string) => imports().sync(slug, id);
 const blocks = (slug: string) => blocksOf(ctx, slug);

@@ -55,7 +55,9 @@ async function importedStays(home: string, events: Array<{ uid: string; start: s
   const path = `/turnover/${feedSerial++}.ics`;
   channel.serve(path, airbnbFeed(events));
   // Out of the scheduler's reach (other test files run scheduled work on the shared PostgreSQL database).
-  const { id } = await calendarImports(ctx).add(home, channel.url(path), name);
+  const { id, made } = await calendarImports(ctx).add(home, channel.url(path), name);
+  expect(made.import_id).toBe(id);
+  expect(made).toMatchObject({ listing: home, channel: name });
   const synced = await calendarImports(ctx).sync(home, id);
   expect([synced.status, synced.json.last_error]).toEqual([200, null]);
   return id;
