@@ -1,13 +1,12 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { developmentToken } from '../../lib/spam-check';
 import { redactedCard } from '../../schema/common/card-numbers';
 import { type Ctx, bookingBody, day, newHome, origin, postBooking, setup } from '../stay/support';
 import {
   adReferral,
   deliver,
-  type InboundWorld,
-  inboundWorld,
+  useInboundWorld,
   metaSignature,
   propertyFinderLead,
   propertyFinderSignature,
@@ -17,6 +16,8 @@ import {
   wamid,
   whatsAppText,
 } from './inbound-support';
+import { answer } from '../stay/support';
+import { testClient } from '../support/client';
 import { createKey } from '../support/world';
 
 /**
@@ -25,14 +26,12 @@ import { createKey } from '../support/world';
  * browser forms (POST /leads and POST /bookings, where a card is refused where the docs say it is) and a server's
  * POST /leads. After each, no row of the company in any table holds a card's digits, in any script.
  */
-let world: InboundWorld;
+const world = useInboundWorld();
 let forms: Ctx;
 
 beforeAll(async () => {
-  world = await inboundWorld();
   forms = await setup({ api: world.api });
 });
-afterAll(() => world.api.close());
 
 /** A Luhn-valid 16-digit number from 15 digits (its check digit computed). */
 function card(body: string): string {
@@ -165,14 +164,19 @@ describe('inbound channels', () => {
 });
 
 describe('the browser forms and a server’s enquiry', () => {
-  const post = (path: string, body: unknown, key: string) =>
-    world.api.request(path, { host: forms.company.host, body, headers: { 'X-Api-Key': key, Origin: origin } });
+  const post = (body: unknown, key: string) =>
+    answer(
+      testClient(world.api, { host: forms.company.host }).POST('/api/v1/leads', {
+        body: body as never,
+        headers: { 'X-Api-Key': key, Origin: origin },
+      }),
+    );
 
   it('POST /leads: the name and message are kept without the card (browser and server); a card in details is refused', async () => {
     const pk = (
       await createKey(world.api, forms.company.id, { kind: 'publishable', origins: [origin], lead_types: ['enquiry', 'booking'] })
     ).secret;
-    const [name, message, page, refused, server] = [fresh(), fresh(), fresh(), fresh(), fresh()];
+    const [name, message, page, refused, card] = [fresh(), fresh(), fresh(), fresh(), fresh()];
     const enquiry = {
       consent: true,
       consent_version: '2026-01',
@@ -183,24 +187,26 @@ describe('the browser forms and a server’s enquiry', () => {
       challenge: developmentToken,
       website: '',
     };
-    const res = await post('/api/v1/leads', enquiry, pk);
+    const res = await post(enquiry, pk);
     expect(res.status, res.text).toBe(201);
     const reader = (await createKey(world.api, forms.company.id, { scopes: ['read:leads', 'write:leads'] })).secret;
-    const lead = (await world.api.request(`/api/v1/leads/${res.json.reference}`, { host: forms.company.host, key: reader })).json;
+    const server = testClient(world.api, { host: forms.company.host, serverKey: reader });
+    const lead = (await answer(server.GET('/api/v1/leads/{reference}', { params: { path: { reference: res.json.reference } } })))
+      .json;
     expect(lead.message).toMatch(/^Pay with \[card number removed\]( 12)?\/29$/);
     expect(lead.sent.name).toBe(`Omar ${redactedCard}`);
     expect(lead.page).toBe(`${origin}/listing/${redactedCard}`);
-    const withDetail = await post('/api/v1/leads', { ...enquiry, details: { note: written(refused, 'fullWidth') } }, pk);
+    const withDetail = await post({ ...enquiry, details: { note: written(refused, 'fullWidth') } }, pk);
     expect(withDetail.status).toBe(400);
     expect(withDetail.json.errors).toEqual([{ path: 'details.note', code: 'card_number', message: expect.any(String) }]);
-    const fromServer = await world.api.request('/api/v1/leads', {
-      host: forms.company.host,
-      key: reader,
-      body: { consent: true, consent_version: '2026-01', email: 'server.cards@example.com', message: `card ${server}` },
-    });
+    const fromServer = await answer(
+      server.POST('/api/v1/leads', {
+        body: { consent: true, consent_version: '2026-01', email: 'server.cards@example.com', message: `card ${card}` },
+      }),
+    );
     expect(fromServer.status, fromServer.text).toBe(201);
     expect(fromServer.json.message).toBe(`card ${redactedCard}`);
-    await expectNowhere(forms.company.id, [name, message, page, refused, server]);
+    await expectNowhere(forms.company.id, [name, message, page, refused, card]);
   });
 
   it('POST /bookings: the guest’s name is kept without the card; a card in the message is refused (card_number)', async () => {

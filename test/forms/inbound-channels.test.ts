@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminCli, cliTimeout } from '../support/admin-cli';
+import { auditRows as auditLog } from './support';
 import {
   counts,
   deliver,
-  type InboundWorld,
-  inboundWorld,
+  inboundChannels,
+  useInboundWorld,
   metaAppSecret,
   metaSignature,
   standardHeaders,
@@ -18,23 +19,14 @@ import {
  * shown once and rotated, secrets kept encrypted, repeated verification failures in the audit log (rated), and the
  * size limit.
  */
-let world: InboundWorld;
+const world = useInboundWorld();
 
-beforeAll(async () => {
-  world = await inboundWorld();
-});
-afterAll(() => world.api.close());
-
-const channels = () => `/companies/${world.company.id}/inbound-channels`;
-const auditRows = async (action: string) =>
-  (await world.api.admin(`/companies/${world.company.id}/audit-log?page_size=100&action=${action}`)).json.results as Array<{
-    subject: string;
-    details: Record<string, unknown>;
-  }>;
+const channels = () => inboundChannels(world.api, world.company.id);
+const auditRows = (action: string) => auditLog(world.api, world.company.id, action);
 
 describe('the admin API', () => {
   it('lists each channel with its token’s first characters only, never a secret', async () => {
-    const res = await world.api.admin(channels());
+    const res = await channels().list();
     expect(res.status, res.text).toBe(200);
     expect(res.json.results.map((c: { kind: string }) => c.kind)).toEqual(['whatsapp', 'propertyfinder', 'signed']);
     for (const channel of res.json.results) {
@@ -65,7 +57,7 @@ describe('the admin API', () => {
     ['a reserved source', { kind: 'signed', source: 'website' }, 400, 'source'],
     ['a second channel of a source', { kind: 'signed', source: 'bayut' }, 409, undefined],
   ])('refuses %s', async (_, body, status, field) => {
-    const res = await world.api.admin(channels(), { body });
+    const res = await channels().create(body);
     expect(res.status, res.text).toBe(status);
     if (field) expect(res.json.errors?.[0]?.path).toBe(field);
   });
@@ -73,9 +65,9 @@ describe('the admin API', () => {
 
 describe('rotation and secrets', () => {
   it('refuses the old address at once after a rotation (404, nothing stored), and takes the new one', async () => {
-    const before = await world.api.admin(channels());
+    const before = await channels().list();
     const old = world.channels.whatsapp.path;
-    const rotated = await world.api.admin(`${channels()}/${world.channels.whatsapp.id}/rotate-token`, { method: 'POST' });
+    const rotated = await channels().rotateToken(world.channels.whatsapp.id);
     expect(rotated.status, rotated.text).toBe(200);
     const fresh = new URL(rotated.json.url).pathname;
     expect(fresh).not.toBe(old);
@@ -101,10 +93,7 @@ describe('rotation and secrets', () => {
   });
 
   it('verifies with a replaced app secret from the change on', async () => {
-    const changed = await world.api.admin(`${channels()}/${world.channels.whatsapp.id}`, {
-      method: 'PATCH',
-      body: { secret: 'the-reset-app-secret-0123456789' },
-    });
+    const changed = await channels().patch(world.channels.whatsapp.id, { secret: 'the-reset-app-secret-0123456789' });
     expect(changed.status, changed.text).toBe(200);
     const body = whatsAppText(waId(), wamid(), 'New secret', new Date());
     const path = world.channels.whatsapp.path;
@@ -113,7 +102,7 @@ describe('rotation and secrets', () => {
       'X-Hub-Signature-256': metaSignature(body, 'the-reset-app-secret-0123456789'),
     });
     expect(ok.status, ok.text).toBe(200);
-    await world.api.admin(`${channels()}/${world.channels.whatsapp.id}`, { method: 'PATCH', body: { secret: metaAppSecret } });
+    await channels().patch(world.channels.whatsapp.id, { secret: metaAppSecret });
   });
 });
 
@@ -137,9 +126,7 @@ describe('repeated verification failures', () => {
         last_reason: 'The signature does not match the body.',
       },
     });
-    const listed = (await world.api.admin(channels())).json.results.find(
-      (c: { id: string }) => c.id === world.channels.propertyfinder.id,
-    );
+    const listed = (await channels().list()).json.results.find((c: { id: string }) => c.id === world.channels.propertyfinder.id);
     expect(listed.failures).toMatchObject({ count: 10, since: now.toISOString(), last_audited_at: now.toISOString() });
     // A window later the count starts again, and its third failure writes the next row.
     world.api.clock.set(new Date(now.getTime() + 16 * 60_000));

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   counts,
   deliver,
-  type InboundWorld,
-  inboundWorld,
+  useInboundWorld,
   metaSignature,
   propertyFinderLead,
   propertyFinderSignature,
@@ -16,12 +15,7 @@ import {
  * is kept, each item that cannot is recorded as failed — in the answer (`failed`, `failures`), once in the audit log
  * (`inbound.item_failed`) and by its id, so that the source's retry records nothing twice — and the answer is 2xx.
  */
-let world: InboundWorld;
-
-beforeAll(async () => {
-  world = await inboundWorld();
-});
-afterAll(() => world.api.close());
+const world = useInboundWorld();
 
 const auditRows = (action: string) =>
   world.api.db

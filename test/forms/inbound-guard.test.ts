@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { maxJsonDepth } from '../../lib/json-body';
 import { scopes } from '../../schema/common/scopes';
 import {
   counts,
   deliver,
   type InboundWorld,
-  inboundWorld,
   metaSignature,
   propertyFinderSignature,
   standardHeaders,
+  useInboundWorld,
 } from './inbound-support';
 import { createKey } from '../support/world';
 
@@ -18,17 +18,8 @@ import { createKey } from '../support/world';
  * API's bodies go through the same guard. One world keeps the API's 64 KiB limit; the other takes 1 MiB, so that a
  * body 100,000 deep reaches the depth check instead of the size limit.
  */
-let world: InboundWorld;
-let roomy: InboundWorld;
-
-beforeAll(async () => {
-  world = await inboundWorld();
-  roomy = await inboundWorld({}, { MAX_BODY_BYTES: String(1024 * 1024) });
-});
-afterAll(async () => {
-  await world.api.close();
-  await roomy.api.close();
-});
+const world = useInboundWorld();
+const roomy = useInboundWorld({}, { MAX_BODY_BYTES: String(1024 * 1024) });
 
 /** `depth` arrays and objects, one in the other. */
 const nested = (depth: number) => `${'[{"a":'.repeat(depth / 2)}null${'}]'.repeat(depth / 2)}`;
@@ -103,6 +94,7 @@ describe('the public API’s bodies, through the same guard', () => {
     const key = (await createKey(world.api, world.company.id, { scopes: [...scopes] })).secret;
     // Arrays only (two bytes a level), so that 30,000 levels fit in the 64 KiB limit.
     const deep = '['.repeat(30_000) + ']'.repeat(30_000);
+    // raw: bodies nested deeper than the typed client would write them, sent as text
     const sends = [
       () =>
         world.api.request(`/api/v1/job-charges/${crypto.randomUUID()}`, {

@@ -1,26 +1,13 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  deliver,
-  type InboundWorld,
-  inboundWorld,
-  metaSignature,
-  propertyFinderSignature,
-  standardHeaders,
-  waId,
-} from './inbound-support';
+import { describe, expect, it } from 'vitest';
+import { deliver, useInboundWorld, metaSignature, propertyFinderSignature, standardHeaders, waId } from './inbound-support';
 
 /**
  * No signed delivery gives a 500, whatever its fields hold: texts with NUL, lone surrogates, card numbers and
  * anything else, numbers and dates that are not, ids of any length. A correct signature takes each past the
  * verification, so these reach the reading and the write.
  */
-let world: InboundWorld;
-
-beforeAll(async () => {
-  world = await inboundWorld();
-});
-afterAll(() => world.api.close());
+const world = useInboundWorld();
 
 const unit = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: 'grapheme', maxLength: 3 }) },

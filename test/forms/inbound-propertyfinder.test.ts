@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   counts,
   deliver,
   eventsOf,
-  type InboundWorld,
-  inboundWorld,
+  useInboundWorld,
   propertyFinderLead,
   propertyFinderSignature,
   readLead,
@@ -14,15 +13,13 @@ import {
  * The Property Finder receiver, with lead events in the envelope of Property Finder's Enterprise API webhooks, signed
  * as it documents (X-Signature: the hex HMAC-SHA256 of the payload with the subscription's secret).
  */
-let world: InboundWorld;
+const world = useInboundWorld();
 let path: string;
 let secret: string;
 
 beforeAll(async () => {
-  world = await inboundWorld();
   ({ path, secret } = world.channels.propertyfinder);
 });
-afterAll(() => world.api.close());
 
 const send = (body: string, signature = propertyFinderSignature(body, secret)) =>
   deliver(world, path, body, { 'X-Signature': signature });

@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { counts, deliver, eventsOf, type InboundWorld, inboundWorld, readLead, standardHeaders } from './inbound-support';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { counts, deliver, eventsOf, useInboundWorld, readLead, standardHeaders } from './inbound-support';
 
 /**
  * The generic receiver: a `lead.created` message signed with Standard Webhooks by the standardwebhooks library (the
  * one this API signs its own webhooks with), as a Bayut/dubizzle export, a call tracker or an automation tool sends it.
  */
-let world: InboundWorld;
+const world = useInboundWorld();
 let path: string;
 let secret: string;
 
 beforeAll(async () => {
-  world = await inboundWorld();
   ({ path, secret } = world.channels.signed);
 });
-afterAll(() => world.api.close());
 
 let serial = 0;
 const messageId = () => `msg_${Date.now().toString(36)}${serial++}`;

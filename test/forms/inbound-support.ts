@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { createTestApi, type TestApi } from '../support/harness';
-import { createKey, demoCompany } from '../support/world';
+import { answer } from '../stay/support';
+import type { AdminBody } from '../support/client';
+import { adminOf, createKey, demoCompany } from '../support/world';
 
 /**
  * What the inbound receivers' tests share: a company with the demo catalogue and a channel of each kind made through
@@ -30,7 +32,7 @@ export async function inboundWorld(
   const api = await createTestApi({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...env } });
   const company = await demoCompany(api, { lead_answer_minutes: 30, ...settings });
   const make = async (body: Record<string, unknown>): Promise<Channel> => {
-    const res = await api.admin(`/companies/${company.id}/inbound-channels`, { body });
+    const res = await inboundChannels(api, company.id).create(body);
     expect(res.status, res.text).toBe(201);
     return {
       id: res.json.id,
@@ -56,8 +58,46 @@ export async function inboundWorld(
   return { api, company, channels, reader, serverKey };
 }
 
+/** The inbound world of a test file, made before its tests and closed after them: `const world = useInboundWorld();`. */
+export function useInboundWorld(...args: Parameters<typeof inboundWorld>): InboundWorld {
+  const world = {} as InboundWorld;
+  beforeAll(async () => {
+    Object.assign(world, await inboundWorld(...args));
+  });
+  afterAll(() => world.api?.close());
+  return world;
+}
+
+/** The admin API's inbound channels of a company through its typed client, each answered as {@link answer} reads it. */
+export function inboundChannels(api: TestApi, companyId: string) {
+  const admin = adminOf(api);
+  const company = { params: { path: { company_id: companyId } } };
+  const one = (id: string) => ({ params: { path: { company_id: companyId, channel_id: id } } });
+  return {
+    list: () => answer(admin.GET('/admin/v1/companies/{company_id}/inbound-channels', company)),
+    /** A new channel (any body: a test may send what the schema refuses). */
+    create: (body: Record<string, unknown>) =>
+      answer(
+        admin.POST('/admin/v1/companies/{company_id}/inbound-channels', {
+          ...company,
+          body: body as AdminBody<'createCompanyInboundChannel'>,
+        }),
+      ),
+    patch: (id: string, body: Record<string, unknown>) =>
+      answer(
+        admin.PATCH('/admin/v1/companies/{company_id}/inbound-channels/{channel_id}', {
+          ...one(id),
+          body: body as AdminBody<'updateCompanyInboundChannel'>,
+        }),
+      ),
+    rotateToken: (id: string) =>
+      answer(admin.POST('/admin/v1/companies/{company_id}/inbound-channels/{channel_id}/rotate-token', one(id))),
+  };
+}
+
 /** Posts a raw body to a receiver with the given headers (the body as signed, byte for byte). */
 export function deliver(world: InboundWorld, path: string, body: string, headers: Record<string, string>) {
+  // raw: the body is sent as signed, byte for byte (the typed client would serialise it again)
   return world.api.request(path, {
     host: world.company.host,
     method: 'POST',

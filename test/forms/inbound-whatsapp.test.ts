@@ -1,12 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { answer } from '../stay/support';
+import { testClient } from '../support/client';
+import { adminOf } from '../support/world';
 import { escalateUnansweredLeads } from '../../functions/crm/escalation';
 import {
   adReferral,
   counts,
   deliver,
   eventsOf,
-  type InboundWorld,
-  inboundWorld,
+  useInboundWorld,
   metaSignature,
   readLead,
   waId,
@@ -19,24 +21,34 @@ import {
  * The WhatsApp receiver, with notifications shaped like Meta's published examples and signed as Meta signs them
  * (X-Hub-Signature-256: sha256 and the hex HMAC-SHA256 of the raw body with the app secret).
  */
-let world: InboundWorld;
+const world = useInboundWorld();
 let path: string;
 const hour = 3_600_000;
 
 beforeAll(async () => {
-  world = await inboundWorld();
   path = world.channels.whatsapp.path;
 });
-afterAll(() => world.api.close());
 
+/** The company's `inbound_conversation_hours`, set through the typed admin client. */
+const conversationHours = (hours: number) =>
+  adminOf(world.api).PATCH('/admin/v1/companies/{company_id}', {
+    params: { path: { company_id: world.company.id } },
+    body: { settings: { inbound_conversation_hours: hours } },
+  });
 const send = (body: string, signature = metaSignature(body)) => deliver(world, path, body, { 'X-Hub-Signature-256': signature });
 
 describe('the verification request', () => {
   it('answers the challenge as text when the verify token is the channel’s, 403 otherwise', async () => {
     const verify = (token: string) =>
-      world.api.request(`${path}?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=1158201444`, {
-        host: world.company.host,
-      });
+      answer(
+        testClient(world.api, { host: world.company.host }).GET('/api/v1/inbound/{token}/whatsapp', {
+          params: {
+            path: { token: path.split('/')[4] as string },
+            query: { 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '1158201444' },
+          },
+          parseAs: 'text',
+        }),
+      );
     const ok = await verify(world.channels.whatsapp.verifyToken as string);
     expect(ok.status, ok.text).toBe(200);
     expect(ok.text).toBe('1158201444');
@@ -145,11 +157,8 @@ describe('a conversation', () => {
   });
 
   it('takes the window from the company’s inbound_conversation_hours', async () => {
-    const set = await world.api.admin(`/companies/${world.company.id}`, {
-      method: 'PATCH',
-      body: { settings: { inbound_conversation_hours: 2 } },
-    });
-    expect(set.status, set.text).toBe(200);
+    const set = await conversationHours(2);
+    expect(set.response.status, JSON.stringify(set.error)).toBe(200);
     const from = waId();
     const first = new Date(Date.now() - 10 * hour);
     const opened = await send(whatsAppText(from, wamid(), 'Hello', first));
@@ -157,10 +166,7 @@ describe('a conversation', () => {
     expect(within.json.leads).toEqual(opened.json.leads);
     const after = await send(whatsAppText(from, wamid(), 'Three hours after the last', new Date(first.getTime() + 4.5 * hour)));
     expect(after.json.leads).not.toEqual(opened.json.leads);
-    await world.api.admin(`/companies/${world.company.id}`, {
-      method: 'PATCH',
-      body: { settings: { inbound_conversation_hours: 24 } },
-    });
+    await conversationHours(24);
   });
 
   it('makes a message to a closed lead a new lead, whatever the window', async () => {

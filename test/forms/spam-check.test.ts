@@ -12,6 +12,7 @@ import {
   readLead,
   stored,
   type Verifier,
+  setSpamCheck,
 } from './support';
 
 let api: TestApi;
@@ -72,7 +73,7 @@ describe('the challenge', () => {
     const other = await formCompany(api, verifier);
     expect((await postForm(api, other, enquiry(verifier))).status).toBe(201);
     expect(verifier.requests.at(-1)?.secret).toBe(verifier.secret);
-    await api.admin(`/companies/${other.id}/spam-check`, { method: 'PUT', body: { secret: null } });
+    expect((await setSpamCheck(api, other.id, null)).status).toBe(200);
     await expectRefused(api, other.id, 503, 'spam_check_unavailable', () => postForm(api, other, enquiry(verifier)));
   });
 });

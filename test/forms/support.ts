@@ -2,9 +2,13 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { DatabaseHandle } from '../../lib/db/index';
 import type { RateLimiter } from '../../lib/ratelimit/index';
 import type { LeadType } from '../../schema/common/scopes';
+import { answer } from '../stay/support';
+import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { startTurnstileVerifier } from '../support/turnstile';
-import { createKey, demoCompany } from '../support/world';
+import { adminOf, createKey, demoCompany } from '../support/world';
+
+export { answer };
 
 /**
  * What the browser-form tests share: the real app whose spam check asks a real siteverify server on loopback,
@@ -12,7 +16,8 @@ import { createKey, demoCompany } from '../support/world';
  * post as a visitor's page does (X-Api-Key and Origin) and check that a refusal stored nothing.
  */
 export type Verifier = Awaited<ReturnType<typeof startTurnstileVerifier>>;
-export type Response = Awaited<ReturnType<TestApi['request']>>;
+/** An answer as the harness reads it (`status`, `headers`, `json`, `text`): the typed clients' through {@link answer} too. */
+export type Response = Pick<Awaited<ReturnType<TestApi['request']>>, 'status' | 'headers' | 'json' | 'text'>;
 export type Key = { secret: string; prefix: string };
 export type FormCompany = { id: string; host: string; key: Key; reader: Key };
 
@@ -48,12 +53,32 @@ export async function formCompany(
 ): Promise<FormCompany> {
   const company = await demoCompany(api, {}, { environment: options.environment ?? 'production' });
   if (options.secret ?? true) {
-    const set = await api.admin(`/companies/${company.id}/spam-check`, { method: 'PUT', body: { secret: verifier.secret } });
+    const set = await setSpamCheck(api, company.id, verifier.secret);
     expect(set.status, set.text).toBe(200);
   }
   const key = await publishableKey(api, company.id, options.origins ?? [site], options.leadTypes);
   const reader = await createKey(api, company.id, { scopes: ['read:leads', 'read:contacts'] });
   return { ...company, key, reader };
+}
+
+/** PUT a company's Turnstile secret (null: none), through the typed admin client. */
+export const setSpamCheck = (api: TestApi, companyId: string, secret: string | null) =>
+  answer(
+    adminOf(api).PUT('/admin/v1/companies/{company_id}/spam-check', {
+      params: { path: { company_id: companyId } },
+      body: { secret },
+    }),
+  );
+
+/** A company's audit rows of one action (a page of 100), through the typed admin client. */
+export async function auditRows(api: TestApi, companyId: string, action: string) {
+  const res = await answer(
+    adminOf(api).GET('/admin/v1/companies/{company_id}/audit-log', {
+      params: { path: { company_id: companyId }, query: { page_size: 100, action } as never },
+    }),
+  );
+  expect(res.status, res.text).toBe(200);
+  return res.json.results as Array<{ subject: string; details: Record<string, unknown> }>;
 }
 
 type CompanyOptions = Parameters<typeof formCompany>[2];
@@ -97,7 +122,7 @@ export function enquiry(verifier: Verifier, extra: Record<string, unknown> = {},
   return { consent: true, consent_version: '2026-01', email: uniqueEmail(), challenge: verifier.issue(hostname), ...extra };
 }
 
-/** POST /api/v1/leads as a page does: the publishable key in X-Api-Key, the page's Origin. */
+/** POST /api/v1/leads as a page does, through the typed client: the publishable key in X-Api-Key, the page's Origin. */
 export function postForm(
   api: TestApi,
   company: { host: string; key: Key },
@@ -105,21 +130,40 @@ export function postForm(
   options: { key?: string; origin?: string | null; clientAddress?: string; headers?: Record<string, string> } = {},
 ) {
   const origin = options.origin === undefined ? site : options.origin;
-  return api.request('/api/v1/leads', {
-    host: company.host,
-    body,
-    clientAddress: options.clientAddress,
-    headers: {
-      'X-Api-Key': options.key ?? company.key.secret,
-      ...(origin === null ? {} : { Origin: origin }),
-      ...options.headers,
-    },
-  });
+  const headers: Record<string, string> = {
+    'X-Api-Key': options.key ?? company.key.secret,
+    ...(origin === null ? {} : { Origin: origin }),
+    ...(options.clientAddress ? { 'x-test-client-address': options.clientAddress } : {}),
+    ...options.headers,
+  };
+  // raw: a body given as text (JSON written by hand, e.g. a `__proto__` key) is sent byte for byte
+  if (typeof body === 'string') return api.request('/api/v1/leads', { host: company.host, body, headers });
+  return answer(testClient(api, { host: company.host }).POST('/api/v1/leads', { body: body as never, headers }));
 }
 
-/** GET /api/v1/leads/{reference} with the company's server key. */
+/** GET /api/v1/leads/{reference} with the company's server key, through the typed client. */
 export function readLead(api: TestApi, company: FormCompany, reference: string) {
-  return api.request(`/api/v1/leads/${reference}`, { host: company.host, key: company.reader.secret });
+  return answer(
+    testClient(api, { host: company.host, serverKey: company.reader.secret }).GET('/api/v1/leads/{reference}', {
+      params: { path: { reference } },
+    }),
+  );
+}
+
+/** The typed admin client's calls about a company's keys: a new one (any body), the list, a revocation. */
+export function keysOf(api: TestApi, companyId: string) {
+  const company = { params: { path: { company_id: companyId } } };
+  return {
+    create: (body: Record<string, unknown>) =>
+      answer(adminOf(api).POST('/admin/v1/companies/{company_id}/keys', { ...company, body: body as never })),
+    list: () => answer(adminOf(api).GET('/admin/v1/companies/{company_id}/keys', company)),
+    revoke: (prefix: string) =>
+      answer(
+        adminOf(api).POST('/admin/v1/companies/{company_id}/keys/{prefix}/revoke', {
+          params: { path: { company_id: companyId, prefix } },
+        }),
+      ),
+  };
 }
 
 const countOf = async (api: TestApi, table: 'leads' | 'contacts' | 'events', companyId: string) =>

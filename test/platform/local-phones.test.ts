@@ -6,7 +6,7 @@ import { adminOf, createKey } from '../support/world';
 
 /**
  * A phone in local form (`050 123 4567` for a Dubai company) wherever the API takes a person's phone. Enquiries and
- * POST /contacts have their own tests (test/forms/leads-phones.test.ts, test/crm/contacts.test.ts); here the booking
+ * POST /contacts have their own tests (test/forms/enquiries-local-phones.test.ts, test/crm/contacts.test.ts); here the booking
  * request and a new deal's person, and the document: every request body's `phone` says what it takes.
  */
 let ctx: Ctx;

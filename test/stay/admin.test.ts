@@ -1,29 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminOf } from '../support/world';
 import {
   addBlock,
   adminBooking,
+  answer,
   availability,
+  blocksOf,
   book,
   bookingEvents,
-  type Ctx,
   day,
   newHome,
   plusDays,
   postBooking,
   bookingBody,
+  removeBlock,
   setup,
   stays,
   step,
+  useStay,
 } from './support';
 
-let ctx: Ctx;
+const ctx = useStay();
 let home: string;
 
 beforeAll(async () => {
-  ctx = await setup();
   home = await newHome(ctx, { terms: { payment_window_hours: 5 } });
 });
-afterAll(() => ctx.api.close());
 
 /** Fresh nights of `home` for each booking of this file. */
 const nights = stays(10);
@@ -161,14 +163,18 @@ describe('the list', () => {
       if (i === 6) status = (await step(own, reference, 'cancel')).json.status;
       made.push({ reference, home: target, status });
     }
-    const walk = async (query: string) => {
+    const list = (query: Record<string, unknown>) =>
+      answer(
+        adminOf(own.api).GET('/admin/v1/companies/{company_id}/bookings', {
+          params: { path: { company_id: own.company.id }, query: query as never },
+        }),
+      );
+    const walk = async (query: Record<string, string> = {}) => {
       const seen: string[] = [];
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const res = await own.api.admin(
-          `/companies/${own.company.id}/bookings?page_size=2${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-        );
+        const res = await list({ page_size: 2, ...query, ...(cursor ? { cursor } : {}) });
         expect(res.status, res.text).toBe(200);
         expect(res.json.results.length).toBeLessThanOrEqual(2);
         seen.push(...res.json.results.map((r: { reference: string }) => r.reference));
@@ -178,17 +184,15 @@ describe('the list', () => {
       return seen;
     };
     const newestFirst = [...made].reverse();
-    expect(await walk('')).toEqual(newestFirst.map((m) => m.reference));
+    expect(await walk()).toEqual(newestFirst.map((m) => m.reference));
     for (const status of ['held', 'confirmed', 'cancelled', 'paid']) {
-      expect(await walk(`&status=${status}`), status).toEqual(
-        newestFirst.filter((m) => m.status === status).map((m) => m.reference),
-      );
+      expect(await walk({ status }), status).toEqual(newestFirst.filter((m) => m.status === status).map((m) => m.reference));
     }
-    expect(await walk(`&listing=${b}`)).toEqual(newestFirst.filter((m) => m.home === b).map((m) => m.reference));
-    expect(await walk(`&listing=${b}&status=confirmed`)).toEqual(
+    expect(await walk({ listing: b })).toEqual(newestFirst.filter((m) => m.home === b).map((m) => m.reference));
+    expect(await walk({ listing: b, status: 'confirmed' })).toEqual(
       newestFirst.filter((m) => m.home === b && m.status === 'confirmed').map((m) => m.reference),
     );
-    const invalid = await own.api.admin(`/companies/${own.company.id}/bookings?status=pending`);
+    const invalid = await list({ status: 'pending' });
     expect(invalid.status).toBe(400);
   });
 });
@@ -212,15 +216,12 @@ describe('blocks', () => {
     expect(added.status, added.text).toBe(201);
     const afterAdd = await versions();
     expect(moved(before, afterAdd)).toEqual([1, 1]);
-    const removed = await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/blocks/${added.json.id}`, {
-      method: 'DELETE',
-    });
+    const removed = await removeBlock(ctx, home, added.json.id);
     expect(removed.status).toBe(204);
     expect(moved(afterAdd, await versions())).toEqual([1, 1]);
   });
 
   it('adds (201), lists, refuses over an active booking (409), allows over a cancelled one, and deletes (204)', async () => {
-    const blocksOf = async () => (await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/blocks`)).json.results;
     const [b1, b2] = nights(4);
     const added = await addBlock(ctx, home, b1, b2, 'maintenance');
     expect(added.status, added.text).toBe(201);
@@ -233,7 +234,7 @@ describe('blocks', () => {
       note: '',
       follows: null,
     });
-    expect(await blocksOf()).toContainEqual(added.json);
+    expect(await blocksOf(ctx, home)).toContainEqual(added.json);
     // A booking cannot take blocked nights.
     const refused = await postBooking(ctx, bookingBody(home, b1, b2));
     expect(refused.json.code).toBe('unavailable');
@@ -249,14 +250,10 @@ describe('blocks', () => {
     await step(ctx, booking.reference, 'cancel');
     expect((await addBlock(ctx, home, c1, c2)).status).toBe(201);
 
-    const removed = await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/blocks/${added.json.id}`, {
-      method: 'DELETE',
-    });
+    const removed = await removeBlock(ctx, home, added.json.id);
     expect(removed.status).toBe(204);
-    expect((await blocksOf()).map((b: { id: string }) => b.id)).not.toContain(added.json.id);
-    const again = await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/blocks/${added.json.id}`, {
-      method: 'DELETE',
-    });
+    expect((await blocksOf(ctx, home)).map((b) => b.id)).not.toContain(added.json.id);
+    const again = await removeBlock(ctx, home, added.json.id);
     expect(again.status).toBe(404);
     expect((await postBooking(ctx, bookingBody(home, b1, b2))).status).toBe(201);
   });
@@ -266,12 +263,7 @@ describe('blocks', () => {
     const other = await setup({ api: ctx.api });
     const theirs = await addBlock(other, 'palm-5br-villa-private-beach-holiday', day(300), day(302));
     expect(theirs.status).toBe(201);
-    const res = await ctx.api.admin(
-      `/companies/${ctx.company.id}/listings/palm-5br-villa-private-beach-holiday/blocks/${theirs.json.id}`,
-      {
-        method: 'DELETE',
-      },
-    );
+    const res = await removeBlock(ctx, 'palm-5br-villa-private-beach-holiday', theirs.json.id);
     expect(res.status).toBe(404);
   });
 });

@@ -1,18 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestClient } from '../support/client';
-import { type World, world } from '../support/world';
-import { bookingBody, day, plainTerms, plusDays, type Terms, todayInZone, villa, villaAr } from './support';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminOf, type World, world } from '../support/world';
+import * as stay from './support';
+import { bookingBody, day, plainTerms, plusDays, type Terms, todayInZone, useBookingWorld, villa, villaAr } from './support';
 
-let w: World;
-let forms: TestClient;
-
-beforeAll(async () => {
-  // A development workspace: its booking form takes the spam check's test token.
-  w = await world({ environment: 'development' });
-  forms = await w.formClient(['booking']);
-});
-afterAll(() => w.close());
+const { w, forms } = useBookingWorld();
 
 const ruleFields =
   'advance_days available_from available_to check_in_time check_out_time closed_arrival_days max_nights min_nights notice_hours';
@@ -32,15 +24,11 @@ const book = async (home: string, checkIn: string, checkOut: string, extra: Reco
   if (!data) throw new Error(`booking refused: ${JSON.stringify(error)}`);
   return data;
 };
-const step = (reference: string, action: 'confirm' | 'mark-paid' | 'cancel') =>
-  w.admin(`/bookings/${reference}/${action}`, undefined, 'POST');
+const step = (reference: string, action: 'confirm' | 'mark-paid' | 'cancel') => stay.step(w, reference, action);
 const addBlock = (home: string, startsOn: string, endsOn: string, reason = 'owner') =>
-  w.admin(`/listings/${encodeURIComponent(home)}/blocks`, { reason, starts_on: startsOn, ends_on: endsOn });
+  stay.addBlock(w, home, startsOn, endsOn, reason);
 /** Replaces a home's booking terms: plain ones but for `terms`. */
-const setTerms = async (home: string, terms: Partial<Terms> = {}) => {
-  const res = await w.admin(`/listings/${encodeURIComponent(home)}/booking-terms`, { ...plainTerms, ...terms }, 'PUT');
-  if (res.status !== 200) throw new Error(`terms not set: ${res.text}`);
-};
+const setTerms = (home: string, terms: Partial<Terms> = {}) => stay.setTerms(w, home, terms);
 
 describe('which homes answer', () => {
   it('answers 404 when the company has bookings switched off, and 200 once they are on', async () => {
@@ -49,15 +37,22 @@ describe('which homes answer', () => {
     const res = await availability(villa, {}, {}, off);
     expect(res.response.status, JSON.stringify(res.error)).toBe(404);
     expect(res.error?.code).toBe('not_found');
-    const patch = await off.admin('', { settings: { bookings_enabled: true } }, 'PATCH');
-    expect(patch.status).toBe(200);
+    const patch = await adminOf(off.api).PATCH('/admin/v1/companies/{company_id}', {
+      params: { path: { company_id: off.company.id } },
+      body: { settings: { bookings_enabled: true } },
+    });
+    expect(patch.response.status).toBe(200);
     expect((await availability(villa, {}, {}, off)).response.status).toBe(200);
   });
 
   it('answers 404 for a sale listing, a lease, a draft or withdrawn holiday home, and an unknown slug', async () => {
     const withdrawn = await newHome();
     expect((await availability(withdrawn)).response.status).toBe(200);
-    const res = await w.admin(`/listings/${withdrawn}/withdraw`, undefined, 'POST');
+    const res = await stay.answer(
+      w.adminClient.POST('/admin/v1/companies/{company_id}/listings/{slug}/withdraw', {
+        params: { path: { company_id: w.company.id, slug: withdrawn } },
+      }),
+    );
     expect(res.status).toBe(200);
     for (const slug of [
       'marina-gate-2br-sea-view',
@@ -265,7 +260,7 @@ describe('caching', () => {
     ]);
     await step(booking.reference, 'cancel');
     await expectChanged([{ start: day(20), end: day(22) }]);
-    const removed = await w.admin(`/listings/${home}/blocks/${block.json.id}`, undefined, 'DELETE');
+    const removed = await stay.removeBlock(w, home, block.json.id);
     expect(removed.status).toBe(204);
     const last = await availability(home, window, { 'If-None-Match': seen[seen.length - 1] ?? '' });
     expect(last.response.status).toBe(200);

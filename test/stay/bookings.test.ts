@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   adminBooking,
   bookingBody,
   bookingEvents,
   bookingRow,
-  type Ctx,
   codes,
   day,
   newHome,
@@ -16,21 +15,20 @@ import {
   stays,
   uniqueEmail,
   villa,
+  useStay,
 } from './support';
 import { createKey } from '../support/world';
 
-let ctx: Ctx;
+const ctx = useStay();
 let home: string;
 
 beforeAll(async () => {
-  ctx = await setup();
   home = await newHome(ctx, {
     price: '250.00',
     max_guests: 4,
     terms: { min_nights: 2, cleaning_fee: '100.00', tourism_fee_per_bedroom_night: '10.00', deposit: '500.00' },
   });
 });
-afterAll(() => ctx.api.close());
 
 /** Fresh nights of `home` for each booking of this file. */
 const nights = stays(20);
@@ -199,6 +197,7 @@ describe('the form rules', () => {
     expect(res.json.status).toBe('held');
     expect(res.json.quote.total).toEqual(expect.any(String));
     expect(await stored()).toEqual(before);
+    // raw: the stay page is an HTML page outside the API's document
     const page = await ctx.api.request(new URL(res.json.stay_url).pathname, { host: ctx.company.host });
     expect(page.status).toBe(404);
   });
@@ -260,6 +259,7 @@ describe('the form rules', () => {
   });
 
   it('grants the CORS preflight to the key’s origin only', async () => {
+    // raw: a CORS preflight (OPTIONS), which the typed client does not send
     const preflight = (from: string) =>
       ctx.api.request('/api/v1/bookings', {
         method: 'OPTIONS',

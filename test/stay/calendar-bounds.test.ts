@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScheduledWork, scheduledJobs } from '../../functions/jobs';
 import { feedBounds, readFeedBounded } from '../../lib/ical-read';
-import { airbnbFeed, type Channel, testChannel } from './channel-feeds';
+import { airbnbFeed, useChannel } from './channel-feeds';
 import { datedEvent, everySecond, longUid, manyExceptions, manyNights, neverMatching } from './hostile-feeds';
-import { type Ctx, day, newHome, setup } from './support';
+import { calendarImports, day, newHome, useStay } from './support';
 
 /**
  * Issue 32, defects 1 and 2: no imported feed can stop the server or answer 500. Each probe of the issue is served by
@@ -14,26 +14,14 @@ import { type Ctx, day, newHome, setup } from './support';
  * code, `failures` + 1, the last good blocks kept) or with what it could read within the bounds, and other requests are
  * answered while a feed is read (on Node, in a worker thread). Outcomes only: no clock is read.
  */
-let ctx: Ctx;
-let channel: Channel;
-beforeAll(async () => {
-  ctx = await setup();
-  channel = await testChannel();
-});
-afterAll(async () => {
-  await channel.close();
-  await ctx.api.close();
-});
-
-const imports = (slug: string) => `/companies/${ctx.company.id}/listings/${encodeURIComponent(slug)}/calendar-imports`;
+const ctx = useStay();
+const channel = useChannel();
+const imports = () => calendarImports(ctx);
 let serial = 0;
 
 async function importUrl(slug: string, url: string) {
-  const res = await ctx.api.admin(imports(slug), { body: { url, channel: 'probe' } });
-  expect(res.status, res.text).toBe(201);
-  const id = res.json.import_id as string;
-  // Out of other test files' scheduler runs (PostgreSQL is shared); the scheduler tests set their own due time.
-  await sql`update calendar_imports set next_sync_at = '2200-01-01T00:00:00Z' where id = ${id}::uuid`.execute(ctx.api.db);
+  const { id, made } = await imports().add(slug, url, 'probe');
+  expect(made).toMatchObject({ import_id: id, listing: slug, channel: 'probe' });
   return id;
 }
 async function importFeed(slug: string, body: string) {
@@ -41,7 +29,7 @@ async function importFeed(slug: string, body: string) {
   channel.serve(path, body);
   return { id: await importUrl(slug, channel.url(path)), path };
 }
-const sync = (slug: string, id: string) => ctx.api.admin(`${imports(slug)}/${id}/sync`, { method: 'POST' });
+const sync = (slug: string, id: string) => imports().sync(slug, id);
 const blockUids = async (id: string) =>
   (
     await sql<{ uid: string; starts_on: string }>`select uid, starts_on::text from calendar_blocks where import_id = ${id}::uuid
@@ -87,6 +75,7 @@ describe('the probes of issue 32 (defect 1): a recorded failure of that import, 
       finished = true;
       return res;
     });
+    // raw: /health is not a path of the public API's document
     const health = await ctx.api.request('/health', { host: ctx.company.host });
     expect(health.status).toBe(200);
     // The health check was answered while the feed was still being read: nothing waits for the reading.
@@ -197,7 +186,7 @@ describe('a sync racing a DELETE of its import (defect 2)', () => {
       const id = await importUrl(home, held.url);
       const syncing = sync(home, id);
       await held.waiting();
-      expect((await ctx.api.admin(`${imports(home)}/${id}`, { method: 'DELETE' })).status).toBe(204);
+      expect((await imports().remove(home, id)).status).toBe(204);
       held.release();
       const res = await syncing;
       expect([res.status, res.json.code]).toEqual([404, 'not_found']);
@@ -221,7 +210,7 @@ describe('a sync racing a DELETE of its import (defect 2)', () => {
       const job = scheduledJobs.filter((j) => j.name === 'calendar_imports');
       const running = runScheduledWork({ ...ctx.api.platform.services(), now: () => dueAt }, job);
       await held.waiting();
-      expect((await ctx.api.admin(`${imports(home)}/${id}`, { method: 'DELETE' })).status).toBe(204);
+      expect((await imports().remove(home, id)).status).toBe(204);
       held.release();
       const report = await running;
       // A count, not an error (on PostgreSQL other files' imports due by then may be synced in the same run).
@@ -262,7 +251,7 @@ describe('scheduled work on a failing feed', () => {
 
       // A sync that never ends (a process stopped during it, as by kill -9): its claim already moved the next sync
       // on as after one more failure, so a start a minute later does not take the same import again.
-      const changed = await ctx.api.admin(`${imports(home)}/${id}`, { method: 'PATCH', body: { url: held.url } });
+      const changed = await imports().patch(home, id, { url: held.url });
       expect(changed.status, changed.text).toBe(200);
       await sql`update calendar_imports set next_sync_at = ${minutes(70).toISOString()}::timestamptz where id = ${id}::uuid`.execute(
         ctx.api.db,

@@ -1,17 +1,29 @@
 import ICAL from 'ical.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../support/harness';
-import { addBlock, availability, book, type Ctx, day, newHome, setup, step, villa, villaAr } from './support';
+import {
+  addBlock,
+  anonymousOf,
+  availability,
+  book,
+  calendarFeed,
+  day,
+  newHome,
+  setup,
+  step,
+  useStay,
+  villa,
+  villaAr,
+} from './support';
 import { importCatalogue } from '../support/world';
 
 /** GET /listings/{slug}/calendar.ics, read back with an iCalendar parser (ical.js) and compared with availability. */
-let ctx: Ctx;
+const ctx = useStay();
 let home: string;
 const guest = { name: 'Layla Guest', phone: '+971501234567' };
 let references: string[] = [];
 
 beforeAll(async () => {
-  ctx = await setup();
   home = await newHome(ctx);
   const held = await book(ctx, home, day(10), day(13), guest);
   const confirmed = await book(ctx, home, day(13), day(15), guest);
@@ -20,13 +32,8 @@ beforeAll(async () => {
   expect((await addBlock(ctx, home, day(40), day(41), 'maintenance')).status).toBe(201);
   references = [held.reference, confirmed.reference];
 });
-afterAll(() => ctx.api.close());
 
-const feed = (slug: string, o: { headers?: Record<string, string>; query?: string } = {}) =>
-  ctx.api.request(`/api/v1/listings/${encodeURIComponent(slug)}/calendar.ics${o.query ?? ''}`, {
-    host: ctx.company.host,
-    headers: o.headers,
-  });
+const feed = (slug: string, o: { headers?: Record<string, string>; query?: string } = {}) => calendarFeed(ctx, slug, o);
 
 /** The all-day events of a calendar, as [first night, day after the last night], with their UIDs. */
 function events(text: string) {
@@ -57,8 +64,12 @@ describe('the iCalendar feed of a holiday home', () => {
   });
 
   it('ends every content line with CRLF, the last one included (RFC 5545 §3.1), on the bytes sent', async () => {
-    const url = `http://${ctx.company.host}/api/v1/listings/${encodeURIComponent(home)}/calendar.ics`;
-    const bytes = new Uint8Array(await (await ctx.api.app.request(url)).arrayBuffer());
+    const sent = await anonymousOf(ctx).GET('/api/v1/listings/{slug}/calendar.ics', {
+      params: { path: { slug: home } },
+      parseAs: 'arrayBuffer',
+    });
+    expect(sent.response.status).toBe(200);
+    const bytes = new Uint8Array(sent.data as ArrayBuffer);
     const text = new TextDecoder().decode(bytes);
     expect(text.endsWith('END:VCALENDAR\r\n'), JSON.stringify(text.slice(-20))).toBe(true);
     expect([...bytes.slice(-2)]).toEqual([0x0d, 0x0a]);
@@ -94,7 +105,7 @@ describe('the iCalendar feed of a holiday home', () => {
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     }
     const off = await setup({ api: ctx.api, settings: { bookings_enabled: false } });
-    const closed = await ctx.api.request(`/api/v1/listings/${villa}/calendar.ics`, { host: off.company.host });
+    const closed = await calendarFeed(off, villa);
     expect(closed.status).toBe(404);
   });
 
@@ -135,7 +146,7 @@ describe('the iCalendar feed of a holiday home', () => {
   it("never answers for another company's home, nor for a home that is not published", async () => {
     // Another company with bookings on and the same demo catalogue: this test's home is not its own.
     const other = await setup({ api: ctx.api });
-    const foreign = await ctx.api.request(`/api/v1/listings/${home}/calendar.ics`, { host: other.company.host });
+    const foreign = await calendarFeed(other, home);
     expect(foreign.status).toBe(404);
     expect(foreign.text).not.toContain('VCALENDAR');
     const draft = await newHome(ctx, { status: 'draft' });

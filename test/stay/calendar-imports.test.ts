@@ -1,9 +1,24 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScheduledWork, scheduledJobs } from '../../functions/jobs';
 import { adminCli, cliTimeout } from '../support/admin-cli';
-import { airbnbFeed, bookingComFeed, type Channel, channelManagerFeed, testChannel } from './channel-feeds';
-import { availability, book, bookingBody, step, type Ctx, day, newHome, postBooking, quote, setup } from './support';
+import { airbnbFeed, bookingComFeed, channelManagerFeed, useChannel } from './channel-feeds';
+import {
+  addBlock,
+  availability,
+  blocksOf,
+  book,
+  bookingBody,
+  calendarFeed,
+  calendarImports,
+  day,
+  newHome,
+  postBooking,
+  quote,
+  setup,
+  step,
+  useStay,
+} from './support';
 
 /**
  * Calendars imported per holiday home (issue 24), as users would meet them: a test channel on a loopback HTTP server
@@ -12,36 +27,21 @@ import { availability, book, bookingBody, step, type Ctx, day, newHome, postBook
  * announces calendar_import.failed once; an overlap with a held booking announces calendar.conflict; 20 concurrent
  * syncs leave one block per event; a loopback URL is refused on production.
  */
-let ctx: Ctx;
-let channel: Channel;
-beforeAll(async () => {
-  ctx = await setup();
-  channel = await testChannel();
-});
-afterAll(async () => {
-  await channel.close();
-  await ctx.api.close();
-});
-
-const imports = (slug: string) => `/companies/${ctx.company.id}/listings/${encodeURIComponent(slug)}/calendar-imports`;
+const ctx = useStay();
+const channel = useChannel();
+const imports = () => calendarImports(ctx);
 let feedSerial = 0;
 
+/** A feed served by the test channel and imported for `slug` ('scheduled work' below sets its own due time). */
 async function importFeed(slug: string, body: string, name = 'airbnb') {
   const path = `/feeds/${feedSerial++}.ics`;
   channel.serve(path, body);
-  const res = await ctx.api.admin(imports(slug), { body: { url: channel.url(path), channel: name } });
-  expect(res.status, res.text).toBe(201);
-  const id = res.json.import_id as string;
-  // Out of the scheduler's reach: on PostgreSQL other test files run the scheduled work (with keys of their own) on
-  // the shared database; these tests sync by hand, and 'scheduled work' below sets its own due time.
-  await sql`update calendar_imports set next_sync_at = '2200-01-01T00:00:00Z' where id = ${id}::uuid`.execute(ctx.api.db);
-  return { path, id, made: res.json };
+  const { id, made } = await imports().add(slug, channel.url(path), name);
+  expect(made).toMatchObject({ import_id: id, listing: slug, channel: name });
+  return { path, id, made };
 }
-const sync = (slug: string, id: string) => ctx.api.admin(`${imports(slug)}/${id}/sync`, { method: 'POST' });
-const blocks = async (slug: string) =>
-  (await ctx.api.admin(`/companies/${ctx.company.id}/listings/${encodeURIComponent(slug)}/blocks`)).json.results as Array<
-    Record<string, unknown>
-  >;
+const sync = (slug: string, id: string) => imports().sync(slug, id);
+const blocks = (slug: string) => blocksOf(ctx, slug);
 const events = async (type: string) =>
   (
     await ctx.api.db
@@ -84,9 +84,7 @@ describe('an Airbnb-shaped feed', () => {
 
   it('moves a changed event, removes a gone one (its own blocks only); a 304 changes nothing', async () => {
     const home = await newHome(ctx);
-    const staff = await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/blocks`, {
-      body: { reason: 'owner', starts_on: day(60), ends_on: day(61) },
-    });
+    const staff = await addBlock(ctx, home, day(60), day(61));
     expect(staff.status).toBe(201);
     const { id, path } = await importFeed(
       home,
@@ -199,24 +197,23 @@ describe('Booking.com- and channel-manager-shaped feeds', () => {
 describe('the admin API', () => {
   it('refuses a loopback URL on production (400 url_refused), an interval under 5 minutes; PATCH and DELETE', async () => {
     const production = await setup({ api: ctx.api, environment: 'production' });
-    const path = `/companies/${production.company.id}/listings/palm-5br-villa-private-beach-holiday/calendar-imports`;
-    const refused = await ctx.api.admin(path, { body: { url: channel.url('/x.ics'), channel: 'airbnb' } });
+    const refused = await calendarImports(production).create('palm-5br-villa-private-beach-holiday', {
+      url: channel.url('/x.ics'),
+      channel: 'airbnb',
+    });
     expect(refused.status).toBe(400);
     expect(refused.json.errors[0]).toMatchObject({ path: 'url', code: 'url_refused' });
     const home = await newHome(ctx);
-    const short = await ctx.api.admin(imports(home), { body: { url: channel.url('/y.ics'), channel: 'a', interval_minutes: 4 } });
+    const short = await imports().create(home, { url: channel.url('/y.ics'), channel: 'a', interval_minutes: 4 });
     expect(short.status).toBe(400);
     const { id } = await importFeed(home, airbnbFeed([{ uid: 'p', start: day(20), end: day(21) }]));
     await sync(home, id);
-    const patched = await ctx.api.admin(`${imports(home)}/${id}`, {
-      method: 'PATCH',
-      body: { interval_minutes: 30, channel: 'Airbnb' },
-    });
+    const patched = await imports().patch(home, id, { interval_minutes: 30, channel: 'Airbnb' });
     expect(patched.json).toMatchObject({ interval_minutes: 30, channel: 'Airbnb' });
-    expect((await ctx.api.admin(imports(home))).json.results).toHaveLength(1);
-    expect((await ctx.api.admin(`${imports(home)}/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await imports().list(home)).json.results).toHaveLength(1);
+    expect((await imports().remove(home, id)).status).toBe(204);
     expect(await blocks(home)).toEqual([]);
-    expect((await ctx.api.admin(`${imports(home)}/${id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await imports().remove(home, id)).status).toBe(404);
   });
 
   it('keeps the URL encrypted at rest', async () => {
@@ -290,8 +287,7 @@ describe('the admin command line', cliTimeout, () => {
 });
 
 describe('the per-channel export feed', () => {
-  const exportFeed = (slug: string, query: string, host = ctx.company.host) =>
-    ctx.api.request(`/api/v1/listings/${encodeURIComponent(slug)}/calendar.ics${query}`, { host });
+  const exportFeed = (slug: string, query: string, host = ctx.company.host) => calendarFeed(ctx, slug, { query, host });
   const starts = (text: string) => [...text.matchAll(/DTSTART;VALUE=DATE:(\d{8})/g)].map((m) => m[1]);
   const compact = (d: string) => d.replaceAll('-', '');
 

@@ -1,22 +1,14 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestClient } from '../support/client';
-import { type World, world } from '../support/world';
-import { bookingsThrough, day, plainTerms } from './support';
+import { describe, expect, it } from 'vitest';
+import * as stay from './support';
+import { bookingsThrough, day, plainTerms, useBookingWorld } from './support';
 
 /**
  * One rule for "is this night free" (lib/calendar.ts), used by every writer of a home's calendar: a night is taken by
  * a stay that still holds it (held until its hold lapses, confirmed until its payment window closes, paid) or by a
  * block. A stay whose hold or payment window ran out by the services' clock holds nothing, for every writer.
  */
-let w: World;
-let forms: TestClient;
-beforeAll(async () => {
-  // A development workspace: its booking form takes the spam check's test token.
-  w = await world({ environment: 'development' });
-  forms = await w.formClient(['booking']);
-});
-afterAll(() => w.close());
+const { w, forms } = useBookingWorld();
 
 const newHome = () => w.holidayHome(plainTerms);
 /** A guest's booking request from the company's website. */
@@ -24,10 +16,8 @@ const bookingRequest = (home: string, checkIn: string, checkOut: string) =>
   bookingsThrough(forms).request(home, checkIn, checkOut);
 const book = (home: string, checkIn: string, checkOut: string) => bookingsThrough(forms).book(home, checkIn, checkOut);
 /** Staff's block of a home's nights (the admin API). */
-const addBlock = (home: string, startsOn: string, endsOn: string) =>
-  w.admin(`/listings/${encodeURIComponent(home)}/blocks`, { reason: 'owner', starts_on: startsOn, ends_on: endsOn });
-const step = (reference: string, action: 'confirm' | 'mark-paid' | 'cancel') =>
-  w.admin(`/bookings/${reference}/${action}`, undefined, 'POST');
+const addBlock = (home: string, startsOn: string, endsOn: string) => stay.addBlock(w, home, startsOn, endsOn);
+const step = (reference: string, action: 'confirm' | 'mark-paid' | 'cancel') => stay.step(w, reference, action);
 const schedule = (reference: string, body: { day: string; block_calendar: boolean }) =>
   w.client.POST('/api/v1/jobs/{reference}/schedule', { params: { path: { reference } }, body });
 

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * A test channel on a loopback HTTP server (issue 24): it serves iCalendar feeds shaped like the channels' exports,
@@ -55,6 +56,16 @@ export async function testChannel(): Promise<Channel> {
     requests: (path) => seen.get(path) ?? [],
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A test channel made before the file's tests and closed after them: `const channel = useChannel();`. */
+export function useChannel(): Channel {
+  const channel = {} as Channel;
+  beforeAll(async () => {
+    Object.assign(channel, await testChannel());
+  });
+  afterAll(() => channel.close?.());
+  return channel;
 }
 
 const compact = (date: string) => date.replaceAll('-', '');

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { lockHomeCalendar } from '../../lib/calendar';
 import { randomToken, sha256 } from '../../lib/crypto';
 import {
@@ -9,33 +9,25 @@ import {
   bookingBody,
   bookingEvents,
   bookingRow,
-  type Ctx,
   day,
   newHome,
   plainTerms,
   plusDays,
   postBooking,
-  setup,
+  putTerms,
+  removeBlock,
   step,
+  useStay,
 } from './support';
 
 /**
  * Two requests for the same nights: exactly one holds them. On PGlite the requests are serialised by its single
  * session; on PostgreSQL (DATABASE_URL) they truly race, and the database settles them.
  */
-let ctx: Ctx;
-
-beforeAll(async () => {
-  ctx = await setup();
-});
-afterAll(() => ctx.api.close());
+const ctx = useStay();
 
 /** PUT booking-terms (plain terms, over them `terms`), answered as it is. */
-const setTermsAnswer = (slug: string, terms: Record<string, unknown>) =>
-  ctx.api.admin(`/companies/${ctx.company.id}/listings/${slug}/booking-terms`, {
-    method: 'PUT',
-    body: { ...plainTerms, ...terms },
-  });
+const setTermsAnswer = (slug: string, terms: Record<string, unknown>) => putTerms(ctx, slug, { ...plainTerms, ...terms });
 
 const activeBookings = async (slug: string) =>
   ctx.api.db
@@ -194,7 +186,7 @@ describe('concurrent staff writes (issue 28: each a read and one guarded stateme
     const answers = await Promise.all([
       setTermsAnswer(home, { seasons: [{ name: 'S', starts_on: day(110), ends_on: day(140), nightly_price: '120' }] }),
       addBlock(ctx, home, day(122), day(123)),
-      ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/blocks/${existing.json.id}`, { method: 'DELETE' }),
+      removeBlock(ctx, home, existing.json.id),
       setTermsAnswer(home, { seasons: [{ name: 'T', starts_on: day(111), ends_on: day(141), nightly_price: '130' }] }),
       addBlock(ctx, home, day(124), day(125)),
     ]);

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { holdStay, holdStayLocked } from '../../functions/stay/hold';
 import { quoteOf, stayFacts } from '../../functions/stay/quote';
 import { lockHomeCalendar } from '../../lib/calendar';
 import { companyByHost } from '../../lib/tenancy';
 import type { Company } from '../../schema/platform/db';
-import { addBlock, type Ctx, countBookings, newHome, setTerms, setup, stays, uniqueEmail } from './support';
+import { addBlock, countBookings, newHome, setTerms, stays, uniqueEmail, useStay } from './support';
 
 /**
  * A booking's hold is one statement that writes only while the home's rules are as the stay's check read it
@@ -14,15 +14,13 @@ import { addBlock, type Ctx, countBookings, newHome, setTerms, setup, stays, uni
  * exclusion constraint). On PostgreSQL the statement also waits for a block's transaction that
  * holds the home's terms row, and sees the version that transaction committed, not its own older snapshot.
  */
-let ctx: Ctx;
+const ctx = useStay();
 let company: Company;
 const nights = stays(120);
 
 beforeAll(async () => {
-  ctx = await setup();
   company = (await companyByHost(ctx.api.db, ctx.company.host))!;
 });
-afterAll(() => ctx.api.close());
 
 const guest = (stay: { checkIn: string; checkOut: string }, email = uniqueEmail()) => ({
   ...stay,

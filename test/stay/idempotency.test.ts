@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookingBody, type Ctx, countBookings, newHome, postBooking, setup, stays } from './support';
+import { describe, expect, it } from 'vitest';
+import { bookingBody, countBookings, newHome, postBooking, stays, useStay } from './support';
 
 /**
  * A visitor whose connection dropped sends the booking again with the same Idempotency-Key: the first answer
  * comes back (the same reference and stay address), not `400 unavailable` for the nights the first one holds.
  */
 
-let ctx: Ctx;
+const ctx = useStay();
 const next = stays(40);
-
-beforeAll(async () => {
-  ctx = await setup();
-});
-afterAll(() => ctx.api.close());
 
 describe('POST /bookings with an Idempotency-Key', () => {
   it('replays the first booking to a retry: one booking, the same reference and stay address', async () => {

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { book, type Ctx, day, newHome, setup, step, timeZone } from './support';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { book, day, newHome, setup, step, timeZone, useStay } from './support';
 
-let ctx: Ctx;
+const ctx = useStay();
 let home: string;
 
 beforeAll(async () => {
-  ctx = await setup();
   home = await newHome(ctx, {
     price: '200.00',
     bedrooms: 1,
     terms: { cleaning_fee: '50.00', tourism_fee_per_bedroom_night: '10.00', deposit: '300.00', payment_window_hours: 30 },
   });
 });
-afterAll(() => ctx.api.close());
 
 let offset = 10;
 const nights = (n = 2) => {
@@ -22,6 +20,7 @@ const nights = (n = 2) => {
 };
 
 /** GET a stay page by its full address, on the host the address names (or another one). */
+// raw: the stay page is an HTML page outside the API's document
 const open = (stayUrl: string, host = new URL(stayUrl).host) => ctx.api.request(new URL(stayUrl).pathname, { host });
 
 /** The instant as the page must show it: the visitor's language, the company's time zone, the zone named. */
@@ -119,6 +118,7 @@ describe('the stay page', () => {
       [`/stay/${token}`, other.company.host],
       [`/stay/${token}`, 'unknown.test'],
     ] as const) {
+      // raw: the stay page (HTML), outside the API's document
       const res = await ctx.api.request(path, { host });
       expect(res.status, `${host}${path}`).toBe(404);
       expect(res.headers.get('Content-Type')).toMatch(/^text\/html/);
@@ -126,6 +126,7 @@ describe('the stay page', () => {
       expect(res.text).toContain('This stay page does not exist.');
       expect(res.text).not.toContain(booking.reference);
     }
+    // raw: the stay page (HTML), outside the API's document
     expect((await ctx.api.request(`/stay/${token}`, { host: ctx.company.host })).status).toBe(200);
   });
 });

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type World, world } from '../support/world';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useWorld, type World, world } from '../support/world';
+import * as stay from './support';
 import { day, nextWeekday, plainTerms, plusDays, studio, type Terms, villa, weekday } from './support';
 
-let w: World;
-
-beforeAll(async () => {
-  // A development workspace, as the booking tests use.
-  w = await world({ environment: 'development' });
-});
-afterAll(() => w.close());
+// A development workspace, as the booking tests use.
+const w = useWorld({ environment: 'development' });
 
 type HomeOptions = { price?: string; bedrooms?: number; max_guests?: number; terms?: Partial<Terms> };
 /** A new holiday home of `on`'s company: plain terms, 100.00 a night, 2 bedrooms, 6 guests, unless given. */
@@ -24,8 +20,7 @@ const quote = (home: string, checkIn: string, checkOut: string, guests = 2, on: 
   });
 /** Codes of a problem's `errors`. */
 const codes = (res: { error?: { errors?: Array<{ code: string }> } }) => (res.error?.errors ?? []).map((e) => e.code);
-const addBlock = (home: string, startsOn: string, endsOn: string) =>
-  w.admin(`/listings/${encodeURIComponent(home)}/blocks`, { reason: 'owner', starts_on: startsOn, ends_on: endsOn });
+const addBlock = (home: string, startsOn: string, endsOn: string) => stay.addBlock(w, home, startsOn, endsOn);
 
 const dates = (from: string, nights: number) => Array.from({ length: nights }, (_, i) => plusDays(from, i));
 
@@ -254,8 +249,10 @@ describe('problems', () => {
   it('refuses missing or malformed parameters with 400, and answers 404 for a home that takes no bookings', async () => {
     for (const query of ['', `?check_in=${day(30)}&check_out=${day(33)}`, `?check_in=x&check_out=${day(33)}&guests=2`]) {
       // Queries the document does not allow, sent as they are.
-      const res = await w.api.request(`/api/v1/listings/${villa}/quote${query}`, { host: w.company.host });
-      expect(res.status, query).toBe(400);
+      const res = await w.anonymous.GET('/api/v1/listings/{slug}/quote', {
+        params: { path: { slug: villa }, query: Object.fromEntries(new URLSearchParams(query)) as never },
+      });
+      expect(res.response.status, query).toBe(400);
     }
     expect((await quote('marina-gate-2br-sea-view', day(30), day(33))).response.status).toBe(404);
     const off = await world({ api: w.api, environment: 'development', settings: { bookings_enabled: false } });

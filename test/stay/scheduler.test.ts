@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { expireDueBookings } from '../../functions/stay/bookings';
 import { holdStay } from '../../functions/stay/hold';
 import { quoteOf, stayFacts } from '../../functions/stay/quote';
@@ -12,23 +12,20 @@ import {
   bookingBody,
   bookingEvents,
   bookingRow,
-  type Ctx,
   newHome,
   postBooking,
-  setup,
   stays,
   step,
+  useStay,
 } from './support';
 
 /** Scheduled work scans every company: this file has a database of its own on PostgreSQL too. */
-let ctx: Ctx;
+const ctx = useStay({ ownDatabase: true });
 let home: string;
 
 beforeAll(async () => {
-  ctx = await setup({ ownDatabase: true });
   home = await newHome(ctx, { terms: { payment_window_hours: 48 } });
 });
-afterAll(() => ctx.api.close());
 
 /** Fresh nights of `home` for each booking of this file. */
 const nights = stays(10);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTurnstileVerifier } from '../support/turnstile';
+import { adminOf } from '../support/world';
 import { bookingBody, type Ctx, countBookings, day, postBooking, setup, villa } from './support';
 
 /** POST /bookings on a production workspace: Cloudflare Turnstile's siteverify (a loopback verifier). */
@@ -10,11 +11,11 @@ describe('the spam check on a production workspace', () => {
   beforeAll(async () => {
     verifier = await startTurnstileVerifier();
     prod = await setup({ environment: 'production', env: { TURNSTILE_SITEVERIFY_URL: verifier.url } });
-    const res = await prod.api.admin(`/companies/${prod.company.id}/spam-check`, {
-      method: 'PUT',
+    const res = await adminOf(prod.api).PUT('/admin/v1/companies/{company_id}/spam-check', {
+      params: { path: { company_id: prod.company.id } },
       body: { secret: verifier.secret },
     });
-    expect(res.status).toBe(200);
+    expect(res.response.status).toBe(200);
   });
   afterAll(async () => {
     await prod.api.close();

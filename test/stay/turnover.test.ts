@@ -1,20 +1,24 @@
 import { sql } from 'kysely';
 import { demo } from '../support/harness';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { airbnbFeed, type Channel, testChannel } from './channel-feeds';
+import { describe, expect, it } from 'vitest';
+import { airbnbFeed, useChannel } from './channel-feeds';
 import {
   addBlock,
   availability,
+  blocksOf,
   book,
   bookingBody,
-  type Ctx,
+  calendarFeed,
+  calendarImports,
   day,
+  importDocument,
   newHome,
   plainTerms,
   postBooking,
+  putTerms,
   quote,
   setTerms,
-  setup,
+  useStay,
   villa,
 } from './support';
 
@@ -26,16 +30,8 @@ import {
  * `turnover`; availability and the iCalendar export show bare ranges only.
  */
 const villaListing = demo.listings.find((l) => l.slug.en === villa)!;
-let ctx: Ctx;
-let channel: Channel;
-beforeAll(async () => {
-  ctx = await setup();
-  channel = await testChannel();
-});
-afterAll(async () => {
-  await channel.close();
-  await ctx.api.close();
-});
+const ctx = useStay();
+const channel = useChannel();
 
 const blocked = async (home: string, from: number, to: number) => {
   const res = await availability(ctx, home, `?from=${day(from)}&to=${day(to)}`);
@@ -44,13 +40,8 @@ const blocked = async (home: string, from: number, to: number) => {
 };
 const range = (start: number, end: number) => ({ start: day(start), end: day(end) });
 const request = (home: string, from: number, to: number) => postBooking(ctx, bookingBody(home, day(from), day(to)));
-const blocks = async (home: string) => {
-  const res = await ctx.api.admin(`/companies/${ctx.company.id}/listings/${encodeURIComponent(home)}/blocks`);
-  expect(res.status, res.text).toBe(200);
-  return res.json.results as Array<Record<string, unknown>>;
-};
-const exportFeed = (home: string, query = '') =>
-  ctx.api.request(`/api/v1/listings/${encodeURIComponent(home)}/calendar.ics${query}`, { host: ctx.company.host });
+const blocks = (home: string) => blocksOf(ctx, home);
+const exportFeed = (home: string, query = '') => calendarFeed(ctx, home, { query });
 const eventsOf = (ics: string) =>
   [
     ...ics.matchAll(
@@ -63,16 +54,11 @@ let feedSerial = 0;
 async function importedStays(home: string, events: Array<{ uid: string; start: string; end: string }>, name = 'airbnb') {
   const path = `/turnover/${feedSerial++}.ics`;
   channel.serve(path, airbnbFeed(events));
-  const made = await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/calendar-imports`, {
-    body: { url: channel.url(path), channel: name },
-  });
-  expect(made.status, made.text).toBe(201);
-  const id = made.json.import_id as string;
   // Out of the scheduler's reach (other test files run scheduled work on the shared PostgreSQL database).
-  await sql`update calendar_imports set next_sync_at = '2200-01-01T00:00:00Z' where id = ${id}::uuid`.execute(ctx.api.db);
-  const synced = await ctx.api.admin(`/companies/${ctx.company.id}/listings/${home}/calendar-imports/${id}/sync`, {
-    method: 'POST',
-  });
+  const { id, made } = await calendarImports(ctx).add(home, channel.url(path), name);
+  expect(made.import_id).toBe(id);
+  expect(made).toMatchObject({ listing: home, channel: name });
+  const synced = await calendarImports(ctx).sync(home, id);
   expect([synced.status, synced.json.last_error]).toEqual([200, null]);
   return id;
 }
@@ -209,9 +195,8 @@ describe('the setting', () => {
 
   it('is 0 to 7 whole nights: anything else is a 400 problem that changes nothing', async () => {
     const home = await newHome(ctx, { terms: { turnover_days: 2 } });
-    const path = `/companies/${ctx.company.id}/listings/${home}/booking-terms`;
     for (const bad of [8, -1, 1.5, '2', null, 1e9]) {
-      const res = await ctx.api.admin(path, { method: 'PUT', body: { ...plainTerms, turnover_days: bad } });
+      const res = await putTerms(ctx, home, { ...plainTerms, turnover_days: bad });
       expect([bad, res.status]).toEqual([bad, 400]);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(res.json.errors.map((e: { path: string }) => e.path)).toEqual(['turnover_days']);
@@ -225,20 +210,16 @@ describe('the setting', () => {
     expect(row.turnover_days).toBe(2);
     // Left out of a replacement, it is the default 0.
     const { turnover_days: _, ...withoutTurnover } = plainTerms;
-    expect((await ctx.api.admin(path, { method: 'PUT', body: withoutTurnover })).status).toBe(200);
+    expect((await putTerms(ctx, home, withoutTurnover)).status).toBe(200);
     await book(ctx, home, day(40), day(43));
     expect(await blocked(home, 30, 60)).toEqual([range(40, 43)]);
     // The catalogue import takes it with the other terms, and refuses the same values.
     const listing = { ...villaListing, slug: { en: home, ar: `بيت-${home}` }, price: '100.00' };
-    const refused = await ctx.api.admin(`/companies/${ctx.company.id}/catalogue/import`, {
-      body: { listings: [{ ...listing, booking: { ...plainTerms, turnover_days: 9 } }] },
-    });
+    const refused = await importDocument(ctx, { listings: [{ ...listing, booking: { ...plainTerms, turnover_days: 9 } }] });
     expect(refused.status, refused.text).toBe(400);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(refused.json.errors.map((e: { path: string }) => e.path)).toEqual(['listings.0.booking.turnover_days']);
-    const taken = await ctx.api.admin(`/companies/${ctx.company.id}/catalogue/import`, {
-      body: { listings: [{ ...listing, booking: { ...plainTerms, turnover_days: 1 } }] },
-    });
+    const taken = await importDocument(ctx, { listings: [{ ...listing, booking: { ...plainTerms, turnover_days: 1 } }] });
     expect(taken.status, taken.text).toBe(200);
     expect(await blocked(home, 30, 60)).toEqual([range(39, 44)]);
   });

@@ -3,12 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../lib/ratelimit/memory';
 import type { TestApi } from '../support/harness';
 import {
+  answer,
   enquiry,
   expectProblem,
   expectRefused,
   type FormCompany,
   formCompany,
   formsForFile,
+  keysOf,
   openForms,
   postForm,
   publishableKey,
@@ -17,7 +19,8 @@ import {
   stored,
   type Verifier,
 } from './support';
-import { createKey, demoCompany } from '../support/world';
+import { testClient } from '../support/client';
+import { adminOf, createKey, demoCompany } from '../support/world';
 
 let api: TestApi;
 let verifier: Verifier;
@@ -68,11 +71,11 @@ describe('an enquiry from a listed origin with a valid challenge', () => {
 
   it('lets a server key with write:leads post without Origin or challenge (the whole lead back)', async () => {
     const writer = await createKey(api, company.id, { scopes: ['write:leads'] });
-    const res = await api.request('/api/v1/leads', {
-      host: company.host,
-      key: writer.secret,
-      body: { consent: true, consent_version: '2026-01', email: 'server.post@example.com' },
-    });
+    const res = await answer(
+      testClient(api, { host: company.host, serverKey: writer.secret }).POST('/api/v1/leads', {
+        body: { consent: true, consent_version: '2026-01', email: 'server.post@example.com' },
+      }),
+    );
     expect(res.status, res.text).toBe(201);
     expect(res.json).toMatchObject({ status: 'new', consent: { version: '2026-01' }, details: null });
     const row = await api.db
@@ -115,7 +118,7 @@ describe('keys and origins', () => {
       await expectRefused(api, company.id, 403, 'key_invalid', () => postForm(api, company, enquiry(verifier), { key }));
     }
     const revoked = await publishableKey(api, company.id);
-    await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
+    expect((await keysOf(api, company.id).revoke(revoked.prefix)).status).toBe(200);
     await expectRefused(api, company.id, 403, 'key_revoked', () =>
       postForm(api, company, enquiry(verifier), { key: revoked.secret }),
     );
@@ -131,18 +134,19 @@ describe('keys and origins', () => {
   it('refuses the publishable key sent as Authorization: Bearer (403 key_wrong_header), and writes nothing', async () => {
     // The reverse mistake (a server key in X-Api-Key) is refused the same way: the code says where the key goes.
     const res = await expectRefused(api, company.id, 403, 'key_wrong_header', () =>
-      api.request('/api/v1/leads', {
-        host: company.host,
-        body: enquiry(verifier),
-        headers: { Authorization: `Bearer ${company.key.secret}`, Origin: site },
-      }),
+      answer(
+        testClient(api, { host: company.host }).POST('/api/v1/leads', {
+          body: enquiry(verifier) as never,
+          headers: { Authorization: `Bearer ${company.key.secret}`, Origin: site },
+        }),
+      ),
     );
     expect(res.json.detail).toContain('X-Api-Key');
   });
 
   it('refuses a publishable key on server-key routes with 403 key_wrong_kind', async () => {
-    for (const path of ['/api/v1/leads', '/api/v1/contacts']) {
-      const res = await api.request(path, { host: company.host, headers: { 'X-Api-Key': company.key.secret, Origin: site } });
+    const page = testClient(api, { host: company.host, headers: { 'X-Api-Key': company.key.secret, Origin: site } });
+    for (const res of [await answer(page.GET('/api/v1/leads')), await answer(page.GET('/api/v1/contacts'))]) {
       expectProblem(res, 403, 'key_wrong_kind');
     }
   });
@@ -168,7 +172,7 @@ describe('rate limits: refusals first, then per key', () => {
 
   it("never counts a wrong key or a refused origin against the valid key's limit; then limits that key", async () => {
     const revoked = await publishableKey(limited.api, target.id);
-    await limited.api.admin(`/companies/${target.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
+    expect((await keysOf(limited.api, target.id).revoke(revoked.prefix)).status).toBe(200);
     for (let i = 0; i < 5; i++) {
       expectProblem(await send({ key: `${target.key.prefix}${'x'.repeat(32)}` }), 403, 'key_invalid');
       expectProblem(await send({ key: revoked.secret }), 403, 'key_revoked');
@@ -206,7 +210,7 @@ describe('localhost origins', () => {
 
   it('cannot be put on a key of a production workspace (400)', async () => {
     for (const origin of [local, 'http://127.0.0.1:8080', 'http://app.localhost']) {
-      const res = await api.admin(`/companies/${company.id}/keys`, { body: { kind: 'publishable', origins: [site, origin] } });
+      const res = await keysOf(api, company.id).create({ kind: 'publishable', origins: [site, origin] });
       expectProblem(res, 400, 'invalid_request');
       expect(res.json.errors).toEqual([{ path: 'origins', code: 'local_origin', message: expect.any(String) }]);
     }
@@ -228,7 +232,7 @@ describe('localhost origins', () => {
 
 describe('lead types', () => {
   it('lists enquiry alone on a key by default', async () => {
-    const keys = await api.admin(`/companies/${company.id}/keys`);
+    const keys = await keysOf(api, company.id).list();
     const key = keys.json.results.find((k: { prefix: string }) => k.prefix === company.key.prefix);
     expect(key.lead_types).toEqual(['enquiry']);
   });
@@ -241,10 +245,12 @@ describe('lead types', () => {
   });
 
   it('needs listing_request on the key for a service of that kind', async () => {
-    const put = await api.admin(`/companies/${company.id}/services/owners-desk`, {
-      method: 'PUT',
-      body: { name: { en: 'Owners desk' }, kind: 'listing_request' },
-    });
+    const put = await answer(
+      adminOf(api).PUT('/admin/v1/companies/{company_id}/services/{key}', {
+        params: { path: { company_id: company.id, key: 'owners-desk' } },
+        body: { name: { en: 'Owners desk' }, kind: 'listing_request' } as never,
+      }),
+    );
     expect(put.status, put.text).toBe(200);
     await expectRefused(api, company.id, 403, 'lead_type_not_allowed', () =>
       postForm(api, company, enquiry(verifier, { service: 'owners-desk' })),
@@ -277,17 +283,17 @@ const spellings = [
 
 describe('origins on this machine or in a private network, in any spelling', () => {
   it.each(spellings)('%s cannot be put on a key of a production workspace (400 local_origin)', async (origin) => {
-    const res = await api.admin(`/companies/${company.id}/keys`, { body: { kind: 'publishable', origins: [site, origin] } });
+    const res = await keysOf(api, company.id).create({ kind: 'publishable', origins: [site, origin] });
     expectProblem(res, 400, 'invalid_request');
     expect(res.json.errors).toEqual([{ path: 'origins', code: 'local_origin', message: expect.any(String) }]);
   });
 
   it('are all accepted on a key of a development workspace, as are public addresses on production', async () => {
     const dev = await demoCompany(api, {}, { environment: 'development' });
-    const local = await api.admin(`/companies/${dev.id}/keys`, { body: { kind: 'publishable', origins: spellings } });
+    const local = await keysOf(api, dev.id).create({ kind: 'publishable', origins: spellings });
     expect(local.status, local.text).toBe(201);
     const open = ['http://172.32.0.1', 'http://[2606:4700::1111]', 'https://www.example.org'];
-    const pub = await api.admin(`/companies/${company.id}/keys`, { body: { kind: 'publishable', origins: open } });
+    const pub = await keysOf(api, company.id).create({ kind: 'publishable', origins: open });
     expect(pub.status, pub.text).toBe(201);
   });
 
