@@ -73,13 +73,14 @@ describe('a rent payment link through N-Genius', () => {
       email: 'tenant@example.com',
     });
     expect(response.status).toBe(201);
-    const row = await paymentRow(w, link?.payment as string);
+    if (!link) throw new Error('no link answered');
+    const row = await paymentRow(w, link.payment);
     expect(row).toMatchObject({ provider: 'ngenius', status: 'open' });
     const order = standin.order(row.checkout_id);
     if (!order) throw new Error(`no order ${row.checkout_id} at the stand-in`);
     expect(order.amount).toEqual({ currencyCode: 'AED', value: Math.round(Number(rent?.amount) * 100) });
-    expect(order.merchantOrderReference).toBe((link?.payment as string).replace('_', '-'));
-    expect(link?.url).toBe(order._links.payment.href);
+    expect(order.merchantOrderReference).toBe(link.payment.replace('_', '-'));
+    expect(link.url).toBe(order._links.payment.href);
 
     // A forged delivery (the wrong header value) changes nothing.
     const forged = await deliver(row.checkout_id, 'PURCHASED', 'not-the-secret');
