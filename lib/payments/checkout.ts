@@ -9,7 +9,7 @@ import { type CausedBy, eventCtes, newEventId } from '../events';
 import { cardFeeOn, fromMinorUnits, minorUnits, roundingUp, sumAmounts } from '../money';
 import { writeStatement } from '../write';
 import type { PaymentAccountRow, PaymentPurpose, PaymentRow } from '../../schema/platform/payments-db';
-import { amountStep, needsEmail, openAccount, providerFor } from './index';
+import { amountStep, needsEmail, openAccount, type PaymentsContext, providerFor } from './index';
 import { type ProviderFetch, ProviderRefused, ProviderUnavailable } from './provider';
 
 /**
@@ -57,13 +57,7 @@ export function requireAccount(account: PaymentAccountRow | undefined, currency:
   return account;
 }
 
-export type CheckoutRequest = {
-  db: Db;
-  config: Config;
-  keyring: Keyring | undefined;
-  send: ProviderFetch;
-  now: Date;
-  companyId: string;
+export type CheckoutRequest = PaymentsContext & {
   account: PaymentAccountRow;
   purpose: PaymentPurpose;
   /** The subject's column and id (`rent_payment_id`). */

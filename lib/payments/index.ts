@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import { type Keyring, openSecret } from '../crypto-jwe';
+import type { Db } from '../db/index';
 import type { PaymentAccountRow } from '../../schema/platform/payments-db';
 import type { PaymentProvider, ProviderAccount, ProviderFetch, ProviderName } from './provider';
 import { ngeniusProvider } from './ngenius';
@@ -17,6 +18,16 @@ export const platformProviderFetch: ProviderFetch = (input, init) => fetch(input
 export function providerBaseUrl(config: Pick<Config, 'STRIPE_API_BASE' | 'NGENIUS_API_BASE'>, provider: ProviderName): string {
   return provider === 'stripe' ? config.STRIPE_API_BASE : config.NGENIUS_API_BASE;
 }
+
+/** What every payment write of a company takes: the database, the platform's settings and keys, the fetch, the clock. */
+export type PaymentsContext = {
+  db: Db;
+  config: Config;
+  keyring: Keyring | undefined;
+  send: ProviderFetch;
+  now: Date;
+  companyId: string;
+};
 
 /** A stored account with its secrets opened (each bound to the account's id: a copied value does not open). */
 export async function openAccount(

@@ -12,7 +12,7 @@ import { writeStatement } from '../write';
 import { isUuid } from '../../schema/common/api';
 import type { FeeKind } from '../../schema/leases/db';
 import type { PaymentStatus } from '../../schema/platform/payments-db';
-import { openAccount, providerFor } from './index';
+import { openAccount, type PaymentsContext, providerFor } from './index';
 import {
   type CheckoutState,
   type ProviderFetch,
@@ -33,15 +33,7 @@ import { movableTo } from './status';
  * settled and the event's key taken: one receipt, one of each event.
  */
 
-export type SettleContext = {
-  db: Db;
-  config: Config;
-  keyring: Keyring | undefined;
-  send: ProviderFetch;
-  now: Date;
-  companyId: string;
-  timeZone: string;
-};
+export type SettleContext = PaymentsContext & { timeZone: string };
 
 export type SettleAnswer = { received: true; acted: boolean; payment: string | null; status: PaymentStatus | null };
 
