@@ -1,58 +1,60 @@
 import { describe, expect, it } from 'vitest';
 import { useWorld } from '../support/world';
+import { accountsOf } from './support';
 
 /** A company's payment provider accounts in the admin API (issue 34): one per currency, secrets write-only, audited. */
 const w = useWorld();
+const accounts = () => accountsOf(w);
 
 describe('payment accounts (admin API)', () => {
   it('connects, lists, changes and removes an account, never showing a secret, each change audited', async () => {
-    const created = await w.admin('/payment-accounts', {
+    const created = await accounts().add({
       provider: 'stripe',
       currency: 'AED',
       api_key: 'sk_test_accounts_key',
       webhook_secret: 'whsec_accounts_secret',
       card_fee: { kind: 'fixed', value: '5' },
     });
-    expect(created.status, created.text).toBe(201);
-    const id = created.json.account_id as string;
-    expect(created.json).toMatchObject({
+    const shown = JSON.stringify(created.data ?? created.error);
+    expect(created.response.status, shown).toBe(201);
+    const id = created.data?.account_id as string;
+    expect(created.data).toMatchObject({
       provider: 'stripe',
       currency: 'AED',
       outlet: null,
       card_fee: { kind: 'fixed', value: '5.00' },
       webhook_path: `/api/v1/payments/webhooks/${id}`,
     });
-    expect(created.text).not.toContain('sk_test_accounts_key');
-    expect(created.text).not.toContain('whsec_accounts_secret');
+    expect(shown).not.toContain('sk_test_accounts_key');
+    expect(shown).not.toContain('whsec_accounts_secret');
     const row = await w.api.db.selectFrom('payment_accounts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.api_key_jwe).not.toContain('sk_test');
     expect(row.webhook_secret_jwe).not.toContain('whsec');
 
-    const twice = await w.admin('/payment-accounts', {
+    const twice = await accounts().add({
       provider: 'stripe',
       currency: 'AED',
       api_key: 'sk_test_second_key',
       webhook_secret: 'whsec_second_secret',
     });
-    expect(twice.status).toBe(409);
+    expect(twice.response.status).toBe(409);
 
-    const list = await w.admin('/payment-accounts');
-    expect(list.json.results.map((a: { account_id: string }) => a.account_id)).toEqual([id]);
-    expect(list.text).not.toContain('sk_test');
+    const list = await accounts().list();
+    expect(list.data?.results.map((a) => a.account_id)).toEqual([id]);
+    expect(JSON.stringify(list.data)).not.toContain('sk_test');
 
-    const changed = await w.admin(
-      `/payment-accounts/${id}`,
-      { webhook_secret: 'whsec_rolled_secret', card_fee: { kind: 'percent', value: '2.5' } },
-      'PATCH',
-    );
-    expect(changed.status).toBe(200);
-    expect(changed.json.card_fee).toEqual({ kind: 'percent', value: '2.50' });
+    const changed = await accounts().change(id, {
+      webhook_secret: 'whsec_rolled_secret',
+      card_fee: { kind: 'percent', value: '2.5' },
+    });
+    expect(changed.response.status).toBe(200);
+    expect(changed.data?.card_fee).toEqual({ kind: 'percent', value: '2.50' });
     const after = await w.api.db.selectFrom('payment_accounts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(after.webhook_secret_jwe).not.toBe(row.webhook_secret_jwe);
     expect(after.api_key_jwe).toBe(row.api_key_jwe);
 
-    expect((await w.admin(`/payment-accounts/${id}`, undefined, 'DELETE')).status).toBe(204);
-    expect((await w.admin(`/payment-accounts/${id}`)).status).toBe(404);
+    expect((await accounts().remove(id)).response.status).toBe(204);
+    expect((await accounts().read(id)).response.status).toBe(404);
     const audit = await w.api.db
       .selectFrom('audit_log')
       .select(['action', 'details'])
@@ -95,13 +97,13 @@ describe('payment accounts (admin API)', () => {
       ],
     ];
     for (const [body, path] of cases) {
-      const res = await w.admin('/payment-accounts', body);
-      expect(res.status, JSON.stringify(body)).toBe(400);
+      const res = await accounts().add(body);
+      expect(res.response.status, JSON.stringify(body)).toBe(400);
       expect(
-        res.json.errors.map((e: { path: string }) => e.path),
+        (res.error?.errors ?? []).map((e) => e.path),
         JSON.stringify(body),
       ).toContain(path);
     }
-    expect((await w.admin('/payment-accounts')).json.results).toEqual([]);
+    expect((await accounts().list()).data?.results).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ngeniusWebhookHeader } from '../../lib/payments/ngenius';
 import { approvedCard, NgeniusStandin } from '../support/ngenius-standin';
 import { leasesOf, useWorld } from '../support/world';
-import { duePayment, eventsNaming, paymentLink, paymentRow } from './support';
+import { accountsOf, duePayment, eventsNaming, paymentLink, paymentRow } from './support';
 
 /**
  * A rent payment link through Network International's N-Genius, end to end (issue 34): the company connects an
@@ -19,15 +19,15 @@ const webhookSecret = `hook-${randomUUID()}`;
 let accountId: string;
 
 beforeAll(async () => {
-  const res = await w.admin('/payment-accounts', {
+  const { data, error, response } = await accountsOf(w).add({
     provider: 'ngenius',
     currency: 'AED',
     api_key: apiKey,
     webhook_secret: webhookSecret,
     outlet,
   });
-  expect(res.status, res.text).toBe(201);
-  accountId = res.json.account_id as string;
+  expect(response.status, JSON.stringify(error)).toBe(201);
+  accountId = data?.account_id as string;
 });
 afterAll(() => standin.close());
 
@@ -47,6 +47,7 @@ async function payAs(pageUrl: string, card: string): Promise<string> {
 async function deliver(orderReference: string, eventName: string, header = webhookSecret) {
   const order = standin.order(orderReference);
   const body = JSON.stringify({ eventId: randomUUID(), eventName, order });
+  // raw: a provider's delivery, its bytes exactly as signed (the receiver verifies them)
   return w.api.request(`/api/v1/payments/webhooks/${accountId}`, {
     host: w.company.host,
     method: 'POST',
@@ -102,8 +103,8 @@ describe('a rent payment link through N-Genius', () => {
   });
 
   it('a company key N-Genius does not know: 502 provider_refused, nothing recorded', async () => {
-    const changed = await w.admin(`/payment-accounts/${accountId}`, { api_key: 'a-key-ngenius-never-issued' }, 'PATCH');
-    expect(changed.status, changed.text).toBe(200);
+    const changed = await accountsOf(w).change(accountId, { api_key: 'a-key-ngenius-never-issued' });
+    expect(changed.response.status, JSON.stringify(changed.error)).toBe(200);
     try {
       const due = await duePayment(w);
       const res = await paymentLink(w, due, { return_url: 'https://www.example.com/paid', email: 'tenant@example.com' });
@@ -112,7 +113,7 @@ describe('a rent payment link through N-Genius', () => {
       const open = await w.api.db.selectFrom('payments').select('id').where('rent_payment_id', '=', due).execute();
       expect(open).toEqual([]);
     } finally {
-      await w.admin(`/payment-accounts/${accountId}`, { api_key: apiKey }, 'PATCH');
+      await accountsOf(w).change(accountId, { api_key: apiKey });
     }
   });
 });

@@ -218,6 +218,7 @@ describe('settlement by Stripe’s webhook', () => {
     const at = other.api.clock.now();
     const event = t.stripe.event('checkout.session.completed', session, at);
     // Signed with the other company's own secret, sent to its own address: our payment is not its to settle.
+    // raw: a provider's delivery, its bytes exactly as signed (the receiver verifies them)
     const res = await other.api.request(`/api/v1/payments/webhooks/${theirs.id}`, {
       host: other.company.host,
       method: 'POST',

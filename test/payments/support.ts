@@ -25,21 +25,37 @@ export function usePaymentsWorld(): { w: World; stripe: StripeStandIn } {
   };
 }
 
+const accountsPath = '/admin/v1/companies/{company_id}/payment-accounts';
+const accountPath = '/admin/v1/companies/{company_id}/payment-accounts/{account_id}';
+
+/** A company's payment accounts through the typed admin client (bodies cast where a test sends a wrong one on purpose). */
+export function accountsOf(w: World) {
+  const all = { params: { path: { company_id: w.company.id } } };
+  const one = (account_id: string) => ({ params: { path: { company_id: w.company.id, account_id } } });
+  return {
+    add: (body: Record<string, unknown>) => w.adminClient.POST(accountsPath, { ...all, body: body as never }),
+    list: () => w.adminClient.GET(accountsPath, all),
+    read: (id: string) => w.adminClient.GET(accountPath, one(id)),
+    change: (id: string, body: Record<string, unknown>) => w.adminClient.PATCH(accountPath, { ...one(id), body: body as never }),
+    remove: (id: string) => w.adminClient.DELETE(accountPath, one(id)),
+  };
+}
+
 /** Connects a Stripe account for a currency (AED, the worlds' own, unless said) (a card fee when given), through the admin API. */
 export async function connectStripe(
   w: World,
   options: { currency?: string; cardFee?: { kind: 'fixed' | 'percent'; value: string } | null } = {},
 ): Promise<Account> {
   const secret = `whsec_${w.unique()}${w.unique()}`;
-  const res = await w.admin('/payment-accounts', {
+  const { data, error, response } = await accountsOf(w).add({
     provider: 'stripe',
     currency: options.currency ?? 'AED',
     api_key: `sk_test_${w.unique()}`,
     webhook_secret: secret,
     card_fee: options.cardFee ?? null,
   });
-  if (res.status !== 201) throw new Error(`account not connected: ${res.text}`);
-  return { id: res.json.account_id as string, secret };
+  if (response.status !== 201 || !data) throw new Error(`account not connected: ${response.status} ${JSON.stringify(error)}`);
+  return { id: data.account_id, secret };
 }
 
 const pools = new WeakMap<object, string[]>();
@@ -74,6 +90,7 @@ export async function paymentRow(w: World, id: string) {
 
 /** A delivery of `body` to an account's receiver, signed by Stripe's library with `secret` at `at` (or a header as given). */
 export function deliver(w: World, account: Account, body: string, signature: string) {
+  // raw: a provider's delivery, its bytes exactly as signed (the receiver verifies them)
   return w.api.request(`/api/v1/payments/webhooks/${account.id}`, {
     host: w.company.host,
     method: 'POST',
