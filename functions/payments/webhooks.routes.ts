@@ -18,9 +18,10 @@ const webhookRoute = defineRoute({
   path: '/payments/webhooks/{account_id}',
   operationId: 'receivePaymentWebhook',
   tags: ['Payments'],
-  summary: 'Receive a payment provider’s webhook (Stripe: `Stripe-Signature`)',
+  summary: 'Receive a payment provider’s webhook (Stripe or N-Genius)',
   description:
-    'The provider’s event for the company’s account, signed (Stripe: `Stripe-Signature`, HMAC-SHA256 of `t.body`, within 5 minutes). ' +
+    'The provider’s event for the company’s account, authenticated (Stripe: `Stripe-Signature`, HMAC-SHA256 of `t.body`, within 5 minutes; ' +
+    'N-Genius: the header `X-NGenius-Webhook-Secret` with the value set in its portal). ' +
     'The checkout it names is read back from the provider: its reference, amount and currency must be the payment’s ' +
     '(else 409 `payment_mismatch`, audited, nothing changed). A paid checkout makes the payment `succeeded` and its rent ' +
     'payment `received`; a failed or expired one `failed` or `expired`. An event acted on before is answered 200 and ' +
@@ -28,7 +29,13 @@ const webhookRoute = defineRoute({
   access: { kind: 'inbound' },
   request: {
     params: z.object({ account_id: z.string().min(1).max(100).openapi({ description: 'The payment account’s id.' }) }),
-    headers: z.object({ 'stripe-signature': z.string().optional().openapi({ description: 'Stripe’s signature.' }) }),
+    headers: z.object({
+      'stripe-signature': z.string().optional().openapi({ description: 'Stripe’s signature.' }),
+      'x-ngenius-webhook-secret': z
+        .string()
+        .optional()
+        .openapi({ description: 'N-Genius: the value the company set for this header in its N-Genius portal.' }),
+    }),
     body: {
       required: true,
       description: 'The provider’s event, exactly as signed.',

@@ -1298,8 +1298,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Receive a payment provider’s webhook (Stripe: `Stripe-Signature`)
-         * @description The provider’s event for the company’s account, signed (Stripe: `Stripe-Signature`, HMAC-SHA256 of `t.body`, within 5 minutes). The checkout it names is read back from the provider: its reference, amount and currency must be the payment’s (else 409 `payment_mismatch`, audited, nothing changed). A paid checkout makes the payment `succeeded` and its rent payment `received`; a failed or expired one `failed` or `expired`. An event acted on before is answered 200 and changes nothing; a provider that does not answer is 503 (the provider retries).
+         * Receive a payment provider’s webhook (Stripe or N-Genius)
+         * @description The provider’s event for the company’s account, authenticated (Stripe: `Stripe-Signature`, HMAC-SHA256 of `t.body`, within 5 minutes; N-Genius: the header `X-NGenius-Webhook-Secret` with the value set in its portal). The checkout it names is read back from the provider: its reference, amount and currency must be the payment’s (else 409 `payment_mismatch`, audited, nothing changed). A paid checkout makes the payment `succeeded` and its rent payment `received`; a failed or expired one `failed` or `expired`. An event acted on before is answered 200 and changes nothing; a provider that does not answer is 503 (the provider retries).
          *
          *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
          */
@@ -11298,6 +11298,8 @@ export interface operations {
             header?: {
                 /** @description Stripe’s signature. */
                 "stripe-signature"?: string;
+                /** @description N-Genius: the value the company set for this header in its N-Genius portal. */
+                "x-ngenius-webhook-secret"?: string;
             };
             path: {
                 /** @description The payment account’s id. */
