@@ -1,16 +1,13 @@
 import { type RawBuilder, sql } from 'kysely';
 import { stamp } from '../clock';
-import type { Config } from '../config';
-import type { Keyring } from '../crypto-jwe';
 import { randomToken } from '../crypto';
-import type { Db } from '../db/index';
 import { ApiError } from '../errors';
 import { type CausedBy, eventCtes, newEventId } from '../events';
 import { cardFeeOn, fromMinorUnits, minorUnits, roundingUp, sumAmounts } from '../money';
 import { writeStatement } from '../write';
 import type { PaymentAccountRow, PaymentPurpose, PaymentRow } from '../../schema/platform/payments-db';
 import { amountStep, needsEmail, openAccount, type PaymentsContext, providerFor } from './index';
-import { type ProviderFetch, ProviderRefused, ProviderUnavailable } from './provider';
+import { ProviderRefused, ProviderUnavailable } from './provider';
 
 /**
  * A checkout for an amount the API knows is due (issue 34): the company's account for the currency, the card fee its
@@ -127,7 +124,7 @@ export async function openCheckout(request: CheckoutRequest): Promise<{ row: Pay
     newEventId(),
     { companyId: request.companyId, type: 'payment.failed', causedBy: request.causedBy },
     'lapsed',
-    sql`jsonb_build_object('payment_id', happened.id, 'purpose', happened.purpose, 'subject_id', happened.subject_id::text)`,
+    sql`jsonb_build_object('payment_id', happened.id, 'rent_payment_id', happened.subject_id::text)`,
   );
   const insert = sql`added as (
     insert into payments (id, company_id, account_id, provider, purpose, ${subject}, amount, currency, card_fee, rounding,

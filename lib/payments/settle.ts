@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import { writeAudit } from '../audit';
 import { stamp } from '../clock';
-import type { Config } from '../config';
-import type { Keyring } from '../crypto-jwe';
 import type { Db } from '../db/index';
 import { ApiError, notFound } from '../errors';
 import { type CausedBy, eventCtes, newEventId } from '../events';
@@ -13,14 +11,7 @@ import { isUuid } from '../../schema/common/api';
 import type { FeeKind } from '../../schema/leases/db';
 import type { PaymentStatus } from '../../schema/platform/payments-db';
 import { openAccount, type PaymentsContext, providerFor } from './index';
-import {
-  type CheckoutState,
-  type ProviderFetch,
-  ProviderRefused,
-  ProviderUnavailable,
-  type WebhookNotice,
-  WebhookRefused,
-} from './provider';
+import { type CheckoutState, ProviderRefused, ProviderUnavailable, type WebhookNotice, WebhookRefused } from './provider';
 import { movableTo } from './status';
 
 /**
@@ -97,8 +88,7 @@ function mismatch(payment: Found, state: CheckoutState): string | null {
   return null;
 }
 
-const eventData = (payment: Found) =>
-  ({ payment_id: payment.id, purpose: payment.purpose, subject_id: payment.rent_payment_id ?? '' }) as const;
+const eventData = (payment: Found) => ({ payment_id: payment.id, rent_payment_id: payment.rent_payment_id ?? '' }) as const;
 
 /** The one statement of a success: the payment, the rent payment's receipt, both events, the provider event's row. */
 async function writeSuccess(

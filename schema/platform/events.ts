@@ -64,8 +64,7 @@ const CalendarConflictEventData = z
 const PaymentEventData = z
   .object({
     payment_id: ref('The payment’s id (`pay_…`).'),
-    purpose: ref('What was paid: `rent` (later `booking_deposit`, `booking_balance`).'),
-    subject_id: ref('What the payment is for: the rent payment id when `purpose` is `rent`.'),
+    rent_payment_id: ref('The rent payment it pays (the one subject of this slice; bookings add their reference).'),
   })
   .openapi('PaymentEventData', { description: 'Ids only: never amounts, cards or the payer.' });
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
@@ -124,7 +123,6 @@ export const eventCatalogue = {
   ),
   'payment.succeeded': entry(PaymentEventData, 'The provider confirmed a payment (its webhook, verified and read back).'),
   'payment.failed': entry(PaymentEventData, 'A checkout failed or expired without a payment.'),
-  'payment.refunded': entry(PaymentEventData, 'A payment was refunded through the provider.'),
   'calendar_import.failed': entry(
     CalendarImportEventData,
     'A holiday home’s imported calendar failed to sync 3 times in a row (its last good blocks stay); once until it recovers.',

@@ -206,7 +206,7 @@ describe('the render format', () => {
       'functions/catalogue/listings.present.ts': '51e87839d2027f3b',
       'lib/localise.ts': '3b1f2f54333a8351',
       'lib/media.ts': 'b6bf40259c53bd4a',
-      'lib/money.ts': 'cdc09410d2b87a95',
+      'lib/money.ts': '6cfcafbb3e229651',
     });
   });
 });

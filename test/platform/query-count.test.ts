@@ -612,7 +612,15 @@ const countedApart: string[] = [
 ];
 
 /** Write routes whose group has not budgeted them yet: its engineer adds its lines above and removes it here. */
-const notYetBudgeted: string[] = [];
+const notYetBudgeted: string[] = [
+  // Issue 34's first slice: a link and a settlement each ask the provider (over HTTP) before their one statement; their
+  // round trips to the database are to be counted with the providers' stand-ins in this file.
+  'POST /api/v1/rent-payments/{payment_id}/payment-link',
+  'POST /api/v1/payments/webhooks/{account_id}',
+  'POST /admin/v1/companies/{company_id}/payment-accounts',
+  'PATCH /admin/v1/companies/{company_id}/payment-accounts/{account_id}',
+  'DELETE /admin/v1/companies/{company_id}/payment-accounts/{account_id}',
+];
 
 describe('round trips of the catalogue import (a bulk write: counted per import and per batch of listings)', () => {
   let trips: string[] | undefined;

@@ -67,6 +67,8 @@ describe('the events in the OpenAPI document', () => {
     const added = ['listing.permit_expiring', 'listing.permit_expired', 'owner_statement.ready'];
     // Issue 24's calendar imports.
     added.push('calendar_import.failed', 'calendar.conflict');
+    // Issue 34's payments online.
+    added.push('payment.succeeded', 'payment.failed');
     expect(Object.keys(doc.webhooks).sort()).toEqual([...specKinds, ...added, 'ping'].sort());
     const result = await validate(structuredClone(doc));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);

@@ -2132,26 +2132,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "payment.refunded": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * payment.refunded
-         * @description A payment was refunded through the provider. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
-         */
-        post: operations["paymentRefundedEvent"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "calendar_import.failed": {
         parameters: {
             query?: never;
@@ -2285,10 +2265,8 @@ export interface components {
         PaymentEventData: {
             /** @description The payment’s id (`pay_…`). */
             payment_id: string;
-            /** @description What was paid: `rent` (later `booking_deposit`, `booking_balance`). */
-            purpose: string;
-            /** @description What the payment is for: the rent payment id when `purpose` is `rent`. */
-            subject_id: string;
+            /** @description The rent payment it pays (the one subject of this slice; bookings add their reference). */
+            rent_payment_id: string;
         };
         /** @description Sent once after repeated failures, again only after a sync succeeded. */
         CalendarImportEventData: {
@@ -13511,59 +13489,6 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "payment.failed";
-                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
-                    created_at: string;
-                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
-                    caused_by: string;
-                    data: components["schemas"]["PaymentEventData"];
-                };
-            };
-        };
-        responses: {
-            /** @description Any 2xx: delivered. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the subscription is disabled and nothing more is sent. */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    paymentRefundedEvent: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
-                "webhook-id": string;
-                /** @description Unix seconds when this attempt was signed. */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
-                    id: string;
-                    /** @enum {string} */
-                    type: "payment.refunded";
                     /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
                     created_at: string;
                     /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
