@@ -1,6 +1,6 @@
 import type { Services } from '../../lib/env';
 import { type FeedEvent, feedBounds, inProcessFeedReader } from '../../lib/ical-read';
-import { type Environment, guardedFetch, type HostResolver, type OutboundFetch } from '../../lib/outbound/guard';
+import { type Environment, guardedText, type HostResolver, type OutboundFetch } from '../../lib/outbound/guard';
 
 /**
  * A channel's iCalendar feed, fetched and read (issue 24). Fetching: a conditional GET (If-None-Match /
@@ -64,65 +64,17 @@ export async function fetchFeed(
   previous: FeedValidators,
   resolve?: HostResolver,
 ): Promise<FetchedFeed> {
-  let target = url;
-  try {
-    for (let hop = 0; ; hop++) {
-      const headers: Record<string, string> = { Accept: 'text/calendar, */*;q=0.5', 'User-Agent': 'PropertyAPI-Calendars/1.0' };
-      if (previous.etag) headers['If-None-Match'] = previous.etag;
-      if (previous.last_modified) headers['If-Modified-Since'] = previous.last_modified;
-      const init = { headers, signal: AbortSignal.timeout(feedLimits.timeoutMs) };
-      const sent = await guardedFetch({ fetch: fetcher, resolveHost: resolve }, environment, target, init);
-      if ('refused' in sent) return { kind: 'failed', error: `The feed address is refused: ${sent.refused}` };
-      const res = sent.response;
-      if (res.status >= 300 && res.status < 400 && res.status !== 304) {
-        await res.body?.cancel();
-        const location = res.headers.get('location');
-        if (!location) return { kind: 'failed', error: `HTTP ${res.status} without a Location.` };
-        if (hop >= feedLimits.maxRedirects) return { kind: 'failed', error: `More than ${feedLimits.maxRedirects} redirects.` };
-        target = new URL(location, target).toString();
-        continue;
-      }
-      if (res.status === 304) return { kind: 'unchanged' };
-      if (!res.ok) {
-        await res.body?.cancel();
-        return { kind: 'failed', error: `HTTP ${res.status} from the feed.` };
-      }
-      const text = await limitedText(res, feedLimits.maxBytes);
-      if (text === undefined) return { kind: 'failed', error: `The feed is larger than ${feedLimits.maxBytes} bytes.` };
-      return {
-        kind: 'body',
-        text,
-        validators: { etag: res.headers.get('etag'), last_modified: res.headers.get('last-modified') },
-      };
-    }
-  } catch (error) {
-    const name = (error as { name?: string }).name;
-    if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'failed', error: 'The feed did not answer in time.' };
-    return { kind: 'failed', error: `The feed could not be fetched: ${(error as Error).message}` };
-  }
-}
-
-/** The body as text, or undefined once it passes `max` bytes (read as a stream, so a huge body is not held). */
-async function limitedText(res: Response, max: number): Promise<string | undefined> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  const headers: Record<string, string> = { Accept: 'text/calendar, */*;q=0.5', 'User-Agent': 'PropertyAPI-Calendars/1.0' };
+  if (previous.etag) headers['If-None-Match'] = previous.etag;
+  if (previous.last_modified) headers['If-Modified-Since'] = previous.last_modified;
+  const got = await guardedText({ fetch: fetcher, resolveHost: resolve }, environment, url, headers, {
+    what: 'feed',
+    ...feedLimits,
+  });
+  if (got.kind !== 'body') return got;
+  return {
+    kind: 'body',
+    text: got.text,
+    validators: { etag: got.headers.get('etag'), last_modified: got.headers.get('last-modified') },
+  };
 }

@@ -89,3 +89,87 @@ export async function guardedFetch(
   if ('unresolved' in checked) throw new TypeError(checked.unresolved);
   return { response: await outbound.fetch(url, { ...init, redirect: 'manual' }, checked.connectTo) };
 }
+
+/** What {@link guardedText} answers: nothing new (304), the body as text with the answer's headers, or what went wrong. */
+export type GuardedText =
+  | { kind: 'unchanged' }
+  | { kind: 'body'; text: string; headers: Headers }
+  | { kind: 'failed'; error: string };
+
+export type TextLimits = {
+  /** What the URL is, for the messages: "feed" gives "HTTP 500 from the feed." */
+  what: string;
+  timeoutMs: number;
+  maxRedirects: number;
+  maxBytes: number;
+};
+
+/**
+ * Fetches a text document from a URL a company gave, under the workspace's rules: every hop of a redirect checked
+ * again (followed by hand, at most `maxRedirects`), a timeout over the whole, the body read as a stream and given up
+ * past `maxBytes` (a huge body is never held). `headers` may make it a conditional GET: a 304 is `unchanged`.
+ * Never throws: a failure is `failed` with what went wrong, in words a company's admin reads.
+ */
+export async function guardedText(
+  outbound: Outbound,
+  environment: Environment,
+  url: string,
+  headers: Record<string, string>,
+  limits: TextLimits,
+): Promise<GuardedText> {
+  const { what } = limits;
+  let target = url;
+  try {
+    const signal = AbortSignal.timeout(limits.timeoutMs);
+    for (let hop = 0; ; hop++) {
+      const sent = await guardedFetch(outbound, environment, target, { headers, signal });
+      if ('refused' in sent) return { kind: 'failed', error: `The ${what} address is refused: ${sent.refused}` };
+      const res = sent.response;
+      if (res.status >= 300 && res.status < 400 && res.status !== 304) {
+        await res.body?.cancel();
+        const location = res.headers.get('location');
+        if (!location) return { kind: 'failed', error: `HTTP ${res.status} without a Location.` };
+        if (hop >= limits.maxRedirects) return { kind: 'failed', error: `More than ${limits.maxRedirects} redirects.` };
+        target = new URL(location, target).toString();
+        continue;
+      }
+      if (res.status === 304) return { kind: 'unchanged' };
+      if (!res.ok) {
+        await res.body?.cancel();
+        return { kind: 'failed', error: `HTTP ${res.status} from the ${what}.` };
+      }
+      const text = await limitedText(res, limits.maxBytes);
+      if (text === undefined) return { kind: 'failed', error: `The ${what} is larger than ${limits.maxBytes} bytes.` };
+      return { kind: 'body', text, headers: res.headers };
+    }
+  } catch (error) {
+    const name = (error as { name?: string }).name;
+    if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'failed', error: `The ${what} did not answer in time.` };
+    return { kind: 'failed', error: `The ${what} could not be fetched: ${(error as Error).message}` };
+  }
+}
+
+/** The body as text, or undefined once it passes `max` bytes (read as a stream, so a huge body is not held). */
+async function limitedText(res: Response, max: number): Promise<string | undefined> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
