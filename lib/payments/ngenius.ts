@@ -1,20 +1,16 @@
 import { systemClock } from '../clock';
 import { sha256, timingSafeEqual } from '../crypto';
 import { nestsDeeperThan } from '../json-body';
-import {
-  type Checkout,
-  type CheckoutInput,
-  type CheckoutState,
-  type PaymentProvider,
-  type ProviderAccount,
-  type ProviderFetch,
-  ProviderRefused,
-  ProviderUnavailable,
-  type RefundInput,
-  type RefundState,
-  type WebhookNotice,
-  WebhookRefused,
+import type {
+  CheckoutState,
+  PaymentProvider,
+  ProviderAccount,
+  ProviderFetch,
+  RefundInput,
+  RefundState,
+  WebhookNotice,
 } from './provider';
+import { ProviderRefused, ProviderUnavailable, WebhookRefused } from './provider';
 
 /**
  * Network International's N-Genius Online behind the one provider interface (issue 34): plain HTTP calls, no SDK
@@ -300,7 +296,7 @@ export function ngeniusProvider(account: ProviderAccount, send: ProviderFetch, o
   return {
     name: 'ngenius',
 
-    async createCheckout(input: CheckoutInput): Promise<Checkout> {
+    async createCheckout(input) {
       if (!Number.isSafeInteger(input.amountMinor) || input.amountMinor <= 0 || !/^[A-Z]{3}$/.test(input.currency)) {
         throw new NgeniusRefused(
           null,
@@ -322,11 +318,11 @@ export function ngeniusProvider(account: ProviderAccount, send: ProviderFetch, o
       return { checkoutId, url, expiresAt: null };
     },
 
-    async readCheckout(checkoutId: string): Promise<CheckoutState> {
+    async readCheckout(checkoutId) {
       return checkoutStateOf(await gateway('GET', orderUrl(checkoutId), 'to read an order'));
     },
 
-    async refund(input: RefundInput): Promise<RefundState> {
+    async refund(input) {
       if (!Number.isSafeInteger(input.amountMinor) || input.amountMinor <= 0) {
         throw new NgeniusRefused(null, 'An N-Genius refund takes a positive whole amount in minor units.');
       }
@@ -351,7 +347,7 @@ export function ngeniusProvider(account: ProviderAccount, send: ProviderFetch, o
       return refundStateOf(answer, input);
     },
 
-    async verifyWebhook(rawBody: string, headers: Headers, _now: Date): Promise<WebhookNotice> {
+    async verifyWebhook(rawBody, headers, _now) {
       const presented = headers.get(ngeniusWebhookHeader);
       if (!account.webhookSecret)
         throw new WebhookRefused('signature_invalid', 'No N-Genius webhook header value is configured.');

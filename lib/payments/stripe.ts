@@ -1,17 +1,5 @@
-import {
-  type Checkout,
-  type CheckoutInput,
-  type CheckoutState,
-  type PaymentProvider,
-  type ProviderAccount,
-  type ProviderFetch,
-  ProviderRefused,
-  ProviderUnavailable,
-  type RefundInput,
-  type RefundState,
-  type WebhookNotice,
-  WebhookRefused,
-} from './provider';
+import type { CheckoutState, PaymentProvider, ProviderAccount, ProviderFetch, RefundState, WebhookNotice } from './provider';
+import { ProviderRefused, ProviderUnavailable, WebhookRefused } from './provider';
 import { verifyStripeSignature } from './stripe-signature';
 
 /**
@@ -141,7 +129,7 @@ export function stripeProvider(account: ProviderAccount, send: ProviderFetch): P
   return {
     name: 'stripe',
 
-    async createCheckout(input: CheckoutInput): Promise<Checkout> {
+    async createCheckout(input) {
       if (input.amountMinor % stripeAmountStep(input.currency) !== 0) {
         throw new Error(`Stripe takes ${input.currency} in tens of its minor unit; ${input.amountMinor} was not rounded.`);
       }
@@ -166,12 +154,12 @@ export function stripeProvider(account: ProviderAccount, send: ProviderFetch): P
       return { checkoutId, url, expiresAt: unixDate(session.expires_at) };
     },
 
-    async readCheckout(checkoutId: string): Promise<CheckoutState> {
+    async readCheckout(checkoutId) {
       const path = `/v1/checkout/sessions/${encodeURIComponent(checkoutId)}`;
       return stateOf(await call('GET', path, [['expand[]', 'payment_intent.latest_charge.balance_transaction']]));
     },
 
-    async refund(input: RefundInput): Promise<RefundState> {
+    async refund(input) {
       const params: Params = [
         ['payment_intent', input.paymentId],
         ['amount', String(input.amountMinor)],
@@ -186,7 +174,7 @@ export function stripeProvider(account: ProviderAccount, send: ProviderFetch): P
       };
     },
 
-    async verifyWebhook(rawBody: string, headers: Headers, now: Date): Promise<WebhookNotice> {
+    async verifyWebhook(rawBody, headers, now) {
       await verifyStripeSignature(rawBody, headers.get('stripe-signature'), account.webhookSecret, now);
       let event: unknown;
       try {
