@@ -35,7 +35,8 @@ const pollEventId = (payment: string, status: string) => `poll:${payment}:${stat
 
 type Claimed = Found & { company_id: string; account_id: string; time_zone: string; account: PaymentAccountRow };
 
-export type PollReport = { asked: number; settled: number; unavailable: number; refused: number };
+/** `failed`: a payment whose account could not be opened or whose write failed (logged; asked again later). */
+export type PollReport = { asked: number; settled: number; unavailable: number; refused: number; failed: number };
 
 /** One statement: the batch claimed (its `polled_at` set) and read with what a settlement writes. */
 async function claim(services: Services, now: Date): Promise<Claimed[]> {
@@ -71,12 +72,26 @@ async function claim(services: Services, now: Date): Promise<Claimed[]> {
 /** Asks the provider about every open checkout due a poll and settles those it says are over. */
 export async function pollOpenCheckouts(services: Services, send: ProviderFetch = platformProviderFetch): Promise<PollReport> {
   const now = services.now();
-  const report: PollReport = { asked: 0, settled: 0, unavailable: 0, refused: 0 };
+  const report: PollReport = { asked: 0, settled: 0, unavailable: 0, refused: 0, failed: 0 };
   const keyring = keyringOf(services.config);
   const providers = new Map<string, PaymentProvider>();
   for (;;) {
     const batch = await claim(services, now);
     for (const payment of batch) {
+      try {
+        await pollOne(payment);
+      } catch (error) {
+        // One payment's trouble (an account whose secrets do not open, a failed write) never stops the others.
+        console.error(`payment poll of ${payment.id} failed:`, error);
+        report.failed += 1;
+      }
+    }
+    if (batch.length < pollBatch) break;
+  }
+  return report;
+
+  async function pollOne(payment: Claimed): Promise<void> {
+    {
       let provider = providers.get(payment.account_id);
       if (!provider) {
         provider = providerFor(await openAccount(payment.account, keyring, services.config), send);
@@ -92,7 +107,7 @@ export async function pollOpenCheckouts(services: Services, send: ProviderFetch 
         if (error instanceof ProviderUnavailable) report.unavailable += 1;
         else if (error instanceof ProviderRefused) report.refused += 1;
         else throw error;
-        continue;
+        return;
       }
       const ctx: SettleContext = {
         db: services.db,
@@ -112,9 +127,9 @@ export async function pollOpenCheckouts(services: Services, send: ProviderFetch 
           subject: payment.id,
           details: { reason: `${wrong}_mismatch`, event_id: null, checkout_id: payment.checkout_id, polled: true },
         });
-        continue;
+        return;
       }
-      if (state.status === 'open') continue;
+      if (state.status === 'open') return;
       const eventId = pollEventId(payment.id, state.status);
       const moved =
         state.status === 'succeeded'
@@ -122,7 +137,5 @@ export async function pollOpenCheckouts(services: Services, send: ProviderFetch 
           : await writeClosed(ctx, payment, state.status, payment.account.provider, eventId, causedBy);
       if (moved) report.settled += 1;
     }
-    if (batch.length < pollBatch) break;
   }
-  return report;
 }

@@ -61,18 +61,22 @@ describe('the poll of open checkouts', () => {
     const { data: link } = await paymentLink(w, due, { return_url: 'https://www.example.com/paid', email: 't@example.com' });
     if (!link) throw new Error('no link');
     // Too fresh: not asked (the payer is usually still on the page).
-    expect((await pollAt(1)).asked).toBe(0);
+    await pollAt(1);
+    expect((await paymentRow(w, link.payment)).polled_at).toBeNull();
     await payAs(link.url, approvedCard);
     expect((await paymentRow(w, link.payment)).status).toBe('open');
 
     const first = await pollAt(10);
-    expect(first).toMatchObject({ asked: 1, settled: 1, unavailable: 0, refused: 0 });
+    expect(first.settled).toBeGreaterThanOrEqual(1);
     expect(await paymentRow(w, link.payment)).toMatchObject({ status: 'succeeded', method: 'card' });
     expect((await leasesOf(w).payment(due)).data?.status).toBe('received');
 
     // Run again (and again later): nothing is open, nothing more is written.
-    expect((await pollAt(11)).asked).toBe(0);
-    expect((await pollAt(30)).asked).toBe(0);
+    const reads = standin.log.length;
+    await pollAt(11);
+    await pollAt(30);
+    const order = (await paymentRow(w, link.payment)).checkout_id;
+    expect(standin.log.slice(reads).filter((line) => line.includes(order))).toEqual([]);
     expect(await eventsNaming(w, 'payment.succeeded', link.payment)).toHaveLength(1);
     expect(await eventsNaming(w, 'rent_payment.received', due)).toHaveLength(1);
   });
@@ -93,13 +97,16 @@ describe('the poll of open checkouts', () => {
     } finally {
       w.api.clock.set(null);
     }
-    expect(both.reduce((sum, r) => sum + r.asked, 0)).toBe(1);
+    expect(both.some((r) => r.asked >= 1)).toBe(true);
     expect(reads()).toBe(before + 1);
-    expect((await pollAt(12)).asked).toBe(0);
-    expect((await pollAt(16)).asked).toBe(1);
+    await pollAt(12);
+    expect(reads()).toBe(before + 1);
+    await pollAt(16);
+    expect(reads()).toBe(before + 2);
     expect((await paymentRow(w, link.payment)).status).toBe('open');
     // Two days on, it is no longer asked.
-    expect((await pollAt(49 * 60)).asked).toBe(0);
+    await pollAt(49 * 60);
+    expect(reads()).toBe(before + 2);
   });
 
   it('settles a Stripe payment whose webhook was lost; a provider down is asked again at a later run', async () => {
