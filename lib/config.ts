@@ -112,6 +112,9 @@ const configSchema = z.object({
   NGENIUS_API_BASE: url('https://api-gateway.ngenius-payments.com')
     .transform((u) => u.replace(/\/+$/, ''))
     .default('https://api-gateway.ngenius-payments.com'),
+  // How long one call to a payment provider may take before it counts as unavailable (503 provider_unavailable, the
+  // provider's webhook retried, the poll job tries again later): at most 15 s, so no request is held open longer.
+  PAYMENT_PROVIDER_TIMEOUT_MS: whole(50, 15_000, 15_000, 'milliseconds'),
   // Where each problem's `type` points: this URL followed by the code (e.g. https://docs.example.com/problems/ gives
   // https://docs.example.com/problems/not_found). Unset: /problems/<code> on the host the request was sent to, which
   // this API answers itself (lib/problem-pages.ts). A slash is added at the end when missing.

@@ -1989,6 +1989,18 @@ export interface operations {
                                 code: string;
                                 name: string;
                             };
+                            payment_clearing?: {
+                                code: string;
+                                name: string;
+                            };
+                            payment_fees?: {
+                                code: string;
+                                name: string;
+                            };
+                            refunds_due?: {
+                                code: string;
+                                name: string;
+                            };
                         };
                         /** @description The Xero tax rate name on every journal line (default "Tax Exempt"). */
                         accounting_xero_tax_rate?: string;
@@ -2154,6 +2166,18 @@ export interface operations {
                                 name: string;
                             };
                             maintenance?: {
+                                code: string;
+                                name: string;
+                            };
+                            payment_clearing?: {
+                                code: string;
+                                name: string;
+                            };
+                            payment_fees?: {
+                                code: string;
+                                name: string;
+                            };
+                            refunds_due?: {
                                 code: string;
                                 name: string;
                             };

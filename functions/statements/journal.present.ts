@@ -5,17 +5,22 @@ import { ApiError } from '../../lib/errors';
 import { amountOut } from '../../lib/money';
 import type { JournalSchema, JournalTotalsSchema } from '../../schema/statements/journal';
 import type { Company } from '../../schema/platform/db';
-import { type JournalData, type JournalEntry, journalAccounts } from './journal';
+import { type JournalData, type JournalEntry, journalAccounts, paymentAccounts } from './journal';
 
 export type JournalView = z.infer<typeof JournalSchema>;
 type TotalsView = z.infer<typeof JournalTotalsSchema>;
 
-/** Per currency: every debit and credit, per account, and owner payable's credits less debits. */
+/**
+ * Per currency: every debit and credit, per account (the payments' accounts when the currency has an online payment's
+ * entry), and owner payable's credits less debits.
+ */
 export function journalTotals(entries: JournalEntry[]): TotalsView[] {
   const currencies = [...new Set(entries.map((entry) => entry.currency))].sort();
   return currencies.map((currency) => {
     const out = (value: Big) => amountOut(value.toString(), currency) as string;
-    const accounts = new Map(journalAccounts.map((account) => [account, { debit: new Big(0), credit: new Big(0) }]));
+    const paid = entries.some((entry) => entry.currency === currency && entry.kind.startsWith('online_payment'));
+    const shown = [...journalAccounts, ...(paid ? paymentAccounts : [])];
+    const accounts = new Map(shown.map((account) => [account, { debit: new Big(0), credit: new Big(0) }]));
     for (const entry of entries) {
       if (entry.currency !== currency) continue;
       for (const line of entry.lines) {
@@ -53,6 +58,7 @@ export function presentJournal(data: JournalData): JournalView {
       payment_id: entry.payment_id,
       charge_id: entry.charge_id,
       job: entry.job,
+      online_payment: entry.online_payment,
       lines: entry.lines,
     })),
     totals: journalTotals(data.entries),
@@ -104,7 +110,10 @@ export function xeroCsv(data: JournalData, company: Company): string {
     entry.lines.map((line) => [
       entry.narration,
       dayAs(entry.day, 'day_first'),
-      `${line.name}: ${entry.owner} ${entry.lease ?? entry.job ?? ''} ${entry.home}`.replace(/ +/g, ' '),
+      `${line.name}: ${entry.owner ?? entry.online_payment ?? ''} ${entry.lease ?? entry.job ?? ''} ${entry.home}`.replace(
+        / +/g,
+        ' ',
+      ),
       line.code as string,
       taxRate,
       new Big(line.debit).gt(0) ? line.debit : `-${line.credit}`,

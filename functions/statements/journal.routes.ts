@@ -33,7 +33,7 @@ const getJournal: Handler<typeof journalRoute> = async function getJournal(c) {
   const { db, now } = c.var.services;
   const data = await monthJournal(db, c.var.company, month, currency, now(), format !== 'json');
   const body = format === 'json' ? undefined : csvFormats[format](data, c.var.company);
-  await auditRead(c, [...new Set(data.entries.map((entry) => entry.owner))]);
+  await auditRead(c, [...new Set(data.entries.flatMap((entry) => (entry.owner === null ? [] : [entry.owner])))]);
   if (body === undefined) return c.json(presentJournal(data), 200);
   const filename = `journal-${month}${currency ? `-${currency}` : ''}-${format}.csv`;
   return c.body(body, 200, {

@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
 import { amountOut } from '../../lib/money';
@@ -18,7 +19,9 @@ import { type LineRow, selectLines } from './statements';
 
 /** The accounts an entry uses (deposits_held is mapped for completeness: no line moves a deposit). */
 export const journalAccounts = ['rent_income', 'owner_payable', 'fees', 'maintenance'] as const;
-type JournalAccount = (typeof journalAccounts)[number];
+/** The accounts of online payments' entries: mapped (and shown in the totals) once a month has such an entry. */
+export const paymentAccounts = ['payment_clearing', 'payment_fees', 'refunds_due'] as const;
+type JournalAccount = (typeof journalAccounts)[number] | (typeof paymentAccounts)[number];
 export type AccountMap = Partial<Record<JournalAccount, { code: string; name: string }>>;
 
 /** The account each kind of line moves against owner payable. */
@@ -40,8 +43,21 @@ export const kindLabels: Record<LineKind, string> = {
   job_charge_cancelled: 'Maintenance charge cancelled',
 };
 
+/** An online payment's entry: applied to a rent payment's receipt, or not (the rent was received before: refund due). */
+export type PaymentKind = 'online_payment' | 'online_payment_unapplied';
+export const paymentKindLabels: Record<PaymentKind, string> = {
+  online_payment: 'Rent paid online',
+  online_payment_unapplied: 'Paid online, not applied (rent already received): refund due',
+};
+
 export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
-export type JournalEntry = LineRow & { owner: string; number: string; narration: string; lines: JournalLine[] };
+export type JournalEntry = Omit<LineRow, 'kind'> & {
+  kind: LineKind | PaymentKind;
+  owner: string | null;
+  number: string;
+  narration: string;
+  lines: JournalLine[];
+};
 
 export type JournalData = { span: MonthSpan; closing: Closing; entries: JournalEntry[]; accounts: AccountMap };
 
@@ -50,9 +66,10 @@ export type JournalData = { span: MonthSpan; closing: Closing; entries: JournalE
  * (`code` and `name` null until mapped); the import CSVs need them all: `required` answers 409 `accounts_not_mapped`
  * naming those missing.
  */
-export function mappedAccounts(company: Company, required = false): AccountMap {
+export function mappedAccounts(company: Company, required = false, payments = false): AccountMap {
   const mapped = company.settings.accounting_accounts ?? {};
-  const missing = journalAccounts.filter((account) => mapped[account] === undefined);
+  const needed: JournalAccount[] = [...journalAccounts, ...(payments ? paymentAccounts : [])];
+  const missing = needed.filter((account) => mapped[account] === undefined);
   if (required && missing.length > 0) {
     throw new ApiError(
       'accounts_not_mapped',
@@ -62,18 +79,26 @@ export function mappedAccounts(company: Company, required = false): AccountMap {
   return mapped;
 }
 
+/** A journal line of `amount` (positive, stored form) on one side of `account`. */
+function sideOf(accounts: AccountMap, currency: string) {
+  const zero = amountOut('0', currency) as string;
+  return (account: JournalAccount, debit: boolean, amount: Big.Big | string): JournalLine => {
+    const size = amountOut(new Big(amount).abs().toString(), currency) as string;
+    return {
+      account,
+      code: accounts[account]?.code ?? null,
+      name: accounts[account]?.name ?? null,
+      debit: debit ? size : zero,
+      credit: debit ? zero : size,
+    };
+  };
+}
+
 /** A line's balanced entry: owner payable on one side, the kind's account on the other. */
 function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): JournalEntry {
   const amount = new Big(line.amount);
-  const size = amountOut(amount.abs().toString(), line.currency) as string;
-  const zero = amountOut('0', line.currency) as string;
-  const side = (account: JournalAccount, debit: boolean): JournalLine => ({
-    account,
-    code: accounts[account]?.code ?? null,
-    name: accounts[account]?.name ?? null,
-    debit: debit ? size : zero,
-    credit: debit ? zero : size,
-  });
+  const onSide = sideOf(accounts, line.currency);
+  const side = (account: JournalAccount, debit: boolean) => onSide(account, debit, amount);
   // Positive: the company owes the owner more (credit owner payable); negative: less.
   const owes = amount.gte(0);
   const number = `OS-${line.id}`;
@@ -86,9 +111,90 @@ function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): Journ
   };
 }
 
+/** An online payment as its entry reads it (migration 0036, 0039): its record and, when applied, its receipt's line. */
+type PaymentRead = {
+  entry_number: string;
+  id: string;
+  day: string;
+  currency: string;
+  amount: string;
+  fee: string | null;
+  provider: string;
+  method: string | null;
+  rent_payment_id: string | null;
+  /** The receipt's line it made (null: not applied). */
+  rent: string | null;
+  owner: string | null;
+  lease: string | null;
+  home: string | null;
+};
+
+/** The online payments a company's settlements booked in [from, to] (one currency's, when given). */
+async function bookedPayments(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
+  const { rows } = await sql<PaymentRead>`
+    select p.entry_number::text as entry_number, p.id, p.booked_on::text as day, p.currency, p.amount::text as amount,
+      p.fee::text as fee, p.provider, p.method, p.rent_payment_id, l.amount::text as rent, o.reference as owner,
+      le.reference as lease, l.home
+    from payments p
+    left join owner_statement_lines l on l.online_payment_id = p.id and l.kind = 'rent_received'
+    left join contacts o on o.id = l.owner_id
+    left join leases le on le.id = l.lease_id
+    where p.company_id = ${companyId}::uuid and p.booked_on >= ${from}::date and p.booked_on <= ${to}::date
+      and p.status in ('succeeded', 'refunded') ${currency === undefined ? sql`` : sql`and p.currency = ${currency}`}
+    order by p.booked_on, p.entry_number`.execute(db);
+  return rows;
+}
+
+/**
+ * An online payment's balanced entry (docs/api-reference.md, "The accounting journal"): the gross the payer paid to
+ * the provider's clearing account; against it the rent received (rent income, which the receipt's own entry moves to
+ * owner payable) and what the payer paid beyond the rent (the card fee passed on and the provider's rounding) as a
+ * recovery of payment fees, or, not applied (the rent was received before), the whole gross owed back to the payer;
+ * then the provider's fee, when it said it, from clearing to payment fees. What stays in clearing is the payout (`net`),
+ * which the company's bank feed books from clearing to the bank.
+ */
+function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntry {
+  const side = sideOf(accounts, payment.currency);
+  const gross = new Big(payment.amount);
+  const applied = payment.rent !== null;
+  const lines: JournalLine[] = [side('payment_clearing', true, gross)];
+  if (applied) {
+    const rent = new Big(payment.rent as string);
+    lines.push(side('rent_income', false, rent));
+    if (gross.gt(rent)) lines.push(side('payment_fees', false, gross.minus(rent)));
+  } else {
+    lines.push(side('refunds_due', false, gross));
+  }
+  if (payment.fee !== null && new Big(payment.fee).gt(0)) {
+    lines.push(side('payment_fees', true, payment.fee), side('payment_clearing', false, payment.fee));
+  }
+  const kind: PaymentKind = applied ? 'online_payment' : 'online_payment_unapplied';
+  const number = `OP-${payment.entry_number}`;
+  const how = `${payment.provider}${payment.method ? ` ${payment.method}` : ''}`;
+  const about = applied ? ` ${payment.lease} (${payment.home}) owner ${payment.owner}` : '';
+  return {
+    id: payment.entry_number,
+    kind,
+    day: payment.day,
+    amount: payment.amount,
+    currency: payment.currency,
+    lease: payment.lease,
+    home: payment.home ?? '',
+    payment_id: payment.rent_payment_id,
+    charge_id: null,
+    job: null,
+    method: payment.method ?? 'online',
+    online_payment: payment.id,
+    owner: payment.owner,
+    number,
+    narration: `${number} ${paymentKindLabels[kind]} ${payment.id} (${how})${about}`,
+    lines,
+  };
+}
+
 /**
  * The month's entries (one currency's, when given), in booking order, with the accounts they post to; for a CSV
- * (`csv`) every account must be mapped.
+ * (`csv`) every account must be mapped (the payments' accounts too when the month has an online payment).
  */
 export async function monthJournal(
   db: Executor,
@@ -98,13 +204,17 @@ export async function monthJournal(
   now: Date,
   csv: boolean,
 ): Promise<JournalData> {
-  const accounts = mappedAccounts(company, csv);
   const span = monthSpan(month);
   let query = selectLines(db, company.id, span.from, span.to)
     .innerJoin('contacts as o', 'o.id', 'l.owner_id')
     .select('o.reference as owner');
   if (currency !== undefined) query = query.where('l.currency', '=', currency);
-  const lines = await query.execute();
+  const [lines, payments] = await Promise.all([query.execute(), bookedPayments(db, company.id, span.from, span.to, currency)]);
+  const accounts = mappedAccounts(company, csv, payments.length > 0);
   const closing = await monthClosing(db, company, month, now);
-  return { span, closing, entries: lines.map((line) => entryOf(line, accounts)), accounts };
+  const entries = [
+    ...lines.map((line) => entryOf(line, accounts)),
+    ...payments.map((payment) => paymentEntryOf(payment, accounts)),
+  ].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+  return { span, closing, entries, accounts };
 }

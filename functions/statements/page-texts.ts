@@ -21,6 +21,9 @@ type Texts = {
   amount: string;
   none: string;
   kinds: Record<LineKind, string>;
+  /** How a receipt was paid: online (with the provider's word for the method), or by cheque. */
+  online: string;
+  cheque: string;
   totals: string;
   currency: string;
   sums: Record<
@@ -60,6 +63,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       job_charge: 'Maintenance charge',
       job_charge_cancelled: 'Maintenance charge cancelled',
     },
+    online: 'paid online',
+    cheque: 'cheque',
     totals: 'Totals',
     currency: 'Currency',
     sums: {
@@ -102,6 +107,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       job_charge: 'تكلفة صيانة',
       job_charge_cancelled: 'إلغاء تكلفة صيانة',
     },
+    online: 'مدفوع إلكترونياً',
+    cheque: 'شيك',
     totals: 'الإجماليات',
     currency: 'العملة',
     sums: {

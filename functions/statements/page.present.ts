@@ -83,9 +83,11 @@ ${totals.closing_balance === null ? '' : row(t.closing, totals.closing_balance, 
 export function statementPage(view: StatementView, language: PageLanguage) {
   const t = pageTexts[language];
   const day = (date: string) => formatDay(date, language);
+  const how = (line: StatementView['lines'][number]) =>
+    line.online_payment !== null ? ` (${t.online}, ${line.method})` : line.method === 'cheque' ? ` (${t.cheque})` : '';
   const lines = view.lines.map(
     (line) => html`<tr data-kind="${line.kind}">
-<td class="ref">${shortDay(line.day, language)}</td><td>${t.kinds[line.kind]}</td><td class="ref">${line.lease ?? line.job ?? ''}</td><td>${line.home}</td>
+<td class="ref">${shortDay(line.day, language)}</td><td>${t.kinds[line.kind]}${how(line)}</td><td class="ref">${line.lease ?? line.job ?? ''}</td><td>${line.home}</td>
 <td><code>${line.payment_id ?? line.charge_id}</code></td>${money(line.amount, line.currency, language)}
 </tr>`,
   );

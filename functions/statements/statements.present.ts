@@ -77,6 +77,8 @@ export function presentLine(line: LineRow) {
     payment_id: line.payment_id,
     charge_id: line.charge_id,
     job: line.job,
+    method: line.method,
+    online_payment: line.online_payment,
   };
 }
 

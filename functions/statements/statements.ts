@@ -33,6 +33,10 @@ export type LineRow = {
   payment_id: string | null;
   charge_id: string | null;
   job: string | null;
+  /** How a receipt was paid: `cheque`, an online payment's method (`card`, …), or null (migration 0039). */
+  method: string | null;
+  /** The online payment (`pay_…`) that made the receipt. */
+  online_payment: string | null;
 };
 
 /** An owner's month: who, the company, when it closes, its lines, and the balance carried into it (if kept). */
@@ -64,6 +68,8 @@ export function selectLines(db: Executor, companyId: string, from: string, to: s
       'l.payment_id',
       'l.charge_id',
       'j.reference as job',
+      'l.method',
+      'l.online_payment_id as online_payment',
     ])
     .where('l.company_id', '=', companyId)
     .where('l.day', '>=', from)

@@ -33,13 +33,20 @@ export type PaymentsContext = {
 export async function openAccount(
   row: Pick<PaymentAccountRow, 'id' | 'provider' | 'api_key_jwe' | 'webhook_secret_jwe' | 'outlet'>,
   keyring: Keyring | undefined,
-  config: Pick<Config, 'STRIPE_API_BASE' | 'NGENIUS_API_BASE'>,
+  config: Pick<Config, 'STRIPE_API_BASE' | 'NGENIUS_API_BASE'> & Partial<Pick<Config, 'PAYMENT_PROVIDER_TIMEOUT_MS'>>,
 ): Promise<ProviderAccount> {
   const [apiKey, webhookSecret] = await Promise.all([
     openSecret(keyring, row.api_key_jwe, row.id),
     openSecret(keyring, row.webhook_secret_jwe, row.id),
   ]);
-  return { provider: row.provider, apiKey, webhookSecret, outlet: row.outlet, baseUrl: providerBaseUrl(config, row.provider) };
+  return {
+    provider: row.provider,
+    apiKey,
+    webhookSecret,
+    outlet: row.outlet,
+    baseUrl: providerBaseUrl(config, row.provider),
+    timeoutMs: config.PAYMENT_PROVIDER_TIMEOUT_MS,
+  };
 }
 
 /** The adapter of an account's provider. */
@@ -48,7 +55,7 @@ export function providerFor(account: ProviderAccount, send: ProviderFetch): Paym
     case 'stripe':
       return stripeProvider(account, send);
     case 'ngenius':
-      return ngeniusProvider(account, send);
+      return ngeniusProvider(account, send, account.timeoutMs === undefined ? {} : { timeoutMs: account.timeoutMs });
   }
 }
 

@@ -28,6 +28,12 @@ export type ProviderAccount = {
   outlet: string | null;
   /** The provider's API origin, from the platform's configuration (never from a company): sandbox, live or a stand-in. */
   baseUrl: string;
+  /**
+   * How long one call may take before the provider counts as unavailable (milliseconds; the platform's
+   * `PAYMENT_PROVIDER_TIMEOUT_MS`, at most and by default 15 s). An input, so a test of a provider that never answers
+   * waits a short one.
+   */
+  timeoutMs?: number;
 };
 
 export type CheckoutInput = {

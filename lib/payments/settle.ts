@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { writeAudit } from '../audit';
 import { stamp } from '../clock';
+import { todayIn } from '../dates';
 import type { Db } from '../db/index';
 import { ApiError, notFound } from '../errors';
 import { type CausedBy, eventCtes, newEventId } from '../events';
@@ -35,7 +36,7 @@ const ignored = (payment: string | null = null, status: PaymentStatus | null = n
   status,
 });
 
-type Found = {
+export type Found = {
   id: string;
   status: PaymentStatus;
   amount: string;
@@ -80,7 +81,7 @@ async function findPayment(db: Db, companyId: string, accountId: string, provide
 }
 
 /** Why the provider's state does not match our payment (null when it does). */
-function mismatch(payment: Found, state: CheckoutState): string | null {
+export function mismatch(payment: Found, state: CheckoutState): string | null {
   if (state.checkoutId !== payment.checkout_id) return 'checkout';
   if (state.reference !== payment.id) return 'reference';
   if (state.currency !== payment.currency) return 'currency';
@@ -91,7 +92,7 @@ function mismatch(payment: Found, state: CheckoutState): string | null {
 const eventData = (payment: Found) => ({ payment_id: payment.id, rent_payment_id: payment.rent_payment_id ?? '' }) as const;
 
 /** The one statement of a success: the payment, the rent payment's receipt, both events, the provider event's row. */
-async function writeSuccess(
+export async function writeSuccess(
   ctx: SettleContext,
   payment: Found,
   state: CheckoutState,
@@ -104,7 +105,8 @@ async function writeSuccess(
     update payments set status = 'succeeded', provider_payment_id = ${state.paymentId},
       fee = ${state.feeMinor === null ? null : fromMinorUnits(state.feeMinor, currency)}::numeric,
       net = ${state.netMinor === null ? null : fromMinorUnits(state.netMinor, currency)}::numeric,
-      method = ${state.method}, paid_at = ${(state.paidAt ?? ctx.now).toISOString()}::timestamptz, updated_at = ${stamp}
+      method = ${state.method}, paid_at = ${(state.paidAt ?? ctx.now).toISOString()}::timestamptz, updated_at = ${stamp},
+      booked_on = ${todayIn(ctx.timeZone, ctx.now)}::date
     where id = ${payment.id} and company_id = ${ctx.companyId}::uuid and status in (${sql.join(movableTo('succeeded'))})
     returning id
   )`;
@@ -152,7 +154,7 @@ async function writeSuccess(
 }
 
 /** The one statement of a failed or expired checkout: the payment closed, `payment.failed`, the provider event's row. */
-async function writeClosed(
+export async function writeClosed(
   ctx: SettleContext,
   payment: Found,
   to: 'failed' | 'expired',

@@ -88,12 +88,13 @@ function noticeOf(event: Json): WebhookNotice {
   return { eventId: id, kind: 'ignored', checkoutId: null, refundId: null };
 }
 
-/** How long a call to Stripe may take before it counts as unavailable (milliseconds). */
-const stripeTimeoutMs = 15_000;
+/** How long a call to Stripe may take before it counts as unavailable (milliseconds), unless the account says less. */
+export const stripeTimeoutMs = 15_000;
 
 /** The adapter on one connected account. `send` is the runtime's fetch (a loopback stand-in's in tests). */
 export function stripeProvider(account: ProviderAccount, send: ProviderFetch): PaymentProvider {
   const base = account.baseUrl.replace(/\/+$/, '');
+  const timeoutMs = Math.min(account.timeoutMs ?? stripeTimeoutMs, stripeTimeoutMs);
 
   async function call(method: 'GET' | 'POST', path: string, params: Params, idempotencyKey?: string): Promise<Json> {
     const headers: Record<string, string> = {
@@ -112,7 +113,7 @@ export function stripeProvider(account: ProviderAccount, send: ProviderFetch): P
     let response: Response;
     try {
       // Bounded like N-Genius's calls: a provider that never answers is unavailable, not a request held open.
-      response = await send(url, { method, headers, body, signal: AbortSignal.timeout(stripeTimeoutMs) });
+      response = await send(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       throw new ProviderUnavailable('stripe', null, `Stripe did not answer: ${(error as Error).message}`);
     }

@@ -32,6 +32,9 @@ const accountingAccountsShape = {
   fees: account,
   deposits_held: account,
   maintenance: account,
+  payment_clearing: account,
+  payment_fees: account,
+  refunds_due: account,
 };
 
 export const CompanySettingsInput = z

@@ -65,7 +65,17 @@ export type CompanySettings = {
 };
 
 /** The accounts a company maps for the accounting journal (company setting `accounting_accounts`). */
-export const accountingAccounts = ['rent_income', 'owner_payable', 'fees', 'deposits_held', 'maintenance'] as const;
+export const accountingAccounts = [
+  'rent_income',
+  'owner_payable',
+  'fees',
+  'deposits_held',
+  'maintenance',
+  // Online payments (issue 34): the provider's clearing account, its fees (an expense), payments owed back to payers.
+  'payment_clearing',
+  'payment_fees',
+  'refunds_due',
+] as const;
 export type AccountingAccount = (typeof accountingAccounts)[number];
 
 export interface CompaniesTable {

@@ -48,6 +48,12 @@ export interface PaymentsTable {
   net: NullableNumeric;
   method: string | null;
   paid_at: NullableTimestamp;
+  /** The day a settlement booked it (`YYYY-MM-DD`, the company's zone; migration 0039): its journal entry's day. */
+  booked_on: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the scheduled poll last asked the provider about it while open (migration 0039). */
+  polled_at: NullableTimestamp;
+  /** Its journal entry's number (`OP-<n>`), assigned by the database. */
+  entry_number: ColumnType<string, never, never>;
   created_at: Generated<Date>;
   updated_at: Touched;
 }

@@ -22,6 +22,10 @@ export interface OwnerStatementLinesTable {
   home: string;
   payment_id: string | null;
   charge_id: string | null;
+  /** How a receipt was paid (migration 0039): `cheque`, the provider's word for an online payment, or null. */
+  method: string | null;
+  /** The online payment that made the receipt (migration 0039). */
+  online_payment_id: string | null;
   recorded_at: Generated<Date>;
 }
 

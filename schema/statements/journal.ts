@@ -41,16 +41,25 @@ export const JournalEntrySchema = z
       .string()
       .openapi({ description: 'Stable: the same entry has the same number in every export.', example: 'OS-1042' }),
     day: z.string().openapi({ description: 'The statement line’s day.', example: '2027-02-03' }),
-    kind: z.enum(lineKinds),
+    kind: z.enum([...lineKinds, 'online_payment', 'online_payment_unapplied']).openapi({
+      description:
+        'A statement line’s kind, or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account) or `online_payment_unapplied` (paid online after the rent was received: owed back to the payer).',
+    }),
     narration: z.string(),
     currency: z.string(),
-    owner: z.string().openapi({ description: 'The owner’s contact reference.' }),
+    owner: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The owner’s contact reference; null on an online payment not applied (the payer’s money).' }),
     lease: z.string().nullable(),
     home: z.string(),
     payment_id: z.string().nullable(),
     charge_id: z.string().nullable(),
     job: z.string().nullable(),
-    lines: z.array(JournalLineSchema).openapi({ description: 'A debit and a credit of the same amount.' }),
+    online_payment: z.string().nullable().openapi({ description: 'The online payment (`pay_…`) of the entry.' }),
+    lines: z.array(JournalLineSchema).openapi({
+      description: 'Balanced: its debits equal its credits (a debit and a credit of one amount for a statement line).',
+    }),
   })
   .openapi('JournalEntry');
 

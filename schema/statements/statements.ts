@@ -39,6 +39,15 @@ export const StatementLineSchema = z
     payment_id: z.string().nullable().openapi({ description: 'The rent payment of a rent or fee line.' }),
     charge_id: z.string().nullable().openapi({ description: 'The job charge of a charge line.' }),
     job: z.string().nullable().openapi({ description: 'The job (`J-…`) of a charge line.' }),
+    method: z.string().nullable().openapi({
+      description:
+        'How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines.',
+      example: 'card',
+    }),
+    online_payment: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The online payment (`pay_…`) that made the receipt: rent paid at a payment link.' }),
   })
   .openapi('OwnerStatementLine');
 

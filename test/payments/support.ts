@@ -10,11 +10,11 @@ import { leasesOf, useWorld, type World, world } from '../support/world';
 
 export type Account = { id: string; secret: string };
 
-export function usePaymentsWorld(): { w: World; stripe: StripeStandIn } {
+export function usePaymentsWorld(env: Record<string, string> = {}): { w: World; stripe: StripeStandIn } {
   const holder = {} as { stripe: StripeStandIn };
   const w = useWorld(async () => {
     holder.stripe = await startStripeStandIn();
-    return { env: { STRIPE_API_BASE: holder.stripe.url } };
+    return { env: { STRIPE_API_BASE: holder.stripe.url, ...env } };
   });
   afterAll(() => holder.stripe?.close());
   return {

@@ -58,7 +58,8 @@ class AccountingTool {
     const entries = (journal.data as Answer<'getJournalExport'>).entries;
     for (const entry of entries) {
       for (const line of entry.lines) {
-        if (line.account !== 'owner_payable') continue;
+        // Owner payable is only ever an owner's (an online payment's entry names no owner when it is the payer's money).
+        if (line.account !== 'owner_payable' || entry.owner === null) continue;
         const owed = this.payable.get(entry.owner) ?? new Big(0);
         this.payable.set(entry.owner, owed.plus(line.credit).minus(line.debit));
       }

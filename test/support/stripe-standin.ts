@@ -83,7 +83,9 @@ export async function startStripeStandIn() {
   const keys = new Map<string, Json>();
   const problems: string[] = [];
   const requests: Array<{ method: string; path: string; params: Json; headers: IncomingMessage['headers'] }> = [];
-  const state = { down: false };
+  /** `down`: every request answers 503; `hang`: every request is read and never answered (until the stand-in closes). */
+  const state = { down: false, hang: false };
+  const hung: ServerResponse[] = [];
 
   const refuse = (res: ServerResponse, message: string, param?: string) => {
     problems.push(message);
@@ -201,6 +203,10 @@ export async function startStripeStandIn() {
     for await (const chunk of req) body += chunk;
     const params = parseForm(req.method === 'GET' ? url.search.slice(1) : body);
     requests.push({ method: req.method ?? '', path: url.pathname, params, headers: req.headers });
+    if (state.hang) {
+      hung.push(res);
+      return;
+    }
     if (state.down) {
       res.writeHead(503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { type: 'api_error', message: 'Stripe is down (stand-in).' } }));
@@ -330,6 +336,9 @@ export async function startStripeStandIn() {
     construct(body: string, header: string, secret: string) {
       return stripe.webhooks.constructEvent(body, header, secret);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      for (const res of hung.splice(0)) res.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

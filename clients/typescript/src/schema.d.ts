@@ -4428,6 +4428,13 @@ export interface components {
             charge_id: string | null;
             /** @description The job (`J-…`) of a charge line. */
             job: string | null;
+            /**
+             * @description How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines.
+             * @example card
+             */
+            method: string | null;
+            /** @description The online payment (`pay_…`) that made the receipt: rent paid at a payment link. */
+            online_payment: string | null;
         };
         /** @description One per currency of the month’s lines (and of the balance carried). */
         OwnerStatementTotals: {
@@ -4531,23 +4538,28 @@ export interface components {
              * @example 2027-02-03
              */
             day: string;
-            /** @enum {string} */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled";
+            /**
+             * @description A statement line’s kind, or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account) or `online_payment_unapplied` (paid online after the rent was received: owed back to the payer).
+             * @enum {string}
+             */
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "online_payment" | "online_payment_unapplied";
             narration: string;
             currency: string;
-            /** @description The owner’s contact reference. */
-            owner: string;
+            /** @description The owner’s contact reference; null on an online payment not applied (the payer’s money). */
+            owner: string | null;
             lease: string | null;
             home: string;
             payment_id: string | null;
             charge_id: string | null;
             job: string | null;
-            /** @description A debit and a credit of the same amount. */
+            /** @description The online payment (`pay_…`) of the entry. */
+            online_payment: string | null;
+            /** @description Balanced: its debits equal its credits (a debit and a credit of one amount for a statement line). */
             lines: components["schemas"]["JournalLine"][];
         };
         JournalLine: {
             /** @enum {string} */
-            account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance";
+            account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due";
             /** @description The account’s code (company setting `accounting_accounts`); null until mapped. */
             code: string | null;
             /** @description The account’s name; null until mapped. */
@@ -4577,7 +4589,7 @@ export interface components {
             credit: string;
             accounts: {
                 /** @enum {string} */
-                account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance";
+                account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due";
                 /**
                  * @description A decimal string; "0.00" on the other side.
                  * @example 10000.00
