@@ -74,6 +74,8 @@ describe('an owner’s statement', () => {
         payment_id: a.payments[0],
         charge_id: null,
         job: null,
+        method: null,
+        online_payment: null,
       },
       {
         kind: 'fee_reversed',
@@ -85,6 +87,8 @@ describe('an owner’s statement', () => {
         payment_id: a.payments[0],
         charge_id: null,
         job: null,
+        method: null,
+        online_payment: null,
       },
       {
         kind: 'rent_received',
@@ -96,6 +100,8 @@ describe('an owner’s statement', () => {
         payment_id: a.payments[1],
         charge_id: null,
         job: null,
+        method: null,
+        online_payment: null,
       },
       {
         kind: 'fee',
@@ -107,6 +113,8 @@ describe('an owner’s statement', () => {
         payment_id: a.payments[1],
         charge_id: null,
         job: null,
+        method: null,
+        online_payment: null,
       },
       expect.objectContaining({
         kind: 'job_charge',
