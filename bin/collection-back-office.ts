@@ -6,7 +6,7 @@ const serverKeyHeader = "{ key: 'Authorization', value: 'Bearer ' + pm.variables
 export const leases: Folder = {
   name: 'Leases',
   description:
-    'A lease from its draft to its renewal: activated, its first payment received and bounced, then replaced; notice, end, renewal.',
+    'A lease from its draft to its renewal: activated, its first payment received and bounced, then replaced; a direct-debit mandate; notice, end, renewal.',
   steps: [
     {
       operation: 'createLease',
@@ -78,6 +78,34 @@ export const leases: Folder = {
         amount: '{{paymentAmount}}',
         cheque: { number: '000457', bank: 'Emirates NBD' },
       },
+    },
+    {
+      operation: 'createRentMandate',
+      name: 'A direct-debit mandate for the rent (the IBAN shown by its last four only)',
+      expect: 201,
+      body: {
+        mandate_reference: 'DDA-{{runId}}',
+        bank: { name: 'Emirates NBD', code: '026' },
+        account_holder: 'Renter {{runId}}',
+        iban: 'AE070331234567890123456',
+        max_amount: '{{paymentAmount}}',
+        starts_on: '{{leaseStart}}',
+        ends_on: '{{leaseEnd}}',
+      },
+      after: [
+        json,
+        set('mandate_id', 'answer.mandate_id'),
+        "pm.test('shows the IBAN by its last four only', () => pm.expect(answer.iban_last4).to.equal('3456'));",
+      ],
+    },
+    { operation: 'listRentMandates', expect: 200, query: { lease: '{{leases_reference}}' } },
+    { operation: 'getRentMandate', expect: 200 },
+    {
+      operation: 'updateRentMandate',
+      name: 'The bank accepts the mandate',
+      expect: 200,
+      body: { status: 'active' },
+      after: [json, "pm.test('is active', () => pm.expect(answer.status).to.equal('active'));"],
     },
     { operation: 'recordLeaseNotice', expect: 200, body: { by: 'renter', intent: 'renew', proposed_rent: '126000.00' } },
     {

@@ -51,6 +51,9 @@ export const problemExplanations: Record<ProblemCode, string> = {
   payment_settled: 'The payment is already settled and cannot change.',
   payment_bounced: 'The payment bounced: record a new payment instead.',
   payment_not_bounced: 'Only a bounced payment can take this action.',
+  mandate_reference_taken: 'The mandate reference is already recorded on another lease.',
+  mandate_unusable:
+    'The direct-debit mandate cannot collect this payment (another lease, not active, above its maximum or outside its period).',
   stage_in_use: 'A deal sits on this pipeline stage: move the deals first.',
   contractor_stopped: 'The contractor is stopped and takes no new work.',
   charge_fixed: 'A job charge’s booked fields cannot change once it is booked.',

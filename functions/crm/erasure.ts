@@ -59,6 +59,12 @@ function erasure(companyId: string, person: RawBuilder<unknown>, options: { caus
       update rent_payments set notes = null, cheque_number = null, cheque_bank = null
       where lease_id in ${leases} and (notes is not null or cheque_number is not null or cheque_bank is not null) and ${when}
     ),
+    -- A direct-debit mandate's account holder and sealed IBAN name and identify the account debited (issue 34): both
+    -- emptied, together (migration 0038 allows exactly that); its bank, last four, maximum, days and status stay.
+    mandates_erased as (
+      update rent_mandates set account_holder = null, iban_jwe = null
+      where lease_id in ${leases} and account_holder is not null and ${when}
+    ),
     leases_erased as (
       update leases set notes = null, registration = null, renewal_terms = null,
         deposit_reason = case when deposit_reason is null then null else '(erased)' end

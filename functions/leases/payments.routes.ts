@@ -59,7 +59,10 @@ const addRoute = leasesRoute('write:leases', {
   responses: {
     201: json(RentPaymentSchema, 'The new payment, due'),
     200: json(RentPaymentSchema, 'The replacement added before with the same external id'),
-    409: problem('`payment_not_bounced`: only a bounced payment is replaced'),
+    409: problem(
+      '`payment_not_bounced`: only a bounced payment is replaced; `mandate_unusable`: the direct debit’s mandate is of ' +
+        'another lease, not active, below the amount or outside the due day',
+    ),
   },
 });
 const patchRoute = leasesRoute('write:leases', {
@@ -72,7 +75,8 @@ const patchRoute = leasesRoute('write:leases', {
     200: json(RentPaymentSchema, 'The payment (also when it had that status already: nothing written)'),
     409: problem(
       '`invalid_transition`: a move the states do not allow; `payment_settled`: only a payment still due changes its ' +
-        'own fields; `payment_bounced`: a bounced payment never changes',
+        'own fields; `payment_bounced`: a bounced payment never changes; `mandate_unusable`: the direct debit’s mandate ' +
+        'is of another lease, not active (when named anew), below the amount or outside the due day',
     ),
   },
 });

@@ -17,6 +17,7 @@ import { duePaymentFields, type RentPaymentInputValue, type RentPaymentPatchValu
 import { paymentColumns, type RentPaymentRecord, selectPayments } from './payments.present';
 import { receiptColumns } from '../../lib/rent-receipts';
 import { stamp } from '../../lib/clock';
+import { checkMandate, type MandateFound, mandateFound, mandateHeld, namedMandateId } from './mandate-checks';
 
 /**
  * Rent payments: a receipt, bounce or cancellation (PATCH) and a replacement for a bounced payment (POST), each in two
@@ -33,24 +34,38 @@ export const paymentMachine = statusMachine<RentPaymentStatus>('payment', {
   cancelled: [],
 });
 
-/** The payments `where` finds, as shown, beside the holder of the client's id (`k.holder`, which `where` may name). */
-async function readPayments(db: Db, companyId: string, external: External | undefined, where: RawBuilder<boolean>) {
+/**
+ * The payments `where` finds, as shown, beside the holder of the client's id (`k.holder`, which `where` may name) and,
+ * for each, the mandate it will be collected under: the one the body names (`mandate`), else its own (mandate-checks.ts).
+ */
+async function readPayments(
+  db: Db,
+  companyId: string,
+  external: External | undefined,
+  where: RawBuilder<boolean>,
+  mandate?: string,
+) {
   const held = external ? externalHolder(companyId, 'rent_payment', external) : undefined;
   const { rows } = await sql<
     { [K in keyof RentPaymentRecord]: RentPaymentRecord[K] | null } & {
       holder: string | null;
       linked_at: string | null;
+      mandate_found: MandateFound | null;
     }
   >`
-    select k.*, p.*
+    select k.*, p.*, ${mandateFound(companyId, sql`coalesce(${mandate ?? null}::uuid, p.mandate_id)`)} as mandate_found
     from (select ${held?.holder ?? null}::text as holder, ${held?.linkedAt ?? null}::text as linked_at) k
     left join lateral ${selectPayments(db, companyId).where(sql<boolean>`(${where})`)} as p on true
   `.execute(db);
   const first = rows[0];
+  const mandates = new Map<string, MandateFound | null>();
   const payments = rows
     .filter((row) => row.id !== null)
-    .map(({ holder: _h, linked_at: _l, ...payment }) => payment as unknown as RentPaymentRecord);
-  return { payments, holder: first?.holder ?? null, linkedAt: first?.linked_at ?? null };
+    .map(({ holder: _h, linked_at: _l, mandate_found, ...payment }) => {
+      mandates.set(payment.id as string, mandate_found);
+      return payment as unknown as RentPaymentRecord;
+    });
+  return { payments, mandates, holder: first?.holder ?? null, linkedAt: first?.linked_at ?? null };
 }
 
 /** A payment answered as read, nothing written but the audit of the answer. */
@@ -73,12 +88,49 @@ function ownFields(payment: RentPaymentRecord, input: RentPaymentPatchValue): Up
   const set: Updateable<RentPaymentsTable> = {};
   if (input.due_on !== undefined) set.due_on = input.due_on;
   if (input.amount !== undefined) set.amount = amountIn(input.amount, payment.currency, 'amount');
+  Object.assign(set, methodColumns(input));
+  if (input.notes !== undefined) set.notes = input.notes;
+  return set;
+}
+
+/**
+ * The columns of a body's method: a cheque (number and bank) or a direct debit (its mandate), one replacing the other;
+ * `null` for either removes it. Nothing for a body that names neither.
+ */
+function methodColumns(input: Pick<RentPaymentPatchValue, 'cheque' | 'direct_debit'>): Updateable<RentPaymentsTable> {
+  const set: Updateable<RentPaymentsTable> = {};
   if (input.cheque !== undefined) {
     set.cheque_number = input.cheque?.number ?? null;
     set.cheque_bank = input.cheque?.bank ?? null;
+    if (input.cheque !== null) set.mandate_id = null;
   }
-  if (input.notes !== undefined) set.notes = input.notes;
+  if (input.direct_debit !== undefined) {
+    set.mandate_id = input.direct_debit === null ? null : namedMandateId(input.direct_debit.mandate);
+    if (input.direct_debit !== null) Object.assign(set, { cheque_number: null, cheque_bank: null });
+  }
   return set;
+}
+
+/**
+ * The mandate a payment's write leaves it collected under, checked (mandate-checks.ts) when the body names it anew or
+ * changes the amount or due day of a payment collected under one; the mandate named anew, for the write to hold.
+ */
+function mandateAfter(
+  payment: RentPaymentRecord,
+  set: Updateable<RentPaymentsTable>,
+  found: MandateFound | null | undefined,
+): string | undefined {
+  const mandateId = set.mandate_id === undefined ? payment.mandate_id : set.mandate_id;
+  if (mandateId === null) return undefined;
+  const named = set.mandate_id === undefined || set.mandate_id === null ? undefined : set.mandate_id;
+  if (named === undefined && set.amount === undefined && set.due_on === undefined) return undefined;
+  checkMandate(found ?? null, named, {
+    leaseId: payment.lease_id,
+    amount: String(set.amount ?? payment.amount),
+    dueOn: String(set.due_on ?? payment.due_on),
+    currency: payment.currency,
+  });
+  return named;
 }
 
 /** The columns a status step writes: the receipt's (lib/rent-receipts.ts, as a settlement writes them), the reversal's day on a bounce. */
@@ -112,7 +164,9 @@ export async function changePayment(
 ): Promise<Written<RentPaymentRecord> | Stale> {
   const { db, company } = scope;
   if (!isUuid(paymentId)) throw notFound(`The payment ${paymentId}`);
-  const read = await readPayments(db, company.id, input.external, sql<boolean>`rent_payments.id = ${paymentId}::uuid`);
+  const named = input.direct_debit ? namedMandateId(input.direct_debit.mandate) : undefined;
+  const where = sql<boolean>`rent_payments.id = ${paymentId}::uuid`;
+  const read = await readPayments(db, company.id, input.external, where, named);
   const [payment] = read.payments;
   if (!payment) throw notFound(`The payment ${paymentId}`);
   checkIfMatch(scope.ifMatch, payment.version);
@@ -123,6 +177,7 @@ export async function changePayment(
     throw new ApiError('payment_bounced', `The payment ${payment.id} bounced: a bounced payment never changes.`);
   }
   const set = ownFields(payment, input);
+  const held = mandateAfter(payment, set, read.mandates.get(payment.id));
   if (!repeated && input.status !== undefined) {
     checkMove(paymentMachine, payment.id, payment.status, input.status);
     Object.assign(set, statusStep(payment, input.status, String(set.amount ?? payment.amount), scope));
@@ -136,6 +191,7 @@ export async function changePayment(
     .set({ ...set, updated_at: stamp })
     .where('id', '=', payment.id)
     .where(sql<boolean>`version = ${payment.version}::bigint and exists (select from touched)`)
+    .where(sql<boolean>`${held === undefined ? sql`true` : sql`exists (select from mandate_held)`}`)
     .returningAll();
   const settled = set.status === 'received' || set.status === 'bounced';
   const data = { payment_id: payment.id, lease_reference: payment.lease_reference };
@@ -148,6 +204,7 @@ export async function changePayment(
   const { rows } = await writeStatement(
     [
       touchedLease(payment.lease_id, guard),
+      held !== undefined && mandateHeld(held),
       sql`changed as (${change})`,
       linkCte('linked', company.id, 'rent_payment', link, 'changed'),
       settled && eventCtes('settled', newEventId(), event, 'changed'),
@@ -167,15 +224,20 @@ export async function changePayment(
  * concurrent one fails the statement on external_ids' key, and the write runs again and finds the first. A payment
  * that has not bounced is 409 `payment_not_bounced`.
  */
-export async function addReplacement(scope: WriteScope, input: RentPaymentInputValue): Promise<Written<RentPaymentRecord>> {
+export async function addReplacement(
+  scope: WriteScope,
+  input: RentPaymentInputValue,
+): Promise<Written<RentPaymentRecord> | Stale> {
   const { db, company } = scope;
   const unknown = () => unknownReference('replaces', `No payment ${input.replaces} in this company.`);
   const replacesId = isUuid(input.replaces) ? input.replaces : null;
+  const named = input.direct_debit ? namedMandateId(input.direct_debit.mandate) : undefined;
   const read = await readPayments(
     db,
     company.id,
     input.external,
     sql<boolean>`rent_payments.id = ${replacesId}::uuid or rent_payments.id::text = k.holder`,
+    named,
   );
   const existing = read.holder === null ? undefined : read.payments.find((p) => p.id === read.holder);
   if (existing) return paymentAsRead(scope, existing);
@@ -189,16 +251,22 @@ export async function addReplacement(scope: WriteScope, input: RentPaymentInputV
   }
   const id = crypto.randomUUID();
   const amount = amountIn(input.amount, replaced.currency, 'amount');
+  if (named !== undefined) {
+    const found = read.mandates.get(replaced.id) ?? null;
+    checkMandate(found, named, { leaseId: replaced.lease_id, amount, dueOn: input.due_on, currency: replaced.currency });
+  }
   const link = linkFor('rent_payment', input.external, read.holder, undefined);
   // Inserted from `touched`: the lease is written first, as by every write of its schedule.
   const insert = sql`insert into rent_payments
-      (id, company_id, lease_id, due_on, amount, cheque_number, cheque_bank, notes, replaces_id)
+      (id, company_id, lease_id, due_on, amount, cheque_number, cheque_bank, mandate_id, notes, replaces_id)
     select ${id}::uuid, ${company.id}::uuid, touched.id, ${input.due_on}::date, ${amount}::numeric,
-      ${input.cheque?.number ?? null}::text, ${input.cheque?.bank ?? null}::text, ${input.notes ?? null}::text, ${replaced.id}::uuid
-    from touched returning *`;
+      ${input.cheque?.number ?? null}::text, ${input.cheque?.bank ?? null}::text, ${named ?? null}::uuid,
+      ${input.notes ?? null}::text, ${replaced.id}::uuid
+    from touched where ${named === undefined ? sql`true` : sql`exists (select from mandate_held)`} returning *`;
   const { rows } = await writeStatement(
     [
       touchedLease(replaced.lease_id),
+      named !== undefined && mandateHeld(named),
       sql`added as (${insert})`,
       linkCte('linked', company.id, 'rent_payment', link, 'added'),
       readAuditCte('answer_read', scope.answerRead, [id]),
@@ -206,7 +274,8 @@ export async function addReplacement(scope: WriteScope, input: RentPaymentInputV
     sql`select ${paymentColumns('added')} from added`,
   ).execute(db);
   const added = rows[0] as RentPaymentRecord | undefined;
-  if (!added) throw new Error('the replacement was not stored');
+  // Not stored: the mandate it names stopped being active since the read (run again: refused).
+  if (!added) return stale;
   const row = { ...replaced, ...added, external: linksAfter([], link, null) };
   return { row, created: true, version: added.version };
 }

@@ -17,6 +17,8 @@ export const noticeIntents = ['vacate', 'renew', 'rent_change'] as const;
 export type NoticeIntent = (typeof noticeIntents)[number];
 export const rentPaymentStatuses = ['due', 'received', 'bounced', 'cancelled'] as const;
 export type RentPaymentStatus = (typeof rentPaymentStatuses)[number];
+export const rentMandateStatuses = ['pending', 'active', 'cancelled', 'rejected', 'expired'] as const;
+export type RentMandateStatus = (typeof rentMandateStatuses)[number];
 
 /** A warning standing on a record: the spec's code and a sentence for people. */
 export type Warning = { code: string; message: string };
@@ -83,6 +85,8 @@ export interface RentPaymentsTable {
   amount: Numeric;
   cheque_number: string | null;
   cheque_bank: string | null;
+  /** The direct-debit mandate (of the same lease) the payment is collected under (migration 0038). */
+  mandate_id: string | null;
   notes: string | null;
   replaces_id: string | null;
   booked_on: NullableCalendarDate;
@@ -98,9 +102,35 @@ export interface RentPaymentsTable {
 }
 export type RentPaymentRow = Selectable<RentPaymentsTable>;
 
+/** A direct-debit mandate of a lease (migration 0038): the IBAN only sealed, beside its last four characters. */
+export interface RentMandatesTable {
+  id: Generated<string>;
+  company_id: string;
+  lease_id: string;
+  mandate_reference: string;
+  bank_name: string;
+  bank_code: string | null;
+  account_holder: string | null;
+  iban_jwe: string | null;
+  iban_last4: string;
+  max_amount: Numeric;
+  starts_on: CalendarDate;
+  ends_on: CalendarDate;
+  status: ColumnType<RentMandateStatus, RentMandateStatus | undefined, RentMandateStatus>;
+  activated_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  rejected_at: NullableTimestamp;
+  expired_at: NullableTimestamp;
+  version: ColumnType<string | number, never, never>;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+export type RentMandateRow = Selectable<RentMandatesTable>;
+
 /** The lease group's tables, merged into `Database` (schema/db.ts). */
 export interface LeaseTables {
   leases: LeasesTable;
   lease_notices: LeaseNoticesTable;
   rent_payments: RentPaymentsTable;
+  rent_mandates: RentMandatesTable;
 }

@@ -22,6 +22,28 @@ export const ChequeInput = z
 
 export const ChequeSchema = z.object({ number: z.string(), bank: z.string() }).openapi('Cheque');
 
+/** A collection by direct debit under an active mandate of the same lease (issue 34). */
+export const DirectDebitInput = z
+  .strictObject({
+    mandate: text().min(1).max(100).openapi({
+      description: 'The `mandate_id` of an active mandate of the same lease.',
+      example: '5d0c7a3e-8f61-4b2a-9c3d-2e1f0a9b8c7d',
+    }),
+  })
+  .openapi('DirectDebitInput', { description: 'Collected by direct debit under the mandate named; instead of a cheque.' });
+
+export const DirectDebitSchema = z.object({ mandate: z.string() }).openapi('DirectDebit');
+
+/** How a payment is made, where the company said: a cheque, a direct-debit collection, or not said (null). */
+export const paymentMethods = ['cheque', 'direct_debit'] as const;
+
+/** A body that names both a cheque and a direct debit: one method per payment. */
+const oneMethod = (input: { cheque?: unknown; direct_debit?: unknown }, ctx: z.RefinementCtx) => {
+  if (input.cheque != null && input.direct_debit != null) {
+    ctx.addIssue({ code: 'custom', path: ['direct_debit'], message: 'A payment is a cheque or a direct debit, not both.' });
+  }
+};
+
 export const RentPaymentSchema = z
   .object({
     payment_id: z.string().openapi({ example: '0b6c1f9e-4a8e-4b7e-9a51-3f2d8c7e6a10' }),
@@ -29,7 +51,12 @@ export const RentPaymentSchema = z
     status: z.enum(rentPaymentStatuses).openapi({ description: '`due` until it is received, bounced or cancelled.' }),
     due_on: day,
     amount: moneyOutput,
+    method: z
+      .enum(paymentMethods)
+      .nullable()
+      .openapi({ description: '`cheque` or `direct_debit` when the payment names one; null when neither was said.' }),
     cheque: ChequeSchema.nullable(),
+    direct_debit: DirectDebitSchema.nullable(),
     notes: z.string().nullable(),
     replaces: z.string().nullable().openapi({ description: 'The bounced payment this one replaces.' }),
     booked_on: day.nullable().openapi({ description: 'Set on receipt: the day it counted for the owner. Never changes.' }),
@@ -87,9 +114,11 @@ export const RentPaymentInput = z
     due_on: calendarDate,
     amount: decimalInput.openapi({ example: '10000.00' }),
     cheque: ChequeInput.optional(),
+    direct_debit: DirectDebitInput.optional(),
     notes: notes.optional(),
     external: ExternalInput.optional(),
   })
+  .superRefine(oneMethod)
   .openapi('RentPaymentInput');
 
 /** `PATCH /rent-payments/{payment_id}`: a status step, and changes to a payment still due. */
@@ -102,13 +131,17 @@ export const RentPaymentPatchInput = z
     due_on: calendarDate.optional(),
     amount: decimalInput.optional(),
     cheque: ChequeInput.nullable().optional(),
+    direct_debit: DirectDebitInput.nullable()
+      .optional()
+      .openapi({ description: 'Collected under this mandate (the cheque removed); null: no longer by direct debit.' }),
     notes: notes.nullable().optional(),
     external: ExternalInput.optional(),
   })
+  .superRefine(oneMethod)
   .openapi('RentPaymentPatch');
 
 /** The fields of a payment that only a payment still due may change. */
-export const duePaymentFields = ['due_on', 'amount', 'cheque', 'notes'] as const;
+export const duePaymentFields = ['due_on', 'amount', 'cheque', 'direct_debit', 'notes'] as const;
 
 export type RentPaymentInputValue = z.infer<typeof RentPaymentInput>;
 export type RentPaymentPatchValue = z.infer<typeof RentPaymentPatchInput>;

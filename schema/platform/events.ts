@@ -25,6 +25,9 @@ const LeaseEventData = referenceOnly('lease', 'LeaseEventData');
 const RentPaymentEventData = z
   .object({ payment_id: ref('The payment id.'), lease_reference: ref('The lease the payment belongs to.') })
   .openapi('RentPaymentEventData');
+const RentMandateEventData = z
+  .object({ mandate_id: ref('The mandate id.'), lease_reference: ref('The lease the mandate belongs to.') })
+  .openapi('RentMandateEventData', { description: 'Ids only: never the account holder, the bank account or amounts.' });
 const JobEventData = referenceOnly('maintenance job', 'JobEventData');
 const JobChargeEventData = z
   .object({ charge_id: ref('The charge id.'), job_reference: ref('The job the charge belongs to.') })
@@ -94,6 +97,11 @@ export const eventCatalogue = {
   'rent_payment.received': entry(RentPaymentEventData, 'A rent payment was received.'),
   'rent_payment.bounced': entry(RentPaymentEventData, 'A rent payment bounced.'),
   'rent_payment.overdue': entry(RentPaymentEventData, 'A rent payment became overdue (scheduled work).'),
+  'rent_mandate.created': entry(RentMandateEventData, 'A direct-debit mandate was recorded on a lease (pending).'),
+  'rent_mandate.activated': entry(RentMandateEventData, 'The bank accepted a direct-debit mandate: it collects now.'),
+  'rent_mandate.rejected': entry(RentMandateEventData, 'The bank rejected a direct-debit mandate.'),
+  'rent_mandate.cancelled': entry(RentMandateEventData, 'A direct-debit mandate was cancelled.'),
+  'rent_mandate.expired': entry(RentMandateEventData, 'A direct-debit mandate expired.'),
   'job.scheduled': entry(JobEventData, 'A maintenance job was scheduled.'),
   'job.done': entry(JobEventData, 'A maintenance job was done.'),
   'job.cancelled': entry(JobEventData, 'A maintenance job was cancelled.'),

@@ -135,8 +135,17 @@ const leaseColumns: Record<string, Record<string, string>> = {
     cheque_number: 'emptied: with its bank, it points at the drawer’s bank account',
     cheque_bank: 'emptied: goes with the cheque’s number (both or neither); free text',
     ...each('id company_id', identity),
-    ...each('lease_id replaces_id', link),
+    ...each('lease_id replaces_id mandate_id', link),
     ...each('status due_on amount booked_on fee_amount bounced_on received_at bounced_at cancelled_at overdue_at', figures),
+    ...each('version created_at updated_at', stamp),
+  },
+  rent_mandates: {
+    account_holder: 'emptied: names who the bank debits',
+    iban_jwe: 'emptied: the sealed IBAN identifies their bank account (the value itself is removed)',
+    iban_last4: 'kept: four characters identify no account; they tell staff which account collected',
+    ...each('id company_id mandate_reference', identity),
+    lease_id: link,
+    ...each('bank_name bank_code max_amount starts_on ends_on status activated_at cancelled_at rejected_at expired_at', figures),
     ...each('version created_at updated_at', stamp),
   },
 };
@@ -292,6 +301,18 @@ describe('erasure reaches every table', () => {
     await created(await call(`/rent-payments/${bounced}`, { notes: `Cheque of ${m}` }, 'PATCH'), 200);
     await created(await call(`/rent-payments/${bounced}`, { status: 'bounced' }, 'PATCH'), 200);
     await created(await call(`/rent-payments/${paid}`, { notes: `Paid by ${m}`, status: 'received' }, 'PATCH'), 200);
+    // A direct-debit mandate of theirs on the lease (issue 34): the account holder and the sealed IBAN.
+    const mandate = await created(
+      await call(`/leases/${lease.reference}/rent-mandates`, {
+        mandate_reference: `DDA-${crypto.randomUUID().slice(0, 8)}`,
+        bank: { name: 'Emirates NBD', code: '026' },
+        account_holder: `Holder ${m}`,
+        iban: 'AE070331234567890123456',
+        max_amount: '6000',
+        starts_on: '2027-01-01',
+        ends_on: '2027-12-31',
+      }),
+    );
     // Maintenance on their lease: a job (its problem, approval note, what was done), a charge, a cancelled job's reason
     // and a move-in inspection's notes.
     const job = await created(
@@ -337,11 +358,17 @@ describe('erasure reaches every table', () => {
       .where('company_id', '=', ctx.company.id)
       .execute();
     expect(kept.length).toBeGreaterThan(5);
+    const sealedIban = await ctx.api.db
+      .selectFrom('rent_mandates')
+      .select('iban_jwe')
+      .where('id', '=', mandate.mandate_id)
+      .executeTakeFirstOrThrow();
     const needles = [
       m,
       v.email,
       v.phone,
       v.address,
+      sealedIban.iban_jwe as string,
       ...blobs.map((b) => b.details_jwe as string),
       ...kept.map((k) => k.body as string),
     ];
@@ -377,6 +404,8 @@ describe('erasure reaches every table', () => {
         'leases.deposit_reason',
         'rent_payments.cheque_number',
         'rent_payments.cheque_bank',
+        'rent_mandates.account_holder',
+        'rent_mandates.iban_jwe',
       ]),
     );
     expect(before).toEqual(expect.arrayContaining(['deals.title', 'deals.close_reason', 'viewings.feedback']));
@@ -433,6 +462,12 @@ describe('erasure reaches every table', () => {
       amount: '6000.00',
     });
     expect((await call(`/rent-payments/${paid}`)).json).toMatchObject({ status: 'received', notes: null, cheque: null });
+    expect((await call(`/rent-mandates/${mandate.mandate_id}`)).json).toMatchObject({
+      account_holder: null,
+      iban_last4: '3456',
+      status: 'pending',
+      max_amount: '6000.00',
+    });
     const notes = (await call(`/activities?page_size=100`)).json.results;
     // Staff's three notes about them, and the WhatsApp conversation's second message.
     expect(notes.filter((a: { person: string | null }) => a.person === server).map((a: { body: unknown }) => a.body)).toEqual([

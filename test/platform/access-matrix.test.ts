@@ -68,6 +68,7 @@ function concrete(path: string): string {
         `/rent-payments/${references['rent-payments/link'] ?? 'x'}/payment-link`,
       )
       .replace('{payment_id}', references['rent-payments'] ?? 'x')
+      .replace('{mandate_id}', references['rent-mandates'] ?? 'x')
       .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
       .replace('{token}', references.feedToken ?? 'x')
       .replace(/\{[a-z_]+\}/g, 'x')
@@ -174,6 +175,13 @@ beforeAll(async () => {
     body: { provider: 'stripe', currency: 'AED', api_key: 'sk_test_matrix_key', webhook_secret: 'whsec_matrix_secret' },
   });
   bodies['POST /api/v1/rent-payments'] = { ...(bodies['POST /api/v1/rent-payments'] as object), replaces: bounced.payment_id };
+  // A direct-debit mandate of the lease for {mandate_id} (issue 34): the example's, so its POST answers it again.
+  const mandate = await api.request(`/api/v1/leases/${references.leases}/rent-mandates`, {
+    host: company.host,
+    key: keys.all,
+    body: bodies['POST /api/v1/leases/{reference}/rent-mandates'],
+  });
+  references['rent-mandates'] = mandate.json.mandate_id;
 });
 
 describe('every route declares its access', () => {

@@ -257,6 +257,12 @@ describe('no date or instant gives a 500', () => {
       key,
       query: { updated_since: at, booked_from: day1, booked_to: day2, bounced_from: day1, bounced_to: day2 },
     });
+    const mandate = { bank: { name: 'ENBD' }, account_holder: 'A', iban: 'AE070331234567890123456', max_amount: '100' };
+    api1('POST /leases/{reference}/rent-mandates', `/leases/${draft}/rent-mandates`, {
+      key,
+      body: { ...mandate, mandate_reference: 'DDA-no-500', starts_on: day1, ends_on: day2 },
+    });
+    api1('GET /rent-mandates', '/rent-mandates', { key, query: { updated_since: at } });
     const dealBody = { person: { email: 'deal.no-500@example.com' }, expected_close: day1 };
     api1('POST /deals', '/deals', { key, body: dealBody });
     const deal = (await api.request('/api/v1/deals', { host, key, body: dealBody })).json.reference;

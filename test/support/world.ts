@@ -436,6 +436,21 @@ export function leasesOf(w: World) {
       w.client.PATCH('/api/v1/rent-payments/{payment_id}', { ...payment(paymentId), body: body as never, headers }),
     /** POST /rent-payments (a replacement). */
     replace: (body: Body) => w.client.POST('/api/v1/rent-payments', { body: body as never }),
+    /** POST /leases/{reference}/rent-mandates (a direct-debit mandate; any JSON). */
+    addMandate: (reference: string, body: Body) =>
+      w.client.POST('/api/v1/leases/{reference}/rent-mandates', { ...path(reference), body: body as never }),
+    mandate: (mandateId: string) =>
+      w.client.GET('/api/v1/rent-mandates/{mandate_id}', { params: { path: { mandate_id: mandateId } } }),
+    /** GET /rent-mandates with a query string's parameters. */
+    mandates: (query: string) =>
+      w.client.GET('/api/v1/rent-mandates', { params: { query: Object.fromEntries(new URLSearchParams(query)) as never } }),
+    /** PATCH /rent-mandates/{mandate_id}. */
+    changeMandate: (mandateId: string, body: Body, headers: Record<string, string> = {}) =>
+      w.client.PATCH('/api/v1/rent-mandates/{mandate_id}', {
+        params: { path: { mandate_id: mandateId } },
+        body: body as never,
+        headers,
+      }),
     /** A draft lease, as answered (throws when refused). */
     draft: async (overrides: Body = {}) => {
       const { data, error } = await l.post(overrides);

@@ -69,6 +69,14 @@ describe('the events in the OpenAPI document', () => {
     added.push('calendar_import.failed', 'calendar.conflict');
     // Issue 34's payments online.
     added.push('payment.succeeded', 'payment.failed');
+    // Issue 34's direct-debit mandates for rent.
+    added.push(
+      'rent_mandate.created',
+      'rent_mandate.activated',
+      'rent_mandate.rejected',
+      'rent_mandate.cancelled',
+      'rent_mandate.expired',
+    );
     expect(Object.keys(doc.webhooks).sort()).toEqual([...specKinds, ...added, 'ping'].sort());
     const result = await validate(structuredClone(doc));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);

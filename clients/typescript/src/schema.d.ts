@@ -732,6 +732,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rent-mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Direct-debit mandates, in (updated_at, id) order for sync
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
+         */
+        get: operations["listRentMandates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rent-mandates/{mandate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One direct-debit mandate (the IBAN by its last four characters only)
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
+         */
+        get: operations["getRentMandate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Active (the bank accepted it), rejected, cancelled or expired
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:leases`.
+         */
+        patch: operations["updateRentMandate"];
+        trace?: never;
+    };
+    "/api/v1/leases/{reference}/rent-mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a direct-debit mandate on a draft or active lease, pending until the bank accepts it
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:leases`.
+         */
+        post: operations["createRentMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs": {
         parameters: {
             query?: never;
@@ -1732,6 +1796,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "rent_mandate.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * rent_mandate.created
+         * @description A direct-debit mandate was recorded on a lease (pending). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["rentMandateCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "rent_mandate.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * rent_mandate.activated
+         * @description The bank accepted a direct-debit mandate: it collects now. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["rentMandateActivatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "rent_mandate.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * rent_mandate.rejected
+         * @description The bank rejected a direct-debit mandate. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["rentMandateRejectedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "rent_mandate.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * rent_mandate.cancelled
+         * @description A direct-debit mandate was cancelled. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["rentMandateCancelledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "rent_mandate.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * rent_mandate.expired
+         * @description A direct-debit mandate expired. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["rentMandateExpiredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "job.scheduled": {
         parameters: {
             query?: never;
@@ -2228,6 +2392,13 @@ export interface components {
             /** @description The payment id. */
             payment_id: string;
             /** @description The lease the payment belongs to. */
+            lease_reference: string;
+        };
+        /** @description Ids only: never the account holder, the bank account or amounts. */
+        RentMandateEventData: {
+            /** @description The mandate id. */
+            mandate_id: string;
+            /** @description The lease the mandate belongs to. */
             lease_reference: string;
         };
         JobEventData: {
@@ -3607,7 +3778,13 @@ export interface components {
              * @example 1250.00
              */
             amount: string;
+            /**
+             * @description `cheque` or `direct_debit` when the payment names one; null when neither was said.
+             * @enum {string|null}
+             */
+            method: "cheque" | "direct_debit" | null;
             cheque: components["schemas"]["Cheque"];
+            direct_debit: components["schemas"]["DirectDebit"];
             notes: string | null;
             /** @description The bounced payment this one replaces. */
             replaces: string | null;
@@ -3643,6 +3820,9 @@ export interface components {
             /** @example 2027-01-01T09:30:00.000Z */
             updated_at: string;
         };
+        DirectDebit: {
+            mandate: string;
+        } | null;
         RentPaymentInput: {
             /** @description The `payment_id` of a bounced payment. */
             replaces: string;
@@ -3655,8 +3835,17 @@ export interface components {
             /** @example 10000.00 */
             amount: string;
             cheque?: components["schemas"]["ChequeInput"];
+            direct_debit?: components["schemas"]["DirectDebitInput"];
             notes?: string;
             external?: components["schemas"]["ExternalInput"];
+        };
+        /** @description Collected by direct debit under the mandate named; instead of a cheque. */
+        DirectDebitInput: {
+            /**
+             * @description The `mandate_id` of an active mandate of the same lease.
+             * @example 5d0c7a3e-8f61-4b2a-9c3d-2e1f0a9b8c7d
+             */
+            mandate: string;
         };
         RentPaymentPatch: {
             /**
@@ -3672,6 +3861,14 @@ export interface components {
             due_on?: string;
             amount?: string;
             cheque?: components["schemas"]["ChequeInput"] & (Record<string, never> | null);
+            /** @description Collected under this mandate (the cheque removed); null: no longer by direct debit. */
+            direct_debit?: {
+                /**
+                 * @description The `mandate_id` of an active mandate of the same lease.
+                 * @example 5d0c7a3e-8f61-4b2a-9c3d-2e1f0a9b8c7d
+                 */
+                mandate: string;
+            } | null;
             notes?: string | null;
             external?: components["schemas"]["ExternalInput"];
         };
@@ -3710,6 +3907,107 @@ export interface components {
              * @description Filled in on the payment page.
              */
             email?: string | null;
+        };
+        RentMandateList: {
+            results: components["schemas"]["RentMandate"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        RentMandate: {
+            /** @example 5d0c7a3e-8f61-4b2a-9c3d-2e1f0a9b8c7d */
+            mandate_id: string;
+            /**
+             * @description The lease’s reference.
+             * @example T-7K3M9Q2XAB
+             */
+            lease: string;
+            mandate_reference: string;
+            /** @enum {string} */
+            status: "pending" | "active" | "cancelled" | "rejected" | "expired";
+            bank: components["schemas"]["MandateBank"];
+            /** @description Null once the renter was erased. */
+            account_holder: string | null;
+            /**
+             * @description The last four characters of the IBAN: never more.
+             * @example 3456
+             */
+            iban_last4: string;
+            /**
+             * @description A decimal string in the company’s currency.
+             * @example 1250.00
+             */
+            max_amount: string;
+            /** @example 2027-01-01 */
+            starts_on: string;
+            /** @example 2027-12-31 */
+            ends_on: string;
+            /** @example 2027-01-01T09:30:00.000Z */
+            activated_at: string | null;
+            /** @example 2027-01-01T09:30:00.000Z */
+            cancelled_at: string | null;
+            /** @example 2027-01-01T09:30:00.000Z */
+            rejected_at: string | null;
+            /** @example 2027-01-01T09:30:00.000Z */
+            expired_at: string | null;
+            /** @example 2027-01-01T09:30:00.000Z */
+            created_at: string;
+            /** @example 2027-01-01T09:30:00.000Z */
+            updated_at: string;
+        };
+        MandateBank: {
+            name: string;
+            code: string | null;
+        };
+        RentMandateInput: {
+            /**
+             * @description The mandate’s reference at the bank (UAEDDS: the DDA reference).
+             * @example DDA-2027-000451
+             */
+            mandate_reference: string;
+            bank: components["schemas"]["MandateBankInput"];
+            /**
+             * @description The account’s title.
+             * @example Renter Name
+             */
+            account_holder: string;
+            /**
+             * @description The account debited. Kept sealed; answers show only its last four characters.
+             * @example AE070331234567890123456
+             */
+            iban: string;
+            /**
+             * @description The most one collection may take.
+             * @example 30000.00
+             */
+            max_amount: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            starts_on: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            ends_on: string;
+        };
+        MandateBankInput: {
+            /** @example Emirates NBD */
+            name: string;
+            /**
+             * @description The bank’s code (UAEDDS: its 3-digit code, as in the IBAN).
+             * @example 026
+             */
+            code?: string;
+        };
+        RentMandatePatch: {
+            /**
+             * @description From `pending`: `active` (the bank accepted it), `rejected` or `cancelled`; from `active`: `cancelled` or `expired`.
+             * @enum {string}
+             */
+            status: "active" | "cancelled" | "rejected" | "expired";
         };
         JobList: {
             results: components["schemas"]["Job"][];
@@ -8028,7 +8326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payment_not_bounced`: only a bounced payment is replaced */
+            /** @description `payment_not_bounced`: only a bounced payment is replaced; `mandate_unusable`: the direct debit’s mandate is of another lease, not active, below the amount or outside the due day */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8180,7 +8478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid_transition`: a move the states do not allow; `payment_settled`: only a payment still due changes its own fields; `payment_bounced`: a bounced payment never changes */
+            /** @description `invalid_transition`: a move the states do not allow; `payment_settled`: only a payment still due changes its own fields; `payment_bounced`: a bounced payment never changes; `mandate_unusable`: the direct debit’s mandate is of another lease, not active (when named anew), below the amount or outside the due day */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8315,6 +8613,348 @@ export interface operations {
                 };
             };
             /** @description `provider_unavailable`: the provider did not answer; nothing was recorded */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRentMandates: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The `next_cursor` of the previous page. Opaque. */
+                cursor?: string;
+                /** @description Only records changed at or after this instant (ISO 8601, years 1900 to 2999). */
+                updated_since?: string;
+                /** @description A lease’s reference. */
+                lease?: string;
+                status?: "pending" | "active" | "cancelled" | "rejected" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of mandates */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentMandateList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRentMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mandate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mandate */
+            200: {
+                headers: {
+                    /** @description The record’s version, for `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentMandate"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateRentMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+                /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
+                "if-match"?: string;
+            };
+            path: {
+                mandate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RentMandatePatch"];
+            };
+        };
+        responses: {
+            /** @description The mandate (also when it had that status already: nothing written) */
+            200: {
+                headers: {
+                    /** @description The record’s version, for `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentMandate"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition`: a move the states do not allow (`allowed` lists where it may move) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createRentMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mandate_reference": "DDA-2027-000451",
+                 *       "bank": {
+                 *         "name": "Emirates NBD",
+                 *         "code": "026"
+                 *       },
+                 *       "account_holder": "Renter Name",
+                 *       "iban": "AE070331234567890123456",
+                 *       "max_amount": "30000.00",
+                 *       "starts_on": "2027-01-01",
+                 *       "ends_on": "2027-12-31"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RentMandateInput"];
+            };
+        };
+        responses: {
+            /** @description The mandate recorded before on this lease with the same mandate_reference */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentMandate"];
+                };
+            };
+            /** @description The new mandate, pending */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RentMandate"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `mandate_reference_taken`: the reference is recorded on another lease; `invalid_transition`: an ended lease takes no mandate */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `encryption_unavailable`: no key to seal the IBAN with; nothing was recorded */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12446,6 +13086,271 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["RentPaymentEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rentMandateCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "rent_mandate.created";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["RentMandateEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rentMandateActivatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "rent_mandate.activated";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["RentMandateEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rentMandateRejectedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "rent_mandate.rejected";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["RentMandateEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rentMandateCancelledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "rent_mandate.cancelled";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["RentMandateEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rentMandateExpiredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "rent_mandate.expired";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["RentMandateEventData"];
                 };
             };
         };
