@@ -47,7 +47,11 @@ async function counted(read: Read) {
 }
 const areas: Read = () => client.GET('/api/v1/areas');
 const listings = (query: { sort?: 'newest'; page_size: number }) => () => client.GET('/api/v1/listings', { params: { query } });
-const listing = (slug: string) => () => client.GET('/api/v1/listings/{slug}', { params: { path: { slug } } });
+/** A listing's detail, read as a published one's (a withdrawn one has no title: the test then fails on it). */
+const listing = (slug: string) => async () => {
+  const answer = await client.GET('/api/v1/listings/{slug}', { params: { path: { slug } } });
+  return { ...answer, data: answer.data as Extract<NonNullable<typeof answer.data>, { title: unknown }> | undefined };
+};
 
 describe('statements of a page', () => {
   it('is one statement when its forms are stored (cold) or kept in memory, two when some are stored but not kept, three when any is stale', async () => {
