@@ -14,6 +14,7 @@ import {
   type Key,
   listingAnswers,
   postForm,
+  postLead,
   readLead,
   uniqueEmail,
   type Verifier,
@@ -33,7 +34,7 @@ beforeAll(async () => {
 async function lead(details: Record<string, unknown>, service: string | null = 'sell-my-property', target = company) {
   const body = { consent: true, consent_version: '2026-01', email: uniqueEmail(), service: service ?? undefined, details };
   const key = target === company ? writer.secret : (await createKey(api, target.id, { scopes: ['write:leads'] })).secret;
-  const res = await answer(testClient(api, { host: target.host, serverKey: key }).POST('/api/v1/leads', { body: body as never }));
+  const res = await postLead(api, target.host, key, body);
   expect(res.status, res.text).toBe(201);
   return res.json.reference as string;
 }

@@ -12,7 +12,7 @@ import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { setUpdatedAt, expectStampedSince } from '../support/times';
 import { createKey, useApi, useDemoCompany } from '../support/world';
-import { answer } from './support';
+import { answer, postLead } from './support';
 
 let writer: { secret: string; prefix: string };
 let reader: { secret: string; prefix: string };
@@ -28,8 +28,7 @@ let serial = 0;
 const email = () => `lead.${Date.now().toString(36)}${(serial++).toString(36)}@example.com`;
 const base = () => ({ consent: true, consent_version: '2026-01', email: email() });
 /** POST /leads of any body (the refused ones too) through the typed client, on `target`'s app. */
-const post = (body: unknown, target: TestApi = api, key = writer.secret) =>
-  answer(testClient(target, { host: company.host, serverKey: key }).POST('/api/v1/leads', { body: body as never }));
+const post = (body: unknown, target: TestApi = api, key = writer.secret) => postLead(target, company.host, key, body);
 const get = (reference: string, target: TestApi = api) =>
   answer(
     testClient(target, { host: company.host, serverKey: reader.secret }).GET('/api/v1/leads/{reference}', {
