@@ -220,10 +220,11 @@ describe('versioned records', () => {
 describe('a server key in X-Api-Key', () => {
   it('is refused with a code that says where it goes, on server-key and public routes', async () => {
     const misplaced = testClient(w.api, { host: w.company.host, headers: { 'X-Api-Key': w.key.secret } });
-    for (const [path, read] of [
+    const reads: Array<[string, () => Promise<{ error?: unknown; response: Response }>]> = [
       ['/api/v1/contacts', () => misplaced.GET('/api/v1/contacts')],
       ['/api/v1/areas', () => misplaced.GET('/api/v1/areas')],
-    ] as const) {
+    ];
+    for (const [path, read] of reads) {
       const res = await answer(read());
       expect(res.status, path).toBe(403);
       expect(res.json.code).toBe('key_wrong_header');
