@@ -1,8 +1,9 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { onLoopback } from './support';
-import { createCompany, createKey, demoCompany, importCatalogue } from '../support/world';
+import { adminOf, createCompany, createKey, demoCompany, importCatalogue } from '../support/world';
 
 /**
  * A 304 and a page served from memory are answered whole from one plain header object (lib/security-headers.ts,
@@ -30,6 +31,8 @@ type Answer = { status: number; headers: Record<string, string>; body: string };
 
 function get(path: string, headers: Record<string, string> = {}, host = company.host): Promise<Answer> {
   return new Promise((resolve, reject) => {
+    // raw: node:http on loopback as a site's server calls it: the headers exactly as sent and answered, and no web
+    // Request or AbortController made in this process (fetch would make them, which the last test counts)
     const req = request({ host: '127.0.0.1', port, path, headers: { Host: host, ...headers } }, (res) => {
       let body = '';
       res.setEncoding('latin1');
@@ -83,7 +86,9 @@ describe('a 304 and a page served from memory', () => {
   it('are refused to a wrong, revoked or publishable key, as a built page is, never answered 304', async () => {
     const etag = (await get(path)).headers.etag as string;
     const revoked = await createKey(api, company.id, { scopes: ['read:listings'] });
-    await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
+    await adminOf(api).POST('/admin/v1/companies/{company_id}/keys/{prefix}/revoke', {
+      params: { path: { company_id: company.id, prefix: revoked.prefix } },
+    });
     const publishable = await createKey(api, company.id, {
       kind: 'publishable',
       origins: ['https://site.example'],
@@ -112,11 +117,12 @@ describe('a 304 and a page served from memory', () => {
     // Time is an input: every request at one instant in the middle of a minute, so the window holds them all.
     vi.useFakeTimers({ toFake: ['Date'], now: Math.floor(Date.now() / 60_000) * 60_000 + 30_000 });
     try {
-      const from = { host: company.host, clientAddress: '198.51.100.7' };
-      const etag = (await limited.request(path, from)).headers.get('etag') as string;
+      const client = testClient(limited, { host: company.host, headers: { 'x-test-client-address': '198.51.100.7' } });
+      const page = { params: { query: { page_size: 5 } } };
+      const etag = (await client.GET('/api/v1/listings', page)).response.headers.get('etag') as string;
       const statuses = [];
       for (let i = 0; i < 3; i++) {
-        const res = await limited.request(path, { ...from, headers: { 'If-None-Match': etag } });
+        const { response: res } = await client.GET('/api/v1/listings', { ...page, headers: { 'If-None-Match': etag } });
         statuses.push(res.status);
         if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
         else expect(res.headers.get('ratelimit')).toBe(`"anonymous";r=${1 - i};t=30`);
@@ -128,7 +134,11 @@ describe('a 304 and a page served from memory', () => {
   });
 
   it('carry Strict-Transport-Security on https, as every answer there does', async () => {
-    const etag = (await api.request(path, { host: company.host })).headers.get('etag') as string;
+    const { response: first } = await testClient(api, { host: company.host }).GET('/api/v1/listings', {
+      params: { query: { page_size: 5 } },
+    });
+    const etag = first.headers.get('etag') as string;
+    // raw: over https, which the typed client of the test API (on http) does not speak
     const res = await api.app.request(`https://${company.host}${path}`, { headers: { 'If-None-Match': etag } });
     expect(res.status).toBe(304);
     expect(res.headers.get('strict-transport-security')).toBe('max-age=63072000');

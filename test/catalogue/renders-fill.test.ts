@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderAndStore, renderContext, renderFormat, renderSources } from '../../functions/catalogue/renders';
+import { type TestClient, testClient } from '../support/client';
 import { createTestApi, openTestDatabase, type TestApi, statementLog } from '../support/harness';
 import { listingIdOf, storedRender } from './presented';
 import { patchSettings } from './support';
@@ -18,6 +19,8 @@ const log = statementLog(() => statements);
 
 let api: TestApi;
 let company: { id: string; host: string };
+/** The typed client without a key: what anyone may read. */
+let client: TestClient;
 
 beforeAll(async () => {
   api = await createTestApi({
@@ -25,6 +28,7 @@ beforeAll(async () => {
     env: { CATALOGUE_RESPONSE_CACHE_MB: '0', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' },
   });
   company = await demoCompany(api);
+  client = testClient(api, { host: company.host });
   await api.platform.companyCache.settled();
 });
 afterAll(() => api.close());
@@ -33,37 +37,53 @@ const companyRow = () => api.db.selectFrom('companies').selectAll().where('id', 
 const idOf = (slug: string) => listingIdOf(api, company.id, slug);
 const stored = (id: string) => storedRender(api, id);
 
-async function counted(path: string) {
+type Read = () => Promise<{ error?: unknown; response: Response }>;
+/** The statements one read sent (it must answer 200). */
+async function counted(read: Read) {
   statements = [];
-  const res = await api.request(path, { host: company.host });
-  expect(res.status, res.text).toBe(200);
+  const { error, response } = await read();
+  expect(response.status, JSON.stringify(error)).toBe(200);
   return statements;
 }
+const areas: Read = () => client.GET('/api/v1/areas');
+const listings = (query: { sort?: 'newest'; page_size: number }) => () => client.GET('/api/v1/listings', { params: { query } });
+/** A listing's detail, read as a published one's (a withdrawn one has no title: the test then fails on it). */
+const listing = (slug: string) => async () => {
+  const answer = await client.GET('/api/v1/listings/{slug}', { params: { path: { slug } } });
+  return { ...answer, data: answer.data as Extract<NonNullable<typeof answer.data>, { title: unknown }> | undefined };
+};
 
 describe('statements of a page', () => {
   it('is one statement when its forms are stored (cold) or kept in memory, two when some are stored but not kept, three when any is stale', async () => {
-    const forms = [
-      ['/api/v1/listings', 'card'],
-      ['/api/v1/listings/map', 'map_point'],
-      ['/api/v1/listings/map?cover=1', 'map_cover'],
-      ['/api/v1/sitemap', 'sitemap'],
-    ] as const;
-    await counted('/api/v1/areas'); // anything done once per process is not per request
-    for (const [path, column] of forms) {
-      const join = path.includes('?') ? '&' : '?';
+    const forms: Array<[string, string, (page_size: number) => Read]> = [
+      ['/api/v1/listings', 'card', (page_size) => () => client.GET('/api/v1/listings', { params: { query: { page_size } } })],
+      [
+        '/api/v1/listings/map',
+        'map_point',
+        (page_size) => () => client.GET('/api/v1/listings/map', { params: { query: { page_size } } }),
+      ],
+      [
+        '/api/v1/listings/map?cover=1',
+        'map_cover',
+        (page_size) => () => client.GET('/api/v1/listings/map', { params: { query: { cover: '1', page_size } } }),
+      ],
+      ['/api/v1/sitemap', 'sitemap', (page_size) => () => client.GET('/api/v1/sitemap', { params: { query: { page_size } } })],
+    ];
+    await counted(areas); // anything done once per process is not per request
+    for (const [path, column, page] of forms) {
       const selectsForms = (statement: string) => statement.includes(`"r"."${column}"`);
       // The process holds none of the company's forms of this kind yet: the page carries them.
-      const cold = await counted(`${path}${join}page_size=5`);
+      const cold = await counted(page(5));
       expect(cold, path).toHaveLength(1);
       expect(selectsForms(cold[0]!), cold[0]).toBe(true);
       // It holds five: the page selects its rows' revisions, then the stored forms it lacks.
-      const more = await counted(`${path}${join}page_size=100`);
+      const more = await counted(page(100));
       expect(more, path).toHaveLength(2);
       expect(selectsForms(more[0]!), more[0]).toBe(false);
       expect(selectsForms(more[1]!), more[1]).toBe(true);
       // It holds them all: one statement of revisions, whatever the page's size.
       for (const size of [1, 5, 24, 100]) {
-        const sent = await counted(`${path}${join}page_size=${size}`);
+        const sent = await counted(page(size));
         expect(sent, path).toHaveLength(1);
         expect(selectsForms(sent[0]!), sent[0]).toBe(false);
       }
@@ -72,14 +92,14 @@ describe('statements of a page', () => {
     await patchSettings(api, company.id, { hide_prices: true });
     // The changed company row is read again once, then kept in memory.
     await api.platform.companyCache.settled();
-    await counted('/api/v1/areas');
+    await counted(areas);
     for (const size of [1, 5, 24, 100]) {
-      const sent = await counted(`/api/v1/listings?sort=newest&page_size=${size}`);
+      const sent = await counted(listings({ sort: 'newest', page_size: size }));
       expect(sent, sent.join('\n')).toHaveLength(3);
       expect(sent[2]).toMatch(/update "?listing_renders"?/);
     }
-    expect(await counted('/api/v1/listings?sort=newest&page_size=100')).toHaveLength(1);
-    expect(await counted('/api/v1/listings/marina-gate-2br-sea-view')).toHaveLength(1);
+    expect(await counted(listings({ sort: 'newest', page_size: 100 }))).toHaveLength(1);
+    expect(await counted(listing('marina-gate-2br-sea-view'))).toHaveLength(1);
   });
 });
 
@@ -87,9 +107,9 @@ describe('forms kept in memory', () => {
   it('are used at their revision only: a listing changed in SQL is sent as it is now', async () => {
     const slug = 'downtown-4br-penthouse';
     const id = await idOf(slug);
-    const before = await api.request(`/api/v1/listings/${slug}`, { host: company.host });
-    expect(before.status).toBe(200);
-    expect((await counted(`/api/v1/listings/${slug}`))[0]).not.toContain('"r"."detail"');
+    const before = await listing(slug)();
+    expect(before.response.status).toBe(200);
+    expect((await counted(listing(slug)))[0]).not.toContain('"r"."detail"');
     const noticed = api.platform.companyCache.changed(company.id);
     await api.db
       .updateTable('listings')
@@ -98,12 +118,12 @@ describe('forms kept in memory', () => {
       .execute();
     // The changed company row (its catalogue version) is read again once, then kept in memory.
     await noticed;
-    await counted('/api/v1/areas');
-    const sent = await counted(`/api/v1/listings/${slug}`);
+    await counted(areas);
+    const sent = await counted(listing(slug));
     expect(sent, sent.join('\n')).toHaveLength(3);
-    const after = await api.request(`/api/v1/listings/${slug}`, { host: company.host });
-    expect(after.json.title.en).toBe('Retitled in SQL');
-    expect(after.json.bedrooms).toBe(before.json.bedrooms);
+    const after = await listing(slug)();
+    expect(after.data?.title.en).toBe('Retitled in SQL');
+    expect(after.data?.bedrooms).toBe(before.data?.bedrooms);
   });
 
   it('never hold what a writing transaction rendered: a rolled-back revision committed again with other content', async () => {
@@ -111,7 +131,7 @@ describe('forms kept in memory', () => {
     const id = await idOf(slug);
     const render = await renderContext(await companyRow(), api.platform.config.MEDIA_BASE_URL, 16);
     expect(render.memory).not.toBeNull();
-    await api.request(`/api/v1/listings/${slug}`, { host: company.host });
+    await listing(slug)();
     // A write retitles the listing and renders its next revision in its transaction, as the catalogue's writes do.
     const retitle = (title: string, context: typeof render, after: () => void = () => {}) =>
       api.db.transaction().execute(async (trx) => {
@@ -133,8 +153,8 @@ describe('forms kept in memory', () => {
     const writer = await renderContext(await companyRow(), api.platform.config.MEDIA_BASE_URL);
     await retitle('Committed', writer);
     expect((await stored(id)).rendered_for).toBe(writer.tag);
-    const res = await api.request(`/api/v1/listings/${slug}`, { host: company.host });
-    expect(res.json.title.en).toBe('Committed');
+    const res = await listing(slug)();
+    expect(res.data?.title.en).toBe('Committed');
   });
 });
 
@@ -154,8 +174,8 @@ describe('a read that renders while a change commits', () => {
     expect(JSON.parse(rendered.get(id)?.detail as string).bedrooms).toBe(3);
     expect(JSON.parse(rendered.get(id)?.detail as string).title.en).not.toBe('Changed while rendering');
     expect(await stored(id)).toEqual({ rendered_for: null, detail: null });
-    const res = await api.request('/api/v1/listings/burj-vista-1br-burj-khalifa-view', { host: company.host });
-    expect(res.json.title.en).toBe('Changed while rendering');
+    const res = await listing('burj-vista-1br-burj-khalifa-view')();
+    expect(res.data?.title.en).toBe('Changed while rendering');
     expect((await stored(id)).rendered_for).toBe(render.tag);
   });
 
@@ -171,14 +191,14 @@ describe('a read that renders while a change commits', () => {
           .where('id', '=', id)
           .execute();
         // The writer holds the listing's render row until it commits; a read that waited for it would never end.
-        const res = await api.request('/api/v1/listings/jvc-studio-investment', { host: company.host });
-        expect(res.status).toBe(200);
-        expect(res.json.bedrooms).toBe(4);
-        expect(res.json.title.en).not.toBe('Not committed yet');
+        const res = await listing('jvc-studio-investment')();
+        expect(res.response.status).toBe(200);
+        expect(res.data?.bedrooms).toBe(4);
+        expect(res.data?.title.en).not.toBe('Not committed yet');
       });
       expect((await stored(id)).rendered_for).toBeNull();
-      const res = await api.request('/api/v1/listings/jvc-studio-investment', { host: company.host });
-      expect(res.json.title.en).toBe('Not committed yet');
+      const res = await listing('jvc-studio-investment')();
+      expect(res.data?.title.en).toBe('Not committed yet');
     },
   );
 });

@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { expect } from 'vitest';
 import { demo, type TestApi } from '../support/harness';
 import type { operations } from '../../clients/typescript/src/index';
-import { testClient } from '../support/client';
+import { type TestClient, testClient } from '../support/client';
 import { adminOf, createCompany, importCatalogue } from '../support/world';
 
 /** Shared by the catalogue test files: an oracle computed from the demo document, and list walking. */
@@ -78,6 +78,34 @@ export function catalogue(api: TestApi, host: string) {
     services: () => ok(client.GET('/api/v1/services')),
   };
 }
+
+/** One read of the catalogue through a typed client (a test gives the client its host and headers). */
+export type Read = (client: TestClient) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+
+const sea = bySlug('marina-gate-2br-sea-view');
+/** The catalogue's public reads, each named by the path and query it sends: every route, a query, both languages. */
+export const publicReads: Array<[string, Read]> = [
+  ['/api/v1/listings', (c) => c.GET('/api/v1/listings')],
+  [
+    '/api/v1/listings?type=lease&page_size=3',
+    (c) => c.GET('/api/v1/listings', { params: { query: { type: 'lease', page_size: 3 } } }),
+  ],
+  ['/api/v1/listings/map?cover=1', (c) => c.GET('/api/v1/listings/map', { params: { query: { cover: '1' } } })],
+  [`/api/v1/listings/${sea.slug.en}`, (c) => c.GET('/api/v1/listings/{slug}', { params: { path: { slug: sea.slug.en } } })],
+  [
+    `/api/v1/listings/${encodeURIComponent(sea.slug.ar)}`,
+    (c) => c.GET('/api/v1/listings/{slug}', { params: { path: { slug: sea.slug.ar } } }),
+  ],
+  [
+    '/api/v1/listings/al-reem-2br-mangrove-view',
+    (c) => c.GET('/api/v1/listings/{slug}', { params: { path: { slug: 'al-reem-2br-mangrove-view' } } }),
+  ],
+  ['/api/v1/areas', (c) => c.GET('/api/v1/areas')],
+  ['/api/v1/filters', (c) => c.GET('/api/v1/filters')],
+  ['/api/v1/team', (c) => c.GET('/api/v1/team')],
+  ['/api/v1/sitemap', (c) => c.GET('/api/v1/sitemap')],
+  ['/api/v1/services', (c) => c.GET('/api/v1/services')],
+];
 
 export const qs = (query: Record<string, string | number | undefined>) => {
   const params = new URLSearchParams();

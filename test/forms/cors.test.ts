@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { testClient } from '../support/client';
 import type { TestApi } from '../support/harness';
-import { enquiry, type FormCompany, formCompany, formsForFile, postForm, publishableKey, site, type Verifier } from './support';
+import {
+  enquiry,
+  type FormCompany,
+  formCompany,
+  formsForFile,
+  keysOf,
+  postForm,
+  publishableKey,
+  site,
+  type Verifier,
+} from './support';
 
 let api: TestApi;
 let verifier: Verifier;
@@ -9,6 +20,7 @@ formsForFile((file) => ({ api, verifier, company } = file));
 
 /** What a browser sends before a POST with X-Api-Key and a JSON body. */
 const preflight = (host: string, origin: string, path = '/api/v1/leads', method = 'POST') =>
+  // raw: a CORS preflight (OPTIONS), which the typed client does not send
   api.request(path, {
     method: 'OPTIONS',
     host,
@@ -61,6 +73,7 @@ describe('CORS of POST /leads', () => {
         [site, site],
         ['https://evil.example.net', null],
       ] as const) {
+        // raw: an oversized body as text with the Content-Length a browser sends (fetch's Request carries none)
         const res = await api.request(path, {
           host: company.host,
           body,
@@ -78,7 +91,7 @@ describe('CORS of POST /leads', () => {
     const origin = 'https://campaign.example.com';
     const key = await publishableKey(api, company.id, [origin]);
     expect((await preflight(company.host, origin)).headers.get('access-control-allow-origin')).toBe(origin);
-    await api.admin(`/companies/${company.id}/keys/${key.prefix}/revoke`, { method: 'POST' });
+    expect((await keysOf(api, company.id).revoke(key.prefix)).status).toBe(200);
     expect((await preflight(company.host, origin)).headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -99,8 +112,12 @@ describe('CORS of POST /leads', () => {
 
 describe('no CORS on server-key routes', () => {
   it('gives no grant to GET /contacts or GET /leads, even from an origin a publishable key lists', async () => {
-    for (const path of ['/api/v1/contacts', '/api/v1/leads']) {
-      const res = await api.request(path, { host: company.host, key: company.reader.secret, headers: { Origin: site } });
+    const reader = testClient(api, { host: company.host, serverKey: company.reader.secret, headers: { Origin: site } });
+    for (const [path, read] of [
+      ['/api/v1/contacts', () => reader.GET('/api/v1/contacts')],
+      ['/api/v1/leads', () => reader.GET('/api/v1/leads')],
+    ] as const) {
+      const { response: res } = await read();
       expect(res.status, path).toBe(200);
       expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
       const asked = await preflight(company.host, site, path, 'GET');

@@ -1,8 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { draftTitle } from '../../functions/forms/draft-listing';
 import { adminCli, cliTimeout } from '../support/admin-cli';
+import { testClient } from '../support/client';
 import type { TestApi } from '../support/harness';
 import {
+  answer,
+  auditRows,
   enquiry,
   expectProblem,
   type FormCompany,
@@ -11,10 +14,12 @@ import {
   type Key,
   listingAnswers,
   postForm,
+  postLead,
+  readLead,
   uniqueEmail,
   type Verifier,
 } from './support';
-import { createKey, importCatalogue } from '../support/world';
+import { adminOf, createKey, importCatalogue } from '../support/world';
 
 let api: TestApi;
 let verifier: Verifier;
@@ -29,13 +34,17 @@ beforeAll(async () => {
 async function lead(details: Record<string, unknown>, service: string | null = 'sell-my-property', target = company) {
   const body = { consent: true, consent_version: '2026-01', email: uniqueEmail(), service: service ?? undefined, details };
   const key = target === company ? writer.secret : (await createKey(api, target.id, { scopes: ['write:leads'] })).secret;
-  const res = await api.request('/api/v1/leads', { host: target.host, key, body });
+  const res = await postLead(api, target.host, key, body);
   expect(res.status, res.text).toBe(201);
   return res.json.reference as string;
 }
 
 const draft = (reference: string, companyId = company.id) =>
-  api.admin(`/companies/${companyId}/leads/${reference}/draft-listing`, { method: 'POST' });
+  answer(
+    adminOf(api).POST('/admin/v1/companies/{company_id}/leads/{reference}/draft-listing', {
+      params: { path: { company_id: companyId, reference } },
+    }),
+  );
 
 const listingsOf = (leadReference: string) =>
   api.db
@@ -80,8 +89,8 @@ describe('POST /admin/v1/companies/{id}/leads/{reference}/draft-listing', () => 
     const [row] = await listingsOf(reference);
     expect(row).toMatchObject({ id: res.json.id, status: 'draft', published_at: null });
 
-    const audit = await api.admin(`/companies/${company.id}/audit-log?action=listing_request.drafted`);
-    expect(audit.json.results[0]).toMatchObject({
+    const audit = await auditRows(api, company.id, 'listing_request.drafted');
+    expect(audit[0]).toMatchObject({
       actor: 'admin',
       subject: reference,
       details: { listing_id: res.json.id, slug: res.json.slug },
@@ -94,9 +103,15 @@ describe('POST /admin/v1/companies/{id}/leads/{reference}/draft-listing', () => 
       .executeTakeFirstOrThrow();
     expect(leadAfter.updated_at).toEqual(leadBefore.updated_at);
 
-    const publicRead = () => api.request(`/api/v1/listings/${res.json.slug}`, { host: company.host });
+    const slug = res.json.slug as string;
+    const publicRead = () =>
+      answer(testClient(api, { host: company.host }).GET('/api/v1/listings/{slug}', { params: { path: { slug } } }));
     expect((await publicRead()).status).toBe(404);
-    const published = await api.admin(`/companies/${company.id}/listings/${res.json.slug}/publish`, { method: 'POST' });
+    const published = await answer(
+      adminOf(api).POST('/admin/v1/companies/{company_id}/listings/{slug}/publish', {
+        params: { path: { company_id: company.id, slug } },
+      }),
+    );
     expect(published.status, published.text).toBe(200);
     expect((await publicRead()).json.title.en).toBe('2-bedroom apartment for sale in Dubai Marina');
   });
@@ -163,12 +178,15 @@ describe('POST /admin/v1/companies/{id}/leads/{reference}/draft-listing', () => 
 
   it('refuses an erased lead with 409', async () => {
     const reference = await lead({ purpose: 'sale' });
-    const person = await api.request(`/api/v1/leads/${reference}`, { host: company.host, key: company.reader.secret });
-    await api.admin(`/companies/${company.id}/contacts/${person.json.person}/erase`, { method: 'POST' });
+    const person = await readLead(api, company, reference);
+    await adminOf(api).POST('/admin/v1/companies/{company_id}/contacts/{reference}/erase', {
+      params: { path: { company_id: company.id, reference: person.json.person } },
+    });
     expectProblem(await draft(reference), 409, 'conflict');
   });
 
   it('is in the admin OpenAPI document', async () => {
+    // raw: the admin OpenAPI document itself, which is not a path of its own
     const doc = (await api.request('/admin/v1/openapi.json')).json;
     expect(doc.paths['/admin/v1/companies/{company_id}/leads/{reference}/draft-listing'].post['x-access']).toEqual({
       kind: 'admin',

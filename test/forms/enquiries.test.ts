@@ -8,9 +8,11 @@ import { forbiddenKind } from '../../schema/common/forbidden-keys';
 import { loadConfig } from '../../lib/config';
 import { newDetailsKey } from '../../lib/crypto-jwe';
 import { ensureDetailsKeys } from '../../lib/node/platform';
+import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { setUpdatedAt, expectStampedSince } from '../support/times';
 import { createKey, useApi, useDemoCompany } from '../support/world';
+import { answer, postLead } from './support';
 
 let writer: { secret: string; prefix: string };
 let reader: { secret: string; prefix: string };
@@ -25,10 +27,14 @@ beforeAll(async () => {
 let serial = 0;
 const email = () => `lead.${Date.now().toString(36)}${(serial++).toString(36)}@example.com`;
 const base = () => ({ consent: true, consent_version: '2026-01', email: email() });
-const post = (body: unknown, target: TestApi = api, key = writer.secret) =>
-  target.request('/api/v1/leads', { host: company.host, key, body });
+/** POST /leads of any body (the refused ones too) through the typed client, on `target`'s app. */
+const post = (body: unknown, target: TestApi = api, key = writer.secret) => postLead(target, company.host, key, body);
 const get = (reference: string, target: TestApi = api) =>
-  target.request(`/api/v1/leads/${reference}`, { host: company.host, key: reader.secret });
+  answer(
+    testClient(target, { host: company.host, serverKey: reader.secret }).GET('/api/v1/leads/{reference}', {
+      params: { path: { reference } },
+    }),
+  );
 const eventsOf = (reference: string) =>
   api.db
     .selectFrom('events')
@@ -375,7 +381,12 @@ describe('a lead for a person already known', () => {
     const first = await post(body);
     const person = first.json.person as string;
     const people = await createKey(api, company.id, { scopes: ['read:contacts'] });
-    const read = () => api.request(`/api/v1/contacts/${person}`, { host: company.host, key: people.secret });
+    const read = () =>
+      answer(
+        testClient(api, { host: company.host, serverKey: people.secret }).GET('/api/v1/contacts/{reference}', {
+          params: { path: { reference: person } },
+        }),
+      );
     // An earlier instant set explicitly: the two writes could fall in one millisecond of PGlite's clock.
     await setUpdatedAt(
       api.db,

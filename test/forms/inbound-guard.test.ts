@@ -94,9 +94,10 @@ describe('the public API’s bodies, through the same guard', () => {
     const key = (await createKey(world.api, world.company.id, { scopes: [...scopes] })).secret;
     // Arrays only (two bytes a level), so that 30,000 levels fit in the 64 KiB limit.
     const deep = '['.repeat(30_000) + ']'.repeat(30_000);
-    // raw: bodies nested deeper than the typed client would write them, sent as text
+    // Each body is sent as text: nested deeper than JSON.stringify (the typed client's) would write it.
     const sends = [
       () =>
+        // raw: a body nested 30,000 deep, as text (deeper than the typed client's JSON.stringify writes)
         world.api.request(`/api/v1/job-charges/${crypto.randomUUID()}`, {
           method: 'PATCH',
           host: world.company.host,
@@ -104,8 +105,11 @@ describe('the public API’s bodies, through the same guard', () => {
           body: `{"description":${deep}}`,
         }),
       () =>
+        // raw: a body nested 30,000 deep, as text (deeper than the typed client's JSON.stringify writes)
         world.api.request('/api/v1/leads', { host: world.company.host, key, body: `{"consent":true,"details":{"a":${deep}}}` }),
-      () => world.api.admin(`/companies/${world.company.id}`, { method: 'PATCH', body: `{"settings":${deep}}` }),
+      () =>
+        // raw: a body nested 30,000 deep, as text (deeper than the typed client's JSON.stringify writes)
+        world.api.admin(`/companies/${world.company.id}`, { method: 'PATCH', body: `{"settings":${deep}}` }),
     ];
     for (const send of sends) {
       const res = await send();

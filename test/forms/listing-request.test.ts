@@ -7,6 +7,7 @@ import {
   formsForFile,
   listingAnswers,
   postForm,
+  postLead,
   readLead,
   uniqueEmail,
   type Verifier,
@@ -95,13 +96,12 @@ describe('a listing request (service of kind listing_request)', () => {
     const writer = await createKey(api, company.id, { scopes: ['write:leads'] });
     const body = { consent: true, consent_version: '2026-01', email: uniqueEmail(), service: 'sell-my-property' };
     const bad = await expectRefused(api, company.id, 400, 'invalid_request', () =>
-      api.request('/api/v1/leads', { host: company.host, key: writer.secret, body: { ...body, details: { area: 'atlantis' } } }),
+      postLead(api, company.host, writer.secret, { ...body, details: { area: 'atlantis' } }),
     );
     expect(bad.json.errors[0]).toMatchObject({ path: 'details.area', code: 'unknown_reference' });
-    const good = await api.request('/api/v1/leads', {
-      host: company.host,
-      key: writer.secret,
-      body: { ...body, details: { area: 'downtown-dubai', purpose: 'lease' } },
+    const good = await postLead(api, company.host, writer.secret, {
+      ...body,
+      details: { area: 'downtown-dubai', purpose: 'lease' },
     });
     expect(good.status, good.text).toBe(201);
   });

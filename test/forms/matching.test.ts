@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/crypto';
-import { bookingBody, type Ctx, newHome, postBooking, setup, stays } from '../stay/support';
+import { adminBooking, bookingBody, type Ctx, newHome, postBooking, setup, stays } from '../stay/support';
 import { createKey } from '../support/world';
+import { postLead } from './support';
 
 /**
  * A server's enquiry (server key) matches the person inside its one statement (lib/people.ts personCtes) by the rules
@@ -70,11 +71,7 @@ const updates = async (reference: string) =>
 
 /** An enquiry with the server key (trusted: no origin or spam check); answers the person's reference. */
 async function enquiry(fields: { name?: string; email?: string; phone?: string; language?: string }) {
-  const res = await ctx.api.request('/api/v1/leads', {
-    host: ctx.company.host,
-    key: writer,
-    body: { consent: true, consent_version: '2026-01', ...fields },
-  });
+  const res = await postLead(ctx.api, ctx.company.host, writer, { consent: true, consent_version: '2026-01', ...fields });
   expect(res.status, res.text).toBe(201);
   return res.json.person as string;
 }
@@ -126,7 +123,7 @@ describe('a booking’s guest (a visitor: matched, never filled)', () => {
     const res = await book(email.toUpperCase(), 'Layla Guest');
     expect(await contact(guest)).toMatchObject({ name: null, version: 1 });
     expect(await updates(guest)).toBe(0);
-    const booking = (await ctx.api.admin(`/companies/${ctx.company.id}/bookings/${res.json.reference}`)).json;
+    const booking = (await adminBooking(ctx, res.json.reference)).json;
     expect(booking).toMatchObject({ person: guest, sent: { name: 'Layla Guest', email: email.toUpperCase(), phone: null } });
   });
 });

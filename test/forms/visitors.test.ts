@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { developmentToken } from '../../lib/spam-check';
-import { bookingBody, type Ctx, newHome, origin, postBooking, publishableKey, setup, stays } from '../stay/support';
+import {
+  adminBooking,
+  answer,
+  bookingBody,
+  type Ctx,
+  newHome,
+  origin,
+  postBooking,
+  publishableKey,
+  setup,
+  stays,
+} from '../stay/support';
+import { type TestClient, testClient } from '../support/client';
 import { createKey } from '../support/world';
 
 /**
@@ -12,14 +24,16 @@ import { createKey } from '../support/world';
  */
 let ctx: Ctx;
 let pk: string;
-let server: string;
+/** The typed client on a server key that reads leads and contacts and writes contacts (a CRM's). */
+let server: TestClient;
 let home: string;
 const nights = stays(60);
 
 beforeAll(async () => {
   ctx = await setup();
   pk = await publishableKey(ctx.api, ctx.company.id, ['enquiry', 'booking']);
-  server = (await createKey(ctx.api, ctx.company.id, { scopes: ['read:leads', 'read:contacts', 'write:contacts'] })).secret;
+  const key = await createKey(ctx.api, ctx.company.id, { scopes: ['read:leads', 'read:contacts', 'write:contacts'] });
+  server = testClient(ctx.api, { host: ctx.company.host, serverKey: key.secret });
   home = await newHome(ctx);
 });
 afterAll(() => ctx.api.close());
@@ -32,33 +46,33 @@ function mobile() {
 }
 const email = () => `visitor.${Date.now().toString(36)}.${serial++}@example.com`;
 
-const api = (path: string, body?: unknown) => ctx.api.request(`/api/v1${path}`, { host: ctx.company.host, key: server, body });
-
 /** A person known to the company (added by its CRM sync): the person a visitor might be merged into. */
 async function known(fields: { name?: string; email?: string; phone?: string }) {
-  const res = await api('/contacts', fields);
+  const res = await answer(server.POST('/api/v1/contacts', { body: fields }));
   expect(res.status, res.text).toBe(201);
   return res.json.reference as string;
 }
-const contact = async (reference: string) => (await api(`/contacts/${reference}`)).json;
+const contact = async (reference: string) =>
+  (await answer(server.GET('/api/v1/contacts/{reference}', { params: { path: { reference } } }))).json;
 
 type Sent = { name: string; email?: string; phone?: string };
 type Recorded = { person: string; sent: { name: string | null; email: string | null; phone: string | null } };
 
 const paths: Record<'enquiry' | 'booking', (sent: Sent) => Promise<Recorded>> = {
   async enquiry(sent) {
-    const res = await ctx.api.request('/api/v1/leads', {
-      host: ctx.company.host,
-      headers: { 'X-Api-Key': pk, Origin: origin },
-      body: { consent: true, consent_version: '2026-01', challenge: developmentToken, website: '', ...sent },
-    });
+    const page = testClient(ctx.api, { host: ctx.company.host, publishableKey: pk, headers: { Origin: origin } });
+    const res = await answer(
+      page.POST('/api/v1/leads', {
+        body: { consent: true, consent_version: '2026-01', challenge: developmentToken, website: '', ...sent } as never,
+      }),
+    );
     expect(res.status, res.text).toBe(201);
-    return (await api(`/leads/${res.json.reference}`)).json;
+    return (await answer(server.GET('/api/v1/leads/{reference}', { params: { path: { reference: res.json.reference } } }))).json;
   },
   async booking(sent) {
     const res = await postBooking({ ...ctx, pk }, bookingBody(home, ...nights(), { email: undefined, ...sent }));
     expect(res.status, res.text).toBe(201);
-    return (await ctx.api.admin(`/companies/${ctx.company.id}/bookings/${res.json.reference}`)).json;
+    return (await adminBooking(ctx, res.json.reference)).json;
   },
 };
 

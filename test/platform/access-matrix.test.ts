@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
-import { createCompany, createKey, useApi, useDemoCompany } from '../support/world';
+import { testClient } from '../support/client';
+import { adminOf, createCompany, createKey, useApi, useDemoCompany } from '../support/world';
 import { startStripeStandIn } from '../support/stripe-standin';
-
-// raw: every operation of both documents is called as the document declares it, with keys sent right and wrong
 
 /**
  * The shared authorisation suite: every operation of both OpenAPI documents, driven by the access
@@ -76,6 +75,7 @@ function concrete(path: string): string {
 }
 
 async function call(op: Operation, options: { key?: string; host?: string; headers?: Record<string, string> } = {}) {
+  // raw: every operation of both documents is called as the document declares it, with keys sent right and wrong
   return api.request(concrete(op.path), {
     method: op.method,
     host: options.host ?? company.host,
@@ -90,9 +90,20 @@ const stripe = await startStripeStandIn();
 afterAll(() => stripe.close());
 const api = useApi({ env: { STRIPE_API_BASE: stripe.url } });
 const company = useDemoCompany(api, { team_module: true, bookings_enabled: true });
+/** The answer's body of a typed call that must succeed. */
+async function made<T>(call: Promise<{ data?: T; error?: unknown }>): Promise<T> {
+  const { data, error } = await call;
+  if (!data) throw new Error(`not made: ${JSON.stringify(error)}`);
+  return data;
+}
+
 beforeAll(async () => {
   other = await createCompany(api);
-  for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
+  const admin = adminOf(api);
+  const ofCompany = { params: { path: { company_id: company.id } } };
+  for (const pipeline of demoPipelines) {
+    await made(admin.POST('/admin/v1/companies/{company_id}/pipelines', { ...ofCompany, body: pipeline as never }));
+  }
   const all = [...scopes];
   keys = {
     all: (await createKey(api, company.id, { scopes: all })).secret,
@@ -103,21 +114,27 @@ beforeAll(async () => {
     publishable: (await createKey(api, company.id, { kind: 'publishable', origins: ['https://www.example.com'] })).secret,
   };
   const revoked = await createKey(api, company.id, { scopes: all });
-  await api.admin(`/companies/${company.id}/keys/${revoked.prefix}/revoke`, { method: 'POST' });
+  await made(
+    admin.POST('/admin/v1/companies/{company_id}/keys/{prefix}/revoke', {
+      params: { path: { company_id: company.id, prefix: revoked.prefix } },
+    }),
+  );
   keys.revoked = revoked.secret;
   keys.unknown = `sk_${'A'.repeat(10)}${'b'.repeat(32)}`;
   // The company's portal feed token (issue 25): the feeds' path carries it.
-  const feeds = await api.admin(`/companies/${company.id}/portal-feeds`);
-  references.feedToken = new URL(feeds.json.results[0].url).pathname.split('/')[4] as string;
-  const publicDoc = (await api.request('/api/v1/openapi.json')).json;
-  const adminDoc = (await api.request('/admin/v1/openapi.json')).json;
+  const feeds = await made(admin.GET('/admin/v1/companies/{company_id}/portal-feeds', ofCompany));
+  references.feedToken = new URL(feeds.results[0]!.url).pathname.split('/')[4] as string;
+  const [publicDoc, adminDoc] = await Promise.all(
+    ['/api/v1/openapi.json', '/admin/v1/openapi.json'].map(
+      async (path) =>
+        // raw: the documents are not operations they declare
+        (await api.request(path)).json,
+    ),
+  );
   operations = [...operationsOf(publicDoc), ...operationsOf(adminDoc)];
-  const contact = await api.request('/api/v1/contacts', {
-    host: company.host,
-    key: keys.all,
-    body: bodies['POST /api/v1/contacts'],
-  });
-  references.contacts = contact.json.reference;
+  const client = testClient(api, { host: company.host, serverKey: keys.all });
+  const contact = await made(client.POST('/api/v1/contacts', { body: bodies['POST /api/v1/contacts'] as never }));
+  references.contacts = contact.reference;
   // Owner statements name an owner (this company's person) and a month; the journal a month.
   queries['/api/v1/owner-statements'] = `?owner=${references.contacts}&month=2027-02`;
   queries['/api/v1/exports/journal'] = '?month=2027-02';
@@ -126,62 +143,63 @@ beforeAll(async () => {
     owner: references.contacts,
   };
   // A lease's example names contacts of another company: here its parties are this company's.
-  const landlord = await api.request('/api/v1/contacts', {
-    host: company.host,
-    key: keys.all,
-    body: { email: 'landlord@example.com' },
-  });
+  const landlord = await made(client.POST('/api/v1/contacts', { body: { email: 'landlord@example.com' } }));
   const lease = {
     ...(bodies['POST /api/v1/leases'] as object),
-    renter: contact.json.reference,
-    landlord: landlord.json.reference,
+    renter: contact.reference,
+    landlord: landlord.reference,
   };
   bodies['POST /api/v1/leases'] = lease;
   for (const collection of ['leads', 'tasks', 'leases', 'deals', 'viewings', 'jobs', 'contractors', 'inspections']) {
     const path = `/api/v1/${collection}`;
     // A viewing's example names a deal of another company: here it is on this company's deal.
     if (collection === 'viewings') bodies[`POST ${path}`] = { ...(bodies[`POST ${path}`] as object), deal: references.deals };
+    // raw: each collection's record made of the document's example body, by its path
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id ?? created.json.contractor_id;
   }
   // A charge's example names a job of another company: here it is this company's.
   bodies['POST /api/v1/job-charges'] = { ...(bodies['POST /api/v1/job-charges'] as object), job: references.jobs };
-  const charge = await api.request('/api/v1/job-charges', {
-    host: company.host,
-    key: keys.all,
-    body: bodies['POST /api/v1/job-charges'],
-  });
-  references['job-charges'] = charge.json.charge_id;
+  const charge = await made(client.POST('/api/v1/job-charges', { body: bodies['POST /api/v1/job-charges'] as never }));
+  references['job-charges'] = charge.charge_id;
   for (const action of ['schedule', 'complete', 'cancel', 'approval']) {
     const job = { home: 'jvc-2br-townhouse', category: 'general', problem: `For ${action}` };
-    references[`jobs/${action}`] = (
-      await api.request('/api/v1/jobs', { host: company.host, key: keys.all, body: job })
-    ).json.reference;
+    references[`jobs/${action}`] = (await made(client.POST('/api/v1/jobs', { body: job as never }))).reference;
   }
   // Rent payments: one of the lease's payments for {payment_id}, and a bounced one for the replacement's `replaces`.
-  const [bounced, payment, linked] = (
-    await api.request(`/api/v1/leases/${references.leases}`, { host: company.host, key: keys.all })
-  ).json.schedule.rows;
-  await api.request(`/api/v1/rent-payments/${bounced.payment_id}`, {
-    host: company.host,
-    key: keys.all,
-    method: 'PATCH',
-    body: { status: 'bounced' },
-  });
-  references['rent-payments'] = payment.payment_id;
+  const leaseRead = await made(
+    client.GET('/api/v1/leases/{reference}', { params: { path: { reference: references.leases as string } } }),
+  );
+  const [bounced, payment, linked] = leaseRead.schedule.rows.map((row) => row.payment_id) as [string, string, string];
+  await made(
+    client.PATCH('/api/v1/rent-payments/{payment_id}', {
+      params: { path: { payment_id: bounced } },
+      body: { status: 'bounced' },
+    }),
+  );
+  references['rent-payments'] = payment;
   // A payment still due for its link, the company's Stripe account connected (the stand-in above).
-  references['rent-payments/link'] = linked.payment_id;
-  await api.admin(`/companies/${company.id}/payment-accounts`, {
-    body: { provider: 'stripe', currency: 'AED', api_key: 'sk_test_matrix_key', webhook_secret: 'whsec_matrix_secret' },
-  });
-  bodies['POST /api/v1/rent-payments'] = { ...(bodies['POST /api/v1/rent-payments'] as object), replaces: bounced.payment_id };
+  references['rent-payments/link'] = linked;
+  await made(
+    admin.POST('/admin/v1/companies/{company_id}/payment-accounts', {
+      ...ofCompany,
+      body: {
+        provider: 'stripe',
+        currency: 'AED',
+        api_key: 'sk_test_matrix_key',
+        webhook_secret: 'whsec_matrix_secret',
+      } as never,
+    }),
+  );
+  bodies['POST /api/v1/rent-payments'] = { ...(bodies['POST /api/v1/rent-payments'] as object), replaces: bounced };
   // A direct-debit mandate of the lease for {mandate_id} (issue 34): the example's, so its POST answers it again.
-  const mandate = await api.request(`/api/v1/leases/${references.leases}/rent-mandates`, {
-    host: company.host,
-    key: keys.all,
-    body: bodies['POST /api/v1/leases/{reference}/rent-mandates'],
-  });
-  references['rent-mandates'] = mandate.json.mandate_id;
+  const mandate = await made(
+    client.POST('/api/v1/leases/{reference}/rent-mandates', {
+      params: { path: { reference: references.leases as string } },
+      body: bodies['POST /api/v1/leases/{reference}/rent-mandates'] as never,
+    }),
+  );
+  references['rent-mandates'] = mandate.mandate_id;
 });
 
 describe('every route declares its access', () => {
@@ -254,26 +272,28 @@ describe('the pages at a secret token (declared, left out of the documents)', ()
       for (const token of ['A'.repeat(32), 'short', '%00']) {
         for (const key of [undefined, keys.all, keys.foreign, keys.publishable, keys.revoked]) {
           const path = op.path.replace('{token}', token);
+          // raw: the pages (HTML) are not operations of the documents
           isNotFoundPage(await api.request(path, { host: company.host, key }), `${path} with ${key ? 'a key' : 'no key'}`);
         }
+        // raw: the pages (HTML) are not operations of the documents
         isNotFoundPage(await api.request(op.path.replace('{token}', token), { host: 'unknown.test' }), `${op.path} unknown host`);
       }
     }
   });
 
   it('open with the token alone: a key sent with it is neither needed nor checked', async () => {
-    const made = await api.request('/api/v1/owner-statements/links', {
-      host: company.host,
-      key: keys.all,
-      body: { owner: references.contacts, month: '2027-02' },
+    const link = await testClient(api, { host: company.host, serverKey: keys.all }).POST('/api/v1/owner-statements/links', {
+      body: { owner: references.contacts as string, month: '2027-02' },
     });
-    expect(made.status, made.text).toBe(201);
-    const path = new URL(made.json.url).pathname;
+    expect(link.response.status, JSON.stringify(link.error)).toBe(201);
+    const path = new URL(link.data!.url).pathname;
     for (const key of [undefined, keys.all, keys.foreign, keys.revoked]) {
+      // raw: the statement page (HTML) is not an operation of the documents
       const res = await api.request(path, { host: company.host, key });
       expect(res.status, res.text).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     }
+    // raw: the statement page (HTML) is not an operation of the documents
     isNotFoundPage(await api.request(path, { host: other.host }), 'on another company’s host');
   });
 });
@@ -336,6 +356,7 @@ describe('safe retries and lost updates, declared by the platform', () => {
   const writes = () => keyed().filter((o) => ['POST', 'PATCH'].includes(o.method));
 
   it('documents Idempotency-Key on every POST and PATCH of the public API', async () => {
+    // raw: the public document itself, which is not one of its operations
     const doc = (await api.request('/api/v1/openapi.json')).json;
     expect(writes().length).toBeGreaterThan(3);
     for (const op of writes()) {
@@ -383,13 +404,23 @@ describe('the inbound receivers', () => {
         expect(res.headers.get('content-type')).toBe('application/problem+json');
       }
     }
-    const made = await api.admin(`/companies/${company.id}/inbound-channels`, { body: { kind: 'signed', source: 'matrix' } });
-    const path = new URL(made.json.url).pathname;
-    const res = await api.request(path, { host: company.host, key: keys.all, body: { type: 'lead.created', data: {} } });
-    expect(res.status, res.text).toBe(403);
-    expect(res.json.code).toBe('signature_invalid');
+    const channel = (await made(
+      adminOf(api).POST('/admin/v1/companies/{company_id}/inbound-channels', {
+        params: { path: { company_id: company.id } },
+        body: { kind: 'signed', source: 'matrix' },
+      }),
+    )) as { url: string };
+    const token = new URL(channel.url).pathname.split('/')[4] as string;
+    const receive = (host: string, serverKey?: string) =>
+      testClient(api, { host, serverKey }).POST('/api/v1/inbound/{token}/signed', {
+        params: { path: { token } },
+        body: { type: 'lead.created', data: {} } as never,
+      });
+    const res = await receive(company.host, keys.all);
+    expect(res.response.status, JSON.stringify(res.error)).toBe(403);
+    expect((res.error as { code?: string } | undefined)?.code).toBe('signature_invalid');
     // On another company's host the token is unknown.
-    expect((await api.request(path, { host: other.host, body: {} })).status).toBe(404);
+    expect((await receive(other.host)).response.status).toBe(404);
   });
 });
 

@@ -9,8 +9,6 @@ import type { Services } from '../../lib/env';
 import { expectedMigration } from '../../lib/health';
 import { createTestApi, type TestApi } from '../support/harness';
 
-// raw: the health routes are not operations of the documents, and are asked on any host without a key
-
 /**
  * Issue 23, health: GET /health (liveness) and GET /health/ready (readiness) on any host, with no key, outside the
  * rate limits; readiness 503 (problem+json) when the database cannot be reached or lacks the code's migrations.
@@ -23,12 +21,17 @@ beforeAll(async () => {
 });
 afterAll(() => api.handle.close());
 
+/** GET /health or /health/ready of an app (the test API's, or one built here) on a host, without a key. */
+const health = (app: Pick<TestApi['app'], 'request'>, path: '/health' | '/health/ready', host = 'unknown.test') =>
+  // raw: the health routes are not operations of the documents, and are asked on any host without a key
+  app.request(`http://${host}${path}`);
+
 describe('GET /health', () => {
   it('answers 200 on any host, every time, with no rate limit headers', async () => {
     for (const host of ['unknown.test', 'localhost', '203.0.113.9', 'unknown.test', 'unknown.test']) {
-      const res = await api.request('/health', { host });
+      const res = await health(api.app, '/health', host);
       expect(res.status).toBe(200);
-      expect(res.json).toEqual({ status: 'ok' });
+      expect(await res.json()).toEqual({ status: 'ok' });
       expect(res.headers.get('cache-control')).toBe('no-store');
       expect(res.headers.get('ratelimit')).toBeNull();
       expect(res.headers.get('ratelimit-policy')).toBeNull();
@@ -39,9 +42,14 @@ describe('GET /health', () => {
 describe('GET /health/ready', () => {
   it('answers 200 on a migrated database, on any host, however often', async () => {
     for (let i = 0; i < 4; i++) {
-      const res = await api.request('/health/ready', { host: 'unknown.test' });
+      const res = await health(api.app, '/health/ready');
       expect(res.status).toBe(200);
-      expect(res.json).toEqual({ status: 'ready', database: 'reachable', migration: expectedMigration, outbound: 'running' });
+      expect(await res.json()).toEqual({
+        status: 'ready',
+        database: 'reachable',
+        migration: expectedMigration,
+        outbound: 'running',
+      });
     }
   });
 
@@ -61,13 +69,13 @@ describe('GET /health/ready', () => {
     const empty = await openPGlite();
     try {
       const app = appOn(over(empty));
-      const res = await app.request('http://unknown.test/health/ready');
+      const res = await health(app, '/health/ready');
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       const body = await res.json();
       expect(body.code).toBe('not_ready');
       expect(body.detail).toContain(expectedMigration);
-      expect((await app.request('http://unknown.test/health')).status).toBe(200);
+      expect((await health(app, '/health')).status).toBe(200);
     } finally {
       await empty.close();
     }
@@ -77,7 +85,7 @@ describe('GET /health/ready', () => {
     // Port 1 on loopback: nothing listens there.
     const unreachable = openPostgres('postgresql://postgres@127.0.0.1:1/none', { max: 1 });
     try {
-      const res = await appOn(over(unreachable)).request('http://unknown.test/health/ready');
+      const res = await health(appOn(over(unreachable)), '/health/ready');
       expect(res.status).toBe(503);
       expect((await res.json()).detail).toMatch(/cannot be reached/);
     } finally {
@@ -87,9 +95,9 @@ describe('GET /health/ready', () => {
     const unconfigured = appOn(() => {
       throw new Error('DATABASE_URL is not set');
     });
-    const ready = await unconfigured.request('http://unknown.test/health/ready');
+    const ready = await health(unconfigured, '/health/ready');
     expect(ready.status).toBe(503);
     expect((await ready.json()).detail).toContain('DATABASE_URL is not set');
-    expect((await unconfigured.request('http://unknown.test/health')).status).toBe(200);
+    expect((await health(unconfigured, '/health')).status).toBe(200);
   });
 });

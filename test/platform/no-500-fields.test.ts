@@ -15,8 +15,6 @@ import { scopes } from '../../schema/common/scopes';
 import { createTestApi, type TestApi } from '../support/harness';
 import { createKey, demoCompany } from '../support/world';
 
-// raw: every body field of every operation is sent bad values (raw JSON bodies), built from the documents
-
 /**
  * The no-500 property, field by field: every number, amount and date field of every route's body (public and admin,
  * read from the OpenAPI documents, so a new route is covered as it lands) is sent strings that are not numbers, and
@@ -49,7 +47,13 @@ beforeAll(async () => {
   publishableKey = (
     await createKey(api, company.id, { kind: 'publishable', origins: [origin], lead_types: ['enquiry', 'booking'] })
   ).secret;
-  const docs = [(await api.request('/api/v1/openapi.json')).json, (await api.request('/admin/v1/openapi.json')).json];
+  const docs = await Promise.all(
+    ['/api/v1/openapi.json', '/admin/v1/openapi.json'].map(
+      async (path) =>
+        // raw: the documents are not operations they declare
+        (await api.request(path)).json,
+    ),
+  );
   // The inbound receivers verify the source's signature over the raw body before reading a field, at a secret address:
   // a body sent here is refused (404, 403) before any field is parsed. Their own property sends such fields signed
   // (test/forms/inbound-no-500.test.ts).
@@ -72,6 +76,7 @@ async function send(doc: Doc, op: BodyOperation, field: BodyField, value: string
   else if (op.access.kind === 'form') Object.assign(headers, { 'X-Api-Key': publishableKey, Origin: origin });
   else if (op.access.kind === 'server') key = serverKey;
   const path = pathOf(doc, op, company.id, pick);
+  // raw: every body field of every operation is sent bad values (raw JSON bodies), built from the documents
   const res = await api.request(path, { method: op.method, host: company.host, key, headers, body: raw });
   return { res, sent: `${op.method} ${path} ${raw} → ${res.status} ${res.text}` };
 }
@@ -144,12 +149,14 @@ describe('no bad number or text in any body field gives a 500', () => {
 
   it('stores text exactly as sent (pairs, Arabic) and refuses a lone surrogate or U+0000 before writing anything', async () => {
     const host = company.host;
-    const raw = (body: string) => ({ host, key: serverKey, body, headers: { 'Content-Type': 'application/json' } });
-    // A raw body with the escapes, as a client sends it: JSON.parse makes the lone surrogate.
-    const refused = await api.request('/api/v1/contacts', raw('{"name":"Nora \\ud800","email":"nora.fields@example.com"}'));
+    /** POST /contacts of a body as written, its escapes in the bytes, as a client sends it: JSON.parse makes the lone surrogate. */
+    const postText = (body: string) =>
+      // raw: a JSON body as written, its \u escapes in the bytes
+      api.request('/api/v1/contacts', { host, key: serverKey, body, headers: { 'Content-Type': 'application/json' } });
+    const refused = await postText('{"name":"Nora \\ud800","email":"nora.fields@example.com"}');
     expect(refused.status, refused.text).toBe(400);
     expect(refused.json.errors).toEqual([expect.objectContaining({ path: 'name', code: 'invalid_text' })]);
-    const nul = await api.request('/api/v1/contacts', raw('{"name":"Nora\\u0000","email":"nora.fields@example.com"}'));
+    const nul = await postText('{"name":"Nora\\u0000","email":"nora.fields@example.com"}');
     expect(nul.json.errors).toEqual([expect.objectContaining({ path: 'name', code: 'invalid_text' })]);
     const stored = () =>
       api.db
@@ -159,14 +166,12 @@ describe('no bad number or text in any body field gives a 500', () => {
         .where('email', '=', 'nora.fields@example.com')
         .execute();
     expect(await stored()).toEqual([]);
-    const kept = await api.request(
-      '/api/v1/contacts',
-      raw('{"name":"Nora \\ud83d\\ude00 نورة","email":"nora.fields@example.com"}'),
-    );
+    const kept = await postText('{"name":"Nora \\ud83d\\ude00 نورة","email":"nora.fields@example.com"}');
     expect(kept.status, kept.text).toBe(201);
     expect(await stored()).toEqual([{ name: 'Nora \u{1F600} نورة' }]);
     const department = `/admin/v1/companies/${company.id}/departments/fields`;
     const admin = { key: api.adminToken, method: 'PUT', headers: { 'Content-Type': 'application/json' } };
+    // raw: a JSON body as written, its \u escapes in the bytes
     const lone = await api.request(department, { ...admin, body: '{"name":{"en":"\\ud800"}}' });
     expect(lone.status, lone.text).toBe(400);
     expect(lone.json.errors).toEqual([expect.objectContaining({ path: 'name.en', code: 'invalid_text' })]);

@@ -5,9 +5,8 @@ import { bookingBody, day, newHome, origin, plusDays, setup, todayInZone } from 
 import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { demo } from '../support/harness';
-import { createKey, useApi, useDemoCompany } from '../support/world';
-
-// raw: every operation of both documents is sent what a client may send (fuzzing), built from the documents
+import { type TestClient, testClient } from '../support/client';
+import { adminOf, createKey, useApi, useDemoCompany } from '../support/world';
 
 /** Property: whatever a client sends, the answer is never a 500 (bad input is a 4xx problem). */
 
@@ -15,8 +14,17 @@ let operations: Array<{ method: string; path: string }>;
 
 const api = useApi();
 const company = useDemoCompany(api, { team_module: true });
+/** Both documents, public and admin, as served. */
+const documents = () =>
+  Promise.all(
+    ['/api/v1/openapi.json', '/admin/v1/openapi.json'].map(
+      async (path) =>
+        // raw: the documents are not operations they declare
+        (await api.request(path)).json,
+    ),
+  );
 beforeAll(async () => {
-  const docs = [(await api.request('/api/v1/openapi.json')).json, (await api.request('/admin/v1/openapi.json')).json];
+  const docs = await documents();
   operations = docs.flatMap((doc) =>
     Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })),
@@ -99,6 +107,7 @@ describe('no input gives a 500', () => {
             name === '{company_id}' && asAdmin ? company.id : encodeURIComponent(segments[i++ % 4] ?? ''),
           );
           const search = new URLSearchParams(params).toString();
+          // raw: every operation of both documents is sent what a client may send (fuzzing), built from the documents
           const res = await api.request(`${path}${search ? `?${search}` : ''}`, {
             method: op.method,
             host: company.host,
@@ -116,11 +125,13 @@ describe('no input gives a 500', () => {
 
   it('with a server key holding every scope, random Idempotency-Key and If-Match headers on real records', async () => {
     const key = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
-    const send = (path: string, body: unknown) => api.request(path, { host: company.host, key, body });
-    const contact = (await send('/api/v1/contacts', { email: 'no500@example.com' })).json.reference;
-    const lead = (await send('/api/v1/leads', { consent: true, consent_version: 'v1', email: 'no500@example.com' })).json
-      .reference;
-    const task = (await send('/api/v1/tasks', { title: 'No 500', source: 'fuzz', external_id: '1' })).json.task_id;
+    const client = testClient(api, { host: company.host, serverKey: key });
+    const contact = (await client.POST('/api/v1/contacts', { body: { email: 'no500@example.com' } })).data!.reference;
+    const lead = (
+      await client.POST('/api/v1/leads', { body: { consent: true, consent_version: 'v1', email: 'no500@example.com' } })
+    ).data!.reference;
+    const task = (await client.POST('/api/v1/tasks', { body: { title: 'No 500', source: 'fuzz', external_id: '1' } })).data!
+      .task_id;
     const real: Record<string, string> = { contacts: contact, leads: lead, tasks: task };
     const publicOps = operations.filter((o) => !o.path.startsWith('/admin') && o.method !== 'DELETE');
     // Half the runs write to a record that exists, where both headers are read.
@@ -139,6 +150,7 @@ describe('no input gives a 500', () => {
           const headers: Record<string, string> = { 'Content-Type': 'application/json' };
           if (idem !== null) headers['Idempotency-Key'] = idem;
           if (match !== null) headers['If-Match'] = match;
+          // raw: every public operation of the document is sent any JSON with random headers (fuzzing)
           const res = await api.request(path, {
             method: op.method,
             host: company.host,
@@ -209,11 +221,25 @@ describe('no date or instant gives a 500', () => {
     const leaseScopes = ['write:contacts', 'read:leases', 'write:leases'] as const;
     const pipelineScopes = ['read:pipelines', 'write:pipelines'] as const;
     const key = (await createKey(api, ctx.company.id, { scopes: [...scopes, ...leaseScopes, ...pipelineScopes] })).secret;
-    for (const pipeline of demoPipelines) await api.admin(`/companies/${ctx.company.id}/pipelines`, { body: pipeline });
-    const consent = { consent: true, consent_version: 'v1', email: 'no-500@example.com' };
-    const lead = (await api.request('/api/v1/leads', { host, key, body: consent })).json.reference;
+    const admin = adminOf(api);
+    const company_id = ctx.company.id;
+    for (const pipeline of demoPipelines) {
+      await admin.POST('/admin/v1/companies/{company_id}/pipelines', {
+        params: { path: { company_id } },
+        body: pipeline as never,
+      });
+    }
+    const client: TestClient = testClient(api, { host, serverKey: key });
+    /** The answer's body of a typed call that must succeed. */
+    const made = async <T>(call: Promise<{ data?: T; error?: unknown }>): Promise<T> => {
+      const { data, error } = await call;
+      if (!data) throw new Error(`not made: ${JSON.stringify(error)}`);
+      return data;
+    };
+    const consent = { consent: true as const, consent_version: 'v1', email: 'no-500@example.com' };
+    const lead = (await made(client.POST('/api/v1/leads', { body: consent }))).reference;
     const followup = { source: 'crm', external_id: 'no-500' };
-    const task = (await api.request('/api/v1/tasks', { host, key, body: { title: 'T', ...followup } })).json.task_id;
+    const task = (await made(client.POST('/api/v1/tasks', { body: { title: 'T', ...followup } }))).task_id;
     const [day1, day2] = [day(30), day(33)];
     const at = '2026-01-01T00:00:00Z';
     const api1 = (op: string, path: string, o: Omit<Sample, 'op' | 'path'>) =>
@@ -225,34 +251,42 @@ describe('no date or instant gives a 500', () => {
       body: bookingBody(home, day1, day2),
       headers: { 'X-Api-Key': ctx.pk, Origin: origin },
     });
-    const party = async (email: string) => (await api.request('/api/v1/contacts', { host, key, body: { email } })).json.reference;
+    const party = async (email: string) => (await made(client.POST('/api/v1/contacts', { body: { email } }))).reference;
     const [renter, landlord] = [await party('renter.no-500@example.com'), await party('landlord.no-500@example.com')];
     const term = { start: day1, end: day(30 + 364) };
     const rent = { amount: '1000', period: 'month' };
     const lease = { home: 'marina-gate-1br-furnished', renter, landlord, term, rent, schedule: { payments: 12 } };
+    const newLease = (body: typeof lease) => made(client.POST('/api/v1/leases', { body: body as never }));
+    const activate = (reference: string) =>
+      made(client.POST('/api/v1/leases/{reference}/activate', { params: { path: { reference } } }));
     api1('POST /leases', '/leases', { key, body: lease });
-    const draft = (await api.request('/api/v1/leases', { host, key, body: lease })).json.reference;
+    const draft = (await newLease(lease)).reference;
     api1('PATCH /leases/{reference}', `/leases/${draft}`, { key, body: { term } });
     const home2 = { ...lease, home: 'jvc-studio-unfurnished' };
-    const active = (await api.request('/api/v1/leases', { host, key, body: home2 })).json.reference;
-    await api.request(`/api/v1/leases/${active}/activate`, { host, key, method: 'POST' });
+    const active = (await newLease(home2)).reference;
+    await activate(active);
     api1('POST /leases/{reference}/notice', `/leases/${active}/notice`, {
       key,
       body: { given_on: day1, by: 'renter', intent: 'vacate', vacate_on: day2 },
     });
     const home3 = { ...lease, home: 'executive-towers-1br' };
-    const ending = (await api.request('/api/v1/leases', { host, key, body: home3 })).json.reference;
-    await api.request(`/api/v1/leases/${ending}/activate`, { host, key, method: 'POST' });
+    const ending = (await newLease(home3)).reference;
+    await activate(ending);
     api1('POST /leases/{reference}/renew', `/leases/${active}/renew`, { key, body: { term: { start: day1, end: day2 } } });
     api1('POST /leases/{reference}/end', `/leases/${ending}/end`, {
       key,
       body: { ended_on: day2, deposit: { outcome: 'kept' } },
     });
-    const paying = (await api.request('/api/v1/leases', { host, key, body: lease })).json;
-    const [bounced, due] = paying.schedule.rows;
-    await api.request(`/api/v1/rent-payments/${bounced.payment_id}`, { host, key, method: 'PATCH', body: { status: 'bounced' } });
-    api1('POST /rent-payments', '/rent-payments', { key, body: { replaces: bounced.payment_id, due_on: day1, amount: '10' } });
-    api1('PATCH /rent-payments/{payment_id}', `/rent-payments/${due.payment_id}`, { key, body: { due_on: day1 } });
+    const paying = await newLease(lease);
+    const [bounced, due] = paying.schedule.rows.map((row) => row.payment_id) as [string, string];
+    await made(
+      client.PATCH('/api/v1/rent-payments/{payment_id}', {
+        params: { path: { payment_id: bounced } },
+        body: { status: 'bounced' },
+      }),
+    );
+    api1('POST /rent-payments', '/rent-payments', { key, body: { replaces: bounced, due_on: day1, amount: '10' } });
+    api1('PATCH /rent-payments/{payment_id}', `/rent-payments/${due}`, { key, body: { due_on: day1 } });
     api1('GET /rent-payments', '/rent-payments', {
       key,
       query: { updated_since: at, booked_from: day1, booked_to: day2, bounced_from: day1, bounced_to: day2 },
@@ -265,17 +299,18 @@ describe('no date or instant gives a 500', () => {
     api1('GET /rent-mandates', '/rent-mandates', { key, query: { updated_since: at } });
     const dealBody = { person: { email: 'deal.no-500@example.com' }, expected_close: day1 };
     api1('POST /deals', '/deals', { key, body: dealBody });
-    const deal = (await api.request('/api/v1/deals', { host, key, body: dealBody })).json.reference;
+    const deal = (await made(client.POST('/api/v1/deals', { body: dealBody }))).reference;
     api1('PATCH /deals/{reference}', `/deals/${deal}`, { key, body: { expected_close: day2 } });
     const viewingBody = { deal, home: 'jvc-2br-townhouse', time: at };
     api1('POST /viewings', '/viewings', { key, body: viewingBody });
-    const viewing = (await api.request('/api/v1/viewings', { host, key, body: viewingBody })).json.reference;
+    const viewing = (await made(client.POST('/api/v1/viewings', { body: viewingBody }))).reference;
     api1('PATCH /viewings/{reference}', `/viewings/${viewing}`, { key, body: { time: at } });
     for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases', 'deals', 'viewings'])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
     const upkeep = (await createKey(api, ctx.company.id, { scopes: ['read:maintenance', 'write:maintenance'] })).secret;
+    const maintenance = testClient(api, { host, serverKey: upkeep });
     const job = async () =>
-      (await api.request('/api/v1/jobs', { host, key: upkeep, body: { home, category: 'general', problem: 'No 500' } })).json
+      (await made(maintenance.POST('/api/v1/jobs', { body: { home, category: 'general', problem: 'No 500' } as never })))
         .reference;
     api1('POST /jobs/{reference}/schedule', `/jobs/${await job()}/schedule`, {
       key: upkeep,
@@ -286,12 +321,10 @@ describe('no date or instant gives a 500', () => {
     api1('POST /jobs/{reference}/complete', `/jobs/${await job()}/complete`, { key: upkeep, body: { done_on: past } });
     for (const list of ['jobs', 'contractors', 'inspections'])
       api1(`GET /${list}`, `/${list}`, { key: upkeep, query: { updated_since: at } });
-    const charged = await api.request('/api/v1/job-charges', {
-      host,
-      key: upkeep,
-      body: { job: await job(), cost: '10', payer: 'renter' },
-    });
-    api1('PATCH /job-charges/{charge_id}', `/job-charges/${charged.json.charge_id}`, {
+    const charged = await made(
+      maintenance.POST('/api/v1/job-charges', { body: { job: await job(), cost: '10', payer: 'renter' } }),
+    );
+    api1('PATCH /job-charges/{charge_id}', `/job-charges/${charged.charge_id}`, {
       key: upkeep,
       body: { status: 'paid', paid_on: todayInZone() },
     });
@@ -305,15 +338,18 @@ describe('no date or instant gives a 500', () => {
     api1('POST /activities', '/activities', { key, body: { type: 'call', ...followup, lead, occurred_at: at } });
     api1('PATCH /leads/{reference}', `/leads/${lead}`, { key, body: { next_action: { text: 'Call', due_at: at } } });
     // The signed receiver reads `occurred_at` once the body's signature is verified: each sample is signed as sent.
-    const signed = (
-      await api.admin(`/companies/${ctx.company.id}/inbound-channels`, { body: { kind: 'signed', source: 'no500' } })
-    ).json;
+    const signed = (await made(
+      admin.POST('/admin/v1/companies/{company_id}/inbound-channels', {
+        params: { path: { company_id } },
+        body: { kind: 'signed', source: 'no500' },
+      }),
+    )) as { url: string; secret: string };
     let message = 0;
     api1('POST /inbound/{token}/signed', new URL(signed.url).pathname.slice('/api/v1'.length), {
       body: { type: 'lead.created', data: { email: 'signed.no-500@example.com', occurred_at: at } },
       sign: (text) => standardHeaders(signed.secret, `no-500-${message++}`, new Date(), text),
     });
-    const admin = (op: string, path: string, body: object) =>
+    const adminSample = (op: string, path: string, body: object) =>
       samples.push({
         op: `${op.split(' ')[0]} /admin/v1${op.split(' ')[1]}`,
         path: `/admin/v1${path}`,
@@ -323,21 +359,20 @@ describe('no date or instant gives a 500', () => {
     const listing = `/companies/${ctx.company.id}/listings/${home}`;
     const season = { starts_on: day1, ends_on: day2, nightly_price: '100.00' };
     const terms = { available_from: day1, available_to: day2, seasons: [season] };
-    admin('PUT /companies/{company_id}/listings/{slug}/booking-terms', `${listing}/booking-terms`, terms);
-    admin('PATCH /companies/{company_id}/listings/{slug}/advertising', `${listing}/advertising`, {
+    adminSample('PUT /companies/{company_id}/listings/{slug}/booking-terms', `${listing}/booking-terms`, terms);
+    adminSample('PATCH /companies/{company_id}/listings/{slug}/advertising', `${listing}/advertising`, {
       permit: { number: '7117361830', authority: 'dtcm', expires_on: day2 },
     });
-    admin('POST /companies/{company_id}/listings/{slug}/blocks', `${listing}/blocks`, {
+    adminSample('POST /companies/{company_id}/listings/{slug}/blocks', `${listing}/blocks`, {
       reason: 'owner',
       starts_on: day(40),
       ends_on: day(43),
     });
     const imported = { ...demo.listings[0], slug: { en: 'no-500-import' }, published_at: at };
-    admin('POST /companies/{company_id}/catalogue/import', `/companies/${ctx.company.id}/catalogue/import`, {
+    adminSample('POST /companies/{company_id}/catalogue/import', `/companies/${ctx.company.id}/catalogue/import`, {
       listings: [imported],
     });
-    const docs = [(await api.request('/api/v1/openapi.json')).json, (await api.request('/admin/v1/openapi.json')).json];
-    dated = docs.flatMap(operationsTakingDates);
+    dated = (await documents()).flatMap(operationsTakingDates);
   }, 60_000);
 
   /** Sends a sample with its date fields replaced by `edges` (kept where an edge is undefined). */
@@ -345,6 +380,7 @@ describe('no date or instant gives a 500', () => {
     const search = new URLSearchParams(withEdges(sample.query ?? {}, edges) as Record<string, string>).toString();
     const body = sample.body && withEdges(sample.body, edges);
     const text = body === undefined ? undefined : JSON.stringify(body);
+    // raw: the samples of every dated operation, their date fields replaced, sent as signed or written
     const res = await api.request(`${sample.path}${search ? `?${search}` : ''}`, {
       method: sample.op.split(' ')[0],
       host: sample.host,

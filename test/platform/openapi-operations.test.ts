@@ -15,9 +15,13 @@ let adminDoc: any;
 const api = useApi();
 beforeAll(async () => {
   ({ host } = await demoCompany(api));
-  // raw: the documents are not operations they declare
-  publicDoc = (await api.request('/api/v1/openapi.json')).json;
-  adminDoc = (await api.request('/admin/v1/openapi.json')).json;
+  [publicDoc, adminDoc] = await Promise.all(
+    ['/api/v1/openapi.json', '/admin/v1/openapi.json'].map(
+      async (path) =>
+        // raw: the documents are not operations they declare
+        (await api.request(path)).json,
+    ),
+  );
 });
 
 const operationsOf = (doc: any, section = 'paths') =>

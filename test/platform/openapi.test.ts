@@ -11,10 +11,14 @@ beforeAll(async () => {
   ({ host } = await demoCompany(api));
 });
 
+/** A document (public or admin) as served. */
+const documentAt = (path: '/api/v1/openapi.json' | '/admin/v1/openapi.json') =>
+  // raw: the documents are not operations they declare
+  api.request(path);
+
 describe('the OpenAPI documents', () => {
-  // raw: the documents and the reference page are not operations the documents declare
-  it.each(['/api/v1/openapi.json', '/admin/v1/openapi.json'])('%s is a valid OpenAPI 3.1 document', async (path) => {
-    const res = await api.request(path);
+  it.each(['/api/v1/openapi.json', '/admin/v1/openapi.json'] as const)('%s is a valid OpenAPI 3.1 document', async (path) => {
+    const res = await documentAt(path);
     expect(res.status).toBe(200);
     expect(res.json.openapi).toBe('3.1.0');
     const result = await validate(structuredClone(res.json));
@@ -22,8 +26,8 @@ describe('the OpenAPI documents', () => {
   });
 
   it('keeps the public and the admin operations apart', async () => {
-    const publicDoc = (await api.request('/api/v1/openapi.json')).json;
-    const adminDoc = (await api.request('/admin/v1/openapi.json')).json;
+    const publicDoc = (await documentAt('/api/v1/openapi.json')).json;
+    const adminDoc = (await documentAt('/admin/v1/openapi.json')).json;
     expect(Object.keys(publicDoc.paths).every((p) => p.startsWith('/api/v1/'))).toBe(true);
     expect(Object.keys(adminDoc.paths).every((p) => p.startsWith('/admin/v1/'))).toBe(true);
     expect(Object.keys(publicDoc.paths)).toEqual(
@@ -46,6 +50,7 @@ describe('the OpenAPI documents', () => {
   });
 
   it('serves a readable reference page pointing at the document', async () => {
+    // raw: the reference page (HTML), outside the API's document
     const res = await api.request('/api/v1/docs');
     expect(res.headers.get('content-type')).toContain('text/html');
     expect(res.text).toContain('/api/v1/openapi.json');

@@ -1,9 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { demoPipelines } from '../../functions/pipelines/demo';
-import { scopes } from '../../schema/common/scopes';
-import { createCompany, createKey, importCatalogue, useApi } from '../support/world';
-
-// raw: every versioned operation of the document is called with ETag and If-Match headers built from the document
+import { answer } from '../stay/support';
+import { testClient } from '../support/client';
+import { leasesOf, useWorld } from '../support/world';
 
 /**
  * ETag and If-Match (lib/preconditions.ts): every route the OpenAPI document declares with an `ETag` answer gives
@@ -11,93 +9,83 @@ import { createCompany, createKey, importCatalogue, useApi } from '../support/wo
  * nothing. The routes are read from the document, so a new versioned route is covered once it is declared.
  */
 
-let company: { id: string; host: string };
-let key: string;
+const w = useWorld({ pipelines: true });
 let serial = 0;
 
-/** How to make a record of each versioned collection, and a change to send it. */
+/** How to make a record of each versioned collection (through the world's typed helpers), and a change to send it. */
 const makers: Record<string, { create: () => Promise<string>; change: () => Record<string, unknown> }> = {
   contacts: {
-    create: async () => (await call('POST', '/api/v1/contacts', { email: `pre.${serial++}@example.com` })).json.reference,
+    create: () => w.contact({ email: `pre.${serial++}@example.com` }),
     change: () => ({ name: `Name ${serial++}` }),
   },
   leads: {
-    create: async () =>
-      (await call('POST', '/api/v1/leads', { consent: true, consent_version: 'v1', email: `pre.${serial++}@example.com` })).json
-        .reference,
+    create: async () => (await w.lead({ consent_version: 'v1', email: `pre.${serial++}@example.com` })).reference,
     change: () => ({ next_action: { text: `Call back ${serial++}` } }),
   },
   leases: {
     create: async () => {
-      const party = async () =>
-        (await call('POST', '/api/v1/contacts', { email: `party.${serial++}@example.com` })).json.reference;
-      const term = { start: '2027-01-01', end: '2027-12-31' };
-      const body = { home: 'jvc-2br-townhouse', term, rent: { amount: '90000', period: 'year' }, schedule: { payments: 4 } };
-      return (await call('POST', '/api/v1/leases', { ...body, renter: await party(), landlord: await party() })).json.reference;
+      const parties = { renter: await w.contact(), landlord: await w.contact() };
+      const body = { home: 'jvc-2br-townhouse', rent: { amount: '90000', period: 'year' }, deposit: undefined, ...parties };
+      return (await leasesOf(w).draft(body)).reference;
     },
     change: () => ({ notes: `Notes ${serial++}` }),
   },
   'rent-payments': {
     create: async () => {
-      const lease = await makers.leases?.create();
-      return (await call('GET', `/api/v1/leases/${lease}`)).json.schedule.rows[0].payment_id;
+      const lease = await makers.leases!.create();
+      const { data } = await leasesOf(w).get(lease);
+      return data!.schedule.rows[0]!.payment_id;
     },
     change: () => ({ notes: `Notes ${serial++}` }),
   },
   deals: {
-    create: async () =>
-      (await call('POST', '/api/v1/deals', { person: { email: `deal.${serial++}@example.com` } })).json.reference,
+    create: async () => (await w.deal({ person: { email: `deal.${serial++}@example.com` } })).reference,
     change: () => ({ title: `Deal ${serial++}` }),
   },
   viewings: {
     create: async () => {
       const deal = await makers.deals!.create();
-      const body = { deal, home: 'jvc-2br-townhouse', time: '2030-01-01T10:00:00Z' };
-      return (await call('POST', '/api/v1/viewings', body)).json.reference;
+      return (await w.viewing({ deal, home: 'jvc-2br-townhouse', time: '2030-01-01T10:00:00Z' })).reference;
     },
     change: () => ({ time: `2030-01-${String((serial++ % 28) + 1).padStart(2, '0')}T11:00:00Z` }),
   },
   contractors: {
-    create: async () =>
-      (await call('POST', '/api/v1/contractors', { name: `Firm ${serial++}`, trades: ['plumbing'] })).json.contractor_id,
+    create: () => w.contractor({ name: `Firm ${serial++}`, trades: ['plumbing'] }),
     change: () => ({ notes: `Notes ${serial++}` }),
   },
   'job-charges': {
     create: async () => {
-      const job = await makers.jobs?.create();
-      return (await call('POST', '/api/v1/job-charges', { job, cost: '10', payer: 'renter' })).json.charge_id;
+      const job = await makers.jobs!.create();
+      const { data, error } = await w.client.POST('/api/v1/job-charges', { body: { job, cost: '10', payer: 'renter' } });
+      if (!data) throw new Error(`charge not added: ${JSON.stringify(error)}`);
+      return data.charge_id;
     },
     // A charge changes once: a renter's is marked paid.
     change: () => ({ status: 'paid' }),
   },
   jobs: {
-    create: async () =>
-      (await call('POST', '/api/v1/jobs', { home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'A leak.' })).json
-        .reference,
+    create: async () => (await w.job({ home: 'jvc-2br-townhouse', category: 'plumbing', problem: 'A leak.' })).reference,
     change: () => ({ problem: `Leak ${serial++}` }),
   },
   tasks: {
-    create: async () =>
-      (await call('POST', '/api/v1/tasks', { title: 'Pre', source: 'pre', external_id: `${serial++}` })).json.task_id,
+    create: async () => (await w.task({ title: 'Pre', source: 'pre', external_id: `${serial++}` })).task_id,
     change: () => ({ title: `Title ${serial++}` }),
   },
 };
 
+/** An operation the document declares, called by its method and concrete path. */
 function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  return api.request(path, { method, host: company.host, key, body, headers });
+  // raw: the versioned operations are read from the document and called generically, by method and path
+  return w.api.request(path, { method, host: w.company.host, key: w.key.secret, body, headers });
 }
 
 type Operation = { method: string; path: string; collection: string };
 const reads: Operation[] = [];
 const writes: Operation[] = [];
 
-const api = useApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' } });
 beforeAll(async () => {
-  company = await createCompany(api);
-  await importCatalogue(api, company.id);
-  for (const pipeline of demoPipelines) await api.admin(`/companies/${company.id}/pipelines`, { body: pipeline });
-  key = (await createKey(api, company.id, { scopes: [...scopes] })).secret;
-  const doc = (await api.request('/api/v1/openapi.json')).json;
+  // raw: the public API's document itself, which is not one of its operations
+  const doc = (await w.api.request('/api/v1/openapi.json')).json;
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
     for (const [method, op] of Object.entries(ops)) {
       const collection = path.split('/')[3] as string;
@@ -109,6 +97,18 @@ beforeAll(async () => {
       }
     }
   }
+});
+
+/** A contact's and a task's read and change through the typed client (a change of any body, with these headers). */
+const contact = (reference: string) => ({
+  get: () => answer(w.client.GET('/api/v1/contacts/{reference}', { params: { path: { reference } } })),
+  patch: (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    answer(w.client.PATCH('/api/v1/contacts/{reference}', { params: { path: { reference } }, body: body as never, headers })),
+});
+const task = (task_id: string) => ({
+  get: () => answer(w.client.GET('/api/v1/tasks/{task_id}', { params: { path: { task_id } } })),
+  patch: (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    answer(w.client.PATCH('/api/v1/tasks/{task_id}', { params: { path: { task_id } }, body: body as never, headers })),
 });
 
 const concrete = (op: Operation, id: string) => op.path.replace(/\{[a-z_]+\}/, encodeURIComponent(id));
@@ -169,50 +169,47 @@ describe('versioned records', () => {
   });
 
   it('accept *, a list holding the current tag, and no If-Match at all; never a weak tag', async () => {
-    const op = writes.find((w) => w.collection === 'contacts')!;
-    const id = await makers.contacts!.create();
-    const path = concrete(op, id);
-    const etag = (await call('GET', path)).headers.get('ETag')!;
-    expect((await call('PATCH', path, makers.contacts!.change(), { 'If-Match': `"v999", ${etag}` })).status).toBe(200);
-    expect((await call('PATCH', path, makers.contacts!.change(), { 'If-Match': '*' })).status).toBe(200);
-    const now = (await call('GET', path)).headers.get('ETag')!;
-    expect((await call('PATCH', path, makers.contacts!.change(), { 'If-Match': `W/${now}` })).status).toBe(412);
-    expect((await call('PATCH', path, makers.contacts!.change())).status).toBe(200);
+    expect(writes.find((op) => op.collection === 'contacts')).toBeDefined();
+    const one = contact(await makers.contacts!.create());
+    const etag = (await one.get()).headers.get('ETag')!;
+    expect((await one.patch(makers.contacts!.change(), { 'If-Match': `"v999", ${etag}` })).status).toBe(200);
+    expect((await one.patch(makers.contacts!.change(), { 'If-Match': '*' })).status).toBe(200);
+    const now = (await one.get()).headers.get('ETag')!;
+    expect((await one.patch(makers.contacts!.change(), { 'If-Match': `W/${now}` })).status).toBe(412);
+    expect((await one.patch(makers.contacts!.change())).status).toBe(200);
   });
 
   it.each([['v1'], ['"v1" "v2"'], ['"unterminated'], [',']])('refuse the malformed If-Match %j with 400', async (bad) => {
-    const id = await makers.tasks!.create();
-    const res = await call('PATCH', `/api/v1/tasks/${id}`, { title: 'Never' }, { 'If-Match': bad });
+    const one = task(await makers.tasks!.create());
+    const res = await one.patch({ title: 'Never' }, { 'If-Match': bad });
     expect(res.status).toBe(400);
     expect(res.json.errors[0].path).toBe('If-Match');
-    expect((await call('GET', `/api/v1/tasks/${id}`)).json.title).toBe('Pre');
+    expect((await one.get()).json.title).toBe('Pre');
   });
 
   it('an unknown record is still a 404, with or without If-Match', async () => {
-    const res = await call('PATCH', '/api/v1/tasks/task_nope', { title: 'x' }, { 'If-Match': '"v1"' });
+    const res = await task('task_nope').patch({ title: 'x' }, { 'If-Match': '"v1"' });
     expect(res.status).toBe(404);
   });
 
   it('let only one of two concurrent writes holding the same version through', async () => {
-    const id = await makers.contacts!.create();
-    const path = `/api/v1/contacts/${id}`;
-    const etag = (await call('GET', path)).headers.get('ETag')!;
+    const one = contact(await makers.contacts!.create());
+    const etag = (await one.get()).headers.get('ETag')!;
     const answers = await Promise.all([
-      call('PATCH', path, { name: 'First' }, { 'If-Match': etag }),
-      call('PATCH', path, { name: 'Second' }, { 'If-Match': etag }),
+      one.patch({ name: 'First' }, { 'If-Match': etag }),
+      one.patch({ name: 'Second' }, { 'If-Match': etag }),
     ]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
     const winner = answers.find((a) => a.status === 200)!;
-    expect((await call('GET', path)).json.name).toBe(winner.json.name);
+    expect((await one.get()).json.name).toBe(winner.json.name);
   });
 
   it('replays a write sent again with its Idempotency-Key, although its If-Match is now stale', async () => {
-    const id = await makers.tasks!.create();
-    const path = `/api/v1/tasks/${id}`;
-    const etag = (await call('GET', path)).headers.get('ETag')!;
+    const one = task(await makers.tasks!.create());
+    const etag = (await one.get()).headers.get('ETag')!;
     const headers = { 'If-Match': etag, 'Idempotency-Key': `pre-${serial++}` };
-    const first = await call('PATCH', path, { title: 'Once' }, headers);
-    const again = await call('PATCH', path, { title: 'Once' }, headers);
+    const first = await one.patch({ title: 'Once' }, headers);
+    const again = await one.patch({ title: 'Once' }, headers);
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.headers.get('Idempotent-Replayed')).toBe('true');
@@ -222,8 +219,13 @@ describe('versioned records', () => {
 
 describe('a server key in X-Api-Key', () => {
   it('is refused with a code that says where it goes, on server-key and public routes', async () => {
-    for (const path of ['/api/v1/contacts', '/api/v1/areas']) {
-      const res = await api.request(path, { host: company.host, headers: { 'X-Api-Key': key } });
+    const misplaced = testClient(w.api, { host: w.company.host, headers: { 'X-Api-Key': w.key.secret } });
+    const reads: Array<[string, () => Promise<{ error?: unknown; response: Response }>]> = [
+      ['/api/v1/contacts', () => misplaced.GET('/api/v1/contacts')],
+      ['/api/v1/areas', () => misplaced.GET('/api/v1/areas')],
+    ];
+    for (const [path, read] of reads) {
+      const res = await answer(read());
       expect(res.status, path).toBe(403);
       expect(res.json.code).toBe('key_wrong_header');
       expect(res.json.detail).toContain('Authorization: Bearer');

@@ -3,7 +3,6 @@ import { type Ctx, newHome, setup } from '../stay/support';
 import { testClient } from '../support/client';
 import { createKey } from '../support/world';
 
-// raw: the reads send query strings as written (unknown parameters, numbers in other spellings): outside the contract
 /**
  * Query strings are read strictly: unknown parameters are refused one by one (`unknown_field`), and whole numbers
  * are plain decimal digits (docs/api-reference.md, "Query parameters").
@@ -20,7 +19,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => ctx.api.close());
 
-const get = (path: string) => ctx.api.request(`/api/v1${path}`, { host: ctx.company.host, key });
+/** A read of a path and query string exactly as written. */
+const get = (path: string) =>
+  // raw: query strings as written (unknown parameters, numbers in other spellings), outside the contract
+  ctx.api.request(`/api/v1${path}`, { host: ctx.company.host, key });
 
 describe('unknown query parameters', () => {
   it.each(['/areas', '/filters', '/team', '/services'])('%s refuses each unknown parameter by name', async (path) => {
@@ -52,6 +54,7 @@ describe('unknown query parameters on one record', () => {
     const paths = [`/listings/${home}`, `/contacts/${person}`, `/leads/${lead}`, `/tasks/${task}`];
     for (const path of paths) {
       const read = (query: string) =>
+        // raw: a query string as written (an unknown parameter), outside the contract
         ctx.api.request(`/api/v1${path}${query}`, { host: ctx.company.host, key: path.startsWith('/listings') ? key : server });
       expect((await read('')).status, path).toBe(200);
       const res = await read('?expand=person');

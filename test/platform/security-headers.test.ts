@@ -1,28 +1,29 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopes } from '../../schema/common/scopes';
-import { book, type Ctx, newHome, setup, stays } from '../stay/support';
-import { createKey } from '../support/world';
-
-// raw: the transport itself (the headers of every answer, any route, status or scheme, pages and refusals)
+import { answer, book, type Ctx, newHome, setup, stays } from '../stay/support';
+import { type TestClient, testClient } from '../support/client';
+import { adminOf, createKey } from '../support/world';
 
 let ctx: Ctx;
+/** The typed client on a key with every scope, and without a key. */
+let client: TestClient;
+let anonymous: TestClient;
 let key: string;
 let person: string;
 
 beforeAll(async () => {
   ctx = await setup();
   key = (await createKey(ctx.api, ctx.company.id, { scopes: [...scopes] })).secret;
-  const contact = await call('/contacts', { name: 'Mona Buyer', email: 'mona.headers@example.com' });
+  client = testClient(ctx.api, { host: ctx.company.host, serverKey: key });
+  anonymous = testClient(ctx.api, { host: ctx.company.host });
+  const contact = await answer(
+    client.POST('/api/v1/contacts', { body: { name: 'Mona Buyer', email: 'mona.headers@example.com' } }),
+  );
   expect(contact.status, contact.text).toBe(201);
   person = contact.json.reference;
 });
 afterAll(() => ctx?.api.close());
-
-function call(path: string, body?: unknown, o: { key?: string | null } = {}) {
-  const k = o.key === undefined ? key : (o.key ?? undefined);
-  return ctx.api.request(`/api/v1${path}`, { host: ctx.company.host, key: k, body });
-}
 
 /** What every answer carries, whatever its route, status or body. */
 function expectSecurityHeaders(headers: Headers) {
@@ -37,8 +38,8 @@ function expectSecurityHeaders(headers: Headers) {
 
 describe('security headers', () => {
   it('a catalogue read keeps its own caching and CORS, and gains the security headers', async () => {
-    for (const k of [null, key]) {
-      const res = await call('/listings', undefined, { key: k });
+    for (const reader of [anonymous, client]) {
+      const res = await answer(reader.GET('/api/v1/listings'));
       expect(res.status, res.text).toBe(200);
       expectSecurityHeaders(res.headers);
       expect(res.headers.get('Content-Security-Policy')).toBe("default-src 'none'; frame-ancestors 'none'");
@@ -49,21 +50,35 @@ describe('security headers', () => {
   });
 
   it('answers of server-key routes are never stored: CRM reads, writes and their refusals', async () => {
-    const reads = ['/contacts', `/contacts/${person}`, '/leads', '/activities', '/tasks', '/members', '/departments'];
-    for (const path of reads) {
-      const res = await call(path);
+    const reads: Array<[string, () => Promise<{ error?: unknown; response: Response }>]> = [
+      ['/contacts', () => client.GET('/api/v1/contacts')],
+      [`/contacts/${person}`, () => client.GET('/api/v1/contacts/{reference}', { params: { path: { reference: person } } })],
+      ['/leads', () => client.GET('/api/v1/leads')],
+      ['/activities', () => client.GET('/api/v1/activities')],
+      ['/tasks', () => client.GET('/api/v1/tasks')],
+      ['/members', () => client.GET('/api/v1/members')],
+      ['/departments', () => client.GET('/api/v1/departments')],
+    ];
+    for (const [path, read] of reads) {
+      const res = await answer(read());
       expect(res.status, `${path}: ${res.text}`).toBe(200);
       expectSecurityHeaders(res.headers);
       expect(res.headers.get('Cache-Control'), path).toBe('no-store');
     }
-    const write = await call('/contacts', { email: 'other.headers@example.com' });
+    const write = await answer(client.POST('/api/v1/contacts', { body: { email: 'other.headers@example.com' } }));
     expect(write.status, write.text).toBe(201);
     expect(write.headers.get('Cache-Control')).toBe('no-store');
     // A form's answer too (a server key posting an enquiry is answered with the lead).
-    const lead = await call('/leads', { consent: true, consent_version: '2026-01', email: 'lead.headers@example.com' });
+    const lead = await answer(
+      client.POST('/api/v1/leads', { body: { consent: true, consent_version: '2026-01', email: 'lead.headers@example.com' } }),
+    );
     expect(lead.status, lead.text).toBe(201);
     expect(lead.headers.get('Cache-Control')).toBe('no-store');
-    for (const refused of [await call('/contacts', undefined, { key: null }), await call('/contacts?page_size=x')]) {
+    const refusals = [
+      await answer(anonymous.GET('/api/v1/contacts')),
+      await answer(client.GET('/api/v1/contacts', { params: { query: { page_size: 'x' as never } } })),
+    ];
+    for (const refused of refusals) {
       expect(refused.headers.get('Content-Type')).toBe('application/problem+json');
       expectSecurityHeaders(refused.headers);
       expect(refused.headers.get('Cache-Control')).toBe('no-store');
@@ -71,15 +86,25 @@ describe('security headers', () => {
   });
 
   it('admin answers are never stored', async () => {
-    for (const path of [`/companies/${ctx.company.id}`, `/companies/${ctx.company.id}/audit-log`, '/companies/nope']) {
-      const res = await ctx.api.admin(path);
-      expectSecurityHeaders(res.headers);
-      expect(res.headers.get('Cache-Control'), path).toBe('no-store');
+    const admin = adminOf(ctx.api);
+    const reads: Array<[string, () => Promise<{ response: Response }>]> = [
+      [ctx.company.id, () => admin.GET('/admin/v1/companies/{company_id}', { params: { path: { company_id: ctx.company.id } } })],
+      [
+        `${ctx.company.id}/audit-log`,
+        () => admin.GET('/admin/v1/companies/{company_id}/audit-log', { params: { path: { company_id: ctx.company.id } } }),
+      ],
+      ['nope', () => admin.GET('/admin/v1/companies/{company_id}', { params: { path: { company_id: 'nope' } } })],
+    ];
+    for (const [path, read] of reads) {
+      const { headers } = (await read()).response;
+      expectSecurityHeaders(headers);
+      expect(headers.get('Cache-Control'), path).toBe('no-store');
     }
   });
 
   it('a problem answer for an unknown route is nosniff too', async () => {
-    const res = await call('/nothing-here');
+    // raw: a route the document does not have
+    const res = await ctx.api.request('/api/v1/nothing-here', { host: ctx.company.host, key });
     expect(res.status).toBe(404);
     expect(res.headers.get('Content-Type')).toBe('application/problem+json');
     expectSecurityHeaders(res.headers);
@@ -87,6 +112,7 @@ describe('security headers', () => {
 
   it('sends Strict-Transport-Security on https requests only', async () => {
     for (const scheme of ['https', 'http']) {
+      // raw: over https and http, while the typed client of the test API speaks http only
       const res = await ctx.api.app.request(`${scheme}://${ctx.company.host}/api/v1/listings`);
       expect(res.status).toBe(200);
       expect(res.headers.get('Strict-Transport-Security')).toBe(scheme === 'https' ? 'max-age=63072000' : null);
@@ -95,6 +121,7 @@ describe('security headers', () => {
   });
 
   it('the docs page allows its own script from this host and exactly its own inline scripts', async () => {
+    // raw: the reference page (HTML), outside the API's document
     const res = await ctx.api.request('/api/v1/docs', { host: ctx.company.host });
     expect(res.status).toBe(200);
     const csp = res.headers.get('Content-Security-Policy') ?? '';
@@ -115,6 +142,7 @@ describe('security headers', () => {
     const home = await newHome(ctx);
     const [checkIn, checkOut] = stays(40)();
     const booking = await book(ctx, home, checkIn as string, checkOut as string);
+    // raw: the stay page (HTML), outside the API's document
     const res = await ctx.api.app.request(booking.stay_url);
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Security-Policy')).toBe(

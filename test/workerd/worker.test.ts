@@ -42,6 +42,8 @@ let handle: DatabaseHandle | undefined;
 async function call(worker: string, path: string, init: { host?: string; headers?: Record<string, string> } = {}) {
   if (!mf) throw new Error('Miniflare is not running');
   const fetcher = await mf.getWorker(worker);
+  // raw: one Worker of Miniflare's by name (which Worker mounts which path, the health routes, unknown hosts, CF
+  // headers, the documents); the typed client is `clientOn` below
   return fetcher.fetch(`http://${init.host ?? host}${path}`, { headers: init.headers });
 }
 
@@ -301,6 +303,7 @@ describe('group Worker bundles in workerd', () => {
   it.each(groupNames)("serve the %s group's own OpenAPI document: its operations, as the whole API has them", async (name) => {
     const [own, whole] = await Promise.all([documentOf(name), documentOf('default')]);
     const expected = buildApp(async () => ({ services: {} as never }), { groups: [name], internal: false });
+    // raw: the OpenAPI document of an app built in this process, which is not an operation of the document
     expect(own).toEqual(await (await expected.request('/api/v1/openapi.json')).json());
     expect(Object.keys(own.paths).length).toBeGreaterThan(0);
     for (const [path, item] of Object.entries(own.paths)) expect(whole.paths[path], path).toMatchObject(item as object);
