@@ -123,8 +123,9 @@ const cancelBooking: Handler<typeof cancel> = async (c) => {
   const { company_id, reference } = c.req.valid('param');
   const { db, now, config } = c.var.services;
   const at = now();
-  const { booking } = await stepBooking(db, company_id, reference, 'cancel', 'admin', at);
-  await refundQuietly({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: at }, booking.id);
+  const { booking, paidOnline } = await stepBooking(db, company_id, reference, 'cancel', 'admin', at);
+  if (paidOnline)
+    await refundQuietly({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: at }, booking.id);
   return c.json(presentAdminBooking(booking), 200);
 };
 

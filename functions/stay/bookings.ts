@@ -104,10 +104,15 @@ export async function shownBooking(executor: Executor, companyId: string, refere
 }
 
 /** A booking as staff see it, read for a step: with its home's out-of-date calendar imports when confirming. */
-type StepRead = ShownBookingRow & { stale_imports?: StaleImport[] };
+type StepRead = ShownBookingRow & { stale_imports?: StaleImport[]; paid_online?: boolean };
 
 /** What a staff step answers: the booking as staff see it, and its warnings (a confirm's `import_stale`). */
-export type BookingStep = { booking: ShownBookingRow; warnings: Warning[] };
+export type BookingStep = {
+  booking: ShownBookingRow;
+  warnings: Warning[];
+  /** A cancellation's: whether the guest paid online (its refunds are then due, lib/payments/refunds.ts). */
+  paidOnline: boolean;
+};
 
 /**
  * Staff's step on a booking, in two round trips (lib/write.ts): the booking read as shown (with its home's stale
@@ -131,6 +136,11 @@ export function stepBooking(
   return writeOnce(async (): Promise<BookingStep | Stale> => {
     const booking = (await shownBookings(db, companyId)
       .$if(action === 'confirm', (qb) => qb.select(staleImportsColumn(companyId, sql`b.listing_id`, now).as('stale_imports')))
+      .$if(action === 'cancel', (qb) =>
+        qb.select(
+          sql<boolean>`exists (select from payments p where p.booking_id = b.id and p.status = 'succeeded')`.as('paid_online'),
+        ),
+      )
       .where('b.reference', '=', reference)
       .executeTakeFirst()) as StepRead | undefined;
     if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
@@ -200,7 +210,11 @@ export function stepBooking(
     ).execute(db);
     const changed = rows[0] as ShownBookingRow | undefined;
     if (!changed) return stale;
-    return { booking: changed, warnings: importStaleWarnings(booking.stale_imports ?? []) };
+    return {
+      booking: changed,
+      warnings: importStaleWarnings(booking.stale_imports ?? []),
+      paidOnline: booking.paid_online === true,
+    };
   });
 }
 
