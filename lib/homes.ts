@@ -63,6 +63,7 @@ export function homeTermsIn(terms: HomeTermsValue, currency: string, path = ''):
     cleaning_fee: amount(terms.cleaning_fee, 'cleaning_fee'),
     tourism_fee_per_bedroom_night: amount(terms.tourism_fee_per_bedroom_night, 'tourism_fee_per_bedroom_night'),
     deposit: amount(terms.deposit, 'deposit'),
+    booking_deposit_amount: optionalAmountIn(terms.booking_deposit_amount, currency, `${path}booking_deposit_amount`),
     seasons: terms.seasons.map((season, i) => ({
       ...season,
       nightly_price: amount(season.nightly_price, `seasons.${i}.nightly_price`),

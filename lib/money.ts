@@ -172,3 +172,19 @@ export function sumAmounts(amounts: ReadonlyArray<string>, currency: string): st
     currency,
   );
 }
+
+/**
+ * `percent`% of an amount, to the currency's stored digits: `half_up` by the one rule (a deposit), or `down` (what a
+ * company keeps of a cancelled booking: never a fils more than its policy says).
+ */
+export function percentOf(
+  amount: string | Big,
+  percent: number | string,
+  currency: string,
+  rounding: 'half_up' | 'down',
+): string {
+  const exact = new Big(amount).times(percent).div(100);
+  return rounding === 'half_up'
+    ? formatAmount(exact, currency)
+    : exact.round(storedDigits(currency), Big.roundDown).toFixed(storedDigits(currency));
+}

@@ -49,3 +49,30 @@ export function tokenPageRoute<const P extends `/${string}/{token}`>(page: PageD
     },
   });
 }
+
+type PageActionDeclaration<P extends string> = Omit<PageDeclaration<P>, 'responses'> & {
+  /** Its answers besides 303 and 404 (e.g. 409 when the action is not open). */
+  responses?: Record<number, ReturnType<typeof htmlAnswer>>;
+};
+
+/**
+ * A page's action: POST `path` (`/<page>/{token}/<action>`), the form of a page without script; no key, no body: the
+ * token is the only key, as the page's. It answers 303 to where the action leads (a provider's payment page, back to
+ * the page), the page's own 404, or an HTML page saying why the action is not open now.
+ */
+export function tokenPageAction<const P extends `/${string}/{token}/${string}`>(page: PageActionDeclaration<P>) {
+  return defineRoute({
+    method: 'post',
+    path: page.path,
+    operationId: page.operationId,
+    tags: page.tags,
+    summary: page.summary,
+    description: page.description,
+    access: { kind: 'page' },
+    responses: {
+      303: { description: 'Where the action leads: `Location`.' },
+      404: htmlAnswer('A page saying there is no such page: an unknown host, a malformed or unknown token.'),
+      ...page.responses,
+    },
+  });
+}

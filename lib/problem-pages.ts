@@ -62,6 +62,8 @@ export const problemExplanations: Record<ProblemCode, string> = {
     'The company has connected no payment provider account for this currency: the operator adds one (admin API, `POST /admin/v1/companies/{company_id}/payment-accounts`).',
   payment_mismatch:
     'The provider’s own record of the checkout names another payment, amount or currency than ours: nothing was recorded, and the refusal is in the audit log.',
+  nothing_due:
+    'Nothing is due on the booking now: it is paid, cancelled or lapsed, or held while the company confirms and its terms take no deposit.',
   idempotency_in_flight: 'A request with the same `Idempotency-Key` is still running. Retry after `Retry-After` seconds.',
   precondition_failed:
     '`If-Match` names a version the record no longer has. The answer’s `ETag` is the current version: read the record again.',

@@ -662,7 +662,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a booking (its nights become free)
+         * Cancel a booking (its nights become free); what the guest paid online is refunded by the booking’s cancellation policy
          * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
          */
         post: operations["cancelCompanyBooking"];
@@ -1369,6 +1369,36 @@ export interface components {
              * @default 0
              */
             turnover_days: number;
+            /**
+             * @description A deposit of this percent of the stay’s total (a whole number, 0 to 100), payable on the guest’s stay page at once, while the dates are held (issue 34). Null (default): no deposit. At most one of booking_deposit_percent and booking_deposit_amount.
+             * @default null
+             */
+            booking_deposit_percent: number | null;
+            /**
+             * @description A deposit of this amount of the company’s currency (its own digits), payable on the stay page while the dates are held; at most the amount due. Null (default): no deposit.
+             * @default null
+             */
+            booking_deposit_amount: string | null;
+            /**
+             * @description The balance is due this many days before arrival (midnight of the check-in day, the company’s time zone), and never sooner than payment_window_hours after it became due. Null (default): the balance (or everything, without a deposit) is due within payment_window_hours once it is what is due.
+             * @default null
+             */
+            balance_due_days: number | null;
+            /**
+             * @description True: a deposit paid while the dates are held confirms the booking without staff (`booking.confirmed`). False (default): the booking stays held until staff confirm it.
+             * @default false
+             */
+            deposit_confirms: boolean;
+            /**
+             * @description A cancellation at least this many days before arrival refunds everything paid (default 0: until the check-in day).
+             * @default 0
+             */
+            free_cancellation_days: number;
+            /**
+             * @description A later cancellation refunds this percent (0 to 100) of the stay’s total paid; the refundable deposit is refunded in full. Default 100.
+             * @default 100
+             */
+            late_cancellation_refund_percent: number;
             /** @default [] */
             seasons: {
                 /** @default  */
@@ -1556,8 +1586,25 @@ export interface components {
             payment_due_at: string | null;
             paid_at: string | null;
             cancelled_at: string | null;
-            /** @enum {string|null} */
-            cancel_reason: "staff" | "hold_expired" | "payment_overdue" | null;
+            /**
+             * @description `guest`: the guest cancelled on the stay page.
+             * @enum {string|null}
+             */
+            cancel_reason: "staff" | "guest" | "hold_expired" | "payment_overdue" | null;
+            /** @description The home’s payment terms when the booking was requested, kept with it (issue 34). */
+            payment_terms: {
+                /**
+                 * @description The deposit payable on the stay page while held (0: none).
+                 * @example 850.00
+                 */
+                booking_deposit: string;
+                balance_due_days: number | null;
+                deposit_confirms: boolean;
+                free_cancellation_days: number;
+                late_cancellation_refund_percent: number;
+            };
+            /** @description When the balance became what is due (`booking.balance_due` was sent); null before. */
+            balance_due_at: string | null;
             consent: {
                 version: string;
                 at: string;
@@ -1989,18 +2036,6 @@ export interface operations {
                                 code: string;
                                 name: string;
                             };
-                            payment_clearing?: {
-                                code: string;
-                                name: string;
-                            };
-                            payment_fees?: {
-                                code: string;
-                                name: string;
-                            };
-                            refunds_due?: {
-                                code: string;
-                                name: string;
-                            };
                         };
                         /** @description The Xero tax rate name on every journal line (default "Tax Exempt"). */
                         accounting_xero_tax_rate?: string;
@@ -2166,18 +2201,6 @@ export interface operations {
                                 name: string;
                             };
                             maintenance?: {
-                                code: string;
-                                name: string;
-                            };
-                            payment_clearing?: {
-                                code: string;
-                                name: string;
-                            };
-                            payment_fees?: {
-                                code: string;
-                                name: string;
-                            };
-                            refunds_due?: {
                                 code: string;
                                 name: string;
                             };
@@ -3362,7 +3385,7 @@ export interface operations {
                      *       "*"
                      *     ]
                      */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "calendar_import.failed" | "calendar.conflict")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -3496,7 +3519,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     /** @description Event types of the spec to send, or ["*"] for every type. */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "calendar_import.failed" | "calendar.conflict")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
                     description?: string;
                     enabled?: boolean;
                 };

@@ -1,10 +1,21 @@
+import { keyringOf } from '../../lib/crypto-jwe';
+import { platformProviderFetch } from '../../lib/payments/index';
 import { pollOpenCheckouts } from '../../lib/payments/poll';
+import { refundDue } from '../../lib/payments/refunds';
 import type { ScheduledJob } from '../../lib/scheduler';
 
 /**
- * Open checkouts asked of their provider a few minutes on (N-Genius never retries its webhooks; a lost Stripe one too),
- * settled as a webhook would settle them. It reaches the providers: held while outbound work is paused.
+ * The payments' scheduled work. Both reach the providers: held while outbound work is paused.
+ * - Open checkouts asked of their provider a few minutes on (N-Genius never retries its webhooks; a lost Stripe one
+ *   too), settled as a webhook would settle them.
+ * - Refunds (lib/payments/refunds.ts): cancelled bookings' payments refunded by their policy, and refunds a provider's
+ *   outage left pending sent again.
  */
 export const paymentJobs: ScheduledJob[] = [
   { name: 'payment_checkouts_poll', outbound: true, run: (services) => pollOpenCheckouts(services) },
+  {
+    name: 'payment_refunds',
+    outbound: true,
+    run: ({ db, config, now }) => refundDue({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: now() }),
+  },
 ];

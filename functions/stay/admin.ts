@@ -10,6 +10,9 @@ import { blockNights, homeBlocks, unblock } from './blocks';
 import { type BookingAction, bookingsPage, shownBooking, stepBooking } from './bookings';
 import { presentAdminBooking } from './bookings.present';
 import { holidayHomeId, replaceHomeTerms } from './homes';
+import { keyringOf } from '../../lib/crypto-jwe';
+import { platformProviderFetch } from '../../lib/payments/index';
+import { refundQuietly } from '../../lib/payments/settle';
 
 const bookingParams = companyParam.extend({ reference: z.string().min(1).max(40) });
 const listingParams = companyParam.extend({ slug: z.string().min(1).max(200) });
@@ -50,7 +53,10 @@ const confirm = step(
   AdminBookingSchema.extend({ warnings: z.array(WarningSchema) }),
 );
 const markPaid = step('mark-paid', 'Record the payment of a confirmed booking');
-const cancel = step('cancel', 'Cancel a booking (its nights become free)');
+const cancel = step(
+  'cancel',
+  'Cancel a booking (its nights become free); what the guest paid online is refunded by the booking’s cancellation policy',
+);
 
 const putTerms = adminRoute({
   method: 'put',
@@ -112,7 +118,16 @@ const confirmBooking: Handler<typeof confirm> = async (c) => {
   return c.json({ ...presentAdminBooking(booking), warnings }, 200);
 };
 const markBookingPaid = stepBookingAs('mark_paid');
-const cancelBooking = stepBookingAs('cancel');
+/** Cancel, then refund what the guest paid by the booking's policy at this moment (lib/payments/refunds.ts). */
+const cancelBooking: Handler<typeof cancel> = async (c) => {
+  const { company_id, reference } = c.req.valid('param');
+  const { db, now, config } = c.var.services;
+  const at = now();
+  const { booking, paidOnline } = await stepBooking(db, company_id, reference, 'cancel', 'admin', at);
+  if (paidOnline)
+    await refundQuietly({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: at }, booking.id);
+  return c.json(presentAdminBooking(booking), 200);
+};
 
 const putBookingTerms: Handler<typeof putTerms> = async (c) => {
   const { company_id, slug } = c.req.valid('param');

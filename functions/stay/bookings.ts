@@ -4,7 +4,8 @@ import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
 import { lockedTermsCte, lockHomeCalendars } from '../../lib/calendar';
 import { pageOf, paginate } from '../../lib/pagination';
-import { checkMove, statusMachine } from '../../lib/transitions';
+import { checkMove, checkTakes } from '../../lib/transitions';
+import { balanceDeadlineSql, bookingMachine, paidSql } from '../../lib/bookings';
 import type { ShownBookingRow } from './bookings.present';
 import { type CausedBy, eventCtes, type EventType, newEventId, recordEvent } from '../../lib/events';
 import type { BookingRow } from '../../schema/stay/db';
@@ -56,14 +57,6 @@ export async function transactionForNights<T>(db: Db, work: (trx: Trx) => Promis
   }
 }
 
-/** The booking's status machine (lib/transitions.ts): staff confirm a held one, mark a confirmed one paid, cancel. */
-export const bookingMachine = statusMachine<BookingRow['status']>('booking', {
-  held: ['confirmed', 'cancelled'],
-  confirmed: ['paid', 'cancelled'],
-  paid: ['cancelled'],
-  cancelled: [],
-});
-
 /** What staff may do with a booking: the status each action moves it to. */
 export const bookingActions = { confirm: 'confirmed', mark_paid: 'paid', cancel: 'cancelled' } as const;
 export type BookingAction = keyof typeof bookingActions;
@@ -111,10 +104,15 @@ export async function shownBooking(executor: Executor, companyId: string, refere
 }
 
 /** A booking as staff see it, read for a step: with its home's out-of-date calendar imports when confirming. */
-type StepRead = ShownBookingRow & { stale_imports?: StaleImport[] };
+type StepRead = ShownBookingRow & { stale_imports?: StaleImport[]; paid_online?: boolean };
 
 /** What a staff step answers: the booking as staff see it, and its warnings (a confirm's `import_stale`). */
-export type BookingStep = { booking: ShownBookingRow; warnings: Warning[] };
+export type BookingStep = {
+  booking: ShownBookingRow;
+  warnings: Warning[];
+  /** A cancellation's: whether the guest paid online (its refunds are then due, lib/payments/refunds.ts). */
+  paidOnline: boolean;
+};
 
 /**
  * Staff's step on a booking, in two round trips (lib/write.ts): the booking read as shown (with its home's stale
@@ -138,15 +136,32 @@ export function stepBooking(
   return writeOnce(async (): Promise<BookingStep | Stale> => {
     const booking = (await shownBookings(db, companyId)
       .$if(action === 'confirm', (qb) => qb.select(staleImportsColumn(companyId, sql`b.listing_id`, now).as('stale_imports')))
+      .$if(action === 'cancel', (qb) =>
+        qb.select(
+          sql<boolean>`exists (select from payments p where p.booking_id = b.id and p.status = 'succeeded')`.as('paid_online'),
+        ),
+      )
       .where('b.reference', '=', reference)
       .executeTakeFirst()) as StepRead | undefined;
     if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
-    checkMove(bookingMachine, reference, lapsedBy(booking, now) ? 'cancelled' : booking.status, to);
+    const from = lapsedBy(booking, now) ? 'cancelled' : booking.status;
+    checkMove(bookingMachine, reference, from, to);
+    // Staff record the payment of a confirmed booking only (a held one becomes paid by its own deposit, lib/bookings.ts).
+    if (action === 'mark_paid') checkTakes(bookingMachine, reference, from, 'payment recorded by staff', ['confirmed']);
     const set: Record<string, unknown> = { status: to, updated_at: stamp };
     if (action === 'confirm') {
+      // What the guest paid while held (lib/bookings.ts): everything (the booking is paid), the deposit (the balance is
+      // due by its deadline), or nothing (everything, or the deposit, within the payment window of the terms as locked).
+      const paid = paidSql(sql.ref('bookings.id'));
+      const window = sql<number>`(select payment_window_hours from terms)`;
+      const all = sql<boolean>`${paid} >= bookings.total + bookings.deposit`;
+      const depositPaid = sql<boolean>`bookings.booking_deposit > 0 and ${paid} >= bookings.booking_deposit`;
+      set.status = sql`case when ${all} then 'paid' else 'confirmed' end`;
       set.confirmed_at = at;
-      // The payment window of the terms as locked (the latest, even if they changed since the read).
-      set.payment_due_at = sql`${at} + make_interval(hours => (select payment_window_hours from terms))`;
+      set.paid_at = sql`case when ${all} then ${at} end`;
+      set.payment_due_at = sql`case when ${all} then null when ${depositPaid} then ${balanceDeadlineSql('bookings', at, window)}
+        else ${at} + make_interval(hours => ${window}) end`;
+      set.balance_due_at = sql`case when not ${all} and ${depositPaid} then ${at} end`;
     } else if (action === 'mark_paid') {
       set.paid_at = at;
     } else {
@@ -172,13 +187,34 @@ export function stepBooking(
           { companyId, type: event[action], causedBy, data: bookingEventData(booking) },
           'changed',
         ),
+        // A confirmation of a booking its deposit paid: the balance is due (or, all paid, the booking is paid).
+        action === 'confirm' && sql`now_paid as (select id from changed where status = 'paid')`,
+        action === 'confirm' &&
+          eventCtes(
+            'paid',
+            newEventId(),
+            { companyId, type: 'booking.paid', causedBy, data: bookingEventData(booking) },
+            'now_paid',
+          ),
+        action === 'confirm' && sql`balance as (select id from changed where balance_due_at is not null)`,
+        action === 'confirm' &&
+          eventCtes(
+            'balance',
+            newEventId(),
+            { companyId, type: 'booking.balance_due', causedBy, data: bookingEventData(booking) },
+            'balance',
+          ),
       ],
       sql`select c.*, l.slug_en as listing_slug, p.reference as person_reference
         from changed c join listings l on l.id = c.listing_id left join contacts p on p.id = c.contact_id`,
     ).execute(db);
     const changed = rows[0] as ShownBookingRow | undefined;
     if (!changed) return stale;
-    return { booking: changed, warnings: importStaleWarnings(booking.stale_imports ?? []) };
+    return {
+      booking: changed,
+      warnings: importStaleWarnings(booking.stale_imports ?? []),
+      paidOnline: booking.paid_online === true,
+    };
   });
 }
 

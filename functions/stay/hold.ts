@@ -11,6 +11,7 @@ import type { StoredQuote } from '../../schema/stay/db';
 import { defaultHoldHours, type NewBooking, transactionForNights } from './bookings';
 import { quoteOf, type StayFacts, stayFacts } from './quote';
 import { stamp } from '../../lib/clock';
+import { bookingPaymentTerms } from '../../lib/bookings';
 
 /**
  * Booking requests in two round trips: what the stay needs is read in one statement and checked and priced
@@ -52,6 +53,11 @@ type HoldValues = PersonValues & {
   currency: string;
   total: string;
   deposit: string;
+  booking_deposit: string;
+  balance_due_days: number | null;
+  deposit_confirms: boolean;
+  free_cancellation_days: number;
+  late_cancellation_refund_percent: number;
   token_hash: Uint8Array;
   consent_version: string;
   consent_address: string | null;
@@ -93,13 +99,15 @@ const insertHold = prepared<HoldValues, { id: string; reference: string; hold_ex
     booking as (
       insert into bookings (id, company_id, reference, listing_id, contact_id, status, check_in, check_out, guests,
         language, message, quote, currency, total, deposit, stay_token_hash, consent_version, consent_at,
-        consent_address, hold_expires_at, caused_by, sent_name, sent_email, sent_phone)
+        consent_address, hold_expires_at, caused_by, sent_name, sent_email, sent_phone, booking_deposit, balance_due_days,
+        deposit_confirms, free_cancellation_days, late_cancellation_refund_percent)
       select ${p.booking_id}::uuid, ${p.company_id}::uuid, ${p.reference}::text, ${p.home_id}::uuid, person.id, 'held',
         ${p.check_in}::date, ${p.check_out}::date, ${p.guests}::integer, ${p.language}::text, ${p.message}::text,
         ${p.quote}::jsonb, ${p.currency}::text, ${p.total}::numeric, ${p.deposit}::numeric, ${p.token_hash}::bytea,
         ${p.consent_version}::text, ${p.now}::timestamptz, ${p.consent_address}::text,
         ${p.hold_expires_at}::timestamptz, ${p.caused_by}::text, ${p.sent_name}::text, ${p.sent_email}::text,
-        ${p.sent_phone}::text
+        ${p.sent_phone}::text, ${p.booking_deposit}::numeric, ${p.balance_due_days}::integer, ${p.deposit_confirms}::boolean,
+        ${p.free_cancellation_days}::integer, ${p.late_cancellation_refund_percent}::integer
       -- The lapsed holds are released first (their nights are then free for the exclusion constraint).
       from person, unchanged, (select count(*) from released) as first
       returning id, reference, listing_id, hold_expires_at
@@ -149,6 +157,8 @@ export async function holdStay(
     currency: quote.currency,
     total: quote.total,
     deposit: quote.deposit,
+    // The payment terms the guest is shown, kept with the booking (lib/bookings.ts).
+    ...bookingPaymentTerms(home.terms, quote),
     token_hash: await sha256(token),
     consent_version: input.consentVersion,
     consent_address: input.consentAddress,

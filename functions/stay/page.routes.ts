@@ -1,7 +1,7 @@
 import { createRouter } from '../../lib/app';
-import { tokenPageRoute } from '../../lib/pages';
+import { htmlAnswer, tokenPageAction, tokenPageRoute } from '../../lib/pages';
 import type { Handler } from '../../lib/routes';
-import { stayPage } from './page';
+import { payStay, stayPage } from './page';
 
 /** The guest's stay page: HTML at /stay/{token}, the booking request's `stay_url` (lib/pages.ts; page.ts answers). */
 const stayPageRoute = tokenPageRoute({
@@ -15,4 +15,20 @@ const stayPageRoute = tokenPageRoute({
 
 const showStayPage: Handler<typeof stayPageRoute> = stayPage();
 
-export const stayPages = () => createRouter().openapi(stayPageRoute, showStayPage);
+/** The stay page's pay button: what is due now, at the provider's page (issue 34; page.ts payStay). */
+const payRoute = tokenPageAction({
+  path: '/stay/{token}/payment',
+  operationId: 'payStayPage',
+  tags: ['Bookings'],
+  summary: 'Pay what a booking owes now (the stay page’s form): 303 to the provider’s payment page',
+  description:
+    'The deposit while the dates are held (when the home’s terms take one), then the balance: a checkout at the company’s provider for the booking’s currency, its return address the stay page. 409 (an HTML page naming the problem: `nothing_due`, `payment_account_missing`) or 503 (`provider_unavailable`) when it cannot be paid now; nothing is recorded then.',
+  responses: {
+    409: htmlAnswer('Nothing is due now, or the company has no payment account for the currency.'),
+    503: htmlAnswer('The provider did not answer; nothing was recorded.'),
+  },
+});
+
+const payStayPage: Handler<typeof payRoute> = payStay();
+
+export const stayPages = () => createRouter().openapi(stayPageRoute, showStayPage).openapi(payRoute, payStayPage);

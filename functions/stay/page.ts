@@ -10,6 +10,12 @@ import { companyByHost, requestHost } from '../../lib/tenancy';
 import type { StoredQuote } from '../../schema/stay/db';
 import { formatAmount } from '../../lib/money';
 import { type StayLanguage, stayLanguage, stayTexts } from './page-texts';
+import { sql } from 'kysely';
+import { dueNow, paidSql } from '../../lib/bookings';
+import { keyringOf } from '../../lib/crypto-jwe';
+import { ApiError } from '../../lib/errors';
+import { platformProviderFetch } from '../../lib/payments/index';
+import { bookingForPayment, payBooking } from '../../lib/payments/bookings';
 
 /**
  * The guest's stay page: HTML on the company's host at /stay/{token}, the address the booking request
@@ -46,6 +52,7 @@ export function stayPage() {
   return async function showStay(c: Context<AppEnv, '/stay/:token'>): Promise<Response> {
     const token = c.req.param('token');
     const { db } = c.var.services;
+    const now = c.var.services.now();
     const notFound = () => c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
     if (!/^[A-Za-z0-9]{32}$/.test(token)) return notFound();
     const company = await companyByHost(db, requestHost(c));
@@ -64,6 +71,11 @@ export function stayPage() {
         'b.quote',
         'b.hold_expires_at',
         'b.payment_due_at',
+        'b.booking_deposit',
+        'b.balance_due_at',
+        paidSql(sql.ref('b.id')).as('paid'),
+        sql<string>`(select coalesce(sum(r.amount), 0) from payment_refunds r
+          where r.booking_id = b.id and r.status = 'succeeded')`.as('refunded'),
         'l.title',
         't.check_in_time',
         't.check_out_time',
@@ -83,12 +95,32 @@ export function stayPage() {
     const amount = (value: string) => formatMoney(value, quote.currency, language);
     const title = (booking.title as Record<string, string>)[language] ?? (booking.title as Record<string, string>).en ?? '';
     const due = formatAmount(new Big(quote.total).plus(quote.deposit), quote.currency);
+    const lapsed =
+      (booking.status === 'held' && new Date(booking.hold_expires_at).getTime() <= now.getTime()) ||
+      (booking.status === 'confirmed' &&
+        booking.payment_due_at !== null &&
+        new Date(booking.payment_due_at).getTime() <= now.getTime());
+    // What the guest pays now (lib/bookings.ts): the deposit while held, then the balance; the pay button posts to
+    // /stay/{token}/payment, which sends the guest to the provider's page.
+    const dueNowAmount = dueNow({
+      status: booking.status,
+      quote,
+      booking_deposit: String(booking.booking_deposit),
+      paid: String(booking.paid),
+      lapsed,
+    });
     const when =
       booking.status === 'confirmed' && booking.payment_due_at
-        ? t.dueBy(instant(booking.payment_due_at))
+        ? booking.balance_due_at
+          ? t.balanceBy(instant(booking.payment_due_at))
+          : t.dueBy(instant(booking.payment_due_at))
         : booking.status === 'held'
-          ? t.holdUntil(instant(booking.hold_expires_at))
+          ? dueNowAmount
+            ? t.depositWhileHeld(instant(booking.hold_expires_at))
+            : t.holdUntil(instant(booking.hold_expires_at))
           : t.nothingDue;
+    const paid = new Big(String(booking.paid));
+    const refunded = new Big(String(booking.refunded));
     const body = html`<main>
 <h1>${t.title}: ${title}</h1>
 <p>${t.reference}: <strong data-reference>${booking.reference}</strong></p>
@@ -111,8 +143,47 @@ ${quote.fees.map((f) => html`<tr><td>${t.fees[f.code]}</td><td></td><td class="a
 ${booking.status === 'held' || booking.status === 'confirmed' ? html`<tr><th>${t.due}</th><td></td><td class="amount" data-due>${amount(due)}</td></tr>` : ''}
 </tfoot>
 </table>
+${paid.gt(0) ? html`<p>${t.paidSoFar}: <span data-paid>${amount(String(booking.paid))}</span></p>` : ''}
+${refunded.gt(0) ? html`<p>${t.refunded}: <span data-refunded>${amount(String(booking.refunded))}</span></p>` : ''}
+${
+  dueNowAmount
+    ? html`<p>${t.dueNow[dueNowAmount.purpose]}: <strong data-due-now="${dueNowAmount.purpose}">${amount(dueNowAmount.amount)}</strong></p>
+<form method="post" action="/stay/${token}/payment"><button type="submit" data-pay>${t.pay(amount(dueNowAmount.amount))}</button></form>`
+    : ''
+}
 <p data-when>${when}</p>
 </main>`;
     return c.html(page(language, `${t.title}: ${title}`, body), 200, headers);
+  };
+}
+
+/**
+ * The stay page's pay button (`POST /stay/{token}/payment`): a checkout of what the booking owes now at the company's
+ * provider for its currency (lib/payments/bookings.ts), answered 303 to the provider's page; its return address is the
+ * stay page. Only the token's holder reaches the booking, and only on its company's host (another company's token is
+ * this page's 404). When nothing can be paid (paid, cancelled, lapsed, held without a deposit; no account; the
+ * provider down) the page says so in the guest's language, with the problem's code, and nothing is recorded.
+ */
+export function payStay() {
+  return async function payStayPage(c: Context<AppEnv, '/stay/:token/payment'>): Promise<Response> {
+    const token = c.req.param('token');
+    const { db, config, now } = c.var.services;
+    const notFound = () => c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
+    if (!/^[A-Za-z0-9]{32}$/.test(token)) return notFound();
+    const company = await companyByHost(db, requestHost(c));
+    if (!company) return notFound();
+    const ctx = { db, config, keyring: keyringOf(config), send: platformProviderFetch, now: now(), companyId: company.id };
+    const read = await bookingForPayment(ctx, await sha256(token));
+    if (!read) return notFound();
+    const stayUrl = `${new URL(c.req.url).origin}/stay/${token}`;
+    try {
+      const { answer } = await payBooking(ctx, read, stayUrl);
+      return c.body(null, 303, { ...headers, Location: answer.url });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const t = stayTexts[stayLanguage(read.language)];
+      const body = html`<main><h1>${t.cannotPay}</h1><p data-problem="${error.code}">${error.message}</p><p><a href="/stay/${token}">${t.back}</a></p></main>`;
+      return c.html(page(stayLanguage(read.language), t.cannotPay, body), error.status as 409, headers);
+    }
   };
 }

@@ -10,7 +10,8 @@ import { amountStep, needsEmail, openAccount, type PaymentsContext, providerFor 
 import { ProviderRefused, ProviderUnavailable } from './provider';
 
 /**
- * A checkout for an amount the API knows is due (issue 34): the company's account for the currency, the card fee its
+ * A checkout for an amount the API knows is due (issue 34), of a rent payment or of a booking (one way for both): the
+ * company's account for the currency, the card fee its
  * account passes on, the provider's rounding (up, never less than due), the provider's hosted page, and the payment
  * row. At most one open checkout per subject (the database's partial unique index): an open one not yet expired is
  * answered again; one past its time lapses (`expired`, `payment.failed`) in the statement that adds its successor.
@@ -54,11 +55,14 @@ export function requireAccount(account: PaymentAccountRow | undefined, currency:
   return account;
 }
 
+/** What a payment pays: a rent payment, or a booking (its deposit or balance). The column of `payments` naming it. */
+export type PaymentSubject = 'rent_payment_id' | 'booking_id';
+
 export type CheckoutRequest = PaymentsContext & {
   account: PaymentAccountRow;
   purpose: PaymentPurpose;
-  /** The subject's column and id (`rent_payment_id`). */
-  subject: { column: 'rent_payment_id'; id: string };
+  /** The subject's column and id (`rent_payment_id`, `booking_id`): also the key its events name it by. */
+  subject: { column: PaymentSubject; id: string };
   /** The amount due, stored form, in `currency`. */
   due: string;
   currency: string;
@@ -124,7 +128,7 @@ export async function openCheckout(request: CheckoutRequest): Promise<{ row: Pay
     newEventId(),
     { companyId: request.companyId, type: 'payment.failed', causedBy: request.causedBy },
     'lapsed',
-    sql`jsonb_build_object('payment_id', happened.id, 'rent_payment_id', happened.subject_id::text)`,
+    sql`jsonb_build_object('payment_id', happened.id, ${request.subject.column}::text, happened.subject_id::text)`,
   );
   const insert = sql`added as (
     insert into payments (id, company_id, account_id, provider, purpose, ${subject}, amount, currency, card_fee, rounding,

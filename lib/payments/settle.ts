@@ -4,7 +4,7 @@ import { stamp } from '../clock';
 import { todayIn } from '../dates';
 import type { Db } from '../db/index';
 import { ApiError, notFound } from '../errors';
-import { type CausedBy, eventCtes, newEventId } from '../events';
+import { type CausedBy, type EventData, eventCtes, newEventId } from '../events';
 import { fromMinorUnits, minorUnits } from '../money';
 import { receiptColumns } from '../rent-receipts';
 import { writeStatement } from '../write';
@@ -14,6 +14,9 @@ import type { PaymentStatus } from '../../schema/platform/payments-db';
 import { openAccount, type PaymentsContext, providerFor } from './index';
 import { type CheckoutState, ProviderRefused, ProviderUnavailable, type WebhookNotice, WebhookRefused } from './provider';
 import { movableTo } from './status';
+import { balanceDeadlineSql, bookingMoveSql, paidSql } from '../bookings';
+import { lockedTermsCte } from '../calendar';
+import { refundBooking } from './refunds';
 
 /**
  * A provider's webhook, settled (issue 34; docs/api-reference.md, "Payments"): verified with the account's secret, then
@@ -49,6 +52,9 @@ export type Found = {
   fee_kind: FeeKind | null;
   fee_value: string | null;
   rent_amount: string | null;
+  booking_id: string | null;
+  booking_reference: string | null;
+  listing_id: string | null;
   acted: boolean;
 };
 
@@ -70,12 +76,14 @@ async function findPayment(db: Db, companyId: string, accountId: string, provide
   const { rows } = await sql<Found>`
     select p.id, p.status, p.amount::text as amount, p.currency, p.checkout_id, p.purpose, p.rent_payment_id,
       r.lease_id, l.reference as lease_reference, l.fee_kind, l.fee_value::text as fee_value, r.amount::text as rent_amount,
+      p.booking_id, b.reference as booking_reference, b.listing_id,
       exists (select from payment_provider_events e where e.provider = ${provider} and e.event_id = ${notice.eventId}) as acted
     from (select 1) as one
     left join payments p on p.company_id = ${companyId}::uuid and p.account_id = ${accountId}::uuid
       and p.provider = ${provider} and p.checkout_id = ${notice.checkoutId}
     left join rent_payments r on r.id = p.rent_payment_id and r.company_id = p.company_id
     left join leases l on l.id = r.lease_id
+    left join bookings b on b.id = p.booking_id and b.company_id = p.company_id
   `.execute(db);
   return rows[0] as Found | (Omit<Found, 'id'> & { id: null }) | undefined;
 }
@@ -89,7 +97,67 @@ export function mismatch(payment: Found, state: CheckoutState): string | null {
   return null;
 }
 
-const eventData = (payment: Found) => ({ payment_id: payment.id, rent_payment_id: payment.rent_payment_id ?? '' }) as const;
+/** A payment's events: its id and its subject's (the rent payment's or the booking's). */
+const eventData = (payment: Found): EventData =>
+  payment.booking_id !== null
+    ? { payment_id: payment.id, booking_id: payment.booking_id }
+    : { payment_id: payment.id, rent_payment_id: payment.rent_payment_id ?? '' };
+
+/**
+ * A booking's part of a success (lib/bookings.ts), in the success's statement: the home's terms row locked first (the
+ * order of every booking write), then, if the booking still holds its dates, its move by what is now paid: a held
+ * booking whose terms say a paid deposit confirms it becomes confirmed (paid, when that was everything); a confirmed
+ * one paid in full becomes paid; a deposit paid makes the balance due (`booking.balance_due`, its deadline the new
+ * `payment_due_at`). A booking that lapsed or was cancelled is not touched: its payment is refunded (lib/payments/refunds.ts).
+ */
+function bookingCtes(ctx: SettleContext, payment: Found, causedBy: CausedBy) {
+  const at = sql<Date>`${ctx.now.toISOString()}::timestamptz`;
+  const base = sql`(select amount - card_fee - rounding from payments where id = ${payment.id})`;
+  const data = {
+    booking_id: payment.booking_id ?? '',
+    reference: payment.booking_reference ?? '',
+    listing_id: payment.listing_id ?? '',
+  };
+  const event = (name: string, type: 'booking.confirmed' | 'booking.paid' | 'booking.balance_due', source: string) =>
+    eventCtes(name, newEventId(), { companyId: ctx.companyId, type, causedBy, data }, source);
+  return [
+    lockedTermsCte('terms', payment.listing_id ?? ''),
+    sql`sums as (
+      select b.id, b.status as was, b.deposit_confirms, b.balance_due_at,
+        ${paidSql(sql`b.id`)} + ${base} >= b.total + b.deposit as all_paid,
+        b.booking_deposit > 0 and ${paidSql(sql`b.id`)} + ${base} >= b.booking_deposit as deposit_paid
+      from bookings b
+      where b.id = ${payment.booking_id}::uuid and b.company_id = ${ctx.companyId}::uuid and exists (select from paid)
+        and (b.status = 'held' and b.hold_expires_at > ${at} or b.status = 'confirmed' and b.payment_due_at > ${at})
+    )`,
+    sql`plan as (
+      select id, was,
+        case when all_paid and (was = 'confirmed' or deposit_confirms) then 'paid'
+          when was = 'held' and deposit_confirms and deposit_paid then 'confirmed' else was end as becomes,
+        not all_paid and deposit_paid and balance_due_at is null and (was = 'confirmed' or deposit_confirms) as balance_due
+      from sums
+    )`,
+    sql`moved as (
+      update bookings b set status = plan.becomes,
+        confirmed_at = case when plan.was = 'held' and plan.becomes <> 'held' then ${at} else b.confirmed_at end,
+        paid_at = case when plan.becomes = 'paid' then ${at} else b.paid_at end,
+        payment_due_at = case when plan.balance_due
+          then ${balanceDeadlineSql('b', at, sql<number>`(select payment_window_hours from terms)`)} else b.payment_due_at end,
+        balance_due_at = case when plan.balance_due then ${at} else b.balance_due_at end,
+        updated_at = ${stamp}
+      from plan
+      where b.id = plan.id and b.status = plan.was and ${bookingMoveSql(sql`plan.was`, sql`plan.becomes`)}
+        and (plan.becomes <> plan.was or plan.balance_due) and exists (select from terms)
+      returning b.id, plan.was, plan.becomes, plan.balance_due
+    )`,
+    sql`confirmed as (select id from moved where was = 'held')`,
+    event('confirmed', 'booking.confirmed', 'confirmed'),
+    sql`became_paid as (select id from moved where becomes = 'paid')`,
+    event('paid_booking', 'booking.paid', 'became_paid'),
+    sql`balance as (select id from moved where balance_due)`,
+    event('balance', 'booking.balance_due', 'balance'),
+  ];
+}
 
 /** The one statement of a success: the payment, the rent payment's receipt, both events, the provider event's row. */
 export async function writeSuccess(
@@ -147,6 +215,7 @@ export async function writeSuccess(
       acted,
       eventCtes('succeeded', newEventId(), succeeded, 'paid'),
       received && eventCtes('rent', newEventId(), rentEvent, 'received'),
+      ...(payment.booking_id !== null && payment.listing_id !== null ? bookingCtes(ctx, payment, causedBy) : []),
     ],
     sql`select (select count(*) from paid)::int as paid`,
   ).execute(ctx.db);
@@ -177,6 +246,20 @@ export async function writeClosed(
     sql`select (select count(*) from closed)::int as closed`,
   ).execute(ctx.db);
   return Number((rows[0] as { closed: number } | undefined)?.closed ?? 0) > 0;
+}
+
+/**
+ * A booking's refunds decided and sent after the write that called for them: an error here never undoes that write or
+ * fails its answer; what was not sent stays pending for the scheduler's `payment_refunds` job.
+ */
+export async function refundQuietly(ctx: Omit<PaymentsContext, 'companyId'>, bookingId: string): Promise<void> {
+  try {
+    await refundBooking(ctx, bookingId);
+  } catch (error) {
+    console.error(
+      JSON.stringify({ message: 'booking refund deferred to the scheduler', booking_id: bookingId, error: String(error) }),
+    );
+  }
 }
 
 /** Settles one webhook delivery to the account `accountId` of the company. */
@@ -229,6 +312,8 @@ export async function settleWebhook(
   if (state.status === 'succeeded') {
     // The provider event's row is written whether or not this delivery moved the payment (another may have).
     const acted = await writeSuccess(ctx, payment, state, row.provider, notice.eventId, causedBy);
+    // A booking cancelled before its payment came: refunded at once (lib/payments/refunds.ts; else by the scheduler).
+    if (acted && payment.booking_id !== null) await refundQuietly(ctx, payment.booking_id);
     return { received: true, acted, payment: payment.id, status: 'succeeded' };
   }
   const acted = await writeClosed(ctx, payment, state.status, row.provider, notice.eventId, causedBy);

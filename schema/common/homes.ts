@@ -39,6 +39,30 @@ export const HomeTermsInput = z
       description:
         'Nights kept free after each stay (a booking that holds its dates, or a stay imported from a channel’s calendar) for cleaning, 0 to 7 (default 0). A stay may not start within another’s turnover, nor end so that its own turnover reaches the next stay. Computed when the calendar is read, so a change applies at once to the stays already taken; availability and the iCalendar export show the nights as blocked ranges, the admin API’s blocks with reason `turnover`.',
     }),
+    booking_deposit_percent: z.number().int().min(0).max(100).nullable().default(null).openapi({
+      description:
+        'A deposit of this percent of the stay’s total (a whole number, 0 to 100), payable on the guest’s stay page at once, while the dates are held (issue 34). Null (default): no deposit. At most one of booking_deposit_percent and booking_deposit_amount.',
+    }),
+    booking_deposit_amount: decimal.nullable().default(null).openapi({
+      description:
+        'A deposit of this amount of the company’s currency (its own digits), payable on the stay page while the dates are held; at most the amount due. Null (default): no deposit.',
+    }),
+    balance_due_days: z.number().int().min(0).max(365).nullable().default(null).openapi({
+      description:
+        'The balance is due this many days before arrival (midnight of the check-in day, the company’s time zone), and never sooner than payment_window_hours after it became due. Null (default): the balance (or everything, without a deposit) is due within payment_window_hours once it is what is due.',
+    }),
+    deposit_confirms: z.boolean().default(false).openapi({
+      description:
+        'True: a deposit paid while the dates are held confirms the booking without staff (`booking.confirmed`). False (default): the booking stays held until staff confirm it.',
+    }),
+    free_cancellation_days: z.number().int().min(0).max(365).default(0).openapi({
+      description:
+        'A cancellation at least this many days before arrival refunds everything paid (default 0: until the check-in day).',
+    }),
+    late_cancellation_refund_percent: z.number().int().min(0).max(100).default(100).openapi({
+      description:
+        'A later cancellation refunds this percent (0 to 100) of the stay’s total paid; the refundable deposit is refunded in full. Default 100.',
+    }),
     seasons: z
       .array(
         z.strictObject({
@@ -56,6 +80,13 @@ export const HomeTermsInput = z
     if (t.max_nights < t.min_nights) ctx.addIssue({ code: 'custom', path: ['max_nights'], message: 'At least min_nights.' });
     if (t.available_from && t.available_to && t.available_to <= t.available_from) {
       ctx.addIssue({ code: 'custom', path: ['available_to'], message: 'After available_from.' });
+    }
+    if (t.booking_deposit_percent !== null && t.booking_deposit_amount !== null) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['booking_deposit_amount'],
+        message: 'A deposit is a percent or an amount, not both: booking_deposit_percent is set.',
+      });
     }
     const sorted = t.seasons.map((s, i) => ({ ...s, i })).sort((a, b) => (a.starts_on < b.starts_on ? -1 : 1));
     sorted.forEach((s, n) => {

@@ -67,9 +67,27 @@ const CalendarConflictEventData = z
 const PaymentEventData = z
   .object({
     payment_id: ref('The payment’s id (`pay_…`).'),
-    rent_payment_id: ref('The rent payment it pays (the one subject of this slice; bookings add their reference).'),
+    rent_payment_id: ref('The rent payment it pays, when it pays rent.').optional(),
+    booking_id: ref('The booking it pays (a deposit or the balance), when it pays a booking.').optional(),
   })
-  .openapi('PaymentEventData', { description: 'Ids only: never amounts, cards or the payer.' });
+  .openapi('PaymentEventData', {
+    description: 'Ids only: never amounts, cards or the payer. One of rent_payment_id and booking_id.',
+  });
+const PaymentRefundEventData = z
+  .object({
+    payment_id: ref('The payment refunded (`pay_…`).'),
+    refund_id: ref('The refund’s id (`rfd_…`).'),
+    booking_id: ref('The booking it paid, when it paid a booking.').optional(),
+  })
+  .openapi('PaymentRefundEventData', { description: 'Ids only: never amounts, cards or the payer.' });
+const BookingRefundEventData = z
+  .object({
+    booking_id: ref('The booking id.'),
+    reference: ref('The booking reference.'),
+    listing_id: ref('The holiday home (listing) id.'),
+    refund_id: ref('The refund’s id (`rfd_…`): the admin API’s booking lists its refunds.'),
+  })
+  .openapi('BookingRefundEventData', { description: 'Never guest data or amounts.' });
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
 
 type Entry = { data: z.ZodType; when: string };
@@ -89,6 +107,14 @@ export const eventCatalogue = {
   'booking.confirmed': entry(BookingEventData, 'The company confirmed a booking.'),
   'booking.paid': entry(BookingEventData, 'A confirmed booking was paid.'),
   'booking.cancelled': entry(BookingEventData, 'A booking was cancelled (or its hold expired).'),
+  'booking.balance_due': entry(
+    BookingEventData,
+    'A booking’s balance became what is due (its deposit paid and the booking confirmed): the guest pays it on the stay page by the booking’s `payment_due_at` (admin API).',
+  ),
+  'booking.refunded': entry(
+    BookingRefundEventData,
+    'A payment of a cancelled booking was refunded through the provider, by the booking’s cancellation policy (one event per refund).',
+  ),
   'lease.created': entry(LeaseEventData, 'A lease was created (draft).'),
   'lease.activated': entry(LeaseEventData, 'A lease became active.'),
   'lease.notice_given': entry(LeaseEventData, 'Notice was given on a lease.'),
@@ -131,6 +157,7 @@ export const eventCatalogue = {
   ),
   'payment.succeeded': entry(PaymentEventData, 'The provider confirmed a payment (its webhook, verified and read back).'),
   'payment.failed': entry(PaymentEventData, 'A checkout failed or expired without a payment.'),
+  'payment.refunded': entry(PaymentRefundEventData, 'The provider accepted a refund of a payment (in full or in part).'),
   'calendar_import.failed': entry(
     CalendarImportEventData,
     'A holiday home’s imported calendar failed to sync 3 times in a row (its last good blocks stay); once until it recovers.',

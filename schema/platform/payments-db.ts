@@ -34,7 +34,9 @@ export interface PaymentsTable {
   account_id: string;
   provider: ProviderColumn;
   purpose: PaymentPurpose;
-  rent_payment_id: string | null;
+  rent_payment_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The booking a deposit or balance pays (migration 0037). */
+  booking_id: ColumnType<string | null, string | null | undefined, string | null>;
   status: ColumnType<PaymentStatus, PaymentStatus | undefined, PaymentStatus>;
   amount: Numeric;
   currency: string;
@@ -67,9 +69,34 @@ export interface PaymentProviderEventsTable {
   acted_at: Generated<Date>;
 }
 
+export const refundStatuses = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof refundStatuses)[number];
+export type RefundReason = 'policy' | 'lapsed';
+
+/** A refund of a payment through its provider (migration 0037): one per payment at most. */
+export interface PaymentRefundsTable {
+  id: string;
+  company_id: string;
+  payment_id: string;
+  booking_id: string | null;
+  amount: Numeric;
+  currency: string;
+  reason: RefundReason;
+  status: ColumnType<RefundStatus, RefundStatus | undefined, RefundStatus>;
+  provider_refund_id: string | null;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  last_error: string | null;
+  refunded_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Touched;
+}
+export type PaymentRefundRow = Selectable<PaymentRefundsTable>;
+
 /** The payments' tables, merged into `Database` (schema/db.ts). */
 export interface PaymentTables {
   payment_accounts: PaymentAccountsTable;
   payments: PaymentsTable;
   payment_provider_events: PaymentProviderEventsTable;
+  payment_refunds: PaymentRefundsTable;
 }

@@ -175,7 +175,23 @@ export const AdminBookingSchema = z
     payment_due_at: z.string().nullable(),
     paid_at: z.string().nullable(),
     cancelled_at: z.string().nullable(),
-    cancel_reason: z.enum(['staff', 'hold_expired', 'payment_overdue']).nullable(),
+    cancel_reason: z
+      .enum(['staff', 'guest', 'hold_expired', 'payment_overdue'])
+      .nullable()
+      .openapi({ description: '`guest`: the guest cancelled on the stay page.' }),
+    payment_terms: z
+      .object({
+        booking_deposit: money.openapi({ description: 'The deposit payable on the stay page while held (0: none).' }),
+        balance_due_days: z.number().int().nullable(),
+        deposit_confirms: z.boolean(),
+        free_cancellation_days: z.number().int(),
+        late_cancellation_refund_percent: z.number().int(),
+      })
+      .openapi({ description: 'The home’s payment terms when the booking was requested, kept with it (issue 34).' }),
+    balance_due_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'When the balance became what is due (`booking.balance_due` was sent); null before.' }),
     consent: z.object({ version: z.string(), at: z.string(), address: z.string().nullable() }),
     caused_by: z.string(),
     created_at: z.string(),

@@ -7,7 +7,7 @@ type Days = ColumnType<number[], number[] | undefined, number[]>;
 
 export const bookingStatuses = ['held', 'confirmed', 'paid', 'cancelled'] as const;
 export type BookingStatus = (typeof bookingStatuses)[number];
-export const cancelReasons = ['staff', 'hold_expired', 'payment_overdue'] as const;
+export const cancelReasons = ['staff', 'guest', 'hold_expired', 'payment_overdue'] as const;
 export type CancelReason = (typeof cancelReasons)[number];
 
 export interface HolidayHomeTermsTable {
@@ -31,6 +31,13 @@ export interface HolidayHomeTermsTable {
   payment_window_hours: Generated<number>;
   /** Nights kept free after each stay, 0 to 7 (migration 0025; computed where the calendar is read: lib/calendar.ts). */
   turnover_days: Generated<number>;
+  /** Booking payments (migration 0037, issue 34): the deposit (a percent or an amount, or none), the balance's days before arrival, whether a paid deposit confirms, the cancellation policy. */
+  booking_deposit_percent: number | null;
+  booking_deposit_amount: NullableNumeric;
+  balance_due_days: number | null;
+  deposit_confirms: Generated<boolean>;
+  free_cancellation_days: Generated<number>;
+  late_cancellation_refund_percent: Generated<number>;
   calendar_version: ColumnType<string | number | bigint, never, never>;
   /** Bumped by every change to the terms, seasons and blocks, never by a booking (migration 0018; functions/stay/hold.ts). */
   rules_version: ColumnType<string | number | bigint, never, never>;
@@ -125,6 +132,14 @@ export interface BookingsTable {
   sent_name: string | null;
   sent_email: string | null;
   sent_phone: string | null;
+  /** The payment terms the booking was requested under (migration 0037, issue 34): the deposit's amount (0: none). */
+  booking_deposit: ColumnType<string, string | undefined, string>;
+  balance_due_days: number | null;
+  deposit_confirms: Generated<boolean>;
+  free_cancellation_days: Generated<number>;
+  late_cancellation_refund_percent: Generated<number>;
+  /** When the balance became what is due (booking.balance_due was sent). */
+  balance_due_at: NullableTimestamp;
   created_at: Generated<Date>;
   updated_at: Touched;
 }

@@ -267,16 +267,24 @@ describe('the pages at a secret token (declared, left out of the documents)', ()
       pages()
         .map((op) => op.path)
         .sort(),
-    ).toEqual(['/statements/{token}', '/stay/{token}']);
+    ).toEqual(['/statements/{token}', '/stay/{token}', '/stay/{token}/payment']);
     for (const op of pages()) {
+      // A page's action (the stay page's pay form) is a POST with no body, as a form sends it.
+      const method = op.method;
       for (const token of ['A'.repeat(32), 'short', '%00']) {
         for (const key of [undefined, keys.all, keys.foreign, keys.publishable, keys.revoked]) {
           const path = op.path.replace('{token}', token);
           // raw: the pages (HTML) are not operations of the documents
-          isNotFoundPage(await api.request(path, { host: company.host, key }), `${path} with ${key ? 'a key' : 'no key'}`);
+          isNotFoundPage(
+            await api.request(path, { host: company.host, key, method }),
+            `${path} with ${key ? 'a key' : 'no key'}`,
+          );
         }
         // raw: the pages (HTML) are not operations of the documents
-        isNotFoundPage(await api.request(op.path.replace('{token}', token), { host: 'unknown.test' }), `${op.path} unknown host`);
+        isNotFoundPage(
+          await api.request(op.path.replace('{token}', token), { host: 'unknown.test', method }),
+          `${op.path} unknown host`,
+        );
       }
     }
   });

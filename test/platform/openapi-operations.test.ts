@@ -206,16 +206,22 @@ describe('the pages at a secret token', () => {
   it('are declared with their access, an id and their HTML answers, and left out of both documents', () => {
     const registry = api.app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'all', version: '1' } });
     const pages = operationsOf(registry).filter(({ operation }) => operation['x-access']?.kind === 'page');
-    expect(pages.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(['get /statements/{token}', 'get /stay/{token}']);
+    expect(pages.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      'get /statements/{token}',
+      'get /stay/{token}',
+      'post /stay/{token}/payment',
+    ]);
     const ids = [...operationsOf(publicDoc), ...operationsOf(adminDoc)].map(({ operation }) => operation.operationId);
-    for (const { path, operation } of pages) {
+    for (const { method, path, operation } of pages) {
       expect(publicDoc.paths[path], path).toBeUndefined();
       expect(adminDoc.paths[path], path).toBeUndefined();
-      expect(operation.operationId).toMatch(/^get[A-Za-z]+Page$/);
+      expect(operation.operationId).toMatch(/^(get|pay)[A-Za-z]+Page$/);
       expect(ids).not.toContain(operation.operationId);
       expect(operation.description).toContain('**Access:** no key');
       expect(operation.security).toEqual([{}]);
-      for (const status of ['200', '404']) expect(Object.keys(operation.responses[status].content)).toEqual(['text/html']);
+      for (const status of [method === 'get' ? '200' : '409', '404']) {
+        expect(Object.keys(operation.responses[status].content)).toEqual(['text/html']);
+      }
     }
   });
 });

@@ -68,7 +68,9 @@ describe('the events in the OpenAPI document', () => {
     // Issue 24's calendar imports.
     added.push('calendar_import.failed', 'calendar.conflict');
     // Issue 34's payments online.
-    added.push('payment.succeeded', 'payment.failed');
+    added.push('payment.succeeded', 'payment.failed', 'payment.refunded');
+    // Issue 34's bookings paid online.
+    added.push('booking.balance_due', 'booking.refunded');
     // Issue 34's direct-debit mandates for rent.
     added.push(
       'rent_mandate.created',

@@ -1636,6 +1636,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "booking.balance_due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * booking.balance_due
+         * @description A booking’s balance became what is due (its deposit paid and the booking confirmed): the guest pays it on the stay page by the booking’s `payment_due_at` (admin API). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["bookingBalanceDueEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "booking.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * booking.refunded
+         * @description A payment of a cancelled booking was refunded through the provider, by the booking’s cancellation policy (one event per refund). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["bookingRefundedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "lease.created": {
         parameters: {
             query?: never;
@@ -2296,6 +2336,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.refunded
+         * @description The provider accepted a refund of a payment (in full or in part). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["paymentRefundedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "calendar_import.failed": {
         parameters: {
             query?: never;
@@ -2384,6 +2444,17 @@ export interface components {
             /** @description The holiday home (listing) id, so a website can refresh its calendar. */
             listing_id: string;
         };
+        /** @description Never guest data or amounts. */
+        BookingRefundEventData: {
+            /** @description The booking id. */
+            booking_id: string;
+            /** @description The booking reference. */
+            reference: string;
+            /** @description The holiday home (listing) id. */
+            listing_id: string;
+            /** @description The refund’s id (`rfd_…`): the admin API’s booking lists its refunds. */
+            refund_id: string;
+        };
         LeaseEventData: {
             /** @description The lease's reference; read the record with a server key. */
             reference: string;
@@ -2432,12 +2503,23 @@ export interface components {
             /** @description The permit’s number, as the authority issued it. */
             permit_reference: string;
         };
-        /** @description Ids only: never amounts, cards or the payer. */
+        /** @description Ids only: never amounts, cards or the payer. One of rent_payment_id and booking_id. */
         PaymentEventData: {
             /** @description The payment’s id (`pay_…`). */
             payment_id: string;
-            /** @description The rent payment it pays (the one subject of this slice; bookings add their reference). */
-            rent_payment_id: string;
+            /** @description The rent payment it pays, when it pays rent. */
+            rent_payment_id?: string;
+            /** @description The booking it pays (a deposit or the balance), when it pays a booking. */
+            booking_id?: string;
+        };
+        /** @description Ids only: never amounts, cards or the payer. */
+        PaymentRefundEventData: {
+            /** @description The payment refunded (`pay_…`). */
+            payment_id: string;
+            /** @description The refund’s id (`rfd_…`). */
+            refund_id: string;
+            /** @description The booking it paid, when it paid a booking. */
+            booking_id?: string;
         };
         /** @description Sent once after repeated failures, again only after a sync succeeded. */
         CalendarImportEventData: {
@@ -12689,6 +12771,112 @@ export interface operations {
             };
         };
     };
+    bookingBalanceDueEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "booking.balance_due";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["BookingEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    bookingRefundedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "booking.refunded";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["BookingRefundEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     leaseCreatedEvent: {
         parameters: {
             query?: never;
@@ -14411,6 +14599,59 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["PaymentEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentRefundedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.refunded";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["PaymentRefundEventData"];
                 };
             };
         };

@@ -1,0 +1,214 @@
+import { sql } from 'kysely';
+import { stamp } from '../clock';
+import { randomToken } from '../crypto';
+import type { Db } from '../db/index';
+import { type EventData, eventCtes, newEventId } from '../events';
+import { minorUnits } from '../money';
+import { writeStatement } from '../write';
+import { type CancelledBooking, type PaidPayment, refundsOf } from '../bookings';
+import type { PaymentAccountRow, PaymentRefundRow } from '../../schema/platform/payments-db';
+import type { StoredQuote } from '../../schema/stay/db';
+import { openAccount, type PaymentsContext, providerFor } from './index';
+import { ProviderRefused, ProviderUnavailable } from './provider';
+import { movableTo } from './status';
+
+/**
+ * Refunds of a cancelled booking's payments (issue 34; docs/api-reference.md, "Booking payments"), in two steps that
+ * each may run again without harm:
+ * 1. decided: the refund of each succeeded payment of a cancelled booking without one, by the booking's policy at its
+ *    cancellation's time (lib/bookings.ts refundsOf), written as a `pending` row: one per payment (the unique key), so
+ *    deciding twice decides once;
+ * 2. sent: each pending refund due is asked of the payment's provider with the refund's id as the idempotency key (a
+ *    retry after a timeout is the same refund at the provider, never a second); the provider's acceptance is written
+ *    in one statement with `payment.refunded` and `booking.refunded` (ids only); a provider that does not answer
+ *    leaves it pending for a later attempt (the scheduler's `payment_refunds` job, backing off), one that refuses
+ *    marks it `failed` (staff see it on the booking).
+ * A staff or guest cancellation, and a payment settled for a booking that no longer holds its dates, run both at once
+ * for their booking; the scheduled job catches the rest (holds lapsed by the scheduler, outages).
+ */
+
+export const newRefundId = () => `rfd_${randomToken(24)}`;
+
+type Candidate = Omit<CancelledBooking, 'cancelled_at' | 'arrival'> & {
+  id: string;
+  company_id: string;
+  cancelled_at: Date | string;
+  arrival: Date | string;
+  payments: Array<{ id: string; charged: string; base: string; paid_at: string; refunded: boolean }>;
+};
+
+/** Decides the refunds of cancelled bookings' payments that have none (one booking, or all due); the count written. */
+export async function decideBookingRefunds(db: Db, now: Date, scope: { bookingId?: string } = {}): Promise<number> {
+  const { rows } = await sql<Candidate>`
+    select b.id, b.company_id, b.quote, b.check_in::text as check_in, b.cancelled_at, b.cancel_reason,
+      b.free_cancellation_days, b.late_cancellation_refund_percent,
+      (b.check_in::timestamp at time zone c.time_zone) as arrival,
+      (select json_agg(json_build_object('id', p.id, 'charged', p.amount::text,
+          'base', (p.amount - p.card_fee - p.rounding)::text, 'paid_at', p.paid_at,
+          'refunded', exists (select from payment_refunds r where r.payment_id = p.id)) order by p.paid_at)
+        from payments p where p.booking_id = b.id and p.status in ('succeeded', 'refunded')) as payments
+    from bookings b join companies c on c.id = b.company_id
+    where b.status = 'cancelled'
+      and exists (select from payments p where p.booking_id = b.id and p.status = 'succeeded'
+        and not exists (select from payment_refunds r where r.payment_id = p.id))
+      ${scope.bookingId ? sql`and b.id = ${scope.bookingId}::uuid` : sql``}
+    limit 100
+  `.execute(db);
+  const values: Array<Record<string, unknown>> = [];
+  for (const row of rows) {
+    const quote = row.quote as unknown as StoredQuote;
+    const payments: PaidPayment[] = row.payments.map((p) => ({ ...p, paid_at: new Date(p.paid_at) }));
+    const decisions = refundsOf(
+      { ...row, quote, cancelled_at: new Date(row.cancelled_at), arrival: new Date(row.arrival) },
+      payments,
+    );
+    for (const d of decisions) {
+      values.push({
+        id: newRefundId(),
+        company_id: row.company_id,
+        payment_id: d.payment_id,
+        booking_id: row.id,
+        amount: d.amount,
+        currency: quote.currency,
+        reason: d.reason,
+        next_attempt_at: now,
+      });
+    }
+  }
+  if (values.length === 0) return 0;
+  const added = await db
+    .insertInto('payment_refunds')
+    .values(values as never)
+    .onConflict((oc) => oc.column('payment_id').doNothing())
+    .returning('id')
+    .execute();
+  return added.length;
+}
+
+type Due = PaymentRefundRow & {
+  checkout_id: string;
+  provider_payment_id: string | null;
+  charged: string;
+  booking_reference: string | null;
+  listing_id: string | null;
+  account: PaymentAccountRow;
+};
+
+/** Minutes to wait after the n-th failed attempt: 1, 2, 4 … at most 6 hours. */
+const backoffMinutes = (attempts: number) => Math.min(2 ** Math.max(attempts - 1, 0), 360);
+
+/** Sends the pending refunds due by `now` (one booking's, or all the companies'); the count the providers accepted. */
+export async function sendDueRefunds(
+  ctx: Omit<PaymentsContext, 'companyId'>,
+  scope: { bookingId?: string } = {},
+): Promise<number> {
+  const { rows } = await sql<Due>`
+    select r.*, p.checkout_id, p.provider_payment_id, p.amount::text as charged, b.reference as booking_reference,
+      b.listing_id, to_jsonb(a) as account
+    from payment_refunds r join payments p on p.id = r.payment_id join payment_accounts a on a.id = p.account_id
+      left join bookings b on b.id = r.booking_id
+    where r.status = 'pending' and r.next_attempt_at <= ${ctx.now.toISOString()}::timestamptz
+      ${scope.bookingId ? sql`and r.booking_id = ${scope.bookingId}::uuid` : sql``}
+    order by r.next_attempt_at limit 50
+  `.execute(ctx.db);
+  let accepted = 0;
+  for (const refund of rows) {
+    if (await sendRefund(ctx, refund)) accepted += 1;
+  }
+  return accepted;
+}
+
+async function sendRefund(ctx: Omit<PaymentsContext, 'companyId'>, refund: Due): Promise<boolean> {
+  const at = ctx.now.toISOString();
+  try {
+    if (refund.provider_payment_id === null) throw new ProviderRefused(refund.account.provider, null, 'no provider payment id');
+    const provider = providerFor(await openAccount(refund.account, ctx.keyring, ctx.config), ctx.send);
+    const state = await provider.refund({
+      checkoutId: refund.checkout_id,
+      paymentId: refund.provider_payment_id,
+      amountMinor: minorUnits(refund.amount, refund.currency),
+      currency: refund.currency,
+      reference: refund.id,
+      idempotencyKey: refund.id,
+    });
+    if (state.status === 'failed') throw new ProviderRefused(refund.account.provider, null, 'the provider failed the refund');
+    return await writeAccepted(ctx, refund, state.refundId);
+  } catch (error) {
+    const unavailable = error instanceof ProviderUnavailable;
+    if (!unavailable && !(error instanceof ProviderRefused)) throw error;
+    await ctx.db
+      .updateTable('payment_refunds')
+      .set({
+        status: unavailable ? 'pending' : 'failed',
+        attempts: sql`attempts + 1`,
+        next_attempt_at: sql`${at}::timestamptz + make_interval(mins => ${backoffMinutes(refund.attempts + 1)})`,
+        last_error: error.message.slice(0, 500),
+        updated_at: stamp,
+      })
+      .where('id', '=', refund.id)
+      .where('status', '=', 'pending')
+      .execute();
+    return false;
+  }
+}
+
+/**
+ * The provider accepted the refund: in one statement, the refund `succeeded` (if still pending: a concurrent sender's
+ * write wins once), the payment `refunded` when the refund is all it charged, and the events.
+ */
+async function writeAccepted(ctx: Omit<PaymentsContext, 'companyId'>, refund: Due, providerRefundId: string) {
+  const done = sql`done as (
+    update payment_refunds set status = 'succeeded', provider_refund_id = ${providerRefundId},
+      refunded_at = ${ctx.now.toISOString()}::timestamptz, attempts = attempts + 1, last_error = null, updated_at = ${stamp}
+    where id = ${refund.id} and status = 'pending' returning id
+  )`;
+  const whole = sql`whole as (
+    update payments set status = 'refunded', updated_at = ${stamp}
+    where id = ${refund.payment_id} and amount = ${refund.amount}::numeric
+      and status in (${sql.join(movableTo('refunded'))}) and exists (select from done)
+    returning id
+  )`;
+  const payment = {
+    companyId: refund.company_id,
+    type: 'payment.refunded',
+    causedBy: 'system',
+    data: (refund.booking_id === null
+      ? { payment_id: refund.payment_id, refund_id: refund.id }
+      : { payment_id: refund.payment_id, refund_id: refund.id, booking_id: refund.booking_id }) as EventData,
+  } as const;
+  const booking =
+    refund.booking_id !== null &&
+    ({
+      companyId: refund.company_id,
+      type: 'booking.refunded',
+      causedBy: 'system',
+      data: {
+        booking_id: refund.booking_id,
+        reference: refund.booking_reference ?? '',
+        listing_id: refund.listing_id ?? '',
+        refund_id: refund.id,
+      },
+    } as const);
+  const { rows } = await writeStatement(
+    [
+      done,
+      whole,
+      eventCtes('payment', newEventId(), payment, 'done'),
+      booking && eventCtes('booking', newEventId(), booking, 'done'),
+    ],
+    sql`select (select count(*) from done)::int as done`,
+  ).execute(ctx.db);
+  return Number((rows[0] as { done: number } | undefined)?.done ?? 0) > 0;
+}
+
+/** A booking's refunds decided and sent now (after its cancellation, or a payment for dates it no longer holds). */
+export async function refundBooking(ctx: Omit<PaymentsContext, 'companyId'>, bookingId: string): Promise<void> {
+  await decideBookingRefunds(ctx.db, ctx.now, { bookingId });
+  await sendDueRefunds(ctx, { bookingId });
+}
+
+/** The scheduler's job: every cancelled booking's refunds decided, every pending refund due sent. */
+export async function refundDue(ctx: Omit<PaymentsContext, 'companyId'>): Promise<number> {
+  await decideBookingRefunds(ctx.db, ctx.now);
+  return sendDueRefunds(ctx);
+}
