@@ -2036,6 +2036,18 @@ export interface operations {
                                 code: string;
                                 name: string;
                             };
+                            payment_clearing?: {
+                                code: string;
+                                name: string;
+                            };
+                            payment_fees?: {
+                                code: string;
+                                name: string;
+                            };
+                            refunds_due?: {
+                                code: string;
+                                name: string;
+                            };
                         };
                         /** @description The Xero tax rate name on every journal line (default "Tax Exempt"). */
                         accounting_xero_tax_rate?: string;
@@ -2201,6 +2213,18 @@ export interface operations {
                                 name: string;
                             };
                             maintenance?: {
+                                code: string;
+                                name: string;
+                            };
+                            payment_clearing?: {
+                                code: string;
+                                name: string;
+                            };
+                            payment_fees?: {
+                                code: string;
+                                name: string;
+                            };
+                            refunds_due?: {
                                 code: string;
                                 name: string;
                             };
@@ -3385,7 +3409,7 @@ export interface operations {
                      *       "*"
                      *     ]
                      */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -3519,7 +3543,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     /** @description Event types of the spec to send, or ["*"] for every type. */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
                     description?: string;
                     enabled?: boolean;
                 };
