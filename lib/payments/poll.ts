@@ -7,7 +7,7 @@ import type { Services } from '../env';
 import { openAccount, platformProviderFetch, providerFor } from './index';
 import type { PaymentProvider, ProviderFetch } from './provider';
 import { ProviderRefused, ProviderUnavailable } from './provider';
-import { type Found, mismatch, type SettleContext, writeClosed, writeSuccess } from './settle';
+import { type Found, foundColumns, foundJoins, mismatch, type SettleContext, writeClosed, writeSuccess } from './settle';
 
 /**
  * Open checkouts asked of their provider (issue 34): N-Genius never retries a webhook, and a Stripe webhook can be
@@ -56,15 +56,11 @@ async function claim(services: Services, now: Date): Promise<Claimed[]> {
       from candidates where p.id = candidates.id
       returning p.*
     )
-    select p.id, p.status, p.amount::text as amount, p.currency, p.checkout_id, p.purpose, p.rent_payment_id,
-      p.company_id, p.account_id, c.time_zone, to_jsonb(a) as account,
-      r.lease_id, l.reference as lease_reference, l.fee_kind, l.fee_value::text as fee_value, r.amount::text as rent_amount,
-      false as acted
+    select ${foundColumns}, p.company_id, p.account_id, c.time_zone, to_jsonb(a) as account, false as acted
     from claimed p
     join companies c on c.id = p.company_id
     join payment_accounts a on a.id = p.account_id
-    left join rent_payments r on r.id = p.rent_payment_id and r.company_id = p.company_id
-    left join leases l on l.id = r.lease_id
+    ${foundJoins}
     order by p.account_id, p.id`.execute(services.db);
   return rows;
 }

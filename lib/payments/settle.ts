@@ -58,6 +58,16 @@ export type Found = {
   acted: boolean;
 };
 
+/** What a settlement reads of a payment `p` (all but `acted`), with the records {@link foundJoins} joins to it. */
+export const foundColumns = sql`p.id, p.status, p.amount::text as amount, p.currency, p.checkout_id, p.purpose, p.rent_payment_id,
+  r.lease_id, l.reference as lease_reference, l.fee_kind, l.fee_value::text as fee_value, r.amount::text as rent_amount,
+  p.booking_id, b.reference as booking_reference, b.listing_id`;
+
+/** The rent payment (`r`), its lease (`l`) and the booking (`b`) a payment `p` is for, of its own company. */
+export const foundJoins = sql`left join rent_payments r on r.id = p.rent_payment_id and r.company_id = p.company_id
+  left join leases l on l.id = r.lease_id
+  left join bookings b on b.id = p.booking_id and b.company_id = p.company_id`;
+
 /** The account of the path (the company's), or 404: another company's account is not found. */
 async function accountOf(db: Db, companyId: string, accountId: string) {
   if (!isUuid(accountId)) throw notFound('This payment webhook address');
@@ -74,16 +84,12 @@ async function accountOf(db: Db, companyId: string, accountId: string) {
 /** The payment the notice names (by the account's checkout id) with its rent payment's lease fee, and whether the event was acted on. */
 async function findPayment(db: Db, companyId: string, accountId: string, provider: string, notice: WebhookNotice) {
   const { rows } = await sql<Found>`
-    select p.id, p.status, p.amount::text as amount, p.currency, p.checkout_id, p.purpose, p.rent_payment_id,
-      r.lease_id, l.reference as lease_reference, l.fee_kind, l.fee_value::text as fee_value, r.amount::text as rent_amount,
-      p.booking_id, b.reference as booking_reference, b.listing_id,
+    select ${foundColumns},
       exists (select from payment_provider_events e where e.provider = ${provider} and e.event_id = ${notice.eventId}) as acted
     from (select 1) as one
     left join payments p on p.company_id = ${companyId}::uuid and p.account_id = ${accountId}::uuid
       and p.provider = ${provider} and p.checkout_id = ${notice.checkoutId}
-    left join rent_payments r on r.id = p.rent_payment_id and r.company_id = p.company_id
-    left join leases l on l.id = r.lease_id
-    left join bookings b on b.id = p.booking_id and b.company_id = p.company_id
+    ${foundJoins}
   `.execute(db);
   return rows[0] as Found | (Omit<Found, 'id'> & { id: null }) | undefined;
 }
