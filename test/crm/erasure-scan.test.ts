@@ -263,38 +263,33 @@ describe('erasure reaches every table', () => {
       await c.POST('/api/v1/contacts', { body: { email: `landlord.${randomToken(6)}@example.com` } as never }),
     );
     const cheque = (n: number) => ({ number: `${m}-${n}`, bank: `Bank of ${m}` });
+    /** A lease of theirs from the landlord above, at 12000 a year. */
+    const theirLease = (fields: Record<string, unknown>) =>
+      c.POST('/api/v1/leases', {
+        body: { renter: server, landlord: landlord.reference, rent: { amount: '12000', period: 'year' }, ...fields } as never,
+      });
     const lease = await created(
-      await c.POST('/api/v1/leases', {
-        body: {
-          home: 'marina-gate-1br-furnished',
-          renter: server,
-          landlord: landlord.reference,
-          term: { start: '2027-01-01', end: '2027-12-31' },
-          rent: { amount: '12000', period: 'year' },
-          schedule: {
-            rows: [
-              { due_on: '2027-01-01', amount: '6000', cheque: cheque(1) },
-              { due_on: '2027-07-01', amount: '6000', cheque: cheque(2) },
-            ],
-          },
-          registration: `EJ-${m}`,
-          renewal_terms: `Renews for ${m} at the same rent`,
-          notes: `Lease note ${m}`,
-        } as never,
+      await theirLease({
+        home: 'marina-gate-1br-furnished',
+        term: { start: '2027-01-01', end: '2027-12-31' },
+        schedule: {
+          rows: [
+            { due_on: '2027-01-01', amount: '6000', cheque: cheque(1) },
+            { due_on: '2027-07-01', amount: '6000', cheque: cheque(2) },
+          ],
+        },
+        registration: `EJ-${m}`,
+        renewal_terms: `Renews for ${m} at the same rent`,
+        notes: `Lease note ${m}`,
       }),
     );
     // A lease of theirs that ended with deductions from the deposit, and why.
     const ended = await created(
-      await c.POST('/api/v1/leases', {
-        body: {
-          home: 'jvc-2br-townhouse',
-          renter: server,
-          landlord: landlord.reference,
-          term: { start: '2026-01-01', end: '2026-12-31' },
-          rent: { amount: '12000', period: 'year' },
-          deposit: '1000',
-          schedule: { payments: 1 },
-        } as never,
+      await theirLease({
+        home: 'jvc-2br-townhouse',
+        term: { start: '2026-01-01', end: '2026-12-31' },
+        deposit: '1000',
+        schedule: { payments: 1 },
       }),
     );
     await created(await c.POST('/api/v1/leases/{reference}/activate', ref(ended.reference)), 200);
