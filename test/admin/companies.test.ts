@@ -1,9 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/crypto';
+import { type AdminBody, testClient } from '../support/client';
 import { demo } from '../support/harness';
-import { createCompany, demoCompany, importCatalogue, useApi } from '../support/world';
+import { adminOf, createCompany, demoCompany, importCatalogue, useApi } from '../support/world';
 
 const api = useApi();
+const admin = () => adminOf(api);
+/** The typed public client of a host, without a key (what anyone may read). */
+const on = (host: string) => testClient(api, { host });
+const companyPath = (company_id: string) => ({ params: { path: { company_id } } });
+/** POST /admin/v1/companies of any body (a wrong one on purpose, too). */
+const postCompany = (body: Record<string, unknown>) =>
+  admin().POST('/admin/v1/companies', { body: body as AdminBody<'createCompany'> });
+const patchCompany = (company_id: string, body: Record<string, unknown>) =>
+  admin().PATCH('/admin/v1/companies/{company_id}', { ...companyPath(company_id), body: body as never });
+const importInto = (company_id: string, body: unknown) =>
+  admin().POST('/admin/v1/companies/{company_id}/catalogue/import', {
+    ...companyPath(company_id),
+    body: body as AdminBody<'importCompanyCatalogue'>,
+  });
+const services = (host: string) => on(host).GET('/api/v1/services');
+const readListing = (host: string, slug: string) => on(host).GET('/api/v1/listings/{slug}', { params: { path: { slug } } });
 
 const uniqueHost = () => `h-${randomToken(10).toLowerCase()}.test`;
 const valid = () => ({
@@ -17,22 +34,23 @@ const valid = () => ({
 describe('companies', () => {
   it('creates a company that answers on its hosts, with the port ignored', async () => {
     const body = { ...valid(), hosts: [uniqueHost(), uniqueHost()] };
-    const res = await api.admin('/companies', { body });
-    expect(res.status).toBe(201);
-    expect(res.json.hosts).toEqual([...body.hosts].sort());
+    const res = await postCompany(body);
+    expect(res.response.status).toBe(201);
+    expect(res.data?.hosts).toEqual([...body.hosts].sort());
     for (const host of body.hosts) {
-      expect((await api.request('/api/v1/services', { host })).status).toBe(200);
-      expect((await api.request('/api/v1/services', { host: `${host}:8443` })).status).toBe(200);
+      expect((await services(host)).response.status).toBe(200);
+      expect((await services(`${host}:8443`)).response.status).toBe(200);
     }
   });
 
   it('refuses a host that another company already has, and changes nothing', async () => {
     const first = await createCompany(api);
-    const before = (await api.admin('/companies')).json.results.length;
-    const res = await api.admin('/companies', { body: { ...valid(), hosts: [first.host] } });
-    expect(res.status).toBe(409);
-    expect(res.json.code).toBe('conflict');
-    expect((await api.admin('/companies')).json.results.length).toBe(before);
+    const count = async () => (await admin().GET('/admin/v1/companies')).data?.results.length;
+    const before = await count();
+    const res = await postCompany({ ...valid(), hosts: [first.host] });
+    expect(res.response.status).toBe(409);
+    expect(res.error?.code).toBe('conflict');
+    expect(await count()).toBe(before);
   });
 
   it.each([
@@ -47,47 +65,42 @@ describe('companies', () => {
     [{ settings: { unknown: true } }, 'settings.unknown'],
     [{ extra: 1 }, 'extra'],
   ])('refuses %j naming %s', async (patch, path) => {
-    const res = await api.admin('/companies', { body: { ...valid(), ...patch } });
-    expect(res.status).toBe(400);
-    expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(path);
+    const res = await postCompany({ ...valid(), ...patch });
+    expect(res.response.status).toBe(400);
+    expect(res.error?.errors?.map((e) => e.path)).toContain(path);
   });
 
   it('merges settings on update and moves hosts', async () => {
     const company = await createCompany(api, { settings: { team_module: true, hide_prices: false } });
     const newHost = uniqueHost();
-    const res = await api.admin(`/companies/${company.id}`, {
-      method: 'PATCH',
-      body: { hosts: [newHost], settings: { hide_prices: true } },
-    });
-    expect(res.status).toBe(200);
-    expect(res.json.settings).toEqual({ team_module: true, hide_prices: true });
-    expect((await api.request('/api/v1/services', { host: company.host })).status).toBe(404);
-    expect((await api.request('/api/v1/services', { host: newHost })).status).toBe(200);
+    const res = await patchCompany(company.id, { hosts: [newHost], settings: { hide_prices: true } });
+    expect(res.response.status).toBe(200);
+    expect(res.data?.settings).toEqual({ team_module: true, hide_prices: true });
+    expect((await services(company.host)).response.status).toBe(404);
+    expect((await services(newHost)).response.status).toBe(200);
   });
 
   it('keeps the hosts it still lists, adds the new ones, and refuses (naming it) a host another company has', async () => {
     const company = await createCompany(api);
     const other = await createCompany(api);
     const added = uniqueHost();
-    const kept = await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { hosts: [company.host, added] } });
-    expect(kept.status).toBe(200);
-    expect(kept.json.hosts).toEqual([company.host, added].sort());
-    expect((await api.request('/api/v1/services', { host: added })).status).toBe(200);
+    const kept = await patchCompany(company.id, { hosts: [company.host, added] });
+    expect(kept.response.status).toBe(200);
+    expect(kept.data?.hosts).toEqual([company.host, added].sort());
+    expect((await services(added)).response.status).toBe(200);
 
-    const taken = await api.admin(`/companies/${company.id}`, {
-      method: 'PATCH',
-      body: { name: 'Renamed', hosts: [other.host] },
-    });
-    expect(taken.status).toBe(409);
-    expect(taken.json.detail).toContain(other.host);
-    const after = (await api.admin(`/companies/${company.id}`)).json;
-    expect(after.hosts).toEqual([company.host, added].sort());
-    expect(after.name).not.toBe('Renamed');
+    const taken = await patchCompany(company.id, { name: 'Renamed', hosts: [other.host] });
+    expect(taken.response.status).toBe(409);
+    expect(taken.error?.detail).toContain(other.host);
+    const after = (await admin().GET('/admin/v1/companies/{company_id}', companyPath(company.id))).data;
+    expect(after?.hosts).toEqual([company.host, added].sort());
+    expect(after?.name).not.toBe('Renamed');
   });
 
   it('answers 404 for an unknown company and 400 for a malformed id', async () => {
-    expect((await api.admin('/companies/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    expect((await api.admin('/companies/nope')).status).toBe(400);
+    const read = (id: string) => admin().GET('/admin/v1/companies/{company_id}', companyPath(id));
+    expect((await read('00000000-0000-4000-8000-000000000000')).response.status).toBe(404);
+    expect((await read('nope')).response.status).toBe(400);
   });
 });
 
@@ -113,18 +126,16 @@ describe('catalogue import', () => {
     const listing = { ...demo.listings[0]!, status: 'published', title: { en: 'Old title' } };
     await importCatalogue(api, company.id, { areas: demo.areas, listings: [listing] });
     await importCatalogue(api, company.id, { areas: demo.areas, listings: [{ ...listing, title: { en: 'New title' } }] });
-    const res = await api.request(`/api/v1/listings/${listing.slug.en}`, { host: company.host });
-    expect(res.json.title).toEqual({ en: 'New title', ar: 'New title' });
+    const res = await readListing(company.host, listing.slug.en);
+    expect(res.data && 'title' in res.data ? res.data.title : res.data).toEqual({ en: 'New title', ar: 'New title' });
   });
 
   it('is all or nothing: a bad listing at the end leaves nothing imported', async () => {
     const company = await createCompany(api);
     const broken = { ...demo.listings[1]!, area: 'atlantis' };
-    const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
-      body: { ...demo, listings: [...demo.listings.slice(2), broken] },
-    });
-    expect(res.status).toBe(400);
-    expect(res.json.detail).toContain('atlantis');
+    const res = await importInto(company.id, { ...demo, listings: [...demo.listings.slice(2), broken] });
+    expect(res.response.status).toBe(400);
+    expect(res.error?.detail).toContain('atlantis');
     for (const table of ['listings', 'areas', 'services', 'team_profiles'] as const) {
       const rows = await api.db.selectFrom(table).select('company_id').where('company_id', '=', company.id).execute();
       expect(rows, table).toHaveLength(0);
@@ -138,17 +149,17 @@ describe('catalogue import', () => {
   ])('refuses an area whose parent is missing or of the wrong kind (%j)', async (area, message) => {
     const company = await createCompany(api);
     const city = { kind: 'city', slug: { en: 'dubai' }, name: { en: 'Dubai' }, parent: null };
-    const res = await api.admin(`/companies/${company.id}/catalogue/import`, { body: { areas: [city, area] } });
-    expect(res.status).toBe(400);
-    expect(res.json.detail).toContain(message);
+    const res = await importInto(company.id, { areas: [city, area] });
+    expect(res.response.status).toBe(400);
+    expect(res.error?.detail).toContain(message);
   });
 
   it('refuses invalid listing fields with their paths', async () => {
     const company = await createCompany(api);
     const bad = { ...demo.listings[0]!, price: '12,5', slug: { en: 'Bad Slug' } };
-    const res = await api.admin(`/companies/${company.id}/catalogue/import`, { body: { listings: [bad] } });
-    expect(res.status).toBe(400);
-    const paths = res.json.errors.map((e: { path: string }) => e.path);
+    const res = await importInto(company.id, { listings: [bad] });
+    expect(res.response.status).toBe(400);
+    const paths = res.error?.errors?.map((e) => e.path);
     expect(paths).toEqual(expect.arrayContaining(['listings.0.price', 'listings.0.slug.en']));
   });
 });
@@ -157,51 +168,61 @@ describe('publishing', () => {
   it('withdraws a listing (slug stays readable) and publishes it again', async () => {
     const company = await demoCompany(api);
     const slug = demo.listings.find((l) => l.status === 'published')!.slug;
-    const withdrawn = await api.admin(`/companies/${company.id}/listings/${slug.en}/withdraw`, { method: 'POST' });
-    expect(withdrawn.json.status).toBe('withdrawn');
-    const read = await api.request(`/api/v1/listings/${encodeURIComponent(slug.ar)}`, { host: company.host });
-    expect(read.json).toEqual({ slug, status: 'withdrawn' });
-    const list = await api.request('/api/v1/listings?page_size=100', { host: company.host });
-    expect(list.json.results.map((l: { slug: { en: string } }) => l.slug.en)).not.toContain(slug.en);
-    await api.admin(`/companies/${company.id}/listings/${slug.en}/publish`, { method: 'POST' });
-    expect((await api.request(`/api/v1/listings/${slug.en}`, { host: company.host })).json.status).toBe('published');
+    const onListing = { params: { path: { company_id: company.id, slug: slug.en } } };
+    const withdrawn = await admin().POST('/admin/v1/companies/{company_id}/listings/{slug}/withdraw', onListing);
+    expect(withdrawn.data?.status).toBe('withdrawn');
+    const read = await readListing(company.host, slug.ar);
+    expect(read.data).toEqual({ slug, status: 'withdrawn' });
+    const list = await on(company.host).GET('/api/v1/listings', { params: { query: { page_size: 100 } } });
+    expect(list.data?.results.map((l) => l.slug.en)).not.toContain(slug.en);
+    await admin().POST('/admin/v1/companies/{company_id}/listings/{slug}/publish', onListing);
+    expect((await readListing(company.host, slug.en)).data?.status).toBe('published');
   });
 
   it('answers 404 for an unknown slug', async () => {
     const company = await createCompany(api);
-    const res = await api.admin(`/companies/${company.id}/listings/nothing/publish`, { method: 'POST' });
-    expect(res.status).toBe(404);
+    const res = await admin().POST('/admin/v1/companies/{company_id}/listings/{slug}/publish', {
+      params: { path: { company_id: company.id, slug: 'nothing' } },
+    });
+    expect(res.response.status).toBe(404);
   });
 });
 
 describe('team profiles and services', () => {
   it('adds, replaces and deletes a team profile, seen on /team', async () => {
     const company = await createCompany(api, { settings: { team_module: true } });
-    const created = await api.admin(`/companies/${company.id}/team`, {
+    const created = await admin().POST('/admin/v1/companies/{company_id}/team', {
+      ...companyPath(company.id),
       body: { name: 'Lina Odeh', role: { en: 'Broker', ar: 'وسيطة' }, position: 2 },
     });
-    expect(created.status).toBe(201);
-    const id = created.json.id as string;
-    const team = () => api.request('/api/v1/team', { host: company.host });
-    expect((await team()).json.results.map((p: { name: string }) => p.name)).toEqual(['Lina Odeh']);
-    await api.admin(`/companies/${company.id}/team/${id}`, { method: 'PUT', body: { name: 'Lina Odeh', published: false } });
-    expect((await team()).json.results).toEqual([]);
-    expect((await api.admin(`/companies/${company.id}/team/${id}`, { method: 'DELETE' })).status).toBe(204);
-    expect((await api.admin(`/companies/${company.id}/team/${id}`, { method: 'DELETE' })).status).toBe(404);
+    expect(created.response.status).toBe(201);
+    const id = created.data?.id as string;
+    const team = () => on(company.host).GET('/api/v1/team');
+    expect((await team()).data?.results.map((p) => p.name)).toEqual(['Lina Odeh']);
+    const profile = { params: { path: { company_id: company.id, profile_id: id } } };
+    await admin().PUT('/admin/v1/companies/{company_id}/team/{profile_id}', {
+      ...profile,
+      body: { name: 'Lina Odeh', published: false },
+    });
+    expect((await team()).data?.results).toEqual([]);
+    const remove = () => admin().DELETE('/admin/v1/companies/{company_id}/team/{profile_id}', profile);
+    expect((await remove()).response.status).toBe(204);
+    expect((await remove()).response.status).toBe(404);
   });
 
   it('puts and deletes a service, seen on /services', async () => {
     const company = await createCompany(api);
-    const put = await api.admin(`/companies/${company.id}/services/valuation`, {
-      method: 'PUT',
+    const service = { params: { path: { company_id: company.id, key: 'valuation' } } };
+    const put = await admin().PUT('/admin/v1/companies/{company_id}/services/{key}', {
+      ...service,
       body: { name: { en: 'Free valuation' }, kind: 'valuation' },
     });
-    expect(put.status).toBe(200);
-    const services = await api.request('/api/v1/services', { host: company.host });
-    expect(services.json.results).toEqual([
+    expect(put.response.status).toBe(200);
+    const listed = await services(company.host);
+    expect(listed.data?.results).toEqual([
       { key: 'valuation', name: { en: 'Free valuation', ar: 'Free valuation' }, kind: 'valuation' },
     ]);
-    expect((await api.admin(`/companies/${company.id}/services/valuation`, { method: 'DELETE' })).status).toBe(204);
-    expect((await api.request('/api/v1/services', { host: company.host })).json.results).toEqual([]);
+    expect((await admin().DELETE('/admin/v1/companies/{company_id}/services/{key}', service)).response.status).toBe(204);
+    expect((await services(company.host)).data?.results).toEqual([]);
   });
 });

@@ -4,11 +4,13 @@ import { pauseOutbound } from '../../lib/outbound';
 import { heldReport } from '../../lib/scheduler';
 import { deliver } from '../../lib/webhooks/deliver';
 import { dispatchDue } from '../../lib/webhooks/local';
+import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
+import { adminOf } from '../support/world';
 import { airbnbFeed } from '../stay/channel-feeds';
-import { type Ctx, day, newHome, setup } from '../stay/support';
+import { calendarImports, type Ctx, day, newHome, setup } from '../stay/support';
 import { qstashTestApi } from '../webhooks/qstash-support';
-import { type Receiver, startReceiver, subscribe, verify } from '../webhooks/support';
+import { type Receiver, startReceiver, subscribe, verify, webhooksAdmin } from '../webhooks/support';
 
 /**
  * Issue 32, defect 8, on the real scheduler, dispatcher and QStash adapter over a database of this file alone (the pause
@@ -50,19 +52,24 @@ const schedulerIn = (minutes: number) => {
   return runScheduledWork({ ...services, now: () => at, webhooks: { ...services.webhooks, now: () => at } });
 };
 const sent = () => ({ hooks: hooks.requests.length, feeds: feeds.requests.length, builds: builds.requests.length });
+/** The operator's outbound routes through the typed admin client. */
+const outbound = (on: TestApi) => ({
+  status: () => adminOf(on).GET('/admin/v1/outbound'),
+  resume: () => adminOf(on).POST('/admin/v1/outbound/resume'),
+});
+/** GET /health/ready as any probe asks it. */
+const ready = async () =>
+  // raw: the health routes are not operations of the API's documents
+  (await api.request('/health/ready')).json;
 
 describe('outbound work on a copy of the database', () => {
   it('is held while paused, requests are served, and everything goes out once the operator resumes', async () => {
     await pauseOutbound(api.db, new Date(), 'restored from copy.tar.gz');
     // Due work of every kind, made while paused: a ping (a due delivery), an import (due at once), a rebuild queued by
     // the home published above.
-    const ping = await api.admin(`/companies/${ctx.company.id}/webhook-subscriptions/${subscription.id}/ping`, {
-      method: 'POST',
-    });
-    expect(ping.status).toBe(202);
-    const added = await api.admin(`/companies/${ctx.company.id}/listings/${home}/calendar-imports`, {
-      body: { url: `${feeds.url}/feed.ics`, channel: 'airbnb' },
-    });
+    const ping = await webhooksAdmin(api, ctx.company.id).ping(subscription.id);
+    expect(ping.response.status).toBe(202);
+    const added = await calendarImports(ctx).create(home, { url: `${feeds.url}/feed.ics`, channel: 'airbnb' });
     expect(added.status, added.text).toBe(201);
 
     const held = await schedulerIn(5);
@@ -70,20 +77,20 @@ describe('outbound work on a copy of the database', () => {
     // The jobs that stay inside the database run (they may queue deliveries, which wait).
     expect(typeof held.booking_expiry).toBe('number');
     await dispatchDue(api.db, api.platform.webhooks);
-    expect(await deliver(api.db, api.platform.webhooks, ping.json.id)).toBe('busy');
+    expect(await deliver(api.db, api.platform.webhooks, ping.data?.id as string)).toBe('busy');
     await schedulerIn(6);
     expect(sent()).toEqual({ hooks: 0, feeds: 0, builds: 0 });
 
-    const status = await api.admin('/outbound');
-    expect(status.json).toMatchObject({ status: 'paused', reason: 'restored from copy.tar.gz', held_runs: 2 });
-    expect((await api.request('/health/ready')).json).toMatchObject({ status: 'ready', outbound: 'paused' });
+    const status = await outbound(api).status();
+    expect(status.data).toMatchObject({ status: 'paused', reason: 'restored from copy.tar.gz', held_runs: 2 });
+    expect(await ready()).toMatchObject({ status: 'ready', outbound: 'paused' });
     // Requests are served as usual.
-    expect((await api.request('/api/v1/listings', { host: ctx.company.host })).status).toBe(200);
+    expect((await testClient(api, { host: ctx.company.host }).GET('/api/v1/listings')).response.status).toBe(200);
 
-    const resumed = await api.admin('/outbound/resume', { method: 'POST' });
-    expect(resumed.status).toBe(200);
-    expect(resumed.json).toMatchObject({ status: 'running', resumed: { status: 'paused', held_runs: 2 } });
-    expect((await api.request('/health/ready')).json.outbound).toBe('running');
+    const resumed = await outbound(api).resume();
+    expect(resumed.response.status).toBe(200);
+    expect(resumed.data).toMatchObject({ status: 'running', resumed: { status: 'paused', held_runs: 2 } });
+    expect((await ready()).outbound).toBe('running');
 
     const ran = await schedulerIn(5);
     expect(ran.calendar_imports).toBe(1);
@@ -92,7 +99,7 @@ describe('outbound work on a copy of the database', () => {
     expect(sent()).toEqual({ hooks: 1, feeds: 1, builds: 1 });
     expect(verify(subscription.secret, hooks.requests[0]!).type).toBe('ping');
     // Nothing to resume any more: the call says so and changes nothing.
-    expect((await api.admin('/outbound/resume', { method: 'POST' })).json).toEqual({ status: 'running', resumed: null });
+    expect((await outbound(api).resume()).data).toEqual({ status: 'running', resumed: null });
   });
 });
 
@@ -101,20 +108,19 @@ describe('outbound work on a copy that delivers through QStash', () => {
     const t = await qstashTestApi();
     try {
       await pauseOutbound(t.api.db, new Date(), 'exported for PostgreSQL');
-      const ping = await t.api.admin(`/companies/${t.company.id}/webhook-subscriptions/${t.subscription.id}/ping`, {
-        method: 'POST',
-      });
-      expect(ping.status).toBe(202);
+      const ping = await webhooksAdmin(t.api, t.company.id).ping(t.subscription.id);
+      expect(ping.response.status).toBe(202);
+      const pingId = ping.data?.id as string;
       expect((await runScheduledWork(t.api.platform.services())).outbox).toEqual(heldReport);
       expect(t.publishes()).toHaveLength(0);
       // A callback QStash makes for a message published before the copy was made: refused (QStash retries it).
-      expect((await t.callback(ping.json.id)).status).toBe(409);
+      expect((await t.callback(pingId)).status).toBe(409);
       expect(t.subscriber.requests).toHaveLength(0);
 
-      await t.api.admin('/outbound/resume', { method: 'POST' });
+      await outbound(t.api).resume();
       await runScheduledWork(t.api.platform.services());
       expect(t.publishes()).toHaveLength(1);
-      expect((await t.callback(ping.json.id)).status).toBe(200);
+      expect((await t.callback(pingId)).status).toBe(200);
       expect(t.subscriber.requests).toHaveLength(1);
     } finally {
       await t.close();

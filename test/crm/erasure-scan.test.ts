@@ -6,15 +6,18 @@ import { bookingBody, type Ctx, plainTerms as plainBookingTerms, postBooking, st
 import { listingAnswers } from '../forms/support';
 import {
   adReferral,
+  deliver,
+  inboundChannels,
   metaAppSecret,
   metaSignature,
   propertyFinderLead,
   propertyFinderSignature,
   whatsAppText,
 } from '../forms/inbound-support';
-import { startReceiver } from '../webhooks/support';
+import { startReceiver, subscribe } from '../webhooks/support';
 import { demoPipelines } from '../../functions/pipelines/demo';
-import { formOrigin as origin, world } from '../support/world';
+import { type AdminBody, type TestClient, testClient } from '../support/client';
+import { world } from '../support/world';
 
 /**
  * One person reaches the API through every route that stores personal data, each value carrying a marker; after
@@ -23,40 +26,40 @@ import { formOrigin as origin, world } from '../support/world';
  */
 let w: Awaited<ReturnType<typeof world>>;
 let ctx: Ctx;
-let key: string;
+/** The world's every-scope key; its writes carry an Idempotency-Key, so their kept answers (which hold what was sent) are scanned too. */
+let c: TestClient;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
   // A development workspace (its webhooks may go to loopback) with bookings on; the world's key has every scope.
   w = await world({ environment: 'development' });
   ctx = { api: w.api, company: w.company, pk: await w.publishableKey(['booking']) };
-  key = w.key.secret;
+  c = testClient(w.api, { host: w.company.host, serverKey: w.key.secret });
+  c.use({
+    onRequest({ request }) {
+      if (request.method !== 'GET') request.headers.set('Idempotency-Key', crypto.randomUUID());
+      return request;
+    },
+  });
   // Deliveries exist for the person's events (a development workspace may send to loopback).
   receiver = await startReceiver();
-  const subscribed = await ctx.api.admin(`/companies/${ctx.company.id}/webhook-subscriptions`, {
-    body: { url: `${receiver.url}/hooks`, description: 'erasure scan' },
-  });
-  expect(subscribed.status, subscribed.text).toBe(201);
+  const subscribed = await subscribe(w.api, w.company.id, { url: `${receiver.url}/hooks`, description: 'erasure scan' });
+  expect(subscribed.id).toEqual(expect.any(String));
 });
 afterAll(async () => {
   await receiver?.close();
   await ctx?.api.close();
 });
 
-/** Writes carry an Idempotency-Key, so their kept answers (which hold what was sent) are scanned too. */
-const call = (path: string, body?: unknown, method?: string) =>
-  ctx.api.request(`/api/v1${path}`, {
-    host: ctx.company.host,
-    key,
-    body,
-    method,
-    headers: body === undefined ? {} : { 'Idempotency-Key': crypto.randomUUID() },
-  });
-
-async function created(res: { status: number; text: string; json: any }, status = 201) {
-  expect(res.status, res.text).toBe(status);
-  return res.json;
+/** A typed call's answer, checked to have `status` (201 unless said): its body. */
+async function created<Data>(res: { data?: Data; error?: unknown; response: Response }, status = 201): Promise<Data> {
+  expect(res.response.status, JSON.stringify(res.error)).toBe(status);
+  return res.data as Data;
 }
+const ref = (reference: string) => ({ params: { path: { reference } } });
+const payment = (payment_id: string) => ({ params: { path: { payment_id } } });
+/** The admin API's path parameters about the world's company and one record. */
+const ofCompany = <P extends Record<string, string>>(more: P) => ({ params: { path: { company_id: w.company.id, ...more } } });
 
 /** The person's values: each one unique to this run, so finding it anywhere means it was not erased. */
 function personValues() {
@@ -165,31 +168,33 @@ describe('erasure reaches every table', () => {
   it('leaves none of what the person sent, through any route, in any column of any table', async () => {
     const v = personValues();
     const { m } = v;
-    const person = await created(await call('/contacts', { name: `Name ${m}`, email: v.email, phone: v.phone, language: 'ar' }));
-    const server = person.reference as string;
-    await created(await call(`/contacts/${server}`, { name: `Renamed ${m}` }, 'PATCH'), 200);
+    const person = await created(
+      await c.POST('/api/v1/contacts', { body: { name: `Name ${m}`, email: v.email, phone: v.phone, language: 'ar' } }),
+    );
+    const server = person.reference;
+    await created(await c.PATCH('/api/v1/contacts/{reference}', { ...ref(server), body: { name: `Renamed ${m}` } }), 200);
 
     // An enquiry from the company's server, and a listing request from the visitor's browser.
     const enquiry = await created(
-      await call('/leads', {
-        consent: true,
-        consent_version: '2026-01',
-        name: `Name ${m}`,
-        email: v.email,
-        phone: v.phone,
-        language: 'ar',
-        message: `Server message ${m}`,
-        page: `https://www.example.com/${m}/enquiry`,
-        details: { budget: `Budget ${m}`, remarks: [`Remark ${m}`, 3] },
+      await c.POST('/api/v1/leads', {
+        body: {
+          consent: true,
+          consent_version: '2026-01',
+          name: `Name ${m}`,
+          email: v.email,
+          phone: v.phone,
+          language: 'ar',
+          message: `Server message ${m}`,
+          page: `https://www.example.com/${m}/enquiry`,
+          details: { budget: `Budget ${m}`, remarks: [`Remark ${m}`, 3] },
+        } as never,
       }),
     );
-    expect(enquiry.person).toBe(server);
-    const pk = await w.publishableKey(['enquiry', 'listing_request', 'booking']);
+    expect((enquiry as { person?: string }).person).toBe(server);
+    const forms = await w.formClient(['enquiry', 'listing_request', 'booking']);
     const form = await created(
-      await ctx.api.request('/api/v1/leads', {
-        host: ctx.company.host,
-        clientAddress: v.address,
-        headers: { 'X-Api-Key': pk, Origin: origin },
+      await forms.POST('/api/v1/leads', {
+        headers: { 'x-test-client-address': v.address },
         body: {
           consent: true,
           consent_version: '2026-01',
@@ -202,14 +207,14 @@ describe('erasure reaches every table', () => {
           details: { ...listingAnswers, remarks: `Answer ${m}` },
           challenge: developmentToken,
           website: '',
-        },
+        } as never,
       }),
     );
-    const drafted = await ctx.api.admin(`/companies/${ctx.company.id}/leads/${form.reference}/draft-listing`, {
-      method: 'POST',
-      body: {},
-    });
-    expect(drafted.status, drafted.text).toBe(201);
+    const drafted = await w.adminClient.POST(
+      '/admin/v1/companies/{company_id}/leads/{reference}/draft-listing',
+      ofCompany({ reference: form.reference }),
+    );
+    expect(drafted.response.status, JSON.stringify(drafted.error)).toBe(201);
 
     // A booking request from the browser, with the guest's message.
     const home = await w.holidayHome(plainBookingTerms);
@@ -222,28 +227,21 @@ describe('erasure reaches every table', () => {
     // Their enquiries through the inbound channels: a WhatsApp message from their number (with an ad's referral) and its
     // conversation's next message (an activity), a Property Finder lead with their email. The sources' message ids are
     // kept after erasure, as external ids are: they are the sources' opaque ids, not the person's.
-    const whatsApp = await ctx.api.admin(`/companies/${ctx.company.id}/inbound-channels`, {
-      body: { kind: 'whatsapp', secret: metaAppSecret },
-    });
+    const channels = inboundChannels(w.api, w.company.id);
+    const whatsApp = await channels.create({ kind: 'whatsapp', secret: metaAppSecret });
     const waPath = new URL(whatsApp.json.url).pathname;
     const waFrom = v.phone.slice(1);
     for (const [i, text] of [`WhatsApp ${m}`, `And again ${m}`].entries()) {
       const body = whatsAppText(waFrom, `wamid.scan.${randomToken(12)}.${i}`, text, new Date(), {
         referral: { ...adReferral, body: `Ad seen by ${m}` },
       }).replace('Layla Haddad', `Profile ${m}`);
-      const res = await ctx.api.request(waPath, {
-        host: ctx.company.host,
-        body,
-        headers: { 'X-Hub-Signature-256': metaSignature(body) },
-      });
+      const res = await deliver(w, waPath, body, { 'X-Hub-Signature-256': metaSignature(body) });
       expect(res.json.leads[0], res.text).toBeDefined();
     }
-    const portal = await ctx.api.admin(`/companies/${ctx.company.id}/inbound-channels`, { body: { kind: 'propertyfinder' } });
+    const portal = await channels.create({ kind: 'propertyfinder' });
     const pf = propertyFinderLead(`scan${randomToken(12)}`, 'email', { name: `Portal ${m}`, email: v.email }, `ref-${m}`);
-    const pfRes = await ctx.api.request(new URL(portal.json.url).pathname, {
-      host: ctx.company.host,
-      body: pf,
-      headers: { 'X-Signature': propertyFinderSignature(pf, portal.json.secret) },
+    const pfRes = await deliver(w, new URL(portal.json.url).pathname, pf, {
+      'X-Signature': propertyFinderSignature(pf, portal.json.secret),
     });
     expect(pfRes.json.recorded, pfRes.text).toBe(1);
 
@@ -251,23 +249,29 @@ describe('erasure reaches every table', () => {
     const linked = [{ person: server }, { lead: enquiry.reference }, { lead: form.reference }];
     for (const [i, link] of linked.entries()) {
       const ids = { source: 'crm', external_id: `scan-${randomToken(8)}-${i}` };
-      await created(await call('/activities', { type: 'note', ...ids, ...link, body: `Note ${m}` }));
-      const task = await created(await call('/tasks', { title: `Task ${m}`, ...ids, ...link }));
-      await created(await call(`/tasks/${task.task_id}`, { title: `Task again ${m}` }, 'PATCH'), 200);
+      await created(await c.POST('/api/v1/activities', { body: { type: 'note', ...ids, ...link, body: `Note ${m}` } }));
+      const task = await created(await c.POST('/api/v1/tasks', { body: { title: `Task ${m}`, ...ids, ...link } }));
+      const taskPath = { params: { path: { task_id: task.task_id } } };
+      await created(await c.PATCH('/api/v1/tasks/{task_id}', { ...taskPath, body: { title: `Task again ${m}` } }), 200);
     }
     const due = new Date(Date.now() + 86_400_000).toISOString();
-    await created(await call(`/leads/${enquiry.reference}`, { next_action: { text: `Next ${m}`, due_at: due } }, 'PATCH'), 200);
+    const nextAction = { next_action: { text: `Next ${m}`, due_at: due } };
+    await created(await c.PATCH('/api/v1/leads/{reference}', { ...ref(enquiry.reference), body: nextAction }), 200);
     // A lease they rent, with notes, its registration, renewal terms, a notice, and two post-dated cheques with notes
     // (one of them bounced: it never changes otherwise).
-    const landlord = await created(await call('/contacts', { email: `landlord.${randomToken(6)}@example.com` }));
+    const landlord = await created(
+      await c.POST('/api/v1/contacts', { body: { email: `landlord.${randomToken(6)}@example.com` } as never }),
+    );
     const cheque = (n: number) => ({ number: `${m}-${n}`, bank: `Bank of ${m}` });
+    /** A lease of theirs from the landlord above, at 12000 a year. */
+    const theirLease = (fields: Record<string, unknown>) =>
+      c.POST('/api/v1/leases', {
+        body: { renter: server, landlord: landlord.reference, rent: { amount: '12000', period: 'year' }, ...fields } as never,
+      });
     const lease = await created(
-      await call('/leases', {
+      await theirLease({
         home: 'marina-gate-1br-furnished',
-        renter: server,
-        landlord: landlord.reference,
         term: { start: '2027-01-01', end: '2027-12-31' },
-        rent: { amount: '12000', period: 'year' },
         schedule: {
           rows: [
             { due_on: '2027-01-01', amount: '6000', cheque: cheque(1) },
@@ -281,50 +285,61 @@ describe('erasure reaches every table', () => {
     );
     // A lease of theirs that ended with deductions from the deposit, and why.
     const ended = await created(
-      await call('/leases', {
+      await theirLease({
         home: 'jvc-2br-townhouse',
-        renter: server,
-        landlord: landlord.reference,
         term: { start: '2026-01-01', end: '2026-12-31' },
-        rent: { amount: '12000', period: 'year' },
         deposit: '1000',
         schedule: { payments: 1 },
       }),
     );
-    await created(await call(`/leases/${ended.reference}/activate`, {}, 'POST'), 200);
-    const deposit = { outcome: 'returned_with_deductions', deductions: '100', reason: `Stains left by ${m}` };
-    await created(await call(`/leases/${ended.reference}/end`, { ended_on: '2026-12-31', deposit }, 'POST'), 200);
-    await created(await call(`/leases/${lease.reference}/activate`, {}, 'POST'), 200);
-    const notice = { given_on: '2027-06-01', by: 'renter', intent: 'vacate', text: `Notice ${m}` };
-    await created(await call(`/leases/${lease.reference}/notice`, notice, 'POST'), 200);
-    const [bounced, paid] = lease.schedule.rows.map((row: { payment_id: string }) => row.payment_id);
-    await created(await call(`/rent-payments/${bounced}`, { notes: `Cheque of ${m}` }, 'PATCH'), 200);
-    await created(await call(`/rent-payments/${bounced}`, { status: 'bounced' }, 'PATCH'), 200);
-    await created(await call(`/rent-payments/${paid}`, { notes: `Paid by ${m}`, status: 'received' }, 'PATCH'), 200);
+    await created(await c.POST('/api/v1/leases/{reference}/activate', ref(ended.reference)), 200);
+    const deposit = { outcome: 'returned_with_deductions' as const, deductions: '100', reason: `Stains left by ${m}` };
+    const end = { ended_on: '2026-12-31', deposit };
+    await created(await c.POST('/api/v1/leases/{reference}/end', { ...ref(ended.reference), body: end }), 200);
+    await created(await c.POST('/api/v1/leases/{reference}/activate', ref(lease.reference)), 200);
+    const notice = { given_on: '2027-06-01', by: 'renter' as const, intent: 'vacate' as const, text: `Notice ${m}` };
+    await created(await c.POST('/api/v1/leases/{reference}/notice', { ...ref(lease.reference), body: notice }), 200);
+    const [bounced, paid] = lease.schedule.rows.map((row) => row.payment_id) as [string, string];
+    const changePayment = (id: string, body: Record<string, unknown>) =>
+      c.PATCH('/api/v1/rent-payments/{payment_id}', { ...payment(id), body: body as never });
+    await created(await changePayment(bounced, { notes: `Cheque of ${m}` }), 200);
+    await created(await changePayment(bounced, { status: 'bounced' }), 200);
+    await created(await changePayment(paid, { notes: `Paid by ${m}`, status: 'received' }), 200);
     // A direct-debit mandate of theirs on the lease (issue 34): the account holder and the sealed IBAN.
     const mandate = await created(
-      await call(`/leases/${lease.reference}/rent-mandates`, {
-        mandate_reference: `DDA-${crypto.randomUUID().slice(0, 8)}`,
-        bank: { name: 'Emirates NBD', code: '026' },
-        account_holder: `Holder ${m}`,
-        iban: 'AE070331234567890123456',
-        max_amount: '6000',
-        starts_on: '2027-01-01',
-        ends_on: '2027-12-31',
+      await c.POST('/api/v1/leases/{reference}/rent-mandates', {
+        ...ref(lease.reference),
+        body: {
+          mandate_reference: `DDA-${crypto.randomUUID().slice(0, 8)}`,
+          bank: { name: 'Emirates NBD', code: '026' },
+          account_holder: `Holder ${m}`,
+          iban: 'AE070331234567890123456',
+          max_amount: '6000',
+          starts_on: '2027-01-01',
+          ends_on: '2027-12-31',
+        },
       }),
     );
     // Maintenance on their lease: a job (its problem, approval note, what was done), a charge, a cancelled job's reason
     // and a move-in inspection's notes.
     const job = await created(
-      await call('/jobs', { home: 'marina-gate-1br-furnished', category: 'plumbing', problem: `Leak at ${m}'s` }),
+      await c.POST('/api/v1/jobs', {
+        body: { home: 'marina-gate-1br-furnished', category: 'plumbing', problem: `Leak at ${m}'s` } as never,
+      }),
     );
-    await created(await call(`/jobs/${job.reference}/approval`, { decision: 'requested', note: `Ask ${m}` }, 'POST'), 200);
-    await created(await call(`/jobs/${job.reference}/complete`, { work_done: `Fixed for ${m}` }, 'POST'), 200);
-    await created(await call('/job-charges', { job: job.reference, cost: '100', payer: 'renter', description: `Tap ${m}` }));
+    const approval = { decision: 'requested' as const, note: `Ask ${m}` };
+    await created(await c.POST('/api/v1/jobs/{reference}/approval', { ...ref(job.reference), body: approval }), 200);
+    const done = { work_done: `Fixed for ${m}` };
+    await created(await c.POST('/api/v1/jobs/{reference}/complete', { ...ref(job.reference), body: done }), 200);
+    const charge = { job: job.reference, cost: '100', payer: 'renter' as const, description: `Tap ${m}` };
+    await created(await c.POST('/api/v1/job-charges', { body: charge }));
     const dropped = await created(
-      await call('/jobs', { home: 'marina-gate-1br-furnished', category: 'general', problem: 'Noise' }),
+      await c.POST('/api/v1/jobs', {
+        body: { home: 'marina-gate-1br-furnished', category: 'general', problem: 'Noise' } as never,
+      }),
     );
-    await created(await call(`/jobs/${dropped.reference}/cancel`, { reason: `${m} moved out` }, 'POST'), 200);
+    const reason = { reason: `${m} moved out` };
+    await created(await c.POST('/api/v1/jobs/{reference}/cancel', { ...ref(dropped.reference), body: reason }), 200);
     const inspection = {
       kind: 'move_in',
       lease: lease.reference,
@@ -332,18 +347,24 @@ describe('erasure reaches every table', () => {
       notes: `Keys to ${m}`,
       areas: [{ name: 'Kitchen', condition: 'good', notes: `Scratch seen by ${m}` }],
     };
-    await created(await call('/inspections', inspection));
+    await created(await c.POST('/api/v1/inspections', { body: inspection as never }));
     // A deal with them (its title and lost reason) and a viewing's feedback.
     const sales = demoPipelines.find((pipeline) => pipeline.key === 'sales');
-    expect((await ctx.api.admin(`/companies/${ctx.company.id}/pipelines`, { body: sales })).status).toBe(201);
-    const deal = await created(await call('/deals', { person: server, title: `Flat for ${m}` }));
+    const pipeline = await w.adminClient.POST('/admin/v1/companies/{company_id}/pipelines', {
+      ...ofCompany({}),
+      body: sales as AdminBody<'createCompanyPipeline'>,
+    });
+    expect(pipeline.response.status).toBe(201);
+    const deal = await created(await c.POST('/api/v1/deals', { body: { person: server, title: `Flat for ${m}` } }));
     const viewing = { deal: deal.reference, home: 'marina-gate-1br-furnished', time: '2030-01-01T10:00:00Z' };
-    const shown = await created(await call('/viewings', viewing));
-    await created(await call(`/viewings/${shown.reference}`, { status: 'done', feedback: `Liked it, ${m}` }, 'PATCH'), 200);
-    await created(await call(`/deals/${deal.reference}/move`, { stage: 'lost', reason: `Lost ${m}` }, 'POST'), 200);
+    const shown = await created(await c.POST('/api/v1/viewings', { body: viewing }));
+    const feedback = { status: 'done' as const, feedback: `Liked it, ${m}` };
+    await created(await c.PATCH('/api/v1/viewings/{reference}', { ...ref(shown.reference), body: feedback }), 200);
+    const lost = { stage: 'lost', reason: `Lost ${m}` };
+    await created(await c.POST('/api/v1/deals/{reference}/move', { ...ref(deal.reference), body: lost }), 200);
     // Reads with a server key are audited (references only).
-    await created(await call(`/contacts/${server}`), 200);
-    await created(await call(`/leads/${form.reference}`), 200);
+    await created(await c.GET('/api/v1/contacts/{reference}', ref(server)), 200);
+    await created(await c.GET('/api/v1/leads/{reference}', ref(form.reference)), 200);
 
     // The encrypted details are a value of their own: erasure must remove the blob, not only what it decrypts to.
     const blobs = await ctx.api.db
@@ -429,17 +450,25 @@ describe('erasure reaches every table', () => {
       .executeTakeFirstOrThrow();
     expect(Number(deliveries.n)).toBeGreaterThan(0);
 
-    const erased = await ctx.api.admin(`/companies/${ctx.company.id}/contacts/${server}/erase`, { method: 'POST' });
-    expect(erased.json).toEqual({ reference: server, erased: true, already_erased: false });
+    const erased = await w.adminClient.POST(
+      '/admin/v1/companies/{company_id}/contacts/{reference}/erase',
+      ofCompany({ reference: server }),
+    );
+    expect(erased.data).toEqual({ reference: server, erased: true, already_erased: false });
 
     expect(await columnsHolding(needles)).toEqual([]);
 
     // What the API shows afterwards: empty personal fields, details gone (not only unreadable).
     for (const reference of [enquiry.reference, form.reference]) {
-      const lead = (await call(`/leads/${reference}`)).json;
+      const lead = (await c.GET('/api/v1/leads/{reference}', ref(reference))).data;
       expect(lead).toMatchObject({ erased: true, message: null, page: null, details: null, next_action: null, language: null });
     }
-    const adminBooking = (await ctx.api.admin(`/companies/${ctx.company.id}/bookings/${booking.reference}`)).json;
+    const adminBooking = (
+      await w.adminClient.GET(
+        '/admin/v1/companies/{company_id}/bookings/{reference}',
+        ofCompany({ reference: booking.reference }),
+      )
+    ).data;
     expect(adminBooking).toMatchObject({
       person: server,
       message: null,
@@ -447,34 +476,34 @@ describe('erasure reaches every table', () => {
       consent: { address: null },
       sent: { name: null, email: null, phone: null },
     });
-    const leaseAfter = (await call(`/leases/${lease.reference}`)).json;
+    const readLease = async (reference: string) => (await c.GET('/api/v1/leases/{reference}', ref(reference))).data;
+    const leaseAfter = await readLease(lease.reference);
     expect(leaseAfter).toMatchObject({ renter: server, notes: null, registration: null, status: 'active' });
-    expect(leaseAfter.renewal).toMatchObject({ terms: null });
-    expect((await call(`/leases/${ended.reference}`)).json).toMatchObject({
+    expect(leaseAfter?.renewal).toMatchObject({ terms: null });
+    expect(await readLease(ended.reference)).toMatchObject({
       status: 'ended',
       deposit: { amount: '1000.00', outcome: 'returned_with_deductions', deductions: '100.00', reason: '(erased)' },
     });
-    expect(leaseAfter.notice.given).toEqual([expect.objectContaining({ intent: 'vacate', text: null })]);
-    expect((await call(`/rent-payments/${bounced}`)).json).toMatchObject({
+    expect(leaseAfter?.notice.given).toEqual([expect.objectContaining({ intent: 'vacate', text: null })]);
+    const readPayment = async (id: string) => (await c.GET('/api/v1/rent-payments/{payment_id}', payment(id))).data;
+    expect(await readPayment(bounced)).toMatchObject({
       status: 'bounced',
       notes: null,
       cheque: null,
       amount: '6000.00',
     });
-    expect((await call(`/rent-payments/${paid}`)).json).toMatchObject({ status: 'received', notes: null, cheque: null });
-    expect((await call(`/rent-mandates/${mandate.mandate_id}`)).json).toMatchObject({
+    expect(await readPayment(paid)).toMatchObject({ status: 'received', notes: null, cheque: null });
+    const readMandate = await c.GET('/api/v1/rent-mandates/{mandate_id}', {
+      params: { path: { mandate_id: mandate.mandate_id } },
+    });
+    expect(readMandate.data).toMatchObject({
       account_holder: null,
       iban_last4: '3456',
       status: 'pending',
       max_amount: '6000.00',
     });
-    const notes = (await call(`/activities?page_size=100`)).json.results;
+    const notes = (await c.GET('/api/v1/activities', { params: { query: { page_size: 100 } } })).data?.results ?? [];
     // Staff's three notes about them, and the WhatsApp conversation's second message.
-    expect(notes.filter((a: { person: string | null }) => a.person === server).map((a: { body: unknown }) => a.body)).toEqual([
-      null,
-      null,
-      null,
-      null,
-    ]);
+    expect(notes.filter((a) => a.person === server).map((a) => a.body)).toEqual([null, null, null, null]);
   }, 180_000); // A person through every group's routes, then a scan of every column of every table: minutes on a loaded CI.
 });

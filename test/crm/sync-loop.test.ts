@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { components } from '../../clients/typescript/src/index';
+import { type AdminBody, type TestClient, testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { databaseNow, moveUpdatedAtBack } from '../support/times';
 import { type ReceivedEvent, settle as settleLoop, WebhookReceiver } from '../support/webhook-receiver';
-import { createCompany, createKey } from '../support/world';
+import { adminOf, createCompany, createKey } from '../support/world';
 
 /**
  * The spec's recommended loop, end to end: a "CRM" subscribed to the company's CRM events verifies every
@@ -15,9 +17,13 @@ type Json = Record<string, any>;
 type Kind = 'contact' | 'lead' | 'activity' | 'task';
 type Key = { secret: string; prefix: string };
 type Event = ReceivedEvent;
+type Schemas = components['schemas'];
+/** What a typed call resolves with. */
+type Called = { data?: unknown; error?: unknown; response: Response };
+/** The query of a sync list. */
+type ListQuery = { updated_since?: string; page_size?: number; cursor?: string; external?: string };
 
 const kinds: readonly Kind[] = ['contact', 'lead', 'activity', 'task'];
-const listPath: Record<Kind, string> = { contact: '/contacts', lead: '/leads', activity: '/activities', task: '/tasks' };
 const apiIdOf = (kind: Kind, record: Json): string => (kind === 'task' ? record.task_id : record.reference);
 /** The CRM's source name for the ids it writes back. */
 const SOURCE = 'crm';
@@ -48,9 +54,9 @@ class Crm {
   /** The previous pull's start on the CRM's clock: a CRM that never pulled reads everything. */
   private lastPullStart = new Date(0);
 
+  /** `client`: the typed client on the CRM's own server key `key`. */
   constructor(
-    private readonly api: TestApi,
-    private readonly host: string,
+    private readonly client: TestClient,
     readonly key: Key,
   ) {
     this.receiver = new WebhookReceiver(key.prefix);
@@ -66,16 +72,16 @@ class Crm {
 
   private async handle(event: Event): Promise<void> {
     const { type, data } = event;
-    if (type.startsWith('contact.')) await this.upsert('contact', await this.call(`/contacts/${data.reference}`));
-    else if (type.startsWith('lead.')) await this.upsert('lead', await this.call(`/leads/${data.reference}`));
-    else if (type.startsWith('task.')) await this.upsert('task', await this.call(`/tasks/${data.task_id}`));
+    if (type.startsWith('contact.')) await this.upsert('contact', await this.read('contact', data.reference));
+    else if (type.startsWith('lead.')) await this.upsert('lead', await this.read('lead', data.reference));
+    else if (type.startsWith('task.')) await this.upsert('task', await this.read('task', data.task_id));
     else if (type === 'activity.created') {
       // No route reads one activity: list what changed since the event was recorded (it is among them)...
       const since = new Date(Date.parse(event.created_at) - OVERLAP_MS).toISOString();
       const listed = await this.pullList('activity', since);
       if (!listed.includes(data.reference)) throw new Error(`activity ${data.reference} not listed since ${since}`);
       // ...and refresh the lead it names: a call is the lead's first answer, which has no event of its own.
-      if (data.lead) await this.upsert('lead', await this.call(`/leads/${data.lead}`));
+      if (data.lead) await this.upsert('lead', await this.read('lead', data.lead));
     } else throw new Error(`unexpected event ${type}`);
   }
 
@@ -95,7 +101,7 @@ class Crm {
     const local = linked?.id ?? this.newId(kind);
     this.store.set(local, { kind, record });
     if (!linked && !record.erased) {
-      const answer = await this.call(`${listPath[kind]}/${apiId}`, 'PATCH', { external: { source: SOURCE, id: local } });
+      const answer = await this.change(kind, apiId, { external: { source: SOURCE, id: local } });
       this.stats.writeBacks++;
       this.store.set(local, { kind, record: answer });
     }
@@ -103,7 +109,7 @@ class Crm {
 
   /** A change made by a user of the CRM (its own write: the event that follows is an echo). */
   async moveLead(reference: string, status: string): Promise<void> {
-    await this.upsert('lead', await this.call(`/leads/${reference}`, 'PATCH', { status }));
+    await this.upsert('lead', await this.change('lead', reference, { status: status as Schemas['LeadPatch']['status'] }));
   }
 
   /** Pages one sync list from `since` until `next_cursor` is null, upserting every record; returns their ids. */
@@ -111,10 +117,12 @@ class Crm {
     const ids: string[] = [];
     let cursor: string | null = null;
     do {
-      const query = new URLSearchParams({ updated_since: since, page_size: String(PAGE_SIZE) });
-      if (cursor) query.set('cursor', cursor);
-      const page = await this.call(`${listPath[kind]}?${query}`);
+      const page = await this.ok(
+        `list ${kind}s`,
+        this.list(kind, { updated_since: since, page_size: PAGE_SIZE, cursor: cursor ?? undefined }),
+      );
       this.stats.pages++;
+      this.stats.reads++;
       for (const record of page.results as Json[]) {
         ids.push(apiIdOf(kind, record));
         await this.upsert(kind, record);
@@ -133,11 +141,44 @@ class Crm {
     return seen;
   }
 
-  private async call(path: string, method = 'GET', body?: unknown): Promise<Json> {
-    const res = await this.api.request(`/api/v1${path}`, { host: this.host, key: this.key.secret, method, body });
-    if (res.status !== 200) throw new Error(`CRM ${method} ${path}: ${res.status} ${res.text}`);
-    if (method === 'GET') this.stats.reads++;
-    return res.json;
+  /** One page of a sync list through the CRM's typed client. */
+  list(kind: Kind, query: ListQuery): Promise<Called> {
+    const params = { params: { query } };
+    if (kind === 'contact') return this.client.GET('/api/v1/contacts', params);
+    if (kind === 'lead') return this.client.GET('/api/v1/leads', params);
+    if (kind === 'activity') return this.client.GET('/api/v1/activities', params);
+    return this.client.GET('/api/v1/tasks', params);
+  }
+
+  /** One record, read with the CRM's key (no route reads one activity). */
+  private async read(kind: Exclude<Kind, 'activity'>, id: string): Promise<Json> {
+    const path = { params: { path: { reference: id } } };
+    const res =
+      kind === 'contact'
+        ? this.client.GET('/api/v1/contacts/{reference}', path)
+        : kind === 'lead'
+          ? this.client.GET('/api/v1/leads/{reference}', path)
+          : this.client.GET('/api/v1/tasks/{task_id}', { params: { path: { task_id: id } } });
+    const record = await this.ok(`GET ${kind} ${id}`, res);
+    this.stats.reads++;
+    return record;
+  }
+
+  /** A change of a contact or a lead made by the CRM (its write-back, or a user's move). */
+  private change(kind: Kind, reference: string, body: Schemas['ContactPatch'] & Schemas['LeadPatch']): Promise<Json> {
+    const path = { params: { path: { reference } } };
+    if (kind === 'contact')
+      return this.ok(`PATCH contact ${reference}`, this.client.PATCH('/api/v1/contacts/{reference}', { ...path, body }));
+    if (kind === 'lead')
+      return this.ok(`PATCH lead ${reference}`, this.client.PATCH('/api/v1/leads/{reference}', { ...path, body }));
+    throw new Error(`the CRM changes no ${kind}`);
+  }
+
+  /** A call's body, when answered 200. */
+  private async ok(what: string, call: Promise<Called>): Promise<Json> {
+    const res = await call;
+    if (res.response.status !== 200) throw new Error(`CRM ${what}: ${res.response.status} ${JSON.stringify(res.error)}`);
+    return res.data as Json;
   }
 
   private newId(kind: Kind): string {
@@ -159,6 +200,8 @@ let company: { id: string; host: string };
 let crm: Crm;
 let subscription: { id: string; secret: string };
 let site: Key;
+/** The typed client on the site's key (the website and other integrations). */
+let siteClient: TestClient;
 let crmKey: Key;
 let member: string;
 
@@ -170,16 +213,22 @@ beforeAll(async () => {
     scopes: ['read:contacts', 'write:contacts', 'read:leads', 'write:leads', 'read:followups', 'write:followups'],
   });
   site = await createKey(api, company.id, { scopes: ['write:contacts', 'write:leads', 'write:followups'] });
-  const added = await api.admin(`/companies/${company.id}/members`, { body: { name: 'Sara Agent' } });
-  expect(added.status, added.text).toBe(201);
-  member = added.json.id;
-  crm = new Crm(api, company.host, crmKey);
-  const url = await crm.receiver.listen();
-  const created = await api.admin(`/companies/${company.id}/webhook-subscriptions`, {
-    body: { url, event_types: CRM_EVENTS, description: 'CRM sync' },
+  siteClient = testClient(api, { host: company.host, serverKey: site.secret });
+  const inCompany = { params: { path: { company_id: company.id } } };
+  const added = await adminOf(api).POST('/admin/v1/companies/{company_id}/members', {
+    ...inCompany,
+    body: { name: 'Sara Agent' } as AdminBody<'createCompanyMember'>,
   });
-  expect(created.status, created.text).toBe(201);
-  subscription = { id: created.json.id, secret: created.json.secret };
+  expect(added.response.status, JSON.stringify(added.error)).toBe(201);
+  member = added.data?.id as string;
+  crm = new Crm(testClient(api, { host: company.host, serverKey: crmKey.secret }), crmKey);
+  const url = await crm.receiver.listen();
+  const created = await adminOf(api).POST('/admin/v1/companies/{company_id}/webhook-subscriptions', {
+    ...inCompany,
+    body: { url, event_types: CRM_EVENTS, description: 'CRM sync' } as AdminBody<'createCompanyWebhookSubscription'>,
+  });
+  expect(created.response.status, JSON.stringify(created.error)).toBe(201);
+  subscription = { id: created.data?.id as string, secret: created.data?.secret as string };
   crm.receiver.useSecret(subscription.secret);
 });
 afterAll(async () => {
@@ -187,13 +236,37 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** "The website and other integrations": writes with a second server key. */
-async function siteWrite(path: string, body: unknown, method = 'POST'): Promise<Json> {
-  const res = await api.request(`/api/v1${path}`, { host: company.host, key: site.secret, body, method });
-  expect([200, 201], `${method} ${path}: ${res.text}`).toContain(res.status);
-  return res.json;
+/** A write of the site's, checked to be answered 200 or 201: its body. */
+async function written(what: string, call: Promise<Called>): Promise<Json> {
+  const res = await call;
+  expect([200, 201], `${what}: ${JSON.stringify(res.error)}`).toContain(res.response.status);
+  return res.data as Json;
 }
-const enquiry = (fields: Json) => siteWrite('/leads', { consent: true, consent_version: '2026-01', form: 'contact', ...fields });
+/** "The website and other integrations": writes with a second server key, through the typed client. */
+const siteWrite = {
+  contact: (body: Schemas['ContactInput']) => written('POST /contacts', siteClient.POST('/api/v1/contacts', { body })),
+  activity: (body: Schemas['ActivityInput']) => written('POST /activities', siteClient.POST('/api/v1/activities', { body })),
+  task: (body: Schemas['TaskInput']) => written('POST /tasks', siteClient.POST('/api/v1/tasks', { body })),
+  changeContact: (reference: string, body: Schemas['ContactPatch']) =>
+    written(
+      `PATCH /contacts/${reference}`,
+      siteClient.PATCH('/api/v1/contacts/{reference}', { params: { path: { reference } }, body }),
+    ),
+  changeLead: (reference: string, body: Schemas['LeadPatch']) =>
+    written(
+      `PATCH /leads/${reference}`,
+      siteClient.PATCH('/api/v1/leads/{reference}', { params: { path: { reference } }, body }),
+    ),
+  changeTask: (task_id: string, body: Schemas['TaskPatch']) =>
+    written(`PATCH /tasks/${task_id}`, siteClient.PATCH('/api/v1/tasks/{task_id}', { params: { path: { task_id } }, body })),
+};
+const enquiry = (fields: Json) =>
+  written(
+    'POST /leads',
+    siteClient.POST('/api/v1/leads', {
+      body: { consent: true, consent_version: '2026-01', form: 'contact', ...fields } as never,
+    }),
+  );
 let serial = 0;
 const externalId = () => `ext-${++serial}`;
 
@@ -205,13 +278,11 @@ async function apiRecords(kind: Kind): Promise<Json[]> {
   const records: Json[] = [];
   let cursor: string | null = null;
   do {
-    const res = await api.request(`/api/v1${listPath[kind]}?page_size=100${cursor ? `&cursor=${cursor}` : ''}`, {
-      host: company.host,
-      key: crmKey.secret,
-    });
-    expect(res.status, res.text).toBe(200);
-    records.push(...res.json.results);
-    cursor = res.json.next_cursor;
+    const res = await crm.list(kind, { page_size: 100, cursor: cursor ?? undefined });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+    const page = res.data as { results: Json[]; next_cursor: string | null };
+    records.push(...page.results);
+    cursor = page.next_cursor;
   } while (cursor);
   return records;
 }
@@ -238,6 +309,13 @@ async function expectMirror(): Promise<Record<Kind, Json[]>> {
   return state;
 }
 
+/** The CRM's subscription switched on or off through the typed admin client. */
+const enableSubscription = (enabled: boolean) =>
+  adminOf(api).PATCH('/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}', {
+    params: { path: { company_id: company.id, subscription_id: subscription.id } },
+    body: { enabled },
+  });
+
 const deliveriesOf = (subscriptionId: string) =>
   api.db
     .selectFrom('webhook_deliveries as d')
@@ -260,37 +338,37 @@ describe('the recommended CRM sync loop', () => {
     const bilal = await enquiry({ name: 'Bilal Haddad', phone: '+971 50 111 2233', service: 'rent' });
     const amal2 = await enquiry({ email: 'AMAL.NASSER@example.com', message: 'Also a villa?' });
     expect(amal2.person).toBe(amal1.person);
-    const carla = await siteWrite('/contacts', {
+    const carla = await siteWrite.contact({
       name: 'Carla Ruiz',
       email: 'carla@example.com',
       external: { source: 'website', id: 'w-1' },
     });
-    const quiet = await siteWrite('/contacts', { name: 'Dev Quiet', email: 'dev.quiet@example.com', roles: ['owner'] });
-    const ivan = await siteWrite('/contacts', { name: 'Ivan Petrov', email: 'ivan@example.com' });
-    await siteWrite(`/leads/${amal1.reference}`, { status: 'contacted' }, 'PATCH');
-    await siteWrite(`/leads/${bilal.reference}`, { assignee: member }, 'PATCH');
-    await siteWrite('/activities', {
+    const quiet = await siteWrite.contact({ name: 'Dev Quiet', email: 'dev.quiet@example.com', roles: ['owner'] });
+    const ivan = await siteWrite.contact({ name: 'Ivan Petrov', email: 'ivan@example.com' });
+    await siteWrite.changeLead(amal1.reference, { status: 'contacted' });
+    await siteWrite.changeLead(bilal.reference, { assignee: member });
+    await siteWrite.activity({
       type: 'note',
       source: 'web',
       external_id: externalId(),
       lead: amal1.reference,
       body: 'Asked for a viewing',
     });
-    await siteWrite('/activities', {
+    await siteWrite.activity({
       type: 'call',
       source: 'phone',
       external_id: externalId(),
       lead: bilal.reference,
       body: 'Called back',
     });
-    const brochure = await siteWrite('/tasks', {
+    const brochure = await siteWrite.task({
       title: 'Send the brochure',
       source: 'web',
       external_id: externalId(),
       lead: amal1.reference,
     });
-    await siteWrite(`/tasks/${brochure.task_id}`, { status: 'done' }, 'PATCH');
-    await siteWrite('/tasks', {
+    await siteWrite.changeTask(brochure.task_id, { status: 'done' });
+    await siteWrite.task({
       title: 'Call Carla',
       source: 'web',
       external_id: externalId(),
@@ -332,43 +410,39 @@ describe('the recommended CRM sync loop', () => {
     const ivans = await enquiry({ email: 'ivan@example.com', message: 'Is the penthouse still free?' });
     expect(ivans.person).toBe(ivan.reference);
     const emre = await enquiry({ name: 'Emre Kaya', email: 'emre@example.com', details: { moving_in: '2031-03' } });
-    await siteWrite(`/leads/${amal1.reference}`, { status: 'viewing' }, 'PATCH');
-    const keys = await siteWrite('/tasks', {
+    await siteWrite.changeLead(amal1.reference, { status: 'viewing' });
+    const keys = await siteWrite.task({
       title: 'Hand over keys',
       source: 'web',
       external_id: externalId(),
       lead: emre.reference,
     });
     await settle(); // the CRM reads the task while it is open
-    await siteWrite(`/tasks/${keys.task_id}`, { status: 'done' }, 'PATCH');
-    const erased = await api.admin(`/companies/${company.id}/contacts/${bilal.person}/erase`, { method: 'POST' });
-    expect(erased.json, erased.text).toMatchObject({ erased: true, already_erased: false });
+    await siteWrite.changeTask(keys.task_id, { status: 'done' });
+    const erased = await adminOf(api).POST('/admin/v1/companies/{company_id}/contacts/{reference}/erase', {
+      params: { path: { company_id: company.id, reference: bilal.person } },
+    });
+    expect(erased.data, JSON.stringify(erased.error)).toMatchObject({ erased: true, already_erased: false });
     await settle();
 
     const before = await eventIds();
-    const off = await api.admin(`/companies/${company.id}/webhook-subscriptions/${subscription.id}`, {
-      method: 'PATCH',
-      body: { enabled: false },
-    });
-    expect(off.status, off.text).toBe(200);
-    const farah = await siteWrite('/contacts', { name: 'Farah Saleh', phone: '0502223344', language: 'ar' });
+    const off = await enableSubscription(false);
+    expect(off.response.status, JSON.stringify(off.error)).toBe(200);
+    const farah = await siteWrite.contact({ name: 'Farah Saleh', phone: '0502223344', language: 'ar' });
     const gita = await enquiry({ name: 'Gita Rao', email: 'gita@example.com', listing: 'no-such-listing' });
-    await siteWrite('/activities', {
+    await siteWrite.activity({
       type: 'email',
       source: 'mail',
       external_id: externalId(),
       lead: gita.reference,
       body: 'Sent the brochure',
     });
-    await siteWrite(`/leads/${emre.reference}`, { status: 'contacted' }, 'PATCH');
-    await siteWrite(`/contacts/${carla.reference}`, { name: 'Carla Ruiz Gómez' }, 'PATCH');
-    const on = await api.admin(`/companies/${company.id}/webhook-subscriptions/${subscription.id}`, {
-      method: 'PATCH',
-      body: { enabled: true },
-    });
-    expect(on.status, on.text).toBe(200);
+    await siteWrite.changeLead(emre.reference, { status: 'contacted' });
+    await siteWrite.changeContact(carla.reference, { name: 'Carla Ruiz Gómez' });
+    const on = await enableSubscription(true);
+    expect(on.response.status, JSON.stringify(on.error)).toBe(200);
     const windowEvents = [...(await eventIds())].filter((id) => !before.has(id));
-    const hana = await siteWrite('/contacts', { name: 'Hana Ito', email: 'hana@example.com' });
+    const hana = await siteWrite.contact({ name: 'Hana Ito', email: 'hana@example.com' });
     await settle();
 
     // Nothing of the disabled window reached the CRM: those events have no delivery at all.
@@ -411,12 +485,9 @@ describe('the recommended CRM sync loop', () => {
       expect(crm.entries(kind)).toHaveLength(state[kind].length);
       for (const [local, record] of crm.entries(kind)) {
         expect(record.external).toContainEqual({ source: SOURCE, id: local });
-        const found = await api.request(`/api/v1${listPath[kind]}?external=${SOURCE}:${local}`, {
-          host: company.host,
-          key: crmKey.secret,
-        });
+        const found = (await crm.list(kind, { external: `${SOURCE}:${local}` })).data as { results: Json[] };
         expect(
-          found.json.results.map((r: Json) => r.reference),
+          found.results.map((r) => r.reference),
           `${kind} ${local}`,
         ).toEqual([record.reference]);
       }
@@ -434,10 +505,11 @@ describe('the recommended CRM sync loop', () => {
     // At least once: a replayed event carries the same webhook-id, and the CRM does not handle it twice.
     const handled = crm.stats.handled;
     const replayed = deliveries.find((d) => d.type === 'lead.created' && d.caused_by === `api:${site.prefix}`)!;
-    const replay = await api.admin(`/companies/${company.id}/events/${replayed.id}/replay`, {
+    const replay = await adminOf(api).POST('/admin/v1/companies/{company_id}/events/{event_id}/replay', {
+      params: { path: { company_id: company.id, event_id: replayed.id } },
       body: { subscription_id: subscription.id },
     });
-    expect(replay.status, replay.text).toBe(202);
+    expect(replay.response.status, JSON.stringify(replay.error)).toBe(202);
     await settle();
     expect(crm.receiver.stats.duplicates).toBe(1);
     expect(crm.stats.handled).toBe(handled);

@@ -96,7 +96,12 @@ export function inboundChannels(api: TestApi, companyId: string) {
 }
 
 /** Posts a raw body to a receiver with the given headers (the body as signed, byte for byte). */
-export function deliver(world: InboundWorld, path: string, body: string, headers: Record<string, string>) {
+export function deliver(
+  world: Pick<InboundWorld, 'api' | 'company'>,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+) {
   // raw: the body is sent as signed, byte for byte (the typed client would serialise it again)
   return world.api.request(path, {
     host: world.company.host,

@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookingsThrough, day, plainTerms } from '../stay/support';
-import type { TestClient } from '../support/client';
-import { world, type World } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { bookingsThrough, step as bookingStep, day, plainTerms, useBookingWorld } from '../stay/support';
+import { useClients } from '../support/world';
 
-let w: World;
-let writes: TestClient;
-let reads: TestClient;
-let forms: TestClient;
-beforeAll(async () => {
-  // A development workspace: its booking form takes the spam check's test token.
-  w = await world({ environment: 'development' });
-  [writes, reads, forms] = await Promise.all([
-    w.clientWith(['write:maintenance']),
-    w.clientWith(['read:maintenance']),
-    w.formClient(['booking']),
-  ]);
-});
-afterAll(() => w.close());
+// A development workspace (its booking form takes the spam check's test token), with the booking form's client.
+const { w, forms } = useBookingWorld();
+const [writes, reads] = useClients(w, ['write:maintenance'], ['read:maintenance']);
 
 /** POST /jobs/{reference}/schedule of a body as sent (any JSON: the refusals too). */
 const schedule = (reference: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -35,13 +23,9 @@ const quote = (home: string, checkIn: string, checkOut: string) =>
     params: { path: { slug: home }, query: { check_in: checkIn, check_out: checkOut, guests: 2 } },
   });
 /** A guest's booking request from the company's website. */
-const bookingRequest = (home: string, checkIn: string, checkOut: string) =>
-  bookingsThrough(forms).request(home, checkIn, checkOut);
+const bookingRequest = (home: string, checkIn: string, checkOut: string) => bookingsThrough(forms).send(home, checkIn, checkOut);
 const book = (home: string, checkIn: string, checkOut: string) => bookingsThrough(forms).book(home, checkIn, checkOut);
-const step = (reference: string, action: 'confirm' | 'mark-paid' | 'cancel') =>
-  w.adminClient.POST(`/admin/v1/companies/{company_id}/bookings/{reference}/${action}`, {
-    params: { path: { company_id: w.company.id, reference } },
-  });
+const step = (reference: string, action: 'confirm' | 'mark-paid' | 'cancel') => bookingStep(w, reference, action);
 
 describe('POST /jobs/{reference}/schedule', () => {
   it('schedules an open job: day, window, who does it; job.scheduled; a reschedule moves it', async () => {

@@ -5,7 +5,7 @@ import { seedDemo } from '../../functions/seed';
 import { todayIn } from '../../lib/dates';
 import { createTestApi, type TestApi } from '../support/harness';
 import { type Node, type Portal, textAt, validateFeed } from './formats';
-import { referenceOf } from './support';
+import { fetchFeed, portalsAdmin, referenceOf } from './support';
 
 /**
  * `npm start`'s demo company (functions/seed.ts) on the portals (issue 32): its feeds carry every demo listing each
@@ -35,10 +35,9 @@ beforeAll(async () => {
   companyId = seeded.companyId;
   const company = await api.db.selectFrom('companies').select('settings').where('id', '=', companyId).executeTakeFirstOrThrow();
   market = (company.settings as { market?: string | null } | null)?.market ?? null;
-  const feeds = await api.admin(`/companies/${companyId}/portal-feeds`);
+  const feeds = await portalsAdmin(api, companyId).feeds();
   expect(feeds.status, feeds.text).toBe(200);
-  for (const feed of feeds.json.results as Array<{ portal: Portal; url: string }>)
-    feedPath.set(feed.portal, new URL(feed.url).pathname);
+  for (const feed of feeds.data?.results ?? []) feedPath.set(feed.portal, new URL(feed.url).pathname);
 }, 60_000);
 afterAll(() => api.close());
 
@@ -84,7 +83,7 @@ describe('the demo company’s portal feeds (npm start)', () => {
     it(`${portal}: carries every demo listing the portal takes, each as its format requires`, async () => {
       const expected = expectedSlugs(portal);
       expect(expected.length).toBeGreaterThan(0);
-      const res = await api.request(feedPath.get(portal) as string, { host: 'localhost' });
+      const res = await fetchFeed(api, 'localhost', feedPath.get(portal) as string);
       expect(res.status, res.text).toBe(200);
       const items = validateFeed(res.text, portal);
       const rows = await api.db.selectFrom('listings').select(['id', 'slug_en']).where('company_id', '=', companyId).execute();
@@ -118,11 +117,9 @@ describe('the demo company’s portal feeds (npm start)', () => {
   }
 
   it('agrees with the portal check, which names why each other listing is left out', async () => {
-    const check = await api.admin(`/companies/${companyId}/portal-check?page_size=100`);
+    const check = await portalsAdmin(api, companyId).check({ page_size: 100 });
     expect(check.status, check.text).toBe(200);
-    type State = { in_feed: boolean; opted_in: boolean; problems: unknown[] };
-    type Checked = { slug: string; status: string; portals: Record<Portal, State> };
-    const results = check.json.results as Checked[];
+    const results = check.data?.results ?? [];
     for (const portal of ['propertyfinder', 'bayut'] as const) {
       expect(
         results

@@ -1,26 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { xmlText } from '../../functions/portals/xml';
-import { createTestApi, type TestApi } from '../support/harness';
 import { type Node, textAt, textsAt, validateFeed, validateFixture } from './formats';
-import { portalCompany, portalListing, referenceOf } from './support';
-import { createCompany } from '../support/world';
+import { fetchFeed as fetchFeedOn, idsBySlug as idsOn, portalCompany, portalListing, portalsAdmin, referenceOf } from './support';
+import { createCompany, useApi } from '../support/world';
 
 /**
  * The portal feeds as a portal fetches them (issue 25): parsed with fast-xml-parser and checked against the element
  * names and required fields of each portal's published format (the fixtures written from it).
  */
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
-const fetchFeed = (host: string, path: string, headers: Record<string, string> = {}) => api.request(path, { host, headers });
-const idsBySlug = async (companyId: string) => {
-  const rows = await api.db.selectFrom('listings').select(['id', 'slug_en']).where('company_id', '=', companyId).execute();
-  return new Map(rows.map((r) => [r.slug_en, r.id]));
-};
+const fetchFeed = (host: string, path: string, headers: Record<string, string> = {}) => fetchFeedOn(api, host, path, headers);
+const idsBySlug = (companyId: string) => idsOn(api, companyId);
 
 describe('the fixtures', () => {
   it('pass the validation they define (the published formats’ names and required fields)', () => {
@@ -100,8 +92,8 @@ describe('the Property Finder and Bayut feeds', () => {
       portalListing('round-trip', { title, description: { en: tricky, ar: 'وصف & <عربي> 😀' } }),
     ]);
     // A lone surrogate never gets in (JSON can spell one, no database stores it): refused, nothing written.
-    const refused = await api.admin(`/companies/${company.id}/catalogue/import`, {
-      body: { listings: [portalListing('lone-surrogate', { description: { en: lone } })] },
+    const refused = await portalsAdmin(api, company.id).import({
+      listings: [portalListing('lone-surrogate', { description: { en: lone } })],
     });
     expect(refused.status, refused.text).toBe(400);
     expect(refused.json.errors[0].path).toBe('listings.0.description.en');
@@ -137,7 +129,7 @@ describe('the Property Finder and Bayut feeds', () => {
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
     expect(again.headers.get('etag')).toBe(etag);
-    await api.admin(`/companies/${company.id}/listings/etag-one/withdraw`, { method: 'POST' });
+    await portalsAdmin(api, company.id).withdraw('etag-one');
     const changed = await fetchFeed(company.host, company.feed.propertyfinder, { 'If-None-Match': etag });
     expect(changed.status).toBe(200);
     expect(validateFeed(changed.text, 'propertyfinder')).toHaveLength(0);
@@ -159,15 +151,12 @@ describe('the Property Finder and Bayut feeds', () => {
     expect((await fetchFeed(company.host, '/api/v1/feeds/pft_unknown/propertyfinder.xml')).status).toBe(404);
     expect((await fetchFeed(other.host, company.feed.propertyfinder)).status).toBe(404);
     expect((await fetchFeed(company.host, company.feed.bayut)).status).toBe(200);
-    const listed = await api.admin(`/companies/${company.id}/portal-feeds`);
-    expect(listed.json.results.map((f: { url: string }) => new URL(f.url).pathname)).toEqual([
-      company.feed.propertyfinder,
-      company.feed.bayut,
-    ]);
+    const listed = await portalsAdmin(api, company.id).feeds();
+    expect(listed.data?.results.map((f) => new URL(f.url).pathname)).toEqual([company.feed.propertyfinder, company.feed.bayut]);
     expect(new URL(listed.json.results[0].url).origin).toBe(`https://${company.host}`);
-    const rotated = await api.admin(`/companies/${company.id}/portal-feeds/rotate`, { method: 'POST' });
+    const rotated = await portalsAdmin(api, company.id).rotateFeeds();
     expect(rotated.status, rotated.text).toBe(200);
-    const fresh = rotated.json.results.map((f: { url: string }) => new URL(f.url).pathname);
+    const fresh = rotated.data?.results.map((f) => new URL(f.url).pathname) ?? [];
     expect(fresh).not.toContain(company.feed.propertyfinder);
     for (const old of [company.feed.propertyfinder, company.feed.bayut])
       expect((await fetchFeed(company.host, old)).status).toBe(404);
@@ -178,7 +167,7 @@ describe('the Property Finder and Bayut feeds', () => {
       .select(['portal_feed_token_jwe', 'portal_feed_token_hash'])
       .where('id', '=', company.id)
       .executeTakeFirstOrThrow();
-    const token = fresh[0].split('/')[4] as string;
+    const token = fresh[0]?.split('/')[4] as string;
     expect(row.portal_feed_token_jwe).not.toContain(token);
     expect(Buffer.from(row.portal_feed_token_hash as Uint8Array).toString('latin1')).not.toContain(token);
   });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { useApi } from '../support/world';
 import { type Node, type Portal, textAt, textsAt, validateFeed } from './formats';
-import { portalCompany, portalListing, referenceOf } from './support';
+import { fetchFeed, idsBySlug, type PortalCompany, portalCompany, portalListing, portalsAdmin, referenceOf } from './support';
 
 /**
  * What the feeds carry besides the catalogue's own fields (issue 32): no price while the company hides its prices
@@ -9,24 +9,18 @@ import { portalCompany, portalListing, referenceOf } from './support';
  * number, furnishing, cheques, service charge and Bayut's off-plan details, as each format names them.
  */
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const referenceField = { propertyfinder: 'reference_number', bayut: 'Property_Ref_No' } as const;
 
 /** A company's feed as the portal reads it, checked against the format, by listing slug. */
-async function feedOf(company: Awaited<ReturnType<typeof portalCompany>>, portal: Portal, pricesHidden = false) {
-  const res = await api.request(company.feed[portal], { host: company.host });
+async function feedOf(company: PortalCompany, portal: Portal, pricesHidden = false) {
+  const res = await fetchFeed(api, company.host, company.feed[portal]);
   expect(res.status, res.text).toBe(200);
   const items = validateFeed(res.text, portal, { pricesHidden });
-  const rows = await api.db.selectFrom('listings').select(['id', 'slug_en']).where('company_id', '=', company.id).execute();
-  const bySlug = (slug: string) => {
-    const id = rows.find((r) => r.slug_en === slug)?.id ?? '';
-    return items.find((i) => textAt(i, referenceField[portal]) === referenceOf(id)) as Node;
-  };
+  const ids = await idsBySlug(api, company.id);
+  const bySlug = (slug: string) =>
+    items.find((i) => textAt(i, referenceField[portal]) === referenceOf(ids.get(slug) ?? '')) as Node;
   return { xml: res.text, items, bySlug, etag: res.headers.get('etag') as string };
 }
 
@@ -46,13 +40,10 @@ describe('a company that hides its prices', () => {
     expect(textAt(shown.bySlug('hidden-sale'), 'price_on_application')).toBe('No');
     expect(textAt(shown.bySlug('hidden-sale'), 'price')).toBe('2450000');
 
-    const patched = await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { settings: { hide_prices: true } } });
+    const patched = await portalsAdmin(api, company.id).settings({ hide_prices: true });
     expect(patched.status, patched.text).toBe(200);
     // The settings changed the catalogue's version: a fetch with the old ETag gets the new feed.
-    const revalidated = await api.request(company.feed.propertyfinder, {
-      host: company.host,
-      headers: { 'If-None-Match': shown.etag },
-    });
+    const revalidated = await fetchFeed(api, company.host, company.feed.propertyfinder, { 'If-None-Match': shown.etag });
     expect(revalidated.status).toBe(200);
     for (const portal of ['propertyfinder', 'bayut'] as const) {
       const hidden = await feedOf(company, portal, true);
@@ -73,7 +64,7 @@ describe('a company that hides its prices', () => {
       }
     }
 
-    await api.admin(`/companies/${company.id}`, { method: 'PATCH', body: { settings: { hide_prices: false } } });
+    await portalsAdmin(api, company.id).settings({ hide_prices: false });
     const again = await feedOf(company, 'bayut');
     expect(textAt(again.bySlug('hidden-lease'), 'Price')).toBe('125000');
     expect(textAt(again.bySlug('hidden-lease'), 'Rent_Frequency')).toBe('Yearly');
@@ -129,14 +120,11 @@ describe('the fields the portals ask for', () => {
     expect(resale.offplanDetails_dldWaiver).toBeUndefined();
 
     // A licence number changed through the admin's team route reaches the feed (the team is part of its ETag).
-    const team = await api.admin(`/companies/${company.id}/team`);
+    const team = await portalsAdmin(api, company.id).team();
     const layla = (team.json.results as Array<Record<string, unknown>>).find((p) => p.name === 'Layla Khoury');
     expect(layla?.licence_number).toBeNull();
     const { id: _id, company_id: _c, created_at: _t, ...profile } = layla as Record<string, unknown>;
-    const put = await api.admin(`/companies/${company.id}/team/${layla?.id}`, {
-      method: 'PUT',
-      body: { ...profile, licence_number: '77001' },
-    });
+    const put = await portalsAdmin(api, company.id).putProfile(layla?.id as string, { ...profile, licence_number: '77001' });
     expect(put.status, put.text).toBe(200);
     expect(put.json.licence_number).toBe('77001');
     const after = await feedOf(company, 'propertyfinder');
@@ -175,16 +163,12 @@ describe('the fields the portals ask for', () => {
       [{ service_charge: '12,500' }, 'listings.0.service_charge'],
     ];
     for (const [fields, path] of refusals) {
-      const res = await api.admin(`/companies/${company.id}/catalogue/import`, {
-        body: { listings: [portalListing('refused', fields)] },
-      });
+      const res = await portalsAdmin(api, company.id).import({ listings: [portalListing('refused', fields)] });
       expect(res.status, JSON.stringify(fields)).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(path);
     }
-    const team = await api.admin(`/companies/${company.id}/team`, {
-      body: { name: 'Too Long', licence_number: 'x'.repeat(65) },
-    });
+    const team = await portalsAdmin(api, company.id).addProfile({ name: 'Too Long', licence_number: 'x'.repeat(65) });
     expect(team.status).toBe(400);
     expect(team.json.errors[0].path).toBe('licence_number');
     const written = await api.db.selectFrom('listings').select('id').where('company_id', '=', company.id).execute();

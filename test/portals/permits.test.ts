@@ -1,37 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, createPropertyApiClient } from '../../clients/typescript/src/index';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Answer } from '../../clients/typescript/src/index';
 import { runScheduledWork } from '../../functions/jobs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminCli, cliTimeout } from '../support/admin-cli';
-import { createTestApi, type TestApi } from '../support/harness';
+import { testClient } from '../support/client';
 import { textAt, validateFeed } from './formats';
-import { portalCompany, portalListing, referenceOf } from './support';
-import { createCompany, createKey } from '../support/world';
+import { fetchFeed, idsBySlug, portalCompany, portalListing, portalsAdmin, referenceOf } from './support';
+import { createCompany, createKey, useApi } from '../support/world';
 
 /**
  * Advertising permits (issue 25): set through the import and the admin API, shown on the public listing and its
  * JSON-LD, checked per portal (GET /api/v1/portal-check and its admin twin), and followed by scheduled work.
  */
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => {
-  api.clock.set(null);
-  return api.close();
-});
+const api = useApi();
+// Back to real time before the API closes (hooks run in reverse order: this one first).
+afterAll(() => api.clock.set(null));
 
-/** The typed client, calling the app in process on the company's host. */
-const clientFor = (host: string, serverKey?: string, publishableKey?: string) =>
-  createPropertyApiClient({
-    baseUrl: `http://${host}`,
-    serverKey,
-    publishableKey,
-    fetch: async (request: Request) => api.app.fetch(request),
-  });
+/** The typed client on the company's host (with a server key, or none). */
+const clientFor = (host: string, serverKey?: string) => testClient(api, { host, serverKey });
 
 const events = (companyId: string, type: string) =>
   api.db.selectFrom('events').select(['data']).where('company_id', '=', companyId).where('type', '=', type).execute();
@@ -110,23 +99,18 @@ describe('the portal check', () => {
         'check-offplan-bare',
       ].sort(),
     );
-    const admin = await api.admin(`/companies/${company.id}/portal-check?page_size=100`);
+    const admin = await portalsAdmin(api, company.id).check({ page_size: 100 });
     expect(admin.status).toBe(200);
-    expect(admin.json.results).toEqual(all);
+    expect(admin.data?.results).toEqual(all);
 
     // The expired and the duplicate are absent from the feeds.
-    const ids = new Map(
-      (await api.db.selectFrom('listings').select(['id', 'slug_en']).where('company_id', '=', company.id).execute()).map((r) => [
-        r.slug_en,
-        referenceOf(r.id),
-      ]),
-    );
-    const feed = validateFeed((await api.request(company.feed.propertyfinder, { host: company.host })).text, 'propertyfinder');
+    const ids = await idsBySlug(api, company.id);
+    const ref = (slug: string) => referenceOf(ids.get(slug) ?? '');
+    const feed = validateFeed((await fetchFeed(api, company.host, company.feed.propertyfinder)).text, 'propertyfinder');
     const inFeed = feed.map((item) => textAt(item, 'reference_number'));
-    expect(inFeed).toContain(ids.get('check-ok'));
-    expect(inFeed).toContain(ids.get('check-offplan'));
-    for (const slug of ['check-dup', 'check-expired', 'check-missing', 'check-draft'])
-      expect(inFeed).not.toContain(ids.get(slug));
+    expect(inFeed).toContain(ref('check-ok'));
+    expect(inFeed).toContain(ref('check-offplan'));
+    for (const slug of ['check-dup', 'check-expired', 'check-missing', 'check-draft']) expect(inFeed).not.toContain(ref(slug));
 
     // A publishable key reads nothing; a server key without read:listings neither.
     const { secret: pk } = await createKey(api, company.id, {
@@ -134,19 +118,22 @@ describe('the portal check', () => {
       origins: ['https://site.example'],
       lead_types: ['enquiry'],
     });
-    const withPublishable = await api.request('/api/v1/portal-check', { host: company.host, headers: { 'X-Api-Key': pk } });
-    expect(withPublishable.status).toBe(403);
-    expect(withPublishable.json.code).toBe('key_wrong_kind');
+    // The typed client sends a publishable key only on POSTs (it reads nothing): here it is sent on a read anyway.
+    const withPublishable = await testClient(api, { host: company.host, headers: { 'X-Api-Key': pk } }).GET(
+      '/api/v1/portal-check',
+    );
+    expect(withPublishable.response.status).toBe(403);
+    expect(withPublishable.error?.code).toBe('key_wrong_kind');
     const { secret: other } = await createKey(api, company.id, { scopes: ['read:contacts'] });
     const underScoped = await clientFor(company.host, other).GET('/api/v1/portal-check');
     expect(underScoped.error?.code).toBe('scope_missing');
-    expect((await api.request('/api/v1/portal-check', { host: company.host })).json.code).toBe('key_required');
+    expect((await clientFor(company.host).GET('/api/v1/portal-check')).error?.code).toBe('key_required');
   });
 
   it('needs no permit in a company without a market', async () => {
     const company = await portalCompany(api, [portalListing('no-market', { permit: null })], { market: null });
-    const res = await api.admin(`/companies/${company.id}/portal-check`);
-    expect(res.json.results[0].portals.propertyfinder).toEqual({ in_feed: true, opted_in: true, problems: [] });
+    const res = await portalsAdmin(api, company.id).check({});
+    expect(res.data?.results[0]?.portals.propertyfinder).toEqual({ in_feed: true, opted_in: true, problems: [] });
   });
 });
 
@@ -181,42 +168,36 @@ describe('permits on the public listing', () => {
     });
     const list = await client.GET('/api/v1/listings');
     expect(list.data?.results[0]?.permit).toEqual(permit);
-    const etag = (await api.request('/api/v1/listings', { host: company.host })).headers.get('etag');
+    const etag = list.response.headers.get('etag');
 
     // A permit whose last day has passed is expired at once; the ETag and the stored forms follow.
-    const past = await api.admin(`/companies/${company.id}/listings/public-permit/advertising`, {
-      method: 'PATCH',
-      body: { permit: { number: '8000', authority: 'dld', expires_on: '2020-01-01' } },
-    });
+    const advertising = (body: Record<string, unknown>) => portalsAdmin(api, company.id).advertising('public-permit', body);
+    const past = await advertising({ permit: { number: '8000', authority: 'dld', expires_on: '2020-01-01' } });
     expect(past.status, past.text).toBe(200);
-    expect(past.json.permit).toMatchObject({ number: '8000', status: 'expired', verification_url: null });
-    const after = await api.request('/api/v1/listings', { host: company.host, headers: { 'If-None-Match': etag as string } });
-    expect(after.status).toBe(200);
-    expect(after.json.results[0].permit.status).toBe('expired');
+    expect(past.data?.permit).toMatchObject({ number: '8000', status: 'expired', verification_url: null });
+    const after = await client.GET('/api/v1/listings', { headers: { 'If-None-Match': etag as string } });
+    expect(after.response.status).toBe(200);
+    expect(after.data?.results[0]?.permit?.status).toBe('expired');
     const stored = await api.db
       .selectFrom('listing_renders')
       .select('card')
-      .where('listing_id', '=', past.json.id)
+      .where('listing_id', '=', past.data?.id as string)
       .executeTakeFirstOrThrow();
     expect(stored.card).toContain('"status":"expired"');
 
-    const removed = await api.admin(`/companies/${company.id}/listings/public-permit/advertising`, {
-      method: 'PATCH',
-      body: { permit: null, portals: { bayut: false } },
-    });
-    expect(removed.json).toMatchObject({ permit: null, portals: { propertyfinder: true, bayut: false } });
+    const removed = await advertising({ permit: null, portals: { bayut: false } });
+    expect(removed.data).toMatchObject({ permit: null, portals: { propertyfinder: true, bayut: false } });
     expect((await client.GET('/api/v1/listings')).data?.results[0]?.permit).toBeNull();
   });
 
   it('refuses an agent of another company, an unknown agent name in an import, a bad permit, and an unknown listing', async () => {
     const company = await portalCompany(api, [portalListing('agent-checks')]);
     const other = await createCompany(api);
-    const stranger = await api.admin(`/companies/${other.id}/team`, { body: { name: 'Stranger', email: 's@example.com' } });
-    const patch = (slug: string, body: unknown) =>
-      api.admin(`/companies/${company.id}/listings/${slug}/advertising`, { method: 'PATCH', body });
-    const refused = await patch('agent-checks', { agent_id: stranger.json.id });
+    const stranger = await portalsAdmin(api, other.id).addProfile({ name: 'Stranger', email: 's@example.com' });
+    const patch = (slug: string, body: Record<string, unknown>) => portalsAdmin(api, company.id).advertising(slug, body);
+    const refused = await patch('agent-checks', { agent_id: stranger.data?.id });
     expect(refused.status).toBe(400);
-    expect(refused.json.errors[0].path).toBe('agent_id');
+    expect(refused.error?.errors?.[0]?.path).toBe('agent_id');
     expect(
       (await patch('agent-checks', { permit: { number: 'no spaces', authority: 'dld', expires_on: '2027-01-01' } })).status,
     ).toBe(400);
@@ -231,15 +212,15 @@ describe('permits on the public listing', () => {
       ).status,
     ).toBe(400);
     expect((await patch('no-such-listing', { agent_id: null })).status).toBe(404);
-    const own = await api.admin(`/companies/${company.id}/team`);
-    const sara = own.json.results.find((p: { name: string }) => p.name === 'Sara Haddad');
-    const set = await patch('agent-checks', { agent_id: sara.id });
-    expect(set.json.agent_id).toBe(sara.id);
-    const unknown = await api.admin(`/companies/${company.id}/catalogue/import`, {
-      body: { listings: [portalListing('agent-unknown', { city: null, area: null, project: null, agent: 'Nobody' })] },
+    const own = await portalsAdmin(api, company.id).team();
+    const sara = own.data?.results.find((p) => p.name === 'Sara Haddad');
+    const set = await patch('agent-checks', { agent_id: sara?.id });
+    expect(set.data?.agent_id).toBe(sara?.id);
+    const unknown = await portalsAdmin(api, company.id).import({
+      listings: [portalListing('agent-unknown', { city: null, area: null, project: null, agent: 'Nobody' })],
     });
     expect(unknown.status).toBe(400);
-    expect(unknown.json.detail).toContain('Nobody');
+    expect(unknown.error?.detail).toContain('Nobody');
   });
 });
 
@@ -272,34 +253,33 @@ describe('scheduled work on permits', () => {
     at('2030-03-10T19:59:00Z'); // 23:59 in Dubai on its last day: still valid
     await run();
     expect(await events(company.id, 'listing.permit_expired')).toHaveLength(0);
-    const feedBefore = await api.request(company.feed.bayut, { host: company.host });
-    expect(validateFeed(feedBefore.text, 'bayut')).toHaveLength(2);
-    const etag = (await api.request('/api/v1/listings/expiring-soon', { host: company.host })).headers.get('etag');
+    const bayutFeed = async () => (await fetchFeed(api, company.host, company.feed.bayut)).text;
+    const feedBefore = await bayutFeed();
+    expect(validateFeed(feedBefore, 'bayut')).toHaveLength(2);
+    const client = clientFor(company.host);
+    const soon = { params: { path: { slug: 'expiring-soon' } } };
+    const etag = (await client.GET('/api/v1/listings/{slug}', soon)).response.headers.get('etag');
 
     at('2030-03-10T20:00:00Z'); // midnight in Dubai: the next day
     // The feed leaves it out from the new day, before the scheduled work ran.
-    expect(validateFeed((await api.request(company.feed.bayut, { host: company.host })).text, 'bayut')).toHaveLength(1);
+    expect(validateFeed(await bayutFeed(), 'bayut')).toHaveLength(1);
     await run();
     await run();
     const expired = await events(company.id, 'listing.permit_expired');
     expect(expired).toHaveLength(1);
     expect(expired[0]?.data).toEqual({ listing_id: soonId, permit_reference: '5555' });
-    const detail = await api.request('/api/v1/listings/expiring-soon', {
-      host: company.host,
-      headers: { 'If-None-Match': etag as string },
-    });
-    expect(detail.status).toBe(200);
-    expect(detail.json.permit.status).toBe('expired');
-    const check = await api.admin(`/companies/${company.id}/portal-check`);
-    const soon = check.json.results.find((r: { slug: string }) => r.slug === 'expiring-soon');
-    expect(soon.portals.bayut.problems.map((p: { code: string }) => p.code)).toEqual(['permit_expired']);
+    const detail = await client.GET('/api/v1/listings/{slug}', { ...soon, headers: { 'If-None-Match': etag as string } });
+    expect(detail.response.status).toBe(200);
+    expect(detail.data && 'permit' in detail.data ? detail.data.permit?.status : undefined).toBe('expired');
+    const check = await portalsAdmin(api, company.id).check({});
+    const checked = check.data?.results.find((r) => r.slug === 'expiring-soon');
+    expect(checked?.portals.bayut.problems.map((p) => p.code)).toEqual(['permit_expired']);
 
     // A renewed permit is in the feed again and will be reminded again.
-    await api.admin(`/companies/${company.id}/listings/expiring-soon/advertising`, {
-      method: 'PATCH',
-      body: { permit: { number: '5555', authority: 'dld', expires_on: '2030-03-20' } },
+    await portalsAdmin(api, company.id).advertising('expiring-soon', {
+      permit: { number: '5555', authority: 'dld', expires_on: '2030-03-20' },
     });
-    expect(validateFeed((await api.request(company.feed.bayut, { host: company.host })).text, 'bayut')).toHaveLength(2);
+    expect(validateFeed(await bayutFeed(), 'bayut')).toHaveLength(2);
     await run();
     expect(await events(company.id, 'listing.permit_expiring')).toHaveLength(2);
     api.clock.set(null);

@@ -12,8 +12,7 @@ const { w, forms } = useBookingWorld();
 
 const newHome = () => w.holidayHome(plainTerms);
 /** A guest's booking request from the company's website. */
-const bookingRequest = (home: string, checkIn: string, checkOut: string) =>
-  bookingsThrough(forms).request(home, checkIn, checkOut);
+const bookingRequest = (home: string, checkIn: string, checkOut: string) => bookingsThrough(forms).send(home, checkIn, checkOut);
 const book = (home: string, checkIn: string, checkOut: string) => bookingsThrough(forms).book(home, checkIn, checkOut);
 /** Staff's block of a home's nights (the admin API). */
 const addBlock = (home: string, startsOn: string, endsOn: string) => stay.addBlock(w, home, startsOn, endsOn);

@@ -234,18 +234,18 @@ export function bookingBody(listing: string, checkIn: string, checkOut: string, 
 }
 
 /**
- * A guest's booking requests from the company's website through a typed form client: `request` answers as sent,
+ * A guest's booking requests from the company's website through a typed form client: `send` answers as sent,
  * `book` the booking made (throwing when refused).
  */
 export function bookingsThrough(forms: TestClient) {
-  const request = (home: string, checkIn: string, checkOut: string) =>
+  const send = (home: string, checkIn: string, checkOut: string) =>
     forms.POST('/api/v1/bookings', { body: bookingBody(home, checkIn, checkOut) });
   const book = async (home: string, checkIn: string, checkOut: string) => {
-    const { data, error } = await request(home, checkIn, checkOut);
+    const { data, error } = await send(home, checkIn, checkOut);
     if (!data) throw new Error(`booking refused: ${JSON.stringify(error)}`);
     return data;
   };
-  return { request, book };
+  return { send, book };
 }
 
 /** POST /api/v1/bookings from the browser through the typed client: the publishable key in X-Api-Key and the page's Origin. */

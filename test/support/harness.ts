@@ -99,7 +99,7 @@ function testClock(): TestClock {
 }
 
 /**
- * The real app on a real database, called in process through app.request(). The only test-specific part
+ * The real app on a real database, called in process (no socket). The only test-specific part
  * is where the client address comes from; authentication, validation and SQL are production code.
  */
 export async function createTestApi(
@@ -143,6 +143,12 @@ export async function createTestApi(
     .values({ token_hash: await sha256(adminToken) })
     .execute();
 
+  /**
+   * A request to the app as written (any path, host, headers and body bytes), answered as status, headers, JSON and
+   * text. HTTP tests call operations through the typed clients (test/support/client.ts); this is for what those will
+   * not send, each call marked `// raw: why` where it is made (a malformed body, a header the client sets itself, a
+   * route outside the OpenAPI documents, a loop over every route).
+   */
   async function request(path: string, o: RequestOptions = {}) {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key) headers.Authorization = `Bearer ${o.key}`;
@@ -153,6 +159,7 @@ export async function createTestApi(
       headers['Content-Type'] ??= 'application/json';
     }
     const url = `http://${o.host ?? 'unknown.test'}${path}`;
+    // raw: the raw request itself (the typed clients go through `app.fetch` in test/support/client.ts)
     const res = await app.request(url, { method: o.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
     const text = await res.text();
     // The webhook hand-off runs after the answer, in the background: tests look at its effects once it is done.
@@ -166,6 +173,7 @@ export async function createTestApi(
     return { status: res.status, headers: res.headers, json, text };
   }
 
+  /** A raw request to the admin API with the operator's token (the typed one: `adminClient` in test/support/client.ts). */
   const admin = (path: string, o: RequestOptions = {}) => request(`/admin/v1${path}`, { key: adminToken, ...o });
 
   return {
