@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { testClient } from '../support/client';
-import { leasesOf, useClients, useWorld } from '../support/world';
+import { leasesOf, useClients, useWorld, validIban as iban } from '../support/world';
 
 const w = useWorld();
 const l = leasesOf(w);
@@ -11,29 +11,9 @@ const kl = leasesOf(k);
 const [reads] = useClients(w, ['read:leases']);
 afterEach(() => w.api.clock.set(null));
 
-/** Valid IBANs (MOD 97-10), none used twice: the UAE's 23 characters, the check digits computed. */
-function iban(): string {
-  const bban = `033${String(Math.floor(Math.random() * 1e16)).padStart(16, '0')}`;
-  const digits = `${bban}101400`; // "AE00" moved to the end: A = 10, E = 14
-  const check = 98n - (BigInt(digits) % 97n);
-  return `AE${String(check).padStart(2, '0')}${bban}`;
-}
-
-/** A mandate's body: a year, up to 30000 a collection, over `overrides`. */
-const mandateBody = (overrides: Record<string, unknown> = {}) => ({
-  mandate_reference: `DDA-${w.unique()}`,
-  bank: { name: 'Emirates NBD', code: '026' },
-  account_holder: 'Renter Holder',
-  iban: iban(),
-  max_amount: '30000.00',
-  starts_on: '2027-01-01',
-  ends_on: '2027-12-31',
-  ...overrides,
-});
-
 /** A new mandate on `lease`, as answered (throws when refused), and activated when `active`. */
 async function mandateOn(reference: string, options: { active?: boolean; body?: Record<string, unknown> } = {}) {
-  const { data, error } = await l.addMandate(reference, mandateBody(options.body));
+  const { data, error } = await l.addMandate(reference, l.mandateBody(options.body));
   if (!data) throw new Error(`mandate not added: ${JSON.stringify(error)}`);
   if (!options.active) return data;
   const activated = await l.changeMandate(data.mandate_id, { status: 'active' });
@@ -61,7 +41,7 @@ describe('POST /leases/{reference}/rent-mandates', () => {
     const errors = vi.spyOn(console, 'error');
     const logs = vi.spyOn(console, 'log');
     const lease = await l.draft();
-    const body = mandateBody({
+    const body = l.mandateBody({
       iban: iban()
         .replace(/(.{4})/g, '$1 ')
         .trim()
@@ -116,7 +96,7 @@ describe('POST /leases/{reference}/rent-mandates', () => {
   it('answers the mandate recorded before for the same reference on the same lease; another lease’s is 409', async () => {
     const lease = await l.draft();
     const other = await l.draft();
-    const body = mandateBody();
+    const body = l.mandateBody();
     const first = await l.addMandate(lease.reference, body);
     expect(first.response.status).toBe(201);
     const again = await l.addMandate(lease.reference, { ...body, iban: iban() });
@@ -142,7 +122,7 @@ describe('POST /leases/{reference}/rent-mandates', () => {
       [{ max_amount: '10.001' }, 'max_amount'],
       [{ bank: { code: '026' } }, 'bank.name'],
     ] as const) {
-      const res = await l.addMandate(lease.reference, mandateBody(body));
+      const res = await l.addMandate(lease.reference, l.mandateBody(body));
       expect(res.response.status, JSON.stringify(body)).toBe(400);
       expect(res.response.headers.get('content-type')).toContain('application/problem+json');
       expect(
@@ -150,10 +130,10 @@ describe('POST /leases/{reference}/rent-mandates', () => {
         JSON.stringify(body),
       ).toContain(path);
     }
-    expect((await l.addMandate('T-UNKNOWN0000', mandateBody())).response.status).toBe(404);
+    expect((await l.addMandate('T-UNKNOWN0000', l.mandateBody())).response.status).toBe(404);
     const ended = await l.active();
     await l.end(ended.reference, { ended_on: '2027-06-30', deposit: { outcome: 'returned' } });
-    const late = await l.addMandate(ended.reference, mandateBody());
+    const late = await l.addMandate(ended.reference, l.mandateBody());
     expect(late.response.status).toBe(409);
     expect(late.error?.code).toBe('invalid_transition');
     expect((await l.mandates(`lease=${lease.reference}`)).data?.results).toEqual([]);
@@ -256,7 +236,7 @@ describe('rent payments collected by direct debit', () => {
     const short = await mandateOn(lease.reference, { active: true, body: { ends_on: '2027-01-31' } });
     const othersLease = await mandateOn(other.reference, { active: true });
     const foreignLease = await kl.draft();
-    const foreign = (await kl.addMandate(foreignLease.reference, mandateBody({ max_amount: '100.000' }))).data;
+    const foreign = (await kl.addMandate(foreignLease.reference, l.mandateBody({ max_amount: '100.000' }))).data;
     for (const [mandate, status, code, path] of [
       [pending.mandate_id, 409, 'mandate_not_active', 'direct_debit.mandate'],
       [cancelled.mandate_id, 409, 'mandate_not_active', 'direct_debit.mandate'],
@@ -316,7 +296,7 @@ describe('access', () => {
     expect(patched.response.status).toBe(404);
     const onLease = await k.client.POST('/api/v1/leases/{reference}/rent-mandates', {
       params: { path: { reference: lease.reference } },
-      body: mandateBody() as never,
+      body: l.mandateBody() as never,
     });
     expect(onLease.response.status).toBe(404);
     const listed = await k.client.GET('/api/v1/rent-mandates', {});
@@ -333,7 +313,7 @@ describe('access', () => {
     expect(list.data?.results.map((m) => m.mandate_id)).toEqual([mandate.mandate_id]);
     const add = await reads.POST('/api/v1/leases/{reference}/rent-mandates', {
       params: { path: { reference: lease.reference } },
-      body: mandateBody() as never,
+      body: l.mandateBody() as never,
     });
     expect(add.response.status).toBe(403);
     expect(add.error?.code).toBe('scope_missing');
@@ -365,7 +345,7 @@ describe('a company in Kuwaiti dinars (three minor digits)', () => {
     const ids = kl.paymentIds(lease);
     const amounts = lease.schedule.rows.map((r) => r.amount);
     expect(amounts).toEqual(['1234.251', '1234.251', '1234.251', '1234.251']);
-    const made = await kl.addMandate(lease.reference, mandateBody({ max_amount: '1234.251' }));
+    const made = await kl.addMandate(lease.reference, l.mandateBody({ max_amount: '1234.251' }));
     expect(made.data?.max_amount).toBe('1234.251');
     const id = made.data?.mandate_id as string;
     await kl.changeMandate(id, { status: 'active' });
@@ -376,7 +356,7 @@ describe('a company in Kuwaiti dinars (three minor digits)', () => {
     expect(above.error?.errors?.[0]).toMatchObject({ code: 'mandate_amount_exceeded', path: 'amount' });
     expect(above.error?.detail).toContain('1234.252');
     expect(above.error?.detail).toContain('1234.251');
-    const fourDigits = await kl.addMandate(lease.reference, mandateBody({ max_amount: '1.2345' }));
+    const fourDigits = await kl.addMandate(lease.reference, l.mandateBody({ max_amount: '1.2345' }));
     expect(fourDigits.error?.errors?.[0]).toMatchObject({ code: 'currency_digits', path: 'max_amount' });
     expect((await kl.changePayment(first, { status: 'received' })).data).toMatchObject({
       status: 'received',

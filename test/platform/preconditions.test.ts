@@ -38,6 +38,16 @@ const makers: Record<string, { create: () => Promise<string>; change: () => Reco
     },
     change: () => ({ notes: `Notes ${serial++}` }),
   },
+  'rent-mandates': {
+    create: async () => {
+      const lease = await makers.leases!.create();
+      const { data, error } = await leasesOf(w).addMandate(lease, leasesOf(w).mandateBody());
+      if (!data) throw new Error(`mandate not added: ${JSON.stringify(error)}`);
+      return data.mandate_id;
+    },
+    // A mandate's terms never change: its status moves once here, pending to active.
+    change: () => ({ status: 'active' }),
+  },
   deals: {
     create: async () => (await w.deal({ person: { email: `deal.${serial++}@example.com` } })).reference,
     change: () => ({ title: `Deal ${serial++}` }),
@@ -123,6 +133,7 @@ describe('versioned records', () => {
       'jobs',
       'leads',
       'leases',
+      'rent-mandates',
       'rent-payments',
       'tasks',
       'viewings',

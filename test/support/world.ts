@@ -429,6 +429,16 @@ export function leaseBody(w: World, overrides: Record<string, unknown> = {}) {
  * The lease routes through the typed client, each answering openapi-fetch's `{ data, error, response }`. A body is
  * taken as any JSON, so a test can send what the schema refuses and read the typed problem.
  */
+let ibanSerial = 0;
+
+/** A valid UAE IBAN (23 characters, MOD 97-10 check digits computed), none given twice in a process. */
+export function validIban(): string {
+  const bban = `033${String(Date.now() % 1e10).padStart(10, '0')}${String(ibanSerial++ % 1e6).padStart(6, '0')}`;
+  const digits = `${bban}101400`; // "AE00" moved to the end: A = 10, E = 14
+  const check = 98n - (BigInt(digits) % 97n);
+  return `AE${String(check).padStart(2, '0')}${bban}`;
+}
+
 export function leasesOf(w: World) {
   type Body = Record<string, unknown>;
   const path = (reference: string) => ({ params: { path: { reference } } });
@@ -459,6 +469,17 @@ export function leasesOf(w: World) {
       w.client.PATCH('/api/v1/rent-payments/{payment_id}', { ...payment(paymentId), body: body as never, headers }),
     /** POST /rent-payments (a replacement). */
     replace: (body: Body) => w.client.POST('/api/v1/rent-payments', { body: body as never }),
+    /** A direct-debit mandate's body: a year (2027), up to 30000 a collection, over `overrides`. */
+    mandateBody: (overrides: Body = {}) => ({
+      mandate_reference: `DDA-${w.unique()}`,
+      bank: { name: 'Emirates NBD', code: '026' },
+      account_holder: 'Renter Holder',
+      iban: validIban(),
+      max_amount: '30000.00',
+      starts_on: '2027-01-01',
+      ends_on: '2027-12-31',
+      ...overrides,
+    }),
     /** POST /leases/{reference}/rent-mandates (a direct-debit mandate; any JSON). */
     addMandate: (reference: string, body: Body) =>
       w.client.POST('/api/v1/leases/{reference}/rent-mandates', { ...path(reference), body: body as never }),
