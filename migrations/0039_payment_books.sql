@@ -19,7 +19,7 @@ create index payments_booked on payments (company_id, booked_on) where booked_on
 
 alter table owner_statement_lines add column method text check (length(method) between 1 and 50);
 alter table owner_statement_lines add column online_payment_id text references payments (id);
-create index owner_statement_lines_online on owner_statement_lines (online_payment_id) where online_payment_id is not null;
+create index owner_statement_lines_online on owner_statement_lines (online_payment_id);
 
 -- The line writer takes the method and the online payment; the reversal copies them from the line it reverses.
 drop function owner_statement_line(uuid, uuid, text, date, numeric, text, uuid, uuid, text, uuid, uuid);
