@@ -1317,33 +1317,33 @@ export interface components {
         /** @description A holiday home's booking terms and seasons; left out, the home keeps its current terms. */
         HomeTermsInput: {
             /** @default 1 */
-            min_nights: number;
+            min_nights?: number;
             /** @default 90 */
-            max_nights: number;
+            max_nights?: number;
             /** @default [] */
-            closed_arrival_days: number[];
+            closed_arrival_days?: number[];
             /** @default 365 */
-            advance_days: number;
+            advance_days?: number;
             /** @default 24 */
-            notice_hours: number;
+            notice_hours?: number;
             /**
              * Format: date
              * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
              * @default null
              * @example 2026-11-28
              */
-            available_from: string | null;
+            available_from?: string | null;
             /**
              * Format: date
              * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
              * @default null
              * @example 2026-11-28
              */
-            available_to: string | null;
+            available_to?: string | null;
             /** @default 15:00 */
-            check_in_time: string;
+            check_in_time?: string;
             /** @default 11:00 */
-            check_out_time: string;
+            check_out_time?: string;
             /**
              * @description Nights priced at weekend rates; 0 is Monday (default Friday and Saturday nights).
              * @default [
@@ -1351,58 +1351,58 @@ export interface components {
              *       5
              *     ]
              */
-            weekend_nights: number[];
+            weekend_nights?: number[];
             /** @default null */
-            weekend_price: string | null;
+            weekend_price?: string | null;
             /** @default 0 */
-            cleaning_fee: string;
+            cleaning_fee?: string;
             /** @default 0 */
-            tourism_fee_per_bedroom_night: string;
+            tourism_fee_per_bedroom_night?: string;
             /** @default 30 */
-            tourism_fee_max_nights: number;
+            tourism_fee_max_nights?: number;
             /** @default 0 */
-            deposit: string;
+            deposit?: string;
             /** @default 48 */
-            payment_window_hours: number;
+            payment_window_hours?: number;
             /**
              * @description Nights kept free after each stay (a booking that holds its dates, or a stay imported from a channel’s calendar) for cleaning, 0 to 7 (default 0). A stay may not start within another’s turnover, nor end so that its own turnover reaches the next stay. Computed when the calendar is read, so a change applies at once to the stays already taken; availability and the iCalendar export show the nights as blocked ranges, the admin API’s blocks with reason `turnover`.
              * @default 0
              */
-            turnover_days: number;
+            turnover_days?: number;
             /**
              * @description A deposit of this percent of the stay’s total (a whole number, 0 to 100), payable on the guest’s stay page at once, while the dates are held (issue 34). Null (default): no deposit. At most one of booking_deposit_percent and booking_deposit_amount.
              * @default null
              */
-            booking_deposit_percent: number | null;
+            booking_deposit_percent?: number | null;
             /**
              * @description A deposit of this amount of the company’s currency (its own digits), payable on the stay page while the dates are held; at most the amount due. Null (default): no deposit.
              * @default null
              */
-            booking_deposit_amount: string | null;
+            booking_deposit_amount?: string | null;
             /**
              * @description The balance is due this many days before arrival (midnight of the check-in day, the company’s time zone), and never sooner than payment_window_hours after it became due. Null (default): the balance (or everything, without a deposit) is due within payment_window_hours once it is what is due.
              * @default null
              */
-            balance_due_days: number | null;
+            balance_due_days?: number | null;
             /**
              * @description True: a deposit paid while the dates are held confirms the booking without staff (`booking.confirmed`). False (default): the booking stays held until staff confirm it.
              * @default false
              */
-            deposit_confirms: boolean;
+            deposit_confirms?: boolean;
             /**
              * @description A cancellation at least this many days before arrival refunds everything paid (default 0: until the check-in day).
              * @default 0
              */
-            free_cancellation_days: number;
+            free_cancellation_days?: number;
             /**
              * @description A later cancellation refunds this percent (0 to 100) of the stay’s total paid; the refundable deposit is refunded in full. Default 100.
              * @default 100
              */
-            late_cancellation_refund_percent: number;
+            late_cancellation_refund_percent?: number;
             /** @default [] */
-            seasons: {
+            seasons?: {
                 /** @default  */
-                name: string;
+                name?: string;
                 /**
                  * Format: date
                  * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
@@ -1417,7 +1417,7 @@ export interface components {
                 ends_on: string;
                 nightly_price: string;
                 /** @default null */
-                weekend_price: string | null;
+                weekend_price?: string | null;
             }[];
         };
         ListingAdvertising: {
@@ -1463,7 +1463,7 @@ export interface components {
              * @description Where the authority verifies the permit (the Trakheesi QR code’s link).
              * @default null
              */
-            verification_url: string | null;
+            verification_url?: string | null;
         } | null;
         AuditEntry: {
             at: string;
@@ -1524,11 +1524,11 @@ export interface components {
         AdminMemberInput: {
             name: string;
             /** @default null */
-            email: string | null;
+            email?: string | null;
             /** @default null */
-            department: string | null;
+            department?: string | null;
             /** @default true */
-            active: boolean;
+            active?: boolean;
         };
         AdminMemberPatch: {
             name?: string;
@@ -1818,7 +1818,7 @@ export interface components {
              * @description Minutes between syncs: at least 5, default 10.
              * @default 10
              */
-            interval_minutes: number;
+            interval_minutes?: number;
         };
         CalendarImportUpdate: {
             /**

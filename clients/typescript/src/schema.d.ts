@@ -2704,7 +2704,7 @@ export interface components {
              * @default other
              * @enum {string}
              */
-            channel: "form" | "whatsapp" | "call" | "email" | "sms" | "chat" | "other";
+            channel?: "form" | "whatsapp" | "call" | "email" | "sms" | "chat" | "other";
             name?: string;
             email?: string;
             /** @description Any usual form: international (`+971 50 123 4567`, `00971…`) or as dialled in the company's country (`050 123 4567`: the company's phone_country, else the country of its time zone). Kept and matched in E.164; a number that cannot be read is 400 `invalid_phone`. */
@@ -3688,7 +3688,7 @@ export interface components {
              * @default 0
              * @example 6000.00
              */
-            deposit: string;
+            deposit?: string;
             /** @description E.g. the local tenancy registration number. */
             registration?: string;
             /** @description The contract’s notice period; default the company’s. */
@@ -4173,7 +4173,7 @@ export interface components {
              * @default normal
              * @enum {string}
              */
-            priority: "low" | "normal" | "high" | "urgent";
+            priority?: "low" | "normal" | "high" | "urgent";
             /**
              * @description What is wrong, as reported.
              * @example The kitchen tap leaks.
@@ -4184,7 +4184,7 @@ export interface components {
              * @default owner
              * @enum {string}
              */
-            payer: "owner" | "renter" | "company";
+            payer?: "owner" | "renter" | "company";
             /** @example 450.00 */
             estimate?: string;
             /**
@@ -4241,7 +4241,7 @@ export interface components {
              * @description A holiday home only: block the day’s night in the booking calendar (not when a stay covers it: warning `calendar_taken`).
              * @default false
              */
-            block_calendar: boolean;
+            block_calendar?: boolean;
         };
         JobCompleteInput: {
             /** @description What was done. */
@@ -4385,9 +4385,9 @@ export interface components {
              * @default firm
              * @enum {string}
              */
-            kind: "firm" | "sole_trader";
+            kind?: "firm" | "sole_trader";
             /** @default [] */
-            trades: string[];
+            trades?: string[];
             contact_name?: string;
             /** Format: email */
             email?: string;
@@ -4463,7 +4463,7 @@ export interface components {
             inspector?: string;
             notes?: string;
             /** @default [] */
-            areas: components["schemas"]["InspectionAreaInput"][];
+            areas?: components["schemas"]["InspectionAreaInput"][];
             external?: components["schemas"]["ExternalInput"];
         };
         InspectionAreaInput: {
