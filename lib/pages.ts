@@ -34,8 +34,17 @@ type PageDeclaration<P extends string> = {
  * malformed one with its 404 page, never with a 400 problem document.
  */
 export function tokenPageRoute<const P extends `/${string}/{token}`>(page: PageDeclaration<P>) {
+  return pageRoute('get', page, { 200: htmlAnswer('The page.') });
+}
+
+/** A page's route or action of `method`: no key (the token is the only one), its answers, and the page's own 404. */
+function pageRoute<const P extends string>(
+  method: 'get' | 'post',
+  page: PageDeclaration<P>,
+  answers: Record<number, { description: string }>,
+) {
   return defineRoute({
-    method: 'get',
+    method,
     path: page.path,
     operationId: page.operationId,
     tags: page.tags,
@@ -43,7 +52,7 @@ export function tokenPageRoute<const P extends `/${string}/{token}`>(page: PageD
     description: page.description,
     access: { kind: 'page' },
     responses: {
-      200: htmlAnswer('The page.'),
+      ...answers,
       404: htmlAnswer('A page saying there is no such page: an unknown host, a malformed or unknown token.'),
       ...page.responses,
     },
@@ -61,18 +70,5 @@ type PageActionDeclaration<P extends string> = Omit<PageDeclaration<P>, 'respons
  * the page), the page's own 404, or an HTML page saying why the action is not open now.
  */
 export function tokenPageAction<const P extends `/${string}/{token}/${string}`>(page: PageActionDeclaration<P>) {
-  return defineRoute({
-    method: 'post',
-    path: page.path,
-    operationId: page.operationId,
-    tags: page.tags,
-    summary: page.summary,
-    description: page.description,
-    access: { kind: 'page' },
-    responses: {
-      303: { description: 'Where the action leads: `Location`.' },
-      404: htmlAnswer('A page saying there is no such page: an unknown host, a malformed or unknown token.'),
-      ...page.responses,
-    },
-  });
+  return pageRoute('post', page, { 303: { description: 'Where the action leads: `Location`.' } });
 }
