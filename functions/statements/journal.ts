@@ -202,7 +202,7 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
   const how = `${payment.provider}${payment.method ? ` ${payment.method}` : ''}`;
   const what = payment.purpose === 'booking_deposit' ? 'deposit' : 'balance';
   const about = booking
-    ? ` ${what}, booking ${payment.booking} (${payment.home})`
+    ? ` booking ${payment.booking} ${what} (${payment.home})`
     : applied
       ? ` ${payment.lease} (${payment.home}) owner ${payment.owner}`
       : '';
