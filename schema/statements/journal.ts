@@ -47,13 +47,10 @@ export const JournalEntrySchema = z
     }),
     narration: z.string(),
     currency: z.string(),
-    owner: z
-      .string()
-      .nullable()
-      .openapi({
-        description:
-          'The owner’s contact reference; null on an online payment not applied (the payer’s money), a booking’s payment and a refund.',
-      }),
+    owner: z.string().nullable().openapi({
+      description:
+        'The owner’s contact reference; null on an online payment not applied (the payer’s money), a booking’s payment and a refund.',
+    }),
     lease: z.string().nullable(),
     home: z.string(),
     payment_id: z.string().nullable(),
