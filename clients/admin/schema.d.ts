@@ -2048,6 +2048,10 @@ export interface operations {
                                 code: string;
                                 name: string;
                             };
+                            booking_receipts?: {
+                                code: string;
+                                name: string;
+                            };
                         };
                         /** @description The Xero tax rate name on every journal line (default "Tax Exempt"). */
                         accounting_xero_tax_rate?: string;
@@ -2225,6 +2229,10 @@ export interface operations {
                                 name: string;
                             };
                             refunds_due?: {
+                                code: string;
+                                name: string;
+                            };
+                            booking_receipts?: {
                                 code: string;
                                 name: string;
                             };

@@ -5,21 +5,31 @@ import { ApiError } from '../../lib/errors';
 import { amountOut } from '../../lib/money';
 import type { JournalSchema, JournalTotalsSchema } from '../../schema/statements/journal';
 import type { Company } from '../../schema/platform/db';
-import { type JournalData, type JournalEntry, journalAccounts, paymentAccounts } from './journal';
+import {
+  bookingAccounts,
+  isBookingEntry,
+  isPaymentEntry,
+  type JournalData,
+  type JournalEntry,
+  journalAccounts,
+  paymentAccounts,
+} from './journal';
 
 export type JournalView = z.infer<typeof JournalSchema>;
 type TotalsView = z.infer<typeof JournalTotalsSchema>;
 
 /**
  * Per currency: every debit and credit, per account (the payments' accounts when the currency has an online payment's
- * entry), and owner payable's credits less debits.
+ * or refund's entry, `booking_receipts` when it has a booking's), and owner payable's credits less debits.
  */
 export function journalTotals(entries: JournalEntry[]): TotalsView[] {
   const currencies = [...new Set(entries.map((entry) => entry.currency))].sort();
   return currencies.map((currency) => {
     const out = (value: Big) => amountOut(value.toString(), currency) as string;
-    const paid = entries.some((entry) => entry.currency === currency && entry.kind.startsWith('online_payment'));
-    const shown = [...journalAccounts, ...(paid ? paymentAccounts : [])];
+    const mine = entries.filter((entry) => entry.currency === currency);
+    const paid = mine.some(isPaymentEntry);
+    const booked = mine.some(isBookingEntry);
+    const shown = [...journalAccounts, ...(paid ? paymentAccounts : []), ...(booked ? bookingAccounts : [])];
     const accounts = new Map(shown.map((account) => [account, { debit: new Big(0), credit: new Big(0) }]));
     for (const entry of entries) {
       if (entry.currency !== currency) continue;

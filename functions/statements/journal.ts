@@ -21,7 +21,9 @@ import { type LineRow, selectLines } from './statements';
 export const journalAccounts = ['rent_income', 'owner_payable', 'fees', 'maintenance'] as const;
 /** The accounts of online payments' entries: mapped (and shown in the totals) once a month has such an entry. */
 export const paymentAccounts = ['payment_clearing', 'payment_fees', 'refunds_due'] as const;
-type JournalAccount = (typeof journalAccounts)[number] | (typeof paymentAccounts)[number];
+/** The account of bookings' payments and refunds: mapped (and shown in the totals) once a month has such an entry. */
+export const bookingAccounts = ['booking_receipts'] as const;
+type JournalAccount = (typeof journalAccounts)[number] | (typeof paymentAccounts)[number] | (typeof bookingAccounts)[number];
 export type AccountMap = Partial<Record<JournalAccount, { code: string; name: string }>>;
 
 /** The account each kind of line moves against owner payable. */
@@ -43,17 +45,31 @@ export const kindLabels: Record<LineKind, string> = {
   job_charge_cancelled: 'Maintenance charge cancelled',
 };
 
-/** An online payment's entry: applied to a rent payment's receipt, or not (the rent was received before: refund due). */
-export type PaymentKind = 'online_payment' | 'online_payment_unapplied';
+/**
+ * An online payment's entry: applied to a rent payment's receipt, or not (the rent was received before: refund due), or
+ * a booking's deposit or balance; a refund made through the provider.
+ */
+export type PaymentKind = 'online_payment' | 'online_payment_unapplied' | 'booking_payment' | 'online_refund';
 export const paymentKindLabels: Record<PaymentKind, string> = {
   online_payment: 'Rent paid online',
   online_payment_unapplied: 'Paid online, not applied (rent already received): refund due',
+  booking_payment: 'Booking paid online',
+  online_refund: 'Refunded online',
 };
+const paymentKinds = new Set<string>(Object.keys(paymentKindLabels));
+
+/** Whether an entry is an online payment's or refund's (its month needs the payments' accounts). */
+export const isPaymentEntry = (entry: { kind: string }) => paymentKinds.has(entry.kind);
+/** Whether an entry is a booking's payment or refund (its month needs `booking_receipts` too). */
+export const isBookingEntry = (entry: { kind: string; booking?: string | null }) =>
+  entry.kind === 'booking_payment' || (entry.kind === 'online_refund' && (entry.booking ?? null) !== null);
 
 export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
 export type JournalEntry = Omit<LineRow, 'kind'> & {
   kind: LineKind | PaymentKind;
   owner: string | null;
+  /** The booking's reference of a booking's payment or refund (not in the JSON: its narration names it). */
+  booking?: string | null;
   number: string;
   narration: string;
   lines: JournalLine[];
@@ -66,9 +82,13 @@ export type JournalData = { span: MonthSpan; closing: Closing; entries: JournalE
  * (`code` and `name` null until mapped); the import CSVs need them all: `required` answers 409 `accounts_not_mapped`
  * naming those missing.
  */
-export function mappedAccounts(company: Company, required = false, payments = false): AccountMap {
+export function mappedAccounts(company: Company, required = false, payments = false, bookings = false): AccountMap {
   const mapped = company.settings.accounting_accounts ?? {};
-  const needed: JournalAccount[] = [...journalAccounts, ...(payments ? paymentAccounts : [])];
+  const needed: JournalAccount[] = [
+    ...journalAccounts,
+    ...(payments ? paymentAccounts : []),
+    ...(bookings ? bookingAccounts : []),
+  ];
   const missing = needed.filter((account) => mapped[account] === undefined);
   if (required && missing.length > 0) {
     throw new ApiError(
@@ -122,6 +142,9 @@ type PaymentRead = {
   provider: string;
   method: string | null;
   rent_payment_id: string | null;
+  /** The booking's reference, and its purpose (`booking_deposit`, `booking_balance`), of a booking's payment. */
+  booking: string | null;
+  purpose: string;
   /** The receipt's line it made (null: not applied). */
   rent: string | null;
   owner: string | null;
@@ -133,9 +156,11 @@ type PaymentRead = {
 async function bookedPayments(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<PaymentRead>`
     select p.entry_number::text as entry_number, p.id, p.booked_on::text as day, p.currency, p.amount::text as amount,
-      p.fee::text as fee, p.provider, p.method, p.rent_payment_id, l.amount::text as rent, o.reference as owner,
-      le.reference as lease, l.home
+      p.fee::text as fee, p.provider, p.method, p.rent_payment_id, b.reference as booking, p.purpose,
+      l.amount::text as rent, o.reference as owner, le.reference as lease, coalesce(l.home, bl.slug_en) as home
     from payments p
+    left join bookings b on b.id = p.booking_id
+    left join listings bl on bl.id = b.listing_id
     left join owner_statement_lines l on l.online_payment_id = p.id and l.kind = 'rent_received'
     left join contacts o on o.id = l.owner_id
     left join leases le on le.id = l.lease_id
@@ -157,8 +182,12 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
   const side = sideOf(accounts, payment.currency);
   const gross = new Big(payment.amount);
   const applied = payment.rent !== null;
+  const booking = payment.booking !== null;
   const lines: JournalLine[] = [side('payment_clearing', true, gross)];
-  if (applied) {
+  if (booking) {
+    // All the guest paid (card fee and rounding too: a refund in full returns them) is held for the guest's booking.
+    lines.push(side('booking_receipts', false, gross));
+  } else if (applied) {
     const rent = new Big(payment.rent as string);
     lines.push(side('rent_income', false, rent));
     if (gross.gt(rent)) lines.push(side('payment_fees', false, gross.minus(rent)));
@@ -168,10 +197,15 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
   if (payment.fee !== null && new Big(payment.fee).gt(0)) {
     lines.push(side('payment_fees', true, payment.fee), side('payment_clearing', false, payment.fee));
   }
-  const kind: PaymentKind = applied ? 'online_payment' : 'online_payment_unapplied';
+  const kind: PaymentKind = booking ? 'booking_payment' : applied ? 'online_payment' : 'online_payment_unapplied';
   const number = `OP-${payment.entry_number}`;
   const how = `${payment.provider}${payment.method ? ` ${payment.method}` : ''}`;
-  const about = applied ? ` ${payment.lease} (${payment.home}) owner ${payment.owner}` : '';
+  const what = payment.purpose === 'booking_deposit' ? 'deposit' : 'balance';
+  const about = booking
+    ? ` booking ${payment.booking} ${what} (${payment.home})`
+    : applied
+      ? ` ${payment.lease} (${payment.home}) owner ${payment.owner}`
+      : '';
   return {
     id: payment.entry_number,
     kind,
@@ -186,15 +220,83 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
     method: payment.method ?? 'online',
     online_payment: payment.id,
     owner: payment.owner,
+    booking: payment.booking,
     number,
     narration: `${number} ${paymentKindLabels[kind]} ${payment.id} (${how})${about}`,
     lines,
   };
 }
 
+/** A refund through the provider as its entry reads it (migrations 0037, 0040), with what its payment's entry credited. */
+type RefundRead = {
+  entry_number: string;
+  id: string;
+  day: string;
+  currency: string;
+  amount: string;
+  payment_id: string;
+  provider: string;
+  rent_payment_id: string | null;
+  booking: string | null;
+  home: string | null;
+};
+
+/** The refunds a company's provider accepted (`booked_on`) in [from, to] (one currency's, when given). */
+async function bookedRefunds(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
+  const { rows } = await sql<RefundRead>`
+    select r.entry_number::text as entry_number, r.id, r.booked_on::text as day, r.currency, r.amount::text as amount,
+      r.payment_id, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home
+    from payment_refunds r
+    join payments p on p.id = r.payment_id
+    left join bookings b on b.id = p.booking_id
+    left join listings bl on bl.id = b.listing_id
+    where r.company_id = ${companyId}::uuid and r.status = 'succeeded'
+      and r.booked_on >= ${from}::date and r.booked_on <= ${to}::date
+      ${currency === undefined ? sql`` : sql`and r.currency = ${currency}`}
+    order by r.booked_on, r.entry_number`.execute(db);
+  return rows;
+}
+
+/**
+ * A refund's balanced entry, on the day the provider accepted it (`booked_on`): what its payment's entry credited is
+ * debited by the refund's amount — a booking's payment's `booking_receipts`; any other payment's (a rent payment's,
+ * applied or not) `refunds_due` — and the provider's clearing account credited. A rent payment's receipt is never
+ * taken back here: the owner's money moves only by statement lines (a reversal is staff's, `rent_reversed`), so rent
+ * income is left alone (docs/api-reference.md, "The accounting journal"). No path refunds a rent payment today.
+ */
+function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
+  const side = sideOf(accounts, refund.currency);
+  const booking = refund.booking !== null;
+  const number = `RF-${refund.entry_number}`;
+  const about = booking ? ` booking ${refund.booking} (${refund.home})` : '';
+  return {
+    id: refund.entry_number,
+    kind: 'online_refund',
+    day: refund.day,
+    amount: refund.amount,
+    currency: refund.currency,
+    lease: null,
+    home: refund.home ?? '',
+    payment_id: refund.rent_payment_id,
+    charge_id: null,
+    job: null,
+    method: 'online',
+    online_payment: refund.payment_id,
+    owner: null,
+    booking: refund.booking,
+    number,
+    narration: `${number} ${paymentKindLabels.online_refund} ${refund.id} of ${refund.payment_id} (${refund.provider})${about}`,
+    lines: [
+      side(booking ? 'booking_receipts' : 'refunds_due', true, refund.amount),
+      side('payment_clearing', false, refund.amount),
+    ],
+  };
+}
+
 /**
  * The month's entries (one currency's, when given), in booking order, with the accounts they post to; for a CSV
- * (`csv`) every account must be mapped (the payments' accounts too when the month has an online payment).
+ * (`csv`) every account must be mapped (the payments' accounts too when the month has an online payment or refund,
+ * `booking_receipts` when it has a booking's).
  */
 export async function monthJournal(
   db: Executor,
@@ -209,12 +311,18 @@ export async function monthJournal(
     .innerJoin('contacts as o', 'o.id', 'l.owner_id')
     .select('o.reference as owner');
   if (currency !== undefined) query = query.where('l.currency', '=', currency);
-  const [lines, payments] = await Promise.all([query.execute(), bookedPayments(db, company.id, span.from, span.to, currency)]);
-  const accounts = mappedAccounts(company, csv, payments.length > 0);
+  const [lines, payments, refunds] = await Promise.all([
+    query.execute(),
+    bookedPayments(db, company.id, span.from, span.to, currency),
+    bookedRefunds(db, company.id, span.from, span.to, currency),
+  ]);
+  const bookings = payments.some((p) => p.booking !== null) || refunds.some((r) => r.booking !== null);
+  const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings);
   const closing = await monthClosing(db, company, month, now);
   const entries = [
     ...lines.map((line) => entryOf(line, accounts)),
     ...payments.map((payment) => paymentEntryOf(payment, accounts)),
+    ...refunds.map((refund) => refundEntryOf(refund, accounts)),
   ].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
   return { span, closing, entries, accounts };
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { stamp } from '../clock';
+import { todayIn } from '../dates';
 import { randomToken } from '../crypto';
 import type { Db } from '../db/index';
 import { type EventData, eventCtes, newEventId } from '../events';
@@ -91,6 +92,8 @@ type Due = PaymentRefundRow & {
   charged: string;
   booking_reference: string | null;
   listing_id: string | null;
+  /** The company's time zone: the refund books on its day there. */
+  time_zone: string;
   account: PaymentAccountRow;
 };
 
@@ -104,8 +107,9 @@ export async function sendDueRefunds(
 ): Promise<number> {
   const { rows } = await sql<Due>`
     select r.*, p.checkout_id, p.provider_payment_id, p.amount::text as charged, b.reference as booking_reference,
-      b.listing_id, to_jsonb(a) as account
+      b.listing_id, c.time_zone, to_jsonb(a) as account
     from payment_refunds r join payments p on p.id = r.payment_id join payment_accounts a on a.id = p.account_id
+      join companies c on c.id = r.company_id
       left join bookings b on b.id = r.booking_id
     where r.status = 'pending' and r.next_attempt_at <= ${ctx.now.toISOString()}::timestamptz
       ${scope.bookingId ? sql`and r.booking_id = ${scope.bookingId}::uuid` : sql``}
@@ -154,12 +158,13 @@ async function sendRefund(ctx: Omit<PaymentsContext, 'companyId'>, refund: Due):
 
 /**
  * The provider accepted the refund: in one statement, the refund `succeeded` (if still pending: a concurrent sender's
- * write wins once), the payment `refunded` when the refund is all it charged, and the events.
+ * write wins once) and booked today in the company's time zone (`booked_on`, its journal entry's day: a closed month
+ * never changes), the payment `refunded` when the refund is all it charged, and the events.
  */
 async function writeAccepted(ctx: Omit<PaymentsContext, 'companyId'>, refund: Due, providerRefundId: string) {
   const done = sql`done as (
     update payment_refunds set status = 'succeeded', provider_refund_id = ${providerRefundId},
-      refunded_at = ${ctx.now.toISOString()}::timestamptz, attempts = attempts + 1, last_error = null, updated_at = ${stamp}
+      refunded_at = ${ctx.now.toISOString()}::timestamptz, booked_on = ${todayIn(refund.time_zone, ctx.now)}::date, attempts = attempts + 1, last_error = null, updated_at = ${stamp}
     where id = ${refund.id} and status = 'pending' returning id
   )`;
   const whole = sql`whole as (

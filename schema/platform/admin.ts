@@ -35,6 +35,7 @@ const accountingAccountsShape = {
   payment_clearing: account,
   payment_fees: account,
   refunds_due: account,
+  booking_receipts: account,
 };
 
 export const CompanySettingsInput = z

@@ -75,6 +75,8 @@ export const accountingAccounts = [
   'payment_clearing',
   'payment_fees',
   'refunds_due',
+  // Bookings paid online (issue 34): what guests paid for their bookings, held until the stay (a liability).
+  'booking_receipts',
 ] as const;
 export type AccountingAccount = (typeof accountingAccounts)[number];
 

@@ -88,6 +88,10 @@ export interface PaymentRefundsTable {
   next_attempt_at: Generated<Date>;
   last_error: string | null;
   refunded_at: NullableTimestamp;
+  /** The day the refund succeeded in the company's time zone: its journal entry's day (migration 0040). */
+  booked_on: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The journal entry's stable number (`RF-<n>`, migration 0040). */
+  entry_number: ColumnType<string, never, never>;
   created_at: Generated<Date>;
   updated_at: Touched;
 }

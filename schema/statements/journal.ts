@@ -41,16 +41,16 @@ export const JournalEntrySchema = z
       .string()
       .openapi({ description: 'Stable: the same entry has the same number in every export.', example: 'OS-1042' }),
     day: z.string().openapi({ description: 'The statement line’s day.', example: '2027-02-03' }),
-    kind: z.enum([...lineKinds, 'online_payment', 'online_payment_unapplied']).openapi({
+    kind: z.enum([...lineKinds, 'online_payment', 'online_payment_unapplied', 'booking_payment', 'online_refund']).openapi({
       description:
-        'A statement line’s kind, or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account) or `online_payment_unapplied` (paid online after the rent was received: owed back to the payer).',
+        'A statement line’s kind, or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), or `online_refund` (a refund the provider made, out of clearing).',
     }),
     narration: z.string(),
     currency: z.string(),
-    owner: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The owner’s contact reference; null on an online payment not applied (the payer’s money).' }),
+    owner: z.string().nullable().openapi({
+      description:
+        'The owner’s contact reference; null on an online payment not applied (the payer’s money), a booking’s payment and a refund.',
+    }),
     lease: z.string().nullable(),
     home: z.string(),
     payment_id: z.string().nullable(),

@@ -4919,13 +4919,13 @@ export interface components {
              */
             day: string;
             /**
-             * @description A statement line’s kind, or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account) or `online_payment_unapplied` (paid online after the rent was received: owed back to the payer).
+             * @description A statement line’s kind, or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), or `online_refund` (a refund the provider made, out of clearing).
              * @enum {string}
              */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "online_payment" | "online_payment_unapplied";
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund";
             narration: string;
             currency: string;
-            /** @description The owner’s contact reference; null on an online payment not applied (the payer’s money). */
+            /** @description The owner’s contact reference; null on an online payment not applied (the payer’s money), a booking’s payment and a refund. */
             owner: string | null;
             lease: string | null;
             home: string;
@@ -4939,7 +4939,7 @@ export interface components {
         };
         JournalLine: {
             /** @enum {string} */
-            account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due";
+            account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts";
             /** @description The account’s code (company setting `accounting_accounts`); null until mapped. */
             code: string | null;
             /** @description The account’s name; null until mapped. */
@@ -4969,7 +4969,7 @@ export interface components {
             credit: string;
             accounts: {
                 /** @enum {string} */
-                account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due";
+                account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts";
                 /**
                  * @description A decimal string; "0.00" on the other side.
                  * @example 10000.00
