@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bookingEvents, bookingRow, type Ctx, putTerms, step, stays } from '../stay/support';
+import { bookingRow, type Ctx, putTerms, step, stays } from '../stay/support';
 import {
   bookedHome,
   bookingPayments,
   connectStripe,
+  eventTypes,
   openStay,
   payForm,
   payNow,
@@ -30,12 +31,7 @@ beforeAll(async () => {
   account = await connectStripe(w);
 });
 
-/** The booking's event types, in order (those one statement wrote, which share its instant, by name). */
-const types = async (reference: string) => {
-  const events = await bookingEvents(ctx, reference);
-  const at = (e: (typeof events)[number]) => new Date(e.created_at).getTime();
-  return [...events].sort((a, b) => at(a) - at(b) || (a.type < b.type ? -1 : 1)).map((e) => e.type);
-};
+const types = (reference: string) => eventTypes(ctx, reference);
 
 describe('the home’s payment terms', () => {
   it('default to today’s: no deposit, everything due after staff confirm within the payment window', async () => {
