@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { writeAudit } from '../../lib/audit';
+import { auditCte } from '../../lib/audit';
+import { writeStatement } from '../../lib/write';
 import { stamp } from '../../lib/clock';
 import { type Keyring, sealSecret } from '../../lib/crypto-jwe';
 import type { Db } from '../../lib/db/index';
@@ -51,36 +52,36 @@ export async function findAccount(db: Db, companyId: string, accountId: string):
   return row;
 }
 
-/** Adds an account; a second one for the currency is 409 `conflict`. Two round trips (the company, the insert). */
+/** Adds an account; a second one for the currency is 409 `conflict`. One statement: the insert (if the company is), its audit row. */
 export async function addAccount(db: Db, keyring: Keyring | undefined, companyId: string, input: PaymentAccountValue) {
   if (!isKnownCurrency(input.currency)) throw invalid('currency', 'unknown_currency', `${input.currency} is not a currency.`);
   checkProvider(input.provider, input.outlet);
-  const company = await db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst();
-  if (!company) throw notFound(`The company ${companyId}`);
   const id = crypto.randomUUID();
   const fee = cardFeeColumns(input.card_fee, input.currency);
+  const apiKey = await sealSecret(keyring, input.api_key, id);
+  const webhookSecret = await sealSecret(keyring, input.webhook_secret, id);
   try {
-    const row = await db
-      .insertInto('payment_accounts')
-      .values({
-        id,
-        company_id: companyId,
-        provider: input.provider,
-        currency: input.currency,
-        api_key_jwe: await sealSecret(keyring, input.api_key, id),
-        webhook_secret_jwe: await sealSecret(keyring, input.webhook_secret, id),
-        outlet: input.outlet ?? null,
-        ...fee,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await writeAudit(db, {
-      companyId,
-      actor: 'admin',
-      action: 'payment_account.created',
-      subject: id,
-      details: { provider: input.provider, currency: input.currency, card_fee: input.card_fee ?? null },
-    });
+    const { rows } = await writeStatement(
+      [
+        sql`made as (
+          insert into payment_accounts
+            (id, company_id, provider, currency, api_key_jwe, webhook_secret_jwe, outlet, card_fee_kind, card_fee_value)
+          select ${id}::uuid, c.id, ${input.provider}, ${input.currency}, ${apiKey}, ${webhookSecret}, ${input.outlet ?? null},
+            ${fee.card_fee_kind ?? null}, ${fee.card_fee_value ?? null}::numeric
+          from companies c where c.id = ${companyId}::uuid
+          returning *
+        )`,
+        auditCte('audited', 'made', {
+          actor: 'admin',
+          action: 'payment_account.created',
+          subject: 'id',
+          details: { provider: input.provider, currency: input.currency, card_fee: input.card_fee ?? null },
+        }),
+      ],
+      sql`select * from made`,
+    ).execute(db);
+    const row = rows[0] as PaymentAccountRow | undefined;
+    if (!row) throw notFound(`The company ${companyId}`);
     return row;
   } catch (error) {
     if ((error as { code?: string }).code === '23505') {
@@ -90,7 +91,10 @@ export async function addAccount(db: Db, keyring: Keyring | undefined, companyId
   }
 }
 
-/** Changes an account's secrets, outlet or card fee (audited: which fields, never their values when secret). */
+/**
+ * Changes an account's secrets, outlet or card fee (audited: which fields, never their values when secret). Two
+ * statements: the account read (its provider and currency judge the change), then the update and its audit row.
+ */
 export async function changeAccount(
   db: Db,
   keyring: Keyring | undefined,
@@ -105,32 +109,49 @@ export async function changeAccount(
   if (input.webhook_secret !== undefined) set.webhook_secret_jwe = await sealSecret(keyring, input.webhook_secret, found.id);
   if (input.outlet !== undefined) set.outlet = input.outlet;
   if (Object.keys(set).length === 0) return found;
-  const row = await db
-    .updateTable('payment_accounts')
-    .set({ ...set, updated_at: stamp })
-    .where('id', '=', found.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await writeAudit(db, {
-    companyId,
-    actor: 'admin',
-    action: 'payment_account.updated',
-    subject: found.id,
-    details: { fields: Object.keys(input).sort(), card_fee: input.card_fee ?? null },
-  });
+  const assignments = Object.entries(set).map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
+  const { rows } = await writeStatement(
+    [
+      sql`changed as (
+        update payment_accounts set ${sql.join(assignments)}, updated_at = ${stamp}
+        where id = ${found.id}::uuid and company_id = ${companyId}::uuid
+        returning *
+      )`,
+      auditCte('audited', 'changed', {
+        actor: 'admin',
+        action: 'payment_account.updated',
+        subject: 'id',
+        details: { fields: Object.keys(input).sort(), card_fee: input.card_fee ?? null },
+      }),
+    ],
+    sql`select * from changed`,
+  ).execute(db);
+  const row = rows[0] as PaymentAccountRow | undefined;
+  if (!row) throw notFound(`The payment account ${accountId}`);
   return row;
 }
 
-/** Removes an account that took no payment (its payments keep it: 409 `conflict`). */
+/** Removes an account that took no payment (its payments keep it: 409 `conflict`). One statement: the delete, its audit row. */
 export async function removeAccount(db: Db, companyId: string, accountId: string): Promise<void> {
-  await findAccount(db, companyId, accountId);
+  let removed: number;
   try {
-    await sql`delete from payment_accounts where id = ${accountId}::uuid and company_id = ${companyId}::uuid`.execute(db);
+    const { rows } = await writeStatement(
+      [
+        sql`gone as (
+          delete from payment_accounts where id = ${accountId}::uuid and company_id = ${companyId}::uuid
+          returning id, company_id
+        )`,
+        auditCte('audited', 'gone', { actor: 'admin', action: 'payment_account.deleted', subject: 'id' }),
+      ],
+      sql`select count(*)::int as removed from gone`,
+    ).execute(db);
+    removed = (rows[0] as { removed: number }).removed;
   } catch (error) {
-    if ((error as { code?: string }).code === '23503') {
+    // payments.account_id is `on delete restrict`: PostgreSQL says 23001 (restrict_violation), not 23503.
+    if (['23001', '23503'].includes((error as { code?: string }).code ?? '')) {
       throw new ApiError('conflict', 'The account has payments: it stays (change its secrets instead).');
     }
     throw error;
   }
-  await writeAudit(db, { companyId, actor: 'admin', action: 'payment_account.deleted', subject: accountId });
+  if (removed === 0) throw notFound(`The payment account ${accountId}`);
 }

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useWorld } from '../support/world';
-import { accountsOf } from './support';
+import { accountsOf, connectStripe, duePayment, otherWorld, paymentLink, usePaymentsWorld } from './support';
 
 /** A company's payment provider accounts in the admin API (issue 34): one per currency, secrets write-only, audited. */
-const w = useWorld();
+const { w } = usePaymentsWorld();
 const accounts = () => accountsOf(w);
 
 describe('payment accounts (admin API)', () => {
@@ -105,5 +104,27 @@ describe('payment accounts (admin API)', () => {
       ).toContain(path);
     }
     expect((await accounts().list()).data?.results).toEqual([]);
+  });
+
+  it('changes and removes only the company’s own account, and never one that took a payment: nothing changed', async () => {
+    const other = await otherWorld(w);
+    const theirs = await connectStripe(other);
+    const audited = () =>
+      w.api.db.selectFrom('audit_log').select('action').where('subject', '=', theirs.id).orderBy('id').execute();
+    const before = await audited();
+    expect((await accounts().change(theirs.id, { webhook_secret: 'whsec_not_yours_to_change' })).response.status).toBe(404);
+    expect((await accounts().remove(theirs.id)).response.status).toBe(404);
+    expect((await accountsOf(other).read(theirs.id)).response.status).toBe(200);
+    expect(await audited()).toEqual(before);
+
+    // Their account takes a payment (a link for a rent payment): it stays, 409, no deletion audited.
+    const { response } = await paymentLink(other, await duePayment(other));
+    expect(response.status).toBe(201);
+    const kept = await accountsOf(other).remove(theirs.id);
+    expect(kept.response.status).toBe(409);
+    expect(kept.error?.code).toBe('conflict');
+    expect((await accountsOf(other).read(theirs.id)).response.status).toBe(200);
+    expect((await audited()).map((a) => a.action)).toEqual(['payment_account.created']);
+    await other.close();
   });
 });

@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bookingEvents, bookingRow, type Ctx, putTerms, step, stays } from '../stay/support';
+import { bookingRow, type Ctx, putTerms, step, stays } from '../stay/support';
 import {
   bookedHome,
   bookingPayments,
   connectStripe,
+  eventTypes,
   openStay,
   payForm,
   payNow,
@@ -11,7 +12,7 @@ import {
   stayCtx,
   useBookingPaymentsWorld,
 } from './booking-support';
-import { type Account, deliverEvent, eventsNaming, otherWorld } from './support';
+import { type Account, deliver, deliverEvent, eventsNaming, forgedDeliveries, otherWorld, refusals } from './support';
 
 /**
  * Bookings paid online from the stay page (issue 34, bookings part), as a guest, the company's staff and Stripe would:
@@ -30,12 +31,7 @@ beforeAll(async () => {
   account = await connectStripe(w);
 });
 
-/** The booking's event types, in order (those one statement wrote, which share its instant, by name). */
-const types = async (reference: string) => {
-  const events = await bookingEvents(ctx, reference);
-  const at = (e: (typeof events)[number]) => new Date(e.created_at).getTime();
-  return [...events].sort((a, b) => at(a) - at(b) || (a.type < b.type ? -1 : 1)).map((e) => e.type);
-};
+const types = (reference: string) => eventTypes(ctx, reference);
 
 describe('the home’s payment terms', () => {
   it('default to today’s: no deposit, everything due after staff confirm within the payment window', async () => {
@@ -267,6 +263,110 @@ describe('attacks', () => {
     for (const { res } of answers) expect(res.status, res.text).toBe(200);
     expect(await eventsNaming(w, 'payment.succeeded', payment?.id as string)).toHaveLength(1);
     expect(await types(booking.reference)).toEqual(['booking.requested', 'booking.balance_due', 'booking.confirmed']);
+  });
+
+  /** What an attack must leave as it was: the booking, its payments and refunds, the company's events. */
+  const stateOf = async (reference: string) => {
+    const payments = await bookingPayments(ctx, reference);
+    const refunds = payments.length
+      ? await w.api.db
+          .selectFrom('payment_refunds')
+          .selectAll()
+          .where(
+            'payment_id',
+            'in',
+            payments.map((p) => p.id),
+          )
+          .execute()
+      : [];
+    return { booking: await bookingRow(ctx, reference), payments, refunds, events: await w.allEvents() };
+  };
+
+  /** A held booking's deposit, paid on Stripe's page, its webhook not yet delivered. */
+  async function paidDeposit() {
+    const { booking } = await bookedHome(ctx, { booking_deposit_percent: 10, deposit_confirms: true }, nights());
+    expect((await payForm(ctx, booking.stay_url)).status).toBe(303);
+    const [payment] = await bookingPayments(ctx, booking.reference);
+    if (!payment) throw new Error('no payment');
+    t.stripe.pay(payment.checkout_id, { at: w.api.clock.now() });
+    return { booking, payment };
+  }
+
+  it('a forged, altered, stale or unsigned webhook is 403 and changes nothing; the genuine one then confirms', async () => {
+    const { booking, payment } = await paidDeposit();
+    const before = await stateOf(booking.reference);
+    const now = w.api.clock.now();
+    const event = t.stripe.event('checkout.session.completed', payment.checkout_id, now);
+    for (const [name, body, header] of forgedDeliveries(t.stripe, account, event.body, now)) {
+      const res = await deliver(w, account, body, header);
+      expect(res.status, name).toBe(403);
+      expect(res.json.code, name).toBe('signature_invalid');
+      expect(() => t.stripe.construct(body, header, account.secret), name).toThrow();
+    }
+    expect(await stateOf(booking.reference)).toEqual(before);
+    expect(before.booking.status).toBe('held');
+    // The same event, signed as Stripe signs it: the attacks were refused for what they were, not for the event.
+    const genuine = await deliver(w, account, event.body, t.stripe.sign(event.body, account.secret, now));
+    expect(genuine.json).toMatchObject({ acted: true, payment: payment.id, status: 'succeeded' });
+    expect((await bookingRow(ctx, booking.reference)).status).toBe('confirmed');
+  });
+
+  it('a replayed webhook (its event id acted on) changes nothing, even after the booking was cancelled and refunded', async () => {
+    const { booking, payment } = await paidDeposit();
+    const { event } = await deliverEvent(w, t.stripe, account, 'checkout.session.completed', payment.checkout_id);
+    expect((await bookingRow(ctx, booking.reference)).status).toBe('confirmed');
+    const cancelled = await step(ctx, booking.reference, 'cancel');
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const before = await stateOf(booking.reference);
+    expect(before.refunds).toHaveLength(1);
+    const refundsAsked = t.stripe.requests.filter((r) => r.path === '/v1/refunds').length;
+    // Stripe's own bytes again, re-signed now (within the tolerance), and the same event id sent anew.
+    const replay = await deliver(w, account, event.body, t.stripe.sign(event.body, account.secret, w.api.clock.now()));
+    expect(replay.status).toBe(200);
+    expect(replay.json).toMatchObject({ acted: false, payment: payment.id });
+    const again = await deliverEvent(w, t.stripe, account, 'checkout.session.completed', payment.checkout_id, event.id);
+    expect(again.res.json).toMatchObject({ acted: false, payment: payment.id });
+    expect(await stateOf(booking.reference)).toEqual(before);
+    expect(before.booking.status).toBe('cancelled');
+    expect(t.stripe.requests.filter((r) => r.path === '/v1/refunds').length).toBe(refundsAsked);
+  });
+
+  it('a checkout whose amount, currency or reference at Stripe is not the payment’s: 409, audited, nothing changed', async () => {
+    const { booking, payment } = await paidDeposit();
+    const before = await stateOf(booking.reference);
+    const stored = t.stripe.sessions.get(payment.checkout_id) as unknown as Record<string, unknown> & {
+      metadata: Record<string, unknown>;
+    };
+    const genuine: typeof stored = { ...stored, metadata: { ...stored.metadata } };
+    const other = 'pay_000000000000000000000000';
+    const alterations: Array<[string, Record<string, unknown>]> = [
+      ['amount', { amount_total: (genuine.amount_total as number) - 100 }],
+      ['currency', { currency: 'usd' }],
+      ['reference', { client_reference_id: other, metadata: { ...genuine.metadata, payment: other } }],
+    ];
+    for (const [what, changes] of alterations) {
+      Object.assign(stored, changes);
+      try {
+        const { res } = await deliverEvent(w, t.stripe, account, 'checkout.session.completed', payment.checkout_id);
+        expect(res.status, what).toBe(409);
+        expect(res.json.code, what).toBe('payment_mismatch');
+      } finally {
+        Object.assign(stored, genuine);
+      }
+    }
+    const after = await stateOf(booking.reference);
+    const audit = await refusals(w, payment.id);
+    expect(audit.map((a) => (a.details as { reason: string }).reason).sort()).toEqual([
+      'amount_mismatch',
+      'currency_mismatch',
+      'reference_mismatch',
+    ]);
+    expect(audit.every((a) => a.actor === 'inbound:stripe')).toBe(true);
+    expect(after).toEqual(before);
+    // Stripe's true state settles it.
+    const { res } = await deliverEvent(w, t.stripe, account, 'checkout.session.completed', payment.checkout_id);
+    expect(res.json).toMatchObject({ acted: true, status: 'succeeded' });
+    expect((await bookingRow(ctx, booking.reference)).status).toBe('confirmed');
   });
 
   it('another company’s stay token is this host’s 404, nothing made', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, expect } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
 import { sha256 } from '../../lib/crypto';
-import { type Ctx, book, bookingRow, newHome, publishableKey, type Terms } from '../stay/support';
+import { type Ctx, book, bookingEvents, bookingRow, newHome, publishableKey, type Terms } from '../stay/support';
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
 import { useWorld, type World } from '../support/world';
 import { type Account, connectStripe, deliverEvent } from './support';
@@ -80,6 +80,13 @@ export async function payNow(ctx: Ctx, stripe: StripeStandIn, w: World, account:
   const { res: delivered } = await deliverEvent(w, stripe, account, 'checkout.session.completed', payment.checkout_id);
   expect(delivered.status, delivered.text).toBe(200);
   return payment;
+}
+
+/** The booking's event types, in order (those one statement wrote, which share its instant, by name). */
+export async function eventTypes(ctx: Ctx, reference: string) {
+  const events = await bookingEvents(ctx, reference);
+  const at = (e: (typeof events)[number]) => new Date(e.created_at).getTime();
+  return [...events].sort((a, b) => at(a) - at(b) || (a.type < b.type ? -1 : 1)).map((e) => e.type);
 }
 
 export { connectStripe, sha256, runScheduledWork };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ngeniusWebhookHeader } from '../../lib/payments/ngenius';
 import { approvedCard, NgeniusStandin } from '../support/ngenius-standin';
 import { leasesOf, useWorld } from '../support/world';
-import { accountsOf, duePayment, eventsNaming, paymentLink, paymentRow } from './support';
+import { accountsOf, duePayment, eventsNaming, paymentLink, paymentRow, payOnHostedPage } from './support';
 
 /**
  * A rent payment link through Network International's N-Genius, end to end (issue 34): the company connects an
@@ -30,15 +30,6 @@ beforeAll(async () => {
   accountId = data?.account_id as string;
 });
 afterAll(() => standin.close());
-
-/** What a payer does on the hosted page: open it, post the card, follow the redirect back. */
-async function payAs(pageUrl: string, card: string): Promise<string> {
-  const page = await fetch(pageUrl);
-  const code = /name="code" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const form = new URLSearchParams({ code, pan: card, expiry: '2029-04', cvv: '123', cardholderName: 'Test Tenant' });
-  const done = await fetch(new URL('/paypage/pay', pageUrl), { method: 'POST', body: form, redirect: 'manual' });
-  return done.headers.get('location') ?? '';
-}
 
 /**
  * N-Genius's delivery of an order's event to our receiver, shaped as the stand-in's own deliveries (`deliver`: the order
@@ -87,7 +78,7 @@ describe('a rent payment link through N-Genius', () => {
     const forged = await deliver(row.checkout_id, 'PURCHASED', 'not-the-secret');
     expect(forged.status).toBe(403);
 
-    const back = await payAs(link?.url as string, approvedCard);
+    const back = await payOnHostedPage(link?.url as string, approvedCard);
     expect(back.startsWith('https://www.example.com/paid?payment=')).toBe(true);
     const answers = await Promise.all(Array.from({ length: 10 }, () => deliver(row.checkout_id, 'PURCHASED')));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));

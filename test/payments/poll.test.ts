@@ -6,7 +6,17 @@ import type { PollReport } from '../../lib/payments/poll';
 import { approvedCard, NgeniusStandin } from '../support/ngenius-standin';
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
 import { leasesOf, useWorld } from '../support/world';
-import { accountsOf, connectStripe, duePayment, eventsNaming, otherWorld, paymentLink, paymentRow } from './support';
+import {
+  accountsOf,
+  connectStripe,
+  duePayment,
+  eventsNaming,
+  otherWorld,
+  paymentLink,
+  paymentRow,
+  payOnHostedPage,
+  pollAt,
+} from './support';
 
 /**
  * The poll of open checkouts (issue 34): N-Genius never retries its webhooks, so a payment whose webhook never came is
@@ -37,44 +47,26 @@ beforeAll(async () => {
   expect(response.status, JSON.stringify(error)).toBe(201);
 });
 
-/** What a payer does on the hosted page: open it, post the card (N-Genius's webhook is never delivered here). */
-async function payAs(pageUrl: string, card: string) {
-  const page = await fetch(pageUrl);
-  const code = /name="code" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const form = new URLSearchParams({ code, pan: card, expiry: '2029-04', cvv: '123', cardholderName: 'Test Tenant' });
-  await fetch(new URL('/paypage/pay', pageUrl), { method: 'POST', body: form, redirect: 'manual' });
-}
-
-/** The scheduled poll at `minutes` after the real now (the API's clock), its report. */
-async function pollAt(minutes: number): Promise<PollReport> {
-  w.api.clock.set(new Date(Date.now() + minutes * 60_000));
-  try {
-    return (await runScheduledWork(w.api.platform.services(), paymentJobs)).payment_checkouts_poll as PollReport;
-  } finally {
-    w.api.clock.set(null);
-  }
-}
-
 describe('the poll of open checkouts', () => {
   it('settles an N-Genius payment whose webhook never came; run twice, one receipt and one of each event', async () => {
     const due = await duePayment(w);
     const { data: link } = await paymentLink(w, due, { return_url: 'https://www.example.com/paid', email: 't@example.com' });
     if (!link) throw new Error('no link');
     // Too fresh: not asked (the payer is usually still on the page).
-    await pollAt(1);
+    await pollAt(w, 1);
     expect((await paymentRow(w, link.payment)).polled_at).toBeNull();
-    await payAs(link.url, approvedCard);
+    await payOnHostedPage(link.url, approvedCard);
     expect((await paymentRow(w, link.payment)).status).toBe('open');
 
-    const first = await pollAt(10);
+    const first = await pollAt(w, 10);
     expect(first.settled).toBeGreaterThanOrEqual(1);
     expect(await paymentRow(w, link.payment)).toMatchObject({ status: 'succeeded', method: 'card' });
     expect((await leasesOf(w).payment(due)).data?.status).toBe('received');
 
     // Run again (and again later): nothing is open, nothing more is written.
     const reads = standin.log.length;
-    await pollAt(11);
-    await pollAt(30);
+    await pollAt(w, 11);
+    await pollAt(w, 30);
     const order = (await paymentRow(w, link.payment)).checkout_id;
     expect(standin.log.slice(reads).filter((line) => line.includes(order))).toEqual([]);
     expect(await eventsNaming(w, 'payment.succeeded', link.payment)).toHaveLength(1);
@@ -99,13 +91,13 @@ describe('the poll of open checkouts', () => {
     }
     expect(both.some((r) => r.asked >= 1)).toBe(true);
     expect(reads()).toBe(before + 1);
-    await pollAt(12);
+    await pollAt(w, 12);
     expect(reads()).toBe(before + 1);
-    await pollAt(16);
+    await pollAt(w, 16);
     expect(reads()).toBe(before + 2);
     expect((await paymentRow(w, link.payment)).status).toBe('open');
     // Two days on, it is no longer asked.
-    await pollAt(49 * 60);
+    await pollAt(w, 49 * 60);
     expect(reads()).toBe(before + 2);
   });
 
@@ -119,13 +111,13 @@ describe('the poll of open checkouts', () => {
     stripe.pay(row.checkout_id, { feeMinor: 2900 });
     stripe.state.down = true;
     try {
-      const down = await pollAt(10);
+      const down = await pollAt(w, 10);
       expect(down.unavailable).toBeGreaterThanOrEqual(1);
     } finally {
       stripe.state.down = false;
     }
     expect((await paymentRow(other, link.payment)).status).toBe('open');
-    const later = await pollAt(16);
+    const later = await pollAt(w, 16);
     expect(later.settled).toBeGreaterThanOrEqual(1);
     expect(await paymentRow(other, link.payment)).toMatchObject({ status: 'succeeded', fee: '29.0000' });
     expect((await leasesOf(other).payment(due)).data?.status).toBe('received');

@@ -1,4 +1,7 @@
 import { afterAll } from 'vitest';
+import { runScheduledWork } from '../../functions/jobs';
+import { paymentJobs } from '../../functions/payments/jobs';
+import type { PollReport } from '../../lib/payments/poll';
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
 import { leasesOf, useWorld, type World, world } from '../support/world';
 
@@ -122,4 +125,57 @@ export function otherWorld(w: World, company: Record<string, unknown> = {}) {
 export async function eventsNaming(w: World, type: string, id: string) {
   const all = await w.allEvents();
   return all.filter((e) => e.type === type && Object.values(e.data as Record<string, unknown>).includes(id));
+}
+
+/** What a payer does on N-Genius's hosted page (the stand-in's): opens it, posts the card; where it sends the payer back. */
+export async function payOnHostedPage(pageUrl: string, card: string): Promise<string> {
+  const page = await fetch(pageUrl);
+  const code = /name="code" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const form = new URLSearchParams({ code, pan: card, expiry: '2029-04', cvv: '123', cardholderName: 'Test Payer' });
+  const done = await fetch(new URL('/paypage/pay', pageUrl), { method: 'POST', body: form, redirect: 'manual' });
+  return done.headers.get('location') ?? '';
+}
+
+/**
+ * Deliveries of a Stripe event that Stripe never sent, each [name, body, Stripe-Signature]: signed with another secret,
+ * its body altered after signing, signed 301 s before `now` (past the 300 s tolerance), unsigned, with no v1 signature.
+ */
+export function forgedDeliveries(
+  stripe: StripeStandIn,
+  account: Account,
+  body: string,
+  now: Date,
+): Array<[string, string, string]> {
+  return [
+    ['forged', body, stripe.sign(body, 'whsec_not_the_secret', now)],
+    [
+      'altered',
+      body.replace('"checkout.session.completed"', '"checkout.session.expired"'),
+      stripe.sign(body, account.secret, now),
+    ],
+    ['stale', body, stripe.sign(body, account.secret, new Date(now.getTime() - 301_000))],
+    ['unsigned', body, ''],
+    ['no v1', body, `t=${Math.floor(now.getTime() / 1000)}`],
+  ];
+}
+
+/** The audit rows of a payment's refused settlements (`payment.refused`: the provider's state did not match it). */
+export function refusals(w: World, payment: string) {
+  return w.api.db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('company_id', '=', w.company.id)
+    .where('action', '=', 'payment.refused')
+    .where('subject', '=', payment)
+    .execute();
+}
+
+/** The scheduled poll of open checkouts (lib/payments/poll.ts) with the API's clock `minutes` after the real now; its report. */
+export async function pollAt(w: World, minutes: number): Promise<PollReport> {
+  w.api.clock.set(new Date(Date.now() + minutes * 60_000));
+  try {
+    return (await runScheduledWork(w.api.platform.services(), paymentJobs)).payment_checkouts_poll as PollReport;
+  } finally {
+    w.api.clock.set(null);
+  }
 }
