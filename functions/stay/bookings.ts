@@ -120,7 +120,8 @@ export type BookingStep = {
  * the home's terms row first (lib/calendar.ts, the order of every booking write), moves the booking if its status is
  * still the one read and it still holds its nights by `now`, records its event and answers it as shown. A booking
  * whose hold or payment window ran out by `now` holds nothing (the one calendar rule): it is as good as cancelled, so
- * every step is refused (409, nothing changed; the scheduler releases it). When the status moved meanwhile, the step
+ * every step is refused (409, nothing changed; the scheduler releases it). The guest's cancellation from the stay page
+ * (page.ts) is this same step, `cancelReason` `guest`. When the status moved meanwhile, the step
  * is read and checked again (at most three moves ever happen to a booking).
  */
 export function stepBooking(
@@ -130,6 +131,8 @@ export function stepBooking(
   action: BookingAction,
   causedBy: CausedBy,
   now: Date,
+  /** A cancellation's reason (migration 0037): `staff` from the admin API, `guest` from the stay page. */
+  cancelReason: 'staff' | 'guest' = 'staff',
 ): Promise<BookingStep> {
   const to = bookingActions[action];
   const at = sql<Date>`${now.toISOString()}::timestamptz`;
@@ -166,7 +169,7 @@ export function stepBooking(
       set.paid_at = at;
     } else {
       set.cancelled_at = at;
-      set.cancel_reason = 'staff';
+      set.cancel_reason = cancelReason;
     }
     const update = db
       .updateTable('bookings')

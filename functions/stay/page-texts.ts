@@ -32,6 +32,14 @@ export const stayTexts = {
     balanceBy: (when: string) => `The balance is due by ${when}.`,
     cannotPay: 'This payment cannot be made now.',
     back: 'Back to your stay',
+    refundPending: 'Refund on its way',
+    cancelTitle: 'Cancel this booking',
+    cancelNote: 'Cancelling frees the dates at once; what you paid is refunded by the booking’s cancellation policy.',
+    freeUntil: (when: string) => `Cancelled by ${when}, everything you paid is refunded.`,
+    lateRefund: (percent: number) =>
+      `After that, ${percent}% of the stay’s total paid is refunded (the refundable deposit in full).`,
+    cancel: 'Cancel my booking',
+    cannotCancel: 'This booking cannot be cancelled here.',
   },
   ar: {
     title: 'إقامتك',
@@ -65,6 +73,13 @@ export const stayTexts = {
     balanceBy: (when: string) => `يستحق باقي المبلغ قبل ${when}.`,
     cannotPay: 'لا يمكن إجراء هذه الدفعة الآن.',
     back: 'العودة إلى إقامتك',
+    refundPending: 'استرداد قيد التنفيذ',
+    cancelTitle: 'إلغاء هذا الحجز',
+    cancelNote: 'الإلغاء يحرر التواريخ فورًا؛ ويُسترد ما دفعته وفق سياسة الإلغاء الخاصة بالحجز.',
+    freeUntil: (when: string) => `إذا ألغيت قبل ${when}، يُسترد كل ما دفعته.`,
+    lateRefund: (percent: number) => `بعد ذلك، يُسترد ${percent}% من المدفوع من مجموع الإقامة (والتأمين المسترد كاملًا).`,
+    cancel: 'إلغاء حجزي',
+    cannotCancel: 'لا يمكن إلغاء هذا الحجز من هنا.',
   },
 } as const;
 

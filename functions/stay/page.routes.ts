@@ -1,7 +1,7 @@
 import { createRouter } from '../../lib/app';
 import { htmlAnswer, tokenPageAction, tokenPageRoute } from '../../lib/pages';
 import type { Handler } from '../../lib/routes';
-import { payStay, stayPage } from './page';
+import { cancelStay, payStay, stayPage } from './page';
 
 /** The guest's stay page: HTML at /stay/{token}, the booking request's `stay_url` (lib/pages.ts; page.ts answers). */
 const stayPageRoute = tokenPageRoute({
@@ -31,4 +31,21 @@ const payRoute = tokenPageAction({
 
 const payStayPage: Handler<typeof payRoute> = payStay();
 
-export const stayPages = () => createRouter().openapi(stayPageRoute, showStayPage).openapi(payRoute, payStayPage);
+/** The stay page's cancel button: the guest cancels, refunded by the booking's policy (issue 34; page.ts cancelStay). */
+const cancelRoute = tokenPageAction({
+  path: '/stay/{token}/cancellation',
+  operationId: 'cancelStayPage',
+  tags: ['Bookings'],
+  summary: 'Cancel a booking as its guest (the stay page’s form): 303 back to the stay page, which shows the refund',
+  description:
+    'While the booking holds its dates (held, confirmed or paid) and before its check-in day begins in the company’s time zone: the booking is cancelled (`booking.cancelled`, `cancel_reason` `guest`) and what the guest paid online is refunded by the booking’s policy at this moment, as a staff cancellation does. 409 (an HTML page naming the problem: `invalid_transition` when already cancelled or lapsed, `cancellation_closed` once the check-in day began) or 403 (`origin_not_allowed`: sent from another site); nothing changes then.',
+  responses: {
+    403: htmlAnswer('The form was sent from another site; nothing changed.'),
+    409: htmlAnswer('The booking is cancelled or lapsed already, or its check-in day began; nothing changed.'),
+  },
+});
+
+const cancelStayPage: Handler<typeof cancelRoute> = cancelStay();
+
+export const stayPages = () =>
+  createRouter().openapi(stayPageRoute, showStayPage).openapi(payRoute, payStayPage).openapi(cancelRoute, cancelStayPage);

@@ -10,12 +10,15 @@ import { companyByHost, requestHost } from '../../lib/tenancy';
 import type { StoredQuote } from '../../schema/stay/db';
 import { formatAmount } from '../../lib/money';
 import { type StayLanguage, stayLanguage, stayTexts } from './page-texts';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { dueNow, paidSql } from '../../lib/bookings';
 import { keyringOf } from '../../lib/crypto-jwe';
 import { ApiError } from '../../lib/errors';
 import { platformProviderFetch } from '../../lib/payments/index';
 import { bookingForPayment, payBooking } from '../../lib/payments/bookings';
+import { refundQuietly } from '../../lib/payments/settle';
+import { hostOf } from '../../lib/tenancy';
+import { stepBooking } from './bookings';
 
 /**
  * The guest's stay page: HTML on the company's host at /stay/{token}, the address the booking request
@@ -76,6 +79,11 @@ export function stayPage() {
         paidSql(sql.ref('b.id')).as('paid'),
         sql<string>`(select coalesce(sum(r.amount), 0) from payment_refunds r
           where r.booking_id = b.id and r.status = 'succeeded')`.as('refunded'),
+        sql<string>`(select coalesce(sum(r.amount), 0) from payment_refunds r
+          where r.booking_id = b.id and r.status = 'pending')`.as('refund_pending'),
+        'b.late_cancellation_refund_percent',
+        arrivalSql(company.time_zone, 'b.check_in', sql`0`).as('arrival'),
+        arrivalSql(company.time_zone, 'b.check_in', sql.ref('b.free_cancellation_days')).as('free_until'),
         'l.title',
         't.check_in_time',
         't.check_out_time',
@@ -121,6 +129,10 @@ export function stayPage() {
           : t.nothingDue;
     const paid = new Big(String(booking.paid));
     const refunded = new Big(String(booking.refunded));
+    const refundPending = new Big(String(booking.refund_pending));
+    // The guest may cancel a booking that holds its dates until its check-in day begins (cancelStay below).
+    const cancellable = booking.status !== 'cancelled' && !lapsed && new Date(booking.arrival).getTime() > now.getTime();
+    const freeUntil = new Date(booking.free_until);
     const body = html`<main>
 <h1>${t.title}: ${title}</h1>
 <p>${t.reference}: <strong data-reference>${booking.reference}</strong></p>
@@ -145,6 +157,7 @@ ${booking.status === 'held' || booking.status === 'confirmed' ? html`<tr><th>${t
 </table>
 ${paid.gt(0) ? html`<p>${t.paidSoFar}: <span data-paid>${amount(String(booking.paid))}</span></p>` : ''}
 ${refunded.gt(0) ? html`<p>${t.refunded}: <span data-refunded>${amount(String(booking.refunded))}</span></p>` : ''}
+${refundPending.gt(0) ? html`<p>${t.refundPending}: <span data-refund-pending>${amount(String(booking.refund_pending))}</span></p>` : ''}
 ${
   dueNowAmount
     ? html`<p>${t.dueNow[dueNowAmount.purpose]}: <strong data-due-now="${dueNowAmount.purpose}">${amount(dueNowAmount.amount)}</strong></p>
@@ -152,10 +165,25 @@ ${
     : ''
 }
 <p data-when>${when}</p>
+${
+  cancellable
+    ? html`<section data-cancellation>
+<h2>${t.cancelTitle}</h2>
+<p>${t.cancelNote}</p>
+${freeUntil.getTime() > now.getTime() ? html`<p data-free-until>${t.freeUntil(instant(freeUntil))}</p>` : ''}
+${booking.late_cancellation_refund_percent < 100 ? html`<p>${t.lateRefund(booking.late_cancellation_refund_percent)}</p>` : ''}
+<form method="post" action="/stay/${token}/cancellation"><button type="submit" data-cancel>${t.cancel}</button></form>
+</section>`
+    : ''
+}
 </main>`;
     return c.html(page(language, `${t.title}: ${title}`, body), 200, headers);
   };
 }
+
+/** The instant a booking's check-in day, less `days`, begins in the company's time zone (the refund policy's arrival). */
+const arrivalSql = (timeZone: string, checkIn: string, days: RawBuilder<unknown>) =>
+  sql<Date>`((${sql.ref(checkIn)} - ${days}::int)::timestamp at time zone ${timeZone})`;
 
 /**
  * The stay page's pay button (`POST /stay/{token}/payment`): a checkout of what the booking owes now at the company's
@@ -185,5 +213,76 @@ export function payStay() {
       const body = html`<main><h1>${t.cannotPay}</h1><p data-problem="${error.code}">${error.message}</p><p><a href="/stay/${token}">${t.back}</a></p></main>`;
       return c.html(page(stayLanguage(read.language), t.cannotPay, body), error.status as 409, headers);
     }
+  };
+}
+
+/**
+ * The stay page's cancel button (`POST /stay/{token}/cancellation`, issue 34): the guest cancels a booking that holds
+ * its dates (held, confirmed or paid, not lapsed) before its check-in day begins in the company's time zone. It is the
+ * staff's cancellation step (bookings.ts stepBooking: the status machine, `booking.cancelled`), `cancel_reason`
+ * `guest`, `caused_by` `website`, then the refund of what the guest paid online by the booking's policy at this moment,
+ * as the staff's (lib/payments/refunds.ts, through refundQuietly: a provider that does not answer leaves it pending for
+ * the scheduler). Answered 303 back to the stay page, which shows the refund. Only the token's holder reaches the
+ * booking, on its company's host; a form posted from another site (its `Origin` another host) is refused, 403. A
+ * refusal (already cancelled, lapsed, check-in begun) is an HTML page naming the problem; nothing changes then.
+ */
+export function cancelStay() {
+  return async function cancelStayPage(c: Context<AppEnv, '/stay/:token/cancellation'>): Promise<Response> {
+    const token = c.req.param('token');
+    const { db, config, now } = c.var.services;
+    const notFound = () => c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
+    if (!/^[A-Za-z0-9]{32}$/.test(token)) return notFound();
+    const company = await companyByHost(db, requestHost(c));
+    if (!company) return notFound();
+    const at = now();
+    const booking = await db
+      .selectFrom('bookings as b')
+      .select(['b.reference', 'b.language', arrivalSql(company.time_zone, 'b.check_in', sql`0`).as('arrival')])
+      .where('b.company_id', '=', company.id)
+      .where('b.stay_token_hash', '=', await sha256(token))
+      .executeTakeFirst();
+    if (!booking) return notFound();
+    const language = stayLanguage(booking.language);
+    const t = stayTexts[language];
+    const refuse = (code: string, message: string, status: 403 | 409) =>
+      c.html(
+        page(
+          language,
+          t.cannotCancel,
+          html`<main><h1>${t.cannotCancel}</h1><p data-problem="${code}">${message}</p><p><a href="/stay/${token}">${t.back}</a></p></main>`,
+        ),
+        status,
+        headers,
+      );
+    // A browser names the page a form was sent from: only the stay page's own host may cancel (no cross-site form).
+    const origin = c.req.header('Origin');
+    if (origin !== undefined && (origin === 'null' || hostOf(origin) !== requestHost(c))) {
+      return refuse('origin_not_allowed', 'The cancellation was sent from another site.', 403);
+    }
+    if (new Date(booking.arrival).getTime() <= at.getTime()) {
+      return refuse(
+        'cancellation_closed',
+        `The booking ${booking.reference} can no longer be cancelled here: its check-in day has begun. Please contact the company.`,
+        409,
+      );
+    }
+    try {
+      const { booking: cancelled, paidOnline } = await stepBooking(
+        db,
+        company.id,
+        booking.reference,
+        'cancel',
+        'website',
+        at,
+        'guest',
+      );
+      if (paidOnline) {
+        await refundQuietly({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: at }, cancelled.id);
+      }
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 409) throw error;
+      return refuse(error.code, error.message, 409);
+    }
+    return c.body(null, 303, { ...headers, Location: `/stay/${token}` });
   };
 }

@@ -61,6 +61,19 @@ export const payForm = (ctx: Ctx, stayUrl: string, host = new URL(stayUrl).host)
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
   });
 
+/** The stay page's cancel button: POST /stay/{token}/cancellation, as the browser sends the form from the page. */
+export const cancelForm = (ctx: Ctx, stayUrl: string, options: { host?: string; origin?: string | null } = {}) => {
+  const url = new URL(stayUrl);
+  const origin = options.origin === undefined ? url.origin : options.origin;
+  // raw: an HTML form's post to a page, outside the API's documents
+  return ctx.api.request(`${url.pathname}/cancellation`, {
+    host: options.host ?? url.host,
+    method: 'POST',
+    body: '',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(origin === null ? {} : { Origin: origin }) },
+  });
+};
+
 /** The booking's payments, oldest first. */
 export async function bookingPayments(ctx: Ctx, reference: string) {
   const booking = await bookingRow(ctx, reference);

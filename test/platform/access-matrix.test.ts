@@ -267,7 +267,7 @@ describe('the pages at a secret token (declared, left out of the documents)', ()
       pages()
         .map((op) => op.path)
         .sort(),
-    ).toEqual(['/statements/{token}', '/stay/{token}', '/stay/{token}/payment']);
+    ).toEqual(['/statements/{token}', '/stay/{token}', '/stay/{token}/cancellation', '/stay/{token}/payment']);
     for (const op of pages()) {
       // A page's action (the stay page's pay form) is a POST with no body, as a form sends it.
       const method = op.method;

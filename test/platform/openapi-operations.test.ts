@@ -209,13 +209,14 @@ describe('the pages at a secret token', () => {
     expect(pages.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
       'get /statements/{token}',
       'get /stay/{token}',
+      'post /stay/{token}/cancellation',
       'post /stay/{token}/payment',
     ]);
     const ids = [...operationsOf(publicDoc), ...operationsOf(adminDoc)].map(({ operation }) => operation.operationId);
     for (const { method, path, operation } of pages) {
       expect(publicDoc.paths[path], path).toBeUndefined();
       expect(adminDoc.paths[path], path).toBeUndefined();
-      expect(operation.operationId).toMatch(/^(get|pay)[A-Za-z]+Page$/);
+      expect(operation.operationId).toMatch(/^(get|pay|cancel)[A-Za-z]+Page$/);
       expect(ids).not.toContain(operation.operationId);
       expect(operation.description).toContain('**Access:** no key');
       expect(operation.security).toEqual([{}]);
