@@ -223,7 +223,8 @@ export function payStay() {
  * `guest`, `caused_by` `website`, then the refund of what the guest paid online by the booking's policy at this moment,
  * as the staff's (lib/payments/refunds.ts, through refundQuietly: a provider that does not answer leaves it pending for
  * the scheduler). Answered 303 back to the stay page, which shows the refund. Only the token's holder reaches the
- * booking, on its company's host; a form posted from another site (its `Origin` another host) is refused, 403. A
+ * booking, on its company's host; a form posted from another site (`Sec-Fetch-Site` not `same-origin`, or an `Origin`
+ * of another host) is refused, 403. A
  * refusal (already cancelled, lapsed, check-in begun) is an HTML page naming the problem; nothing changes then.
  */
 export function cancelStay() {
@@ -254,9 +255,14 @@ export function cancelStay() {
         status,
         headers,
       );
-    // A browser names the page a form was sent from: only the stay page's own host may cancel (no cross-site form).
+    // A browser says where a form was sent from: only the stay page itself may cancel (no cross-site form). Its
+    // `Sec-Fetch-Site` is `same-origin`; its `Origin` is `null` (the page's no-referrer policy) or its own.
+    const site = c.req.header('Sec-Fetch-Site');
     const origin = c.req.header('Origin');
-    if (origin !== undefined && (origin === 'null' || hostOf(origin) !== requestHost(c))) {
+    if (
+      (site !== undefined && site !== 'same-origin') ||
+      (origin !== undefined && origin !== 'null' && hostOf(origin) !== requestHost(c))
+    ) {
       return refuse('origin_not_allowed', 'The cancellation was sent from another site.', 403);
     }
     if (new Date(booking.arrival).getTime() <= at.getTime()) {

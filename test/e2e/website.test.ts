@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, weekdayOf } from '../../lib/dates';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 import type { AvailabilitySchema } from '../../schema/stay/bookings';
+import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
 import { startTurnstileVerifier } from '../support/turnstile';
 import { chromiumPath, copyWebsite, hasChromium, launchChromium, startApi, startStaticServer } from '../support/website';
 
@@ -15,8 +16,9 @@ import { chromiumPath, copyWebsite, hasChromium, launchChromium, startApi, start
  * It lists and shows listings (JSON-LD included), sends an enquiry (CORS preflight, key, origin, spam check with
  * the development token, then with a Turnstile site key: the widget's script is the one request the test answers
  * itself, and the API asks a loopback siteverify), shows a holiday home's availability, prices and requests a
- * stay (English and Arabic) and opens the guest's stay page, and, served from an origin the key does not list,
- * is refused by the browser's CORS check.
+ * stay (English and Arabic) and opens the guest's stay page; a guest pays a deposit and the balance on the Stripe
+ * stand-in's payer page, cancels and sees the refund (issue 34); and, served from an origin the key does not list,
+ * it is refused by the browser's CORS check.
  *
  * Runs once per `npm test`: in the PGlite pass, skipped when DATABASE_URL is set (the API under it is the same
  * code the PostgreSQL pass already covers, and this test keeps its own PGlite data folder anyway). Without
@@ -41,14 +43,19 @@ const bookingOf = (reference: string | null) =>
 let reader: string;
 let verifier: Awaited<ReturnType<typeof startTurnstileVerifier>>;
 let siteConfig: Record<string, string>;
+/** Stripe on loopback with its payer's page (test/support/stripe-standin.ts); the company's account connected to it. */
+let stripe: StripeStandIn;
 const artifacts = join(process.cwd(), 'test-artifacts');
 
 beforeAll(async () => {
   if (onPostgresPass || skipWithoutChromium) return;
   if (!hasChromium) throw new Error(`Chromium is required for the browser test and is missing at ${chromiumPath}.`);
-  verifier = await startTurnstileVerifier();
-  // Cloudflare's siteverify is a loopback server answering as it does (test/support/turnstile.ts).
-  [api, site] = await Promise.all([startApi({ TURNSTILE_SITEVERIFY_URL: verifier.url }), copyWebsite()]);
+  [verifier, stripe] = await Promise.all([startTurnstileVerifier(), startStripeStandIn({ hostedPages: true })]);
+  // Cloudflare's siteverify is a loopback server answering as it does (test/support/turnstile.ts); Stripe's API too.
+  [api, site] = await Promise.all([
+    startApi({ TURNSTILE_SITEVERIFY_URL: verifier.url, STRIPE_API_BASE: stripe.url }),
+    copyWebsite(),
+  ]);
   [listed, unlisted] = await Promise.all([startStaticServer(site.dir), startStaticServer(site.dir)]);
 
   const admin = api.adminClient;
@@ -97,7 +104,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await Promise.all([listed?.close(), unlisted?.close()]);
-  await Promise.all([api?.close(), site?.remove(), verifier?.close()]);
+  await Promise.all([api?.close(), site?.remove(), verifier?.close(), stripe?.close()]);
 });
 
 /** A page in a fresh context, with what it logs and every address it asked for. */
@@ -479,6 +486,104 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       expect(await page.locator('html').getAttribute('dir')).toBe('ltr');
       await page.screenshot({ path: join(artifacts, 'stay-page.png'), fullPage: true });
     } finally {
+      await close();
+    }
+  }, 120_000);
+
+  it('a guest books with a deposit, pays it and the balance on Stripe’s page, cancels within the free period and sees the refund', async () => {
+    const slug = 'business-bay-1br-canal-holiday-home';
+    const of = { params: { path: { company_id: company.id } } };
+    // The home's terms as the demo catalogue has them, with a 20% deposit that confirms and a free cancellation period.
+    const demo = demoCatalogue.listings.find((l) => l.slug.en === slug) as { booking: Record<string, unknown> };
+    const terms = await api.adminClient.PUT('/admin/v1/companies/{company_id}/listings/{slug}/booking-terms', {
+      params: { path: { company_id: company.id, slug } },
+      body: {
+        ...demo.booking,
+        booking_deposit_percent: 20,
+        deposit_confirms: true,
+        free_cancellation_days: 1,
+        late_cancellation_refund_percent: 50,
+      } as never,
+    });
+    expect(terms.response.status, JSON.stringify(terms.error)).toBe(200);
+    const secret = `whsec_website${Date.now().toString(36)}`;
+    const connected = await api.adminClient.POST('/admin/v1/companies/{company_id}/payment-accounts', {
+      ...of,
+      body: { provider: 'stripe', currency: 'AED', api_key: 'sk_test_website', webhook_secret: secret, card_fee: null } as never,
+    });
+    expect(connected.response.status, JSON.stringify(connected.error)).toBe(201);
+    const accountId = (connected.data as { account_id: string }).account_id;
+    // Stripe's webhook when the payer pays on its page, signed by Stripe's library (booking-payments.test.ts settles so).
+    const delivered: number[] = [];
+    stripe.hooks.onPaid = async (sessionId) => {
+      const at = new Date();
+      const event = stripe.event('checkout.session.completed', sessionId, at);
+      // raw: a provider's delivery, its bytes exactly as signed (the receiver verifies them)
+      const res = await fetch(`${api.origin}/api/v1/payments/webhooks/${accountId}`, {
+        method: 'POST',
+        body: event.body,
+        headers: { 'Stripe-Signature': stripe.sign(event.body, secret, at), 'Content-Type': 'application/json' },
+      });
+      delivered.push(res.status);
+    };
+    const { page, close } = await openPage();
+    try {
+      await page.goto(`${listed.origin}/listing.html?slug=${slug}`);
+      const { shown } = await requestFirstStay(page, slug, 2, {
+        name: 'Layla Guest',
+        email: `layla.${Date.now().toString(36)}@example.com`,
+        phone: '+971 50 333 4455',
+        message: '',
+      });
+      expect(shown.outcome, shown.text).toBe('success');
+      const stayLink = (await page.locator('#booking-status a[data-stay-link]').getAttribute('href')) ?? '';
+      await page.click('#booking-status a[data-stay-link]');
+      await page.waitForURL(stayLink);
+      const quote = (await bookingOf(shown.reference)).data as { total: string; deposit: string };
+      const aed = (amount: number) => `AED\u00a0${amount.toLocaleString('en-GB', { minimumFractionDigits: 2 })}`;
+      const deposit = Math.round(Number(quote.total) * 20) / 100;
+      const everything = Number(quote.total) + Number(quote.deposit);
+      expect(await page.locator('[data-due-now]').getAttribute('data-due-now')).toBe('booking_deposit');
+      expect(await page.locator('[data-due-now]').textContent()).toBe(aed(deposit));
+
+      /** Pays what is due on Stripe's page and comes back to the stay page. */
+      const payOnStripe = async (amount: number) => {
+        await page.click('[data-pay]');
+        await page.waitForURL(`${stripe.url}/c/pay/**`);
+        expect(await page.locator('[data-amount]').textContent()).toBe(`AED ${amount.toFixed(2)}`);
+        await page.click('[data-stripe-pay]');
+        await page.waitForURL(`${stayLink}?payment=*`);
+      };
+      await payOnStripe(deposit);
+      expect(await page.locator('[data-status]').getAttribute('data-status')).toBe('confirmed');
+      expect(await page.locator('[data-paid]').textContent()).toBe(aed(deposit));
+      expect(await page.locator('[data-due-now]').getAttribute('data-due-now')).toBe('booking_balance');
+      expect(await page.locator('[data-due-now]').textContent()).toBe(aed(everything - deposit));
+      await page.screenshot({ path: join(artifacts, 'stay-deposit-paid.png'), fullPage: true });
+
+      await payOnStripe(everything - deposit);
+      expect(await page.locator('[data-status]').getAttribute('data-status')).toBe('paid');
+      expect(await page.locator('[data-paid]').textContent()).toBe(aed(everything));
+      expect(await page.locator('[data-pay]').count()).toBe(0);
+      expect(delivered).toEqual([200, 200]);
+
+      await page.locator('[data-free-until]').waitFor();
+      await Promise.all([page.waitForNavigation(), page.click('[data-cancel]')]);
+      // The stay page's own form (its no-referrer policy: `Origin: null`, `Sec-Fetch-Site: same-origin`) is taken.
+      expect(page.url(), await page.content()).toBe(stayLink);
+      expect(await page.locator('[data-status]').getAttribute('data-status')).toBe('cancelled');
+      expect(await page.locator('[data-refunded]').textContent()).toBe(aed(everything));
+      expect(await page.locator('[data-cancel]').count()).toBe(0);
+      await page.screenshot({ path: join(artifacts, 'stay-refunded.png'), fullPage: true });
+      const booking = await bookingOf(shown.reference);
+      expect(booking.data).toMatchObject({ status: 'cancelled', caused_by: 'website' });
+      // Both payments refunded in full through Stripe's API, each asked once, and every request as Stripe takes it.
+      const refunds = stripe.requests.filter((r) => r.path === '/v1/refunds');
+      expect(refunds.map((r) => Number(r.params.amount)).reduce((a, b) => a + b, 0)).toBe(Math.round(everything * 100));
+      expect(refunds).toHaveLength(2);
+      expect(stripe.problems).toEqual([]);
+    } finally {
+      stripe.hooks.onPaid = undefined;
       await close();
     }
   }, 120_000);

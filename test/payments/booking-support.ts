@@ -62,15 +62,25 @@ export const payForm = (ctx: Ctx, stayUrl: string, host = new URL(stayUrl).host)
   });
 
 /** The stay page's cancel button: POST /stay/{token}/cancellation, as the browser sends the form from the page. */
-export const cancelForm = (ctx: Ctx, stayUrl: string, options: { host?: string; origin?: string | null } = {}) => {
+export const cancelForm = (
+  ctx: Ctx,
+  stayUrl: string,
+  options: { host?: string; origin?: string | null; fetchSite?: string } = {},
+) => {
   const url = new URL(stayUrl);
-  const origin = options.origin === undefined ? url.origin : options.origin;
+  // The stay page's no-referrer policy makes a browser send `Origin: null` with its own forms.
+  const origin = options.origin === undefined ? 'null' : options.origin;
+  const site = options.fetchSite ?? 'same-origin';
   // raw: an HTML form's post to a page, outside the API's documents
   return ctx.api.request(`${url.pathname}/cancellation`, {
     host: options.host ?? url.host,
     method: 'POST',
     body: '',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(origin === null ? {} : { Origin: origin }) },
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      'Sec-Fetch-Site': site,
+      ...(origin === null ? {} : { Origin: origin }),
+    },
   });
 };
 

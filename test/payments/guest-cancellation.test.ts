@@ -7,6 +7,7 @@ import {
   connectStripe,
   openStay,
   payNow,
+  runScheduledWork,
   stayCtx,
   useBookingPaymentsWorld,
 } from './booking-support';
@@ -153,6 +154,16 @@ describe('the guest cancels a paid booking within the free period', () => {
     const page = await openStay(ctx, booking.stay_url);
     expect(page.text).toContain('<span data-refund-pending>AED\u00a0600.00</span>');
     expect(page.text).not.toContain('data-refunded');
+    // Stripe answers again: the scheduler sends it (leaving no pending refund behind), and the page shows it made.
+    w.api.clock.set(new Date(Date.now() + 3_600_000));
+    try {
+      await runScheduledWork(w.api.platform.services());
+    } finally {
+      w.api.clock.set(null);
+    }
+    const sent = await openStay(ctx, booking.stay_url);
+    expect(sent.text).toContain('<span data-refunded>AED\u00a0600.00</span>');
+    expect(sent.text).not.toContain('data-refund-pending');
   });
 });
 
@@ -186,12 +197,20 @@ describe('refusals change nothing', () => {
     const { booking } = await bookedHome(ctx, policy, nights());
     await payNow(ctx, t.stripe, w, account, booking.stay_url, booking.reference);
     const before = await snapshot(booking.reference);
-    for (const origin of ['https://evil.example', 'null']) {
-      const res = await cancelForm(ctx, booking.stay_url, { origin });
-      expect(res.status, origin).toBe(403);
+    for (const sent of [
+      { origin: 'https://evil.example', fetchSite: 'cross-site' },
+      { origin: 'null', fetchSite: 'cross-site' },
+      { origin: 'https://evil.example', fetchSite: 'same-origin' },
+    ]) {
+      const res = await cancelForm(ctx, booking.stay_url, sent);
+      expect(res.status, JSON.stringify(sent)).toBe(403);
       expect(res.text).toContain('data-problem="origin_not_allowed"');
     }
     expect(await snapshot(booking.reference)).toEqual(before);
+    // The page's own form with its own Origin (a page without the no-referrer policy) is taken.
+    const own = await cancelForm(ctx, booking.stay_url, { origin: new URL(booking.stay_url).origin });
+    expect(own.status, own.text).toBe(303);
+    expect((await bookingRow(ctx, booking.reference)).status).toBe('cancelled');
   });
 
   it('an unknown or malformed token, and another company’s token on this host: the page’s 404', async () => {

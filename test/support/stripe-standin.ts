@@ -77,8 +77,19 @@ type Paid = { intent: Json; charge: Json; balance: Json };
 
 export type StripeStandIn = Awaited<ReturnType<typeof startStripeStandIn>>;
 
-export async function startStripeStandIn() {
+/**
+ * `hostedPages`: the sessions' `url` is the stand-in's own payer page (`/c/pay/{id}`), as Stripe's hosted checkout for a
+ * browser: a page showing the amount and a pay button whose form "pays" the session (as `pay` does), awaits `onPaid`
+ * (where a test delivers the signed webhook, as Stripe sends it when the payment completes) and redirects to the
+ * session's `success_url` (`{CHECKOUT_SESSION_ID}` replaced, as Stripe does). Without it the url is Stripe's address,
+ * which nothing opens.
+ */
+export async function startStripeStandIn(options: { hostedPages?: boolean } = {}) {
+  let base = '';
+  const hooks: { onPaid?: (sessionId: string) => Promise<void> } = {};
   const sessions = new Map<string, Session>();
+  /** What each session sells (its line item's name), as the payer's page shows it. */
+  const sold = new Map<string, string>();
   const paid = new Map<string, Paid>();
   const keys = new Map<string, Json>();
   const problems: string[] = [];
@@ -156,10 +167,11 @@ export async function startStripeStandIn() {
       status: 'open',
       payment_status: 'unpaid',
       payment_intent: null,
-      url: `https://checkout.stripe.com/c/pay/${id}`,
+      url: options.hostedPages ? `${base}/c/pay/${id}` : `https://checkout.stripe.com/c/pay/${id}`,
     });
     (session as Json)._intent_metadata = params.payment_intent_data?.metadata ?? {};
     sessions.set(id, session);
+    sold.set(id, String(price.product_data.name));
     return session;
   }
 
@@ -201,6 +213,14 @@ export async function startStripeStandIn() {
     const url = new URL(req.url ?? '/', 'http://stripe.test');
     let body = '';
     for await (const chunk of req) body += chunk;
+    const hosted = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
+    if (options.hostedPages && hosted) return payerPage(req, res, decodeURIComponent(hosted[1] as string));
+    // The browser's own asks on the payer's page (its /favicon.ico) are no API calls: not found, no problem.
+    if (options.hostedPages && !url.pathname.startsWith('/v1/')) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
     const params = parseForm(req.method === 'GET' ? url.search.slice(1) : body);
     requests.push({ method: req.method ?? '', path: url.pathname, params, headers: req.headers });
     if (state.hang) {
@@ -251,6 +271,80 @@ export async function startStripeStandIn() {
     return refuse(res, `Unrecognized request URL (${req.method}: ${url.pathname})`);
   }
 
+  const sessionOf = (id: string) => {
+    const session = sessions.get(id);
+    if (!session) throw new Error(`no session ${id}`);
+    return session;
+  };
+
+  /** The payer pays the session (card unless said): a payment intent, its charge and balance transaction. */
+  function payNow(id: string, options: { method?: string; at?: Date; feeMinor?: number } = {}) {
+    const session = sessionOf(id);
+    const amount = session.amount_total as number;
+    const created = Math.floor((options.at ?? new Date()).getTime() / 1000);
+    const fee = options.feeMinor ?? Math.round(amount * 0.029);
+    const balance = Object.assign(clone(subset.objects.balance_transaction), {
+      id: idOf('txn'),
+      amount,
+      currency: session.currency,
+      fee,
+      net: amount - fee,
+      created,
+    });
+    const charge = Object.assign(clone(subset.objects.charge), {
+      id: idOf('ch'),
+      amount,
+      amount_captured: amount,
+      currency: session.currency,
+      created,
+      paid: true,
+      status: 'succeeded',
+      balance_transaction: balance.id,
+      payment_method_details: { ...clone(subset.objects.charge.payment_method_details), type: options.method ?? 'card' },
+    });
+    const intent = Object.assign(clone(subset.objects.payment_intent), {
+      id: idOf('pi'),
+      amount,
+      amount_received: amount,
+      currency: session.currency,
+      status: 'succeeded',
+      latest_charge: charge.id,
+      metadata: session._intent_metadata,
+    });
+    paid.set(id, { intent, charge, balance });
+    Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: intent.id });
+  }
+
+  /** The payer's page of a session: GET shows it, POST (its button) pays it and returns the payer to `success_url`. */
+  async function payerPage(req: IncomingMessage, res: ServerResponse, id: string) {
+    const session = sessions.get(id);
+    const page = (status: number, body: string) => {
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Stripe stand-in checkout</title></head><body>${body}</body></html>`,
+      );
+    };
+    if (!session) return page(404, '<h1>No such checkout session</h1>');
+    if (session.status !== 'open')
+      return page(410, `<h1 data-session-status="${session.status}">This checkout is ${session.status}</h1>`);
+    if (req.method === 'POST') {
+      payNow(id);
+      await hooks.onPaid?.(id);
+      res.writeHead(303, { location: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', id) });
+      res.end();
+      return;
+    }
+    const currency = String(session.currency);
+    const digits = subset.limits.three_decimal_currencies.includes(currency) ? 3 : 2;
+    const amount = (Number(session.amount_total) / 10 ** digits).toFixed(digits);
+    const item = (sold.get(id) ?? '').replace(/[<>&"]/g, '');
+    return page(
+      200,
+      `<h1>Pay</h1><p data-item>${item}</p><p data-amount>${currency.toUpperCase()} ${amount}</p>` +
+        `<form method="post" action="/c/pay/${id}"><button type="submit" data-stripe-pay>Pay</button></form>`,
+    );
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: Error) => {
       problems.push(`stand-in error: ${error.message}`);
@@ -260,12 +354,7 @@ export async function startStripeStandIn() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-
-  const sessionOf = (id: string) => {
-    const session = sessions.get(id);
-    if (!session) throw new Error(`no session ${id}`);
-    return session;
-  };
+  base = `http://127.0.0.1:${port}`;
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -273,43 +362,10 @@ export async function startStripeStandIn() {
     requests,
     problems,
     state,
+    /** Where a test delivers the webhooks of a payment made on the payer's page (`hostedPages`). */
+    hooks,
     /** The payer pays the session (card unless said): a payment intent, its charge and balance transaction. */
-    pay(id: string, options: { method?: string; at?: Date; feeMinor?: number } = {}) {
-      const session = sessionOf(id);
-      const amount = session.amount_total as number;
-      const created = Math.floor((options.at ?? new Date()).getTime() / 1000);
-      const fee = options.feeMinor ?? Math.round(amount * 0.029);
-      const balance = Object.assign(clone(subset.objects.balance_transaction), {
-        id: idOf('txn'),
-        amount,
-        currency: session.currency,
-        fee,
-        net: amount - fee,
-        created,
-      });
-      const charge = Object.assign(clone(subset.objects.charge), {
-        id: idOf('ch'),
-        amount,
-        amount_captured: amount,
-        currency: session.currency,
-        created,
-        paid: true,
-        status: 'succeeded',
-        balance_transaction: balance.id,
-        payment_method_details: { ...clone(subset.objects.charge.payment_method_details), type: options.method ?? 'card' },
-      });
-      const intent = Object.assign(clone(subset.objects.payment_intent), {
-        id: idOf('pi'),
-        amount,
-        amount_received: amount,
-        currency: session.currency,
-        status: 'succeeded',
-        latest_charge: charge.id,
-        metadata: session._intent_metadata,
-      });
-      paid.set(id, { intent, charge, balance });
-      Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: intent.id });
-    },
+    pay: payNow,
     /** The session lapses unpaid. */
     expire(id: string) {
       Object.assign(sessionOf(id), { status: 'expired' });
