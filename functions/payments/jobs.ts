@@ -10,12 +10,23 @@ import type { ScheduledJob } from '../../lib/scheduler';
  *   too), settled as a webhook would settle them.
  * - Refunds (lib/payments/refunds.ts): cancelled bookings' payments refunded by their policy, and refunds a provider's
  *   outage left pending sent again.
+ * `paymentJobsFor(companyIds)`: the same jobs for some companies only (the tests run them so, on a shared database).
  */
-export const paymentJobs: ScheduledJob[] = [
-  { name: 'payment_checkouts_poll', outbound: true, run: (services) => pollOpenCheckouts(services) },
-  {
-    name: 'payment_refunds',
-    outbound: true,
-    run: ({ db, config, now }) => refundDue({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: now() }),
-  },
-];
+export function paymentJobsFor(companyIds?: readonly string[]): ScheduledJob[] {
+  return [
+    {
+      name: 'payment_checkouts_poll',
+      outbound: true,
+      run: (services) => pollOpenCheckouts(services, platformProviderFetch, companyIds),
+    },
+    {
+      name: 'payment_refunds',
+      outbound: true,
+      run: ({ db, config, now }) =>
+        refundDue({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: now() }, { companyIds }),
+    },
+  ];
+}
+
+/** The jobs as the scheduler runs them: every company's. */
+export const paymentJobs = paymentJobsFor();

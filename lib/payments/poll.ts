@@ -39,7 +39,7 @@ type Claimed = Found & { company_id: string; account_id: string; time_zone: stri
 export type PollReport = { asked: number; settled: number; unavailable: number; refused: number; failed: number };
 
 /** One statement: the batch claimed (its `polled_at` set) and read with what a settlement writes. */
-async function claim(services: Services, now: Date): Promise<Claimed[]> {
+async function claim(services: Services, now: Date, companyIds: readonly string[] | undefined): Promise<Claimed[]> {
   const ms = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
   const { rows } = await sql<Claimed>`
     with candidates as (
@@ -47,6 +47,7 @@ async function claim(services: Services, now: Date): Promise<Claimed[]> {
       where p.status = 'open' and p.created_at <= ${ms(pollAfterMinutes)}::timestamptz
         and p.created_at > ${ms(pollForHours * 60)}::timestamptz
         and (p.polled_at is null or p.polled_at <= ${ms(pollEveryMinutes)}::timestamptz)
+        ${companyIds ? sql`and p.company_id in (${sql.join(companyIds.map((id) => sql`${id}::uuid`))})` : sql``}
       order by p.created_at, p.id
       limit ${pollBatch}
       for update skip locked
@@ -65,14 +66,22 @@ async function claim(services: Services, now: Date): Promise<Claimed[]> {
   return rows;
 }
 
-/** Asks the provider about every open checkout due a poll and settles those it says are over. */
-export async function pollOpenCheckouts(services: Services, send: ProviderFetch = platformProviderFetch): Promise<PollReport> {
+/**
+ * Asks the provider about every open checkout due a poll and settles those it says are over; only `companyIds`'
+ * checkouts when given (a scheduler serving some companies; the tests, whose files share one PostgreSQL database and
+ * each talk to their own provider stand-in).
+ */
+export async function pollOpenCheckouts(
+  services: Services,
+  send: ProviderFetch = platformProviderFetch,
+  companyIds?: readonly string[],
+): Promise<PollReport> {
   const now = services.now();
   const report: PollReport = { asked: 0, settled: 0, unavailable: 0, refused: 0, failed: 0 };
   const keyring = keyringOf(services.config);
   const providers = new Map<string, PaymentProvider>();
   for (;;) {
-    const batch = await claim(services, now);
+    const batch = await claim(services, now, companyIds);
     for (const payment of batch) {
       try {
         await pollOne(payment);

@@ -38,8 +38,15 @@ type Candidate = Omit<CancelledBooking, 'cancelled_at' | 'arrival'> & {
   payments: Array<{ id: string; charged: string; base: string; paid_at: string; refunded: boolean }>;
 };
 
+/**
+ * Which refunds a run takes: one booking's (a cancellation's own run), or only some companies' (the scheduler's job
+ * serving a set of companies; the tests, whose files share one PostgreSQL database and each talk to their own
+ * provider stand-in); all of them when empty.
+ */
+export type RefundScope = { bookingId?: string; companyIds?: readonly string[] };
+
 /** Decides the refunds of cancelled bookings' payments that have none (one booking, or all due); the count written. */
-export async function decideBookingRefunds(db: Db, now: Date, scope: { bookingId?: string } = {}): Promise<number> {
+export async function decideBookingRefunds(db: Db, now: Date, scope: RefundScope = {}): Promise<number> {
   const { rows } = await sql<Candidate>`
     select b.id, b.company_id, b.quote, b.check_in::text as check_in, b.cancelled_at, b.cancel_reason,
       b.free_cancellation_days, b.late_cancellation_refund_percent,
@@ -53,6 +60,7 @@ export async function decideBookingRefunds(db: Db, now: Date, scope: { bookingId
       and exists (select from payments p where p.booking_id = b.id and p.status = 'succeeded'
         and not exists (select from payment_refunds r where r.payment_id = p.id))
       ${scope.bookingId ? sql`and b.id = ${scope.bookingId}::uuid` : sql``}
+      ${scope.companyIds ? sql`and b.company_id in (${sql.join(scope.companyIds.map((id) => sql`${id}::uuid`))})` : sql``}
     limit 100
   `.execute(db);
   const values: Array<Record<string, unknown>> = [];
@@ -101,10 +109,7 @@ type Due = PaymentRefundRow & {
 const backoffMinutes = (attempts: number) => Math.min(2 ** Math.max(attempts - 1, 0), 360);
 
 /** Sends the pending refunds due by `now` (one booking's, or all the companies'); the count the providers accepted. */
-export async function sendDueRefunds(
-  ctx: Omit<PaymentsContext, 'companyId'>,
-  scope: { bookingId?: string } = {},
-): Promise<number> {
+export async function sendDueRefunds(ctx: Omit<PaymentsContext, 'companyId'>, scope: RefundScope = {}): Promise<number> {
   const { rows } = await sql<Due>`
     select r.*, p.checkout_id, p.provider_payment_id, p.amount::text as charged, b.reference as booking_reference,
       b.listing_id, c.time_zone, to_jsonb(a) as account
@@ -113,6 +118,7 @@ export async function sendDueRefunds(
       left join bookings b on b.id = r.booking_id
     where r.status = 'pending' and r.next_attempt_at <= ${ctx.now.toISOString()}::timestamptz
       ${scope.bookingId ? sql`and r.booking_id = ${scope.bookingId}::uuid` : sql``}
+      ${scope.companyIds ? sql`and r.company_id in (${sql.join(scope.companyIds.map((id) => sql`${id}::uuid`))})` : sql``}
     order by r.next_attempt_at limit 50
   `.execute(ctx.db);
   let accepted = 0;
@@ -212,8 +218,8 @@ export async function refundBooking(ctx: Omit<PaymentsContext, 'companyId'>, boo
   await sendDueRefunds(ctx, { bookingId });
 }
 
-/** The scheduler's job: every cancelled booking's refunds decided, every pending refund due sent. */
-export async function refundDue(ctx: Omit<PaymentsContext, 'companyId'>): Promise<number> {
-  await decideBookingRefunds(ctx.db, ctx.now);
-  return sendDueRefunds(ctx);
+/** The scheduler's job: every cancelled booking's refunds decided, every pending refund due sent (of `scope`'s companies). */
+export async function refundDue(ctx: Omit<PaymentsContext, 'companyId'>, scope: RefundScope = {}): Promise<number> {
+  await decideBookingRefunds(ctx.db, ctx.now, scope);
+  return sendDueRefunds(ctx, scope);
 }

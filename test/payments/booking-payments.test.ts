@@ -8,11 +8,19 @@ import {
   openStay,
   payForm,
   payNow,
-  runScheduledWork,
   stayCtx,
   useBookingPaymentsWorld,
 } from './booking-support';
-import { type Account, deliver, deliverEvent, eventsNaming, forgedDeliveries, otherWorld, refusals } from './support';
+import {
+  type Account,
+  scheduledWorkOf,
+  deliver,
+  deliverEvent,
+  eventsNaming,
+  forgedDeliveries,
+  otherWorld,
+  refusals,
+} from './support';
 
 /**
  * Bookings paid online from the stay page (issue 34, bookings part), as a guest, the company's staff and Stripe would:
@@ -195,7 +203,7 @@ describe('cancellations refund by the policy', () => {
     // The hold lapses and the scheduler cancels it; the guest's payment comes late.
     w.api.clock.set(new Date(new Date(row.hold_expires_at).getTime() + 60_000));
     try {
-      await runScheduledWork(w.api.platform.services());
+      await scheduledWorkOf(w);
       expect((await bookingRow(ctx, booking.reference)).status).toBe('cancelled');
       t.stripe.pay(payment?.checkout_id as string, { at: w.api.clock.now() });
       const { res } = await deliverEvent(w, t.stripe, account, 'checkout.session.completed', payment?.checkout_id as string);
@@ -231,8 +239,8 @@ describe('cancellations refund by the policy', () => {
     expect(pending).toMatchObject({ status: 'pending', attempts: 1 });
     w.api.clock.set(new Date(Date.now() + 3_600_000));
     try {
-      await runScheduledWork(w.api.platform.services());
-      await runScheduledWork(w.api.platform.services());
+      await scheduledWorkOf(w);
+      await scheduledWorkOf(w);
     } finally {
       w.api.clock.set(null);
     }

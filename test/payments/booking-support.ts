@@ -1,5 +1,4 @@
 import { afterAll, expect } from 'vitest';
-import { runScheduledWork } from '../../functions/jobs';
 import { sha256 } from '../../lib/crypto';
 import { type Ctx, book, bookingEvents, bookingRow, newHome, publishableKey, type Terms } from '../stay/support';
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
@@ -112,4 +111,4 @@ export async function eventTypes(ctx: Ctx, reference: string) {
   return [...events].sort((a, b) => at(a) - at(b) || (a.type < b.type ? -1 : 1)).map((e) => e.type);
 }
 
-export { connectStripe, sha256, runScheduledWork };
+export { connectStripe, sha256 };

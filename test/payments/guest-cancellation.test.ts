@@ -7,11 +7,10 @@ import {
   connectStripe,
   openStay,
   payNow,
-  runScheduledWork,
   stayCtx,
   useBookingPaymentsWorld,
 } from './booking-support';
-import { type Account, eventsNaming, otherWorld } from './support';
+import { type Account, scheduledWorkOf, eventsNaming, otherWorld } from './support';
 
 /**
  * The guest cancels from the stay page (issue 34): `POST /stay/{token}/cancellation` is the staff's cancellation step
@@ -157,7 +156,7 @@ describe('the guest cancels a paid booking within the free period', () => {
     // Stripe answers again: the scheduler sends it (leaving no pending refund behind), and the page shows it made.
     w.api.clock.set(new Date(Date.now() + 3_600_000));
     try {
-      await runScheduledWork(w.api.platform.services());
+      await scheduledWorkOf(w);
     } finally {
       w.api.clock.set(null);
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
-import { paymentJobs } from '../../functions/payments/jobs';
+import { paymentJobsFor } from '../../functions/payments/jobs';
 import type { PollReport } from '../../lib/payments/poll';
 import { approvedCard, NgeniusStandin } from '../support/ngenius-standin';
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
@@ -83,9 +83,9 @@ describe('the poll of open checkouts', () => {
     w.api.clock.set(new Date(Date.now() + 10 * 60_000));
     let both: PollReport[];
     try {
-      both = (await Promise.all([1, 2].map(() => runScheduledWork(w.api.platform.services(), paymentJobs)))).map(
-        (report) => report.payment_checkouts_poll as PollReport,
-      );
+      both = (
+        await Promise.all([1, 2].map(() => runScheduledWork(w.api.platform.services(), paymentJobsFor([w.company.id]))))
+      ).map((report) => report.payment_checkouts_poll as PollReport);
     } finally {
       w.api.clock.set(null);
     }
@@ -111,13 +111,13 @@ describe('the poll of open checkouts', () => {
     stripe.pay(row.checkout_id, { feeMinor: 2900 });
     stripe.state.down = true;
     try {
-      const down = await pollAt(w, 10);
+      const down = await pollAt(other, 10);
       expect(down.unavailable).toBeGreaterThanOrEqual(1);
     } finally {
       stripe.state.down = false;
     }
     expect((await paymentRow(other, link.payment)).status).toBe('open');
-    const later = await pollAt(w, 16);
+    const later = await pollAt(other, 16);
     expect(later.settled).toBeGreaterThanOrEqual(1);
     expect(await paymentRow(other, link.payment)).toMatchObject({ status: 'succeeded', fee: '29.0000' });
     expect((await leasesOf(other).payment(due)).data?.status).toBe('received');
