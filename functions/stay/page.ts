@@ -216,6 +216,12 @@ export function payStay() {
   };
 }
 
+/** Whether an `Origin` header names the request's own host; an origin that is not a URL never does. */
+function sameHost(origin: string, c: Context<AppEnv>): boolean {
+  if (!URL.canParse(origin)) return false;
+  return hostOf(origin) === requestHost(c);
+}
+
 /**
  * The stay page's cancel button (`POST /stay/{token}/cancellation`, issue 34): the guest cancels a booking that holds
  * its dates (held, confirmed or paid, not lapsed) before its check-in day begins in the company's time zone. It is the
@@ -259,10 +265,7 @@ export function cancelStay() {
     // `Sec-Fetch-Site` is `same-origin`; its `Origin` is `null` (the page's no-referrer policy) or its own.
     const site = c.req.header('Sec-Fetch-Site');
     const origin = c.req.header('Origin');
-    if (
-      (site !== undefined && site !== 'same-origin') ||
-      (origin !== undefined && origin !== 'null' && hostOf(origin) !== requestHost(c))
-    ) {
+    if ((site !== undefined && site !== 'same-origin') || (origin !== undefined && origin !== 'null' && !sameHost(origin, c))) {
       return refuse('origin_not_allowed', 'The cancellation was sent from another site.', 403);
     }
     if (new Date(booking.arrival).getTime() <= at.getTime()) {

@@ -200,6 +200,9 @@ describe('refusals change nothing', () => {
       { origin: 'https://evil.example', fetchSite: 'cross-site' },
       { origin: 'null', fetchSite: 'cross-site' },
       { origin: 'https://evil.example', fetchSite: 'same-origin' },
+      // An Origin that is not a URL is another site's, never a 500.
+      { origin: 'not a url', fetchSite: 'same-origin' },
+      { origin: '\u00ff://', fetchSite: 'same-origin' },
     ]) {
       const res = await cancelForm(ctx, booking.stay_url, sent);
       expect(res.status, JSON.stringify(sent)).toBe(403);
