@@ -50,16 +50,24 @@ function page(language: StayLanguage, title: string, body: HtmlEscapedString | P
 </html>`;
 }
 
+/** The page's own 404 (an unknown host, a malformed or unknown token alike), in English: the guest is not known. */
+const notFound = (c: Context<AppEnv>) =>
+  c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
+
+/** The company of the request's host when the token has a stay token's shape (32 letters and digits); else undefined. */
+async function stayCompany(c: Context<AppEnv>, token: string) {
+  if (!/^[A-Za-z0-9]{32}$/.test(token)) return undefined;
+  return companyByHost(c.var.services.db, requestHost(c));
+}
+
 /** The page's answer to a token (page.routes.ts declares its route, lib/pages.ts). */
 export function stayPage() {
   return async function showStay(c: Context<AppEnv, '/stay/:token'>): Promise<Response> {
     const token = c.req.param('token');
     const { db } = c.var.services;
     const now = c.var.services.now();
-    const notFound = () => c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
-    if (!/^[A-Za-z0-9]{32}$/.test(token)) return notFound();
-    const company = await companyByHost(db, requestHost(c));
-    if (!company) return notFound();
+    const company = await stayCompany(c, token);
+    if (!company) return notFound(c);
     const booking = await db
       .selectFrom('bookings as b')
       .innerJoin('listings as l', 'l.id', 'b.listing_id')
@@ -91,7 +99,7 @@ export function stayPage() {
       .where('b.company_id', '=', company.id)
       .where('b.stay_token_hash', '=', await sha256(token))
       .executeTakeFirst();
-    if (!booking) return notFound();
+    if (!booking) return notFound(c);
     const language = stayLanguage(booking.language);
     const t = stayTexts[language];
     const instant = (at: Date | string) => formatInstant(at, language, company.time_zone);
@@ -196,13 +204,11 @@ export function payStay() {
   return async function payStayPage(c: Context<AppEnv, '/stay/:token/payment'>): Promise<Response> {
     const token = c.req.param('token');
     const { db, config, now } = c.var.services;
-    const notFound = () => c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
-    if (!/^[A-Za-z0-9]{32}$/.test(token)) return notFound();
-    const company = await companyByHost(db, requestHost(c));
-    if (!company) return notFound();
+    const company = await stayCompany(c, token);
+    if (!company) return notFound(c);
     const ctx = { db, config, keyring: keyringOf(config), send: platformProviderFetch, now: now(), companyId: company.id };
     const read = await bookingForPayment(ctx, await sha256(token));
-    if (!read) return notFound();
+    if (!read) return notFound(c);
     const stayUrl = `${new URL(c.req.url).origin}/stay/${token}`;
     try {
       const { answer } = await payBooking(ctx, read, stayUrl);
@@ -237,10 +243,8 @@ export function cancelStay() {
   return async function cancelStayPage(c: Context<AppEnv, '/stay/:token/cancellation'>): Promise<Response> {
     const token = c.req.param('token');
     const { db, config, now } = c.var.services;
-    const notFound = () => c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
-    if (!/^[A-Za-z0-9]{32}$/.test(token)) return notFound();
-    const company = await companyByHost(db, requestHost(c));
-    if (!company) return notFound();
+    const company = await stayCompany(c, token);
+    if (!company) return notFound(c);
     const at = now();
     const booking = await db
       .selectFrom('bookings as b')
@@ -248,7 +252,7 @@ export function cancelStay() {
       .where('b.company_id', '=', company.id)
       .where('b.stay_token_hash', '=', await sha256(token))
       .executeTakeFirst();
-    if (!booking) return notFound();
+    if (!booking) return notFound(c);
     const language = stayLanguage(booking.language);
     const t = stayTexts[language];
     const refuse = (code: string, message: string, status: 403 | 409) =>
