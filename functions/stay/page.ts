@@ -54,6 +54,12 @@ function page(language: StayLanguage, title: string, body: HtmlEscapedString | P
 const notFound = (c: Context<AppEnv>) =>
   c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
 
+/** A booking `b` of the company by its stay token (its hash is what is kept), as a `where` takes it. */
+async function ofStayToken(companyId: string, token: string) {
+  const hash = await sha256(token);
+  return sql<boolean>`b.company_id = ${companyId}::uuid and b.stay_token_hash = ${hash}`;
+}
+
 /** The company of the request's host when the token has a stay token's shape (32 letters and digits); else undefined. */
 async function stayCompany(c: Context<AppEnv>, token: string) {
   if (!/^[A-Za-z0-9]{32}$/.test(token)) return undefined;
@@ -96,8 +102,7 @@ export function stayPage() {
         't.check_in_time',
         't.check_out_time',
       ])
-      .where('b.company_id', '=', company.id)
-      .where('b.stay_token_hash', '=', await sha256(token))
+      .where(await ofStayToken(company.id, token))
       .executeTakeFirst();
     if (!booking) return notFound(c);
     const language = stayLanguage(booking.language);
@@ -249,8 +254,7 @@ export function cancelStay() {
     const booking = await db
       .selectFrom('bookings as b')
       .select(['b.reference', 'b.language', arrivalSql(company.time_zone, 'b.check_in', sql`0`).as('arrival')])
-      .where('b.company_id', '=', company.id)
-      .where('b.stay_token_hash', '=', await sha256(token))
+      .where(await ofStayToken(company.id, token))
       .executeTakeFirst();
     if (!booking) return notFound(c);
     const language = stayLanguage(booking.language);
