@@ -5,7 +5,7 @@ import type { Db } from '../../lib/db/index';
 import type { DetailValue } from '../../lib/details';
 import { ApiError, notFound } from '../../lib/errors';
 import { localised } from '../../lib/localise';
-import { fitsDigits, formatAmount, storedDigits } from '../../lib/money';
+import { formatAmount } from '../../lib/money';
 import { type Stale, stale, writeOnce } from '../../lib/write';
 import type { Selectable } from 'kysely';
 import type { Database } from '../../schema/db';
@@ -116,14 +116,9 @@ async function draftAttempt(db: Db, companyId: string, reference: string, keyrin
   const { lead, areas, types, currency } = await readDraftSource(db, companyId, reference);
   const details =
     lead.details_jwe === null ? {} : ((await decryptJson(keyring, lead.details_jwe)) as Record<string, DetailValue>);
-  const lookup = knownReferences(areas, types);
+  // An answer checked again: the price's digits too (the company's currency may have changed since).
+  const lookup = knownReferences(areas, types, currency);
   const problems = await listingRequestProblems(lookup, details);
-  // The owner's price as a number (the form takes 2 decimals): left out when the company's currency has fewer (JPY).
-  const digits = storedDigits(currency);
-  if (typeof details.price === 'number' && !fitsDigits(String(details.price), digits)) {
-    const message = `At most ${digits} digits after the point in ${currency}.`;
-    problems.push({ path: 'details.price', code: 'currency_digits', message });
-  }
   const warnings: Warning[] = problems.map((p) => ({ code: 'answer_not_used', message: `${p.path}: ${p.message}` }));
   const unusable = new Set(problems.map((p) => p.path.slice('details.'.length)));
   const answers = Object.fromEntries(

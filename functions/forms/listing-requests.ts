@@ -1,6 +1,7 @@
 import type { Executor } from '../../lib/db/index';
 import type { FieldError } from '../../lib/errors';
 import type { DetailValue } from '../../lib/details';
+import { fitsDigits, storedDigits } from '../../lib/money';
 import type { LocalisedText } from '../../schema/common/columns';
 
 /**
@@ -32,16 +33,17 @@ const oneOf =
   (v: DetailValue): v is T =>
     typeof v === 'string' && (values as readonly string[]).includes(v);
 const count = (v: DetailValue) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 100;
-// The catalogue keeps prices as numeric(14, 2) and sizes as numeric(10, 2).
-const amount = (max: number) => (v: DetailValue) =>
-  typeof v === 'number' && v >= 0 && v < max && /^\d+(\.\d{1,2})?$/.test(String(v));
+// A plain decimal number below `max` with at most `decimals` after the point (sizes: numeric(10, 2); prices are kept
+// to the company's currency digits, checked in listingRequestProblems).
+const amount = (max: number, decimals: number) => (v: DetailValue) =>
+  typeof v === 'number' && v >= 0 && v < max && /^\d+(\.\d+)?$/.test(String(v)) && fitsDigits(String(v), decimals);
 
 const shapes: Record<Exclude<Answer, 'area' | 'property_type'>, { valid: (v: DetailValue) => boolean; message: string }> = {
   purpose: { valid: oneOf(purposes), message: 'One of sale, lease or holiday_home.' },
   bedrooms: { valid: count, message: 'A whole number from 0 (a studio) to 100.' },
   bathrooms: { valid: count, message: 'A whole number from 0 to 100.' },
-  size_sqm: { valid: (v) => amount(1e7)(v) && v !== 0, message: 'A number of square metres above 0, at most 2 decimals.' },
-  price: { valid: amount(1e12), message: "The owner's expected price: a number of at least 0, at most 2 decimals." },
+  size_sqm: { valid: (v) => amount(1e7, 2)(v) && v !== 0, message: 'A number of square metres above 0, at most 2 decimals.' },
+  price: { valid: amount(1e12, 4), message: "The owner's expected price: a number of at least 0 and below 10^12." },
   price_period: { valid: oneOf(pricePeriods), message: 'One of night, month, year or total.' },
 };
 
@@ -58,10 +60,14 @@ export type Place = {
 /** A property type of a company, as GET /filters lists them. */
 export type PropertyType = { value: string; name: LocalisedText };
 
-/** How a listing request's references are found: an area by its English or Arabic slug, a property type by its value. */
+/**
+ * How a listing request's references are found: an area by its English or Arabic slug, a property type by its value;
+ * and the company's currency, whose minor digits bound the price's.
+ */
 export type ReferenceLookup = {
   area: (slug: string) => Promise<Place | undefined> | Place | undefined;
   property_type: (value: string) => Promise<PropertyType | undefined> | PropertyType | undefined;
+  currency: () => Promise<string> | string;
 };
 
 /** The company's areas and property types read from the database, one query per reference looked up. */
@@ -81,14 +87,22 @@ export function storedReferences(executor: Executor, companyId: string): Referen
         .where('company_id', '=', companyId)
         .where('value', '=', value)
         .executeTakeFirst(),
+    currency: async () =>
+      (await executor.selectFrom('companies').select('currency').where('id', '=', companyId).executeTakeFirstOrThrow())
+        .currency,
   };
 }
 
 /** The same lookups over a company's areas (with `slug_ar`) and property types already read. */
-export function knownReferences(areas: Array<Place & { slug_ar: string | null }>, types: PropertyType[]): ReferenceLookup {
+export function knownReferences(
+  areas: Array<Place & { slug_ar: string | null }>,
+  types: PropertyType[],
+  currency: string,
+): ReferenceLookup {
   return {
     area: (slug) => areas.find((a) => a.slug_en === slug || a.slug_ar === slug),
     property_type: (value) => types.find((t) => t.value === value),
+    currency: () => currency,
   };
 }
 
@@ -107,6 +121,12 @@ export async function listingRequestProblems(
   for (const [key, rule] of Object.entries(shapes)) {
     const value = details[key];
     if (value !== undefined && !skip.has(key) && !rule.valid(value)) refuse(key, 'invalid_value', rule.message);
+  }
+  const price = details.price;
+  if (typeof price === 'number' && !skip.has('price') && shapes.price.valid(price)) {
+    const currency = await lookup.currency();
+    const digits = storedDigits(currency);
+    if (!fitsDigits(String(price), digits)) refuse('price', 'currency_digits', `At most ${digits} digits after the point in ${currency}.`);
   }
   const messages = {
     area: 'An area slug from GET /areas, in English or Arabic.',

@@ -4,6 +4,7 @@ import {
   enquiry,
   expectRefused,
   type FormCompany,
+  formCompany,
   formsForFile,
   listingAnswers,
   postForm,
@@ -57,7 +58,6 @@ describe('a listing request (service of kind listing_request)', () => {
     ['size_sqm', 0],
     ['size_sqm', '120'],
     ['price', -1],
-    ['price', 1.255],
     ['price', 'AED 1.5m'],
     ['price_period', 'week'],
     ['area', 3],
@@ -65,6 +65,22 @@ describe('a listing request (service of kind listing_request)', () => {
   ])('refuses %s = %j with invalid_value at details.<key>', async (key, value) => {
     expect(await refused({ [key]: value })).toEqual([
       { path: `details.${key}`, code: 'invalid_value', message: expect.any(String) },
+    ]);
+  });
+
+  it("takes a price to the company's currency digits: 3 in KWD, 2 in AED (currency_digits beyond)", async () => {
+    expect(await refused({ price: 1250.755, price_period: 'year' })).toEqual([
+      { path: 'details.price', code: 'currency_digits', message: 'At most 2 digits after the point in AED.' },
+    ]);
+    const kuwait = await formCompany(api, verifier, { currency: 'KWD', leadTypes: ['listing_request'] });
+    const taken = await postForm(api, kuwait, request({ purpose: 'lease', price: 1250.755, price_period: 'year' }));
+    expect(taken.status, taken.text).toBe(201);
+    expect((await readLead(api, kuwait, taken.json.reference)).json.details.price).toBe(1250.755);
+    const fourth = await expectRefused(api, kuwait.id, 400, 'invalid_request', () =>
+      postForm(api, kuwait, request({ price: 1250.7551 })),
+    );
+    expect(fourth.json.errors).toEqual([
+      { path: 'details.price', code: 'currency_digits', message: 'At most 3 digits after the point in KWD.' },
     ]);
   });
 

@@ -49,9 +49,15 @@ export async function openForms(options: { env?: Record<string, string>; handle?
 export async function formCompany(
   api: TestApi,
   verifier: Verifier,
-  options: { environment?: 'production' | 'development'; origins?: string[]; leadTypes?: LeadType[]; secret?: boolean } = {},
+  options: {
+    environment?: 'production' | 'development';
+    origins?: string[];
+    leadTypes?: LeadType[];
+    secret?: boolean;
+    currency?: string;
+  } = {},
 ): Promise<FormCompany> {
-  const company = await demoCompany(api, {}, { environment: options.environment ?? 'production' });
+  const company = await demoCompany(api, {}, { environment: options.environment ?? 'production', currency: options.currency ?? 'AED' });
   if (options.secret ?? true) {
     const set = await setSpamCheck(api, company.id, verifier.secret);
     expect(set.status, set.text).toBe(200);
