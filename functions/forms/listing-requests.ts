@@ -88,8 +88,7 @@ export function storedReferences(executor: Executor, companyId: string): Referen
         .where('value', '=', value)
         .executeTakeFirst(),
     currency: async () =>
-      (await executor.selectFrom('companies').select('currency').where('id', '=', companyId).executeTakeFirstOrThrow())
-        .currency,
+      (await executor.selectFrom('companies').select('currency').where('id', '=', companyId).executeTakeFirstOrThrow()).currency,
   };
 }
 
@@ -126,7 +125,8 @@ export async function listingRequestProblems(
   if (typeof price === 'number' && !skip.has('price') && shapes.price.valid(price)) {
     const currency = await lookup.currency();
     const digits = storedDigits(currency);
-    if (!fitsDigits(String(price), digits)) refuse('price', 'currency_digits', `At most ${digits} digits after the point in ${currency}.`);
+    if (!fitsDigits(String(price), digits))
+      refuse('price', 'currency_digits', `At most ${digits} digits after the point in ${currency}.`);
   }
   const messages = {
     area: 'An area slug from GET /areas, in English or Arabic.',

@@ -57,7 +57,11 @@ export async function formCompany(
     currency?: string;
   } = {},
 ): Promise<FormCompany> {
-  const company = await demoCompany(api, {}, { environment: options.environment ?? 'production', currency: options.currency ?? 'AED' });
+  const company = await demoCompany(
+    api,
+    {},
+    { environment: options.environment ?? 'production', currency: options.currency ?? 'AED' },
+  );
   if (options.secret ?? true) {
     const set = await setSpamCheck(api, company.id, verifier.secret);
     expect(set.status, set.text).toBe(200);
