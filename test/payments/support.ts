@@ -1,3 +1,4 @@
+import Big from 'big.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { runScheduledWork, scheduledJobs } from '../../functions/jobs';
@@ -233,4 +234,33 @@ export function scheduledWorkOf(w: World) {
   const own = paymentJobsFor([w.company.id]);
   const names = new Set(own.map((job) => job.name));
   return runScheduledWork(w.api.platform.services(), [...scheduledJobs.filter((job) => !names.has(job.name)), ...own]);
+}
+
+/** A payment's refunds (`payment_refunds`; one at most). */
+export function refundsOf(w: World, payment: string) {
+  return w.api.db.selectFrom('payment_refunds').selectAll().where('payment_id', '=', payment).execute();
+}
+
+type JournalEntry = {
+  number: string;
+  kind: string;
+  payment_id: string | null;
+  online_payment: string | null;
+  lines: Array<{ account: string; debit: string; credit: string }>;
+};
+
+/**
+ * The company's journal (JSON) of the month of `day` (YYYY-MM-DD), and each account's balance over its entries (debits
+ * less credits, to two digits: the AED worlds of these tests).
+ */
+export async function journalOf(w: World, day: string) {
+  const { data, error } = await w.client.GET('/api/v1/exports/journal', { params: { query: { month: day.slice(0, 7) } } });
+  if (!data) throw new Error(JSON.stringify(error));
+  const entries = (data as unknown as { entries: JournalEntry[] }).entries;
+  const sums = new Map<string, Big>();
+  for (const line of entries.flatMap((e) => e.lines)) {
+    sums.set(line.account, (sums.get(line.account) ?? new Big(0)).plus(line.debit).minus(line.credit));
+  }
+  const balances = Object.fromEntries([...sums].map(([account, sum]) => [account, sum.toFixed(2)]));
+  return { entries, balances };
 }

@@ -73,6 +73,7 @@ export class NgeniusStandin {
   private readonly orders = new Map<string, Order>();
   private readonly codes = new Map<string, string>();
   private faults: Array<number | 'hang'> = [];
+  private refundFaults: Array<number | 'hang'> = [];
 
   constructor(
     readonly apiKey: string,
@@ -109,6 +110,11 @@ export class NgeniusStandin {
     this.faults.push(...faults);
   }
 
+  /** The next refund requests answer with this status, or never answer ('hang'), once each; other requests as usual. */
+  failNextRefunds(...faults: Array<number | 'hang'>): void {
+    this.refundFaults.push(...faults);
+  }
+
   /** Revokes every token issued so far (as an operator rotating the service account would). */
   revokeTokens(): void {
     this.tokens.clear();
@@ -122,7 +128,7 @@ export class NgeniusStandin {
     const url = new URL(req.url ?? '/', this.base);
     const body = await readBody(req);
     this.log.push(`${req.method} ${url.pathname}`);
-    const fault = this.faults.shift();
+    const fault = (url.pathname.endsWith('/refund') ? this.refundFaults.shift() : undefined) ?? this.faults.shift();
     if (fault === 'hang') return;
     try {
       if (fault !== undefined) throw new Refusal(fault, 'an injected fault');
