@@ -108,6 +108,27 @@ describe('rent paid through N-Genius after it was recorded received', () => {
     expect(refund.attempts).toBe(2);
   });
 
+  it('a refund made at N-Genius whose answer was lost: the retry finds it, asks no second one, and records it', async () => {
+    const { due, payment, order } = await paidTwice();
+    standin.failNextRefunds('lost');
+    const res = await deliver(order, 'PURCHASED');
+    expect(res.json).toMatchObject({ acted: true, status: 'succeeded' });
+    // N-Genius refunded the payment; we did not hear it: pending.
+    expect(providerRefunds(order)).toHaveLength(1);
+    expect((await refundsOf(w, payment))[0]).toMatchObject({ status: 'pending', attempts: 1 });
+    const asked = standin.log.filter((line) => line.startsWith('POST') && line.endsWith('/refund')).length;
+    w.api.clock.set(new Date(Date.now() + 3_600_000));
+    try {
+      await scheduledWorkOf(w);
+    } finally {
+      w.api.clock.set(null);
+    }
+    // The retry read the order, found the refund of this amount, and asked none.
+    expect(standin.log.filter((line) => line.startsWith('POST') && line.endsWith('/refund')).length).toBe(asked);
+    const { refund } = await expectRefunded(due, payment, order);
+    expect(refund.attempts).toBe(2);
+  });
+
   it('a payment whose webhook never came, settled by the poll: refunded in the same scheduled run', async () => {
     const { due, payment, order } = await paidTwice();
     const report = await pollAt(w, 10);
