@@ -113,11 +113,11 @@ type Due = PaymentRefundRow & {
 /** Minutes to wait after the n-th failed attempt: 1, 2, 4 … at most 6 hours. */
 const backoffMinutes = (attempts: number) => Math.min(2 ** Math.max(attempts - 1, 0), 360);
 
-/** Sends the pending refunds due by `now` (one booking's, or all the companies'); the count the providers accepted. */
+/** Sends the pending refunds due by `now` (one booking's, one payment's, or all the companies'); the count accepted. */
 export async function sendDueRefunds(ctx: Omit<PaymentsContext, 'companyId'>, scope: RefundScope = {}): Promise<number> {
   const { rows } = await sql<Due>`
-    select r.*, p.checkout_id, p.provider_payment_id, p.rent_payment_id, p.amount::text as charged, b.reference as booking_reference,
-      b.listing_id, c.time_zone, to_jsonb(a) as account
+    select r.*, p.checkout_id, p.provider_payment_id, p.rent_payment_id, p.amount::text as charged,
+      b.reference as booking_reference, b.listing_id, c.time_zone, to_jsonb(a) as account
     from payment_refunds r join payments p on p.id = r.payment_id join payment_accounts a on a.id = p.account_id
       join companies c on c.id = r.company_id
       left join bookings b on b.id = r.booking_id

@@ -25,8 +25,9 @@ import { newRefundId, refundBooking, sendDueRefunds } from './refunds';
  * nothing changed), and written in ONE statement: the payment's outcome, the rent payment's receipt (lib/rent-receipts.ts,
  * as staff's PATCH writes it), the events (`payment.succeeded` and `rent_payment.received`, or `payment.failed`) and the
  * provider event's row; a rent payment no longer due (received by staff first, or cancelled) is no second receipt: its
- * payment's refund in full is decided in that statement and sent after it (lib/payments/refunds.ts). Concurrent deliveries of one payment: the payment's row lock orders them, the later ones find it
- * settled and the event's key taken: one receipt, one of each event.
+ * payment's refund in full is decided in that statement and sent after it (lib/payments/refunds.ts). Concurrent
+ * deliveries of one payment: the payment's row lock orders them, the later ones find it settled and the event's key
+ * taken: one receipt, one of each event (and one refund).
  */
 
 export type SettleContext = PaymentsContext & { timeZone: string };
