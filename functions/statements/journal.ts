@@ -262,7 +262,8 @@ async function bookedRefunds(db: Executor, companyId: string, from: string, to: 
  * debited by the refund's amount — a booking's payment's `booking_receipts`; any other payment's (a rent payment's,
  * applied or not) `refunds_due` — and the provider's clearing account credited. A rent payment's receipt is never
  * taken back here: the owner's money moves only by statement lines (a reversal is staff's, `rent_reversed`), so rent
- * income is left alone (docs/api-reference.md, "The accounting journal"). No path refunds a rent payment today.
+ * income is left alone (docs/api-reference.md, "The accounting journal"). A rent payment is refunded (in full) when it
+ * came after its rent was received (`online_payment_unapplied`): the refund empties what that entry put in refunds due.
  */
 function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
   const side = sideOf(accounts, refund.currency);

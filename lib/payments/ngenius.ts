@@ -329,6 +329,14 @@ export function ngeniusProvider(account: ProviderAccount, send: ProviderFetch, o
       const order = await gateway('GET', orderUrl(input.checkoutId), 'to read an order before a refund');
       const payment = paymentsOf(order).find((p) => paymentIdOf(p) === input.paymentId);
       if (!payment) throw new NgeniusRefused(null, `Order ${input.checkoutId} has no payment ${input.paymentId}.`);
+      // N-Genius takes no idempotency key: a refund whose answer was lost (a timeout, a 5xx after the fact) is found on
+      // the order when it is asked again. We ask at most one refund of a payment (payment_refunds' unique key), so a
+      // refund of exactly this amount already on it is ours: answered as made, never asked twice.
+      const made = list(object(payment._embedded)?.['cnp:refund']).find((r) => {
+        const amount = amountOf(r);
+        return amount?.value === input.amountMinor && amount.currency === input.currency;
+      });
+      if (made) return refundStateOf({ ...payment, _embedded: { 'cnp:refund': [made] } }, input);
       const state = text(payment.state) ?? '';
       if (!refundable.has(state))
         throw new NgeniusRefused(null, `Payment ${input.paymentId} is ${state}: nothing captured to refund.`);

@@ -138,7 +138,7 @@ export async function pollOpenCheckouts(
       const eventId = pollEventId(payment.id, state.status);
       const moved =
         state.status === 'succeeded'
-          ? await writeSuccess(ctx, payment, state, payment.account.provider, eventId, causedBy)
+          ? (await writeSuccess(ctx, payment, state, payment.account.provider, eventId, causedBy)).moved
           : await writeClosed(ctx, payment, state.status, payment.account.provider, eventId, causedBy);
       if (moved) report.settled += 1;
     }

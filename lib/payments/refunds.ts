@@ -26,6 +26,9 @@ import { movableTo } from './status';
  *    marks it `failed` (staff see it on the booking).
  * A staff or guest cancellation, and a payment settled for a booking that no longer holds its dates, run both at once
  * for their booking; the scheduled job catches the rest (holds lapsed by the scheduler, outages).
+ * A rent payment's online payment that came when the rent payment was no longer due (staff recorded it received first)
+ * is refunded in full by the same step 2: its settlement decides the refund in its own statement (reason `unapplied`,
+ * lib/payments/settle.ts writeSuccess) and sends it after; `payment.refunded` then names the rent payment.
  */
 
 export const newRefundId = () => `rfd_${randomToken(24)}`;
@@ -43,7 +46,7 @@ type Candidate = Omit<CancelledBooking, 'cancelled_at' | 'arrival'> & {
  * serving a set of companies; the tests, whose files share one PostgreSQL database and each talk to their own
  * provider stand-in); all of them when empty.
  */
-export type RefundScope = { bookingId?: string; companyIds?: readonly string[] };
+export type RefundScope = { bookingId?: string; paymentId?: string; companyIds?: readonly string[] };
 
 /** Decides the refunds of cancelled bookings' payments that have none (one booking, or all due); the count written. */
 export async function decideBookingRefunds(db: Db, now: Date, scope: RefundScope = {}): Promise<number> {
@@ -97,6 +100,8 @@ export async function decideBookingRefunds(db: Db, now: Date, scope: RefundScope
 type Due = PaymentRefundRow & {
   checkout_id: string;
   provider_payment_id: string | null;
+  /** The rent payment its payment paid (a rent payment's refund, reason `unapplied`), else null. */
+  rent_payment_id: string | null;
   charged: string;
   booking_reference: string | null;
   listing_id: string | null;
@@ -108,16 +113,17 @@ type Due = PaymentRefundRow & {
 /** Minutes to wait after the n-th failed attempt: 1, 2, 4 … at most 6 hours. */
 const backoffMinutes = (attempts: number) => Math.min(2 ** Math.max(attempts - 1, 0), 360);
 
-/** Sends the pending refunds due by `now` (one booking's, or all the companies'); the count the providers accepted. */
+/** Sends the pending refunds due by `now` (one booking's, one payment's, or all the companies'); the count accepted. */
 export async function sendDueRefunds(ctx: Omit<PaymentsContext, 'companyId'>, scope: RefundScope = {}): Promise<number> {
   const { rows } = await sql<Due>`
-    select r.*, p.checkout_id, p.provider_payment_id, p.amount::text as charged, b.reference as booking_reference,
-      b.listing_id, c.time_zone, to_jsonb(a) as account
+    select r.*, p.checkout_id, p.provider_payment_id, p.rent_payment_id, p.amount::text as charged,
+      b.reference as booking_reference, b.listing_id, c.time_zone, to_jsonb(a) as account
     from payment_refunds r join payments p on p.id = r.payment_id join payment_accounts a on a.id = p.account_id
       join companies c on c.id = r.company_id
       left join bookings b on b.id = r.booking_id
     where r.status = 'pending' and r.next_attempt_at <= ${ctx.now.toISOString()}::timestamptz
       ${scope.bookingId ? sql`and r.booking_id = ${scope.bookingId}::uuid` : sql``}
+      ${scope.paymentId ? sql`and r.payment_id = ${scope.paymentId}` : sql``}
       ${scope.companyIds ? sql`and r.company_id in (${sql.join(scope.companyIds.map((id) => sql`${id}::uuid`))})` : sql``}
     order by r.next_attempt_at limit 50
   `.execute(ctx.db);
@@ -183,9 +189,11 @@ async function writeAccepted(ctx: Omit<PaymentsContext, 'companyId'>, refund: Du
     companyId: refund.company_id,
     type: 'payment.refunded',
     causedBy: 'system',
-    data: (refund.booking_id === null
-      ? { payment_id: refund.payment_id, refund_id: refund.id }
-      : { payment_id: refund.payment_id, refund_id: refund.id, booking_id: refund.booking_id }) as EventData,
+    data: (refund.booking_id !== null
+      ? { payment_id: refund.payment_id, refund_id: refund.id, booking_id: refund.booking_id }
+      : refund.rent_payment_id !== null
+        ? { payment_id: refund.payment_id, refund_id: refund.id, rent_payment_id: refund.rent_payment_id }
+        : { payment_id: refund.payment_id, refund_id: refund.id }) as EventData,
   } as const;
   const booking =
     refund.booking_id !== null &&

@@ -16,7 +16,7 @@ import { type CheckoutState, ProviderRefused, ProviderUnavailable, type WebhookN
 import { movableTo } from './status';
 import { balanceDeadlineSql, bookingMoveSql, paidSql } from '../bookings';
 import { lockedTermsCte } from '../calendar';
-import { refundBooking } from './refunds';
+import { newRefundId, refundBooking, sendDueRefunds } from './refunds';
 
 /**
  * A provider's webhook, settled (issue 34; docs/api-reference.md, "Payments"): verified with the account's secret, then
@@ -24,8 +24,10 @@ import { refundBooking } from './refunds';
  * taken from the body), checked against our payment (reference, amount, currency: a mismatch is refused, audited,
  * nothing changed), and written in ONE statement: the payment's outcome, the rent payment's receipt (lib/rent-receipts.ts,
  * as staff's PATCH writes it), the events (`payment.succeeded` and `rent_payment.received`, or `payment.failed`) and the
- * provider event's row. Concurrent deliveries of one payment: the payment's row lock orders them, the later ones find it
- * settled and the event's key taken: one receipt, one of each event.
+ * provider event's row; a rent payment no longer due (received by staff first, or cancelled) is no second receipt: its
+ * payment's refund in full is decided in that statement and sent after it (lib/payments/refunds.ts). Concurrent
+ * deliveries of one payment: the payment's row lock orders them, the later ones find it settled and the event's key
+ * taken: one receipt, one of each event (and one refund).
  */
 
 export type SettleContext = PaymentsContext & { timeZone: string };
@@ -165,7 +167,12 @@ function bookingCtes(ctx: SettleContext, payment: Found, causedBy: CausedBy) {
   ];
 }
 
-/** The one statement of a success: the payment, the rent payment's receipt, both events, the provider event's row. */
+/**
+ * The one statement of a success: the payment, the rent payment's receipt, both events, the provider event's row. A
+ * rent payment that was no longer `due` (staff recorded it received, or it was cancelled) takes no receipt: the money
+ * is owed back, so the statement decides the payment's refund in full (`payment_refunds`, pending, reason `unapplied`,
+ * no booking; one per payment, the unique key), which the caller sends (`owed`). `moved`: this delivery moved the payment.
+ */
 export async function writeSuccess(
   ctx: SettleContext,
   payment: Found,
@@ -173,7 +180,7 @@ export async function writeSuccess(
   provider: string,
   eventId: string,
   causedBy: CausedBy,
-) {
+): Promise<{ moved: boolean; owed: boolean }> {
   const { currency } = payment;
   const paid = sql`paid as (
     update payments set status = 'succeeded', provider_payment_id = ${state.paymentId},
@@ -201,6 +208,17 @@ export async function writeSuccess(
         and exists (select from touched)
       returning id
     )`;
+  // Paid by this delivery and no receipt made: the whole payment (its card fee and rounding too) is owed back.
+  const owed =
+    received &&
+    sql`owed as (
+      insert into payment_refunds (id, company_id, payment_id, amount, currency, reason, next_attempt_at)
+      select ${newRefundId()}, p.company_id, p.id, p.amount, p.currency, 'unapplied', ${ctx.now.toISOString()}::timestamptz
+      from payments p
+      where p.id = ${payment.id} and exists (select from paid) and not exists (select from received)
+      on conflict (payment_id) do nothing
+      returning id
+    )`;
   const acted = sql`acted as (
     insert into payment_provider_events (provider, event_id, company_id, payment_id)
     values (${provider}, ${eventId}, ${ctx.companyId}::uuid, ${payment.id})
@@ -218,14 +236,18 @@ export async function writeSuccess(
       paid,
       rent && touched,
       received,
+      owed,
       acted,
       eventCtes('succeeded', newEventId(), succeeded, 'paid'),
       received && eventCtes('rent', newEventId(), rentEvent, 'received'),
       ...(payment.booking_id !== null && payment.listing_id !== null ? bookingCtes(ctx, payment, causedBy) : []),
     ],
-    sql`select (select count(*) from paid)::int as paid`,
+    owed
+      ? sql`select (select count(*) from paid)::int as paid, (select count(*) from owed)::int as owed`
+      : sql`select (select count(*) from paid)::int as paid, 0 as owed`,
   ).execute(ctx.db);
-  return Number((rows[0] as { paid: number } | undefined)?.paid ?? 0) > 0;
+  const row = rows[0] as { paid: number; owed: number } | undefined;
+  return { moved: Number(row?.paid ?? 0) > 0, owed: Number(row?.owed ?? 0) > 0 };
 }
 
 /** The one statement of a failed or expired checkout: the payment closed, `payment.failed`, the provider event's row. */
@@ -264,6 +286,21 @@ export async function refundQuietly(ctx: Omit<PaymentsContext, 'companyId'>, boo
   } catch (error) {
     console.error(
       JSON.stringify({ message: 'booking refund deferred to the scheduler', booking_id: bookingId, error: String(error) }),
+    );
+  }
+}
+
+/**
+ * The refund a settlement decided for a payment (a rent payment no longer due), sent after the write that decided it:
+ * an error here never undoes that write or fails its answer; a provider that does not answer leaves it pending for the
+ * scheduler's `payment_refunds` job.
+ */
+export async function refundPaymentQuietly(ctx: Omit<PaymentsContext, 'companyId'>, paymentId: string): Promise<void> {
+  try {
+    await sendDueRefunds(ctx, { paymentId });
+  } catch (error) {
+    console.error(
+      JSON.stringify({ message: 'payment refund deferred to the scheduler', payment_id: paymentId, error: String(error) }),
     );
   }
 }
@@ -317,9 +354,11 @@ export async function settleWebhook(
   if (state.status === 'open') return ignored(payment.id, payment.status);
   if (state.status === 'succeeded') {
     // The provider event's row is written whether or not this delivery moved the payment (another may have).
-    const acted = await writeSuccess(ctx, payment, state, row.provider, notice.eventId, causedBy);
+    const { moved: acted, owed } = await writeSuccess(ctx, payment, state, row.provider, notice.eventId, causedBy);
     // A booking cancelled before its payment came: refunded at once (lib/payments/refunds.ts; else by the scheduler).
     if (acted && payment.booking_id !== null) await refundQuietly(ctx, payment.booking_id);
+    // A rent payment received before its online payment came: that payment refunded at once (else by the scheduler).
+    if (owed) await refundPaymentQuietly(ctx, payment.id);
     return { received: true, acted, payment: payment.id, status: 'succeeded' };
   }
   const acted = await writeClosed(ctx, payment, state.status, row.provider, notice.eventId, causedBy);

@@ -78,6 +78,9 @@ const PaymentRefundEventData = z
     payment_id: ref('The payment refunded (`pay_…`).'),
     refund_id: ref('The refund’s id (`rfd_…`).'),
     booking_id: ref('The booking it paid, when it paid a booking.').optional(),
+    rent_payment_id: ref(
+      'The rent payment it paid, when it paid rent (refunded in full: the rent payment was received before it came).',
+    ).optional(),
   })
   .openapi('PaymentRefundEventData', { description: 'Ids only: never amounts, cards or the payer.' });
 const BookingRefundEventData = z

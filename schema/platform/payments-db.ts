@@ -71,7 +71,7 @@ export interface PaymentProviderEventsTable {
 
 export const refundStatuses = ['pending', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof refundStatuses)[number];
-export type RefundReason = 'policy' | 'lapsed';
+export type RefundReason = 'policy' | 'lapsed' | 'unapplied';
 
 /** A refund of a payment through its provider (migration 0037): one per payment at most. */
 export interface PaymentRefundsTable {

@@ -253,7 +253,7 @@ describe('a booking paid online and refunded, in the books', () => {
     const { res } = await deliverEvent(k.w, t.stripe, k.account, 'checkout.session.completed', open.checkout_id);
     expect(res.json).toMatchObject({ acted: true, status: 'succeeded' });
     const paid = await paymentRow(k.w, link.payment);
-    // No route refunds a rent payment today: the refund the provider accepted is written as lib/payments/refunds.ts
+    // A partial refund of an applied payment (no route makes one): the refund the provider accepted is written as lib/payments/refunds.ts
     // writes one (succeeded, booked today in the company's zone).
     const day = kuwaitDay(k.w.api.clock.now());
     await k.w.api.db

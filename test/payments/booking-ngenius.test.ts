@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ngeniusWebhookHeader } from '../../lib/payments/ngenius';
-import { approvedCard, NgeniusStandin } from '../support/ngenius-standin';
-import { useWorld } from '../support/world';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { approvedCard } from '../support/ngenius-standin';
 import { bookingRow, type Ctx, stays } from '../stay/support';
 import { bookedHome, bookingPayments, eventTypes, openStay, payForm, stayCtx } from './booking-support';
-import { accountsOf, eventsNaming, payOnHostedPage, pollAt, refusals } from './support';
+import { eventsNaming, payOnHostedPage, pollAt, refusals, useNgeniusWorld } from './support';
 
 /**
  * A booking paid through Network International's N-Genius (issue 34, bookings part), as a guest, N-Genius and the
@@ -14,40 +11,13 @@ import { accountsOf, eventsNaming, payOnHostedPage, pollAt, refusals } from './s
  * poll of open checkouts (lib/payments/poll.ts), as a webhook would settle it, and run again it writes nothing more;
  * the balance's webhook, delivered several times, settles it once.
  */
-const apiKey = `ngenius-key-${randomUUID()}`;
-const outlet = randomUUID();
-const webhookSecret = `hook-${randomUUID()}`;
-const standin = new NgeniusStandin(apiKey, outlet);
-const w = useWorld(async () => ({ environment: 'development', env: { NGENIUS_API_BASE: await standin.listen() } }));
-afterAll(() => standin.close());
+const { w, standin, deliver } = useNgeniusWorld({ environment: 'development' });
 let ctx: Ctx;
-let accountId: string;
 const nights = stays(50);
 
 beforeAll(async () => {
   ctx = await stayCtx(w);
-  const { data, error, response } = await accountsOf(w).add({
-    provider: 'ngenius',
-    currency: 'AED',
-    api_key: apiKey,
-    webhook_secret: webhookSecret,
-    outlet,
-  });
-  expect(response.status, JSON.stringify(error)).toBe(201);
-  accountId = data?.account_id as string;
 });
-
-/** N-Genius's delivery of an order's event (the order as it stands, the portal's custom header), to the company's host. */
-function deliver(orderReference: string, eventName: string) {
-  const body = JSON.stringify({ eventId: randomUUID(), eventName, order: standin.order(orderReference) });
-  // raw: a provider's delivery, its bytes exactly as sent (the receiver verifies its header)
-  return w.api.request(`/api/v1/payments/webhooks/${accountId}`, {
-    host: w.company.host,
-    method: 'POST',
-    body,
-    headers: { 'Content-Type': 'application/json', [ngeniusWebhookHeader]: webhookSecret },
-  });
-}
 
 /** The stay page's pay button, then the guest's card on N-Genius's page (no webhook delivered): the payment row. */
 async function payOnPage(stayUrl: string, reference: string) {

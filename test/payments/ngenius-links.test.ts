@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ngeniusWebhookHeader } from '../../lib/payments/ngenius';
-import { approvedCard, NgeniusStandin } from '../support/ngenius-standin';
-import { leasesOf, useWorld } from '../support/world';
-import { accountsOf, duePayment, eventsNaming, paymentLink, paymentRow, payOnHostedPage } from './support';
+import { describe, expect, it } from 'vitest';
+import { approvedCard } from '../support/ngenius-standin';
+import { leasesOf } from '../support/world';
+import { accountsOf, duePayment, eventsNaming, paymentLink, paymentRow, payOnHostedPage, useNgeniusWorld } from './support';
 
 /**
  * A rent payment link through Network International's N-Genius, end to end (issue 34): the company connects an
@@ -11,41 +9,7 @@ import { accountsOf, duePayment, eventsNaming, paymentLink, paymentRow, payOnHos
  * (test/support/ngenius-standin.ts, built from the published reference), N-Genius's webhook reaches our receiver,
  * and the rent payment is received — the same settlement as Stripe's, through the same interface.
  */
-const apiKey = `ngenius-key-${randomUUID()}`;
-const outlet = randomUUID();
-const standin = new NgeniusStandin(apiKey, outlet);
-const w = useWorld(async () => ({ env: { NGENIUS_API_BASE: await standin.listen() } }));
-const webhookSecret = `hook-${randomUUID()}`;
-let accountId: string;
-
-beforeAll(async () => {
-  const { data, error, response } = await accountsOf(w).add({
-    provider: 'ngenius',
-    currency: 'AED',
-    api_key: apiKey,
-    webhook_secret: webhookSecret,
-    outlet,
-  });
-  expect(response.status, JSON.stringify(error)).toBe(201);
-  accountId = data?.account_id as string;
-});
-afterAll(() => standin.close());
-
-/**
- * N-Genius's delivery of an order's event to our receiver, shaped as the stand-in's own deliveries (`deliver`: the order
- * as it stands, the custom header as set in the portal), sent in process to the company's host.
- */
-async function deliver(orderReference: string, eventName: string, header = webhookSecret) {
-  const order = standin.order(orderReference);
-  const body = JSON.stringify({ eventId: randomUUID(), eventName, order });
-  // raw: a provider's delivery, its bytes exactly as signed (the receiver verifies them)
-  return w.api.request(`/api/v1/payments/webhooks/${accountId}`, {
-    host: w.company.host,
-    method: 'POST',
-    body,
-    headers: { 'Content-Type': 'application/json', [ngeniusWebhookHeader]: header },
-  });
-}
+const { w, standin, apiKey, account, deliver } = useNgeniusWorld();
 
 describe('a rent payment link through N-Genius', () => {
   it('needs the payer’s email: 400 at the field, nothing made at N-Genius', async () => {
@@ -94,7 +58,7 @@ describe('a rent payment link through N-Genius', () => {
   });
 
   it('a company key N-Genius does not know: 502 provider_refused, nothing recorded', async () => {
-    const changed = await accountsOf(w).change(accountId, { api_key: 'a-key-ngenius-never-issued' });
+    const changed = await accountsOf(w).change(account.id, { api_key: 'a-key-ngenius-never-issued' });
     expect(changed.response.status, JSON.stringify(changed.error)).toBe(200);
     try {
       const due = await duePayment(w);
@@ -104,7 +68,7 @@ describe('a rent payment link through N-Genius', () => {
       const open = await w.api.db.selectFrom('payments').select('id').where('rent_payment_id', '=', due).execute();
       expect(open).toEqual([]);
     } finally {
-      await accountsOf(w).change(accountId, { api_key: apiKey });
+      await accountsOf(w).change(account.id, { api_key: apiKey });
     }
   });
 });

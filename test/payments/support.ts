@@ -1,9 +1,13 @@
-import { afterAll } from 'vitest';
+import Big from 'big.js';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { runScheduledWork, scheduledJobs } from '../../functions/jobs';
 import { paymentJobsFor } from '../../functions/payments/jobs';
+import { ngeniusWebhookHeader } from '../../lib/payments/ngenius';
 import type { PollReport } from '../../lib/payments/poll';
+import { NgeniusStandin } from '../support/ngenius-standin';
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
-import { leasesOf, useWorld, type World, world } from '../support/world';
+import { leasesOf, useWorld, type World, type WorldOptions, world } from '../support/world';
 
 /**
  * The payments' tests (issue 34): a world whose API talks to the Stripe stand-in on loopback (STRIPE_API_BASE), its
@@ -26,6 +30,46 @@ export function usePaymentsWorld(env: Record<string, string> = {}): { w: World; 
       return holder.stripe;
     },
   };
+}
+
+/**
+ * The N-Genius tests' world: its API talks to an N-Genius stand-in on loopback (NGENIUS_API_BASE,
+ * test/support/ngenius-standin.ts) and, before the file's tests, its company connects an N-Genius account for AED
+ * through the admin API (an outlet, an API key, the webhook header's value, each the file's own). `deliver` is
+ * N-Genius's delivery of an order's event to the account's receiver, shaped as the stand-in's own deliveries (the order
+ * as it stands, the custom header as set in the portal: another value given is a forgery), sent in process to the
+ * company's host. `options`: the world's other options (its environment).
+ */
+export function useNgeniusWorld(options: Omit<WorldOptions, 'env'> = {}) {
+  const apiKey = `ngenius-key-${randomUUID()}`;
+  const outlet = randomUUID();
+  const webhookSecret = `hook-${randomUUID()}`;
+  const standin = new NgeniusStandin(apiKey, outlet);
+  const w = useWorld(async () => ({ ...options, env: { NGENIUS_API_BASE: await standin.listen() } }));
+  afterAll(() => standin.close());
+  const account = { id: '' };
+  beforeAll(async () => {
+    const { data, error, response } = await accountsOf(w).add({
+      provider: 'ngenius',
+      currency: 'AED',
+      api_key: apiKey,
+      webhook_secret: webhookSecret,
+      outlet,
+    });
+    if (response.status !== 201 || !data) throw new Error(`account not connected: ${response.status} ${JSON.stringify(error)}`);
+    account.id = data.account_id;
+  });
+  const deliver = (orderReference: string, eventName: string, header = webhookSecret) => {
+    const body = JSON.stringify({ eventId: randomUUID(), eventName, order: standin.order(orderReference) });
+    // raw: a provider's delivery, its bytes exactly as sent (the receiver verifies its header)
+    return w.api.request(`/api/v1/payments/webhooks/${account.id}`, {
+      host: w.company.host,
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': 'application/json', [ngeniusWebhookHeader]: header },
+    });
+  };
+  return { w, standin, apiKey, account, deliver };
 }
 
 const accountsPath = '/admin/v1/companies/{company_id}/payment-accounts';
@@ -190,4 +234,33 @@ export function scheduledWorkOf(w: World) {
   const own = paymentJobsFor([w.company.id]);
   const names = new Set(own.map((job) => job.name));
   return runScheduledWork(w.api.platform.services(), [...scheduledJobs.filter((job) => !names.has(job.name)), ...own]);
+}
+
+/** A payment's refunds (`payment_refunds`; one at most). */
+export function refundsOf(w: World, payment: string) {
+  return w.api.db.selectFrom('payment_refunds').selectAll().where('payment_id', '=', payment).execute();
+}
+
+type JournalEntry = {
+  number: string;
+  kind: string;
+  payment_id: string | null;
+  online_payment: string | null;
+  lines: Array<{ account: string; debit: string; credit: string }>;
+};
+
+/**
+ * The company's journal (JSON) of the month of `day` (YYYY-MM-DD), and each account's balance over its entries (debits
+ * less credits, to two digits: the AED worlds of these tests).
+ */
+export async function journalOf(w: World, day: string) {
+  const { data, error } = await w.client.GET('/api/v1/exports/journal', { params: { query: { month: day.slice(0, 7) } } });
+  if (!data) throw new Error(JSON.stringify(error));
+  const entries = (data as unknown as { entries: JournalEntry[] }).entries;
+  const sums = new Map<string, Big>();
+  for (const line of entries.flatMap((e) => e.lines)) {
+    sums.set(line.account, (sums.get(line.account) ?? new Big(0)).plus(line.debit).minus(line.credit));
+  }
+  const balances = Object.fromEntries([...sums].map(([account, sum]) => [account, sum.toFixed(2)]));
+  return { entries, balances };
 }

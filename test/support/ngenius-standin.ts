@@ -73,6 +73,7 @@ export class NgeniusStandin {
   private readonly orders = new Map<string, Order>();
   private readonly codes = new Map<string, string>();
   private faults: Array<number | 'hang'> = [];
+  private refundFaults: Array<number | 'hang' | 'lost'> = [];
 
   constructor(
     readonly apiKey: string,
@@ -109,6 +110,14 @@ export class NgeniusStandin {
     this.faults.push(...faults);
   }
 
+  /**
+   * The next refund requests answer with this status, or never answer ('hang'), or are made and then answered 503
+   * ('lost': the refund happened, its answer did not reach the caller), once each; other requests as usual.
+   */
+  failNextRefunds(...faults: Array<number | 'hang' | 'lost'>): void {
+    this.refundFaults.push(...faults);
+  }
+
   /** Revokes every token issued so far (as an operator rotating the service account would). */
   revokeTokens(): void {
     this.tokens.clear();
@@ -122,11 +131,17 @@ export class NgeniusStandin {
     const url = new URL(req.url ?? '/', this.base);
     const body = await readBody(req);
     this.log.push(`${req.method} ${url.pathname}`);
-    const fault = this.faults.shift();
+    const refundFault = url.pathname.endsWith('/refund') ? this.refundFaults.shift() : undefined;
+    const lost = refundFault === 'lost';
+    const fault = lost ? undefined : (refundFault ?? this.faults.shift());
     if (fault === 'hang') return;
     try {
       if (fault !== undefined) throw new Refusal(fault, 'an injected fault');
       const answer = await this.route(req, url, body);
+      if (lost) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"an injected fault after the fact"}');
+        return;
+      }
       if (answer.redirect) {
         res.writeHead(302, { location: answer.redirect }).end();
         return;

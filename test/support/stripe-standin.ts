@@ -94,8 +94,11 @@ export async function startStripeStandIn(options: { hostedPages?: boolean } = {}
   const keys = new Map<string, Json>();
   const problems: string[] = [];
   const requests: Array<{ method: string; path: string; params: Json; headers: IncomingMessage['headers'] }> = [];
-  /** `down`: every request answers 503; `hang`: every request is read and never answered (until the stand-in closes). */
-  const state = { down: false, hang: false };
+  /**
+   * `down`: every request answers 503; `hang`: every request is read and never answered (until the stand-in closes);
+   * `refundsDown`: only refunds answer 503 (an outage between a payment's settlement and its refund).
+   */
+  const state = { down: false, hang: false, refundsDown: false };
   const hung: ServerResponse[] = [];
 
   const refuse = (res: ServerResponse, message: string, param?: string) => {
@@ -227,7 +230,7 @@ export async function startStripeStandIn(options: { hostedPages?: boolean } = {}
       hung.push(res);
       return;
     }
-    if (state.down) {
+    if (state.down || (state.refundsDown && url.pathname === '/v1/refunds')) {
       res.writeHead(503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { type: 'api_error', message: 'Stripe is down (stand-in).' } }));
       return;

@@ -2520,6 +2520,8 @@ export interface components {
             refund_id: string;
             /** @description The booking it paid, when it paid a booking. */
             booking_id?: string;
+            /** @description The rent payment it paid, when it paid rent (refunded in full: the rent payment was received before it came). */
+            rent_payment_id?: string;
         };
         /** @description Sent once after repeated failures, again only after a sync succeeded. */
         CalendarImportEventData: {
