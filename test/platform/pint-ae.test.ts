@@ -222,6 +222,56 @@ const broken: Broken[] = [
     ],
   },
   {
+    name: 'a tax invoice whose only taxable line turned out of scope (O), leaving exempt rent alone',
+    from: residential,
+    rule: 'ibr-151-ae',
+    replace: [
+      [
+        '<cbc:CommodityCode>S</cbc:CommodityCode>\n      </cac:CommodityClassification>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>5</cbc:Percent>',
+        '<cbc:CommodityCode>S</cbc:CommodityCode>\n      </cac:CommodityClassification>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>O</cbc:ID>',
+      ],
+    ],
+  },
+  {
+    name: 'an invoice out of scope of tax (480) with standard-rated rent',
+    from: invoice,
+    rule: 'ibr-122-ae',
+    replace: [['<cbc:InvoiceTypeCode>380<', '<cbc:InvoiceTypeCode>480<']],
+  },
+  {
+    name: 'an invoice without its payment due date',
+    from: invoice,
+    rule: 'ibr-127-ae',
+    replace: [['<cbc:DueDate>2026-12-15</cbc:DueDate>', '']],
+  },
+  {
+    name: 'a standard-rated line at 0 %',
+    from: invoice,
+    rule: 'aligned-ibrp-s-05',
+    replace: [
+      [
+        '<cbc:Name>Commercial rent</cbc:Name>\n      <cac:AdditionalItemIdentification>\n        <cbc:ID schemeID="SAC">997212</cbc:ID>\n      </cac:AdditionalItemIdentification>\n      <cac:CommodityClassification>\n        <cbc:CommodityCode>S</cbc:CommodityCode>\n      </cac:CommodityClassification>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>5</cbc:Percent>',
+        '<cbc:Name>Commercial rent</cbc:Name>\n      <cac:AdditionalItemIdentification>\n        <cbc:ID schemeID="SAC">997212</cbc:ID>\n      </cac:AdditionalItemIdentification>\n      <cac:CommodityClassification>\n        <cbc:CommodityCode>S</cbc:CommodityCode>\n      </cac:CommodityClassification>\n      <cac:ClassifiedTaxCategory>\n        <cbc:ID>S</cbc:ID>\n        <cbc:Percent>0</cbc:Percent>',
+      ],
+    ],
+  },
+  {
+    name: 'a standard-rated line without its VAT in AED',
+    from: residential,
+    rule: 'ibr-104-ae',
+    replace: [
+      ['      <cac:TaxTotal>\n        <cbc:TaxAmount currencyID="AED">25.00</cbc:TaxAmount>\n      </cac:TaxTotal>\n', ''],
+    ],
+  },
+  {
+    name: 'a credit note with a VAT point date',
+    from: creditNote,
+    rule: 'ibr-124-ae',
+    replace: [
+      ['<cbc:CreditNoteTypeCode>381<', '<cbc:TaxPointDate>2026-12-10</cbc:TaxPointDate>\n  <cbc:CreditNoteTypeCode>381<'],
+    ],
+  },
+  {
     name: 'a credit note without the invoice it credits',
     from: creditNote,
     rule: 'ibr-055-ae',

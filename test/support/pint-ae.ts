@@ -325,6 +325,45 @@ export const pintAeSpecRules: SpecRule[] = [
     test: `not(cac:Item/cac:ClassifiedTaxCategory/normalize-space(cbc:ID) = 'E') or exists(cac:Item/cac:ClassifiedTaxCategory/cbc:TaxExemptionReasonCode)`,
   },
   {
+    rule: 'ibr-151-ae',
+    text: 'A tax invoice (380) or tax credit note (381) has at least one line that is neither exempt (E) nor out of scope (O).',
+    context: '/doc',
+    test: `not(normalize-space(${typeCode}) = ('380', '381')) or
+           exists((cac:InvoiceLine | cac:CreditNoteLine)/cac:Item/cac:ClassifiedTaxCategory[not(normalize-space(cbc:ID) = ('E', 'O'))])`,
+  },
+  {
+    rule: 'ibr-122-ae',
+    text: 'An invoice out of scope of tax (480) or a credit note related to goods or services (81) uses only the tax categories E and O.',
+    context: '/doc',
+    test: `not(normalize-space(${typeCode}) = ('480', '81')) or
+           (every $c in .//(cac:TaxCategory | cac:ClassifiedTaxCategory)/cbc:ID satisfies normalize-space($c) = ('E', 'O'))`,
+  },
+  {
+    rule: 'ibr-124-ae',
+    text: 'A credit note (381 or 81) gives no VAT point date (IBT-007).',
+    context: '/doc',
+    test: `not(normalize-space(${typeCode}) = ('381', '81')) or empty(cbc:TaxPointDate)`,
+  },
+  {
+    rule: 'ibr-127-ae',
+    text: 'A document with an amount due above zero gives its payment due date (IBT-009), except credit notes and deemed supplies (BTAE-02 position 2).',
+    context: '/doc',
+    test: `normalize-space(${typeCode}) = ('381', '81', '261') or ${txnFlag(2)} or
+           not(xs:decimal(cac:LegalMonetaryTotal/cbc:PayableAmount) gt 0) or exists(cbc:DueDate)`,
+  },
+  {
+    rule: 'aligned-ibrp-s-05',
+    text: 'A standard-rated line (S) has a VAT rate (IBT-152) above zero.',
+    context: `//(cac:InvoiceLine | cac:CreditNoteLine)/cac:Item/cac:ClassifiedTaxCategory[normalize-space(cbc:ID) = 'S']`,
+    test: `cbc:Percent castable as xs:decimal and xs:decimal(cbc:Percent) gt 0`,
+  },
+  {
+    rule: 'ibr-104-ae',
+    text: 'A line that is not exempt gives its amount in AED (BTAE-10) and its VAT in AED (BTAE-08, cac:ItemPriceExtension/cac:TaxTotal/cbc:TaxAmount).',
+    context: `//(cac:InvoiceLine | cac:CreditNoteLine)[cac:Item/cac:ClassifiedTaxCategory[normalize-space(cbc:ID) != 'E']]`,
+    test: 'exists(cac:ItemPriceExtension/cbc:Amount) and exists(cac:ItemPriceExtension/cac:TaxTotal/cbc:TaxAmount)',
+  },
+  {
     rule: 'ibr-194-ae',
     text: 'Every line gives its amount payable in AED (BTAE-10, cac:ItemPriceExtension/cbc:Amount).',
     context: '//(cac:InvoiceLine | cac:CreditNoteLine)',
