@@ -337,6 +337,16 @@ describe.skipIf(onPostgresPass)('PINT AE rules written from the specification', 
     expect(rules(checkPintAeRules('<Invoice/>'))).toEqual(['xml']);
     expect(rules(checkPintAeRules('<cbc:Invoice'))).toEqual(['xml']);
   });
+
+  it('an amount that is not a number fails the rules that read it, without stopping the others', () => {
+    const xml = read(invoice).replace(
+      '<cbc:PayableAmount currencyID="AED">13492.50<',
+      '<cbc:PayableAmount currencyID="AED">13,492.50<',
+    );
+    const failed = checkPintAeRules(xml);
+    expect(rules(failed)).toEqual(['ibr-127-ae', 'ibr-co-16']);
+    expect(failed.find((f) => f.rule === 'ibr-co-16')?.text).toMatch(/unreadable here/);
+  });
 });
 
 const resources = pintAeResources();

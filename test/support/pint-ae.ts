@@ -439,14 +439,25 @@ export function checkPintAeRules(xml: string, rules: SpecRule[] = pintAeSpecRule
   for (const rule of rules) {
     // `/doc` is the root element, whichever it is; the rest of the context is evaluated from the document node.
     const context = rule.context.replace(/^\/doc/, '$d/*').replace(/^\/\//, '$d//');
-    const paths = SaxonJS.XPath.evaluate(`for $c in ${context} return if ($c ! (${rule.test})) then () else path($c)`, null, {
+    // Each context node on its own: a value the rule cannot read (an amount that is not a number) fails that node.
+    const contexts = SaxonJS.XPath.evaluate(`for $c in ${context} return path($c)`, null, {
       params: { d: document },
       namespaceContext: namespaces,
       resultForm: 'array',
     }) as string[];
-    for (const location of paths) {
-      failed.push({ rule: rule.rule, flag: 'fatal', text: rule.text, location, source: 'spec' });
-    }
+    contexts.forEach((location, i) => {
+      let met: unknown;
+      let unreadable = '';
+      try {
+        met = SaxonJS.XPath.evaluate(`(${context})[${i + 1}] ! boolean(${rule.test})`, null, {
+          params: { d: document },
+          namespaceContext: namespaces,
+        });
+      } catch (error) {
+        unreadable = ` (unreadable here: ${(error as Error).message})`;
+      }
+      if (met !== true) failed.push({ rule: rule.rule, flag: 'fatal', text: rule.text + unreadable, location, source: 'spec' });
+    });
   }
   return failed;
 }
