@@ -367,11 +367,26 @@ describe.skipIf(onPostgresPass || !available)(officialTitle, () => {
   const examples = available ? pintAeExamples() : [];
   const ours = valid.map((file) => ({ name: file, xml: read(file) }));
   const copies = broken.map((b) => ({ name: b.name, xml: available ? brokenCopy(b) : '' }));
+  // UBL 2.1 fixes the order of an invoice's elements: the due date comes before the type code.
+  const outOfOrder = {
+    name: 'schema: the due date after the invoice type code',
+    xml: available
+      ? read(invoice)
+          .replace('  <cbc:DueDate>2026-12-15</cbc:DueDate>\n', '')
+          .replace(
+            '<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>',
+            '<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>\n  <cbc:DueDate>2026-12-15</cbc:DueDate>',
+          )
+      : '',
+  };
+  const unreadable = { name: 'not XML', xml: '<Invoice' };
   const reports = new Map<string, PintAeReport>();
 
   beforeAll(async () => {
     // One call: each rule set compiled once for all the documents.
-    for (const report of await validatePintAe([...examples, ...ours, ...copies])) reports.set(report.name, report);
+    for (const report of await validatePintAe([...examples, ...ours, ...copies, outOfOrder, unreadable])) {
+      reports.set(report.name, report);
+    }
   });
 
   it('the packages hold the official examples', () => {
@@ -397,6 +412,13 @@ describe.skipIf(onPostgresPass || !available)(officialTitle, () => {
       .map((e) => ({ name: e.name, failed: checkPintAeRules(e.xml) }))
       .filter((r) => r.failed.length > 0);
     expect(disagreements).toEqual([]);
+  });
+
+  it('a document out of the UBL 2.1 order is refused by the schema alone, one that is not XML as such', () => {
+    const failed = reports.get(outOfOrder.name)?.failed ?? [];
+    expect(rules(failed)).toEqual(['xsd']);
+    expect(failed[0]?.text).toMatch(/DueDate': This element is not expected/);
+    expect(rules(reports.get(unreadable.name)?.failed ?? [])).toEqual(['xml']);
   });
 
   it.each(valid)('%s passes with no failed assert at all', (file) => {
