@@ -44,9 +44,6 @@ const postRate: Handler<typeof create> = async (c) =>
   c.json(await addTaxRate(c.var.services.db, c.req.valid('json'), c.var.services.now()), 201);
 
 const patchRate: Handler<typeof close> = async (c) =>
-  c.json(
-    await closeTaxRate(c.var.services.db, c.req.valid('param').rate_id, c.req.valid('json'), c.var.services.now()),
-    200,
-  );
+  c.json(await closeTaxRate(c.var.services.db, c.req.valid('param').rate_id, c.req.valid('json'), c.var.services.now()), 200);
 
 export const taxRates = createRouter().openapi(list, listRates).openapi(create, postRate).openapi(close, patchRate);

@@ -2,6 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import Big from 'big.js';
 import { sql } from 'kysely';
 import { auditCte } from '../../lib/audit';
+import { stamp } from '../../lib/clock';
 import { iso } from '../../lib/dates';
 import { type Db, type Executor, isExclusionViolation } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
@@ -40,7 +41,9 @@ function presentRate(row: TaxRateRow) {
 
 /** Every rate, by category then first day. */
 export async function allTaxRates(db: Db) {
-  const { rows } = await sql<TaxRateRow>`select ${rateColumns('r')} from tax_rates r order by r.category, r.valid_from`.execute(db);
+  const { rows } = await sql<TaxRateRow>`select ${rateColumns('r')} from tax_rates r order by r.category, r.valid_from`.execute(
+    db,
+  );
   return { results: rows.map(presentRate), next_cursor: null };
 }
 
@@ -52,8 +55,7 @@ async function overlapping(db: Executor, category: RatedTaxCategory, from: strin
   return rows;
 }
 
-const daysOf = (rate: { valid_from: string; valid_to: string | null }) =>
-  `${rate.valid_from} to ${rate.valid_to ?? '(open)'}`;
+const daysOf = (rate: { valid_from: string; valid_to: string | null }) => `${rate.valid_from} to ${rate.valid_to ?? '(open)'}`;
 
 /** POST /tax-rates: a rate of a rated category from a day not yet reached anywhere (`now` the services' clock). */
 export async function addTaxRate(db: Db, input: z.infer<typeof CreateTaxRateInput>, now: Date) {
@@ -110,7 +112,7 @@ export async function closeTaxRate(db: Db, id: string, input: z.infer<typeof Clo
   }
   const { rows } = await sql<TaxRateRow>`
     with closed as (
-      update tax_rates set valid_to = ${input.valid_to}::date, updated_at = now()
+      update tax_rates set valid_to = ${input.valid_to}::date, updated_at = ${stamp}
       where id = ${id} and valid_to is null and valid_from <= ${input.valid_to}::date
       returning *
     ),

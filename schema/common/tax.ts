@@ -37,8 +37,7 @@ export const taxCategoryInput = z.enum(taxCategories).openapi({
 
 /** A listing's or a lease's own category for its rent; null (or absent): the company's default for the rent's kind. */
 export const taxCategoryOverride = taxCategoryInput.nullable().openapi({
-  description:
-    'The category of its rent, over the company’s default for the rent’s kind (`tax_categories`); null: that default.',
+  description: 'The category of its rent, over the company’s default for the rent’s kind (`tax_categories`); null: that default.',
 });
 
 /**

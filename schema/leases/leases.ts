@@ -227,7 +227,8 @@ export const LeaseSchema = z
     handler: z.string().nullable(),
     notes: z.string().nullable(),
     tax_category: z.enum(taxCategories).nullable().openapi({
-      description: 'The category of its rent over its listing’s and the company’s default (docs/api-reference.md, "Tax"); null: theirs.',
+      description:
+        'The category of its rent over its listing’s and the company’s default (docs/api-reference.md, "Tax"); null: theirs.',
     }),
     external: z.array(ExternalSchema),
     warnings: z.array(WarningSchema),

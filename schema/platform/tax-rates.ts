@@ -47,8 +47,6 @@ export const TaxRateSchema = z
   })
   .openapi('AdminTaxRate');
 
-export const TaxRateListSchema = z
-  .object({ results: z.array(TaxRateSchema), next_cursor: z.null() })
-  .openapi('AdminTaxRateList');
+export const TaxRateListSchema = z.object({ results: z.array(TaxRateSchema), next_cursor: z.null() }).openapi('AdminTaxRateList');
 
 export const TaxRateParams = z.object({ rate_id: z.string().uuid() });

@@ -2,15 +2,32 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isExclusionViolation } from '../../lib/db/index';
 import type { AdminBody } from '../support/client';
-import { adminOf, createCompany, useApi } from '../support/world';
+import { createTestApi, openTestDatabase, type TestApi, tripLog } from '../support/harness';
+import { adminOf, createCompany } from '../support/world';
 
 /**
  * Tax, first slice (issue 35; docs/api-reference.md, "Tax"): the company's tax settings and the operator's dated rate
- * table, through the typed admin client. The rate table is the platform's, one for every company: the file puts it
- * back as the migration seeds it before and after its tests (on the PostgreSQL pass the files share one database, and
- * no other file writes it).
+ * table, through the typed admin client. The rate table is the platform's, one for every company: the file has a
+ * database of its own (on the PostgreSQL pass too), and puts the table back as the migration seeds it before each test.
+ * Its statements are counted (the write budgets of issue 28: these two routes are counted here, `countedApart` in
+ * test/platform/query-count.test.ts).
  */
-const api = useApi();
+let trips: string[] | undefined;
+const api = {} as TestApi;
+beforeAll(async () => {
+  // The file's own database (a PGlite copy, or a database of its own on the PostgreSQL server), its statements counted.
+  Object.assign(api, await createTestApi({ handle: await openTestDatabase({ own: true, log: tripLog(() => trips) }) }));
+});
+afterAll(() => api.close?.());
+
+/** The statements a call sends (the operator token's check left out, as the write budgets count it), and its answer. */
+async function counted<T>(call: () => Promise<T>): Promise<{ sent: number; answer: T }> {
+  trips = [];
+  const answer = await call();
+  const sent = trips.filter((text) => !text.includes('"admin_tokens"')).length;
+  trips = undefined;
+  return { sent, answer };
+}
 const admin = () => adminOf(api);
 const companyPath = (company_id: string) => ({ params: { path: { company_id } } });
 const patchCompany = (company_id: string, body: Record<string, unknown>) =>
@@ -109,11 +126,12 @@ describe('tax rates', () => {
   it('lists the seeded UAE rates: standard 5 % and zero 0 % from 2018-01-01, open', async () => {
     const res = await rates();
     expect(res.response.status).toBe(200);
-    expect(res.data?.results.map(({ category, rate, code, valid_from, valid_to }) => ({ category, rate, code, valid_from, valid_to })))
-      .toEqual([
-        { category: 'standard', rate: '5', code: 'S', valid_from: '2018-01-01', valid_to: null },
-        { category: 'zero_rated', rate: '0', code: 'Z', valid_from: '2018-01-01', valid_to: null },
-      ]);
+    expect(
+      res.data?.results.map(({ category, rate, code, valid_from, valid_to }) => ({ category, rate, code, valid_from, valid_to })),
+    ).toEqual([
+      { category: 'standard', rate: '5', code: 'S', valid_from: '2018-01-01', valid_to: null },
+      { category: 'zero_rated', rate: '0', code: 'Z', valid_from: '2018-01-01', valid_to: null },
+    ]);
   });
 
   it('adds a future rate once the open one is closed the day before, each audited', async () => {
@@ -139,6 +157,19 @@ describe('tax rates', () => {
       ['standard', '7.5', '2030-01-01', null],
       ['zero_rated', '0', '2018-01-01', null],
     ]);
+  });
+
+  it('writes a rate, or closes one, in one statement with its audit row (a refusal reads what it met)', async () => {
+    const standard = (await rates()).data!.results.find((r) => r.category === 'standard')!;
+    const close = await counted(() => closeRate(standard.id, { valid_to: '2029-12-31' }));
+    expect(close.answer.response.status).toBe(200);
+    expect(close.sent).toBe(1);
+    const add = await counted(() => addRate({ category: 'standard', rate: '6', valid_from: '2030-01-01' }));
+    expect(add.answer.response.status).toBe(201);
+    expect(add.sent).toBe(1);
+    const refused = await counted(() => addRate({ category: 'standard', rate: '6', valid_from: '2031-01-01' }));
+    expect(refused.answer.response.status).toBe(400);
+    expect(refused.sent).toBe(2);
   });
 
   it('refuses a rate whose days meet another rate of its category (400 at valid_from naming it), changing nothing', async () => {

@@ -30,7 +30,7 @@ function oracleVat(minor: bigint, rate: string, basis: 'inclusive' | 'exclusive'
   return sign * ((2n * n + denominator) / (2n * denominator));
 }
 
-const asMinor = (amount: string, currency: string) => BigInt(amount.replace('.', '').replace(/^(-?)0+(?=\d)/, '$1'));
+const asMinor = (amount: string) => BigInt(amount.replace('.', '').replace(/^(-?)0+(?=\d)/, '$1'));
 const fromMinor = (minor: bigint, currency: string) => {
   const digits = minorDigits(currency);
   const sign = minor < 0n ? '-' : '';
@@ -77,7 +77,7 @@ describe('vatOfLine', () => {
           for (const basis of ['inclusive', 'exclusive'] as const) {
             const split = vatOfLine(amount, currency, rate, basis);
             const vat = oracleVat(m, rate, basis);
-            if (asMinor(split.vat, currency) !== vat) {
+            if (asMinor(split.vat) !== vat) {
               throw new Error(`${amount} ${currency} at ${rate}% ${basis}: ${split.vat}, expected ${fromMinor(vat, currency)}`);
             }
             const [net, gross] = basis === 'exclusive' ? [m, m + vat] : [m - vat, m];
@@ -96,8 +96,8 @@ describe('vatOfLine', () => {
       for (const basis of ['inclusive', 'exclusive'] as const) {
         const split = vatOfLine(fromMinor(m, 'AED'), 'AED', '5', basis);
         const negated = vatOfLine(fromMinor(-m, 'AED'), 'AED', '5', basis);
-        expect(asMinor(split.net, 'AED') + asMinor(split.vat, 'AED')).toBe(asMinor(split.gross, 'AED'));
-        expect(asMinor(split.vat, 'AED')).toBe(oracleVat(m, '5', basis));
+        expect(asMinor(split.net) + asMinor(split.vat)).toBe(asMinor(split.gross));
+        expect(asMinor(split.vat)).toBe(oracleVat(m, '5', basis));
         expect(negated).toEqual({ net: `-${split.net}`, vat: `-${split.vat}`, gross: `-${split.gross}` });
       }
     }
