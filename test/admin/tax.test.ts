@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isExclusionViolation } from '../../lib/db/index';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import type { AdminBody } from '../support/client';
 import { createTestApi, openTestDatabase, type TestApi, tripLog } from '../support/harness';
 import { adminOf, createCompany } from '../support/world';
@@ -269,5 +270,16 @@ describe('tax rates', () => {
     expect(error, JSON.stringify(res.error)).toBeDefined();
     if (code) expect(error?.code).toBe(code);
     expect((await rates()).data?.results).toHaveLength(2);
+  });
+
+  describe('on the command line', () => {
+    const cli = adminCli(() => api);
+    it('lists, adds and closes rates (npm run admin -- tax-rates …)', cliTimeout, async () => {
+      const listed = await cli('tax-rates', 'list');
+      const standard = listed.results.find((r: { category: string }) => r.category === 'standard');
+      expect((await cli('tax-rates', 'close', standard.id, '2029-12-31')).valid_to).toBe('2029-12-31');
+      const added = await cli('tax-rates', 'add', JSON.stringify({ category: 'standard', rate: '6', valid_from: '2030-01-01' }));
+      expect(added).toMatchObject({ category: 'standard', rate: '6', valid_from: '2030-01-01', valid_to: null });
+    });
   });
 });
