@@ -4,7 +4,7 @@
 --   `/tax-rates`). A row holds its rate from `valid_from` to `valid_to` (both included; null: open). Two rows of one
 --   category never share a day: the exclusion constraint refuses the second, whatever ran at the same time. Seeded with
 --   the UAE's rates since VAT began (Federal Decree-Law No. 8 of 2017, Article 3: 5 %; zero-rated supplies, Article 45:
---   0 %), both from 2018-01-01 (its Article 80, in force on that day). Exempt and out-of-scope supplies carry no rate.
+--   0 %), both from 2018-01-01, the day the Decree-Law came into force. Exempt and out-of-scope supplies carry no rate.
 -- * `listings.tax_category`, `leases.tax_category`: a category of their own for the rent, over the company's default
 --   for the rent's kind (company settings `tax_categories`); null: that default.
 

@@ -1178,7 +1178,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a rate that has not started anywhere yet (added by mistake)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        delete: operations["deleteTaxRate"];
         options?: never;
         head?: never;
         /**
@@ -6236,6 +6240,44 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AdminTaxRate"];
                 };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTaxRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {

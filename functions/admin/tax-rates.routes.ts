@@ -9,7 +9,7 @@ import {
   TaxRateParams,
   TaxRateSchema,
 } from '../../schema/platform/tax-rates';
-import { addTaxRate, allTaxRates, closeTaxRate } from './tax-rates';
+import { addTaxRate, allTaxRates, closeTaxRate, removeTaxRate } from './tax-rates';
 
 /** The dated tax rates (functions/admin/tax-rates.ts; docs/api-reference.md, "Tax"). */
 const list = adminRoute({
@@ -38,6 +38,15 @@ const close = adminRoute({
   responses: { 200: json(TaxRateSchema) },
 });
 
+const remove = adminRoute({
+  method: 'delete',
+  path: '/tax-rates/{rate_id}',
+  operationId: 'deleteTaxRate',
+  summary: 'Delete a rate that has not started anywhere yet (added by mistake)',
+  request: { params: TaxRateParams },
+  responses: { 204: { description: 'Deleted' } },
+});
+
 const listRates: Handler<typeof list> = async (c) => c.json(await allTaxRates(c.var.services.db), 200);
 
 const postRate: Handler<typeof create> = async (c) =>
@@ -46,4 +55,13 @@ const postRate: Handler<typeof create> = async (c) =>
 const patchRate: Handler<typeof close> = async (c) =>
   c.json(await closeTaxRate(c.var.services.db, c.req.valid('param').rate_id, c.req.valid('json'), c.var.services.now()), 200);
 
-export const taxRates = createRouter().openapi(list, listRates).openapi(create, postRate).openapi(close, patchRate);
+const deleteRate: Handler<typeof remove> = async (c) => {
+  await removeTaxRate(c.var.services.db, c.req.valid('param').rate_id, c.var.services.now());
+  return c.body(null, 204);
+};
+
+export const taxRates = createRouter()
+  .openapi(list, listRates)
+  .openapi(create, postRate)
+  .openapi(close, patchRate)
+  .openapi(remove, deleteRate);

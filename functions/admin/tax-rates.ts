@@ -133,3 +133,23 @@ export async function closeTaxRate(db: Db, id: string, input: z.infer<typeof Clo
   }
   throw fieldProblem('valid_to', 'before_valid_from', `On or after the rate’s first day, ${rate.valid_from}.`);
 }
+
+/**
+ * DELETE /tax-rates/{id}: a rate that has not started anywhere yet (its first day after today in UTC+14), added by
+ * mistake, goes; one statement with its audit row. A rate in force on a day already used stays (409).
+ */
+export async function removeTaxRate(db: Db, id: string, now: Date): Promise<void> {
+  const last = lastUsableDay(now);
+  const { rows } = await sql<{ id: string }>`
+    with removed as (delete from tax_rates where id = ${id} and valid_from > ${last}::date returning id),
+    subject as (select removed.id, null::uuid as company_id from removed),
+    ${auditCte('audited', 'subject', { actor: 'admin', action: 'tax_rate.deleted', subject: 'id' })}
+    select id from removed`.execute(db);
+  if (rows[0]) return;
+  const { rows: found } = await sql<TaxRateRow>`select ${rateColumns('r')} from tax_rates r where r.id = ${id}`.execute(db);
+  if (!found[0]) throw notFound(`The tax rate ${id}`);
+  throw new ApiError(
+    'conflict',
+    `The tax rate ${id} starts on ${found[0].valid_from}, a day already used (on or before ${last}, today in UTC+14): it stays.`,
+  );
+}

@@ -37,6 +37,7 @@ const readCompany = (company_id: string) => admin().GET('/admin/v1/companies/{co
 const rates = () => admin().GET('/admin/v1/tax-rates');
 const addRate = (body: Record<string, unknown>) =>
   admin().POST('/admin/v1/tax-rates', { body: body as AdminBody<'createTaxRate'> });
+const deleteRate = (rate_id: string) => admin().DELETE('/admin/v1/tax-rates/{rate_id}', { params: { path: { rate_id } } });
 const closeRate = (rate_id: string, body: Record<string, unknown>) =>
   admin().PATCH('/admin/v1/tax-rates/{rate_id}', { params: { path: { rate_id } }, body: body as AdminBody<'closeTaxRate'> });
 
@@ -171,6 +172,31 @@ describe('tax rates', () => {
     const refused = await counted(() => addRate({ category: 'standard', rate: '6', valid_from: '2031-01-01' }));
     expect(refused.answer.response.status).toBe(400);
     expect(refused.sent).toBe(2);
+  });
+
+  it('deletes a rate that has not started anywhere (one statement, audited), never one in force on a day already used', async () => {
+    const standard = (await rates()).data!.results.find((r) => r.category === 'standard')!;
+    await closeRate(standard.id, { valid_to: '2026-11-29' });
+    const mistaken = (await addRate({ category: 'standard', rate: '50', valid_from: '2026-11-30' })).data!;
+    const removed = await counted(() => deleteRate(mistaken.id));
+    expect(removed.answer.response.status).toBe(204);
+    expect(removed.sent).toBe(1);
+    const audit = await api.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('subject', '=', mistaken.id)
+      .orderBy('id')
+      .execute();
+    expect(audit.map((a) => a.action)).toEqual(['tax_rate.created', 'tax_rate.deleted']);
+    const right = (await addRate({ category: 'standard', rate: '5', valid_from: '2026-11-30' })).data!;
+    // 10:00 UTC: the 30th has begun in UTC+14, so the rate is in force on a day some company may have used.
+    api.clock.set(new Date('2026-11-29T10:00:00.000Z'));
+    const kept = await deleteRate(right.id);
+    expect(kept.response.status).toBe(409);
+    expect(kept.error?.code).toBe('conflict');
+    expect((await deleteRate(standard.id)).response.status).toBe(409);
+    expect((await deleteRate('00000000-0000-4000-8000-000000000000')).response.status).toBe(404);
+    expect((await rates()).data?.results.map((r) => r.id)).toEqual([standard.id, right.id, expect.any(String)]);
   });
 
   it('refuses a rate whose days meet another rate of its category (400 at valid_from naming it), changing nothing', async () => {
