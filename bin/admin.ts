@@ -37,6 +37,8 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   departments put <company> <key> --name-en N [--name-ar N] | departments delete <company> <key>
   leads draft-listing <company> <reference>  turn a listing request into a draft listing
   audit <company> [--action key.created]
+  tax-rates list | tax-rates add <json> | tax-rates close <rate-id> <last-day YYYY-MM-DD> | tax-rates delete <rate-id>
+                                            the dated VAT rates (docs/api-reference.md, "Tax")
 ${webhookUsage}
 ${bookingUsage}
 ${calendarUsage}
@@ -280,6 +282,14 @@ async function run(): Promise<unknown> {
       });
     case 'departments delete':
       return call('DELETE', `/companies/${company()}/departments/${encodeURIComponent(arg(3, '<key>'))}`);
+    case 'tax-rates list':
+      return call('GET', '/tax-rates');
+    case 'tax-rates add':
+      return call('POST', '/tax-rates', parseJson(positionals[2], '<json>'));
+    case 'tax-rates close':
+      return call('PATCH', `/tax-rates/${encodeURIComponent(arg(2, '<rate-id>'))}`, { valid_to: arg(3, '<last-day>') });
+    case 'tax-rates delete':
+      return call('DELETE', `/tax-rates/${encodeURIComponent(arg(2, '<rate-id>'))}`);
     case 'outbound status':
       return call('GET', '/outbound');
     case 'outbound resume':

@@ -50,6 +50,7 @@ export const adminRouters = [
   calendarImportsAdmin,
   paymentsAdmin,
   operator.outbound,
+  operator.taxRates,
 ];
 
 /**

@@ -188,3 +188,43 @@ export function percentOf(
     ? formatAmount(exact, currency)
     : exact.round(storedDigits(currency), Big.roundDown).toFixed(storedDigits(currency));
 }
+
+/** An amount with its VAT: the net, the VAT and the gross (net + VAT), each with the currency's digits. */
+export type VatSplit = { net: string; vat: string; gross: string };
+
+/**
+ * The VAT of one line (issue 35; docs/api-reference.md, "Tax"): `amount` is a stored amount of `currency` (at most its
+ * minor digits) and `rate` a percentage (a decimal string, "5" for 5 %). `exclusive`: the amount is the net, the VAT
+ * is net × rate / 100 and the gross their sum. `inclusive`: the amount is the gross (what the payer pays), the VAT is
+ * gross × rate / (100 + rate) and the net the rest. The VAT is rounded per line, once, to the currency's minor unit by
+ * the one rule (half up, away from zero), as the UAE's Executive Regulation allows (Cabinet Decision No. 52 of 2017,
+ * Article 61, "Fractions of Fils": the tax of a supply may be rounded to the nearest fils on a mathematical rounding);
+ * the other figure is an exact sum or difference, so net + vat = gross always. A negative amount (a credit) has
+ * exactly the negated split of its positive.
+ */
+export function vatOfLine(amount: string, currency: string, rate: string, basis: 'inclusive' | 'exclusive'): VatSplit {
+  const digits = minorDigits(currency);
+  if (!fitsDigits(amount, digits)) throw new Error(`vatOfLine: ${amount} has more than ${digits} digits (${currency}).`);
+  const percent = new Big(rate);
+  if (percent.lt(0)) throw new Error(`vatOfLine: a negative rate (${rate}).`);
+  const given = new Big(amount);
+  if (basis === 'exclusive') {
+    const vat = given.times(percent).div(100).round(digits, roundingMode);
+    return { net: given.toFixed(digits), vat: vat.toFixed(digits), gross: given.plus(vat).toFixed(digits) };
+  }
+  const vat = exactDiv(given.times(percent), percent.plus(100)).round(digits, roundingMode);
+  return { net: given.minus(vat).toFixed(digits), vat: vat.toFixed(digits), gross: given.toFixed(digits) };
+}
+
+/**
+ * a / b for the VAT of a gross amount, cut toward zero at 30 places (a constructor of its own, Big's settings left
+ * alone), so the one rounding to the minor unit that follows never sees a quotient rounded up into a tie (x.xx4999…
+ * read as x.xx5 would round the wrong way); a quotient just above a tie stays at or above it.
+ */
+function exactDiv(a: Big, b: Big): Big {
+  return new Exact(a).div(new Exact(b));
+}
+
+const Exact = Big();
+Exact.DP = 30;
+Exact.RM = Big.roundDown;

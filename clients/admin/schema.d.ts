@@ -1144,6 +1144,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tax-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every tax rate with its days
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["listTaxRates"];
+        put?: never;
+        /**
+         * Add a rate from a day not yet reached (no day already used changes its rate)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        post: operations["createTaxRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tax-rates/{rate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a rate that has not started anywhere yet (added by mistake)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        delete: operations["deleteTaxRate"];
+        options?: never;
+        head?: never;
+        /**
+         * Close an open rate: its last day, today in UTC+14 or later
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        patch: operations["closeTaxRate"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1289,11 +1337,35 @@ export interface components {
             settings: {
                 [key: string]: unknown;
             };
+            tax: components["schemas"]["AdminCompanyTax"];
             /** @description Whether a Turnstile secret is set (PUT /companies/{company_id}/spam-check); the secret is never shown. */
             spam_check: {
                 configured: boolean;
             };
             created_at: string;
+        };
+        /** @description The company’s tax settings as they apply: every kind’s category, its own or the default. */
+        AdminCompanyTax: {
+            trn: string | null;
+            vat_registered_on: string | null;
+            categories: {
+                /** @enum {string} */
+                rent_residential: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                /** @enum {string} */
+                rent_residential_first_supply: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                /** @enum {string} */
+                rent_commercial: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                /** @enum {string} */
+                stay: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                /** @enum {string} */
+                fee: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                /** @enum {string} */
+                job_charge: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                /** @enum {string} */
+                deposit: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                /** @enum {string} */
+                tourism_dirham: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+            };
         };
         AdminSpamCheck: {
             configured: boolean;
@@ -1905,6 +1977,59 @@ export interface components {
             status: "running";
             resumed: components["schemas"]["OutboundStatus"] & (Record<string, never> | null);
         };
+        AdminTaxRateList: {
+            results: components["schemas"]["AdminTaxRate"][];
+            next_cursor: null;
+        };
+        AdminTaxRate: {
+            id: string;
+            /** @enum {string} */
+            category: "standard" | "zero_rated";
+            /**
+             * @description A percentage as a decimal string ("5").
+             * @example 5
+             */
+            rate: string;
+            /**
+             * @description The category’s UNCL5305 code (PINT AE).
+             * @enum {string}
+             */
+            code: "S" | "Z";
+            valid_from: string;
+            valid_to: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        AdminTaxRateInput: {
+            /** @enum {string} */
+            category: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+            /**
+             * @description A percentage as a decimal string ("5" for 5 %).
+             * @example 5
+             */
+            rate: string;
+            /**
+             * Format: date
+             * @description Its first day: a day not yet reached anywhere (after today in UTC+14).
+             * @example 2030-01-01
+             */
+            valid_from: string;
+            /**
+             * Format: date
+             * @description Its last day (included); null: open.
+             * @default null
+             * @example 2026-11-28
+             */
+            valid_to?: string | null;
+        };
+        AdminTaxRateClose: {
+            /**
+             * Format: date
+             * @description The open rate’s last day (included): today in UTC+14 or later, so no day already used changes.
+             * @example 2029-12-31
+             */
+            valid_to: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2067,6 +2192,60 @@ export interface operations {
                         market?: "dubai" | null;
                         /** @description `listing.permit_expiring` this many days before a live permit’s last day (default 14). */
                         permit_reminder_days?: number;
+                        /**
+                         * @description The UAE Tax Registration Number: 15 digits starting with 100 (else `invalid_trn`); null removes it.
+                         * @example 100123456700003
+                         */
+                        trn?: string | null;
+                        /**
+                         * Format: date
+                         * @description The day the VAT registration took effect.
+                         * @example 2026-11-28
+                         */
+                        vat_registered_on?: string | null;
+                        /** @description The category of each kind of amount, merged into the current ones (a kind left out keeps its category; unset kinds take the defaults of docs/api-reference.md, "Tax"). */
+                        tax_categories?: {
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            rent_residential?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            rent_residential_first_supply?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            rent_commercial?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            stay?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            fee?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            job_charge?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            deposit?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            tourism_dirham?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                        };
                     };
                 };
             };
@@ -2251,6 +2430,60 @@ export interface operations {
                         market?: "dubai" | null;
                         /** @description `listing.permit_expiring` this many days before a live permit’s last day (default 14). */
                         permit_reminder_days?: number;
+                        /**
+                         * @description The UAE Tax Registration Number: 15 digits starting with 100 (else `invalid_trn`); null removes it.
+                         * @example 100123456700003
+                         */
+                        trn?: string | null;
+                        /**
+                         * Format: date
+                         * @description The day the VAT registration took effect.
+                         * @example 2026-11-28
+                         */
+                        vat_registered_on?: string | null;
+                        /** @description The category of each kind of amount, merged into the current ones (a kind left out keeps its category; unset kinds take the defaults of docs/api-reference.md, "Tax"). */
+                        tax_categories?: {
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            rent_residential?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            rent_residential_first_supply?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            rent_commercial?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            stay?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            fee?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            job_charge?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            deposit?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                            /**
+                             * @description standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).
+                             * @enum {string}
+                             */
+                            tourism_dirham?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+                        };
                     };
                 };
             };
@@ -2732,6 +2965,12 @@ export interface operations {
                          * @enum {string|null}
                          */
                         furnished?: "furnished" | "partly_furnished" | "unfurnished" | null;
+                        /**
+                         * @description The category of its rent (a holiday home’s: its stays), over the company’s default for the kind (docs/api-reference.md, "Tax"); null: that default.
+                         * @default null
+                         * @enum {string|null}
+                         */
+                        tax_category?: "standard" | "zero_rated" | "exempt" | "out_of_scope" | null;
                         /**
                          * @description A lease: the rent is paid in this many cheques.
                          * @default null
@@ -5920,6 +6159,168 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OutboundResumed"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTaxRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTaxRateList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTaxRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminTaxRateInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTaxRate"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTaxRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeTaxRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminTaxRateClose"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTaxRate"];
                 };
             };
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */

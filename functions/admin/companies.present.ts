@@ -1,5 +1,6 @@
 import type { Executor } from '../../lib/db/index';
 import { iso } from '../../lib/dates';
+import { companyTaxCategories } from '../../lib/tax';
 import type { Company } from '../../schema/platform/db';
 
 /** A company as the admin API shows it, with its hosts. */
@@ -12,6 +13,11 @@ export function presentCompany(company: Company, hosts: string[]) {
     time_zone: company.time_zone,
     hosts,
     settings: company.settings,
+    tax: {
+      trn: company.settings.trn ?? null,
+      vat_registered_on: company.settings.vat_registered_on ?? null,
+      categories: companyTaxCategories(company.settings),
+    },
     spam_check: { configured: company.spam_check_secret_jwe !== null },
     created_at: iso(company.created_at),
   };

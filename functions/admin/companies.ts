@@ -135,7 +135,7 @@ async function changeCompanyRow(
     .updateTable('companies')
     .set({
       ...(input.name === undefined ? {} : { name: input.name }),
-      settings: sql`settings || ${JSON.stringify(input.settings ?? {})}::jsonb`,
+      settings: mergedSettings(input.settings),
       updated_at: stamp,
     })
     .where('id', '=', id)
@@ -166,6 +166,17 @@ async function changeCompanyRow(
       from changed`.execute(db),
   );
   return rows[0];
+}
+
+/**
+ * The settings merged into the current ones: each key sent replaces its value, except `tax_categories`, whose kinds
+ * are merged into the current kinds (a kind left out keeps its category).
+ */
+function mergedSettings(settings: z.infer<typeof UpdateCompanyInput>['settings']) {
+  const merged = sql<string>`settings || ${JSON.stringify(settings ?? {})}::jsonb`;
+  if (settings?.tax_categories === undefined) return merged;
+  return sql<string>`${merged} || jsonb_build_object('tax_categories',
+    coalesce(settings -> 'tax_categories', '{}'::jsonb) || ${JSON.stringify(settings.tax_categories)}::jsonb)`;
 }
 
 /** Every company, oldest first, as the admin API shows them. */

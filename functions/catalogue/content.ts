@@ -272,6 +272,7 @@ function listingValues(l: ImportListing, { companyId, places, agents, now, today
     offplan_dld_waiver: l.off_plan?.dld_waiver ?? null,
     offplan_original_price: l.off_plan?.original_price ?? null,
     offplan_amount_paid: l.off_plan?.amount_paid ?? null,
+    tax_category: l.tax_category,
   };
 }
 

@@ -123,6 +123,7 @@ export async function changeLease(
     set.handler_id = input.handler;
   }
   if (input.notes !== undefined) set.notes = input.notes;
+  if (input.tax_category !== undefined) set.tax_category = input.tax_category;
   const before = factsOf(lease);
   const facts: LeaseFacts = {
     ...before,

@@ -174,6 +174,7 @@ export function presentLease(row: LeaseRecord): LeaseView {
       row.fee_kind === null || row.fee_value === null ? null : { kind: row.fee_kind, value: new Big(row.fee_value).toString() },
     handler: row.handler_id,
     notes: row.notes,
+    tax_category: row.tax_category,
     external: shownExternalIds(row.external),
     warnings: row.warnings,
     activated_at: iso(row.activated_at),

@@ -326,6 +326,7 @@ export async function createLease(scope: WriteScope, input: LeaseInputValue): Pr
     fee_value: fee?.value ?? null,
     handler_id: input.handler ?? null,
     notes: input.notes ?? null,
+    tax_category: input.tax_category ?? null,
   };
   const joins: DraftJoins = {
     home_slug: input.home,

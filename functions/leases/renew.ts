@@ -64,6 +64,7 @@ export async function renewLease(scope: WriteScope, reference: string, input: Re
     fee_value: old.fee_value,
     handler_id: old.handler_id,
     notes: input.notes ?? null,
+    tax_category: old.tax_category,
   };
   return writeDraft(scope, values, plan, {
     home_slug: old.home_slug,

@@ -33,6 +33,11 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
+/** PostgreSQL's exclusion_violation: an exclusion constraint refused a row (e.g. two rates of one category on a day). */
+export function isExclusionViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23P01';
+}
+
 /** PostgreSQL's foreign_key_violation: a row referred to went (or a referring row came) since the statement's read. */
 export function isForeignKeyViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';

@@ -5,6 +5,7 @@ import { instant, LocalisedTextInput } from '../common/api';
 import { HomeTermsInput } from '../common/homes';
 import { listingTypes } from '../common/columns';
 import { furnishings, offPlanSaleTypes, PermitInput, PortalsInput } from '../common/permits';
+import { taxCategoryOverride } from '../common/tax';
 
 /** The operator's catalogue import: areas, property types, services, team and listings of one company. */
 
@@ -124,6 +125,10 @@ export const ImportListingInput = z
       .openapi({ description: 'The name of the team profile (in this document or already stored) that handles it.' }),
     portals: PortalsInput.default({}),
     furnished: z.enum(furnishings).nullable().default(null),
+    tax_category: taxCategoryOverride.default(null).openapi({
+      description:
+        'The category of its rent (a holiday home’s: its stays), over the company’s default for the kind (docs/api-reference.md, "Tax"); null: that default.',
+    }),
     cheques: z
       .number()
       .int()

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { Json, LocalisedText, Numeric, NullableNumeric, NullableTimestamp, Timestamp } from '../common/columns';
 import type { Furnishing, OffPlanSaleType, PermitAuthority, Portal } from '../common/permits';
+import type { TaxCategory } from '../common/tax';
 
 /** The catalogue's tables (merged into `Database`, schema/db.ts). */
 
@@ -75,6 +76,8 @@ export interface ListingsTable {
   offplan_dld_waiver: ColumnType<number | null, number | null | undefined, number | null>;
   offplan_original_price: NullableNumeric;
   offplan_amount_paid: NullableNumeric;
+  /** The category of its rent (migration 0043), over the company's default for the rent's kind; null: that default. */
+  tax_category: ColumnType<TaxCategory | null, TaxCategory | null | undefined, TaxCategory | null>;
   created_at: Generated<Date>;
   updated_at: Timestamp;
 }

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { NullableNumeric, NullableTimestamp, Numeric, Touched } from '../common/columns';
+import type { TaxCategory } from '../common/tax';
 
 /** Leases, their notices and rent payments (migration 0011), merged into `Database` (schema/db.ts). */
 
@@ -55,6 +56,8 @@ export interface LeasesTable {
   deposit_outcome: DepositOutcome | null;
   deposit_deductions: NullableNumeric;
   deposit_reason: string | null;
+  /** The category of its rent (migration 0043), over its listing's and the company's; null: theirs. */
+  tax_category: ColumnType<TaxCategory | null, TaxCategory | null | undefined, TaxCategory | null>;
   /** Bumped by a trigger on every update (the ETag); never written by the application. */
   version: ColumnType<string | number, never, never>;
   created_at: Generated<Date>;

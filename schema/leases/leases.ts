@@ -5,6 +5,7 @@ import { externalQuery } from '../common/external';
 import { ExternalInput, ExternalSchema } from '../common/external';
 import { decimalInput, decimalOf, moneyOutput } from '../common/money';
 import { WarningSchema } from '../common/warnings';
+import { taxCategories, taxCategoryOverride } from '../common/tax';
 import { depositOutcomes, feeKinds, leaseStatuses, noticeIntents, noticeParties, rentPaymentStatuses, rentPeriods } from './db';
 import { ChequeInput, ChequeSchema } from './rent-payments';
 
@@ -95,6 +96,7 @@ export const LeaseInput = z
     fee: FeeInput.optional(),
     handler: memberId.optional(),
     notes: notes.optional(),
+    tax_category: taxCategoryOverride.optional(),
     external: ExternalInput.optional(),
   })
   .refine((lease) => lease.renter !== lease.landlord, { path: ['landlord'], message: 'Not the renter.' })
@@ -115,10 +117,12 @@ export const LeasePatchInput = z
     fee: FeeInput.nullable().optional(),
     handler: memberId.nullable().optional(),
     notes: notes.nullable().optional(),
+    tax_category: taxCategoryOverride.optional(),
     external: ExternalInput.optional(),
   })
   .openapi('LeasePatch', {
-    description: 'A draft’s terms (its schedule regenerated); registration, fee, handler, notes and your id at any time.',
+    description:
+      'A draft’s terms (its schedule regenerated); registration, fee, handler, notes, tax category and your id at any time.',
   });
 
 export const NoticeInput = z
@@ -222,6 +226,10 @@ export const LeaseSchema = z
     fee: z.object({ kind: z.enum(feeKinds), value: z.string() }).nullable(),
     handler: z.string().nullable(),
     notes: z.string().nullable(),
+    tax_category: z.enum(taxCategories).nullable().openapi({
+      description:
+        'The category of its rent over its listing’s and the company’s default (docs/api-reference.md, "Tax"); null: theirs.',
+    }),
     external: z.array(ExternalSchema),
     warnings: z.array(WarningSchema),
     activated_at: instant.nullable(),

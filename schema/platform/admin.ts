@@ -6,6 +6,8 @@ import { markets } from '../common/permits';
 import { decimalInput, percentInput } from '../common/money';
 import { leadTypes, scopes } from '../common/scopes';
 import { hookUrl } from './webhooks';
+import { calendarDate } from '../common/api';
+import { TaxCategoriesInput, taxCategories, taxKinds, trnInput } from '../common/tax';
 
 const host = text()
   .min(1)
@@ -118,6 +120,16 @@ export const CompanySettingsInput = z
       .min(1)
       .max(365)
       .openapi({ description: '`listing.permit_expiring` this many days before a live permit’s last day (default 14).' }),
+    // Tax (docs/api-reference.md, "Tax").
+    trn: trnInput.nullable().openapi({
+      description: 'The UAE Tax Registration Number: 15 digits starting with 100 (else `invalid_trn`); null removes it.',
+      example: '100123456700003',
+    }),
+    vat_registered_on: calendarDate.nullable().openapi({ description: 'The day the VAT registration took effect.' }),
+    tax_categories: TaxCategoriesInput.openapi({
+      description:
+        'The category of each kind of amount, merged into the current ones (a kind left out keeps its category; unset kinds take the defaults of docs/api-reference.md, "Tax").',
+    }),
   })
   .partial();
 
@@ -154,6 +166,20 @@ export const CompanySchema = z
     time_zone: z.string(),
     hosts: z.array(z.string()),
     settings: z.record(z.string(), z.unknown()),
+    tax: z
+      .object({
+        trn: z.string().nullable(),
+        vat_registered_on: z.string().nullable(),
+        categories: z.object(
+          Object.fromEntries(taxKinds.map((kind) => [kind, z.enum(taxCategories)])) as Record<
+            (typeof taxKinds)[number],
+            z.ZodEnum<{ [K in (typeof taxCategories)[number]]: K }>
+          >,
+        ),
+      })
+      .openapi('AdminCompanyTax', {
+        description: 'The company’s tax settings as they apply: every kind’s category, its own or the default.',
+      }),
     spam_check: z.object({ configured: z.boolean() }).openapi({
       description: 'Whether a Turnstile secret is set (PUT /companies/{company_id}/spam-check); the secret is never shown.',
     }),

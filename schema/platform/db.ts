@@ -2,6 +2,7 @@ import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Json, LocalisedText, NullableTimestamp } from '../common/columns';
 import type { RecordKind } from '../common/external';
 import type { Market } from '../common/permits';
+import type { RatedTaxCategory, TaxCategory, TaxKind } from '../common/tax';
 import type {
   RebuildJobsTable,
   WebhookAttemptsTable,
@@ -62,6 +63,12 @@ export type CompanySettings = {
   market?: Market | null;
   /** `listing.permit_expiring` this many days before a live listing's permit ends (default 14). */
   permit_reminder_days?: number;
+  /** Tax (docs/api-reference.md, "Tax"): the company's UAE Tax Registration Number, null or absent: none. */
+  trn?: string | null;
+  /** The day its VAT registration took effect. */
+  vat_registered_on?: string | null;
+  /** Its category per kind of amount, over the defaults of lib/tax.ts. */
+  tax_categories?: Partial<Record<TaxKind, TaxCategory>>;
 };
 
 /** The accounts a company maps for the accounting journal (company setting `accounting_accounts`). */
@@ -192,6 +199,18 @@ export interface OutboundPauseTable {
   last_held_at: Date | null;
 }
 
+/** The dated tax rates (migration 0043): a category's percentage from one day to another (null: open). */
+export interface TaxRatesTable {
+  id: Generated<string>;
+  category: RatedTaxCategory;
+  rate: ColumnType<string, string, string>;
+  valid_from: ColumnType<string, string, string>;
+  valid_to: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+export type TaxRateRow = Selectable<TaxRatesTable>;
+
 export interface PlatformTables {
   idempotency_keys: IdempotencyKeysTable;
   companies: CompaniesTable;
@@ -208,6 +227,7 @@ export interface PlatformTables {
   webhook_attempts: WebhookAttemptsTable;
   rebuild_jobs: RebuildJobsTable;
   outbound_pause: OutboundPauseTable;
+  tax_rates: TaxRatesTable;
 }
 
 export type Company = Selectable<CompaniesTable>;

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { standardHeaders } from '../forms/inbound-support';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bookingBody, day, newHome, origin, plusDays, setup, todayInZone } from '../stay/support';
@@ -6,7 +7,7 @@ import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { demo } from '../support/harness';
 import { type TestClient, testClient } from '../support/client';
-import { adminOf, createKey, useApi, useDemoCompany } from '../support/world';
+import { adminOf, createKey, unique, useApi, useDemoCompany } from '../support/world';
 
 /** Property: whatever a client sends, the answer is never a 500 (bad input is a 4xx problem). */
 
@@ -183,6 +184,7 @@ const dateFields = new Set(['from', 'to', 'check_in', 'check_out', 'updated_sinc
 for (const field of ['day', 'done_on', 'booked_from', 'booked_to', 'cancelled_from', 'cancelled_to', 'planned_on', 'paid_on'])
   dateFields.add(field);
 for (const field of ['available_from', 'available_to', 'starts_on', 'ends_on', 'published_at']) dateFields.add(field);
+for (const field of ['vat_registered_on', 'valid_from', 'valid_to']) dateFields.add(field);
 
 /** `value` with each date field (at any depth) replaced by the next edge value, or kept when that is undefined. */
 function withEdges(value: unknown, edges: Array<string | undefined>): unknown {
@@ -372,6 +374,32 @@ describe('no date or instant gives a 500', () => {
     adminSample('POST /companies/{company_id}/catalogue/import', `/companies/${ctx.company.id}/catalogue/import`, {
       listings: [imported],
     });
+    // The company's tax settings (a registration day), on a new company and on this one.
+    adminSample('POST /companies', '/companies', {
+      name: 'Dated',
+      hosts: [`dated-${unique()}.test`],
+      environment: 'production',
+      currency: 'AED',
+      time_zone: 'Asia/Dubai',
+      settings: { vat_registered_on: day1 },
+    });
+    adminSample('PATCH /companies/{company_id}', `/companies/${company_id}`, { settings: { vat_registered_on: day1 } });
+    // The tax rates are the platform's (one table, which the files share on the PostgreSQL pass): zero_rated's days from
+    // 2999 are this file's, written afresh each run (the seeded rate closed before them): an open rate to close, and
+    // free days for a new one.
+    await sql`delete from tax_rates where category = 'zero_rated' and valid_from >= '2999-01-01'`.execute(api.db);
+    await sql`update tax_rates set valid_to = '2998-12-31' where category = 'zero_rated' and valid_from = '2018-01-01'`.execute(
+      api.db,
+    );
+    const open = await sql<{ id: string }>`insert into tax_rates (category, rate, valid_from)
+      values ('zero_rated', 0, '2999-06-01') returning id`.execute(api.db);
+    adminSample('POST /tax-rates', '/tax-rates', {
+      category: 'zero_rated',
+      rate: '0',
+      valid_from: '2999-01-01',
+      valid_to: '2999-01-31',
+    });
+    adminSample('PATCH /tax-rates/{rate_id}', `/tax-rates/${open.rows[0]!.id}`, { valid_to: '2999-12-31' });
     dated = (await documents()).flatMap(operationsTakingDates);
   }, 60_000);
 

@@ -3620,6 +3620,11 @@ export interface components {
             } | null;
             handler: string | null;
             notes: string | null;
+            /**
+             * @description The category of its rent over its listing’s and the company’s default (docs/api-reference.md, "Tax"); null: theirs.
+             * @enum {string|null}
+             */
+            tax_category: "standard" | "zero_rated" | "exempt" | "out_of_scope" | null;
             external: components["schemas"]["External"][];
             warnings: components["schemas"]["Warning"][];
             /** @example 2027-01-01T09:30:00.000Z */
@@ -3701,6 +3706,11 @@ export interface components {
             /** @description A member id of this company. */
             handler?: string;
             notes?: string;
+            /**
+             * @description The category of its rent, over the company’s default for the rent’s kind (`tax_categories`); null: that default.
+             * @enum {string|null}
+             */
+            tax_category?: "standard" | "zero_rated" | "exempt" | "out_of_scope" | null;
             external?: components["schemas"]["ExternalInput"];
         };
         LeaseTermInput: {
@@ -3761,7 +3771,7 @@ export interface components {
             /** @example 5 */
             value: string;
         };
-        /** @description A draft’s terms (its schedule regenerated); registration, fee, handler, notes and your id at any time. */
+        /** @description A draft’s terms (its schedule regenerated); registration, fee, handler, notes, tax category and your id at any time. */
         LeasePatch: {
             /**
              * @description A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`.
@@ -3790,6 +3800,11 @@ export interface components {
             /** @description A member id of this company. */
             handler?: string | null;
             notes?: string | null;
+            /**
+             * @description The category of its rent, over the company’s default for the rent’s kind (`tax_categories`); null: that default.
+             * @enum {string|null}
+             */
+            tax_category?: "standard" | "zero_rated" | "exempt" | "out_of_scope" | null;
             external?: components["schemas"]["ExternalInput"];
         };
         LeaseNoticeInput: {

@@ -1,0 +1,93 @@
+import type { CompanySettings } from '../schema/platform/db';
+import { type RatedTaxCategory, ratedTaxCategories, type TaxCategory, type TaxKind, taxKinds } from '../schema/common/tax';
+import { todayIn } from './dates';
+
+/**
+ * Tax categories, the company's defaults per kind of amount, and the rate in force on a day (issue 35, first slice;
+ * docs/api-reference.md, "Tax"). The VAT of one line is `vatOfLine` in lib/money.ts (the one rounding rule).
+ */
+
+/**
+ * Each category's code in UN/CEFACT code list 5305 ("Duty or tax or fee category code"), the list PINT AE's
+ * `cac:ClassifiedTaxCategory/cbc:ID` and `cac:TaxCategory/cbc:ID` take (Peppol PINT AE, "Tax category code"): S standard
+ * rate, Z zero rated goods, E exempt from tax, O services outside scope of tax.
+ */
+export const uncl5305: Readonly<Record<TaxCategory, 'S' | 'Z' | 'E' | 'O'>> = {
+  standard: 'S',
+  zero_rated: 'Z',
+  exempt: 'E',
+  out_of_scope: 'O',
+};
+
+/**
+ * The category of each kind of amount when the company sets none, as UAE VAT treats it (Federal Decree-Law No. 8 of
+ * 2017): residential rent exempt (Article 46), its first supply within three years of completion zero-rated (Article
+ * 45), commercial rent, holiday-home stays, fees and commissions standard-rated; a job charge standard until the charge
+ * says otherwise; a security deposit (not consideration for a supply) and the Tourism Dirham (a government fee) out of
+ * scope.
+ */
+export const defaultTaxCategories: Readonly<Record<TaxKind, TaxCategory>> = {
+  rent_residential: 'exempt',
+  rent_residential_first_supply: 'zero_rated',
+  rent_commercial: 'standard',
+  stay: 'standard',
+  fee: 'standard',
+  job_charge: 'standard',
+  deposit: 'out_of_scope',
+  tourism_dirham: 'out_of_scope',
+};
+
+/** The company's category for every kind: its setting `tax_categories` over the defaults. */
+export function companyTaxCategories(settings: CompanySettings | null | undefined): Record<TaxKind, TaxCategory> {
+  const own = settings?.tax_categories ?? {};
+  return Object.fromEntries(taxKinds.map((kind) => [kind, own[kind] ?? defaultTaxCategories[kind]])) as Record<
+    TaxKind,
+    TaxCategory
+  >;
+}
+
+/** The kinds a listing's or a lease's own category replaces: its rent (a holiday home's rent is its stays). */
+const rentKinds: ReadonlySet<TaxKind> = new Set(['rent_residential', 'rent_residential_first_supply', 'rent_commercial', 'stay']);
+
+/**
+ * The category of an amount: for a rent (or a stay), the lease's own category, else its listing's, else the company's
+ * for the kind; for every other kind (a fee, a deposit, a job charge, the Tourism Dirham) the company's for the kind.
+ */
+export function taxCategoryFor(amount: {
+  kind: TaxKind;
+  settings: CompanySettings | null | undefined;
+  listing?: TaxCategory | null;
+  lease?: TaxCategory | null;
+}): TaxCategory {
+  if (rentKinds.has(amount.kind)) {
+    const own = (amount.kind === 'stay' ? null : amount.lease) ?? amount.listing;
+    if (own) return own;
+  }
+  return companyTaxCategories(amount.settings)[amount.kind];
+}
+
+/** A row of the rate table: its category, a percentage ("5"), its first day and last day (null: open). */
+export type TaxRate = { category: RatedTaxCategory; rate: string; valid_from: string; valid_to: string | null };
+
+export const isRated = (category: TaxCategory): category is RatedTaxCategory =>
+  (ratedTaxCategories as readonly string[]).includes(category);
+
+/**
+ * The rate of a category on a day (YYYY-MM-DD): `null` for a category that carries none (exempt, out of scope: no
+ * VAT), the percentage of the one row whose days hold the day, or `undefined` when none does (before the tax began,
+ * or a gap the operator left).
+ */
+export function rateOn(rates: readonly TaxRate[], category: TaxCategory, day: string): string | null | undefined {
+  if (!isRated(category)) return null;
+  const row = rates.find((r) => r.category === category && r.valid_from <= day && (r.valid_to === null || day <= r.valid_to));
+  return row?.rate;
+}
+
+/**
+ * The last day some company may already have used: today where the day begins first (UTC+14, Kiribati's Line
+ * Islands). A day after it has been reached nowhere, so a rate may still start (or an open rate end the day before);
+ * one on or before it may already stand on an amount, and never changes.
+ */
+export function lastUsableDay(now: Date): string {
+  return todayIn('Etc/GMT-14', now);
+}

@@ -1,0 +1,55 @@
+import { z } from '@hono/zod-openapi';
+import { text } from './text';
+
+/**
+ * Tax categories and the kinds of amount they are set for (issue 35, first slice; docs/api-reference.md, "Tax"). The
+ * category names are ours; lib/tax.ts maps each to its UNCL5305 code as PINT AE writes it (S, Z, E, O).
+ */
+
+/** The categories of a supply under UAE VAT: standard-rated, zero-rated, exempt, outside the scope of VAT. */
+export const taxCategories = ['standard', 'zero_rated', 'exempt', 'out_of_scope'] as const;
+export type TaxCategory = (typeof taxCategories)[number];
+
+/** The categories that carry a rate (in `tax_rates`); exempt and out-of-scope supplies carry none. */
+export const ratedTaxCategories = ['standard', 'zero_rated'] as const;
+export type RatedTaxCategory = (typeof ratedTaxCategories)[number];
+
+/**
+ * The kinds of amount a company sets a default category for: rent of a residential home, of a residential home's
+ * first supply (within three years of its completion), of a commercial one; a holiday-home stay; the company's fees
+ * and commissions; a job charge; a deposit; the Tourism Dirham.
+ */
+export const taxKinds = [
+  'rent_residential',
+  'rent_residential_first_supply',
+  'rent_commercial',
+  'stay',
+  'fee',
+  'job_charge',
+  'deposit',
+  'tourism_dirham',
+] as const;
+export type TaxKind = (typeof taxKinds)[number];
+
+export const taxCategoryInput = z.enum(taxCategories).openapi({
+  description: 'standard (5 % in the UAE), zero_rated, exempt or out_of_scope (PINT AE / UNCL5305: S, Z, E, O).',
+});
+
+/** A listing's or a lease's own category for its rent; null (or absent): the company's default for the rent's kind. */
+export const taxCategoryOverride = taxCategoryInput.nullable().openapi({
+  description: 'The category of its rent, over the company’s default for the rent’s kind (`tax_categories`); null: that default.',
+});
+
+/**
+ * A UAE Tax Registration Number: 15 digits, starting 100 (the numbers the Federal Tax Authority gives VAT registrants).
+ * Anything else is 400 `invalid_trn` at the field.
+ */
+export const trnInput = text().refine((value) => /^100\d{12}$/.test(value), {
+  message: 'A UAE Tax Registration Number: 15 digits starting with 100.',
+  params: { code: 'invalid_trn' },
+});
+
+/** The company's categories per kind of amount, each optional (merged into the current ones). */
+export const TaxCategoriesInput = z
+  .strictObject(Object.fromEntries(taxKinds.map((kind) => [kind, taxCategoryInput])) as Record<TaxKind, typeof taxCategoryInput>)
+  .partial();
