@@ -49,6 +49,7 @@ export const problemExplanations: Record<ProblemCode, string> = {
   lease_terms_locked: 'A lease’s terms can change only while it is a draft.',
   lease_home_occupied: 'The home already has an active lease: end that one first.',
   payment_settled: 'The payment is already settled and cannot change.',
+  tax_rate_missing: 'No rate of the amount’s tax category is in force on the day: the operator adds it (admin API /tax-rates).',
   payment_bounced: 'The payment bounced: record a new payment instead.',
   payment_not_bounced: 'Only a bounced payment can take this action.',
   mandate_reference_taken: 'The mandate reference is already recorded on another lease.',

@@ -91,3 +91,20 @@ export function rateOn(rates: readonly TaxRate[], category: TaxCategory, day: st
 export function lastUsableDay(now: Date): string {
   return todayIn('Etc/GMT-14', now);
 }
+
+/**
+ * The tax rate names the journal CSVs give a supply's rows when the company maps none (`accounting_tax_rates`): the
+ * names the issue proposes. Neither Xero nor Intuit publishes a UAE list we could read (docs/api-reference.md, "Tax"):
+ * assumed, and each company maps the names its own ledger has.
+ */
+export const defaultAccountingTaxRates: Readonly<Record<TaxCategory, string>> = {
+  standard: 'Standard Rated (5%)',
+  zero_rated: 'Zero Rated',
+  exempt: 'Exempt',
+  out_of_scope: 'No VAT',
+};
+
+/** The company's tax rate name of a category in the journal CSVs: its mapping over the defaults. */
+export function accountingTaxRate(settings: CompanySettings | null | undefined, category: TaxCategory): string {
+  return settings?.accounting_tax_rates?.[category] ?? defaultAccountingTaxRates[category];
+}

@@ -2177,9 +2177,20 @@ export interface operations {
                                 code: string;
                                 name: string;
                             };
+                            vat_payable?: {
+                                code: string;
+                                name: string;
+                            };
                         };
                         /** @description The Xero tax rate name on every journal line (default "Tax Exempt"). */
                         accounting_xero_tax_rate?: string;
+                        /** @description The tax rate name the journal CSVs (Xero `*TaxRate`, QuickBooks `Tax Code`) give the rows of a supply of each category (its income and VAT rows); replaced as a whole. Defaults: standard "Standard Rated (5%)", zero_rated "Zero Rated", exempt "Exempt", out_of_scope "No VAT". */
+                        accounting_tax_rates?: {
+                            standard?: string;
+                            zero_rated?: string;
+                            exempt?: string;
+                            out_of_scope?: string;
+                        };
                         /**
                          * @description QuickBooks journal dates: `day_first` DD/MM/YYYY (default) or `month_first` MM/DD/YYYY.
                          * @enum {string}
@@ -2415,9 +2426,20 @@ export interface operations {
                                 code: string;
                                 name: string;
                             };
+                            vat_payable?: {
+                                code: string;
+                                name: string;
+                            };
                         };
                         /** @description The Xero tax rate name on every journal line (default "Tax Exempt"). */
                         accounting_xero_tax_rate?: string;
+                        /** @description The tax rate name the journal CSVs (Xero `*TaxRate`, QuickBooks `Tax Code`) give the rows of a supply of each category (its income and VAT rows); replaced as a whole. Defaults: standard "Standard Rated (5%)", zero_rated "Zero Rated", exempt "Exempt", out_of_scope "No VAT". */
+                        accounting_tax_rates?: {
+                            standard?: string;
+                            zero_rated?: string;
+                            exempt?: string;
+                            out_of_scope?: string;
+                        };
                         /**
                          * @description QuickBooks journal dates: `day_first` DD/MM/YYYY (default) or `month_first` MM/DD/YYYY.
                          * @enum {string}

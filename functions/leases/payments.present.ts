@@ -1,10 +1,12 @@
 import type { z } from '@hono/zod-openapi';
+import Big from 'big.js';
 import { sql } from 'kysely';
 import { iso } from '../../lib/dates';
 import type { Executor } from '../../lib/db/index';
 import { type ExternalLink, externalIdsColumn, shownExternalIds } from '../../lib/external-ids';
 import { amountOut } from '../../lib/money';
 import type { FeeKind, RentPaymentRow } from '../../schema/leases/db';
+import type { TaxCategory } from '../../schema/common/tax';
 import type { RentPaymentSchema } from '../../schema/leases/rent-payments';
 
 export type RentPaymentView = z.infer<typeof RentPaymentSchema>;
@@ -14,6 +16,8 @@ export type RentPaymentRecord = RentPaymentRow & {
   lease_reference: string;
   fee_kind: FeeKind | null;
   fee_value: string | null;
+  lease_tax_category: TaxCategory | null;
+  listing_tax_category: TaxCategory | null;
   currency: string;
   external: ExternalLink[];
 };
@@ -22,7 +26,10 @@ export type RentPaymentRecord = RentPaymentRow & {
 export const paymentColumns = (alias: string) =>
   sql.raw(`${alias}.*, ${alias}.due_on::text as due_on, ${alias}.amount::text as amount,
     ${alias}.booked_on::text as booked_on, ${alias}.fee_amount::text as fee_amount,
-    ${alias}.bounced_on::text as bounced_on, ${alias}.version::text as version`);
+    ${alias}.bounced_on::text as bounced_on, ${alias}.version::text as version,
+    ${alias}.tax_rate::text as tax_rate, ${alias}.net_amount::text as net_amount, ${alias}.vat_amount::text as vat_amount,
+    ${alias}.fee_tax_rate::text as fee_tax_rate, ${alias}.fee_net_amount::text as fee_net_amount,
+    ${alias}.fee_vat_amount::text as fee_vat_amount`);
 
 /**
  * A company's rent payments with what their answer shows joined: the lease's reference and fee, the company's
@@ -33,6 +40,7 @@ export function selectPayments(executor: Executor, companyId: string) {
     .selectFrom('rent_payments')
     .innerJoin('leases as lease', 'lease.id', 'rent_payments.lease_id')
     .innerJoin('companies as company', 'company.id', 'rent_payments.company_id')
+    .innerJoin('listings as listing', 'listing.id', 'lease.listing_id')
     .selectAll('rent_payments')
     .select([
       sql<string>`rent_payments.due_on::text`.as('due_on'),
@@ -41,6 +49,14 @@ export function selectPayments(executor: Executor, companyId: string) {
       sql<string | null>`rent_payments.fee_amount::text`.as('fee_amount'),
       sql<string | null>`rent_payments.bounced_on::text`.as('bounced_on'),
       sql<string>`rent_payments.version::text`.as('version'),
+      sql<string | null>`rent_payments.tax_rate::text`.as('tax_rate'),
+      sql<string | null>`rent_payments.net_amount::text`.as('net_amount'),
+      sql<string | null>`rent_payments.vat_amount::text`.as('vat_amount'),
+      sql<string | null>`rent_payments.fee_tax_rate::text`.as('fee_tax_rate'),
+      sql<string | null>`rent_payments.fee_net_amount::text`.as('fee_net_amount'),
+      sql<string | null>`rent_payments.fee_vat_amount::text`.as('fee_vat_amount'),
+      'lease.tax_category as lease_tax_category',
+      'listing.tax_category as listing_tax_category',
       'lease.reference as lease_reference',
       'lease.fee_kind as fee_kind',
       sql<string | null>`lease.fee_value::text`.as('fee_value'),
@@ -48,6 +64,20 @@ export function selectPayments(executor: Executor, companyId: string) {
       externalIdsColumn('rent_payment', 'rent_payments.id').as('external'),
     ])
     .where('rent_payments.company_id', '=', companyId);
+}
+
+/**
+ * A receipt's tax as it was stored that day (migration 0044): category, rate (a percentage, null when the category
+ * carries none), net and VAT; null before the receipt (and on receipts made before VAT was recorded).
+ */
+function taxShown(category: TaxCategory | null, rate: string | null, net: string | null, vat: string | null, currency: string) {
+  if (category === null || net === null || vat === null) return null;
+  return {
+    category,
+    rate: rate === null ? null : new Big(rate).toString(),
+    net: amountOut(net, currency) as string,
+    vat: amountOut(vat, currency) as string,
+  };
 }
 
 /** A rent payment as the API shows it (no query: its external ids are in its row). */
@@ -66,6 +96,8 @@ export function presentPayment(row: RentPaymentRecord): RentPaymentView {
     replaces: row.replaces_id,
     booked_on: row.booked_on,
     fee_amount: amountOut(row.fee_amount, currency),
+    tax: taxShown(row.tax_category, row.tax_rate, row.net_amount, row.vat_amount, currency),
+    fee_tax: taxShown(row.fee_tax_category, row.fee_tax_rate, row.fee_net_amount, row.fee_vat_amount, currency),
     bounced_on: row.bounced_on,
     received_at: iso(row.received_at),
     bounced_at: iso(row.bounced_at),

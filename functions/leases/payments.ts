@@ -15,7 +15,8 @@ import { isUuid } from '../../schema/common/api';
 import type { RentPaymentStatus, RentPaymentsTable } from '../../schema/leases/db';
 import { duePaymentFields, type RentPaymentInputValue, type RentPaymentPatchValue } from '../../schema/leases/rent-payments';
 import { paymentColumns, type RentPaymentRecord, selectPayments } from './payments.present';
-import { receiptColumns } from '../../lib/rent-receipts';
+import { receiptColumns, taxRatesJson } from '../../lib/rent-receipts';
+import type { TaxRate } from '../../lib/tax';
 import { stamp } from '../../lib/clock';
 import { checkMandate, type MandateFound, mandateFound, mandateHeld, namedMandateId } from './mandate-checks';
 
@@ -51,9 +52,11 @@ async function readPayments(
       holder: string | null;
       linked_at: string | null;
       mandate_found: MandateFound | null;
+      tax_rates: TaxRate[];
     }
   >`
-    select k.*, p.*, ${mandateFound(companyId, sql`coalesce(${mandate ?? null}::uuid, p.mandate_id)`)} as mandate_found
+    select k.*, p.*, ${mandateFound(companyId, sql`coalesce(${mandate ?? null}::uuid, p.mandate_id)`)} as mandate_found,
+      ${taxRatesJson} as tax_rates
     from (select ${held?.holder ?? null}::text as holder, ${held?.linkedAt ?? null}::text as linked_at) k
     left join lateral ${selectPayments(db, companyId).where(sql<boolean>`(${where})`)} as p on true
   `.execute(db);
@@ -61,11 +64,12 @@ async function readPayments(
   const mandates = new Map<string, MandateFound | null>();
   const payments = rows
     .filter((row) => row.id !== null)
-    .map(({ holder: _h, linked_at: _l, mandate_found, ...payment }) => {
+    .map(({ holder: _h, linked_at: _l, mandate_found, tax_rates: _t, ...payment }) => {
       mandates.set(payment.id as string, mandate_found);
       return payment as unknown as RentPaymentRecord;
     });
-  return { payments, mandates, holder: first?.holder ?? null, linkedAt: first?.linked_at ?? null };
+  const rates = first?.tax_rates ?? [];
+  return { payments, mandates, rates, holder: first?.holder ?? null, linkedAt: first?.linked_at ?? null };
 }
 
 /** A payment answered as read, nothing written but the audit of the answer. */
@@ -134,11 +138,20 @@ function mandateAfter(
 }
 
 /** The columns a status step writes: the receipt's (lib/rent-receipts.ts, as a settlement writes them), the reversal's day on a bounce. */
-function statusStep(payment: RentPaymentRecord, status: RentPaymentStatus, amount: string, scope: WriteScope) {
+function statusStep(
+  payment: RentPaymentRecord,
+  status: RentPaymentStatus,
+  amount: string,
+  scope: WriteScope,
+  rates: readonly TaxRate[],
+) {
   const { now } = scope;
   const timeZone = scope.company.time_zone;
   const set: Updateable<RentPaymentsTable> = { status };
-  if (status === 'received') Object.assign(set, receiptColumns(payment, amount, payment.currency, timeZone, now));
+  if (status === 'received') {
+    const tax = { timeZone, settings: scope.company.settings, rates };
+    Object.assign(set, receiptColumns(payment, amount, payment.currency, tax, now));
+  }
   if (status === 'bounced') {
     Object.assign(set, { bounced_at: now, bounced_on: payment.status === 'received' ? todayIn(timeZone, now) : null });
   }
@@ -180,7 +193,7 @@ export async function changePayment(
   const held = mandateAfter(payment, set, read.mandates.get(payment.id));
   if (!repeated && input.status !== undefined) {
     checkMove(paymentMachine, payment.id, payment.status, input.status);
-    Object.assign(set, statusStep(payment, input.status, String(set.amount ?? payment.amount), scope));
+    Object.assign(set, statusStep(payment, input.status, String(set.amount ?? payment.amount), scope, read.rates));
   }
   const link = linkFor('rent_payment', input.external, read.holder, payment.id);
   if (Object.keys(set).length === 0 && link.kind === 'none') return paymentAsRead(scope, payment);

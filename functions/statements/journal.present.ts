@@ -3,16 +3,19 @@ import Big from 'big.js';
 import { stringify } from 'csv-stringify/sync';
 import { ApiError } from '../../lib/errors';
 import { amountOut } from '../../lib/money';
+import { accountingTaxRate } from '../../lib/tax';
 import type { JournalSchema, JournalTotalsSchema } from '../../schema/statements/journal';
 import type { Company } from '../../schema/platform/db';
 import {
   bookingAccounts,
   isBookingEntry,
   isPaymentEntry,
+  isVatEntry,
   type JournalData,
   type JournalEntry,
   journalAccounts,
   paymentAccounts,
+  vatAccounts,
 } from './journal';
 
 export type JournalView = z.infer<typeof JournalSchema>;
@@ -29,7 +32,13 @@ export function journalTotals(entries: JournalEntry[]): TotalsView[] {
     const mine = entries.filter((entry) => entry.currency === currency);
     const paid = mine.some(isPaymentEntry);
     const booked = mine.some(isBookingEntry);
-    const shown = [...journalAccounts, ...(paid ? paymentAccounts : []), ...(booked ? bookingAccounts : [])];
+    const taxed = mine.some(isVatEntry);
+    const shown = [
+      ...journalAccounts,
+      ...(paid ? paymentAccounts : []),
+      ...(booked ? bookingAccounts : []),
+      ...(taxed ? vatAccounts : []),
+    ];
     const accounts = new Map(shown.map((account) => [account, { debit: new Big(0), credit: new Big(0) }]));
     for (const entry of entries) {
       if (entry.currency !== currency) continue;
@@ -89,6 +98,22 @@ const posted = (entries: JournalEntry[]) => entries.filter((entry) => !new Big(e
 
 const csv = (header: string[], rows: string[][]) => stringify([header, ...rows], { record_delimiter: 'windows' });
 
+/** The accounts whose rows are the supply itself (its income and its VAT): they carry the supply's tax rate name. */
+const supplyAccounts = new Set<string>(['rent_income', 'fees', 'vat_payable']);
+
+/**
+ * A row's tax rate name (issue 35): a supply's income and VAT rows (an entry of a receipt's rent, its VAT or its fee)
+ * take the name of the category it was booked under (`accounting_tax_rates`, defaults in lib/tax.ts); every other row
+ * (owner payable, clearing, maintenance, entries booked before VAT was recorded) in Xero the company's no-tax name
+ * `accounting_xero_tax_rate` (default "Tax Exempt"), as before; in QuickBooks no tax code (empty).
+ */
+function rowTaxRate(company: Company, entry: JournalEntry, account: string, format: 'xero' | 'quickbooks'): string {
+  if (entry.tax_category !== null && supplyAccounts.has(account)) {
+    return accountingTaxRate(company.settings, entry.tax_category);
+  }
+  return format === 'xero' ? (company.settings.accounting_xero_tax_rate ?? 'Tax Exempt') : '';
+}
+
 /** `YYYY-MM-DD` as `DD/MM/YYYY` or `MM/DD/YYYY`. */
 function dayAs(day: string, order: 'day_first' | 'month_first'): string {
   const [y, m, d] = day.split('-') as [string, string, string];
@@ -115,7 +140,6 @@ export const xeroHeader = [
 
 export function xeroCsv(data: JournalData, company: Company): string {
   oneCurrency(data.entries);
-  const taxRate = company.settings.accounting_xero_tax_rate ?? 'Tax Exempt';
   const rows = posted(data.entries).flatMap((entry) =>
     entry.lines.map((line) => [
       entry.narration,
@@ -125,7 +149,7 @@ export function xeroCsv(data: JournalData, company: Company): string {
         ' ',
       ),
       line.code as string,
-      taxRate,
+      rowTaxRate(company, entry, line.account, 'xero'),
       new Big(line.debit).gt(0) ? line.debit : `-${line.credit}`,
       '',
       '',
@@ -141,7 +165,7 @@ export function xeroCsv(data: JournalData, company: Company): string {
  * entry share the Journal No.; the account's name; Debits or Credits, the other left empty; dates in the company's
  * `accounting_date_order`.
  */
-export const quickBooksHeader = ['Journal No.', 'Journal Date', 'Account Name', 'Debits', 'Credits', 'Description'];
+export const quickBooksHeader = ['Journal No.', 'Journal Date', 'Account Name', 'Debits', 'Credits', 'Description', 'Tax Code'];
 
 export function quickBooksCsv(data: JournalData, company: Company): string {
   oneCurrency(data.entries);
@@ -156,6 +180,7 @@ export function quickBooksCsv(data: JournalData, company: Company): string {
         debit ? line.debit : '',
         debit ? '' : line.credit,
         entry.narration,
+        rowTaxRate(company, entry, line.account, 'quickbooks'),
       ];
     }),
   );

@@ -23,7 +23,13 @@ export const journalAccounts = ['rent_income', 'owner_payable', 'fees', 'mainten
 export const paymentAccounts = ['payment_clearing', 'payment_fees', 'refunds_due'] as const;
 /** The account of bookings' payments and refunds: mapped (and shown in the totals) once a month has such an entry. */
 export const bookingAccounts = ['booking_receipts'] as const;
-type JournalAccount = (typeof journalAccounts)[number] | (typeof paymentAccounts)[number] | (typeof bookingAccounts)[number];
+/** The account of VAT on rent and fees (issue 35): mapped (and shown in the totals) once a month has VAT to book. */
+export const vatAccounts = ['vat_payable'] as const;
+type JournalAccount =
+  | (typeof journalAccounts)[number]
+  | (typeof paymentAccounts)[number]
+  | (typeof bookingAccounts)[number]
+  | (typeof vatAccounts)[number];
 export type AccountMap = Partial<Record<JournalAccount, { code: string; name: string }>>;
 
 /** The account each kind of line moves against owner payable. */
@@ -34,6 +40,8 @@ const counterAccount: Record<LineKind, JournalAccount> = {
   fee_reversed: 'fees',
   job_charge: 'maintenance',
   job_charge_cancelled: 'maintenance',
+  rent_vat: 'vat_payable',
+  rent_vat_reversed: 'vat_payable',
 };
 
 export const kindLabels: Record<LineKind, string> = {
@@ -43,6 +51,8 @@ export const kindLabels: Record<LineKind, string> = {
   fee_reversed: 'Management fee reversed (bounced)',
   job_charge: 'Maintenance charge',
   job_charge_cancelled: 'Maintenance charge cancelled',
+  rent_vat: 'VAT on rent',
+  rent_vat_reversed: 'VAT on rent reversed (bounced)',
 };
 
 /**
@@ -65,6 +75,10 @@ export const isBookingEntry = (entry: { kind: string; booking?: string | null })
   entry.kind === 'booking_payment' || (entry.kind === 'online_refund' && (entry.booking ?? null) !== null);
 
 export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
+
+/** Whether an entry books VAT (a line to `vat_payable`): its month needs `vat_payable` mapped. */
+export const isVatEntry = (entry: { lines: JournalLine[] }) =>
+  entry.lines.some((line) => line.account === 'vat_payable' && !(new Big(line.debit).eq(0) && new Big(line.credit).eq(0)));
 export type JournalEntry = Omit<LineRow, 'kind'> & {
   kind: LineKind | PaymentKind;
   owner: string | null;
@@ -82,12 +96,13 @@ export type JournalData = { span: MonthSpan; closing: Closing; entries: JournalE
  * (`code` and `name` null until mapped); the import CSVs need them all: `required` answers 409 `accounts_not_mapped`
  * naming those missing.
  */
-export function mappedAccounts(company: Company, required = false, payments = false, bookings = false): AccountMap {
+export function mappedAccounts(company: Company, required = false, payments = false, bookings = false, vat = false): AccountMap {
   const mapped = company.settings.accounting_accounts ?? {};
   const needed: JournalAccount[] = [
     ...journalAccounts,
     ...(payments ? paymentAccounts : []),
     ...(bookings ? bookingAccounts : []),
+    ...(vat ? vatAccounts : []),
   ];
   const missing = needed.filter((account) => mapped[account] === undefined);
   if (required && missing.length > 0) {
@@ -114,20 +129,26 @@ function sideOf(accounts: AccountMap, currency: string) {
   };
 }
 
-/** A line's balanced entry: owner payable on one side, the kind's account on the other. */
+/**
+ * A line's balanced entry: owner payable on one side, the kind's account on the other. A fee's VAT (the line's `vat`,
+ * issue 35) is split from it: the fee's net to fees, its VAT to VAT payable (the owner is charged the fee VAT-inclusive).
+ */
 function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): JournalEntry {
   const amount = new Big(line.amount);
   const onSide = sideOf(accounts, line.currency);
-  const side = (account: JournalAccount, debit: boolean) => onSide(account, debit, amount);
   // Positive: the company owes the owner more (credit owner payable); negative: less.
   const owes = amount.gte(0);
   const number = `OS-${line.id}`;
   const about = line.lease ?? line.job ?? line.home;
+  const feeVat = (line.kind === 'fee' || line.kind === 'fee_reversed') && line.vat !== null ? new Big(line.vat) : new Big(0);
+  const counter = feeVat.eq(0)
+    ? [onSide(counterAccount[line.kind], owes, amount)]
+    : [onSide('fees', owes, amount.minus(feeVat)), onSide('vat_payable', owes, feeVat)];
   return {
     ...line,
     number,
     narration: `${number} ${kindLabels[line.kind]} ${about} (${line.home}) owner ${line.owner}`,
-    lines: [side(counterAccount[line.kind], owes), side('owner_payable', !owes)],
+    lines: [...counter, onSide('owner_payable', !owes, amount)],
   };
 }
 
@@ -221,6 +242,8 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
     online_payment: payment.id,
     owner: payment.owner,
     booking: payment.booking,
+    vat: null,
+    tax_category: null,
     number,
     narration: `${number} ${paymentKindLabels[kind]} ${payment.id} (${how})${about}`,
     lines,
@@ -285,6 +308,8 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
     online_payment: refund.payment_id,
     owner: null,
     booking: refund.booking,
+    vat: null,
+    tax_category: null,
     number,
     narration: `${number} ${paymentKindLabels.online_refund} ${refund.id} of ${refund.payment_id} (${refund.provider})${about}`,
     lines: [
@@ -318,7 +343,8 @@ export async function monthJournal(
     bookedRefunds(db, company.id, span.from, span.to, currency),
   ]);
   const bookings = payments.some((p) => p.booking !== null) || refunds.some((r) => r.booking !== null);
-  const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings);
+  const vat = lines.some((line) => line.vat !== null && !new Big(line.vat).eq(0));
+  const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat);
   const closing = await monthClosing(db, company, month, now);
   const entries = [
     ...lines.map((line) => entryOf(line, accounts)),

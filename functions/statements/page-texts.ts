@@ -19,6 +19,8 @@ type Texts = {
   home: string;
   record: string;
   amount: string;
+  /** The column of the VAT included in a line's amount (issue 35). */
+  vat: string;
   none: string;
   kinds: Record<LineKind, string>;
   /** How a receipt was paid: online (with the provider's word for the method), or by cheque. */
@@ -27,7 +29,17 @@ type Texts = {
   totals: string;
   currency: string;
   sums: Record<
-    'rent_received' | 'fees' | 'rent_reversed' | 'fees_reversed' | 'job_charges' | 'job_charges_cancelled' | 'net',
+    | 'rent_received'
+    | 'fees'
+    | 'rent_reversed'
+    | 'fees_reversed'
+    | 'job_charges'
+    | 'job_charges_cancelled'
+    | 'rent_vat'
+    | 'rent_vat_reversed'
+    | 'fees_vat'
+    | 'fees_vat_reversed'
+    | 'net',
     string
   >;
   opening: string;
@@ -54,6 +66,7 @@ export const pageTexts: Record<PageLanguage, Texts> = {
     home: 'Home',
     record: 'Record',
     amount: 'Amount',
+    vat: 'VAT included',
     none: 'Nothing was booked this month.',
     kinds: {
       rent_received: 'Rent received',
@@ -62,6 +75,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fee_reversed: 'Management fee returned (payment bounced)',
       job_charge: 'Maintenance charge',
       job_charge_cancelled: 'Maintenance charge cancelled',
+      rent_vat: 'VAT on rent (accounted for by the company)',
+      rent_vat_reversed: 'VAT on rent returned (payment bounced)',
     },
     online: 'paid online',
     cheque: 'cheque',
@@ -74,6 +89,10 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fees_reversed: 'Management fees returned',
       job_charges: 'Maintenance charges',
       job_charges_cancelled: 'Maintenance charges cancelled',
+      rent_vat: 'VAT on rent',
+      rent_vat_reversed: 'VAT on rent returned',
+      fees_vat: 'of which VAT on management fees',
+      fees_vat_reversed: 'of which VAT on management fees returned',
       net: 'Net for the month',
     },
     opening: 'Opening balance',
@@ -98,6 +117,7 @@ export const pageTexts: Record<PageLanguage, Texts> = {
     home: 'العقار',
     record: 'المرجع',
     amount: 'المبلغ',
+    vat: 'ضريبة القيمة المضافة المشمولة',
     none: 'لا توجد حركات مسجلة في هذا الشهر.',
     kinds: {
       rent_received: 'إيجار مستلم',
@@ -106,6 +126,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fee_reversed: 'رسوم إدارة مستردة (شيك مرتجع)',
       job_charge: 'تكلفة صيانة',
       job_charge_cancelled: 'إلغاء تكلفة صيانة',
+      rent_vat: 'ضريبة القيمة المضافة على الإيجار (تؤديها الشركة)',
+      rent_vat_reversed: 'ضريبة القيمة المضافة على الإيجار مستردة (شيك مرتجع)',
     },
     online: 'مدفوع إلكترونياً',
     cheque: 'شيك',
@@ -118,6 +140,10 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fees_reversed: 'رسوم الإدارة المستردة',
       job_charges: 'تكاليف الصيانة',
       job_charges_cancelled: 'تكاليف الصيانة الملغاة',
+      rent_vat: 'ضريبة القيمة المضافة على الإيجار',
+      rent_vat_reversed: 'ضريبة القيمة المضافة على الإيجار المستردة',
+      fees_vat: 'منها ضريبة القيمة المضافة على رسوم الإدارة',
+      fees_vat_reversed: 'منها ضريبة القيمة المضافة على رسوم الإدارة المستردة',
       net: 'صافي الشهر',
     },
     opening: 'الرصيد الافتتاحي',

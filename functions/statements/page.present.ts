@@ -62,7 +62,18 @@ function money(amount: string, currency: string, language: PageLanguage, data: R
   return html`<td class="amount" data-amount="${amount}" data-currency="${currency}"${attributes}><bdi>${formatMoney(amount, currency, language)}</bdi></td>`;
 }
 
-const sumRows = ['rent_received', 'fees', 'rent_reversed', 'fees_reversed', 'job_charges', 'job_charges_cancelled'] as const;
+const sumRows = [
+  'rent_received',
+  'rent_vat',
+  'fees',
+  'fees_vat',
+  'rent_reversed',
+  'rent_vat_reversed',
+  'fees_reversed',
+  'fees_vat_reversed',
+  'job_charges',
+  'job_charges_cancelled',
+] as const;
 
 function totalsTable(totals: TotalsView, language: PageLanguage) {
   const t = pageTexts[language];
@@ -88,7 +99,7 @@ export function statementPage(view: StatementView, language: PageLanguage) {
   const lines = view.lines.map(
     (line) => html`<tr data-kind="${line.kind}">
 <td class="ref">${shortDay(line.day, language)}</td><td>${t.kinds[line.kind]}${how(line)}</td><td class="ref">${line.lease ?? line.job ?? ''}</td><td>${line.home}</td>
-<td><code>${line.payment_id ?? line.charge_id}</code></td>${money(line.amount, line.currency, language)}
+<td><code>${line.payment_id ?? line.charge_id}</code></td>${money(line.amount, line.currency, language)}${line.vat === null ? html`<td class="amount"></td>` : money(line.vat, line.currency, language, { vat: line.kind })}
 </tr>`,
   );
   const body = html`<main>
@@ -106,7 +117,7 @@ ${
   view.lines.length === 0
     ? html`<p data-empty>${t.none}</p>`
     : html`<table data-lines>
-<thead><tr><th>${t.day}</th><th>${t.what}</th><th>${t.lease}</th><th>${t.home}</th><th>${t.record}</th><th class="amount">${t.amount}</th></tr></thead>
+<thead><tr><th>${t.day}</th><th>${t.what}</th><th>${t.lease}</th><th>${t.home}</th><th>${t.record}</th><th class="amount">${t.amount}</th><th class="amount">${t.vat}</th></tr></thead>
 <tbody>${lines}</tbody>
 </table>`
 }

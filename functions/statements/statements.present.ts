@@ -15,7 +15,14 @@ export type MonthView = z.infer<typeof MonthSchema>;
 /** Which total each kind of line adds to, and whether as itself or as a positive amount. */
 const totalOf: Record<
   LineKind,
-  'rent_received' | 'rent_reversed' | 'fees' | 'fees_reversed' | 'job_charges' | 'job_charges_cancelled'
+  | 'rent_received'
+  | 'rent_reversed'
+  | 'fees'
+  | 'fees_reversed'
+  | 'job_charges'
+  | 'job_charges_cancelled'
+  | 'rent_vat'
+  | 'rent_vat_reversed'
 > = {
   rent_received: 'rent_received',
   rent_reversed: 'rent_reversed',
@@ -23,6 +30,8 @@ const totalOf: Record<
   fee_reversed: 'fees_reversed',
   job_charge: 'job_charges',
   job_charge_cancelled: 'job_charges_cancelled',
+  rent_vat: 'rent_vat',
+  rent_vat_reversed: 'rent_vat_reversed',
 };
 
 const money = (value: Big, currency: string) => amountOut(value.toString(), currency) as string;
@@ -42,12 +51,19 @@ export function statementTotals(lines: LineRow[], opening: Map<string, string> |
       fees_reversed: new Big(0),
       job_charges: new Big(0),
       job_charges_cancelled: new Big(0),
+      rent_vat: new Big(0),
+      rent_vat_reversed: new Big(0),
     };
+    // The VAT in the fees (and in those returned): shown, not added to the net again (it is in the fees' amounts).
+    let feesVat = new Big(0);
+    let feesVatReversed = new Big(0);
     let net = new Big(0);
     for (const line of lines) {
       if (line.currency !== currency) continue;
       const amount = new Big(line.amount);
       sums[totalOf[line.kind]] = sums[totalOf[line.kind]].plus(amount.abs());
+      if (line.kind === 'fee' && line.vat !== null) feesVat = feesVat.plus(new Big(line.vat).abs());
+      if (line.kind === 'fee_reversed' && line.vat !== null) feesVatReversed = feesVatReversed.plus(new Big(line.vat).abs());
       net = net.plus(amount);
     }
     const carried = opening === null ? null : new Big(opening.get(currency) ?? '0');
@@ -59,6 +75,10 @@ export function statementTotals(lines: LineRow[], opening: Map<string, string> |
       fees_reversed: money(sums.fees_reversed, currency),
       job_charges: money(sums.job_charges, currency),
       job_charges_cancelled: money(sums.job_charges_cancelled, currency),
+      rent_vat: money(sums.rent_vat, currency),
+      rent_vat_reversed: money(sums.rent_vat_reversed, currency),
+      fees_vat: money(feesVat, currency),
+      fees_vat_reversed: money(feesVatReversed, currency),
       net: money(net, currency),
       opening_balance: carried === null ? null : money(carried, currency),
       closing_balance: carried === null ? null : money(carried.plus(net), currency),
@@ -79,6 +99,9 @@ export function presentLine(line: LineRow) {
     job: line.job,
     method: line.method,
     online_payment: line.online_payment,
+    tax_category: line.tax_category,
+    net: line.vat === null ? null : money(new Big(line.amount).minus(line.vat), line.currency),
+    vat: line.vat === null ? null : money(new Big(line.vat), line.currency),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   type RecordedClosings,
   recordedClosings,
 } from '../../lib/statement-months';
+import type { TaxCategory } from '../../schema/common/tax';
 import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
 
@@ -37,6 +38,10 @@ export type LineRow = {
   method: string | null;
   /** The online payment (`pay_…`) that made the receipt. */
   online_payment: string | null;
+  /** The VAT in `amount`, same sign (migration 0044); null on lines without (job charges, receipts before it). */
+  vat: string | null;
+  /** The tax category the amount was booked under (migration 0044). */
+  tax_category: TaxCategory | null;
 };
 
 /** An owner's month: who, the company, when it closes, its lines, and the balance carried into it (if kept). */
@@ -70,6 +75,8 @@ export function selectLines(db: Executor, companyId: string, from: string, to: s
       'j.reference as job',
       'l.method',
       'l.online_payment_id as online_payment',
+      sql<string | null>`l.vat::text`.as('vat'),
+      'l.tax_category',
     ])
     .where('l.company_id', '=', companyId)
     .where('l.day', '>=', from)

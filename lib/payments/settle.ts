@@ -6,7 +6,10 @@ import type { Db } from '../db/index';
 import { ApiError, notFound } from '../errors';
 import { type CausedBy, type EventData, eventCtes, newEventId } from '../events';
 import { fromMinorUnits, minorUnits } from '../money';
-import { receiptColumns } from '../rent-receipts';
+import { receiptColumns, taxRatesJson } from '../rent-receipts';
+import type { TaxRate } from '../tax';
+import type { TaxCategory } from '../../schema/common/tax';
+import type { CompanySettings } from '../../schema/platform/db';
 import { writeStatement } from '../write';
 import { isUuid } from '../../schema/common/api';
 import type { FeeKind } from '../../schema/leases/db';
@@ -53,6 +56,11 @@ export type Found = {
   lease_reference: string | null;
   fee_kind: FeeKind | null;
   fee_value: string | null;
+  /** The rent's own tax categories (its lease's, its listing's), the company's settings and the rate table (migration 0044). */
+  lease_tax_category: TaxCategory | null;
+  listing_tax_category: TaxCategory | null;
+  company_settings: CompanySettings | null;
+  tax_rates: TaxRate[];
   rent_amount: string | null;
   booking_id: string | null;
   booking_reference: string | null;
@@ -63,11 +71,14 @@ export type Found = {
 /** What a settlement reads of a payment `p` (all but `acted`), with the records {@link foundJoins} joins to it. */
 export const foundColumns = sql`p.id, p.status, p.amount::text as amount, p.currency, p.checkout_id, p.purpose, p.rent_payment_id,
   r.lease_id, l.reference as lease_reference, l.fee_kind, l.fee_value::text as fee_value, r.amount::text as rent_amount,
+  l.tax_category as lease_tax_category, rl.tax_category as listing_tax_category,
+  (select c.settings from companies c where c.id = p.company_id) as company_settings, ${taxRatesJson} as tax_rates,
   p.booking_id, b.reference as booking_reference, b.listing_id`;
 
 /** The rent payment (`r`), its lease (`l`) and the booking (`b`) a payment `p` is for, of its own company. */
 export const foundJoins = sql`left join rent_payments r on r.id = p.rent_payment_id and r.company_id = p.company_id
   left join leases l on l.id = r.lease_id
+  left join listings rl on rl.id = l.listing_id
   left join bookings b on b.id = p.booking_id and b.company_id = p.company_id`;
 
 /** The account of the path (the company's), or 404: another company's account is not found. */
@@ -192,7 +203,8 @@ export async function writeSuccess(
     returning id
   )`;
   const rent = payment.rent_payment_id !== null && payment.lease_id !== null && payment.rent_amount !== null;
-  const receipt = rent ? receiptColumns(payment, payment.rent_amount as string, currency, ctx.timeZone, ctx.now) : undefined;
+  const tax = { timeZone: ctx.timeZone, settings: payment.company_settings, rates: payment.tax_rates };
+  const receipt = rent ? receiptColumns(payment, payment.rent_amount as string, currency, tax, ctx.now) : undefined;
   // The lease first, as every write of its schedule (functions/leases/payments.ts): the two never deadlock.
   const touched = sql`touched as (
     update leases set updated_at = ${stamp}
@@ -203,6 +215,10 @@ export async function writeSuccess(
     sql`received as (
       update rent_payments set status = 'received', booked_on = ${receipt.booked_on}::date,
         fee_amount = ${receipt.fee_amount}::numeric, received_at = ${receipt.received_at.toISOString()}::timestamptz,
+        tax_category = ${receipt.tax_category}, tax_rate = ${receipt.tax_rate}::numeric,
+        net_amount = ${receipt.net_amount}::numeric, vat_amount = ${receipt.vat_amount}::numeric,
+        fee_tax_category = ${receipt.fee_tax_category}, fee_tax_rate = ${receipt.fee_tax_rate}::numeric,
+        fee_net_amount = ${receipt.fee_net_amount}::numeric, fee_vat_amount = ${receipt.fee_vat_amount}::numeric,
         updated_at = ${stamp}
       where id = ${payment.rent_payment_id}::uuid and company_id = ${ctx.companyId}::uuid and status = 'due'
         and exists (select from touched)

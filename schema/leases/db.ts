@@ -99,6 +99,15 @@ export interface RentPaymentsTable {
   bounced_at: NullableTimestamp;
   cancelled_at: NullableTimestamp;
   overdue_at: NullableTimestamp;
+  /** The receipt's tax as it stood that day (migration 0044), written once with the receipt. */
+  tax_category: TaxCategory | null;
+  tax_rate: NullableNumeric;
+  net_amount: NullableNumeric;
+  vat_amount: NullableNumeric;
+  fee_tax_category: TaxCategory | null;
+  fee_tax_rate: NullableNumeric;
+  fee_net_amount: NullableNumeric;
+  fee_vat_amount: NullableNumeric;
   version: ColumnType<string | number, never, never>;
   created_at: Generated<Date>;
   updated_at: Touched;

@@ -4,6 +4,7 @@ import { calendarDate, listOf, syncQuery } from '../common/api';
 import { externalQuery } from '../common/external';
 import { ExternalInput, ExternalSchema } from '../common/external';
 import { decimalInput, moneyOutput } from '../common/money';
+import { taxCategories } from '../common/tax';
 import { rentPaymentStatuses } from './db';
 
 /** Rent payments (issue 11; docs/api-reference.md, "Leases and rent payments"). */
@@ -11,6 +12,19 @@ import { rentPaymentStatuses } from './db';
 const instant = z.string().openapi({ example: '2027-01-01T09:30:00.000Z' });
 const day = z.string().openapi({ description: 'YYYY-MM-DD, in the company’s time zone.', example: '2027-01-01' });
 const notes = text().trim().max(2000);
+
+/** An amount's tax kept at receipt (issue 35): its category, rate, and the VAT-inclusive amount's split. */
+const ReceiptTax = z
+  .object({
+    category: z.enum(taxCategories),
+    rate: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The rate in percent that day ("5"); null: the category carries none.', example: '5' }),
+    net: moneyOutput,
+    vat: moneyOutput,
+  })
+  .openapi('ReceiptTax');
 
 /** A post-dated cheque: one payment per cheque. */
 export const ChequeInput = z
@@ -61,6 +75,14 @@ export const RentPaymentSchema = z
     replaces: z.string().nullable().openapi({ description: 'The bounced payment this one replaces.' }),
     booked_on: day.nullable().openapi({ description: 'Set on receipt: the day it counted for the owner. Never changes.' }),
     fee_amount: moneyOutput.nullable().openapi({ description: 'Set on receipt: the company’s fee then. Never changes.' }),
+    tax: ReceiptTax.nullable().openapi({
+      description:
+        'Set on receipt: the rent’s tax as it stood that day (the amount is VAT-inclusive: net + vat = amount). Never changes; null before the receipt, and on receipts recorded before VAT was (migration 0044).',
+    }),
+    fee_tax: ReceiptTax.nullable().openapi({
+      description:
+        'Set on receipt: the tax of the company’s fee (`fee_amount`, VAT-inclusive), category of the company’s `fee` kind. Never changes.',
+    }),
     bounced_on: day
       .nullable()
       .openapi({ description: 'Set when a received payment bounces: the day the reversal counted. Never changes.' }),

@@ -7,7 +7,7 @@ import { decimalInput, percentInput } from '../common/money';
 import { leadTypes, scopes } from '../common/scopes';
 import { hookUrl } from './webhooks';
 import { calendarDate } from '../common/api';
-import { TaxCategoriesInput, taxCategories, taxKinds, trnInput } from '../common/tax';
+import { type TaxCategory, TaxCategoriesInput, taxCategories, taxKinds, trnInput } from '../common/tax';
 
 const host = text()
   .min(1)
@@ -38,6 +38,7 @@ const accountingAccountsShape = {
   payment_fees: account,
   refunds_due: account,
   booking_receipts: account,
+  vat_payable: account,
 };
 
 export const CompanySettingsInput = z
@@ -106,6 +107,15 @@ export const CompanySettingsInput = z
     accounting_xero_tax_rate: accountText.openapi({
       description: 'The Xero tax rate name on every journal line (default "Tax Exempt").',
     }),
+    accounting_tax_rates: z
+      .strictObject(
+        Object.fromEntries(taxCategories.map((category) => [category, accountText])) as Record<TaxCategory, typeof accountText>,
+      )
+      .partial()
+      .openapi({
+        description:
+          'The tax rate name the journal CSVs (Xero `*TaxRate`, QuickBooks `Tax Code`) give the rows of a supply of each category (its income and VAT rows); replaced as a whole. Defaults: standard "Standard Rated (5%)", zero_rated "Zero Rated", exempt "Exempt", out_of_scope "No VAT".',
+      }),
     accounting_date_order: z.enum(['day_first', 'month_first']).openapi({
       description: 'QuickBooks journal dates: `day_first` DD/MM/YYYY (default) or `month_first` MM/DD/YYYY.',
     }),

@@ -57,6 +57,8 @@ export type CompanySettings = {
   accounting_accounts?: Partial<Record<AccountingAccount, { code: string; name: string }>>;
   /** Xero's tax rate name on every journal line (default "Tax Exempt"). */
   accounting_xero_tax_rate?: string;
+  /** The tax rate name each tax category's journal rows carry in Xero's and QuickBooks' CSVs (issue 35). */
+  accounting_tax_rates?: Partial<Record<TaxCategory, string>>;
   /** QuickBooks journal dates: DD/MM/YYYY (default) or MM/DD/YYYY. */
   accounting_date_order?: 'day_first' | 'month_first';
   /** Portals (docs/api-reference.md, "Portals and advertising permits"): the market whose permit rules apply. */
@@ -84,6 +86,8 @@ export const accountingAccounts = [
   'refunds_due',
   // Bookings paid online (issue 34): what guests paid for their bookings, held until the stay (a liability).
   'booking_receipts',
+  // VAT (issue 35): the VAT on rent received and on the company's fees, owed to the Federal Tax Authority (a liability).
+  'vat_payable',
 ] as const;
 export type AccountingAccount = (typeof accountingAccounts)[number];
 

@@ -1,9 +1,19 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp } from '../common/columns';
+import type { TaxCategory } from '../common/tax';
 
 /** Owner statements (migration 0023), merged into `Database` (schema/db.ts). */
 
-export const lineKinds = ['rent_received', 'fee', 'rent_reversed', 'fee_reversed', 'job_charge', 'job_charge_cancelled'] as const;
+export const lineKinds = [
+  'rent_received',
+  'fee',
+  'rent_reversed',
+  'fee_reversed',
+  'job_charge',
+  'job_charge_cancelled',
+  'rent_vat',
+  'rent_vat_reversed',
+] as const;
 export type LineKind = (typeof lineKinds)[number];
 
 /** Written by the database's triggers only (rent payments and job charges), never updated. */
@@ -26,6 +36,10 @@ export interface OwnerStatementLinesTable {
   method: string | null;
   /** The online payment that made the receipt (migration 0039). */
   online_payment_id: string | null;
+  /** The VAT in the amount, same sign (migration 0044): a receipt's rent, its VAT line, its fee and their reversals. */
+  vat: ColumnType<string | null, string | null, never>;
+  /** The tax category the amount was booked under (migration 0044). */
+  tax_category: TaxCategory | null;
   recorded_at: Generated<Date>;
 }
 

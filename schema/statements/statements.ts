@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { listOf, pageQuery } from '../common/api';
+import { taxCategories } from '../common/tax';
 import { lineKinds } from './db';
 
 /** Owner statements (issue 27; docs/api-reference.md, "Owner statements and the accounting journal"). */
@@ -29,7 +30,7 @@ export const StatementLineSchema = z
   .object({
     kind: z.enum(lineKinds).openapi({
       description:
-        '`rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`).',
+        '`rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it, by `booked_on`) and `rent_vat_reversed` (its reversal on a bounce).',
     }),
     day,
     amount: money('Signed, in the line’s currency: positive adds to what the company owes the owner, negative takes from it.'),
@@ -48,6 +49,16 @@ export const StatementLineSchema = z
       .string()
       .nullable()
       .openapi({ description: 'The online payment (`pay_…`) that made the receipt: rent paid at a payment link.' }),
+    tax_category: z.enum(taxCategories).nullable().openapi({
+      description:
+        'The tax category the amount was booked under (the rent’s on rent and rent VAT lines, the company’s `fee` kind’s on fee lines); null on charge lines and on lines booked before VAT was recorded.',
+    }),
+    net: money(
+      'The amount less its VAT (same sign): on rent, rent VAT and fee lines (and their reversals); null on others.',
+    ).nullable(),
+    vat: money(
+      'The VAT in the amount (same sign; 0 for exempt, zero-rated or out-of-scope amounts): the fee’s VAT the owner is charged, the rent’s VAT; null on charge lines and lines booked before VAT was recorded.',
+    ).nullable(),
   })
   .openapi('OwnerStatementLine');
 
@@ -60,6 +71,10 @@ export const StatementTotalsSchema = z
     fees_reversed: money('Sum of `fee_reversed` lines.'),
     job_charges: money('Sum of `job_charge` lines, as a positive amount.'),
     job_charges_cancelled: money('Sum of `job_charge_cancelled` lines.'),
+    rent_vat: money('Sum of `rent_vat` lines, as a positive amount: the rent’s VAT taken for the company to account for.'),
+    rent_vat_reversed: money('Sum of `rent_vat_reversed` lines.'),
+    fees_vat: money('The VAT in `fees` (already in it: not added to `net` again).'),
+    fees_vat_reversed: money('The VAT in `fees_reversed`.'),
     net: money('Sum of every line: what the month adds to (or, negative, takes from) what the owner is owed.'),
     opening_balance: money('Every earlier month’s net, when the company keeps a balance (`statement_balance`).').nullable(),
     closing_balance: money('`opening_balance` plus `net`, when the company keeps a balance.').nullable(),

@@ -68,8 +68,10 @@ describe('the journal of a month', () => {
         '2027-02-03',
         owner,
         lease.reference,
+        // The fee is standard-rated by default (5 %, VAT-inclusive): its net to fees, its VAT to VAT payable.
         [
-          ['260', '0.00', '500.00'],
+          ['260', '0.00', '476.19'],
+          ['830', '0.00', '23.81'],
           ['810', '500.00', '0.00'],
         ],
       ],
@@ -92,8 +94,9 @@ describe('the journal of a month', () => {
         accounts: [
           { account: 'rent_income', debit: '10000.00', credit: '0.00' },
           { account: 'owner_payable', debit: '950.00', credit: '10000.00' },
-          { account: 'fees', debit: '0.00', credit: '500.00' },
+          { account: 'fees', debit: '0.00', credit: '476.19' },
           { account: 'maintenance', debit: '0.00', credit: '450.00' },
+          { account: 'vat_payable', debit: '0.00', credit: '23.81' },
         ],
         owner_payable: '9050.00',
       },
@@ -151,14 +154,15 @@ describe('the journal of a month', () => {
     expect(journal.entries.flatMap((e: any) => e.lines)).toEqual([
       { account: 'rent_income', code: null, name: null, debit: '10000.00', credit: '0.00' },
       { account: 'owner_payable', code: null, name: null, debit: '0.00', credit: '10000.00' },
-      { account: 'fees', code: '260', name: 'Fees', debit: '0.00', credit: '500.00' },
+      { account: 'fees', code: '260', name: 'Fees', debit: '0.00', credit: '476.19' },
+      { account: 'vat_payable', code: null, name: null, debit: '0.00', credit: '23.81' },
       { account: 'owner_payable', code: null, name: null, debit: '500.00', credit: '0.00' },
     ]);
     for (const format of ['xero', 'quickbooks'] as const) {
       const res = await bare.client.GET('/api/v1/exports/journal', { params: { query: { month: '2027-02', format } } });
       expect(res.response.status).toBe(409);
       expect(res.error).toMatchObject({ code: 'accounts_not_mapped' });
-      expect(res.error?.detail).toContain('rent_income, owner_payable, maintenance');
+      expect(res.error?.detail).toContain('rent_income, owner_payable, maintenance, vat_payable');
     }
   });
 
@@ -200,7 +204,7 @@ describe('the journal of a month', () => {
     expect(refused.error?.errors).toEqual([expect.objectContaining({ path: 'currency', code: 'currency_required' })]);
     const usd = await csv(multi, { month: '2027-04', format: 'xero', currency: 'USD' });
     const rows = parse(usd.text, { columns: true }) as Array<Record<string, string>>;
-    expect(rows.map((r) => r['*Amount'])).toEqual(['10000.00', '-10000.00', '-500.00', '500.00']);
+    expect(rows.map((r) => r['*Amount'])).toEqual(['10000.00', '-10000.00', '-476.19', '-23.81', '500.00']);
   });
 
   it('adds up to the month’s statements, account by account, for every owner', async () => {
@@ -219,9 +223,19 @@ describe('the journal of a month', () => {
           .minus(sum(mine.map((t) => t.rent_reversed)))
           .toFixed(2),
       );
+      // Fees are booked net of their VAT; the VAT (the fees' and the rent's) to VAT payable.
       expect(net(account('fees')).toFixed(2)).toBe(
         sum(mine.map((t) => t.fees))
           .minus(sum(mine.map((t) => t.fees_reversed)))
+          .minus(sum(mine.map((t) => t.fees_vat)))
+          .plus(sum(mine.map((t) => t.fees_vat_reversed)))
+          .toFixed(2),
+      );
+      expect(net(account('vat_payable') ?? { credit: '0', debit: '0' }).toFixed(2)).toBe(
+        sum(mine.map((t) => t.fees_vat))
+          .minus(sum(mine.map((t) => t.fees_vat_reversed)))
+          .plus(sum(mine.map((t) => t.rent_vat)))
+          .minus(sum(mine.map((t) => t.rent_vat_reversed)))
           .toFixed(2),
       );
       expect(net(account('maintenance')).toFixed(2)).toBe(

@@ -161,16 +161,31 @@ describe.skipIf(skipBrowser)('the printable statement in Chromium', () => {
     expect(await tab.textContent('[data-company]')).toBe('Test Company');
     expect(await tab.textContent('[data-owner]')).toContain('Layla Haddad');
 
-    // Every line: its amount as the JSON gives it, shown formatted for its currency.
+    // Every line: its amount as the JSON gives it, shown formatted for its currency, and the VAT in it (issue 35).
     const rows = await tab.$$eval('[data-lines] tbody tr', (trs) =>
       trs.map((tr) => {
         const cell = tr.querySelector('[data-amount]') as HTMLElement;
-        return { kind: tr.getAttribute('data-kind'), amount: cell.dataset.amount, shown: cell.textContent };
+        const vat = tr.querySelector('[data-vat]') as HTMLElement | null;
+        return {
+          kind: tr.getAttribute('data-kind'),
+          amount: cell.dataset.amount,
+          shown: cell.textContent,
+          vat: vat?.dataset.amount ?? null,
+          vatShown: vat?.textContent ?? null,
+        };
       }),
     );
     expect(rows).toEqual(
-      statement.lines.map((l) => ({ kind: l.kind, amount: l.amount, shown: formatted(l.amount, l.currency, language) })),
+      statement.lines.map((l) => ({
+        kind: l.kind,
+        amount: l.amount,
+        shown: formatted(l.amount, l.currency, language),
+        vat: l.vat,
+        vatShown: l.vat === null ? null : formatted(l.vat, l.currency, language),
+      })),
     );
+    // The fee's VAT is shown to the owner (the fee is standard-rated by default).
+    expect(rows.find((row) => row.kind === 'fee')?.vat).toMatch(/^-\d+\.\d+$/);
     // Every total of every currency, the balance included.
     const totals = await tab.$$eval('[data-totals] [data-total]', (cells) =>
       cells.map((cell) => ({
@@ -183,9 +198,13 @@ describe.skipIf(skipBrowser)('the printable statement in Chromium', () => {
     const names = [
       'opening_balance',
       'rent_received',
+      'rent_vat',
       'fees',
+      'fees_vat',
       'rent_reversed',
+      'rent_vat_reversed',
       'fees_reversed',
+      'fees_vat_reversed',
       'job_charges',
       'job_charges_cancelled',
       'net',

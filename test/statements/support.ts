@@ -10,6 +10,7 @@ export const accounts = {
   fees: { code: '260', name: 'Management fees' },
   deposits_held: { code: '820', name: 'Deposits held' },
   maintenance: { code: '420', name: 'Maintenance' },
+  vat_payable: { code: '830', name: 'VAT payable' },
 };
 
 type Json = Record<string, any>;

@@ -3897,6 +3897,8 @@ export interface components {
              * @example 1250.00
              */
             fee_amount: string | null;
+            tax: components["schemas"]["ReceiptTax"];
+            fee_tax: components["schemas"]["ReceiptTax"] & unknown;
             /**
              * @description Set when a received payment bounces: the day the reversal counted. Never changes.
              * @example 2027-01-01
@@ -3921,6 +3923,26 @@ export interface components {
         };
         DirectDebit: {
             mandate: string;
+        } | null;
+        /** @description Set on receipt: the rent’s tax as it stood that day (the amount is VAT-inclusive: net + vat = amount). Never changes; null before the receipt, and on receipts recorded before VAT was (migration 0044). */
+        ReceiptTax: {
+            /** @enum {string} */
+            category: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+            /**
+             * @description The rate in percent that day ("5"); null: the category carries none.
+             * @example 5
+             */
+            rate: string | null;
+            /**
+             * @description A decimal string in the company’s currency.
+             * @example 1250.00
+             */
+            net: string;
+            /**
+             * @description A decimal string in the company’s currency.
+             * @example 1250.00
+             */
+            vat: string;
         } | null;
         RentPaymentInput: {
             /** @description The `payment_id` of a bounced payment. */
@@ -4799,10 +4821,10 @@ export interface components {
         };
         OwnerStatementLine: {
             /**
-             * @description `rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`).
+             * @description `rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it, by `booked_on`) and `rent_vat_reversed` (its reversal on a bounce).
              * @enum {string}
              */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled";
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed";
             /**
              * @description YYYY-MM-DD, in the company’s time zone.
              * @example 2027-02-03
@@ -4832,6 +4854,21 @@ export interface components {
             method: string | null;
             /** @description The online payment (`pay_…`) that made the receipt: rent paid at a payment link. */
             online_payment: string | null;
+            /**
+             * @description The tax category the amount was booked under (the rent’s on rent and rent VAT lines, the company’s `fee` kind’s on fee lines); null on charge lines and on lines booked before VAT was recorded.
+             * @enum {string|null}
+             */
+            tax_category: "standard" | "zero_rated" | "exempt" | "out_of_scope" | null;
+            /**
+             * @description The amount less its VAT (same sign): on rent, rent VAT and fee lines (and their reversals); null on others.
+             * @example 10000.00
+             */
+            net: string | null;
+            /**
+             * @description The VAT in the amount (same sign; 0 for exempt, zero-rated or out-of-scope amounts): the fee’s VAT the owner is charged, the rent’s VAT; null on charge lines and lines booked before VAT was recorded.
+             * @example 10000.00
+             */
+            vat: string | null;
         };
         /** @description One per currency of the month’s lines (and of the balance carried). */
         OwnerStatementTotals: {
@@ -4867,6 +4904,26 @@ export interface components {
              * @example 10000.00
              */
             job_charges_cancelled: string;
+            /**
+             * @description Sum of `rent_vat` lines, as a positive amount: the rent’s VAT taken for the company to account for.
+             * @example 10000.00
+             */
+            rent_vat: string;
+            /**
+             * @description Sum of `rent_vat_reversed` lines.
+             * @example 10000.00
+             */
+            rent_vat_reversed: string;
+            /**
+             * @description The VAT in `fees` (already in it: not added to `net` again).
+             * @example 10000.00
+             */
+            fees_vat: string;
+            /**
+             * @description The VAT in `fees_reversed`.
+             * @example 10000.00
+             */
+            fees_vat_reversed: string;
             /**
              * @description Sum of every line: what the month adds to (or, negative, takes from) what the owner is owed.
              * @example 10000.00
@@ -4939,7 +4996,7 @@ export interface components {
              * @description A statement line’s kind, or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), or `online_refund` (a refund the provider made, out of clearing).
              * @enum {string}
              */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund";
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund";
             narration: string;
             currency: string;
             /** @description The owner’s contact reference; null on an online payment not applied (the payer’s money), a booking’s payment and a refund. */
@@ -4956,7 +5013,7 @@ export interface components {
         };
         JournalLine: {
             /** @enum {string} */
-            account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts";
+            account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts" | "vat_payable";
             /** @description The account’s code (company setting `accounting_accounts`); null until mapped. */
             code: string | null;
             /** @description The account’s name; null until mapped. */
@@ -4986,7 +5043,7 @@ export interface components {
             credit: string;
             accounts: {
                 /** @enum {string} */
-                account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts";
+                account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts" | "vat_payable";
                 /**
                  * @description A decimal string; "0.00" on the other side.
                  * @example 10000.00
