@@ -80,6 +80,20 @@ describe('a rent payment received keeps its tax as it stood that day', () => {
     await expect(
       sql`update rent_payments set vat_amount = 0, net_amount = amount where id = ${lease.payments[0]}::uuid`.execute(api.db),
     ).rejects.toThrow(/rent_payments_tax_fixed|never changes/);
+    // Tax only on a receipt, whole, and adding up (rent_payments_tax_whole).
+    const due = lease.payments[5] as string;
+    await expect(
+      sql`update rent_payments set tax_category = 'exempt', net_amount = amount, vat_amount = 0, fee_tax_category = 'exempt',
+        fee_net_amount = 0, fee_vat_amount = 0 where id = ${due}::uuid`.execute(api.db),
+    ).rejects.toThrow(/rent_payments_tax_whole|check constraint/);
+    // A receipt recorded without its tax (as before migration 0044) gets none afterwards.
+    await sql`update rent_payments set status = 'received', booked_on = '2027-03-03', fee_amount = 0, received_at = now()
+      where id = ${due}::uuid`.execute(api.db);
+    await expect(
+      sql`update rent_payments set tax_category = 'exempt', net_amount = amount, vat_amount = 0, fee_tax_category = 'exempt',
+        fee_net_amount = 0, fee_vat_amount = 0 where id = ${due}::uuid`.execute(api.db),
+    ).rejects.toThrow(/rent_payments_tax_fixed|none is added/);
+    expect((await payment(w, due)).tax).toBeNull();
   });
 
   it('is refused (409 tax_rate_missing) on a day no rate of its category holds, nothing changed', async () => {
