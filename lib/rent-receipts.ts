@@ -4,7 +4,7 @@ import { todayIn } from './dates';
 import { ApiError } from './errors';
 import { fixedTo, storedDigits, vatOfLine } from './money';
 import { rateOn, type TaxRate, taxCategoryFor } from './tax';
-import type { TaxCategory } from '../schema/common/tax';
+import type { RentVatAccountedBy, TaxCategory } from '../schema/common/tax';
 import type { FeeKind } from '../schema/leases/db';
 import type { CompanySettings } from '../schema/platform/db';
 
@@ -49,6 +49,7 @@ export type ReceiptColumns = {
   fee_tax_rate: string | null;
   fee_net_amount: string;
   fee_vat_amount: string;
+  rent_vat_accounted_by: RentVatAccountedBy;
 };
 
 /**
@@ -74,7 +75,9 @@ export function taxOf(category: TaxCategory, amount: string, currency: string, r
 /**
  * The columns a receipt of `amount` (the payment's, in `currency`) writes, at `now` in the company's time zone: the
  * day, the fee, and the tax of both as they stand that day (the rent's category by `taxCategoryFor`: the lease's, else
- * the listing's, else the company's `rent_residential`; the fee's the company's `fee`), stored once.
+ * the listing's, else the company's `rent_residential`; the fee's the company's `fee`), stored once; and who accounts
+ * for the rent's VAT, the company's `rent_vat_accounted_by` that day (default `owner`: the company bills the rent as the
+ * landlord's disclosed agent), kept with the receipt.
  */
 export function receiptColumns(
   lease: FeeColumns & TaxSources,
@@ -107,6 +110,7 @@ export function receiptColumns(
     fee_tax_rate: feeTax.rate,
     fee_net_amount: feeTax.net,
     fee_vat_amount: feeTax.vat,
+    rent_vat_accounted_by: tax.settings?.rent_vat_accounted_by ?? 'owner',
   };
 }
 

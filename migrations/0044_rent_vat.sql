@@ -5,6 +5,10 @@
 --   the category carries none), the inclusive split of the amount (net + vat = amount), and the same of the company's
 --   fee (category of the company's `fee` kind). Written once: the database refuses any later change, and a payment
 --   received before this migration keeps nulls (its tax was never recorded; it is not invented afterwards).
+--   `rent_vat_accounted_by`: who accounts for the rent's VAT, the company's setting that day: `owner` (the company
+--   bills the rent as the landlord's disclosed agent: the supply is the landlord's, its VAT stays in the owner's money)
+--   or `company` (the company lets the home as principal: it takes the rent's VAT to account for it). Kept like the
+--   rest of the receipt's tax: a later change of the setting never rewrites a past receipt.
 -- * `owner_statement_lines.vat`: the VAT in a line's amount (same sign), copied from the payment by the line writer;
 --   `tax_category` the category it was booked under. Lines of kind `rent_vat` (the rent's VAT, taken from the owner for
 --   the company to account for it) and `rent_vat_reversed` (its reversal on a bounce) join the kinds.
@@ -18,6 +22,7 @@ alter table rent_payments
   add column fee_tax_rate numeric(7, 4) check (fee_tax_rate >= 0),
   add column fee_net_amount numeric(16, 4),
   add column fee_vat_amount numeric(16, 4) check (fee_vat_amount >= 0),
+  add column rent_vat_accounted_by text check (rent_vat_accounted_by in ('owner', 'company')),
   -- All of the rent's tax or none, all of the fee's or none; only on a receipt; the split adds up.
   add constraint rent_payments_tax_whole check (
     (tax_category is null) = (net_amount is null) and (net_amount is null) = (vat_amount is null)
@@ -25,6 +30,7 @@ alter table rent_payments
     and (fee_tax_category is null) = (fee_net_amount is null) and (fee_net_amount is null) = (fee_vat_amount is null)
     and (fee_tax_rate is null or fee_tax_category is not null)
     and (tax_category is null) = (fee_tax_category is null)
+    and (tax_category is null) = (rent_vat_accounted_by is null)
     and (tax_category is null or booked_on is not null)
     and (net_amount is null or net_amount + vat_amount = amount)
     and (fee_net_amount is null or fee_net_amount + fee_vat_amount = fee_amount)
@@ -34,9 +40,9 @@ alter table rent_payments
 create function rent_payment_tax_fixed() returns trigger language plpgsql as $$
 begin
   if OLD.tax_category is not null and (NEW.tax_category, NEW.tax_rate, NEW.net_amount, NEW.vat_amount,
-      NEW.fee_tax_category, NEW.fee_tax_rate, NEW.fee_net_amount, NEW.fee_vat_amount)
+      NEW.fee_tax_category, NEW.fee_tax_rate, NEW.fee_net_amount, NEW.fee_vat_amount, NEW.rent_vat_accounted_by)
       is distinct from (OLD.tax_category, OLD.tax_rate, OLD.net_amount, OLD.vat_amount,
-      OLD.fee_tax_category, OLD.fee_tax_rate, OLD.fee_net_amount, OLD.fee_vat_amount) then
+      OLD.fee_tax_category, OLD.fee_tax_rate, OLD.fee_net_amount, OLD.fee_vat_amount, OLD.rent_vat_accounted_by) then
     raise exception 'rent payment % has its tax and that never changes', OLD.id
       using errcode = 'check_violation', constraint = 'rent_payments_tax_fixed';
   end if;
@@ -98,7 +104,8 @@ end;
 $$;
 
 -- A receipt's lines: the rent (its VAT shown in it), the rent's VAT taken for the company to account for (when above
--- zero), the fee (its VAT in it); a bounce reverses each.
+-- zero and the company accounts for it: `rent_vat_accounted_by = 'company'`; when the owner does, the VAT stays in the
+-- owner's money and no line takes it), the fee (its VAT in it); a bounce reverses each.
 create or replace function owner_statement_payment() returns trigger language plpgsql as $$
 declare
   lease record;
@@ -115,7 +122,7 @@ begin
       lease.currency, NEW.lease_id, lease.listing_id, lease.slug_en, NEW.id, null,
       case when online.id is not null then online.method when NEW.cheque_number is not null then 'cheque' end,
       online.id, NEW.vat_amount, NEW.tax_category);
-    if NEW.vat_amount > 0 then
+    if NEW.vat_amount > 0 and NEW.rent_vat_accounted_by = 'company' then
       perform owner_statement_line(NEW.company_id, lease.landlord_id, 'rent_vat', NEW.booked_on, -NEW.vat_amount,
         lease.currency, NEW.lease_id, lease.listing_id, lease.slug_en, NEW.id, null, null, null, -NEW.vat_amount,
         NEW.tax_category);

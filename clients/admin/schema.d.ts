@@ -2257,6 +2257,11 @@ export interface operations {
                              */
                             tourism_dirham?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
                         };
+                        /**
+                         * @description Who accounts for the VAT on rent: `owner` (default: the company bills the rent as the landlord’s disclosed agent; the rent’s VAT stays in the owner’s money, shown on their statement for them to declare) or `company` (the company lets the home as principal: a `rent_vat` line takes the rent’s VAT and the journal books it to `vat_payable`). Read at each receipt and kept with it: a change never rewrites a past receipt.
+                         * @enum {string}
+                         */
+                        rent_vat_accounted_by?: "owner" | "company";
                     };
                 };
             };
@@ -2506,6 +2511,11 @@ export interface operations {
                              */
                             tourism_dirham?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
                         };
+                        /**
+                         * @description Who accounts for the VAT on rent: `owner` (default: the company bills the rent as the landlord’s disclosed agent; the rent’s VAT stays in the owner’s money, shown on their statement for them to declare) or `company` (the company lets the home as principal: a `rent_vat` line takes the rent’s VAT and the journal books it to `vat_payable`). Read at each receipt and kept with it: a change never rewrites a past receipt.
+                         * @enum {string}
+                         */
+                        rent_vat_accounted_by?: "owner" | "company";
                     };
                 };
             };

@@ -98,6 +98,7 @@ export function presentPayment(row: RentPaymentRecord): RentPaymentView {
     fee_amount: amountOut(row.fee_amount, currency),
     tax: taxShown(row.tax_category, row.tax_rate, row.net_amount, row.vat_amount, currency),
     fee_tax: taxShown(row.fee_tax_category, row.fee_tax_rate, row.fee_net_amount, row.fee_vat_amount, currency),
+    rent_vat_accounted_by: row.rent_vat_accounted_by,
     bounced_on: row.bounced_on,
     received_at: iso(row.received_at),
     bounced_at: iso(row.bounced_at),

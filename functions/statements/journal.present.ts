@@ -104,11 +104,14 @@ const supplyAccounts = new Set<string>(['rent_income', 'fees', 'vat_payable']);
 /**
  * A row's tax rate name (issue 35): a supply's income and VAT rows (an entry of a receipt's rent, its VAT or its fee)
  * take the name of the category it was booked under (`accounting_tax_rates`, defaults in lib/tax.ts); every other row
- * (owner payable, clearing, maintenance, entries booked before VAT was recorded) in Xero the company's no-tax name
+ * (owner payable, clearing, maintenance, entries booked before VAT was recorded, and a rent whose VAT the owner accounts
+ * for: the landlord's supply, not the company's) in Xero the company's no-tax name
  * `accounting_xero_tax_rate` (default "Tax Exempt"), as before; in QuickBooks no tax code (empty).
  */
 function rowTaxRate(company: Company, entry: JournalEntry, account: string, format: 'xero' | 'quickbooks'): string {
-  if (entry.tax_category !== null && supplyAccounts.has(account)) {
+  const ownersSupply =
+    entry.rent_vat_accounted_by === 'owner' && (entry.kind === 'rent_received' || entry.kind === 'rent_reversed');
+  if (entry.tax_category !== null && supplyAccounts.has(account) && !ownersSupply) {
     return accountingTaxRate(company.settings, entry.tax_category);
   }
   return format === 'xero' ? (company.settings.accounting_xero_tax_rate ?? 'Tax Exempt') : '';

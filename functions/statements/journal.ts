@@ -76,6 +76,12 @@ export const isBookingEntry = (entry: { kind: string; booking?: string | null })
 
 export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
 
+/**
+ * The lines whose VAT the journal books to `vat_payable`: the fee's (the company's supply) and the rent's VAT taken when
+ * the company accounts for it. A rent's VAT the owner accounts for is shown in its line, never booked.
+ */
+const vatBooked = new Set<LineKind>(['fee', 'fee_reversed', 'rent_vat', 'rent_vat_reversed']);
+
 /** Whether an entry books VAT (a line to `vat_payable`): its month needs `vat_payable` mapped. */
 export const isVatEntry = (entry: { lines: JournalLine[] }) =>
   entry.lines.some((line) => line.account === 'vat_payable' && !(new Big(line.debit).eq(0) && new Big(line.credit).eq(0)));
@@ -244,6 +250,7 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
     booking: payment.booking,
     vat: null,
     tax_category: null,
+    rent_vat_accounted_by: null,
     number,
     narration: `${number} ${paymentKindLabels[kind]} ${payment.id} (${how})${about}`,
     lines,
@@ -310,6 +317,7 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
     booking: refund.booking,
     vat: null,
     tax_category: null,
+    rent_vat_accounted_by: null,
     number,
     narration: `${number} ${paymentKindLabels.online_refund} ${refund.id} of ${refund.payment_id} (${refund.provider})${about}`,
     lines: [
@@ -343,7 +351,7 @@ export async function monthJournal(
     bookedRefunds(db, company.id, span.from, span.to, currency),
   ]);
   const bookings = payments.some((p) => p.booking !== null) || refunds.some((r) => r.booking !== null);
-  const vat = lines.some((line) => line.vat !== null && !new Big(line.vat).eq(0));
+  const vat = lines.some((line) => vatBooked.has(line.kind) && line.vat !== null && !new Big(line.vat).eq(0));
   const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat);
   const closing = await monthClosing(db, company, month, now);
   const entries = [

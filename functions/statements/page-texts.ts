@@ -39,6 +39,8 @@ type Texts = {
     | 'rent_vat_reversed'
     | 'fees_vat'
     | 'fees_vat_reversed'
+    | 'rent_vat_for_owner'
+    | 'rent_vat_for_owner_reversed'
     | 'net',
     string
   >;
@@ -93,6 +95,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       rent_vat_reversed: 'VAT on rent returned',
       fees_vat: 'of which VAT on management fees',
       fees_vat_reversed: 'of which VAT on management fees returned',
+      rent_vat_for_owner: 'of which VAT on rent, for you to declare',
+      rent_vat_for_owner_reversed: 'of which VAT on rent returned, for you to declare',
       net: 'Net for the month',
     },
     opening: 'Opening balance',
@@ -144,6 +148,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       rent_vat_reversed: 'ضريبة القيمة المضافة على الإيجار المستردة',
       fees_vat: 'منها ضريبة القيمة المضافة على رسوم الإدارة',
       fees_vat_reversed: 'منها ضريبة القيمة المضافة على رسوم الإدارة المستردة',
+      rent_vat_for_owner: 'منها ضريبة القيمة المضافة على الإيجار، تصرّح بها أنت',
+      rent_vat_for_owner_reversed: 'منها ضريبة القيمة المضافة على الإيجار المسترد، تصرّح بها أنت',
       net: 'صافي الشهر',
     },
     opening: 'الرصيد الافتتاحي',

@@ -64,10 +64,12 @@ function money(amount: string, currency: string, language: PageLanguage, data: R
 
 const sumRows = [
   'rent_received',
+  'rent_vat_for_owner',
   'rent_vat',
   'fees',
   'fees_vat',
   'rent_reversed',
+  'rent_vat_for_owner_reversed',
   'rent_vat_reversed',
   'fees_reversed',
   'fees_vat_reversed',

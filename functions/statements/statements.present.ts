@@ -57,6 +57,9 @@ export function statementTotals(lines: LineRow[], opening: Map<string, string> |
     // The VAT in the fees (and in those returned): shown, not added to the net again (it is in the fees' amounts).
     let feesVat = new Big(0);
     let feesVatReversed = new Big(0);
+    // The VAT in rents whose VAT the owner accounts for (the company their disclosed agent): in the rent, theirs to declare.
+    let ownersVat = new Big(0);
+    let ownersVatReversed = new Big(0);
     let net = new Big(0);
     for (const line of lines) {
       if (line.currency !== currency) continue;
@@ -64,6 +67,10 @@ export function statementTotals(lines: LineRow[], opening: Map<string, string> |
       sums[totalOf[line.kind]] = sums[totalOf[line.kind]].plus(amount.abs());
       if (line.kind === 'fee' && line.vat !== null) feesVat = feesVat.plus(new Big(line.vat).abs());
       if (line.kind === 'fee_reversed' && line.vat !== null) feesVatReversed = feesVatReversed.plus(new Big(line.vat).abs());
+      if (line.rent_vat_accounted_by === 'owner' && line.vat !== null) {
+        if (line.kind === 'rent_received') ownersVat = ownersVat.plus(new Big(line.vat).abs());
+        if (line.kind === 'rent_reversed') ownersVatReversed = ownersVatReversed.plus(new Big(line.vat).abs());
+      }
       net = net.plus(amount);
     }
     const carried = opening === null ? null : new Big(opening.get(currency) ?? '0');
@@ -79,6 +86,8 @@ export function statementTotals(lines: LineRow[], opening: Map<string, string> |
       rent_vat_reversed: money(sums.rent_vat_reversed, currency),
       fees_vat: money(feesVat, currency),
       fees_vat_reversed: money(feesVatReversed, currency),
+      rent_vat_for_owner: money(ownersVat, currency),
+      rent_vat_for_owner_reversed: money(ownersVatReversed, currency),
       net: money(net, currency),
       opening_balance: carried === null ? null : money(carried, currency),
       closing_balance: carried === null ? null : money(carried.plus(net), currency),

@@ -12,7 +12,7 @@ import {
   type RecordedClosings,
   recordedClosings,
 } from '../../lib/statement-months';
-import type { TaxCategory } from '../../schema/common/tax';
+import type { RentVatAccountedBy, TaxCategory } from '../../schema/common/tax';
 import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
 
@@ -42,6 +42,8 @@ export type LineRow = {
   vat: string | null;
   /** The tax category the amount was booked under (migration 0044). */
   tax_category: TaxCategory | null;
+  /** Who accounts for the rent's VAT, kept on the line's receipt (migration 0044); null on other lines and older receipts. */
+  rent_vat_accounted_by: RentVatAccountedBy | null;
 };
 
 /** An owner's month: who, the company, when it closes, its lines, and the balance carried into it (if kept). */
@@ -62,6 +64,7 @@ export function selectLines(db: Executor, companyId: string, from: string, to: s
     .leftJoin('leases as le', 'le.id', 'l.lease_id')
     .leftJoin('job_charges as ch', 'ch.id', 'l.charge_id')
     .leftJoin('jobs as j', 'j.id', 'ch.job_id')
+    .leftJoin('rent_payments as rp', 'rp.id', 'l.payment_id')
     .select([
       sql<string>`l.id::text`.as('id'),
       'l.kind',
@@ -77,6 +80,7 @@ export function selectLines(db: Executor, companyId: string, from: string, to: s
       'l.online_payment_id as online_payment',
       sql<string | null>`l.vat::text`.as('vat'),
       'l.tax_category',
+      'rp.rent_vat_accounted_by',
     ])
     .where('l.company_id', '=', companyId)
     .where('l.day', '>=', from)

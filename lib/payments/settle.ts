@@ -219,6 +219,7 @@ export async function writeSuccess(
         net_amount = ${receipt.net_amount}::numeric, vat_amount = ${receipt.vat_amount}::numeric,
         fee_tax_category = ${receipt.fee_tax_category}, fee_tax_rate = ${receipt.fee_tax_rate}::numeric,
         fee_net_amount = ${receipt.fee_net_amount}::numeric, fee_vat_amount = ${receipt.fee_vat_amount}::numeric,
+        rent_vat_accounted_by = ${receipt.rent_vat_accounted_by},
         updated_at = ${stamp}
       where id = ${payment.rent_payment_id}::uuid and company_id = ${ctx.companyId}::uuid and status = 'due'
         and exists (select from touched)

@@ -53,3 +53,7 @@ export const trnInput = text().refine((value) => /^100\d{12}$/.test(value), {
 export const TaxCategoriesInput = z
   .strictObject(Object.fromEntries(taxKinds.map((kind) => [kind, taxCategoryInput])) as Record<TaxKind, typeof taxCategoryInput>)
   .partial();
+
+/** Who accounts for a rent's VAT (issue 35): the landlord (the company its disclosed agent) or the company (principal). */
+export const rentVatAccountedBy = ['owner', 'company'] as const;
+export type RentVatAccountedBy = (typeof rentVatAccountedBy)[number];

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { NullableNumeric, NullableTimestamp, Numeric, Touched } from '../common/columns';
-import type { TaxCategory } from '../common/tax';
+import type { RentVatAccountedBy, TaxCategory } from '../common/tax';
 
 /** Leases, their notices and rent payments (migration 0011), merged into `Database` (schema/db.ts). */
 
@@ -108,6 +108,8 @@ export interface RentPaymentsTable {
   fee_tax_rate: NullableNumeric;
   fee_net_amount: NullableNumeric;
   fee_vat_amount: NullableNumeric;
+  /** Who accounts for the rent's VAT, the company's setting at receipt (migration 0044): `owner` or `company`. */
+  rent_vat_accounted_by: RentVatAccountedBy | null;
   version: ColumnType<string | number, never, never>;
   created_at: Generated<Date>;
   updated_at: Touched;

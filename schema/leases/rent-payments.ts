@@ -4,7 +4,7 @@ import { calendarDate, listOf, syncQuery } from '../common/api';
 import { externalQuery } from '../common/external';
 import { ExternalInput, ExternalSchema } from '../common/external';
 import { decimalInput, moneyOutput } from '../common/money';
-import { taxCategories } from '../common/tax';
+import { rentVatAccountedBy, taxCategories } from '../common/tax';
 import { rentPaymentStatuses } from './db';
 
 /** Rent payments (issue 11; docs/api-reference.md, "Leases and rent payments"). */
@@ -82,6 +82,10 @@ export const RentPaymentSchema = z
     fee_tax: ReceiptTax.nullable().openapi({
       description:
         'Set on receipt: the tax of the company’s fee (`fee_amount`, VAT-inclusive), category of the company’s `fee` kind. Never changes.',
+    }),
+    rent_vat_accounted_by: z.enum(rentVatAccountedBy).nullable().openapi({
+      description:
+        'Set on receipt: who accounts for the rent’s VAT, the company’s setting that day: `owner` (the company billed the rent as the landlord’s disclosed agent; the VAT stays in the owner’s money) or `company` (principal: a `rent_vat` statement line took it). Never changes; null with `tax`.',
     }),
     bounced_on: day
       .nullable()

@@ -7,7 +7,7 @@ import { decimalInput, percentInput } from '../common/money';
 import { leadTypes, scopes } from '../common/scopes';
 import { hookUrl } from './webhooks';
 import { calendarDate } from '../common/api';
-import { type TaxCategory, TaxCategoriesInput, taxCategories, taxKinds, trnInput } from '../common/tax';
+import { rentVatAccountedBy, type TaxCategory, TaxCategoriesInput, taxCategories, taxKinds, trnInput } from '../common/tax';
 
 const host = text()
   .min(1)
@@ -139,6 +139,10 @@ export const CompanySettingsInput = z
     tax_categories: TaxCategoriesInput.openapi({
       description:
         'The category of each kind of amount, merged into the current ones (a kind left out keeps its category; unset kinds take the defaults of docs/api-reference.md, "Tax").',
+    }),
+    rent_vat_accounted_by: z.enum(rentVatAccountedBy).openapi({
+      description:
+        'Who accounts for the VAT on rent: `owner` (default: the company bills the rent as the landlord’s disclosed agent; the rent’s VAT stays in the owner’s money, shown on their statement for them to declare) or `company` (the company lets the home as principal: a `rent_vat` line takes the rent’s VAT and the journal books it to `vat_payable`). Read at each receipt and kept with it: a change never rewrites a past receipt.',
     }),
   })
   .partial();

@@ -2,7 +2,7 @@ import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Json, LocalisedText, NullableTimestamp } from '../common/columns';
 import type { RecordKind } from '../common/external';
 import type { Market } from '../common/permits';
-import type { RatedTaxCategory, TaxCategory, TaxKind } from '../common/tax';
+import type { RatedTaxCategory, RentVatAccountedBy, TaxCategory, TaxKind } from '../common/tax';
 import type {
   RebuildJobsTable,
   WebhookAttemptsTable,
@@ -71,6 +71,11 @@ export type CompanySettings = {
   vat_registered_on?: string | null;
   /** Its category per kind of amount, over the defaults of lib/tax.ts. */
   tax_categories?: Partial<Record<TaxKind, TaxCategory>>;
+  /**
+   * Who accounts for the VAT on rent (issue 35): `owner` (default: the company bills the rent as the landlord's disclosed
+   * agent) or `company` (it lets the home as principal). Read at each receipt and kept on it.
+   */
+  rent_vat_accounted_by?: RentVatAccountedBy;
 };
 
 /** The accounts a company maps for the accounting journal (company setting `accounting_accounts`). */

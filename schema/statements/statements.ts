@@ -30,7 +30,7 @@ export const StatementLineSchema = z
   .object({
     kind: z.enum(lineKinds).openapi({
       description:
-        '`rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it, by `booked_on`) and `rent_vat_reversed` (its reversal on a bounce).',
+        '`rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it when it does: company setting `rent_vat_accounted_by: company`, kept on the receipt; by `booked_on`) and `rent_vat_reversed` (its reversal on a bounce).',
     }),
     day,
     amount: money('Signed, in the line’s currency: positive adds to what the company owes the owner, negative takes from it.'),
@@ -75,6 +75,12 @@ export const StatementTotalsSchema = z
     rent_vat_reversed: money('Sum of `rent_vat_reversed` lines.'),
     fees_vat: money('The VAT in `fees` (already in it: not added to `net` again).'),
     fees_vat_reversed: money('The VAT in `fees_reversed`.'),
+    rent_vat_for_owner: money(
+      'The VAT in `rent_received` the owner accounts for (company setting `rent_vat_accounted_by: owner`, the company their disclosed agent): information for the owner’s own VAT return, already in the rent and in `net` (nothing taken).',
+    ),
+    rent_vat_for_owner_reversed: money(
+      'The VAT in `rent_reversed` the owner accounts for (information, as `rent_vat_for_owner`).',
+    ),
     net: money('Sum of every line: what the month adds to (or, negative, takes from) what the owner is owed.'),
     opening_balance: money('Every earlier month’s net, when the company keeps a balance (`statement_balance`).').nullable(),
     closing_balance: money('`opening_balance` plus `net`, when the company keeps a balance.').nullable(),

@@ -3900,6 +3900,11 @@ export interface components {
             tax: components["schemas"]["ReceiptTax"];
             fee_tax: components["schemas"]["ReceiptTax"] & unknown;
             /**
+             * @description Set on receipt: who accounts for the rent’s VAT, the company’s setting that day: `owner` (the company billed the rent as the landlord’s disclosed agent; the VAT stays in the owner’s money) or `company` (principal: a `rent_vat` statement line took it). Never changes; null with `tax`.
+             * @enum {string|null}
+             */
+            rent_vat_accounted_by: "owner" | "company" | null;
+            /**
              * @description Set when a received payment bounces: the day the reversal counted. Never changes.
              * @example 2027-01-01
              */
@@ -4821,7 +4826,7 @@ export interface components {
         };
         OwnerStatementLine: {
             /**
-             * @description `rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it, by `booked_on`) and `rent_vat_reversed` (its reversal on a bounce).
+             * @description `rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it when it does: company setting `rent_vat_accounted_by: company`, kept on the receipt; by `booked_on`) and `rent_vat_reversed` (its reversal on a bounce).
              * @enum {string}
              */
             kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed";
@@ -4924,6 +4929,16 @@ export interface components {
              * @example 10000.00
              */
             fees_vat_reversed: string;
+            /**
+             * @description The VAT in `rent_received` the owner accounts for (company setting `rent_vat_accounted_by: owner`, the company their disclosed agent): information for the owner’s own VAT return, already in the rent and in `net` (nothing taken).
+             * @example 10000.00
+             */
+            rent_vat_for_owner: string;
+            /**
+             * @description The VAT in `rent_reversed` the owner accounts for (information, as `rent_vat_for_owner`).
+             * @example 10000.00
+             */
+            rent_vat_for_owner_reversed: string;
             /**
              * @description Sum of every line: what the month adds to (or, negative, takes from) what the owner is owed.
              * @example 10000.00
