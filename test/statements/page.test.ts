@@ -198,10 +198,12 @@ describe.skipIf(skipBrowser)('the printable statement in Chromium', () => {
     const names = [
       'opening_balance',
       'rent_received',
+      'rent_vat_for_owner',
       'rent_vat',
       'fees',
       'fees_vat',
       'rent_reversed',
+      'rent_vat_for_owner_reversed',
       'rent_vat_reversed',
       'fees_reversed',
       'fees_vat_reversed',

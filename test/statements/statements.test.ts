@@ -152,6 +152,8 @@ describe('an owner’s statement', () => {
         rent_vat_reversed: '0.00',
         fees_vat: '23.81',
         fees_vat_reversed: '23.81',
+        rent_vat_for_owner: '0.00',
+        rent_vat_for_owner_reversed: '0.00',
         net: '-450.00',
         opening_balance: null,
         closing_balance: null,

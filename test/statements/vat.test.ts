@@ -10,7 +10,9 @@ import { ok, type StatementWorld, statementWorld, sum } from './support';
  * VAT on rent received and on the company's fee (issue 35, second slice; docs/api-reference.md, "Tax"): a receipt keeps
  * its tax as it stood that day (lib/tax.ts and lib/money.ts `vatOfLine`, computed once), never recomputed after a
  * setting or rate changes; the owner's statement shows the fee's VAT and the rent's VAT taken; the journal books both
- * to `vat_payable`; a bounce reverses them; AED and KWD to the minor unit. Expected amounts are worked by hand from
+ * to `vat_payable`; a bounce reverses them; AED and KWD to the minor unit. Who accounts for the rent's VAT is the
+ * company's `rent_vat_accounted_by`: `owner` (default, the company the landlord's disclosed agent: the VAT stays in the
+ * owner's money, only the fee's VAT is the company's) or `company` (principal: a `rent_vat` line takes it). Expected amounts are worked by hand from
  * the rule (VAT = amount × 5 / 105, half up, in the currency's digits) and checked against `vatOfLine`.
  */
 
@@ -109,8 +111,8 @@ describe('a rent payment received keeps its tax as it stood that day', () => {
 });
 
 describe('the owner’s statement and the journal', () => {
-  it('shows the fee’s VAT and the rent’s VAT to the owner, books both to vat_payable, and a bounce reverses them', async () => {
-    const w = await statementWorld({ api });
+  it('as principal (`company`): takes the rent’s VAT from the owner, books it and the fee’s to vat_payable, and a bounce reverses them', async () => {
+    const w = await statementWorld({ api, settings: { rent_vat_accounted_by: 'company' } });
     const { owner, lease } = await commercialLease(w);
     w.on('2027-02-03');
     await w.receive(lease.payments[0] as string);
@@ -157,10 +159,14 @@ describe('the owner’s statement and the journal', () => {
     });
   });
 
-  it('a month’s VAT on receipts equals the journal’s vat_payable lines, and the CSVs name each row’s tax rate', async () => {
+  it('as principal, a month’s VAT on receipts equals the journal’s vat_payable lines, and the CSVs name each row’s tax rate', async () => {
     const w = await statementWorld({
       api,
-      settings: { accounting_tax_rates: { standard: 'SR 5%', exempt: 'EX' }, accounting_date_order: 'day_first' },
+      settings: {
+        accounting_tax_rates: { standard: 'SR 5%', exempt: 'EX' },
+        accounting_date_order: 'day_first',
+        rent_vat_accounted_by: 'company',
+      },
     });
     const { lease } = await commercialLease(w, '123457');
     const residential = await w.lease(await w.person('Home Owner'), 'jvc-2br-townhouse');
@@ -211,7 +217,7 @@ describe('the owner’s statement and the journal', () => {
 
 describe('in KWD, to the fils', () => {
   it('splits 3-digit amounts by the same rule', async () => {
-    const w = await statementWorld({ api, company: { currency: 'KWD' } });
+    const w = await statementWorld({ api, company: { currency: 'KWD' }, settings: { rent_vat_accounted_by: 'company' } });
     const { owner, lease } = await commercialLease(w, '1234.567');
     w.on('2027-02-03');
     const received = (await w.receive(lease.payments[0] as string)) as Json;
@@ -228,5 +234,146 @@ describe('in KWD, to the fils', () => {
     expect(sum(vatLines.map((l: Json) => l.credit)).toFixed(3)).toBe(new Big(split.vat).plus(feeSplit.vat).toFixed(3));
     const statement = await w.statement(owner, '2027-02');
     expect(statement.lines.find((l) => l.kind === 'fee')?.vat).toBe(`-${feeSplit.vat}`);
+  });
+});
+
+/** The company's setting `rent_vat_accounted_by` (admin API), as an answer's status. */
+async function setAccountedBy(w: StatementWorld, value: unknown) {
+  const changed = await adminOf(api).PATCH('/admin/v1/companies/{company_id}', {
+    params: { path: { company_id: w.company.id } },
+    body: { settings: { rent_vat_accounted_by: value } } as never,
+  });
+  return changed;
+}
+
+describe('the landlord’s disclosed agent (`rent_vat_accounted_by: owner`, the default)', () => {
+  it('leaves the rent’s VAT in the owner’s money, shows it, and books only the fee’s VAT to vat_payable', async () => {
+    const w = await statementWorld({ api });
+    const { owner, lease } = await commercialLease(w);
+    w.on('2027-02-03');
+    const received = (await w.receive(lease.payments[0] as string)) as Json;
+    expect(received.rent_vat_accounted_by).toBe('owner');
+    expect(received.tax).toEqual({ category: 'standard', rate: '5', net: '9523.81', vat: '476.19' });
+    await w.receive(lease.payments[1] as string);
+    w.on('2027-02-10');
+    await w.bounce(lease.payments[1] as string);
+    w.on('2027-03-20');
+    const statement = await w.statement(owner, '2027-02');
+    // No rent_vat line: the rent's line still shows its category, net and VAT for the owner to declare.
+    expect(statement.lines.map((l) => [l.kind, l.amount, l.net, l.vat, l.tax_category])).toEqual([
+      ['rent_received', '10000.00', '9523.81', '476.19', 'standard'],
+      ['fee', '-500.00', '-476.19', '-23.81', 'standard'],
+      ['rent_received', '10000.00', '9523.81', '476.19', 'standard'],
+      ['fee', '-500.00', '-476.19', '-23.81', 'standard'],
+      ['rent_reversed', '-10000.00', '-9523.81', '-476.19', 'standard'],
+      ['fee_reversed', '500.00', '476.19', '23.81', 'standard'],
+    ]);
+    expect(statement.totals[0]).toMatchObject({
+      rent_vat: '0.00',
+      rent_vat_reversed: '0.00',
+      rent_vat_for_owner: '952.38',
+      rent_vat_for_owner_reversed: '476.19',
+      fees_vat: '47.62',
+      fees_vat_reversed: '23.81',
+      // The owner's net keeps the rent's VAT: 10,000 − the fee 500 (VAT-inclusive).
+      net: '9500.00',
+    });
+    const journal = await w.journal('2027-02');
+    const vatLines = journal.entries.flatMap((e: Json) => e.lines.filter((l: Json) => l.account === 'vat_payable'));
+    expect(vatLines.length).toBeGreaterThan(0);
+    expect(journal.entries.filter((e: Json) => e.kind === 'rent_vat' || e.kind === 'rent_vat_reversed')).toEqual([]);
+    const totals = journal.totals[0];
+    expect(totals.owner_payable).toBe(statement.totals[0]?.net);
+    expect(totals.accounts.find((a: Json) => a.account === 'vat_payable')).toEqual({
+      account: 'vat_payable',
+      debit: '23.81',
+      credit: '47.62',
+    });
+    // The rent is the landlord's supply: its rows carry no tax rate of the company's; the fee's rows do.
+    const xero = await w.client.GET('/api/v1/exports/journal', {
+      params: { query: { month: '2027-02', format: 'xero' } },
+      parseAs: 'text',
+    });
+    expect(xero.response.status).toBe(200);
+    const lines = String(xero.data).trim().split('\r\n').slice(1);
+    const rate = (account: string) => [...new Set(lines.filter((l) => l.includes(`,${account},`)).map((l) => l.split(',')[4]))];
+    expect(rate('200')).toEqual(['Tax Exempt']);
+    expect(rate('260')).toEqual(['Standard Rated (5%)']);
+    expect(rate('830')).toEqual(['Standard Rated (5%)']);
+  });
+
+  it('a month’s VAT on the company’s own supplies (its fees) equals the journal’s vat_payable lines', async () => {
+    const w = await statementWorld({ api });
+    const { lease } = await commercialLease(w, '123457');
+    const residential = await w.lease(await w.person('Home Owner'), 'jvc-2br-townhouse');
+    w.on('2027-04-05');
+    for (const id of [...lease.payments.slice(0, 3), ...residential.payments.slice(0, 2)]) await w.receive(id);
+    w.on('2027-05-20');
+    const { rows } = await sql<{ vat: string; fee_vat: string; by: string }>`
+      select vat_amount::text as vat, fee_vat_amount::text as fee_vat, rent_vat_accounted_by as by from rent_payments
+      where company_id = ${w.company.id}::uuid and booked_on between '2027-04-01' and '2027-04-30'`.execute(api.db);
+    expect(rows).toHaveLength(5);
+    expect(new Set(rows.map((r) => r.by))).toEqual(new Set(['owner']));
+    // The rents' VAT is there (the commercial ones are standard-rated) but it is the owners' to account for.
+    expect(sum(rows.map((r) => r.vat)).gt(0)).toBe(true);
+    const companys = sum(rows.map((r) => r.fee_vat));
+    const journal = await w.journal('2027-04');
+    const vatLines = journal.entries.flatMap((e: Json) => e.lines.filter((l: Json) => l.account === 'vat_payable'));
+    expect(
+      sum(vatLines.map((l: Json) => l.credit))
+        .minus(sum(vatLines.map((l: Json) => l.debit)))
+        .toFixed(2),
+    ).toBe(companys.toFixed(2));
+    expect(journal.entries.every((e: Json) => e.kind !== 'rent_vat')).toBe(true);
+  });
+
+  it('is read at each receipt and kept with it: switching the setting afterwards changes nothing of a past receipt', async () => {
+    const w = await statementWorld({ api });
+    const { owner, lease } = await commercialLease(w);
+    const [first, second] = lease.payments as [string, string];
+    w.on('2027-02-03');
+    await w.receive(first);
+    expect((await setAccountedBy(w, 'company')).response.status).toBe(200);
+    await w.receive(second);
+    expect((await payment(w, first)).rent_vat_accounted_by).toBe('owner');
+    expect((await payment(w, second)).rent_vat_accounted_by).toBe('company');
+    // Back to the default: the second receipt keeps its rent_vat line, and its bounce reverses it.
+    expect((await setAccountedBy(w, 'owner')).response.status).toBe(200);
+    w.on('2027-02-10');
+    await w.bounce(second);
+    await w.bounce(first);
+    w.on('2027-03-20');
+    const statement = await w.statement(owner, '2027-02');
+    const of = (id: string) => statement.lines.filter((l) => l.payment_id === id).map((l) => [l.kind, l.amount]);
+    expect(of(first)).toEqual([
+      ['rent_received', '10000.00'],
+      ['fee', '-500.00'],
+      ['rent_reversed', '-10000.00'],
+      ['fee_reversed', '500.00'],
+    ]);
+    expect(of(second)).toEqual([
+      ['rent_received', '10000.00'],
+      ['rent_vat', '-476.19'],
+      ['fee', '-500.00'],
+      ['rent_reversed', '-10000.00'],
+      ['rent_vat_reversed', '476.19'],
+      ['fee_reversed', '500.00'],
+    ]);
+    expect(statement.totals[0]).toMatchObject({ rent_vat_for_owner: '476.19', rent_vat_for_owner_reversed: '476.19' });
+    // The database refuses a rewrite of who accounted for it, whoever writes.
+    await expect(
+      sql`update rent_payments set rent_vat_accounted_by = 'company' where id = ${first}::uuid`.execute(api.db),
+    ).rejects.toThrow(/rent_payments_tax_fixed|never changes/);
+  });
+
+  it('refuses an unknown value (400 at the field), changing nothing', async () => {
+    const w = await statementWorld({ api });
+    const refused = await setAccountedBy(w, 'landlord');
+    expect(refused.response.status).toBe(400);
+    expect(refused.response.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(JSON.stringify(refused.error)).toContain('rent_vat_accounted_by');
+    const { lease } = await commercialLease(w);
+    w.on('2027-02-03');
+    expect(((await w.receive(lease.payments[0] as string)) as Json).rent_vat_accounted_by).toBe('owner');
   });
 });
