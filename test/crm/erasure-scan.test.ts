@@ -123,6 +123,7 @@ const leaseColumns: Record<string, Record<string, string>> = {
     ...each('listing_id renter_id landlord_id renews_id handler_id', link),
     ...each('status starts_on ends_on rent_amount rent_period deposit_amount notice_days schedule_count', figures),
     ...each('fee_kind fee_value activated_at ended_on deposit_outcome deposit_deductions', figures),
+    tax_category: figures,
     warnings: 'kept: codes and messages the platform wrote from the figures (rates, days, amounts)',
     ...each('version created_at updated_at', stamp),
   },
@@ -140,6 +141,8 @@ const leaseColumns: Record<string, Record<string, string>> = {
     ...each('id company_id', identity),
     ...each('lease_id replaces_id mandate_id', link),
     ...each('status due_on amount booked_on fee_amount bounced_on received_at bounced_at cancelled_at overdue_at', figures),
+    ...each('tax_category tax_rate net_amount vat_amount fee_tax_category fee_tax_rate fee_net_amount fee_vat_amount', figures),
+    rent_vat_accounted_by: figures,
     ...each('version created_at updated_at', stamp),
   },
   rent_mandates: {
