@@ -13,8 +13,9 @@ import { type LineRow, selectLines } from './statements';
  * the line's amount), to the accounts the company maps (setting `accounting_accounts`). The rent the bank feed booked
  * to rent income is moved to what the company owes the owner (owner payable); the fee moves from owner payable to
  * the company's fee income; an owner's maintenance charge from owner payable to maintenance (where the contractor's
- * bill was booked); a bounce or a cancellation runs the other way. So the month's credits less debits to owner payable
- * are the sum of its statements' `net`, per currency.
+ * bill was booked); a booking's receipt from booking receipts (where the guest's payment was held) to owner payable;
+ * a bounce, a cancellation or a booking's refund runs the other way. So the month's credits less debits to owner
+ * payable are the sum of its statements' `net`, per currency.
  */
 
 /** The accounts an entry uses (deposits_held is mapped for completeness: no line moves a deposit). */
@@ -34,6 +35,10 @@ const counterAccount: Record<LineKind, JournalAccount> = {
   fee_reversed: 'fees',
   job_charge: 'maintenance',
   job_charge_cancelled: 'maintenance',
+  // What the guest paid is held in booking receipts (the payment's entry) until the owner's line moves it to owner
+  // payable; a refund's line moves it back before the refund's entry pays it out of booking receipts.
+  booking_received: 'booking_receipts',
+  booking_refunded: 'booking_receipts',
 };
 
 export const kindLabels: Record<LineKind, string> = {
@@ -43,6 +48,8 @@ export const kindLabels: Record<LineKind, string> = {
   fee_reversed: 'Management fee reversed (bounced)',
   job_charge: 'Maintenance charge',
   job_charge_cancelled: 'Maintenance charge cancelled',
+  booking_received: 'Booking received',
+  booking_refunded: 'Booking refunded',
 };
 
 /**
@@ -60,9 +67,12 @@ const paymentKinds = new Set<string>(Object.keys(paymentKindLabels));
 
 /** Whether an entry is an online payment's or refund's (its month needs the payments' accounts). */
 export const isPaymentEntry = (entry: { kind: string }) => paymentKinds.has(entry.kind);
-/** Whether an entry is a booking's payment or refund (its month needs `booking_receipts` too). */
+/** Whether an entry is a booking's payment, refund or statement line (its month needs `booking_receipts` too). */
 export const isBookingEntry = (entry: { kind: string; booking?: string | null }) =>
-  entry.kind === 'booking_payment' || (entry.kind === 'online_refund' && (entry.booking ?? null) !== null);
+  entry.kind === 'booking_payment' ||
+  entry.kind === 'booking_received' ||
+  entry.kind === 'booking_refunded' ||
+  (entry.kind === 'online_refund' && (entry.booking ?? null) !== null);
 
 export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
 export type JournalEntry = Omit<LineRow, 'kind'> & {
@@ -122,7 +132,7 @@ function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): Journ
   // Positive: the company owes the owner more (credit owner payable); negative: less.
   const owes = amount.gte(0);
   const number = `OS-${line.id}`;
-  const about = line.lease ?? line.job ?? line.home;
+  const about = line.lease ?? line.job ?? (line.booking === null ? line.home : `booking ${line.booking}`);
   return {
     ...line,
     number,
@@ -221,6 +231,7 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
     online_payment: payment.id,
     owner: payment.owner,
     booking: payment.booking,
+    refund: null,
     number,
     narration: `${number} ${paymentKindLabels[kind]} ${payment.id} (${how})${about}`,
     lines,
@@ -284,6 +295,7 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
     online_payment: refund.payment_id,
     owner: null,
     booking: refund.booking,
+    refund: refund.id,
     number,
     narration: `${number} ${paymentKindLabels.online_refund} ${refund.id} of ${refund.payment_id} (${refund.provider})${about}`,
     lines: [
@@ -316,7 +328,10 @@ export async function monthJournal(
     bookedPayments(db, company.id, span.from, span.to, currency),
     bookedRefunds(db, company.id, span.from, span.to, currency),
   ]);
-  const bookings = payments.some((p) => p.booking !== null) || refunds.some((r) => r.booking !== null);
+  const bookings =
+    lines.some((line) => line.booking !== null) ||
+    payments.some((p) => p.booking !== null) ||
+    refunds.some((r) => r.booking !== null);
   const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings);
   const closing = await monthClosing(db, company, month, now);
   const entries = [
