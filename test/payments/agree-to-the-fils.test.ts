@@ -4,7 +4,15 @@ import { setUpkeep } from '../maintenance/support';
 import { bookingRow, type Ctx, stays } from '../stay/support';
 import { accounts as statementAccounts } from '../statements/support';
 import { leasesOf, type World, world } from '../support/world';
-import { bookedHome, bookingPayments, cancelForm, connectStripe, payForm, stayCtx, useBookingPaymentsWorld } from './booking-support';
+import {
+  bookedHome,
+  bookingPayments,
+  cancelForm,
+  connectStripe,
+  payForm,
+  stayCtx,
+  useBookingPaymentsWorld,
+} from './booking-support';
 import { type Account, deliverEvent, paymentLink, paymentRow } from './support';
 
 /**
@@ -247,7 +255,12 @@ describe.each(cases)('a rent link and a booking paid, then refunded in part ($cu
     expect(inLog).toEqual(ours);
     const refunded = refunds.map((r) => r.payment_id).sort();
     expect(log.refunded.map((e) => e.data.payment_id).sort()).toEqual(refunded);
-    expect(lines.filter((l) => l.kind === 'booking_refunded').map((l) => l.online_payment).sort()).toEqual(refunded);
+    expect(
+      lines
+        .filter((l) => l.kind === 'booking_refunded')
+        .map((l) => l.online_payment)
+        .sort(),
+    ).toEqual(refunded);
     const refundIds = refunds.map((r) => r.id).sort();
     expect(log.refunded.map((e) => e.data.refund_id).sort()).toEqual(refundIds);
     expect(log.bookingRefunded.map((e) => [e.data.refund_id, e.data.reference]).sort()).toEqual(
@@ -259,7 +272,9 @@ describe.each(cases)('a rent link and a booking paid, then refunded in part ($cu
     const ownerLines = lines.filter((l) => l.owner === homeOwner);
     const sum = (values: string[]) => values.reduce((s, v) => s + minor(v), 0);
     const totalsOf = statements.filter((s) => s.owner === homeOwner).flatMap((s) => s.totals);
-    expect(sum(totalsOf.map((x) => x.bookings_received as string))).toBe(charged(deposit.checkout_id) + charged(balance.checkout_id));
+    expect(sum(totalsOf.map((x) => x.bookings_received as string))).toBe(
+      charged(deposit.checkout_id) + charged(balance.checkout_id),
+    );
     expect(sum(totalsOf.map((x) => x.bookings_refunded as string))).toBe(minor(partial));
     expect(sum(ownerLines.map((l) => l.amount))).toBe(minor(new Big(deposit.amount).plus(balance.amount).minus(partial)));
     for (const j of journals) {
