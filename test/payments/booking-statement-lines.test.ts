@@ -63,7 +63,7 @@ describe('a booking’s lines on the home owner’s statement', () => {
     const [row] = await bookingPayments(ctx, booking.reference);
     expect(row).toMatchObject({ id: paid.id, status: 'refunded' });
     expect(await linesOf(w, paid.id)).toEqual([]);
-    const month = (row?.booked_on as string).slice(0, 7);
+    const month = String(row?.booked_on).slice(0, 7);
     const { data } = await w.client.GET('/api/v1/exports/journal', { params: { query: { month } } });
     const entries = (data as unknown as { entries: Array<{ kind: string; online_payment: string | null }> }).entries;
     const kinds = entries.filter((e) => e.online_payment === paid.id).map((e) => e.kind);
