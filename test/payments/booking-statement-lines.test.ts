@@ -156,6 +156,16 @@ describe('a booking’s lines on the home owner’s statement', () => {
       });
       expect(String(csv)).toContain('Booking received');
       expect(String(csv)).toContain(`booking ${booking.reference}`);
+      // Xero's rows of the line's entry name the booking in their Description too.
+      const { data: xero } = await w.client.GET('/api/v1/exports/journal', {
+        params: { query: { month: bookedOn.slice(0, 7), format: 'xero' } },
+        parseAs: 'text',
+      });
+      const rows = String(xero)
+        .split('\r\n')
+        .filter((r) => /^OS-\d+ Booking received/.test(r));
+      expect(rows).toHaveLength(2);
+      for (const r of rows) expect(r.split(',')[2]).toContain(booking.reference);
     } finally {
       w.api.clock.set(null);
     }
