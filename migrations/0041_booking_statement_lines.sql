@@ -4,10 +4,14 @@
 -- As the rent's lines (migration 0023), the database writes these in the statement that books what they show:
 --
 -- * a booking's payment (a deposit or a balance paid from the stay page) booked by its settlement (`payments.booked_on`
---   set, migration 0039): `booking_received` (+ the amount the guest paid, `payments.amount`: what the journal's
---   `booking_payment` entry holds in booking receipts) on booked_on, to the home's owner then;
+--   set, migration 0039): `booking_received` (+ the payment's base: what the guest paid less the card fee passed on
+--   and the provider's rounding, `amount - card_fee - rounding`, which is what the journal's `booking_payment` entry
+--   holds in booking receipts; the card fee pays the provider's fee, which the company bears) on booked_on, to the
+--   home's owner then;
 -- * a refund of it the provider accepted (`payment_refunds.booked_on` set with `succeeded`, migration 0040):
---   `booking_refunded` (- the refunded amount) on that day, to the owner, home and currency of the line it reverses.
+--   `booking_refunded` (- the part of the refund that returns base: least(refund, base); a refund of the whole charged
+--   amount returns the card fee and rounding too, from payment fees) on that day, to the owner, home and currency of
+--   the line it reverses.
 --
 -- The home's owner is decided as a job charge's (`booked_owner_id`, functions/maintenance/charges.ts addCharge): the
 -- landlord of the home's active lease, else the owner its maintenance settings name (`maintenance_homes.owner_id`);
@@ -88,30 +92,34 @@ create function owner_statement_booking_received(p_payment text, p_day date) ret
 declare
   paid record;
 begin
-  select p.company_id, p.booking_id, p.amount, p.currency, coalesce(p.method, 'online') as method, b.listing_id,
+  select p.company_id, p.booking_id, p.amount - p.card_fee - p.rounding as base, p.currency,
+    coalesce(p.method, 'online') as method, b.listing_id,
     li.slug_en, home_owner(b.listing_id) as owner_id
   into paid
   from payments p join bookings b on b.id = p.booking_id join listings li on li.id = b.listing_id
   where p.id = p_payment;
   if paid.owner_id is not null then
-    perform owner_statement_line(paid.company_id, paid.owner_id, 'booking_received', p_day, paid.amount, paid.currency,
+    perform owner_statement_line(paid.company_id, paid.owner_id, 'booking_received', p_day, paid.base, paid.currency,
       null, paid.listing_id, paid.slug_en, null, null, paid.method, p_payment, paid.booking_id, null);
   end if;
 end;
 $$;
 
--- A refund of a booking's payment booked on `p_day`: `booking_refunded` reversing the refunded amount, to the owner,
--- home and currency of the payment's `booking_received` line (none: no line).
+-- A refund of a booking's payment booked on `p_day`: `booking_refunded` reversing the part of the refund that returns
+-- the payment's base (least(refund, base): what the journal's `online_refund` entry takes back out of booking
+-- receipts), to the owner, home and currency of the payment's `booking_received` line (none: no line).
 create function owner_statement_booking_refunded(p_refund text, p_day date) returns void language plpgsql as $$
 declare
   line owner_statement_lines;
   refund payment_refunds;
+  base numeric;
 begin
   select * into refund from payment_refunds where id = p_refund;
+  select amount - card_fee - rounding into base from payments where id = refund.payment_id;
   for line in
     select * from owner_statement_lines where online_payment_id = refund.payment_id and kind = 'booking_received'
   loop
-    perform owner_statement_line(line.company_id, line.owner_id, 'booking_refunded', p_day, -refund.amount,
+    perform owner_statement_line(line.company_id, line.owner_id, 'booking_refunded', p_day, -least(refund.amount, base),
       line.currency, null, line.listing_id, line.home, null, null, line.method, line.online_payment_id, line.booking_id,
       refund.id);
   end loop;

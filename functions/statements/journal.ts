@@ -35,8 +35,9 @@ const counterAccount: Record<LineKind, JournalAccount> = {
   fee_reversed: 'fees',
   job_charge: 'maintenance',
   job_charge_cancelled: 'maintenance',
-  // What the guest paid is held in booking receipts (the payment's entry) until the owner's line moves it to owner
-  // payable; a refund's line moves it back before the refund's entry pays it out of booking receipts.
+  // The payment's base (what the guest paid less the card fee and rounding) is held in booking receipts (the payment's
+  // entry) until the owner's line moves it to owner payable; a refund's line moves back what the refund's entry then
+  // pays out of booking receipts (least(refund, base)).
   booking_received: 'booking_receipts',
   booking_refunded: 'booking_receipts',
 };
@@ -148,6 +149,8 @@ type PaymentRead = {
   day: string;
   currency: string;
   amount: string;
+  /** What the payer paid less the card fee passed on and the provider's rounding (`amount - card_fee - rounding`). */
+  base: string;
   fee: string | null;
   provider: string;
   method: string | null;
@@ -166,7 +169,7 @@ type PaymentRead = {
 async function bookedPayments(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<PaymentRead>`
     select p.entry_number::text as entry_number, p.id, p.booked_on::text as day, p.currency, p.amount::text as amount,
-      p.fee::text as fee, p.provider, p.method, p.rent_payment_id, b.reference as booking, p.purpose,
+      (p.amount - p.card_fee - p.rounding)::text as base, p.fee::text as fee, p.provider, p.method, p.rent_payment_id, b.reference as booking, p.purpose,
       l.amount::text as rent, o.reference as owner, le.reference as lease, coalesce(l.home, bl.slug_en) as home
     from payments p
     left join bookings b on b.id = p.booking_id
@@ -183,9 +186,10 @@ async function bookedPayments(db: Executor, companyId: string, from: string, to:
 /**
  * An online payment's balanced entry (docs/api-reference.md, "The accounting journal"): the gross the payer paid to
  * the provider's clearing account; against it the rent received (rent income, which the receipt's own entry moves to
- * owner payable) and what the payer paid beyond the rent (the card fee passed on and the provider's rounding) as a
- * recovery of payment fees, or, not applied (the rent was received before), the whole gross owed back to the payer;
- * then the provider's fee, when it said it, from clearing to payment fees. What stays in clearing is the payout (`net`),
+ * owner payable) or a booking's base (booking receipts, which the booking's `booking_received` line moves to owner
+ * payable), and what the payer paid beyond them (the card fee passed on and the provider's rounding) as a recovery of
+ * payment fees, which the company bears; or, not applied (the rent was received before), the whole gross owed back to
+ * the payer; then the provider's fee, when it said it, from clearing to payment fees. What stays in clearing is the payout (`net`),
  * which the company's bank feed books from clearing to the bank.
  */
 function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntry {
@@ -195,8 +199,11 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
   const booking = payment.booking !== null;
   const lines: JournalLine[] = [side('payment_clearing', true, gross)];
   if (booking) {
-    // All the guest paid (card fee and rounding too: a refund in full returns them) is held for the guest's booking.
-    lines.push(side('booking_receipts', false, gross));
+    // The booking's base is held for the guest's booking (and is what the owner's line receives); the card fee passed
+    // on and the rounding pay the provider's fee, as a rent payment's do.
+    const base = new Big(payment.base);
+    lines.push(side('booking_receipts', false, base));
+    if (gross.gt(base)) lines.push(side('payment_fees', false, gross.minus(base)));
   } else if (applied) {
     const rent = new Big(payment.rent as string);
     lines.push(side('rent_income', false, rent));
@@ -246,6 +253,8 @@ type RefundRead = {
   currency: string;
   amount: string;
   payment_id: string;
+  /** The refunded payment's base (`amount - card_fee - rounding`). */
+  base: string;
   provider: string;
   rent_payment_id: string | null;
   booking: string | null;
@@ -256,7 +265,7 @@ type RefundRead = {
 async function bookedRefunds(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<RefundRead>`
     select r.entry_number::text as entry_number, r.id, r.booked_on::text as day, r.currency, r.amount::text as amount,
-      r.payment_id, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home
+      r.payment_id, (p.amount - p.card_fee - p.rounding)::text as base, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home
     from payment_refunds r
     join payments p on p.id = r.payment_id
     left join bookings b on b.id = p.booking_id
@@ -270,7 +279,9 @@ async function bookedRefunds(db: Executor, companyId: string, from: string, to: 
 
 /**
  * A refund's balanced entry, on the day the provider accepted it (`booked_on`): what its payment's entry credited is
- * debited by the refund's amount — a booking's payment's `booking_receipts`; any other payment's (a rent payment's,
+ * debited by the refund's amount — a booking's payment's `booking_receipts` by the part that returns the payment's
+ * base (least(refund, base), what the owner's `booking_refunded` line takes back) and `payment_fees` by the rest (a
+ * refund of the whole charged amount returns the card fee and rounding too); any other payment's (a rent payment's,
  * applied or not) `refunds_due` — and the provider's clearing account credited. A rent payment's receipt is never
  * taken back here: the owner's money moves only by statement lines (a reversal is staff's, `rent_reversed`), so rent
  * income is left alone (docs/api-reference.md, "The accounting journal"). No path refunds a rent payment today.
@@ -280,6 +291,15 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
   const booking = refund.booking !== null;
   const number = `RF-${refund.entry_number}`;
   const about = booking ? ` booking ${refund.booking} (${refund.home})` : '';
+  const amount = new Big(refund.amount);
+  const base = new Big(refund.base);
+  const returned = amount.gt(base) ? base : amount;
+  const debits = booking
+    ? [
+        side('booking_receipts', true, returned),
+        ...(amount.gt(returned) ? [side('payment_fees', true, amount.minus(returned))] : []),
+      ]
+    : [side('refunds_due', true, amount)];
   return {
     id: refund.entry_number,
     kind: 'online_refund',
@@ -298,10 +318,7 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
     refund: refund.id,
     number,
     narration: `${number} ${paymentKindLabels.online_refund} ${refund.id} of ${refund.payment_id} (${refund.provider})${about}`,
-    lines: [
-      side(booking ? 'booking_receipts' : 'refunds_due', true, refund.amount),
-      side('payment_clearing', false, refund.amount),
-    ],
+    lines: [...debits, side('payment_clearing', false, amount)],
   };
 }
 

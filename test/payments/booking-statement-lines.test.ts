@@ -39,9 +39,10 @@ const accounting_accounts = {
   booking_receipts: { code: '835', name: 'Guest booking receipts' },
 };
 
+/** An AED company whose Stripe account passes a 2.5% card fee on (480.00 due is charged 492.00). */
 async function company() {
   const w = await world({ api: t.w.api, company: { environment: 'development' }, settings: { accounting_accounts } });
-  return { w, ctx: await stayCtx(w), account: await connectStripe(w) };
+  return { w, ctx: await stayCtx(w), account: await connectStripe(w, { cardFee: { kind: 'percent', value: '2.5' } }) };
 }
 
 const linesOf = (w: Awaited<ReturnType<typeof company>>['w'], paymentId: string) =>
@@ -86,6 +87,12 @@ describe('a booking’s lines on the home owner’s statement', () => {
       .where('payment_id', '=', paid.id)
       .executeTakeFirstOrThrow();
     const day = refund.booked_on as string;
+    // Cancelled in the free days: the whole charge is refunded, the card fee too; the owner's lines hold the base only
+    // (the card fee pays the provider's fee, which the company bears).
+    const [row] = await bookingPayments(ctx, booking.reference);
+    const two = (v: unknown) => Number(v).toFixed(2);
+    expect([row?.amount, row?.card_fee, row?.rounding].map(two)).toEqual(['492.00', '12.00', '0.00']);
+    expect(two(refund.amount)).toBe('492.00');
     const mine = await statement(w, first, day.slice(0, 7));
     expect(mine.lines.map((l) => [l.kind, l.amount, l.online_payment, l.booking, l.refund])).toEqual([
       ['booking_received', '480.00', paid.id, booking.reference, null],
@@ -95,6 +102,32 @@ describe('a booking’s lines on the home owner’s statement', () => {
       expect.objectContaining({ currency: 'AED', bookings_received: '480.00', bookings_refunded: '480.00', net: '0.00' }),
     ]);
     expect((await statement(w, second, day.slice(0, 7))).lines).toEqual([]);
+    // The journal: the payment's base to booking receipts and the card fee to payment fees; the refund takes the base
+    // back out of booking receipts and the card fee out of payment fees.
+    const entriesOf = async (month: string) => {
+      const { data } = await w.client.GET('/api/v1/exports/journal', { params: { query: { month } } });
+      type Entry = {
+        kind: string;
+        online_payment: string | null;
+        lines: Array<{ account: string; debit: string; credit: string }>;
+      };
+      return (data as unknown as { entries: Entry[] }).entries.filter((e) => e.online_payment === paid.id);
+    };
+    const entries = [
+      ...(await entriesOf(String(row?.booked_on).slice(0, 7))),
+      ...(String(row?.booked_on).slice(0, 7) === day.slice(0, 7) ? [] : await entriesOf(day.slice(0, 7))),
+    ];
+    const linesOfKind = (kind: string) => entries.find((e) => e.kind === kind)?.lines.map((l) => [l.account, l.debit, l.credit]);
+    expect(linesOfKind('booking_payment')?.slice(0, 3)).toEqual([
+      ['payment_clearing', '492.00', '0.00'],
+      ['booking_receipts', '0.00', '480.00'],
+      ['payment_fees', '0.00', '12.00'],
+    ]);
+    expect(linesOfKind('online_refund')).toEqual([
+      ['booking_receipts', '480.00', '0.00'],
+      ['payment_fees', '12.00', '0.00'],
+      ['payment_clearing', '0.00', '492.00'],
+    ]);
     // The lines never change.
     const [line] = await linesOf(w, paid.id);
     await expect(

@@ -10,7 +10,8 @@ import { openTestDatabase } from '../support/harness';
  * Migration 0041 on a database that booked bookings' payments and refunds before it (issue 34, days old): each gets
  * its owner's line, in booking order, on its own day, or on the first day of the company's first open month when its
  * own month is closed (here: a closing recorded for 2030-05, so the test does not hang on today's date); a home with
- * no owner, a refund not yet accepted and a rent-less nothing get none.
+ * no owner, a refund not yet accepted and a rent-less nothing get none. The lines hold the payments' base (the card
+ * fee passed on and the rounding stay with the company) and a refund of the whole charge takes back the base only.
  */
 let handle: DatabaseHandle;
 const ids = {
@@ -53,14 +54,16 @@ beforeAll(async () => {
       from company, homes
       returning id, listing_id, reference
     ), paid as (
-      insert into payments (id, company_id, account_id, provider, purpose, booking_id, status, amount, currency,
-        checkout_id, url, paid_at, booked_on, method)
-      select p.id, account.company_id, account.id, 'stripe', 'booking_deposit', booked.id, p.status, p.amount, 'AED',
-        'cs_' || p.id, 'https://checkout.stripe.com/' || p.id, p.booked_on::timestamptz, p.booked_on, 'card'
+      insert into payments (id, company_id, account_id, provider, purpose, booking_id, status, amount, card_fee, rounding,
+        currency, checkout_id, url, paid_at, booked_on, method)
+      select p.id, account.company_id, account.id, 'stripe', 'booking_deposit', booked.id, p.status, p.amount, p.card_fee,
+        p.rounding, 'AED', 'cs_' || p.id, 'https://checkout.stripe.com/' || p.id, p.booked_on::timestamptz, p.booked_on,
+        'card'
       from account, booked join homes on homes.id = booked.listing_id,
-        (values (${ids.closed}, 'owned-villa', 'refunded', 300.55::numeric, '2030-05-10'::date),
-          (${ids.open}, 'owned-villa', 'succeeded', 700.45, '2030-07-03'),
-          (${ids.ownerless}, 'ownerless-villa', 'succeeded', 250, '2030-05-12')) as p (id, slug, status, amount, booked_on)
+        (values (${ids.closed}, 'owned-villa', 'refunded', 300.55::numeric, 7.33::numeric, 0::numeric, '2030-05-10'::date),
+          (${ids.open}, 'owned-villa', 'succeeded', 700.45, 17.08, 0.02, '2030-07-03'),
+          (${ids.ownerless}, 'ownerless-villa', 'succeeded', 250, 6.10, 0, '2030-05-12'))
+          as p (id, slug, status, amount, card_fee, rounding, booked_on)
       where homes.slug_en = p.slug
       returning id, booking_id
     )
@@ -68,7 +71,7 @@ beforeAll(async () => {
       booked_on)
     select r.id, account.company_id, paid.id, paid.booking_id, r.amount, 'AED', 'policy', r.status, r.at, r.booked_on
     from account, paid,
-      (values (${ids.refundClosed}, ${ids.closed}, 150.25::numeric, 'succeeded', '2030-05-20'::timestamptz, '2030-05-20'::date),
+      (values (${ids.refundClosed}, ${ids.closed}, 300.55::numeric, 'succeeded', '2030-05-20'::timestamptz, '2030-05-20'::date),
         (${ids.refundPending}, ${ids.open}, 100, 'pending', null, null)) as r (id, payment, amount, status, at, booked_on)
     where paid.id = r.payment
   `.execute(handle.db);
@@ -92,9 +95,10 @@ describe('migration 0041 on bookings paid before it', () => {
         l.home, l.method
       from owner_statement_lines l join contacts o on o.id = l.owner_id order by l.id`.execute(handle.db);
     expect(rows.map((r) => [r.kind, r.day, r.amount, r.online_payment_id, r.refund_id, r.owner, r.home, r.method])).toEqual([
-      ['booking_received', '2030-06-01', '300.5500', ids.closed, null, 'P-BEFORE0041', 'owned-villa', 'card'],
-      ['booking_received', '2030-07-03', '700.4500', ids.open, null, 'P-BEFORE0041', 'owned-villa', 'card'],
-      ['booking_refunded', '2030-06-01', '-150.2500', ids.closed, ids.refundClosed, 'P-BEFORE0041', 'owned-villa', 'card'],
+      // 300.55 − 7.33 card fee; 700.45 − 17.08 card fee − 0.02 rounding; the refund of all 300.55 returns the 293.22.
+      ['booking_received', '2030-06-01', '293.2200', ids.closed, null, 'P-BEFORE0041', 'owned-villa', 'card'],
+      ['booking_received', '2030-07-03', '683.3500', ids.open, null, 'P-BEFORE0041', 'owned-villa', 'card'],
+      ['booking_refunded', '2030-06-01', '-293.2200', ids.closed, ids.refundClosed, 'P-BEFORE0041', 'owned-villa', 'card'],
     ]);
     const { rows: months } = await sql<{ month: string }>`
       select to_char(month, 'YYYY-MM') as month from owner_statements order by month`.execute(handle.db);
