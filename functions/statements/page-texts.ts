@@ -27,7 +27,15 @@ type Texts = {
   totals: string;
   currency: string;
   sums: Record<
-    'rent_received' | 'fees' | 'rent_reversed' | 'fees_reversed' | 'job_charges' | 'job_charges_cancelled' | 'net',
+    | 'rent_received'
+    | 'fees'
+    | 'rent_reversed'
+    | 'fees_reversed'
+    | 'job_charges'
+    | 'job_charges_cancelled'
+    | 'bookings_received'
+    | 'bookings_refunded'
+    | 'net',
     string
   >;
   opening: string;
@@ -62,6 +70,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fee_reversed: 'Management fee returned (payment bounced)',
       job_charge: 'Maintenance charge',
       job_charge_cancelled: 'Maintenance charge cancelled',
+      booking_received: 'Booking received (guest paid online)',
+      booking_refunded: 'Booking refunded to the guest',
     },
     online: 'paid online',
     cheque: 'cheque',
@@ -74,6 +84,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fees_reversed: 'Management fees returned',
       job_charges: 'Maintenance charges',
       job_charges_cancelled: 'Maintenance charges cancelled',
+      bookings_received: 'Bookings received',
+      bookings_refunded: 'Bookings refunded',
       net: 'Net for the month',
     },
     opening: 'Opening balance',
@@ -106,6 +118,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fee_reversed: 'رسوم إدارة مستردة (شيك مرتجع)',
       job_charge: 'تكلفة صيانة',
       job_charge_cancelled: 'إلغاء تكلفة صيانة',
+      booking_received: 'دفعة حجز مستلمة (دفعها الضيف إلكترونياً)',
+      booking_refunded: 'دفعة حجز مستردة للضيف',
     },
     online: 'مدفوع إلكترونياً',
     cheque: 'شيك',
@@ -118,6 +132,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fees_reversed: 'رسوم الإدارة المستردة',
       job_charges: 'تكاليف الصيانة',
       job_charges_cancelled: 'تكاليف الصيانة الملغاة',
+      bookings_received: 'دفعات الحجوزات المستلمة',
+      bookings_refunded: 'دفعات الحجوزات المستردة',
       net: 'صافي الشهر',
     },
     opening: 'الرصيد الافتتاحي',

@@ -62,7 +62,16 @@ function money(amount: string, currency: string, language: PageLanguage, data: R
   return html`<td class="amount" data-amount="${amount}" data-currency="${currency}"${attributes}><bdi>${formatMoney(amount, currency, language)}</bdi></td>`;
 }
 
-const sumRows = ['rent_received', 'fees', 'rent_reversed', 'fees_reversed', 'job_charges', 'job_charges_cancelled'] as const;
+const sumRows = [
+  'rent_received',
+  'fees',
+  'rent_reversed',
+  'fees_reversed',
+  'job_charges',
+  'job_charges_cancelled',
+  'bookings_received',
+  'bookings_refunded',
+] as const;
 
 function totalsTable(totals: TotalsView, language: PageLanguage) {
   const t = pageTexts[language];
@@ -87,8 +96,8 @@ export function statementPage(view: StatementView, language: PageLanguage) {
     line.online_payment !== null ? ` (${t.online}, ${line.method})` : line.method === 'cheque' ? ` (${t.cheque})` : '';
   const lines = view.lines.map(
     (line) => html`<tr data-kind="${line.kind}">
-<td class="ref">${shortDay(line.day, language)}</td><td>${t.kinds[line.kind]}${how(line)}</td><td class="ref">${line.lease ?? line.job ?? ''}</td><td>${line.home}</td>
-<td><code>${line.payment_id ?? line.charge_id}</code></td>${money(line.amount, line.currency, language)}
+<td class="ref">${shortDay(line.day, language)}</td><td>${t.kinds[line.kind]}${how(line)}</td><td class="ref">${line.lease ?? line.job ?? line.booking ?? ''}</td><td>${line.home}</td>
+<td><code>${line.payment_id ?? line.charge_id ?? line.refund ?? line.online_payment}</code></td>${money(line.amount, line.currency, language)}
 </tr>`,
   );
   const body = html`<main>

@@ -13,16 +13,25 @@ export type TotalsView = z.infer<typeof StatementTotalsSchema>;
 export type MonthView = z.infer<typeof MonthSchema>;
 
 /** Which total each kind of line adds to, and whether as itself or as a positive amount. */
-const totalOf: Record<
-  LineKind,
-  'rent_received' | 'rent_reversed' | 'fees' | 'fees_reversed' | 'job_charges' | 'job_charges_cancelled'
-> = {
+type TotalName =
+  | 'rent_received'
+  | 'rent_reversed'
+  | 'fees'
+  | 'fees_reversed'
+  | 'job_charges'
+  | 'job_charges_cancelled'
+  | 'bookings_received'
+  | 'bookings_refunded';
+
+const totalOf: Record<LineKind, TotalName> = {
   rent_received: 'rent_received',
   rent_reversed: 'rent_reversed',
   fee: 'fees',
   fee_reversed: 'fees_reversed',
   job_charge: 'job_charges',
   job_charge_cancelled: 'job_charges_cancelled',
+  booking_received: 'bookings_received',
+  booking_refunded: 'bookings_refunded',
 };
 
 const money = (value: Big, currency: string) => amountOut(value.toString(), currency) as string;
@@ -35,13 +44,15 @@ const money = (value: Big, currency: string) => amountOut(value.toString(), curr
 export function statementTotals(lines: LineRow[], opening: Map<string, string> | null): TotalsView[] {
   const currencies = new Set([...lines.map((line) => line.currency), ...(opening?.keys() ?? [])]);
   return [...currencies].sort().map((currency) => {
-    const sums = {
+    const sums: Record<TotalName, Big> = {
       rent_received: new Big(0),
       rent_reversed: new Big(0),
       fees: new Big(0),
       fees_reversed: new Big(0),
       job_charges: new Big(0),
       job_charges_cancelled: new Big(0),
+      bookings_received: new Big(0),
+      bookings_refunded: new Big(0),
     };
     let net = new Big(0);
     for (const line of lines) {
@@ -59,6 +70,8 @@ export function statementTotals(lines: LineRow[], opening: Map<string, string> |
       fees_reversed: money(sums.fees_reversed, currency),
       job_charges: money(sums.job_charges, currency),
       job_charges_cancelled: money(sums.job_charges_cancelled, currency),
+      bookings_received: money(sums.bookings_received, currency),
+      bookings_refunded: money(sums.bookings_refunded, currency),
       net: money(net, currency),
       opening_balance: carried === null ? null : money(carried, currency),
       closing_balance: carried === null ? null : money(carried.plus(net), currency),
@@ -79,6 +92,8 @@ export function presentLine(line: LineRow) {
     job: line.job,
     method: line.method,
     online_payment: line.online_payment,
+    booking: line.booking,
+    refund: line.refund,
   };
 }
 

@@ -16,7 +16,8 @@ import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
 
 /**
- * Owner statements, read from the lines the database books with each receipt, bounce and charge (migration 0023):
+ * Owner statements, read from the lines the database books with each receipt, bounce and charge (migration 0023), and
+ * with each booking's payment and refund (migration 0041):
  * a month's statement is the owner's lines whose day falls in it. Nothing here computes an amount: the lines are
  * summed in statements.present.ts, once, for the JSON and the printable page alike.
  */
@@ -35,8 +36,12 @@ export type LineRow = {
   job: string | null;
   /** How a receipt was paid: `cheque`, an online payment's method (`card`, …), or null (migration 0039). */
   method: string | null;
-  /** The online payment (`pay_…`) that made the receipt. */
+  /** The online payment (`pay_…`) that made the receipt, or the booking's payment of a booking's line. */
   online_payment: string | null;
+  /** The booking's reference of a `booking_received` or `booking_refunded` line (migration 0041). */
+  booking: string | null;
+  /** The refund (`rfd_…`) of a `booking_refunded` line. */
+  refund: string | null;
 };
 
 /** An owner's month: who, the company, when it closes, its lines, and the balance carried into it (if kept). */
@@ -57,6 +62,7 @@ export function selectLines(db: Executor, companyId: string, from: string, to: s
     .leftJoin('leases as le', 'le.id', 'l.lease_id')
     .leftJoin('job_charges as ch', 'ch.id', 'l.charge_id')
     .leftJoin('jobs as j', 'j.id', 'ch.job_id')
+    .leftJoin('bookings as b', 'b.id', 'l.booking_id')
     .select([
       sql<string>`l.id::text`.as('id'),
       'l.kind',
@@ -70,6 +76,8 @@ export function selectLines(db: Executor, companyId: string, from: string, to: s
       'j.reference as job',
       'l.method',
       'l.online_payment_id as online_payment',
+      'b.reference as booking',
+      'l.refund_id as refund',
     ])
     .where('l.company_id', '=', companyId)
     .where('l.day', '>=', from)

@@ -3,10 +3,19 @@ import type { NullableTimestamp } from '../common/columns';
 
 /** Owner statements (migration 0023), merged into `Database` (schema/db.ts). */
 
-export const lineKinds = ['rent_received', 'fee', 'rent_reversed', 'fee_reversed', 'job_charge', 'job_charge_cancelled'] as const;
+export const lineKinds = [
+  'rent_received',
+  'fee',
+  'rent_reversed',
+  'fee_reversed',
+  'job_charge',
+  'job_charge_cancelled',
+  'booking_received',
+  'booking_refunded',
+] as const;
 export type LineKind = (typeof lineKinds)[number];
 
-/** Written by the database's triggers only (rent payments and job charges), never updated. */
+/** Written by the database's triggers only (rent payments, job charges, bookings' online payments and refunds), never updated. */
 export interface OwnerStatementLinesTable {
   id: ColumnType<string, never, never>;
   company_id: string;
@@ -26,6 +35,10 @@ export interface OwnerStatementLinesTable {
   method: string | null;
   /** The online payment that made the receipt (migration 0039). */
   online_payment_id: string | null;
+  /** The booking of a `booking_received` or `booking_refunded` line (migration 0041). */
+  booking_id: string | null;
+  /** The refund (`rfd_…`) of a `booking_refunded` line (migration 0041). */
+  refund_id: string | null;
   recorded_at: Generated<Date>;
 }
 

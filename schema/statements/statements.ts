@@ -29,25 +29,33 @@ export const StatementLineSchema = z
   .object({
     kind: z.enum(lineKinds).openapi({
       description:
-        '`rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`).',
+        '`rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `booking_received` (a holiday home’s booking paid online: what the guest paid, on the day the payment was booked), `booking_refunded` (a refund of it the provider made: the refunded amount, on the refund’s day).',
     }),
     day,
     amount: money('Signed, in the line’s currency: positive adds to what the company owes the owner, negative takes from it.'),
     currency: z.string().openapi({ example: 'AED' }),
-    lease: z.string().nullable().openapi({ description: 'The lease (`T-…`); a charge on a job of a home not let: null.' }),
+    lease: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The lease (`T-…`); a charge on a job of a home not let, and a booking’s line: null.' }),
     home: z.string().openapi({ description: 'The home’s English slug when the line was booked.' }),
     payment_id: z.string().nullable().openapi({ description: 'The rent payment of a rent or fee line.' }),
     charge_id: z.string().nullable().openapi({ description: 'The job charge of a charge line.' }),
     job: z.string().nullable().openapi({ description: 'The job (`J-…`) of a charge line.' }),
     method: z.string().nullable().openapi({
       description:
-        'How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines.',
+        'How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines. A booking’s line: how the guest paid online (the provider’s word, or `online`).',
       example: 'card',
     }),
-    online_payment: z
+    online_payment: z.string().nullable().openapi({
+      description:
+        'The online payment (`pay_…`) that made the receipt: rent paid at a payment link; on a booking’s line, the booking’s payment (its deposit or balance).',
+    }),
+    booking: z
       .string()
       .nullable()
-      .openapi({ description: 'The online payment (`pay_…`) that made the receipt: rent paid at a payment link.' }),
+      .openapi({ description: 'The booking’s reference of a `booking_received` or `booking_refunded` line; null on others.' }),
+    refund: z.string().nullable().openapi({ description: 'The refund (`rfd_…`) of a `booking_refunded` line; null on others.' }),
   })
   .openapi('OwnerStatementLine');
 
@@ -60,6 +68,8 @@ export const StatementTotalsSchema = z
     fees_reversed: money('Sum of `fee_reversed` lines.'),
     job_charges: money('Sum of `job_charge` lines, as a positive amount.'),
     job_charges_cancelled: money('Sum of `job_charge_cancelled` lines.'),
+    bookings_received: money('Sum of `booking_received` lines.'),
+    bookings_refunded: money('Sum of `booking_refunded` lines, as a positive amount.'),
     net: money('Sum of every line: what the month adds to (or, negative, takes from) what the owner is owed.'),
     opening_balance: money('Every earlier month’s net, when the company keeps a balance (`statement_balance`).').nullable(),
     closing_balance: money('`opening_balance` plus `net`, when the company keeps a balance.').nullable(),

@@ -188,6 +188,8 @@ describe.skipIf(skipBrowser)('the printable statement in Chromium', () => {
       'fees_reversed',
       'job_charges',
       'job_charges_cancelled',
+      'bookings_received',
+      'bookings_refunded',
       'net',
       'closing_balance',
     ] as const;

@@ -76,6 +76,8 @@ describe('an owner’s statement', () => {
         job: null,
         method: null,
         online_payment: null,
+        booking: null,
+        refund: null,
       },
       {
         kind: 'fee_reversed',
@@ -89,6 +91,8 @@ describe('an owner’s statement', () => {
         job: null,
         method: null,
         online_payment: null,
+        booking: null,
+        refund: null,
       },
       {
         kind: 'rent_received',
@@ -102,6 +106,8 @@ describe('an owner’s statement', () => {
         job: null,
         method: null,
         online_payment: null,
+        booking: null,
+        refund: null,
       },
       {
         kind: 'fee',
@@ -115,6 +121,8 @@ describe('an owner’s statement', () => {
         job: null,
         method: null,
         online_payment: null,
+        booking: null,
+        refund: null,
       },
       expect.objectContaining({
         kind: 'job_charge',
@@ -136,6 +144,8 @@ describe('an owner’s statement', () => {
         fees_reversed: '500.00',
         job_charges: '450.00',
         job_charges_cancelled: '0.00',
+        bookings_received: '0.00',
+        bookings_refunded: '0.00',
         net: '-450.00',
         opening_balance: null,
         closing_balance: null,

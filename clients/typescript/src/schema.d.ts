@@ -1229,7 +1229,7 @@ export interface paths {
         };
         /**
          * What an owner was owed in a month: every line and the totals per currency
-         * @description Rent received (by `booked_on`), the company’s fee on each receipt, reversals of bounced payments (by `bounced_on`), job charges booked to the owner and their cancellations (by `cancelled_on`), each with its lease, home, record and day; totals per currency, and the balance when the company keeps one. A `closed` month never changes. A person with no line in the month gets an empty statement; an unknown one is 404. Reads are audited (the owner’s name).
+         * @description Rent received (by `booked_on`), the company’s fee on each receipt, reversals of bounced payments (by `bounced_on`), job charges booked to the owner and their cancellations (by `cancelled_on`), a holiday home’s bookings paid online and their refunds (on the day each was booked), each with its lease, home, record and day; totals per currency, and the balance when the company keeps one. A `closed` month never changes. A person with no line in the month gets an empty statement; an unknown one is 404. Reads are audited (the owner’s name).
          *
          *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
          */
@@ -4799,10 +4799,10 @@ export interface components {
         };
         OwnerStatementLine: {
             /**
-             * @description `rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`).
+             * @description `rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `booking_received` (a holiday home’s booking paid online: what the guest paid, on the day the payment was booked), `booking_refunded` (a refund of it the provider made: the refunded amount, on the refund’s day).
              * @enum {string}
              */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled";
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "booking_received" | "booking_refunded";
             /**
              * @description YYYY-MM-DD, in the company’s time zone.
              * @example 2027-02-03
@@ -4815,7 +4815,7 @@ export interface components {
             amount: string;
             /** @example AED */
             currency: string;
-            /** @description The lease (`T-…`); a charge on a job of a home not let: null. */
+            /** @description The lease (`T-…`); a charge on a job of a home not let, and a booking’s line: null. */
             lease: string | null;
             /** @description The home’s English slug when the line was booked. */
             home: string;
@@ -4826,12 +4826,16 @@ export interface components {
             /** @description The job (`J-…`) of a charge line. */
             job: string | null;
             /**
-             * @description How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines.
+             * @description How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines. A booking’s line: how the guest paid online (the provider’s word, or `online`).
              * @example card
              */
             method: string | null;
-            /** @description The online payment (`pay_…`) that made the receipt: rent paid at a payment link. */
+            /** @description The online payment (`pay_…`) that made the receipt: rent paid at a payment link; on a booking’s line, the booking’s payment (its deposit or balance). */
             online_payment: string | null;
+            /** @description The booking’s reference of a `booking_received` or `booking_refunded` line; null on others. */
+            booking: string | null;
+            /** @description The refund (`rfd_…`) of a `booking_refunded` line; null on others. */
+            refund: string | null;
         };
         /** @description One per currency of the month’s lines (and of the balance carried). */
         OwnerStatementTotals: {
@@ -4867,6 +4871,16 @@ export interface components {
              * @example 10000.00
              */
             job_charges_cancelled: string;
+            /**
+             * @description Sum of `booking_received` lines.
+             * @example 10000.00
+             */
+            bookings_received: string;
+            /**
+             * @description Sum of `booking_refunded` lines, as a positive amount.
+             * @example 10000.00
+             */
+            bookings_refunded: string;
             /**
              * @description Sum of every line: what the month adds to (or, negative, takes from) what the owner is owed.
              * @example 10000.00
@@ -4936,10 +4950,10 @@ export interface components {
              */
             day: string;
             /**
-             * @description A statement line’s kind, or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), or `online_refund` (a refund the provider made, out of clearing).
+             * @description A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), or `online_refund` (a refund the provider made, out of clearing).
              * @enum {string}
              */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund";
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "booking_received" | "booking_refunded" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund";
             narration: string;
             currency: string;
             /** @description The owner’s contact reference; null on an online payment not applied (the payer’s money), a booking’s payment and a refund. */
