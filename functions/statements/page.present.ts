@@ -97,7 +97,7 @@ export function statementPage(view: StatementView, language: PageLanguage) {
   const lines = view.lines.map(
     (line) => html`<tr data-kind="${line.kind}">
 <td class="ref">${shortDay(line.day, language)}</td><td>${t.kinds[line.kind]}${how(line)}</td><td class="ref">${line.lease ?? line.job ?? line.booking ?? ''}</td><td>${line.home}</td>
-<td><code>${line.payment_id ?? line.charge_id ?? line.refund ?? line.online_payment}</code></td>${money(line.amount, line.currency, language)}
+<td><code dir="ltr">${line.payment_id ?? line.charge_id ?? line.refund ?? line.online_payment}</code></td>${money(line.amount, line.currency, language)}
 </tr>`,
   );
   const body = html`<main>
