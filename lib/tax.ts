@@ -105,8 +105,8 @@ export function lastUsableDay(now: Date): string {
  * Whether the company charges VAT on a supply made on `day` (YYYY-MM-DD): it has a TRN, and its registration took
  * effect on or before the day (no registration day: since before any day asked). A supplier that is not registered
  * charges no VAT (Federal Decree-Law No. 8 of 2017, Article 2: the tax is on taxable supplies a Taxable Person makes;
- * Article 67: only a Registrant issues a tax invoice), so its every amount is `out_of_scope` (issue 35; docs
- * "Tax", "Amounts with their tax").
+ * Article 65: a Registrant issues the tax invoice, and an amount collected as tax is owed to the Authority), so its
+ * every amount is `out_of_scope` (issue 35; docs "Tax", "Amounts with their tax").
  */
 export function chargesVatOn(settings: CompanySettings | null | undefined, day: string): boolean {
   if (!settings?.trn) return false;
