@@ -307,6 +307,6 @@ describe('a quote’s tax', () => {
     const read = await stayFacts(api.db, company, home, other, now);
     const standard = quoteOf(company, read, other, now);
     await sql`update listings set tax_category = 'exempt' where slug_en = ${home}`.execute(api.db);
-    expect(await holdStay(api.db, company, read, standard, guest, 'website', now)).toBeUndefined();
+    expect(await holdStay(api.db, company, read, standard, { ...guest, ...other }, 'website', now)).toBeUndefined();
   });
 });
