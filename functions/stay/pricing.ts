@@ -89,14 +89,18 @@ export function taxQuote(quote: StoredQuote, checkIn: string, facts: StayTaxFact
   };
   const nights = quote.nights.map((night) => ({ ...night, tax: tax(night.price, 'stay') }));
   const fees = quote.fees.map((fee) => ({ ...fee, tax: tax(fee.amount, fee.code === 'cleaning' ? 'stay' : 'tourism_dirham') }));
+  // The answer's order: each total beside its tax.
   return {
-    ...quote,
+    currency,
     nights,
+    subtotal: quote.subtotal,
     fees,
-    deposit_tax: tax(quote.deposit, 'deposit'),
+    total: quote.total,
     tax: taxTotals(
       [...nights, ...fees].map((line) => line.tax),
       currency,
     ),
+    deposit: quote.deposit,
+    deposit_tax: tax(quote.deposit, 'deposit'),
   };
 }
