@@ -499,7 +499,7 @@ export interface paths {
         };
         /**
          * The price of a stay
-         * @description Each night's price, the fee lines, the total and the deposit, as decimal strings in the company's currency. Dates the home cannot take answer 400 with the rule's code (`min_nights`, `max_nights`, `arrival_day`, `notice`, `advance`, `unavailable`, `guests`) and every broken rule in `errors`. 404 unless the listing is a published holiday home and the company has bookings switched on.
+         * @description Each night's price, the fee lines, the total and the deposit, as decimal strings in the company's currency; each line with its tax (`LineTax`, the rates of the check-in day) and the total's net and VAT (`tax`). Dates the home cannot take answer 400 with the rule's code (`min_nights`, `max_nights`, `arrival_day`, `notice`, `advance`, `unavailable`, `guests`) and every broken rule in `errors`. 404 unless the listing is a published holiday home and the company has bookings switched on. 409 `conflict` when no tax rate of the stay's category is in force on the check-in day.
          *
          *     **Access:** no key needed. A server key may be sent instead (`Authorization: Bearer sk_…`); it must hold `read:listings` and is then limited per key rather than per address.
          */
@@ -3436,6 +3436,7 @@ export interface components {
                  * @example 850.00
                  */
                 price: string;
+                tax: components["schemas"]["LineTax"];
             }[];
             /**
              * @description The nights together.
@@ -3450,17 +3451,47 @@ export interface components {
                  * @example 850.00
                  */
                 amount: string;
+                tax: components["schemas"]["LineTax"] & unknown;
             }[];
             /**
              * @description Nights and fees.
              * @example 850.00
              */
             total: string;
+            tax: components["schemas"]["TaxTotals"];
             /**
              * @description Refundable security deposit, due with the payment, not part of the total.
              * @example 850.00
              */
             deposit: string;
+            deposit_tax: components["schemas"]["LineTax"] & unknown;
+        };
+        /** @description The night’s tax: the stay’s category (the listing’s own, else the company’s `stay`). */
+        LineTax: {
+            /** @enum {string} */
+            category: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+            /**
+             * @description The rate in force on the supply’s day, a percentage ("5"); null for exempt and out_of_scope (no VAT).
+             * @example 5
+             */
+            rate: string | null;
+            /**
+             * @description The amount without its VAT.
+             * @example 952.38
+             */
+            net: string;
+            /**
+             * @description The VAT in the amount (it is what the payer pays, VAT included).
+             * @example 47.62
+             */
+            vat: string;
+        };
+        /** @description The nights’ and fees’ net and VAT together (the deposit apart): net + vat = total. Rates of the check-in day. */
+        TaxTotals: {
+            /** @description The lines’ nets together. */
+            net: string;
+            /** @description The lines’ VAT together. */
+            vat: string;
         };
         BookingRequested: {
             /** @example B-7K3M9Q2XAB */
