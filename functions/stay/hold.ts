@@ -5,6 +5,7 @@ import type { Db, Executor, Trx } from '../../lib/db/index';
 import { prepared } from '../../lib/db/prepared';
 import { type CausedBy, eventCtes, eventsCtes, newEventId } from '../../lib/events';
 import { type PersonValues, personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
+import { ApiError } from '../../lib/errors';
 import { newReference } from '../../lib/references';
 import type { Company } from '../../schema/platform/db';
 import type { StoredQuote, TaxedQuote } from '../../schema/stay/db';
@@ -196,7 +197,9 @@ export function holdStayLocked(
     const facts = await stayFacts(trx, company, slug, input, now);
     const quote = quoteOf(company, facts, input, now);
     const hold = await holdStay(trx, company, facts, quote, input, causedBy, now);
-    if (!hold) throw new Error('the home’s rules moved while its terms row was locked');
+    // The terms row is locked, so only what it does not guard can have moved between the read and the write: the
+    // platform's tax rates (a rate closed or added for the check-in day). Asked again, the stay is priced anew.
+    if (!hold) throw new ApiError('conflict', 'The tax rates for these dates changed while the stay was being held: ask again.');
     return { ...hold, quote };
   });
 }
