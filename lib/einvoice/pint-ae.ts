@@ -2,6 +2,7 @@ import Big from 'big.js';
 import XMLBuilder from 'fast-xml-builder';
 import { uncl5305 } from '../tax';
 import { fixedTo, formatAmount } from '../money';
+import { priceOf } from './price';
 import {
   type Address,
   type Breakdown,
@@ -177,7 +178,7 @@ export function pintAeXml(document: TaxDocument): string {
       'cbc:PayableAmount': total(two(payable)),
     },
     [isInvoice ? 'cac:InvoiceLine' : 'cac:CreditNoteLine']: document.lines.map((line, i) =>
-      documentLine(line, i, isInvoice, money, currency, text),
+      documentLine(line, i, isInvoice, money, currency, text, (path, code, message) => problems.push({ path, code, message })),
     ),
   };
   if (problems.length > 0) throw new EinvoiceRefused(problems);
@@ -288,8 +289,7 @@ function subtotal(b: Breakdown, money: (amount: string) => Node): Node {
 
 /**
  * A line: its quantity, net, item (description, name, service code, tax category), price and amounts with VAT
- * (BTAE-10, BTAE-08). The price is the unit price when the net divides by the quantity into the currency's digits,
- * else the net for the whole quantity (base quantity = quantity), so quantity × price / base = net exactly (ibr-147-ae).
+ * (BTAE-10, BTAE-08). The price and its base quantity are `priceOf`'s (lib/einvoice/price.ts, ibr-147-ae).
  */
 function documentLine(
   line: DocumentLine,
@@ -298,13 +298,14 @@ function documentLine(
   money: (amount: string) => Node,
   currency: string,
   text: Text,
+  refuse: (path: string, code: string, message: string) => void,
 ): Node {
   const at = `lines.${i}`;
   const quantity = new Big(line.quantity);
-  const unit = new Big(line.net).div(quantity);
-  const unitFits = unit.times(quantity).eq(line.net) && unit.eq(formatAmount(unit, currency));
-  const price = unitFits ? formatAmount(unit, currency) : line.net;
-  const base = unitFits ? '1' : quantity.toString();
+  const priced = priceOf(line.net, line.quantity, currency);
+  if (!priced) refuse(`${at}.quantity`, 'price', 'No price of this net for this quantity meets ibr-147-ae.');
+  const { price, base } = priced ?? { price: line.net, base: line.quantity };
+  const exact = (amount: string) => ({ '#text': amount, '@_currencyID': currency });
   const quantityNode = { '#text': quantity.toString(), '@_unitCode': line.unitCode };
   const service = line.serviceCode ?? undefined;
   return {
@@ -319,12 +320,12 @@ function documentLine(
       'cac:ClassifiedTaxCategory': taxCategory(line.category, line.rate, line.exemptionReason),
     },
     'cac:Price': {
-      'cbc:PriceAmount': money(price),
+      'cbc:PriceAmount': exact(price),
       'cbc:BaseQuantity': { '#text': base, '@_unitCode': line.unitCode },
       'cac:AllowanceCharge': {
         'cbc:ChargeIndicator': 'false',
         'cbc:Amount': money('0'),
-        'cbc:BaseAmount': money(price),
+        'cbc:BaseAmount': exact(price),
       },
     },
     'cac:ItemPriceExtension': {

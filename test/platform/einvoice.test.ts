@@ -14,6 +14,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type DocumentInput, EinvoiceRefused, type LineInput, taxDocument } from '../../lib/einvoice/document';
 import { notSubjectEndpoint, pintAeXml, xmlText } from '../../lib/einvoice/pint-ae';
+import { priceOf } from '../../lib/einvoice/price';
 import * as cases from '../support/einvoice-cases';
 import { checkPintAeRules, fatal, type PintAeReport, pintAeResources, validatePintAe } from '../support/pint-ae';
 
@@ -49,6 +50,7 @@ const named = {
   'a holiday-home stay to a guest outside the mandate, with the Tourism Dirham': cases.holidayStay,
   'a credit note for a bounced rent cheque': cases.bouncedCheque,
   'commercial rent in KWD (3 digits)': cases.kwdRent,
+  'KWD nets on a tie for quantities they do not divide': cases.kwdTies,
   "the fixture's credit note (parking cancelled)": cases.parkingCancelled,
   "a contractor's job, self-billed": cases.selfBilledJob,
 };
@@ -332,6 +334,37 @@ describe.skipIf(onPostgresPass)('what no e-invoice could carry is refused at its
     }
     expect(error).toBeInstanceOf(EinvoiceRefused);
     expect((error as EinvoiceRefused).problems.map((p) => p.path)).toContain(path);
+  });
+});
+
+/** ibr-147-ae as the published Schematron computes it: both sides doubles, rounded to hundredths (half up). */
+const meets147 = (net: string, quantity: string, price: string, base: string) =>
+  Math.round(Number(net) * 100) === Math.round(Number(quantity) * (Number(price) / Number(base)) * 100);
+
+describe.skipIf(onPostgresPass)('prices (ibr-147-ae)', () => {
+  it('the unit price when the net divides, else the net per the whole quantity, each exact', () => {
+    expect(priceOf('1500.00', '3', 'AED')).toEqual({ price: '500.00', base: '1' });
+    expect(priceOf('2500.00', '3', 'AED')).toEqual({ price: '2500.00', base: '3' });
+    expect(priceOf('12.500', '2', 'KWD')).toEqual({ price: '6.250', base: '1' });
+  });
+
+  it('in fils, a net on a tie the whole quantity would round the other way is priced so the rule’s arithmetic agrees', () => {
+    expect(meets147('0.955', '3', '0.955', '3')).toBe(false);
+    const priced = priceOf('0.955', '3', 'KWD');
+    expect(priced).not.toBeNull();
+    expect(meets147('0.955', '3', priced?.price ?? '', priced?.base ?? '')).toBe(true);
+  });
+
+  it('finds a price for every net of 0.001 to 6.000 KWD and every quantity of 1 to 31', () => {
+    const missing: string[] = [];
+    for (let fils = 1; fils <= 6000; fils += 1) {
+      const net = `${Math.floor(fils / 1000)}.${String(fils % 1000).padStart(3, '0')}`;
+      for (let quantity = 1; quantity <= 31; quantity += 1) {
+        const priced = priceOf(net, String(quantity), 'KWD');
+        if (!priced || !meets147(net, String(quantity), priced.price, priced.base)) missing.push(`${net} × ${quantity}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });
 

@@ -233,3 +233,21 @@ export const selfBilledJob: DocumentInput = {
   ],
   payment: { code: '30', account: { iban: 'AE450260001015555555555', name: 'Cool Breeze AC Services' } },
 };
+
+/** KWD nets on a tie (x.xx5) for quantities they do not divide: where ibr-147-ae's floating point bites (lib/einvoice/price.ts). */
+export const kwdTies: DocumentInput = {
+  ...kwdRent,
+  number: 'INV-2026-0046',
+  uuid: '5a0c3e81-7d2b-4c69-9e14-8b3f6a2d0c57',
+  lines: [
+    ['0.955', '3'],
+    ['0.225', '3'],
+    ['13.375', '13'],
+    ['30.625', '30'],
+  ].map(([amount, quantity]) => ({
+    ...(kwdRent.lines[1] as DocumentInput['lines'][number]),
+    amount: amount as string,
+    quantity: quantity as string,
+    unitCode: 'DAY',
+  })),
+};
