@@ -189,6 +189,15 @@ export function percentOf(
     : exact.round(storedDigits(currency), Big.roundDown).toFixed(storedDigits(currency));
 }
 
+/**
+ * A number's hundredths as XPath's `round($x * 100)` gives them when `$x` is a double (half toward positive infinity,
+ * as `Math.round`): how PINT AE's published Schematron reads an amount in some rules (ibr-147-ae). Not a way to round
+ * amounts: only to foresee a validator's floating-point arithmetic (lib/einvoice/price.ts).
+ */
+export function xpathHundredths(value: number): number {
+  return Math.round(value * 100);
+}
+
 /** An amount with its VAT: the net, the VAT and the gross (net + VAT), each with the currency's digits. */
 export type VatSplit = { net: string; vat: string; gross: string };
 

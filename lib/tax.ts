@@ -1,6 +1,15 @@
+import Big from 'big.js';
 import type { CompanySettings } from '../schema/platform/db';
-import { type RatedTaxCategory, ratedTaxCategories, type TaxCategory, type TaxKind, taxKinds } from '../schema/common/tax';
+import {
+  type LineTax,
+  type RatedTaxCategory,
+  ratedTaxCategories,
+  type TaxCategory,
+  type TaxKind,
+  taxKinds,
+} from '../schema/common/tax';
 import { todayIn } from './dates';
+import { formatAmount, vatOfLine } from './money';
 
 /**
  * Tax categories, the company's defaults per kind of amount, and the rate in force on a day (issue 35, first slice;
@@ -107,4 +116,37 @@ export const defaultAccountingTaxRates: Readonly<Record<TaxCategory, string>> = 
 /** The company's tax rate name of a category in the journal CSVs: its mapping over the defaults. */
 export function accountingTaxRate(settings: CompanySettings | null | undefined, category: TaxCategory): string {
   return settings?.accounting_tax_rates?.[category] ?? defaultAccountingTaxRates[category];
+}
+
+/**
+ * Whether the company charges VAT on a supply made on `day` (YYYY-MM-DD): it has a TRN, and its registration took
+ * effect on or before the day (no registration day: since before any day asked). A supplier that is not registered
+ * charges no VAT (Federal Decree-Law No. 8 of 2017, Article 2: the tax is on taxable supplies a Taxable Person makes;
+ * Article 65: a Registrant issues the tax invoice, and an amount collected as tax is owed to the Authority), so its
+ * every amount is `out_of_scope` (issue 35; docs "Tax", "Amounts with their tax").
+ */
+export function chargesVatOn(settings: CompanySettings | null | undefined, day: string): boolean {
+  if (!settings?.trn) return false;
+  const from = settings.vat_registered_on;
+  return !from || from <= day;
+}
+
+/**
+ * The tax of one amount the payer pays (VAT-inclusive, docs "Tax"): split by vatOfLine at `rate` for a rated category,
+ * else all net and no VAT. Amounts with the currency's minor digits.
+ */
+export function lineTax(amount: string, currency: string, category: TaxCategory, rate: string | null): LineTax {
+  if (rate === null) return { category, rate, net: formatAmount(amount, currency), vat: formatAmount(0, currency) };
+  const { net, vat } = vatOfLine(formatAmount(amount, currency), currency, rate, 'inclusive');
+  return { category, rate: new Big(rate).toString(), net, vat };
+}
+
+/** The sums of lines' net and VAT (each line rounded on its own: the totals are exact sums). */
+export function taxTotals(lines: ReadonlyArray<Pick<LineTax, 'net' | 'vat'>>, currency: string): { net: string; vat: string } {
+  const sum = (pick: (line: Pick<LineTax, 'net' | 'vat'>) => string) =>
+    formatAmount(
+      lines.reduce((total, line) => total.plus(pick(line)), new Big(0)),
+      currency,
+    );
+  return { net: sum((l) => l.net), vat: sum((l) => l.vat) };
 }

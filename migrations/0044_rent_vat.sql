@@ -11,7 +11,9 @@
 --   rest of the receipt's tax: a later change of the setting never rewrites a past receipt.
 -- * `owner_statement_lines.vat`: the VAT in a line's amount (same sign), copied from the payment by the line writer;
 --   `tax_category` the category it was booked under. Lines of kind `rent_vat` (the rent's VAT, taken from the owner for
---   the company to account for it) and `rent_vat_reversed` (its reversal on a bounce) join the kinds.
+--   the company to account for it) and `rent_vat_reversed` (its reversal on a bounce) join the kinds (migration 0041's
+--   `booking_received` and `booking_refunded` kept, its checks `owner_statement_lines_sign` and the line writer's
+--   booking and refund too). A booking's lines carry no VAT here (null).
 
 alter table rent_payments
   add column tax_category text check (tax_category in ('standard', 'zero_rated', 'exempt', 'out_of_scope')),
@@ -58,29 +60,32 @@ create trigger rent_payments_b_tax_fixed before update on rent_payments for each
 alter table owner_statement_lines
   add column vat numeric(16, 4),
   add column tax_category text check (tax_category in ('standard', 'zero_rated', 'exempt', 'out_of_scope'));
+-- The kind and sign checks as migration 0041 left them (its booking kinds kept), with the rent VAT's kinds added.
 alter table owner_statement_lines drop constraint owner_statement_lines_kind_check;
 alter table owner_statement_lines add constraint owner_statement_lines_kind_check check (kind in ('rent_received', 'fee',
-  'rent_reversed', 'fee_reversed', 'job_charge', 'job_charge_cancelled', 'rent_vat', 'rent_vat_reversed'));
+  'rent_reversed', 'fee_reversed', 'job_charge', 'job_charge_cancelled', 'booking_received', 'booking_refunded',
+  'rent_vat', 'rent_vat_reversed'));
 alter table owner_statement_lines drop constraint owner_statement_lines_check1;
 alter table owner_statement_lines add constraint owner_statement_lines_check1 check ((kind in ('rent_received', 'fee',
   'rent_reversed', 'fee_reversed', 'rent_vat', 'rent_vat_reversed')) = (payment_id is not null));
-alter table owner_statement_lines drop constraint owner_statement_lines_check2;
-alter table owner_statement_lines add constraint owner_statement_lines_check2 check (case
-  when kind in ('rent_received', 'fee_reversed', 'job_charge_cancelled', 'rent_vat_reversed') then amount >= 0
-  else amount <= 0 end);
+alter table owner_statement_lines drop constraint owner_statement_lines_sign;
+alter table owner_statement_lines add constraint owner_statement_lines_sign check (case
+  when kind in ('rent_received', 'fee_reversed', 'job_charge_cancelled', 'booking_received', 'rent_vat_reversed')
+  then amount >= 0 else amount <= 0 end);
 
--- The line writer takes the VAT in the amount and the category; the reversal copies them, negated.
-drop function owner_statement_line(uuid, uuid, text, date, numeric, text, uuid, uuid, text, uuid, uuid, text, text);
+-- The line writer takes the VAT in the amount and the category (after migration 0041's booking and refund); the
+-- reversal copies them, negated.
+drop function owner_statement_line(uuid, uuid, text, date, numeric, text, uuid, uuid, text, uuid, uuid, text, text, uuid, text);
 create function owner_statement_line(
   p_company uuid, p_owner uuid, p_kind text, p_day date, p_amount numeric, p_currency text, p_lease uuid,
   p_listing uuid, p_home text, p_payment uuid, p_charge uuid, p_method text default null, p_online text default null,
-  p_vat numeric default null, p_tax_category text default null
+  p_booking uuid default null, p_refund text default null, p_vat numeric default null, p_tax_category text default null
 ) returns void language plpgsql as $$
 begin
   insert into owner_statement_lines (company_id, owner_id, kind, day, amount, currency, lease_id, listing_id, home,
-    payment_id, charge_id, method, online_payment_id, vat, tax_category)
+    payment_id, charge_id, method, online_payment_id, booking_id, refund_id, vat, tax_category)
   values (p_company, p_owner, p_kind, p_day, p_amount, p_currency, p_lease, p_listing, p_home, p_payment, p_charge,
-    p_method, p_online, p_vat, p_tax_category);
+    p_method, p_online, p_booking, p_refund, p_vat, p_tax_category);
   insert into owner_statements (company_id, owner_id, month)
   values (p_company, p_owner, date_trunc('month', p_day)::date)
   on conflict do nothing;
@@ -98,7 +103,7 @@ begin
   loop
     perform owner_statement_line(line.company_id, line.owner_id, p_reversals[array_position(p_kinds, line.kind)], p_day,
       -line.amount, line.currency, line.lease_id, line.listing_id, line.home, line.payment_id, line.charge_id,
-      line.method, line.online_payment_id, -line.vat, line.tax_category);
+      line.method, line.online_payment_id, line.booking_id, null, -line.vat, line.tax_category);
   end loop;
 end;
 $$;
@@ -121,16 +126,16 @@ begin
     perform owner_statement_line(NEW.company_id, lease.landlord_id, 'rent_received', NEW.booked_on, NEW.amount,
       lease.currency, NEW.lease_id, lease.listing_id, lease.slug_en, NEW.id, null,
       case when online.id is not null then online.method when NEW.cheque_number is not null then 'cheque' end,
-      online.id, NEW.vat_amount, NEW.tax_category);
+      online.id, null, null, NEW.vat_amount, NEW.tax_category);
     if NEW.vat_amount > 0 and NEW.rent_vat_accounted_by = 'company' then
       perform owner_statement_line(NEW.company_id, lease.landlord_id, 'rent_vat', NEW.booked_on, -NEW.vat_amount,
-        lease.currency, NEW.lease_id, lease.listing_id, lease.slug_en, NEW.id, null, null, null, -NEW.vat_amount,
-        NEW.tax_category);
+        lease.currency, NEW.lease_id, lease.listing_id, lease.slug_en, NEW.id, null, null, null, null, null,
+        -NEW.vat_amount, NEW.tax_category);
     end if;
     if NEW.fee_amount > 0 then
       perform owner_statement_line(NEW.company_id, lease.landlord_id, 'fee', NEW.booked_on, -NEW.fee_amount,
-        lease.currency, NEW.lease_id, lease.listing_id, lease.slug_en, NEW.id, null, null, null, -NEW.fee_vat_amount,
-        NEW.fee_tax_category);
+        lease.currency, NEW.lease_id, lease.listing_id, lease.slug_en, NEW.id, null, null, null, null, null,
+        -NEW.fee_vat_amount, NEW.fee_tax_category);
     end if;
   end if;
   if NEW.bounced_on is not null and (TG_OP = 'INSERT' or OLD.bounced_on is null) then

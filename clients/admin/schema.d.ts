@@ -1256,6 +1256,13 @@ export interface components {
             name: components["schemas"]["LocalisedText"];
             updated_at: string;
         };
+        /** @description The nights’ and fees’ net and VAT together (the deposit apart): net + vat = total. Rates of the check-in day. */
+        TaxTotals: {
+            /** @description The lines’ nets together. */
+            net: string;
+            /** @description The lines’ VAT together. */
+            vat: string;
+        };
         Warning: {
             /** @description The spec’s warning code, e.g. `schedule_total_differs`. */
             code: string;
@@ -1647,6 +1654,7 @@ export interface components {
              * @example 850.00
              */
             total: string;
+            tax: components["schemas"]["TaxTotals"] & (Record<string, never> | null);
             /**
              * @description A decimal string in the company’s currency.
              * @example 850.00

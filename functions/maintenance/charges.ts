@@ -63,8 +63,9 @@ type CreateRead = {
 
 /**
  * Records a charge on a job (any status: a cancelled job may still have cost a visit), booked today in the company's
- * time zone to the home's owner then — the landlord of its active lease, else the owner its maintenance settings name —,
- * and records `job_charge.booked`. Same external id: the first charge.
+ * time zone to the home's owner then — the landlord of its active lease, else the owner its maintenance settings name:
+ * the SQL function `home_owner` (migration 0041), the rule a booking's statement lines follow too —, and records
+ * `job_charge.booked`. Same external id: the first charge.
  */
 export async function addCharge(scope: WriteScope, input: ChargeInputValue): Promise<Written<ChargeRecord> | Stale> {
   const { db, company } = scope;
@@ -75,9 +76,7 @@ export async function addCharge(scope: WriteScope, input: ChargeInputValue): Pro
     from (select ${held} as existing) k
     left join jobs job on job.company_id = ${company.id}::uuid and job.reference = ${input.job}
     left join listings home on home.id = job.listing_id
-    left join lateral (select coalesce(
-      (select landlord_id from leases where listing_id = job.listing_id and status = 'active' limit 1),
-      (select owner_id from maintenance_homes where listing_id = job.listing_id)) as owner_id) n on true
+    left join lateral (select home_owner(job.listing_id) as owner_id) n on true
     left join contacts o on o.id = n.owner_id
     left join lateral ${selectCharges(db, company.id).where(sql<boolean>`job_charges.id = k.existing::uuid`)} as c on true
   `.execute(db);

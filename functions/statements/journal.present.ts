@@ -147,7 +147,7 @@ export function xeroCsv(data: JournalData, company: Company): string {
     entry.lines.map((line) => [
       entry.narration,
       dayAs(entry.day, 'day_first'),
-      `${line.name}: ${entry.owner ?? entry.online_payment ?? ''} ${entry.lease ?? entry.job ?? ''} ${entry.home}`.replace(
+      `${line.name}: ${entry.owner ?? entry.online_payment ?? ''} ${entry.lease ?? entry.job ?? entry.booking ?? ''} ${entry.home}`.replace(
         / +/g,
         ' ',
       ),

@@ -13,8 +13,9 @@ import { type LineRow, selectLines } from './statements';
  * the line's amount), to the accounts the company maps (setting `accounting_accounts`). The rent the bank feed booked
  * to rent income is moved to what the company owes the owner (owner payable); the fee moves from owner payable to
  * the company's fee income; an owner's maintenance charge from owner payable to maintenance (where the contractor's
- * bill was booked); a bounce or a cancellation runs the other way. So the month's credits less debits to owner payable
- * are the sum of its statements' `net`, per currency.
+ * bill was booked); a booking's receipt from booking receipts (where the guest's payment was held) to owner payable;
+ * a bounce, a cancellation or a booking's refund runs the other way. So the month's credits less debits to owner
+ * payable are the sum of its statements' `net`, per currency.
  */
 
 /** The accounts an entry uses (deposits_held is mapped for completeness: no line moves a deposit). */
@@ -42,6 +43,11 @@ const counterAccount: Record<LineKind, JournalAccount> = {
   job_charge_cancelled: 'maintenance',
   rent_vat: 'vat_payable',
   rent_vat_reversed: 'vat_payable',
+  // The payment's base (what the guest paid less the card fee and rounding) is held in booking receipts (the payment's
+  // entry) until the owner's line moves it to owner payable; a refund's line moves back what the refund's entry then
+  // pays out of booking receipts (least(refund, base)).
+  booking_received: 'booking_receipts',
+  booking_refunded: 'booking_receipts',
 };
 
 export const kindLabels: Record<LineKind, string> = {
@@ -53,6 +59,8 @@ export const kindLabels: Record<LineKind, string> = {
   job_charge_cancelled: 'Maintenance charge cancelled',
   rent_vat: 'VAT on rent',
   rent_vat_reversed: 'VAT on rent reversed (bounced)',
+  booking_received: 'Booking received',
+  booking_refunded: 'Booking refunded',
 };
 
 /**
@@ -70,9 +78,12 @@ const paymentKinds = new Set<string>(Object.keys(paymentKindLabels));
 
 /** Whether an entry is an online payment's or refund's (its month needs the payments' accounts). */
 export const isPaymentEntry = (entry: { kind: string }) => paymentKinds.has(entry.kind);
-/** Whether an entry is a booking's payment or refund (its month needs `booking_receipts` too). */
+/** Whether an entry is a booking's payment, refund or statement line (its month needs `booking_receipts` too). */
 export const isBookingEntry = (entry: { kind: string; booking?: string | null }) =>
-  entry.kind === 'booking_payment' || (entry.kind === 'online_refund' && (entry.booking ?? null) !== null);
+  entry.kind === 'booking_payment' ||
+  entry.kind === 'booking_received' ||
+  entry.kind === 'booking_refunded' ||
+  (entry.kind === 'online_refund' && (entry.booking ?? null) !== null);
 
 export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
 
@@ -145,7 +156,7 @@ function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): Journ
   // Positive: the company owes the owner more (credit owner payable); negative: less.
   const owes = amount.gte(0);
   const number = `OS-${line.id}`;
-  const about = line.lease ?? line.job ?? line.home;
+  const about = line.lease ?? line.job ?? (line.booking === null ? line.home : `booking ${line.booking}`);
   const feeVat = (line.kind === 'fee' || line.kind === 'fee_reversed') && line.vat !== null ? new Big(line.vat) : new Big(0);
   const counter = feeVat.eq(0)
     ? [onSide(counterAccount[line.kind], owes, amount)]
@@ -165,6 +176,8 @@ type PaymentRead = {
   day: string;
   currency: string;
   amount: string;
+  /** What the payer paid less the card fee passed on and the provider's rounding (`amount - card_fee - rounding`). */
+  base: string;
   fee: string | null;
   provider: string;
   method: string | null;
@@ -183,7 +196,7 @@ type PaymentRead = {
 async function bookedPayments(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<PaymentRead>`
     select p.entry_number::text as entry_number, p.id, p.booked_on::text as day, p.currency, p.amount::text as amount,
-      p.fee::text as fee, p.provider, p.method, p.rent_payment_id, b.reference as booking, p.purpose,
+      (p.amount - p.card_fee - p.rounding)::text as base, p.fee::text as fee, p.provider, p.method, p.rent_payment_id, b.reference as booking, p.purpose,
       l.amount::text as rent, o.reference as owner, le.reference as lease, coalesce(l.home, bl.slug_en) as home
     from payments p
     left join bookings b on b.id = p.booking_id
@@ -200,9 +213,10 @@ async function bookedPayments(db: Executor, companyId: string, from: string, to:
 /**
  * An online payment's balanced entry (docs/api-reference.md, "The accounting journal"): the gross the payer paid to
  * the provider's clearing account; against it the rent received (rent income, which the receipt's own entry moves to
- * owner payable) and what the payer paid beyond the rent (the card fee passed on and the provider's rounding) as a
- * recovery of payment fees, or, not applied (the rent was received before), the whole gross owed back to the payer;
- * then the provider's fee, when it said it, from clearing to payment fees. What stays in clearing is the payout (`net`),
+ * owner payable) or a booking's base (booking receipts, which the booking's `booking_received` line moves to owner
+ * payable), and what the payer paid beyond them (the card fee passed on and the provider's rounding) as a recovery of
+ * payment fees, which the company bears; or, not applied (the rent was received before), the whole gross owed back to
+ * the payer; then the provider's fee, when it said it, from clearing to payment fees. What stays in clearing is the payout (`net`),
  * which the company's bank feed books from clearing to the bank.
  */
 function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntry {
@@ -212,8 +226,11 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
   const booking = payment.booking !== null;
   const lines: JournalLine[] = [side('payment_clearing', true, gross)];
   if (booking) {
-    // All the guest paid (card fee and rounding too: a refund in full returns them) is held for the guest's booking.
-    lines.push(side('booking_receipts', false, gross));
+    // The booking's base is held for the guest's booking (and is what the owner's line receives); the card fee passed
+    // on and the rounding pay the provider's fee, as a rent payment's do.
+    const base = new Big(payment.base);
+    lines.push(side('booking_receipts', false, base));
+    if (gross.gt(base)) lines.push(side('payment_fees', false, gross.minus(base)));
   } else if (applied) {
     const rent = new Big(payment.rent as string);
     lines.push(side('rent_income', false, rent));
@@ -251,6 +268,7 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
     vat: null,
     tax_category: null,
     rent_vat_accounted_by: null,
+    refund: null,
     number,
     narration: `${number} ${paymentKindLabels[kind]} ${payment.id} (${how})${about}`,
     lines,
@@ -265,6 +283,8 @@ type RefundRead = {
   currency: string;
   amount: string;
   payment_id: string;
+  /** The refunded payment's base (`amount - card_fee - rounding`). */
+  base: string;
   provider: string;
   rent_payment_id: string | null;
   booking: string | null;
@@ -275,7 +295,7 @@ type RefundRead = {
 async function bookedRefunds(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<RefundRead>`
     select r.entry_number::text as entry_number, r.id, r.booked_on::text as day, r.currency, r.amount::text as amount,
-      r.payment_id, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home
+      r.payment_id, (p.amount - p.card_fee - p.rounding)::text as base, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home
     from payment_refunds r
     join payments p on p.id = r.payment_id
     left join bookings b on b.id = p.booking_id
@@ -289,7 +309,9 @@ async function bookedRefunds(db: Executor, companyId: string, from: string, to: 
 
 /**
  * A refund's balanced entry, on the day the provider accepted it (`booked_on`): what its payment's entry credited is
- * debited by the refund's amount — a booking's payment's `booking_receipts`; any other payment's (a rent payment's,
+ * debited by the refund's amount — a booking's payment's `booking_receipts` by the part that returns the payment's
+ * base (least(refund, base), what the owner's `booking_refunded` line takes back) and `payment_fees` by the rest (a
+ * refund of the whole charged amount returns the card fee and rounding too); any other payment's (a rent payment's,
  * applied or not) `refunds_due` — and the provider's clearing account credited. A rent payment's receipt is never
  * taken back here: the owner's money moves only by statement lines (a reversal is staff's, `rent_reversed`), so rent
  * income is left alone (docs/api-reference.md, "The accounting journal"). A rent payment is refunded (in full) when it
@@ -300,6 +322,15 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
   const booking = refund.booking !== null;
   const number = `RF-${refund.entry_number}`;
   const about = booking ? ` booking ${refund.booking} (${refund.home})` : '';
+  const amount = new Big(refund.amount);
+  const base = new Big(refund.base);
+  const returned = amount.gt(base) ? base : amount;
+  const debits = booking
+    ? [
+        side('booking_receipts', true, returned),
+        ...(amount.gt(returned) ? [side('payment_fees', true, amount.minus(returned))] : []),
+      ]
+    : [side('refunds_due', true, amount)];
   return {
     id: refund.entry_number,
     kind: 'online_refund',
@@ -318,12 +349,10 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
     vat: null,
     tax_category: null,
     rent_vat_accounted_by: null,
+    refund: refund.id,
     number,
     narration: `${number} ${paymentKindLabels.online_refund} ${refund.id} of ${refund.payment_id} (${refund.provider})${about}`,
-    lines: [
-      side(booking ? 'booking_receipts' : 'refunds_due', true, refund.amount),
-      side('payment_clearing', false, refund.amount),
-    ],
+    lines: [...debits, side('payment_clearing', false, amount)],
   };
 }
 
@@ -350,7 +379,10 @@ export async function monthJournal(
     bookedPayments(db, company.id, span.from, span.to, currency),
     bookedRefunds(db, company.id, span.from, span.to, currency),
   ]);
-  const bookings = payments.some((p) => p.booking !== null) || refunds.some((r) => r.booking !== null);
+  const bookings =
+    lines.some((line) => line.booking !== null) ||
+    payments.some((p) => p.booking !== null) ||
+    refunds.some((r) => r.booking !== null);
   const vat = lines.some((line) => vatBooked.has(line.kind) && line.vat !== null && !new Big(line.vat).eq(0));
   const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat);
   const closing = await monthClosing(db, company, month, now);

@@ -41,6 +41,8 @@ type Texts = {
     | 'fees_vat_reversed'
     | 'rent_vat_for_owner'
     | 'rent_vat_for_owner_reversed'
+    | 'bookings_received'
+    | 'bookings_refunded'
     | 'net',
     string
   >;
@@ -79,6 +81,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       job_charge_cancelled: 'Maintenance charge cancelled',
       rent_vat: 'VAT on rent (accounted for by the company)',
       rent_vat_reversed: 'VAT on rent returned (payment bounced)',
+      booking_received: 'Booking received (guest paid online)',
+      booking_refunded: 'Booking refunded to the guest',
     },
     online: 'paid online',
     cheque: 'cheque',
@@ -97,6 +101,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fees_vat_reversed: 'of which VAT on management fees returned',
       rent_vat_for_owner: 'of which VAT on rent, for you to declare',
       rent_vat_for_owner_reversed: 'of which VAT on rent returned, for you to declare',
+      bookings_received: 'Bookings received',
+      bookings_refunded: 'Bookings refunded',
       net: 'Net for the month',
     },
     opening: 'Opening balance',
@@ -132,6 +138,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       job_charge_cancelled: 'إلغاء تكلفة صيانة',
       rent_vat: 'ضريبة القيمة المضافة على الإيجار (تؤديها الشركة)',
       rent_vat_reversed: 'ضريبة القيمة المضافة على الإيجار مستردة (شيك مرتجع)',
+      booking_received: 'دفعة حجز مستلمة (دفعها الضيف إلكترونياً)',
+      booking_refunded: 'دفعة حجز مستردة للضيف',
     },
     online: 'مدفوع إلكترونياً',
     cheque: 'شيك',
@@ -150,6 +158,8 @@ export const pageTexts: Record<PageLanguage, Texts> = {
       fees_vat_reversed: 'منها ضريبة القيمة المضافة على رسوم الإدارة المستردة',
       rent_vat_for_owner: 'منها ضريبة القيمة المضافة على الإيجار، تصرّح بها أنت',
       rent_vat_for_owner_reversed: 'منها ضريبة القيمة المضافة على الإيجار المسترد، تصرّح بها أنت',
+      bookings_received: 'دفعات الحجوزات المستلمة',
+      bookings_refunded: 'دفعات الحجوزات المستردة',
       net: 'صافي الشهر',
     },
     opening: 'الرصيد الافتتاحي',

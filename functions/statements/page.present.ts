@@ -75,6 +75,8 @@ const sumRows = [
   'fees_vat_reversed',
   'job_charges',
   'job_charges_cancelled',
+  'bookings_received',
+  'bookings_refunded',
 ] as const;
 
 function totalsTable(totals: TotalsView, language: PageLanguage) {
@@ -100,8 +102,8 @@ export function statementPage(view: StatementView, language: PageLanguage) {
     line.online_payment !== null ? ` (${t.online}, ${line.method})` : line.method === 'cheque' ? ` (${t.cheque})` : '';
   const lines = view.lines.map(
     (line) => html`<tr data-kind="${line.kind}">
-<td class="ref">${shortDay(line.day, language)}</td><td>${t.kinds[line.kind]}${how(line)}</td><td class="ref">${line.lease ?? line.job ?? ''}</td><td>${line.home}</td>
-<td><code>${line.payment_id ?? line.charge_id}</code></td>${money(line.amount, line.currency, language)}${line.vat === null ? html`<td class="amount"></td>` : money(line.vat, line.currency, language, { vat: line.kind })}
+<td class="ref">${shortDay(line.day, language)}</td><td>${t.kinds[line.kind]}${how(line)}</td><td class="ref">${line.lease ?? line.job ?? line.booking ?? ''}</td><td>${line.home}</td>
+<td><code dir="ltr">${line.payment_id ?? line.charge_id ?? line.refund ?? line.online_payment}</code></td>${money(line.amount, line.currency, language)}${line.vat === null ? html`<td class="amount"></td>` : money(line.vat, line.currency, language, { vat: line.kind })}
 </tr>`,
   );
   const body = html`<main>

@@ -13,8 +13,7 @@ export type TotalsView = z.infer<typeof StatementTotalsSchema>;
 export type MonthView = z.infer<typeof MonthSchema>;
 
 /** Which total each kind of line adds to, and whether as itself or as a positive amount. */
-const totalOf: Record<
-  LineKind,
+type TotalName =
   | 'rent_received'
   | 'rent_reversed'
   | 'fees'
@@ -23,7 +22,10 @@ const totalOf: Record<
   | 'job_charges_cancelled'
   | 'rent_vat'
   | 'rent_vat_reversed'
-> = {
+  | 'bookings_received'
+  | 'bookings_refunded';
+
+const totalOf: Record<LineKind, TotalName> = {
   rent_received: 'rent_received',
   rent_reversed: 'rent_reversed',
   fee: 'fees',
@@ -32,6 +34,8 @@ const totalOf: Record<
   job_charge_cancelled: 'job_charges_cancelled',
   rent_vat: 'rent_vat',
   rent_vat_reversed: 'rent_vat_reversed',
+  booking_received: 'bookings_received',
+  booking_refunded: 'bookings_refunded',
 };
 
 const money = (value: Big, currency: string) => amountOut(value.toString(), currency) as string;
@@ -44,7 +48,7 @@ const money = (value: Big, currency: string) => amountOut(value.toString(), curr
 export function statementTotals(lines: LineRow[], opening: Map<string, string> | null): TotalsView[] {
   const currencies = new Set([...lines.map((line) => line.currency), ...(opening?.keys() ?? [])]);
   return [...currencies].sort().map((currency) => {
-    const sums = {
+    const sums: Record<TotalName, Big> = {
       rent_received: new Big(0),
       rent_reversed: new Big(0),
       fees: new Big(0),
@@ -53,6 +57,8 @@ export function statementTotals(lines: LineRow[], opening: Map<string, string> |
       job_charges_cancelled: new Big(0),
       rent_vat: new Big(0),
       rent_vat_reversed: new Big(0),
+      bookings_received: new Big(0),
+      bookings_refunded: new Big(0),
     };
     // The VAT in the fees (and in those returned): shown, not added to the net again (it is in the fees' amounts).
     let feesVat = new Big(0);
@@ -88,6 +94,8 @@ export function statementTotals(lines: LineRow[], opening: Map<string, string> |
       fees_vat_reversed: money(feesVatReversed, currency),
       rent_vat_for_owner: money(ownersVat, currency),
       rent_vat_for_owner_reversed: money(ownersVatReversed, currency),
+      bookings_received: money(sums.bookings_received, currency),
+      bookings_refunded: money(sums.bookings_refunded, currency),
       net: money(net, currency),
       opening_balance: carried === null ? null : money(carried, currency),
       closing_balance: carried === null ? null : money(carried.plus(net), currency),
@@ -108,6 +116,8 @@ export function presentLine(line: LineRow) {
     job: line.job,
     method: line.method,
     online_payment: line.online_payment,
+    booking: line.booking,
+    refund: line.refund,
     tax_category: line.tax_category,
     net: line.vat === null ? null : money(new Big(line.amount).minus(line.vat), line.currency),
     vat: line.vat === null ? null : money(new Big(line.vat), line.currency),

@@ -22,7 +22,7 @@ const oneRoute = statementsRoute('read:leases', {
   operationId: 'getOwnerStatement',
   summary: 'What an owner was owed in a month: every line and the totals per currency',
   description:
-    'Rent received (by `booked_on`), the company’s fee on each receipt, reversals of bounced payments (by `bounced_on`), job charges booked to the owner and their cancellations (by `cancelled_on`), each with its lease, home, record and day; totals per currency, and the balance when the company keeps one. A `closed` month never changes. A person with no line in the month gets an empty statement; an unknown one is 404. Reads are audited (the owner’s name).',
+    'Rent received (by `booked_on`), the company’s fee on each receipt, reversals of bounced payments (by `bounced_on`), job charges booked to the owner and their cancellations (by `cancelled_on`), a holiday home’s bookings paid online and their refunds (on the day each was booked), each with its lease, home, record and day; totals per currency, and the balance when the company keeps one. A `closed` month never changes. A person with no line in the month gets an empty statement; an unknown one is 404. Reads are audited (the owner’s name).',
   request: { query: StatementQuery },
   responses: { 200: json(StatementSchema, 'The statement') },
 });

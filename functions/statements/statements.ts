@@ -17,7 +17,8 @@ import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
 
 /**
- * Owner statements, read from the lines the database books with each receipt, bounce and charge (migration 0023):
+ * Owner statements, read from the lines the database books with each receipt, bounce and charge (migration 0023), and
+ * with each booking's payment and refund (migration 0041):
  * a month's statement is the owner's lines whose day falls in it. Nothing here computes an amount: the lines are
  * summed in statements.present.ts, once, for the JSON and the printable page alike.
  */
@@ -36,7 +37,7 @@ export type LineRow = {
   job: string | null;
   /** How a receipt was paid: `cheque`, an online payment's method (`card`, …), or null (migration 0039). */
   method: string | null;
-  /** The online payment (`pay_…`) that made the receipt. */
+  /** The online payment (`pay_…`) that made the receipt, or the booking's payment of a booking's line. */
   online_payment: string | null;
   /** The VAT in `amount`, same sign (migration 0044); null on lines without (job charges, receipts before it). */
   vat: string | null;
@@ -44,6 +45,10 @@ export type LineRow = {
   tax_category: TaxCategory | null;
   /** Who accounts for the rent's VAT, kept on the line's receipt (migration 0044); null on other lines and older receipts. */
   rent_vat_accounted_by: RentVatAccountedBy | null;
+  /** The booking's reference of a `booking_received` or `booking_refunded` line (migration 0041). */
+  booking: string | null;
+  /** The refund (`rfd_…`) of a `booking_refunded` line. */
+  refund: string | null;
 };
 
 /** An owner's month: who, the company, when it closes, its lines, and the balance carried into it (if kept). */
@@ -65,6 +70,7 @@ export function selectLines(db: Executor, companyId: string, from: string, to: s
     .leftJoin('job_charges as ch', 'ch.id', 'l.charge_id')
     .leftJoin('jobs as j', 'j.id', 'ch.job_id')
     .leftJoin('rent_payments as rp', 'rp.id', 'l.payment_id')
+    .leftJoin('bookings as b', 'b.id', 'l.booking_id')
     .select([
       sql<string>`l.id::text`.as('id'),
       'l.kind',
@@ -81,6 +87,8 @@ export function selectLines(db: Executor, companyId: string, from: string, to: s
       sql<string | null>`l.vat::text`.as('vat'),
       'l.tax_category',
       'rp.rent_vat_accounted_by',
+      'b.reference as booking',
+      'l.refund_id as refund',
     ])
     .where('l.company_id', '=', companyId)
     .where('l.day', '>=', from)

@@ -1,6 +1,6 @@
 import { iso } from '../../lib/dates';
 import { amountShown } from '../../lib/money';
-import type { BookingRow, StoredQuote } from '../../schema/stay/db';
+import type { BookingRow, TaxedQuote } from '../../schema/stay/db';
 
 /** A booking row with what its presentation joins: the home's English slug and the guest's reference. */
 export type ShownBookingRow = BookingRow & { listing_slug: string; person_reference: string | null };
@@ -24,6 +24,8 @@ export function presentAdminBooking(booking: ShownBookingRow) {
     message: booking.message,
     quote: booking.quote,
     total: amount(booking.total, booking.currency),
+    // Kept in the quote when the booking was requested (issue 35); none on older bookings.
+    tax: booking.quote.tax ?? null,
     deposit: amount(booking.deposit, booking.currency),
     currency: booking.currency,
     hold_expires_at: iso(booking.hold_expires_at),
@@ -51,7 +53,7 @@ export function presentAdminBooking(booking: ShownBookingRow) {
 export function presentBookingAnswer(
   origin: string,
   asked: { listing: string; check_in: string; check_out: string; guests: number },
-  held: { booking: { reference: string; hold_expires_at: Date }; token: string; quote: StoredQuote },
+  held: { booking: { reference: string; hold_expires_at: Date }; token: string; quote: TaxedQuote },
 ) {
   return {
     reference: held.booking.reference,

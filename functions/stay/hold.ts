@@ -5,9 +5,10 @@ import type { Db, Executor, Trx } from '../../lib/db/index';
 import { prepared } from '../../lib/db/prepared';
 import { type CausedBy, eventCtes, eventsCtes, newEventId } from '../../lib/events';
 import { type PersonValues, personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
+import { ApiError } from '../../lib/errors';
 import { newReference } from '../../lib/references';
 import type { Company } from '../../schema/platform/db';
-import type { StoredQuote } from '../../schema/stay/db';
+import type { StoredQuote, TaxedQuote } from '../../schema/stay/db';
 import { defaultHoldHours, type NewBooking, transactionForNights } from './bookings';
 import { quoteOf, type StayFacts, stayFacts } from './quote';
 import { stamp } from '../../lib/clock';
@@ -40,6 +41,8 @@ type HoldValues = PersonValues & {
   bedrooms: number | null;
   max_guests: number | null;
   lapsed_ids: string[];
+  rate_ids: string[];
+  tax_category: string | null;
   lapsed_events: string[];
   now: string;
   booking_id: string;
@@ -77,7 +80,12 @@ const insertHold = prepared<HoldValues, { id: string; reference: string; hold_ex
         select from listings l where l.id = ${p.home_id}::uuid and l.status = 'published'
           and l.listing_type = 'holiday_home' and l.price_period = 'night' and l.price = ${p.price}::numeric
           and l.bedrooms is not distinct from ${p.bedrooms}::integer
-          and l.max_guests is not distinct from ${p.max_guests}::integer)
+          and l.max_guests is not distinct from ${p.max_guests}::integer
+          and l.tax_category is not distinct from ${p.tax_category}::text)
+        -- The tax rates the quote read are still the ones in force on its check-in day (a closed rate no longer
+        -- covering it means another may: the quote's tax would be stale).
+        and (select count(*) from tax_rates r where r.id = any (${p.rate_ids}::uuid[]) and r.valid_from <= ${p.check_in}::date
+          and (r.valid_to is null or ${p.check_in}::date <= r.valid_to)) = cardinality(${p.rate_ids}::uuid[])
     ),
     released as (
       update bookings set status = 'cancelled', cancelled_at = ${p.now}::timestamptz,
@@ -117,10 +125,10 @@ const insertHold = prepared<HoldValues, { id: string; reference: string; hold_ex
 );
 
 /**
- * The hold, in one statement: the home's terms row locked; if its rules_version is still `facts.version` and the
- * listing still as read, the lapsed holds released (each with `booking.cancelled` from `system`), the guest matched
+ * The hold, in one statement: the home's terms row locked; if its rules_version is still `facts.version`, the
+ * listing still as read (its tax category too) and the tax rates the quote read still in force on its check-in day, the lapsed holds released (each with `booking.cancelled` from `system`), the guest matched
  * or added (lib/people.ts personCtes), the booking inserted with `booking.requested`. Undefined when the version
- * moved: nothing was written. A booking of the same nights committed since fails it on the exclusion constraint.
+ * (or a rate) moved: nothing was written. A booking of the same nights committed since fails it on the exclusion constraint.
  */
 export async function holdStay(
   executor: Executor,
@@ -144,6 +152,8 @@ export async function holdStay(
     bedrooms: home.bedrooms,
     max_guests: home.maxGuests,
     lapsed_ids: facts.lapsed.map((b) => b.id),
+    rate_ids: facts.tax.rates.map((r) => r.id),
+    tax_category: facts.tax.listing,
     lapsed_events: facts.lapsed.map(() => newEventId()),
     now: now.toISOString(),
     booking_id: crypto.randomUUID(),
@@ -181,13 +191,15 @@ export function holdStayLocked(
   input: NewBooking,
   causedBy: CausedBy,
   now: Date,
-): Promise<Hold & { quote: StoredQuote }> {
+): Promise<Hold & { quote: TaxedQuote }> {
   return transactionForNights(db, async (trx: Trx) => {
     await lockHomeCalendar(trx, listingId);
     const facts = await stayFacts(trx, company, slug, input, now);
     const quote = quoteOf(company, facts, input, now);
     const hold = await holdStay(trx, company, facts, quote, input, causedBy, now);
-    if (!hold) throw new Error('the home’s rules moved while its terms row was locked');
+    // The terms row is locked, so only what it does not guard can have moved between the read and the write: the
+    // platform's tax rates (a rate closed or added for the check-in day). Asked again, the stay is priced anew.
+    if (!hold) throw new ApiError('conflict', 'The tax rates for these dates changed while the stay was being held: ask again.');
     return { ...hold, quote };
   });
 }

@@ -164,6 +164,13 @@ ${quote.fees.map((f) => html`<tr><td>${t.fees[f.code]}</td><td></td><td class="a
 </tbody>
 <tfoot>
 <tr><th>${t.total}</th><td></td><td class="amount" data-total>${amount(quote.total)}</td></tr>
+${
+  // The total's VAT as quoted when the booking was requested (issue 35): shown when there is some.
+  quote.tax && !new Big(quote.tax.vat).eq(0)
+    ? html`<tr><td>${t.net}</td><td></td><td class="amount" data-net>${amount(quote.tax.net)}</td></tr>
+<tr><td>${t.vat}</td><td></td><td class="amount" data-vat>${amount(quote.tax.vat)}</td></tr>`
+    : ''
+}
 <tr><th>${t.deposit}</th><td></td><td class="amount">${amount(quote.deposit)}</td></tr>
 ${booking.status === 'held' || booking.status === 'confirmed' ? html`<tr><th>${t.due}</th><td></td><td class="amount" data-due>${amount(due)}</td></tr>` : ''}
 </tfoot>

@@ -1,7 +1,11 @@
 import Big from 'big.js';
 import { daysBetween, eachDate, weekdayOf } from '../../lib/dates';
+import { ApiError } from '../../lib/errors';
 import { formatAmount } from '../../lib/money';
-import type { StoredQuote } from '../../schema/stay/db';
+import { chargesVatOn, lineTax, rateOn, type TaxRate, taxCategoryFor, taxTotals } from '../../lib/tax';
+import type { TaxCategory, TaxKind } from '../../schema/common/tax';
+import type { CompanySettings } from '../../schema/platform/db';
+import type { StoredQuote, TaxedQuote } from '../../schema/stay/db';
 import type { BookableHome } from './homes';
 
 /**
@@ -48,5 +52,55 @@ export function priceStay(home: BookableHome, checkIn: string, checkOut: string,
     fees,
     total: money(total),
     deposit: money(new Big(terms.deposit)),
+  };
+}
+
+/** What a stay's tax is worked out with: the company's settings, the listing's own category, the rates in force. */
+export type StayTaxFacts = {
+  settings: CompanySettings | null | undefined;
+  /** The listing's `tax_category` (migration 0043), over the company's `stay` category; null: that category. */
+  listing: TaxCategory | null;
+  /** The rates of the table in force on the check-in day (at most one a category). */
+  rates: TaxRate[];
+};
+
+/**
+ * A quote's tax (issue 35; docs "Tax", "Amounts with their tax"), all figures from the supply's day, the check-in day:
+ * the nights and the cleaning fee are the stay (`stay`: the listing's category over the company's), the tourism fee
+ * Dubai's Tourism Dirham (`tourism_dirham`), the deposit `deposit`; each line split on its own (lib/tax.ts lineTax,
+ * the amounts VAT-inclusive) and the totals the sums of the nights' and fees' lines (the deposit apart, as from the
+ * total). A company that does not charge VAT on that day (no TRN, or registered later) has every line `out_of_scope`.
+ * A rated category without a rate in force that day (a gap the operator left in the table) is 409 `conflict`: the
+ * amount is not taxed with a guess.
+ */
+export function taxQuote(quote: StoredQuote, checkIn: string, facts: StayTaxFacts): TaxedQuote {
+  const { currency } = quote;
+  const registered = chargesVatOn(facts.settings, checkIn);
+  const tax = (amount: string, kind: TaxKind) => {
+    const category = registered ? taxCategoryFor({ kind, settings: facts.settings, listing: facts.listing }) : 'out_of_scope';
+    const rate = rateOn(facts.rates, category, checkIn);
+    if (rate === undefined) {
+      throw new ApiError(
+        'conflict',
+        `No ${category} tax rate is in force on ${checkIn}, the stay's first day: ask the operator to add one.`,
+      );
+    }
+    return lineTax(amount, currency, category, rate);
+  };
+  const nights = quote.nights.map((night) => ({ ...night, tax: tax(night.price, 'stay') }));
+  const fees = quote.fees.map((fee) => ({ ...fee, tax: tax(fee.amount, fee.code === 'cleaning' ? 'stay' : 'tourism_dirham') }));
+  // The answer's order: each total beside its tax.
+  return {
+    currency,
+    nights,
+    subtotal: quote.subtotal,
+    fees,
+    total: quote.total,
+    tax: taxTotals(
+      [...nights, ...fees].map((line) => line.tax),
+      currency,
+    ),
+    deposit: quote.deposit,
+    deposit_tax: tax(quote.deposit, 'deposit'),
   };
 }

@@ -4,11 +4,13 @@ import type { Executor } from '../../lib/db/index';
 import { prepared } from '../../lib/db/prepared';
 import type { Services } from '../../lib/env';
 import type { Company } from '../../schema/platform/db';
-import type { SeasonRow, StoredQuote } from '../../schema/stay/db';
+import type { TaxRate } from '../../lib/tax';
+import type { TaxCategory } from '../../schema/common/tax';
+import type { SeasonRow, TaxedQuote } from '../../schema/stay/db';
 import { lapsedAt } from './bookings';
 import { mergeRanges, type Range } from './calendar';
 import { type BookableHome, bookableHomeOf, bookableHomeQuery, type HomeRow, homeNotFound, requireBookings } from './homes';
-import { priceStay } from './pricing';
+import { priceStay, type StayTaxFacts, taxQuote } from './pricing';
 import { assertStayAllowed, type Stay } from './rules';
 
 /**
@@ -28,6 +30,8 @@ export type StayFacts = {
   lapsed: Array<{ id: string; reference: string }>;
   /** The home's rules_version when read. */
   version: string;
+  /** The listing's own tax category and the rates in force on the check-in day (issue 35), the company's settings apart. */
+  tax: { listing: StayTaxFacts['listing']; rates: Array<TaxRate & { id: string }> };
 };
 
 /** The rows of `query` as one JSON array (empty: `[]`), for a column of a larger statement. */
@@ -36,6 +40,8 @@ const jsonRows = <T>(query: OperationNodeSource) =>
 
 type FactsValues = { company_id: string; slug: string; check_in: string; check_out: string; now: string };
 type FactsRow = HomeRow & {
+  tax_category: TaxCategory | null;
+  tax_rates: Array<TaxRate & { id: string }>;
   season_rows: SeasonRow[];
   holding: Range[];
   blocks: TakenBlock[];
@@ -50,6 +56,13 @@ const selectFacts = prepared<FactsValues, FactsRow>((p, db) => {
   // stay the new one's turnover would reach (lib/calendar.ts takenNights).
   const [from, to] = [sql<string>`${p.check_in}::date - t.turnover_days`, sql<string>`${p.check_out}::date + t.turnover_days`];
   return bookableHomeQuery(db, p.company_id, p.slug).select([
+    'l.tax_category',
+    // The rates in force on the check-in day, the day the stay is supplied (issue 35; docs "Tax").
+    sql<Array<TaxRate & { id: string }>>`coalesce((
+      select json_agg(json_build_object('id', r.id, 'category', r.category, 'rate', r.rate::text, 'valid_from', r.valid_from::text,
+        'valid_to', r.valid_to::text))
+      from tax_rates r where r.valid_from <= ${p.check_in}::date and (r.valid_to is null or ${p.check_in}::date <= r.valid_to)),
+      '[]')`.as('tax_rates'),
     sql<SeasonRow[]>`coalesce((
       select json_agg(to_jsonb(s) || jsonb_build_object('nightly_price', s.nightly_price::text,
         'weekend_price', s.weekend_price::text) order by s.starts_on)
@@ -73,20 +86,25 @@ export async function stayFacts(executor: Executor, company: Company, slug: stri
     now: now.toISOString(),
   });
   if (!row) throw homeNotFound(slug);
-  const { season_rows, holding, blocks, lapsed, ...home } = row;
+  const { season_rows, holding, blocks, lapsed, tax_category, tax_rates, ...home } = row;
   const taken = takenNights({ stays: holding, blocks }, home.turnover_days);
   return {
     home: bookableHomeOf(home, season_rows),
     taken: mergeRanges(taken, stay.checkIn, stay.checkOut),
     lapsed,
     version: String(home.rules_version),
+    tax: { listing: tax_category, rates: tax_rates },
   };
 }
 
-/** The price of a stay the home can take; otherwise the rule's 400. The same code serves quotes and bookings. */
-export function quoteOf(company: Company, facts: StayFacts, stay: Stay, now: Date): StoredQuote {
+/**
+ * The price of a stay the home can take, with its tax (pricing.ts taxQuote); otherwise the rule's 400. The same code
+ * serves quotes and bookings, so a booking keeps the tax its guest was quoted.
+ */
+export function quoteOf(company: Company, facts: StayFacts, stay: Stay, now: Date): TaxedQuote {
   assertStayAllowed(facts.home, stay, company.time_zone, now, facts.taken);
-  return priceStay(facts.home, stay.checkIn, stay.checkOut, company.currency);
+  const price = priceStay(facts.home, stay.checkIn, stay.checkOut, company.currency);
+  return taxQuote(price, stay.checkIn, { settings: company.settings, ...facts.tax });
 }
 
 /** A quote (`GET /listings/{slug}/quote`) by the services' clock: one statement reads the home, terms, seasons, taken nights. */

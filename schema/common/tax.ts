@@ -10,6 +10,12 @@ import { text } from './text';
 export const taxCategories = ['standard', 'zero_rated', 'exempt', 'out_of_scope'] as const;
 export type TaxCategory = (typeof taxCategories)[number];
 
+/**
+ * The tax of one amount (a quote's line, a booking's): its category, its rate (a percentage, "5"; null for a category
+ * without one), net and VAT, decimal strings with the currency's minor digits (lib/tax.ts lineTax).
+ */
+export type LineTax = { category: TaxCategory; rate: string | null; net: string; vat: string };
+
 /** The categories that carry a rate (in `tax_rates`); exempt and out-of-scope supplies carry none. */
 export const ratedTaxCategories = ['standard', 'zero_rated'] as const;
 export type RatedTaxCategory = (typeof ratedTaxCategories)[number];
@@ -57,3 +63,29 @@ export const TaxCategoriesInput = z
 /** Who accounts for a rent's VAT (issue 35): the landlord (the company its disclosed agent) or the company (principal). */
 export const rentVatAccountedBy = ['owner', 'company'] as const;
 export type RentVatAccountedBy = (typeof rentVatAccountedBy)[number];
+
+/** {@link LineTax} as the API shows it (issue 35: a quote's lines, a booking's). */
+export const LineTaxSchema = z
+  .object({
+    category: z.enum(taxCategories),
+    rate: z.string().nullable().openapi({
+      description: 'The rate in force on the supply’s day, a percentage ("5"); null for exempt and out_of_scope (no VAT).',
+      example: '5',
+    }),
+    net: z.string().openapi({ description: 'The amount without its VAT.', example: '952.38' }),
+    vat: z
+      .string()
+      .openapi({ description: 'The VAT in the amount (it is what the payer pays, VAT included).', example: '47.62' }),
+  })
+  .openapi('LineTax', {
+    description:
+      'The tax of one amount: the amount is what the payer pays, VAT included; net + vat = the amount, VAT rounded once per line to the minor unit (half away from zero).',
+  });
+
+/** The sums of lines' net and VAT. */
+export const TaxTotalsSchema = z
+  .object({
+    net: z.string().openapi({ description: 'The lines’ nets together.' }),
+    vat: z.string().openapi({ description: 'The lines’ VAT together.' }),
+  })
+  .openapi('TaxTotals');

@@ -13,10 +13,12 @@ export const lineKinds = [
   'job_charge_cancelled',
   'rent_vat',
   'rent_vat_reversed',
+  'booking_received',
+  'booking_refunded',
 ] as const;
 export type LineKind = (typeof lineKinds)[number];
 
-/** Written by the database's triggers only (rent payments and job charges), never updated. */
+/** Written by the database's triggers only (rent payments, job charges, bookings' online payments and refunds), never updated. */
 export interface OwnerStatementLinesTable {
   id: ColumnType<string, never, never>;
   company_id: string;
@@ -40,6 +42,10 @@ export interface OwnerStatementLinesTable {
   vat: ColumnType<string | null, string | null, never>;
   /** The tax category the amount was booked under (migration 0044). */
   tax_category: TaxCategory | null;
+  /** The booking of a `booking_received` or `booking_refunded` line (migration 0041). */
+  booking_id: string | null;
+  /** The refund (`rfd_…`) of a `booking_refunded` line (migration 0041). */
+  refund_id: string | null;
   recorded_at: Generated<Date>;
 }
 

@@ -30,25 +30,33 @@ export const StatementLineSchema = z
   .object({
     kind: z.enum(lineKinds).openapi({
       description:
-        '`rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it when it does: company setting `rent_vat_accounted_by: company`, kept on the receipt; by `booked_on`) and `rent_vat_reversed` (its reversal on a bounce).',
+        '`rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it when it does: company setting `rent_vat_accounted_by: company`, kept on the receipt; by `booked_on`), `rent_vat_reversed` (its reversal on a bounce), `booking_received` (a holiday home’s booking paid online: what the guest paid, on the day the payment was booked), `booking_refunded` (a refund of it the provider made: the refunded amount, on the refund’s day).',
     }),
     day,
     amount: money('Signed, in the line’s currency: positive adds to what the company owes the owner, negative takes from it.'),
     currency: z.string().openapi({ example: 'AED' }),
-    lease: z.string().nullable().openapi({ description: 'The lease (`T-…`); a charge on a job of a home not let: null.' }),
+    lease: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The lease (`T-…`); a charge on a job of a home not let, and a booking’s line: null.' }),
     home: z.string().openapi({ description: 'The home’s English slug when the line was booked.' }),
     payment_id: z.string().nullable().openapi({ description: 'The rent payment of a rent or fee line.' }),
     charge_id: z.string().nullable().openapi({ description: 'The job charge of a charge line.' }),
     job: z.string().nullable().openapi({ description: 'The job (`J-…`) of a charge line.' }),
     method: z.string().nullable().openapi({
       description:
-        'How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines.',
+        'How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines. A booking’s line: how the guest paid online (the provider’s word, or `online`).',
       example: 'card',
     }),
-    online_payment: z
+    online_payment: z.string().nullable().openapi({
+      description:
+        'The online payment (`pay_…`) that made the receipt: rent paid at a payment link; on a booking’s line, the booking’s payment (its deposit or balance).',
+    }),
+    booking: z
       .string()
       .nullable()
-      .openapi({ description: 'The online payment (`pay_…`) that made the receipt: rent paid at a payment link.' }),
+      .openapi({ description: 'The booking’s reference of a `booking_received` or `booking_refunded` line; null on others.' }),
+    refund: z.string().nullable().openapi({ description: 'The refund (`rfd_…`) of a `booking_refunded` line; null on others.' }),
     tax_category: z.enum(taxCategories).nullable().openapi({
       description:
         'The tax category the amount was booked under (the rent’s on rent and rent VAT lines, the company’s `fee` kind’s on fee lines); null on charge lines and on lines booked before VAT was recorded.',
@@ -81,6 +89,8 @@ export const StatementTotalsSchema = z
     rent_vat_for_owner_reversed: money(
       'The VAT in `rent_reversed` the owner accounts for (information, as `rent_vat_for_owner`).',
     ),
+    bookings_received: money('Sum of `booking_received` lines.'),
+    bookings_refunded: money('Sum of `booking_refunded` lines, as a positive amount.'),
     net: money('Sum of every line: what the month adds to (or, negative, takes from) what the owner is owed.'),
     opening_balance: money('Every earlier month’s net, when the company keeps a balance (`statement_balance`).').nullable(),
     closing_balance: money('`opening_balance` plus `net`, when the company keeps a balance.').nullable(),

@@ -7,6 +7,7 @@ import { date, weekday } from '../common/homes';
 import { formGuardFields, leadFormFields } from '../common/forms';
 import { SentDetailsSchema } from '../common/lead-shape';
 import { requireEmailOrPhone } from '../common/people';
+import { LineTaxSchema, TaxTotalsSchema } from '../common/tax';
 
 const money = z.string().openapi({ description: 'A decimal string in the company’s currency.', example: '850.00' });
 const time = z.string().openapi({ description: 'A local time, HH:MM.', example: '15:00' });
@@ -71,6 +72,9 @@ export const QuoteSchema = z
         date,
         rate: z.enum(['base', 'weekend', 'season']).openapi({ description: 'Which price applies to the night.' }),
         price: money,
+        tax: LineTaxSchema.openapi({
+          description: 'The night’s tax: the stay’s category (the listing’s own, else the company’s `stay`).',
+        }),
       }),
     ),
     subtotal: money.openapi({ description: 'The nights together.' }),
@@ -78,10 +82,20 @@ export const QuoteSchema = z
       z.object({
         code: z.enum(['cleaning', 'tourism_fee']),
         amount: money,
+        tax: LineTaxSchema.openapi({
+          description: 'The fee’s tax: `cleaning` is part of the stay, `tourism_fee` the Tourism Dirham (`tourism_dirham`).',
+        }),
       }),
     ),
     total: money.openapi({ description: 'Nights and fees.' }),
+    tax: TaxTotalsSchema.openapi({
+      description:
+        'The nights’ and fees’ net and VAT together (the deposit apart): net + vat = total. Rates of the check-in day.',
+    }),
     deposit: money.openapi({ description: 'Refundable security deposit, due with the payment, not part of the total.' }),
+    deposit_tax: LineTaxSchema.openapi({
+      description: 'The deposit’s tax (`deposit`: out of scope unless the company says otherwise).',
+    }),
   })
   .openapi('Quote');
 
@@ -168,6 +182,10 @@ export const AdminBookingSchema = z
     message: z.string().nullable(),
     quote: z.record(z.string(), z.unknown()),
     total: money,
+    tax: TaxTotalsSchema.nullable().openapi({
+      description:
+        'The total’s net and VAT as quoted when the booking was requested (each line’s in `quote`), never recomputed; null for a booking requested before amounts carried their tax.',
+    }),
     deposit: money,
     currency: z.string(),
     hold_expires_at: z.string(),

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 
+import type { LineTax } from '../common/tax';
 import type { Json, NullableNumeric, NullableTimestamp, Numeric, Touched } from '../common/columns';
 
 /** `date` columns are read as `YYYY-MM-DD` (lib/db type parsers). */
@@ -91,14 +92,27 @@ export interface CalendarImportsTable {
   updated_at: Generated<Date>;
 }
 
-/** The quote kept on a booking: what the guest saw when asking. */
+/**
+ * The quote kept on a booking: what the guest saw when asking. Its tax (issue 35: each line's, the deposit's, the
+ * total's) is on every quote since; a booking requested before has none (never computed afterwards).
+ */
 export type StoredQuote = {
   currency: string;
-  nights: Array<{ date: string; rate: 'base' | 'weekend' | 'season'; price: string }>;
+  nights: Array<{ date: string; rate: 'base' | 'weekend' | 'season'; price: string; tax?: LineTax }>;
   subtotal: string;
-  fees: Array<{ code: 'cleaning' | 'tourism_fee'; amount: string }>;
+  fees: Array<{ code: 'cleaning' | 'tourism_fee'; amount: string; tax?: LineTax }>;
   deposit: string;
   total: string;
+  deposit_tax?: LineTax;
+  tax?: { net: string; vat: string };
+};
+
+/** A quote with its tax (every quote made since issue 35). */
+export type TaxedQuote = StoredQuote & {
+  nights: Array<StoredQuote['nights'][number] & { tax: LineTax }>;
+  fees: Array<StoredQuote['fees'][number] & { tax: LineTax }>;
+  deposit_tax: LineTax;
+  tax: { net: string; vat: string };
 };
 
 export interface BookingsTable {

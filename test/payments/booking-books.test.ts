@@ -149,9 +149,14 @@ describe('a booking paid online and refunded, in the books', () => {
       expect(entry.number).toMatch(/^OP-\d+$/);
       expect(entry.narration).toContain(`booking ${booking.reference}`);
       expect(entry.narration).toContain(payment.purpose === 'booking_deposit' ? 'deposit' : 'balance');
+      // Booking receipts hold the base (what the owner's line receives); Stripe's rounding to ten fils, as a card fee
+      // passed on, goes to payment fees: the company bears the provider's fee.
+      const base = new Big(payment.amount).minus(payment.card_fee).minus(payment.rounding);
+      expect(three(payment.rounding)).toBe('0.005');
       expect(entry.lines.map((l) => [l.account, l.code, l.debit, l.credit])).toEqual([
         ['payment_clearing', '610', three(payment.amount), '0.000'],
-        ['booking_receipts', '835', '0.000', three(payment.amount)],
+        ['booking_receipts', '835', '0.000', three(base)],
+        ['payment_fees', '404', '0.000', three(payment.rounding)],
         ['payment_fees', '404', three(payment.fee as string), '0.000'],
         ['payment_clearing', '610', '0.000', three(payment.fee as string)],
       ]);
@@ -173,6 +178,7 @@ describe('a booking paid online and refunded, in the books', () => {
     // company still holds for the guest is the gross less the refunds.
     const sum = (values: Array<string | null>) => values.reduce((s, v) => s.plus(v as string), new Big(0));
     const gross = sum([deposit.amount, balance.amount]);
+    const passedOn = sum([deposit.card_fee, deposit.rounding, balance.card_fee, balance.rounding]);
     const fees = sum([deposit.fee, balance.fee]);
     const refunded = sum(refunds.map((r) => r.amount));
     // 240.250 for two nights: the deposit 30% = 72.075, asked as 72.080 (Stripe's tens of fils), the balance 168.175
@@ -181,8 +187,10 @@ describe('a booking paid online and refunded, in the books', () => {
     expect([three(deposit.amount), three(balance.amount)]).toEqual(['72.080', '168.180']);
     expect(refunds.map((r) => [r.payment_id, three(r.amount)])).toEqual([[balance.id, '120.125']]);
     expect(three(balanceOf(entries, 'payment_clearing'))).toBe(three(gross.minus(fees).minus(refunded)));
-    expect(three(balanceOf(entries, 'booking_receipts'))).toBe(three(refunded.minus(gross)));
-    expect(three(balanceOf(entries, 'payment_fees'))).toBe(three(fees));
+    // A partial refund (less than the balance's base) returns base only: booking receipts hold the bases less it,
+    // payment fees the provider's fees less the rounding the guest paid.
+    expect(three(balanceOf(entries, 'booking_receipts'))).toBe(three(refunded.minus(gross.minus(passedOn))));
+    expect(three(balanceOf(entries, 'payment_fees'))).toBe(three(fees.minus(passedOn)));
     for (const entry of entries)
       expect(three(entry.lines.reduce((s, l) => s.plus(l.debit).minus(l.credit), new Big(0)))).toBe('0.000');
     // Stripe's own record agrees: the payouts (net) less the refunds.

@@ -197,7 +197,15 @@ const villaListing = demo.listings.find((l) => l.slug.en === villa)!;
  */
 export async function newHome(
   ctx: Ctx,
-  options: { price?: string; bedrooms?: number; max_guests?: number; status?: string; terms?: Partial<Terms> } = {},
+  options: {
+    price?: string;
+    bedrooms?: number;
+    max_guests?: number;
+    status?: string;
+    terms?: Partial<Terms>;
+    /** More fields of the imported listing (e.g. its `tax_category`). */
+    listing?: Record<string, unknown>;
+  } = {},
 ): Promise<string> {
   const slug = `home-${randomToken(8).toLowerCase()}`;
   const listing = {
@@ -208,6 +216,7 @@ export async function newHome(
     bedrooms: options.bedrooms ?? 2,
     max_guests: options.max_guests ?? 6,
     booking: { ...plainTerms, ...options.terms },
+    ...options.listing,
   };
   await importCatalogue(ctx.api, ctx.company.id, { listings: [listing] });
   return slug;

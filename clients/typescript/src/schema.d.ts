@@ -499,7 +499,7 @@ export interface paths {
         };
         /**
          * The price of a stay
-         * @description Each night's price, the fee lines, the total and the deposit, as decimal strings in the company's currency. Dates the home cannot take answer 400 with the rule's code (`min_nights`, `max_nights`, `arrival_day`, `notice`, `advance`, `unavailable`, `guests`) and every broken rule in `errors`. 404 unless the listing is a published holiday home and the company has bookings switched on.
+         * @description Each night's price, the fee lines, the total and the deposit, as decimal strings in the company's currency; each line with its tax (`LineTax`, the rates of the check-in day) and the total's net and VAT (`tax`). Dates the home cannot take answer 400 with the rule's code (`min_nights`, `max_nights`, `arrival_day`, `notice`, `advance`, `unavailable`, `guests`) and every broken rule in `errors`. 404 unless the listing is a published holiday home and the company has bookings switched on. 409 `conflict` when no tax rate of the stay's category is in force on the check-in day.
          *
          *     **Access:** no key needed. A server key may be sent instead (`Authorization: Bearer sk_…`); it must hold `read:listings` and is then limited per key rather than per address.
          */
@@ -1229,7 +1229,7 @@ export interface paths {
         };
         /**
          * What an owner was owed in a month: every line and the totals per currency
-         * @description Rent received (by `booked_on`), the company’s fee on each receipt, reversals of bounced payments (by `bounced_on`), job charges booked to the owner and their cancellations (by `cancelled_on`), each with its lease, home, record and day; totals per currency, and the balance when the company keeps one. A `closed` month never changes. A person with no line in the month gets an empty statement; an unknown one is 404. Reads are audited (the owner’s name).
+         * @description Rent received (by `booked_on`), the company’s fee on each receipt, reversals of bounced payments (by `bounced_on`), job charges booked to the owner and their cancellations (by `cancelled_on`), a holiday home’s bookings paid online and their refunds (on the day each was booked), each with its lease, home, record and day; totals per currency, and the balance when the company keeps one. A `closed` month never changes. A person with no line in the month gets an empty statement; an unknown one is 404. Reads are audited (the owner’s name).
          *
          *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
          */
@@ -3436,6 +3436,7 @@ export interface components {
                  * @example 850.00
                  */
                 price: string;
+                tax: components["schemas"]["LineTax"];
             }[];
             /**
              * @description The nights together.
@@ -3450,17 +3451,47 @@ export interface components {
                  * @example 850.00
                  */
                 amount: string;
+                tax: components["schemas"]["LineTax"] & unknown;
             }[];
             /**
              * @description Nights and fees.
              * @example 850.00
              */
             total: string;
+            tax: components["schemas"]["TaxTotals"];
             /**
              * @description Refundable security deposit, due with the payment, not part of the total.
              * @example 850.00
              */
             deposit: string;
+            deposit_tax: components["schemas"]["LineTax"] & unknown;
+        };
+        /** @description The night’s tax: the stay’s category (the listing’s own, else the company’s `stay`). */
+        LineTax: {
+            /** @enum {string} */
+            category: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+            /**
+             * @description The rate in force on the supply’s day, a percentage ("5"); null for exempt and out_of_scope (no VAT).
+             * @example 5
+             */
+            rate: string | null;
+            /**
+             * @description The amount without its VAT.
+             * @example 952.38
+             */
+            net: string;
+            /**
+             * @description The VAT in the amount (it is what the payer pays, VAT included).
+             * @example 47.62
+             */
+            vat: string;
+        };
+        /** @description The nights’ and fees’ net and VAT together (the deposit apart): net + vat = total. Rates of the check-in day. */
+        TaxTotals: {
+            /** @description The lines’ nets together. */
+            net: string;
+            /** @description The lines’ VAT together. */
+            vat: string;
         };
         BookingRequested: {
             /** @example B-7K3M9Q2XAB */
@@ -4826,10 +4857,10 @@ export interface components {
         };
         OwnerStatementLine: {
             /**
-             * @description `rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it when it does: company setting `rent_vat_accounted_by: company`, kept on the receipt; by `booked_on`) and `rent_vat_reversed` (its reversal on a bounce).
+             * @description `rent_received` (by `booked_on`), `fee` (the company’s fee fixed at receipt), `rent_reversed` and `fee_reversed` (a bounce after the receipt, by `bounced_on`), `job_charge` (a charge booked to the owner, by `booked_on`), `job_charge_cancelled` (by `cancelled_on`), `rent_vat` (the VAT in a standard-rated rent, taken for the company to account for it when it does: company setting `rent_vat_accounted_by: company`, kept on the receipt; by `booked_on`), `rent_vat_reversed` (its reversal on a bounce), `booking_received` (a holiday home’s booking paid online: what the guest paid, on the day the payment was booked), `booking_refunded` (a refund of it the provider made: the refunded amount, on the refund’s day).
              * @enum {string}
              */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed";
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed" | "booking_received" | "booking_refunded";
             /**
              * @description YYYY-MM-DD, in the company’s time zone.
              * @example 2027-02-03
@@ -4842,7 +4873,7 @@ export interface components {
             amount: string;
             /** @example AED */
             currency: string;
-            /** @description The lease (`T-…`); a charge on a job of a home not let: null. */
+            /** @description The lease (`T-…`); a charge on a job of a home not let, and a booking’s line: null. */
             lease: string | null;
             /** @description The home’s English slug when the line was booked. */
             home: string;
@@ -4853,12 +4884,16 @@ export interface components {
             /** @description The job (`J-…`) of a charge line. */
             job: string | null;
             /**
-             * @description How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines.
+             * @description How the rent of a `rent_received` line (and its `rent_reversed`) was paid, as recorded with the receipt: `cheque` (staff recorded it with a cheque), the provider’s word for a payment online (`card`, `bank_transfer`, …, or `online` when it said none), or null (recorded by staff without a cheque) and on other lines. A booking’s line: how the guest paid online (the provider’s word, or `online`).
              * @example card
              */
             method: string | null;
-            /** @description The online payment (`pay_…`) that made the receipt: rent paid at a payment link. */
+            /** @description The online payment (`pay_…`) that made the receipt: rent paid at a payment link; on a booking’s line, the booking’s payment (its deposit or balance). */
             online_payment: string | null;
+            /** @description The booking’s reference of a `booking_received` or `booking_refunded` line; null on others. */
+            booking: string | null;
+            /** @description The refund (`rfd_…`) of a `booking_refunded` line; null on others. */
+            refund: string | null;
             /**
              * @description The tax category the amount was booked under (the rent’s on rent and rent VAT lines, the company’s `fee` kind’s on fee lines); null on charge lines and on lines booked before VAT was recorded.
              * @enum {string|null}
@@ -4940,6 +4975,16 @@ export interface components {
              */
             rent_vat_for_owner_reversed: string;
             /**
+             * @description Sum of `booking_received` lines.
+             * @example 10000.00
+             */
+            bookings_received: string;
+            /**
+             * @description Sum of `booking_refunded` lines, as a positive amount.
+             * @example 10000.00
+             */
+            bookings_refunded: string;
+            /**
              * @description Sum of every line: what the month adds to (or, negative, takes from) what the owner is owed.
              * @example 10000.00
              */
@@ -5008,10 +5053,10 @@ export interface components {
              */
             day: string;
             /**
-             * @description A statement line’s kind, or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), or `online_refund` (a refund the provider made, out of clearing).
+             * @description A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), or `online_refund` (a refund the provider made, out of clearing).
              * @enum {string}
              */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund";
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed" | "booking_received" | "booking_refunded" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund";
             narration: string;
             currency: string;
             /** @description The owner’s contact reference; null on an online payment not applied (the payer’s money), a booking’s payment and a refund. */
