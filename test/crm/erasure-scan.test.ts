@@ -122,7 +122,7 @@ const leaseColumns: Record<string, Record<string, string>> = {
     ...each('id company_id reference', identity),
     ...each('listing_id renter_id landlord_id renews_id handler_id', link),
     ...each('status starts_on ends_on rent_amount rent_period deposit_amount notice_days schedule_count', figures),
-    ...each('fee_kind fee_value activated_at ended_on deposit_outcome deposit_deductions', figures),
+    ...each('fee_kind fee_value activated_at ended_on deposit_outcome deposit_deductions tax_category', figures),
     warnings: 'kept: codes and messages the platform wrote from the figures (rates, days, amounts)',
     ...each('version created_at updated_at', stamp),
   },
