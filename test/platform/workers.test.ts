@@ -67,10 +67,13 @@ import { docsScriptPath } from '../../lib/security-headers';
  * vatOfLine in the stay Worker, the quote's tax schemas) raised stay 379.13 -> 381.44 and the default 529.25 -> 531.09
  * (measured side by side: main's tree and the worktree), within their budgets. Issue 35's second slice (VAT at receipt
  * in lib/rent-receipts.ts with lib/tax.ts and vatOfLine, the statement lines' VAT and totals, the journal's vat_payable
- * and rate names) brought the statements Worker to 279.22 (measured in its worktree); budget 283.
+ * and rate names) brought the statements Worker to 279.22 (measured in its worktree); budget 283. Both merged (main's
+ * quotes' and bookings' tax and owner statements' booking lines with the second slice's VAT on receipts, measured side
+ * by side with bin/build-workers: main 531.71 / 278.45, the VAT branch 532.74 / 279.55, merged 534.7 / 280.42) raised
+ * the default past its budget: 539; the statements Worker stays within 283.
  */
 const budgets: Record<string, number> = {
-  default: 533,
+  default: 539,
   catalogue: 253,
   crm: 316,
   forms: 324,
