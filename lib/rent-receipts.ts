@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { todayIn } from './dates';
 import { ApiError } from './errors';
 import { fixedTo, storedDigits, vatOfLine } from './money';
-import { rateOn, type TaxRate, taxCategoryFor } from './tax';
+import { chargesVatOn, rateOn, type TaxRate, taxCategoryFor } from './tax';
 import type { RentVatAccountedBy, TaxCategory } from '../schema/common/tax';
 import type { FeeKind } from '../schema/leases/db';
 import type { CompanySettings } from '../schema/platform/db';
@@ -89,14 +89,23 @@ export function receiptColumns(
   const fee = lease.fee_kind === null || lease.fee_value === null ? null : { kind: lease.fee_kind, value: lease.fee_value };
   const day = todayIn(tax.timeZone, now);
   const fee_amount = feeAmount(fee, amount, storedDigits(currency));
-  const rentCategory = taxCategoryFor({
-    kind: 'rent_residential',
-    settings: tax.settings,
-    listing: lease.listing_tax_category,
-    lease: lease.lease_tax_category,
-  });
+  // A company not registered for VAT that day (no TRN, or before `vat_registered_on`: lib/tax.ts `chargesVatOn`, the
+  // quotes' rule) charges none: its fee is out of scope, and so is a rent it lets as principal. A rent it bills as the
+  // landlord's agent keeps its category: that supply, and its registration, are the landlord's.
+  const registered = chargesVatOn(tax.settings, day);
+  const accountedBy = tax.settings?.rent_vat_accounted_by ?? 'owner';
+  const rentCategory =
+    accountedBy === 'company' && !registered
+      ? 'out_of_scope'
+      : taxCategoryFor({
+          kind: 'rent_residential',
+          settings: tax.settings,
+          listing: lease.listing_tax_category,
+          lease: lease.lease_tax_category,
+        });
   const rent = taxOf(rentCategory, amount, currency, tax.rates, day);
-  const feeTax = taxOf(taxCategoryFor({ kind: 'fee', settings: tax.settings }), fee_amount, currency, tax.rates, day);
+  const feeCategory = registered ? taxCategoryFor({ kind: 'fee', settings: tax.settings }) : 'out_of_scope';
+  const feeTax = taxOf(feeCategory, fee_amount, currency, tax.rates, day);
   return {
     status: 'received',
     booked_on: day,
@@ -110,7 +119,7 @@ export function receiptColumns(
     fee_tax_rate: feeTax.rate,
     fee_net_amount: feeTax.net,
     fee_vat_amount: feeTax.vat,
-    rent_vat_accounted_by: tax.settings?.rent_vat_accounted_by ?? 'owner',
+    rent_vat_accounted_by: accountedBy,
   };
 }
 

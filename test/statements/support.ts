@@ -35,7 +35,14 @@ export async function statementWorld(
   const api = options.api ?? (await createTestApi({ env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '1000000' } }));
   const company = await demoCompany(
     api,
-    { team_module: true, accounting_accounts: accounts, ...options.settings },
+    {
+      team_module: true,
+      accounting_accounts: accounts,
+      // Registered for VAT (a test TRN of the published shape): its fees carry VAT.
+      trn: '100123456700003',
+      vat_registered_on: '2018-01-01',
+      ...options.settings,
+    },
     options.company,
   );
   const office = await createKey(api, company.id, {

@@ -52,6 +52,38 @@ describe('a rent payment received keeps its tax as it stood that day', () => {
     expect((await payment(w, lease.payments[0] as string)).tax).toEqual(received.tax);
   });
 
+  it('charges no VAT on the fee of a company not registered (no TRN, or before its registration day)', async () => {
+    // No TRN: the company's own fee is out of scope; the rent it bills as the landlord's agent keeps its category
+    // (the landlord's supply), and a rent it lets as principal is out of scope too.
+    const unregistered = await statementWorld({ api, settings: { trn: null, vat_registered_on: null } });
+    const { lease } = await commercialLease(unregistered);
+    unregistered.on('2027-02-03');
+    const received = (await unregistered.receive(lease.payments[0] as string)) as Json;
+    expect(received.fee_tax).toEqual({ category: 'out_of_scope', rate: null, net: '500.00', vat: '0.00' });
+    expect(received.tax).toEqual({ category: 'standard', rate: '5', net: '9523.81', vat: '476.19' });
+    const principal = await statementWorld({
+      api,
+      settings: { trn: null, vat_registered_on: null, rent_vat_accounted_by: 'company' },
+    });
+    const own = await commercialLease(principal);
+    principal.on('2027-02-03');
+    const ownReceipt = (await principal.receive(own.lease.payments[0] as string)) as Json;
+    expect(ownReceipt.tax).toEqual({ category: 'out_of_scope', rate: null, net: '10000.00', vat: '0.00' });
+    expect(ownReceipt.fee_tax).toMatchObject({ category: 'out_of_scope', vat: '0.00' });
+    // Registered from a later day: a receipt before it bears no VAT on the fee, one from that day does.
+    const later = await statementWorld({ api, settings: { vat_registered_on: '2027-03-01' } });
+    const next = await commercialLease(later);
+    later.on('2027-02-03');
+    expect(((await later.receive(next.lease.payments[0] as string)) as Json).fee_tax.category).toBe('out_of_scope');
+    later.on('2027-03-03');
+    expect(((await later.receive(next.lease.payments[1] as string)) as Json).fee_tax).toEqual({
+      category: 'standard',
+      rate: '5',
+      net: '476.19',
+      vat: '23.81',
+    });
+  });
+
   it('keeps a residential rent exempt (no rate, no VAT) while its fee bears VAT', async () => {
     const w = await statementWorld({ api });
     const owner = await w.person('Residential Owner');
