@@ -241,6 +241,17 @@ export const statements: Folder = {
       body: { owner: '{{statementOwner}}', month: '{{statementMonth}}', language: 'ar' },
     },
     { operation: 'getJournalExport', expect: 200, query: { month: '{{statementMonth}}' } },
+    {
+      operation: 'listInvoices',
+      expect: 200,
+      after: [
+        json,
+        '// The demo company is registered for VAT: its newest document, read below.',
+        set('number', 'answer.results[0].number'),
+      ],
+    },
+    { operation: 'getInvoice', expect: 200 },
+    { operation: 'getInvoiceXml', expect: 200 },
   ],
 };
 

@@ -2212,7 +2212,7 @@ export interface operations {
                         /** @description `listing.permit_expiring` this many days before a live permit’s last day (default 14). */
                         permit_reminder_days?: number;
                         /**
-                         * @description The UAE Tax Registration Number: 15 digits starting with 100 (else `invalid_trn`); null removes it.
+                         * @description The UAE Tax Registration Number: 15 digits starting with 100 and ending with 03 (else `invalid_trn`); null removes it.
                          * @example 100123456700003
                          */
                         trn?: string | null;
@@ -2265,6 +2265,25 @@ export interface operations {
                              */
                             tourism_dirham?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
                         };
+                        /** @description The company’s legal name as registered, on its tax invoices (default: its name). */
+                        legal_name?: string | null;
+                        /** @description The company’s address on its tax invoices (required to issue them; replaced as a whole). */
+                        address?: {
+                            line1: string;
+                            line2?: string | null;
+                            city: string;
+                            /**
+                             * @description The emirate, as PINT AE codes it (ibr-128-ae): AUH, DXB, SHJ, UAQ, FUJ, AJM, RAK.
+                             * @enum {string}
+                             */
+                            emirate: "AUH" | "DXB" | "SHJ" | "UAQ" | "FUJ" | "AJM" | "RAK";
+                        } | null;
+                        /** @description The trade licence (the seller’s legal registration on its invoices, IBT-030, BTAE-11). */
+                        trade_licence?: {
+                            number: string;
+                            /** @description Who issued it, e.g. "Dubai Economy and Tourism". */
+                            authority: string;
+                        } | null;
                         /**
                          * @description Who accounts for the VAT on rent: `owner` (default: the company bills the rent as the landlord’s disclosed agent; the rent’s VAT stays in the owner’s money, shown on their statement for them to declare) or `company` (the company lets the home as principal: a `rent_vat` line takes the rent’s VAT and the journal books it to `vat_payable`). Read at each receipt and kept with it: a change never rewrites a past receipt.
                          * @enum {string}
@@ -2466,7 +2485,7 @@ export interface operations {
                         /** @description `listing.permit_expiring` this many days before a live permit’s last day (default 14). */
                         permit_reminder_days?: number;
                         /**
-                         * @description The UAE Tax Registration Number: 15 digits starting with 100 (else `invalid_trn`); null removes it.
+                         * @description The UAE Tax Registration Number: 15 digits starting with 100 and ending with 03 (else `invalid_trn`); null removes it.
                          * @example 100123456700003
                          */
                         trn?: string | null;
@@ -2519,6 +2538,25 @@ export interface operations {
                              */
                             tourism_dirham?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
                         };
+                        /** @description The company’s legal name as registered, on its tax invoices (default: its name). */
+                        legal_name?: string | null;
+                        /** @description The company’s address on its tax invoices (required to issue them; replaced as a whole). */
+                        address?: {
+                            line1: string;
+                            line2?: string | null;
+                            city: string;
+                            /**
+                             * @description The emirate, as PINT AE codes it (ibr-128-ae): AUH, DXB, SHJ, UAQ, FUJ, AJM, RAK.
+                             * @enum {string}
+                             */
+                            emirate: "AUH" | "DXB" | "SHJ" | "UAQ" | "FUJ" | "AJM" | "RAK";
+                        } | null;
+                        /** @description The trade licence (the seller’s legal registration on its invoices, IBT-030, BTAE-11). */
+                        trade_licence?: {
+                            number: string;
+                            /** @description Who issued it, e.g. "Dubai Economy and Tourism". */
+                            authority: string;
+                        } | null;
                         /**
                          * @description Who accounts for the VAT on rent: `owner` (default: the company bills the rent as the landlord’s disclosed agent; the rent’s VAT stays in the owner’s money, shown on their statement for them to declare) or `company` (the company lets the home as principal: a `rent_vat` line takes the rent’s VAT and the journal books it to `vat_payable`). Read at each receipt and kept with it: a change never rewrites a past receipt.
                          * @enum {string}
@@ -2664,7 +2702,7 @@ export interface operations {
                     /** @default  */
                     name?: string;
                     /** @default [] */
-                    scopes?: ("read:listings" | "read:team" | "write:leads" | "read:leads" | "read:contacts" | "write:contacts" | "read:followups" | "write:followups" | "read:members" | "read:leases" | "write:leases" | "read:maintenance" | "write:maintenance" | "read:pipelines" | "write:pipelines")[];
+                    scopes?: ("read:listings" | "read:team" | "write:leads" | "read:leads" | "read:contacts" | "write:contacts" | "read:followups" | "write:followups" | "read:members" | "read:leases" | "write:leases" | "read:maintenance" | "write:maintenance" | "read:pipelines" | "write:pipelines" | "read:invoices")[];
                     /** @default [] */
                     origins?: string[];
                     /** @description Publishable keys: what the key may send. Default `["enquiry"]`. */
@@ -3696,7 +3734,7 @@ export interface operations {
                      *       "*"
                      *     ]
                      */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -3830,7 +3868,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     /** @description Event types of the spec to send, or ["*"] for every type. */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict")[];
                     description?: string;
                     enabled?: boolean;
                 };

@@ -1,4 +1,5 @@
 import { defineGroup } from '../../lib/compose';
+import { invoices } from './invoices.routes';
 import { journal } from './journal.routes';
 import { statementJobs } from './jobs';
 import { statementPages } from './page.routes';
@@ -11,7 +12,7 @@ import { ownerStatements } from './statements.routes';
  */
 export const statements = defineGroup({
   name: 'statements',
-  routes: [ownerStatements, journal],
+  routes: [ownerStatements, journal, invoices],
   pages: statementPages,
   jobs: statementJobs,
 });

@@ -14,7 +14,7 @@ import {
 import { presentMonths, presentStatement } from './statements.present';
 import { createLink, ownerStatement, statementMonths } from './statements';
 
-export const statementsRoute = serverRoutes('Statements', ['read:leases']);
+export const statementsRoute = serverRoutes('Statements', ['read:leases', 'read:invoices']);
 
 const oneRoute = statementsRoute('read:leases', {
   method: 'get',

@@ -15,6 +15,7 @@ export const scopes = [
   'write:maintenance',
   'read:pipelines',
   'write:pipelines',
+  'read:invoices',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

@@ -47,11 +47,13 @@ export const taxCategoryOverride = taxCategoryInput.nullable().openapi({
 });
 
 /**
- * A UAE Tax Registration Number: 15 digits, starting 100 (the numbers the Federal Tax Authority gives VAT registrants).
- * Anything else is 400 `invalid_trn` at the field.
+ * A UAE Tax Registration Number: 15 digits, starting 100 (the numbers the Federal Tax Authority gives VAT registrants)
+ * and ending 03, the shape PINT AE requires of every TRN on an e-invoice (ibr-132-ae: `1XXXXXXXXXXXX03`), so a TRN
+ * accepted here can always be invoiced. Anything else is 400 `invalid_trn` at the field.
  */
-export const trnInput = text().refine((value) => /^100\d{12}$/.test(value), {
-  message: 'A UAE Tax Registration Number: 15 digits starting with 100.',
+export const trnShape = /^100\d{10}03$/;
+export const trnInput = text().refine((value) => trnShape.test(value), {
+  message: 'A UAE Tax Registration Number: 15 digits starting with 100 and ending with 03.',
   params: { code: 'invalid_trn' },
 });
 

@@ -132,7 +132,8 @@ export const CompanySettingsInput = z
       .openapi({ description: '`listing.permit_expiring` this many days before a live permit’s last day (default 14).' }),
     // Tax (docs/api-reference.md, "Tax").
     trn: trnInput.nullable().openapi({
-      description: 'The UAE Tax Registration Number: 15 digits starting with 100 (else `invalid_trn`); null removes it.',
+      description:
+        'The UAE Tax Registration Number: 15 digits starting with 100 and ending with 03 (else `invalid_trn`); null removes it.',
       example: '100123456700003',
     }),
     vat_registered_on: calendarDate.nullable().openapi({ description: 'The day the VAT registration took effect.' }),
@@ -140,6 +141,27 @@ export const CompanySettingsInput = z
       description:
         'The category of each kind of amount, merged into the current ones (a kind left out keeps its category; unset kinds take the defaults of docs/api-reference.md, "Tax").',
     }),
+    legal_name: text().min(1).max(200).nullable().openapi({
+      description: 'The company’s legal name as registered, on its tax invoices (default: its name).',
+    }),
+    address: z
+      .strictObject({
+        line1: text().min(1).max(200),
+        line2: text().min(1).max(200).nullable().optional(),
+        city: text().min(1).max(100),
+        emirate: z.enum(['AUH', 'DXB', 'SHJ', 'UAQ', 'FUJ', 'AJM', 'RAK']).openapi({
+          description: 'The emirate, as PINT AE codes it (ibr-128-ae): AUH, DXB, SHJ, UAQ, FUJ, AJM, RAK.',
+        }),
+      })
+      .nullable()
+      .openapi({ description: 'The company’s address on its tax invoices (required to issue them; replaced as a whole).' }),
+    trade_licence: z
+      .strictObject({
+        number: text().min(1).max(50),
+        authority: text().min(1).max(100).openapi({ description: 'Who issued it, e.g. "Dubai Economy and Tourism".' }),
+      })
+      .nullable()
+      .openapi({ description: 'The trade licence (the seller’s legal registration on its invoices, IBT-030, BTAE-11).' }),
     rent_vat_accounted_by: z.enum(rentVatAccountedBy).openapi({
       description:
         'Who accounts for the VAT on rent: `owner` (default: the company bills the rent as the landlord’s disclosed agent; the rent’s VAT stays in the owner’s money, shown on their statement for them to declare) or `company` (the company lets the home as principal: a `rent_vat` line takes the rent’s VAT and the journal books it to `vat_payable`). Read at each receipt and kept with it: a change never rewrites a past receipt.',

@@ -76,6 +76,18 @@ export type CompanySettings = {
    * agent) or `company` (it lets the home as principal). Read at each receipt and kept on it.
    */
   rent_vat_accounted_by?: RentVatAccountedBy;
+  /** Tax invoices (issue 35; docs/pint-ae.md): the company's legal name as registered, its address, its licence. */
+  legal_name?: string | null;
+  address?: CompanyAddress | null;
+  trade_licence?: { number: string; authority: string } | null;
+};
+
+/** The company's address on its invoices: line 1 (and 2), the city and the emirate (PINT AE codes, ibr-128-ae). */
+export type CompanyAddress = {
+  line1: string;
+  line2?: string | null;
+  city: string;
+  emirate: 'AUH' | 'DXB' | 'SHJ' | 'UAQ' | 'FUJ' | 'AJM' | 'RAK';
 };
 
 /** The accounts a company maps for the accounting journal (company setting `accounting_accounts`). */
@@ -220,6 +232,48 @@ export interface TaxRatesTable {
 }
 export type TaxRateRow = Selectable<TaxRatesTable>;
 
+/** The last number issued per company and series (migration 0045). */
+export interface TaxDocumentSeriesTable {
+  company_id: string;
+  series: 'INV' | 'CRN';
+  last_number: ColumnType<string, string | number, string | number>;
+}
+
+/**
+ * Issued tax invoices and credit notes (migration 0045): written once by lib/invoices.ts `issueCtes`, never changed but
+ * their e-invoice hand-off columns (`einvoice_*`).
+ */
+export interface TaxDocumentsTable {
+  id: string;
+  company_id: string;
+  kind: 'invoice' | 'credit_note';
+  series: 'INV' | 'CRN';
+  sequence: ColumnType<string, string | number, never>;
+  number: string;
+  type_code: '380' | '480' | '381' | '81' | '389' | '261';
+  simplified: boolean;
+  issue_date: ColumnType<string, string, never>;
+  currency: string;
+  net: ColumnType<string, string, never>;
+  vat: ColumnType<string, string, never>;
+  gross: ColumnType<string, string, never>;
+  source_kind: 'rent_payment' | 'booking_payment' | 'statement_fees' | 'job_charge';
+  source_key: string;
+  lease_id: string | null;
+  booking_id: string | null;
+  owner_id: string | null;
+  credits_id: string | null;
+  document: ColumnType<unknown, string, never>;
+  xml: ColumnType<string, string, never>;
+  einvoice_status: ColumnType<'pending' | 'accepted' | 'rejected', 'pending' | 'accepted' | 'rejected' | undefined>;
+  einvoice_reasons: ColumnType<string[] | null, string | null | undefined, string | null>;
+  einvoice_attempts: Generated<number>;
+  einvoice_next_attempt_at: NullableTimestamp;
+  einvoice_last_error: string | null;
+  einvoice_answered_at: NullableTimestamp;
+  created_at: Generated<Date>;
+}
+
 export interface PlatformTables {
   idempotency_keys: IdempotencyKeysTable;
   companies: CompaniesTable;
@@ -237,6 +291,8 @@ export interface PlatformTables {
   rebuild_jobs: RebuildJobsTable;
   outbound_pause: OutboundPauseTable;
   tax_rates: TaxRatesTable;
+  tax_document_series: TaxDocumentSeriesTable;
+  tax_documents: TaxDocumentsTable;
 }
 
 export type Company = Selectable<CompaniesTable>;

@@ -38,6 +38,19 @@ const OwnerStatementEventData = z
     month: ref('The month, YYYY-MM: with the owner, the statement’s key.'),
   })
   .openapi('OwnerStatementEventData', { description: 'Only the owner’s reference and the month: never amounts or names.' });
+const TaxDocumentEventData = z
+  .object({
+    id: ref('The document’s id (its UUID, BTAE-07).'),
+    number: ref('Its number: read GET /invoices/{number} with a server key.'),
+  })
+  .openapi('TaxDocumentEventData', { description: 'Ids only: never amounts, parties or lines.' });
+const CreditNoteEventData = z
+  .object({
+    id: ref('The credit note’s id (its UUID, BTAE-07).'),
+    number: ref('Its number: read GET /invoices/{number} with a server key.'),
+    invoice_number: ref('The number of the invoice it credits.'),
+  })
+  .openapi('CreditNoteEventData', { description: 'Ids only: never amounts, parties or lines.' });
 const DealEventData = referenceOnly('deal', 'DealEventData');
 // Viewing feedback is never in an event.
 const ViewingEventData = referenceOnly('viewing', 'ViewingEventData');
@@ -141,6 +154,14 @@ export const eventCatalogue = {
   'owner_statement.ready': entry(
     OwnerStatementEventData,
     'A month closed for an owner (scheduled work, the company’s statement_grace_days after the month): sent once per owner and month.',
+  ),
+  'invoice.issued': entry(
+    TaxDocumentEventData,
+    'A tax invoice was issued (a taxable rent receipt, a booking paid, an owner’s month of fees, a job charge recharged).',
+  ),
+  'credit_note.issued': entry(
+    CreditNoteEventData,
+    'A tax credit note was issued against an invoice (a bounce, a cancellation, a refund).',
   ),
   'deal.stage_changed': entry(DealEventData, 'A deal moved to another stage.'),
   'deal.won': entry(DealEventData, 'A deal was won.'),

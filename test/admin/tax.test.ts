@@ -81,9 +81,9 @@ describe('company tax settings', () => {
   });
 
   it('takes the tax settings when the company is created', async () => {
-    const company = await createCompany(api, { settings: { trn: '100000000000000', tax_categories: { fee: 'zero_rated' } } });
+    const company = await createCompany(api, { settings: { trn: '100000000000003', tax_categories: { fee: 'zero_rated' } } });
     const read = (await readCompany(company.id)).data;
-    expect(read?.tax).toMatchObject({ trn: '100000000000000', categories: { fee: 'zero_rated', stay: 'standard' } });
+    expect(read?.tax).toMatchObject({ trn: '100000000000003', categories: { fee: 'zero_rated', stay: 'standard' } });
   });
 
   it.each([

@@ -1286,6 +1286,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tax invoices and credit notes, newest first
+         * @description Every document the company issued: a tax invoice for each taxable supply when it happened (a standard- or zero-rated rent receipt, a booking paid, an owner’s month of fees, a job charge recharged), a credit note for each reversal (a bounce, a cancellation, a refund). Numbered without gaps per series (`INV-…`, `CRN-…`) in issue order; never changed once issued.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:invoices`.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tax invoice or credit note by its number
+         * @description The document as issued: parties, lines with their VAT, totals, and the state of its e-invoice at the company’s Accredited Service Provider. 404 for a number this company never issued.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:invoices`.
+         */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{number}.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tax invoice or credit note as its PINT AE e-invoice (UBL 2.1 XML)
+         * @description The e-invoice exactly as it was issued and handed to the company’s Accredited Service Provider: a UBL 2.1 Invoice or CreditNote under OpenPeppol’s PINT AE (docs/pint-ae.md). The same bytes on every read.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:invoices`.
+         */
+        get: operations["getInvoiceXml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/feeds/{token}/propertyfinder.xml": {
         parameters: {
             query?: never;
@@ -2096,6 +2162,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.issued
+         * @description A tax invoice was issued (a taxable rent receipt, a booking paid, an owner’s month of fees, a job charge recharged). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["invoiceIssuedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credit_note.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credit_note.issued
+         * @description A tax credit note was issued against an invoice (a bounce, a cancellation, a refund). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["creditNoteIssuedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "deal.stage_changed": {
         parameters: {
             query?: never;
@@ -2488,6 +2594,22 @@ export interface components {
             owner_reference: string;
             /** @description The month, YYYY-MM: with the owner, the statement’s key. */
             month: string;
+        };
+        /** @description Ids only: never amounts, parties or lines. */
+        TaxDocumentEventData: {
+            /** @description The document’s id (its UUID, BTAE-07). */
+            id: string;
+            /** @description Its number: read GET /invoices/{number} with a server key. */
+            number: string;
+        };
+        /** @description Ids only: never amounts, parties or lines. */
+        CreditNoteEventData: {
+            /** @description The credit note’s id (its UUID, BTAE-07). */
+            id: string;
+            /** @description Its number: read GET /invoices/{number} with a server key. */
+            number: string;
+            /** @description The number of the invoice it credits. */
+            invoice_number: string;
         };
         DealEventData: {
             /** @description The deal's reference; read the record with a server key. */
@@ -5120,6 +5242,147 @@ export interface components {
              * @example 10000.00
              */
             owner_payable: string;
+        };
+        InvoiceList: {
+            results: components["schemas"]["Invoice"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        /** @description A tax invoice or credit note, as issued: it never changes. */
+        Invoice: {
+            /** @description The document’s unique identifier (PINT AE BTAE-07). */
+            id: string;
+            /** @example INV-000042 */
+            number: string;
+            /** @enum {string} */
+            kind: "invoice" | "credit_note";
+            /**
+             * @description UNTDID 1001 as PINT AE uses it: 380 tax invoice, 480 an invoice of only exempt or out-of-scope supplies, 381 tax credit note, 81 its out-of-scope counterpart.
+             * @enum {string}
+             */
+            type_code: "81" | "261" | "380" | "381" | "389" | "480";
+            /** @description A simplified tax invoice (the buyer is not registered for VAT: named by our reference only); false: a full tax invoice with the buyer’s name and TRN. */
+            simplified: boolean;
+            /** @example 2027-02-03 */
+            issue_date: string;
+            /** @example AED */
+            currency: string;
+            /** @description What it was issued for. */
+            source: {
+                /** @enum {string} */
+                kind: "rent_payment" | "booking_payment" | "statement_fees" | "job_charge";
+                /** @description The record it was issued for: a payment’s or charge’s id, or owner and month. */
+                key: string;
+            };
+            /** @description A credit note: the number of the invoice it credits. */
+            credits: string | null;
+            /** @description A credit note’s reason (PINT AE BTAE-03): DL8.61.1.A supply cancelled, DL8.61.1.C consideration altered, …. */
+            credit_reason: string | null;
+            seller: components["schemas"]["InvoiceSeller"];
+            /** @description The landlord the company billed for as disclosed agent; null when it billed for itself. */
+            principal: {
+                name: string;
+                trn: string;
+            } | null;
+            buyer: components["schemas"]["InvoiceBuyer"];
+            /** @description The period supplied (a month of rent, a stay), when there is one. */
+            period: {
+                start: string;
+                end: string;
+            } | null;
+            lines: components["schemas"]["InvoiceLine"][];
+            totals: components["schemas"]["InvoiceTotals"];
+            einvoice: components["schemas"]["InvoiceEinvoice"];
+            created_at: string;
+        };
+        InvoiceSeller: {
+            name: string;
+            legal_name: string;
+            trn: string;
+            address: components["schemas"]["InvoiceAddress"];
+        };
+        InvoiceAddress: {
+            line1: string;
+            line2: string | null;
+            city: string;
+            /** @description In the UAE the emirate’s PINT AE code (DXB, AUH, …). */
+            subdivision: string;
+            /** @example AE */
+            country: string;
+        };
+        InvoiceBuyer: {
+            name: string;
+            trn: string | null;
+            reference: string | null;
+            address: components["schemas"]["InvoiceAddress"];
+        };
+        InvoiceLine: {
+            name: string;
+            description: string;
+            /** @example 1 */
+            quantity: string;
+            /**
+             * @description UN/ECE Recommendation 20: MON month, DAY day, C62 one.
+             * @example MON
+             */
+            unit_code: string;
+            /** @enum {string} */
+            category: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+            /** @description The rate, a percentage; null for exempt and out_of_scope. */
+            rate: string | null;
+            /** @description An exempt line’s reason (PINT AE: DL8.46.2 residential). */
+            exemption_reason: string | null;
+            /**
+             * @description Without VAT.
+             * @example 1050.00
+             */
+            net: string;
+            /**
+             * @description The VAT of the line, rounded once per line.
+             * @example 1050.00
+             */
+            vat: string;
+            /**
+             * @description With VAT.
+             * @example 1050.00
+             */
+            gross: string;
+        };
+        InvoiceTotals: {
+            /**
+             * @description The lines’ nets.
+             * @example 1050.00
+             */
+            net: string;
+            /**
+             * @description The lines’ VAT.
+             * @example 1050.00
+             */
+            vat: string;
+            /**
+             * @description Net + VAT.
+             * @example 1050.00
+             */
+            gross: string;
+            /**
+             * @description Already paid.
+             * @example 1050.00
+             */
+            paid: string;
+            /**
+             * @description Gross − paid.
+             * @example 1050.00
+             */
+            due: string;
+        };
+        InvoiceEinvoice: {
+            /**
+             * @description `pending` until the company’s Accredited Service Provider answers; then `accepted` or `rejected` (with its reasons).
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "rejected";
+            reasons: string[] | null;
+            answered_at: string | null;
         };
         PortalCheckList: {
             results: components["schemas"]["PortalCheck"][];
@@ -11929,6 +12192,191 @@ export interface operations {
             };
         };
     };
+    listInvoices: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The `next_cursor` of the previous page. Opaque. */
+                cursor?: string;
+                /** @description Only invoices, or only credit notes. */
+                kind?: "invoice" | "credit_note";
+                /** @description Issued on or after this day (the company’s time zone). */
+                issued_from?: string;
+                /** @description Issued on or before this day. */
+                issued_to?: string;
+                /** @description Only documents whose e-invoice is in this state at the provider. */
+                einvoice_status?: "pending" | "accepted" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of documents */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInvoiceXml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The e-invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getPropertyFinderFeed: {
         parameters: {
             query?: never;
@@ -14097,6 +14545,112 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["OwnerStatementEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceIssuedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "invoice.issued";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["TaxDocumentEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    creditNoteIssuedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "credit_note.issued";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["CreditNoteEventData"];
                 };
             };
         };
