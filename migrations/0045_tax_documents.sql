@@ -9,6 +9,9 @@
 --   `source_key`) is unique per company and kind: nothing is invoiced twice, nor credited twice. A credit note names
 --   the invoice it credits. The database refuses any change to an issued document but its e-invoice hand-off columns,
 --   and any deletion.
+-- * `contacts.trn`: a person's (or a business's) UAE Tax Registration Number, when registered for VAT: a buyer with one
+--   gets a full tax invoice naming it; a landlord's names it as the principal the company bills for. Erased with the
+--   person's other details.
 -- * The hand-off to the company's Accredited Service Provider (`einvoice_*`): `pending` until the provider answers,
 --   then `accepted` or `rejected` (its reasons kept); tried like webhooks (attempts, next attempt).
 
@@ -85,3 +88,5 @@ end;
 $$;
 create trigger tax_documents_fixed before update or delete on tax_documents
   for each row execute function tax_document_fixed();
+
+alter table contacts add column trn text check (trn ~ '^100[0-9]{10}03$');

@@ -42,6 +42,7 @@ export function presentContact(row: ContactRecord): ContactView {
     email: row.email,
     phone: row.phone,
     language: row.language,
+    trn: row.trn,
     roles: row.roles,
     leads: row.lead_references,
     possible_duplicates: row.possible_duplicates.map((d) => ({ person: d.person, reason: d.reason, since: iso(d.since) })),

@@ -171,7 +171,7 @@ export async function addContact(scope: WriteScope, input: ContactInputValue): P
   return { row: answer, created: true, version: added.version };
 }
 
-/** PATCH /contacts/{reference}: name, language (null clears them), or the client's id. An erased person cannot change (409). */
+/** PATCH /contacts/{reference}: name, language, TRN (null clears them), or the client's id. An erased person cannot change (409). */
 export async function changeContact(
   scope: WriteScope,
   reference: string,
@@ -185,6 +185,7 @@ export async function changeContact(
   const set: Updateable<ContactsTable> = {};
   if (input.name !== undefined && input.name !== current.name) set.name = input.name;
   if (input.language !== undefined && input.language !== current.language) set.language = input.language;
+  if (input.trn !== undefined && input.trn !== current.trn) set.trn = input.trn;
   const link = linkFor('contact', input.external, read.holder, current.id, !read.holderLive);
   if (Object.keys(set).length === 0 && link.kind === 'none') return unchanged(scope, current);
   return changeWritten(scope, current, set, link, read.linkedAt);

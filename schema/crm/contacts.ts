@@ -3,6 +3,7 @@ import { text } from '../common/text';
 import { syncQuery, listOf } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 import { language, PersonInput } from '../common/people';
+import { trnInput } from '../common/tax';
 
 export const ContactSchema = z
   .object({
@@ -11,6 +12,10 @@ export const ContactSchema = z
     email: z.string().nullable(),
     phone: z.string().nullable().openapi({ description: 'E.164, e.g. +971501234567.' }),
     language: z.string().nullable(),
+    trn: z.string().nullable().openapi({
+      description:
+        'The UAE Tax Registration Number of a buyer or landlord registered for VAT: its tax invoices are full ones naming it (docs/api-reference.md, "Tax invoices and credit notes").',
+    }),
     roles: z.array(z.string()),
     leads: z.array(z.string()).openapi({ description: "References of the person's leads, oldest first." }),
     possible_duplicates: z
@@ -48,6 +53,9 @@ export const ContactPatchInput = z
   .strictObject({
     name: text().trim().min(1).max(200).nullable().optional(),
     language: language.nullable().optional(),
+    trn: trnInput.nullable().optional().openapi({
+      description: 'The person’s or business’s TRN (15 digits, 100…03; else `invalid_trn`); null removes it.',
+    }),
     external: ExternalInput.optional(),
   })
   .openapi('ContactPatch');

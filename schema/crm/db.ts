@@ -34,6 +34,8 @@ export interface ContactsTable {
   phone: string | null;
   phone_key: string | null;
   language: string | null;
+  /** The UAE TRN of a person or business registered for VAT (migration 0045). */
+  trn: ColumnType<string | null, string | null | undefined, string | null>;
   roles: Texts;
   erased: Generated<boolean>;
   erased_at: NullableTimestamp;

@@ -3117,6 +3117,8 @@ export interface components {
             /** @description E.164, e.g. +971501234567. */
             phone: string | null;
             language: string | null;
+            /** @description The UAE Tax Registration Number of a buyer or landlord registered for VAT: its tax invoices are full ones naming it (docs/api-reference.md, "Tax invoices and credit notes"). */
+            trn: string | null;
             roles: string[];
             /** @description References of the person's leads, oldest first. */
             leads: string[];
@@ -3159,6 +3161,8 @@ export interface components {
         ContactPatch: {
             name?: string | null;
             language?: string | null;
+            /** @description The person’s or business’s TRN (15 digits, 100…03; else `invalid_trn`); null removes it. */
+            trn?: string | null;
             external?: components["schemas"]["ExternalInput"];
         };
         MemberList: {
