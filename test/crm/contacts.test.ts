@@ -79,6 +79,7 @@ describe('POST /contacts adds a person', () => {
         'possible_duplicates',
         'reference',
         'roles',
+        'trn',
         'updated_at',
       ].sort(),
     );
@@ -243,6 +244,22 @@ describe('PATCH /contacts/{reference}', () => {
     expect([again.status, again.data.updated_at]).toEqual([200, res.data.updated_at]);
     expect(await events('contact.updated', reference)).toHaveLength(1);
     expect((await patch(reference, { name: null })).data.name).toBeNull();
+  });
+
+  it('takes a TRN of the published shape (100…03), refuses any other at the field, and erasure removes it', async () => {
+    const reference = (await post({ email: email(), name: 'Gulf Trading LLC' })).data.reference;
+    const res = await patch(reference, { trn: '100445566700003' });
+    expect([res.status, res.data.trn]).toEqual([200, '100445566700003']);
+    for (const trn of ['100445566700001', '200445566700003', '10044556670003', ' 100445566700003', '١٠٠٤٤٥٥٦٦٧٠٠٠٠٣']) {
+      const refused = await patchAny(reference, { trn });
+      expect(refused.response.status, trn).toBe(400);
+      expect(refused.error).toMatchObject({ errors: [{ path: 'trn', code: 'invalid_trn' }] });
+    }
+    expect((await getOne(reference)).data.trn).toBe('100445566700003');
+    const { id } = await api.db.selectFrom('contacts').select('id').where('reference', '=', reference).executeTakeFirstOrThrow();
+    await eraseContact(api.db, company.id, id, { causedBy: 'admin', now: api.clock.now() });
+    expect((await getOne(reference)).data).toMatchObject({ erased: true, trn: null });
+    expect((await patch(reference, { trn: null })).status).toBe(409);
   });
 
   it('refuses other fields (400), an id of another person (409) and an unknown reference (404)', async () => {
