@@ -108,6 +108,47 @@ export function buyerOf(party: { label: string; reference: string; name: string 
   };
 }
 
+/** The parts of a home's address a read statement gathers ({@link homeAddressJson}): English names. */
+export type HomeAddressParts = { title: string | null; project: string | null; area: string | null; city: string | null };
+
+/**
+ * A home's address parts as a read statement selects them (json, null for no home): its English title, and the English
+ * names of its project, area and city (the catalogue's named records).
+ */
+export function homeAddressJson(listingId: RawBuilder<unknown>) {
+  return sql<HomeAddressParts | null>`(select json_build_object('title', l.title->>'en', 'project', p.name->>'en',
+    'area', a.name->>'en', 'city', c.name->>'en') from listings l left join areas p on p.id = l.project_id
+    left join areas a on a.id = l.area_id left join areas c on c.id = l.city_id where l.id = ${listingId})`;
+}
+
+/** The emirates by the English names of their cities (PINT AE codes, ibr-128-ae). */
+const emirateOfCity: Readonly<Record<string, 'AUH' | 'DXB' | 'SHJ' | 'UAQ' | 'FUJ' | 'AJM' | 'RAK'>> = {
+  dubai: 'DXB',
+  'abu dhabi': 'AUH',
+  'al ain': 'AUH',
+  sharjah: 'SHJ',
+  ajman: 'AJM',
+  'umm al quwain': 'UAQ',
+  'ras al khaimah': 'RAK',
+  fujairah: 'FUJ',
+};
+
+/**
+ * A home as an invoice's address (the place of supply; a private buyer's own address is not kept): line 1 its project
+ * and area (else its title), its city, the emirate of that city, else the company's. `company` is the seller's address.
+ */
+export function homeAddress(parts: HomeAddressParts | null, company: Address): Address {
+  const line1 = [parts?.project, parts?.area].filter(Boolean).join(', ') || parts?.title || company.line1;
+  const city = parts?.city ?? company.city;
+  return {
+    line1,
+    line2: null,
+    city,
+    subdivision: emirateOfCity[city.trim().toLowerCase()] ?? company.subdivision,
+    country: 'AE',
+  };
+}
+
 /** A document ready to issue: its id (the UUID, BTAE-07), the number's slot, the document and its XML with that slot. */
 export type Prepared = {
   issued: true;
