@@ -252,6 +252,7 @@ export const statements: Folder = {
     },
     { operation: 'getInvoice', expect: 200 },
     { operation: 'getInvoiceXml', expect: 200 },
+    { operation: 'getInvoicePage', expect: 200, query: { language: 'ar' } },
   ],
 };
 
