@@ -3,7 +3,8 @@ import { runNamed } from '../../lib/db/prepared';
 import { notFound } from '../../lib/errors';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import type { Company } from '../../schema/platform/db';
-import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings } from './listings';
+import { queryWords } from '../../lib/search-text';
+import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings, relevanceSort } from './listings';
 import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredForm } from './renders';
 
 /**
@@ -12,7 +13,20 @@ import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredFo
  * inputs is rendered and stored). They answer JSON as UTF-8 bytes.
  */
 
-export type PageRequest = ListingFilters & { page_size: number; cursor?: string; sort: keyof typeof listingSorts };
+export type PageRequest = Omit<ListingFilters, 'words'> & {
+  page_size: number;
+  cursor?: string;
+  q?: string;
+  sort?: keyof typeof listingSorts | 'relevance';
+};
+
+/** The order of a page: the one asked for; without one, relevance with words to search, featured without. */
+function orderOf(sort: PageRequest['sort'], words: readonly string[]): KeysetSort {
+  const chosen = sort ?? (words.length > 0 ? 'relevance' : 'featured');
+  if (chosen !== 'relevance') return listingSorts[chosen];
+  // A q of no words (only punctuation) searches nothing: its order is the default one.
+  return words.length > 0 ? relevanceSort(words) : listingSorts.featured;
+}
 
 /** One page of published listings in `form` (cards, map points): filters, keyset order, stored forms. */
 export async function listingPage(
@@ -22,10 +36,11 @@ export async function listingPage(
   form: RenderedForm,
   mapped = false,
 ): Promise<Uint8Array> {
-  const { page_size, cursor, sort, ...filters } = request;
+  const { page_size, cursor, sort, q, ...filters } = request;
   const company = render.company;
-  const order = listingSorts[sort];
-  let query = applyFilters(publishedListings(db, company), company, filters);
+  const words = q === undefined ? [] : queryWords(q);
+  const order = orderOf(sort, words);
+  let query = applyFilters(publishedListings(db, company), company, { ...filters, words });
   if (mapped) query = query.where('l.latitude', 'is not', null);
   const { rows } = await runNamed(db, paginate(withStoredForm(query, render, form), order, { page_size, cursor }).compile());
   const page = pageOf(rows, order, page_size);

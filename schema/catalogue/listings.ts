@@ -20,15 +20,27 @@ export const listingFilters = {
   guests_min: count.optional(),
   completion: z.enum(['ready', 'off_plan']).optional(),
   featured: queryBoolean.optional().openapi({ type: 'string', enum: ['true', 'false', '1', '0'] }),
-  sort: z
-    .enum(['featured', 'newest', 'sort_order'])
-    .default('featured')
-    .openapi({ description: 'featured: featured first, then newest (default); newest; sort_order: the company order.' }),
+  q: text()
+    .max(200)
+    .optional()
+    .openapi({
+      description:
+        'Words, in Arabic or English: every word is found at the start of a word of the title, description, slug, city, ' +
+        'area or project, or (five letters or more) one letter away. See "Search" in the API reference.',
+    }),
+  sort: z.enum(['featured', 'newest', 'sort_order', 'relevance']).optional().openapi({
+    description:
+      'featured: featured first, then newest (the default without q); newest; sort_order: the company order; ' +
+      'relevance: the best match of q first (the default with q; only with q).',
+  }),
 };
 
-function checkBedrooms(q: { bedrooms_min?: number; bedrooms_max?: number }, ctx: z.RefinementCtx) {
+function checkBedrooms(q: { bedrooms_min?: number; bedrooms_max?: number; q?: string; sort?: string }, ctx: z.RefinementCtx) {
   if (q.bedrooms_min !== undefined && q.bedrooms_max !== undefined && q.bedrooms_min > q.bedrooms_max) {
     ctx.addIssue({ code: 'custom', path: ['bedrooms_max'], message: 'bedrooms_max must not be below bedrooms_min.' });
+  }
+  if (q.sort === 'relevance' && q.q === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['sort'], message: 'sort=relevance orders by the words of q: give q.' });
   }
 }
 
