@@ -38,13 +38,7 @@ function localised(value: LocalisedText | string | null): string[] {
  */
 export function listingSearchText(source: SearchSource): string {
   const places = source.places.flatMap((p) => (p ? [...localised(p.name), p.slug_en ?? '', p.slug_ar ?? ''] : []));
-  const parts = [
-    ...localised(source.title),
-    source.slug_en,
-    source.slug_ar ?? '',
-    ...places,
-    ...localised(source.description),
-  ];
+  const parts = [...localised(source.title), source.slug_en, source.slug_ar ?? '', ...places, ...localised(source.description)];
   return normaliseSearch(parts.join(' '));
 }
 

@@ -24,12 +24,12 @@ const dropped = /[\p{Cf}\u0640]/gu;
 const marks = /\p{M}/gu;
 const notWord = /[^\p{L}\p{N}]+/gu;
 const letters: Record<string, string> = {
-  'ٱ': 'ا',
-  'ى': 'ي',
-  'ة': 'ه',
-  'ی': 'ي',
-  'ک': 'ك',
-  'ۀ': 'ه',
+  ٱ: 'ا',
+  ى: 'ي',
+  ة: 'ه',
+  ی: 'ي',
+  ک: 'ك',
+  ۀ: 'ه',
 };
 const letterPattern = new RegExp(`[${Object.keys(letters).join('')}]`, 'g');
 const digits = /[\u0660-\u0669\u06F0-\u06F9]/g;
@@ -67,7 +67,9 @@ export function normaliseSearch(text: string): string {
 
 /** The distinct words of a query, normalised, in the order typed (at most {@link maxQueryWords}). */
 export function queryWords(q: string): string[] {
-  const words = normaliseSearch(q).split(' ').filter((w) => w.length > 0);
+  const words = normaliseSearch(q)
+    .split(' ')
+    .filter((w) => w.length > 0);
   return [...new Set(words)].slice(0, maxQueryWords);
 }
 

@@ -91,7 +91,13 @@ export async function importCatalogue(
     const written = new Map(values.map((v) => [v.slug_en, v]));
     for (const row of rows) {
       const value = written.get(row.slug_en);
-      places.set(row.slug_en, { id: row.id, kind, slug_en: row.slug_en, slug_ar: value?.slug_ar ?? null, name: value?.name ?? null });
+      places.set(row.slug_en, {
+        id: row.id,
+        kind,
+        slug_en: row.slug_en,
+        slug_ar: value?.slug_ar ?? null,
+        name: value?.name ?? null,
+      });
     }
   }
   const types = lastOfEach(doc.property_types, (type) => type.value);

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { Company, CompanySettings } from '../../schema/platform/db';
 import type { Database } from '../../schema/db';
 import type { ListingsTable, ListingType } from '../../schema/catalogue/db';
@@ -7,6 +7,7 @@ import type { Executor } from '../../lib/db/index';
 import { relevance, searchConditions } from '../../lib/listing-search';
 import { listingSelection } from '../../lib/listings';
 import type { KeysetSort } from '../../lib/pagination';
+import { defaultRadiusKm, distanceKm, insideBox } from './geo';
 import type { ListingRecord } from './listings.present';
 
 export type ListingFilters = {
@@ -21,6 +22,17 @@ export type ListingFilters = {
   featured?: boolean;
   /** The normalised words of `q` (lib/search-text.ts `queryWords`): every one must be found. */
   words?: readonly string[];
+  price_min?: string;
+  price_max?: string;
+  bedrooms?: number;
+  bathrooms?: number;
+  size_min?: string;
+  size_max?: string;
+  /** min_lon, min_lat, max_lon, max_lat. */
+  bbox?: readonly number[];
+  /** lat, lon. */
+  near?: readonly number[];
+  radius_km?: string;
 };
 
 export const listingSorts = {
@@ -117,6 +129,14 @@ export function applyFilters(query: PublishedQuery, company: Company, f: Listing
   if (f.completion) q = q.where('l.completion', '=', f.completion);
   if (f.featured !== undefined) q = q.where('l.featured', '=', f.featured);
   if (f.words && f.words.length > 0) q = q.where(searchConditions(f.words));
+  if (f.price_min !== undefined) q = q.where(sql<boolean>`l.price >= ${f.price_min}::numeric`);
+  if (f.price_max !== undefined) q = q.where(sql<boolean>`l.price <= ${f.price_max}::numeric`);
+  if (f.bedrooms !== undefined) q = q.where('l.bedrooms', '=', f.bedrooms);
+  if (f.bathrooms !== undefined) q = q.where('l.bathrooms', '=', f.bathrooms);
+  if (f.size_min !== undefined) q = q.where(sql<boolean>`l.size_sqm >= ${f.size_min}::numeric`);
+  if (f.size_max !== undefined) q = q.where(sql<boolean>`l.size_sqm <= ${f.size_max}::numeric`);
+  if (f.bbox) q = q.where(insideBox(f.bbox));
+  if (f.near) q = q.where(sql<boolean>`${distanceKm(f.near)} <= ${f.radius_km ?? defaultRadiusKm}::float8`);
   return q;
 }
 

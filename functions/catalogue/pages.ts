@@ -1,9 +1,12 @@
 import type { Executor } from '../../lib/db/index';
 import { runNamed } from '../../lib/db/prepared';
-import { notFound } from '../../lib/errors';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import type { Company } from '../../schema/platform/db';
+import { sql } from 'kysely';
+import { ApiError, notFound } from '../../lib/errors';
+import { pricesHidden } from '../../lib/listings';
 import { queryWords } from '../../lib/search-text';
+import { distanceKm } from './geo';
 import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings, relevanceSort } from './listings';
 import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredForm } from './renders';
 
@@ -42,9 +45,22 @@ export async function listingPage(
   const order = orderOf(sort, words);
   let query = applyFilters(publishedListings(db, company), company, { ...filters, words });
   if (mapped) query = query.where('l.latitude', 'is not', null);
-  const { rows } = await runNamed(db, paginate(withStoredForm(query, render, form), order, { page_size, cursor }).compile());
+  if (pricesHidden(company)) {
+    const asked = (['price_min', 'price_max'] as const).filter((field) => filters[field] !== undefined);
+    if (asked.length > 0)
+      throw new ApiError('invalid_request', 'This company does not show its prices: a price filter would tell them.', {
+        errors: asked.map((path) => ({ path, code: 'prices_hidden', message: 'Prices are hidden: filter without them.' })),
+      });
+  }
+  const near = filters.near;
+  const paged = paginate(withStoredForm(query, render, form), order, { page_size, cursor });
+  const selected = near ? paged.select(sql<string>`round(${distanceKm(near)}::numeric, 2)::text`.as('distance_km')) : paged;
+  const { rows } = await runNamed(db, selected.compile());
   const page = pageOf(rows, order, page_size);
-  return listBody(await bodiesOf(db, render, page.rows, form), page.next_cursor);
+  const members = near
+    ? new Map(page.rows.map((row) => [row.id, `"distance_km":${Number((row as Record<string, unknown>).distance_km)}`]))
+    : undefined;
+  return listBody(await bodiesOf(db, render, page.rows, form, members), page.next_cursor);
 }
 
 export const sitemapSort = {

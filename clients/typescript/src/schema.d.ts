@@ -2789,6 +2789,8 @@ export interface components {
             permit: components["schemas"]["ListingPermit"];
             published_at: string;
             updated_at: string;
+            /** @description With near: kilometres from that point to the shown point. */
+            distance_km?: number;
         };
         /** @description Text per language; a language without text gives the English text. */
         LocalisedText: {
@@ -2878,8 +2880,43 @@ export interface components {
             price: components["schemas"]["Price"];
             coordinates: components["schemas"]["Coordinates"];
             cover?: components["schemas"]["Photo"] & (Record<string, never> | null);
+            /** @description With near: kilometres from that point to the shown point. */
+            distance_km?: number;
         };
-        Listing: components["schemas"]["ListingSummary"] & {
+        Listing: {
+            id: string;
+            slug: components["schemas"]["LocalisedText"];
+            /** @enum {string} */
+            status: "published";
+            listing_type: components["schemas"]["ListingType"];
+            title: components["schemas"]["LocalisedText"];
+            path: components["schemas"]["LocalisedText"];
+            price: components["schemas"]["Price"];
+            property_type: string | null;
+            bedrooms: number | null;
+            bathrooms: number | null;
+            size_sqm: number | null;
+            max_guests: number | null;
+            /** @enum {string|null} */
+            completion: "ready" | "off_plan" | null;
+            featured: boolean;
+            city: {
+                slug: components["schemas"]["LocalisedText"];
+                name: components["schemas"]["LocalisedText"];
+            } | null;
+            area: {
+                slug: components["schemas"]["LocalisedText"];
+                name: components["schemas"]["LocalisedText"];
+            } | null;
+            project: {
+                slug: components["schemas"]["LocalisedText"];
+                name: components["schemas"]["LocalisedText"];
+            } | null;
+            coordinates: components["schemas"]["Coordinates"];
+            photos: components["schemas"]["Photo"][];
+            permit: components["schemas"]["ListingPermit"];
+            published_at: string;
+            updated_at: string;
             description: components["schemas"]["LocalisedText"];
             /** @description One schema.org RealEstateListing JSON-LD document per language. */
             structured_data: {
@@ -5189,8 +5226,28 @@ export interface operations {
                 guests_min?: number;
                 completion?: "ready" | "off_plan";
                 featured?: "true" | "false" | "1" | "0";
-                /** @description featured: featured first, then newest (default); newest; sort_order: the company order. */
-                sort?: "featured" | "newest" | "sort_order";
+                /** @description Lowest price (the listing’s own period), inclusive. */
+                price_min?: string;
+                /** @description Highest price (the listing’s own period), inclusive. */
+                price_max?: string;
+                /** @description Exactly this many bedrooms (0: a studio). */
+                bedrooms?: number;
+                /** @description Exactly this many bathrooms. */
+                bathrooms?: number;
+                /** @description Smallest size in square metres, inclusive. */
+                size_min?: string;
+                /** @description Largest size in square metres, inclusive. */
+                size_max?: string;
+                /** @description min_lon,min_lat,max_lon,max_lat: listings whose shown point is inside (edges included). */
+                bbox?: string;
+                /** @description lat,lon: listings within radius_km of this point, each with its distance_km. */
+                near?: string;
+                /** @description With near: the radius in kilometres, above 0 and at most 500 (default 5). */
+                radius_km?: string;
+                /** @description Words, in Arabic or English: every word is found at the start of a word of the title, description, slug, city, area or project, or (five letters or more) one letter away. See "Search" in the API reference. */
+                q?: string;
+                /** @description featured: featured first, then newest (the default without q); newest; sort_order: the company order; relevance: the best match of q first (the default with q; only with q). */
+                sort?: "featured" | "newest" | "sort_order" | "relevance";
                 /** @description Results per page, 1 to 100 (default 20). */
                 page_size?: number;
                 /** @description The `next_cursor` of the previous page. Opaque. */
@@ -5278,8 +5335,28 @@ export interface operations {
                 guests_min?: number;
                 completion?: "ready" | "off_plan";
                 featured?: "true" | "false" | "1" | "0";
-                /** @description featured: featured first, then newest (default); newest; sort_order: the company order. */
-                sort?: "featured" | "newest" | "sort_order";
+                /** @description Lowest price (the listing’s own period), inclusive. */
+                price_min?: string;
+                /** @description Highest price (the listing’s own period), inclusive. */
+                price_max?: string;
+                /** @description Exactly this many bedrooms (0: a studio). */
+                bedrooms?: number;
+                /** @description Exactly this many bathrooms. */
+                bathrooms?: number;
+                /** @description Smallest size in square metres, inclusive. */
+                size_min?: string;
+                /** @description Largest size in square metres, inclusive. */
+                size_max?: string;
+                /** @description min_lon,min_lat,max_lon,max_lat: listings whose shown point is inside (edges included). */
+                bbox?: string;
+                /** @description lat,lon: listings within radius_km of this point, each with its distance_km. */
+                near?: string;
+                /** @description With near: the radius in kilometres, above 0 and at most 500 (default 5). */
+                radius_km?: string;
+                /** @description Words, in Arabic or English: every word is found at the start of a word of the title, description, slug, city, area or project, or (five letters or more) one letter away. See "Search" in the API reference. */
+                q?: string;
+                /** @description featured: featured first, then newest (the default without q); newest; sort_order: the company order; relevance: the best match of q first (the default with q; only with q). */
+                sort?: "featured" | "newest" | "sort_order" | "relevance";
                 /** @description Results per page, 1 to 100 (default 20). */
                 page_size?: number;
                 /** @description The `next_cursor` of the previous page. Opaque. */
