@@ -33,3 +33,35 @@ $$;
 
 create trigger areas_search_text_update after update on areas
   referencing old table as old_rows new table as new_rows for each statement execute function stale_search_text_of_places();
+
+-- People's names searched by staff (`q` on /contacts, /leads, /deals): `contacts.search_name`, the name's words
+-- normalised by lib/search-text.ts with the common spellings of a name (lib/person-search.ts `personSearchName`).
+-- Contacts keep their name, email and phone as plain columns (only a lead's details are encrypted), so this is no new
+-- kind of secret; erasure empties it with the name. Written from TypeScript when a search reads it
+-- (`fillContactSearch`, for the rows whose name changed since): a change of the name empties it here, in the writing
+-- statement, whoever writes; an update of nothing but `search_name` moves neither `updated_at` nor `version` (the
+-- person's answer did not change, so a sync client is sent nothing and an If-Match stays valid).
+alter table contacts add column search_name text;
+
+create index contacts_search_name on contacts using gin (search_name gin_trgm_ops);
+create index contacts_search_stale on contacts (company_id) where search_name is null and name is not null and not erased;
+
+create function stale_contact_search_name() returns trigger language plpgsql as $$
+begin
+  if new.name is distinct from old.name and new.search_name is not distinct from old.search_name then
+    new.search_name := null;
+  end if;
+  return new;
+end;
+$$;
+
+create trigger contacts_search_name before update on contacts for each row execute function stale_contact_search_name();
+
+drop trigger contacts_touch on contacts;
+create trigger contacts_touch before update on contacts for each row
+  when ((to_jsonb(old) - 'search_name') is distinct from (to_jsonb(new) - 'search_name'))
+  execute function touch_updated_at();
+drop trigger contacts_version on contacts;
+create trigger contacts_version before update on contacts for each row
+  when ((to_jsonb(old) - 'search_name') is distinct from (to_jsonb(new) - 'search_name'))
+  execute function bump_version();

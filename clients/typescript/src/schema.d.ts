@@ -5869,6 +5869,8 @@ export interface operations {
                 updated_since?: string;
                 /** @description Only the record the client keeps under this id, as `<source>:<id>`. */
                 external?: string;
+                /** @description A person’s name (words of it, in Arabic or English, common spellings: Mohammed finds Muhammad and محمد), a phone number in any written form (matched on E.164 and on its last digits) or an email (case-insensitive). At most 200 characters. */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -6314,6 +6316,8 @@ export interface operations {
                 updated_since?: string;
                 /** @description Only the record the client keeps under this id, as `<source>:<id>`. */
                 external?: string;
+                /** @description A person’s name (words of it, in Arabic or English, common spellings: Mohammed finds Muhammad and محمد), a phone number in any written form (matched on E.164 and on its last digits) or an email (case-insensitive). At most 200 characters. */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -10970,6 +10974,8 @@ export interface operations {
                 updated_since?: string;
                 /** @description Only the record the client keeps under this id, as `<source>:<id>`. */
                 external?: string;
+                /** @description A person’s name (words of it, in Arabic or English, common spellings: Mohammed finds Muhammad and محمد), a phone number in any written form (matched on E.164 and on its last digits) or an email (case-insensitive). At most 200 characters. */
+                q?: string;
                 pipeline?: string;
                 /** @description A stage `key` (of any pipeline, unless `pipeline` is given). */
                 stage?: string;
