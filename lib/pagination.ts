@@ -1,11 +1,17 @@
-import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { ApiError } from './errors';
 
 /**
  * Keyset pagination. A sort is an ordered list of NOT NULL columns ending in a unique one; the cursor
  * holds the last row's values of those columns, read as text so timestamps keep their microseconds.
  */
-export type KeysetColumn = { ref: string; direction: 'asc' | 'desc'; type: keyof typeof valuePatterns };
+export type KeysetColumn = {
+  ref: string;
+  direction: 'asc' | 'desc';
+  type: keyof typeof valuePatterns;
+  /** An expression to order by instead of the column `ref` (a search's relevance); `ref` then only names it. */
+  expression?: RawBuilder<unknown>;
+};
 
 /** What each column type's text form looks like, so a forged cursor is refused before it reaches SQL. */
 const valuePatterns = {
@@ -16,6 +22,8 @@ const valuePatterns = {
   // Timestamps travel as microseconds since the epoch: exact, and checkable without parsing dates.
   timestamptz: /^-?\d{1,18}$/,
   text: /^[\s\S]{0,500}$/,
+  // A float8's shortest exact text (PostgreSQL 12 and later), as a search's relevance is: compared exactly.
+  float: /^-?(\d{1,20}(\.\d{1,20})?(e[+-]?\d{1,3})?|Infinity|NaN)$/,
 } as const;
 export type KeysetSort = { readonly name: string; readonly columns: readonly KeysetColumn[] };
 
@@ -44,13 +52,19 @@ export function decodeCursor(sort: KeysetSort, cursor: string): string[] {
 }
 
 function keyValue(column: KeysetColumn, value: string) {
+  if (column.type === 'float') return sql`${value}::float8`;
   return column.type === 'timestamptz' ? sql`timestamptz 'epoch' + ${value}::bigint * interval '1 microsecond'` : value;
+}
+
+/** The column, or the expression it stands for. */
+function keyRef(column: KeysetColumn) {
+  return column.expression ?? sql.ref(column.ref);
 }
 
 function keyText(column: KeysetColumn) {
   return column.type === 'timestamptz'
-    ? sql<string>`(extract(epoch from ${sql.ref(column.ref)}) * 1000000)::bigint::text`
-    : sql<string>`(${sql.ref(column.ref)})::text`;
+    ? sql<string>`(extract(epoch from ${keyRef(column)}) * 1000000)::bigint::text`
+    : sql<string>`(${keyRef(column)})::text`;
 }
 
 /**
@@ -65,15 +79,15 @@ function after(eb: ExpressionBuilder<any, any>, columns: readonly KeysetColumn[]
   const [first] = columns as [KeysetColumn];
   const beyond = (column: KeysetColumn) => (column.direction === 'asc' ? '>' : '<');
   if (columns.every((column) => column.direction === first.direction)) {
-    const refs = sql.join(columns.map((column) => sql.ref(column.ref)));
+    const refs = sql.join(columns.map((column) => keyRef(column)));
     const cursor = sql.join(columns.map((column, i) => keyValue(column, values[i]!)));
     return sql<boolean>`(${refs}) ${sql.raw(beyond(first))} (${cursor})`;
   }
   const disjuncts = columns.map((column, i) => {
-    const equalities = columns.slice(0, i).map((prev, j) => eb(eb.ref(prev.ref), '=', keyValue(prev, values[j]!)));
-    return eb.and([...equalities, eb(eb.ref(column.ref), beyond(column), keyValue(column, values[i]!))]);
+    const equalities = columns.slice(0, i).map((prev, j) => eb(keyRef(prev), '=', keyValue(prev, values[j]!)));
+    return eb.and([...equalities, eb(keyRef(column), beyond(column), keyValue(column, values[i]!))]);
   });
-  const bound = eb(eb.ref(first.ref), first.direction === 'asc' ? '>=' : '<=', keyValue(first, values[0]!));
+  const bound = eb(keyRef(first), first.direction === 'asc' ? '>=' : '<=', keyValue(first, values[0]!));
   return eb.and([bound, eb.or(disjuncts)]);
 }
 
@@ -90,7 +104,7 @@ export function paginate<QB extends SelectQueryBuilder<any, any, any>>(
   let query = qb;
   sort.columns.forEach((column, i) => {
     query = query.select(keyText(column).as(`_k${i}`)) as QB;
-    query = query.orderBy(sql.ref(column.ref), column.direction) as QB;
+    query = query.orderBy(keyRef(column), column.direction) as QB;
   });
   if (page.cursor) {
     const values = decodeCursor(sort, page.cursor);

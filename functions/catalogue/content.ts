@@ -1,10 +1,12 @@
 import { homeTermsIn, setHomeTerms } from '../../lib/homes';
+import { fillSearchText, listingSearchText } from '../../lib/listing-search';
 import { optionalAmountIn } from '../../lib/money';
 import type { Trx } from '../../lib/db/index';
 import { todayIn } from '../../lib/dates';
 import { ApiError } from '../../lib/errors';
 import type { CatalogueImport, ImportListing } from '../../schema/catalogue/admin';
 import { portals } from '../../schema/common/permits';
+import type { LocalisedText } from '../../schema/common/columns';
 import type { Company } from '../../schema/platform/db';
 import { type RenderContext, renderListings, renderStale } from './renders';
 import { upsertServices } from './services';
@@ -42,8 +44,12 @@ export async function importCatalogue(
   const { render, onProgress, now } = options;
   const companyId = company.id;
   const places: Places = new Map();
-  const existing = await trx.selectFrom('areas').select(['id', 'kind', 'slug_en']).where('company_id', '=', companyId).execute();
-  for (const a of existing) places.set(a.slug_en, { id: a.id, kind: a.kind });
+  const existing = await trx
+    .selectFrom('areas')
+    .select(['id', 'kind', 'slug_en', 'slug_ar', 'name'])
+    .where('company_id', '=', companyId)
+    .execute();
+  for (const a of existing) places.set(a.slug_en, a);
   const parentKind = { city: null, area: 'city', project: 'area' } as const;
   const rank = { city: 0, area: 1, project: 2 } as const;
   const areas = [...doc.areas].sort((a, b) => rank[a.kind] - rank[b.kind]);
@@ -82,7 +88,17 @@ export async function importCatalogue(
       )
       .returning(['id', 'slug_en'])
       .execute();
-    for (const row of rows) places.set(row.slug_en, { id: row.id, kind });
+    const written = new Map(values.map((v) => [v.slug_en, v]));
+    for (const row of rows) {
+      const value = written.get(row.slug_en);
+      places.set(row.slug_en, {
+        id: row.id,
+        kind,
+        slug_en: row.slug_en,
+        slug_ar: value?.slug_ar ?? null,
+        name: value?.name ?? null,
+      });
+    }
   }
   const types = lastOfEach(doc.property_types, (type) => type.value);
   if (types.length > 0) {
@@ -134,6 +150,8 @@ export async function importCatalogue(
     const done = Math.min(listings.length, start + importBatchSize);
     onProgress?.({ listings: { done, total: listings.length }, batch: batch + 1, batches });
   }
+  // The listings of a place renamed by this import that the document left out (migration 0050's trigger emptied their text).
+  await fillSearchText(trx, companyId);
   if (render) await renderStale(trx, render);
   return {
     areas: doc.areas.length,
@@ -144,7 +162,10 @@ export async function importCatalogue(
   };
 }
 
-type Places = Map<string, { id: string; kind: 'city' | 'area' | 'project' }>;
+type Places = Map<
+  string,
+  { id: string; kind: 'city' | 'area' | 'project'; slug_en: string; slug_ar: string | null; name: LocalisedText | string | null }
+>;
 /** What every listing row of an import is written with besides its own fields. */
 type ListingContext = { companyId: string; places: Places; agents: Map<string, string>; now: Date; today: string };
 
@@ -236,6 +257,7 @@ async function upsertListings(trx: Trx, batch: ImportListing[], context: Listing
 function listingValues(l: ImportListing, { companyId, places, agents, now, today }: ListingContext) {
   const place = (slug: string | null, kind: 'city' | 'area' | 'project') =>
     slug === null ? null : placeOf(places, slug, kind, `listing "${l.slug.en}"`);
+  const named = (slug: string | null) => (slug === null ? null : (places.get(slug) ?? null));
   return {
     company_id: companyId,
     slug_en: l.slug.en,
@@ -273,6 +295,13 @@ function listingValues(l: ImportListing, { companyId, places, agents, now, today
     offplan_original_price: l.off_plan?.original_price ?? null,
     offplan_amount_paid: l.off_plan?.amount_paid ?? null,
     tax_category: l.tax_category,
+    search_text: listingSearchText({
+      title: l.title,
+      description: l.description ?? null,
+      slug_en: l.slug.en,
+      slug_ar: l.slug.ar ?? null,
+      places: [named(l.city), named(l.area), named(l.project)],
+    }),
   };
 }
 

@@ -1,11 +1,13 @@
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { Company, CompanySettings } from '../../schema/platform/db';
 import type { Database } from '../../schema/db';
 import type { ListingsTable, ListingType } from '../../schema/catalogue/db';
 import { listingTypes } from '../../schema/common/columns';
 import type { Executor } from '../../lib/db/index';
+import { relevance, searchConditions } from '../../lib/listing-search';
 import { listingSelection } from '../../lib/listings';
 import type { KeysetSort } from '../../lib/pagination';
+import { defaultRadiusKm, distanceKm, insideBox } from './geo';
 import type { ListingRecord } from './listings.present';
 
 export type ListingFilters = {
@@ -18,6 +20,19 @@ export type ListingFilters = {
   guests_min?: number;
   completion?: 'ready' | 'off_plan';
   featured?: boolean;
+  /** The normalised words of `q` (lib/search-text.ts `queryWords`): every one must be found. */
+  words?: readonly string[];
+  price_min?: string;
+  price_max?: string;
+  bedrooms?: number;
+  bathrooms?: number;
+  size_min?: string;
+  size_max?: string;
+  /** min_lon, min_lat, max_lon, max_lat. */
+  bbox?: readonly number[];
+  /** lat, lon. */
+  near?: readonly number[];
+  radius_km?: string;
 };
 
 export const listingSorts = {
@@ -44,6 +59,27 @@ export const listingSorts = {
     ],
   },
 } as const satisfies Record<string, KeysetSort>;
+
+/** A short digest of a query's words, in its cursor: a cursor of one query is refused by another. */
+function wordsDigest(words: readonly string[]): string {
+  let hash = 0x811c9dc5;
+  for (const char of words.join(' ')) {
+    hash ^= char.codePointAt(0) ?? 0;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+/** Best match first (lib/listing-search.ts `relevance`), ties by id: a keyset over an expression of the query. */
+export function relevanceSort(words: readonly string[]): KeysetSort {
+  return {
+    name: `relevance:${wordsDigest(words)}`,
+    columns: [
+      { ref: 'relevance', direction: 'desc', type: 'float', expression: relevance(words) },
+      { ref: 'l.id', direction: 'desc', type: 'uuid' },
+    ],
+  };
+}
 
 /** The listing types the company shows; all three unless it narrowed them. */
 export function enabledTypes(company: Company): ListingType[] {
@@ -92,6 +128,15 @@ export function applyFilters(query: PublishedQuery, company: Company, f: Listing
   if (f.guests_min !== undefined) q = q.where('l.max_guests', '>=', f.guests_min);
   if (f.completion) q = q.where('l.completion', '=', f.completion);
   if (f.featured !== undefined) q = q.where('l.featured', '=', f.featured);
+  if (f.words && f.words.length > 0) q = q.where(searchConditions(f.words));
+  if (f.price_min !== undefined) q = q.where(sql<boolean>`l.price >= ${f.price_min}::numeric`);
+  if (f.price_max !== undefined) q = q.where(sql<boolean>`l.price <= ${f.price_max}::numeric`);
+  if (f.bedrooms !== undefined) q = q.where('l.bedrooms', '=', f.bedrooms);
+  if (f.bathrooms !== undefined) q = q.where('l.bathrooms', '=', f.bathrooms);
+  if (f.size_min !== undefined) q = q.where(sql<boolean>`l.size_sqm >= ${f.size_min}::numeric`);
+  if (f.size_max !== undefined) q = q.where(sql<boolean>`l.size_sqm <= ${f.size_max}::numeric`);
+  if (f.bbox) q = q.where(insideBox(f.bbox));
+  if (f.near) q = q.where(sql<boolean>`${distanceKm(f.near)} <= ${f.radius_km ?? defaultRadiusKm}::float8`);
   return q;
 }
 

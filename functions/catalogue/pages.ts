@@ -1,9 +1,13 @@
 import type { Executor } from '../../lib/db/index';
 import { runNamed } from '../../lib/db/prepared';
-import { notFound } from '../../lib/errors';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import type { Company } from '../../schema/platform/db';
-import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings } from './listings';
+import { sql } from 'kysely';
+import { ApiError, notFound } from '../../lib/errors';
+import { pricesHidden } from '../../lib/listings';
+import { queryWords } from '../../lib/search-text';
+import { distanceKm } from './geo';
+import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings, relevanceSort } from './listings';
 import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredForm } from './renders';
 
 /**
@@ -12,7 +16,20 @@ import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredFo
  * inputs is rendered and stored). They answer JSON as UTF-8 bytes.
  */
 
-export type PageRequest = ListingFilters & { page_size: number; cursor?: string; sort: keyof typeof listingSorts };
+export type PageRequest = Omit<ListingFilters, 'words'> & {
+  page_size: number;
+  cursor?: string;
+  q?: string;
+  sort?: keyof typeof listingSorts | 'relevance';
+};
+
+/** The order of a page: the one asked for; without one, relevance with words to search, featured without. */
+function orderOf(sort: PageRequest['sort'], words: readonly string[]): KeysetSort {
+  const chosen = sort ?? (words.length > 0 ? 'relevance' : 'featured');
+  if (chosen !== 'relevance') return listingSorts[chosen];
+  // A q of no words (only punctuation) searches nothing: its order is the default one.
+  return words.length > 0 ? relevanceSort(words) : listingSorts.featured;
+}
 
 /** One page of published listings in `form` (cards, map points): filters, keyset order, stored forms. */
 export async function listingPage(
@@ -22,14 +39,28 @@ export async function listingPage(
   form: RenderedForm,
   mapped = false,
 ): Promise<Uint8Array> {
-  const { page_size, cursor, sort, ...filters } = request;
+  const { page_size, cursor, sort, q, ...filters } = request;
   const company = render.company;
-  const order = listingSorts[sort];
-  let query = applyFilters(publishedListings(db, company), company, filters);
+  const words = q === undefined ? [] : queryWords(q);
+  const order = orderOf(sort, words);
+  let query = applyFilters(publishedListings(db, company), company, { ...filters, words });
   if (mapped) query = query.where('l.latitude', 'is not', null);
-  const { rows } = await runNamed(db, paginate(withStoredForm(query, render, form), order, { page_size, cursor }).compile());
+  if (pricesHidden(company)) {
+    const asked = (['price_min', 'price_max'] as const).filter((field) => filters[field] !== undefined);
+    if (asked.length > 0)
+      throw new ApiError('invalid_request', 'This company does not show its prices: a price filter would tell them.', {
+        errors: asked.map((path) => ({ path, code: 'prices_hidden', message: 'Prices are hidden: filter without them.' })),
+      });
+  }
+  const near = filters.near;
+  const paged = paginate(withStoredForm(query, render, form), order, { page_size, cursor });
+  const selected = near ? paged.select(sql<string>`round(${distanceKm(near)}::numeric, 2)::text`.as('distance_km')) : paged;
+  const { rows } = await runNamed(db, selected.compile());
   const page = pageOf(rows, order, page_size);
-  return listBody(await bodiesOf(db, render, page.rows, form), page.next_cursor);
+  const members = near
+    ? new Map(page.rows.map((row) => [row.id, `"distance_km":${Number((row as Record<string, unknown>).distance_km)}`]))
+    : undefined;
+  return listBody(await bodiesOf(db, render, page.rows, form, members), page.next_cursor);
 }
 
 export const sitemapSort = {

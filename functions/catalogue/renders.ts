@@ -248,13 +248,14 @@ export function withStoredForm<F extends RenderedForm>(query: PublishedQuery, co
  * The bodies of a page's rows, as UTF-8 bytes: the form held in memory at the row's revision, else the stored one
  * (read with the page, or by one more statement for the rows memory lacks), else rendered now and stored. Every
  * form a read saw committed is kept in memory. A listing gone or changed since the page was read (no such form any
- * more) is left out.
+ * more) is left out. `members`: a JSON member to add to a row's form, by listing id (`"distance_km":1.25`).
  */
 export async function bodiesOf(
   executor: Executor,
   context: RenderContext,
   rows: ReadonlyArray<{ id: string; revision: string | null; body: string | null }>,
   form: RenderedForm,
+  members?: ReadonlyMap<string, string>,
 ): Promise<Uint8Array[]> {
   const memory = context.memory;
   const bodies = new Map<string, Uint8Array>();
@@ -305,8 +306,19 @@ export async function bodiesOf(
     if (!bodies.has(id)) bodies.set(id, memory?.forms.get(formKey(id, form))?.bytes ?? utf8.encode(text));
   return rows.flatMap((row) => {
     const body = bodies.get(row.id);
-    return body === undefined ? [] : [body];
+    if (body === undefined) return [];
+    const member = members?.get(row.id);
+    return member === undefined ? [body] : [withMember(body, member)];
   });
+}
+
+/** A stored form (a JSON object's bytes) with one more member before its closing brace (a search's `distance_km`). */
+function withMember(body: Uint8Array, member: string): Uint8Array {
+  const tail = utf8.encode(`,${member}}`);
+  const out = new Uint8Array(body.length - 1 + tail.length);
+  out.set(body.subarray(0, body.length - 1), 0);
+  out.set(tail, body.length - 1);
+  return out;
 }
 
 const listHead = utf8.encode('{"results":[');

@@ -1,5 +1,6 @@
 import { createRouter } from '../../lib/app';
-import { changed, readOne, syncList, syncResource, written } from '../../lib/resources';
+import { personSearch } from '../../lib/person-search';
+import { changed, narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import {
@@ -71,8 +72,12 @@ const patchRoute = crmRoute('write:contacts', {
   },
 });
 
-const listContacts: Handler<typeof listRoute> = async (c) =>
-  c.json(await syncList(c, contactResource, c.req.valid('query')), 200);
+const listContacts: Handler<typeof listRoute> = async (c) => {
+  const { q, ...query } = c.req.valid('query');
+  const found = await personSearch(c.var.services.db, c.var.company, 'contacts', q);
+  const resource = found ? narrowed(contactResource, selectContacts, (select) => select.where(found)) : contactResource;
+  return c.json(await syncList(c, resource, query), 200);
+};
 
 const oneContact: Handler<typeof oneRoute> = async (c) =>
   c.json(await readOne(c, contactResource, 'reference', c.req.valid('param').reference), 200);

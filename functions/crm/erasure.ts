@@ -26,7 +26,8 @@ function erasure(companyId: string, person: RawBuilder<unknown>, options: { caus
   return sql`
     with person as (${person}),
     erased as (
-      update contacts set name = null, email = null, email_key = null, phone = null, phone_key = null, language = null, trn = null,
+      update contacts set name = null, search_name = null, email = null, email_key = null, phone = null, phone_key = null,
+        language = null, trn = null,
         roles = '{}', erased = true, erased_at = ${now}
       where company_id = ${c} and id = (select id from person) and not erased
       returning id, reference

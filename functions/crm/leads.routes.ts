@@ -1,7 +1,8 @@
 import { createRouter } from '../../lib/app';
 import { keyringOf } from '../../lib/crypto-jwe';
 import { presentLeads, selectLeads } from '../../lib/lead-reads';
-import { changed, readOne, syncList, syncResource } from '../../lib/resources';
+import { personSearch } from '../../lib/person-search';
+import { changed, narrowed, readOne, syncList, syncResource } from '../../lib/resources';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery, problem } from '../../schema/common/api';
 import { LeadSchema } from '../../schema/common/lead-shape';
@@ -53,7 +54,12 @@ const patchRoute = crmRoute('write:leads', {
   },
 });
 
-const listLeads: Handler<typeof listRoute> = async (c) => c.json(await syncList(c, leadResource, c.req.valid('query')), 200);
+const listLeads: Handler<typeof listRoute> = async (c) => {
+  const { q, ...query } = c.req.valid('query');
+  const found = await personSearch(c.var.services.db, c.var.company, 'person', q);
+  const resource = found ? narrowed(leadResource, selectLeads, (select) => select.where(found)) : leadResource;
+  return c.json(await syncList(c, resource, query), 200);
+};
 
 const oneLead: Handler<typeof oneRoute> = async (c) =>
   c.json(await readOne(c, leadResource, 'reference', c.req.valid('param').reference), 200);

@@ -4,6 +4,7 @@ import { type Keyring, decryptJson } from '../../lib/crypto-jwe';
 import type { Db } from '../../lib/db/index';
 import type { DetailValue } from '../../lib/details';
 import { ApiError, notFound } from '../../lib/errors';
+import { listingSearchText } from '../../lib/listing-search';
 import { localised } from '../../lib/localise';
 import { formatAmount } from '../../lib/money';
 import { type Stale, stale, writeOnce } from '../../lib/write';
@@ -159,6 +160,13 @@ async function draftAttempt(db: Db, companyId: string, reference: string, keyrin
     area_id: places.area?.id ?? null,
     project_id: places.project?.id ?? null,
     from_lead_id: lead.id,
+    search_text: listingSearchText({
+      title,
+      description: null,
+      slug_en: slug,
+      slug_ar: null,
+      places: [places.city, places.area, places.project].map((p) => p && { slug_ar: null, ...p }),
+    }),
     updated_at: stamp,
   } as const;
   const insert = db

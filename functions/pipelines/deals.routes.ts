@@ -1,4 +1,5 @@
 import { createRouter } from '../../lib/app';
+import { personSearch } from '../../lib/person-search';
 import { changed, narrowed, readOne, syncList, syncResource, written } from '../../lib/resources';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody, noQuery } from '../../schema/common/api';
@@ -81,9 +82,11 @@ const moveRoute = pipelinesRoute('write:pipelines', {
 });
 
 const listDeals: Handler<typeof listRoute> = async (c) => {
-  const { pipeline, stage, status, person, ...query } = c.req.valid('query');
+  const { pipeline, stage, status, person, q, ...query } = c.req.valid('query');
+  const found = await personSearch(c.var.services.db, c.var.company, 'person', q);
   const filtered = narrowed(dealResource, selectDeals, (select) =>
     select
+      .$if(found !== undefined, (s) => s.where(found!))
       .$if(pipeline !== undefined, (q) => q.where('pipeline.key', '=', pipeline!))
       .$if(stage !== undefined, (q) => q.where('stage.key', '=', stage!))
       .$if(status !== undefined, (q) => q.where('stage.kind', '=', status!))

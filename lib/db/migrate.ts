@@ -1,4 +1,5 @@
 import { type Migration, type MigrationResult, Migrator, sql } from 'kysely';
+import { fillSearchText } from '../listing-search';
 import type { DatabaseHandle } from './index';
 
 /** Ordered SQL migrations, as `{ '0001_platform': 'create table …' }`. */
@@ -25,6 +26,9 @@ export async function migrateToLatest(handle: DatabaseHandle, migrations: SqlMig
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
+  // What a migration adds that only TypeScript can compute is written once the migrations are applied (0050: the
+  // listings' search text, lib/search-text.ts).
+  if ((results ?? []).length > 0 && (await hasSearchText(handle))) await fillSearchText(handle.db);
   return results ?? [];
 }
 
@@ -35,4 +39,12 @@ async function allApplied(handle: DatabaseHandle, names: string[]): Promise<bool
   const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(handle.db);
   const wanted = new Set(names);
   return rows.length === wanted.size && rows.every((row) => wanted.has(row.name));
+}
+
+/** Whether the listings have their search text (a set of migrations before 0050 has not). */
+async function hasSearchText(handle: DatabaseHandle): Promise<boolean> {
+  const { rows } = await sql<{ present: boolean }>`
+    select exists (select from information_schema.columns where table_name = 'listings' and column_name = 'search_text')
+      as present`.execute(handle.db);
+  return rows[0]?.present === true;
 }

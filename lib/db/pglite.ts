@@ -1,5 +1,6 @@
 import { PGlite, parse, protocol, type Results } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, type KyselyConfig } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type { Database } from '../../schema/db';
@@ -17,10 +18,11 @@ export async function openPGlite(
   options: { dataDir?: string; loadDataDir?: Blob | File; log?: KyselyConfig['log']; sharedBuffers?: string } = {},
 ): Promise<DatabaseHandle & { pglite: PGlite }> {
   // btree_gist: the bookings' exclusion constraint (migration 0006) compares a listing id beside the dates.
+  // pg_trgm: the listings' search text and its GIN index of trigrams (migration 0050).
   const pglite = await PGlite.create({
     dataDir: options.dataDir,
     loadDataDir: options.loadDataDir,
-    extensions: { btree_gist },
+    extensions: { btree_gist, pg_trgm },
     // PostgreSQL's buffer pool lives in this process's memory (WebAssembly): smaller than PostgreSQL's default 128 MB,
     // as the embedded database is small and the operating system caches its files (issue 28; docs/performance.md).
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers}`],

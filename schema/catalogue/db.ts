@@ -78,6 +78,8 @@ export interface ListingsTable {
   offplan_amount_paid: NullableNumeric;
   /** The category of its rent (migration 0043), over the company's default for the rent's kind; null: that default. */
   tax_category: ColumnType<TaxCategory | null, TaxCategory | null | undefined, TaxCategory | null>;
+  /** Its normalised search text (migration 0050, lib/listing-search.ts); null until written. */
+  search_text: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Timestamp;
 }

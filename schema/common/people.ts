@@ -45,3 +45,16 @@ export const PersonInput = z
   .openapi('ContactInput');
 
 export type PersonInputValue = z.infer<typeof PersonInput>;
+
+/**
+ * `q` of the people's lists (contacts, leads, deals; issue 36): a name (any part, either script, common spellings), a
+ * phone number as written (E.164 or its last digits) or an email (case-insensitive). docs "Search".
+ */
+export const personQuery = text()
+  .max(200)
+  .optional()
+  .openapi({
+    description:
+      'A person’s name (words of it, in Arabic or English, common spellings: Mohammed finds Muhammad and محمد), a phone ' +
+      'number in any written form (matched on E.164 and on its last digits) or an email (case-insensitive). At most 200 characters.',
+  });

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { text } from '../common/text';
 import { syncQuery, listOf } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
-import { language, PersonInput } from '../common/people';
+import { language, PersonInput, personQuery } from '../common/people';
 import { trnInput } from '../common/tax';
 
 export const ContactSchema = z
@@ -42,7 +42,7 @@ export const ContactSchema = z
 
 export const ContactListSchema = listOf(ContactSchema, 'ContactList');
 
-export const ContactsQuery = z.strictObject({ ...syncQuery, ...externalQuery });
+export const ContactsQuery = z.strictObject({ ...syncQuery, ...externalQuery, q: personQuery });
 
 export const ContactParams = z.object({ reference: text().min(1).max(100) });
 

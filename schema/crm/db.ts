@@ -42,6 +42,8 @@ export interface ContactsTable {
   created_at: Generated<Date>;
   updated_at: Touched;
   version: Version;
+  /** The name's words for staff's search (migration 0050, lib/person-search.ts); null until a search writes it. */
+  search_name: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LeadsTable {

@@ -2,11 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { text } from '../common/text';
 import { syncQuery, listOf, instant as requestInstant } from '../common/api';
 import { ExternalInput, externalQuery } from '../common/external';
+import { personQuery } from '../common/people';
 import { LeadSchema, leadStatuses } from '../common/lead-shape';
 
 export const LeadListSchema = listOf(LeadSchema, 'LeadList');
 
-export const LeadsQuery = z.strictObject({ ...syncQuery, ...externalQuery });
+export const LeadsQuery = z.strictObject({ ...syncQuery, ...externalQuery, q: personQuery });
 
 export const LeadParams = z.object({ reference: text().min(1).max(100) });
 

@@ -3,7 +3,7 @@ import { text } from '../common/text';
 import { calendarDate, listOf, syncQuery } from '../common/api';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 import { decimalInput, moneyOutput } from '../common/money';
-import { PersonInput } from '../common/people';
+import { PersonInput, personQuery } from '../common/people';
 import { WarningSchema } from '../common/warnings';
 import { dealStatuses } from './db';
 import { pipelineKey } from './pipelines';
@@ -65,6 +65,7 @@ export const DealMoveAnswer = DealSchema.extend({
 export const DealsQuery = z.strictObject({
   ...syncQuery,
   ...externalQuery,
+  q: personQuery,
   pipeline: pipelineKey.optional(),
   stage: pipelineKey.optional().openapi({ description: 'A stage `key` (of any pipeline, unless `pipeline` is given).' }),
   status: z.enum(dealStatuses).optional(),

@@ -367,6 +367,8 @@ describe('erasure reaches every table', () => {
     // Reads with a server key are audited (references only).
     await created(await c.GET('/api/v1/contacts/{reference}', ref(server)), 200);
     await created(await c.GET('/api/v1/leads/{reference}', ref(form.reference)), 200);
+    // A search writes the person's search name (migration 0050): erasure must empty it too.
+    await created(await c.GET('/api/v1/contacts', { params: { query: { q: `Renamed ${m}` } } }), 200);
 
     // The encrypted details are a value of their own: erasure must remove the blob, not only what it decrypts to.
     const blobs = await ctx.api.db
@@ -397,7 +399,14 @@ describe('erasure reaches every table', () => {
     ];
     expect(blobs.every((b) => typeof b.details_jwe === 'string' && b.details_jwe.length > 40)).toBe(true);
     const before = await columnsHolding(needles);
-    for (const column of ['contacts.name', 'contacts.email', 'contacts.phone', 'leads.message', 'leads.page']) {
+    for (const column of [
+      'contacts.name',
+      'contacts.search_name',
+      'contacts.email',
+      'contacts.phone',
+      'leads.message',
+      'leads.page',
+    ]) {
       expect(before).toContain(column);
     }
     expect(before).toEqual(

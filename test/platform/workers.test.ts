@@ -70,10 +70,14 @@ import { docsScriptPath } from '../../lib/security-headers';
  * and rate names) brought the statements Worker to 279.22 (measured in its worktree); budget 283. Both merged (main's
  * quotes' and bookings' tax and owner statements' booking lines with the second slice's VAT on receipts, measured side
  * by side with bin/build-workers: main 531.71 / 278.45, the VAT branch 532.74 / 279.55, merged 534.7 / 280.42) raised
- * the default past its budget: 539; the statements Worker stays within 283.
+ * the default past its budget: 539; the statements Worker stays within 283. Issue 36's first slice (search: the one
+ * normalisation lib/search-text.ts, the listings' words, price, size and map filters, the people's q in the CRM and
+ * pipelines; measured with bin/build-workers against the tree of main it branched from) raised the default
+ * 534.77 -> 539.29, catalogue 249.70 -> 252.34, crm 312.96 -> 314.79 and pipelines 316.89 -> 318.11: the default's
+ * budget 543; the others stay within theirs.
  */
 const budgets: Record<string, number> = {
-  default: 539,
+  default: 543,
   catalogue: 253,
   crm: 316,
   forms: 324,

@@ -2619,19 +2619,19 @@ export interface components {
         };
         /** @description Ids only: never amounts, parties or lines. */
         TaxDocumentEventData: {
-            /** @description The document’s id (its UUID, BTAE-07). */
-            id: string;
-            /** @description Its number: read GET /invoices/{number} with a server key. */
-            number: string;
+            /** @description The invoice’s id (its UUID, PINT AE BTAE-07). */
+            invoice_id: string;
+            /** @description Its number (`INV-…`): read GET /invoices/{number} with a server key. */
+            reference: string;
         };
         /** @description Ids only: never amounts, parties or lines. */
         CreditNoteEventData: {
-            /** @description The credit note’s id (its UUID, BTAE-07). */
-            id: string;
-            /** @description Its number: read GET /invoices/{number} with a server key. */
-            number: string;
+            /** @description The credit note’s id (its UUID, PINT AE BTAE-07). */
+            credit_note_id: string;
+            /** @description Its number (`CRN-…`): read GET /invoices/{number} with a server key. */
+            reference: string;
             /** @description The number of the invoice it credits. */
-            invoice_number: string;
+            invoice_reference: string;
         };
         DealEventData: {
             /** @description The deal's reference; read the record with a server key. */
@@ -2933,6 +2933,8 @@ export interface components {
             permit: components["schemas"]["ListingPermit"];
             published_at: string;
             updated_at: string;
+            /** @description With near: kilometres from that point to the shown point. */
+            distance_km?: number;
         };
         /** @description Text per language; a language without text gives the English text. */
         LocalisedText: {
@@ -3022,8 +3024,43 @@ export interface components {
             price: components["schemas"]["Price"];
             coordinates: components["schemas"]["Coordinates"];
             cover?: components["schemas"]["Photo"] & (Record<string, never> | null);
+            /** @description With near: kilometres from that point to the shown point. */
+            distance_km?: number;
         };
-        Listing: components["schemas"]["ListingSummary"] & {
+        Listing: {
+            id: string;
+            slug: components["schemas"]["LocalisedText"];
+            /** @enum {string} */
+            status: "published";
+            listing_type: components["schemas"]["ListingType"];
+            title: components["schemas"]["LocalisedText"];
+            path: components["schemas"]["LocalisedText"];
+            price: components["schemas"]["Price"];
+            property_type: string | null;
+            bedrooms: number | null;
+            bathrooms: number | null;
+            size_sqm: number | null;
+            max_guests: number | null;
+            /** @enum {string|null} */
+            completion: "ready" | "off_plan" | null;
+            featured: boolean;
+            city: {
+                slug: components["schemas"]["LocalisedText"];
+                name: components["schemas"]["LocalisedText"];
+            } | null;
+            area: {
+                slug: components["schemas"]["LocalisedText"];
+                name: components["schemas"]["LocalisedText"];
+            } | null;
+            project: {
+                slug: components["schemas"]["LocalisedText"];
+                name: components["schemas"]["LocalisedText"];
+            } | null;
+            coordinates: components["schemas"]["Coordinates"];
+            photos: components["schemas"]["Photo"][];
+            permit: components["schemas"]["ListingPermit"];
+            published_at: string;
+            updated_at: string;
             description: components["schemas"]["LocalisedText"];
             /** @description One schema.org RealEstateListing JSON-LD document per language. */
             structured_data: {
@@ -5478,8 +5515,28 @@ export interface operations {
                 guests_min?: number;
                 completion?: "ready" | "off_plan";
                 featured?: "true" | "false" | "1" | "0";
-                /** @description featured: featured first, then newest (default); newest; sort_order: the company order. */
-                sort?: "featured" | "newest" | "sort_order";
+                /** @description Lowest price (the listing’s own period), inclusive. */
+                price_min?: string;
+                /** @description Highest price (the listing’s own period), inclusive. */
+                price_max?: string;
+                /** @description Exactly this many bedrooms (0: a studio). */
+                bedrooms?: number;
+                /** @description Exactly this many bathrooms. */
+                bathrooms?: number;
+                /** @description Smallest size in square metres, inclusive. */
+                size_min?: string;
+                /** @description Largest size in square metres, inclusive. */
+                size_max?: string;
+                /** @description min_lon,min_lat,max_lon,max_lat: listings whose shown point is inside (edges included). */
+                bbox?: string;
+                /** @description lat,lon: listings within radius_km of this point, each with its distance_km. */
+                near?: string;
+                /** @description With near: the radius in kilometres, above 0 and at most 500 (default 5). */
+                radius_km?: string;
+                /** @description Words, in Arabic or English: every word is found at the start of a word of the title, description, slug, city, area or project, or (five letters or more) one letter away. See "Search" in the API reference. */
+                q?: string;
+                /** @description featured: featured first, then newest (the default without q); newest; sort_order: the company order; relevance: the best match of q first (the default with q; only with q). */
+                sort?: "featured" | "newest" | "sort_order" | "relevance";
                 /** @description Results per page, 1 to 100 (default 20). */
                 page_size?: number;
                 /** @description The `next_cursor` of the previous page. Opaque. */
@@ -5567,8 +5624,28 @@ export interface operations {
                 guests_min?: number;
                 completion?: "ready" | "off_plan";
                 featured?: "true" | "false" | "1" | "0";
-                /** @description featured: featured first, then newest (default); newest; sort_order: the company order. */
-                sort?: "featured" | "newest" | "sort_order";
+                /** @description Lowest price (the listing’s own period), inclusive. */
+                price_min?: string;
+                /** @description Highest price (the listing’s own period), inclusive. */
+                price_max?: string;
+                /** @description Exactly this many bedrooms (0: a studio). */
+                bedrooms?: number;
+                /** @description Exactly this many bathrooms. */
+                bathrooms?: number;
+                /** @description Smallest size in square metres, inclusive. */
+                size_min?: string;
+                /** @description Largest size in square metres, inclusive. */
+                size_max?: string;
+                /** @description min_lon,min_lat,max_lon,max_lat: listings whose shown point is inside (edges included). */
+                bbox?: string;
+                /** @description lat,lon: listings within radius_km of this point, each with its distance_km. */
+                near?: string;
+                /** @description With near: the radius in kilometres, above 0 and at most 500 (default 5). */
+                radius_km?: string;
+                /** @description Words, in Arabic or English: every word is found at the start of a word of the title, description, slug, city, area or project, or (five letters or more) one letter away. See "Search" in the API reference. */
+                q?: string;
+                /** @description featured: featured first, then newest (the default without q); newest; sort_order: the company order; relevance: the best match of q first (the default with q; only with q). */
+                sort?: "featured" | "newest" | "sort_order" | "relevance";
                 /** @description Results per page, 1 to 100 (default 20). */
                 page_size?: number;
                 /** @description The `next_cursor` of the previous page. Opaque. */
@@ -6081,6 +6158,8 @@ export interface operations {
                 updated_since?: string;
                 /** @description Only the record the client keeps under this id, as `<source>:<id>`. */
                 external?: string;
+                /** @description A person’s name (words of it, in Arabic or English, common spellings: Mohammed finds Muhammad and محمد), a phone number in any written form (matched on E.164 and on its last digits) or an email (case-insensitive). At most 200 characters. */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -6526,6 +6605,8 @@ export interface operations {
                 updated_since?: string;
                 /** @description Only the record the client keeps under this id, as `<source>:<id>`. */
                 external?: string;
+                /** @description A person’s name (words of it, in Arabic or English, common spellings: Mohammed finds Muhammad and محمد), a phone number in any written form (matched on E.164 and on its last digits) or an email (case-insensitive). At most 200 characters. */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -11182,6 +11263,8 @@ export interface operations {
                 updated_since?: string;
                 /** @description Only the record the client keeps under this id, as `<source>:<id>`. */
                 external?: string;
+                /** @description A person’s name (words of it, in Arabic or English, common spellings: Mohammed finds Muhammad and محمد), a phone number in any written form (matched on E.164 and on its last digits) or an email (case-insensitive). At most 200 characters. */
+                q?: string;
                 pipeline?: string;
                 /** @description A stage `key` (of any pipeline, unless `pipeline` is given). */
                 stage?: string;

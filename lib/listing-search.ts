@@ -1,0 +1,97 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { LocalisedText } from '../schema/common/columns';
+import type { Executor } from './db/index';
+import { normaliseSearch, wordPattern } from './search-text';
+
+/**
+ * A listing's stored search text (migration 0050, `listings.search_text`) and the conditions a query's words put on it
+ * (issue 36). The text is written from TypeScript by every writer of a listing, through {@link listingSearchText}.
+ */
+
+/** A place (city, area, project) as the search text reads it. */
+export type SearchPlace = { name: LocalisedText | string | null; slug_en: string | null; slug_ar: string | null };
+
+/** What a listing's search text is made of. */
+export type SearchSource = {
+  title: LocalisedText | string | null;
+  description: LocalisedText | string | null;
+  slug_en: string;
+  slug_ar: string | null;
+  places: ReadonlyArray<SearchPlace | null>;
+};
+
+function localised(value: LocalisedText | string | null): string[] {
+  if (value === null) return [];
+  if (typeof value === 'string') {
+    try {
+      return localised(JSON.parse(value) as LocalisedText);
+    } catch {
+      return [value];
+    }
+  }
+  return Object.values(value).filter((v): v is string => typeof v === 'string');
+}
+
+/**
+ * The normalised text of a listing: its titles first, then its slugs (its reference: a website's own ids are the
+ * slug), its places' names and slugs, and its descriptions, in both languages.
+ */
+export function listingSearchText(source: SearchSource): string {
+  const places = source.places.flatMap((p) => (p ? [...localised(p.name), p.slug_en ?? '', p.slug_ar ?? ''] : []));
+  const parts = [...localised(source.title), source.slug_en, source.slug_ar ?? '', ...places, ...localised(source.description)];
+  return normaliseSearch(parts.join(' '));
+}
+
+/** Listings whose text is written per statement of {@link fillSearchText}. */
+const fillBatch = 500;
+
+/**
+ * Writes the search text of every listing that has none (migration 0050's back-fill; the listings of a renamed
+ * place), of one company or of all, in statements of {@link fillBatch}. Returns how many it wrote.
+ */
+export async function fillSearchText(db: Executor, companyId?: string): Promise<number> {
+  let written = 0;
+  for (;;) {
+    const place = (column: 'l.city_id' | 'l.area_id' | 'l.project_id') =>
+      sql<SearchPlace | null>`(select json_build_object('name', a.name, 'slug_en', a.slug_en, 'slug_ar', a.slug_ar)
+        from areas a where a.id = ${sql.ref(column)})`;
+    const rows = await db
+      .selectFrom('listings as l')
+      .select(['l.id', 'l.title', 'l.description', 'l.slug_en', 'l.slug_ar'])
+      .select([place('l.city_id').as('city'), place('l.area_id').as('area'), place('l.project_id').as('project')])
+      .where('l.search_text', 'is', null)
+      .$if(companyId !== undefined, (qb) => qb.where('l.company_id', '=', companyId as string))
+      .orderBy('l.id')
+      .limit(fillBatch)
+      .execute();
+    if (rows.length === 0) return written;
+    const values = rows.map((r) => ({
+      id: r.id,
+      text: listingSearchText({ ...r, places: [r.city, r.area, r.project] }),
+    }));
+    await sql`
+      update listings l set search_text = v.text
+        from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id uuid, text text)
+       where l.id = v.id and l.search_text is null`.execute(db);
+    written += rows.length;
+    if (rows.length < fillBatch) return written;
+  }
+}
+
+/** The query's words as the conditions of a listing `l`: every word found (by prefix, or one edit away). */
+export function searchConditions(words: readonly string[]): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.join(
+    words.map((w) => sql`l.search_text ~ ${wordPattern(w)}`),
+    sql` and `,
+  )})`;
+}
+
+/**
+ * A listing's relevance to the query (higher first): how many of its words the text holds as typed (a word that
+ * starts with it), plus PostgreSQL's trigram `word_similarity` of the whole query in the text (0 to 1), so exact
+ * words count before near ones and closer texts before others. A float8, compared exactly by the cursor.
+ */
+export function relevance(words: readonly string[]): RawBuilder<number> {
+  const exact = words.map((w) => sql`(l.search_text ~ ${`(^| )${w}`})::int`);
+  return sql<number>`(${sql.join(exact, sql` + `)} + word_similarity(${words.join(' ')}, l.search_text))::float8`;
+}
