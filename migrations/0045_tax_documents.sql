@@ -52,6 +52,9 @@ create table tax_documents (
   einvoice_last_error text,
   einvoice_answered_at timestamptz,
   created_at timestamptz not null default now(),
+  -- The order of issue across the series (the lists' order): drawn when the row is written, after its series' row was
+  -- locked, so one series' documents are in number order (now() is the transaction's start, which is not).
+  issued_order bigint generated always as identity,
   constraint tax_documents_series_kind check ((kind = 'invoice') = (series = 'INV')),
   constraint tax_documents_credit check ((kind = 'credit_note') = (credits_id is not null)),
   constraint tax_documents_number unique (company_id, number),
@@ -60,7 +63,7 @@ create table tax_documents (
   foreign key (company_id, series) references tax_document_series (company_id, series)
 );
 
-create index tax_documents_list on tax_documents (company_id, issue_date desc, sequence desc);
+create index tax_documents_list on tax_documents (company_id, issued_order desc);
 create index tax_documents_credits on tax_documents (credits_id);
 create index tax_documents_lease on tax_documents (lease_id);
 create index tax_documents_booking on tax_documents (booking_id);
@@ -76,10 +79,11 @@ begin
   end if;
   if (NEW.id, NEW.company_id, NEW.kind, NEW.series, NEW.sequence, NEW.number, NEW.type_code, NEW.simplified,
       NEW.issue_date, NEW.currency, NEW.net, NEW.vat, NEW.gross, NEW.source_kind, NEW.source_key, NEW.lease_id,
-      NEW.booking_id, NEW.owner_id, NEW.credits_id, NEW.document, NEW.xml, NEW.created_at)
+      NEW.booking_id, NEW.owner_id, NEW.credits_id, NEW.document, NEW.xml, NEW.created_at, NEW.issued_order)
       is distinct from (OLD.id, OLD.company_id, OLD.kind, OLD.series, OLD.sequence, OLD.number, OLD.type_code,
       OLD.simplified, OLD.issue_date, OLD.currency, OLD.net, OLD.vat, OLD.gross, OLD.source_kind, OLD.source_key,
-      OLD.lease_id, OLD.booking_id, OLD.owner_id, OLD.credits_id, OLD.document, OLD.xml, OLD.created_at) then
+      OLD.lease_id, OLD.booking_id, OLD.owner_id, OLD.credits_id, OLD.document, OLD.xml, OLD.created_at,
+      OLD.issued_order) then
     raise exception 'tax document % was issued: it never changes', OLD.number
       using errcode = 'check_violation', constraint = 'tax_documents_fixed';
   end if;

@@ -29,13 +29,10 @@ export type InvoiceRow = {
   created_at: Date;
 };
 
-/** Newest first: issued later, then the later number of a series (credit notes and invoices of one day interleave by creation). */
+/** Newest first: the order of issue (migration 0045 `issued_order`: a series' documents in number order). */
 const newestFirst: KeysetSort = {
   name: 'invoices',
-  columns: [
-    { ref: 'd.created_at', direction: 'desc', type: 'timestamptz' },
-    { ref: 'd.id', direction: 'desc', type: 'uuid' },
-  ],
+  columns: [{ ref: 'd.issued_order', direction: 'desc', type: 'bigint' }],
 };
 
 function documents(db: Executor, companyId: string) {

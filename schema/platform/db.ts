@@ -272,6 +272,7 @@ export interface TaxDocumentsTable {
   einvoice_last_error: string | null;
   einvoice_answered_at: NullableTimestamp;
   created_at: Generated<Date>;
+  issued_order: ColumnType<string, never, never>;
 }
 
 export interface PlatformTables {
