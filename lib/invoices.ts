@@ -206,8 +206,8 @@ export function issueCtes(name: string, source: string, issue: Issue): RawBuilde
   const number = sql`${series}::text || '-' || lpad(n.last_number::text, greatest(6, length(n.last_number::text)), '0')`;
   const data =
     kind === 'invoice'
-      ? sql`jsonb_build_object('id', happened.id::text, 'number', happened.number)`
-      : sql`jsonb_build_object('id', happened.id::text, 'number', happened.number, 'invoice_number', ${issue.credits?.number ?? null}::text)`;
+      ? sql`jsonb_build_object('invoice_id', happened.id::text, 'reference', happened.number)`
+      : sql`jsonb_build_object('credit_note_id', happened.id::text, 'reference', happened.number, 'invoice_reference', ${issue.credits?.number ?? null}::text)`;
   return sql`
     ${seriesCte} as (
       insert into tax_document_series as s (company_id, series, last_number)

@@ -8,7 +8,10 @@ import {
   InvoiceListQuery,
   InvoiceListSchema,
   InvoiceSchema,
+  PageQuery,
 } from '../../schema/statements/invoices';
+import { invoicePage } from './invoice-page.present';
+import { pageHeaders } from './page.present';
 import { invoiceByNumber, invoiceXml, listInvoices } from './invoices';
 import { presentInvoice } from './invoices.present';
 import { statementsRoute } from './statements.routes';
@@ -53,6 +56,19 @@ const xmlRoute = statementsRoute('read:invoices', {
   },
 });
 
+const pageRoute = statementsRoute('read:invoices', {
+  method: 'get',
+  path: '/invoices/{number}/page',
+  operationId: 'getInvoicePage',
+  summary: 'A tax invoice or credit note as a printable page, in English or Arabic',
+  description:
+    'The same document as the JSON, as HTML to print or save as PDF: the headings the FTA asks of a tax invoice (“Tax Invoice”, “Simplified Tax Invoice”, “Tax Credit Note”), the supplier and its TRN, the recipient (its TRN when registered), each line with its rate and VAT, the totals. `language=ar`: in Arabic, right to left (amounts and numbers in Latin digits).',
+  request: { params: documentNumberParam, query: PageQuery },
+  responses: {
+    200: { description: 'The page', content: { 'text/html': { schema: z.string().openapi({ example: '<!doctype html>…' }) } } },
+  },
+});
+
 const listDocuments: Handler<typeof listRoute> = async function listDocuments(c) {
   const page = await listInvoices(c.var.services.db, c.var.company, c.req.valid('query'));
   return c.json({ results: page.rows.map(presentInvoice), next_cursor: page.next_cursor }, 200);
@@ -73,7 +89,15 @@ const getDocument: Handler<typeof oneRoute> = async function getDocument(c) {
   return c.json(presentInvoice(await invoiceByNumber(db, c.var.company, raw)), 200);
 };
 
-export const invoices = createRouter().openapi(listRoute, listDocuments).openapi(oneRoute, getDocument);
+const getPage: Handler<typeof pageRoute> = async function getPage(c) {
+  const row = await invoiceByNumber(c.var.services.db, c.var.company, c.req.valid('param').number);
+  return c.html(invoicePage(presentInvoice(row), c.req.valid('query').language), 200, pageHeaders);
+};
+
+export const invoices = createRouter()
+  .openapi(listRoute, listDocuments)
+  .openapi(pageRoute, getPage)
+  .openapi(oneRoute, getDocument);
 // Declared in the document only: `getDocument` answers it (its middleware, the access check, is the same).
 const { middleware: _sharedWithOneRoute, ...xmlDeclaration } = xmlRoute;
 invoices.openAPIRegistry.registerPath(xmlDeclaration);

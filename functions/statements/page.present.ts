@@ -33,7 +33,8 @@ table{width:100%;border-collapse:collapse;font-size:.92rem}th,td{padding:.3rem .
 @media print{body{margin:0;max-width:none}.note{display:none}table{page-break-inside:auto}tr{page-break-inside:avoid}}
 </style>`);
 
-function page(language: PageLanguage, title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
+/** A whole page in `language` (right to left in Arabic), with the house style. */
+export function page(language: PageLanguage, title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
   return html`<!doctype html>
 <html lang="${language}" dir="${language === 'ar' ? 'rtl' : 'ltr'}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${style}</head>
@@ -47,7 +48,7 @@ export function messagePage(language: PageLanguage, message: string) {
 }
 
 /** A line's day, short ("3 Feb 2027"): the period above names the days in full. */
-const shortDay = (date: string, language: PageLanguage) =>
+export const shortDay = (date: string, language: PageLanguage) =>
   new Intl.DateTimeFormat(displayLocale(language), { dateStyle: 'medium', timeZone: 'UTC' }).format(
     new Date(`${date}T00:00:00Z`),
   );
@@ -57,7 +58,8 @@ const monthName = (from: string, language: PageLanguage) =>
     new Date(`${from}T00:00:00Z`),
   );
 
-function money(amount: string, currency: string, language: PageLanguage, data: Record<string, string> = {}) {
+/** An amount's cell: formatted for the reader, its decimal string in `data-amount` (and any `data-*` given). */
+export function money(amount: string, currency: string, language: PageLanguage, data: Record<string, string> = {}) {
   const attributes = Object.entries(data).map(([name, value]) => html` data-${name}="${value}"`);
   return html`<td class="amount" data-amount="${amount}" data-currency="${currency}"${attributes}><bdi>${formatMoney(amount, currency, language)}</bdi></td>`;
 }

@@ -40,15 +40,15 @@ const OwnerStatementEventData = z
   .openapi('OwnerStatementEventData', { description: 'Only the owner’s reference and the month: never amounts or names.' });
 const TaxDocumentEventData = z
   .object({
-    id: ref('The document’s id (its UUID, BTAE-07).'),
-    number: ref('Its number: read GET /invoices/{number} with a server key.'),
+    invoice_id: ref('The invoice’s id (its UUID, PINT AE BTAE-07).'),
+    reference: ref('Its number (`INV-…`): read GET /invoices/{number} with a server key.'),
   })
   .openapi('TaxDocumentEventData', { description: 'Ids only: never amounts, parties or lines.' });
 const CreditNoteEventData = z
   .object({
-    id: ref('The credit note’s id (its UUID, BTAE-07).'),
-    number: ref('Its number: read GET /invoices/{number} with a server key.'),
-    invoice_number: ref('The number of the invoice it credits.'),
+    credit_note_id: ref('The credit note’s id (its UUID, PINT AE BTAE-07).'),
+    reference: ref('Its number (`CRN-…`): read GET /invoices/{number} with a server key.'),
+    invoice_reference: ref('The number of the invoice it credits.'),
   })
   .openapi('CreditNoteEventData', { description: 'Ids only: never amounts, parties or lines.' });
 const DealEventData = referenceOnly('deal', 'DealEventData');

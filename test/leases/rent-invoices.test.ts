@@ -130,7 +130,7 @@ describe('a receipt of commercial rent (staff’s PATCH)', () => {
     expect(xml).toContain('<cbc:ProfileExecutionID>00001100</cbc:ProfileExecutionID>');
     expect(xml).toContain(landlordTrn);
     expect(await l.paymentEvents(first as string)).toEqual(['rent_payment.received']);
-    const issued = (await w.allEvents()).filter((e) => e.type === 'invoice.issued' && e.data.number === invoice!.number);
+    const issued = (await w.allEvents()).filter((e) => e.type === 'invoice.issued' && e.data.reference === invoice!.number);
     expect(issued).toHaveLength(1);
     // Received again: nothing more.
     await receive(w, first as string);
@@ -190,8 +190,8 @@ describe('a receipt of commercial rent (staff’s PATCH)', () => {
     const xml = await xmlOf(w, credit!.number);
     expect(xml).toContain(`<cbc:ID>${invoice!.number}</cbc:ID>`);
     expect(xml).toContain('<cbc:ProfileExecutionID>00001100</cbc:ProfileExecutionID>');
-    const events = (await w.allEvents()).filter((e) => e.type === 'credit_note.issued' && e.data.number === credit!.number);
-    expect(events.map((e) => e.data.invoice_number)).toEqual([invoice!.number]);
+    const events = (await w.allEvents()).filter((e) => e.type === 'credit_note.issued' && e.data.reference === credit!.number);
+    expect(events.map((e) => e.data.invoice_reference)).toEqual([invoice!.number]);
 
     // A bounce of a payment never received, or of a receipt never invoiced: no credit note.
     const unreceived = await l.changePayment(second as string, { status: 'bounced' });

@@ -70,7 +70,7 @@ describe('a rent payment settled by the provider', () => {
     expect(checkPintAeRules(xml.text)).toEqual([]);
     expect(xml.text).toContain('<cbc:ProfileExecutionID>00001100</cbc:ProfileExecutionID>');
     expect(xml.text).toContain('<cbc:PaymentMeansCode');
-    const issued = (await w.allEvents()).filter((e) => e.type === 'invoice.issued' && e.data.number === invoice?.number);
+    const issued = (await w.allEvents()).filter((e) => e.type === 'invoice.issued' && e.data.reference === invoice?.number);
     expect(issued).toHaveLength(1);
     expect(t.stripe.problems).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { demoPipelines } from '../../functions/pipelines/demo';
 import { scopes } from '../../schema/common/scopes';
 import { testClient } from '../support/client';
 import { adminOf, createCompany, createKey, useApi, useDemoCompany } from '../support/world';
+import { feeDocument, issueDocument, testSeller } from '../support/invoices';
 import { startStripeStandIn } from '../support/stripe-standin';
 
 /**
@@ -70,6 +71,7 @@ function concrete(path: string): string {
       .replace('{mandate_id}', references['rent-mandates'] ?? 'x')
       .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
       .replace('{token}', references.feedToken ?? 'x')
+      .replace('{number}', references.invoices ?? 'x')
       .replace(/\{[a-z_]+\}/g, 'x')
   );
 }
@@ -200,6 +202,8 @@ beforeAll(async () => {
     }),
   );
   references['rent-mandates'] = mandate.mandate_id;
+  // A tax invoice of the company for {number} (and {number}.xml, {number}/page).
+  references.invoices = await issueDocument(api.db, company.id, feeDocument(testSeller('Matrix'), '105.00'), 'matrix');
 });
 
 describe('every route declares its access', () => {

@@ -220,7 +220,7 @@ describe('no date or instant gives a 500', () => {
     const { host } = ctx.company;
     const home = await newHome(ctx);
     const scopes = ['write:leads', 'read:leads', 'read:contacts', 'read:followups', 'write:followups', 'read:members'] as const;
-    const leaseScopes = ['write:contacts', 'read:leases', 'write:leases'] as const;
+    const leaseScopes = ['write:contacts', 'read:leases', 'write:leases', 'read:invoices'] as const;
     const pipelineScopes = ['read:pipelines', 'write:pipelines'] as const;
     const key = (await createKey(api, ctx.company.id, { scopes: [...scopes, ...leaseScopes, ...pipelineScopes] })).secret;
     const admin = adminOf(api);
@@ -331,6 +331,7 @@ describe('no date or instant gives a 500', () => {
       body: { status: 'paid', paid_on: todayInZone() },
     });
     api1('POST /inspections', '/inspections', { key: upkeep, body: { kind: 'routine', home, planned_on: day1 } });
+    api1('GET /invoices', '/invoices', { key, query: { issued_from: day1, issued_to: day2 } });
     api1('GET /job-charges', '/job-charges', {
       key: upkeep,
       query: { updated_since: at, booked_from: day1, booked_to: day2, cancelled_from: day1, cancelled_to: day2 },

@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueCtes, prepareDocument, type Prepared, sellerOf } from '../../lib/invoices';
-import { writeStatement } from '../../lib/write';
+import { type Prepared, sellerOf } from '../../lib/invoices';
 import type { Company } from '../../schema/platform/db';
 import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
-import { invoiceSettings } from '../support/invoices';
+import { feeDocument as feeOf, invoiceSettings, issueDocument } from '../support/invoices';
 import { checkPintAeRules } from '../support/pint-ae';
 import { createKey } from '../support/world';
 import { type StatementWorld, statementWorld } from './support';
@@ -35,59 +34,12 @@ afterAll(async () => {
   await api.close();
 });
 
-/** A document for a fee of `amount` AED (VAT included), to the owner `reference`. */
-function feeDocument(amount: string, reference = 'P-TEST'): Prepared {
+const fee = (amount: string) => {
   const seller = sellerOf(company, '2027-02-03');
   if ('issued' in seller) throw new Error(JSON.stringify(seller.problems));
-  const prepared = prepareDocument(
-    {
-      kind: 'invoice',
-      issueDate: '2027-02-03',
-      currency: 'AED',
-      seller,
-      buyer: {
-        name: `Owner ${reference}`,
-        reference,
-        address: { line1: 'Marina Gate 1', city: 'Dubai', subdivision: 'DXB', country: 'AE' },
-      },
-      lines: [
-        {
-          description: 'Management fee, February 2027',
-          name: 'Management fee',
-          quantity: '1',
-          unitCode: 'C62',
-          amount,
-          basis: 'inclusive',
-          category: 'standard',
-          rate: '5',
-          serviceCode: '997221',
-        },
-      ],
-      paid: amount,
-      payment: { code: '20' },
-    },
-    true,
-  );
-  if (!prepared.issued) throw new Error(JSON.stringify(prepared.problems));
-  return prepared;
-}
-
-/** Issues `prepared` for the source key `key` in one statement; `fail` makes the statement fail after the issue. */
-async function issue(prepared: Prepared, key: string, fail = false) {
-  await writeStatement(
-    [
-      sql`happened as (select 1 as one)`,
-      issueCtes('issued', 'happened', {
-        companyId: company.id,
-        kind: 'invoice',
-        prepared,
-        source: { kind: 'statement_fees', key },
-        causedBy: 'system',
-      }),
-    ],
-    fail ? sql`select 1 / 0 as failed from issued_doc` : sql`select number from issued_doc`,
-  ).execute(api.db);
-}
+  return feeOf(seller, amount);
+};
+const issue = (prepared: Prepared, key: string, fail = false) => issueDocument(api.db, company.id, prepared, key, fail);
 
 const numbers = async () =>
   (
@@ -103,9 +55,9 @@ const numbers = async () =>
 describe('numbering', () => {
   it('numbers 30 documents issued at once 1 to 30, no gap, none twice; a failed issue gives its number back', async () => {
     const before = (await numbers()).length;
-    await Promise.all(Array.from({ length: 30 }, (_, i) => issue(feeDocument('1050.00'), `concurrent-${i}`)));
-    await expect(issue(feeDocument('1050.00'), 'failing', true)).rejects.toThrow();
-    await issue(feeDocument('1050.00'), 'after-failure');
+    await Promise.all(Array.from({ length: 30 }, (_, i) => issue(fee('1050.00'), `concurrent-${i}`)));
+    await expect(issue(fee('1050.00'), 'failing', true)).rejects.toThrow();
+    await issue(fee('1050.00'), 'after-failure');
     const issued = await numbers();
     expect(issued).toEqual(Array.from({ length: before + 31 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
     // Each has its event, once, with its id and number only.
@@ -115,18 +67,18 @@ describe('numbering', () => {
       .where('company_id', '=', company.id)
       .where('type', '=', 'invoice.issued')
       .execute();
-    expect(events.map((e) => (e.data as { number: string }).number).sort()).toEqual(issued);
-    expect(Object.keys(events[0]?.data as object).sort()).toEqual(['id', 'number']);
+    expect(events.map((e) => (e.data as { reference: string }).reference).sort()).toEqual(issued);
+    expect(Object.keys(events[0]?.data as object).sort()).toEqual(['invoice_id', 'reference']);
   });
 
   it('refuses a second document for the same source (the statement fails, no number taken)', async () => {
     const before = await numbers();
-    await expect(issue(feeDocument('10.00'), 'concurrent-0')).rejects.toThrow(/tax_documents_source/);
+    await expect(issue(fee('10.00'), 'concurrent-0')).rejects.toThrow(/tax_documents_source/);
     expect(await numbers()).toEqual(before);
   });
 
   it('writes the number in place of the slot, in the XML and the document, and nowhere the slot', async () => {
-    const prepared = feeDocument('525.00');
+    const prepared = fee('525.00');
     await issue(prepared, 'slot');
     const row = await api.db
       .selectFrom('tax_documents')
@@ -202,6 +154,34 @@ describe('the routes', () => {
     expect(credits.data?.results).toEqual([]);
     const later = await client.GET('/api/v1/invoices', { params: { query: { issued_from: '2027-02-04' } } });
     expect(later.data?.results).toEqual([]);
+  });
+
+  it('prints the document in English and in Arabic (right to left) with the JSON’s very amounts', async () => {
+    const key = await createKey(api, w.company.id, { scopes: ['read:invoices'] });
+    const client = testClient(api, { host: w.company.host, serverKey: key.secret });
+    const json = (await client.GET('/api/v1/invoices/{number}', { params: { path: { number: 'INV-000003' } } })).data;
+    for (const [language, title, dir] of [
+      ['en', 'Simplified Tax Invoice', 'ltr'],
+      ['ar', 'فاتورة ضريبية مبسطة', 'rtl'],
+    ] as const) {
+      const res = await api.request(`/api/v1/invoices/INV-000003/page?language=${language}`, {
+        host: w.company.host,
+        key: key.secret,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.text).toContain(`<html lang="${language}" dir="${dir}">`);
+      expect(res.text).toContain(`<h1>${title}</h1>`);
+      const totals = Object.fromEntries(
+        [...res.text.matchAll(/data-amount="([^"]+)" data-currency="AED" data-total="(\w+)"/g)].map((m) => [m[2], m[1]]),
+      );
+      expect(totals).toEqual(json?.totals);
+      const vat = [...res.text.matchAll(/data-amount="([^"]+)" data-currency="AED" data-vat="line"/g)].map((m) => m[1]);
+      expect(vat).toEqual(json?.lines.map((line) => line.vat));
+      expect(res.text).toContain('100123456700003');
+    }
+    const missing = await api.request('/api/v1/invoices/INV-999999/page', { host: w.company.host, key: key.secret });
+    expect(missing.status).toBe(404);
   });
 
   it('answers 404 for a number not issued or another company’s, 400 for a malformed one, 403 without read:invoices', async () => {

@@ -1308,6 +1308,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices/{number}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tax invoice or credit note as a printable page, in English or Arabic
+         * @description The same document as the JSON, as HTML to print or save as PDF: the headings the FTA asks of a tax invoice (“Tax Invoice”, “Simplified Tax Invoice”, “Tax Credit Note”), the supplier and its TRN, the recipient (its TRN when registered), each line with its rate and VAT, the totals. `language=ar`: in Arabic, right to left (amounts and numbers in Latin digits).
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:invoices`.
+         */
+        get: operations["getInvoicePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invoices/{number}": {
         parameters: {
             query?: never;
@@ -2597,19 +2619,19 @@ export interface components {
         };
         /** @description Ids only: never amounts, parties or lines. */
         TaxDocumentEventData: {
-            /** @description The document’s id (its UUID, BTAE-07). */
-            id: string;
-            /** @description Its number: read GET /invoices/{number} with a server key. */
-            number: string;
+            /** @description The invoice’s id (its UUID, PINT AE BTAE-07). */
+            invoice_id: string;
+            /** @description Its number (`INV-…`): read GET /invoices/{number} with a server key. */
+            reference: string;
         };
         /** @description Ids only: never amounts, parties or lines. */
         CreditNoteEventData: {
-            /** @description The credit note’s id (its UUID, BTAE-07). */
-            id: string;
-            /** @description Its number: read GET /invoices/{number} with a server key. */
-            number: string;
+            /** @description The credit note’s id (its UUID, PINT AE BTAE-07). */
+            credit_note_id: string;
+            /** @description Its number (`CRN-…`): read GET /invoices/{number} with a server key. */
+            reference: string;
             /** @description The number of the invoice it credits. */
-            invoice_number: string;
+            invoice_reference: string;
         };
         DealEventData: {
             /** @description The deal's reference; read the record with a server key. */
@@ -12225,6 +12247,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InvoiceList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInvoicePage: {
+        parameters: {
+            query?: {
+                /** @description The page’s language (default English). */
+                language?: "en" | "ar";
+            };
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
