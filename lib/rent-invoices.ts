@@ -241,5 +241,26 @@ export function rentInvoiceCtes(
   ];
 }
 
+/**
+ * The CTEs of a provider's settlement (lib/payments/settle.ts) issuing the invoice of the receipt it writes (its CTE
+ * `received`): paid online (48), the rent payment's amount.
+ */
+export function settledRentInvoice(
+  payment: { rent_payment_id: string | null; rent_amount: string | null; currency: string; rent_facts: RentFacts | null },
+  columns: ReceiptColumns,
+  companyId: string,
+  causedBy: CausedBy,
+): RawBuilder<unknown>[] {
+  if (payment.rent_payment_id === null || payment.rent_amount === null) return [];
+  const receipt = {
+    paymentId: payment.rent_payment_id,
+    amount: payment.rent_amount,
+    currency: payment.currency,
+    paidBy: 'online' as const,
+  };
+  const document = rentInvoice(payment.rent_facts, receipt, columns);
+  return rentInvoiceCtes('tax_doc', 'received', document, { companyId, paymentId: payment.rent_payment_id, causedBy });
+}
+
 /** The problems of a document not issued (for a warning or a log), none when issued or not due. */
 export const notIssuedProblems = (document: RentDocument): Problem[] => (document.issued === false ? document.problems : []);

@@ -7,7 +7,7 @@ import { ApiError, notFound } from '../errors';
 import { type CausedBy, type EventData, eventCtes, newEventId } from '../events';
 import { fromMinorUnits, minorUnits } from '../money';
 import { receiptColumns, taxRatesJson } from '../rent-receipts';
-import { type RentFacts, rentFactsJson, rentInvoice, rentInvoiceCtes } from '../rent-invoices';
+import { type RentFacts, rentFactsJson, settledRentInvoice } from '../rent-invoices';
 import type { TaxRate } from '../tax';
 import type { TaxCategory } from '../../schema/common/tax';
 import type { CompanySettings } from '../../schema/platform/db';
@@ -246,19 +246,7 @@ export async function writeSuccess(
     on conflict do nothing returning 1
   )`;
   // The receipt's tax invoice (lib/rent-invoices.ts, as staff's PATCH issues it), issued with the receipt or not at all.
-  const invoice =
-    receipt && payment.rent_payment_id !== null
-      ? rentInvoiceCtes(
-          'tax_doc',
-          'received',
-          rentInvoice(
-            payment.rent_facts,
-            { paymentId: payment.rent_payment_id, amount: payment.rent_amount as string, currency, paidBy: 'online' },
-            receipt,
-          ),
-          { companyId: ctx.companyId, paymentId: payment.rent_payment_id, causedBy },
-        )
-      : [];
+  const invoice = receipt ? settledRentInvoice(payment, receipt, ctx.companyId, causedBy) : [];
   const succeeded = { companyId: ctx.companyId, type: 'payment.succeeded', causedBy, data: eventData(payment) } as const;
   const rentEvent = {
     companyId: ctx.companyId,
