@@ -251,7 +251,8 @@ export const statements: Folder = {
       ],
     },
     { operation: 'getInvoice', expect: 200 },
-    { operation: 'getInvoiceXml', expect: 200 },
+    // `{number}.xml`: the variable the list set for `{number}` (the suffix hides the resource's segment from the generator).
+    { operation: 'getInvoiceXml', expect: 200, path: { number: 'invoices_number' } },
     { operation: 'getInvoicePage', expect: 200, query: { language: 'ar' } },
   ],
 };

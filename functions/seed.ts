@@ -25,7 +25,19 @@ export async function seedDemo(db: Db, now: Date, mediaBaseUrl?: string): Promis
       currency: 'AED',
       time_zone: 'Asia/Dubai',
       // A Dubai company: its listings carry the permits Dubai requires, and the portal feeds show them.
-      settings: { team_module: true, bookings_enabled: true, site_url: 'https://www.demo-properties.ae', market: 'dubai' },
+      // Registered for VAT (issue 35): a test TRN of the published shape (15 digits, 1…03), its registration day, and
+      // what its tax invoices name (legal name, address, trade licence), so its receipts issue invoices.
+      settings: {
+        team_module: true,
+        bookings_enabled: true,
+        site_url: 'https://www.demo-properties.ae',
+        market: 'dubai',
+        trn: '100200300400003',
+        vat_registered_on: '2018-01-01',
+        legal_name: 'Demo Properties Management L.L.C.',
+        address: { line1: 'Office 1804, Bay Square 12, Business Bay', city: 'Dubai', emirate: 'DXB' },
+        trade_licence: { number: 'DED-1088342', authority: 'Dubai Economy and Tourism' },
+      },
     });
     await seedCatalogueDemo(trx, company.id, now, mediaBaseUrl);
     await seedLeasesDemo(trx, company, now);

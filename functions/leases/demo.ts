@@ -17,8 +17,9 @@ import { addMonths } from './term';
 
 /**
  * The leases of the demo company (`npm start`), written through the group's own operations with dates relative to
- * `now`, so the demo looks current: a draft of 4 equal payments; an active lease paid by 12 post-dated cheques, those
- * already due received, one bounced after its receipt and replaced by another cheque; an active lease on which the
+ * `now`, so the demo looks current: a draft of 4 equal payments; an active lease of an office (commercial rent: its
+ * receipts issue tax invoices, its bounce a credit note) paid by 12 post-dated cheques, those already due received, one
+ * bounced after its receipt and replaced by another cheque; an active lease on which the
  * renter gave notice to vacate; an ended lease (deposit returned with deductions) and its renewal draft.
  * Receipts are booked with the instant they happened (10:00 on the due day), as a clerk entering them then would.
  */
@@ -117,6 +118,13 @@ export async function seedLeasesDemo(trx: Trx, company: Company, now: Date): Pro
   const demo: Demo = { trx, company, now, today: todayIn(company.time_zone, now) };
   const thisMonth = `${demo.today.slice(0, 8)}01`;
   const owner = await contact(demo, person('Khalid Al Mansouri', 'khalid.almansouri@example.ae', '+971501234501', ['landlord']));
+  // Registered for VAT (a test TRN): the company bills his commercial rent as his disclosed agent, naming him.
+  await demo.trx
+    .updateTable('contacts')
+    .set({ trn: '100300400500003' })
+    .where('company_id', '=', company.id)
+    .where('reference', '=', owner)
+    .execute();
   const ownerTwo = await contact(demo, person('Emma Brown', 'emma.brown@example.co.uk', '+447700900123', ['landlord']));
 
   // A draft for next month: a year at 210,000 a year in 4 equal payments.
@@ -134,11 +142,13 @@ export async function seedLeasesDemo(trx: Trx, company: Company, now: Date): Pro
     external: { source: 'yardi', id: 'demo-lease-1001' },
   });
 
-  // Active for six months, paid by 12 monthly post-dated cheques; the third bounced after its receipt.
+  // An office (commercial rent, standard-rated: each receipt issues a tax invoice) let for six months, paid by 12
+  // monthly post-dated cheques; the third bounced after its receipt (its invoice credited by a credit note).
   const cheques12Start = addMonths(thisMonth, -6);
   const omar = await contact(demo, person('Omar Haddad', 'omar.haddad@example.ae', '+971503456703', ['tenant'], 'ar'));
   const monthlyPlan = { start: cheques12Start, yearly: '120000.00', count: 12, first: 100201, bank: 'Emirates NBD' };
-  const monthly = await activeChequeLease(demo, ['marina-gate-1br-furnished', omar, owner], monthlyPlan, {
+  const monthly = await activeChequeLease(demo, ['business-bay-fitted-office', omar, owner], monthlyPlan, {
+    tax_category: 'standard',
     registration: 'EJ-0112233445',
     external: { source: 'yardi', id: 'demo-lease-1002' },
   });

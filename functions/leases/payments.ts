@@ -15,7 +15,16 @@ import { isUuid } from '../../schema/common/api';
 import type { RentPaymentStatus, RentPaymentsTable } from '../../schema/leases/db';
 import { duePaymentFields, type RentPaymentInputValue, type RentPaymentPatchValue } from '../../schema/leases/rent-payments';
 import { paymentColumns, type RentPaymentRecord, selectPayments } from './payments.present';
-import { receiptColumns, taxRatesJson } from '../../lib/rent-receipts';
+import { type ReceiptColumns, receiptColumns, taxRatesJson } from '../../lib/rent-receipts';
+import {
+  type RentDocument,
+  type RentFacts,
+  rentCreditNote,
+  rentFactsJson,
+  rentInvoice,
+  rentInvoiceCtes,
+} from '../../lib/rent-invoices';
+import { type IssuedDocument, issuedJson } from '../../lib/invoices';
 import type { TaxRate } from '../../lib/tax';
 import { stamp } from '../../lib/clock';
 import { checkMandate, type MandateFound, mandateFound, mandateHeld, namedMandateId } from './mandate-checks';
@@ -53,23 +62,28 @@ async function readPayments(
       linked_at: string | null;
       mandate_found: MandateFound | null;
       tax_rates: TaxRate[];
+      rent_facts: RentFacts | null;
+      rent_invoice: IssuedDocument | null;
     }
   >`
     select k.*, p.*, ${mandateFound(companyId, sql`coalesce(${mandate ?? null}::uuid, p.mandate_id)`)} as mandate_found,
-      ${taxRatesJson} as tax_rates
+      ${taxRatesJson} as tax_rates, ${rentFactsJson(sql`p.id`)} as rent_facts,
+      ${issuedJson(companyId, 'invoice', 'rent_payment', sql`p.id::text`)} as rent_invoice
     from (select ${held?.holder ?? null}::text as holder, ${held?.linkedAt ?? null}::text as linked_at) k
     left join lateral ${selectPayments(db, companyId).where(sql<boolean>`(${where})`)} as p on true
   `.execute(db);
   const first = rows[0];
   const mandates = new Map<string, MandateFound | null>();
+  const invoicing = new Map<string, { facts: RentFacts | null; invoice: IssuedDocument | null }>();
   const payments = rows
     .filter((row) => row.id !== null)
-    .map(({ holder: _h, linked_at: _l, mandate_found, tax_rates: _t, ...payment }) => {
+    .map(({ holder: _h, linked_at: _l, mandate_found, tax_rates: _t, rent_facts, rent_invoice, ...payment }) => {
       mandates.set(payment.id as string, mandate_found);
+      invoicing.set(payment.id as string, { facts: rent_facts, invoice: rent_invoice });
       return payment as unknown as RentPaymentRecord;
     });
   const rates = first?.tax_rates ?? [];
-  return { payments, mandates, rates, holder: first?.holder ?? null, linkedAt: first?.linked_at ?? null };
+  return { payments, mandates, invoicing, rates, holder: first?.holder ?? null, linkedAt: first?.linked_at ?? null };
 }
 
 /** A payment answered as read, nothing written but the audit of the answer. */
@@ -159,6 +173,34 @@ function statusStep(
   return set;
 }
 
+/**
+ * The tax document a status step issues (lib/rent-invoices.ts): a receipt's invoice, a bounce's credit note of the
+ * receipt's invoice; none for any other write. A receipt the company cannot invoice (why: `notIssuedProblems`) is
+ * recorded all the same: this answer has no `warnings` to carry them (docs/api-reference.md, "Rent receipts and bounces").
+ */
+function rentDocument(
+  payment: RentPaymentRecord,
+  set: Updateable<RentPaymentsTable>,
+  facts: RentFacts | null,
+  invoice: IssuedDocument | null,
+): RentDocument {
+  if (set.status === 'received') {
+    const columns = set as unknown as ReceiptColumns;
+    const paidBy =
+      (set.mandate_id === undefined ? payment.mandate_id : set.mandate_id) !== null
+        ? 'direct_debit'
+        : (set.cheque_number === undefined ? payment.cheque_number : set.cheque_number) !== null
+          ? 'cheque'
+          : 'other';
+    const amount = String(set.amount ?? payment.amount);
+    return rentInvoice(facts, { paymentId: payment.id, amount, currency: payment.currency, paidBy }, columns);
+  }
+  if (set.status === 'bounced' && payment.status === 'received' && typeof set.bounced_on === 'string') {
+    return rentCreditNote(invoice, set.bounced_on, { leaseId: payment.lease_id, ownerId: facts?.landlord.id ?? null });
+  }
+  return { issued: 'none' };
+}
+
 /** The CTE `touched`: the lease of a payment, its `updated_at` moved (a change to its schedule is a change to it). */
 const touchedLease = (leaseId: string, guard: RawBuilder<boolean> = sql`true`) =>
   sql`touched as (update leases set updated_at = ${stamp} where id = ${leaseId}::uuid and ${guard} returning id)`;
@@ -207,6 +249,8 @@ export async function changePayment(
     .where(sql<boolean>`${held === undefined ? sql`true` : sql`exists (select from mandate_held)`}`)
     .returningAll();
   const settled = set.status === 'received' || set.status === 'bounced';
+  const invoicing = read.invoicing.get(payment.id);
+  const document = rentDocument(payment, set, invoicing?.facts ?? null, invoicing?.invoice ?? null);
   const data = { payment_id: payment.id, lease_reference: payment.lease_reference };
   const event: EventInput = {
     companyId: company.id,
@@ -221,6 +265,11 @@ export async function changePayment(
       sql`changed as (${change})`,
       linkCte('linked', company.id, 'rent_payment', link, 'changed'),
       settled && eventCtes('settled', newEventId(), event, 'changed'),
+      ...rentInvoiceCtes('tax_doc', 'changed', document, {
+        companyId: company.id,
+        paymentId: payment.id,
+        causedBy: scope.causedBy,
+      }),
       readAuditCte('answer_read', scope.answerRead, [payment.id]),
     ],
     sql`select ${paymentColumns('changed')} from changed`,

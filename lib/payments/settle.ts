@@ -7,6 +7,7 @@ import { ApiError, notFound } from '../errors';
 import { type CausedBy, type EventData, eventCtes, newEventId } from '../events';
 import { fromMinorUnits, minorUnits } from '../money';
 import { receiptColumns, taxRatesJson } from '../rent-receipts';
+import { type RentFacts, rentFactsJson, settledRentInvoice } from '../rent-invoices';
 import type { TaxRate } from '../tax';
 import type { TaxCategory } from '../../schema/common/tax';
 import type { CompanySettings } from '../../schema/platform/db';
@@ -61,6 +62,8 @@ export type Found = {
   listing_tax_category: TaxCategory | null;
   company_settings: CompanySettings | null;
   tax_rates: TaxRate[];
+  /** What the rent payment's tax invoice needs (lib/rent-invoices.ts), null for a booking's payment. */
+  rent_facts: RentFacts | null;
   rent_amount: string | null;
   booking_id: string | null;
   booking_reference: string | null;
@@ -73,6 +76,7 @@ export const foundColumns = sql`p.id, p.status, p.amount::text as amount, p.curr
   r.lease_id, l.reference as lease_reference, l.fee_kind, l.fee_value::text as fee_value, r.amount::text as rent_amount,
   l.tax_category as lease_tax_category, rl.tax_category as listing_tax_category,
   (select c.settings from companies c where c.id = p.company_id) as company_settings, ${taxRatesJson} as tax_rates,
+  ${rentFactsJson(sql`r.id`)} as rent_facts,
   p.booking_id, b.reference as booking_reference, b.listing_id`;
 
 /** The rent payment (`r`), its lease (`l`) and the booking (`b`) a payment `p` is for, of its own company. */
@@ -241,6 +245,8 @@ export async function writeSuccess(
     values (${provider}, ${eventId}, ${ctx.companyId}::uuid, ${payment.id})
     on conflict do nothing returning 1
   )`;
+  // The receipt's tax invoice (lib/rent-invoices.ts, as staff's PATCH issues it), issued with the receipt or not at all.
+  const invoice = receipt ? settledRentInvoice(payment, receipt, ctx.companyId, causedBy) : [];
   const succeeded = { companyId: ctx.companyId, type: 'payment.succeeded', causedBy, data: eventData(payment) } as const;
   const rentEvent = {
     companyId: ctx.companyId,
@@ -257,6 +263,7 @@ export async function writeSuccess(
       acted,
       eventCtes('succeeded', newEventId(), succeeded, 'paid'),
       received && eventCtes('rent', newEventId(), rentEvent, 'received'),
+      ...invoice,
       ...(payment.booking_id !== null && payment.listing_id !== null ? bookingCtes(ctx, payment, causedBy) : []),
     ],
     owed

@@ -4,6 +4,7 @@ import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { plusDays } from './support';
 import { createKey } from '../support/world';
+import { checkPintAeRules } from '../support/pint-ae';
 
 /** `npm start`'s demo company (functions/seed.ts), read as an accounting tool would: a server key on localhost. */
 type Row = { payment_id: string; due_on: string; status: string; cheque: { number: string; bank: string } | null };
@@ -119,6 +120,30 @@ describe('the demo company’s leases (npm start)', () => {
     for (const { term } of byStatus('active')) expect(term.start <= today && today <= term.end).toBe(true);
     for (const { term } of byStatus('ended')) expect(term.end < today && term.end >= plusDays(today, -60)).toBe(true);
     expect(byStatus('draft').some((l) => l.term.start > today && l.renewal.renews === null)).toBe(true);
+  });
+
+  it('is registered for VAT: its office’s receipts have tax invoices, its bounced cheque a credit note (GET /invoices)', async () => {
+    const key = (await createKey(api, companyId, { scopes: ['read:invoices'] })).secret;
+    const client = testClient(api, { host: 'localhost', serverKey: key });
+    const { data, response } = await client.GET('/api/v1/invoices', { params: { query: { page_size: 100 } } });
+    expect(response.status).toBe(200);
+    type Listed = { number: string; kind: string; issue_date: string };
+    const documents = (data?.results ?? []) as unknown as Listed[];
+    const [bounce] = payments.filter((p) => p.status === 'bounced') as [Payment];
+    const office = payments.filter((p) => p.lease === bounce.lease && p.booked_on !== null);
+    const invoices = documents.filter((d) => d.kind === 'invoice');
+    // One invoice per receipt of the office's lease (the bounced one included), none for the residential leases.
+    expect(invoices).toHaveLength(office.length);
+    expect(invoices.map((d) => d.issue_date).sort()).toEqual(office.map((p) => p.booked_on).sort());
+    const credits = documents.filter((d) => d.kind === 'credit_note');
+    expect(credits.map((d) => d.issue_date)).toEqual([bounce.bounced_on]);
+    const xml = await api.request(`/api/v1/invoices/${credits[0]!.number}.xml`, { host: 'localhost', key });
+    expect(xml.status).toBe(200);
+    expect(checkPintAeRules(xml.text)).toEqual([]);
+    for (const invoice of invoices) {
+      const one = await api.request(`/api/v1/invoices/${invoice.number}.xml`, { host: 'localhost', key });
+      expect(checkPintAeRules(one.text)).toEqual([]);
+    }
   });
 
   it('is seeded once: a second start finds the company and writes nothing', async () => {

@@ -75,21 +75,26 @@ import { docsScriptPath } from '../../lib/security-headers';
  * pipelines; measured with bin/build-workers against the tree of main it branched from) raised the default
  * 534.77 -> 539.29, catalogue 249.70 -> 252.34, crm 312.96 -> 314.79 and pipelines 316.89 -> 318.11: the default's
  * budget 543; the others stay within theirs.
+ * Issue 35's rent invoices (a receipt issues
+ * its tax invoice where it is written: lib/rent-invoices.ts with lib/invoices.ts and lib/einvoice's document and PINT
+ * AE renderer now in the leases, payments and stay Workers and the default), measured in the wt-rent worktree merged
+ * with main (main alone: default 539.85, statements 285.09): default 548.57, stay 389.29, leases 308.31, payments
+ * 288.32, statements 285.09 (main's invoice page); budgets 553, 393, 312, 292, 289.
  */
 const budgets: Record<string, number> = {
-  default: 543,
+  default: 557,
   catalogue: 253,
   crm: 316,
   forms: 324,
-  stay: 383,
-  leases: 294,
+  stay: 393,
+  leases: 312,
   maintenance: 279,
   pipelines: 320,
-  statements: 283,
+  statements: 289,
   portals: 278,
   // Issue 34's payments group (the providers' webhook receiver, settlement, the Stripe adapter): 264.25 when added;
   // 271.2 with the poll of open checkouts, the bookings' settlement and the refund job.
-  payments: 275,
+  payments: 292,
 };
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);
