@@ -45,7 +45,7 @@ export type NotIssued = { issued: false; problems: Problem[] };
  * The company as the seller of its invoices on `day`, from its settings (`trn`, `vat_registered_on`, `legal_name`,
  * `address`, `trade_licence`); {@link NotIssued} when it charges no VAT that day or an invoice's field is missing.
  */
-export function sellerOf(company: Company, day: string): Seller | NotIssued {
+export function sellerOf(company: Pick<Company, 'name' | 'settings'>, day: string): Seller | NotIssued {
   const settings = company.settings;
   if (!chargesVatOn(settings, day) || !settings.trn) {
     return {

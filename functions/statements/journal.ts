@@ -190,14 +190,37 @@ type PaymentRead = {
   owner: string | null;
   lease: string | null;
   home: string | null;
+} & BookingVat;
+
+/**
+ * The VAT of a booking's payment's tax invoice or of its refund's credit note (lib/payments/booking-invoices.ts,
+ * migration 0047): all of it (`vat`, null: no document) and its stay lines' (`stay_vat`: the rest is the card fee's).
+ */
+type BookingVat = { vat: string | null; stay_vat: string | null };
+const bookingVatColumns = (kind: 'invoice' | 'credit_note', of: 'p' | 'r') => {
+  const [company, key] = [sql.ref(`${of}.company_id`), sql.ref(`${of}.id`)];
+  return sql`(select d.vat::text from tax_documents d where d.company_id = ${company} and d.kind = ${kind}
+      and d.source_kind = 'booking_payment' and d.source_key = ${key}) as vat,
+    booking_document_stay_vat(${company}, ${kind}, ${key})::text as stay_vat`;
 };
+
+/**
+ * A booking's VAT (issue 35) taken out of what its entry credits to booking receipts (`base`) and to payment fees
+ * (`fees`): the stay lines' VAT from the first, the card fee's from the second, all of it to VAT payable.
+ */
+function bookingVatSplit(read: BookingVat, base: Big, fees: Big) {
+  const vat = new Big(read.vat ?? 0);
+  const stay = new Big(read.stay_vat ?? 0);
+  return { vat, base: base.minus(stay), fees: fees.minus(vat.minus(stay)) };
+}
 
 /** The online payments a company's settlements booked in [from, to] (one currency's, when given). */
 async function bookedPayments(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<PaymentRead>`
     select p.entry_number::text as entry_number, p.id, p.booked_on::text as day, p.currency, p.amount::text as amount,
       (p.amount - p.card_fee - p.rounding)::text as base, p.fee::text as fee, p.provider, p.method, p.rent_payment_id, b.reference as booking, p.purpose,
-      l.amount::text as rent, o.reference as owner, le.reference as lease, coalesce(l.home, bl.slug_en) as home
+      l.amount::text as rent, o.reference as owner, le.reference as lease, coalesce(l.home, bl.slug_en) as home,
+      ${bookingVatColumns('invoice', 'p')}
     from payments p
     left join bookings b on b.id = p.booking_id
     left join listings bl on bl.id = b.listing_id
@@ -228,9 +251,11 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
   if (booking) {
     // The booking's base is held for the guest's booking (and is what the owner's line receives); the card fee passed
     // on and the rounding pay the provider's fee, as a rent payment's do.
-    const base = new Big(payment.base);
-    lines.push(side('booking_receipts', false, base));
-    if (gross.gt(base)) lines.push(side('payment_fees', false, gross.minus(base)));
+    // Its tax invoice's VAT to VAT payable (migration 0047).
+    const split = bookingVatSplit(payment, new Big(payment.base), gross.minus(payment.base));
+    lines.push(side('booking_receipts', false, split.base));
+    if (split.fees.gt(0)) lines.push(side('payment_fees', false, split.fees));
+    if (split.vat.gt(0)) lines.push(side('vat_payable', false, split.vat));
   } else if (applied) {
     const rent = new Big(payment.rent as string);
     lines.push(side('rent_income', false, rent));
@@ -289,13 +314,14 @@ type RefundRead = {
   rent_payment_id: string | null;
   booking: string | null;
   home: string | null;
-};
+} & BookingVat;
 
 /** The refunds a company's provider accepted (`booked_on`) in [from, to] (one currency's, when given). */
 async function bookedRefunds(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<RefundRead>`
     select r.entry_number::text as entry_number, r.id, r.booked_on::text as day, r.currency, r.amount::text as amount,
-      r.payment_id, (p.amount - p.card_fee - p.rounding)::text as base, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home
+      r.payment_id, (p.amount - p.card_fee - p.rounding)::text as base, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home,
+      ${bookingVatColumns('credit_note', 'r')}
     from payment_refunds r
     join payments p on p.id = r.payment_id
     left join bookings b on b.id = p.booking_id
@@ -325,10 +351,13 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
   const amount = new Big(refund.amount);
   const base = new Big(refund.base);
   const returned = amount.gt(base) ? base : amount;
+  // Its credit note's VAT back out of VAT payable (migration 0047).
+  const split = bookingVatSplit(refund, returned, amount.minus(returned));
   const debits = booking
     ? [
-        side('booking_receipts', true, returned),
-        ...(amount.gt(returned) ? [side('payment_fees', true, amount.minus(returned))] : []),
+        side('booking_receipts', true, split.base),
+        ...(split.fees.gt(0) ? [side('payment_fees', true, split.fees)] : []),
+        ...(split.vat.gt(0) ? [side('vat_payable', true, split.vat)] : []),
       ]
     : [side('refunds_due', true, amount)];
   return {
@@ -383,7 +412,9 @@ export async function monthJournal(
     lines.some((line) => line.booking !== null) ||
     payments.some((p) => p.booking !== null) ||
     refunds.some((r) => r.booking !== null);
-  const vat = lines.some((line) => vatBooked.has(line.kind) && line.vat !== null && !new Big(line.vat).eq(0));
+  const vat =
+    lines.some((line) => vatBooked.has(line.kind) && line.vat !== null && !new Big(line.vat).eq(0)) ||
+    [...payments, ...refunds].some((read) => read.vat !== null && new Big(read.vat).gt(0));
   const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat);
   const closing = await monthClosing(db, company, month, now);
   const entries = [

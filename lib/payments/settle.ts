@@ -20,6 +20,8 @@ import { movableTo } from './status';
 import { balanceDeadlineSql, bookingMoveSql, paidSql } from '../bookings';
 import { lockedTermsCte } from '../calendar';
 import { newRefundId, refundBooking, sendDueRefunds } from './refunds';
+import { bookingInvoice, bookingInvoiceColumns, type BookingInvoiceRead } from './booking-invoices';
+import { issueCtes } from '../invoices';
 
 /**
  * A provider's webhook, settled (issue 34; docs/api-reference.md, "Payments"): verified with the account's secret, then
@@ -66,14 +68,14 @@ export type Found = {
   booking_reference: string | null;
   listing_id: string | null;
   acted: boolean;
-};
+} & BookingInvoiceRead;
 
 /** What a settlement reads of a payment `p` (all but `acted`), with the records {@link foundJoins} joins to it. */
 export const foundColumns = sql`p.id, p.status, p.amount::text as amount, p.currency, p.checkout_id, p.purpose, p.rent_payment_id,
   r.lease_id, l.reference as lease_reference, l.fee_kind, l.fee_value::text as fee_value, r.amount::text as rent_amount,
   l.tax_category as lease_tax_category, rl.tax_category as listing_tax_category,
   (select c.settings from companies c where c.id = p.company_id) as company_settings, ${taxRatesJson} as tax_rates,
-  p.booking_id, b.reference as booking_reference, b.listing_id`;
+  p.booking_id, b.reference as booking_reference, b.listing_id, ${bookingInvoiceColumns}`;
 
 /** The rent payment (`r`), its lease (`l`) and the booking (`b`) a payment `p` is for, of its own company. */
 export const foundJoins = sql`left join rent_payments r on r.id = p.rent_payment_id and r.company_id = p.company_id
@@ -175,6 +177,28 @@ function bookingCtes(ctx: SettleContext, payment: Found, causedBy: CausedBy) {
     event('paid_booking', 'booking.paid', 'became_paid'),
     sql`balance as (select id from moved where balance_due)`,
     event('balance', 'booking.balance_due', 'balance'),
+    ...bookingInvoiceCtes(ctx, payment, causedBy),
+  ];
+}
+
+/**
+ * The tax invoice of a booking's payment (lib/payments/booking-invoices.ts), issued in the success's statement when the
+ * payment moved and its booking still holds its dates (`sums` has its row): a payment for dates the booking no longer
+ * holds is refunded in full, no supply; a company that does not issue that day issues nothing.
+ */
+function bookingInvoiceCtes(ctx: SettleContext, payment: Found, causedBy: CausedBy) {
+  const prepared = bookingInvoice(payment, todayIn(ctx.timeZone, ctx.now));
+  if (!prepared.issued) return [];
+  const source = { kind: 'booking_payment', key: payment.id } as const;
+  return [
+    issueCtes('invoice', 'sums', {
+      companyId: ctx.companyId,
+      kind: 'invoice',
+      prepared,
+      source,
+      bookingId: payment.booking_id,
+      causedBy,
+    }),
   ];
 }
 
