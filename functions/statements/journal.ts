@@ -7,6 +7,7 @@ import { type Closing, type MonthSpan, monthClosing, monthSpan } from '../../lib
 import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
 import { type LineRow, selectLines } from './statements';
+import { type BookingVat, booksVat, bookingVatColumns, bookingVatLines } from './journal-vat';
 
 /**
  * The accounting journal of a month: one balanced entry per statement line of every owner (a debit and a credit of
@@ -192,28 +193,6 @@ type PaymentRead = {
   home: string | null;
 } & BookingVat;
 
-/**
- * The VAT of a booking's payment's tax invoice or of its refund's credit note (lib/payments/booking-invoices.ts,
- * migration 0047): all of it (`vat`, null: no document) and its stay lines' (`stay_vat`: the rest is the card fee's).
- */
-type BookingVat = { vat: string | null; stay_vat: string | null };
-const bookingVatColumns = (kind: 'invoice' | 'credit_note', of: 'p' | 'r') => {
-  const [company, key] = [sql.ref(`${of}.company_id`), sql.ref(`${of}.id`)];
-  return sql`(select d.vat::text from tax_documents d where d.company_id = ${company} and d.kind = ${kind}
-      and d.source_kind = 'booking_payment' and d.source_key = ${key}) as vat,
-    booking_document_stay_vat(${company}, ${kind}, ${key})::text as stay_vat`;
-};
-
-/**
- * A booking's VAT (issue 35) taken out of what its entry credits to booking receipts (`base`) and to payment fees
- * (`fees`): the stay lines' VAT from the first, the card fee's from the second, all of it to VAT payable.
- */
-function bookingVatSplit(read: BookingVat, base: Big, fees: Big) {
-  const vat = new Big(read.vat ?? 0);
-  const stay = new Big(read.stay_vat ?? 0);
-  return { vat, base: base.minus(stay), fees: fees.minus(vat.minus(stay)) };
-}
-
 /** The online payments a company's settlements booked in [from, to] (one currency's, when given). */
 async function bookedPayments(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<PaymentRead>`
@@ -250,12 +229,9 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
   const lines: JournalLine[] = [side('payment_clearing', true, gross)];
   if (booking) {
     // The booking's base is held for the guest's booking (and is what the owner's line receives); the card fee passed
-    // on and the rounding pay the provider's fee, as a rent payment's do.
-    // Its tax invoice's VAT to VAT payable (migration 0047).
-    const split = bookingVatSplit(payment, new Big(payment.base), gross.minus(payment.base));
-    lines.push(side('booking_receipts', false, split.base));
-    if (split.fees.gt(0)) lines.push(side('payment_fees', false, split.fees));
-    if (split.vat.gt(0)) lines.push(side('vat_payable', false, split.vat));
+    // on and the rounding pay the provider's fee, as a rent payment's do; its tax invoice's VAT to VAT payable.
+    const base = new Big(payment.base);
+    lines.push(...bookingVatLines(payment, base, gross.minus(base), (account, amount) => side(account, false, amount)));
   } else if (applied) {
     const rent = new Big(payment.rent as string);
     lines.push(side('rent_income', false, rent));
@@ -351,14 +327,9 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
   const amount = new Big(refund.amount);
   const base = new Big(refund.base);
   const returned = amount.gt(base) ? base : amount;
-  // Its credit note's VAT back out of VAT payable (migration 0047).
-  const split = bookingVatSplit(refund, returned, amount.minus(returned));
+  // A booking's: its credit note's VAT back out of VAT payable (migration 0047).
   const debits = booking
-    ? [
-        side('booking_receipts', true, split.base),
-        ...(split.fees.gt(0) ? [side('payment_fees', true, split.fees)] : []),
-        ...(split.vat.gt(0) ? [side('vat_payable', true, split.vat)] : []),
-      ]
+    ? bookingVatLines(refund, returned, amount.minus(returned), (account, size) => side(account, true, size))
     : [side('refunds_due', true, amount)];
   return {
     id: refund.entry_number,
@@ -414,7 +385,7 @@ export async function monthJournal(
     refunds.some((r) => r.booking !== null);
   const vat =
     lines.some((line) => vatBooked.has(line.kind) && line.vat !== null && !new Big(line.vat).eq(0)) ||
-    [...payments, ...refunds].some((read) => read.vat !== null && new Big(read.vat).gt(0));
+    booksVat([...payments, ...refunds]);
   const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat);
   const closing = await monthClosing(db, company, month, now);
   const entries = [

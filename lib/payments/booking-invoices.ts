@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { LineInput } from '../einvoice/document';
 import { addDays } from '../dates';
+import type { CausedBy } from '../events';
 import { fromMinorUnits, minorUnits } from '../money';
 import {
   buyerOf,
@@ -9,6 +10,7 @@ import {
   homeAddress,
   homeAddressJson,
   type IssuedDocument,
+  issueCtes,
   type NotIssued,
   type Prepared,
   prepareDocument,
@@ -218,6 +220,25 @@ export function bookingInvoice(payment: BookingPaymentOfInvoice, day: string): P
     },
     simplified,
   );
+}
+
+/**
+ * The tax invoice of a booking's payment received on `day`, issued in the settlement's statement (lib/payments/settle.ts
+ * writeSuccess) when the payment moved and its booking still holds its dates (its CTE `sums` has its row): a payment for
+ * dates the booking no longer holds is refunded in full, no supply; a company that does not issue that day issues nothing.
+ */
+export function bookingInvoiceCtes(
+  companyId: string,
+  day: string,
+  payment: BookingPaymentOfInvoice & { booking_id: string | null },
+  causedBy: CausedBy,
+) {
+  const prepared = bookingInvoice(payment, day);
+  if (!prepared.issued) return [];
+  const source = { kind: 'booking_payment', key: payment.id } as const;
+  return [
+    issueCtes('invoice', 'sums', { companyId, kind: 'invoice', prepared, source, bookingId: payment.booking_id, causedBy }),
+  ];
 }
 
 /** What a refund's credit note reads (lib/payments/refunds.ts): the refunded payment's invoice, the company. */

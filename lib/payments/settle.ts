@@ -20,8 +20,7 @@ import { movableTo } from './status';
 import { balanceDeadlineSql, bookingMoveSql, paidSql } from '../bookings';
 import { lockedTermsCte } from '../calendar';
 import { newRefundId, refundBooking, sendDueRefunds } from './refunds';
-import { bookingInvoice, bookingInvoiceColumns, type BookingInvoiceRead } from './booking-invoices';
-import { issueCtes } from '../invoices';
+import { bookingInvoiceColumns, bookingInvoiceCtes, type BookingInvoiceRead } from './booking-invoices';
 
 /**
  * A provider's webhook, settled (issue 34; docs/api-reference.md, "Payments"): verified with the account's secret, then
@@ -177,28 +176,7 @@ function bookingCtes(ctx: SettleContext, payment: Found, causedBy: CausedBy) {
     event('paid_booking', 'booking.paid', 'became_paid'),
     sql`balance as (select id from moved where balance_due)`,
     event('balance', 'booking.balance_due', 'balance'),
-    ...bookingInvoiceCtes(ctx, payment, causedBy),
-  ];
-}
-
-/**
- * The tax invoice of a booking's payment (lib/payments/booking-invoices.ts), issued in the success's statement when the
- * payment moved and its booking still holds its dates (`sums` has its row): a payment for dates the booking no longer
- * holds is refunded in full, no supply; a company that does not issue that day issues nothing.
- */
-function bookingInvoiceCtes(ctx: SettleContext, payment: Found, causedBy: CausedBy) {
-  const prepared = bookingInvoice(payment, todayIn(ctx.timeZone, ctx.now));
-  if (!prepared.issued) return [];
-  const source = { kind: 'booking_payment', key: payment.id } as const;
-  return [
-    issueCtes('invoice', 'sums', {
-      companyId: ctx.companyId,
-      kind: 'invoice',
-      prepared,
-      source,
-      bookingId: payment.booking_id,
-      causedBy,
-    }),
+    ...bookingInvoiceCtes(ctx.companyId, todayIn(ctx.timeZone, ctx.now), payment, causedBy),
   ];
 }
 
