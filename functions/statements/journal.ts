@@ -7,6 +7,7 @@ import { type Closing, type MonthSpan, monthClosing, monthSpan } from '../../lib
 import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
 import { type LineRow, selectLines } from './statements';
+import { type BookingVat, booksVat, bookingVatColumns, bookingVatLines } from './journal-vat';
 
 /**
  * The accounting journal of a month: one balanced entry per statement line of every owner (a debit and a credit of
@@ -190,14 +191,15 @@ type PaymentRead = {
   owner: string | null;
   lease: string | null;
   home: string | null;
-};
+} & BookingVat;
 
 /** The online payments a company's settlements booked in [from, to] (one currency's, when given). */
 async function bookedPayments(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<PaymentRead>`
     select p.entry_number::text as entry_number, p.id, p.booked_on::text as day, p.currency, p.amount::text as amount,
       (p.amount - p.card_fee - p.rounding)::text as base, p.fee::text as fee, p.provider, p.method, p.rent_payment_id, b.reference as booking, p.purpose,
-      l.amount::text as rent, o.reference as owner, le.reference as lease, coalesce(l.home, bl.slug_en) as home
+      l.amount::text as rent, o.reference as owner, le.reference as lease, coalesce(l.home, bl.slug_en) as home,
+      ${bookingVatColumns('invoice', 'p')}
     from payments p
     left join bookings b on b.id = p.booking_id
     left join listings bl on bl.id = b.listing_id
@@ -227,10 +229,9 @@ function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntr
   const lines: JournalLine[] = [side('payment_clearing', true, gross)];
   if (booking) {
     // The booking's base is held for the guest's booking (and is what the owner's line receives); the card fee passed
-    // on and the rounding pay the provider's fee, as a rent payment's do.
+    // on and the rounding pay the provider's fee, as a rent payment's do; its tax invoice's VAT to VAT payable.
     const base = new Big(payment.base);
-    lines.push(side('booking_receipts', false, base));
-    if (gross.gt(base)) lines.push(side('payment_fees', false, gross.minus(base)));
+    lines.push(...bookingVatLines(payment, base, gross.minus(base), (account, amount) => side(account, false, amount)));
   } else if (applied) {
     const rent = new Big(payment.rent as string);
     lines.push(side('rent_income', false, rent));
@@ -289,13 +290,14 @@ type RefundRead = {
   rent_payment_id: string | null;
   booking: string | null;
   home: string | null;
-};
+} & BookingVat;
 
 /** The refunds a company's provider accepted (`booked_on`) in [from, to] (one currency's, when given). */
 async function bookedRefunds(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<RefundRead>`
     select r.entry_number::text as entry_number, r.id, r.booked_on::text as day, r.currency, r.amount::text as amount,
-      r.payment_id, (p.amount - p.card_fee - p.rounding)::text as base, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home
+      r.payment_id, (p.amount - p.card_fee - p.rounding)::text as base, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home,
+      ${bookingVatColumns('credit_note', 'r')}
     from payment_refunds r
     join payments p on p.id = r.payment_id
     left join bookings b on b.id = p.booking_id
@@ -325,11 +327,9 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
   const amount = new Big(refund.amount);
   const base = new Big(refund.base);
   const returned = amount.gt(base) ? base : amount;
+  // A booking's: its credit note's VAT back out of VAT payable (migration 0047).
   const debits = booking
-    ? [
-        side('booking_receipts', true, returned),
-        ...(amount.gt(returned) ? [side('payment_fees', true, amount.minus(returned))] : []),
-      ]
+    ? bookingVatLines(refund, returned, amount.minus(returned), (account, size) => side(account, true, size))
     : [side('refunds_due', true, amount)];
   return {
     id: refund.entry_number,
@@ -383,7 +383,9 @@ export async function monthJournal(
     lines.some((line) => line.booking !== null) ||
     payments.some((p) => p.booking !== null) ||
     refunds.some((r) => r.booking !== null);
-  const vat = lines.some((line) => vatBooked.has(line.kind) && line.vat !== null && !new Big(line.vat).eq(0));
+  const vat =
+    lines.some((line) => vatBooked.has(line.kind) && line.vat !== null && !new Big(line.vat).eq(0)) ||
+    booksVat([...payments, ...refunds]);
   const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat);
   const closing = await monthClosing(db, company, month, now);
   const entries = [

@@ -12,6 +12,8 @@ import type { StoredQuote } from '../../schema/stay/db';
 import { openAccount, type PaymentsContext, providerFor } from './index';
 import { ProviderRefused, ProviderUnavailable } from './provider';
 import { movableTo } from './status';
+import { bookingCreditNote, bookingRefundColumns, type BookingRefundRead } from './booking-invoices';
+import { issueCtes } from '../invoices';
 
 /**
  * Refunds of a cancelled booking's payments (issue 34; docs/api-reference.md, "Booking payments"), in two steps that
@@ -108,7 +110,7 @@ type Due = PaymentRefundRow & {
   /** The company's time zone: the refund books on its day there. */
   time_zone: string;
   account: PaymentAccountRow;
-};
+} & BookingRefundRead;
 
 /** Minutes to wait after the n-th failed attempt: 1, 2, 4 … at most 6 hours. */
 const backoffMinutes = (attempts: number) => Math.min(2 ** Math.max(attempts - 1, 0), 360);
@@ -117,7 +119,8 @@ const backoffMinutes = (attempts: number) => Math.min(2 ** Math.max(attempts - 1
 export async function sendDueRefunds(ctx: Omit<PaymentsContext, 'companyId'>, scope: RefundScope = {}): Promise<number> {
   const { rows } = await sql<Due>`
     select r.*, p.checkout_id, p.provider_payment_id, p.rent_payment_id, p.amount::text as charged,
-      b.reference as booking_reference, b.listing_id, c.time_zone, to_jsonb(a) as account
+      b.reference as booking_reference, b.listing_id, c.time_zone, to_jsonb(a) as account,
+      ${bookingRefundColumns}
     from payment_refunds r join payments p on p.id = r.payment_id join payment_accounts a on a.id = p.account_id
       join companies c on c.id = r.company_id
       left join bookings b on b.id = r.booking_id
@@ -214,10 +217,30 @@ async function writeAccepted(ctx: Omit<PaymentsContext, 'companyId'>, refund: Du
       whole,
       eventCtes('payment', newEventId(), payment, 'done'),
       booking && eventCtes('booking', newEventId(), booking, 'done'),
+      creditNoteCte(ctx, refund),
     ],
     sql`select (select count(*) from done)::int as done`,
   ).execute(ctx.db);
   return Number((rows[0] as { done: number } | undefined)?.done ?? 0) > 0;
+}
+
+/**
+ * The credit note of a booking's refund (lib/payments/booking-invoices.ts), issued in the refund's statement when it
+ * moved (`done`), crediting the refunded payment's invoice; none when the payment has no invoice.
+ */
+function creditNoteCte(ctx: Omit<PaymentsContext, 'companyId'>, refund: Due) {
+  if (refund.booking_id === null) return false;
+  const prepared = bookingCreditNote(refund, refund.amount, todayIn(refund.time_zone, ctx.now));
+  if (!prepared?.issued || !refund.invoice) return false;
+  return issueCtes('credit', 'done', {
+    companyId: refund.company_id,
+    kind: 'credit_note',
+    prepared,
+    source: { kind: 'booking_payment', key: refund.id },
+    bookingId: refund.booking_id,
+    credits: { id: refund.invoice.id, number: refund.invoice.number },
+    causedBy: 'system',
+  });
 }
 
 /** A booking's refunds decided and sent now (after its cancellation, or a payment for dates it no longer holds). */

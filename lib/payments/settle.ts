@@ -21,6 +21,7 @@ import { movableTo } from './status';
 import { balanceDeadlineSql, bookingMoveSql, paidSql } from '../bookings';
 import { lockedTermsCte } from '../calendar';
 import { newRefundId, refundBooking, sendDueRefunds } from './refunds';
+import { bookingInvoiceColumns, bookingInvoiceCtes, type BookingInvoiceRead } from './booking-invoices';
 
 /**
  * A provider's webhook, settled (issue 34; docs/api-reference.md, "Payments"): verified with the account's secret, then
@@ -69,7 +70,7 @@ export type Found = {
   booking_reference: string | null;
   listing_id: string | null;
   acted: boolean;
-};
+} & BookingInvoiceRead;
 
 /** What a settlement reads of a payment `p` (all but `acted`), with the records {@link foundJoins} joins to it. */
 export const foundColumns = sql`p.id, p.status, p.amount::text as amount, p.currency, p.checkout_id, p.purpose, p.rent_payment_id,
@@ -77,7 +78,7 @@ export const foundColumns = sql`p.id, p.status, p.amount::text as amount, p.curr
   l.tax_category as lease_tax_category, rl.tax_category as listing_tax_category,
   (select c.settings from companies c where c.id = p.company_id) as company_settings, ${taxRatesJson} as tax_rates,
   ${rentFactsJson(sql`r.id`)} as rent_facts,
-  p.booking_id, b.reference as booking_reference, b.listing_id`;
+  p.booking_id, b.reference as booking_reference, b.listing_id, ${bookingInvoiceColumns}`;
 
 /** The rent payment (`r`), its lease (`l`) and the booking (`b`) a payment `p` is for, of its own company. */
 export const foundJoins = sql`left join rent_payments r on r.id = p.rent_payment_id and r.company_id = p.company_id
@@ -179,6 +180,7 @@ function bookingCtes(ctx: SettleContext, payment: Found, causedBy: CausedBy) {
     event('paid_booking', 'booking.paid', 'became_paid'),
     sql`balance as (select id from moved where balance_due)`,
     event('balance', 'booking.balance_due', 'balance'),
+    ...bookingInvoiceCtes(ctx.companyId, todayIn(ctx.timeZone, ctx.now), payment, causedBy),
   ];
 }
 
