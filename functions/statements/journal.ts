@@ -91,7 +91,18 @@ export type JournalLine = { account: JournalAccount; code: string | null; name: 
  * The lines whose VAT the journal books to `vat_payable`: the fee's (the company's supply) and the rent's VAT taken when
  * the company accounts for it. A rent's VAT the owner accounts for is shown in its line, never booked.
  */
-const vatBooked = new Set<LineKind>(['fee', 'fee_reversed', 'rent_vat', 'rent_vat_reversed']);
+const vatBooked = new Set<LineKind>([
+  'fee',
+  'fee_reversed',
+  'rent_vat',
+  'rent_vat_reversed',
+  'job_charge',
+  'job_charge_cancelled',
+]);
+
+/** A job charge's line's VAT (issue 35, migration 0048: the company's supply, recharged): booked to VAT payable. */
+const chargeVatOf = (line: { kind: LineKind; vat: string | null }) =>
+  (line.kind === 'job_charge' || line.kind === 'job_charge_cancelled') && line.vat !== null ? new Big(line.vat) : new Big(0);
 
 /** Whether an entry books VAT (a line to `vat_payable`): its month needs `vat_payable` mapped. */
 export const isVatEntry = (entry: { lines: JournalLine[] }) =>
@@ -158,9 +169,13 @@ function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): Journ
   const number = `OS-${line.id}`;
   const about = line.lease ?? line.job ?? (line.booking === null ? line.home : `booking ${line.booking}`);
   const feeVat = (line.kind === 'fee' || line.kind === 'fee_reversed') && line.vat !== null ? new Big(line.vat) : new Big(0);
-  const counter = feeVat.eq(0)
-    ? [onSide(counterAccount[line.kind], owes, amount)]
-    : [onSide('fees', owes, amount.minus(feeVat)), onSide('vat_payable', owes, feeVat)];
+  // A job charge's VAT (migration 0048) likewise: the charge's net to maintenance, its VAT to VAT payable.
+  const chargeVat = chargeVatOf(line);
+  const counter = !chargeVat.eq(0)
+    ? [onSide('maintenance', owes, amount.minus(chargeVat)), onSide('vat_payable', owes, chargeVat)]
+    : feeVat.eq(0)
+      ? [onSide(counterAccount[line.kind], owes, amount)]
+      : [onSide('fees', owes, amount.minus(feeVat)), onSide('vat_payable', owes, feeVat)];
   return {
     ...line,
     number,
