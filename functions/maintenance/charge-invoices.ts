@@ -11,6 +11,7 @@ import {
   prepareDocument,
   sellerOf,
 } from '../../lib/invoices';
+import { formatAmount } from '../../lib/money';
 import { taxOf } from '../../lib/rent-receipts';
 import { chargesVatOn, isRated, type TaxRate, taxCategoryFor } from '../../lib/tax';
 import type { TaxCategory } from '../../schema/common/tax';
@@ -98,7 +99,7 @@ export function chargeInvoice(company: Company, supply: ChargeSupply): Prepared 
           serviceCode: maintenanceServiceCode,
         },
       ],
-      paid: owners ? new Big(supply.cost).toFixed() : null,
+      paid: owners ? formatAmount(supply.cost, company.currency) : null,
       payment: owners ? { code: '97' } : { code: '1' },
     },
     simplified,
