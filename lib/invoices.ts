@@ -13,7 +13,7 @@ import {
   taxDocument,
 } from './einvoice/document';
 import { pintAeXml } from './einvoice/pint-ae';
-import { type CausedBy, eventCtes, newEventId } from './events';
+import { type CausedBy, eventCtes, eventsCtes, newEventId } from './events';
 import { chargesVatOn } from './tax';
 
 /**
@@ -262,4 +262,82 @@ export function creditedLines(invoice: TaxDocument): LineInput[] {
     exemptionReason: line.exemptionReason ?? null,
     serviceCode: line.serviceCode ?? null,
   }));
+}
+
+// ---- Several documents in one statement (issue 35: an owner's month of fees, issued when the month closes) ----
+
+/** One of the documents {@link issueManyCtes} issues: an {@link Issue} and the condition on the statement's CTEs it waits for. */
+export type ConditionalIssue = Issue & { when: RawBuilder<boolean> };
+
+/**
+ * The CTEs `<name>_want`, `<name>_series`, `<name>_numbered`, `<name>_doc`, `<name>_invoice_event` and
+ * `<name>_credit_event` (with their deliveries) of a write statement issuing several documents: each whose `when` holds
+ * (a condition on the statement's earlier CTEs, e.g. `exists (select from claimed where …)`) takes the next number of
+ * its series in the order given. {@link issueCtes} takes one number per statement: a series' row is updated once by
+ * one upsert here (by how many documents it issues: the row locked until the transaction ends, numbers in order, no
+ * gap), since one statement may not update a row twice. The same unique source rule: a second document for a source
+ * fails the statement.
+ */
+export function issueManyCtes(name: string, issues: readonly ConditionalIssue[]): RawBuilder<unknown> {
+  const cte = (suffix: string) => sql.raw(`${name}_${suffix}`);
+  const rows = issues.map((issue, ord) => {
+    const { prepared, kind } = issue;
+    const { totals } = prepared.document;
+    return sql`select ${ord}::int as ord, ${seriesOf[kind]}::text as series, ${prepared.id}::uuid as id,
+      ${issue.companyId}::uuid as company_id, ${kind}::text as kind, ${prepared.document.typeCode}::text as type_code,
+      ${prepared.simplified}::boolean as simplified, ${prepared.document.issueDate}::date as issue_date,
+      ${prepared.document.currency}::text as currency, ${totals.net}::numeric as net, ${totals.vat}::numeric as vat,
+      ${totals.gross}::numeric as gross, ${issue.source.kind}::text as source_kind, ${issue.source.key}::text as source_key,
+      ${issue.leaseId ?? null}::uuid as lease_id, ${issue.bookingId ?? null}::uuid as booking_id,
+      ${issue.ownerId ?? null}::uuid as owner_id, ${issue.credits?.id ?? null}::uuid as credits_id,
+      ${issue.credits?.number ?? null}::text as credits_number, ${JSON.stringify(prepared.document)}::text as document,
+      ${prepared.xml}::text as xml, ${prepared.slot}::text as slot, ${newEventId()}::text as event_id
+      where ${issue.when}`;
+  });
+  const first = issues[0];
+  if (first === undefined) throw new Error('issueManyCtes: no document to issue');
+  const { companyId, causedBy } = first;
+  const want = sql.join(rows, sql` union all `);
+  const number = sql`w.series || '-' || lpad(k.seq::text, greatest(6, length(k.seq::text)), '0')`;
+  const data = (kind: TaxDocumentKind) =>
+    kind === 'invoice'
+      ? sql`jsonb_build_object('id', d.id::text, 'number', d.number)`
+      : sql`jsonb_build_object('id', d.id::text, 'number', d.number, 'invoice_number', w.credits_number)`;
+  return sql`
+    ${cte('want')} as (${want}),
+    ${cte('series')} as (
+      insert into tax_document_series as s (company_id, series, last_number)
+      select ${companyId}::uuid, w.series, count(*) from ${cte('want')} w group by w.series
+      on conflict (company_id, series) do update set last_number = s.last_number + excluded.last_number
+      returning series, last_number
+    ),
+    ${cte('numbered')} as (
+      select w.ord, n.last_number - count(*) over (partition by w.series)
+        + row_number() over (partition by w.series order by w.ord) as seq
+      from ${cte('want')} w join ${cte('series')} n on n.series = w.series
+    ),
+    ${cte('doc')} as (
+      insert into tax_documents (id, company_id, kind, series, sequence, number, type_code, simplified, issue_date,
+        currency, net, vat, gross, source_kind, source_key, lease_id, booking_id, owner_id, credits_id, document, xml,
+        einvoice_next_attempt_at)
+      select w.id, w.company_id, w.kind, w.series, k.seq, num.number, w.type_code, w.simplified, w.issue_date,
+        w.currency, w.net, w.vat, w.gross, w.source_kind, w.source_key, w.lease_id, w.booking_id, w.owner_id,
+        w.credits_id, replace(w.document, w.slot, num.number)::jsonb, replace(w.xml, w.slot, num.number),
+        date_trunc('milliseconds', now())
+      from ${cte('want')} w join ${cte('numbered')} k on k.ord = w.ord
+      cross join lateral (select ${number} as number) as num
+      returning id, number, kind
+    ),
+    ${eventsCtes(
+      `${name}_invoice`,
+      { companyId, type: 'invoice.issued', causedBy },
+      sql`select w.event_id as id, ${data('invoice')} as data
+        from ${cte('doc')} d join ${cte('want')} w on w.id = d.id where d.kind = 'invoice'`,
+    )},
+    ${eventsCtes(
+      `${name}_credit`,
+      { companyId, type: 'credit_note.issued', causedBy },
+      sql`select w.event_id as id, ${data('credit_note')} as data
+        from ${cte('doc')} d join ${cte('want')} w on w.id = d.id where d.kind = 'credit_note'`,
+    )}`;
 }

@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import Big from 'big.js';
 import { sql } from 'kysely';
 import { iso } from '../../lib/dates';
 import type { Executor } from '../../lib/db/index';
@@ -32,6 +33,9 @@ export function selectCharges(executor: Executor, companyId: string) {
       sql<string>`job_charges.booked_on::text`.as('booked_on'),
       sql<string | null>`job_charges.paid_on::text`.as('paid_on'),
       sql<string | null>`job_charges.cancelled_on::text`.as('cancelled_on'),
+      sql<string | null>`job_charges.tax_rate::text`.as('tax_rate'),
+      sql<string | null>`job_charges.net_amount::text`.as('net_amount'),
+      sql<string | null>`job_charges.vat_amount::text`.as('vat_amount'),
       'job.reference as job_reference',
       'home.slug_en as home_slug',
       'owner.reference as owner_reference',
@@ -68,6 +72,15 @@ export function presentCharge(row: ChargeRecord): ChargeView {
     booked_owner: row.owner_reference,
     paid_on: row.paid_on,
     cancelled_on: row.cancelled_on,
+    tax:
+      row.tax_category === null || row.net_amount === null || row.vat_amount === null
+        ? null
+        : {
+            category: row.tax_category,
+            rate: row.tax_rate === null ? null : new Big(row.tax_rate).toString(),
+            net: amountOut(row.net_amount, row.currency) as string,
+            vat: amountOut(row.vat_amount, row.currency) as string,
+          },
     external: shownExternalIds(row.external),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

@@ -16,6 +16,10 @@ import type { ChargeStatus, JobChargeRow, JobChargesTable } from '../../schema/m
 import type { ChargeInputValue, ChargePatchValue } from '../../schema/maintenance/charges';
 import { type ChargeRecord, selectCharges } from './charges.present';
 import { stamp } from '../../lib/clock';
+import { type HomeAddressParts, homeAddressJson, type IssuedDocument, issueCtes, issuedJson } from '../../lib/invoices';
+import { taxRatesJson } from '../../lib/rent-receipts';
+import type { TaxRate } from '../../lib/tax';
+import { type ChargeBuyer, chargeCreditNote, chargeInvoice, chargeTax } from './charge-invoices';
 
 /**
  * Charges' writes in two round trips (lib/write.ts): one read, then one statement (the charge, its link, its event,
@@ -42,7 +46,8 @@ const personal = (charge: { id: string; booked_owner_id: string | null; descript
 
 const shownRow = (cte: string) =>
   sql.raw(`select *, cost::text as cost, booked_on::text as booked_on, paid_on::text as paid_on,
-    cancelled_on::text as cancelled_on from ${cte}`);
+    cancelled_on::text as cancelled_on, tax_rate::text as tax_rate, net_amount::text as net_amount,
+    vat_amount::text as vat_amount from ${cte}`);
 
 async function unchanged(scope: WriteScope, charge: ChargeRecord, created = false): Promise<Written<ChargeRecord>> {
   const audit = readAuditCte('answer_read', scope.answerRead, personal(charge));
@@ -50,14 +55,25 @@ async function unchanged(scope: WriteScope, charge: ChargeRecord, created = fals
   return { row: charge, created, version: charge.version };
 }
 
-/** What a charge's create reads: the charge sent before, the job, the home's owner now. */
+/**
+ * What a charge's create reads: the charge sent before, the job (its lease, its home's address for an invoice), the
+ * home's owner now (name and TRN for an invoice), the lease's renter, the rate table.
+ */
 type CreateRead = {
   existing: string | null;
   found_job_id: string | null;
   job_payer: 'owner' | 'renter' | 'company' | null;
   job_home: string | null;
+  job_lease_id: string | null;
   found_owner_id: string | null;
   owner_ref: string | null;
+  owner_name: string | null;
+  owner_trn: string | null;
+  renter_ref: string | null;
+  renter_name: string | null;
+  renter_trn: string | null;
+  home_address: HomeAddressParts | null;
+  tax_rates: TaxRate[];
   id: string | null;
 };
 
@@ -72,31 +88,61 @@ export async function addCharge(scope: WriteScope, input: ChargeInputValue): Pro
   const held = input.external ? externalHolder(company.id, 'job_charge', input.external).holder : sql`null::text`;
   const { rows } = await sql<CreateRead & Record<string, unknown>>`
     select k.existing, job.id as found_job_id, job.payer as job_payer, home.slug_en as job_home,
-      o.id as found_owner_id, o.reference as owner_ref, c.*
+      job.lease_id as job_lease_id, o.id as found_owner_id, o.reference as owner_ref, o.name as owner_name,
+      o.trn as owner_trn, r.reference as renter_ref, r.name as renter_name, r.trn as renter_trn,
+      ${homeAddressJson(sql`job.listing_id`)} as home_address, ${taxRatesJson} as tax_rates, c.*
     from (select ${held} as existing) k
     left join jobs job on job.company_id = ${company.id}::uuid and job.reference = ${input.job}
     left join listings home on home.id = job.listing_id
     left join lateral (select home_owner(job.listing_id) as owner_id) n on true
     left join contacts o on o.id = n.owner_id
+    left join leases lease on lease.id = job.lease_id
+    left join contacts r on r.id = lease.renter_id
     left join lateral ${selectCharges(db, company.id).where(sql<boolean>`job_charges.id = k.existing::uuid`)} as c on true
   `.execute(db);
   const read = rows[0] as CreateRead & Record<string, unknown>;
   if (read.existing !== null && read.id !== null) return unchanged(scope, read as unknown as ChargeRecord);
   if (read.found_job_id === null) throw unknownReference('job', `${input.job} is not a job of this company.`);
   const id = crypto.randomUUID();
+  const cost = amountIn(input.cost, company.currency, 'cost');
+  const payer = input.payer ?? (read.job_payer as 'owner');
+  const day = todayIn(company.time_zone, scope.now);
+  const tax = chargeTax(company, payer, input.tax_category, cost, read.tax_rates, day);
   const insert = db
     .insertInto('job_charges')
     .values({
       id,
       company_id: company.id,
       job_id: read.found_job_id,
-      cost: amountIn(input.cost, company.currency, 'cost'),
-      payer: input.payer ?? (read.job_payer as 'owner'),
+      cost,
+      payer,
       description: input.description ?? null,
-      booked_on: todayIn(company.time_zone, scope.now),
+      booked_on: day,
       booked_owner_id: read.found_owner_id,
+      tax_category: tax.category,
+      tax_rate: tax.rate,
+      net_amount: tax.net,
+      vat_amount: tax.vat,
     })
     .returningAll();
+  // The tax invoice of the charge recharged (issue 35): to the owner, or the lease's renter; issued in this statement.
+  const buyer: ChargeBuyer | null =
+    payer === 'owner' && read.owner_ref !== null
+      ? { label: 'Owner', reference: read.owner_ref, name: read.owner_name, trn: read.owner_trn }
+      : payer === 'renter' && read.renter_ref !== null
+        ? { label: 'Tenant', reference: read.renter_ref, name: read.renter_name, trn: read.renter_trn }
+        : null;
+  const invoice = chargeInvoice(company, {
+    id,
+    job: input.job,
+    home: read.job_home as string,
+    day,
+    cost,
+    tax,
+    payer,
+    buyer,
+    address: read.home_address,
+  });
   const link = linkFor('job_charge', input.external, null, undefined);
   const event: EventInput = {
     companyId: company.id,
@@ -109,6 +155,16 @@ export async function addCharge(scope: WriteScope, input: ChargeInputValue): Pro
       sql`added as (${insert})`,
       linkCte('linked', company.id, 'job_charge', link, 'added'),
       eventCtes('booked', newEventId(), event, 'added'),
+      invoice?.issued === true &&
+        issueCtes('invoice', 'added', {
+          companyId: company.id,
+          kind: 'invoice',
+          prepared: invoice,
+          source: { kind: 'job_charge', key: id },
+          leaseId: read.job_lease_id,
+          ownerId: payer === 'owner' ? read.found_owner_id : null,
+          causedBy: scope.causedBy,
+        }),
       readAuditCte(
         'answer_read',
         scope.answerRead,
@@ -130,7 +186,7 @@ export async function addCharge(scope: WriteScope, input: ChargeInputValue): Pro
   return { row: record, created: true, version: row.version };
 }
 
-const fixedFields = ['job', 'cost', 'payer', 'description', 'booked_on', 'booked_owner', 'cancelled_on'] as const;
+const fixedFields = ['job', 'cost', 'payer', 'description', 'booked_on', 'booked_owner', 'cancelled_on', 'tax_category'] as const;
 
 async function lockCharge(trx: Trx, companyId: string, id: string): Promise<void> {
   await sql`select from job_charges where company_id = ${companyId}::uuid and id = ${id}::uuid for update`.execute(trx);
@@ -153,11 +209,15 @@ export function changeCharge(scope: WriteScope, id: string, input: ChargePatchVa
         : sql<string | null>`null::text`;
       const read = (await selectCharges(db, company.id)
         .select(held.as('holder'))
+        .select(issuedJson(company.id, 'invoice', 'job_charge', sql`job_charges.id::text`).as('invoice'))
+        .select(issuedJson(company.id, 'credit_note', 'job_charge', sql`job_charges.id::text`).as('credit_note'))
         .where('job_charges.id', '=', id)
-        .executeTakeFirst()) as (ChargeRecord & { holder: string | null }) | undefined;
+        .executeTakeFirst()) as
+        | (ChargeRecord & { holder: string | null; invoice: IssuedDocument | null; credit_note: IssuedDocument | null })
+        | undefined;
       if (!read) throw notFound(`The charge ${id}`);
       checkIfMatch(attempt.ifMatch, read.version);
-      const { holder, ...charge } = read;
+      const { holder, invoice, credit_note, ...charge } = read;
       const sent = fixedFields.filter((field) => input[field] !== undefined);
       if (sent.length > 0) {
         throw new ApiError('charge_fixed', `A charge never changes (${sent.join(', ')}): cancel it and record it again.`);
@@ -190,11 +250,25 @@ export function changeCharge(scope: WriteScope, id: string, input: ChargePatchVa
         causedBy: attempt.causedBy,
         data: { charge_id: id, job_reference: charge.job_reference },
       };
+      // A charge cancelled: the credit note of its invoice (issue 35), in this statement.
+      const credit =
+        set.status === 'cancelled' && invoice !== null && credit_note === null ? chargeCreditNote(invoice, today) : null;
       const { rows } = await writeStatement(
         [
           sql`changed as (${update})`,
           linkCte('linked', company.id, 'job_charge', link, 'changed'),
           set.status === 'cancelled' && eventCtes('cancelled', newEventId(), event, 'changed'),
+          invoice !== null &&
+            credit?.issued === true &&
+            issueCtes('credit', 'changed', {
+              companyId: company.id,
+              kind: 'credit_note',
+              prepared: credit,
+              source: { kind: 'job_charge', key: charge.id },
+              ownerId: charge.payer === 'owner' ? charge.booked_owner_id : null,
+              credits: { id: invoice.id, number: invoice.number },
+              causedBy: attempt.causedBy,
+            }),
           readAuditCte('answer_read', attempt.answerRead, personal(charge)),
         ],
         shownRow('changed'),

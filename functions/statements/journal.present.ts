@@ -98,8 +98,11 @@ const posted = (entries: JournalEntry[]) => entries.filter((entry) => !new Big(e
 
 const csv = (header: string[], rows: string[][]) => stringify([header, ...rows], { record_delimiter: 'windows' });
 
-/** The accounts whose rows are the supply itself (its income and its VAT): they carry the supply's tax rate name. */
-const supplyAccounts = new Set<string>(['rent_income', 'fees', 'vat_payable']);
+/**
+ * The accounts whose rows are the supply itself (its income and its VAT): they carry the supply's tax rate name. A job
+ * charge recharged (migration 0048) is the company's supply too: its maintenance row carries its category.
+ */
+const supplyAccounts = new Set<string>(['rent_income', 'fees', 'vat_payable', 'maintenance']);
 
 /**
  * A row's tax rate name (issue 35): a supply's income and VAT rows (an entry of a receipt's rent, its VAT or its fee)

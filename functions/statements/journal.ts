@@ -88,12 +88,14 @@ export const isBookingEntry = (entry: { kind: string; booking?: string | null })
 
 export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
 
-/**
- * The lines whose VAT the journal books to `vat_payable`: the fee's (the company's supply) and the rent's VAT taken when
- * the company accounts for it. A rent's VAT the owner accounts for is shown in its line, never booked.
- */
-const vatBooked = new Set<LineKind>(['fee', 'fee_reversed', 'rent_vat', 'rent_vat_reversed']);
-
+/** Lines whose VAT is split to `vat_payable`, their net's account: a fee's, a job charge's (migration 0048); see vatBooked. */
+const vatSplit: Partial<Record<LineKind, JournalAccount>> = {
+  fee: 'fees',
+  fee_reversed: 'fees',
+  job_charge: 'maintenance',
+  job_charge_cancelled: 'maintenance',
+};
+const vatBooked = new Set<LineKind>([...(Object.keys(vatSplit) as LineKind[]), 'rent_vat', 'rent_vat_reversed']);
 /** Whether an entry books VAT (a line to `vat_payable`): its month needs `vat_payable` mapped. */
 export const isVatEntry = (entry: { lines: JournalLine[] }) =>
   entry.lines.some((line) => line.account === 'vat_payable' && !(new Big(line.debit).eq(0) && new Big(line.credit).eq(0)));
@@ -148,8 +150,8 @@ function sideOf(accounts: AccountMap, currency: string) {
 }
 
 /**
- * A line's balanced entry: owner payable on one side, the kind's account on the other. A fee's VAT (the line's `vat`,
- * issue 35) is split from it: the fee's net to fees, its VAT to VAT payable (the owner is charged the fee VAT-inclusive).
+ * A line's balanced entry: owner payable on one side, the kind's account on the other. A fee's or a job charge's VAT
+ * (the line's `vat`, issue 35) is split from it: its net to fees or maintenance, its VAT to VAT payable.
  */
 function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): JournalEntry {
   const amount = new Big(line.amount);
@@ -158,10 +160,12 @@ function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): Journ
   const owes = amount.gte(0);
   const number = `OS-${line.id}`;
   const about = line.lease ?? line.job ?? (line.booking === null ? line.home : `booking ${line.booking}`);
-  const feeVat = (line.kind === 'fee' || line.kind === 'fee_reversed') && line.vat !== null ? new Big(line.vat) : new Big(0);
-  const counter = feeVat.eq(0)
-    ? [onSide(counterAccount[line.kind], owes, amount)]
-    : [onSide('fees', owes, amount.minus(feeVat)), onSide('vat_payable', owes, feeVat)];
+  const split = vatSplit[line.kind];
+  const vat = split !== undefined && line.vat !== null ? new Big(line.vat) : new Big(0);
+  const counter =
+    split === undefined || vat.eq(0)
+      ? [onSide(counterAccount[line.kind], owes, amount)]
+      : [onSide(split, owes, amount.minus(vat)), onSide('vat_payable', owes, vat)];
   return {
     ...line,
     number,

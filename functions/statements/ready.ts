@@ -1,12 +1,15 @@
 import { sql } from 'kysely';
 import type { Db } from '../../lib/db/index';
+import { todayIn } from '../../lib/dates';
 import { eventsCtes, newEventId } from '../../lib/events';
+import { issueManyCtes } from '../../lib/invoices';
 import { lastClosedMonth, recordClosings } from '../../lib/statement-months';
 import type { Company, CompanySettings } from '../../schema/platform/db';
+import { feeDocuments, type OwnerMonth, ownerMonthColumns } from './fee-invoices';
 
 const batch = 500;
 
-type Closer = Pick<Company, 'id' | 'time_zone' | 'settings'>;
+type Closer = Pick<Company, 'id' | 'name' | 'time_zone' | 'settings'>;
 
 /**
  * Scheduled work: each company's months that closed, recorded (`statement_closings`, lib/statement-months.ts), and
@@ -23,6 +26,7 @@ export async function announceReadyStatements(db: Db, now: Date): Promise<number
     .selectFrom('companies as c')
     .select([
       'c.id',
+      'c.name',
       'c.time_zone',
       'c.settings',
       sql<string | null>`(select to_char(max(k.month), 'YYYY-MM') from statement_closings k
@@ -33,7 +37,7 @@ export async function announceReadyStatements(db: Db, now: Date): Promise<number
     .execute();
   let count = 0;
   for (const row of companies) {
-    const company = { id: row.id, time_zone: row.time_zone, settings: row.settings as CompanySettings };
+    const company = { id: row.id, name: row.name, time_zone: row.time_zone, settings: row.settings as CompanySettings };
     const closes = lastClosedMonth(company, now);
     // Through the later of the last month recorded and the last the rule closes; recorded when the rule's is later.
     const through = row.recorded !== null && row.recorded >= closes ? row.recorded : closes;
@@ -54,19 +58,38 @@ async function closeMonths(
   let count = 0;
   let record = work.record;
   for (;;) {
-    const due = work.announce
+    // With each owner's month its fee lines: the closing issues the month's fee invoices (fee-invoices.ts).
+    const fees = ownerMonthColumns(company.id);
+    const due: OwnerMonth[] = work.announce
       ? await db
-          .selectFrom('owner_statements')
-          .select(['owner_id', sql<string>`month::text`.as('month')])
-          .where('company_id', '=', company.id)
-          .where('announced_at', 'is', null)
-          .where('month', '<=', `${work.through}-01`)
-          .orderBy('month')
-          .orderBy('owner_id')
+          .selectFrom('owner_statements as s')
+          .select([
+            's.owner_id',
+            sql<string>`s.month::text`.as('month'),
+            fees.owner_ref.as('owner_ref'),
+            fees.owner_name.as('owner_name'),
+            fees.owner_trn.as('owner_trn'),
+            fees.fees.as('fees'),
+          ])
+          .where('s.company_id', '=', company.id)
+          .where('s.announced_at', 'is', null)
+          .where('s.month', '<=', `${work.through}-01`)
+          .orderBy('s.month')
+          .orderBy('s.owner_id')
           .limit(batch)
           .execute()
       : [];
     if (due.length === 0 && !record) break;
+    // Issued only for the months this statement claims (a concurrent closer that claimed one first issued them).
+    const day = todayIn(company.time_zone, now);
+    const issues = due.flatMap((d) =>
+      feeDocuments(
+        company,
+        d,
+        day,
+        sql<boolean>`exists (select from claimed where claimed.owner_id = ${d.owner_id}::uuid and claimed.month = ${d.month}::date)`,
+      ),
+    );
     const { rows } = await sql<{ announced: string }>`
       with ${record ? sql`closed as (${recordClosings(company, now)}),` : sql``}
       claimed as (
@@ -82,7 +105,7 @@ async function closeMonths(
         sql`select claimed.event_id as id,
             jsonb_build_object('owner_reference', o.reference, 'month', to_char(claimed.month, 'YYYY-MM')) as data
           from claimed join contacts o on o.id = claimed.owner_id`,
-      )}
+      )}${issues.length > 0 ? sql`, ${issueManyCtes('fees', issues)}` : sql``}
       select count(*)::text as announced from claimed`.execute(db);
     count += Number(rows[0]?.announced ?? 0);
     record = false;

@@ -72,8 +72,14 @@ export type BillingFrequency = (typeof billingFrequencies)[number];
 export const creditReasons = ['DL8.61.1.A', 'DL8.61.1.B', 'DL8.61.1.C', 'DL8.61.1.D', 'DL8.61.1.E', 'VD'] as const;
 export type CreditReason = (typeof creditReasons)[number];
 
-/** How the buyer pays (UNCL4461): 10 cash, 20 cheque, 30 credit transfer (to `account`), 48 bank card, 49 direct debit. */
-export type PaymentMeans = { code: '10' | '20' | '48' | '49' } | { code: '30'; account: { iban: string; name?: string | null } };
+/**
+ * How the buyer pays (UNCL4461): 10 cash, 20 cheque, 30 credit transfer (to `account`), 48 bank card, 49 direct debit;
+ * 97 clearing between partners (an owner's charge deducted from the owner's money), 1 instrument not defined (a
+ * tenant's charge, its means not known when it is booked).
+ */
+export type PaymentMeans =
+  | { code: '1' | '10' | '20' | '48' | '49' | '97' }
+  | { code: '30'; account: { iban: string; name?: string | null } };
 
 /** A line as the issuing code gives it: an amount net of VAT (`exclusive`) or including it (`inclusive`). */
 export type LineInput = {

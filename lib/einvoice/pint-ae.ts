@@ -253,11 +253,13 @@ function buyerParty(document: TaxDocument, text: Text, optional: Optional): Node
 
 /** The names UNCL4461 gives the payment means we write. */
 const paymentMeansNames = {
+  '1': 'Instrument not defined',
   '10': 'In cash',
   '20': 'Cheque',
   '30': 'Credit transfer',
   '48': 'Bank card',
   '49': 'Direct debit',
+  '97': 'Clearing between partners',
 } as const;
 
 function paymentMeans(payment: NonNullable<TaxDocument['payment']>, optional: Optional): Node {

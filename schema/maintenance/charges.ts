@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { calendarDate, listOf, syncQuery } from '../common/api';
+import { LineTaxSchema, taxCategoryInput } from '../common/tax';
 import { ExternalInput, ExternalSchema, externalQuery } from '../common/external';
 import { decimalInput, decimalOf, moneyOutput } from '../common/money';
 import { chargeStatuses, payers } from './db';
@@ -13,6 +14,10 @@ export const ChargeInput = z
     cost: decimalInput.refine((v) => decimalOf(v)?.gt(0) ?? true, 'Above zero.').openapi({ example: '450.00' }),
     payer: z.enum(payers).optional().openapi({ description: 'Who pays; default the job’s payer.' }),
     description: longText(2000).optional(),
+    tax_category: taxCategoryInput.optional().openapi({
+      description:
+        'The VAT category of the charge; default the company’s for `job_charge` (standard). A company not registered for VAT on the day, or a charge the company pays itself: out_of_scope.',
+    }),
     external: ExternalInput.optional().openapi({
       description: 'Your id (e.g. the accounting line): sent again, the same charge.',
     }),
@@ -39,6 +44,7 @@ export const ChargePatchInput = z
     booked_on: fixed,
     booked_owner: fixed,
     cancelled_on: fixed,
+    tax_category: fixed,
   })
   .refine((p) => p.paid_on === undefined || p.status === 'paid', { path: ['paid_on'], message: 'Only with status paid.' })
   .openapi('JobChargePatch');
@@ -59,6 +65,10 @@ export const ChargeSchema = z
       .openapi({ description: 'The home’s owner on `booked_on` (a contact reference); kept when the home changes hands.' }),
     paid_on: dayOut.nullable(),
     cancelled_on: dayOut.nullable().openapi({ description: 'The day the cancellation counted (its own month).' }),
+    tax: LineTaxSchema.nullable().openapi({
+      description:
+        'The VAT in the cost as booked (the cost is what the payer pays, VAT included); null: booked before VAT was recorded.',
+    }),
     external: z.array(ExternalSchema),
     created_at: instantOut,
     updated_at: instantOut,

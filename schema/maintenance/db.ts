@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Json, NullableNumeric, NullableTimestamp, Numeric, Texts, Touched } from '../common/columns';
+import type { TaxCategory } from '../common/tax';
 
 /** Contractors, jobs, job charges and inspections (migration 0013), merged into `Database` (schema/db.ts). */
 
@@ -112,6 +113,11 @@ export interface JobChargesTable {
   booked_owner_id: string | null;
   paid_on: NullableCalendarDate;
   cancelled_on: NullableCalendarDate;
+  /** Its tax as booked (migration 0048): null on a charge booked before it. Written once. */
+  tax_category: ColumnType<TaxCategory | null, TaxCategory | null | undefined, never>;
+  tax_rate: ColumnType<string | null, string | null | undefined, never>;
+  net_amount: ColumnType<string | null, string | null | undefined, never>;
+  vat_amount: ColumnType<string | null, string | null | undefined, never>;
   version: Version;
   created_at: Generated<Date>;
   updated_at: Touched;

@@ -80,8 +80,10 @@ describe('the journal of a month', () => {
         '2027-02-10',
         owner,
         lease.reference,
+        // A job charge is standard-rated by default (migration 0048): its net to maintenance, its VAT to VAT payable.
         [
-          ['420', '0.00', '450.00'],
+          ['420', '0.00', '428.57'],
+          ['830', '0.00', '21.43'],
           ['810', '450.00', '0.00'],
         ],
       ],
@@ -95,8 +97,8 @@ describe('the journal of a month', () => {
           { account: 'rent_income', debit: '10000.00', credit: '0.00' },
           { account: 'owner_payable', debit: '950.00', credit: '10000.00' },
           { account: 'fees', debit: '0.00', credit: '476.19' },
-          { account: 'maintenance', debit: '0.00', credit: '450.00' },
-          { account: 'vat_payable', debit: '0.00', credit: '23.81' },
+          { account: 'maintenance', debit: '0.00', credit: '428.57' },
+          { account: 'vat_payable', debit: '0.00', credit: '45.24' },
         ],
         owner_payable: '9050.00',
       },
@@ -231,16 +233,27 @@ describe('the journal of a month', () => {
           .plus(sum(mine.map((t) => t.fees_vat_reversed)))
           .toFixed(2),
       );
+      // A job charge's VAT (migration 0048), from the statements' lines (signed: a charge's negative, its cancellation's positive).
+      const chargesVat = sum(
+        statements.flatMap((s) =>
+          s.lines
+            .filter((l: any) => l.currency === totals.currency && l.vat !== null)
+            .filter((l: any) => l.kind === 'job_charge' || l.kind === 'job_charge_cancelled')
+            .map((l: any) => l.vat as string),
+        ),
+      ).times(-1);
       expect(net(account('vat_payable') ?? { credit: '0', debit: '0' }).toFixed(2)).toBe(
         sum(mine.map((t) => t.fees_vat))
           .minus(sum(mine.map((t) => t.fees_vat_reversed)))
           .plus(sum(mine.map((t) => t.rent_vat)))
           .minus(sum(mine.map((t) => t.rent_vat_reversed)))
+          .plus(chargesVat)
           .toFixed(2),
       );
       expect(net(account('maintenance')).toFixed(2)).toBe(
         sum(mine.map((t) => t.job_charges))
           .minus(sum(mine.map((t) => t.job_charges_cancelled)))
+          .minus(chargesVat)
           .toFixed(2),
       );
     }

@@ -4562,6 +4562,7 @@ export interface components {
              * @example 2027-01-15
              */
             cancelled_on: string | null;
+            tax: components["schemas"]["LineTax"] & (Record<string, never> | null);
             external: components["schemas"]["External"][];
             /** @example 2027-01-01T09:30:00.000Z */
             created_at: string;
@@ -4582,6 +4583,11 @@ export interface components {
              */
             payer?: "owner" | "renter" | "company";
             description?: string;
+            /**
+             * @description The VAT category of the charge; default the company’s for `job_charge` (standard). A company not registered for VAT on the day, or a charge the company pays itself: out_of_scope.
+             * @enum {string}
+             */
+            tax_category?: "standard" | "zero_rated" | "exempt" | "out_of_scope";
             external?: components["schemas"]["ExternalInput"] & unknown;
         };
         JobChargePatch: {
@@ -4611,6 +4617,8 @@ export interface components {
             booked_owner?: unknown;
             /** @description Never changes: `409 charge_fixed` (cancel the charge and record it again). */
             cancelled_on?: unknown;
+            /** @description Never changes: `409 charge_fixed` (cancel the charge and record it again). */
+            tax_category?: unknown;
         };
         ContractorList: {
             results: components["schemas"]["Contractor"][];
