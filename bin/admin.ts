@@ -39,6 +39,8 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   audit <company> [--action key.created]
   tax-rates list | tax-rates add <json> | tax-rates close <rate-id> <last-day YYYY-MM-DD> | tax-rates delete <rate-id>
                                             the dated VAT rates (docs/api-reference.md, "Tax")
+  einvoicing set <company> --url U --secret whsec_… | einvoicing remove <company>
+                                            the company's Accredited Service Provider (e-invoice hand-off)
 ${webhookUsage}
 ${bookingUsage}
 ${calendarUsage}
@@ -290,6 +292,10 @@ async function run(): Promise<unknown> {
       return call('PATCH', `/tax-rates/${encodeURIComponent(arg(2, '<rate-id>'))}`, { valid_to: arg(3, '<last-day>') });
     case 'tax-rates delete':
       return call('DELETE', `/tax-rates/${encodeURIComponent(arg(2, '<rate-id>'))}`);
+    case 'einvoicing set':
+      return call('PUT', `/companies/${company()}/einvoicing`, { url: opts.url, secret: opts.secret });
+    case 'einvoicing remove':
+      return call('DELETE', `/companies/${company()}/einvoicing`);
     case 'outbound status':
       return call('GET', '/outbound');
     case 'outbound resume':

@@ -254,6 +254,23 @@ export const statements: Folder = {
     // `{number}.xml`: the variable the list set for `{number}` (the suffix hides the resource's segment from the generator).
     { operation: 'getInvoiceXml', expect: 200, path: { number: 'invoices_number' } },
     { operation: 'getInvoicePage', expect: 200, query: { language: 'ar' } },
+    {
+      operation: 'receiveEinvoiceAnswer',
+      expect: 200,
+      headers: {
+        'webhook-id': 'asp_{{runId}}',
+        'webhook-timestamp': '{{nowSeconds}}',
+        'webhook-signature': '{{einvoiceSignature}}',
+      },
+      body: { number: '{{number}}', status: 'accepted' },
+      before: [
+        '// As the provider signs: once, `npm run admin -- einvoicing set <company> --url U --secret whsec_…`; einvoiceSecret is that secret.',
+        "const hash = require('crypto-js');",
+        "const signed = pm.variables.replaceIn('asp_{{runId}}.{{nowSeconds}}.') + pm.variables.replaceIn(pm.request.body.raw);",
+        "const key = hash.enc.Base64.parse(pm.variables.get('einvoiceSecret').replace(/^whsec_/, ''));",
+        "pm.variables.set('einvoiceSignature', 'v1,' + hash.HmacSHA256(signed, key).toString(hash.enc.Base64));",
+      ],
+    },
   ],
 };
 

@@ -60,6 +60,7 @@ export const settings: Array<[string, string]> = [
   ['propertyFinderSecret', ''],
   ['signedToken', ''],
   ['signedSecret', ''],
+  ['einvoiceSecret', ''],
   ['feedToken', ''],
 ];
 

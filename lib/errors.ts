@@ -14,6 +14,8 @@ export const problemStatus = {
   unavailable: 400,
   guests: 400,
   window_too_long: 400,
+  // A signed receiver's message whose signature is missing, wrong or out of its time (the provider's answers).
+  signature_rejected: 401,
   forbidden: 403,
   key_required: 403,
   key_invalid: 403,
@@ -79,6 +81,7 @@ const titles: Record<ProblemCode, string> = {
   unavailable: 'Dates unavailable',
   guests: 'Too many guests',
   window_too_long: 'Window too long',
+  signature_rejected: 'Signature rejected',
   forbidden: 'Forbidden',
   key_required: 'A key is required',
   key_invalid: 'Unknown key',

@@ -39,6 +39,8 @@ export const problemExplanations: Record<ProblemCode, string> = {
   lead_type_not_allowed: 'The publishable key may not send a form of this type (see its `lead_types`).',
   challenge_failed: 'The spam check (Turnstile) refused the form’s token, or the token was made for another site.',
   admin_token_invalid: 'The admin API needs a valid operator token: send it as `Authorization: Bearer …`.',
+  signature_rejected:
+    'A signed message (the Accredited Service Provider’s answer) whose signature is missing or wrong, whose timestamp is more than 5 minutes from now, or for a company with no provider configured: nothing was changed.',
   signature_invalid: 'The callback’s signature (or verify token) is missing or wrong, or its timestamp is outside the tolerance.',
   not_found: 'There is no such record or route (a draft listing is not found either).',
   unknown_host: 'No company serves the host the request was sent to.',

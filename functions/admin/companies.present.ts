@@ -19,6 +19,7 @@ export function presentCompany(company: Company, hosts: string[]) {
       categories: companyTaxCategories(company.settings),
     },
     spam_check: { configured: company.spam_check_secret_jwe !== null },
+    einvoicing: { configured: company.einvoice_secret_jwe !== null, url: company.einvoice_url },
     created_at: iso(company.created_at),
   };
 }

@@ -3,8 +3,14 @@ import { adminRoute, companyParam } from '../../lib/admin-route';
 import { createRouter } from '../../lib/app';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody } from '../../schema/common/api';
-import { CompanySchema, CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
-import { addCompany, allCompanies, changeCompany, oneCompany, setCompanySpamCheck } from './companies';
+import {
+  CompanySchema,
+  CreateCompanyInput,
+  EinvoicingInput,
+  EinvoicingSchema,
+  UpdateCompanyInput,
+} from '../../schema/platform/admin';
+import { addCompany, allCompanies, changeCompany, oneCompany, setCompanyEinvoicing, setCompanySpamCheck } from './companies';
 import { text } from '../../schema/common/text';
 
 const create = adminRoute({
@@ -51,6 +57,35 @@ const spamCheck = adminRoute({
   responses: { 200: json(z.object({ configured: z.boolean() }).openapi('AdminSpamCheck')) },
 });
 
+const putEinvoicingRoute = adminRoute({
+  method: 'put',
+  path: '/companies/{company_id}/einvoicing',
+  summary: "Set the company's Accredited Service Provider (e-invoice hand-off endpoint and shared secret)",
+  description:
+    'Issued tax invoices and credit notes are POSTed there as PINT AE XML, signed with the secret (Standard Webhooks), by scheduled work; the provider answers at POST /api/v1/inbound/einvoice signed with the same secret. The URL follows the webhooks’ rules (400 at `url`); the secret is stored encrypted with the details keys and never shown again. Audited without the secret.',
+  request: { params: companyParam, body: jsonBody(EinvoicingInput) },
+  responses: { 200: json(EinvoicingSchema) },
+});
+
+const deleteEinvoicingRoute = adminRoute({
+  method: 'delete',
+  path: '/companies/{company_id}/einvoicing',
+  summary: "Remove the company's Accredited Service Provider",
+  description: 'Nothing is handed off until one is set again (documents stay pending); its answers are refused (401).',
+  request: { params: companyParam },
+  responses: { 200: json(EinvoicingSchema) },
+});
+
+const putEinvoicing: Handler<typeof putEinvoicingRoute> = async (c) => {
+  const { db, config, webhooks } = c.var.services;
+  return c.json(await setCompanyEinvoicing(db, config, webhooks, c.req.valid('param').company_id, c.req.valid('json')), 200);
+};
+
+const deleteEinvoicing: Handler<typeof deleteEinvoicingRoute> = async (c) => {
+  const { db, config, webhooks } = c.var.services;
+  return c.json(await setCompanyEinvoicing(db, config, webhooks, c.req.valid('param').company_id, null), 200);
+};
+
 const postCompany: Handler<typeof create> = async (c) =>
   c.json(await addCompany(c.var.services.db, c.req.valid('json'), c.var.services.webhooks), 201);
 
@@ -76,4 +111,6 @@ export const companies = createRouter()
   .openapi(list, listCompanies)
   .openapi(get, getCompany)
   .openapi(update, patchCompany)
-  .openapi(spamCheck, putSpamCheck);
+  .openapi(spamCheck, putSpamCheck)
+  .openapi(putEinvoicingRoute, putEinvoicing)
+  .openapi(deleteEinvoicingRoute, deleteEinvoicing);

@@ -1,3 +1,4 @@
+import { sealEinvoiceSecret } from '../../lib/einvoice/handoff';
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'kysely';
 import { findCompany } from '../../lib/admin-route';
@@ -194,6 +195,35 @@ export async function setCompanySpamCheck(db: Db, config: Config, companyId: str
     with changed as (${update}), ${auditCte('audited', 'changed', { actor: 'admin', action, subject: 'id', company: 'id' })}
     select id from changed`.execute(db);
   if (rows.length === 0) throw notFound(`The company ${companyId}`);
+}
+
+/**
+ * Sets the company's Accredited Service Provider (PUT /companies/{id}/einvoicing): its endpoint, under the webhooks'
+ * URL rules (400 at `url`), and the secret both sides sign with, stored encrypted (details keys) and never shown again.
+ * Audited without the secret. `null`: removed (DELETE), and nothing is handed off until one is set again.
+ */
+export async function setCompanyEinvoicing(
+  db: Db,
+  config: Config,
+  urls: UrlChecks,
+  companyId: string,
+  provider: { url: string; secret: string } | null,
+): Promise<{ configured: boolean; url: string | null }> {
+  const company = await findCompany(db, companyId);
+  if (provider) await assertDeliverable(provider.url, company.environment, urls, 'url');
+  const sealed = provider === null ? null : await sealEinvoiceSecret(keyringOf(config), provider.secret);
+  const action = provider === null ? 'einvoicing.removed' : 'einvoicing.set';
+  const update = db
+    .updateTable('companies')
+    .set({ einvoice_url: provider?.url ?? null, einvoice_secret_jwe: sealed })
+    .where('id', '=', companyId)
+    .returning('id');
+  const details = provider === null ? {} : { url: provider.url };
+  const { rows } = await sql`
+    with changed as (${update}), ${auditCte('audited', 'changed', { actor: 'admin', action, subject: 'id', company: 'id', details })}
+    select id from changed`.execute(db);
+  if (rows.length === 0) throw notFound(`The company ${companyId}`);
+  return { configured: provider !== null, url: provider?.url ?? null };
 }
 
 /** POST /companies: the company made in one statement with its hosts and audit row, as shown. */

@@ -1,4 +1,5 @@
 import { defineGroup } from '../../lib/compose';
+import { einvoiceAnswers } from './einvoice-answers.routes';
 import { invoices } from './invoices.routes';
 import { journal } from './journal.routes';
 import { statementJobs } from './jobs';
@@ -12,7 +13,7 @@ import { ownerStatements } from './statements.routes';
  */
 export const statements = defineGroup({
   name: 'statements',
-  routes: [ownerStatements, journal, invoices],
+  routes: [ownerStatements, journal, invoices, einvoiceAnswers],
   pages: statementPages,
   jobs: statementJobs,
 });

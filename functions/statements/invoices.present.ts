@@ -1,4 +1,5 @@
 import { iso } from '../../lib/dates';
+import { einvoiceDeadline } from '../../lib/einvoice/handoff';
 import type { Address, TaxDocument } from '../../lib/einvoice/document';
 import type { InvoiceRow } from './invoices';
 
@@ -54,6 +55,9 @@ export function presentInvoice(row: InvoiceRow) {
       status: row.einvoice_status,
       reasons: row.einvoice_reasons,
       answered_at: row.einvoice_answered_at === null ? null : iso(row.einvoice_answered_at),
+      deadline: einvoiceDeadline(row.issue_date),
+      attempts: row.einvoice_attempts,
+      last_error: row.einvoice_last_error,
     },
     created_at: iso(row.created_at),
   };

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import type { TaxDocument } from '../../lib/einvoice/document';
+import { einvoiceDeadlineDays } from '../../lib/einvoice/handoff';
 import { notFound } from '../../lib/errors';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import type { Company } from '../../schema/platform/db';
@@ -26,6 +27,8 @@ export type InvoiceRow = {
   einvoice_status: 'pending' | 'accepted' | 'rejected';
   einvoice_reasons: string[] | null;
   einvoice_answered_at: Date | null;
+  einvoice_attempts: number;
+  einvoice_last_error: string | null;
   created_at: Date;
 };
 
@@ -55,6 +58,8 @@ function documents(db: Executor, companyId: string) {
       'd.einvoice_status',
       'd.einvoice_reasons',
       'd.einvoice_answered_at',
+      'd.einvoice_attempts',
+      'd.einvoice_last_error',
       'd.created_at',
     ]);
 }
@@ -66,6 +71,7 @@ export type InvoiceFilter = {
   issued_from?: string;
   issued_to?: string;
   einvoice_status?: 'pending' | 'accepted' | 'rejected';
+  einvoice_due_by?: string;
 };
 
 /** A page of the company's documents, newest first, filtered. */
@@ -75,6 +81,12 @@ export async function listInvoices(db: Executor, company: Company, filter: Invoi
   if (filter.issued_from) query = query.where('d.issue_date', '>=', filter.issued_from);
   if (filter.issued_to) query = query.where('d.issue_date', '<=', filter.issued_to);
   if (filter.einvoice_status) query = query.where('d.einvoice_status', '=', filter.einvoice_status);
+  if (filter.einvoice_due_by) {
+    // Not yet accepted, and its deadline (lib/einvoice/handoff.ts) on or before the day.
+    query = query
+      .where('d.einvoice_status', '<>', 'accepted')
+      .where(sql<boolean>`d.issue_date + ${einvoiceDeadlineDays}::int <= ${filter.einvoice_due_by}::date`);
+  }
   const rows = (await paginate(query, newestFirst, filter).execute()) as unknown as InvoiceRow[];
   return pageOf(rows, newestFirst, filter.page_size);
 }

@@ -193,6 +193,32 @@ export const UpdateCompanyInput = z.strictObject({
   settings: CompanySettingsInput.optional().openapi({ description: 'Merged into the current settings.' }),
 });
 
+/** The company's Accredited Service Provider as the admin API shows it: never its secret. */
+export const EinvoicingSchema = z
+  .object({
+    configured: z.boolean(),
+    url: z.string().nullable().openapi({ description: 'Where its e-invoices are handed off (POST, PINT AE XML).' }),
+  })
+  .openapi('AdminEinvoicing', {
+    description:
+      'The company’s Accredited Service Provider (PUT /companies/{company_id}/einvoicing): its endpoint, and whether the shared secret is set (never shown).',
+  });
+
+/** PUT /companies/{company_id}/einvoicing. */
+export const EinvoicingInput = z
+  .strictObject({
+    url: text().max(2000).openapi({
+      description:
+        'The provider’s endpoint: an absolute URL; a production workspace takes https only, never a private or loopback address (the webhooks’ rules).',
+      example: 'https://asp.example/einvoices',
+    }),
+    secret: text()
+      .max(200)
+      .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, 'A Standard Webhooks secret: whsec_ and base64 of at least 24 bytes.')
+      .openapi({ description: 'The secret the company shares with its provider (whsec_…), both directions signed with it.' }),
+  })
+  .openapi('AdminEinvoicingInput');
+
 export const CompanySchema = z
   .object({
     id: z.string(),
@@ -219,6 +245,7 @@ export const CompanySchema = z
     spam_check: z.object({ configured: z.boolean() }).openapi({
       description: 'Whether a Turnstile secret is set (PUT /companies/{company_id}/spam-check); the secret is never shown.',
     }),
+    einvoicing: EinvoicingSchema,
     created_at: z.string(),
   })
   .openapi('AdminCompany');

@@ -122,6 +122,9 @@ export interface CompaniesTable {
   /** The portal feeds' token (migration 0021): its SHA-256, and itself encrypted for the admin's list. */
   portal_feed_token_hash: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
   portal_feed_token_jwe: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The company's Accredited Service Provider (migration 0049): where e-invoices go, and the shared secret sealed. */
+  einvoice_url: ColumnType<string | null, string | null | undefined, string | null>;
+  einvoice_secret_jwe: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -271,6 +274,11 @@ export interface TaxDocumentsTable {
   einvoice_next_attempt_at: NullableTimestamp;
   einvoice_last_error: string | null;
   einvoice_answered_at: NullableTimestamp;
+  /** The provider's last answer recorded (migration 0049): its `webhook-id` and signed time. */
+  einvoice_answer_id: string | null;
+  einvoice_answer_at: NullableTimestamp;
+  /** When `invoice.einvoice_due` was recorded for the document (once). */
+  einvoice_due_warned_at: NullableTimestamp;
   created_at: Generated<Date>;
   issued_order: ColumnType<string, never, never>;
 }

@@ -163,6 +163,10 @@ export const eventCatalogue = {
     CreditNoteEventData,
     'A tax credit note was issued against an invoice (a bounce, a cancellation, a refund).',
   ),
+  'invoice.einvoice_due': entry(
+    TaxDocumentEventData,
+    'An invoice or credit note is not yet accepted by the company’s Accredited Service Provider 3 days before its legal deadline (14 days after its date of supply): sent once per document (scheduled work).',
+  ),
   'deal.stage_changed': entry(DealEventData, 'A deal moved to another stage.'),
   'deal.won': entry(DealEventData, 'A deal was won.'),
   'deal.lost': entry(DealEventData, 'A deal was lost.'),

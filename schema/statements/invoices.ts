@@ -36,6 +36,9 @@ export const InvoiceListQuery = z.strictObject({
     .enum(['pending', 'accepted', 'rejected'])
     .optional()
     .openapi({ description: 'Only documents whose e-invoice is in this state at the provider.' }),
+  einvoice_due_by: calendarDate.optional().openapi({
+    description: 'Only documents not yet accepted whose e-invoice deadline (`einvoice.deadline`) is on or before this day.',
+  }),
 });
 
 export const PageQuery = z.strictObject({
@@ -124,6 +127,16 @@ export const InvoiceSchema = z
         }),
         reasons: z.array(z.string()).nullable(),
         answered_at: z.string().nullable(),
+        deadline: z.string().openapi({
+          description:
+            'The last day to issue and transmit it: 14 days after its date of supply, the issue date (Federal Decree-Law No. 8 of 2017, Article 67; Ministerial Decision No. 243 of 2025). `invoice.einvoice_due` warns 3 days before while it is not accepted.',
+          example: '2027-02-17',
+        }),
+        attempts: z
+          .number()
+          .int()
+          .openapi({ description: 'Hand-offs tried so far (a 2xx ends them: then the answer is awaited).' }),
+        last_error: z.string().nullable().openapi({ description: 'Why the last hand-off failed; null once one succeeded.' }),
       })
       .openapi('InvoiceEinvoice'),
     created_at: z.string(),
@@ -131,3 +144,45 @@ export const InvoiceSchema = z
   .openapi('Invoice', { description: 'A tax invoice or credit note, as issued: it never changes.' });
 
 export const InvoiceListSchema = listOf(InvoiceSchema, 'InvoiceList');
+
+/**
+ * The answer of the company's Accredited Service Provider (POST /inbound/einvoice): which document (its id, BTAE-07, or
+ * its number), and the provider's verdict, signed with the secret the company shares with it (docs/pint-ae.md,
+ * "Hand-off to the Accredited Service Provider").
+ */
+export const EinvoiceAnswer = z
+  .strictObject({
+    document_id: text().uuid().optional().openapi({ description: 'The document’s id (its UUID, BTAE-07), as sent.' }),
+    number: text()
+      .regex(/^(INV|CRN)-\d{6,18}$/, 'A document number: INV- or CRN- and its digits, e.g. INV-000042.')
+      .optional()
+      .openapi({ description: 'Its number (IBT-001), as sent; one of the two is enough.' }),
+    status: z.enum(['accepted', 'rejected']).openapi({ description: 'The provider’s verdict.' }),
+    reasons: z
+      .array(text().min(1).max(1000))
+      .max(50)
+      .default([])
+      .openapi({ description: 'Why it was rejected (at least one when rejected), as the provider words it.' }),
+  })
+  .superRefine((answer, ctx) => {
+    if (answer.document_id === undefined && answer.number === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['document_id'], message: 'Send the document’s id or its number.' });
+    }
+    if (answer.status === 'rejected' && answer.reasons.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['reasons'], message: 'A rejection gives at least one reason.' });
+    }
+  })
+  .openapi('EinvoiceAnswer');
+export type EinvoiceAnswerValue = z.infer<typeof EinvoiceAnswer>;
+
+export const EinvoiceAnswerReceipt = z
+  .object({
+    id: z.string(),
+    number: z.string(),
+    status: z.enum(['pending', 'accepted', 'rejected']).openapi({ description: 'The document’s state after the answer.' }),
+    recorded: z.boolean().openapi({
+      description:
+        'Whether this answer changed the document: false for a repeat (the same webhook-id), an older answer, or the same verdict again.',
+    }),
+  })
+  .openapi('EinvoiceAnswerReceipt');

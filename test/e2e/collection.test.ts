@@ -112,6 +112,14 @@ describe('the Postman collection against the demo company', () => {
     const propertyFinder = answered(await admin.POST(channels, { ...of, body: { kind: 'propertyfinder' } as never }));
     const signed = answered(await admin.POST(channels, { ...of, body: { kind: 'signed', source: 'bayut' } as never }));
     const feeds = answered(await admin.GET('/admin/v1/companies/{company_id}/portal-feeds', of));
+    // The company's Accredited Service Provider, whose answer the collection signs.
+    const einvoiceSecret = 'whsec_Y29sbGVjdGlvbi1ydW4tYXNwLXNlY3JldC0xMjM0';
+    answered(
+      await admin.PUT('/admin/v1/companies/{company_id}/einvoicing', {
+        ...of,
+        body: { url: 'https://asp.example/einvoices', secret: einvoiceSecret } as never,
+      }),
+    );
     const paymentSecret = 'whsec_collection_run';
     const paymentAccount = answered(
       await admin.POST('/admin/v1/companies/{company_id}/payment-accounts', {
@@ -148,6 +156,7 @@ describe('the Postman collection against the demo company', () => {
             { key: 'propertyFinderSecret', value: propertyFinder.secret as string },
             { key: 'signedToken', value: tokenIn(signed.url) },
             { key: 'signedSecret', value: signed.secret as string },
+            { key: 'einvoiceSecret', value: einvoiceSecret },
             { key: 'feedToken', value: tokenIn(feeds.results[0]?.url as string) },
             { key: 'paymentAccountId', value: paymentAccount.account_id },
             { key: 'paymentWebhookSecret', value: paymentSecret },

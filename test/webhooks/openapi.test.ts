@@ -81,8 +81,8 @@ describe('the events in the OpenAPI document', () => {
       'rent_mandate.cancelled',
       'rent_mandate.expired',
     );
-    // Issue 35's tax invoices and credit notes.
-    added.push('invoice.issued', 'credit_note.issued');
+    // Issue 35's tax documents and their e-invoices' deadline.
+    added.push('invoice.issued', 'credit_note.issued', 'invoice.einvoice_due');
     expect(Object.keys(doc.webhooks).sort()).toEqual([...specKinds, ...added, 'ping'].sort());
     const result = await validate(structuredClone(doc));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);

@@ -1374,6 +1374,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/inbound/einvoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive the Accredited Service Provider’s answer about an e-invoice
+         * @description The company’s provider says whether a tax invoice or credit note it was handed is `accepted` or `rejected` (with its reasons), signed with Standard Webhooks (`webhook-id`, `webhook-timestamp` within 5 minutes, `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body` with the secret the company shares with its provider). The company comes from the host; the signature is the only credential: 401 `signature_rejected` when it fails, nothing changed. 404 for a document this company never issued. A repeat of the last message recorded, an older answer or the same verdict again answers `recorded: false`; an accepted document stays accepted (409).
+         *
+         *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
+         */
+        post: operations["receiveEinvoiceAnswer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/feeds/{token}/propertyfinder.xml": {
         parameters: {
             query?: never;
@@ -2224,6 +2246,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.einvoice_due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.einvoice_due
+         * @description An invoice or credit note is not yet accepted by the company’s Accredited Service Provider 3 days before its legal deadline (14 days after its date of supply): sent once per document (scheduled work). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["invoiceEinvoiceDueEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "deal.stage_changed": {
         parameters: {
             query?: never;
@@ -2881,6 +2923,25 @@ export interface components {
          */
         LeadDetails: {
             [key: string]: string | number | boolean | (string | number | boolean)[];
+        };
+        EinvoiceAnswer: {
+            /**
+             * Format: uuid
+             * @description The document’s id (its UUID, BTAE-07), as sent.
+             */
+            document_id?: string;
+            /** @description Its number (IBT-001), as sent; one of the two is enough. */
+            number?: string;
+            /**
+             * @description The provider’s verdict.
+             * @enum {string}
+             */
+            status: "accepted" | "rejected";
+            /**
+             * @description Why it was rejected (at least one when rejected), as the provider words it.
+             * @default []
+             */
+            reasons?: string[];
         };
         /** @description A Stripe event (https://docs.stripe.com/api/events/object). */
         ProviderEvent: {
@@ -5454,6 +5515,26 @@ export interface components {
             status: "pending" | "accepted" | "rejected";
             reasons: string[] | null;
             answered_at: string | null;
+            /**
+             * @description The last day to issue and transmit it: 14 days after its date of supply, the issue date (Federal Decree-Law No. 8 of 2017, Article 67; Ministerial Decision No. 243 of 2025). `invoice.einvoice_due` warns 3 days before while it is not accepted.
+             * @example 2027-02-17
+             */
+            deadline: string;
+            /** @description Hand-offs tried so far (a 2xx ends them: then the answer is awaited). */
+            attempts: number;
+            /** @description Why the last hand-off failed; null once one succeeded. */
+            last_error: string | null;
+        };
+        EinvoiceAnswerReceipt: {
+            id: string;
+            number: string;
+            /**
+             * @description The document’s state after the answer.
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "rejected";
+            /** @description Whether this answer changed the document: false for a repeat (the same webhook-id), an older answer, or the same verdict again. */
+            recorded: boolean;
         };
         PortalCheckList: {
             results: components["schemas"]["PortalCheck"][];
@@ -12324,6 +12405,8 @@ export interface operations {
                 issued_to?: string;
                 /** @description Only documents whose e-invoice is in this state at the provider. */
                 einvoice_status?: "pending" | "accepted" | "rejected";
+                /** @description Only documents not yet accepted whose e-invoice deadline (`einvoice.deadline`) is on or before this day. */
+                einvoice_due_by?: string;
             };
             header?: never;
             path?: never;
@@ -12545,6 +12628,94 @@ export interface operations {
                 };
             };
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    receiveEinvoiceAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The answer, exactly as signed. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EinvoiceAnswer"];
+            };
+        };
+        responses: {
+            /** @description Verified; the document as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EinvoiceAnswerReceipt"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `signature_rejected`: the signature is missing or wrong, its timestamp more than 5 minutes from now, or the company has no provider. Nothing changed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition`: the document was accepted; it stays so. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14829,6 +15000,59 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["CreditNoteEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceEinvoiceDueEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "invoice.einvoice_due";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["TaxDocumentEventData"];
                 };
             };
         };
