@@ -383,13 +383,9 @@ export async function monthJournal(
     bookedPayments(db, company.id, span.from, span.to, currency),
     bookedRefunds(db, company.id, span.from, span.to, currency),
   ]);
-  const bookings =
-    lines.some((line) => line.booking !== null) ||
-    payments.some((p) => p.booking !== null) ||
-    refunds.some((r) => r.booking !== null);
-  const vat =
-    lines.some((line) => vatBooked.has(line.kind) && line.vat !== null && !new Big(line.vat).eq(0)) ||
-    booksVat([...payments, ...refunds]);
+  const reads = [...payments, ...refunds];
+  const bookings = [...lines, ...reads].some((row) => row.booking !== null);
+  const vat = lines.some((l) => vatBooked.has(l.kind) && l.vat !== null && !new Big(l.vat).eq(0)) || booksVat(reads);
   const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat);
   const closing = await monthClosing(db, company, month, now);
   const entries = [

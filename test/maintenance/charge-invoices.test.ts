@@ -95,7 +95,7 @@ describe('an owner’s charge', () => {
       .where('company_id', '=', w.company.id)
       .where('type', '=', 'invoice.issued')
       .execute();
-    expect(events.map((e) => (e.data as Json).number)).toContain(invoice?.number);
+    expect(events.map((e) => (e.data as Json).reference)).toContain(invoice?.number);
   });
 
   it('is credited in full when cancelled (DL8.61.1.A), its line and journal VAT reversed', async () => {

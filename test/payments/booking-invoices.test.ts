@@ -155,7 +155,7 @@ describe('a booking’s tax invoices', () => {
 
     // The events name the invoices by id and number.
     const events = (await w.allEvents()).filter((e) => e.type === 'invoice.issued');
-    expect(events.map((e) => (e.data as { number: string }).number).sort()).toEqual(docs.map((d) => d.number).sort());
+    expect(events.map((e) => (e.data as { reference: string }).reference).sort()).toEqual(docs.map((d) => d.number).sort());
 
     // The journal books each invoice's VAT to VAT payable; the owner's lines hold the payments' bases less the stay's VAT.
     const month = String(payments[0]?.booked_on).slice(0, 7);
@@ -223,7 +223,9 @@ describe('a booking’s tax invoices', () => {
     expect(credit?.xml).toContain('DL8.61.1.A');
     expect(credit?.xml).toContain(invoice?.number);
     const events = (await w.allEvents()).filter((e) => e.type === 'credit_note.issued');
-    expect(events.map((e) => e.data)).toEqual([{ id: credit?.id, number: credit?.number, invoice_number: invoice?.number }]);
+    expect(events.map((e) => e.data)).toEqual([
+      { credit_note_id: credit?.id, reference: credit?.number, invoice_reference: invoice?.number },
+    ]);
     await checkXml(docs);
 
     // The month's invoices less its credit notes: the journal's VAT on bookings; with the rent's, all its VAT.

@@ -597,6 +597,9 @@ const writeBudgets: WriteBudget[] = [
   { route: 'PATCH /admin/v1/companies/{company_id}', trips: 2, status: 200, arrange: async (w) => () => w.api.admin(`/companies/${w.company.id}`, { body: { name: `Renamed ${w.unique()}` }, method: 'PATCH' }) },
   { route: 'PATCH /admin/v1/companies/{company_id}', case: 'statement_grace_days (the company read, the months closed under the old days recorded)', trips: 3, status: 200, arrange: async (w) => () => w.api.admin(`/companies/${w.company.id}`, { body: { settings: { statement_grace_days: 5 } }, method: 'PATCH' }) },
   { route: 'PUT /admin/v1/companies/{company_id}/spam-check', trips: 2, status: 200, arrange: async (w) => admin(w, '/spam-check', { secret: '1x0000000000000000000000000000000AA' }, 'PUT') },
+  // The company's Accredited Service Provider (issue 35): the admin token, the company read, then one statement (the secret sealed, audited).
+  { route: 'PUT /admin/v1/companies/{company_id}/einvoicing', trips: 3, status: 200, arrange: async (w) => admin(w, '/einvoicing', { url: 'https://asp.example.com/einvoices', secret: 'whsec_Y291bnRlZC1hc3Atc2VjcmV0LTEyMzQ1Njc4' }, 'PUT') },
+  { route: 'DELETE /admin/v1/companies/{company_id}/einvoicing', trips: 3, status: 200, arrange: async (w) => { await w.admin('/einvoicing', { url: 'https://asp.example.com/einvoices', secret: 'whsec_Y291bnRlZC1hc3Atc2VjcmV0LTEyMzQ1Njc4' }, 'PUT'); return admin(w, '/einvoicing', undefined, 'DELETE'); } },
   { route: 'POST /admin/v1/companies', trips: 2, status: 201, arrange: async (w) => () => w.api.admin('/companies', { body: { name: 'Counted', hosts: [`c${w.unique()}.example.com`], environment: 'production', currency: 'AED', time_zone: 'Asia/Dubai' } }) },
   // The database's outbound work (functions/admin/outbound.routes.ts): the admin token's check, then the delete that answers what it ended.
   { route: 'POST /admin/v1/outbound/resume', trips: 2, status: 200, arrange: async (w) => () => w.api.admin('/outbound/resume', { method: 'POST' }) },
@@ -708,7 +711,12 @@ const countedApart: string[] = [
 ];
 
 /** Write routes whose group has not budgeted them yet: its engineer adds its lines above and removes it here. */
-const notYetBudgeted: string[] = [];
+const notYetBudgeted: string[] = [
+  // The provider's signed answer to an e-invoice (issue 35, functions/statements/einvoice-answers.ts): its signature is
+  // over the body and a time, made per request; its round trips are not counted yet (test/statements/einvoice-handoff.test.ts
+  // proves its behaviour).
+  'POST /api/v1/inbound/einvoice',
+];
 
 describe('round trips of the catalogue import (a bulk write: counted per import and per batch of listings)', () => {
   let trips: string[] | undefined;

@@ -365,8 +365,10 @@ describe('the deadline warning', () => {
     const notAccepted = docs.filter((d) => d.einvoice_status !== 'accepted');
     expect(warned).toBe(notAccepted.length);
     const recorded = await events();
-    expect(recorded.map((e) => e.data).sort((a: any, b: any) => a.id.localeCompare(b.id))).toEqual(
-      notAccepted.map((d) => ({ id: d.id, number: d.number })).sort((a, b) => a.id.localeCompare(b.id)),
+    expect(recorded.map((e) => e.data).sort((a: any, b: any) => a.invoice_id.localeCompare(b.invoice_id))).toEqual(
+      notAccepted
+        .map((d) => ({ invoice_id: d.id, reference: d.number }))
+        .sort((a, b) => a.invoice_id.localeCompare(b.invoice_id)),
     );
     // Once: later runs warn no more.
     expect(await warnDueEinvoices(api.db, new Date('2027-02-20T08:00:00Z'))).toBe(0);
