@@ -71,8 +71,6 @@ describe('the events in the OpenAPI document', () => {
     added.push('payment.succeeded', 'payment.failed', 'payment.refunded');
     // Issue 34's bookings paid online.
     added.push('booking.balance_due', 'booking.refunded');
-    // Issue 35's tax invoices and credit notes (in the catalogue on main; the document regenerated with them).
-    added.push('invoice.issued', 'credit_note.issued');
     // Issue 34's direct-debit mandates for rent.
     added.push(
       'rent_mandate.created',

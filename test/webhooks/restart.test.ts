@@ -74,7 +74,9 @@ describe('the Node server killed during dispatch', () => {
     const company_id = company?.id as string;
     const created = await (await admin()).POST('/admin/v1/companies/{company_id}/webhook-subscriptions', {
       params: { path: { company_id } },
-      body: { url: `${hook.url}/hook` } as never,
+      // Pings reach a subscription whatever its types; a type the start never emits keeps out what the demo's scheduled
+      // work records when the server starts (its months' closings and tax documents, their e-invoices' warnings).
+      body: { url: `${hook.url}/hook`, event_types: ['deal.won'] } as never,
     });
     expect(created.response.status).toBe(201);
     const subscription_id = created.data?.id as string;
