@@ -301,8 +301,8 @@ export function issueManyCtes(name: string, issues: readonly ConditionalIssue[])
   const number = sql`w.series || '-' || lpad(k.seq::text, greatest(6, length(k.seq::text)), '0')`;
   const data = (kind: TaxDocumentKind) =>
     kind === 'invoice'
-      ? sql`jsonb_build_object('id', d.id::text, 'number', d.number)`
-      : sql`jsonb_build_object('id', d.id::text, 'number', d.number, 'invoice_number', w.credits_number)`;
+      ? sql`jsonb_build_object('invoice_id', d.id::text, 'reference', d.number)`
+      : sql`jsonb_build_object('credit_note_id', d.id::text, 'reference', d.number, 'invoice_reference', w.credits_number)`;
   return sql`
     ${cte('want')} as (${want}),
     ${cte('series')} as (

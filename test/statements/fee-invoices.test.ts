@@ -113,7 +113,7 @@ describe('an owner’s month of fees', () => {
       .where('company_id', '=', w.company.id)
       .where('type', 'in', ['invoice.issued', 'owner_statement.ready'])
       .execute();
-    expect(events.filter((e) => e.type === 'invoice.issued').map((e) => (e.data as Json).number)).toContain(invoice?.number);
+    expect(events.filter((e) => e.type === 'invoice.issued').map((e) => (e.data as Json).reference)).toContain(invoice?.number);
     expect(events.filter((e) => e.type === 'owner_statement.ready')).toHaveLength(2);
   });
 
