@@ -5,12 +5,13 @@ import { seedLeasesDemo } from './leases/demo';
 import { seedMaintenanceDemo } from './maintenance/demo';
 import { seedPipelinesDemo } from './pipelines/demo';
 import { seedStatementsDemo } from './statements/demo';
+import { seedStayDemo } from './stay/demo';
 
 export const demoHosts = ['localhost', '127.0.0.1'];
 
 /**
  * On a fresh database: a development company on localhost with each group's demo data (the catalogue's; leases and rent
- * payments dated around `now`; maintenance's; the pipelines'; the statements' months already closed, as announced), in one transaction. Runs once: a database with a
+ * payments dated around `now`; maintenance's; the pipelines'; a holiday home's booking, paid; the statements' months already closed, as announced), in one transaction. Runs once: a database with a
  * company on localhost is left alone. With the deployment's media base URL, the listings' public forms are
  * rendered too (otherwise the first reads render them).
  */
@@ -43,6 +44,7 @@ export async function seedDemo(db: Db, now: Date, mediaBaseUrl?: string): Promis
     await seedLeasesDemo(trx, company, now);
     await seedMaintenanceDemo(trx, company, now);
     await seedPipelinesDemo(trx, company.id);
+    await seedStayDemo(trx, company, now);
     await seedStatementsDemo(trx, company, now);
     return company.id;
   });

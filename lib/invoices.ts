@@ -29,7 +29,7 @@ export const seriesOf = { invoice: 'INV', credit_note: 'CRN' } as const;
 export type TaxDocumentKind = keyof typeof seriesOf;
 
 /** What a document was issued for (`source_kind`); with `source_key`, unique per company and kind. */
-export type TaxDocumentSource = 'rent_payment' | 'booking_payment' | 'statement_fees' | 'job_charge';
+export type TaxDocumentSource = 'rent_payment' | 'booking_payment' | 'booking_offline' | 'statement_fees' | 'job_charge';
 
 /** The document's number of `sequence` in `series`: the series, a dash, the sequence on at least 6 digits. */
 export const documentNumber = (series: string, sequence: number | bigint) => `${series}-${String(sequence).padStart(6, '0')}`;

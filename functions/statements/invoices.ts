@@ -5,6 +5,7 @@ import { einvoiceDeadlineDays } from '../../lib/einvoice/handoff';
 import { notFound } from '../../lib/errors';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';
 import type { Company } from '../../schema/platform/db';
+import type { TaxDocumentSource } from '../../lib/invoices';
 
 /**
  * Tax invoices and credit notes as issued (migration 0045; lib/invoices.ts issues them): listed newest first, read by
@@ -20,7 +21,7 @@ export type InvoiceRow = {
   simplified: boolean;
   issue_date: string;
   currency: string;
-  source_kind: 'rent_payment' | 'booking_payment' | 'statement_fees' | 'job_charge';
+  source_kind: TaxDocumentSource;
   source_key: string;
   credits: string | null;
   document: TaxDocument;

@@ -1,5 +1,6 @@
 import Big from 'big.js';
 import { sql } from 'kysely';
+import type { Executor } from '../../lib/db/index';
 
 /**
  * A booking's VAT in the accounting journal (issue 35; docs/api-reference.md, "Tax invoices and credit notes",
@@ -49,3 +50,62 @@ export function bookingVatLines<T>(
 
 /** Whether a booking's payment or refund of `reads` books VAT (its month needs `vat_payable` mapped). */
 export const booksVat = (reads: BookingVat[]) => reads.some((read) => read.vat !== null && new Big(read.vat).gt(0));
+
+/**
+ * A booking staff marked paid (the guest paid outside the API, migration 0051): its tax invoice, as its entry reads it.
+ * The money went where the company's bank feed books it (booking receipts, as a booking's payment online is held);
+ * the entry `booking_paid_offline` moves the invoice's VAT out of booking receipts to VAT payable.
+ */
+export type OfflineBookingVatRead = {
+  id: string;
+  number: string;
+  day: string;
+  currency: string;
+  vat: string;
+  booking: string;
+  home: string;
+};
+
+/** The invoices of bookings staff marked paid, issued in [from, to] with VAT (one currency's, when given). */
+export async function offlineBookingVat(db: Executor, companyId: string, from: string, to: string, currency?: string) {
+  const { rows } = await sql<OfflineBookingVatRead>`
+    select d.id, d.number, d.issue_date::text as day, d.currency, d.vat::text as vat, b.reference as booking,
+      l.slug_en as home
+    from tax_documents d join bookings b on b.id = d.booking_id join listings l on l.id = b.listing_id
+    where d.company_id = ${companyId}::uuid and d.kind = 'invoice' and d.source_kind = 'booking_offline'
+      and d.issue_date >= ${from}::date and d.issue_date <= ${to}::date and d.vat > 0
+      ${currency === undefined ? sql`` : sql`and d.currency = ${currency}`}
+    order by d.issue_date, d.number`.execute(db);
+  return rows;
+}
+
+/** The fields of a `booking_paid_offline` entry (journal.ts adds its kind), its lines through `post`. */
+export function offlineBookingEntry<T>(
+  read: OfflineBookingVatRead,
+  post: (account: 'booking_receipts' | 'vat_payable', debit: boolean, amount: Big) => T,
+) {
+  const vat = new Big(read.vat);
+  const number = `BO-${read.number}`;
+  return {
+    id: read.id,
+    day: read.day,
+    amount: read.vat,
+    currency: read.currency,
+    lease: null,
+    home: read.home,
+    payment_id: null,
+    charge_id: null,
+    job: null,
+    method: null,
+    online_payment: null,
+    owner: null,
+    booking: read.booking,
+    vat: read.vat,
+    tax_category: null,
+    rent_vat_accounted_by: null,
+    refund: null,
+    number,
+    narration: `${number} Booking paid offline, VAT of invoice ${read.number}: booking ${read.booking} (${read.home})`,
+    lines: [post('booking_receipts', true, vat), post('vat_payable', false, vat)],
+  };
+}

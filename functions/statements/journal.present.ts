@@ -6,17 +6,8 @@ import { amountOut } from '../../lib/money';
 import { accountingTaxRate } from '../../lib/tax';
 import type { JournalSchema, JournalTotalsSchema } from '../../schema/statements/journal';
 import type { Company } from '../../schema/platform/db';
-import {
-  bookingAccounts,
-  isBookingEntry,
-  isPaymentEntry,
-  isVatEntry,
-  type JournalData,
-  type JournalEntry,
-  journalAccounts,
-  paymentAccounts,
-  vatAccounts,
-} from './journal';
+import { isBookingEntry, isPaymentEntry, isVatEntry, type JournalData, type JournalEntry } from './journal';
+import { bookingAccounts, journalAccounts, paymentAccounts, vatAccounts } from './journal-accounts';
 
 export type JournalView = z.infer<typeof JournalSchema>;
 type TotalsView = z.infer<typeof JournalTotalsSchema>;

@@ -1,13 +1,19 @@
 import Big from 'big.js';
 import { sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
-import { ApiError } from '../../lib/errors';
-import { amountOut } from '../../lib/money';
 import { type Closing, type MonthSpan, monthClosing, monthSpan } from '../../lib/statement-months';
 import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
+import { type AccountMap, type JournalAccount, type JournalLine, mappedAccounts, sideOf } from './journal-accounts';
 import { type LineRow, selectLines } from './statements';
-import { type BookingVat, booksVat, bookingVatColumns, bookingVatLines } from './journal-vat';
+import {
+  type BookingVat,
+  booksVat,
+  bookingVatColumns,
+  bookingVatLines,
+  offlineBookingEntry,
+  offlineBookingVat,
+} from './journal-vat';
 
 /**
  * The accounting journal of a month: one balanced entry per statement line of every owner (a debit and a credit of
@@ -18,21 +24,6 @@ import { type BookingVat, booksVat, bookingVatColumns, bookingVatLines } from '.
  * a bounce, a cancellation or a booking's refund runs the other way. So the month's credits less debits to owner
  * payable are the sum of its statements' `net`, per currency.
  */
-
-/** The accounts an entry uses (deposits_held is mapped for completeness: no line moves a deposit). */
-export const journalAccounts = ['rent_income', 'owner_payable', 'fees', 'maintenance'] as const;
-/** The accounts of online payments' entries: mapped (and shown in the totals) once a month has such an entry. */
-export const paymentAccounts = ['payment_clearing', 'payment_fees', 'refunds_due'] as const;
-/** The account of bookings' payments and refunds: mapped (and shown in the totals) once a month has such an entry. */
-export const bookingAccounts = ['booking_receipts'] as const;
-/** The account of VAT on rent and fees (issue 35): mapped (and shown in the totals) once a month has VAT to book. */
-export const vatAccounts = ['vat_payable'] as const;
-type JournalAccount =
-  | (typeof journalAccounts)[number]
-  | (typeof paymentAccounts)[number]
-  | (typeof bookingAccounts)[number]
-  | (typeof vatAccounts)[number];
-export type AccountMap = Partial<Record<JournalAccount, { code: string; name: string }>>;
 
 /** The account each kind of line moves against owner payable. */
 const counterAccount: Record<LineKind, JournalAccount> = {
@@ -69,6 +60,8 @@ export const kindLabels: Record<LineKind, string> = {
  * a booking's deposit or balance; a refund made through the provider.
  */
 export type PaymentKind = 'online_payment' | 'online_payment_unapplied' | 'booking_payment' | 'online_refund';
+/** A booking staff marked paid: its invoice's VAT out of booking receipts (journal-vat.ts offlineBookingEntry). */
+type OfflineKind = 'booking_paid_offline';
 export const paymentKindLabels: Record<PaymentKind, string> = {
   online_payment: 'Rent paid online',
   online_payment_unapplied: 'Paid online, not applied (rent already received): refund due',
@@ -84,9 +77,8 @@ export const isBookingEntry = (entry: { kind: string; booking?: string | null })
   entry.kind === 'booking_payment' ||
   entry.kind === 'booking_received' ||
   entry.kind === 'booking_refunded' ||
+  entry.kind === 'booking_paid_offline' ||
   (entry.kind === 'online_refund' && (entry.booking ?? null) !== null);
-
-export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
 
 /** Lines whose VAT is split to `vat_payable`, their net's account: a fee's, a job charge's (migration 0048); see vatBooked. */
 const vatSplit: Partial<Record<LineKind, JournalAccount>> = {
@@ -100,7 +92,7 @@ const vatBooked = new Set<LineKind>([...(Object.keys(vatSplit) as LineKind[]), '
 export const isVatEntry = (entry: { lines: JournalLine[] }) =>
   entry.lines.some((line) => line.account === 'vat_payable' && !(new Big(line.debit).eq(0) && new Big(line.credit).eq(0)));
 export type JournalEntry = Omit<LineRow, 'kind'> & {
-  kind: LineKind | PaymentKind;
+  kind: LineKind | PaymentKind | OfflineKind;
   owner: string | null;
   /** The booking's reference of a booking's payment or refund (not in the JSON: its narration names it). */
   booking?: string | null;
@@ -110,44 +102,6 @@ export type JournalEntry = Omit<LineRow, 'kind'> & {
 };
 
 export type JournalData = { span: MonthSpan; closing: Closing; entries: JournalEntry[]; accounts: AccountMap };
-
-/**
- * The company's mapped accounts (setting `accounting_accounts`). The JSON journal names each line's account by its role
- * (`code` and `name` null until mapped); the import CSVs need them all: `required` answers 409 `accounts_not_mapped`
- * naming those missing.
- */
-export function mappedAccounts(company: Company, required = false, payments = false, bookings = false, vat = false): AccountMap {
-  const mapped = company.settings.accounting_accounts ?? {};
-  const needed: JournalAccount[] = [
-    ...journalAccounts,
-    ...(payments ? paymentAccounts : []),
-    ...(bookings ? bookingAccounts : []),
-    ...(vat ? vatAccounts : []),
-  ];
-  const missing = needed.filter((account) => mapped[account] === undefined);
-  if (required && missing.length > 0) {
-    throw new ApiError(
-      'accounts_not_mapped',
-      `Map the journal's accounts first (company setting accounting_accounts): ${missing.join(', ')}.`,
-    );
-  }
-  return mapped;
-}
-
-/** A journal line of `amount` (positive, stored form) on one side of `account`. */
-function sideOf(accounts: AccountMap, currency: string) {
-  const zero = amountOut('0', currency) as string;
-  return (account: JournalAccount, debit: boolean, amount: Big.Big | string): JournalLine => {
-    const size = amountOut(new Big(amount).abs().toString(), currency) as string;
-    return {
-      account,
-      code: accounts[account]?.code ?? null,
-      name: accounts[account]?.name ?? null,
-      debit: debit ? size : zero,
-      credit: debit ? zero : size,
-    };
-  };
-}
 
 /**
  * A line's balanced entry: owner payable on one side, the kind's account on the other. A fee's or a job charge's VAT
@@ -378,20 +332,26 @@ export async function monthJournal(
     .innerJoin('contacts as o', 'o.id', 'l.owner_id')
     .select('o.reference as owner');
   if (currency !== undefined) query = query.where('l.currency', '=', currency);
-  const [lines, payments, refunds] = await Promise.all([
+  const [lines, payments, refunds, offline] = await Promise.all([
     query.execute(),
     bookedPayments(db, company.id, span.from, span.to, currency),
     bookedRefunds(db, company.id, span.from, span.to, currency),
+    offlineBookingVat(db, company.id, span.from, span.to, currency),
   ]);
   const reads = [...payments, ...refunds];
-  const bookings = [...lines, ...reads].some((row) => row.booking !== null);
-  const vat = lines.some((l) => vatBooked.has(l.kind) && l.vat !== null && !new Big(l.vat).eq(0)) || booksVat(reads);
+  const bookings = [...lines, ...reads].some((row) => row.booking !== null) || offline.length > 0;
+  const vat =
+    lines.some((l) => vatBooked.has(l.kind) && l.vat !== null && !new Big(l.vat).eq(0)) || booksVat(reads) || offline.length > 0;
   const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat);
   const closing = await monthClosing(db, company, month, now);
   const entries = [
     ...lines.map((line) => entryOf(line, accounts)),
     ...payments.map((payment) => paymentEntryOf(payment, accounts)),
     ...refunds.map((refund) => refundEntryOf(refund, accounts)),
+    ...offline.map((read) => ({
+      ...offlineBookingEntry(read, sideOf(accounts, read.currency)),
+      kind: 'booking_paid_offline' as const,
+    })),
   ].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
   return { span, closing, entries, accounts };
 }

@@ -14,6 +14,9 @@ import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
 import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
 import type { Stay } from './rules';
 import { stamp } from '../../lib/clock';
+import { type OfflineBookingRead, offlineBookingColumns, offlineBookingInvoiceCtes } from '../../lib/payments/booking-invoices';
+
+type OfflineBooking = Parameters<typeof offlineBookingInvoiceCtes>[1];
 
 /** Booking events carry the booking's id and reference and the listing's id, never the guest. */
 const bookingEventData = (booking: Pick<BookingRow, 'id' | 'reference' | 'listing_id'>) => ({
@@ -104,7 +107,7 @@ export async function shownBooking(executor: Executor, companyId: string, refere
 }
 
 /** A booking as staff see it, read for a step: with its home's out-of-date calendar imports when confirming. */
-type StepRead = ShownBookingRow & { stale_imports?: StaleImport[]; paid_online?: boolean };
+type StepRead = ShownBookingRow & { stale_imports?: StaleImport[]; paid_online?: boolean } & Partial<OfflineBookingRead>;
 
 /** What a staff step answers: the booking as staff see it, and its warnings (a confirm's `import_stale`). */
 export type BookingStep = {
@@ -144,6 +147,7 @@ export function stepBooking(
           sql<boolean>`exists (select from payments p where p.booking_id = b.id and p.status = 'succeeded')`.as('paid_online'),
         ),
       )
+      .$if(action === 'mark_paid', (qb) => qb.select(offlineBookingColumns))
       .where('b.reference', '=', reference)
       .executeTakeFirst()) as StepRead | undefined;
     if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
@@ -207,6 +211,8 @@ export function stepBooking(
             { companyId, type: 'booking.balance_due', causedBy, data: bookingEventData(booking) },
             'balance',
           ),
+        // Staff record the guest's payment: the tax invoice of what was left to pay (lib/payments/booking-invoices.ts).
+        ...(action === 'mark_paid' ? offlineBookingInvoiceCtes(companyId, booking as OfflineBooking, now, causedBy) : []),
       ],
       sql`select c.*, l.slug_en as listing_slug, p.reference as person_reference
         from changed c join listings l on l.id = c.listing_id left join contacts p on p.id = c.contact_id`,

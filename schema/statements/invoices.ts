@@ -87,8 +87,13 @@ export const InvoiceSchema = z
     currency: z.string().openapi({ example: 'AED' }),
     source: z
       .object({
-        kind: z.enum(['rent_payment', 'booking_payment', 'statement_fees', 'job_charge']),
-        key: z.string().openapi({ description: 'The record it was issued for: a payment’s or charge’s id, or owner and month.' }),
+        kind: z.enum(['rent_payment', 'booking_payment', 'booking_offline', 'statement_fees', 'job_charge']).openapi({
+          description:
+            'A rent payment received, a booking’s payment online, a booking staff marked paid (what was left to pay, received outside the API), an owner’s month of fees, a job charge.',
+        }),
+        key: z.string().openapi({
+          description: 'The record it was issued for: a payment’s or charge’s id, a booking’s reference, or owner and month.',
+        }),
       })
       .openapi({ description: 'What it was issued for.' }),
     credits: z.string().nullable().openapi({ description: 'A credit note: the number of the invoice it credits.' }),

@@ -41,10 +41,19 @@ export const JournalEntrySchema = z
       .string()
       .openapi({ description: 'Stable: the same entry has the same number in every export.', example: 'OS-1042' }),
     day: z.string().openapi({ description: 'The statement line’s day.', example: '2027-02-03' }),
-    kind: z.enum([...lineKinds, 'online_payment', 'online_payment_unapplied', 'booking_payment', 'online_refund']).openapi({
-      description:
-        'A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), or `online_refund` (a refund the provider made, out of clearing).',
-    }),
+    kind: z
+      .enum([
+        ...lineKinds,
+        'online_payment',
+        'online_payment_unapplied',
+        'booking_payment',
+        'online_refund',
+        'booking_paid_offline',
+      ])
+      .openapi({
+        description:
+          'A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), `online_refund` (a refund the provider made, out of clearing), or `booking_paid_offline` (a booking staff marked paid, the guest having paid outside the API: its tax invoice’s VAT moved out of booking receipts, where the bank feed books what the guest paid, to VAT payable).',
+      }),
     narration: z.string(),
     currency: z.string(),
     owner: z.string().nullable().openapi({

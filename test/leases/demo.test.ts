@@ -147,6 +147,35 @@ describe('the demo company’s leases (npm start)', () => {
     }
   });
 
+  it('has a holiday-home booking, confirmed and marked paid by staff, with its tax invoice and the journal’s VAT', async () => {
+    const key = (await createKey(api, companyId, { scopes: ['read:invoices', 'read:leases'] })).secret;
+    const client = testClient(api, { host: 'localhost', serverKey: key });
+    const bookings = await api.db.selectFrom('bookings').selectAll().where('company_id', '=', companyId).execute();
+    expect(bookings.map((b) => [b.status, b.check_in > today])).toEqual([['paid', true]]);
+    const { data } = await client.GET('/api/v1/invoices', { params: { query: { page_size: 100 } } });
+    type Listed = {
+      number: string;
+      kind: string;
+      issue_date: string;
+      totals: { vat: string; gross: string };
+      source: { kind: string; key: string };
+    };
+    const documents = (data?.results ?? []) as unknown as Listed[];
+    const mine = documents.filter((d) => d.source.kind === 'booking_offline');
+    expect(mine.map((d) => [d.kind, d.source.key, d.issue_date])).toEqual([['invoice', bookings[0]?.reference, today]]);
+    const invoice = mine[0] as Listed;
+    expect(Number(invoice.totals.gross)).toBe(Number(bookings[0]?.total) + Number(bookings[0]?.deposit));
+    expect(Number(invoice.totals.vat)).toBeGreaterThan(0);
+    const xml = await api.request(`/api/v1/invoices/${invoice.number}.xml`, { host: 'localhost', key });
+    expect(checkPintAeRules(xml.text)).toEqual([]);
+    const journal = await client.GET('/api/v1/exports/journal', { params: { query: { month: today.slice(0, 7) } } });
+    type Entry = { kind: string; lines: Array<{ account: string; credit: string }> };
+    const entries = ((journal.data as unknown as { entries: Entry[] }).entries ?? []).filter(
+      (e) => e.kind === 'booking_paid_offline',
+    );
+    expect(entries.map((e) => e.lines.find((l) => l.account === 'vat_payable')?.credit)).toEqual([invoice.totals.vat]);
+  });
+
   it('is seeded once: a second start finds the company and writes nothing', async () => {
     const count = async () =>
       (

@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import { describe, expect, it } from 'vitest';
 import { setUpkeep } from '../maintenance/support';
-import { stays } from '../stay/support';
+import { step, stays } from '../stay/support';
 import { invoiceSettings } from '../support/invoices';
 import { checkPintAeRules, pintAeResources, validatePintAe } from '../support/pint-ae';
 import { leasesOf, world } from '../support/world';
@@ -277,12 +277,80 @@ describe('a booking’s tax invoices', () => {
     await w.close();
   });
 
+  it('invoices what is left to pay when staff mark a booking paid; the journal moves its VAT out of booking receipts', async () => {
+    const { w, ctx, account } = await company();
+    // The deposit paid online confirms the booking; the guest pays the rest at the door, which staff record.
+    const { booking } = await bookedHome(ctx, terms, nights(3), '1000.00');
+    const deposit = await payNow(ctx, t.stripe, w, account, booking.stay_url, booking.reference);
+    const marked = await step(ctx, booking.reference, 'mark-paid');
+    expect(marked.status, marked.text).toBe(200);
+    expect(marked.json.status).toBe('paid');
+    const docs = await documentsOf(w);
+    expect(docs.map((d) => [d.kind, d.source_key])).toEqual([
+      ['invoice', deposit.id],
+      ['invoice', booking.reference],
+    ]);
+    const [online, offline] = docs as [Doc, Doc];
+    await checkXml(docs);
+    // What is left: the booking's total and deposit less the deposit's base; no card fee on what staff received.
+    const [paid] = await bookingPayments(ctx, booking.reference);
+    const base = new Big(String(paid?.amount)).minus(String(paid?.card_fee)).minus(String(paid?.rounding));
+    expect(two(offline.gross)).toBe(two(new Big(booking.quote.total).plus(booking.quote.deposit).minus(base)));
+    expect(offline.document.lines.some((l) => l.name === 'Card fee')).toBe(false);
+    expect(offline.xml).toContain('>1</cbc:PaymentMeansCode>');
+    // The two invoices' lines (the card fee apart) are the booking's lines exactly.
+    const byName = (name: string) =>
+      two(add(docs.flatMap((d) => d.document.lines.filter((l) => l.name === name).map((l) => l.gross))));
+    expect(byName('Stay')).toBe(two(booking.quote.subtotal));
+    expect(byName('Security deposit')).toBe(two(booking.quote.deposit));
+    const events = (await w.allEvents()).filter((e) => e.type === 'invoice.issued');
+    expect(events.map((e) => (e.data as { reference: string }).reference).sort()).toEqual([online.number, offline.number]);
+
+    // Marking it paid again changes nothing: 409, no second invoice.
+    expect((await step(ctx, booking.reference, 'mark-paid')).status).toBe(409);
+    expect(await documentsOf(w)).toHaveLength(2);
+
+    // The journal: the offline invoice's VAT from booking receipts to VAT payable, balanced; all VAT is the documents'.
+    const month = offline.issue_date.slice(0, 7);
+    const entries = await journal(w, month);
+    const moved = entries.filter((e) => e.kind === 'booking_paid_offline');
+    expect(moved).toHaveLength(1);
+    expect(moved[0]?.lines.map((l) => [l.account, l.debit, l.credit])).toEqual([
+      ['booking_receipts', two(offline.vat), '0.00'],
+      ['vat_payable', '0.00', two(offline.vat)],
+    ]);
+    const inMonth = docs.filter((d) => d.issue_date.slice(0, 7) === month);
+    expect(two(vatBooked(entries))).toBe(two(add(inMonth.map((d) => d.vat))));
+    // The CSV exports carry it (every account mapped).
+    const csv = await w.client.GET('/api/v1/exports/journal', {
+      params: { query: { month, format: 'xero' } },
+      parseAs: 'text',
+    });
+    expect(csv.response.status).toBe(200);
+    expect(String(csv.data)).toContain(`BO-${offline.number}`);
+    await w.close();
+  });
+
+  it('invoices the whole booking when staff mark paid a booking the guest paid nothing of online', async () => {
+    const { w, ctx } = await company();
+    const { booking } = await bookedHome(ctx, { ...terms, booking_deposit_percent: null, deposit_confirms: false }, nights(2));
+    expect((await step(ctx, booking.reference, 'confirm')).status).toBe(200);
+    expect((await step(ctx, booking.reference, 'mark-paid')).status).toBe(200);
+    const docs = await documentsOf(w);
+    expect(docs).toHaveLength(1);
+    expect(two(String(docs[0]?.gross))).toBe(two(new Big(booking.quote.total).plus(booking.quote.deposit)));
+    await checkXml(docs);
+    await w.close();
+  });
+
   it('issues none when the company is not registered for VAT: the payment is recorded all the same', async () => {
     const { w, ctx, account } = await company(false);
     const { booking } = await bookedHome(ctx, terms, nights(2), '800.00');
     await payNow(ctx, t.stripe, w, account, booking.stay_url, booking.reference);
     const [row] = await bookingPayments(ctx, booking.reference);
     expect(row?.status).toBe('succeeded');
+    // Nor when staff record the rest.
+    expect((await step(ctx, booking.reference, 'mark-paid')).status).toBe(200);
     expect(await documentsOf(w)).toEqual([]);
     await w.close();
   });

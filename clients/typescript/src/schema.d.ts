@@ -5307,10 +5307,10 @@ export interface components {
              */
             day: string;
             /**
-             * @description A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), or `online_refund` (a refund the provider made, out of clearing).
+             * @description A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), `online_refund` (a refund the provider made, out of clearing), or `booking_paid_offline` (a booking staff marked paid, the guest having paid outside the API: its tax invoice’s VAT moved out of booking receipts, where the bank feed books what the guest paid, to VAT payable).
              * @enum {string}
              */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed" | "booking_received" | "booking_refunded" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund";
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed" | "booking_received" | "booking_refunded" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund" | "booking_paid_offline";
             narration: string;
             currency: string;
             /** @description The owner’s contact reference; null on an online payment not applied (the payer’s money), a booking’s payment and a refund. */
@@ -5401,9 +5401,12 @@ export interface components {
             currency: string;
             /** @description What it was issued for. */
             source: {
-                /** @enum {string} */
-                kind: "rent_payment" | "booking_payment" | "statement_fees" | "job_charge";
-                /** @description The record it was issued for: a payment’s or charge’s id, or owner and month. */
+                /**
+                 * @description A rent payment received, a booking’s payment online, a booking staff marked paid (what was left to pay, received outside the API), an owner’s month of fees, a job charge.
+                 * @enum {string}
+                 */
+                kind: "rent_payment" | "booking_payment" | "booking_offline" | "statement_fees" | "job_charge";
+                /** @description The record it was issued for: a payment’s or charge’s id, a booking’s reference, or owner and month. */
                 key: string;
             };
             /** @description A credit note: the number of the invoice it credits. */
