@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { freePort } from '../webhooks/support';
+import { spawnedServersHere } from '../support/passes';
 
 /**
  * The README's walkthrough with no settings at all: `npm start` in a folder (default data folder ./.data,
@@ -97,7 +98,7 @@ afterAll(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
-describe('npm start, then the admin CLI with no settings', () => {
+describe.runIf(spawnedServersHere)('npm start, then the admin CLI with no settings', () => {
   let companyId: string;
   let base: string;
 

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
+import { spawnedServersHere } from '../support/passes';
 
 /**
  * What a newcomer does: `npm start` (here: the same bin/server.ts) on an empty data folder, then the admin
@@ -78,7 +79,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-describe('npm start on an empty data folder, then the admin CLI', () => {
+describe.runIf(spawnedServersHere)('npm start on an empty data folder, then the admin CLI', () => {
   let companyId: string;
 
   it('starts, seeds the demo company and prints the base URL, the docs URL and where the admin token is', async () => {

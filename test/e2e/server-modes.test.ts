@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { paths as AdminPaths } from '../../clients/admin/schema';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { baseUrlOf, runBin, type ServerProcess, startServer, stopServer } from '../support/server-process';
+import { spawnedServersHere } from '../support/passes';
 
 /** The typed public client of a server over real HTTP, with `host` in its Host header when given. */
 const publicAt = (base: string, host?: string) =>
@@ -42,7 +43,7 @@ afterAll(async () => {
   for (const dir of folders) await rm(dir, { recursive: true, force: true });
 });
 
-describe('NODE_ENV=production npm start on an empty data folder', { timeout: 180_000 }, () => {
+describe.runIf(spawnedServersHere)('NODE_ENV=production npm start on an empty data folder', { timeout: 180_000 }, () => {
   it('creates no company, answers no request for localhost, and says how to create the first company', async () => {
     const dataDir = await dataFolder();
     const production = server(dataDir, { NODE_ENV: 'production' });
@@ -128,7 +129,7 @@ describe('NODE_ENV=production npm start on an empty data folder', { timeout: 180
   });
 });
 
-describe('one server per data folder', { timeout: 180_000 }, () => {
+describe.runIf(spawnedServersHere)('one server per data folder', { timeout: 180_000 }, () => {
   it('refuses a second start, naming the port and pid of the first, and leaves its server.json alone', async () => {
     const dataDir = await dataFolder();
     const first = server(dataDir);
@@ -171,7 +172,7 @@ describe('one server per data folder', { timeout: 180_000 }, () => {
   });
 });
 
-describe('backup, export and restore of the embedded database (issue 23)', { timeout: 300_000 }, () => {
+describe.runIf(spawnedServersHere)('backup, export and restore of the embedded database (issue 23)', { timeout: 300_000 }, () => {
   it('backs up and exports through the running server, refuses a restore while it runs, restores once it stopped', async () => {
     const dataDir = await dataFolder();
     const running = server(dataDir);

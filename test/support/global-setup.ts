@@ -32,7 +32,8 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   const digest = createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 16);
   const dir = join(tmpdir(), 'property-api-test');
-  const snapshot = join(dir, `pglite-${digest}.tar.gz`);
+  // Uncompressed: each test file loads it (a tar opens in about 0.4 s where its gzip took 0.65 s; 200 files).
+  const snapshot = join(dir, `pglite-${digest}.tar`);
   const exists = await stat(snapshot).then(
     () => true,
     () => false,
@@ -41,7 +42,7 @@ export default async function setup(project: TestProject): Promise<void> {
     await mkdir(dir, { recursive: true });
     const handle = await openPGlite();
     await migrateToLatest(handle, migrations);
-    const dump = await handle.pglite.dumpDataDir('gzip');
+    const dump = await handle.pglite.dumpDataDir('none');
     await writeFile(`${snapshot}.tmp`, Buffer.from(await dump.arrayBuffer()));
     await handle.close();
     await import('node:fs/promises').then((fs) => fs.rename(`${snapshot}.tmp`, snapshot));

@@ -6,6 +6,7 @@ import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths as AdminPaths } from '../../clients/admin/schema';
 import { freePort, type Receiver, startReceiver, verify, waitFor } from './support';
+import { spawnedServersHere } from '../support/passes';
 
 /**
  * The Node server (bin/server.ts, embedded PGlite, in-process dispatcher) killed with SIGKILL while its
@@ -67,7 +68,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-describe('the Node server killed during dispatch', () => {
+describe.runIf(spawnedServersHere)('the Node server killed during dispatch', () => {
   it('delivers every pending delivery after a restart', async () => {
     await start();
     const [company] = (await (await admin()).GET('/admin/v1/companies')).data?.results ?? [];
