@@ -1,5 +1,6 @@
 import Big from 'big.js';
-import { type RawBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
+import type { Database } from '../schema/db';
 import { ApiError } from './errors';
 import { formatAmount, percentOf, sumAmounts } from './money';
 import { statusMachine } from './transitions';
@@ -214,3 +215,10 @@ export function bookingMoveSql(from: RawBuilder<unknown>, to: RawBuilder<unknown
   );
   return sql<boolean>`(${from} = ${to} or (${from}, ${to}) in (${sql.join(pairs)}))`;
 }
+
+/** Bookings whose hold (held) or payment window (confirmed) has run out at `now`: they no longer hold their nights. */
+export const lapsedAt = (now: Date | RawBuilder<Date>) => (eb: ExpressionBuilder<Database, 'bookings'>) =>
+  eb.or([
+    eb.and([eb('status', '=', 'held'), eb('hold_expires_at', '<=', now)]),
+    eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '<=', now)]),
+  ]);

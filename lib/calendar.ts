@@ -203,3 +203,21 @@ export function lockedTermsCte(name: string, listingId: string | RawBuilder<stri
     select * from holiday_home_terms where listing_id = ${listingId}::uuid for no key update
   )`;
 }
+
+/** Sorted, merged and clipped to [from, to). */
+export function mergeRanges(ranges: readonly Range[], from: string, to: string): Range[] {
+  const sorted = ranges
+    .map((r) => ({ start: r.start < from ? from : r.start, end: r.end > to ? to : r.end }))
+    .filter((r) => r.start < r.end)
+    .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const merged: Range[] = [];
+  for (const range of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && range.start <= last.end) {
+      if (range.end > last.end) last.end = range.end;
+    } else {
+      merged.push({ ...range });
+    }
+  }
+  return merged;
+}

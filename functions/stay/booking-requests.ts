@@ -12,7 +12,7 @@ import type { BookingRequestValue } from '../../schema/stay/bookings';
 import { defaultHoldHours, isOverlap, type NewBooking } from './bookings';
 import { presentBookingAnswer } from './bookings.present';
 import { holdStay, holdStayLocked } from './hold';
-import { quoteOf, stayFacts } from './quote';
+import { quoteOf, stayFacts } from '../../lib/stay/quote';
 
 /**
  * A visitor's booking request (`POST /bookings`), by the services' clock: the stay read in one statement, checked and

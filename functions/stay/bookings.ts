@@ -1,20 +1,19 @@
-import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
-import type { Database } from '../../schema/db';
+import { sql } from 'kysely';
 import type { Db, Executor, Trx } from '../../lib/db/index';
 import { ApiError } from '../../lib/errors';
 import { lockedTermsCte, lockHomeCalendars } from '../../lib/calendar';
 import { pageOf, paginate } from '../../lib/pagination';
 import { checkMove, checkTakes } from '../../lib/transitions';
-import { balanceDeadlineSql, bookingMachine, paidSql } from '../../lib/bookings';
+import { balanceDeadlineSql, bookingMachine, lapsedAt, paidSql } from '../../lib/bookings';
 import type { ShownBookingRow } from './bookings.present';
 import { type CausedBy, eventCtes, type EventType, newEventId, recordEvent } from '../../lib/events';
 import type { BookingRow } from '../../schema/stay/db';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
 import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
-import type { Stay } from './rules';
+import type { Stay } from '../../lib/stay/rules';
 import { stamp } from '../../lib/clock';
-import { type OfflineBookingRead, offlineBookingColumns, offlineBookingInvoiceCtes } from '../../lib/payments/booking-invoices';
+import { type OfflineBookingRead, offlineBookingColumns, offlineBookingInvoiceCtes } from '../../lib/payments/offline-booking-invoice';
 
 type OfflineBooking = Parameters<typeof offlineBookingInvoiceCtes>[1];
 
@@ -226,13 +225,6 @@ export function stepBooking(
     };
   });
 }
-
-/** Bookings whose hold (held) or payment window (confirmed) has run out at `now`: they no longer hold their nights. */
-export const lapsedAt = (now: Date | RawBuilder<Date>) => (eb: ExpressionBuilder<Database, 'bookings'>) =>
-  eb.or([
-    eb.and([eb('status', '=', 'held'), eb('hold_expires_at', '<=', now)]),
-    eb.and([eb('status', '=', 'confirmed'), eb('payment_due_at', '<=', now)]),
-  ]);
 
 /** Whether a booking's hold (held) or payment window (confirmed) has run out at `now`, as {@link lapsedAt} says it. */
 export function lapsedBy(booking: Pick<BookingRow, 'status' | 'hold_expires_at' | 'payment_due_at'>, now: Date): boolean {

@@ -1,4 +1,4 @@
-import { nightsTaken, type Range } from '../../lib/calendar';
+import { mergeRanges, nightsTaken, type Range } from '../../lib/calendar';
 
 export type { Range } from '../../lib/calendar';
 
@@ -22,22 +22,4 @@ export async function takenRanges(
     if (at && (validUntil === null || at < validUntil)) validUntil = at;
   }
   return { ranges: mergeRanges(nights, from, to), validUntil };
-}
-
-/** Sorted, merged and clipped to [from, to). */
-export function mergeRanges(ranges: readonly Range[], from: string, to: string): Range[] {
-  const sorted = ranges
-    .map((r) => ({ start: r.start < from ? from : r.start, end: r.end > to ? to : r.end }))
-    .filter((r) => r.start < r.end)
-    .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-  const merged: Range[] = [];
-  for (const range of sorted) {
-    const last = merged[merged.length - 1];
-    if (last && range.start <= last.end) {
-      if (range.end > last.end) last.end = range.end;
-    } else {
-      merged.push({ ...range });
-    }
-  }
-  return merged;
 }

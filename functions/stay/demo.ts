@@ -3,7 +3,7 @@ import type { Trx } from '../../lib/db/index';
 import type { Company } from '../../schema/platform/db';
 import { stepBooking } from './bookings';
 import { holdStay } from './hold';
-import { quoteOf, stayFacts } from './quote';
+import { quoteOf, stayFacts } from '../../lib/stay/quote';
 
 /**
  * The demo company's holiday-home booking (issue 35): a guest's request for three nights two weeks from `now` of the

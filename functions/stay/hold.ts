@@ -10,7 +10,7 @@ import { newReference } from '../../lib/references';
 import type { Company } from '../../schema/platform/db';
 import type { StoredQuote, TaxedQuote } from '../../schema/stay/db';
 import { defaultHoldHours, type NewBooking, transactionForNights } from './bookings';
-import { quoteOf, type StayFacts, stayFacts } from './quote';
+import { quoteOf, type StayFacts, stayFacts } from '../../lib/stay/quote';
 import { stamp } from '../../lib/clock';
 import { bookingPaymentTerms } from '../../lib/bookings';
 

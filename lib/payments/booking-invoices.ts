@@ -1,8 +1,6 @@
-import Big from 'big.js';
 import { sql } from 'kysely';
 import type { LineInput, PaymentMeans } from '../einvoice/document';
-import { paidSql } from '../bookings';
-import { addDays, todayIn } from '../dates';
+import { addDays } from '../dates';
 import type { CausedBy } from '../events';
 import { fromMinorUnits, minorUnits } from '../money';
 import {
@@ -20,7 +18,7 @@ import {
 } from '../invoices';
 import type { TaxCategory } from '../../schema/common/tax';
 import type { CompanySettings } from '../../schema/platform/db';
-import type { BookingRow, StoredQuote } from '../../schema/stay/db';
+import type { StoredQuote } from '../../schema/stay/db';
 
 /**
  * A booking's tax invoices and credit notes (issue 35; docs/api-reference.md, "Tax invoices and credit notes",
@@ -173,7 +171,7 @@ export type BookingPaymentOfInvoice = BookingInvoiceRead & {
 };
 
 /** A payment toward a booking, as {@link bookingSupplyInvoice} invoices it. */
-type BookingSupply = {
+export type BookingSupply = {
   company: { name: string; settings: CompanySettings };
   quote: StoredQuote | null;
   reference: string;
@@ -192,7 +190,7 @@ type BookingSupply = {
 };
 
 /** The tax invoice of one payment toward a booking: its share of the booking's lines, and the card fee's line. */
-function bookingSupplyInvoice(supply: BookingSupply): Prepared | NotIssued {
+export function bookingSupplyInvoice(supply: BookingSupply): Prepared | NotIssued {
   const { currency, reference, quote } = supply;
   const seller = sellerOf(supply.company, supply.day);
   if (!('trn' in seller)) return seller;
@@ -243,7 +241,10 @@ export function bookingInvoice(payment: BookingPaymentOfInvoice, day: string): P
   const settings = payment.company_settings;
   const [checkIn, checkOut, reference] = [payment.booking_check_in, payment.booking_check_out, payment.booking_reference];
   if (!settings || !checkIn || !checkOut || !reference) return notIssued('booking', 'booking', 'Not a booking’s payment.');
-  const extra = new Big(payment.card_fee ?? '0').plus(payment.rounding ?? '0').toFixed();
+  const extra = fromMinorUnits(
+    minorUnits(payment.card_fee ?? '0', payment.currency) + minorUnits(payment.rounding ?? '0', payment.currency),
+    payment.currency,
+  );
   return bookingSupplyInvoice({
     company: { name: payment.company_name ?? '', settings },
     quote: payment.booking_quote,
@@ -259,71 +260,6 @@ export function bookingInvoice(payment: BookingPaymentOfInvoice, day: string): P
     payment: { code: '48' },
     day,
   });
-}
-
-// ---- A booking staff mark paid (the guest paid outside the API: cash, transfer, a card machine) ----
-
-/** What staff's `mark_paid` reads for the booking's tax invoice, over the booking `b` ({@link offlineBookingColumns}). */
-export type OfflineBookingRead = {
-  company_name: string;
-  company_settings: CompanySettings;
-  company_time_zone: string;
-  /** The bases of the booking's payments received online (succeeded or refunded), added up. */
-  booking_paid_before: string;
-  booking_home: HomeAddressParts | null;
-};
-
-/** The columns of {@link OfflineBookingRead} over a booking `b`. */
-export const offlineBookingColumns = [
-  sql<string>`(select c.name from companies c where c.id = b.company_id)`.as('company_name'),
-  sql<CompanySettings>`(select c.settings from companies c where c.id = b.company_id)`.as('company_settings'),
-  sql<string>`(select c.time_zone from companies c where c.id = b.company_id)`.as('company_time_zone'),
-  sql<string>`${paidSql(sql.ref('b.id'))}::text`.as('booking_paid_before'),
-  sql<HomeAddressParts | null>`${homeAddressJson(sql`b.listing_id`)}`.as('booking_home'),
-] as const;
-
-/**
- * The tax invoice of what is left to pay of a booking staff mark paid at `now` (its total and refundable deposit less
- * what the guest paid online): the tax point is the payment's receipt, which staff record (Federal Decree-Law No. 8 of
- * 2017, Article 26), on the company's day of `now`; its means not known (UNCL4461 1). Null when nothing is left to
- * pay; {@link NotIssued} as {@link bookingInvoice}.
- */
-export function offlineBookingInvoice(
-  booking: Pick<BookingRow, 'id' | 'reference' | 'check_in' | 'check_out' | 'total' | 'deposit' | 'quote' | 'currency'> &
-    OfflineBookingRead,
-  now: Date,
-): Prepared | NotIssued | null {
-  const { currency } = booking;
-  const left = new Big(booking.total).plus(booking.deposit).minus(booking.booking_paid_before);
-  if (left.lte(0)) return null;
-  return bookingSupplyInvoice({
-    company: { name: booking.company_name, settings: booking.company_settings },
-    quote: booking.quote,
-    reference: booking.reference,
-    checkIn: String(booking.check_in),
-    checkOut: String(booking.check_out),
-    home: booking.booking_home,
-    paidBefore: booking.booking_paid_before,
-    amount: left.toFixed(),
-    extra: '0',
-    currency,
-    note: `Payment of booking ${booking.reference} recorded by staff.`,
-    payment: { code: '1' },
-    day: todayIn(booking.company_time_zone, now),
-  });
-}
-
-/** The CTEs issuing {@link offlineBookingInvoice} when the CTE `source` (the booking marked paid) has its row. */
-export function offlineBookingInvoiceCtes(
-  companyId: string,
-  booking: Parameters<typeof offlineBookingInvoice>[0],
-  now: Date,
-  causedBy: CausedBy,
-) {
-  const prepared = offlineBookingInvoice(booking, now);
-  if (!prepared?.issued) return [];
-  const source = { kind: 'booking_offline', key: booking.reference } as const;
-  return [issueCtes('invoice', 'changed', { companyId, kind: 'invoice', prepared, source, bookingId: booking.id, causedBy })];
 }
 
 /**

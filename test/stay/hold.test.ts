@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { holdStay, holdStayLocked } from '../../functions/stay/hold';
-import { quoteOf, stayFacts } from '../../functions/stay/quote';
+import { quoteOf, stayFacts } from '../../lib/stay/quote';
 import { lockHomeCalendar } from '../../lib/calendar';
 import { companyByHost } from '../../lib/tenancy';
 import type { Company } from '../../schema/platform/db';

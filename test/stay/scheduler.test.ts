@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { expireDueBookings } from '../../functions/stay/bookings';
 import { holdStay } from '../../functions/stay/hold';
-import { quoteOf, stayFacts } from '../../functions/stay/quote';
+import { quoteOf, stayFacts } from '../../lib/stay/quote';
 import { lockHomeCalendar } from '../../lib/calendar';
 import { companyByHost } from '../../lib/tenancy';
 import { runScheduledWork } from '../../functions/jobs';

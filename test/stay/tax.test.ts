@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { companyByHost } from '../../lib/tenancy';
 import { holdStay } from '../../functions/stay/hold';
-import { quoteOf, stayFacts } from '../../functions/stay/quote';
+import { quoteOf, stayFacts } from '../../lib/stay/quote';
 import type { AdminBody } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { adminOf } from '../support/world';

@@ -1,8 +1,8 @@
 import Big from 'big.js';
-import { daysBetween, eachDate, weekdayOf } from '../../lib/dates';
-import { ApiError } from '../../lib/errors';
-import { formatAmount } from '../../lib/money';
-import { chargesVatOn, lineTax, rateOn, type TaxRate, taxCategoryFor, taxTotals } from '../../lib/tax';
+import { daysBetween, eachDate, weekdayOf } from '../dates';
+import { ApiError } from '../errors';
+import { formatAmount } from '../money';
+import { chargesVatOn, lineTax, rateOn, type TaxRate, taxCategoryFor, taxTotals } from '../tax';
 import type { TaxCategory, TaxKind } from '../../schema/common/tax';
 import type { CompanySettings } from '../../schema/platform/db';
 import type { StoredQuote, TaxedQuote } from '../../schema/stay/db';

@@ -1,6 +1,6 @@
-import { addDays, daysBetween, todayIn, weekdayOf, zonedInstant } from '../../lib/dates';
-import { ApiError, type FieldError, type ProblemCode } from '../../lib/errors';
-import type { Range } from './calendar';
+import { addDays, daysBetween, todayIn, weekdayOf, zonedInstant } from '../dates';
+import { ApiError, type FieldError, type ProblemCode } from '../errors';
+import type { Range } from '../calendar';
 import type { BookableHome } from './homes';
 
 export type Stay = { checkIn: string; checkOut: string; guests: number };

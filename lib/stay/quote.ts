@@ -1,0 +1,106 @@
+import { type OperationNodeSource, sql } from 'kysely';
+import { lapsedAt } from '../bookings';
+import { blocksWithin, mergeRanges, type Range, staysHoldingQuery, type TakenBlock, takenNights } from '../calendar';
+import type { Executor } from '../db/index';
+import { prepared } from '../db/prepared';
+import type { TaxRate } from '../tax';
+import type { Company } from '../../schema/platform/db';
+import type { TaxCategory } from '../../schema/common/tax';
+import type { SeasonRow, TaxedQuote } from '../../schema/stay/db';
+import { type BookableHome, bookableHomeOf, bookableHomeQuery, type HomeRow, homeNotFound, requireBookings } from './homes';
+import { priceStay, type StayTaxFacts, taxQuote } from './pricing';
+import { assertStayAllowed, type Stay } from './rules';
+
+/**
+ * Quotes, and the read every booking request starts with: what a stay of one home needs (the home, its terms and
+ * seasons, the nights a new stay may not use by the one calendar rule, the holds that lapsed) is read in one statement
+ * (stayFacts), then checked and priced here (quoteOf), so a date mistake is refused before the spam check. A quote
+ * stops there; a booking request goes on to the hold (hold.ts), which writes only if the home's `rules_version` is
+ * still the one read here.
+ */
+
+/** What a stay of one home is checked, priced and held with, read in one statement. */
+export type StayFacts = {
+  home: BookableHome;
+  /** Nights of the stay's window a new stay may not use: holding stays, blocks and turnover (lib/calendar.ts; merged). */
+  taken: Range[];
+  /** The home's holds and payment windows that ran out by `now`: released by the hold's statement. */
+  lapsed: Array<{ id: string; reference: string }>;
+  /** The home's rules_version when read. */
+  version: string;
+  /** The listing's own tax category and the rates in force on the check-in day (issue 35), the company's settings apart. */
+  tax: { listing: StayTaxFacts['listing']; rates: Array<TaxRate & { id: string }> };
+};
+
+/** The rows of `query` as one JSON array (empty: `[]`), for a column of a larger statement. */
+const jsonRows = <T>(query: OperationNodeSource) =>
+  sql<T[]>`coalesce((select json_agg(row_to_json(x)) from (${query}) as x), '[]')`;
+
+type FactsValues = { company_id: string; slug: string; check_in: string; check_out: string; now: string };
+type FactsRow = HomeRow & {
+  tax_category: TaxCategory | null;
+  tax_rates: Array<TaxRate & { id: string }>;
+  season_rows: SeasonRow[];
+  holding: Range[];
+  blocks: TakenBlock[];
+  lapsed: Array<{ id: string; reference: string }>;
+};
+
+/** The statement of {@link stayFacts}. */
+const selectFacts = prepared<FactsValues, FactsRow>((p, db) => {
+  const listing = sql<string>`l.id`;
+  const now = sql<Date>`${p.now}::timestamptz`;
+  // The stay's nights and the home's turnover days on each side: a stay whose turnover reaches the new one, or the next
+  // stay the new one's turnover would reach (lib/calendar.ts takenNights).
+  const [from, to] = [sql<string>`${p.check_in}::date - t.turnover_days`, sql<string>`${p.check_out}::date + t.turnover_days`];
+  return bookableHomeQuery(db, p.company_id, p.slug).select([
+    'l.tax_category',
+    // The rates in force on the check-in day, the day the stay is supplied (issue 35; docs "Tax").
+    sql<Array<TaxRate & { id: string }>>`coalesce((
+      select json_agg(json_build_object('id', r.id, 'category', r.category, 'rate', r.rate::text, 'valid_from', r.valid_from::text,
+        'valid_to', r.valid_to::text))
+      from tax_rates r where r.valid_from <= ${p.check_in}::date and (r.valid_to is null or ${p.check_in}::date <= r.valid_to)),
+      '[]')`.as('tax_rates'),
+    sql<SeasonRow[]>`coalesce((
+      select json_agg(to_jsonb(s) || jsonb_build_object('nightly_price', s.nightly_price::text,
+        'weekend_price', s.weekend_price::text) order by s.starts_on)
+      from holiday_home_seasons s where s.listing_id = l.id), '[]')`.as('season_rows'),
+    jsonRows<Range>(staysHoldingQuery(db, listing, from, to, now)).as('holding'),
+    jsonRows<TakenBlock>(blocksWithin(db, listing, from, to)).as('blocks'),
+    jsonRows<{ id: string; reference: string }>(
+      db.selectFrom('bookings').select(['id', 'reference']).where('listing_id', '=', listing).where(lapsedAt(now)),
+    ).as('lapsed'),
+  ]);
+});
+
+/** The home by slug (404 unless it takes bookings), its terms and seasons, the stay's taken nights and lapsed holds. */
+export async function stayFacts(executor: Executor, company: Company, slug: string, stay: Stay, now: Date): Promise<StayFacts> {
+  requireBookings(company);
+  const [row] = await selectFacts(executor, {
+    company_id: company.id,
+    slug,
+    check_in: stay.checkIn,
+    check_out: stay.checkOut,
+    now: now.toISOString(),
+  });
+  if (!row) throw homeNotFound(slug);
+  const { season_rows, holding, blocks, lapsed, tax_category, tax_rates, ...home } = row;
+  const taken = takenNights({ stays: holding, blocks }, home.turnover_days);
+  return {
+    home: bookableHomeOf(home, season_rows),
+    taken: mergeRanges(taken, stay.checkIn, stay.checkOut),
+    lapsed,
+    version: String(home.rules_version),
+    tax: { listing: tax_category, rates: tax_rates },
+  };
+}
+
+/**
+ * The price of a stay the home can take, with its tax (pricing.ts taxQuote); otherwise the rule's 400. The same code
+ * serves quotes and bookings, so a booking keeps the tax its guest was quoted.
+ */
+export function quoteOf(company: Company, facts: StayFacts, stay: Stay, now: Date): TaxedQuote {
+  assertStayAllowed(facts.home, stay, company.time_zone, now, facts.taken);
+  const price = priceStay(facts.home, stay.checkIn, stay.checkOut, company.currency);
+  return taxQuote(price, stay.checkIn, { settings: company.settings, ...facts.tax });
+}
