@@ -1247,6 +1247,13 @@ export interface components {
              */
             status: "valid" | "expired";
         } | null;
+        /** @description The nights’ and fees’ net and VAT together (the deposit apart): net + vat = total. Rates of the check-in day. */
+        TaxTotals: {
+            /** @description The lines’ nets together. */
+            net: string;
+            /** @description The lines’ VAT together. */
+            vat: string;
+        };
         Problem: {
             /**
              * Format: uri
@@ -1283,13 +1290,6 @@ export interface components {
             key: string;
             name: components["schemas"]["LocalisedText"];
             updated_at: string;
-        };
-        /** @description The nights’ and fees’ net and VAT together (the deposit apart): net + vat = total. Rates of the check-in day. */
-        TaxTotals: {
-            /** @description The lines’ nets together. */
-            net: string;
-            /** @description The lines’ VAT together. */
-            vat: string;
         };
         Warning: {
             /** @description The spec’s warning code, e.g. `schedule_total_differs`. */

@@ -45,7 +45,11 @@ const oneRoute = defineRoute({
 });
 
 const listListings: Handler<typeof listRoute> = async function listListings(c) {
-  const page = await listingPage(c.var.services.db, await renderOf(c), c.req.valid('query'), 'card');
+  const { db, now } = c.var.services;
+  const query = c.req.valid('query');
+  // A free-dates search reads the calendar as it is now (the services' clock); other pages need no clock.
+  const at = query.check_in === undefined ? undefined : now();
+  const page = await listingPage(db, await renderOf(c), query, 'card', false, at);
   return jsonBytes<z.infer<typeof ListingListSchema>>(c, page);
 };
 

@@ -7,6 +7,7 @@ import { ApiError, notFound } from '../../lib/errors';
 import { pricesHidden } from '../../lib/listings';
 import { queryWords } from '../../lib/search-text';
 import { distanceKm } from './geo';
+import { type FreeDatesAsk, freeHomesPage } from './free-dates';
 import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings, relevanceSort } from './listings';
 import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredForm } from './renders';
 
@@ -21,6 +22,10 @@ export type PageRequest = Omit<ListingFilters, 'words'> & {
   cursor?: string;
   q?: string;
   sort?: keyof typeof listingSorts | 'relevance';
+  /** Free dates (issue 36, free-dates.ts): holiday homes that take this stay, each with its quote. */
+  check_in?: string;
+  check_out?: string;
+  guests?: number;
 };
 
 /** The order of a page: the one asked for; without one, relevance with words to search, featured without. */
@@ -38,12 +43,17 @@ export async function listingPage(
   request: PageRequest,
   form: RenderedForm,
   mapped = false,
+  now?: Date,
 ): Promise<Uint8Array> {
-  const { page_size, cursor, sort, q, ...filters } = request;
+  const { page_size, cursor, sort, q, check_in, check_out, guests, ...filters } = request;
   const company = render.company;
   const words = q === undefined ? [] : queryWords(q);
   const order = orderOf(sort, words);
-  let query = applyFilters(publishedListings(db, company), company, { ...filters, words });
+  const dates = check_in !== undefined && check_out !== undefined && now ? { checkIn: check_in, checkOut: check_out } : undefined;
+  const ask = dates && datesAsked(company, { ...dates, guests: guests ?? 1 }, filters);
+  // With dates the price filters apply to each home's quote (free-dates.ts), not to its nightly price.
+  const sqlFilters = ask ? { ...filters, type: 'holiday_home' as const, price_min: undefined, price_max: undefined } : filters;
+  let query = applyFilters(publishedListings(db, company), company, { ...sqlFilters, words });
   if (mapped) query = query.where('l.latitude', 'is not', null);
   if (pricesHidden(company)) {
     const asked = (['price_min', 'price_max'] as const).filter((field) => filters[field] !== undefined);
@@ -53,14 +63,41 @@ export async function listingPage(
       });
   }
   const near = filters.near;
-  const paged = paginate(withStoredForm(query, render, form), order, { page_size, cursor });
-  const selected = near ? paged.select(sql<string>`round(${distanceKm(near)}::numeric, 2)::text`.as('distance_km')) : paged;
-  const { rows } = await runNamed(db, selected.compile());
-  const page = pageOf(rows, order, page_size);
-  const members = near
-    ? new Map(page.rows.map((row) => [row.id, `"distance_km":${Number((row as Record<string, unknown>).distance_km)}`]))
-    : undefined;
+  const read = async (from: string | undefined, size: number) => {
+    const paged = paginate(withStoredForm(query, render, form), order, { page_size: size, cursor: from });
+    const selected = near ? paged.select(sql<string>`round(${distanceKm(near)}::numeric, 2)::text`.as('distance_km')) : paged;
+    return (await runNamed(db, selected.compile())).rows;
+  };
+  const page =
+    ask && now
+      ? await freeHomesPage(db, company, order, read, { page_size, cursor }, ask, now)
+      : { ...pageOf(await read(cursor, page_size), order, page_size), quotes: undefined };
+  const member = (row: (typeof page.rows)[number]) => {
+    const parts: string[] = [];
+    if (near) parts.push(`"distance_km":${Number((row as Record<string, unknown>).distance_km)}`);
+    const free = page.quotes?.get(row.id);
+    if (free && ask) {
+      const { checkIn: check_in, checkOut: check_out, guests: stayGuests } = ask;
+      const shown = { listing: free.listing, check_in, check_out, guests: stayGuests, ...free.quote };
+      parts.push(`"quote":${JSON.stringify(shown)}`);
+    }
+    return parts.join(',');
+  };
+  const members = near || ask ? new Map(page.rows.map((row) => [row.id, member(row)])) : undefined;
   return listBody(await bodiesOf(db, render, page.rows, form, members), page.next_cursor);
+}
+
+/** A free-dates search's stay: 400 at check_in when the company takes no bookings (no home could be free). */
+function datesAsked(
+  company: Company,
+  stay: { checkIn: string; checkOut: string; guests: number },
+  filters: Pick<ListingFilters, 'price_min' | 'price_max'>,
+): FreeDatesAsk {
+  if (company.settings.bookings_enabled !== true) {
+    const message = 'This company takes no bookings: search without check_in and check_out.';
+    throw new ApiError('invalid_request', message, { errors: [{ path: 'check_in', code: 'bookings_off', message }] });
+  }
+  return { ...stay, total: { min: filters.price_min, max: filters.price_max } };
 }
 
 export const sitemapSort = {

@@ -31,6 +31,11 @@ export function requireBookings(company: Company): void {
  * with a nightly price (otherwise no row). Callers add columns; the values may be SQL (a prepared statement's slots).
  */
 export function bookableHomeQuery(executor: Executor, companyId: string | RawBuilder<string>, slug: string | RawBuilder<string>) {
+  return bookableHomesQuery(executor, companyId).where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]));
+}
+
+/** The rows of a company's homes that take bookings, as {@link bookableHomeQuery} (callers choose which). */
+export function bookableHomesQuery(executor: Executor, companyId: string | RawBuilder<string>) {
   return executor
     .selectFrom('listings as l')
     .innerJoin('holiday_home_terms as t', 't.listing_id', 'l.id')
@@ -46,7 +51,6 @@ export function bookableHomeQuery(executor: Executor, companyId: string | RawBui
       sql<string>`t.check_out_time::text`.as('check_out_time'),
     ])
     .where('l.company_id', '=', companyId)
-    .where((eb) => eb.or([eb('l.slug_en', '=', slug), eb('l.slug_ar', '=', slug)]))
     .where('l.status', '=', 'published')
     .where('l.listing_type', '=', 'holiday_home')
     .where('l.price_period', '=', 'night')

@@ -7,9 +7,17 @@ import type { TaxRate } from '../tax';
 import type { Company } from '../../schema/platform/db';
 import type { TaxCategory } from '../../schema/common/tax';
 import type { SeasonRow, TaxedQuote } from '../../schema/stay/db';
-import { type BookableHome, bookableHomeOf, bookableHomeQuery, type HomeRow, homeNotFound, requireBookings } from './homes';
+import {
+  type BookableHome,
+  bookableHomeOf,
+  bookableHomeQuery,
+  bookableHomesQuery,
+  type HomeRow,
+  homeNotFound,
+  requireBookings,
+} from './homes';
 import { priceStay, type StayTaxFacts, taxQuote } from './pricing';
-import { assertStayAllowed, type Stay } from './rules';
+import { assertStayAllowed, type Stay, stayProblems } from './rules';
 
 /**
  * Quotes, and the read every booking request starts with: what a stay of one home needs (the home, its terms and
@@ -46,20 +54,23 @@ type FactsRow = HomeRow & {
   lapsed: Array<{ id: string; reference: string }>;
 };
 
-/** The statement of {@link stayFacts}. */
-const selectFacts = prepared<FactsValues, FactsRow>((p, db) => {
+/**
+ * The columns of a home's row (`l`, its terms `t`) a stay of [checkIn, checkOut) needs at `now`: the rates of the
+ * check-in day, the seasons, the stays and blocks around it, the lapsed holds.
+ */
+function factsColumns(db: Executor, checkIn: unknown, checkOut: unknown, at: unknown) {
   const listing = sql<string>`l.id`;
-  const now = sql<Date>`${p.now}::timestamptz`;
+  const now = sql<Date>`${at}::timestamptz`;
   // The stay's nights and the home's turnover days on each side: a stay whose turnover reaches the new one, or the next
   // stay the new one's turnover would reach (lib/calendar.ts takenNights).
-  const [from, to] = [sql<string>`${p.check_in}::date - t.turnover_days`, sql<string>`${p.check_out}::date + t.turnover_days`];
-  return bookableHomeQuery(db, p.company_id, p.slug).select([
+  const [from, to] = [sql<string>`${checkIn}::date - t.turnover_days`, sql<string>`${checkOut}::date + t.turnover_days`];
+  return [
     'l.tax_category',
     // The rates in force on the check-in day, the day the stay is supplied (issue 35; docs "Tax").
     sql<Array<TaxRate & { id: string }>>`coalesce((
       select json_agg(json_build_object('id', r.id, 'category', r.category, 'rate', r.rate::text, 'valid_from', r.valid_from::text,
         'valid_to', r.valid_to::text))
-      from tax_rates r where r.valid_from <= ${p.check_in}::date and (r.valid_to is null or ${p.check_in}::date <= r.valid_to)),
+      from tax_rates r where r.valid_from <= ${checkIn}::date and (r.valid_to is null or ${checkIn}::date <= r.valid_to)),
       '[]')`.as('tax_rates'),
     sql<SeasonRow[]>`coalesce((
       select json_agg(to_jsonb(s) || jsonb_build_object('nightly_price', s.nightly_price::text,
@@ -70,8 +81,51 @@ const selectFacts = prepared<FactsValues, FactsRow>((p, db) => {
     jsonRows<{ id: string; reference: string }>(
       db.selectFrom('bookings').select(['id', 'reference']).where('listing_id', '=', listing).where(lapsedAt(now)),
     ).as('lapsed'),
-  ]);
-});
+  ] as const;
+}
+
+/** The statement of {@link stayFacts}. */
+const selectFacts = prepared<FactsValues, FactsRow>((p, db) =>
+  bookableHomeQuery(db, p.company_id, p.slug).select(factsColumns(db, p.check_in, p.check_out, p.now)),
+);
+
+/** The facts of a row of {@link selectFacts} (or of {@link homesFacts}' statement) for `stay`. */
+function factsOf(row: FactsRow, stay: Stay): StayFacts {
+  const { season_rows, holding, blocks, lapsed, tax_category, tax_rates, ...home } = row;
+  const taken = takenNights({ stays: holding, blocks }, home.turnover_days);
+  return {
+    home: bookableHomeOf(home, season_rows),
+    taken: mergeRanges(taken, stay.checkIn, stay.checkOut),
+    lapsed,
+    version: String(home.rules_version),
+    tax: { listing: tax_category, rates: tax_rates },
+  };
+}
+
+/**
+ * The stay facts of several homes of the company (by listing id) in one statement, for the catalogue's free-dates
+ * search (issue 36): those of the homes that take bookings, by id (the others are not in the map).
+ */
+export async function homesFacts(
+  executor: Executor,
+  company: Company,
+  listingIds: readonly string[],
+  stay: Stay,
+  now: Date,
+): Promise<Map<string, StayFacts>> {
+  if (listingIds.length === 0) return new Map();
+  const rows = (await bookableHomesQuery(executor, company.id)
+    .where('l.id', 'in', listingIds)
+    .select(factsColumns(executor, stay.checkIn, stay.checkOut, now.toISOString()))
+    .execute()) as unknown as FactsRow[];
+  return new Map(rows.map((row) => [row.id, factsOf(row, stay)]));
+}
+
+/** The quote of `stay` when the home takes it (every rule of the one calendar rule met), else null: no 400. */
+export function freeStayQuote(company: Company, facts: StayFacts, stay: Stay, now: Date): TaxedQuote | null {
+  if (stayProblems(facts.home, stay, company.time_zone, now, facts.taken).length > 0) return null;
+  return quoteOf(company, facts, stay, now);
+}
 
 /** The home by slug (404 unless it takes bookings), its terms and seasons, the stay's taken nights and lapsed holds. */
 export async function stayFacts(executor: Executor, company: Company, slug: string, stay: Stay, now: Date): Promise<StayFacts> {
@@ -84,15 +138,7 @@ export async function stayFacts(executor: Executor, company: Company, slug: stri
     now: now.toISOString(),
   });
   if (!row) throw homeNotFound(slug);
-  const { season_rows, holding, blocks, lapsed, tax_category, tax_rates, ...home } = row;
-  const taken = takenNights({ stays: holding, blocks }, home.turnover_days);
-  return {
-    home: bookableHomeOf(home, season_rows),
-    taken: mergeRanges(taken, stay.checkIn, stay.checkOut),
-    lapsed,
-    version: String(home.rules_version),
-    tax: { listing: tax_category, rates: tax_rates },
-  };
+  return factsOf(row, stay);
 }
 
 /**

@@ -4,6 +4,8 @@ import { text } from '../common/text';
 import { listingTypes } from '../common/columns';
 import { permitAuthorities } from '../common/permits';
 import { LocalisedTextSchema, listOf, pageQuery, queryBoolean, queryInteger } from '../common/api';
+import { date } from '../common/homes';
+import { QuoteSchema } from '../common/quote';
 
 export const ListingTypeSchema = z.enum(listingTypes).openapi('ListingType');
 
@@ -58,6 +60,16 @@ export const listingFilters = {
         'Words, in Arabic or English: every word is found at the start of a word of the title, description, slug, city, ' +
         'area or project, or (five letters or more) one letter away. See "Search" in the API reference.',
     }),
+  check_in: date.optional().openapi({
+    description:
+      'With check_out: only holiday homes free for every night by the rules a booking request meets (holds, bookings, ' +
+      'blocks, turnover, minimum and maximum stay, arrival days, notice, advance, guests), each with its quote; ' +
+      'price_min and price_max then apply to the quote’s total. See "Free dates" in the API reference.',
+  }),
+  check_out: date.optional().openapi({ description: 'With check_in: the day the stay ends (its last night is the day before).' }),
+  guests: queryInteger(1, 1000)
+    .optional()
+    .openapi({ description: 'With check_in and check_out: how many guests stay (default 1).' }),
   sort: z
     .enum(['featured', 'newest', 'sort_order', 'relevance'])
     .optional()
@@ -69,6 +81,10 @@ export const listingFilters = {
 };
 
 type Checked = {
+  type?: string;
+  check_in?: string;
+  check_out?: string;
+  guests?: number;
   bedrooms_min?: number;
   bedrooms_max?: number;
   q?: string;
@@ -114,15 +130,31 @@ function checkBedrooms(q: Checked, ctx: z.RefinementCtx) {
     else if (decimalText(q.radius_km) && (Number(q.radius_km) <= 0 || Number(q.radius_km) > 500))
       issue('radius_km', 'radius_km is above 0 and at most 500.');
   }
+  checkDates(q, issue);
   if (q.sort === 'relevance' && q.q === undefined) {
     ctx.addIssue({ code: 'custom', path: ['sort'], message: 'sort=relevance orders by the words of q: give q.' });
   }
 }
 
+/** Free dates: check_in and check_out together, in order, on holiday homes; guests only with them. */
+function checkDates(q: Checked, issue: (path: string, message: string) => void) {
+  const dates = q.check_in !== undefined || q.check_out !== undefined;
+  if (q.check_in === undefined && q.check_out !== undefined) issue('check_in', 'check_in goes with check_out: give both.');
+  else if (q.check_out === undefined && q.check_in !== undefined) issue('check_out', 'check_out goes with check_in: give both.');
+  else if (q.check_in !== undefined && q.check_out !== undefined && q.check_out <= q.check_in)
+    issue('check_out', 'check_out must be after check_in.');
+  if (q.guests !== undefined && !dates)
+    issue('guests', 'guests goes with check_in and check_out (without dates, guests_min filters by capacity).');
+  if (dates && q.type !== undefined && q.type !== 'holiday_home')
+    issue('type', 'Free dates are a holiday home’s: give type=holiday_home or no type.');
+}
+
 export const ListingsQuery = z.strictObject({ ...listingFilters, ...pageQuery }).superRefine(checkBedrooms);
+// Free dates are the list's (each home with its quote): the map's points have no quote.
+const { check_in: _in, check_out: _out, guests: _guests, ...mapFilters } = listingFilters;
 export const MapQuery = z
   .strictObject({
-    ...listingFilters,
+    ...mapFilters,
     ...pageQuery,
     cover: z.enum(['1', '0', 'true', 'false']).optional().openapi({ description: '1 adds each point’s first ready photo.' }),
   })
@@ -192,10 +224,13 @@ export const ListingSummarySchema = z
     published_at: z.string(),
     updated_at: z.string(),
     distance_km: z.number().optional().openapi({ description: 'With near: kilometres from that point to the shown point.' }),
+    quote: QuoteSchema.optional().openapi({
+      description: 'With check_in and check_out: the stay’s quote, as `GET /listings/{slug}/quote` gives it.',
+    }),
   })
   .openapi('ListingSummary');
 
-export const ListingSchema = ListingSummarySchema.omit({ distance_km: true })
+export const ListingSchema = ListingSummarySchema.omit({ distance_km: true, quote: true })
   .extend({
     description: LocalisedTextSchema,
     structured_data: z

@@ -249,6 +249,7 @@ describe('no date or instant gives a 500', () => {
     api1('GET /listings/{slug}/availability', `/listings/${home}/availability`, { query: { from: day1, to: day2 } });
     api1('GET /listings/{slug}/calendar.ics', `/listings/${home}/calendar.ics`, {});
     api1('GET /listings/{slug}/quote', `/listings/${home}/quote`, { query: { check_in: day1, check_out: day2, guests: '2' } });
+    api1('GET /listings', '/listings', { query: { check_in: day1, check_out: day2, guests: '2' } });
     api1('POST /bookings', '/bookings', {
       body: bookingBody(home, day1, day2),
       headers: { 'X-Api-Key': ctx.pk, Origin: origin },

@@ -84,7 +84,8 @@ import { docsScriptPath } from '../../lib/security-headers';
  */
 const budgets: Record<string, number> = {
   default: 567,
-  catalogue: 253,
+  // Issue 36's free dates bring the stay's rules, pricing and facts (lib/stay/) to the catalogue: 260.14 measured.
+  catalogue: 261,
   crm: 316,
   forms: 324,
   stay: 401,

@@ -2996,6 +2996,7 @@ export interface components {
             updated_at: string;
             /** @description With near: kilometres from that point to the shown point. */
             distance_km?: number;
+            quote?: components["schemas"]["Quote"];
         };
         /** @description Text per language; a language without text gives the English text. */
         LocalisedText: {
@@ -3050,6 +3051,98 @@ export interface components {
              */
             status: "valid" | "expired";
         } | null;
+        /** @description With check_in and check_out: the stay’s quote, as `GET /listings/{slug}/quote` gives it. */
+        Quote: {
+            listing: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_in: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_out: string;
+            guests: number;
+            /** @example AED */
+            currency: string;
+            nights: {
+                /**
+                 * Format: date
+                 * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+                 * @example 2026-11-28
+                 */
+                date: string;
+                /**
+                 * @description Which price applies to the night.
+                 * @enum {string}
+                 */
+                rate: "base" | "weekend" | "season";
+                /**
+                 * @description A decimal string in the company’s currency.
+                 * @example 850.00
+                 */
+                price: string;
+                tax: components["schemas"]["LineTax"];
+            }[];
+            /**
+             * @description The nights together.
+             * @example 850.00
+             */
+            subtotal: string;
+            fees: {
+                /** @enum {string} */
+                code: "cleaning" | "tourism_fee";
+                /**
+                 * @description A decimal string in the company’s currency.
+                 * @example 850.00
+                 */
+                amount: string;
+                tax: components["schemas"]["LineTax"] & unknown;
+            }[];
+            /**
+             * @description Nights and fees.
+             * @example 850.00
+             */
+            total: string;
+            tax: components["schemas"]["TaxTotals"];
+            /**
+             * @description Refundable security deposit, due with the payment, not part of the total.
+             * @example 850.00
+             */
+            deposit: string;
+            deposit_tax: components["schemas"]["LineTax"] & unknown;
+        };
+        /** @description The night’s tax: the stay’s category (the listing’s own, else the company’s `stay`). */
+        LineTax: {
+            /** @enum {string} */
+            category: "standard" | "zero_rated" | "exempt" | "out_of_scope";
+            /**
+             * @description The rate in force on the supply’s day, a percentage ("5"); null for exempt and out_of_scope (no VAT).
+             * @example 5
+             */
+            rate: string | null;
+            /**
+             * @description The amount without its VAT.
+             * @example 952.38
+             */
+            net: string;
+            /**
+             * @description The VAT in the amount (it is what the payer pays, VAT included).
+             * @example 47.62
+             */
+            vat: string;
+        };
+        /** @description The nights’ and fees’ net and VAT together (the deposit apart): net + vat = total. Rates of the check-in day. */
+        TaxTotals: {
+            /** @description The lines’ nets together. */
+            net: string;
+            /** @description The lines’ VAT together. */
+            vat: string;
+        };
         Problem: {
             /**
              * Format: uri
@@ -3647,97 +3740,6 @@ export interface components {
              * @example 15:00
              */
             check_out_time: string;
-        };
-        Quote: {
-            listing: string;
-            /**
-             * Format: date
-             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
-             * @example 2026-11-28
-             */
-            check_in: string;
-            /**
-             * Format: date
-             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
-             * @example 2026-11-28
-             */
-            check_out: string;
-            guests: number;
-            /** @example AED */
-            currency: string;
-            nights: {
-                /**
-                 * Format: date
-                 * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
-                 * @example 2026-11-28
-                 */
-                date: string;
-                /**
-                 * @description Which price applies to the night.
-                 * @enum {string}
-                 */
-                rate: "base" | "weekend" | "season";
-                /**
-                 * @description A decimal string in the company’s currency.
-                 * @example 850.00
-                 */
-                price: string;
-                tax: components["schemas"]["LineTax"];
-            }[];
-            /**
-             * @description The nights together.
-             * @example 850.00
-             */
-            subtotal: string;
-            fees: {
-                /** @enum {string} */
-                code: "cleaning" | "tourism_fee";
-                /**
-                 * @description A decimal string in the company’s currency.
-                 * @example 850.00
-                 */
-                amount: string;
-                tax: components["schemas"]["LineTax"] & unknown;
-            }[];
-            /**
-             * @description Nights and fees.
-             * @example 850.00
-             */
-            total: string;
-            tax: components["schemas"]["TaxTotals"];
-            /**
-             * @description Refundable security deposit, due with the payment, not part of the total.
-             * @example 850.00
-             */
-            deposit: string;
-            deposit_tax: components["schemas"]["LineTax"] & unknown;
-        };
-        /** @description The night’s tax: the stay’s category (the listing’s own, else the company’s `stay`). */
-        LineTax: {
-            /** @enum {string} */
-            category: "standard" | "zero_rated" | "exempt" | "out_of_scope";
-            /**
-             * @description The rate in force on the supply’s day, a percentage ("5"); null for exempt and out_of_scope (no VAT).
-             * @example 5
-             */
-            rate: string | null;
-            /**
-             * @description The amount without its VAT.
-             * @example 952.38
-             */
-            net: string;
-            /**
-             * @description The VAT in the amount (it is what the payer pays, VAT included).
-             * @example 47.62
-             */
-            vat: string;
-        };
-        /** @description The nights’ and fees’ net and VAT together (the deposit apart): net + vat = total. Rates of the check-in day. */
-        TaxTotals: {
-            /** @description The lines’ nets together. */
-            net: string;
-            /** @description The lines’ VAT together. */
-            vat: string;
         };
         BookingRequested: {
             /** @example B-7K3M9Q2XAB */
@@ -5627,6 +5629,12 @@ export interface operations {
                 radius_km?: string;
                 /** @description Words, in Arabic or English: every word is found at the start of a word of the title, description, slug, city, area or project, or (five letters or more) one letter away. See "Search" in the API reference. */
                 q?: string;
+                /** @description With check_out: only holiday homes free for every night by the rules a booking request meets (holds, bookings, blocks, turnover, minimum and maximum stay, arrival days, notice, advance, guests), each with its quote; price_min and price_max then apply to the quote’s total. See "Free dates" in the API reference. */
+                check_in?: string;
+                /** @description With check_in: the day the stay ends (its last night is the day before). */
+                check_out?: string;
+                /** @description With check_in and check_out: how many guests stay (default 1). */
+                guests?: number;
                 /** @description featured: featured first, then newest (the default without q); newest; sort_order: the company order; relevance: the best match of q first (the default with q; only with q). */
                 sort?: "featured" | "newest" | "sort_order" | "relevance";
                 /** @description Results per page, 1 to 100 (default 20). */

@@ -1,0 +1,77 @@
+import Big from 'big.js';
+import type { Executor } from '../../lib/db/index';
+import { type KeysetSort, pageOf } from '../../lib/pagination';
+import { freeStayQuote, homesFacts } from '../../lib/stay/quote';
+import type { Stay } from '../../lib/stay/rules';
+import type { Company } from '../../schema/platform/db';
+
+/**
+ * The free-dates search of `GET /listings` (issue 36; docs/api-reference.md, "Free dates"): of the listings the other
+ * filters find, in the page's order, the holiday homes that take the stay by the one calendar rule a booking request
+ * meets (lib/stay/quote.ts: holds, bookings, blocks, turnover, the home's terms), each with its quote. The candidates
+ * are read a chunk at a time (the page's keyset query), their facts in one more statement, until the page is full:
+ * the cursor is the last home put on the page, so the next page goes on from there and nothing is lost.
+ */
+
+/** Candidates read per chunk: a page's worth, at least this many (most homes of a busy week are taken). */
+const minimumChunk = 25;
+
+export type FreeDatesAsk = Stay & {
+  /** price_min and price_max, which apply to the quote's total when dates are given. */
+  total: { min?: string; max?: string };
+};
+
+type Candidate = { id: string } & Record<string, unknown>;
+
+/** A home the stay fits: its English slug (the quote's `listing`) and the quote. */
+export type FreeHome = { listing: string; quote: NonNullable<ReturnType<typeof freeStayQuote>> };
+
+/**
+ * A page of the homes free for `ask` of the candidates `read` gives (the page's query from a cursor, `size` rows and
+ * one more), with each one's quote.
+ */
+export async function freeHomesPage<Row extends Candidate>(
+  db: Executor,
+  company: Company,
+  order: KeysetSort,
+  read: (cursor: string | undefined, size: number) => Promise<Row[]>,
+  page: { page_size: number; cursor?: string },
+  ask: FreeDatesAsk,
+  now: Date,
+): Promise<{ rows: Row[]; next_cursor: string | null; quotes: Map<string, FreeHome> }> {
+  const size = Math.max(page.page_size, minimumChunk);
+  const found: Row[] = [];
+  const quotes = new Map<string, FreeHome>();
+  let cursor = page.cursor;
+  for (;;) {
+    const rows = await read(cursor, size);
+    const chunk = pageOf(rows, order, size);
+    const facts = await homesFacts(
+      db,
+      company,
+      chunk.rows.map((row) => row.id),
+      ask,
+      now,
+    );
+    for (const [i, row] of chunk.rows.entries()) {
+      const home = facts.get(row.id);
+      const quote = home && freeStayQuote(company, home, ask, now);
+      if (!quote || !withinTotal(quote, ask.total)) continue;
+      found.push(row);
+      quotes.set(row.id, { listing: home.home.slug, quote });
+      if (found.length === page.page_size) {
+        // The page is full at this row: the next page starts after it (unless it was the last candidate of all).
+        const rest = i + 1 < chunk.rows.length ? pageOf(chunk.rows.slice(0, i + 2), order, i + 1).next_cursor : chunk.next_cursor;
+        return { rows: found, next_cursor: rest, quotes };
+      }
+    }
+    if (chunk.next_cursor === null) return { rows: found, next_cursor: null, quotes };
+    cursor = chunk.next_cursor;
+  }
+}
+
+function withinTotal(quote: FreeHome['quote'], total: FreeDatesAsk['total']): boolean {
+  if (total.min !== undefined && new Big(quote.total).lt(total.min)) return false;
+  if (total.max !== undefined && new Big(quote.total).gt(total.max)) return false;
+  return true;
+}
