@@ -283,6 +283,40 @@ describe('catalogue Worker bundle in workerd', () => {
     expect(page.next_cursor).toBeTruthy();
   });
 
+  it('finds the holiday homes free for a stay, each with its quote, by the calendar read through the Neon driver', async () => {
+    if (!handle) throw new Error('no database');
+    const slug = 'palm-5br-villa-private-beach-holiday';
+    const listing = await handle.db
+      .selectFrom('listings')
+      .select(['id', 'company_id'])
+      .where('slug_en', '=', slug)
+      .executeTakeFirstOrThrow();
+    const block = { company_id: listing.company_id, listing_id: listing.id, reason: 'owner' as const };
+    await handle.db
+      .insertInto('calendar_blocks')
+      .values({ ...block, starts_on: '2027-04-10', ends_on: '2027-04-14' })
+      .execute();
+    type Free = { results: Array<{ slug: { en: string }; quote?: { total: string; nights: unknown[] } }> };
+    const free = async (checkIn: string, checkOut: string) => {
+      const response = await call(
+        'catalogue',
+        `/api/v1/listings?check_in=${checkIn}&check_out=${checkOut}&guests=2&page_size=100`,
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      return (await response.json()) as Free;
+    };
+    const open = await free('2027-04-20', '2027-04-23');
+    const villa = open.results.find((r) => r.slug.en === slug);
+    // The stay Worker's quote (the same rules, lib/stay/): what a booking request of those dates would be priced at.
+    const quote = await call('stay', `/api/v1/listings/${slug}/quote?check_in=2027-04-20&check_out=2027-04-23&guests=2`);
+    expect(quote.status).toBe(200);
+    expect(villa?.quote).toEqual(await quote.json());
+    expect(villa?.quote?.nights).toHaveLength(3);
+    const blocked = await free('2027-04-11', '2027-04-13');
+    expect(blocked.results.map((r) => r.slug.en)).not.toContain(slug);
+  });
+
   it('never mounts the admin API, even with ADMIN_API "on"', async () => {
     await expectProblem(await call('catalogue', '/admin/v1/companies'), 404, 'not_found');
     await expectProblem(
