@@ -18,6 +18,11 @@ const text = {
     lease: 'For rent',
     holiday_home: 'Holiday homes',
     filter: 'Show',
+    search: 'Search',
+    searchHint: 'Words, an area, a reference',
+    freeDates: 'Holiday homes free on these dates',
+    find: 'Find',
+    stayTotal: (nights, amount) => `${nights} night${nights === 1 ? '' : 's'}: ${amount}`,
     more: 'Show more',
     loading: 'Loading…',
     none: 'No listings match.',
@@ -76,6 +81,11 @@ const text = {
     lease: 'للإيجار',
     holiday_home: 'بيوت العطلات',
     filter: 'عرض',
+    search: 'بحث',
+    searchHint: 'كلمات، منطقة، رقم مرجعي',
+    freeDates: 'بيوت عطلات متاحة في هذه التواريخ',
+    find: 'ابحث',
+    stayTotal: (nights, amount) => `${nights} ليالٍ: ${amount}`,
     more: 'عرض المزيد',
     loading: 'جارٍ التحميل…',
     none: 'لا توجد عقارات مطابقة.',
@@ -149,6 +159,7 @@ export function setUpPage() {
 /** Puts this language's text into every `[data-text]` element under `root`. */
 export function translate(root) {
   for (const el of root.querySelectorAll('[data-text]')) el.textContent = t[el.dataset.text];
+  for (const el of root.querySelectorAll('[data-placeholder]')) el.placeholder = t[el.dataset.placeholder];
 }
 
 /** A link to another page of this site, keeping the language. */

@@ -243,6 +243,69 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
     }
   }, 60_000);
 
+  it('searches words in English and in Arabic (its letter forms and article as typed): the cards are the API’s answer', async () => {
+    const { page, close } = await openPage();
+    const cardsOf = () => page.locator('.card').evaluateAll((cards) => cards.map((c) => (c as HTMLElement).dataset.slug));
+    const apiSlugs = async (q: string) =>
+      (await api.client().GET('/api/v1/listings', { params: { query: { q, page_size: 12 } } })).data?.results.map(
+        (l) => l.slug.en,
+      );
+    try {
+      for (const [address, words] of [
+        ['index.html', 'marina'],
+        ['index.html?lang=ar', 'المارينا'],
+        ['index.html?lang=ar', 'دبى مارينا'],
+      ] as const) {
+        await page.goto(`${listed.origin}/${address}`);
+        await page.locator('#list-status').waitFor({ state: 'hidden', timeout: 30_000 });
+        await page.fill('#q', words);
+        await page.click('#filter button[type="submit"]');
+        await page.waitForURL((url) => url.searchParams.get('q') === words, { timeout: 30_000 });
+        await page.locator('.card').first().waitFor({ timeout: 30_000 });
+        const expected = await apiSlugs(words);
+        expect(expected?.length, words).toBeGreaterThan(0);
+        expect(await cardsOf(), words).toEqual(expected);
+        // The search stays in the box, and the page in its language.
+        expect(await page.inputValue('#q')).toBe(words);
+        expect(await page.locator('html').getAttribute('lang')).toBe(address.includes('ar') ? 'ar' : 'en');
+      }
+      await page.screenshot({ path: join(artifacts, 'website-search-ar.png'), fullPage: true });
+    } finally {
+      await close();
+    }
+  }, 90_000);
+
+  it('finds the holiday homes free on chosen dates, each card with the stay’s total the API quotes', async () => {
+    const { page, close } = await openPage();
+    try {
+      const home = demoCatalogue.listings.find((l) => l.listing_type === 'holiday_home' && l.status === 'published');
+      const stay = firstStay(await availabilityOf(String(home?.slug.en)));
+      await page.goto(`${listed.origin}/index.html?lang=ar`);
+      await page.locator('#list-status').waitFor({ state: 'hidden', timeout: 30_000 });
+      await page.fill('#check_in', stay.check_in);
+      await page.fill('#check_out', stay.check_out);
+      await page.fill('#guests', '2');
+      await page.click('#filter button[type="submit"]');
+      await page.waitForURL((url) => url.searchParams.get('check_in') === stay.check_in, { timeout: 30_000 });
+      await page.locator('.card .stay-total').first().waitFor({ timeout: 30_000 });
+      const expected = await api.client().GET('/api/v1/listings', {
+        params: { query: { ...stay, guests: 2, page_size: 12 } },
+      });
+      const shown = await page
+        .locator('.card')
+        .evaluateAll((cards) =>
+          cards.map((c) => [(c as HTMLElement).dataset.slug, (c.querySelector('.stay-total') as HTMLElement | null)?.dataset.total]),
+        );
+      expect(shown).toEqual(expected.data?.results.map((l) => [l.slug.en, l.quote?.total]));
+      expect(shown.map(([slug]) => slug)).toContain(home?.slug.en);
+      // Every card is a holiday home, priced by the same quote its own page gives.
+      const priced = await quoteOf(String(home?.slug.en), { ...stay, guests: 2 });
+      expect(shown.find(([slug]) => slug === home?.slug.en)?.[1]).toBe(priced.data?.total);
+    } finally {
+      await close();
+    }
+  }, 90_000);
+
   it('shows a listing with its schema.org RealEstateListing as JSON-LD, as the API gives it', async () => {
     const { page, close } = await openPage();
     try {
