@@ -47,7 +47,10 @@ export async function growListings(client: pg.Client, companyId: string, target:
            property_type, bedrooms, bathrooms, size_sqm, max_guests, city_id, area_id, project_id, completion, featured,
            sort_order, latitude, longitude, location_precision, published_at, updated_at)
          select $1, 'growth-' || g, t, 'published',
-                jsonb_build_object('en', 'Growth home ' || g, 'ar', 'منزل ' || g), '{}'::jsonb,
+                -- Words a search can find, one of eight per listing (issue 36's word search: selective, not unique).
+                jsonb_build_object('en', (array['Marina', 'Villa', 'Penthouse', 'Studio', 'Townhouse', 'Loft', 'Beach',
+                  'Garden'])[1 + h % 8] || ' growth home ' || g, 'ar', (array['مارينا', 'فيلا', 'بنتهاوس', 'استوديو',
+                  'تاون هاوس', 'لوفت', 'شاطئ', 'حديقة'])[1 + h % 8] || ' منزل ' || g), '{}'::jsonb,
                 case t when 'sale' then 400000 + (h % 9000) * 1000 when 'lease' then 40000 + (h % 300) * 1000
                        else 300 + h % 2000 end,
                 case t when 'sale' then 'total' when 'lease' then 'year' else 'night' end,

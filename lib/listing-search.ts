@@ -87,11 +87,14 @@ export function searchConditions(words: readonly string[]): RawBuilder<boolean> 
 }
 
 /**
- * A listing's relevance to the query (higher first): how many of its words the text holds as typed (a word that
- * starts with it), plus PostgreSQL's trigram `word_similarity` of the whole query in the text (0 to 1), so exact
- * words count before near ones and closer texts before others. A float8, compared exactly by the cursor.
+ * A listing's distance from the query (nearest first): pg_trgm's word distance of the whole query in the text
+ * (`search_text <->> query`, one minus `word_similarity`: 0 when the text holds the query as typed, more the further
+ * its nearest extent), a `real`. With the tie (`search_tie <-> 0`) it is the order the GiST index of migration 0052
+ * returns rows in, so a page reads only its own rows.
  */
-export function relevance(words: readonly string[]): RawBuilder<number> {
-  const exact = words.map((w) => sql`(l.search_text ~ ${`(^| )${w}`})::int`);
-  return sql<number>`(${sql.join(exact, sql` + `)} + word_similarity(${words.join(' ')}, l.search_text))::float8`;
+export function searchDistance(words: readonly string[]): RawBuilder<number> {
+  return sql<number>`(l.search_text <->> ${words.join(' ')})`;
 }
+
+/** The tie of {@link searchDistance}: the listing's own `search_tie`, as the index orders it (its distance from 0). */
+export const searchTie = sql<number>`(l.search_tie <-> 0::float8)`;

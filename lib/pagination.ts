@@ -22,8 +22,10 @@ const valuePatterns = {
   // Timestamps travel as microseconds since the epoch: exact, and checkable without parsing dates.
   timestamptz: /^-?\d{1,18}$/,
   text: /^[\s\S]{0,500}$/,
-  // A float8's shortest exact text (PostgreSQL 12 and later), as a search's relevance is: compared exactly.
+  // A float8's shortest exact text (PostgreSQL 12 and later), as a search's tie is: compared exactly.
   float: /^-?(\d{1,20}(\.\d{1,20})?(e[+-]?\d{1,3})?|Infinity|NaN)$/,
+  // A float4's (pg_trgm's distances are `real`): compared as a real, so its text gives back the same value.
+  real: /^-?(\d{1,20}(\.\d{1,20})?(e[+-]?\d{1,3})?|Infinity|NaN)$/,
 } as const;
 export type KeysetSort = { readonly name: string; readonly columns: readonly KeysetColumn[] };
 
@@ -53,6 +55,7 @@ export function decodeCursor(sort: KeysetSort, cursor: string): string[] {
 
 function keyValue(column: KeysetColumn, value: string) {
   if (column.type === 'float') return sql`${value}::float8`;
+  if (column.type === 'real') return sql`${value}::real`;
   return column.type === 'timestamptz' ? sql`timestamptz 'epoch' + ${value}::bigint * interval '1 microsecond'` : value;
 }
 

@@ -4,7 +4,7 @@ import type { Database } from '../../schema/db';
 import type { ListingsTable, ListingType } from '../../schema/catalogue/db';
 import { listingTypes } from '../../schema/common/columns';
 import type { Executor } from '../../lib/db/index';
-import { relevance, searchConditions } from '../../lib/listing-search';
+import { searchConditions, searchDistance, searchTie } from '../../lib/listing-search';
 import { listingSelection } from '../../lib/listings';
 import type { KeysetSort } from '../../lib/pagination';
 import { defaultRadiusKm, distanceKm, insideBox } from './geo';
@@ -70,13 +70,16 @@ function wordsDigest(words: readonly string[]): string {
   return hash.toString(16).padStart(8, '0');
 }
 
-/** Best match first (lib/listing-search.ts `relevance`), ties by id: a keyset over an expression of the query. */
+/**
+ * Best match first (lib/listing-search.ts `searchDistance`), ties by the listing's `search_tie`: a keyset over
+ * expressions of the query that the GiST index of migration 0052 returns in order.
+ */
 export function relevanceSort(words: readonly string[]): KeysetSort {
   return {
     name: `relevance:${wordsDigest(words)}`,
     columns: [
-      { ref: 'relevance', direction: 'desc', type: 'float', expression: relevance(words) },
-      { ref: 'l.id', direction: 'desc', type: 'uuid' },
+      { ref: 'distance', direction: 'asc', type: 'real', expression: searchDistance(words) },
+      { ref: 'tie', direction: 'asc', type: 'float', expression: searchTie },
     ],
   };
 }

@@ -13,7 +13,11 @@ import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
 import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
 import type { Stay } from '../../lib/stay/rules';
 import { stamp } from '../../lib/clock';
-import { type OfflineBookingRead, offlineBookingColumns, offlineBookingInvoiceCtes } from '../../lib/payments/offline-booking-invoice';
+import {
+  type OfflineBookingRead,
+  offlineBookingColumns,
+  offlineBookingInvoiceCtes,
+} from '../../lib/payments/offline-booking-invoice';
 
 type OfflineBooking = Parameters<typeof offlineBookingInvoiceCtes>[1];
 

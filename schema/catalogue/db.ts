@@ -80,6 +80,8 @@ export interface ListingsTable {
   tax_category: ColumnType<TaxCategory | null, TaxCategory | null | undefined, TaxCategory | null>;
   /** Its normalised search text (migration 0050, lib/listing-search.ts); null until written. */
   search_text: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The relevance order's tie (migration 0052): a number of its own per listing, from a sequence. */
+  search_tie: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Timestamp;
 }
