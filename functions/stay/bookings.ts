@@ -214,7 +214,7 @@ export function stepBooking(
             { companyId, type: 'booking.balance_due', causedBy, data: bookingEventData(booking) },
             'balance',
           ),
-        // Staff record the guest's payment: the tax invoice of what was left to pay (lib/payments/booking-invoices.ts).
+        // Staff record the guest's payment: the tax invoice of what was left to pay (lib/payments/offline-booking-invoice.ts).
         ...(action === 'mark_paid' ? offlineBookingInvoiceCtes(companyId, booking as OfflineBooking, now, causedBy) : []),
       ],
       sql`select c.*, l.slug_en as listing_slug, p.reference as person_reference
