@@ -2328,6 +2328,12 @@ export interface operations {
                             /** @description Who issued it, e.g. "Dubai Economy and Tourism". */
                             authority: string;
                         } | null;
+                        /** @description The edges of the price bands `GET /listings?facets=price` counts in, per listing type, in the company’s currency and each listing’s own period: 1 to 20 ascending decimals above 0. Replaced as a whole; a type left out (or null) takes the defaults of docs/api-reference.md, "Facets". */
+                        search_price_bands?: {
+                            sale?: string[];
+                            lease?: string[];
+                            holiday_home?: string[];
+                        } | null;
                         /**
                          * @description Who accounts for the VAT on rent: `owner` (default: the company bills the rent as the landlord’s disclosed agent; the rent’s VAT stays in the owner’s money, shown on their statement for them to declare) or `company` (the company lets the home as principal: a `rent_vat` line takes the rent’s VAT and the journal books it to `vat_payable`). Read at each receipt and kept with it: a change never rewrites a past receipt.
                          * @enum {string}
@@ -2600,6 +2606,12 @@ export interface operations {
                             number: string;
                             /** @description Who issued it, e.g. "Dubai Economy and Tourism". */
                             authority: string;
+                        } | null;
+                        /** @description The edges of the price bands `GET /listings?facets=price` counts in, per listing type, in the company’s currency and each listing’s own period: 1 to 20 ascending decimals above 0. Replaced as a whole; a type left out (or null) takes the defaults of docs/api-reference.md, "Facets". */
+                        search_price_bands?: {
+                            sale?: string[];
+                            lease?: string[];
+                            holiday_home?: string[];
                         } | null;
                         /**
                          * @description Who accounts for the VAT on rent: `owner` (default: the company bills the rent as the landlord’s disclosed agent; the rent’s VAT stays in the owner’s money, shown on their statement for them to declare) or `company` (the company lets the home as principal: a `rent_vat` line takes the rent’s VAT and the journal books it to `vat_payable`). Read at each receipt and kept with it: a change never rewrites a past receipt.

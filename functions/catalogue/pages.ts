@@ -6,6 +6,8 @@ import { sql } from 'kysely';
 import { ApiError, notFound } from '../../lib/errors';
 import { pricesHidden } from '../../lib/listings';
 import { queryWords } from '../../lib/search-text';
+import type { FacetName } from '../../schema/catalogue/listings';
+import { facetsMember, priceBands, withFacets } from './facets';
 import { distanceKm } from './geo';
 import { type FreeDatesAsk, freeHomesPage } from './free-dates';
 import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings, relevanceSort } from './listings';
@@ -26,6 +28,8 @@ export type PageRequest = Omit<ListingFilters, 'words'> & {
   check_in?: string;
   check_out?: string;
   guests?: number;
+  /** Counts over the filtered listings, computed by the page's statement (facets.ts). */
+  facets?: FacetName[];
 };
 
 /** The order of a page: the one asked for; without one, relevance with words to search, featured without. */
@@ -45,10 +49,15 @@ export async function listingPage(
   mapped = false,
   now?: Date,
 ): Promise<Uint8Array> {
-  const { page_size, cursor, sort, q, check_in, check_out, guests, ...filters } = request;
+  const { page_size, cursor, sort, q, check_in, check_out, guests, facets, ...filters } = request;
   const company = render.company;
   const words = q === undefined ? [] : queryWords(q);
   const order = orderOf(sort, words);
+  if (facets && check_in !== undefined) {
+    // Free homes are found by the calendar rule in TypeScript, not by the statement that counts (decision, "Facets").
+    const message = 'Facets are not counted with free dates: ask for them without check_in and check_out.';
+    throw new ApiError('invalid_request', message, { errors: [{ path: 'facets', code: 'facets_with_dates', message }] });
+  }
   const dates = check_in !== undefined && check_out !== undefined && now ? { checkIn: check_in, checkOut: check_out } : undefined;
   const ask = dates && datesAsked(company, { ...dates, guests: guests ?? 1 }, filters);
   // With dates the price filters apply to each home's quote (free-dates.ts), not to its nightly price.
@@ -56,17 +65,24 @@ export async function listingPage(
   let query = applyFilters(publishedListings(db, company), company, { ...sqlFilters, words });
   if (mapped) query = query.where('l.latitude', 'is not', null);
   if (pricesHidden(company)) {
-    const asked = (['price_min', 'price_max'] as const).filter((field) => filters[field] !== undefined);
+    const asked: string[] = (['price_min', 'price_max'] as const).filter((field) => filters[field] !== undefined);
+    if (facets?.includes('price')) asked.push('facets');
     if (asked.length > 0)
       throw new ApiError('invalid_request', 'This company does not show its prices: a price filter would tell them.', {
         errors: asked.map((path) => ({ path, code: 'prices_hidden', message: 'Prices are hidden: filter without them.' })),
       });
   }
   const near = filters.near;
+  const bands = facets ? priceBands(company) : undefined;
+  let counted: unknown;
   const read = async (from: string | undefined, size: number) => {
     const paged = paginate(withStoredForm(query, render, form), order, { page_size: size, cursor: from });
     const selected = near ? paged.select(sql<string>`round(${distanceKm(near)}::numeric, 2)::text`.as('distance_km')) : paged;
-    return (await runNamed(db, selected.compile())).rows;
+    if (!facets || !bands) return (await runNamed(db, selected.compile())).rows;
+    // The counts in the page's statement: one row carries them (a row of nulls besides them when the page is empty).
+    const { rows } = await runNamed(db, withFacets(selected, query, facets, bands, order).compile(db));
+    counted = rows.find((row) => row.facets != null)?.facets;
+    return rows.filter((row) => row.id !== null);
   };
   const page =
     ask && now
@@ -84,7 +100,8 @@ export async function listingPage(
     return parts.join(',');
   };
   const members = near || ask ? new Map(page.rows.map((row) => [row.id, member(row)])) : undefined;
-  return listBody(await bodiesOf(db, render, page.rows, form, members), page.next_cursor);
+  const counts = facets && bands ? facetsMember(counted, facets, bands) : undefined;
+  return listBody(await bodiesOf(db, render, page.rows, form, members), page.next_cursor, counts);
 }
 
 /** A free-dates search's stay: 400 at check_in when the company takes no bookings (no home could be free). */

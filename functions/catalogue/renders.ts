@@ -324,9 +324,12 @@ function withMember(body: Uint8Array, member: string): Uint8Array {
 const listHead = utf8.encode('{"results":[');
 const comma = utf8.encode(',');
 
-/** A list answer from stored JSON forms: exactly the bytes of `c.json({ results, next_cursor })`. */
-export function listBody(bodies: readonly Uint8Array[], nextCursor: string | null): Uint8Array {
-  const tail = utf8.encode(`],"next_cursor":${JSON.stringify(nextCursor)}}`);
+/**
+ * A list answer from stored JSON forms: exactly the bytes of `c.json({ results, next_cursor })`; `member`, a JSON
+ * member to add after them (a search's `"facets":{…}`).
+ */
+export function listBody(bodies: readonly Uint8Array[], nextCursor: string | null, member?: string): Uint8Array {
+  const tail = utf8.encode(`],"next_cursor":${JSON.stringify(nextCursor)}${member === undefined ? '' : `,${member}`}}`);
   let length = listHead.length + tail.length + Math.max(0, bodies.length - 1);
   for (const body of bodies) length += body.length;
   const out = new Uint8Array(length);

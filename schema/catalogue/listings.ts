@@ -149,7 +149,29 @@ function checkDates(q: Checked, issue: (path: string, message: string) => void) 
     issue('type', 'Free dates are a holiday home’s: give type=holiday_home or no type.');
 }
 
-export const ListingsQuery = z.strictObject({ ...listingFilters, ...pageQuery }).superRefine(checkBedrooms);
+/** The counts `facets` may ask for (issue 36). */
+export const facetNames = ['type', 'area', 'bedrooms', 'price'] as const;
+export type FacetName = (typeof facetNames)[number];
+
+const facetsParam = text()
+  .max(100)
+  .superRefine((value, ctx) => {
+    const names = value.split(',');
+    const unknown = names.find((name) => !(facetNames as readonly string[]).includes(name));
+    if (unknown !== undefined)
+      ctx.addIssue({ code: 'custom', message: `Unknown facet "${unknown}": a comma list of ${facetNames.join(', ')}.` });
+    else if (new Set(names).size < names.length) ctx.addIssue({ code: 'custom', message: 'Each facet is named once.' });
+  })
+  .transform((value) => value.split(',') as FacetName[])
+  .openapi({
+    type: 'string',
+    example: 'type,area,bedrooms,price',
+    description: 'Counts over the filtered listings: a comma list of type, area, bedrooms, price (see "Facets").',
+  });
+
+export const ListingsQuery = z
+  .strictObject({ ...listingFilters, ...pageQuery, facets: facetsParam.optional() })
+  .superRefine(checkBedrooms);
 // Free dates are the list's (each home with its quote): the map's points have no quote.
 const { check_in: _in, check_out: _out, guests: _guests, ...mapFilters } = listingFilters;
 export const MapQuery = z
@@ -257,7 +279,45 @@ export const MapPointSchema = z
   })
   .openapi('MapPoint');
 
-export const ListingListSchema = listOf(ListingSummarySchema, 'ListingList');
+const facetCount = z.number().int();
+export const ListingFacetsSchema = z
+  .object({
+    type: z.array(z.object({ value: ListingTypeSchema, count: facetCount })).optional(),
+    area: z
+      .array(
+        z.object({
+          value: z.string().openapi({ description: 'The area’s slug (en).' }),
+          name: LocalisedTextSchema,
+          count: facetCount,
+        }),
+      )
+      .optional(),
+    bedrooms: z
+      .array(z.object({ value: z.number().int().openapi({ description: '0: a studio.' }), count: facetCount }))
+      .optional(),
+    price: z
+      .array(
+        z.object({
+          type: ListingTypeSchema,
+          min: z.string(),
+          max: z.string().nullable().openapi({ description: 'Excluded (min is included); null: no upper edge.' }),
+          count: facetCount,
+        }),
+      )
+      .optional()
+      .openapi({ description: 'Bands per type (settings.search_price_bands), in each listing’s own period.' }),
+  })
+  .openapi('ListingFacets', {
+    description: 'The facets asked for; no zero counts; most first, then by value.',
+  });
+
+export const ListingListSchema = z
+  .object({
+    results: z.array(ListingSummarySchema),
+    next_cursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next page; null on the last.' }),
+    facets: ListingFacetsSchema.optional(),
+  })
+  .openapi('ListingList');
 export const MapPointListSchema = listOf(MapPointSchema, 'MapPointList');
 
 const typeCounts = z.object({ sale: z.number().int(), lease: z.number().int(), holiday_home: z.number().int() }).partial();

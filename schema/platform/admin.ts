@@ -3,7 +3,7 @@ import { text } from '../common/text';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { listingTypes } from '../common/columns';
 import { markets } from '../common/permits';
-import { decimalInput, percentInput } from '../common/money';
+import { decimalInput, decimalOf, percentInput } from '../common/money';
 import { leadTypes, scopes } from '../common/scopes';
 import { hookUrl } from './webhooks';
 import { calendarDate } from '../common/api';
@@ -40,6 +40,21 @@ const accountingAccountsShape = {
   booking_receipts: account,
   vat_payable: account,
 };
+
+/** Price band edges (issue 36's facets): ascending decimals above 0, at most 20. */
+const priceEdges = z
+  .array(decimalInput)
+  .min(1)
+  .max(20)
+  .superRefine((edges, ctx) => {
+    edges.forEach((edge, i) => {
+      const value = decimalOf(edge);
+      const before = i > 0 ? decimalOf(edges[i - 1]) : undefined;
+      if (value?.lte(0)) ctx.addIssue({ code: 'custom', path: [i], message: 'An edge is above 0.' });
+      else if (value && before && value.lte(before))
+        ctx.addIssue({ code: 'custom', path: [i], message: 'Edges ascend: each above the one before.' });
+    });
+  });
 
 export const CompanySettingsInput = z
   .strictObject({
@@ -162,6 +177,19 @@ export const CompanySettingsInput = z
       })
       .nullable()
       .openapi({ description: 'The trade licence (the seller’s legal registration on its invoices, IBT-030, BTAE-11).' }),
+    search_price_bands: z
+      .strictObject(
+        Object.fromEntries(listingTypes.map((type) => [type, priceEdges])) as Record<
+          (typeof listingTypes)[number],
+          typeof priceEdges
+        >,
+      )
+      .partial()
+      .nullable()
+      .openapi({
+        description:
+          'The edges of the price bands `GET /listings?facets=price` counts in, per listing type, in the company’s currency and each listing’s own period: 1 to 20 ascending decimals above 0. Replaced as a whole; a type left out (or null) takes the defaults of docs/api-reference.md, "Facets".',
+      }),
     rent_vat_accounted_by: z.enum(rentVatAccountedBy).openapi({
       description:
         'Who accounts for the VAT on rent: `owner` (default: the company bills the rent as the landlord’s disclosed agent; the rent’s VAT stays in the owner’s money, shown on their statement for them to declare) or `company` (the company lets the home as principal: a `rent_vat` line takes the rent’s VAT and the journal books it to `vat_payable`). Read at each receipt and kept with it: a change never rewrites a past receipt.',

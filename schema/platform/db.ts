@@ -18,6 +18,8 @@ import type {
 
 export type CompanySettings = {
   hide_prices?: boolean;
+  /** Price band edges per listing type for the listings' `facets=price` (issue 36); a type absent takes the defaults. */
+  search_price_bands?: Partial<Record<'sale' | 'lease' | 'holiday_home', string[]>> | null;
   enabled_types?: Array<'sale' | 'lease' | 'holiday_home'>;
   path_pattern?: LocalisedText;
   team_module?: boolean;

@@ -79,6 +79,11 @@ describe('SQL queries per catalogue request', () => {
       (page_size) => (c) => c.GET('/api/v1/listings/map', { params: { query: { page_size, cover: '1' } } }),
     ],
     ['/api/v1/sitemap', '', (page_size) => (c) => c.GET('/api/v1/sitemap', { params: { query: { page_size } } })],
+    [
+      '/api/v1/listings',
+      '?facets=type,area,bedrooms,price',
+      (page_size) => (c) => c.GET('/api/v1/listings', { params: { query: { page_size, facets: 'type,area,bedrooms,price' } } }),
+    ],
   ])('%s%s sends as many queries for page_size 1, 5, 24 and 100', async (_path, _extra, page) => {
     // Anything done once per process is not per request: the forms it keeps in memory included (the largest page
     // first, so every later page's forms are kept; test/catalogue/renders-fill.test.ts counts the other cases).
@@ -94,6 +99,26 @@ describe('SQL queries per catalogue request', () => {
     const counts = measured.map((m) => m.statements.length);
     expect(counts[0]).toBeGreaterThan(0);
     expect(counts, `statements per page size ${pageSizes.join(', ')}`).toEqual(pageSizes.map(() => counts[0]));
+  });
+});
+
+describe('facets (issue 36)', () => {
+  it('are counted by the page’s own statement: as many statements as the page without them, with q and filters too', async () => {
+    const facets = 'type,area,bedrooms,price';
+    for (const query of [{}, { q: 'marina' }, { type: 'sale', price_min: '1000000' }, { q: 'zzyzxqq' }]) {
+      for (const page_size of [1, 24]) {
+        const read = (extra: object) => (c: TestClient) =>
+          c.GET('/api/v1/listings', { params: { query: { page_size, ...query, ...extra } as never } });
+        // Forms kept in memory first (once per process), then each read counted.
+        await counted(read({}));
+        const plain = await counted(read({}));
+        const faceted = await counted(read({ facets }));
+        expect(faceted.statements.length, faceted.statements.join('\n')).toBe(plain.statements.length);
+        expect(faceted.results).toEqual(plain.results);
+        // The page's statement is the one that counts.
+        expect(faceted.statements.filter((s) => s.includes('json_build_object('))).toHaveLength(1);
+      }
+    }
   });
 });
 

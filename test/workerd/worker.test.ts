@@ -317,6 +317,19 @@ describe('catalogue Worker bundle in workerd', () => {
     expect(blocked.results.map((r) => r.slug.en)).not.toContain(slug);
   });
 
+  it('answers facets (issue 36) with the page: the counts of every listing the filter keeps', async () => {
+    const every = (await (await call('catalogue', '/api/v1/listings?page_size=100')).json()) as Page;
+    const response = await call('catalogue', '/api/v1/listings?page_size=2&facets=type,bedrooms,price');
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as Page & { facets: Record<string, Array<{ value?: unknown; count: number }>> };
+    expect(page.results).toHaveLength(2);
+    const types = new Map<unknown, number>();
+    for (const l of every.results as unknown as Array<{ listing_type: string }>)
+      types.set(l.listing_type, (types.get(l.listing_type) ?? 0) + 1);
+    expect(new Map(page.facets.type?.map((t) => [t.value, t.count]))).toEqual(types);
+    expect(Object.keys(page.facets).sort()).toEqual(['bedrooms', 'price', 'type']);
+  });
+
   it('never mounts the admin API, even with ADMIN_API "on"', async () => {
     await expectProblem(await call('catalogue', '/admin/v1/companies'), 404, 'not_found');
     await expectProblem(

@@ -2959,6 +2959,7 @@ export interface components {
             results: components["schemas"]["ListingSummary"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
             next_cursor: string | null;
+            facets?: components["schemas"]["ListingFacets"];
         };
         ListingSummary: {
             id: string;
@@ -3142,6 +3143,32 @@ export interface components {
             net: string;
             /** @description The lines’ VAT together. */
             vat: string;
+        };
+        /** @description The facets asked for; no zero counts; most first, then by value. */
+        ListingFacets: {
+            type?: {
+                value: components["schemas"]["ListingType"];
+                count: number;
+            }[];
+            area?: {
+                /** @description The area’s slug (en). */
+                value: string;
+                name: components["schemas"]["LocalisedText"];
+                count: number;
+            }[];
+            bedrooms?: {
+                /** @description 0: a studio. */
+                value: number;
+                count: number;
+            }[];
+            /** @description Bands per type (settings.search_price_bands), in each listing’s own period. */
+            price?: {
+                type: components["schemas"]["ListingType"];
+                min: string;
+                /** @description Excluded (min is included); null: no upper edge. */
+                max: string | null;
+                count: number;
+            }[];
         };
         Problem: {
             /**
@@ -5641,6 +5668,8 @@ export interface operations {
                 page_size?: number;
                 /** @description The `next_cursor` of the previous page. Opaque. */
                 cursor?: string;
+                /** @description Counts over the filtered listings: a comma list of type, area, bedrooms, price (see "Facets"). */
+                facets?: string;
             };
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
