@@ -2,7 +2,19 @@ import Big from 'big.js';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../lib/crypto';
-import { addBlock, anonymousOf, answer, bookingBody, day, newHome, postBooking, quote, setup, useStay, weekday } from '../stay/support';
+import {
+  addBlock,
+  anonymousOf,
+  answer,
+  bookingBody,
+  day,
+  newHome,
+  postBooking,
+  quote,
+  setup,
+  useStay,
+  weekday,
+} from '../stay/support';
 
 /**
  * Free dates on `GET /api/v1/listings` (issue 36; functions/catalogue/free-dates.ts): `check_in`, `check_out` and
@@ -136,7 +148,9 @@ describe('free dates agree with POST /bookings on random calendars', () => {
         for (const home of homes) {
           const direct = await quote(ctx, home, checkIn, checkOut, guests);
           expect([200, 400]).toContain(direct.status);
-          expect(bySlug.has(home), `${home} ${checkIn}→${checkOut} ×${guests}: quote ${direct.status}`).toBe(direct.status === 200);
+          expect(bySlug.has(home), `${home} ${checkIn}→${checkOut} ×${guests}: quote ${direct.status}`).toBe(
+            direct.status === 200,
+          );
           if (direct.status === 200) expect(bySlug.get(home)).toEqual(direct.json);
         }
         // A booking request of one home: taken exactly when the search found it (and it changes the calendar for the

@@ -294,7 +294,10 @@ describe.skipIf(onPostgresPass || skipWithoutChromium)('examples/website in Chro
       const shown = await page
         .locator('.card')
         .evaluateAll((cards) =>
-          cards.map((c) => [(c as HTMLElement).dataset.slug, (c.querySelector('.stay-total') as HTMLElement | null)?.dataset.total]),
+          cards.map((c) => [
+            (c as HTMLElement).dataset.slug,
+            (c.querySelector('.stay-total') as HTMLElement | null)?.dataset.total,
+          ]),
         );
       expect(shown).toEqual(expected.data?.results.map((l) => [l.slug.en, l.quote?.total]));
       expect(shown.map(([slug]) => slug)).toContain(home?.slug.en);
