@@ -5,9 +5,9 @@ import { step, stays } from '../stay/support';
 import { invoiceSettings } from '../support/invoices';
 import { checkPintAeRules, pintAeResources, validatePintAe } from '../support/pint-ae';
 import { leasesOf, world } from '../support/world';
-import { accounts as statementAccounts } from '../statements/support';
 import {
   bookedHome,
+  bookingJournalAccounts,
   bookingPayments,
   cancelForm,
   connectStripe,
@@ -38,13 +38,7 @@ const terms = {
   deposit: '500',
 };
 
-const accounting_accounts = {
-  ...statementAccounts,
-  payment_clearing: { code: '610', name: 'Payment provider clearing' },
-  payment_fees: { code: '404', name: 'Payment provider fees' },
-  refunds_due: { code: '831', name: 'Refunds due to payers' },
-  booking_receipts: { code: '835', name: 'Guest booking receipts' },
-};
+const accounting_accounts = bookingJournalAccounts;
 
 /** An AED company (registered for VAT unless `registered` is false) whose Stripe account passes a 2.5% card fee on. */
 async function company(registered = true) {

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { setUpkeep } from '../maintenance/support';
 import { stays } from '../stay/support';
 import { world } from '../support/world';
-import { accounts as statementAccounts } from '../statements/support';
 import {
   bookedHome,
+  bookingJournalAccounts,
   bookingPayments,
   cancelForm,
   connectStripe,
@@ -31,13 +31,7 @@ const deposit = {
   late_cancellation_refund_percent: 50,
 };
 
-const accounting_accounts = {
-  ...statementAccounts,
-  payment_clearing: { code: '610', name: 'Payment provider clearing' },
-  payment_fees: { code: '404', name: 'Payment provider fees' },
-  refunds_due: { code: '830', name: 'Refunds due to payers' },
-  booking_receipts: { code: '835', name: 'Guest booking receipts' },
-};
+const accounting_accounts = bookingJournalAccounts;
 
 /** An AED company whose Stripe account passes a 2.5% card fee on (480.00 due is charged 492.00). */
 async function company() {

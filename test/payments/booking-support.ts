@@ -4,6 +4,7 @@ import { type Ctx, book, bookingEvents, bookingRow, newHome, publishableKey, typ
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
 import { useWorld, type World } from '../support/world';
 import { type Account, connectStripe, deliverEvent } from './support';
+import { accounts as statementAccounts } from '../statements/support';
 
 /**
  * The booking payments' tests (issue 34, bookings part): a development world (its booking form takes the spam check's
@@ -112,3 +113,12 @@ export async function eventTypes(ctx: Ctx, reference: string) {
 }
 
 export { connectStripe, sha256 };
+
+/** The journal's accounts of a company taking bookings: the statements' and the payments' and booking receipts. */
+export const bookingJournalAccounts = {
+  ...statementAccounts,
+  payment_clearing: { code: '610', name: 'Payment provider clearing' },
+  payment_fees: { code: '404', name: 'Payment provider fees' },
+  refunds_due: { code: '830', name: 'Refunds due to payers' },
+  booking_receipts: { code: '835', name: 'Guest booking receipts' },
+};

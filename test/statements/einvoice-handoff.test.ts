@@ -1,18 +1,16 @@
 import { createHmac } from 'node:crypto';
-import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledWork } from '../../functions/jobs';
 import { einvoiceDeadline, warnDueEinvoices } from '../../lib/einvoice/handoff';
-import { issueCtes, prepareDocument, type Prepared, sellerOf } from '../../lib/invoices';
+import { type Prepared, sellerOf } from '../../lib/invoices';
 import { pauseOutbound, resumeOutbound } from '../../lib/outbound';
 import { heldReport } from '../../lib/scheduler';
 import { delayBefore } from '../../lib/webhooks/schedule';
 import { newSigningSecret } from '../../lib/webhooks/secrets';
-import { writeStatement } from '../../lib/write';
 import type { Company } from '../../schema/platform/db';
 import { createTestApi, type TestApi } from '../support/harness';
-import { invoiceSettings } from '../support/invoices';
+import { feeDocument as feeDocumentOf, invoiceSettings, issueDocument } from '../support/invoices';
 import { checkPintAeRules } from '../support/pint-ae';
 import { adminOf, createKey } from '../support/world';
 import { type Received, type Receiver, startReceiver } from '../webhooks/support';
@@ -55,59 +53,17 @@ afterAll(async () => {
   await api.close();
 });
 
-/** A fee invoice of `amount` AED (VAT included), issued on 2027-02-03. */
+/** A fee invoice of `amount` AED (VAT included) to the owner P-ASP, issued on 2027-02-03 by the company `of`. */
 function feeDocument(of: Company, amount: string): Prepared {
   const seller = sellerOf(of, '2027-02-03');
   if ('issued' in seller) throw new Error(JSON.stringify(seller.problems));
-  const prepared = prepareDocument(
-    {
-      kind: 'invoice',
-      issueDate: '2027-02-03',
-      currency: 'AED',
-      seller,
-      buyer: {
-        name: 'Owner P-ASP',
-        reference: 'P-ASP',
-        address: { line1: 'Marina Gate 1', city: 'Dubai', subdivision: 'DXB', country: 'AE' },
-      },
-      lines: [
-        {
-          description: 'Management fee, February 2027',
-          name: 'Management fee',
-          quantity: '1',
-          unitCode: 'C62',
-          amount,
-          basis: 'inclusive',
-          category: 'standard',
-          rate: '5',
-          serviceCode: '997221',
-        },
-      ],
-      paid: amount,
-      payment: { code: '20' },
-    },
-    true,
-  );
-  if (!prepared.issued) throw new Error(JSON.stringify(prepared.problems));
-  return prepared;
+  return feeDocumentOf(seller, amount, 'P-ASP');
 }
 
 /** Issues a document for `key` in one statement; its id, number and XML. */
 async function issue(of: Company, amount: string, key: string) {
   const prepared = feeDocument(of, amount);
-  await writeStatement(
-    [
-      sql`happened as (select 1 as one)`,
-      issueCtes('issued', 'happened', {
-        companyId: of.id,
-        kind: 'invoice',
-        prepared,
-        source: { kind: 'statement_fees', key },
-        causedBy: 'system',
-      }),
-    ],
-    sql`select number from issued_doc`,
-  ).execute(api.db);
+  await issueDocument(api.db, of.id, prepared, key);
   const row = await api.db
     .selectFrom('tax_documents')
     .select(['id', 'number', 'xml'])
