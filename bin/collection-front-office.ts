@@ -33,8 +33,12 @@ export const catalogue: Folder = {
 
 export const forms: Folder = {
   name: 'Forms',
-  description: 'An enquiry from a web page: the publishable key with its origin. Its lead is read and worked in CRM.',
-  steps: [{ operation: 'createLead', expect: 201 }],
+  description:
+    'An enquiry and a saved search from a web page: the publishable key with its origin. Its lead is read and worked in CRM, its saved search read and stopped there.',
+  steps: [
+    { operation: 'createLead', expect: 201 },
+    { operation: 'createSavedSearch', expect: 201 },
+  ],
 };
 
 export const crm: Folder = {
@@ -63,6 +67,10 @@ export const crm: Folder = {
     { operation: 'listLeads', expect: 200 },
     { operation: 'getLead', expect: 200 },
     { operation: 'updateLead', expect: 200, body: { status: 'contacted' } },
+    { operation: 'listSavedSearches', expect: 200 },
+    { operation: 'getSavedSearch', expect: 200 },
+    { operation: 'listSavedSearchMatches', expect: 200 },
+    { operation: 'stopSavedSearch', expect: 200 },
     {
       operation: 'createActivity',
       expect: 201,

@@ -104,6 +104,11 @@ const tags = [
   { name: 'CRM', description: 'People, leads, activities, tasks, members and departments for a CRM sync (server key).' },
   { name: 'Forms', description: "Enquiries sent from the visitor's browser (publishable key) or a company's server." },
   {
+    name: 'Saved searches',
+    description:
+      "A visitor's saved listing searches: the form (publishable key), and their links, matches and stop for the company's CRM (server key).",
+  },
+  {
     name: 'Inbound',
     description:
       'Receivers a company points WhatsApp, Property Finder and signed senders at: leads made as the forms make them, verified and never twice.',

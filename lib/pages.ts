@@ -1,5 +1,10 @@
 import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { html } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
 import { defineRoute } from './access';
+import type { AppEnv } from './env';
+import { hostOf, requestHost } from './tenancy';
 
 /**
  * Pages for a person at a secret token in the path, on the company's host: the guest's stay page (/stay/{token}) and
@@ -71,4 +76,43 @@ type PageActionDeclaration<P extends string> = Omit<PageDeclaration<P>, 'respons
  */
 export function tokenPageAction<const P extends `/${string}/{token}/${string}`>(page: PageActionDeclaration<P>) {
   return pageRoute('post', page, { 303: { description: 'Where the action leads: `Location`.' } });
+}
+
+/** The headers of every page's answer. */
+export const pageHeaders = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  // The token is in the address: never sent on to another site, never indexed, never framed.
+  'Referrer-Policy': 'no-referrer',
+  'X-Robots-Tag': 'noindex',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/** A page's document in `language` (Arabic right to left), with its own `style` element. */
+export function htmlPage(
+  language: 'en' | 'ar',
+  title: string,
+  body: HtmlEscapedString | Promise<HtmlEscapedString>,
+  style: HtmlEscapedString | Promise<HtmlEscapedString>,
+) {
+  const dir = language === 'ar' ? 'rtl' : 'ltr';
+  return html`<!doctype html>
+<html lang="${language}" dir="${dir}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${style}</head>
+<body>${body}</body>
+</html>`;
+}
+
+/**
+ * Whether a page's form was sent from the page itself, never from another site's form: a browser sends
+ * `Sec-Fetch-Site: same-origin` and an `Origin` that is `null` (the pages' no-referrer policy) or its own. A request
+ * with neither header (a mail provider's one-click unsubscribe, RFC 8058) is not a browser's cross-site form.
+ */
+export function sentFromOwnPage(c: Context<AppEnv>): boolean {
+  const site = c.req.header('Sec-Fetch-Site');
+  const origin = c.req.header('Origin');
+  if (site !== undefined && site !== 'same-origin') return false;
+  if (origin === undefined || origin === 'null') return true;
+  return URL.canParse(origin) && hostOf(origin) === requestHost(c);
 }

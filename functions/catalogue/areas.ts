@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import { localised } from '../../lib/localise';
 import type { Company } from '../../schema/platform/db';
-import { enabledTypes } from './listings';
+import { enabledTypes } from '../../lib/listing-filters';
 
 /** Every city, area and project of the company with its published listings per enabled type, in the catalogue's order. */
 export async function listAreas(db: Executor, company: Company) {

@@ -5,7 +5,7 @@ import { listingTypes } from '../../schema/common/columns';
 import type { Company } from '../../schema/platform/db';
 import { localised } from '../../lib/localise';
 import type { KeysetSort } from '../../lib/pagination';
-import type { PublishedQuery } from './listings';
+import type { PublishedQuery } from '../../lib/listing-filters';
 
 /**
  * Facets of a listings page (issue 36, `facets=type,area,bedrooms,price`): counts over every listing the request's

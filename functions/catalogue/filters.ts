@@ -2,7 +2,7 @@ import type { Executor } from '../../lib/db/index';
 import { localised } from '../../lib/localise';
 import type { ListingType } from '../../schema/catalogue/db';
 import type { Company } from '../../schema/platform/db';
-import { enabledTypes } from './listings';
+import { enabledTypes } from '../../lib/listing-filters';
 
 /** The filter options of each enabled listing type, with the counts of published listings behind each option. */
 export async function filterGroups(db: Executor, company: Company) {

@@ -1,8 +1,8 @@
-import Big from 'big.js';
 import type { Executor } from '../../lib/db/index';
 import { type KeysetSort, pageOf } from '../../lib/pagination';
-import { freeStayQuote, homesFacts } from '../../lib/stay/quote';
-import type { Stay } from '../../lib/stay/rules';
+import { type FreeDatesAsk, freeStayQuote, homesFacts, withinTotal } from '../../lib/stay/quote';
+
+export type { FreeDatesAsk };
 import type { Company } from '../../schema/platform/db';
 
 /**
@@ -15,11 +15,6 @@ import type { Company } from '../../schema/platform/db';
 
 /** Candidates read per chunk: a page's worth, at least this many (most homes of a busy week are taken). */
 const minimumChunk = 25;
-
-export type FreeDatesAsk = Stay & {
-  /** price_min and price_max, which apply to the quote's total when dates are given. */
-  total: { min?: string; max?: string };
-};
 
 type Candidate = { id: string } & Record<string, unknown>;
 
@@ -68,10 +63,4 @@ export async function freeHomesPage<Row extends Candidate>(
     if (chunk.next_cursor === null) return { rows: found, next_cursor: null, quotes };
     cursor = chunk.next_cursor;
   }
-}
-
-function withinTotal(quote: FreeHome['quote'], total: FreeDatesAsk['total']): boolean {
-  if (total.min !== undefined && new Big(quote.total).lt(total.min)) return false;
-  if (total.max !== undefined && new Big(quote.total).gt(total.max)) return false;
-  return true;
 }

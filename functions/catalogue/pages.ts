@@ -8,9 +8,10 @@ import { pricesHidden } from '../../lib/listings';
 import { queryWords } from '../../lib/search-text';
 import type { FacetName } from '../../schema/catalogue/listings';
 import { facetsMember, priceBands, withFacets } from './facets';
-import { distanceKm } from './geo';
+import { distanceKm } from '../../lib/listing-geo';
 import { type FreeDatesAsk, freeHomesPage } from './free-dates';
-import { applyFilters, enabledTypes, type ListingFilters, listingSorts, publishedListings, relevanceSort } from './listings';
+import { applyFilters, enabledTypes, type ListingFilters, publishedListings } from '../../lib/listing-filters';
+import { listingSorts, relevanceSort } from './listings';
 import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredForm } from './renders';
 
 /**

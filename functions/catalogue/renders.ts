@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache';
 import { sha256 } from '../../lib/crypto';
 import type { Executor } from '../../lib/db/index';
 import type { Company } from '../../schema/platform/db';
-import { type PublishedQuery, selectListingRecord } from './listings';
+import type { PublishedQuery } from '../../lib/listing-filters';
+import { selectListingRecord } from './listings';
 import { type ListingRecord, type Presenter, presenter, presenterInputs } from './listings.present';
 
 /**

@@ -8,7 +8,8 @@ import { stamp } from '../../lib/clock';
  * Erases a person and their leads for good (a privacy request, or the retention rule): personal fields emptied, lead
  * details and free text that can hold personal data removed (messages, pages, notes, activity bodies, task titles),
  * what they sent as they sent it (`sent`), `erased: true`, and the possible-duplicate marks naming them. Their booking
- * requests lose the guest's message, language, consent address and what they sent, the leases they are a party to lose their free texts, their deals and viewings
+ * requests lose the guest's message, language, consent address and what they sent, their saved searches stop (without
+ * the consent's address), the leases they are a party to lose their free texts, their deals and viewings
  * theirs, the maintenance of their leases its own, and the company's kept Idempotency-Key answers are forgotten
  * (lib/idempotency.ts). The records stay, with their references and external ids, so clients see them through
  * `updated_since` and erase their own copies. Events and the audit log hold references only.
@@ -42,6 +43,12 @@ function erasure(companyId: string, person: RawBuilder<unknown>, options: { caus
     bookings_erased as (
       update bookings set message = null, language = null, consent_address = null, sent_name = null, sent_email = null,
         sent_phone = null, updated_at = ${stamp}
+      where company_id = ${c} and contact_id = (select id from person) and ${when}
+    ),
+    -- Their saved searches stop for good (no more alerts, no links), without the address their consent came from.
+    saved_searches_erased as (
+      update saved_searches set status = 'stopped', stop_reason = 'erased', stopped_at = coalesce(stopped_at, ${now}),
+        consent_address = null, language = null, updated_at = ${stamp}
       where company_id = ${c} and contact_id = (select id from person) and ${when}
     ),
     -- The marks that said this person shared a phone with another: the erased person no longer has one.

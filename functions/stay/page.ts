@@ -7,6 +7,7 @@ import { sha256 } from '../../lib/crypto';
 import { zonedInstant } from '../../lib/dates';
 import type { AppEnv } from '../../lib/env';
 import { companyByHost, requestHost } from '../../lib/tenancy';
+import { htmlPage, pageHeaders, sentFromOwnPage } from '../../lib/pages';
 import type { StoredQuote } from '../../schema/stay/db';
 import { formatAmount } from '../../lib/money';
 import { type StayLanguage, stayLanguage, stayTexts } from './page-texts';
@@ -17,7 +18,6 @@ import { ApiError } from '../../lib/errors';
 import { platformProviderFetch } from '../../lib/payments/index';
 import { bookingForPayment, payBooking } from '../../lib/payments/bookings';
 import { refundQuietly } from '../../lib/payments/settle';
-import { hostOf } from '../../lib/tenancy';
 import { stepBooking } from './bookings';
 
 /**
@@ -25,15 +25,7 @@ import { stepBooking } from './bookings';
  * answered with. The token (32 random characters, 190 bits) is the only key to it; only its hash is stored.
  * The page shows status, the quote and what is due by when, in the guest's language (Arabic right-to-left).
  */
-const headers = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Cache-Control': 'no-store',
-  // The token is in the address: never sent on to another site, never indexed, never framed.
-  'Referrer-Policy': 'no-referrer',
-  'X-Robots-Tag': 'noindex',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
-};
+const headers = pageHeaders;
 
 const style = raw(`<style>
 body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
@@ -42,12 +34,7 @@ td.amount,th.amount{text-align:end}tfoot th,tfoot td{border-top:1px solid #999}.
 </style>`);
 
 function page(language: StayLanguage, title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
-  const dir = language === 'ar' ? 'rtl' : 'ltr';
-  return html`<!doctype html>
-<html lang="${language}" dir="${dir}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${style}</head>
-<body>${body}</body>
-</html>`;
+  return htmlPage(language, title, body, style);
 }
 
 /** The page's own 404 (an unknown host, a malformed or unknown token alike), in English: the guest is not known. */
@@ -235,11 +222,6 @@ export function payStay() {
 }
 
 /** Whether an `Origin` header names the request's own host; an origin that is not a URL never does. */
-function sameHost(origin: string, c: Context<AppEnv>): boolean {
-  if (!URL.canParse(origin)) return false;
-  return hostOf(origin) === requestHost(c);
-}
-
 /**
  * The stay page's cancel button (`POST /stay/{token}/cancellation`, issue 34): the guest cancels a booking that holds
  * its dates (held, confirmed or paid, not lapsed) before its check-in day begins in the company's time zone. It is the
@@ -278,9 +260,7 @@ export function cancelStay() {
       );
     // A browser says where a form was sent from: only the stay page itself may cancel (no cross-site form). Its
     // `Sec-Fetch-Site` is `same-origin`; its `Origin` is `null` (the page's no-referrer policy) or its own.
-    const site = c.req.header('Sec-Fetch-Site');
-    const origin = c.req.header('Origin');
-    if ((site !== undefined && site !== 'same-origin') || (origin !== undefined && origin !== 'null' && !sameHost(origin, c))) {
+    if (!sentFromOwnPage(c)) {
       return refuse('origin_not_allowed', 'The cancellation was sent from another site.', 403);
     }
     if (new Date(booking.arrival).getTime() <= at.getTime()) {

@@ -1,3 +1,4 @@
+import Big from 'big.js';
 import { type OperationNodeSource, sql } from 'kysely';
 import { lapsedAt } from '../bookings';
 import { blocksWithin, mergeRanges, type Range, staysHoldingQuery, type TakenBlock, takenNights } from '../calendar';
@@ -149,4 +150,14 @@ export function quoteOf(company: Company, facts: StayFacts, stay: Stay, now: Dat
   assertStayAllowed(facts.home, stay, company.time_zone, now, facts.taken);
   const price = priceStay(facts.home, stay.checkIn, stay.checkOut, company.currency);
   return taxQuote(price, stay.checkIn, { settings: company.settings, ...facts.tax });
+}
+
+/** A free-dates search's stay (GET /listings, a saved search): price_min and price_max apply to the quote's total. */
+export type FreeDatesAsk = Stay & { total: { min?: string; max?: string } };
+
+/** Whether a free home's quote is within the search's total. */
+export function withinTotal(quote: TaxedQuote, total: FreeDatesAsk['total']): boolean {
+  if (total.min !== undefined && new Big(quote.total).lt(total.min)) return false;
+  if (total.max !== undefined && new Big(quote.total).gt(total.max)) return false;
+  return true;
 }

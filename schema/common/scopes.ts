@@ -22,9 +22,9 @@ export type Scope = (typeof scopes)[number];
 
 /**
  * What a publishable key may send: enquiries, requests to sell or manage a property (a service of kind
- * `listing_request`) and booking requests. A key lists the ones the company allows it.
+ * `listing_request`), booking requests and saved searches. A key lists the ones the company allows it.
  */
-export const leadTypes = ['enquiry', 'listing_request', 'booking'] as const;
+export const leadTypes = ['enquiry', 'listing_request', 'booking', 'saved_search'] as const;
 
 export type LeadType = (typeof leadTypes)[number];
 

@@ -104,6 +104,19 @@ const BookingRefundEventData = z
     refund_id: ref('The refund’s id (`rfd_…`): the admin API’s booking lists its refunds.'),
   })
   .openapi('BookingRefundEventData', { description: 'Never guest data or amounts.' });
+const SavedSearchEventData = z
+  .object({
+    saved_search_id: ref('The saved search id: read it (and its links) with a server key holding `read:leads`.'),
+    contact_reference: ref('The person who saved it (read:contacts gives their email and language).'),
+  })
+  .openapi('SavedSearchEventData', { description: 'Ids only: never the email or the search.' });
+const SavedSearchMatchEventData = z
+  .object({
+    saved_search_id: ref('The saved search id: read it (and its links) with a server key holding `read:leads`.'),
+    contact_reference: ref('The person who saved it (read:contacts gives their email and language).'),
+    listing_id: ref('The listing that started matching: GET /saved-searches/{id}/matches names its slugs.'),
+  })
+  .openapi('SavedSearchMatchEventData', { description: 'Ids only: never the email or the search.' });
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
 
 type Entry = { data: z.ZodType; when: string };
@@ -193,6 +206,19 @@ export const eventCatalogue = {
   'calendar.conflict': entry(
     CalendarConflictEventData,
     'An imported calendar’s event was written over nights a held, confirmed or paid booking holds (both stay).',
+  ),
+  'saved_search.created': entry(
+    SavedSearchEventData,
+    'A visitor saved a search (POST /saved-searches): send them its `confirm_url` (read it with `read:leads`).',
+  ),
+  'saved_search.confirmed': entry(SavedSearchEventData, 'The visitor confirmed their saved search at its link: it matches now.'),
+  'saved_search.matched': entry(
+    SavedSearchMatchEventData,
+    'A listing started matching a confirmed saved search (published, its price or size changed, its dates freed): once per listing and search (scheduled work).',
+  ),
+  'saved_search.stopped': entry(
+    SavedSearchEventData,
+    'A saved search was stopped: by the visitor at its link, by staff, or because the person was erased.',
   ),
 } as const satisfies Record<string, Entry>;
 

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { listingSorts, publishedListings, selectListingRecord } from '../../functions/catalogue/listings';
+import { listingSorts, selectListingRecord } from '../../functions/catalogue/listings';
+import { publishedListings } from '../../lib/listing-filters';
 import { type ListingRecord, presenter } from '../../functions/catalogue/listings.present';
 import { sitemapSort } from '../../functions/catalogue/pages';
 import { type KeysetSort, pageOf, paginate } from '../../lib/pagination';

@@ -63,6 +63,7 @@ function concrete(path: string): string {
       .replace('{slug}', slug)
       .replace('{prefix}', 'sk_AAAAAAAAAA')
       .replace('{task_id}', references.tasks ?? 'x')
+      .replace('{saved_search_id}', references.savedSearch ?? 'x')
       .replace(
         /\/rent-payments\/\{payment_id\}\/payment-link$/,
         `/rent-payments/${references['rent-payments/link'] ?? 'x'}/payment-link`,
@@ -160,6 +161,13 @@ beforeAll(async () => {
     const created = await api.request(path, { host: company.host, key: keys.all, body: bodies[`POST ${path}`] });
     references[collection] = created.json.reference ?? created.json.task_id ?? created.json.contractor_id;
   }
+  // A saved search (issue 36) for {saved_search_id}: saved by the company's server, as the document's example.
+  const saved = await api.request('/api/v1/saved-searches', {
+    host: company.host,
+    key: keys.all,
+    body: bodies['POST /api/v1/saved-searches'],
+  });
+  references.savedSearch = saved.json.saved_search_id;
   // A charge's example names a job of another company: here it is this company's.
   bodies['POST /api/v1/job-charges'] = { ...(bodies['POST /api/v1/job-charges'] as object), job: references.jobs };
   const charge = await made(client.POST('/api/v1/job-charges', { body: bodies['POST /api/v1/job-charges'] as never }));
@@ -271,7 +279,15 @@ describe('the pages at a secret token (declared, left out of the documents)', ()
       pages()
         .map((op) => op.path)
         .sort(),
-    ).toEqual(['/statements/{token}', '/stay/{token}', '/stay/{token}/cancellation', '/stay/{token}/payment']);
+    ).toEqual([
+      '/saved-searches/{token}',
+      '/saved-searches/{token}/confirmation',
+      '/saved-searches/{token}/stop',
+      '/statements/{token}',
+      '/stay/{token}',
+      '/stay/{token}/cancellation',
+      '/stay/{token}/payment',
+    ]);
     for (const op of pages()) {
       // A page's action (the stay page's pay form) is a POST with no body, as a form sends it.
       const method = op.method;

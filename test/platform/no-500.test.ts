@@ -308,7 +308,18 @@ describe('no date or instant gives a 500', () => {
     api1('POST /viewings', '/viewings', { key, body: viewingBody });
     const viewing = (await made(client.POST('/api/v1/viewings', { body: viewingBody }))).reference;
     api1('PATCH /viewings/{reference}', `/viewings/${viewing}`, { key, body: { time: at } });
-    for (const list of ['contacts', 'leads', 'activities', 'tasks', 'members', 'departments', 'leases', 'deals', 'viewings'])
+    for (const list of [
+      'contacts',
+      'leads',
+      'activities',
+      'tasks',
+      'members',
+      'departments',
+      'leases',
+      'deals',
+      'viewings',
+      'saved-searches',
+    ])
       api1(`GET /${list}`, `/${list}`, { key, query: { updated_since: at } });
     const upkeep = (await createKey(api, ctx.company.id, { scopes: ['read:maintenance', 'write:maintenance'] })).secret;
     const maintenance = testClient(api, { host, serverKey: upkeep });

@@ -55,6 +55,11 @@ const publicIds = [
   'createTask',
   'getTask',
   'updateTask',
+  'createSavedSearch',
+  'listSavedSearches',
+  'listSavedSearchMatches',
+  'getSavedSearch',
+  'stopSavedSearch',
   'confirmWhatsAppSubscription',
   'receiveWhatsAppMessages',
   'receivePropertyFinderLeads',
@@ -212,8 +217,11 @@ describe('the pages at a secret token', () => {
     const registry = api.app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'all', version: '1' } });
     const pages = operationsOf(registry).filter(({ operation }) => operation['x-access']?.kind === 'page');
     expect(pages.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      'get /saved-searches/{token}',
       'get /statements/{token}',
       'get /stay/{token}',
+      'post /saved-searches/{token}/confirmation',
+      'post /saved-searches/{token}/stop',
       'post /stay/{token}/cancellation',
       'post /stay/{token}/payment',
     ]);
@@ -221,11 +229,14 @@ describe('the pages at a secret token', () => {
     for (const { method, path, operation } of pages) {
       expect(publicDoc.paths[path], path).toBeUndefined();
       expect(adminDoc.paths[path], path).toBeUndefined();
-      expect(operation.operationId).toMatch(/^(get|pay|cancel)[A-Za-z]+Page$/);
+      expect(operation.operationId).toMatch(/^(get|pay|cancel|confirm|stop)[A-Za-z]+Page$/);
       expect(ids).not.toContain(operation.operationId);
       expect(operation.description).toContain('**Access:** no key');
       expect(operation.security).toEqual([{}]);
-      for (const status of [method === 'get' ? '200' : '409', '404']) {
+      // A page's 200; an action's answers besides its 303 (why it is not open now: 409, 403, 503).
+      const shown = method === 'get' ? ['200', '404'] : Object.keys(operation.responses).filter((status) => status !== '303');
+      expect(shown, path).toContain('404');
+      for (const status of shown) {
         expect(Object.keys(operation.responses[status].content)).toEqual(['text/html']);
       }
     }

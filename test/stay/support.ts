@@ -205,9 +205,11 @@ export async function newHome(
     terms?: Partial<Terms>;
     /** More fields of the imported listing (e.g. its `tax_category`). */
     listing?: Record<string, unknown>;
+    /** A home imported before: imported again (the import upserts by slug) with these options. */
+    slug?: string;
   } = {},
 ): Promise<string> {
-  const slug = `home-${randomToken(8).toLowerCase()}`;
+  const slug = options.slug ?? `home-${randomToken(8).toLowerCase()}`;
   const listing = {
     ...villaListing,
     slug: { en: slug, ar: `بيت-${slug}` },
