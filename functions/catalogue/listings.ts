@@ -74,11 +74,11 @@ function wordsDigest(words: readonly string[]): string {
  * Best match first (lib/listing-search.ts `searchDistance`), ties by the listing's `search_tie`: a keyset over
  * expressions of the query that the GiST index of migration 0052 returns in order.
  */
-export function relevanceSort(words: readonly string[]): KeysetSort {
+export function relevanceSort(words: readonly string[], companyId: string): KeysetSort {
   return {
     name: `relevance:${wordsDigest(words)}`,
     columns: [
-      { ref: 'distance', direction: 'asc', type: 'real', expression: searchDistance(words) },
+      { ref: 'distance', direction: 'asc', type: 'real', expression: searchDistance(words, companyId) },
       { ref: 'tie', direction: 'asc', type: 'float', expression: searchTie },
     ],
   };
@@ -131,7 +131,7 @@ export function applyFilters(query: PublishedQuery, company: Company, f: Listing
   if (f.guests_min !== undefined) q = q.where('l.max_guests', '>=', f.guests_min);
   if (f.completion) q = q.where('l.completion', '=', f.completion);
   if (f.featured !== undefined) q = q.where('l.featured', '=', f.featured);
-  if (f.words && f.words.length > 0) q = q.where(searchConditions(f.words));
+  if (f.words && f.words.length > 0) q = q.where(searchConditions(f.words, company.id));
   if (f.price_min !== undefined) q = q.where(sql<boolean>`l.price >= ${f.price_min}::numeric`);
   if (f.price_max !== undefined) q = q.where(sql<boolean>`l.price <= ${f.price_max}::numeric`);
   if (f.bedrooms !== undefined) q = q.where('l.bedrooms', '=', f.bedrooms);
