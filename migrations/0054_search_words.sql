@@ -10,7 +10,7 @@
 -- misspelt word, which no listing holds, made it read most of the index).
 --
 -- Written by the triggers below in the writing statement, whoever writes (the import, the forms, a manual fix).
--- Words are never removed when a listing changes or leaves: a word no listing holds any more only costs a lookup.
+-- Words are never removed when a listing changes or leaves (docs/api-reference.md says what such a word costs).
 -- Only published listings' words (the public search reads nothing else), so a draft's words are never here.
 create table listing_search_words (
   company_id uuid not null references companies (id),
