@@ -37,6 +37,10 @@ const PAGE = 'page_size=24';
 
 type Route = { name: string; path: string; server?: boolean };
 
+/** The facets route and the page it is compared with (the same page without facets). */
+const facetsRoute = 'listings sort=featured facets=type,area,bedrooms,price';
+const facetsBaseline = 'listings sort=featured';
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -59,6 +63,8 @@ async function routesAt(client: pg.Client, companyId: string, size: number): Pro
   routes.push({ name: 'listings q=marina sort=newest', path: `/listings?${PAGE}&q=marina&sort=newest` });
   routes.push({ name: 'listings q=marena (one letter off)', path: `/listings?${PAGE}&q=marena` });
   routes.push({ name: 'listings q=المارينا', path: `/listings?${PAGE}&q=${encodeURIComponent('المارينا')}` });
+  // Issue 36: the facets' counts in the page's statement, against the same page without them (`sort=featured` above).
+  routes.push({ name: facetsRoute, path: `/listings?${PAGE}&sort=featured&facets=type,area,bedrooms,price` });
   routes.push({ name: 'listings/map', path: `/listings/map?${PAGE}` });
   routes.push({ name: 'areas', path: '/areas' });
   routes.push({ name: 'filters', path: '/filters' });
@@ -184,7 +190,7 @@ async function runDriver(): Promise<number> {
       // The grown listings' search text, as every writer of a listing writes it (lib/listing-search.ts).
       await fillSearchText(searchDb, demoId);
       // What autovacuum does to a grown table in time: statistics and the visibility map (index-only scans).
-      await client.query('vacuum analyze listings, listing_photos, contacts, areas');
+      await client.query('vacuum analyze listings, listing_photos, contacts, areas, listing_search_words');
       const grow = round((performance.now() - started) / 1000, 1);
       console.log(
         `demo: ${listings} published listings, ${contacts} contacts (grown in ${grow} s); control: ${control.listings}`,
@@ -225,6 +231,15 @@ async function runDriver(): Promise<number> {
       searchRatios[name] = Object.fromEntries(results.map((r, i) => [r.size, ratios[i] as number]));
       lines.push(`| ${name} | ${ratios.map((x) => `${x}×`).join(' | ')} | ${ratios.every((x) => x <= 2) ? 'met' : 'not met'} |`);
     }
+    const facetRatios = results.map((r) =>
+      round((r.routes[facetsRoute]?.grown_ms ?? Number.NaN) / (r.routes[facetsBaseline]?.grown_ms ?? Number.NaN), 2),
+    );
+    lines.push(
+      '',
+      `| Facets ÷ \`${facetsBaseline}\` (same company, same size) | ${results.map((r) => `at ${r.size}`).join(' | ')} |`,
+      `|---|${results.map(() => '---:|').join('')}`,
+      `| ${facetsRoute} | ${facetRatios.map((x) => `${x}×`).join(' | ')} |`,
+    );
     console.log(`\n${lines.join('\n')}\n`);
     const { rows: version } = await database.admin.query<{ server_version: string }>('show server_version');
     console.log(
@@ -233,7 +248,10 @@ async function runDriver(): Promise<number> {
     );
     const file = join(dirname(SCRIPT), 'results', 'growth-latest.json');
     await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, `${JSON.stringify({ load_average_1m: load, runs, results, search_ratios: searchRatios }, null, 2)}\n`);
+    await writeFile(
+      file,
+      `${JSON.stringify({ load_average_1m: load, runs, results, search_ratios: searchRatios, facets_ratios: Object.fromEntries(results.map((r, i) => [r.size, facetRatios[i]])) }, null, 2)}\n`,
+    );
     console.log(`Results written to ${file}`);
     return 0;
   } finally {

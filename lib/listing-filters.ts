@@ -84,7 +84,7 @@ export function applyFilters(query: PublishedQuery, company: Company, f: Listing
   if (f.guests_min !== undefined) q = q.where('l.max_guests', '>=', f.guests_min);
   if (f.completion) q = q.where('l.completion', '=', f.completion);
   if (f.featured !== undefined) q = q.where('l.featured', '=', f.featured);
-  if (f.words && f.words.length > 0) q = q.where(searchConditions(f.words));
+  if (f.words && f.words.length > 0) q = q.where(searchConditions(f.words, company.id));
   if (f.price_min !== undefined) q = q.where(sql<boolean>`l.price >= ${f.price_min}::numeric`);
   if (f.price_max !== undefined) q = q.where(sql<boolean>`l.price <= ${f.price_max}::numeric`);
   if (f.bedrooms !== undefined) q = q.where('l.bedrooms', '=', f.bedrooms);

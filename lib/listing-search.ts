@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { LocalisedText } from '../schema/common/columns';
 import type { Executor } from './db/index';
-import { normaliseSearch, wordPattern } from './search-text';
+import { hasVariants, normaliseSearch, startPattern, wordPattern } from './search-text';
 
 /**
  * A listing's stored search text (migration 0050, `listings.search_text`) and the conditions a query's words put on it
@@ -78,22 +78,82 @@ export async function fillSearchText(db: Executor, companyId?: string): Promise<
   }
 }
 
-/** The query's words as the conditions of a listing `l`: every word found (by prefix, or one edit away). */
-export function searchConditions(words: readonly string[]): RawBuilder<boolean> {
+/** A word of `listing_search_words` is kept to this many characters (migration 0054; a query has no longer word). */
+const storedWordLength = 200;
+
+/** A word `s.word` of the company's catalogue (`listing_search_words as s`) where {@link wordPattern} finds `word`. */
+function heldWord(word: string): RawBuilder<boolean> {
+  if (hasVariants(word)) return sql<boolean>`s.word ~ ${startPattern(word)}`;
+  return startsWith(word);
+}
+
+/**
+ * A word `s.word` that starts with `word` as typed: a range of the primary key (`word` is in code point order,
+ * `collate "C"`), from the word to the word followed by the last code point, which no normalised word holds. A range,
+ * not `like 'word%'`: a named statement's generic plan can use a range whose ends are parameters, not a `like`.
+ */
+function startsWith(word: string): RawBuilder<boolean> {
+  const start = Array.from(word).slice(0, storedWordLength).join('');
+  return sql<boolean>`(s.word >= ${start} and s.word < ${`${start}\u{10FFFF}`})`;
+}
+
+/** Some word of the company's catalogue (`listing_search_words as s`) meets the condition. */
+function anyWord(companyId: string, condition: RawBuilder<boolean>): RawBuilder<boolean> {
+  return sql<boolean>`exists (select from listing_search_words s where s.company_id = ${companyId} and ${condition})`;
+}
+
+/**
+ * Whether a published listing of the company can hold the word at all: some word of its catalogue (migration 0054)
+ * matches it, looked up by the words' trigram index. The statement evaluates it once, before it reads a listing; when
+ * it is false the page is empty at once (the scans of the listings would otherwise read every index entry to find
+ * nothing).
+ */
+function wordKnown(companyId: string, word: string): RawBuilder<boolean> {
+  // A word typed right is known by the primary key alone: the pattern's lookup then never runs.
+  if (!hasVariants(word)) return anyWord(companyId, startsWith(word));
+  // Counted, not `exists`: a generic plan expects `exists` to stop early and tests the company's words one by one
+  // (30 ms at 100,000), where counting takes the trigram index (a few words match).
+  return sql<boolean>`(${anyWord(companyId, startsWith(word))} or (select count(*) from listing_search_words s
+    where s.company_id = ${companyId} and ${heldWord(word)}) > 0)`;
+}
+
+/**
+ * The query's words as the conditions of a listing `l` of the company: every word found (by prefix, or one edit away),
+ * in its text. What is found is the patterns' answer alone; the catalogue's words only answer "none" sooner.
+ */
+export function searchConditions(words: readonly string[], companyId: string): RawBuilder<boolean> {
   return sql<boolean>`(${sql.join(
-    words.map((w) => sql`l.search_text ~ ${wordPattern(w)}`),
+    [...words.map((w) => wordKnown(companyId, w)), ...words.map((w) => sql<boolean>`l.search_text ~ ${wordPattern(w)}`)],
     sql` and `,
   )})`;
 }
 
 /**
- * A listing's distance from the query (nearest first): pg_trgm's word distance of the whole query in the text
- * (`search_text <->> query`, one minus `word_similarity`: 0 when the text holds the query as typed, more the further
- * its nearest extent), a `real`. With the tie (`search_tie <-> 0`) it is the order the GiST index of migration 0052
- * returns rows in, so a page reads only its own rows.
+ * The word a query word is measured as in the relevance order: itself when the company's catalogue holds a word that
+ * starts with it (typed right), else — for a word found one edit away — the catalogue's word it most likely stands
+ * for (the most trigram-similar of the words its pattern finds; the first in code point order among equals).
  */
-export function searchDistance(words: readonly string[]): RawBuilder<number> {
-  return sql<number>`(l.search_text <->> ${words.join(' ')})`;
+function measuredWord(companyId: string, word: string): RawBuilder<string> {
+  if (!hasVariants(word)) return sql<string>`${word}::text`;
+  return sql<string>`case when ${anyWord(companyId, startsWith(word))} then ${word}::text
+    else coalesce((select s.word collate "default" from listing_search_words s where s.company_id = ${companyId} and ${heldWord(word)}
+      order by similarity(s.word, ${word}) desc, s.word limit 1), ${word}::text) end`;
+}
+
+/**
+ * A listing's distance from the query (nearest first): pg_trgm's word distance of the query in the text
+ * (`search_text <->> query`, one minus `word_similarity`: 0 when the text holds the query as typed, more the further
+ * its nearest extent), a `real`. A word one letter off is measured as the catalogue's word it stands for
+ * ({@link measuredWord}): the query is computed once per statement, before the listings are read. With the tie
+ * (`search_tie <-> 0`) it is the order the GiST index of migration 0052 returns rows in, so a page reads only its own
+ * rows.
+ */
+export function searchDistance(words: readonly string[], companyId: string): RawBuilder<number> {
+  const measured = sql.join(
+    words.map((w) => measuredWord(companyId, w)),
+    sql`, `,
+  );
+  return sql<number>`(l.search_text <->> (select concat_ws(' ', ${measured})))`;
 }
 
 /** The tie of {@link searchDistance}: the listing's own `search_tie`, as the index orders it (its distance from 0). */

@@ -89,9 +89,28 @@ export const typoMaxLength = 32;
  * they need no escaping. Words longer than {@link typoMaxLength} are found by prefix only.
  */
 export function wordPattern(word: string): string {
+  return `(^| )(${wordAlternatives(word)})`;
+}
+
+/**
+ * The pattern a single word (of `listing_search_words`, migration 0054) matches when {@link wordPattern} finds `word`
+ * at that word: it starts with the word or one of its variants.
+ */
+export function startPattern(word: string): string {
+  return `^(${wordAlternatives(word)})`;
+}
+
+/** Whether a word is also found one edit away ({@link typoMinLength} to {@link typoMaxLength} characters). */
+export function hasVariants(word: string): boolean {
+  const length = Array.from(word).length;
+  return length >= typoMinLength && length <= typoMaxLength;
+}
+
+/** The word and its variants (one edit away, when it {@link hasVariants}), as regular-expression alternatives. */
+function wordAlternatives(word: string): string {
   const chars = Array.from(word);
   const variants = new Set<string>([word]);
-  if (chars.length >= typoMinLength && chars.length <= typoMaxLength) {
+  if (hasVariants(word)) {
     const any = '[^ ]';
     for (let i = 0; i < chars.length; i++) {
       const before = chars.slice(0, i).join('');
@@ -102,5 +121,5 @@ export function wordPattern(word: string): string {
       if (i + 1 < chars.length) variants.add(`${before}${chars[i + 1]}${chars[i]}${chars.slice(i + 2).join('')}`);
     }
   }
-  return `(^| )(${[...variants].join('|')})`;
+  return [...variants].join('|');
 }

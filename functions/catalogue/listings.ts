@@ -43,11 +43,11 @@ function wordsDigest(words: readonly string[]): string {
  * Best match first (lib/listing-search.ts `searchDistance`), ties by the listing's `search_tie`: a keyset over
  * expressions of the query that the GiST index of migration 0052 returns in order.
  */
-export function relevanceSort(words: readonly string[]): KeysetSort {
+export function relevanceSort(words: readonly string[], companyId: string): KeysetSort {
   return {
     name: `relevance:${wordsDigest(words)}`,
     columns: [
-      { ref: 'distance', direction: 'asc', type: 'real', expression: searchDistance(words) },
+      { ref: 'distance', direction: 'asc', type: 'real', expression: searchDistance(words, companyId) },
       { ref: 'tie', direction: 'asc', type: 'float', expression: searchTie },
     ],
   };

@@ -34,11 +34,11 @@ export type PageRequest = Omit<ListingFilters, 'words'> & {
 };
 
 /** The order of a page: the one asked for; without one, relevance with words to search, featured without. */
-function orderOf(sort: PageRequest['sort'], words: readonly string[]): KeysetSort {
+function orderOf(sort: PageRequest['sort'], words: readonly string[], companyId: string): KeysetSort {
   const chosen = sort ?? (words.length > 0 ? 'relevance' : 'featured');
   if (chosen !== 'relevance') return listingSorts[chosen];
   // A q of no words (only punctuation) searches nothing: its order is the default one.
-  return words.length > 0 ? relevanceSort(words) : listingSorts.featured;
+  return words.length > 0 ? relevanceSort(words, companyId) : listingSorts.featured;
 }
 
 /** One page of published listings in `form` (cards, map points): filters, keyset order, stored forms. */
@@ -53,7 +53,7 @@ export async function listingPage(
   const { page_size, cursor, sort, q, check_in, check_out, guests, facets, ...filters } = request;
   const company = render.company;
   const words = q === undefined ? [] : queryWords(q);
-  const order = orderOf(sort, words);
+  const order = orderOf(sort, words, company.id);
   if (facets && check_in !== undefined) {
     // Free homes are found by the calendar rule in TypeScript, not by the statement that counts (decision, "Facets").
     const message = 'Facets are not counted with free dates: ask for them without check_in and check_out.';
