@@ -151,11 +151,7 @@ export function closedWithin(
 ) {
   return executor
     .selectFrom('holiday_home_rates')
-    .select([
-      sql<string>`night`.as('start'),
-      sql<string>`(night + 1)`.as('end'),
-      sql<boolean>`false`.as('imported'),
-    ])
+    .select([sql<string>`night`.as('start'), sql<string>`(night + 1)`.as('end'), sql<boolean>`false`.as('imported')])
     .where('listing_id', '=', listingId)
     .where('closed', '=', true)
     .where('night', '<', to)

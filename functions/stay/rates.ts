@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { auditCte } from '../../lib/audit';
-import { staysHoldingQuery } from '../../lib/calendar';
+import { lockedTermsCte, staysHoldingQuery } from '../../lib/calendar';
 import { addDays, daysBetween, todayIn } from '../../lib/dates';
 import type { Executor } from '../../lib/db/index';
 import { type CausedBy, eventCtes, newEventId } from '../../lib/events';
@@ -120,9 +120,7 @@ export async function writeRates(
     .select(['l.id', 'l.slug_en'])
     .where('l.company_id', '=', company.id)
     .where('l.listing_type', '=', 'holiday_home')
-    .where((eb) =>
-      eb.or([eb('l.slug_en', '=', home), eb('l.slug_ar', '=', home), ...(byId ? [eb('l.id', '=', home)] : [])]),
-    );
+    .where((eb) => eb.or([eb('l.slug_en', '=', home), eb('l.slug_ar', '=', home), ...(byId ? [eb('l.id', '=', home)] : [])]));
   const input = JSON.stringify(change.ranges);
   const nights = change.ranges.reduce((sum, range) => sum + daysBetween(range.starts_on, range.ends_on), 0);
   const at = sql`${now.toISOString()}::timestamptz`;
@@ -140,7 +138,7 @@ export async function writeRates(
         )`;
   const { rows } = await sql<{ id: string | null; slug: string | null; went: number; held: string[] }>`
     with home as (${homeQuery}),
-    terms as (select listing_id, company_id from holiday_home_terms where listing_id = (select id from home) for no key update),
+    ${lockedTermsCte('terms', sql<string>`(select id from home)`)},
     ${pushed},
     go as (select terms.listing_id, terms.company_id from terms join pushed using (listing_id)),
     input as (
@@ -174,7 +172,12 @@ export async function writeRates(
       actor: source.causedBy,
       action: 'listing.rates_changed',
       subject: 'listing_id',
-      details: { starts_on: change.starts_on, ends_on: change.ends_on, nights, ...(source.pushId ? { push_id: source.pushId } : {}) },
+      details: {
+        starts_on: change.starts_on,
+        ends_on: change.ends_on,
+        nights,
+        ...(source.pushId ? { push_id: source.pushId } : {}),
+      },
     })}
     select (select id from home) as id, (select slug_en from home) as slug, (select count(*) from go)::int as went,
       coalesce((select json_agg(reference order by start) from held), '[]') as held`.execute(db);
@@ -221,10 +224,7 @@ export async function homeRates(
   }
   const rules = nightRulesQuery(db, sql<string>`l.id`, from, sql<string>`${addDays(to, -1)}::date`);
   const row = await holidayHomeQuery(db, company.id, slug)
-    .select([
-      'l.slug_en',
-      sql<NightRule[]>`coalesce((select json_agg(row_to_json(r)) from (${rules}) as r), '[]')`.as('rules'),
-    ])
+    .select(['l.slug_en', sql<NightRule[]>`coalesce((select json_agg(row_to_json(r)) from (${rules}) as r), '[]')`.as('rules')])
     .executeTakeFirst();
   if (!row) throw holidayHomeNotFound(slug);
   return { listing: row.slug_en, from, to, rates: rateRanges(row.rules, (date) => addDays(date, 1)) };

@@ -1,6 +1,14 @@
 import { type OperationNodeSource, sql } from 'kysely';
 import { lapsedAt } from '../bookings';
-import { blocksWithin, closedWithin, mergeRanges, type Range, staysHoldingQuery, type TakenBlock, takenNights } from '../calendar';
+import {
+  blocksWithin,
+  closedWithin,
+  mergeRanges,
+  type Range,
+  staysHoldingQuery,
+  type TakenBlock,
+  takenNights,
+} from '../calendar';
 import type { Executor } from '../db/index';
 import { prepared } from '../db/prepared';
 import type { TaxRate } from '../tax';

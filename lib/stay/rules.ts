@@ -30,8 +30,11 @@ export function stayProblems(
   }
   // The arrival day's own minimum and maximum stay over the terms' (issue 37, lib/stay/rates.ts).
   const limits = stayLimits(home.rates, stay.checkIn, terms);
-  if (nights < limits.min) add('min_nights', 'check_out', `Stays arriving on ${stay.checkIn} take at least ${limits.min} nights.`);
-  if (nights > limits.max) add('max_nights', 'check_out', `Stays arriving on ${stay.checkIn} take at most ${limits.max} nights.`);
+  const who = (own: boolean) => (own ? `Stays arriving on ${stay.checkIn} take` : 'This home takes stays of');
+  if (nights < limits.min)
+    add('min_nights', 'check_out', `${who(limits.min !== terms.min_nights)} at least ${limits.min} nights.`);
+  if (nights > limits.max)
+    add('max_nights', 'check_out', `${who(limits.max !== terms.max_nights)} at most ${limits.max} nights.`);
   const arrivalDay = weekdayOf(stay.checkIn);
   if (terms.closed_arrival_days.includes(arrivalDay)) {
     add('arrival_day', 'check_in', `Stays cannot start on a ${weekdays[arrivalDay]}.`);

@@ -48,7 +48,7 @@ const queries: Record<string, string> = {
 };
 
 function concrete(path: string): string {
-  const slug = /\/(availability|quote|calendar\.ics)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
+  const slug = /\/(availability|quote|calendar\.ics|rates)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
   return (
     (path + (queries[path] ?? ''))
       // Each job action on a job of its own (a done job is not cancelled).

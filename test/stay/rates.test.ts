@@ -94,8 +94,8 @@ describe('a pricing tool’s year of daily rates', () => {
       .where('company_id', '=', ctx.company.id)
       .where('type', '=', 'listing.rates_changed')
       .execute();
-    const listingId = (events[0]?.data as { listing_id: string }).listing_id;
-    expect(events).toEqual([{ data: { listing_id: listingId }, caused_by: 'inbound:pricelabs' }]);
+    const listing = await ctx.api.db.selectFrom('listings').select('id').where('slug_en', '=', home).executeTakeFirstOrThrow();
+    expect(events).toEqual([{ data: { listing_id: listing.id }, caused_by: 'inbound:pricelabs' }]);
 
     const byDate = new Map(days.map((d) => [d.date, d]));
     const search = (checkIn: string, checkOut: string) =>
@@ -119,9 +119,9 @@ describe('a pricing tool’s year of daily rates', () => {
         taken++;
         expect(got.status, `${checkIn}..${checkOut}: ${got.text}`).toBe(200);
         expect(got.json.total).toBe(want.total);
-        expect(got.json.nights.map((night: { date: string; rate: string; price: string }) => [night.date, night.rate, night.price])).toEqual(
-          want.nights.map((date) => [date, 'daily', byDate.get(date)?.price]),
-        );
+        expect(
+          got.json.nights.map((night: { date: string; rate: string; price: string }) => [night.date, night.rate, night.price]),
+        ).toEqual(want.nights.map((date) => [date, 'daily', byDate.get(date)?.price]));
         expect(listed?.quote?.total, `${checkIn}..${checkOut} in the free-dates search`).toBe(want.total);
       } else {
         refused++;
@@ -149,7 +149,16 @@ describe('a pricing tool’s year of daily rates', () => {
     const forged = await push(one, 'pl-forged', `whsec_${Buffer.from(new Uint8Array(32).fill(7)).toString('base64')}`);
     expect(forged.status).toBe(401);
     expect(forged.json.code).toBe('signature_rejected');
-    const twice = await push({ listing_id: home, data: [{ date: day(5), price: 500 }, { date: day(5), price: 600 }] }, 'pl-twice');
+    const twice = await push(
+      {
+        listing_id: home,
+        data: [
+          { date: day(5), price: 500 },
+          { date: day(5), price: 600 },
+        ],
+      },
+      'pl-twice',
+    );
     expect(twice.status).toBe(400);
     expect(twice.json.errors.map((e: { path: string }) => e.path)).toEqual(['data.1.date']);
     expect((await readRates(home)).json.rates).toEqual([]);
@@ -193,16 +202,19 @@ describe('restrictions by date', () => {
     expect(codes(await quote(ctx, home, plusDays(d, -1), plusDays(d, 1)))).toEqual(['unavailable']);
     const shown = await availability(ctx, home, `from=${day(30)}&to=${day(40)}`);
     expect(shown.json.blocked).toEqual([{ start: d, end: plusDays(d, 1) }]);
+    const compact = (date: string) => date.replaceAll('-', '');
+    const feed = await stay.calendarFeed(ctx, home);
+    expect(feed.text).toContain(`DTSTART;VALUE=DATE:${compact(d)}\r\n`);
+    expect(feed.text).toContain(`DTEND;VALUE=DATE:${compact(plusDays(d, 1))}\r\n`);
 
     // Removing the rule (a range with nothing set) opens the night again: the availability answer follows at once.
     const cleared = await adminRates(home, { rates: [{ starts_on: d, ends_on: plusDays(d, 1) }] });
     expect(cleared.status, cleared.text).toBe(200);
     expect((await availability(ctx, home, `from=${day(30)}&to=${day(40)}`)).json.blocked).toEqual([]);
-    expect((await readRates(home, `?from=${a}&to=${day(40)}`)).json.rates.map((r: { starts_on: string }) => r.starts_on)).toEqual([
-      a,
-      b,
-      c,
-    ]);
+    expect((await stay.calendarFeed(ctx, home)).text).not.toContain(`DTSTART;VALUE=DATE:${compact(d)}`);
+    expect((await readRates(home, `?from=${a}&to=${day(40)}`)).json.rates.map((r: { starts_on: string }) => r.starts_on)).toEqual(
+      [a, b, c],
+    );
   });
 
   it('keeps a booking a closing rule covers, with a warning', async () => {
