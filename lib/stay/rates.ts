@@ -84,3 +84,18 @@ function sameRule(a: Omit<NightRule, 'night'>, b: Omit<NightRule, 'night'>): boo
     a.closed === b.closed
   );
 }
+
+/** A stay rule of dates (no price, not closed) as availability shows it. */
+export type RestrictionRange = Omit<RateRange, 'price' | 'closed'>;
+
+/**
+ * The stay rules of `rules` (in night order) as availability shows them: the dates with a minimum or maximum stay of
+ * their own or closed to arrival or departure, consecutive ones with the same rule merged; prices and closed nights
+ * (blocked) left out.
+ */
+export function restrictionRanges(rules: readonly NightRule[], addDay: (date: string) => string): RestrictionRange[] {
+  const kept = rules
+    .map((rule) => ({ ...rule, price: null, closed: false }))
+    .filter((r) => r.min_nights !== null || r.max_nights !== null || r.closed_to_arrival || r.closed_to_departure);
+  return rateRanges(kept, addDay).map(({ price: _, closed: __, ...range }) => range);
+}

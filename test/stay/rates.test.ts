@@ -200,8 +200,15 @@ describe('restrictions by date', () => {
     expect((await quote(ctx, home, plusDays(c, -1), plusDays(c, 1))).status).toBe(200);
     // A closed night: taken, and shown blocked by availability.
     expect(codes(await quote(ctx, home, plusDays(d, -1), plusDays(d, 1)))).toEqual(['unavailable']);
-    const shown = await availability(ctx, home, `from=${day(30)}&to=${day(40)}`);
+    const shown = await availability(ctx, home, `from=${day(20)}&to=${day(40)}`);
     expect(shown.json.blocked).toEqual([{ start: d, end: plusDays(d, 1) }]);
+    // Availability shows the dates' own stay rules (the price is the quote's).
+    const rule = { min_nights: null, max_nights: null, closed_to_arrival: false, closed_to_departure: false };
+    expect(shown.json.restrictions).toEqual([
+      { ...rule, starts_on: a, ends_on: plusDays(a, 1), closed_to_arrival: true },
+      { ...rule, starts_on: b, ends_on: plusDays(b, 1), closed_to_departure: true },
+      { ...rule, starts_on: c, ends_on: plusDays(c, 1), min_nights: 3 },
+    ]);
     const compact = (date: string) => date.replaceAll('-', '');
     const feed = await stay.calendarFeed(ctx, home);
     expect(feed.text).toContain(`DTSTART;VALUE=DATE:${compact(d)}\r\n`);
