@@ -161,8 +161,20 @@ describe('a pricing tool’s year of daily rates', () => {
     );
     expect(twice.status).toBe(400);
     expect(twice.json.errors.map((e: { path: string }) => e.path)).toEqual(['data.1.date']);
+    const dollars = await push({ ...one, currency: 'USD' }, 'pl-dollars');
+    expect(dollars.status).toBe(400);
+    expect(dollars.json.errors.map((e: { path: string }) => e.path)).toEqual(['currency']);
     expect((await readRates(home)).json.rates).toEqual([]);
     expect((await quote(ctx, home, day(5), day(6))).json.total).toBe('100.00');
+    // Without a tool (removed), every push is refused.
+    const removed = await ctx.api.admin(`/companies/${ctx.company.id}/pricing-tool`, { method: 'DELETE' });
+    expect(removed.json).toEqual({ tool: null, configured: false });
+    expect((await push(one, 'pl-after-removal')).status).toBe(401);
+    const restored = await ctx.api.admin(`/companies/${ctx.company.id}/pricing-tool`, {
+      method: 'PUT',
+      body: { tool: 'pricelabs', secret },
+    });
+    expect(restored.status).toBe(200);
   });
 });
 
@@ -174,7 +186,7 @@ describe('restrictions by date', () => {
       rates: [
         { starts_on: a, ends_on: plusDays(a, 1), closed_to_arrival: true },
         { starts_on: b, ends_on: plusDays(b, 1), closed_to_departure: true },
-        { starts_on: c, ends_on: plusDays(c, 1), min_nights: 3, price: '250.00' },
+        { starts_on: c, ends_on: plusDays(c, 1), min_nights: 3, max_nights: 4, price: '250.00' },
         { starts_on: d, ends_on: plusDays(d, 1), closed: true },
       ],
     });
@@ -183,6 +195,10 @@ describe('restrictions by date', () => {
 
     // Closed to arrival: no stay starts that day; one across it, or leaving on it, is taken.
     expect(codes(await quote(ctx, home, a, plusDays(a, 2)))).toEqual(['arrival_day']);
+    // A booking request meets the same rule (nothing held).
+    const request = await stay.postBooking(ctx, stay.bookingBody(home, a, plusDays(a, 2)));
+    expect(request.status, request.text).toBe(400);
+    expect(codes(request)).toEqual(['arrival_day']);
     expect((await quote(ctx, home, plusDays(a, -1), plusDays(a, 2))).status).toBe(200);
     expect((await quote(ctx, home, plusDays(a, -1), a)).status).toBe(200);
     // Closed to departure: no stay ends that day; one starting on it is taken.
@@ -193,6 +209,7 @@ describe('restrictions by date', () => {
     // The minimum stay of the arrival day: 2 nights from c refused, 3 taken; a stay arriving the day before is the
     // terms' (1 night), even across c. The night of c costs its own price.
     expect(codes(await quote(ctx, home, c, plusDays(c, 2)))).toEqual(['min_nights']);
+    expect(codes(await quote(ctx, home, c, plusDays(c, 5)))).toEqual(['max_nights']);
     const three = await quote(ctx, home, c, plusDays(c, 3));
     expect(three.status).toBe(200);
     expect(three.json.total).toBe('450.00');
@@ -207,7 +224,7 @@ describe('restrictions by date', () => {
     expect(shown.json.restrictions).toEqual([
       { ...rule, starts_on: a, ends_on: plusDays(a, 1), closed_to_arrival: true },
       { ...rule, starts_on: b, ends_on: plusDays(b, 1), closed_to_departure: true },
-      { ...rule, starts_on: c, ends_on: plusDays(c, 1), min_nights: 3 },
+      { ...rule, starts_on: c, ends_on: plusDays(c, 1), min_nights: 3, max_nights: 4 },
     ]);
     const compact = (date: string) => date.replaceAll('-', '');
     const feed = await stay.calendarFeed(ctx, home);
@@ -215,9 +232,21 @@ describe('restrictions by date', () => {
     expect(feed.text).toContain(`DTEND;VALUE=DATE:${compact(plusDays(d, 1))}\r\n`);
 
     // Removing the rule (a range with nothing set) opens the night again: the availability answer follows at once.
+    const versions = () =>
+      ctx.api.db
+        .selectFrom('holiday_home_terms as t')
+        .innerJoin('listings as l', 'l.id', 't.listing_id')
+        .select(['t.calendar_version', 't.rules_version'])
+        .where('l.slug_en', '=', home)
+        .executeTakeFirstOrThrow();
+    const before = await versions();
     const cleared = await adminRates(home, { rates: [{ starts_on: d, ends_on: plusDays(d, 1) }] });
     expect(cleared.status, cleared.text).toBe(200);
-    expect((await availability(ctx, home, `from=${day(30)}&to=${day(40)}`)).json.blocked).toEqual([]);
+    const after = await versions();
+    expect(Number(after.rules_version)).toBeGreaterThan(Number(before.rules_version));
+    expect(Number(after.calendar_version)).toBeGreaterThan(Number(before.calendar_version));
+    // The same window as above, whose answer was kept (keyed by the home's calendar version, which the change moved).
+    expect((await availability(ctx, home, `from=${day(20)}&to=${day(40)}`)).json.blocked).toEqual([]);
     expect((await stay.calendarFeed(ctx, home)).text).not.toContain(`DTSTART;VALUE=DATE:${compact(d)}`);
     expect((await readRates(home, `?from=${a}&to=${day(40)}`)).json.rates.map((r: { starts_on: string }) => r.starts_on)).toEqual(
       [a, b, c],
