@@ -113,7 +113,7 @@ export async function writeRates(
   source: RateSource,
   now: Date,
 ): Promise<RatesWritten> {
-  // A push names the home by its id or a slug; the routes by a slug (an id is no slug: a slug never has its form).
+  // The home by its English or Arabic slug, or by its id (a push's `listing_id` may be either).
   const byId = uuidPattern.test(home);
   const homeQuery = db
     .selectFrom('listings as l')
