@@ -9,8 +9,8 @@ import type { Executor, Trx } from './db/index';
  * turns, by locking its terms row first (a bare row, no join).
  *
  * The one rule for "is this night free" (docs/invariants.md): a night is taken by a stay that still holds it (held
- * until its hold lapses, confirmed until its payment window closes, paid: {@link staysHolding}) or by a block
- * ({@link blocksWithin}). A stay whose hold or payment window ran out by `now` (the services' or scheduler's clock)
+ * until its hold lapses, confirmed until its payment window closes, paid: {@link staysHolding}), by a block
+ * ({@link blocksWithin}) or by a date's own rule that closes it ({@link closedWithin}, issue 37). A stay whose hold or payment window ran out by `now` (the services' or scheduler's clock)
  * holds nothing, whether or not the scheduler has cancelled it yet. Every writer asks {@link nightsTaken}: a booking
  * is refused on any taken night, a staff block on a holding stay, a maintenance block skips such a night.
  *
@@ -132,8 +132,30 @@ export async function nightsTaken(
   const blocks = await (exceptImport === undefined
     ? query
     : query.where((eb) => eb.or([eb('import_id', 'is', null), eb('import_id', '!=', exceptImport)]))
-  ).execute();
+  )
+    .unionAll(closedWithin(executor, listingId, start, end))
+    .execute();
   return { stays, blocks, nights: takenNights({ stays, blocks }, turnoverDays, { exported: options.exported }) };
+}
+
+/**
+ * The nights of a home a date's own rule closes (issue 37, lib/stay/rates.ts) within [from, to), each as a block of one
+ * night (never an import's: no turnover follows it). A closed night is taken for every new stay, and shown blocked by
+ * availability and the iCalendar feeds; it holds no booking, so a stay already there is kept (a warning when set).
+ */
+export function closedWithin(
+  executor: Executor,
+  listingId: string | RawBuilder<string>,
+  from: string | RawBuilder<string>,
+  to: string | RawBuilder<string>,
+) {
+  return executor
+    .selectFrom('holiday_home_rates')
+    .select([sql<string>`night`.as('start'), sql<string>`(night + 1)`.as('end'), sql<boolean>`false`.as('imported')])
+    .where('listing_id', '=', listingId)
+    .where('closed', '=', true)
+    .where('night', '<', to)
+    .where('night', '>=', from);
 }
 
 /**

@@ -19,7 +19,9 @@ export const problemExplanations: Record<ProblemCode, string> = {
   invalid_json: 'The request body is not valid JSON.',
   min_nights: 'The stay is shorter than the holiday home’s minimum number of nights. `errors` lists every rule the dates break.',
   max_nights: 'The stay is longer than the holiday home’s maximum number of nights. `errors` lists every rule the dates break.',
-  arrival_day: 'The holiday home does not take arrivals on this day of the week. `errors` lists every rule the dates break.',
+  arrival_day:
+    'The holiday home does not take arrivals on this day of the week, or the date is closed to arrival. `errors` lists every rule the dates break.',
+  departure_day: 'The check-out date is closed to departure (a date’s own rule). `errors` lists every rule the dates break.',
   notice: 'The arrival is sooner than the holiday home’s minimum notice. `errors` lists every rule the dates break.',
   advance: 'The arrival is further ahead than the holiday home takes bookings. `errors` lists every rule the dates break.',
   unavailable: 'Some of the nights are already booked, held or blocked. Ask the availability route for free dates.',

@@ -13,6 +13,16 @@ import { holidayHomeId, replaceHomeTerms } from './homes';
 import { keyringOf } from '../../lib/crypto-jwe';
 import { platformProviderFetch } from '../../lib/payments/index';
 import { refundQuietly } from '../../lib/payments/settle';
+import {
+  PricingToolInput,
+  PricingToolSchema,
+  RatesChangedSchema,
+  RatesInput,
+  RatesQuery,
+  RatesSchema,
+} from '../../schema/stay/rates';
+import { setPricingTool } from './rate-push';
+import { checkedRanges, homeRates, writeRates } from './rates';
 
 const bookingParams = companyParam.extend({ reference: z.string().min(1).max(40) });
 const listingParams = companyParam.extend({ slug: z.string().min(1).max(200) });
@@ -86,6 +96,63 @@ const deleteBlock = adminRoute({
   request: { params: listingParams.extend({ block_id: z.string().uuid() }) },
   responses: { 204: { description: 'Removed' } },
 });
+
+const getRatesRoute = adminRoute({
+  method: 'get',
+  path: '/companies/{company_id}/listings/{slug}/rates',
+  summary: "A holiday home's daily rates and restrictions (the nights with a rule of their own)",
+  request: { params: listingParams, query: RatesQuery },
+  responses: { 200: json(RatesSchema) },
+});
+const putRatesRoute = adminRoute({
+  method: 'put',
+  path: '/companies/{company_id}/listings/{slug}/rates',
+  summary: "Set a holiday home's daily rates and restrictions by ranges of nights (a date's own rule wins)",
+  request: { params: listingParams, body: jsonBody(RatesInput) },
+  responses: { 200: json(RatesChangedSchema) },
+});
+const putToolRoute = adminRoute({
+  method: 'put',
+  path: '/companies/{company_id}/pricing-tool',
+  summary: 'Set the company’s pricing tool and the secret its pushes are signed with (never shown again)',
+  request: { params: companyParam, body: jsonBody(PricingToolInput) },
+  responses: { 200: json(PricingToolSchema) },
+});
+const deleteToolRoute = adminRoute({
+  method: 'delete',
+  path: '/companies/{company_id}/pricing-tool',
+  summary: 'Remove the company’s pricing tool: its pushes are refused',
+  request: { params: companyParam },
+  responses: { 200: json(PricingToolSchema) },
+});
+
+const getRates: Handler<typeof getRatesRoute> = async (c) => {
+  const { company_id, slug } = c.req.valid('param');
+  const { db, now } = c.var.services;
+  return c.json(await homeRates(db, await findCompany(db, company_id), slug, c.req.valid('query'), now()), 200);
+};
+
+const putRates: Handler<typeof putRatesRoute> = async (c) => {
+  const { company_id, slug } = c.req.valid('param');
+  const { db, now } = c.var.services;
+  const at = now();
+  const company = await findCompany(db, company_id);
+  const change = checkedRanges(c.req.valid('json').rates, company, at);
+  const { recorded: _, ...answer } = await writeRates(db, company, slug, change, { causedBy: 'admin' }, at);
+  return c.json(answer, 200);
+};
+
+const putTool: Handler<typeof putToolRoute> = async (c) => {
+  const { db } = c.var.services;
+  const company = await findCompany(db, c.req.valid('param').company_id);
+  return c.json(await setPricingTool(db, c.var.services, company, c.req.valid('json')), 200);
+};
+
+const deleteTool: Handler<typeof deleteToolRoute> = async (c) => {
+  const { db } = c.var.services;
+  const company = await findCompany(db, c.req.valid('param').company_id);
+  return c.json(await setPricingTool(db, c.var.services, company, null), 200);
+};
 
 const listBookings: Handler<typeof list> = async (c) => {
   const { company_id } = c.req.valid('param');
@@ -162,4 +229,8 @@ export const bookingsAdmin = createRouter()
   .openapi(putTerms, putBookingTerms)
   .openapi(listBlocks, getBlocks)
   .openapi(addBlock, postBlock)
-  .openapi(deleteBlock, removeBlock);
+  .openapi(deleteBlock, removeBlock)
+  .openapi(getRatesRoute, getRates)
+  .openapi(putRatesRoute, putRates)
+  .openapi(putToolRoute, putTool)
+  .openapi(deleteToolRoute, deleteTool);

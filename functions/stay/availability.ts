@@ -6,6 +6,7 @@ import { etagOf } from '../../lib/etag';
 import type { Company } from '../../schema/platform/db';
 import { takenRanges } from './calendar';
 import { findBookableHome } from './homes';
+import { nightRulesQuery, restrictionRanges } from '../../lib/stay/rates';
 
 const maxWindowDays = 400;
 
@@ -54,6 +55,8 @@ export async function availabilityAnswer(
     const { ranges, validUntil } = await takenRanges(db, home.id, from, to, now, {
       turnoverDays: home.terms.turnover_days,
     });
+    // The dates' own stay rules (issue 37, lib/stay/rates.ts): read with the version the cache entry is keyed by.
+    const rules = await nightRulesQuery(db, home.id, from, addDays(to, -1)).execute();
     const { terms } = home;
     const body = JSON.stringify({
       listing: home.slug,
@@ -69,6 +72,7 @@ export async function availabilityAnswer(
       available_to: terms.available_to,
       check_in_time: terms.check_in_time,
       check_out_time: terms.check_out_time,
+      restrictions: restrictionRanges(rules, (date) => addDays(date, 1)),
     });
     const etag = await etagOf(body);
     const expiresAt = Math.min(now.getTime() + config.AVAILABILITY_CACHE_SECONDS * 1000, validUntil?.getTime() ?? Infinity);

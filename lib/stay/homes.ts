@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../db/index';
 import { notFound } from '../errors';
-import type { HolidayHomeTerms, SeasonRow } from '../../schema/stay/db';
+import type { HolidayHomeTerms, NightRule, SeasonRow } from '../../schema/stay/db';
 import type { Company } from '../../schema/platform/db';
 
 /**
@@ -19,6 +19,8 @@ export type BookableHome = {
   maxGuests: number | null;
   terms: HolidayHomeTerms;
   seasons: SeasonRow[];
+  /** The own rules (daily rates and restrictions, lib/stay/rates.ts) of the nights read with it: a stay's and its check-out day. */
+  rates: NightRule[];
 };
 
 /** 404 unless the company has bookings switched on. */
@@ -63,7 +65,7 @@ export type HomeRow = NonNullable<Awaited<ReturnType<ReturnType<typeof bookableH
 export const homeNotFound = (slug: string) => notFound(`The holiday home "${slug}"`);
 
 /** The home of a row of {@link bookableHomeQuery}. */
-export function bookableHomeOf(row: HomeRow, seasons: SeasonRow[]): BookableHome {
+export function bookableHomeOf(row: HomeRow, seasons: SeasonRow[], rates: NightRule[] = []): BookableHome {
   const { id, slug_en, title, price, bedrooms, max_guests, ...terms } = row;
   return {
     id,
@@ -74,6 +76,7 @@ export function bookableHomeOf(row: HomeRow, seasons: SeasonRow[]): BookableHome
     maxGuests: max_guests,
     terms: { ...terms, check_in_time: hhmm(terms.check_in_time), check_out_time: hhmm(terms.check_out_time) },
     seasons,
+    rates,
   };
 }
 

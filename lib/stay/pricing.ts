@@ -7,10 +7,11 @@ import type { TaxCategory, TaxKind } from '../../schema/common/tax';
 import type { CompanySettings } from '../../schema/platform/db';
 import type { StoredQuote, TaxedQuote } from '../../schema/stay/db';
 import type { BookableHome } from './homes';
+import { ruleOn } from './rates';
 
 /**
- * The price of a stay, with exact decimal arithmetic (big.js; never floats). Each night costs its season's
- * price if a season covers it (the season's weekend price on weekend nights, when set), else the weekend
+ * The price of a stay, with exact decimal arithmetic (big.js; never floats). Each night costs its own price when a
+ * date's own rule sets one (a daily rate, lib/stay/rates.ts: `daily`), else its season's price if a season covers it (the season's weekend price on weekend nights, when set), else the weekend
  * price on weekend nights (when set), else the listing's nightly price. Fees: cleaning once per stay; the
  * tourism fee per bedroom (a studio counts as one) per night, for at most `tourism_fee_max_nights` nights.
  * The deposit is refundable and shown apart from the total.
@@ -22,9 +23,13 @@ export function priceStay(home: BookableHome, checkIn: string, checkOut: string,
   const nights = eachDate(checkIn, checkOut).map((date) => {
     const weekend = terms.weekend_nights.includes(weekdayOf(date));
     const season = home.seasons.find((s) => s.starts_on <= date && date < s.ends_on);
+    const own = ruleOn(home.rates, date)?.price ?? null;
     let price: string;
-    let rate: 'base' | 'weekend' | 'season';
-    if (season) {
+    let rate: StoredQuote['nights'][number]['rate'];
+    if (own !== null) {
+      price = own;
+      rate = 'daily';
+    } else if (season) {
       price = weekend && season.weekend_price !== null ? season.weekend_price : season.nightly_price;
       rate = 'season';
     } else if (weekend && terms.weekend_price !== null) {

@@ -1,13 +1,21 @@
 import Big from 'big.js';
 import { type OperationNodeSource, sql } from 'kysely';
 import { lapsedAt } from '../bookings';
-import { blocksWithin, mergeRanges, type Range, staysHoldingQuery, type TakenBlock, takenNights } from '../calendar';
+import {
+  blocksWithin,
+  closedWithin,
+  mergeRanges,
+  type Range,
+  staysHoldingQuery,
+  type TakenBlock,
+  takenNights,
+} from '../calendar';
 import type { Executor } from '../db/index';
 import { prepared } from '../db/prepared';
 import type { TaxRate } from '../tax';
 import type { Company } from '../../schema/platform/db';
 import type { TaxCategory } from '../../schema/common/tax';
-import type { SeasonRow, TaxedQuote } from '../../schema/stay/db';
+import type { NightRule, SeasonRow, TaxedQuote } from '../../schema/stay/db';
 import {
   type BookableHome,
   bookableHomeOf,
@@ -18,6 +26,7 @@ import {
   requireBookings,
 } from './homes';
 import { priceStay, type StayTaxFacts, taxQuote } from './pricing';
+import { nightRulesQuery } from './rates';
 import { assertStayAllowed, type Stay, stayProblems } from './rules';
 
 /**
@@ -50,14 +59,16 @@ type FactsRow = HomeRow & {
   tax_category: TaxCategory | null;
   tax_rates: Array<TaxRate & { id: string }>;
   season_rows: SeasonRow[];
+  rate_rows: NightRule[];
   holding: Range[];
   blocks: TakenBlock[];
   lapsed: Array<{ id: string; reference: string }>;
 };
 
 /**
- * The columns of a home's row (`l`, its terms `t`) a stay of [checkIn, checkOut) needs at `now`: the rates of the
- * check-in day, the seasons, the stays and blocks around it, the lapsed holds.
+ * The columns of a home's row (`l`, its terms `t`) a stay of [checkIn, checkOut) needs at `now`: the tax rates of the
+ * check-in day, the seasons, the nights' own rules (daily rates), the stays, blocks and closed nights around it, the
+ * lapsed holds.
  */
 function factsColumns(db: Executor, checkIn: unknown, checkOut: unknown, at: unknown) {
   const listing = sql<string>`l.id`;
@@ -78,7 +89,12 @@ function factsColumns(db: Executor, checkIn: unknown, checkOut: unknown, at: unk
         'weekend_price', s.weekend_price::text) order by s.starts_on)
       from holiday_home_seasons s where s.listing_id = l.id), '[]')`.as('season_rows'),
     jsonRows<Range>(staysHoldingQuery(db, listing, from, to, now)).as('holding'),
-    jsonRows<TakenBlock>(blocksWithin(db, listing, from, to)).as('blocks'),
+    // Blocks, and the nights a date's own rule closes (lib/calendar.ts closedWithin).
+    jsonRows<TakenBlock>(blocksWithin(db, listing, from, to).unionAll(closedWithin(db, listing, from, to))).as('blocks'),
+    // The stay's nights' own rules and its check-out day's (issue 37, lib/stay/rates.ts).
+    jsonRows<NightRule>(nightRulesQuery(db, listing, sql<string>`${checkIn}::date`, sql<string>`${checkOut}::date`)).as(
+      'rate_rows',
+    ),
     jsonRows<{ id: string; reference: string }>(
       db.selectFrom('bookings').select(['id', 'reference']).where('listing_id', '=', listing).where(lapsedAt(now)),
     ).as('lapsed'),
@@ -92,10 +108,10 @@ const selectFacts = prepared<FactsValues, FactsRow>((p, db) =>
 
 /** The facts of a row of {@link selectFacts} (or of {@link homesFacts}' statement) for `stay`. */
 function factsOf(row: FactsRow, stay: Stay): StayFacts {
-  const { season_rows, holding, blocks, lapsed, tax_category, tax_rates, ...home } = row;
+  const { season_rows, rate_rows, holding, blocks, lapsed, tax_category, tax_rates, ...home } = row;
   const taken = takenNights({ stays: holding, blocks }, home.turnover_days);
   return {
-    home: bookableHomeOf(home, season_rows),
+    home: bookableHomeOf(home, season_rows, rate_rows),
     taken: mergeRanges(taken, stay.checkIn, stay.checkOut),
     lapsed,
     version: String(home.rules_version),

@@ -2,6 +2,7 @@ import { addDays, daysBetween, todayIn, weekdayOf, zonedInstant } from '../dates
 import { ApiError, type FieldError, type ProblemCode } from '../errors';
 import type { Range } from '../calendar';
 import type { BookableHome } from './homes';
+import { ruleOn, stayLimits } from './rates';
 
 export type Stay = { checkIn: string; checkOut: string; guests: number };
 
@@ -27,11 +28,21 @@ export function stayProblems(
   if (home.maxGuests !== null && stay.guests > home.maxGuests) {
     add('guests', 'guests', `This home takes at most ${home.maxGuests} guests.`);
   }
-  if (nights < terms.min_nights) add('min_nights', 'check_out', `This home takes stays of at least ${terms.min_nights} nights.`);
-  if (nights > terms.max_nights) add('max_nights', 'check_out', `This home takes stays of at most ${terms.max_nights} nights.`);
+  // The arrival day's own minimum and maximum stay over the terms' (issue 37, lib/stay/rates.ts).
+  const limits = stayLimits(home.rates, stay.checkIn, terms);
+  const who = (own: boolean) => (own ? `Stays arriving on ${stay.checkIn} take` : 'This home takes stays of');
+  if (nights < limits.min)
+    add('min_nights', 'check_out', `${who(limits.min !== terms.min_nights)} at least ${limits.min} nights.`);
+  if (nights > limits.max)
+    add('max_nights', 'check_out', `${who(limits.max !== terms.max_nights)} at most ${limits.max} nights.`);
   const arrivalDay = weekdayOf(stay.checkIn);
   if (terms.closed_arrival_days.includes(arrivalDay)) {
     add('arrival_day', 'check_in', `Stays cannot start on a ${weekdays[arrivalDay]}.`);
+  } else if (ruleOn(home.rates, stay.checkIn)?.closed_to_arrival) {
+    add('arrival_day', 'check_in', `Stays cannot start on ${stay.checkIn}: it is closed to arrival.`);
+  }
+  if (ruleOn(home.rates, stay.checkOut)?.closed_to_departure) {
+    add('departure_day', 'check_out', `Stays cannot end on ${stay.checkOut}: it is closed to departure.`);
   }
   const arrival = zonedInstant(stay.checkIn, terms.check_in_time, timeZone);
   if (arrival.getTime() - now.getTime() < terms.notice_hours * 3_600_000) {

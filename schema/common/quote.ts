@@ -19,7 +19,9 @@ export const QuoteSchema = z
     nights: z.array(
       z.object({
         date,
-        rate: z.enum(['base', 'weekend', 'season']).openapi({ description: 'Which price applies to the night.' }),
+        rate: z
+          .enum(['base', 'weekend', 'season', 'daily'])
+          .openapi({ description: 'Which price applies to the night: `daily` is the date’s own price (its daily rate).' }),
         price: money,
         tax: LineTaxSchema.openapi({
           description: 'The night’s tax: the stay’s category (the listing’s own, else the company’s `stay`).',

@@ -1,6 +1,7 @@
 /** Every scope a server key may hold (the spec's table). */
 export const scopes = [
   'read:listings',
+  'write:listings',
   'read:team',
   'write:leads',
   'read:leads',

@@ -117,6 +117,16 @@ const SavedSearchMatchEventData = z
     listing_id: ref('The listing that started matching: GET /saved-searches/{id}/matches names its slugs.'),
   })
   .openapi('SavedSearchMatchEventData', { description: 'Ids only: never the email or the search.' });
+const ListingRatesEventData = z
+  .object({
+    listing_id: ref(
+      'The holiday home (listing) id: read its rates (GET /listings/{slug}/rates with a server key, or the admin API) and refresh its prices and calendar.',
+    ),
+  })
+  .openapi('ListingRatesEventData', {
+    description:
+      'The id only: event data carries ids and references, so the changed nights are not in it (docs/api-reference.md, "Daily rates"); the audit row keeps the span.',
+  });
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
 
 type Entry = { data: z.ZodType; when: string };
@@ -195,6 +205,10 @@ export const eventCatalogue = {
   'listing.permit_expired': entry(
     ListingPermitEventData,
     'A live listing’s advertising permit has ended (scheduled work): it has left the portal feeds that need one.',
+  ),
+  'listing.rates_changed': entry(
+    ListingRatesEventData,
+    'A holiday home’s daily rates or restrictions changed: by staff, an integration’s server key or its pricing tool’s push (one event per change).',
   ),
   'payment.succeeded': entry(PaymentEventData, 'The provider confirmed a payment (its webhook, verified and read back).'),
   'payment.failed': entry(PaymentEventData, 'A checkout failed or expired without a payment.'),

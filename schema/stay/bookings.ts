@@ -52,6 +52,29 @@ export const AvailabilitySchema = z
       .array(z.object({ start: date, end: date }))
       .openapi({ description: 'Nights that cannot be booked: start inclusive, end exclusive, merged, within the window.' }),
     ...rules,
+    restrictions: z
+      .array(
+        z.object({
+          starts_on: date,
+          ends_on: date.openapi({ description: 'The day after the last date of the range.' }),
+          min_nights: z
+            .number()
+            .int()
+            .nullable()
+            .openapi({ description: 'Stays arriving on these dates: at least (null: `min_nights`).' }),
+          max_nights: z
+            .number()
+            .int()
+            .nullable()
+            .openapi({ description: 'Stays arriving on these dates: at most (null: `max_nights`).' }),
+          closed_to_arrival: z.boolean(),
+          closed_to_departure: z.boolean(),
+        }),
+      )
+      .openapi({
+        description:
+          'Dates of the window with a stay rule of their own (daily rates, issue 37), over the terms above: consecutive dates with the same rule merged. Closed nights are in `blocked`; prices are in quotes.',
+      }),
   })
   .openapi('Availability');
 

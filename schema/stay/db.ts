@@ -54,6 +54,38 @@ export interface HolidayHomeSeasonsTable {
   weekend_price: NullableNumeric;
 }
 
+/** A home's own rule for one night (migration 0057, issue 37): over the terms and seasons, a date's own rule wins. */
+export interface HolidayHomeRatesTable {
+  listing_id: string;
+  night: string;
+  price: NullableNumeric;
+  min_nights: number | null;
+  max_nights: number | null;
+  closed_to_arrival: Generated<boolean>;
+  closed_to_departure: Generated<boolean>;
+  closed: Generated<boolean>;
+  source: string;
+  source_id: string | null;
+}
+
+/** A company's pricing tool: the Standard Webhooks secret of its pushes, sealed (migration 0057). */
+export interface PricingToolsTable {
+  company_id: string;
+  tool: string;
+  secret_jwe: string;
+  created_at: Generated<Date>;
+}
+
+/** The pushes of a pricing tool recorded, by its own id (migration 0057). */
+export interface RatePushesTable {
+  company_id: string;
+  push_id: string;
+  listing_id: string;
+  starts_on: string;
+  ends_on: string;
+  received_at: Date;
+}
+
 export interface CalendarBlocksTable {
   id: Generated<string>;
   company_id: string;
@@ -98,7 +130,7 @@ export interface CalendarImportsTable {
  */
 export type StoredQuote = {
   currency: string;
-  nights: Array<{ date: string; rate: 'base' | 'weekend' | 'season'; price: string; tax?: LineTax }>;
+  nights: Array<{ date: string; rate: 'base' | 'weekend' | 'season' | 'daily'; price: string; tax?: LineTax }>;
   subtotal: string;
   fees: Array<{ code: 'cleaning' | 'tourism_fee'; amount: string; tax?: LineTax }>;
   deposit: string;
@@ -162,6 +194,9 @@ export interface BookingsTable {
 export interface BookingTables {
   holiday_home_terms: HolidayHomeTermsTable;
   holiday_home_seasons: HolidayHomeSeasonsTable;
+  holiday_home_rates: HolidayHomeRatesTable;
+  pricing_tools: PricingToolsTable;
+  rate_pushes: RatePushesTable;
   calendar_blocks: CalendarBlocksTable;
   calendar_imports: CalendarImportsTable;
   bookings: BookingsTable;
@@ -169,6 +204,16 @@ export interface BookingTables {
 
 export type HolidayHomeTerms = Selectable<HolidayHomeTermsTable>;
 export type SeasonRow = Selectable<HolidayHomeSeasonsTable>;
+/** A night's own rule as the stay rules and prices read it (lib/stay/rates.ts). */
+export type NightRule = {
+  night: string;
+  price: string | null;
+  min_nights: number | null;
+  max_nights: number | null;
+  closed_to_arrival: boolean;
+  closed_to_departure: boolean;
+  closed: boolean;
+};
 export type BookingRow = Selectable<BookingsTable>;
 
 export type CalendarImportRow = Selectable<CalendarImportsTable>;

@@ -48,7 +48,7 @@ const queries: Record<string, string> = {
 };
 
 function concrete(path: string): string {
-  const slug = /\/(availability|quote|calendar\.ics)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
+  const slug = /\/(availability|quote|calendar\.ics|rates)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
   return (
     (path + (queries[path] ?? ''))
       // Each job action on a job of its own (a done job is not cancelled).
@@ -423,15 +423,19 @@ describe('safe retries and lost updates, declared by the platform', () => {
 describe('the inbound receivers', () => {
   it('take no key: an unknown token is 404 with any key or none, a known one without a signature 403', async () => {
     const all = operations.filter((o) => o.access.kind === 'inbound');
-    // The Accredited Service Provider's receiver has no token: its signature is the credential (401 without one).
-    const answers = all.filter((o) => o.path === '/api/v1/inbound/einvoice');
-    expect(answers).toHaveLength(1);
-    for (const key of [undefined, keys.all, keys.foreign, keys.publishable]) {
-      const res = await call(answers[0]!, { key });
-      expect(res.status, 'POST /api/v1/inbound/einvoice').toBe(401);
-      expect(res.headers.get('content-type')).toBe('application/problem+json');
+    // The Accredited Service Provider's and the pricing tool's receivers have no token: their signature is the
+    // credential (401 without one).
+    const signedOnly = ['/api/v1/inbound/einvoice', '/api/v1/inbound/pricing'];
+    const answers = all.filter((o) => signedOnly.includes(o.path));
+    expect(answers).toHaveLength(2);
+    for (const op of answers) {
+      for (const key of [undefined, keys.all, keys.foreign, keys.publishable]) {
+        const res = await call(op, { key });
+        expect(res.status, `POST ${op.path}`).toBe(401);
+        expect(res.headers.get('content-type')).toBe('application/problem+json');
+      }
     }
-    const inbound = all.filter((o) => o.path !== '/api/v1/inbound/einvoice');
+    const inbound = all.filter((o) => !signedOnly.includes(o.path));
     // Four inbound channels' receivers and the payment providers' (an unknown account: 404 alike).
     expect(inbound.length).toBe(5);
     for (const op of inbound) {

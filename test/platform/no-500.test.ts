@@ -184,7 +184,7 @@ const dateFields = new Set(['from', 'to', 'check_in', 'check_out', 'updated_sinc
 for (const field of ['day', 'done_on', 'booked_from', 'booked_to', 'cancelled_from', 'cancelled_to', 'planned_on', 'paid_on'])
   dateFields.add(field);
 for (const field of ['available_from', 'available_to', 'starts_on', 'ends_on', 'published_at']) dateFields.add(field);
-for (const field of ['vat_registered_on', 'valid_from', 'valid_to']) dateFields.add(field);
+for (const field of ['vat_registered_on', 'valid_from', 'valid_to', 'date']) dateFields.add(field);
 
 /** `value` with each date field (at any depth) replaced by the next edge value, or kept when that is undefined. */
 function withEdges(value: unknown, edges: Array<string | undefined>): unknown {
@@ -364,6 +364,17 @@ describe('no date or instant gives a 500', () => {
       body: { type: 'lead.created', data: { email: 'signed.no-500@example.com', occurred_at: at } },
       sign: (text) => standardHeaders(signed.secret, `no-500-${message++}`, new Date(), text),
     });
+    // Daily rates (issue 37): a server key's read and write, and a pricing tool's push, signed as sent.
+    const rates = (await createKey(api, ctx.company.id, { scopes: ['read:listings', 'write:listings'] })).secret;
+    const range = { starts_on: day1, ends_on: day2, price: '150.00' };
+    api1('GET /listings/{slug}/rates', `/listings/${home}/rates`, { key: rates, query: { from: day1, to: day2 } });
+    api1('PUT /listings/{slug}/rates', `/listings/${home}/rates`, { key: rates, body: { rates: [range] } });
+    const toolSecret = `whsec_${Buffer.from(new Uint8Array(32).fill(5)).toString('base64')}`;
+    await api.admin(`/companies/${company_id}/pricing-tool`, { method: 'PUT', body: { tool: 'no500', secret: toolSecret } });
+    api1('POST /inbound/pricing', '/inbound/pricing', {
+      body: { listing_id: home, data: [{ date: day1, price: 120 }] },
+      sign: (text) => standardHeaders(toolSecret, `no-500-push-${message++}`, new Date(), text),
+    });
     const adminSample = (op: string, path: string, body: object) =>
       samples.push({
         op: `${op.split(' ')[0]} /admin/v1${op.split(' ')[1]}`,
@@ -375,6 +386,13 @@ describe('no date or instant gives a 500', () => {
     const season = { starts_on: day1, ends_on: day2, nightly_price: '100.00' };
     const terms = { available_from: day1, available_to: day2, seasons: [season] };
     adminSample('PUT /companies/{company_id}/listings/{slug}/booking-terms', `${listing}/booking-terms`, terms);
+    adminSample('PUT /companies/{company_id}/listings/{slug}/rates', `${listing}/rates`, { rates: [range] });
+    samples.push({
+      op: 'GET /admin/v1/companies/{company_id}/listings/{slug}/rates',
+      path: `/admin/v1${listing}/rates`,
+      key: api.adminToken,
+      query: { from: day1, to: day2 },
+    });
     adminSample('PATCH /companies/{company_id}/listings/{slug}/advertising', `${listing}/advertising`, {
       permit: { number: '7117361830', authority: 'dtcm', expires_on: day2 },
     });

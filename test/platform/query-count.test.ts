@@ -561,6 +561,26 @@ async function einvoiceAnswer(w: World) {
   return () => w.api.request('/api/v1/inbound/einvoice', { method: 'POST', host: w.company.host, body: text, headers });
 }
 
+/**
+ * A pricing tool's push of a week of daily rates (issue 37): the company's tool set with a secret, the push signed as
+ * Standard Webhooks says.
+ */
+async function ratePush(w: World) {
+  const secret = 'whsec_Y291bnRlZC1wcmljaW5nLXRvb2wtMTIzNDU2Nzg=';
+  await w.admin('/pricing-tool', { tool: 'pricelabs', secret }, 'PUT');
+  const home = await w.holidayHome();
+  const data = Array.from({ length: 7 }, (_, i) => ({ date: day(40 + i), price: 500 + i, min_stay: 2 }));
+  const text = JSON.stringify({ listing_id: home, data });
+  const [id, at] = [`push_${crypto.randomUUID()}`, w.api.clock.now()];
+  const headers = {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, at, text),
+  };
+  // raw: the tool's push, its bytes exactly as signed (the receiver verifies them)
+  return () => w.api.request('/api/v1/inbound/pricing', { method: 'POST', host: w.company.host, body: text, headers });
+}
+
 /** The publishable key of a world's booking requests, one per world. */
 const bookingKeys = new WeakMap<World, Promise<string>>();
 
@@ -720,6 +740,13 @@ const writeBudgets: WriteBudget[] = [
   { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/blocks', trips: 3, status: 201, arrange: async (w) => { const { home } = await stayBooking(w); return admin(w, `/listings/${home}/blocks`, { reason: 'owner', starts_on: day(60), ends_on: day(63), note: 'The owner stays' }); } },
   { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/blocks', case: 'over a held night (409)', trips: 2, status: 409, arrange: async (w) => { const { home } = await stayBooking(w); return admin(w, `/listings/${home}/blocks`, { reason: 'owner', starts_on: day(31), ends_on: day(32) }); } },
   { route: 'DELETE /admin/v1/companies/{company_id}/listings/{slug}/blocks/{block_id}', trips: 2, status: 204, arrange: async (w) => { const home = await w.holidayHome(); const block = (await w.admin(`/listings/${home}/blocks`, { reason: 'maintenance', starts_on: day(70), ends_on: day(71) })).json.id; return admin(w, `/listings/${home}/blocks/${block}`, undefined, 'DELETE'); } },
+  // Daily rates (functions/stay/rates.ts, issue 37): the caller's check (the admin token and the company, or the key), then one statement: the home's terms row locked, its nights' rules replaced, the event, the audit row and the bookings a closed night covers.
+  { route: 'PUT /admin/v1/companies/{company_id}/listings/{slug}/rates', trips: 3, status: 200, arrange: async (w) => admin(w, `/listings/${await w.holidayHome()}/rates`, { rates: [{ starts_on: day(40), ends_on: day(47), price: '700.00', min_nights: 2 }, { starts_on: day(47), ends_on: day(48), closed: true }] }, 'PUT') },
+  { route: 'PUT /api/v1/listings/{slug}/rates', trips: 3, status: 200, arrange: async (w) => { const home = await w.holidayHome(); return () => w.request(`/listings/${home}/rates`, { method: 'PUT', body: { rates: [{ starts_on: day(40), ends_on: day(47), price: '700.00' }] } }); } },
+  // A pricing tool's push: the company's tool (its sealed secret) read, then the one statement of the change (its push recorded by id).
+  { route: 'POST /api/v1/inbound/pricing', trips: 2, status: 200, arrange: async (w) => ratePush(w) },
+  { route: 'PUT /admin/v1/companies/{company_id}/pricing-tool', trips: 3, status: 200, arrange: async (w) => admin(w, '/pricing-tool', { tool: 'pricelabs', secret: 'whsec_Y291bnRlZC1wcmljaW5nLXRvb2wtMTIzNDU2Nzg=' }, 'PUT') },
+  { route: 'DELETE /admin/v1/companies/{company_id}/pricing-tool', trips: 3, status: 200, arrange: async (w) => admin(w, '/pricing-tool', undefined, 'DELETE') },
   { route: 'POST /admin/v1/companies/{company_id}/listings/{slug}/calendar-imports/{import_id}/sync', trips: 3, status: 200, arrange: async (w) => { const made = (await w.admin(`/listings/${homes.holiday}/calendar-imports`, { url: 'https://93.184.215.14/d.ics', channel: 'd' })).json; const jwe = await sealSecret(keyringOf(w.api.platform.config), 'http://127.0.0.1:9/closed.ics', made.import_id); await w.api.db.updateTable('calendar_imports').set({ url_jwe: jwe }).where('id', '=', made.import_id).execute(); await w.api.db.updateTable('companies').set({ environment: 'development' }).where('id', '=', w.company.id).execute(); return admin(w, `/listings/${homes.holiday}/calendar-imports/${made.import_id}/sync`); } },
   // Payments (functions/payments, issue 34; the API's Stripe is the stand-in on loopback, started with this file's API).
   // A link: one read (the rent payment with the account and its open checkout), Stripe asked, one statement (the

@@ -182,7 +182,7 @@ describe('blocked ranges', () => {
 
   it('never shows who booked: no name, email, phone or reference, only the documented fields', async () => {
     const res = await availability(home, { from: day(0), to: day(100) });
-    expect(Object.keys(res.data ?? {}).sort()).toEqual(`blocked from listing to ${ruleFields}`.split(' ').sort());
+    expect(Object.keys(res.data ?? {}).sort()).toEqual(`blocked from listing to restrictions ${ruleFields}`.split(' ').sort());
     for (const range of res.data?.blocked ?? []) expect(Object.keys(range).sort()).toEqual(['end', 'start']);
     for (const text of names) expect(JSON.stringify(res.data)).not.toContain(text);
   });

@@ -83,6 +83,8 @@ describe('the events in the OpenAPI document', () => {
     added.push('invoice.issued', 'credit_note.issued', 'invoice.einvoice_due');
     // Issue 36's saved searches.
     added.push('saved_search.created', 'saved_search.confirmed', 'saved_search.matched', 'saved_search.stopped');
+    // Issue 37's daily rates and pricing tools.
+    added.push('listing.rates_changed');
     expect(Object.keys(doc.webhooks).sort()).toEqual([...specKinds, ...added, 'ping'].sort());
     const result = await validate(structuredClone(doc));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
