@@ -8,10 +8,7 @@ import { EventSchema } from './events';
  * (docs/api-reference.md, "Events through the API" and "Audit export").
  */
 
-const eventType = text()
-  .max(100)
-  .optional()
-  .openapi({ description: 'Only events of this type (e.g. `booking.confirmed`).' });
+const eventType = text().max(100).optional().openapi({ description: 'Only events of this type (e.g. `booking.confirmed`).' });
 
 export const EventListQuery = z.strictObject({
   ...pageQuery,

@@ -40,7 +40,7 @@ const feed = (query: string, as = key) => get(`/events/feed${query ? `?${query}`
 
 describe('GET /api/v1/events', () => {
   it('answers the company’s events newest first, each exactly as its delivery’s body, and none of another company’s', async () => {
-    const ids = [];
+    const ids: string[] = [];
     for (const n of [1, 2, 3]) ids.push(await record(api, setup.company.id, 'lead.created', 'admin', { reference: `L-${n}` }));
     const theirs = await record(api, other.id, 'lead.created');
     await dispatch(api);
@@ -60,7 +60,11 @@ describe('GET /api/v1/events', () => {
     const company = await createCompany(api);
     const own = await reader(company);
     const first = await record(api, company.id, 'task.created', 'admin', { task_id: 't-1' });
-    const { created_at } = await api.db.selectFrom('events').select('created_at').where('id', '=', first).executeTakeFirstOrThrow();
+    const { created_at } = await api.db
+      .selectFrom('events')
+      .select('created_at')
+      .where('id', '=', first)
+      .executeTakeFirstOrThrow();
     const second = await record(api, company.id, 'task.done', 'admin', { task_id: 't-1' });
     const third = await record(api, company.id, 'task.created', 'admin', { task_id: 't-2' });
     const ids = (path: string) => get(path, own).then((r) => r.json.results.map((e: { id: string }) => e.id));
@@ -100,7 +104,7 @@ describe('GET /api/v1/events/feed', () => {
     const start = await feed('', own);
     expect(start.status).toBe(200);
     expect(start.json.results).toEqual([]);
-    const ids = [];
+    const ids: string[] = [];
     for (const n of [1, 2, 3]) ids.push(await record(api, company.id, 'task.created', 'admin', { task_id: `t-${n}` }));
     await record(api, other.id, 'task.created', 'admin', { task_id: 'theirs' });
     const next = await feed(`cursor=${start.json.next_cursor}`, own);
@@ -154,7 +158,12 @@ describe('GET /api/v1/events/feed', () => {
       const inserted = new Promise<void>((resolve) => (recorded = resolve));
       // The slow transaction records its event first (its transaction id is the older), and commits last.
       const slow = api.db.transaction().execute(async (trx) => {
-        const id = await recordEvent(trx, { companyId: company.id, type: 'task.created', causedBy: 'admin', data: { task_id: 'slow' } });
+        const id = await recordEvent(trx, {
+          companyId: company.id,
+          type: 'task.created',
+          causedBy: 'admin',
+          data: { task_id: 'slow' },
+        });
         recorded();
         await held;
         return id;
