@@ -1,3 +1,4 @@
+import { systemClock } from '../lib/clock';
 import { signedHeaders } from '../lib/webhooks/attempt';
 import { newSigningSecret } from '../lib/webhooks/secrets';
 
@@ -76,7 +77,7 @@ async function forward(url: string, secret: string, event: Envelope): Promise<st
   try {
     const res = await fetch(url, {
       method: 'POST',
-      headers: signedHeaders([secret], event.id, new Date(), body, listenUserAgent),
+      headers: signedHeaders([secret], event.id, systemClock(), body, listenUserAgent),
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(forwardTimeoutMs),

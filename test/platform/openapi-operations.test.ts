@@ -122,6 +122,9 @@ const publicIds = [
   'getBayutFeed',
   'listPortalChecks',
   'receivePaymentWebhook',
+  'listEvents',
+  'getEventsFeed',
+  'getAuditLogExport',
 ];
 
 describe('operation ids', () => {
