@@ -24,7 +24,19 @@ import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
 
-const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelines, statements, portalsGroup, paymentsGroup, eventsGroup] as const;
+const groups = [
+  catalogue,
+  crm,
+  forms,
+  stay,
+  leases,
+  maintenance,
+  pipelines,
+  statements,
+  portalsGroup,
+  paymentsGroup,
+  eventsGroup,
+] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;
