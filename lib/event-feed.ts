@@ -90,14 +90,15 @@ export async function eventFeed(db: Db, companyId: string, query: EventFeedQuery
   const { rows } = await sql<FeedRow & { start_txid: string; start_position: string; event: boolean }>`
     with start as (${start}),
     feed as (
-      select e.id, e.type, e.created_at, e.caused_by, e.data, e.txid::text as txid, e.position::text as position
+      select e.id, e.type, e.created_at, e.caused_by, e.data, e.txid, e.position
       from events e, start
       where e.company_id = ${companyId}::uuid and (e.txid, e.position) > (start.txid, start.position)
         and e.txid < ${bound} and e.created_at >= ${windowStart(now)}
       order by e.txid, e.position
       limit ${query.page_size}
     )
-    select start.txid::text as start_txid, start.position::text as start_position, feed.id is not null as event, feed.*
+    select start.txid::text as start_txid, start.position::text as start_position, feed.id is not null as event,
+      feed.id, feed.type, feed.created_at, feed.caused_by, feed.data, feed.txid::text as txid, feed.position::text as position
     from start left join feed on true
     order by feed.txid, feed.position
   `.execute(db);

@@ -120,6 +120,23 @@ describe('GET /api/v1/events/feed', () => {
     expect((await feed(`cursor=${paged.json.next_cursor}`, own)).json.results.map((e: { id: string }) => e.id)).toEqual([ids[2]]);
   });
 
+  it('orders by number, not by text: the events of one transaction in insert order past a power of ten', async () => {
+    const company = await createCompany(api);
+    const own = await reader(company);
+    const start = (await feed('', own)).json.next_cursor;
+    const ids = await api.db.transaction().execute(async (trx) => {
+      const event = (task_id: string) =>
+        recordEvent(trx, { companyId: company.id, type: 'task.created', causedBy: 'admin', data: { task_id } });
+      return [await event('first'), await event('second')];
+    });
+    // Their places as 9 and 10, which sort the other way round as text.
+    await api.db.updateTable('events').set({ position: '9' }).where('id', '=', ids[0]!).execute();
+    await api.db.updateTable('events').set({ position: '10' }).where('id', '=', ids[1]!).execute();
+    const res = await feed(`cursor=${start}`, own);
+    expect(res.json.results.map((e: { id: string }) => e.id)).toEqual(ids);
+    expect((await feed(`cursor=${res.json.next_cursor}`, own)).json.results).toEqual([]);
+  });
+
   it('refuses an unknown event, another company’s event, a forged cursor and both places at once (400)', async () => {
     const theirs = await record(api, other.id, 'task.created', 'admin', { task_id: 't' });
     const start = (await feed('')).json.next_cursor;
