@@ -6,6 +6,7 @@ import { bookingCommand, bookingUsage } from './admin-bookings';
 import { calendarCommand, calendarUsage } from './admin-calendars';
 import { databaseCommand, databaseUsage } from './admin-database';
 import { inboundCommand, inboundUsage } from './admin-inbound';
+import { feedSource, listen, listenUsage } from './admin-listen';
 import { pipelineCommand, pipelineUsage } from './admin-pipelines';
 import { portalCommand, portalUsage } from './admin-portals';
 import { webhookCommand, webhookUsage } from './admin-webhooks';
@@ -42,6 +43,7 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   einvoicing set <company> --url U --secret whsec_… | einvoicing remove <company>
                                             the company's Accredited Service Provider (e-invoice hand-off)
 ${webhookUsage}
+${listenUsage}
 ${bookingUsage}
 ${calendarUsage}
 ${pipelineUsage}
@@ -96,6 +98,10 @@ const { values: opts, positionals } = parseArgs({
     probability: { type: 'string' },
     owner: { type: 'string' },
     limit: { type: 'string' },
+    'forward-to': { type: 'string' },
+    key: { type: 'string' },
+    after: { type: 'string' },
+    count: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -300,6 +306,11 @@ async function run(): Promise<unknown> {
       return call('GET', '/outbound');
     case 'outbound resume':
       return call('POST', '/outbound/resume');
+    case 'events listen': {
+      const admin =
+        opts.key === undefined ? { base: await adminBase(), token: await adminToken(), company: arg(2, '<company>') } : undefined;
+      return listen(opts, feedSource(opts, admin), (line) => console.log(line));
+    }
     case 'leads draft-listing':
       return call('POST', `/companies/${company()}/leads/${encodeURIComponent(arg(3, '<reference>'))}/draft-listing`);
     default: {

@@ -313,3 +313,14 @@ export const payments: Folder = {
     },
   ],
 };
+
+export const events: Folder = {
+  name: 'Events',
+  description:
+    'The company’s events of the last 30 days (newest first), the feed `npm run admin -- events listen` follows (oldest first, in order of commit: pass `next_cursor` back as `cursor`), and the audit log of a range of days as JSON lines (`format=csv` for CSV). The server key needs read:events and read:audit.',
+  steps: [
+    { operation: 'listEvents', expect: 200 },
+    { operation: 'getEventsFeed', expect: 200 },
+    { operation: 'getAuditLogExport', expect: 200, query: { from: '{{today}}', to: '{{today}}' } },
+  ],
+};

@@ -6,6 +6,7 @@ import { catalogueAdmin } from './catalogue/admin';
 import { catalogue } from './catalogue/index';
 import { crmAdmin } from './crm/admin';
 import { crm } from './crm/index';
+import { eventsGroup } from './events/index';
 import { formsAdmin } from './forms/admin';
 import { forms } from './forms/index';
 import { internal } from './internal/index';
@@ -23,7 +24,19 @@ import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
 
-const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelines, statements, portalsGroup, paymentsGroup] as const;
+const groups = [
+  catalogue,
+  crm,
+  forms,
+  stay,
+  leases,
+  maintenance,
+  pipelines,
+  statements,
+  portalsGroup,
+  paymentsGroup,
+  eventsGroup,
+] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;

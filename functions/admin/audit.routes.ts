@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { adminRoute, companyParam } from '../../lib/admin-route';
+import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import { createRouter } from '../../lib/app';
+import { auditExport } from '../../lib/audit-export';
 import type { Handler } from '../../lib/routes';
 import { json, pageQuery } from '../../schema/common/api';
+import { AuditExportQuery, auditExportResponse } from '../../schema/platform/events-api';
 import { auditPage } from './audit';
 
 const EntrySchema = z
@@ -23,7 +25,18 @@ const route = adminRoute({
   responses: { 200: json(z.object({ results: z.array(EntrySchema), next_cursor: z.string().nullable() })) },
 });
 
+const exportRoute = adminRoute({
+  method: 'get',
+  path: '/companies/{company_id}/audit-log/export',
+  summary: 'The company’s audit log of a range of days, as JSON lines or CSV, streamed',
+  request: { params: companyParam, query: AuditExportQuery },
+  responses: { 200: auditExportResponse },
+});
+
 const listAudit: Handler<typeof route> = async (c) =>
   c.json(await auditPage(c.var.services.db, c.req.valid('param').company_id, c.req.valid('query')), 200);
 
-export const audit = createRouter().openapi(route, listAudit);
+const exported: Handler<typeof exportRoute> = async (c) =>
+  auditExport(c, await findCompany(c.var.services.db, c.req.valid('param').company_id), c.req.valid('query'));
+
+export const audit = createRouter().openapi(route, listAudit).openapi(exportRoute, exported);

@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { adminRoute, companyParam } from '../../lib/admin-route';
+import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import { createRouter } from '../../lib/app';
+import { eventFeed } from '../../lib/event-feed';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody, pageQuery } from '../../schema/common/api';
+import { EventFeedQuery, EventFeedSchema } from '../../schema/platform/events-api';
 import { AdminEventSchema, DeliverySchema, ReplayInput, eventIdParam, subscriptionIdParam } from '../../schema/platform/webhooks';
 import { deliveriesOfEvent, deliveriesOfSubscription, eventsPage, replayed } from './events';
 
@@ -15,6 +17,13 @@ const listEvents = adminRoute({
   summary: 'The company’s events, newest first',
   request: { params: companyParam, query: z.strictObject({ ...pageQuery, type: z.string().max(100).optional() }) },
   responses: { 200: json(z.object({ results: z.array(AdminEventSchema), next_cursor: z.string().nullable() })) },
+});
+const feed = adminRoute({
+  method: 'get',
+  path: '/companies/{company_id}/events/feed',
+  summary: 'The company’s events in the order they were committed, after a cursor or an event (what `events listen` follows)',
+  request: { params: companyParam, query: EventFeedQuery },
+  responses: { 200: json(EventFeedSchema) },
 });
 const eventDeliveries = adminRoute({
   method: 'get',
@@ -44,6 +53,12 @@ const subscriptionDeliveries = adminRoute({
 const listEventsHandler: Handler<typeof listEvents> = async (c) =>
   c.json(await eventsPage(c.var.services.db, c.req.valid('param').company_id, c.req.valid('query')), 200);
 
+const feedHandler: Handler<typeof feed> = async (c) => {
+  const { db, now } = c.var.services;
+  const company = await findCompany(db, c.req.valid('param').company_id);
+  return c.json(await eventFeed(db, company.id, c.req.valid('query'), now()), 200);
+};
+
 const eventDeliveriesHandler: Handler<typeof eventDeliveries> = async (c) => {
   const { company_id, event_id } = c.req.valid('param');
   return c.json({ results: await deliveriesOfEvent(c.var.services.db, company_id, event_id), next_cursor: null }, 200);
@@ -62,6 +77,7 @@ const subscriptionDeliveriesHandler: Handler<typeof subscriptionDeliveries> = as
 
 export const events = createRouter()
   .openapi(listEvents, listEventsHandler)
+  .openapi(feed, feedHandler)
   .openapi(eventDeliveries, eventDeliveriesHandler)
   .openapi(replay, replayHandler)
   .openapi(subscriptionDeliveries, subscriptionDeliveriesHandler);

@@ -17,6 +17,8 @@ export const scopes = [
   'read:pipelines',
   'write:pipelines',
   'read:invoices',
+  'read:events',
+  'read:audit',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

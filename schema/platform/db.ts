@@ -176,6 +176,9 @@ export interface EventsTable {
   data: Json<Record<string, unknown>>;
   created_at: Generated<Date>;
   published_at: NullableTimestamp;
+  /** The inserting transaction's id and the insert's place in it (migration 0056): the feed's commit order. */
+  txid: Generated<string>;
+  position: Generated<string>;
 }
 
 export interface AdminTokensTable {

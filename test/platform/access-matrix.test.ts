@@ -45,6 +45,8 @@ const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISO
 /** Query strings of the reads that need one, by path. */
 const queries: Record<string, string> = {
   '/api/v1/listings/{slug}/quote': `?check_in=${day(60)}&check_out=${day(67)}&guests=2`,
+  '/api/v1/audit-log/export': `?from=${day(-1)}&to=${day(0)}`,
+  '/admin/v1/companies/{company_id}/audit-log/export': `?from=${day(-1)}&to=${day(0)}`,
 };
 
 function concrete(path: string): string {

@@ -344,6 +344,16 @@ describe('no date or instant gives a 500', () => {
     });
     api1('POST /inspections', '/inspections', { key: upkeep, body: { kind: 'routine', home, planned_on: day1 } });
     api1('GET /invoices', '/invoices', { key, query: { issued_from: day1, issued_to: day2 } });
+    // Events and the audit export (issue 38).
+    const reader = (await createKey(api, ctx.company.id, { scopes: ['read:events', 'read:audit'] })).secret;
+    api1('GET /events', '/events', { key: reader, query: { since: at, until: at } });
+    api1('GET /audit-log/export', '/audit-log/export', { key: reader, query: { from: day1, to: day2 } });
+    samples.push({
+      op: 'GET /admin/v1/companies/{company_id}/audit-log/export',
+      path: `/admin/v1/companies/${company_id}/audit-log/export`,
+      key: api.adminToken,
+      query: { from: day1, to: day2 },
+    });
     api1('GET /job-charges', '/job-charges', {
       key: upkeep,
       query: { updated_since: at, booked_from: day1, booked_to: day2, cancelled_from: day1, cancelled_to: day2 },

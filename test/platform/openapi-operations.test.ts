@@ -130,6 +130,9 @@ const publicIds = [
   'getBayutFeed',
   'listPortalChecks',
   'receivePaymentWebhook',
+  'listEvents',
+  'getEventsFeed',
+  'getAuditLogExport',
 ];
 
 describe('operation ids', () => {

@@ -104,6 +104,8 @@ const budgets: Record<string, number> = {
   // Issue 34's payments group (the providers' webhook receiver, settlement, the Stripe adapter): 264.25 when added;
   // 271.2 with the poll of open checkouts, the bookings' settlement and the refund job.
   payments: 292,
+  // Issue 38's events group (the event list and feed, the audit export; reads only, no transport): 233.23 when added.
+  events: 237,
 };
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);
