@@ -22,8 +22,21 @@ import { bookingsAdmin } from './stay/admin';
 import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
+import { webhooks } from './webhooks/index';
 
-const groups = [catalogue, crm, forms, stay, leases, maintenance, pipelines, statements, portalsGroup, paymentsGroup] as const;
+const groups = [
+  catalogue,
+  crm,
+  forms,
+  stay,
+  leases,
+  maintenance,
+  pipelines,
+  statements,
+  portalsGroup,
+  paymentsGroup,
+  webhooks,
+] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;

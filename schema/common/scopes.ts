@@ -16,6 +16,8 @@ export const scopes = [
   'read:pipelines',
   'write:pipelines',
   'read:invoices',
+  'read:webhooks',
+  'write:webhooks',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

@@ -104,6 +104,12 @@ const BookingRefundEventData = z
     refund_id: ref('The refund’s id (`rfd_…`): the admin API’s booking lists its refunds.'),
   })
   .openapi('BookingRefundEventData', { description: 'Never guest data or amounts.' });
+// Webhook endpoints through the API (issue 38).
+const WebhookEndpointEventData = z
+  .object({
+    endpoint_id: ref('The webhook endpoint’s id: GET /webhook-endpoints/{id} shows its `disabled_reason`.'),
+  })
+  .openapi('WebhookEndpointEventData', { description: 'The id only: never the URL or the secret.' });
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
 
 type Entry = { data: z.ZodType; when: string };
@@ -193,6 +199,10 @@ export const eventCatalogue = {
   'calendar.conflict': entry(
     CalendarConflictEventData,
     'An imported calendar’s event was written over nights a held, confirmed or paid booking holds (both stay).',
+  ),
+  'webhook_endpoint.disabled': entry(
+    WebhookEndpointEventData,
+    'The platform disabled a webhook endpoint: it answered 410 Gone, or every attempt to it failed for 3 days (a delivery used its 10 attempts and nothing was delivered to it since). Sent to the company’s other endpoints.',
   ),
 } as const satisfies Record<string, Entry>;
 

@@ -122,6 +122,14 @@ const publicIds = [
   'getBayutFeed',
   'listPortalChecks',
   'receivePaymentWebhook',
+  'listWebhookEndpoints',
+  'createWebhookEndpoint',
+  'getWebhookEndpoint',
+  'updateWebhookEndpoint',
+  'deleteWebhookEndpoint',
+  'rotateWebhookEndpointSecret',
+  'listWebhookEndpointDeliveries',
+  'recoverWebhookEndpoint',
 ];
 
 describe('operation ids', () => {

@@ -81,6 +81,8 @@ describe('the events in the OpenAPI document', () => {
     );
     // Issue 35's tax documents and their e-invoices' deadline.
     added.push('invoice.issued', 'credit_note.issued', 'invoice.einvoice_due');
+    // Issue 38's webhook endpoints of integrations.
+    added.push('webhook_endpoint.disabled');
     expect(Object.keys(doc.webhooks).sort()).toEqual([...specKinds, ...added, 'ping'].sort());
     const result = await validate(structuredClone(doc));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
