@@ -7,7 +7,6 @@ import type { AppEnv } from '../../lib/env';
 import { notFound } from '../../lib/errors';
 import type { Handler } from '../../lib/routes';
 import { deliveriesOfSubscription, recoverDeliveries } from '../../lib/webhooks/deliveries';
-import { presentSubscription } from '../../lib/webhooks/present';
 import {
   createSubscription,
   deleteSubscription,
@@ -29,6 +28,7 @@ import {
   endpointExample,
 } from '../../schema/webhooks/endpoints';
 import { DeliveriesQuery, RecoverAnswer, RecoverInput } from '../../schema/platform/webhooks';
+import { presentEndpoint, presentEndpointDelivery } from './endpoints.present';
 import { webhooksRoute } from './scopes';
 
 const one = '/webhook-endpoints/{endpoint_id}';
@@ -101,7 +101,7 @@ const actor = (c: Context<AppEnv>) => actorOf(c.var.caller);
 
 const listEndpoints: Handler<typeof listRoute> = async (c) => {
   const rows = await subscriptionsOfCompany(c.var.services.db, c.var.company.id);
-  return c.json({ results: rows.map(presentSubscription), next_cursor: null }, 200);
+  return c.json({ results: rows.map(presentEndpoint), next_cursor: null }, 200);
 };
 
 const postEndpoint: Handler<typeof createRoute> = async (c) => {
@@ -109,19 +109,19 @@ const postEndpoint: Handler<typeof createRoute> = async (c) => {
   const keyId = c.var.caller.kind === 'server' ? c.var.caller.key.id : null;
   const by = { actor: actor(c), keyId };
   const { row, secret } = await createSubscription(db, c.var.company, c.req.valid('json'), webhooks, by);
-  return c.json({ ...presentSubscription(row), secret }, 201);
+  return c.json({ ...presentEndpoint(row), secret }, 201);
 };
 
 const getEndpoint: Handler<typeof getRoute> = async (c) => {
   const id = endpointId(c.req.valid('param').endpoint_id);
-  return c.json(presentSubscription(await findSubscription(c.var.services.db, c.var.company.id, id)), 200);
+  return c.json(presentEndpoint(await findSubscription(c.var.services.db, c.var.company.id, id)), 200);
 };
 
 const patchEndpoint: Handler<typeof patchRoute> = async (c) => {
   const id = endpointId(c.req.valid('param').endpoint_id);
   const { db, webhooks } = c.var.services;
   const row = await updateSubscription(db, c.var.company.id, id, c.req.valid('json'), webhooks, actor(c));
-  return c.json(presentSubscription(row), 200);
+  return c.json(presentEndpoint(row), 200);
 };
 
 const deleteEndpoint: Handler<typeof deleteRoute> = async (c) => {
@@ -135,14 +135,13 @@ const rotateSecret: Handler<typeof rotateRoute> = async (c) => {
   const { db, webhooks, now } = c.var.services;
   const result = await rotateSubscriptionSecret(db, c.var.company.id, id, webhooks, now(), actor(c));
   const previous_secret_expires_at = iso(result.previousExpiresAt) as string;
-  return c.json({ ...presentSubscription(result.row), secret: result.secret, previous_secret_expires_at }, 200);
+  return c.json({ ...presentEndpoint(result.row), secret: result.secret, previous_secret_expires_at }, 200);
 };
 
 const listDeliveries: Handler<typeof deliveriesRoute> = async (c) => {
   const id = endpointId(c.req.valid('param').endpoint_id);
   const page = await deliveriesOfSubscription(c.var.services.db, c.var.company.id, id, c.req.valid('query'));
-  const results = page.results.map(({ subscription_id, ...delivery }) => ({ ...delivery, endpoint_id: subscription_id }));
-  return c.json({ results, next_cursor: page.next_cursor }, 200);
+  return c.json({ results: page.results.map(presentEndpointDelivery), next_cursor: page.next_cursor }, 200);
 };
 
 const recover: Handler<typeof recoverRoute> = async (c) => {

@@ -19,7 +19,9 @@ export const endpointExample = {
   description: 'CRM sync',
 };
 
-export const EndpointSchema = SubscriptionSchema.openapi('WebhookEndpoint');
+export const EndpointSchema = SubscriptionSchema.omit({ id: true })
+  .extend({ endpoint_id: z.string().openapi({ description: 'The endpoint’s id (a UUID).' }) })
+  .openapi('WebhookEndpoint');
 export const EndpointListSchema = listOf(EndpointSchema, 'WebhookEndpointList');
 
 export const EndpointWithSecretSchema = EndpointSchema.extend({
@@ -32,7 +34,7 @@ export const RotatedEndpointSchema = EndpointWithSecretSchema.extend({
     .openapi({ description: 'Until then every delivery carries two signatures: the new secret’s, then the previous one’s.' }),
 }).openapi('WebhookEndpointRotated');
 
-export const EndpointDeliverySchema = DeliverySchema.omit({ subscription_id: true })
-  .extend({ endpoint_id: z.string(), attempts: z.array(AttemptSchema.openapi('WebhookAttempt')) })
+export const EndpointDeliverySchema = DeliverySchema.omit({ id: true, subscription_id: true })
+  .extend({ delivery_id: z.string(), endpoint_id: z.string(), attempts: z.array(AttemptSchema.openapi('WebhookAttempt')) })
   .openapi('WebhookDelivery');
 export const EndpointDeliveryListSchema = listOf(EndpointDeliverySchema, 'WebhookDeliveryList');

@@ -80,23 +80,23 @@ describe('webhook endpoints of a server key', () => {
     // The key that made it is recorded; the secret is never shown again.
     const keyRow = await api.db.selectFrom('api_keys').select('id').where('prefix', '=', key.prefix).executeTakeFirstOrThrow();
     expect(endpoint.created_by_key_id).toBe(keyRow.id);
-    const read = await call(`/${endpoint.id}`);
+    const read = await call(`/${endpoint.endpoint_id}`);
     expect(read.json).toEqual({ ...endpoint, secret: undefined });
     expect(read.text).not.toContain(endpoint.secret.slice(6));
-    expect((await call('')).json.results.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
+    expect((await call('')).json.results.map((e: { endpoint_id: string }) => e.endpoint_id)).toEqual([endpoint.endpoint_id]);
     // The operator sees the same subscription (one table).
     const admin = await webhooksAdmin(api, company.id).list();
-    expect(admin.data?.results).toEqual([expect.objectContaining({ id: endpoint.id, created_by_key_id: keyRow.id })]);
+    expect(admin.data?.results).toEqual([expect.objectContaining({ id: endpoint.endpoint_id, created_by_key_id: keyRow.id })]);
     const audit = await webhooksAdmin(api, company.id).auditLog();
     expect(audit.data?.results).toContainEqual(
-      expect.objectContaining({ action: 'webhook_subscription.created', actor: `api:${key.prefix}`, subject: endpoint.id }),
+      expect.objectContaining({ action: 'webhook_subscription.created', actor: `api:${key.prefix}`, subject: endpoint.endpoint_id }),
     );
 
     const first = await record(api, company.id, 'lead.created');
     await dispatch(api);
     expect(hook.requests.map((r) => verify(endpoint.secret, r).id)).toEqual([first]);
 
-    const rotated = await call(`/${endpoint.id}/rotate-secret`, { method: 'POST' });
+    const rotated = await call(`/${endpoint.endpoint_id}/rotate-secret`, { method: 'POST' });
     expect(rotated.status, rotated.text).toBe(200);
     const { secret } = rotated.json;
     expect(secret).not.toBe(endpoint.secret);
@@ -115,30 +115,30 @@ describe('webhook endpoints of a server key', () => {
     expect(signedWith(endpoint.secret, after)).toBeNull();
     expect(signedWith(endpoint.secret, during)?.id).toBe(second);
 
-    const deliveries = await call(`/${endpoint.id}/deliveries`);
+    const deliveries = await call(`/${endpoint.endpoint_id}/deliveries`);
     expect(deliveries.status, deliveries.text).toBe(200);
     expect(deliveries.json.results.map((d: { event_id: string }) => d.event_id)).toEqual([third, second, first]);
-    expect(deliveries.json.results[0]).toMatchObject({ endpoint_id: endpoint.id, status: 'succeeded', recovered_at: null });
+    expect(deliveries.json.results[0]).toMatchObject({ endpoint_id: endpoint.endpoint_id, status: 'succeeded', recovered_at: null });
     expect(deliveries.json.results[0].attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: 204 })]);
     // Keyset pages, newest first, and the time filters.
-    const page = await call(`/${endpoint.id}/deliveries?page_size=2`);
-    const rest = await call(`/${endpoint.id}/deliveries?page_size=2&cursor=${page.json.next_cursor}`);
-    expect([...page.json.results, ...rest.json.results].map((d: { id: string }) => d.id)).toEqual(
-      deliveries.json.results.map((d: { id: string }) => d.id),
+    const page = await call(`/${endpoint.endpoint_id}/deliveries?page_size=2`);
+    const rest = await call(`/${endpoint.endpoint_id}/deliveries?page_size=2&cursor=${page.json.next_cursor}`);
+    expect([...page.json.results, ...rest.json.results].map((d: { delivery_id: string }) => d.delivery_id)).toEqual(
+      deliveries.json.results.map((d: { delivery_id: string }) => d.delivery_id),
     );
     expect(rest.json.next_cursor).toBeNull();
     const secondMade = deliveries.json.results[1].created_at as string;
-    const since = await call(`/${endpoint.id}/deliveries?created_since=${secondMade}`);
+    const since = await call(`/${endpoint.endpoint_id}/deliveries?created_since=${secondMade}`);
     expect(since.json.results.map((d: { event_id: string }) => d.event_id)).toEqual([third, second]);
-    const before = await call(`/${endpoint.id}/deliveries?created_before=${secondMade}`);
+    const before = await call(`/${endpoint.endpoint_id}/deliveries?created_before=${secondMade}`);
     expect(before.json.results.map((d: { event_id: string }) => d.event_id)).toEqual([first]);
-    expect((await call(`/${endpoint.id}/deliveries?status=failed`)).json.results).toEqual([]);
-    expect((await call(`/${endpoint.id}/deliveries?created_since=yesterday`)).json.errors[0].path).toBe('created_since');
+    expect((await call(`/${endpoint.endpoint_id}/deliveries?status=failed`)).json.results).toEqual([]);
+    expect((await call(`/${endpoint.endpoint_id}/deliveries?created_since=yesterday`)).json.errors[0].path).toBe('created_since');
 
-    const changed = await call(`/${endpoint.id}`, { method: 'PATCH', body: { event_types: ['*'], description: 'all' } });
+    const changed = await call(`/${endpoint.endpoint_id}`, { method: 'PATCH', body: { event_types: ['*'], description: 'all' } });
     expect(changed.json).toMatchObject({ event_types: ['*'], description: 'all' });
-    expect((await call(`/${endpoint.id}`, { method: 'DELETE' })).status).toBe(204);
-    expect((await call(`/${endpoint.id}`)).status).toBe(404);
+    expect((await call(`/${endpoint.endpoint_id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await call(`/${endpoint.endpoint_id}`)).status).toBe(404);
   });
 
   it('recovers after an outage: the endpoint disabled, enabled again, every failed delivery sent again once', async () => {
@@ -164,28 +164,28 @@ describe('webhook endpoints of a server key', () => {
       await dispatch(api, new Date(at));
       at += 27 * hour;
     }
-    const failed = await call(`/${endpoint.id}/deliveries?status=failed`);
+    const failed = await call(`/${endpoint.endpoint_id}/deliveries?status=failed`);
     expect(failed.json.results.map((d: { event_id: string }) => d.event_id).sort()).toEqual([...during].sort());
     expect(failed.json.results.every((d: { attempts: unknown[] }) => d.attempts.length === maxAttempts)).toBe(true);
 
     // Nothing was delivered since the first of them was made: disabled, with its reason, and announced.
-    const disabled = (await call(`/${endpoint.id}`)).json;
+    const disabled = (await call(`/${endpoint.endpoint_id}`)).json;
     expect(disabled).toMatchObject({ enabled: false, disabled_reason: 'failing' });
     await dispatch(api, new Date(at));
     expect(watcher.requests.map((r) => signedWith(watching.secret, r))).toEqual([
-      expect.objectContaining({ type: 'webhook_endpoint.disabled', caused_by: 'system', data: { endpoint_id: endpoint.id } }),
+      expect.objectContaining({ type: 'webhook_endpoint.disabled', caused_by: 'system', data: { endpoint_id: endpoint.endpoint_id } }),
     ]);
-    expect((await call(`/${endpoint.id}/recover`, { body: { since: outageStart.toISOString() } })).status).toBe(409);
+    expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since: outageStart.toISOString() } })).status).toBe(409);
 
     // The integration's side is fixed: enabled again (the reason cleared), then recovered.
     set(204);
-    const enabled = await call(`/${endpoint.id}`, { method: 'PATCH', body: { enabled: true } });
+    const enabled = await call(`/${endpoint.endpoint_id}`, { method: 'PATCH', body: { enabled: true } });
     expect(enabled.json).toMatchObject({ enabled: true, disabled_reason: null });
-    const recovered = await call(`/${endpoint.id}/recover`, { body: { since: outageStart.toISOString() } });
+    const recovered = await call(`/${endpoint.endpoint_id}/recover`, { body: { since: outageStart.toISOString() } });
     expect(recovered.status, recovered.text).toBe(200);
     expect(recovered.json).toEqual({ recovered: during.length, more: false });
     // A second call sends nothing again.
-    expect((await call(`/${endpoint.id}/recover`, { body: { since: outageStart.toISOString() } })).json).toEqual({
+    expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since: outageStart.toISOString() } })).json).toEqual({
       recovered: 0,
       more: false,
     });
@@ -194,7 +194,7 @@ describe('webhook endpoints of a server key', () => {
     const got = accepted(hook.requests, statuses);
     expect(got.sort()).toEqual([before, ...during].sort());
     for (const request of hook.requests) expect(signedWith(endpoint.secret, request)?.id).toBe(request.headers['webhook-id']);
-    const log = (await call(`/${endpoint.id}/deliveries?status=failed`)).json.results;
+    const log = (await call(`/${endpoint.endpoint_id}/deliveries?status=failed`)).json.results;
     expect(log.every((d: { recovered_at: string | null }) => d.recovered_at !== null)).toBe(true);
     const audit = await webhooksAdmin(api, company.id).auditLog();
     const recoveries = audit.data?.results.filter((r) => r.action === 'webhook_subscription.recovered') ?? [];
@@ -214,9 +214,9 @@ describe('webhook endpoints of a server key', () => {
       if (attempt === 3) await record(api, company.id, 'lead.created');
       at += 27 * hour;
     }
-    const failed = (await call(`/${endpoint.id}/deliveries?status=failed`)).json.results;
+    const failed = (await call(`/${endpoint.endpoint_id}/deliveries?status=failed`)).json.results;
     expect(failed.map((d: { event_id: string }) => d.event_id)).toEqual([failing]);
-    expect((await call(`/${endpoint.id}`)).json).toMatchObject({ enabled: true, disabled_reason: null });
+    expect((await call(`/${endpoint.endpoint_id}`)).json).toMatchObject({ enabled: true, disabled_reason: null });
   });
 
   it('disables an endpoint that answers 410 Gone, with the event', async () => {
@@ -227,9 +227,9 @@ describe('webhook endpoints of a server key', () => {
     const watching = (await call('', { body: { url: `${watcher.url}/w`, event_types: ['webhook_endpoint.disabled'] } })).json;
     await record(api, company.id, 'lead.created');
     await dispatch(api);
-    expect((await call(`/${endpoint.id}`)).json).toMatchObject({ enabled: false, disabled_reason: 'gone' });
+    expect((await call(`/${endpoint.endpoint_id}`)).json).toMatchObject({ enabled: false, disabled_reason: 'gone' });
     await dispatch(api);
-    expect(watcher.requests.map((r) => verify(watching.secret, r).data)).toEqual([{ endpoint_id: endpoint.id }]);
+    expect(watcher.requests.map((r) => verify(watching.secret, r).data)).toEqual([{ endpoint_id: endpoint.endpoint_id }]);
   });
 
   it(`recovers at most ${recoveryBatch} a call, says there are more, and never sends one twice`, async () => {
@@ -239,22 +239,22 @@ describe('webhook endpoints of a server key', () => {
     // Failed deliveries of the past, made directly (one more than a call sends again).
     await sql`
       insert into webhook_deliveries (company_id, event_id, subscription_id, status, attempt_count, completed_at, created_at)
-      select ${company.id}, ${event}, ${endpoint.id}, 'failed', 10, now(), now() - make_interval(secs => n)
+      select ${company.id}, ${event}, ${endpoint.endpoint_id}, 'failed', 10, now(), now() - make_interval(secs => n)
       from generate_series(1, ${recoveryBatch + 1}) as n`.execute(api.db);
     const since = new Date(Date.now() - 2 * 24 * hour).toISOString();
-    expect((await call(`/${endpoint.id}/recover`, { body: { since } })).json).toEqual({ recovered: recoveryBatch, more: true });
-    expect((await call(`/${endpoint.id}/recover`, { body: { since } })).json).toEqual({ recovered: 1, more: false });
-    expect((await call(`/${endpoint.id}/recover`, { body: { since } })).json).toEqual({ recovered: 0, more: false });
+    expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since } })).json).toEqual({ recovered: recoveryBatch, more: true });
+    expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since } })).json).toEqual({ recovered: 1, more: false });
+    expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since } })).json).toEqual({ recovered: 0, more: false });
     const pending = await api.db
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('subscription_id', '=', endpoint.id)
+      .where('subscription_id', '=', endpoint.endpoint_id)
       .where('status', '=', 'pending')
       .executeTakeFirstOrThrow();
     // The recovered ones and the event's own delivery.
     expect(Number(pending.n)).toBe(recoveryBatch + 1 + 1);
     for (const body of [{}, { since: 'yesterday' }, { since, extra: 1 }]) {
-      const refused = await call(`/${endpoint.id}/recover`, { body });
+      const refused = await call(`/${endpoint.endpoint_id}/recover`, { body });
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.headers.get('content-type')).toBe('application/problem+json');
     }
@@ -266,7 +266,7 @@ describe('webhook endpoints of a server key', () => {
     const hook = await receiver();
     const endpoint = (await theirs.call('', { body: { url: `${hook.url}/in` } })).json;
     const since = new Date().toISOString();
-    for (const id of [endpoint.id, 'not-an-id']) {
+    for (const id of [endpoint.endpoint_id, 'not-an-id']) {
       for (const [path, method, body] of [
         [`/${id}`, 'GET'],
         [`/${id}`, 'PATCH', { description: 'mine now' }],
@@ -280,7 +280,7 @@ describe('webhook endpoints of a server key', () => {
       }
     }
     expect((await mine.call('')).json.results).toEqual([]);
-    expect((await theirs.call(`/${endpoint.id}`)).json).toMatchObject({ description: '', enabled: true });
+    expect((await theirs.call(`/${endpoint.endpoint_id}`)).json).toMatchObject({ description: '', enabled: true });
   });
 
   it('asks for its scopes: read:webhooks reads, write:webhooks writes', async () => {
