@@ -54,20 +54,13 @@ export async function deliveriesOfSubscription(db: Db, companyId: string, subscr
 
 /** At most this many failed deliveries are sent again per recovery; the answer's `more` says to call again. */
 export const recoveryBatch = 500;
-/** How far back a recovery reaches (`since`): the retry schedule's 3 days many times over. */
-export const recoveryWindowDays = 30;
-const dayMs = 24 * 60 * 60 * 1000;
-
-function sinceProblem(message: string, code: string): ApiError {
-  return new ApiError('invalid_request', message, { errors: [{ path: 'since', code, message }] });
-}
-
 /**
  * Sends again every failed delivery of an enabled subscription made at or after `since` (at most
  * {@link recoveryBatch}, oldest first): each becomes a new pending delivery of the same event (same webhook-id), and
  * the failed one is marked `recovered_at`, so a second recovery sends nothing already sent again. Refused (`409`) while
- * the subscription is disabled (enable it first), and `since` more than {@link recoveryWindowDays} days before `now`
- * or after it is `400` at `since`. One statement, with one audit row naming `since` and the count.
+ * the subscription is disabled (enable it first). `since` may be any instant: the batch bounds the work, and a call
+ * again with the same `since` takes the next ones (those recovered are skipped). One statement, with one audit row
+ * naming `since` and the count.
  */
 export async function recoverDeliveries(
   db: Db,
@@ -77,10 +70,6 @@ export async function recoverDeliveries(
   now: Date,
   actor: Actor,
 ): Promise<{ recovered: number; more: boolean }> {
-  if (since.getTime() > now.getTime()) throw sinceProblem('`since` is in the future.', 'out_of_range');
-  if (since.getTime() < now.getTime() - recoveryWindowDays * dayMs) {
-    throw sinceProblem(`\`since\` reaches back at most ${recoveryWindowDays} days.`, 'out_of_range');
-  }
   const { rows } = await sql<{ enabled: boolean; recovered: number; more: boolean }>`
     with subscription as (
       select id, company_id, enabled from webhook_subscriptions where company_id = ${companyId} and id = ${subscriptionId}

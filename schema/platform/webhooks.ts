@@ -123,7 +123,7 @@ export const DeliveriesQuery = z.strictObject({
 
 export const RecoverInput = z.strictObject({
   since: instant.openapi({
-    description: 'Send again every failed delivery made at or after this instant (at most 30 days ago).',
+    description: 'Send again every failed delivery made at or after this instant.',
     example: '2026-11-21T09:30:00Z',
   }),
 });
