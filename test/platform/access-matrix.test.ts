@@ -170,7 +170,9 @@ beforeAll(async () => {
   for (const name of ['webhook-endpoints', 'webhook-endpoints/delete']) {
     const body = bodies['POST /api/v1/webhook-endpoints'];
     // raw: made of the document's example body, as the collections above
-    references[name] = (await api.request('/api/v1/webhook-endpoints', { host: company.host, key: keys.all, body })).json.endpoint_id;
+    references[name] = (
+      await api.request('/api/v1/webhook-endpoints', { host: company.host, key: keys.all, body })
+    ).json.endpoint_id;
   }
   for (const action of ['schedule', 'complete', 'cancel', 'approval']) {
     const job = { home: 'jvc-2br-townhouse', category: 'general', problem: `For ${action}` };

@@ -89,7 +89,11 @@ describe('webhook endpoints of a server key', () => {
     expect(admin.data?.results).toEqual([expect.objectContaining({ id: endpoint.endpoint_id, created_by_key_id: keyRow.id })]);
     const audit = await webhooksAdmin(api, company.id).auditLog();
     expect(audit.data?.results).toContainEqual(
-      expect.objectContaining({ action: 'webhook_subscription.created', actor: `api:${key.prefix}`, subject: endpoint.endpoint_id }),
+      expect.objectContaining({
+        action: 'webhook_subscription.created',
+        actor: `api:${key.prefix}`,
+        subject: endpoint.endpoint_id,
+      }),
     );
 
     const first = await record(api, company.id, 'lead.created');
@@ -118,7 +122,11 @@ describe('webhook endpoints of a server key', () => {
     const deliveries = await call(`/${endpoint.endpoint_id}/deliveries`);
     expect(deliveries.status, deliveries.text).toBe(200);
     expect(deliveries.json.results.map((d: { event_id: string }) => d.event_id)).toEqual([third, second, first]);
-    expect(deliveries.json.results[0]).toMatchObject({ endpoint_id: endpoint.endpoint_id, status: 'succeeded', recovered_at: null });
+    expect(deliveries.json.results[0]).toMatchObject({
+      endpoint_id: endpoint.endpoint_id,
+      status: 'succeeded',
+      recovered_at: null,
+    });
     expect(deliveries.json.results[0].attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: 204 })]);
     // Keyset pages, newest first, and the time filters.
     const page = await call(`/${endpoint.endpoint_id}/deliveries?page_size=2`);
@@ -173,7 +181,11 @@ describe('webhook endpoints of a server key', () => {
     expect(disabled).toMatchObject({ enabled: false, disabled_reason: 'failing' });
     await dispatch(api, new Date(at));
     expect(watcher.requests.map((r) => signedWith(watching.secret, r))).toEqual([
-      expect.objectContaining({ type: 'webhook_endpoint.disabled', caused_by: 'system', data: { endpoint_id: endpoint.endpoint_id } }),
+      expect.objectContaining({
+        type: 'webhook_endpoint.disabled',
+        caused_by: 'system',
+        data: { endpoint_id: endpoint.endpoint_id },
+      }),
     ]);
     expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since: outageStart.toISOString() } })).status).toBe(409);
 
@@ -242,7 +254,10 @@ describe('webhook endpoints of a server key', () => {
       select ${company.id}, ${event}, ${endpoint.endpoint_id}, 'failed', 10, now(), now() - make_interval(secs => n)
       from generate_series(1, ${recoveryBatch + 1}) as n`.execute(api.db);
     const since = new Date(Date.now() - 2 * 24 * hour).toISOString();
-    expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since } })).json).toEqual({ recovered: recoveryBatch, more: true });
+    expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since } })).json).toEqual({
+      recovered: recoveryBatch,
+      more: true,
+    });
     expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since } })).json).toEqual({ recovered: 1, more: false });
     expect((await call(`/${endpoint.endpoint_id}/recover`, { body: { since } })).json).toEqual({ recovered: 0, more: false });
     const pending = await api.db
