@@ -275,6 +275,26 @@ describe('webhook endpoints of a server key', () => {
     }
   });
 
+  it('lets the operator recover too (admin API), audited as the admin', async () => {
+    const { company, call } = await integration();
+    const endpoint = (await call('', { body: { url: 'http://127.0.0.1:9/in' } })).json;
+    const event = await record(api, company.id, 'lead.created');
+    await sql`
+      insert into webhook_deliveries (company_id, event_id, subscription_id, status, attempt_count, completed_at)
+      select ${company.id}, ${event}, ${endpoint.endpoint_id}, 'failed', 10, now() from generate_series(1, 2)`.execute(api.db);
+    const path = `/companies/${company.id}/webhook-subscriptions/${endpoint.endpoint_id}/recover`;
+    const since = new Date(Date.now() - hour).toISOString();
+    // raw: the admin's recovery is new in this branch; the generated admin client gets it at merge
+    const recovered = await api.admin(path, { body: { since } });
+    expect(recovered.json).toEqual({ recovered: 2, more: false });
+    // raw: as above
+    expect((await api.admin(path, { body: { since } })).json).toEqual({ recovered: 0, more: false });
+    const audit = await webhooksAdmin(api, company.id).auditLog();
+    const rows = audit.data?.results.filter((r) => r.action === 'webhook_subscription.recovered') ?? [];
+    const recoveries = rows.map((r) => `${r.actor}: ${(r.details as { recovered: number }).recovered}`);
+    expect(recoveries.sort()).toEqual(['admin: 0', 'admin: 2']);
+  });
+
   it('never shows or changes another company’s endpoints (404), nor a path that is no id', async () => {
     const mine = await integration();
     const theirs = await integration();
