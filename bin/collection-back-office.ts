@@ -324,3 +324,27 @@ export const events: Folder = {
     { operation: 'getAuditLogExport', expect: 200, query: { from: '{{today}}', to: '{{today}}' } },
   ],
 };
+
+export const webhooks: Folder = {
+  name: 'Webhooks',
+  description:
+    'An integration subscribes itself with its server key (read:webhooks, write:webhooks): the endpoint below takes only `webhook_endpoint.disabled`, so the run sends it nothing, and is deleted at the end.',
+  steps: [
+    {
+      operation: 'createWebhookEndpoint',
+      expect: 201,
+      body: {
+        url: 'https://hooks.example.com/{{runId}}',
+        event_types: ['webhook_endpoint.disabled'],
+        description: 'Postman run {{runId}}',
+      },
+    },
+    { operation: 'listWebhookEndpoints', expect: 200 },
+    { operation: 'getWebhookEndpoint', expect: 200 },
+    { operation: 'updateWebhookEndpoint', expect: 200 },
+    { operation: 'rotateWebhookEndpointSecret', expect: 200 },
+    { operation: 'listWebhookEndpointDeliveries', expect: 200 },
+    { operation: 'recoverWebhookEndpoint', expect: 200, body: { since: '{{nowIso}}' } },
+    { operation: 'deleteWebhookEndpoint', expect: 204 },
+  ],
+};

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { events, leases, maintenance, payments, pipelines, portals, statements } from './collection-back-office';
+import { events, leases, maintenance, payments, pipelines, portals, statements, webhooks } from './collection-back-office';
 import { bookings, catalogue, crm, forms, inbound } from './collection-front-office';
 import { everyRequest, type Folder, type Step } from './collection-steps';
 
@@ -45,6 +45,7 @@ export const folders: Folder[] = [
   portals,
   payments,
   events,
+  webhooks,
 ];
 
 /** What the user sets: the company's host and keys; an inbound channel's token and secrets; the feeds' token. */

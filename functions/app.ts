@@ -23,6 +23,7 @@ import { bookingsAdmin } from './stay/admin';
 import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
+import { webhooks } from './webhooks/index';
 
 const groups = [
   catalogue,
@@ -36,6 +37,7 @@ const groups = [
   portalsGroup,
   paymentsGroup,
   eventsGroup,
+  webhooks,
 ] as const;
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */

@@ -118,6 +118,11 @@ const tags = [
   { name: 'Maintenance', description: 'Jobs, charges, contractors and inspections (server key).' },
   { name: 'Pipelines', description: 'Pipelines, deals and viewings (server key).' },
   {
+    name: 'Webhooks',
+    description:
+      'Webhook endpoints an integration subscribes itself, their signing secrets, deliveries and recovery (server key).',
+  },
+  {
     name: 'Statements',
     description: 'What each owner is owed, month by month, and the accounting journal of a month (server key).',
   },

@@ -14,7 +14,7 @@ import type { WebhookRuntime } from '../../lib/webhooks/types';
 import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
 import type { Company } from '../../schema/platform/db';
 import { presentCompany, presentStoredCompany } from './companies.present';
-import { assertDeliverable } from './webhooks';
+import { assertDeliverable } from '../../lib/webhooks/subscriptions';
 import { stamp } from '../../lib/clock';
 
 /**

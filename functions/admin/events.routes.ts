@@ -4,9 +4,17 @@ import { createRouter } from '../../lib/app';
 import { eventFeed } from '../../lib/event-feed';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody, pageQuery } from '../../schema/common/api';
+import { deliveriesOfSubscription } from '../../lib/webhooks/deliveries';
 import { EventFeedQuery, EventFeedSchema } from '../../schema/platform/events-api';
-import { AdminEventSchema, DeliverySchema, ReplayInput, eventIdParam, subscriptionIdParam } from '../../schema/platform/webhooks';
-import { deliveriesOfEvent, deliveriesOfSubscription, eventsPage, replayed } from './events';
+import {
+  AdminEventSchema,
+  DeliveriesQuery,
+  DeliverySchema,
+  ReplayInput,
+  eventIdParam,
+  subscriptionIdParam,
+} from '../../schema/platform/webhooks';
+import { deliveriesOfEvent, eventsPage, replayed } from './events';
 
 const eventParams = companyParam.extend({ event_id: eventIdParam });
 const deliveryList = z.object({ results: z.array(DeliverySchema), next_cursor: z.string().nullable() });
@@ -42,11 +50,8 @@ const replay = adminRoute({
 const subscriptionDeliveries = adminRoute({
   method: 'get',
   path: '/companies/{company_id}/webhook-subscriptions/{subscription_id}/deliveries',
-  summary: 'A subscription’s deliveries, newest first, with their attempts',
-  request: {
-    params: companyParam.extend({ subscription_id: subscriptionIdParam }),
-    query: z.strictObject({ ...pageQuery, status: z.enum(['pending', 'succeeded', 'failed']).optional() }),
-  },
+  summary: 'A subscription’s deliveries, newest first, with their attempts (by status and when they were made)',
+  request: { params: companyParam.extend({ subscription_id: subscriptionIdParam }), query: DeliveriesQuery },
   responses: { 200: json(deliveryList) },
 });
 

@@ -3,8 +3,8 @@ import type { Db } from '../../lib/db/index';
 import { iso } from '../../lib/dates';
 import { notFound } from '../../lib/errors';
 import { pageOf, paginate } from '../../lib/pagination';
-import { findSubscription, replayEvent } from './webhooks';
-import { presentDeliveries, presentNewDelivery } from './webhooks.present';
+import { presentDeliveries, presentNewDelivery } from '../../lib/webhooks/present';
+import { replayEvent } from './webhooks';
 
 const eventSort = {
   name: 'events',
@@ -13,14 +13,6 @@ const eventSort = {
     { ref: 'id', direction: 'desc', type: 'text' },
   ],
 } as const;
-const deliverySort = {
-  name: 'deliveries',
-  columns: [
-    { ref: 'created_at', direction: 'desc', type: 'timestamptz' },
-    { ref: 'id', direction: 'desc', type: 'uuid' },
-  ],
-} as const;
-
 type Page = { page_size: number; cursor?: string };
 
 /** A page of the company's events, newest first, narrowed to one type when given (404 without the company). */
@@ -65,31 +57,6 @@ export async function deliveriesOfEvent(db: Db, companyId: string, eventId: stri
     db,
     rows.map((r) => r.id),
   );
-}
-
-/** A page of a subscription's deliveries, newest first, narrowed to one status when given. */
-export async function deliveriesOfSubscription(
-  db: Db,
-  companyId: string,
-  subscriptionId: string,
-  query: Page & { status?: 'pending' | 'succeeded' | 'failed' },
-) {
-  await findSubscription(db, companyId, subscriptionId);
-  const rows = await paginate(
-    db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('subscription_id', '=', subscriptionId)
-      .$if(query.status !== undefined, (qb) => qb.where('status', '=', query.status!)),
-    deliverySort,
-    query,
-  ).execute();
-  const page = pageOf(rows, deliverySort, query.page_size);
-  const results = await presentDeliveries(
-    db,
-    page.rows.map((r) => r.id),
-  );
-  return { results, next_cursor: page.next_cursor };
 }
 
 /** The event delivered again to one subscription, its new delivery as shown. */

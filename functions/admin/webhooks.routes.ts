@@ -2,6 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import {
   DeliverySchema,
+  RecoverAnswer,
+  RecoverInput,
   SubscriptionInput,
   SubscriptionSchema,
   SubscriptionUpdate,
@@ -12,16 +14,15 @@ import { adminRoute, companyParam } from '../../lib/admin-route';
 import { iso } from '../../lib/dates';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody } from '../../schema/common/api';
+import { recoverDeliveries } from '../../lib/webhooks/deliveries';
+import { presentNewDelivery, presentSubscription } from '../../lib/webhooks/present';
 import {
   deleteSubscription,
   findSubscription,
   rotateSubscriptionSecret,
-  sendPing,
-  subscribe,
-  subscriptionsOf,
   updateSubscription,
-} from './webhooks';
-import { presentNewDelivery, presentSubscription } from './webhooks.present';
+} from '../../lib/webhooks/subscriptions';
+import { sendPing, subscribe, subscriptionsOf } from './webhooks';
 
 const base = '/companies/{company_id}/webhook-subscriptions';
 const params = companyParam.extend({ subscription_id: subscriptionIdParam });
@@ -76,6 +77,14 @@ const ping = adminRoute({
   responses: { 202: json(DeliverySchema, 'Queued'), 409: json(z.object({}), 'The subscription is disabled') },
 });
 
+const recover = adminRoute({
+  method: 'post',
+  path: `${base}/{subscription_id}/recover`,
+  summary: 'Send again every failed delivery made since a time (500 at a time; a second call sends none twice)',
+  request: { params, body: jsonBody(RecoverInput, { since: '2026-11-21T09:30:00Z' }) },
+  responses: { 200: json(RecoverAnswer), 409: json(z.object({}), 'The subscription is disabled') },
+});
+
 const postSubscription: Handler<typeof create> = async (c) => {
   const { db, webhooks } = c.var.services;
   const { row, secret } = await subscribe(db, c.req.valid('param').company_id, c.req.valid('json'), webhooks);
@@ -118,6 +127,13 @@ const pingHandler: Handler<typeof ping> = async (c) => {
   return c.json(presentNewDelivery(await sendPing(c.var.services.db, company_id, subscription_id, c.var.services.now())), 202);
 };
 
+const recoverHandler: Handler<typeof recover> = async (c) => {
+  const { company_id, subscription_id } = c.req.valid('param');
+  const { db, now } = c.var.services;
+  const since = new Date(c.req.valid('json').since);
+  return c.json(await recoverDeliveries(db, company_id, subscription_id, since, now(), 'admin'), 200);
+};
+
 export const webhookSubscriptions = createRouter()
   .openapi(create, postSubscription)
   .openapi(list, listSubscriptions)
@@ -125,4 +141,5 @@ export const webhookSubscriptions = createRouter()
   .openapi(update, patchSubscription)
   .openapi(remove, deleteSubscriptionHandler)
   .openapi(rotate, rotateSecretHandler)
-  .openapi(ping, pingHandler);
+  .openapi(ping, pingHandler)
+  .openapi(recover, recoverHandler);

@@ -1,10 +1,9 @@
-import { writeAudit } from '../audit';
 import type { Db } from '../db/index';
 import { outboundRunning } from '../outbound';
 import { type AttemptResult, eventBody, post, signedHeaders } from './attempt';
 import type { WebhookRuntime } from './types';
+import { disableSubscription } from './disable';
 import { delayBefore, maxAttempts } from './schedule';
-import { stamp } from '../clock';
 
 /**
  * What became of a delivery: `succeeded`; `failed` for good (410, the last attempt, a disabled subscription or
@@ -75,7 +74,8 @@ type Job = { company_id: string; subscription_id: string };
  * Logs the attempt (when one was made) and moves the delivery on, in one transaction. Decision: every
  * failed attempt is retried on the schedule (3xx, 4xx, 429, 5xx, timeouts, network errors), as Stripe and
  * Svix do, except 410 Gone, which disables the subscription; a `stopReason` (disabled subscription, refused
- * URL) fails it for good.
+ * URL) fails it for good. A delivery that fails its last attempt disables the subscription too when nothing was
+ * delivered to it since that delivery was made (every attempt failed for 3 days: lib/webhooks/disable.ts).
  */
 async function finish(
   db: Db,
@@ -89,7 +89,7 @@ async function finish(
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('webhook_deliveries')
-      .select(['attempt_count', 'status'])
+      .select(['attempt_count', 'status', 'created_at'])
       .where('id', '=', deliveryId)
       .forUpdate()
       .executeTakeFirst();
@@ -128,19 +128,10 @@ async function finish(
       })
       .where('id', '=', deliveryId)
       .execute();
-    if (gone) {
-      await trx
-        .updateTable('webhook_subscriptions')
-        .set({ enabled: false, disabled_reason: 'gone', updated_at: stamp })
-        .where('id', '=', job.subscription_id)
-        .execute();
-      await writeAudit(trx, {
-        companyId: job.company_id,
-        actor: 'system',
-        action: 'webhook_subscription.disabled',
-        subject: job.subscription_id,
-        details: { reason: 'the endpoint answered 410 Gone', delivery_id: deliveryId },
-      });
+    if (gone) await disableSubscription(trx, job, 'gone', { delivery_id: deliveryId });
+    // The last attempt failed: disabled when nothing was delivered to the subscription since this delivery was made.
+    else if (status === 'failed' && stopReason === null && !succeeded) {
+      await disableSubscription(trx, job, 'failing', { delivery_id: deliveryId, failingSince: row.created_at });
     }
     return retry ? 'retry' : succeeded ? 'succeeded' : 'failed';
   });

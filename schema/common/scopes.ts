@@ -19,6 +19,8 @@ export const scopes = [
   'read:invoices',
   'read:events',
   'read:audit',
+  'read:webhooks',
+  'write:webhooks',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

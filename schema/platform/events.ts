@@ -127,6 +127,12 @@ const ListingRatesEventData = z
     description:
       'The id only: event data carries ids and references, so the changed nights are not in it (docs/api-reference.md, "Daily rates"); the audit row keeps the span.',
   });
+// Webhook endpoints through the API (issue 38).
+const WebhookEndpointEventData = z
+  .object({
+    endpoint_id: ref('The webhook endpoint’s id: GET /webhook-endpoints/{id} shows its `disabled_reason`.'),
+  })
+  .openapi('WebhookEndpointEventData', { description: 'The id only: never the URL or the secret.' });
 const PingEventData = z.object({ subscription_id: ref('The subscription the test was sent to.') }).openapi('PingEventData');
 
 type Entry = { data: z.ZodType; when: string };
@@ -233,6 +239,10 @@ export const eventCatalogue = {
   'saved_search.stopped': entry(
     SavedSearchEventData,
     'A saved search was stopped: by the visitor at its link, by staff, or because the person was erased.',
+  ),
+  'webhook_endpoint.disabled': entry(
+    WebhookEndpointEventData,
+    'The platform disabled a webhook endpoint: it answered 410 Gone, or every attempt to it failed for 3 days (a delivery used its 10 attempts and nothing was delivered to it since). Sent to the company’s other endpoints.',
   ),
 } as const satisfies Record<string, Entry>;
 

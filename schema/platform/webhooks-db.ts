@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from '../common/columns';
 
-/** Kysely types of migration 0004: webhook subscriptions, secrets, deliveries, attempts, rebuild jobs. */
+/** Kysely types of migrations 0004 and 0055: webhook subscriptions, secrets, deliveries, attempts, rebuild jobs. */
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -14,6 +14,8 @@ export interface WebhookSubscriptionsTable {
   description: Generated<string>;
   enabled: Generated<boolean>;
   disabled_reason: string | null;
+  /** The server key that made it (migration 0055); null when the operator did. */
+  created_by_key_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -41,6 +43,8 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   created_at: Generated<Date>;
   completed_at: NullableTimestamp;
+  /** When a recovery sent this failed delivery again as a new one (migration 0055). */
+  recovered_at: NullableTimestamp;
 }
 
 export interface WebhookAttemptsTable {

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { instant, pageQuery } from '../common/api';
 import { text } from '../common/text';
 import { eventTypes } from './events';
 
@@ -41,6 +42,10 @@ export const SubscriptionUpdate = z.strictObject({
   enabled: z.boolean().optional(),
 });
 
+/** Why the platform disabled a subscription (null while enabled, or when someone disabled it by hand). */
+export const disabledReason =
+  'Why the platform disabled it: `gone` (the endpoint answered 410 Gone) or `failing` (every attempt failed for 3 days: a delivery used its 10 attempts and nothing was delivered since it was made); the event `webhook_endpoint.disabled` says so. Null while enabled or when disabled by hand; enabling clears it.';
+
 export const SubscriptionSchema = z
   .object({
     id: z.string(),
@@ -48,7 +53,11 @@ export const SubscriptionSchema = z
     event_types: z.array(z.string()),
     description: z.string(),
     enabled: z.boolean(),
-    disabled_reason: z.string().nullable().openapi({ description: '"gone" when the endpoint answered 410.' }),
+    disabled_reason: z.string().nullable().openapi({ description: disabledReason }),
+    created_by_key_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The server key that made it (POST /api/v1/webhook-endpoints); null when the operator did.' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -81,6 +90,10 @@ export const DeliverySchema = z
     last_error: z.string().nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),
+    recovered_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'When a recovery sent this failed delivery again (as a new delivery of the same event).' }),
     attempts: z.array(AttemptSchema),
   })
   .openapi('AdminWebhookDelivery');
@@ -99,3 +112,27 @@ export const AdminEventSchema = z
 export const ReplayInput = z.strictObject({ subscription_id: text().uuid() });
 export const subscriptionIdParam = text().uuid();
 export const eventIdParam = text().regex(/^evt_[A-Za-z0-9]{24}$/, 'An event id (evt_…).');
+
+/** A subscription's deliveries: by status and by when they were made, newest first, in keyset pages. */
+export const DeliveriesQuery = z.strictObject({
+  ...pageQuery,
+  status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+  created_since: instant.optional().openapi({ description: 'Only deliveries made at or after this instant.' }),
+  created_before: instant.optional().openapi({ description: 'Only deliveries made before this instant.' }),
+});
+
+export const RecoverInput = z.strictObject({
+  since: instant.openapi({
+    description: 'Send again every failed delivery made at or after this instant.',
+    example: '2026-11-21T09:30:00Z',
+  }),
+});
+
+export const RecoverAnswer = z
+  .object({
+    recovered: z.number().int().openapi({ description: 'Failed deliveries sent again now, each as a new pending delivery.' }),
+    more: z
+      .boolean()
+      .openapi({ description: 'True when more than 500 were waiting: call again with the same `since` for the next ones.' }),
+  })
+  .openapi('WebhookRecovery');

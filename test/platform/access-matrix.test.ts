@@ -49,7 +49,7 @@ const queries: Record<string, string> = {
   '/admin/v1/companies/{company_id}/audit-log/export': `?from=${day(-1)}&to=${day(0)}`,
 };
 
-function concrete(path: string): string {
+function concrete(path: string, method = 'GET'): string {
   const slug = /\/(availability|quote|calendar\.ics|rates)$/.test(path) ? holidayHome : 'marina-gate-2br-sea-view';
   return (
     (path + (queries[path] ?? ''))
@@ -75,13 +75,15 @@ function concrete(path: string): string {
       .replace('{profile_id}', '00000000-0000-4000-8000-000000000000')
       .replace('{token}', references.feedToken ?? 'x')
       .replace('{number}', references.invoices ?? 'x')
+      // The DELETE of a webhook endpoint removes one of its own, so the other routes keep theirs.
+      .replace('{endpoint_id}', references[method === 'DELETE' ? 'webhook-endpoints/delete' : 'webhook-endpoints'] ?? 'x')
       .replace(/\{[a-z_]+\}/g, 'x')
   );
 }
 
 async function call(op: Operation, options: { key?: string; host?: string; headers?: Record<string, string> } = {}) {
   // raw: every operation of both documents is called as the document declares it, with keys sent right and wrong
-  return api.request(concrete(op.path), {
+  return api.request(concrete(op.path, op.method), {
     method: op.method,
     host: options.host ?? company.host,
     key: options.key,
@@ -174,6 +176,14 @@ beforeAll(async () => {
   bodies['POST /api/v1/job-charges'] = { ...(bodies['POST /api/v1/job-charges'] as object), job: references.jobs };
   const charge = await made(client.POST('/api/v1/job-charges', { body: bodies['POST /api/v1/job-charges'] as never }));
   references['job-charges'] = charge.charge_id;
+  // Webhook endpoints (issue 38): one for their routes, another for the DELETE.
+  for (const name of ['webhook-endpoints', 'webhook-endpoints/delete']) {
+    const body = bodies['POST /api/v1/webhook-endpoints'];
+    // raw: made of the document's example body, as the collections above
+    references[name] = (
+      await api.request('/api/v1/webhook-endpoints', { host: company.host, key: keys.all, body })
+    ).json.endpoint_id;
+  }
   for (const action of ['schedule', 'complete', 'cancel', 'approval']) {
     const job = { home: 'jvc-2br-townhouse', category: 'general', problem: `For ${action}` };
     references[`jobs/${action}`] = (await made(client.POST('/api/v1/jobs', { body: job as never }))).reference;
@@ -362,7 +372,8 @@ describe('scopes', () => {
       for (const scope of op.access.scopes ?? []) {
         const { secret } = await createKey(api, company.id, { scopes: [scope as (typeof scopes)[number]] });
         const res = await call(op, { key: secret });
-        expect([200, 201], `${op.method} ${op.path} with ${scope}: ${res.text}`).toContain(res.status);
+        const succeeded = op.method === 'DELETE' ? [204] : [200, 201];
+        expect(succeeded, `${op.method} ${op.path} with ${scope}: ${res.text}`).toContain(res.status);
       }
     }
   });

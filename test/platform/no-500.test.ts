@@ -185,6 +185,7 @@ for (const field of ['day', 'done_on', 'booked_from', 'booked_to', 'cancelled_fr
   dateFields.add(field);
 for (const field of ['available_from', 'available_to', 'starts_on', 'ends_on', 'published_at']) dateFields.add(field);
 for (const field of ['vat_registered_on', 'valid_from', 'valid_to', 'date']) dateFields.add(field);
+for (const field of ['created_since', 'created_before', 'since']) dateFields.add(field);
 
 /** `value` with each date field (at any depth) replaced by the next edge value, or kept when that is undefined. */
 function withEdges(value: unknown, edges: Array<string | undefined>): unknown {
@@ -441,6 +442,30 @@ describe('no date or instant gives a 500', () => {
       valid_to: '2999-01-31',
     });
     adminSample('PATCH /tax-rates/{rate_id}', `/tax-rates/${open.rows[0]!.id}`, { valid_to: '2999-12-31' });
+    // Webhook endpoints (issue 38): a key's endpoint, its deliveries by time and its recovery; the admin's alike.
+    const hooks = (await createKey(api, company_id, { scopes: ['read:webhooks', 'write:webhooks'] })).secret;
+    // raw: the webhook-endpoint routes are new in this branch; the generated clients get them at merge
+    const endpoint = await api.request('/api/v1/webhook-endpoints', {
+      host,
+      key: hooks,
+      body: { url: 'https://hooks.example.com/no-500' },
+    });
+    const endpointPath = `/webhook-endpoints/${endpoint.json.endpoint_id}`;
+    api1('GET /webhook-endpoints/{endpoint_id}/deliveries', `${endpointPath}/deliveries`, {
+      key: hooks,
+      query: { created_since: at, created_before: day2.concat('T00:00:00Z') },
+    });
+    api1('POST /webhook-endpoints/{endpoint_id}/recover', `${endpointPath}/recover`, { key: hooks, body: { since: at } });
+    const subscription = `/companies/${company_id}/webhook-subscriptions/${endpoint.json.endpoint_id}`;
+    adminSample('POST /companies/{company_id}/webhook-subscriptions/{subscription_id}/recover', `${subscription}/recover`, {
+      since: at,
+    });
+    samples.push({
+      op: 'GET /admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/deliveries',
+      path: `/admin/v1${subscription}/deliveries`,
+      key: api.adminToken,
+      query: { created_since: at, created_before: at },
+    });
     dated = (await documents()).flatMap(operationsTakingDates);
   }, 60_000);
 

@@ -133,6 +133,14 @@ const publicIds = [
   'listEvents',
   'getEventsFeed',
   'getAuditLogExport',
+  'listWebhookEndpoints',
+  'createWebhookEndpoint',
+  'getWebhookEndpoint',
+  'updateWebhookEndpoint',
+  'deleteWebhookEndpoint',
+  'rotateWebhookEndpointSecret',
+  'listWebhookEndpointDeliveries',
+  'recoverWebhookEndpoint',
 ];
 
 describe('operation ids', () => {

@@ -537,6 +537,21 @@ const admin =
     // raw: the admin routes of the budget table, each line sending its route's path as written there
     w.admin(path, body, method);
 
+/**
+ * A webhook-endpoint route sent with a new key holding write:webhooks (issue 38), and an endpoint of its own made
+ * first where `path` names one (`{id}`).
+ */
+const endpoints = async (w: World, path: string, body?: unknown, method = 'POST') => {
+  const key = (await w.keyWith(['write:webhooks'])).secret;
+  // raw: the webhook-endpoint routes are new in this branch; the generated clients get them at merge
+  const send = (p: string, o: { body?: unknown; method?: string }) =>
+    w.api.request(`/api/v1/webhook-endpoints${p}`, { host: w.company.host, key, ...o });
+  const id = path.includes('{id}')
+    ? (await send('', { body: { url: `https://hooks.example.com/${w.unique()}` } })).json.endpoint_id
+    : '';
+  return () => send(path.replace('{id}', id), { body, method });
+};
+
 /** A delivery to an inbound channel's address (as the admin API gave it), its bytes exactly as signed. */
 const deliver = (w: World, url: string, body: string, headers: Record<string, string>) =>
   // raw: a provider's delivery, its bytes exactly as signed (the receiver verifies them)
@@ -660,6 +675,13 @@ const writeBudgets: WriteBudget[] = [
   { route: 'DELETE /admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}', trips: 2, status: 204, arrange: async (w) => admin(w, `/webhook-subscriptions/${(await w.admin('/webhook-subscriptions', { url: `https://hooks.example.com/${w.unique()}` })).json.id}`, undefined, 'DELETE') },
   { route: 'POST /admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/rotate-secret', trips: 2, status: 200, arrange: async (w) => admin(w, `/webhook-subscriptions/${(await w.admin('/webhook-subscriptions', { url: `https://hooks.example.com/${w.unique()}` })).json.id}/rotate-secret`) },
   { route: 'POST /admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/ping', trips: 2, status: 202, arrange: async (w) => admin(w, `/webhook-subscriptions/${(await w.admin('/webhook-subscriptions', { url: `https://hooks.example.com/${w.unique()}` })).json.id}/ping`) },
+  // Webhook endpoints of a server key (functions/webhooks, issue 38): the company and key, then one statement (a new URL's DNS is no trip).
+  { route: 'POST /api/v1/webhook-endpoints', trips: 3, status: 201, arrange: async (w) => endpoints(w, '', { url: `https://hooks.example.com/${w.unique()}` }) },
+  { route: 'PATCH /api/v1/webhook-endpoints/{endpoint_id}', trips: 3, status: 200, arrange: async (w) => endpoints(w, '/{id}', { description: 'Changed' }, 'PATCH') },
+  { route: 'DELETE /api/v1/webhook-endpoints/{endpoint_id}', trips: 3, status: 204, arrange: async (w) => endpoints(w, '/{id}', undefined, 'DELETE') },
+  { route: 'POST /api/v1/webhook-endpoints/{endpoint_id}/rotate-secret', trips: 3, status: 200, arrange: async (w) => endpoints(w, '/{id}/rotate-secret') },
+  { route: 'POST /api/v1/webhook-endpoints/{endpoint_id}/recover', trips: 3, status: 200, arrange: async (w) => endpoints(w, '/{id}/recover', { since: '2026-11-01T00:00:00Z' }) },
+  { route: 'POST /admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/recover', trips: 2, status: 200, arrange: async (w) => admin(w, `/webhook-subscriptions/${(await w.admin('/webhook-subscriptions', { url: `https://hooks.example.com/${w.unique()}` })).json.id}/recover`, { since: '2026-11-01T00:00:00Z' }) },
   { route: 'PATCH /admin/v1/companies/{company_id}', trips: 2, status: 200, arrange: async (w) => () => w.api.admin(`/companies/${w.company.id}`, { body: { name: `Renamed ${w.unique()}` }, method: 'PATCH' }) },
   { route: 'PATCH /admin/v1/companies/{company_id}', case: 'statement_grace_days (the company read, the months closed under the old days recorded)', trips: 3, status: 200, arrange: async (w) => () => w.api.admin(`/companies/${w.company.id}`, { body: { settings: { statement_grace_days: 5 } }, method: 'PATCH' }) },
   { route: 'PUT /admin/v1/companies/{company_id}/spam-check', trips: 2, status: 200, arrange: async (w) => admin(w, '/spam-check', { secret: '1x0000000000000000000000000000000AA' }, 'PUT') },

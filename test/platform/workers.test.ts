@@ -87,7 +87,11 @@ import { docsScriptPath } from '../../lib/security-headers';
  * the free-dates rule of lib/stay/ in the forms Worker that runs it): forms 320.67 -> 339.29, the default -> 574.96,
  * crm -> 316.28 (the erasure's saved searches); budgets 340, 575, 317. Issue 37's daily
  * rates (lib/stay/rates.ts, functions/stay/rates*.ts and rate-push.ts, the schemas and the event's entry), measured in
- * the worktree (2026-11-29): the default 574.05, stay 404.60, crm 316.06 (the event catalogue); budgets 575, 405, 317.
+ * the worktree (2026-11-29): the default 574.05, stay 404.60, crm 316.06 (the event catalogue); budgets 575, 405, 317. Issue 38's webhook
+ * endpoints (the webhooks group's Worker, the event `webhook_endpoint.disabled`, the disable and recovery in
+ * lib/webhooks/), measured with bin/build-workers on main's tree and the worktree side by side: the default 568.00 ->
+ * 571.43, crm 315.88 -> 316.49 (its sweep attempts deliveries: lib/webhooks/disable.ts), the new webhooks Worker
+ * 263.12; budgets 572, 317 and 267.
  */
 const budgets: Record<string, number> = {
   default: 575,
@@ -106,6 +110,8 @@ const budgets: Record<string, number> = {
   payments: 292,
   // Issue 38's events group (the event list and feed, the audit export; reads only, no transport): 233.23 when added.
   events: 237,
+  // Issue 38's webhook endpoints of server keys: 263.12 when added.
+  webhooks: 267,
 };
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);

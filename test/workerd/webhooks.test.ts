@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compatibilityDate, compatibilityFlags } from '../../bin/wrangler-config';
 import { createCompany } from '../../functions/admin/companies';
-import { createSubscription } from '../../functions/admin/webhooks';
+import { createSubscription } from '../../lib/webhooks/subscriptions';
 import { loadConfig } from '../../lib/config';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest } from '../../lib/db/migrate';

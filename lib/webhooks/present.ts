@@ -1,7 +1,8 @@
-import type { Executor } from '../../lib/db/index';
 import type { DeliveryRow, SubscriptionRow } from '../../schema/platform/db';
-import { iso } from '../../lib/dates';
+import type { Executor } from '../db/index';
+import { iso } from '../dates';
 
+/** A subscription as both APIs show it (the admin's subscription, the integration's endpoint): never its secret. */
 export function presentSubscription(row: SubscriptionRow) {
   return {
     id: row.id,
@@ -10,6 +11,7 @@ export function presentSubscription(row: SubscriptionRow) {
     description: row.description,
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
+    created_by_key_id: row.created_by_key_id,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
@@ -31,6 +33,7 @@ function presentDelivery(d: DeliveryRow & { event_type: string }, attempts: Atte
     last_error: d.last_error,
     created_at: iso(d.created_at),
     completed_at: iso(d.completed_at),
+    recovered_at: iso(d.recovered_at),
     attempts: attempts.map((a) => ({
       attempt: a.attempt,
       at: iso(a.at),
