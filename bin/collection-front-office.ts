@@ -257,5 +257,29 @@ export const bookings: Folder = {
         consent_version: '2026-01',
       },
     },
+    { operation: 'getListingRates', expect: 200, path: { slug: 'holidayHome' } },
+    {
+      operation: 'setListingRates',
+      expect: 200,
+      path: { slug: 'holidayHome' },
+      body: { rates: [{ starts_on: '{{in14Days}}', ends_on: '{{in30Days}}', price: '900.00', min_nights: 2 }] },
+    },
+    {
+      operation: 'receiveRatePush',
+      expect: 200,
+      headers: {
+        'webhook-id': 'push_{{runId}}',
+        'webhook-timestamp': '{{nowSeconds}}',
+        'webhook-signature': '{{pricingSignature}}',
+      },
+      body: { listing_id: '{{holidayHome}}', data: [{ date: '{{in90Days}}', price: 950, min_stay: 2 }] },
+      before: [
+        '// As the pricing tool signs: once, PUT /admin/v1/companies/<company>/pricing-tool with {tool, secret}; pricingSecret is that secret.',
+        "const hash = require('crypto-js');",
+        "const signed = pm.variables.replaceIn('push_{{runId}}.{{nowSeconds}}.') + pm.variables.replaceIn(pm.request.body.raw);",
+        "const key = hash.enc.Base64.parse(pm.variables.get('pricingSecret').replace(/^whsec_/, ''));",
+        "pm.variables.set('pricingSignature', 'v1,' + hash.HmacSHA256(signed, key).toString(hash.enc.Base64));",
+      ],
+    },
   ],
 };

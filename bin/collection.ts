@@ -60,6 +60,7 @@ export const settings: Array<[string, string]> = [
   ['whatsappVerifyToken', ''],
   ['propertyFinderToken', ''],
   ['propertyFinderSecret', ''],
+  ['pricingSecret', ''],
   ['signedToken', ''],
   ['signedSecret', ''],
   ['einvoiceSecret', ''],

@@ -55,3 +55,4 @@ create table rate_pushes (
   received_at timestamptz not null,
   primary key (company_id, push_id)
 );
+create index rate_pushes_listing on rate_pushes (listing_id);

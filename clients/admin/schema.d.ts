@@ -340,6 +340,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s audit log of a range of days, as JSON lines or CSV, streamed
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["getCompanyAuditLogExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/companies/{company_id}/webhook-subscriptions": {
         parameters: {
             query?: never;
@@ -432,6 +452,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/webhook-subscriptions/{subscription_id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every failed delivery made since a time (500 at a time; a second call sends none twice)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        post: operations["recoverCompanyWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/companies/{company_id}/events": {
         parameters: {
             query?: never;
@@ -444,6 +484,26 @@ export interface paths {
          * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
          */
         get: operations["listCompanyEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/events/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s events in the order they were committed, after a cursor or an event (what `events listen` follows)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["getCompanyEventsFeed"];
         put?: never;
         post?: never;
         delete?: never;
@@ -500,7 +560,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A subscription’s deliveries, newest first, with their attempts
+         * A subscription’s deliveries, newest first, with their attempts (by status and when they were made)
          * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
          */
         get: operations["listCompanyWebhookSubscriptionDeliveries"];
@@ -759,6 +819,54 @@ export interface paths {
          * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
          */
         delete: operations["deleteCompanyListingBlock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/listings/{slug}/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A holiday home's daily rates and restrictions (the nights with a rule of their own)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["listCompanyListingRates"];
+        /**
+         * Set a holiday home's daily rates and restrictions by ranges of nights (a date's own rule wins)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        put: operations["setCompanyListingRates"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/pricing-tool": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the company’s pricing tool and the secret its pushes are signed with (never shown again)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        put: operations["setCompanyPricingTool"];
+        post?: never;
+        /**
+         * Remove the company’s pricing tool: its pushes are refused
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        delete: operations["deleteCompanyPricingTool"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1224,6 +1332,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Event: {
+            id: string;
+            type: string;
+            created_at: string;
+            caused_by: string;
+            data: {
+                [key: string]: string | number | boolean | null;
+            };
+        };
         /** @description Text per language; a language without text gives the English text. */
         LocalisedText: {
             en: string;
@@ -1291,11 +1408,90 @@ export interface components {
             name: components["schemas"]["LocalisedText"];
             updated_at: string;
         };
+        Rates: {
+            /** @description The home’s English slug. */
+            listing: string;
+            from: string;
+            to: string;
+            /** @description The nights of [from, to) that have a rule of their own. */
+            rates: components["schemas"]["RateRange"][];
+        };
+        /** @description Consecutive nights with the same own rule. */
+        RateRange: {
+            starts_on: string;
+            /** @description The day after the last night. */
+            ends_on: string;
+            price: string | null;
+            min_nights: number | null;
+            max_nights: number | null;
+            closed_to_arrival: boolean;
+            closed_to_departure: boolean;
+            closed: boolean;
+        };
+        RatesChanged: {
+            listing: string;
+            /** @description The first night changed. */
+            starts_on: string;
+            /** @description The day after the last night changed. */
+            ends_on: string;
+            /** @description The nights written. */
+            nights: number;
+            /** @description `rates_over_booking`: a closed night is held by a booking (named); the booking is kept, no new stay may use the night. */
+            warnings: components["schemas"]["Warning"][];
+        };
         Warning: {
             /** @description The spec’s warning code, e.g. `schedule_total_differs`. */
             code: string;
             /** @description What was found, for people. */
             message: string;
+        };
+        RatesInput: {
+            /** @description Ranges of nights, none overlapping another, within today and 730 days ahead and 730 nights from the first to the last. Each night of a range takes the range’s rule and loses any it had; a rule with no price, no stay limits and no restriction removes the nights’ own rules. */
+            rates: components["schemas"]["RateRangeInput"][];
+        };
+        RateRangeInput: {
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            starts_on: string;
+            /**
+             * Format: date
+             * @description The day after the last night of the range.
+             * @example 2026-11-28
+             */
+            ends_on: string;
+            /**
+             * @description The price of each night, in the company’s currency; null: the seasonal, weekend or base price.
+             * @default null
+             */
+            price?: string | null;
+            /**
+             * @description Stays arriving on one of these dates take at least this many nights; null: the home’s `min_nights`.
+             * @default null
+             */
+            min_nights?: number | null;
+            /**
+             * @description Stays arriving on one of these dates take at most this many nights; null: the home’s `max_nights`.
+             * @default null
+             */
+            max_nights?: number | null;
+            /**
+             * @description No stay may start on these dates.
+             * @default false
+             */
+            closed_to_arrival?: boolean;
+            /**
+             * @description No stay may end (check out) on these dates.
+             * @default false
+             */
+            closed_to_departure?: boolean;
+            /**
+             * @description No stay may use these nights: shown as blocked.
+             * @default false
+             */
+            closed?: boolean;
         };
         PipelineList: {
             /** @description Every pipeline of the company, in order. */
@@ -1360,6 +1556,18 @@ export interface components {
             /** @enum {string} */
             code: "permit_missing" | "permit_expired" | "permit_duplicate" | "price_missing" | "too_few_photos" | "description_too_short" | "agent_missing" | "property_type_unknown" | "location_missing" | "size_missing" | "offplan_details_missing";
             message: string;
+        };
+        EventFeed: {
+            /** @description Oldest first, in the order their changes were committed. */
+            results: components["schemas"]["Event"][];
+            /** @description Never null: pass it as `cursor` to follow. A full page means more are ready now; fewer, poll again. */
+            next_cursor: string;
+        };
+        WebhookRecovery: {
+            /** @description Failed deliveries sent again now, each as a new pending delivery. */
+            recovered: number;
+            /** @description True when more than 500 were waiting: call again with the same `since` for the next ones. */
+            more: boolean;
         };
         AdminCompany: {
             id: string;
@@ -1607,8 +1815,10 @@ export interface components {
             event_types: string[];
             description: string;
             enabled: boolean;
-            /** @description "gone" when the endpoint answered 410. */
+            /** @description Why the platform disabled it: `gone` (the endpoint answered 410 Gone) or `failing` (every attempt failed for 3 days: a delivery used its 10 attempts and nothing was delivered since it was made); the event `webhook_endpoint.disabled` says so. Null while enabled or when disabled by hand; enabling clears it. */
             disabled_reason: string | null;
+            /** @description The server key that made it (POST /api/v1/webhook-endpoints); null when the operator did. */
+            created_by_key_id: string | null;
             created_at: string;
             updated_at: string;
         };
@@ -1625,6 +1835,8 @@ export interface components {
             last_error: string | null;
             created_at: string;
             completed_at: string | null;
+            /** @description When a recovery sent this failed delivery again (as a new delivery of the same event). */
+            recovered_at: string | null;
             attempts: components["schemas"]["AdminWebhookAttempt"][];
         };
         AdminWebhookAttempt: {
@@ -1770,6 +1982,16 @@ export interface components {
             note: string;
             /** @description For `turnover`: the stay it follows, a booking’s reference (`B-…`) or an imported block’s `id`; null otherwise. */
             follows: string | null;
+        };
+        PricingTool: {
+            tool: string | null;
+            configured: boolean;
+        };
+        PricingToolInput: {
+            /** @description The tool, e.g. `pricelabs`: the pushes are caused by `inbound:<tool>`. */
+            tool: string;
+            /** @description The secret the tool signs its pushes with (Standard Webhooks), never shown again. */
+            secret: string;
         };
         AdminDraftListing: {
             /** @description The listing request it was made from. */
@@ -2842,7 +3064,7 @@ export interface operations {
                     /** @default  */
                     name?: string;
                     /** @default [] */
-                    scopes?: ("read:listings" | "read:team" | "write:leads" | "read:leads" | "read:contacts" | "write:contacts" | "read:followups" | "write:followups" | "read:members" | "read:leases" | "write:leases" | "read:maintenance" | "write:maintenance" | "read:pipelines" | "write:pipelines" | "read:invoices")[];
+                    scopes?: ("read:listings" | "write:listings" | "read:team" | "write:leads" | "read:leads" | "read:contacts" | "write:contacts" | "read:followups" | "write:followups" | "read:members" | "read:leases" | "write:leases" | "read:maintenance" | "write:maintenance" | "read:pipelines" | "write:pipelines" | "read:invoices" | "read:events" | "read:audit" | "read:webhooks" | "write:webhooks")[];
                     /** @default [] */
                     origins?: string[];
                     /** @description Publishable keys: what the key may send. Default `["enquiry"]`. */
@@ -3811,6 +4033,54 @@ export interface operations {
             };
         };
     };
+    getCompanyAuditLogExport: {
+        parameters: {
+            query: {
+                /** @description The first day of the range (the company’s time zone), included. */
+                from: string;
+                /** @description The last day of the range (the company’s time zone), included. */
+                to: string;
+                /** @description `jsonl` (a JSON object per line, the default) or `csv` (a header line, then a row per entry). */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                company_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries of the range, oldest first, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listCompanyWebhookSubscriptions: {
         parameters: {
             query?: never;
@@ -3874,7 +4144,7 @@ export interface operations {
                      *       "*"
                      *     ]
                      */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -4008,7 +4278,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     /** @description Event types of the spec to send, or ["*"] for every type. */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -4137,6 +4407,72 @@ export interface operations {
             };
         };
     };
+    recoverCompanyWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-21T09:30:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Send again every failed delivery made at or after this instant.
+                     * @example 2026-11-21T09:30:00Z
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The subscription is disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
     listCompanyEvents: {
         parameters: {
             query?: {
@@ -4164,6 +4500,53 @@ export interface operations {
                         results: components["schemas"]["AdminEvent"][];
                         next_cursor: string | null;
                     };
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyEventsFeed: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The `next_cursor` of the previous answer: the events after it. */
+                cursor?: string;
+                /** @description An event id (`evt_…`, as a Last-Event-ID): the events committed after it. Not with `cursor`. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                company_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFeed"];
                 };
             };
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
@@ -4295,6 +4678,10 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. Opaque. */
                 cursor?: string;
                 status?: "pending" | "succeeded" | "failed";
+                /** @description Only deliveries made at or after this instant. */
+                created_since?: string;
+                /** @description Only deliveries made before this instant. */
+                created_before?: string;
             };
             header?: never;
             path: {
@@ -5032,6 +5419,181 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCompanyListingRates: {
+        parameters: {
+            query?: {
+                /** @description The first night; default today (the company’s zone). */
+                from?: string;
+                /** @description The day after the last night; default 365 days after `from`, at most 730. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                company_id: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rates"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setCompanyListingRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RatesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatesChanged"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setCompanyPricingTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PricingToolInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricingTool"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteCompanyPricingTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricingTool"];
+                };
             };
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {

@@ -120,6 +120,14 @@ describe('the Postman collection against the demo company', () => {
         body: { url: 'https://asp.example/einvoices', secret: einvoiceSecret } as never,
       }),
     );
+    // The company's pricing tool, whose daily rates the collection pushes signed.
+    const pricingSecret = 'whsec_Y29sbGVjdGlvbi1ydW4tcHJpY2luZy1zZWNyZXQtMTI=';
+    answered(
+      await admin.PUT('/admin/v1/companies/{company_id}/pricing-tool', {
+        ...of,
+        body: { tool: 'pricelabs', secret: pricingSecret } as never,
+      }),
+    );
     const paymentSecret = 'whsec_collection_run';
     const paymentAccount = answered(
       await admin.POST('/admin/v1/companies/{company_id}/payment-accounts', {
@@ -157,6 +165,7 @@ describe('the Postman collection against the demo company', () => {
             { key: 'signedToken', value: tokenIn(signed.url) },
             { key: 'signedSecret', value: signed.secret as string },
             { key: 'einvoiceSecret', value: einvoiceSecret },
+            { key: 'pricingSecret', value: pricingSecret },
             { key: 'feedToken', value: tokenIn(feeds.results[0]?.url as string) },
             { key: 'paymentAccountId', value: paymentAccount.account_id },
             { key: 'paymentWebhookSecret', value: paymentSecret },

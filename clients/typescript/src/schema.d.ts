@@ -620,6 +620,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/listings/{slug}/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A holiday home’s daily rates and restrictions
+         * @description The nights of [`from`, `to`) that have a rule of their own (a price, a minimum or maximum stay, closed to arrival or departure, closed), as ranges of consecutive nights with the same rule; nights not listed follow the home’s terms and seasons. At most 730 days. 404 for a listing that is not a holiday home of the company.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:listings`.
+         */
+        get: operations["getListingRates"];
+        /**
+         * Set a holiday home’s daily rates and restrictions
+         * @description Each night of each range takes the range’s rule, over the home’s base, weekend and seasonal prices and its terms (a date’s own rule wins); nights outside the ranges keep theirs. One change, in one statement, with the event `listing.rates_changed`. 400 at the field, nothing changed: an inverted or overlapping range, a night before today or more than 730 days ahead, more than 730 nights from the first to the last. A closed night a booking holds answers the warning `rates_over_booking`: the booking is kept.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:listings`.
+         */
+        put: operations["setListingRates"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/inbound/pricing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a pricing tool’s daily prices (PriceLabs and peers)
+         * @description A dynamic-pricing tool pushes one home’s nights by date (`data`: `date`, `price`, `min_stay`, `max_stay`, `check_in`, `check_out`, `unbookable`), up to 730, signed with Standard Webhooks (`webhook-id`, `webhook-timestamp` within 5 minutes, `webhook-signature` with the secret the company set for its tool in the admin API). The company comes from the host; the signature is the only credential: 401 `signature_rejected`, nothing changed. The `webhook-id` is the push’s own id: kept, and a repeat answers `recorded: false` without writing. Bad nights are 400 at `data.<i>.<field>`, nothing changed.
+         *
+         *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
+         */
+        post: operations["receiveRatePush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/leases": {
         parameters: {
             query?: never;
@@ -1564,6 +1614,178 @@ export interface paths {
          *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
          */
         post: operations["receivePaymentWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s events of the last 30 days, newest first, as their deliveries carry them
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:events`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s events in the order they were committed, after a cursor or an event: what `events listen` follows
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:events`.
+         */
+        get: operations["getEventsFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s audit log of a range of days, as JSON lines or CSV, streamed
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:audit`.
+         */
+        get: operations["getAuditLogExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company’s webhook endpoints (every one, the operator’s too), oldest first, in one page
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:webhooks`.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Subscribe a URL to events (the signing secret is shown once)
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:webhooks`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint (why the platform disabled it, if it did)
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:webhooks`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint, its secrets and its delivery log
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:webhooks`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the URL, the event types, the description, or enable/disable
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:webhooks`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new signing secret; deliveries carry both signatures for 24 hours
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:webhooks`.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint’s deliveries, newest first, with their attempts (by status and when they were made)
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:webhooks`.
+         */
+        get: operations["listWebhookEndpointDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpoint_id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every failed delivery made since a time (500 at a time; a second call sends none twice)
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:webhooks`.
+         */
+        post: operations["recoverWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2552,6 +2774,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "listing.rates_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * listing.rates_changed
+         * @description A holiday home’s daily rates or restrictions changed: by staff, an integration’s server key or its pricing tool’s push (one event per change). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["listingRatesChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.succeeded": {
         parameters: {
             query?: never;
@@ -2732,6 +2974,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description The platform disabled a webhook endpoint: it answered 410 Gone, or every attempt to it failed for 3 days (a delivery used its 10 attempts and nothing was delivered to it since). Sent to the company’s other endpoints. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["webhookEndpointDisabledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -2855,6 +3117,11 @@ export interface components {
             /** @description The permit’s number, as the authority issued it. */
             permit_reference: string;
         };
+        /** @description The id only: event data carries ids and references, so the changed nights are not in it (docs/api-reference.md, "Daily rates"); the audit row keeps the span. */
+        ListingRatesEventData: {
+            /** @description The holiday home (listing) id: read its rates (GET /listings/{slug}/rates with a server key, or the admin API) and refresh its prices and calendar. */
+            listing_id: string;
+        };
         /** @description Ids only: never amounts, cards or the payer. One of rent_payment_id and booking_id. */
         PaymentEventData: {
             /** @description The payment’s id (`pay_…`). */
@@ -2910,6 +3177,11 @@ export interface components {
             contact_reference: string;
             /** @description The listing that started matching: GET /saved-searches/{id}/matches names its slugs. */
             listing_id: string;
+        };
+        /** @description The id only: never the URL or the secret. */
+        WebhookEndpointEventData: {
+            /** @description The webhook endpoint’s id: GET /webhook-endpoints/{id} shows its `disabled_reason`. */
+            endpoint_id: string;
         };
         PingEventData: {
             /** @description The subscription the test was sent to. */
@@ -3106,6 +3378,39 @@ export interface components {
         LeadDetails: {
             [key: string]: string | number | boolean | (string | number | boolean)[];
         };
+        RatePush: {
+            /** @description The home: its slug (English or Arabic) or its id. */
+            listing_id: string;
+            /** @description When sent, the company’s currency. */
+            currency?: string;
+            data: {
+                /**
+                 * Format: date
+                 * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+                 * @example 2026-11-28
+                 */
+                date: string;
+                /** @description The night’s price in the company’s currency (a number or a decimal string). */
+                price: number | string;
+                min_stay?: number | null;
+                max_stay?: number | null;
+                /**
+                 * @description False: closed to arrival.
+                 * @default true
+                 */
+                check_in?: boolean;
+                /**
+                 * @description False: closed to departure.
+                 * @default true
+                 */
+                check_out?: boolean;
+                /**
+                 * @description True: closed.
+                 * @default false
+                 */
+                unbookable?: boolean;
+            }[];
+        };
         EinvoiceAnswer: {
             /**
              * Format: uuid
@@ -3136,6 +3441,15 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
+        };
+        Event: {
+            id: string;
+            type: string;
+            created_at: string;
+            caused_by: string;
+            data: {
+                [key: string]: string | number | boolean | null;
+            };
         };
         ListingList: {
             results: components["schemas"]["ListingSummary"][];
@@ -3260,10 +3574,10 @@ export interface components {
                  */
                 date: string;
                 /**
-                 * @description Which price applies to the night.
+                 * @description Which price applies to the night: `daily` is the date’s own price (its daily rate).
                  * @enum {string}
                  */
-                rate: "base" | "weekend" | "season";
+                rate: "base" | "weekend" | "season" | "daily";
                 /**
                  * @description A decimal string in the company’s currency.
                  * @example 850.00
@@ -4039,6 +4353,27 @@ export interface components {
              * @example 15:00
              */
             check_out_time: string;
+            /** @description Dates of the window with a stay rule of their own (daily rates, issue 37), over the terms above: consecutive dates with the same rule merged. Closed nights are in `blocked`; prices are in quotes. */
+            restrictions: {
+                /**
+                 * Format: date
+                 * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+                 * @example 2026-11-28
+                 */
+                starts_on: string;
+                /**
+                 * Format: date
+                 * @description The day after the last date of the range.
+                 * @example 2026-11-28
+                 */
+                ends_on: string;
+                /** @description Stays arriving on these dates: at least (null: `min_nights`). */
+                min_nights: number | null;
+                /** @description Stays arriving on these dates: at most (null: `max_nights`). */
+                max_nights: number | null;
+                closed_to_arrival: boolean;
+                closed_to_departure: boolean;
+            }[];
         };
         BookingRequested: {
             /** @example B-7K3M9Q2XAB */
@@ -4103,6 +4438,100 @@ export interface components {
             website?: string;
         } & {
             [key: string]: unknown;
+        };
+        Rates: {
+            /** @description The home’s English slug. */
+            listing: string;
+            from: string;
+            to: string;
+            /** @description The nights of [from, to) that have a rule of their own. */
+            rates: components["schemas"]["RateRange"][];
+        };
+        /** @description Consecutive nights with the same own rule. */
+        RateRange: {
+            starts_on: string;
+            /** @description The day after the last night. */
+            ends_on: string;
+            price: string | null;
+            min_nights: number | null;
+            max_nights: number | null;
+            closed_to_arrival: boolean;
+            closed_to_departure: boolean;
+            closed: boolean;
+        };
+        RatesChanged: {
+            listing: string;
+            /** @description The first night changed. */
+            starts_on: string;
+            /** @description The day after the last night changed. */
+            ends_on: string;
+            /** @description The nights written. */
+            nights: number;
+            /** @description `rates_over_booking`: a closed night is held by a booking (named); the booking is kept, no new stay may use the night. */
+            warnings: components["schemas"]["Warning"][];
+        };
+        Warning: {
+            /** @description The spec’s warning code, e.g. `schedule_total_differs`. */
+            code: string;
+            /** @description What was found, for people. */
+            message: string;
+        };
+        RatesInput: {
+            /** @description Ranges of nights, none overlapping another, within today and 730 days ahead and 730 nights from the first to the last. Each night of a range takes the range’s rule and loses any it had; a rule with no price, no stay limits and no restriction removes the nights’ own rules. */
+            rates: components["schemas"]["RateRangeInput"][];
+        };
+        RateRangeInput: {
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            starts_on: string;
+            /**
+             * Format: date
+             * @description The day after the last night of the range.
+             * @example 2026-11-28
+             */
+            ends_on: string;
+            /**
+             * @description The price of each night, in the company’s currency; null: the seasonal, weekend or base price.
+             * @default null
+             */
+            price?: string | null;
+            /**
+             * @description Stays arriving on one of these dates take at least this many nights; null: the home’s `min_nights`.
+             * @default null
+             */
+            min_nights?: number | null;
+            /**
+             * @description Stays arriving on one of these dates take at most this many nights; null: the home’s `max_nights`.
+             * @default null
+             */
+            max_nights?: number | null;
+            /**
+             * @description No stay may start on these dates.
+             * @default false
+             */
+            closed_to_arrival?: boolean;
+            /**
+             * @description No stay may end (check out) on these dates.
+             * @default false
+             */
+            closed_to_departure?: boolean;
+            /**
+             * @description No stay may use these nights: shown as blocked.
+             * @default false
+             */
+            closed?: boolean;
+        };
+        RatePushReceipt: {
+            listing: string;
+            /** @description The tool’s own id of the push (its `webhook-id`). */
+            push_id: string;
+            /** @description False: a repeat of a push already recorded; nothing changed. */
+            recorded: boolean;
+            nights: number;
+            warnings: components["schemas"]["Warning"][];
         };
         LeaseList: {
             results: components["schemas"]["Lease"][];
@@ -4245,12 +4674,6 @@ export interface components {
             number: string;
             bank: string;
         } | null;
-        Warning: {
-            /** @description The spec’s warning code, e.g. `schedule_total_differs`. */
-            code: string;
-            /** @description What was found, for people. */
-            message: string;
-        };
         LeaseInput: {
             /**
              * @description A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`.
@@ -5883,6 +6306,102 @@ export interface components {
             payment: string | null;
             /** @enum {string|null} */
             status: "open" | "succeeded" | "failed" | "expired" | "refunded" | null;
+        };
+        EventList: {
+            results: components["schemas"]["Event"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        EventFeed: {
+            /** @description Oldest first, in the order their changes were committed. */
+            results: components["schemas"]["Event"][];
+            /** @description Never null: pass it as `cursor` to follow. A full page means more are ready now; fewer, poll again. */
+            next_cursor: string;
+        };
+        WebhookEndpointList: {
+            results: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        WebhookEndpoint: {
+            url: string;
+            event_types: string[];
+            description: string;
+            enabled: boolean;
+            /** @description Why the platform disabled it: `gone` (the endpoint answered 410 Gone) or `failing` (every attempt failed for 3 days: a delivery used its 10 attempts and nothing was delivered since it was made); the event `webhook_endpoint.disabled` says so. Null while enabled or when disabled by hand; enabling clears it. */
+            disabled_reason: string | null;
+            /** @description The server key that made it (POST /api/v1/webhook-endpoints); null when the operator did. */
+            created_by_key_id: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description The endpoint’s id (a UUID). */
+            endpoint_id: string;
+        };
+        WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
+            /** @description whsec_…: shown once; verify deliveries with it (Standard Webhooks). */
+            secret: string;
+        };
+        WebhookEndpointInput: {
+            /** Format: uri */
+            url: string;
+            /**
+             * @description Event types of the spec to send, or ["*"] for every type.
+             * @default [
+             *       "*"
+             *     ]
+             */
+            event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
+            /** @default  */
+            description?: string;
+            /** @default true */
+            enabled?: boolean;
+        };
+        WebhookEndpointUpdate: {
+            /** Format: uri */
+            url?: string;
+            /** @description Event types of the spec to send, or ["*"] for every type. */
+            event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
+            description?: string;
+            enabled?: boolean;
+        };
+        WebhookEndpointRotated: components["schemas"]["WebhookEndpointWithSecret"] & {
+            /** @description Until then every delivery carries two signatures: the new secret’s, then the previous one’s. */
+            previous_secret_expires_at: string;
+        };
+        WebhookDeliveryList: {
+            results: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        WebhookDelivery: {
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempt_count: number;
+            next_attempt_at: string | null;
+            last_status_code: number | null;
+            last_error: string | null;
+            created_at: string;
+            completed_at: string | null;
+            /** @description When a recovery sent this failed delivery again (as a new delivery of the same event). */
+            recovered_at: string | null;
+            attempts: components["schemas"]["WebhookAttempt"][];
+            delivery_id: string;
+            endpoint_id: string;
+        };
+        WebhookAttempt: {
+            attempt: number;
+            at: string;
+            status_code: number | null;
+            duration_ms: number;
+            error: string | null;
+        };
+        WebhookRecovery: {
+            /** @description Failed deliveries sent again now, each as a new pending delivery. */
+            recovered: number;
+            /** @description True when more than 500 were waiting: call again with the same `since` for the next ones. */
+            more: boolean;
         };
     };
     responses: never;
@@ -8777,6 +9296,227 @@ export interface operations {
             };
             /** @description The spam check could not be asked (`spam_check_unavailable`); nothing was recorded. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getListingRates: {
+        parameters: {
+            query?: {
+                /** @description The first night; default today (the company’s zone). */
+                from?: string;
+                /** @description The day after the last night; default 365 days after `from`, at most 730. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The own rules of the window’s nights */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rates"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setListingRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rates": [
+                 *         {
+                 *           "starts_on": "2027-01-01",
+                 *           "ends_on": "2027-01-03",
+                 *           "price": "900.00",
+                 *           "min_nights": 2
+                 *         },
+                 *         {
+                 *           "starts_on": "2027-01-03",
+                 *           "ends_on": "2027-01-04",
+                 *           "closed_to_arrival": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RatesInput"];
+            };
+        };
+        responses: {
+            /** @description Written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatesChanged"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    receiveRatePush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The push, exactly as signed. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RatePush"];
+            };
+        };
+        responses: {
+            /** @description Verified and recorded (or a repeat: `recorded: false`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatePushReceipt"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `signature_rejected`: the signature is missing, wrong or out of time, or the company has no pricing tool. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13691,6 +14431,791 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The `next_cursor` of the previous page. Opaque. */
+                cursor?: string;
+                /** @description Only events of this type (e.g. `booking.confirmed`). */
+                type?: string;
+                /** @description Only events recorded at or after this instant (within the 30 days). */
+                since?: string;
+                /** @description Only events recorded before this instant. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEventsFeed: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The `next_cursor` of the previous answer: the events after it. */
+                cursor?: string;
+                /** @description An event id (`evt_…`, as a Last-Event-ID): the events committed after it. Not with `cursor`. */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events ready after the place, and the place to follow from */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFeed"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuditLogExport: {
+        parameters: {
+            query: {
+                /** @description The first day of the range (the company’s time zone), included. */
+                from: string;
+                /** @description The last day of the range (the company’s time zone), included. */
+                to: string;
+                /** @description `jsonl` (a JSON object per line, the default) or `csv` (a header line, then a row per entry). */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries of the range, oldest first, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/property-api",
+                 *       "event_types": [
+                 *         "lead.created",
+                 *         "booking.confirmed"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its signing secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "CRM sync (production)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointRotated"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookEndpointDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The `next_cursor` of the previous page. Opaque. */
+                cursor?: string;
+                status?: "pending" | "succeeded" | "failed";
+                /** @description Only deliveries made at or after this instant. */
+                created_since?: string;
+                /** @description Only deliveries made before this instant. */
+                created_before?: string;
+            };
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-21T09:30:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Send again every failed delivery made at or after this instant.
+                     * @example 2026-11-21T09:30:00Z
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description How many were sent again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The endpoint is disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     leadCreatedEvent: {
         parameters: {
             query?: never;
@@ -16288,6 +17813,59 @@ export interface operations {
             };
         };
     };
+    listingRatesChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "listing.rates_changed";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["ListingRatesEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     paymentSucceededEvent: {
         parameters: {
             query?: never;
@@ -16738,6 +18316,59 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["SavedSearchEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "webhook_endpoint.disabled";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["WebhookEndpointEventData"];
                 };
             };
         };
