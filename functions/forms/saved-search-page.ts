@@ -110,7 +110,7 @@ export function savedSearchStep(to: 'active' | 'stopped') {
     await stepSearch(
       c.var.services.db,
       found.company_id,
-      { id: found.id },
+      found.id,
       to,
       { causedBy: actorOf(c.var.caller), reason },
       c.var.services.now(),

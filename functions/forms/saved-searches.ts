@@ -29,7 +29,7 @@ const invalid = (path: string, code: string, message: string) =>
   new ApiError('invalid_request', 'The saved search is not a search of GET /listings.', { errors: [{ path, code, message }] });
 
 /** A search as kept: its canonical query string, and its filters as the list reads them. */
-export type ParsedSearch = { search: string; filters: SavedFiltersValue; raw: Record<string, string> };
+export type ParsedSearch = { search: string; filters: SavedFiltersValue };
 
 /**
  * The saved search of a query string of `GET /listings` (a leading `?` allowed): its filters checked as the list checks
@@ -56,7 +56,7 @@ export function parseSearch(text: string): ParsedSearch {
     throw new ApiError('invalid_request', 'The saved search is not a search of GET /listings.', { errors });
   }
   const kept = filterNames.filter((name) => raw[name] !== undefined).map((name) => [name, raw[name] as string]);
-  return { search: new URLSearchParams(kept).toString(), filters: parsed.data, raw: Object.fromEntries(kept) };
+  return { search: new URLSearchParams(kept).toString(), filters: parsed.data };
 }
 
 /** Where a saved search may go: the visitor confirms a pending one; the visitor, staff or an erasure stop it. */
@@ -151,26 +151,25 @@ export async function saveSearch(
 export type SearchStep = { causedBy: CausedBy; reason?: SavedSearchStopReason };
 
 /**
- * Confirms or stops the saved search `where` finds (by its token's hash, or staff's id), in one statement: the bare
+ * Confirms or stops the company's saved search `id` (the visitor's page found it by its token), in one statement: the bare
  * row locked, moved as {@link savedSearchMachine} allows, with its event. Answers the status it had and has now;
  * undefined when none is found. A step it cannot take changes nothing (the caller says why).
  */
 export async function stepSearch(
   db: Executor,
   companyId: string,
-  where: { tokenHash: Uint8Array } | { id: string },
+  id: string,
   to: Exclude<SavedSearchStatus, 'pending'>,
   by: SearchStep,
   now: Date,
 ): Promise<{ id: string; before: SavedSearchStatus; after: SavedSearchStatus } | undefined> {
   const from = savedSearchStatuses.filter((status) => canMove(savedSearchMachine, status, to));
   const step = to === 'active' ? 'confirm' : 'stop';
-  const found = 'id' in where ? sql`s.id = ${where.id}::uuid` : sql`s.token_hash = ${where.tokenHash}::bytea`;
   const type = step === 'confirm' ? 'saved_search.confirmed' : 'saved_search.stopped';
   const { rows } = await sql<{ id: string; before: SavedSearchStatus; after: SavedSearchStatus }>`
     with target as (
       select s.id, s.status, s.contact_id from saved_searches s
-      where s.company_id = ${companyId}::uuid and ${found}
+      where s.company_id = ${companyId}::uuid and s.id = ${id}::uuid
       for update
     ),
     moved as (
@@ -195,7 +194,7 @@ export async function stepSearch(
 
 /** Staff's stop (write:leads): 404 for another company's or an unknown search; 409 for a stopped one. */
 export async function stopByStaff(db: Executor, companyId: string, id: string, causedBy: CausedBy, now: Date): Promise<void> {
-  const stepped = await stepSearch(db, companyId, { id }, 'stopped', { causedBy, reason: 'staff' }, now);
+  const stepped = await stepSearch(db, companyId, id, 'stopped', { causedBy, reason: 'staff' }, now);
   if (!stepped) throw notFound(`The saved search ${id}`);
   checkMove(savedSearchMachine, id, stepped.before, 'stopped', 'status');
 }
