@@ -1,3 +1,4 @@
+import Big from 'big.js';
 import type { Executor } from '../../lib/db/index';
 import { type KeysetSort, pageOf } from '../../lib/pagination';
 import { type FreeDatesAsk, freeStayQuote, homesFacts, withinTotal } from '../../lib/stay/quote';
@@ -63,4 +64,59 @@ export async function freeHomesPage<Row extends Candidate>(
     if (chunk.next_cursor === null) return { rows: found, next_cursor: null, quotes };
     cursor = chunk.next_cursor;
   }
+}
+
+/** Homes whose facts are read in one statement when counting (the ids of a chunk go in one `in` list). */
+const countChunk = 500;
+
+/** A candidate as the counts read it: what the four facets group by. */
+type Counted = { id: string; listing_type: string; bedrooms: number | null; area_slug: string | null; area_name: unknown };
+
+/**
+ * Facets with free dates (docs/api-reference.md, "Facets"): every candidate the other filters keep (one statement),
+ * their facts a chunk at a time, counted in the shape the page's statement gives (facets.ts `facetsMember`) over the
+ * homes that take the stay within the asked total. The price facet counts each home's quote total, as `price_min` and
+ * `price_max` read it with dates; `band` is the number of `edges` at or under it, as the statement's `width_bucket`.
+ */
+export async function freeHomesCounts(
+  db: Executor,
+  company: Company,
+  candidates: () => Promise<Counted[]>,
+  ask: FreeDatesAsk,
+  edges: readonly string[],
+  now: Date,
+): Promise<Record<'type' | 'area' | 'bedrooms' | 'price', unknown[][]>> {
+  const rows = await candidates();
+  const tally = { type: new Map<string, unknown[]>(), area: new Map(), bedrooms: new Map(), price: new Map() };
+  const count = (facet: keyof typeof tally, key: string, row: unknown[]) => {
+    const known = (tally[facet] as Map<string, unknown[]>).get(key) ?? [...row, 0];
+    known[known.length - 1] = Number(known.at(-1)) + 1;
+    (tally[facet] as Map<string, unknown[]>).set(key, known);
+  };
+  for (let start = 0; start < rows.length; start += countChunk) {
+    const chunk = rows.slice(start, start + countChunk);
+    const facts = await homesFacts(
+      db,
+      company,
+      chunk.map((row) => row.id),
+      ask,
+      now,
+    );
+    for (const row of chunk) {
+      const home = facts.get(row.id);
+      const quote = home && freeStayQuote(company, home, ask, now);
+      if (!quote || !withinTotal(quote, ask.total)) continue;
+      count('type', row.listing_type, [row.listing_type]);
+      if (row.area_slug !== null) count('area', row.area_slug, [row.area_slug, row.area_name]);
+      if (row.bedrooms !== null) count('bedrooms', String(row.bedrooms), [row.bedrooms]);
+      const band = edges.filter((edge) => new Big(quote.total).gte(edge)).length;
+      count('price', String(band), [row.listing_type, band]);
+    }
+  }
+  return {
+    type: [...tally.type.values()],
+    area: [...tally.area.values()],
+    bedrooms: [...tally.bedrooms.values()],
+    price: [...tally.price.values()],
+  };
 }

@@ -9,7 +9,7 @@ import { queryWords } from '../../lib/search-text';
 import type { FacetName } from '../../schema/catalogue/listings';
 import { facetsMember, priceBands, withFacets } from './facets';
 import { distanceKm } from '../../lib/listing-geo';
-import { type FreeDatesAsk, freeHomesPage } from './free-dates';
+import { type FreeDatesAsk, freeHomesCounts, freeHomesPage } from './free-dates';
 import { applyFilters, enabledTypes, type ListingFilters, publishedListings } from '../../lib/listing-filters';
 import { listingSorts, relevanceSort } from './listings';
 import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredForm } from './renders';
@@ -54,11 +54,6 @@ export async function listingPage(
   const company = render.company;
   const words = q === undefined ? [] : queryWords(q);
   const order = orderOf(sort, words, company.id);
-  if (facets && check_in !== undefined) {
-    // Free homes are found by the calendar rule in TypeScript, not by the statement that counts (decision, "Facets").
-    const message = 'Facets are not counted with free dates: ask for them without check_in and check_out.';
-    throw new ApiError('invalid_request', message, { errors: [{ path: 'facets', code: 'facets_with_dates', message }] });
-  }
   const dates = check_in !== undefined && check_out !== undefined && now ? { checkIn: check_in, checkOut: check_out } : undefined;
   const ask = dates && datesAsked(company, { ...dates, guests: guests ?? 1 }, filters);
   // With dates the price filters apply to each home's quote (free-dates.ts), not to its nightly price.
@@ -79,7 +74,7 @@ export async function listingPage(
   const read = async (from: string | undefined, size: number) => {
     const paged = paginate(withStoredForm(query, render, form), order, { page_size: size, cursor: from });
     const selected = near ? paged.select(sql<string>`round(${distanceKm(near)}::numeric, 2)::text`.as('distance_km')) : paged;
-    if (!facets || !bands) return (await runNamed(db, selected.compile())).rows;
+    if (!facets || !bands || ask) return (await runNamed(db, selected.compile())).rows;
     // The counts in the page's statement: one row carries them (a row of nulls besides them when the page is empty).
     const { rows } = await runNamed(db, withFacets(selected, query, facets, bands, order).compile(db));
     counted = rows.find((row) => row.facets != null)?.facets;
@@ -89,6 +84,15 @@ export async function listingPage(
     ask && now
       ? await freeHomesPage(db, company, order, read, { page_size, cursor }, ask, now)
       : { ...pageOf(await read(cursor, page_size), order, page_size), quotes: undefined };
+  if (ask && now && facets && bands) {
+    // Free homes are found by the calendar rule in TypeScript: their counts too, over every candidate (free-dates.ts).
+    const candidates = () =>
+      query
+        .leftJoin('areas as fa', 'fa.id', 'l.area_id')
+        .select(['l.id', 'l.listing_type', 'l.bedrooms', 'fa.slug_en as area_slug', 'fa.name as area_name'])
+        .execute();
+    counted = await freeHomesCounts(db, company, candidates, ask, bands.holiday_home, now);
+  }
   const member = (row: (typeof page.rows)[number]) => {
     const parts: string[] = [];
     if (near) parts.push(`"distance_km":${Number((row as Record<string, unknown>).distance_km)}`);

@@ -98,6 +98,45 @@ describe('free dates', () => {
     expect(new Set(walked).size).toBe(walked.length);
   });
 
+  it('counts facets over the free homes alone, the price facet in bands of each quote’s total', async () => {
+    // One home blocked on the stay's nights: found by the words, but not free, so counted nowhere.
+    expect((await addBlock(ctx, homes[3] as string, day(120), day(124))).status).toBe(201);
+    /** The documented default bands of holiday homes (docs/api-reference.md, "Facets"), written again here. */
+    const edges = ['300', '500', '750', '1000', '1500', '2500'];
+    type Full = Found & { listing_type: string; bedrooms: number | null; area: { slug: { en: string }; name: unknown } | null };
+    const tally = (keys: Array<[string, Record<string, unknown>]>) => {
+      const counts = new Map<string, Record<string, unknown> & { count: number }>();
+      for (const [key, entry] of keys) counts.set(key, { ...entry, count: (counts.get(key)?.count ?? 0) + 1 });
+      return [...counts.values()];
+    };
+    const byCount = (list: Array<{ count: number }>) =>
+      [...list].sort((a, b) => b.count - a.count || JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    for (const more of [{}, { price_max: '1500' }]) {
+      const page = await found(day(120), day(123), 2, { ...more, facets: 'type,area,bedrooms,price' });
+      const results = page.results as Full[];
+      expect(results.map((r) => r.slug.en)).not.toContain(homes[3]);
+      expect(results.length).toBeGreaterThan(0);
+      const band = (total: string) => edges.filter((edge) => new Big(total).gte(edge)).length;
+      const expected = {
+        type: tally(results.map((r) => [r.listing_type, { value: r.listing_type }])),
+        area: tally(results.filter((r) => r.area).map((r) => [r.area!.slug.en, { value: r.area!.slug.en, name: r.area!.name }])),
+        bedrooms: tally(results.filter((r) => r.bedrooms !== null).map((r) => [String(r.bedrooms), { value: r.bedrooms }])),
+        price: tally(
+          results.map((r) => {
+            const i = band(r.quote!.total);
+            return [String(i), { type: 'holiday_home', min: i === 0 ? '0' : edges[i - 1], max: edges[i] ?? null }];
+          }),
+        ),
+      };
+      const facets = (page as unknown as { facets: Record<string, Array<{ count: number }>> }).facets;
+      for (const name of ['type', 'area', 'bedrooms', 'price'] as const)
+        expect(byCount(facets[name] ?? []), `${name} ${JSON.stringify(more)}`).toEqual(byCount(expected[name]));
+      // The page itself is the page without facets.
+      const plain = await found(day(120), day(123), 2, more);
+      expect(plain.results).toEqual(page.results);
+    }
+  });
+
   it('is never kept: no ETag to revalidate, Cache-Control no-store', async () => {
     const res = await search({ check_in: day(50), check_out: day(51) });
     expect(res.status).toBe(200);

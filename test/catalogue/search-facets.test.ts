@@ -243,11 +243,6 @@ describe('refusals of facets', () => {
     },
   );
 
-  it('refuses facets with free dates (the calendar rule is no statement that counts)', async () => {
-    const query = { facets: 'type', check_in: '2030-02-12', check_out: '2030-02-19' };
-    expect(await refused(query)).toEqual([expect.objectContaining({ path: 'facets', code: 'facets_with_dates' })]);
-  });
-
   it('is not a parameter of the map', async () => {
     const { response } = await catalogue(api, host).client.GET('/api/v1/listings/map', {
       params: { query: { facets: 'type' } as never },
