@@ -111,7 +111,7 @@ describe('free dates', () => {
     };
     const byCount = (list: Array<{ count: number }>) =>
       [...list].sort((a, b) => b.count - a.count || JSON.stringify(a).localeCompare(JSON.stringify(b)));
-    for (const more of [{}, { price_max: '1500' }]) {
+    for (const more of [{}, { price_max: '1500' }] as Array<Record<string, string>>) {
       const page = await found(day(120), day(123), 2, { ...more, facets: 'type,area,bedrooms,price' });
       const results = page.results as Full[];
       expect(results.map((r) => r.slug.en)).not.toContain(homes[3]);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type ServerType, serve } from '@hono/node-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { importBatchSize } from '../../functions/catalogue/content';
 import { demo } from '../support/harness';
 import { adminOf, createCompany, useApi } from '../support/world';
@@ -125,7 +125,8 @@ describe('catalogue import in batches', () => {
       const file = join(tmpdir(), `import-${company.id}.json`);
       await writeFile(file, JSON.stringify({ areas: demo.areas, listings: bulk(importBatchSize + 1) }));
       const env = { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: api.adminToken };
-      const args = ['--import', 'tsx', 'bin/admin.ts', 'catalogue', 'import', company.id, file];
+      // bin/admin.ts as this run bundled it (test/support/global-setup.ts)
+      const args = [inject('adminCli'), 'catalogue', 'import', company.id, file];
       const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { env });
       expect(JSON.parse(stdout)).toMatchObject({ listings: importBatchSize + 1 });
       expect(stderr).toContain(`batch 1/2: ${importBatchSize}/${importBatchSize + 1} listings`);

@@ -1,17 +1,20 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createHash } from 'node:crypto';
 import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPGlite } from '../../lib/db/pglite';
 import { openPostgres } from '../../lib/db/postgres';
+// @ts-expect-error: plain JavaScript (bin/build-server.mjs), no declarations
+import { bundleOf } from '../../bin/build-server.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteSnapshot: string;
     databaseUrl: string;
+    adminCli: string;
   }
 }
 
@@ -19,7 +22,18 @@ declare module 'vitest' {
  * Migrates once per run. On PostgreSQL (DATABASE_URL) the test files share the database and isolate by
  * company; on PGlite each file opens its own copy of a migrated snapshot (creating one takes seconds).
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The admin command line as one bundle of this run's own (a folder per process: CI runs two passes side by side),
+  // as `npm start` runs the server: a command starts in a fraction of a second where tsx compiles it each time (several
+  // seconds on a loaded machine; test/support/admin-cli.ts). The tests of `npm run admin` itself still go through tsx.
+  const adminCli: string = await bundleOf('bin/admin.ts', `dist/test-${process.pid}/admin.mjs`);
+  project.provide('adminCli', adminCli);
+  const teardown = () => rm(dirname(adminCli), { recursive: true, force: true });
+  await prepareDatabase(project);
+  return teardown;
+}
+
+async function prepareDatabase(project: TestProject): Promise<void> {
   const migrations = await readSqlMigrations();
   const databaseUrl = process.env.DATABASE_URL ?? '';
   project.provide('databaseUrl', databaseUrl);

@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { listenUserAgent } from '../../bin/admin-listen';
 import { cliTimeout } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
@@ -47,9 +46,9 @@ type Listener = { output: () => string; ready: Promise<string>; exited: Promise<
 
 /** The CLI's `events listen …` in a child process: its output, its session secret once ready, its exit code. */
 function listener(args: string[]): Listener {
-  const tsx = join(repo, 'node_modules/tsx/dist/loader.mjs');
   const env = bareEnv({ ADMIN_URL: base, ADMIN_TOKEN: api.adminToken });
-  const child = spawn(process.execPath, ['--import', tsx, 'bin/admin.ts', 'events', 'listen', ...args], {
+  // bin/admin.ts as this run bundled it (test/support/global-setup.ts)
+  const child = spawn(process.execPath, [inject('adminCli'), 'events', 'listen', ...args], {
     cwd: repo,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
