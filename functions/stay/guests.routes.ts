@@ -43,6 +43,7 @@ const arrivalsRoute = adminRoute({
 const detRoute = adminRoute({
   method: 'get',
   path: '/companies/{company_id}/arrivals/det.csv',
+  operationId: 'getCompanyArrivalsDetCsv',
   summary: 'The registered guests arriving on a day, as a CSV for the DET portal (personal data: audited)',
   request: { params: companyParam, query: DetExportQuery },
   responses: {
