@@ -11,7 +11,7 @@ import type { BookingRow } from '../../schema/stay/db';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
 import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
-import { registeredGuestsSql, registrationWarnings } from './guests';
+import { registeredGuestsSql, registrationRequiredSql, registrationWarnings } from './guests';
 import type { Stay } from '../../lib/stay/rules';
 import { stamp } from '../../lib/clock';
 import {
@@ -115,6 +115,7 @@ type StepRead = ShownBookingRow & {
   stale_imports?: StaleImport[];
   paid_online?: boolean;
   registered_guests?: number | null;
+  registration_required?: boolean;
 } & Partial<OfflineBookingRead>;
 
 /** What a staff step answers: the booking as staff see it, and its warnings (a confirm's `import_stale`). */
@@ -154,6 +155,7 @@ export function stepBooking(
           staleImportsColumn(companyId, sql`b.listing_id`, now).as('stale_imports'),
           // Guest registration (issue 37, guests.ts): a confirmed booking whose guests are not all registered is warned of.
           registeredGuestsSql.as('registered_guests'),
+          registrationRequiredSql.as('registration_required'),
         ]),
       )
       .$if(action === 'cancel', (qb) =>
@@ -237,7 +239,9 @@ export function stepBooking(
       booking: changed,
       warnings: [
         ...importStaleWarnings(booking.stale_imports ?? []),
-        ...(action === 'confirm' ? registrationWarnings(reference, booking.guests, booking.registered_guests ?? null) : []),
+        ...(booking.registration_required
+          ? registrationWarnings(reference, booking.guests, booking.registered_guests ?? null)
+          : []),
       ],
       paidOnline: booking.paid_online === true,
     };

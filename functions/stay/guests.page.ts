@@ -9,7 +9,7 @@ import { pageHeaders, sentFromOwnPage } from '../../lib/pages';
 import { readGuestForm } from '../../schema/stay/guests';
 import { registrationSection } from './guest-form';
 import { guestTexts } from './guest-texts';
-import { registeredGuestsSql, registerGuests, registrationOpen } from './guests';
+import { registeredGuestsSql, registerGuests, registrationOpen, registrationRequired } from './guests';
 import { notFound, ofStayToken, page, stayCompany } from './page';
 import { stayLanguage, stayTexts } from './page-texts';
 
@@ -59,7 +59,11 @@ export function registerStayGuests() {
       );
     if (!sentFromOwnPage(c)) return refuse('origin_not_allowed', 'The form was sent from another site.', 403);
     const closed = () => refuse('registration_closed', t.closed, 409);
-    if (!registrationOpen({ status: booking.status, check_out: booking.check_out, lapsed: booking.lapsed === true }, today)) {
+    const open = registrationOpen(
+      { status: booking.status, check_out: booking.check_out, lapsed: booking.lapsed === true },
+      today,
+    );
+    if (!registrationRequired(company.settings) || !open) {
       return closed();
     }
     let form: Record<string, unknown>;

@@ -22,6 +22,17 @@ export const guestConsentVersion = '2026-11';
 /** How long a registration is kept after the check-out day (DET's five years). */
 const keptFor = sql`interval '5 years'`;
 
+/**
+ * Whether a company's guests must be registered: DET's rule binds holiday homes in Dubai, the company's market
+ * (settings `market`, as the advertising permits' rules): elsewhere the stay page shows no form and confirming warns of
+ * nothing.
+ */
+export const registrationRequired = (settings: { market?: string | null }) => settings.market === 'dubai';
+
+/** {@link registrationRequired} of the company of a booking `b`, as a column of a read of `bookings as b`. */
+export const registrationRequiredSql = sql<boolean>`coalesce((select c.settings->>'market' = 'dubai'
+  from companies c where c.id = b.company_id), false)`;
+
 /** A booking of the stay page, as its registration needs it. */
 export type RegisteringBooking = { id: string; reference: string; listing_id: string; guests: number };
 

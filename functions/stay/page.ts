@@ -21,7 +21,7 @@ import { refundQuietly } from '../../lib/payments/settle';
 import { stepBooking } from './bookings';
 import { todayIn } from '../../lib/dates';
 import { registrationSection } from './guest-form';
-import { registeredGuestsSql, registrationOpen } from './guests';
+import { registeredGuestsSql, registrationOpen, registrationRequired } from './guests';
 
 /**
  * The guest's stay page: HTML on the company's host at /stay/{token}, the address the booking request
@@ -137,12 +137,14 @@ export function stayPage() {
     // The guest may cancel a booking that holds its dates until its check-in day begins (cancelStay below).
     const cancellable = booking.status !== 'cancelled' && !lapsed && new Date(booking.arrival).getTime() > now.getTime();
     const freeUntil = new Date(booking.free_until);
-    // Guest registration (issue 37, guest-form.ts): the state, and the form while the booking takes one.
-    const registration = registrationSection(language, token, {
-      expected: booking.guests,
-      registered: booking.registered,
-      open: registrationOpen({ status: booking.status, check_out: booking.check_out, lapsed }, todayIn(company.time_zone, now)),
-    });
+    // Guest registration (issue 37, guest-form.ts): in Dubai, the state, and the form while the booking takes one.
+    const registration =
+      registrationRequired(company.settings) &&
+      registrationSection(language, token, {
+        expected: booking.guests,
+        registered: booking.registered,
+        open: registrationOpen({ status: booking.status, check_out: booking.check_out, lapsed }, todayIn(company.time_zone, now)),
+      });
     const body = html`<main>
 <h1>${t.title}: ${title}</h1>
 <p>${t.reference}: <strong data-reference>${booking.reference}</strong></p>
@@ -193,7 +195,7 @@ ${booking.late_cancellation_refund_percent < 100 ? html`<p>${t.lateRefund(bookin
 </section>`
     : ''
 }
-${booking.status === 'cancelled' ? '' : registration}
+${booking.status === 'cancelled' || !registration ? '' : registration}
 </main>`;
     return c.html(page(language, `${t.title}: ${title}`, body), 200, headers);
   };

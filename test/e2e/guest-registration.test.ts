@@ -31,7 +31,7 @@ beforeAll(async () => {
   // The company answers on a loopback address of its own, so the browser reaches its host as a guest would.
   const byte = () => 1 + Math.floor(Math.random() * 254);
   address = `127.${byte()}.${byte()}.${byte()}`;
-  ctx = await setup({ api, overrides: { hosts: [address] } });
+  ctx = await setup({ api, settings: { market: 'dubai' }, overrides: { hosts: [address] } });
   home = await newHome(ctx, { price: '400.00', bedrooms: 3, max_guests: 6 });
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: api.app.fetch, port: 0, hostname: address }, (info: AddressInfo) => resolve(info.port));

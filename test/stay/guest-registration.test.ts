@@ -10,7 +10,8 @@ import { book, bookingEvents, day, newHome, step, stays, useStay } from './suppo
  * list and its event, staff's audited reads, the arrivals list and DET's CSV, the confirm's warning, the erasure five
  * years after check-out, and the guest data found nowhere else.
  */
-const ctx = useStay();
+// DET's rule binds holiday homes in Dubai: the company's market (settings `market`).
+const ctx = useStay({ settings: { market: 'dubai' } });
 let home: string;
 const nights = stays(40);
 
@@ -151,6 +152,31 @@ describe('the stay page’s guest registration', () => {
       logged,
     ]);
     for (const secret of secrets) expect(everywhere).not.toContain(secret);
+  });
+
+  it('is not asked by a company outside Dubai: no form, no form taken, no warning on confirm', async () => {
+    await ctx.api.db
+      .updateTable('companies')
+      .set({ settings: sql`settings - 'market'` })
+      .where('id', '=', ctx.company.id)
+      .execute();
+    try {
+      const booking = await book(ctx, home, ...nights(), { guests: 2 });
+      const page = await openPage(booking.stay_url);
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain('data-registration');
+      const refused = await postGuests(booking.stay_url, formOf([threeGuests[1]] as never));
+      expect(refused.status).toBe(409);
+      expect(await registrationRow(booking.reference)).toBeUndefined();
+      const confirmed = await step(ctx, booking.reference, 'confirm');
+      expect(confirmed.json.warnings).toEqual([]);
+    } finally {
+      await ctx.api.db
+        .updateTable('companies')
+        .set({ settings: sql`settings || '{"market":"dubai"}'::jsonb` })
+        .where('id', '=', ctx.company.id)
+        .execute();
+    }
   });
 
   it('shows the form in Arabic, right to left, for a guest who booked in Arabic', async () => {
