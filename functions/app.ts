@@ -21,6 +21,7 @@ import { portalsAdmin } from './portals/admin';
 import { portalsGroup } from './portals/index';
 import { bookingsAdmin } from './stay/admin';
 import { calendarImportsAdmin } from './stay/calendar-imports.routes';
+import { guestRegistrationsAdmin } from './stay/guests.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
 import { webhooks } from './webhooks/index';
@@ -66,6 +67,7 @@ export const adminRouters = [
   paymentsAdmin,
   operator.outbound,
   operator.taxRates,
+  guestRegistrationsAdmin,
 ];
 
 /**

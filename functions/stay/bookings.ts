@@ -11,6 +11,7 @@ import type { BookingRow } from '../../schema/stay/db';
 import { transactionRetryingConflict } from '../../lib/external-ids';
 import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
 import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
+import { registeredGuestsSql, registrationRequiredSql, registrationWarnings } from './guests';
 import type { Stay } from '../../lib/stay/rules';
 import { stamp } from '../../lib/clock';
 import {
@@ -110,7 +111,12 @@ export async function shownBooking(executor: Executor, companyId: string, refere
 }
 
 /** A booking as staff see it, read for a step: with its home's out-of-date calendar imports when confirming. */
-type StepRead = ShownBookingRow & { stale_imports?: StaleImport[]; paid_online?: boolean } & Partial<OfflineBookingRead>;
+type StepRead = ShownBookingRow & {
+  stale_imports?: StaleImport[];
+  paid_online?: boolean;
+  registered_guests?: number | null;
+  registration_required?: boolean;
+} & Partial<OfflineBookingRead>;
 
 /** What a staff step answers: the booking as staff see it, and its warnings (a confirm's `import_stale`). */
 export type BookingStep = {
@@ -144,7 +150,14 @@ export function stepBooking(
   const at = sql<Date>`${now.toISOString()}::timestamptz`;
   return writeOnce(async (): Promise<BookingStep | Stale> => {
     const booking = (await shownBookings(db, companyId)
-      .$if(action === 'confirm', (qb) => qb.select(staleImportsColumn(companyId, sql`b.listing_id`, now).as('stale_imports')))
+      .$if(action === 'confirm', (qb) =>
+        qb.select([
+          staleImportsColumn(companyId, sql`b.listing_id`, now).as('stale_imports'),
+          // Guest registration (issue 37, guests.ts): a confirmed booking whose guests are not all registered is warned of.
+          registeredGuestsSql.as('registered_guests'),
+          registrationRequiredSql.as('registration_required'),
+        ]),
+      )
       .$if(action === 'cancel', (qb) =>
         qb.select(
           sql<boolean>`exists (select from payments p where p.booking_id = b.id and p.status = 'succeeded')`.as('paid_online'),
@@ -224,7 +237,12 @@ export function stepBooking(
     if (!changed) return stale;
     return {
       booking: changed,
-      warnings: importStaleWarnings(booking.stale_imports ?? []),
+      warnings: [
+        ...importStaleWarnings(booking.stale_imports ?? []),
+        ...(booking.registration_required
+          ? registrationWarnings(reference, booking.guests, booking.registered_guests ?? null)
+          : []),
+      ],
       paidOnline: booking.paid_online === true,
     };
   });

@@ -2,6 +2,7 @@ import { createRouter } from '../../lib/app';
 import { htmlAnswer, tokenPageAction, tokenPageRoute } from '../../lib/pages';
 import type { Handler } from '../../lib/routes';
 import { cancelStay, payStay, stayPage } from './page';
+import { registerStayGuests } from './guests.page';
 
 /** The guest's stay page: HTML at /stay/{token}, the booking request's `stay_url` (lib/pages.ts; page.ts answers). */
 const stayPageRoute = tokenPageRoute({
@@ -47,5 +48,27 @@ const cancelRoute = tokenPageAction({
 
 const cancelStayPage: Handler<typeof cancelRoute> = cancelStay();
 
+/** The stay page's guest registration form (issue 37; guests.page.ts registerStayGuests). */
+const guestsRoute = tokenPageAction({
+  path: '/stay/{token}/guests',
+  operationId: 'confirmStayGuestsPage',
+  tags: ['Bookings'],
+  summary: 'Register the booking’s guests (the stay page’s form): 303 back to the stay page',
+  description:
+    'Every guest of the stay as Dubai’s DET asks (name, nationality, passport, Emirates ID or GCC ID and its number, date of birth) and the guest’s consent, while the booking holds its dates and before its check-out day; sending it again replaces the list. Kept encrypted, shown only to staff (audited), erased five years after check-out; `booking.guests_registered` (ids only). 400: the form again, each problem at its field (a document number of another kind of document, a date of birth in the future, more guests than the booking’s), nothing written; 409 (`registration_closed`), 403 (`origin_not_allowed`) or 503 (`encryption_unavailable`), nothing written.',
+  responses: {
+    400: htmlAnswer('The form again with what was sent and each problem at its field; nothing was written.'),
+    403: htmlAnswer('The form was sent from another site; nothing was written.'),
+    409: htmlAnswer('The booking no longer takes a registration (cancelled, lapsed, or its check-out day came).'),
+    503: htmlAnswer('No encryption key is configured; nothing was written.'),
+  },
+});
+
+const registerGuestsPage: Handler<typeof guestsRoute> = registerStayGuests();
+
 export const stayPages = () =>
-  createRouter().openapi(stayPageRoute, showStayPage).openapi(payRoute, payStayPage).openapi(cancelRoute, cancelStayPage);
+  createRouter()
+    .openapi(stayPageRoute, showStayPage)
+    .openapi(payRoute, payStayPage)
+    .openapi(cancelRoute, cancelStayPage)
+    .openapi(guestsRoute, registerGuestsPage);

@@ -19,6 +19,9 @@ import { platformProviderFetch } from '../../lib/payments/index';
 import { bookingForPayment, payBooking } from '../../lib/payments/bookings';
 import { refundQuietly } from '../../lib/payments/settle';
 import { stepBooking } from './bookings';
+import { todayIn } from '../../lib/dates';
+import { registrationSection } from './guest-form';
+import { registeredGuestsSql, registrationOpen, registrationRequired } from './guests';
 
 /**
  * The guest's stay page: HTML on the company's host at /stay/{token}, the address the booking request
@@ -30,25 +33,25 @@ const headers = pageHeaders;
 const style = raw(`<style>
 body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.6rem}table{width:100%;border-collapse:collapse}td,th{padding:.3rem 0;text-align:start}
-td.amount,th.amount{text-align:end}tfoot th,tfoot td{border-top:1px solid #999}.status{font-weight:600}
+td.amount,th.amount{text-align:end}label{display:block;margin:.4rem 0}fieldset{margin:1rem 0}.problem{color:#a00000}tfoot th,tfoot td{border-top:1px solid #999}.status{font-weight:600}
 </style>`);
 
-function page(language: StayLanguage, title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
+export function page(language: StayLanguage, title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
   return htmlPage(language, title, body, style);
 }
 
 /** The page's own 404 (an unknown host, a malformed or unknown token alike), in English: the guest is not known. */
-const notFound = (c: Context<AppEnv>) =>
+export const notFound = (c: Context<AppEnv>) =>
   c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
 
 /** A booking `b` of the company by its stay token (its hash is what is kept), as a `where` takes it. */
-async function ofStayToken(companyId: string, token: string) {
+export async function ofStayToken(companyId: string, token: string) {
   const hash = await sha256(token);
   return sql<boolean>`b.company_id = ${companyId}::uuid and b.stay_token_hash = ${hash}`;
 }
 
 /** The company of the request's host when the token has a stay token's shape (32 letters and digits); else undefined. */
-async function stayCompany(c: Context<AppEnv>, token: string) {
+export async function stayCompany(c: Context<AppEnv>, token: string) {
   if (!/^[A-Za-z0-9]{32}$/.test(token)) return undefined;
   return companyByHost(c.var.services.db, requestHost(c));
 }
@@ -88,6 +91,7 @@ export function stayPage() {
         'l.title',
         't.check_in_time',
         't.check_out_time',
+        registeredGuestsSql.as('registered'),
       ])
       .where(await ofStayToken(company.id, token))
       .executeTakeFirst();
@@ -133,6 +137,14 @@ export function stayPage() {
     // The guest may cancel a booking that holds its dates until its check-in day begins (cancelStay below).
     const cancellable = booking.status !== 'cancelled' && !lapsed && new Date(booking.arrival).getTime() > now.getTime();
     const freeUntil = new Date(booking.free_until);
+    // Guest registration (issue 37, guest-form.ts): in Dubai, the state, and the form while the booking takes one.
+    const registration =
+      registrationRequired(company.settings) &&
+      registrationSection(language, token, {
+        expected: booking.guests,
+        registered: booking.registered,
+        open: registrationOpen({ status: booking.status, check_out: booking.check_out, lapsed }, todayIn(company.time_zone, now)),
+      });
     const body = html`<main>
 <h1>${t.title}: ${title}</h1>
 <p>${t.reference}: <strong data-reference>${booking.reference}</strong></p>
@@ -183,6 +195,7 @@ ${booking.late_cancellation_refund_percent < 100 ? html`<p>${t.lateRefund(bookin
 </section>`
     : ''
 }
+${booking.status === 'cancelled' || !registration ? '' : registration}
 </main>`;
     return c.html(page(language, `${t.title}: ${title}`, body), 200, headers);
   };

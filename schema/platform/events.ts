@@ -156,6 +156,10 @@ export const eventCatalogue = {
     BookingEventData,
     'A booking’s balance became what is due (its deposit paid and the booking confirmed): the guest pays it on the stay page by the booking’s `payment_due_at` (admin API).',
   ),
+  'booking.guests_registered': entry(
+    BookingEventData,
+    'The guest registered the stay’s guests on the stay page, or replaced the list (issue 37): ids only, never the guests; staff read them in the admin API.',
+  ),
   'booking.refunded': entry(
     BookingRefundEventData,
     'A payment of a cancelled booking was refunded through the provider, by the booking’s cancellation policy (one event per refund).',

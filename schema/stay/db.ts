@@ -190,6 +190,23 @@ export interface BookingsTable {
   updated_at: Touched;
 }
 
+/**
+ * A booking's guest registration (migration 0059, issue 37): the guests the stay page took, sealed (lib/crypto-jwe.ts,
+ * bound to the booking's id); null once erased after `keep_until` (the check-out day plus five years).
+ */
+export interface GuestRegistrationsTable {
+  booking_id: string;
+  company_id: string;
+  guests_jwe: string | null;
+  guest_count: number;
+  consent_version: string;
+  consent_at: ColumnType<Date, Date | string, Date | string>;
+  registered_at: ColumnType<Date, Date | string, Date | string>;
+  keep_until: string;
+  erased_at: NullableTimestamp;
+  updated_at: Touched;
+}
+
 /** The booking tables, merged into `Database` (schema/db.ts). */
 export interface BookingTables {
   holiday_home_terms: HolidayHomeTermsTable;
@@ -200,6 +217,7 @@ export interface BookingTables {
   calendar_blocks: CalendarBlocksTable;
   calendar_imports: CalendarImportsTable;
   bookings: BookingsTable;
+  guest_registrations: GuestRegistrationsTable;
 }
 
 export type HolidayHomeTerms = Selectable<HolidayHomeTermsTable>;

@@ -298,6 +298,7 @@ describe('the pages at a secret token (declared, left out of the documents)', ()
       '/statements/{token}',
       '/stay/{token}',
       '/stay/{token}/cancellation',
+      '/stay/{token}/guests',
       '/stay/{token}/payment',
     ]);
     for (const op of pages()) {

@@ -404,6 +404,15 @@ describe('no date or instant gives a 500', () => {
       key: api.adminToken,
       query: { from: day1, to: day2 },
     });
+    // Guest registration (issue 37): the day's arrivals and the DET export.
+    for (const path of ['arrivals', 'arrivals/det.csv']) {
+      samples.push({
+        op: `GET /admin/v1/companies/{company_id}/${path}`,
+        path: `/admin/v1/companies/${ctx.company.id}/${path}`,
+        key: api.adminToken,
+        query: { arrival: day1 },
+      });
+    }
     adminSample('PATCH /companies/{company_id}/listings/{slug}/advertising', `${listing}/advertising`, {
       permit: { number: '7117361830', authority: 'dtcm', expires_on: day2 },
     });

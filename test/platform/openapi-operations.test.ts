@@ -237,6 +237,7 @@ describe('the pages at a secret token', () => {
       'post /saved-searches/{token}/confirmation',
       'post /saved-searches/{token}/stop',
       'post /stay/{token}/cancellation',
+      'post /stay/{token}/guests',
       'post /stay/{token}/payment',
     ]);
     const ids = [...operationsOf(publicDoc), ...operationsOf(adminDoc)].map(({ operation }) => operation.operationId);

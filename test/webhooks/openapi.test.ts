@@ -87,6 +87,8 @@ describe('the events in the OpenAPI document', () => {
     added.push('listing.rates_changed');
     // Issue 38's webhook endpoints of integrations.
     added.push('webhook_endpoint.disabled');
+    // Guest registration (issue 37).
+    added.push('booking.guests_registered');
     expect(Object.keys(doc.webhooks).sort()).toEqual([...specKinds, ...added, 'ping'].sort());
     const result = await validate(structuredClone(doc));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
