@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiVersions, currentVersion, firstVersion } from '../../lib/versions';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
 import { createCompany, createKey } from '../support/world';
 
@@ -147,6 +148,20 @@ describe('a key is pinned', () => {
         details: expect.objectContaining({ api_version: earlier, previous_version: currentVersion }),
       }),
     ]);
+  });
+});
+
+describe('the admin command line', () => {
+  const cli = adminCli(() => api);
+
+  it('shows a key’s pin and changes it', cliTimeout, async () => {
+    const key = await createKey(api, company.id, { scopes: ['read:webhooks'] });
+    const pinned = await cli('keys', 'version', company.id, key.prefix, earlier);
+    expect(pinned).toMatchObject({ prefix: key.prefix, api_version: earlier });
+    const listed = await cli('keys', 'list', company.id);
+    expect(listed.results.find((k: { prefix: string }) => k.prefix === key.prefix).api_version).toBe(earlier);
+    const res = await api.request('/api/v1/webhook-endpoints', { host: company.host, key: key.secret });
+    expect(served(res)).toBe(earlier);
   });
 });
 
