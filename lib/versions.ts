@@ -59,6 +59,12 @@ export function unknownVersion(path: string, value: string): ApiError {
   });
 }
 
+/**
+ * Every answer may differ by the version it is served at (its `Api-Version` header at least), so each says so to shared
+ * caches: `Vary: Api-Version` by default; a route that sets its own `Vary` names it too.
+ */
+export const versionVary = 'Api-Version';
+
 function serveAt(c: Context<AppEnv>, version: ApiVersion): void {
   c.set('apiVersion', version);
   addAnswerHeaders(c, { 'Api-Version': version });
@@ -71,6 +77,7 @@ function serveAt(c: Context<AppEnv>, version: ApiVersion): void {
  */
 export function apiVersionMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    addAnswerHeaders(c, { Vary: versionVary });
     const asked = c.req.header('Api-Version');
     if (asked === undefined) {
       serveAt(c, currentVersion);

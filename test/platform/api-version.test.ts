@@ -43,10 +43,13 @@ describe('every answer says the version it was served at', () => {
     expect(served(read)).toBe(currentVersion);
     // A page's script may read it: the public reads' CORS exposes it.
     expect(read.headers.get('access-control-expose-headers')).toContain('Api-Version');
+    // A shared cache keeps one answer per version.
+    expect(read.headers.get('vary')).toContain('Api-Version');
     const etag = read.headers.get('etag') as string;
     const notModified = await api.request('/api/v1/areas', { host: company.host, headers: { 'If-None-Match': etag } });
     expect(notModified.status).toBe(304);
     expect(served(notModified)).toBe(currentVersion);
+    expect(notModified.headers.get('vary')).toContain('Api-Version');
     const asked = await api.request('/api/v1/areas', { host: company.host, headers: { 'Api-Version': earlier } });
     expect(served(asked)).toBe(earlier);
     const askedNotModified = await api.request('/api/v1/areas', {
