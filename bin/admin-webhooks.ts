@@ -4,7 +4,11 @@ export const webhookUsage = `  webhooks list <company> | webhooks get <company> 
   webhooks update <company> <subscription> [--url U] [--event-type T ...] [--description D] [--enable | --disable]
   webhooks delete <company> <subscription> | webhooks rotate-secret <company> <subscription>
   webhooks ping <company> <subscription>          send a test "ping" event to that subscription
-  webhooks deliveries <company> <subscription> [--status pending|succeeded|failed]
+  webhooks deliveries <company> <subscription> [--status pending|succeeded|failed] [--since T] [--before T]
+                                            made at or after --since, before --before (ISO 8601 instants)
+  webhooks recover <company> <subscription> --since T
+                                            send again every failed delivery made since T (500 at a time:
+                                            call again while the answer says "more": true)
   events list <company> [--type lead.created] | events deliveries <company> <event>
   events replay <company> <event> <subscription>`;
 
@@ -16,6 +20,8 @@ export type WebhookOptions = {
   disable?: boolean;
   status?: string;
   type?: string;
+  since?: string;
+  before?: string;
 };
 
 type Call = (method: string, path: string, body?: unknown) => Promise<unknown>;
@@ -57,11 +63,16 @@ export function webhookCommand(
       return call('POST', `${subscription()}/rotate-secret`);
     case 'webhooks ping':
       return call('POST', `${subscription()}/ping`);
-    case 'webhooks deliveries':
-      return call(
-        'GET',
-        `${subscription()}/deliveries?page_size=100${opts.status ? `&status=${encodeURIComponent(opts.status)}` : ''}`,
-      );
+    case 'webhooks deliveries': {
+      const query = new URLSearchParams({ page_size: '100' });
+      if (opts.status) query.set('status', opts.status);
+      if (opts.since) query.set('created_since', opts.since);
+      if (opts.before) query.set('created_before', opts.before);
+      return call('GET', `${subscription()}/deliveries?${query}`);
+    }
+    case 'webhooks recover':
+      // Without --since the API's 400 names the field.
+      return call('POST', `${subscription()}/recover`, opts.since === undefined ? {} : { since: opts.since });
     case 'events list':
       return call(
         'GET',

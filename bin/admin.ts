@@ -26,6 +26,8 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
   keys create <company> --kind server --scope read:listings [--scope ...] [--name N]
   keys create <company> --kind publishable --origin https://www.example.com [--lead-type enquiry ...]
   keys rotate <company> <prefix> | keys revoke <company> <prefix>
+  keys version <company> <prefix> <YYYY-MM-DD>   pin the key to an API version (its requests that send no
+                                            Api-Version header are served at it; docs/api-reference.md, "API versions")
   catalogue import <company> <file.json>    the file's format: docs/formats/catalogue-import.schema.json (JSON
                                             Schema); a sample: docs/formats/catalogue-import.sample.json
   listings publish <company> <slug> | listings withdraw <company> <slug>
@@ -102,6 +104,8 @@ const { values: opts, positionals } = parseArgs({
     key: { type: 'string' },
     after: { type: 'string' },
     count: { type: 'string' },
+    since: { type: 'string' },
+    before: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -251,6 +255,10 @@ async function run(): Promise<unknown> {
     case 'keys rotate':
     case 'keys revoke':
       return call('POST', `/companies/${company()}/keys/${encodeURIComponent(arg(3, '<prefix>'))}/${action}`);
+    case 'keys version':
+      return call('PATCH', `/companies/${company()}/keys/${encodeURIComponent(arg(3, '<prefix>'))}`, {
+        api_version: arg(4, '<YYYY-MM-DD>'),
+      });
     case 'catalogue import':
       return importWithProgress(
         `/companies/${company()}/catalogue/import`,

@@ -16,6 +16,7 @@ import { notModifiedResponse, problemResponses, requestHeaders, versionedRespons
 import { accessSentence, operationIdOf, securityOf } from './openapi';
 import type { Config } from './config';
 import { addAnswerHeaders } from './security-headers';
+import { pinnedVersion } from './versions';
 
 export type { Access };
 
@@ -71,6 +72,8 @@ async function resolveCaller(
   if (key.company_id !== company.id) {
     throw new ApiError('key_wrong_company', 'The key belongs to another company than this host.');
   }
+  // Its answers, refusals included, are served at the key's pinned version unless the request names one.
+  pinnedVersion(c, key);
   if (key.kind === 'publishable') {
     if (access.kind !== 'form') {
       throw new ApiError('key_wrong_kind', 'A publishable key only sends enquiry and booking forms; it reads nothing.');

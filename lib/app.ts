@@ -13,6 +13,7 @@ import { checkJsonDepth } from './json-body';
 import { problemResponse, toApiError, validationHook } from './request-errors';
 import { servicesMiddleware } from './request-lifecycle';
 import { platformHeaders } from './security-headers';
+import { apiVersionMiddleware } from './versions';
 
 /**
  * The app and its route groups, as the factory makes them: the root app's middleware in order, the router, the body
@@ -101,6 +102,8 @@ export function createApp(
 ): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ router: new RememberingRouter() });
   app.use(platformHeaders());
+  // The API version of every answer, the health checks' too (lib/versions.ts).
+  app.use(apiVersionMiddleware());
   // GET /health and /health/ready on every host, ahead of the services and every limit (lib/health.ts).
   app.route('/', healthRoutes(provide));
   app.use(servicesMiddleware(provide));

@@ -83,6 +83,9 @@ export type AppEnv = {
     ifMatch: { sent: '*' | string[] | undefined } | undefined;
     /** Headers gathered for the answer (request id, rate limits, CORS): lib/security-headers.ts puts them on it. */
     answerHeaders: Record<string, string>;
+    /** The API version the request is served at (lib/versions.ts); `versionAsked`: named by its `Api-Version` header. */
+    apiVersion: string;
+    versionAsked: boolean;
     /** A body still being written after the handler returned (lib/request-lifecycle.ts, keepServicesUntil). */
     streaming: Promise<unknown>;
   };

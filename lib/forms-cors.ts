@@ -26,13 +26,13 @@ async function grantedOrigin(origin: string, c: Context<AppEnv>): Promise<string
   return listed ? origin : null;
 }
 
-const exposed = 'Request-Id,Retry-After,RateLimit,RateLimit-Policy,Idempotent-Replayed';
+const exposed = 'Request-Id,Retry-After,RateLimit,RateLimit-Policy,Idempotent-Replayed,Api-Version';
 
 export function formsCors(): MiddlewareHandler<AppEnv> {
   const preflight = cors({
     origin: grantedOrigin,
     allowMethods: ['POST'],
-    allowHeaders: ['X-Api-Key', 'Content-Type', 'Idempotency-Key'],
+    allowHeaders: ['X-Api-Key', 'Content-Type', 'Idempotency-Key', 'Api-Version'],
     exposeHeaders: exposed.split(','),
     maxAge: 600,
   });

@@ -9,6 +9,7 @@ import type { Scope } from '../schema/common/scopes';
 import { iso } from './dates';
 import type { CompanyCache } from './company-cache';
 import type { KeyRead, KeyWithSecrets } from './env';
+import { currentVersion, isApiVersion, unknownVersion } from './versions';
 
 export type KeyKind = 'server' | 'publishable';
 
@@ -80,6 +81,7 @@ export async function companyAndKey(
             'k.created_at as key_created_at',
             'k.revoked_at as key_revoked_at',
             'k.last_used_at as key_last_used_at',
+            'k.api_version as key_api_version',
             's.secret_hash as key_secret_hash',
             's.expires_at as key_expires_at',
           ])
@@ -107,6 +109,7 @@ export async function companyAndKey(
       key_created_at,
       key_revoked_at,
       key_last_used_at,
+      key_api_version,
       key_secret_hash,
       key_expires_at,
       ...companyRow
@@ -125,6 +128,7 @@ export async function companyAndKey(
       created_at: key_created_at as Date,
       revoked_at: key_revoked_at,
       last_used_at: key_last_used_at,
+      api_version: key_api_version as string,
       secret_hash: key_secret_hash as Uint8Array,
       expires_at: key_expires_at,
     });
@@ -206,12 +210,13 @@ export async function createKey(
   const origins = input.kind === 'publishable' ? (input.origins ?? []) : [];
   const leadTypes = input.kind === 'publishable' ? [...new Set(input.leadTypes ?? ['enquiry'])] : [];
   const local = origins.filter(isLocalOrigin);
-  const details = { kind: input.kind, scopes, origins, lead_types: leadTypes };
+  const details = { kind: input.kind, scopes, origins, lead_types: leadTypes, api_version: currentVersion };
   const { rows } = await sql<Partial<ApiKeyRow> & { environment: Company['environment'] }>`
     with company as (select id, environment from companies where id = ${companyId}),
     changed as (
-      insert into api_keys (company_id, kind, prefix, name, scopes, origins, lead_types)
-      select id, ${input.kind}, ${prefix}, ${input.name ?? ''}, ${scopes}::text[], ${origins}::text[], ${leadTypes}::text[]
+      insert into api_keys (company_id, kind, prefix, name, scopes, origins, lead_types, api_version)
+      select id, ${input.kind}, ${prefix}, ${input.name ?? ''}, ${scopes}::text[], ${origins}::text[], ${leadTypes}::text[],
+        ${currentVersion}
       from company where ${local.length === 0} or environment = 'development'
       returning *
     ),
@@ -282,4 +287,30 @@ export async function revokeKey(db: Executor, companyId: string, prefix: string,
   const { revoked_now, ...key } = row;
   // A key revoked before keeps its first revocation time.
   return { ...key, revoked_at: key.revoked_at ?? revoked_now };
+}
+
+/**
+ * Pins the key to another API version (lib/versions.ts; an unknown one is a 400 at `api_version`), in one statement
+ * with its audit row naming the previous and the new version. A revoked key may be pinned too (it changes nothing).
+ */
+export async function pinKeyVersion(
+  db: Executor,
+  companyId: string,
+  prefix: string,
+  version: string,
+  actor: string,
+): Promise<ApiKeyRow> {
+  if (!isApiVersion(version)) throw unknownVersion('api_version', version);
+  const { rows } = await sql<ApiKeyRow & { previous_version: string }>`
+    with ${keyCte(companyId, prefix)},
+    changed as (
+      update api_keys set api_version = ${version} where id = (select id from key) returning *,
+        (select api_version from key) as previous_version
+    ),
+    ${auditCte('audited', 'changed', { actor, action: 'key.version_pinned', subject: 'prefix', details: { api_version: version }, columns: ['previous_version'] })}
+    select * from changed`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound(`The key ${prefix}`);
+  const { previous_version: _previous, ...key } = row;
+  return key;
 }

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import pluralize from 'pluralize';
 import type { Access } from '../schema/common/scopes';
+import { declareApiVersion } from './versions';
 
 /**
  * What the published OpenAPI documents add to the routes' own declarations: operation ids derived from the
@@ -238,6 +239,8 @@ export function publishedDocument(app: Pick<OpenAPIHono, 'getOpenAPI31Document'>
     ),
   );
   doc.tags = tags.filter((tag) => used.has(tag.name));
+  // Every operation takes the `Api-Version` header and every answer carries it (lib/versions.ts).
+  declareApiVersion(doc as Parameters<typeof declareApiVersion>[0]);
   pruneComponents(doc);
   return doc;
 }

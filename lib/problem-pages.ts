@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from './env';
 import { ApiError, type ProblemCode, problemStatus, problemTitle } from './errors';
 import { problemPagesPath } from './problem-types';
+import { versionVary } from './versions';
 
 /** Every code the API can answer, from the one table of lib/errors.ts (`problemStatus`). */
 export const problemCodes = Object.keys(problemStatus) as ProblemCode[];
@@ -124,7 +125,7 @@ const wantsJson = (c: Context<AppEnv>) => {
  */
 export function problemPages(): Hono<AppEnv> {
   const pages = new Hono<AppEnv>();
-  const headers = { 'Cache-Control': 'public, max-age=86400', Vary: 'Accept' };
+  const headers = { 'Cache-Control': 'public, max-age=86400', Vary: `Accept, ${versionVary}` };
   pages.get(problemPagesPath, (c) => {
     if (wantsJson(c)) return c.json({ data: problemCodes.map(explained) }, 200, headers);
     const rows = problemCodes

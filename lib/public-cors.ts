@@ -4,7 +4,7 @@ import { addAnswerHeaders, builtWhole } from './security-headers';
 
 const grant: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy',
+  'Access-Control-Expose-Headers': 'Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy, Api-Version',
 };
 
 /**

@@ -13,5 +13,6 @@ export function presentKey(key: ApiKeyRow) {
     created_at: iso(key.created_at),
     revoked_at: iso(key.revoked_at),
     last_used_at: iso(key.last_used_at),
+    api_version: key.api_version,
   };
 }

@@ -4,8 +4,8 @@ import { createRouter } from '../../lib/app';
 import { iso } from '../../lib/dates';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody } from '../../schema/common/api';
-import { CreateKeyInput, KeySchema, KeyWithSecretSchema } from '../../schema/platform/admin';
-import { addKey, keysOf, revokeCompanyKey, rotateCompanyKey } from './keys';
+import { CreateKeyInput, KeySchema, KeyWithSecretSchema, UpdateKeyInput } from '../../schema/platform/admin';
+import { addKey, keysOf, pinCompanyKeyVersion, revokeCompanyKey, rotateCompanyKey } from './keys';
 import { presentKey } from './keys.present';
 
 const keyParams = companyParam.extend({ prefix: z.string().regex(/^(sk|pk)_[A-Za-z0-9]{10}$/) });
@@ -41,6 +41,13 @@ const revoke = adminRoute({
   request: { params: keyParams },
   responses: { 200: json(KeySchema) },
 });
+const update = adminRoute({
+  method: 'patch',
+  path: '/companies/{company_id}/keys/{prefix}',
+  summary: 'Pin the key to another API version (its requests that name none are served at it)',
+  request: { params: keyParams, body: jsonBody(UpdateKeyInput, { api_version: '2026-11-30' }) },
+  responses: { 200: json(KeySchema) },
+});
 
 const postKey: Handler<typeof create> = async (c) => {
   const { key, secret } = await addKey(c.var.services.db, c.req.valid('param').company_id, c.req.valid('json'));
@@ -61,8 +68,15 @@ const revokeKeyHandler: Handler<typeof revoke> = async (c) => {
   return c.json(presentKey(await revokeCompanyKey(c.var.services.db, company_id, prefix, c.var.services.now())), 200);
 };
 
+const updateKey: Handler<typeof update> = async (c) => {
+  const { company_id, prefix } = c.req.valid('param');
+  const { api_version } = c.req.valid('json');
+  return c.json(presentKey(await pinCompanyKeyVersion(c.var.services.db, company_id, prefix, api_version)), 200);
+};
+
 export const keys = createRouter()
   .openapi(create, postKey)
   .openapi(list, listKeys)
   .openapi(rotate, rotateKeyHandler)
-  .openapi(revoke, revokeKeyHandler);
+  .openapi(revoke, revokeKeyHandler)
+  .openapi(update, updateKey);

@@ -1,7 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import { findCompany } from '../../lib/admin-route';
 import type { Db } from '../../lib/db/index';
-import { createKey, revokeKey, rotateKey } from '../../lib/keys';
+import { createKey, pinKeyVersion, revokeKey, rotateKey } from '../../lib/keys';
 import type { CreateKeyInput } from '../../schema/platform/admin';
 import type { ApiKeyRow } from '../../schema/platform/db';
 
@@ -24,4 +24,9 @@ export function rotateCompanyKey(db: Db, companyId: string, prefix: string, now:
 /** The key revoked at `now` (a revoked key stays as it was). */
 export function revokeCompanyKey(db: Db, companyId: string, prefix: string, now: Date): Promise<ApiKeyRow> {
   return revokeKey(db, companyId, prefix, 'admin', now);
+}
+
+/** The key pinned to another API version (lib/versions.ts). */
+export function pinCompanyKeyVersion(db: Db, companyId: string, prefix: string, version: string): Promise<ApiKeyRow> {
+  return pinKeyVersion(db, companyId, prefix, version, 'admin');
 }

@@ -6,6 +6,7 @@ import type { Config } from '../../lib/config';
 import { chooseEncoding, type EncodedBody, type Encoding } from '../../lib/encodings';
 import { ifNoneMatch } from '../../lib/etag';
 import { completeAnswer } from '../../lib/security-headers';
+import { versionVary } from '../../lib/versions';
 import { renderContext } from './renders';
 
 /**
@@ -32,7 +33,7 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
   const cache = rendered(config.CATALOGUE_RESPONSE_CACHE_MB);
   // With the cache on, a body may be sent compressed: every answer says it depends on Accept-Encoding.
   const cacheHeaders: Record<string, string> = cache
-    ? { ETag: etag, 'Cache-Control': cacheControl, Vary: 'Accept-Encoding' }
+    ? { ETag: etag, 'Cache-Control': cacheControl, Vary: `Accept-Encoding, ${versionVary}` }
     : { ETag: etag, 'Cache-Control': cacheControl };
   if (ifNoneMatch(c.req.header('If-None-Match'), etag)) return completeAnswer(c, null, 304, cacheHeaders);
   const key = cache ? cacheKey(c, etag) : '';

@@ -17,6 +17,7 @@ import {
 } from '../../lib/webhooks/subscriptions';
 import { isUuid, json, jsonBody, noQuery } from '../../schema/common/api';
 import {
+  EndpointDeliveriesQuery,
   EndpointDeliveryListSchema,
   EndpointInput,
   EndpointListSchema,
@@ -25,9 +26,11 @@ import {
   EndpointUpdate,
   EndpointWithSecretSchema,
   RotatedEndpointSchema,
+  deliveriesPageSize,
   endpointExample,
 } from '../../schema/webhooks/endpoints';
-import { DeliveriesQuery, RecoverAnswer, RecoverInput } from '../../schema/platform/webhooks';
+import { RecoverAnswer, RecoverInput } from '../../schema/platform/webhooks';
+import { servedSince } from '../../lib/versions';
 import { presentEndpoint, presentEndpointDelivery } from './endpoints.present';
 import { webhooksRoute } from './scopes';
 
@@ -79,7 +82,7 @@ const deliveriesRoute = webhooksRoute('read:webhooks', {
   method: 'get',
   path: `${one}/deliveries`,
   summary: 'The endpoint’s deliveries, newest first, with their attempts (by status and when they were made)',
-  request: { params: EndpointParams, query: DeliveriesQuery },
+  request: { params: EndpointParams, query: EndpointDeliveriesQuery },
   responses: { 200: json(EndpointDeliveryListSchema, 'A page of deliveries') },
 });
 const recoverRoute = webhooksRoute('write:webhooks', {
@@ -140,7 +143,13 @@ const rotateSecret: Handler<typeof rotateRoute> = async (c) => {
 
 const listDeliveries: Handler<typeof deliveriesRoute> = async (c) => {
   const id = endpointId(c.req.valid('param').endpoint_id);
-  const page = await deliveriesOfSubscription(c.var.services.db, c.var.company.id, id, c.req.valid('query'));
+  const query = c.req.valid('query');
+  // API version 2026-11-30 answers 50 a page by default; a request served at an earlier version still gets 20.
+  const byDefault = servedSince(c, 'endpoint_deliveries_page_size_50') ? deliveriesPageSize.since : deliveriesPageSize.before;
+  const page = await deliveriesOfSubscription(c.var.services.db, c.var.company.id, id, {
+    ...query,
+    page_size: query.page_size ?? byDefault,
+  });
   return c.json({ results: page.results.map(presentEndpointDelivery), next_cursor: page.next_cursor }, 200);
 };
 

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { chooseEncoding, type Compressor, type EncodedBody } from '../encodings';
 import { nodeCompressor } from './compress';
+import { versionVary } from '../versions';
 
 /**
  * A body kept in memory for the process's life (the reference page's script, an OpenAPI document), sent in the variant
@@ -35,7 +36,7 @@ class KeptBody {
     const body = await this.encoded(compress);
     const encoding = chooseEncoding(c, body);
     const all: Record<string, string> = { ...headers };
-    if (body.br || body.gzip) all.Vary = 'Accept-Encoding';
+    if (body.br || body.gzip) all.Vary = `Accept-Encoding, ${versionVary}`;
     if (encoding) all['Content-Encoding'] = encoding;
     return c.body((encoding ? body[encoding] : body.identity) as Uint8Array<ArrayBuffer>, status, all);
   }

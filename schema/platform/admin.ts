@@ -331,8 +331,25 @@ export const KeySchema = z
     created_at: z.string(),
     revoked_at: z.string().nullable(),
     last_used_at: z.string().nullable(),
+    api_version: z.string().openapi({
+      description:
+        'The API version its requests are served at when they send no `Api-Version` header: the current one when the key was made (docs/api-reference.md, "API versions").',
+      example: '2026-11-29',
+    }),
   })
   .openapi('AdminKey');
+
+/** A key's changes: only its pinned API version (an unknown version is refused with 400 at `api_version`). */
+export const UpdateKeyInput = z
+  .strictObject({
+    api_version: text()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'A version is a date, YYYY-MM-DD.')
+      .openapi({
+        description: 'The API version to pin the key to (one of the versions in the `Api-Version` header).',
+        example: '2026-11-30',
+      }),
+  })
+  .openapi('AdminKeyUpdate');
 
 export const KeyWithSecretSchema = KeySchema.extend({
   secret: z.string().openapi({ description: 'Shown once; only its hash is stored.' }),

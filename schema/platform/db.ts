@@ -148,6 +148,8 @@ export interface ApiKeysTable {
   created_at: Generated<Date>;
   revoked_at: NullableTimestamp;
   last_used_at: NullableTimestamp;
+  /** The API version its requests are served at when they name none (lib/versions.ts). */
+  api_version: Generated<string>;
 }
 
 export interface ApiKeySecretsTable {

@@ -1,7 +1,14 @@
 import { z } from '@hono/zod-openapi';
-import { listOf } from '../common/api';
+import { listOf, queryInteger } from '../common/api';
 import { text } from '../common/text';
-import { AttemptSchema, DeliverySchema, SubscriptionInput, SubscriptionSchema, SubscriptionUpdate } from '../platform/webhooks';
+import {
+  AttemptSchema,
+  DeliveriesQuery,
+  DeliverySchema,
+  SubscriptionInput,
+  SubscriptionSchema,
+  SubscriptionUpdate,
+} from '../platform/webhooks';
 
 /**
  * Webhook endpoints of the public API (`/api/v1/webhook-endpoints`, server keys with `read:webhooks` or
@@ -38,3 +45,16 @@ export const EndpointDeliverySchema = DeliverySchema.omit({ id: true, subscripti
   .extend({ delivery_id: z.string(), endpoint_id: z.string(), attempts: z.array(AttemptSchema.openapi('WebhookAttempt')) })
   .openapi('WebhookDelivery');
 export const EndpointDeliveryListSchema = listOf(EndpointDeliverySchema, 'WebhookDeliveryList');
+
+/** The page size when `page_size` is not given: 50 from API version 2026-11-30, 20 before (lib/versions.ts). */
+export const deliveriesPageSize = { before: 20, since: 50 } as const;
+
+/** An endpoint's deliveries: the admin's filters; the page size's default depends on the API version. */
+export const EndpointDeliveriesQuery = DeliveriesQuery.extend({
+  page_size: queryInteger(1, 100)
+    .optional()
+    .openapi({
+      description: `Results per page, 1 to 100. Default ${deliveriesPageSize.since} (API version 2026-11-30 and later; ${deliveriesPageSize.before} at 2026-11-29).`,
+      example: 50,
+    }),
+});

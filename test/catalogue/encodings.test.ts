@@ -65,7 +65,7 @@ describe('cached catalogue pages, compressed as the client accepts', () => {
       const res = await get(path, { 'Accept-Encoding': accept });
       expect(res.status, `attempt ${attempt}`).toBe(200);
       expect(res.headers['content-encoding'], `attempt ${attempt}`).toBe(expected);
-      expect(res.headers.vary).toBe('Accept-Encoding');
+      expect(res.headers.vary).toBe('Accept-Encoding, Api-Version');
       expect(res.headers['content-type']).toContain('application/json');
       expect(JSON.parse(res.text)).toEqual(JSON.parse(plain.text));
       if (expected) expect(res.raw.length).toBeLessThan(Buffer.byteLength(plain.text) / 3);
@@ -82,7 +82,7 @@ describe('cached catalogue pages, compressed as the client accepts', () => {
     const etag = cached.headers.etag as string;
     const revalidated = await get(sitemap, { 'Accept-Encoding': 'gzip', 'If-None-Match': etag });
     expect(revalidated.status).toBe(304);
-    expect(revalidated.headers.vary).toBe('Accept-Encoding');
+    expect(revalidated.headers.vary).toBe('Accept-Encoding, Api-Version');
     expect(revalidated.raw.length).toBe(0);
   });
 });

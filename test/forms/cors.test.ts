@@ -39,7 +39,7 @@ describe('CORS of POST /leads', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(site);
     expect(varyOf(res)).toContain('origin');
-    expect(res.headers.get('access-control-allow-headers')).toBe('X-Api-Key,Content-Type,Idempotency-Key');
+    expect(res.headers.get('access-control-allow-headers')).toBe('X-Api-Key,Content-Type,Idempotency-Key,Api-Version');
     expect(res.headers.get('access-control-allow-methods')).toBe('POST');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });

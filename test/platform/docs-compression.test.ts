@@ -60,7 +60,7 @@ describe.each([
     expect(plain.status).toBe(200);
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.headers['content-type']).toBe(type);
-    expect(plain.headers.vary).toBe('Accept-Encoding');
+    expect(plain.headers.vary).toBe('Accept-Encoding, Api-Version');
     for (const [accept, expected] of [
       ['gzip, deflate, br, zstd', 'br'],
       ['gzip', 'gzip'],
