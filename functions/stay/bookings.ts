@@ -13,6 +13,10 @@ import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
 import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
 import type { Stay } from '../../lib/stay/rules';
 import { stamp } from '../../lib/clock';
+import { keyringOf } from '../../lib/crypto-jwe';
+import type { Services } from '../../lib/env';
+import { platformProviderFetch } from '../../lib/payments/index';
+import { refundQuietly } from '../../lib/payments/settle';
 import {
   type OfflineBookingRead,
   offlineBookingColumns,
@@ -228,6 +232,24 @@ export function stepBooking(
       paidOnline: booking.paid_online === true,
     };
   });
+}
+
+/**
+ * A cancellation by staff or an integration (`causedBy`): staff's step, then the refund of what the guest paid online by
+ * the booking's policy at this moment (lib/payments/refunds.ts).
+ */
+export async function cancelAndRefund(
+  services: Pick<Services, 'db' | 'config'>,
+  companyId: string,
+  reference: string,
+  causedBy: CausedBy,
+  at: Date,
+): Promise<BookingStep> {
+  const { db, config } = services;
+  const step = await stepBooking(db, companyId, reference, 'cancel', causedBy, at);
+  if (step.paidOnline)
+    await refundQuietly({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: at }, step.booking.id);
+  return step;
 }
 
 /** Whether a booking's hold (held) or payment window (confirmed) has run out at `now`, as {@link lapsedAt} says it. */
