@@ -13,6 +13,7 @@ import { type Stale, stale, writeOnce, writeStatement } from '../../lib/write';
 import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning } from './import-health';
 import type { Stay } from '../../lib/stay/rules';
 import { stamp } from '../../lib/clock';
+import { type PersonalRead, readAuditCte } from '../../lib/audit';
 import { keyringOf } from '../../lib/crypto-jwe';
 import type { Services } from '../../lib/env';
 import { platformProviderFetch } from '../../lib/payments/index';
@@ -143,6 +144,8 @@ export function stepBooking(
   now: Date,
   /** A cancellation's reason (migration 0037): `staff` from the admin API, `guest` from the stay page. */
   cancelReason: 'staff' | 'guest' = 'staff',
+  /** An integration's read of the answer's guest data (lib/audit.ts), audited in the step's statement (issue 37). */
+  answerRead?: PersonalRead,
 ): Promise<BookingStep> {
   const to = bookingActions[action];
   const at = sql<Date>`${now.toISOString()}::timestamptz`;
@@ -220,6 +223,7 @@ export function stepBooking(
           ),
         // Staff record the guest's payment: the tax invoice of what was left to pay (lib/payments/offline-booking-invoice.ts).
         ...(action === 'mark_paid' ? offlineBookingInvoiceCtes(companyId, booking as OfflineBooking, now, causedBy) : []),
+        readAuditCte('answer_read', answerRead, [reference], 'changed'),
       ],
       sql`select c.*, l.slug_en as listing_slug, p.reference as person_reference
         from changed c join listings l on l.id = c.listing_id left join contacts p on p.id = c.contact_id`,
@@ -244,9 +248,10 @@ export async function cancelAndRefund(
   reference: string,
   causedBy: CausedBy,
   at: Date,
+  answerRead?: PersonalRead,
 ): Promise<BookingStep> {
   const { db, config } = services;
-  const step = await stepBooking(db, companyId, reference, 'cancel', causedBy, at);
+  const step = await stepBooking(db, companyId, reference, 'cancel', causedBy, at, 'staff', answerRead);
   if (step.paidOnline)
     await refundQuietly({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: at }, step.booking.id);
   return step;

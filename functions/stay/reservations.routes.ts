@@ -117,16 +117,18 @@ const getBooking: Handler<typeof oneRoute> = async (c) => {
 const confirmBooking: Handler<typeof confirmRoute> = async (c) => {
   const { reference } = c.req.valid('param');
   const { db, now } = c.var.services;
-  const { booking, warnings } = await stepBooking(db, c.var.company.id, reference, 'confirm', actorOf(c.var.caller), now());
-  await auditRead(c, [reference]);
+  const causedBy = actorOf(c.var.caller);
+  const read = personalReadOf(c);
+  const { booking, warnings } = await stepBooking(db, c.var.company.id, reference, 'confirm', causedBy, now(), 'staff', read);
   return c.json({ ...presentReservation(booking), warnings }, 200);
 };
 
 const cancelBooking: Handler<typeof cancelRoute> = async (c) => {
   const { reference } = c.req.valid('param');
   const services = c.var.services;
-  const { booking } = await cancelAndRefund(services, c.var.company.id, reference, actorOf(c.var.caller), services.now());
-  await auditRead(c, [reference]);
+  const causedBy = actorOf(c.var.caller);
+  const read = personalReadOf(c);
+  const { booking } = await cancelAndRefund(services, c.var.company.id, reference, causedBy, services.now(), read);
   return c.json(presentReservation(booking), 200);
 };
 

@@ -205,16 +205,23 @@ export async function changeBooking(
   read: PersonalRead | undefined,
 ): Promise<ShownBookingRow> {
   return nightsWrite(db, async (trx: Trx) => {
-    const found = await shownBookings(trx, company.id).where('b.reference', '=', reference).executeTakeFirst();
-    if (!found) throw new ApiError('not_found', `The booking ${reference} was not found.`);
-    await lockHomeCalendar(trx, found.listing_id);
-    const booking = await trx
-      .selectFrom('bookings')
-      .selectAll()
-      .select(paidSql(sql.ref('bookings.id')).as('paid_online'))
-      .where('id', '=', found.id)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    // The home's calendar first, then the booking's bare row (what it joins read by subqueries, never joined).
+    const home = sql<string>`(select listing_id from bookings where company_id = ${company.id}::uuid and reference = ${reference})`;
+    const booking = (await lockHomeCalendar(trx, home))
+      ? await trx
+          .selectFrom('bookings')
+          .selectAll()
+          .select([
+            paidSql(sql.ref('bookings.id')).as('paid_online'),
+            sql<string>`(select slug_en from listings where id = bookings.listing_id)`.as('listing_slug'),
+            sql<string | null>`(select reference from contacts where id = bookings.contact_id)`.as('person_reference'),
+          ])
+          .where('company_id', '=', company.id)
+          .where('reference', '=', reference)
+          .forUpdate()
+          .executeTakeFirst()
+      : undefined;
+    if (!booking) throw new ApiError('not_found', `The booking ${reference} was not found.`);
     const from = lapsedBy(booking, now) ? 'cancelled' : booking.status;
     checkTakes(bookingMachine, reference, from, 'change of dates or guests', ['held', 'confirmed', 'paid']);
     const stay = {
@@ -222,7 +229,7 @@ export async function changeBooking(
       checkOut: change.check_out ?? booking.check_out,
       guests: change.guests ?? booking.guests,
     };
-    const facts = await stayFacts(trx, company, found.listing_slug, stay, now);
+    const facts = await stayFacts(trx, company, booking.listing_slug, stay, now);
     // The nights around the new stay that other stays, blocks and closed nights take: the booking's own are free to it.
     const turnover = facts.home.terms.turnover_days;
     const around = await nightsTaken(trx, booking.listing_id, stay.checkIn, stay.checkOut, now, { turnoverDays: turnover });
@@ -260,7 +267,7 @@ export async function changeBooking(
         eventCtes('changed', newEventId(), event, 'changed'),
         readAuditCte('answer_read', read, [reference], 'changed'),
       ],
-      shownChanged('changed', sql`${found.person_reference}::text`),
+      shownChanged('changed', sql`${booking.person_reference}::text`),
     ).execute(trx);
     return rows[0] as ShownBookingRow;
   });
