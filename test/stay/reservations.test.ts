@@ -276,7 +276,91 @@ describe('changing dates or guests', () => {
   });
 });
 
+describe('a paid amount and the turnover', () => {
+  /** A succeeded deposit through the provider, as the payments' settlement leaves it (seeded: the provider is not the subject). */
+  async function paidOnline(reference: string, amount: string) {
+    const booking = await bookingRow(ctx, reference);
+    const account = await ctx.api.db
+      .insertInto('payment_accounts')
+      .values({
+        company_id: ctx.company.id,
+        provider: 'stripe',
+        currency: booking.currency,
+        api_key_jwe: 'x',
+        webhook_secret_jwe: 'x',
+      } as never)
+      .onConflict((oc) => oc.columns(['company_id', 'currency'] as never).doUpdateSet({ provider: 'stripe' } as never))
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await ctx.api.db
+      .insertInto('payments')
+      .values({
+        id: `pay_${'A'.repeat(12)}${Math.random().toString(36).slice(2, 14).padEnd(12, 'B')}`,
+        company_id: ctx.company.id,
+        account_id: account.id,
+        provider: 'stripe',
+        purpose: 'booking_deposit',
+        booking_id: booking.id,
+        status: 'succeeded',
+        amount,
+        currency: booking.currency,
+        checkout_id: `cs_${reference}`,
+        url: 'https://checkout.example.com/x',
+        paid_at: new Date(),
+      } as never)
+      .execute();
+  }
+
+  it('refuses a change that moves the amounts of a booking paid online (409), takes one that keeps them', async () => {
+    const [checkIn, checkOut] = nights(3);
+    const { reference } = await book(ctx, home, checkIn, checkOut);
+    await paidOnline(reference, '100');
+    const before = await snapshot(reference);
+    const longer = await write(`/bookings/${reference}`, { method: 'PATCH', body: { check_out: plusDays(checkOut, 1) } });
+    expect([longer.status, longer.json.code]).toEqual([409, 'conflict']);
+    expect(await snapshot(reference)).toEqual(before);
+    // One more guest: the same price (the home prices nights, not guests).
+    const guests = await write(`/bookings/${reference}`, { method: 'PATCH', body: { guests: 3 } });
+    expect(guests.status, guests.text).toBe(200);
+    expect([guests.json.total, guests.json.guests]).toEqual([before.row.total, 3]);
+  });
+
+  it('moves the home’s rules_version when a change moves a stay in a home with turnover days', async () => {
+    const turnover = await newHome(ctx, { terms: { turnover_days: 1 } });
+    const { reference } = await book(ctx, turnover, day(60), day(62));
+    const version = async () =>
+      String(
+        (
+          await ctx.api.db
+            .selectFrom('holiday_home_terms')
+            .select('rules_version')
+            .where('listing_id', '=', (await bookingRow(ctx, reference)).listing_id)
+            .executeTakeFirstOrThrow()
+        ).rules_version,
+      );
+    const before = await version();
+    expect((await write(`/bookings/${reference}`, { method: 'PATCH', body: { guests: 3 } })).status).toBe(200);
+    expect(await version()).toBe(before);
+    expect((await write(`/bookings/${reference}`, { method: 'PATCH', body: { check_out: day(63) } })).status).toBe(200);
+    expect(await version()).not.toBe(before);
+  });
+});
+
 describe('bookings taken on a channel', () => {
+  it('records one booking when the same channel id is sent twice at once', async () => {
+    const [checkIn, checkOut] = nights(3);
+    const body = channelBody(checkIn, checkOut);
+    const answers = await Promise.all([write('/channel-bookings', { body }), write('/channel-bookings', { body })]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 201]);
+    expect(answers[0]?.json.reference).toBe(answers[1]?.json.reference);
+    const rows = await ctx.api.db
+      .selectFrom('bookings')
+      .select('id')
+      .where('channel_reference', '=', body.channel_reference)
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it('records one as paid with its channel and id; its nights become busy; the same id again answers it (200)', async () => {
     const [checkIn, checkOut] = nights(4);
     const body = channelBody(checkIn, checkOut);
