@@ -111,7 +111,9 @@ const eventData = (booking: { id: string; reference: string; listing_id: string 
 /**
  * Records a booking a channel took (kept `paid`: the channel collected the guest's money), idempotent by the channel's
  * own id: the same id again answers the booking made first (`created: false`) when the request is the same, and 409
- * when it differs. Otherwise, in one transaction: the home's calendar locked (lib/calendar.ts), its lapsed holds
+ * when it differs (looked up once the home's calendar is locked, lib/calendar.ts, so a concurrent request of the same
+ * id is answered, not refused for its nights; the same id for another home meets the unique index, and the transaction
+ * runs again and finds it). Otherwise, in the same transaction: its lapsed holds
  * released, the stay checked by the one calendar rule and priced (lib/stay/quote.ts), then one statement that matches
  * or adds the guest (as a visitor's booking does), inserts the booking with `booking.confirmed` and `booking.paid` (what
  * staff's confirmation of a booking paid in full sends) and the audit row of the answer's guest data.
@@ -127,6 +129,9 @@ export async function takeChannelBooking(
   const hash = await sha256(requestText(input));
   const stay = { checkIn: input.check_in, checkOut: input.check_out, guests: input.guests };
   return nightsWrite(db, async (trx) => {
+    const listingId = await holidayHomeId(trx, company.id, input.listing);
+    await lockHomeCalendar(trx, listingId);
+    // Looked up under the home's lock: a concurrent request of the same id has committed by then, and is answered.
     const kept = await shownBookings(trx, company.id)
       .where('b.channel', '=', input.channel)
       .where('b.channel_reference', '=', input.channel_reference)
@@ -140,8 +145,6 @@ export async function takeChannelBooking(
       }
       return { booking: kept, created: false };
     }
-    const listingId = await holidayHomeId(trx, company.id, input.listing);
-    await lockHomeCalendar(trx, listingId);
     await expireBookings(trx, now, { listingId });
     const facts = await stayFacts(trx, company, input.listing, stay, now);
     refuseTaken(facts.taken, stay);
