@@ -45,13 +45,10 @@ const channel = text()
 
 const channelFields = {
   channel,
-  channel_reference: text()
-    .min(1)
-    .max(200)
-    .openapi({
-      description: 'The channel’s own id of the booking: the same id again answers the same booking.',
-      example: 'HMABCD1234',
-    }),
+  channel_reference: text().min(1).max(200).openapi({
+    description: 'The channel’s own id of the booking: the same id again answers the same booking.',
+    example: 'HMABCD1234',
+  }),
   listing: text().min(1).max(200).openapi({ description: 'Slug (any language) of a published holiday home.' }),
   check_in: date,
   check_out: date,
