@@ -281,5 +281,34 @@ export const bookings: Folder = {
         "pm.variables.set('pricingSignature', 'v1,' + hash.HmacSHA256(signed, key).toString(hash.enc.Base64));",
       ],
     },
+    // Reservations for integrations (issue 37): the server key (read:bookings, write:bookings) reads the booking the
+    // visitor requested above, confirms it and changes its guests; then records a booking taken on a channel and cancels
+    // it, so the next run finds its nights free.
+    { operation: 'listBookings', expect: 200, query: { status: 'held' } },
+    { operation: 'getBooking', expect: 200 },
+    { operation: 'confirmBooking', expect: 200 },
+    { operation: 'updateBooking', expect: 200, body: { guests: 3 } },
+    {
+      operation: 'createChannelBooking',
+      expect: 201,
+      body: {
+        channel: 'airbnb',
+        channel_reference: 'HM{{runId}}',
+        listing: '{{holidayHome}}',
+        check_in: '{{channelCheckIn}}',
+        check_out: '{{channelCheckOut}}',
+        guests: 2,
+        name: 'Omar Channel',
+        email: 'omar.{{runId}}@example.com',
+      },
+      before: [
+        '// Four nights 300 days ahead (past the visitor’s and the pricing tool’s dates).',
+        'const day = (n) => new Date(Date.now() + n * 864e5).toISOString().slice(0, 10);',
+        "pm.variables.set('channelCheckIn', day(300));",
+        "pm.variables.set('channelCheckOut', day(304));",
+      ],
+      after: ["if (pm.response.code < 300) pm.collectionVariables.set('bookings_reference', pm.response.json().reference);"],
+    },
+    { operation: 'cancelBooking', expect: 200 },
   ],
 };

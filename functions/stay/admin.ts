@@ -7,12 +7,9 @@ import { json, jsonBody, pageQuery } from '../../schema/common/api';
 import { WarningSchema } from '../../schema/common/warnings';
 import { AdminBookingSchema, BlockInput, BlockSchema } from '../../schema/stay/bookings';
 import { blockNights, homeBlocks, unblock } from './blocks';
-import { type BookingAction, bookingsPage, shownBooking, stepBooking } from './bookings';
+import { type BookingAction, bookingsPage, cancelAndRefund, shownBooking, stepBooking } from './bookings';
 import { presentAdminBooking } from './bookings.present';
 import { holidayHomeId, replaceHomeTerms } from './homes';
-import { keyringOf } from '../../lib/crypto-jwe';
-import { platformProviderFetch } from '../../lib/payments/index';
-import { refundQuietly } from '../../lib/payments/settle';
 import {
   PricingToolInput,
   PricingToolSchema,
@@ -188,11 +185,7 @@ const markBookingPaid = stepBookingAs('mark_paid');
 /** Cancel, then refund what the guest paid by the booking's policy at this moment (lib/payments/refunds.ts). */
 const cancelBooking: Handler<typeof cancel> = async (c) => {
   const { company_id, reference } = c.req.valid('param');
-  const { db, now, config } = c.var.services;
-  const at = now();
-  const { booking, paidOnline } = await stepBooking(db, company_id, reference, 'cancel', 'admin', at);
-  if (paidOnline)
-    await refundQuietly({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: at }, booking.id);
+  const { booking } = await cancelAndRefund(c.var.services, company_id, reference, 'admin', c.var.services.now());
   return c.json(presentAdminBooking(booking), 200);
 };
 

@@ -64,3 +64,8 @@ export function presentBookingAnswer(
     quote: { ...asked, ...held.quote },
   };
 }
+
+/** A booking as an integration sees it (issue 37): staff's view, with the channel a booking taken elsewhere came from. */
+export function presentReservation(booking: ShownBookingRow) {
+  return { ...presentAdminBooking(booking), channel: booking.channel, channel_reference: booking.channel_reference };
+}

@@ -14,6 +14,11 @@ import { importStaleWarnings, type StaleImport, staleImportsColumn, type Warning
 import { registeredGuestsSql, registrationRequiredSql, registrationWarnings } from './guests';
 import type { Stay } from '../../lib/stay/rules';
 import { stamp } from '../../lib/clock';
+import { type PersonalRead, readAuditCte } from '../../lib/audit';
+import { keyringOf } from '../../lib/crypto-jwe';
+import type { Services } from '../../lib/env';
+import { platformProviderFetch } from '../../lib/payments/index';
+import { refundQuietly } from '../../lib/payments/settle';
 import {
   type OfflineBookingRead,
   offlineBookingColumns,
@@ -145,6 +150,8 @@ export function stepBooking(
   now: Date,
   /** A cancellation's reason (migration 0037): `staff` from the admin API, `guest` from the stay page. */
   cancelReason: 'staff' | 'guest' = 'staff',
+  /** An integration's read of the answer's guest data (lib/audit.ts), audited in the step's statement (issue 37). */
+  answerRead?: PersonalRead,
 ): Promise<BookingStep> {
   const to = bookingActions[action];
   const at = sql<Date>`${now.toISOString()}::timestamptz`;
@@ -229,6 +236,7 @@ export function stepBooking(
           ),
         // Staff record the guest's payment: the tax invoice of what was left to pay (lib/payments/offline-booking-invoice.ts).
         ...(action === 'mark_paid' ? offlineBookingInvoiceCtes(companyId, booking as OfflineBooking, now, causedBy) : []),
+        readAuditCte('answer_read', answerRead, [reference], 'changed'),
       ],
       sql`select c.*, l.slug_en as listing_slug, p.reference as person_reference
         from changed c join listings l on l.id = c.listing_id left join contacts p on p.id = c.contact_id`,
@@ -246,6 +254,25 @@ export function stepBooking(
       paidOnline: booking.paid_online === true,
     };
   });
+}
+
+/**
+ * A cancellation by staff or an integration (`causedBy`): staff's step, then the refund of what the guest paid online by
+ * the booking's policy at this moment (lib/payments/refunds.ts).
+ */
+export async function cancelAndRefund(
+  services: Pick<Services, 'db' | 'config'>,
+  companyId: string,
+  reference: string,
+  causedBy: CausedBy,
+  at: Date,
+  answerRead?: PersonalRead,
+): Promise<BookingStep> {
+  const { db, config } = services;
+  const step = await stepBooking(db, companyId, reference, 'cancel', causedBy, at, 'staff', answerRead);
+  if (step.paidOnline)
+    await refundQuietly({ db, config, keyring: keyringOf(config), send: platformProviderFetch, now: at }, step.booking.id);
+  return step;
 }
 
 /** Whether a booking's hold (held) or payment window (confirmed) has run out at `now`, as {@link lapsedAt} says it. */

@@ -162,8 +162,14 @@ export async function stayFacts(executor: Executor, company: Company, slug: stri
  * The price of a stay the home can take, with its tax (pricing.ts taxQuote); otherwise the rule's 400. The same code
  * serves quotes and bookings, so a booking keeps the tax its guest was quoted.
  */
-export function quoteOf(company: Company, facts: StayFacts, stay: Stay, now: Date): TaxedQuote {
-  assertStayAllowed(facts.home, stay, company.time_zone, now, facts.taken);
+export function quoteOf(
+  company: Company,
+  facts: StayFacts,
+  stay: Stay,
+  now: Date,
+  waived: Parameters<typeof assertStayAllowed>[5] = [],
+): TaxedQuote {
+  assertStayAllowed(facts.home, stay, company.time_zone, now, facts.taken, waived);
   const price = priceStay(facts.home, stay.checkIn, stay.checkOut, company.currency);
   return taxQuote(price, stay.checkIn, { settings: company.settings, ...facts.tax });
 }

@@ -21,6 +21,8 @@ export const scopes = [
   'read:audit',
   'read:webhooks',
   'write:webhooks',
+  'read:bookings',
+  'write:bookings',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

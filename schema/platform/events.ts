@@ -164,6 +164,10 @@ export const eventCatalogue = {
     BookingRefundEventData,
     'A payment of a cancelled booking was refunded through the provider, by the booking’s cancellation policy (one event per refund).',
   ),
+  'booking.changed': entry(
+    BookingEventData,
+    'A booking’s dates or number of guests were changed by an integration (`PATCH /bookings/{reference}`), and its quote with them.',
+  ),
   'lease.created': entry(LeaseEventData, 'A lease was created (draft).'),
   'lease.activated': entry(LeaseEventData, 'A lease became active.'),
   'lease.notice_given': entry(LeaseEventData, 'Notice was given on a lease.'),

@@ -186,6 +186,10 @@ export interface BookingsTable {
   late_cancellation_refund_percent: Generated<number>;
   /** When the balance became what is due (booking.balance_due was sent). */
   balance_due_at: NullableTimestamp;
+  /** A booking an integration took elsewhere (migration 0058, issue 37): its channel, the channel's id, its request's hash. */
+  channel: ColumnType<string | null, string | null | undefined, string | null>;
+  channel_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  channel_request_hash: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
   created_at: Generated<Date>;
   updated_at: Touched;
 }

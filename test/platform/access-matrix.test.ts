@@ -58,6 +58,11 @@ function concrete(path: string, method = 'GET'): string {
         /\/jobs\/\{reference\}\/([a-z]+)$/,
         (_, action: string) => `/jobs/${references[`jobs/${action}`] ?? 'x'}/${action}`,
       )
+      // Each booking action on a booking of its own (issue 37: a cancelled one is not confirmed).
+      .replace(
+        /\/bookings\/\{reference\}\/(confirm|cancel)$/,
+        (_, action: string) => `/bookings/${references[`bookings/${action}`] ?? 'x'}/${action}`,
+      )
       .replace(/\/([a-z-]+)\/\{reference\}/, (_, collection: string) => `/${collection}/${references[collection] ?? 'x'}`)
       .replace('{contractor_id}', references.contractors ?? 'x')
       .replace('{charge_id}', references['job-charges'] ?? 'x')
@@ -222,6 +227,37 @@ beforeAll(async () => {
     }),
   );
   references['rent-mandates'] = mandate.mandate_id;
+  // Bookings for the integrations' routes (issue 37): bookings taken on a channel, one made held again for the confirm.
+  const channelBooking = (offset: number) => ({
+    channel: 'matrix',
+    channel_reference: `matrix-${offset}`,
+    listing: holidayHome,
+    check_in: day(offset),
+    check_out: day(offset + 4),
+    guests: 2,
+    name: 'Matrix Guest',
+    email: `matrix.${offset}@example.com`,
+  });
+  for (const [name, offset] of [
+    ['bookings', 100],
+    ['bookings/cancel', 110],
+    ['bookings/confirm', 120],
+  ] as const) {
+    // raw: made as the document's route takes it, as the collections above
+    const res = await api.request('/api/v1/channel-bookings', {
+      host: company.host,
+      key: keys.all,
+      body: channelBooking(offset),
+    });
+    references[name] = res.json.reference;
+  }
+  await api.db
+    .updateTable('bookings')
+    .set({ status: 'held', confirmed_at: null, paid_at: null, hold_expires_at: new Date(Date.now() + 86_400_000) })
+    .where('reference', '=', references['bookings/confirm'] as string)
+    .execute();
+  bodies['POST /api/v1/channel-bookings'] = channelBooking(130);
+  bodies['PATCH /api/v1/bookings/{reference}'] = { guests: 3 };
   // A tax invoice of the company for {number} (and {number}.xml, {number}/page).
   references.invoices = await issueDocument(api.db, company.id, feeDocument(testSeller('Matrix'), '105.00'), 'matrix');
 });

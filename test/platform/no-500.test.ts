@@ -386,6 +386,26 @@ describe('no date or instant gives a 500', () => {
       body: { listing_id: home, data: [{ date: day1, price: 120 }] },
       sign: (text) => standardHeaders(toolSecret, `no-500-push-${message++}`, new Date(), text),
     });
+    // Reservations for integrations (issue 37): a channel manager's list, change and booking taken elsewhere.
+    const channel = (await createKey(api, ctx.company.id, { scopes: ['read:bookings', 'write:bookings'] })).secret;
+    const taken = (offset: number) => ({
+      channel: 'no500',
+      channel_reference: `no-500-${offset}`,
+      listing: home,
+      check_in: day(offset),
+      check_out: day(offset + 3),
+      guests: 2,
+      name: 'Channel Guest',
+      email: 'channel.no-500@example.com',
+    });
+    // raw: the reservation routes are new in this branch; the generated clients get them at merge
+    const changing = await api.request('/api/v1/channel-bookings', { host, key: channel, body: taken(70) });
+    api1('GET /bookings', '/bookings', { key: channel, query: { updated_since: at, check_in_from: day1, check_in_to: day2 } });
+    api1('PATCH /bookings/{reference}', `/bookings/${changing.json.reference}`, {
+      key: channel,
+      body: { check_in: day(70), check_out: day(73) },
+    });
+    api1('POST /channel-bookings', '/channel-bookings', { key: channel, body: taken(60) });
     const adminSample = (op: string, path: string, body: object) =>
       samples.push({
         op: `${op.split(' ')[0]} /admin/v1${op.split(' ')[1]}`,

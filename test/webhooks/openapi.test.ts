@@ -85,6 +85,8 @@ describe('the events in the OpenAPI document', () => {
     added.push('saved_search.created', 'saved_search.confirmed', 'saved_search.matched', 'saved_search.stopped');
     // Issue 37's daily rates and pricing tools.
     added.push('listing.rates_changed');
+    // Issue 37's reservations for integrations.
+    added.push('booking.changed');
     // Issue 38's webhook endpoints of integrations.
     added.push('webhook_endpoint.disabled');
     // Guest registration (issue 37).
