@@ -5,11 +5,11 @@ import { todayIn } from '../../lib/dates';
 import type { Db, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, eventCtes, newEventId } from '../../lib/events';
-import { type External, recordIdByExternal, transactionRetryingConflict, writeLink } from '../../lib/external-ids';
+import { type External, linkCte, transactionRetryingConflict } from '../../lib/external-ids';
 import { listingMachine } from '../../lib/listings';
 import { mediaBaseOf } from '../../lib/media';
 import { parseExternal } from '../../lib/sync';
-import { checkMove } from '../../lib/transitions';
+import { canMove, checkMove } from '../../lib/transitions';
 import type { ImportListing } from '../../schema/catalogue/admin';
 import type { ListingWrite, ListingWritten } from '../../schema/catalogue/integration';
 import type { EventType } from '../../schema/platform/events';
@@ -39,14 +39,15 @@ type State = {
   state: string;
 };
 
-/** Locks the listing (a bare row) and reads its state, photos included, in one statement. */
-async function lockedState(trx: Trx, companyId: string, listingId: string): Promise<State | undefined> {
+/** Locks the listing (a bare row, by id or English slug) and reads its state, photos included, in one statement. */
+async function lockedState(trx: Trx, companyId: string, by: { id: string } | { slug: string }): Promise<State | undefined> {
+  const where = 'id' in by ? sql`l.id = ${by.id}::uuid` : sql`l.slug_en = ${by.slug}`;
   const { rows } = await sql<State>`
     select l.id, l.slug_en, l.slug_ar, l.status, l.published_at,
       ((to_jsonb(l) - 'updated_at' - 'search_tie' - 'search_text')
         || jsonb_build_object('photos', coalesce((select jsonb_agg(to_jsonb(p) - 'id' order by p.position)
           from listing_photos p where p.listing_id = l.id), '[]'::jsonb)))::text as state
-    from listings l where l.id = ${listingId}::uuid and l.company_id = ${companyId}::uuid
+    from listings l where ${where} and l.company_id = ${companyId}::uuid
     for update`.execute(trx);
   return rows[0];
 }
@@ -63,27 +64,49 @@ export function photoKeyOf(media: string, companyId: string, url: string, path: 
   throw new ApiError('invalid_request', message, { errors: [{ path, code: 'not_in_media_store', message }] });
 }
 
-/** 409 at the slug when another listing of the company holds it (English or Arabic, in either column). */
-async function checkSlugsFree(trx: Trx, companyId: string, slug: ListingWrite['slug'], own: string | undefined) {
+/**
+ * The listing holding the integration's id, and whether another listing of the company holds one of the body's slugs
+ * (English or Arabic, in either column), in one read: that slug is 409 at `slug.en` or `slug.ar`.
+ */
+async function holderAndSlugs(trx: Trx, companyId: string, external: External, slug: ListingWrite['slug']) {
   const slugs = slug.ar === undefined ? [slug.en] : [slug.en, slug.ar];
-  const other = await trx
-    .selectFrom('listings')
-    .select(['slug_en', 'slug_ar'])
-    .where('company_id', '=', companyId)
-    .where((eb) => eb.or([eb('slug_en', 'in', slugs), eb('slug_ar', 'in', slugs)]))
-    .$if(own !== undefined, (qb) => qb.where('id', '!=', own as string))
-    .executeTakeFirst();
-  if (!other) return;
-  const field = other.slug_en === slug.en || other.slug_ar === slug.en ? 'slug.en' : 'slug.ar';
-  const message = 'Another listing of the company has this slug.';
-  throw new ApiError('conflict', `${message} Choose another one.`, { errors: [{ path: field, code: 'slug_taken', message }] });
+  const { rows } = await sql<{ holder: string | null; taken: { slug_en: string; slug_ar: string | null } | null }>`
+    with holder as (
+      select e.record_id from external_ids e where e.company_id = ${companyId}::uuid and e.record_type = 'listing'
+        and e.source = ${external.source} and e.external_id = ${external.id}
+    )
+    select (select record_id from holder) as holder,
+      (select jsonb_build_object('slug_en', o.slug_en, 'slug_ar', o.slug_ar) from listings o
+        where o.company_id = ${companyId}::uuid and (o.slug_en = any (${slugs}::text[]) or o.slug_ar = any (${slugs}::text[]))
+          and o.id::text is distinct from (select record_id from holder)
+        limit 1) as taken`.execute(trx);
+  const { holder = null, taken = null } = rows[0] ?? {};
+  if (taken) {
+    const field = taken.slug_en === slug.en || taken.slug_ar === slug.en ? 'slug.en' : 'slug.ar';
+    const message = 'Another listing of the company has this slug.';
+    throw new ApiError('conflict', `${message} Choose another one.`, { errors: [{ path: field, code: 'slug_taken', message }] });
+  }
+  return holder ?? undefined;
 }
 
-/** The event and the audit row of a write to the listing `listingId`, in one statement. */
-async function announce(trx: Trx, company: Company, type: EventType, listingId: string, external: string, causedBy: CausedBy) {
-  await sql`with happened as (select ${listingId}::text as listing_id, ${company.id}::uuid as company_id),
-    ${eventCtes('written', newEventId(), { companyId: company.id, type, causedBy }, 'happened', sql`jsonb_build_object('listing_id', happened.listing_id, 'external_reference', ${external}::text)`)},
-    ${auditCte('audited', 'happened', { actor: causedBy, action: type, subject: 'listing_id', details: { external_reference: external } })}
+/**
+ * The event and the audit row of a write to the listing `listingId`, and for a new listing the link of the integration's
+ * id to it (lib/external-ids.ts `linkCte`), in one statement.
+ */
+async function announce(
+  trx: Trx,
+  company: Company,
+  event: { type: EventType; causedBy: CausedBy },
+  listingId: string,
+  external: External,
+  link: boolean,
+) {
+  const reference = externalText(external);
+  const linked = link ? linkCte('linked', company.id, 'listing', { kind: 'link', external }, 'happened') : undefined;
+  await sql`with happened as (select ${listingId}::uuid as id, ${listingId}::text as listing_id, ${company.id}::uuid as company_id),
+    ${linked ? sql`${linked},` : sql``}
+    ${eventCtes('written', newEventId(), { companyId: company.id, ...event }, 'happened', sql`jsonb_build_object('listing_id', happened.listing_id, 'external_reference', ${reference}::text)`)},
+    ${auditCte('audited', 'happened', { actor: event.causedBy, action: event.type, subject: 'listing_id', details: { external_reference: reference } })}
     select 1`.execute(trx);
 }
 
@@ -120,10 +143,9 @@ export async function writeListing(db: Db, company: Company, externalId: string,
   }));
   const render = await renderContext(company, options.mediaBaseUrl);
   return transactionRetryingConflict(db, async (trx): Promise<ListingWritten> => {
-    const holder = await recordIdByExternal(trx, company.id, 'listing', external);
-    const before = holder === undefined ? undefined : await lockedState(trx, company.id, holder);
+    const holder = await holderAndSlugs(trx, company.id, external, input.slug);
+    const before = holder === undefined ? undefined : await lockedState(trx, company.id, { id: holder });
     if (holder !== undefined && before === undefined) throw notFound(`The listing ${externalText(external)}`);
-    await checkSlugsFree(trx, company.id, input.slug, before?.id);
     if (before && before.slug_en !== input.slug.en) {
       await trx.updateTable('listings').set({ slug_en: input.slug.en, updated_at: stamp }).where('id', '=', before.id).execute();
     }
@@ -131,20 +153,13 @@ export async function writeListing(db: Db, company: Company, externalId: string,
     const listing: ImportListing = { ...input, photos, status: before?.status ?? 'draft', published_at: publishedAt };
     const doc = { areas: [], property_types: [], services: [], team: [], listings: [listing] };
     await importCatalogue(trx, company, doc, { render, now: options.now, listingPath: () => '' });
-    const written = await trx
-      .selectFrom('listings')
-      .select('id')
-      .where('company_id', '=', company.id)
-      .where('slug_en', '=', input.slug.en)
-      .executeTakeFirstOrThrow();
-    const after = await lockedState(trx, company.id, written.id);
+    const after = await lockedState(trx, company.id, { slug: input.slug.en });
     if (!after) throw notFound(`The listing ${externalText(external)}`);
     const created = before === undefined;
-    if (created) await writeLink(trx, company.id, 'listing', after.id, { kind: 'link', external });
     const changed = created || before.state !== after.state;
     if (changed) {
       const type = created ? 'listing.created' : 'listing.updated';
-      await announce(trx, company, type, after.id, externalText(external), options.causedBy);
+      await announce(trx, company, { type, causedBy: options.causedBy }, after.id, external, created);
     }
     const warnings = warningsOf(input, todayIn(company.time_zone, options.now));
     return answer(after, external, { created, changed, warnings });
@@ -166,10 +181,15 @@ function answer(
   };
 }
 
+const listingStatuses = ['draft', 'published', 'withdrawn'] as const;
+type ListingStatus = (typeof listingStatuses)[number];
+
 /**
- * Publishes or withdraws the integration's listing (`listingMachine`): its status, the first publication date kept,
- * the event and audit row in one statement, then its forms rendered, in one transaction. The listing already there
- * answers `changed: false` and announces nothing (an integration may retry); a move the machine refuses is 409.
+ * Publishes or withdraws the integration's listing (`listingMachine`: the update is guarded by the statuses the machine
+ * lets move to `to`): the listing found by the integration's id, its status changed (the first publication date kept),
+ * the event and audit row, in one statement; then its forms rendered (a read, a store), as the admin's publishing does
+ * (listing-changes.ts). The listing already there answers `changed: false` and announces nothing (an integration may
+ * retry); a move the machine refuses is 409 at `status`; an id the company has no listing under is 404.
  */
 export async function moveListing(
   db: Db,
@@ -179,25 +199,34 @@ export async function moveListing(
   options: WriteOptions,
 ): Promise<ListingWritten> {
   const external = parseExternal(externalId);
-  const render = await renderContext(company, options.mediaBaseUrl);
-  return db.transaction().execute(async (trx) => {
-    const holder = await recordIdByExternal(trx, company.id, 'listing', external);
-    const row = holder === undefined ? undefined : await lockedState(trx, company.id, holder);
-    if (!row) throw notFound(`The listing ${externalText(external)}`);
-    const outcome = { created: false, changed: false, warnings: [] };
-    if (row.status === to) return answer(row, external, outcome);
-    checkMove(listingMachine, externalText(external), row.status, to, 'status');
-    const type = to === 'published' ? 'listing.published' : 'listing.withdrawn';
-    await sql`with happened as (
-        update listings l set status = ${to}, updated_at = ${stamp},
-          published_at = ${to === 'published' ? sql`coalesce(l.published_at, ${options.now}::timestamptz)` : sql`l.published_at`}
-        where l.id = ${row.id}::uuid
-        returning l.id::text as listing_id, l.company_id
-      ),
-      ${eventCtes('moved', newEventId(), { companyId: company.id, type, causedBy: options.causedBy }, 'happened', sql`jsonb_build_object('listing_id', happened.listing_id, 'external_reference', ${externalText(external)}::text)`)},
-      ${auditCte('audited', 'happened', { actor: options.causedBy, action: type, subject: 'listing_id', details: { external_reference: externalText(external), from: row.status } })}
-      select 1`.execute(trx);
-    await renderListings(trx, render, [row.id]);
-    return answer({ ...row, status: to }, external, { ...outcome, changed: true });
-  });
+  const reference = externalText(external);
+  const from = listingStatuses.filter((status) => canMove(listingMachine, status, to));
+  const type = to === 'published' ? 'listing.published' : 'listing.withdrawn';
+  const { rows } = await sql<{ id: string; slug_en: string; slug_ar: string | null; status: ListingStatus; moved: boolean }>`
+    with target as (
+      select l.id, l.company_id, l.slug_en, l.slug_ar, l.status from listings l
+      where l.company_id = ${company.id}::uuid and l.id::text = (select e.record_id from external_ids e
+        where e.company_id = ${company.id}::uuid and e.record_type = 'listing' and e.source = ${external.source}
+          and e.external_id = ${external.id})
+    ),
+    happened as (
+      update listings l set status = ${to}, updated_at = ${stamp},
+        published_at = ${to === 'published' ? sql`coalesce(l.published_at, ${options.now}::timestamptz)` : sql`l.published_at`}
+      from target where l.id = target.id and l.status = any (${from}::text[])
+      returning l.id::text as listing_id, l.company_id, target.status as was
+    ),
+    ${eventCtes('moved', newEventId(), { companyId: company.id, type, causedBy: options.causedBy }, 'happened', sql`jsonb_build_object('listing_id', happened.listing_id, 'external_reference', ${reference}::text)`)},
+    ${auditCte('audited', 'happened', { actor: options.causedBy, action: type, subject: 'listing_id', details: { external_reference: reference }, columns: ['was'] })}
+    select target.id::text as id, target.slug_en, target.slug_ar, target.status,
+      exists (select from happened) as moved
+    from target`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound(`The listing ${reference}`);
+  const outcome = { created: false, changed: row.moved, warnings: [] };
+  if (!row.moved) {
+    if (row.status !== to) checkMove(listingMachine, reference, row.status, to, 'status');
+    return answer(row, external, outcome);
+  }
+  await renderListings(db, await renderContext(company, options.mediaBaseUrl), [row.id]);
+  return answer({ ...row, status: to }, external, outcome);
 }
