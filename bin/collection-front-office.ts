@@ -28,6 +28,23 @@ export const catalogue: Folder = {
     { operation: 'listTeamProfiles', expect: 200 },
     { operation: 'getSitemap', expect: 200 },
     { operation: 'listServices', expect: 200 },
+    // The catalogue written by integrations (issue 38): a listing under the run's own id, published, then withdrawn.
+    {
+      operation: 'putListingByExternalId',
+      expect: 201,
+      before: [set('external_id', "'acme:listing-' + pm.variables.get('runId')")],
+      body: {
+        slug: { en: 'marina-view-{{runId}}', ar: 'اطلالة-المارينا-{{runId}}' },
+        listing_type: 'lease',
+        title: { en: 'Marina view, 2 bedrooms', ar: 'إطلالة على المارينا، غرفتان' },
+        price: '120000.00',
+        price_period: 'year',
+        bedrooms: 2,
+        city: 'dubai',
+      },
+    },
+    { operation: 'publishListingByExternalId', expect: 200 },
+    { operation: 'withdrawListingByExternalId', expect: 200 },
   ],
 };
 

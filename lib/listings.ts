@@ -4,6 +4,7 @@ import type { LocalisedText } from '../schema/common/columns';
 import type { PermitAuthority } from '../schema/common/permits';
 import type { Database } from '../schema/db';
 import type { Company, CompanySettings } from '../schema/platform/db';
+import { statusMachine } from './transitions';
 
 /**
  * A listing as every presentation of it reads it: the catalogue's public forms (functions/catalogue/renders.ts) and
@@ -90,3 +91,13 @@ export function pricesHidden(company: Company): boolean {
   const settings: CompanySettings = company.settings ?? {};
   return settings.hide_prices === true;
 }
+
+/**
+ * A listing's states as an integration moves them (issue 38): the spec's published → withdrawn, a draft published, and
+ * a withdrawn listing published again (the spec is silent; its slug stayed readable). A draft is never withdrawn.
+ */
+export const listingMachine = statusMachine<'draft' | 'published' | 'withdrawn'>('listing', {
+  draft: ['published'],
+  published: ['withdrawn'],
+  withdrawn: ['published'],
+});

@@ -102,6 +102,11 @@ export function securityOf(access: Access): Array<Record<string, string[]>> {
 /** The document's tags: one per route group (and the events a subscriber receives), in this order. */
 const tags = [
   { name: 'Catalogue', description: 'Published listings, areas, filters, team, sitemap and services: public reads, no key.' },
+  {
+    name: 'Listings',
+    description:
+      'An integration’s own listings (server key, `write:listings`): created, replaced, published and withdrawn under its ids.',
+  },
   { name: 'CRM', description: 'People, leads, activities, tasks, members and departments for a CRM sync (server key).' },
   { name: 'Forms', description: "Enquiries sent from the visitor's browser (publishable key) or a company's server." },
   {

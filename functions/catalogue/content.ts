@@ -39,9 +39,16 @@ export async function importCatalogue(
   trx: Trx,
   company: Company,
   doc: CatalogueImport,
-  options: { render: RenderContext | null; now: Date; onProgress?: (progress: ImportProgress) => void },
+  options: {
+    render: RenderContext | null;
+    now: Date;
+    onProgress?: (progress: ImportProgress) => void;
+    /** Where a listing's fields are in the caller's body, for the problem's `errors[].path` (default `listings.<i>.`). */
+    listingPath?: (index: number) => string;
+  },
 ) {
   const { render, onProgress, now } = options;
+  const pathOf = options.listingPath ?? ((index: number) => `listings.${index}.`);
   const companyId = company.id;
   const places: Places = new Map();
   const existing = await trx
@@ -126,13 +133,14 @@ export async function importCatalogue(
     companyId,
     lastOfEach(doc.team, (profile) => profile.name).map(({ item }) => item),
   );
-  const listings = lastOfEach(doc.listings, (listing) => listing.slug.en).map(({ item, index }) =>
-    listingAmountsIn(item, company.currency, `listings.${index}.`),
-  );
+  const kept = lastOfEach(doc.listings, (listing) => listing.slug.en);
+  const listings = kept.map(({ item, index }) => listingAmountsIn(item, company.currency, pathOf(index)));
+  const paths = new Map(kept.map(({ item, index }) => [item.slug.en, pathOf(index)]));
   const context: ListingContext = {
     companyId,
     places,
-    agents: await agentsNamed(trx, companyId, listings),
+    paths,
+    agents: await agentsNamed(trx, companyId, listings, paths),
     now,
     today: todayIn(company.time_zone, now),
   };
@@ -167,10 +175,23 @@ type Places = Map<
   { id: string; kind: 'city' | 'area' | 'project'; slug_en: string; slug_ar: string | null; name: LocalisedText | string | null }
 >;
 /** What every listing row of an import is written with besides its own fields. */
-type ListingContext = { companyId: string; places: Places; agents: Map<string, string>; now: Date; today: string };
+type ListingContext = {
+  companyId: string;
+  places: Places;
+  /** Each listing's place in the caller's body, by English slug (`listings.3.`). */
+  paths: Map<string, string>;
+  agents: Map<string, string>;
+  now: Date;
+  today: string;
+};
 
-/** The team profiles the listings name as their agents, by name; a name no profile has is refused. */
-async function agentsNamed(trx: Trx, companyId: string, listings: readonly ImportListing[]): Promise<Map<string, string>> {
+/** The team profiles the listings name as their agents, by name; a name no profile has is refused (400 at its `agent`). */
+async function agentsNamed(
+  trx: Trx,
+  companyId: string,
+  listings: readonly ImportListing[],
+  paths: Map<string, string>,
+): Promise<Map<string, string>> {
   const names = [...new Set(listings.flatMap((l) => (l.agent === null ? [] : [l.agent])))];
   if (names.length === 0) return new Map();
   const rows = await trx
@@ -182,18 +203,26 @@ async function agentsNamed(trx: Trx, companyId: string, listings: readonly Impor
     .execute();
   const agents = new Map<string, string>();
   for (const row of rows) if (!agents.has(row.name)) agents.set(row.name, row.id);
-  const unknown = names.find((name) => !agents.has(name));
-  if (unknown !== undefined)
-    throw new ApiError('invalid_request', `A listing names an unknown agent "${unknown}" (a team profile's name).`);
+  const unknown = listings.find((l) => l.agent !== null && !agents.has(l.agent));
+  if (unknown !== undefined) {
+    const message = `A listing names an unknown agent "${unknown.agent}" (a team profile's name).`;
+    const path = `${paths.get(unknown.slug.en) ?? ''}agent`;
+    throw new ApiError('invalid_request', message, { errors: [{ path, code: 'unknown_reference', message }] });
+  }
   return agents;
 }
 
-/** A place by English slug, refused when unknown or of another kind (a city named as an area, …). */
-function placeOf(places: Places, slug: string, kind: 'city' | 'area' | 'project' | null, owner: string): string {
+/**
+ * A place by English slug, refused when unknown or of another kind (a city named as an area, …); `path`, when known,
+ * is the field that named it (the problem's `errors[0].path`).
+ */
+function placeOf(places: Places, slug: string, kind: 'city' | 'area' | 'project' | null, owner: string, path?: string): string {
   const place = places.get(slug);
-  if (!place) throw new ApiError('invalid_request', `The ${owner} names an unknown place "${slug}".`);
+  const refuse = (message: string, code: string) =>
+    new ApiError('invalid_request', message, path === undefined ? undefined : { errors: [{ path, code, message }] });
+  if (!place) throw refuse(`The ${owner} names an unknown place "${slug}".`, 'unknown_reference');
   if (kind !== null && place.kind !== kind) {
-    throw new ApiError('invalid_request', `The ${owner} names "${slug}" as its ${kind}, but it is a ${place.kind}.`);
+    throw refuse(`The ${owner} names "${slug}" as its ${kind}, but it is a ${place.kind}.`, 'wrong_kind');
   }
   return place.id;
 }
@@ -254,9 +283,9 @@ async function upsertListings(trx: Trx, batch: ImportListing[], context: Listing
   return ids;
 }
 
-function listingValues(l: ImportListing, { companyId, places, agents, now, today }: ListingContext) {
+function listingValues(l: ImportListing, { companyId, places, paths, agents, now, today }: ListingContext) {
   const place = (slug: string | null, kind: 'city' | 'area' | 'project') =>
-    slug === null ? null : placeOf(places, slug, kind, `listing "${l.slug.en}"`);
+    slug === null ? null : placeOf(places, slug, kind, `listing "${l.slug.en}"`, `${paths.get(l.slug.en) ?? ''}${kind}`);
   const named = (slug: string | null) => (slug === null ? null : (places.get(slug) ?? null));
   return {
     company_id: companyId,

@@ -70,95 +70,105 @@ const OffPlanInput = z
     }
   });
 
-export const ImportListingInput = z
-  .strictObject({
-    slug: listingSlug,
-    listing_type: z.enum(listingTypes),
-    status: z.enum(['draft', 'published', 'withdrawn']).default('draft'),
-    title: LocalisedTextInput,
-    description: z.strictObject({ en: text().max(20000), ar: text().max(20000).optional() }).optional(),
-    price: decimal.nullable().default(null),
-    price_period: z.enum(['total', 'year', 'month', 'night']).nullable().default(null),
-    property_type: text().max(100).nullable().default(null),
-    bedrooms: z.number().int().min(0).max(100).nullable().default(null),
-    bathrooms: z.number().int().min(0).max(100).nullable().default(null),
-    size_sqm: z.number().positive().max(1e7).nullable().default(null),
-    max_guests: z.number().int().min(1).max(1000).nullable().default(null),
-    city: slugEn.nullable().default(null),
-    area: slugEn.nullable().default(null),
-    project: slugEn.nullable().default(null),
-    completion: z.enum(['ready', 'off_plan']).nullable().default(null),
-    featured: z.boolean().default(false),
-    sort_order: z.number().int().min(0).max(1e9).default(0),
-    published_at: instant.nullable().default(null),
-    location: z
-      .strictObject({
-        latitude: z.number().min(-90).max(90),
-        longitude: z.number().min(-180).max(180),
-        precision: z.enum(['exact', 'approximate']),
-      })
-      .nullable()
-      .default(null),
-    photos: z
-      .array(
-        z.strictObject({
-          key: text()
-            .min(1)
-            .max(300)
-            .regex(/^[A-Za-z0-9._\-/]+$/),
-          alt: z.strictObject({ en: text().max(300), ar: text().max(300).optional() }),
-          ready: z.boolean().default(true),
-        }),
-      )
-      .max(100)
-      .default([]),
-    booking: HomeTermsInput.optional().openapi({
-      description: "A holiday home's booking terms and seasons; left out, the home keeps its current terms.",
-    }),
-    permit: PermitInput.nullable().default(null).openapi({ description: 'The listing’s advertising permit.' }),
-    agent: z
-      .string()
-      .min(1)
-      .max(200)
-      .nullable()
-      .default(null)
-      .openapi({ description: 'The name of the team profile (in this document or already stored) that handles it.' }),
-    portals: PortalsInput.default({}),
-    furnished: z.enum(furnishings).nullable().default(null),
-    tax_category: taxCategoryOverride.default(null).openapi({
-      description:
-        'The category of its rent (a holiday home’s: its stays), over the company’s default for the kind (docs/api-reference.md, "Tax"); null: that default.',
-    }),
-    cheques: z
-      .number()
-      .int()
-      .min(1)
-      .max(12)
-      .nullable()
-      .default(null)
-      .openapi({ description: 'A lease: the rent is paid in this many cheques.' }),
-    service_charge: decimal
-      .nullable()
-      .default(null)
-      .openapi({ description: 'The yearly service charge, in the company’s currency.' }),
-    off_plan: OffPlanInput.nullable()
-      .default(null)
-      .openapi({ description: 'An off-plan listing’s sale details (Bayut requires them of off-plan listings).' }),
-  })
-  .superRefine((l, ctx) => {
-    if (l.cheques !== null && l.listing_type !== 'lease') {
-      ctx.addIssue({ code: 'custom', path: ['cheques'], message: 'Only a lease is paid in cheques.' });
-    }
-    if (l.off_plan !== null && l.completion !== 'off_plan') {
-      ctx.addIssue({ code: 'custom', path: ['off_plan'], message: 'Only an off-plan listing (completion off_plan) has them.' });
-    }
-    if ((l.price === null) !== (l.price_period === null)) {
-      ctx.addIssue({ code: 'custom', path: ['price_period'], message: 'price and price_period go together.' });
-    }
-    if (l.booking && l.listing_type !== 'holiday_home') {
-      ctx.addIssue({ code: 'custom', path: ['booking'], message: 'Only holiday homes take bookings.' });
-    }
-  });
+/** A listing's fields as the import takes them (the integrations' write, schema/catalogue/integration.ts, takes them too). */
+export const ImportListingFields = z.strictObject({
+  slug: listingSlug,
+  listing_type: z.enum(listingTypes),
+  status: z.enum(['draft', 'published', 'withdrawn']).default('draft'),
+  title: LocalisedTextInput,
+  description: z.strictObject({ en: text().max(20000), ar: text().max(20000).optional() }).optional(),
+  price: decimal.nullable().default(null),
+  price_period: z.enum(['total', 'year', 'month', 'night']).nullable().default(null),
+  property_type: text().max(100).nullable().default(null),
+  bedrooms: z.number().int().min(0).max(100).nullable().default(null),
+  bathrooms: z.number().int().min(0).max(100).nullable().default(null),
+  size_sqm: z.number().positive().max(1e7).nullable().default(null),
+  max_guests: z.number().int().min(1).max(1000).nullable().default(null),
+  city: slugEn.nullable().default(null),
+  area: slugEn.nullable().default(null),
+  project: slugEn.nullable().default(null),
+  completion: z.enum(['ready', 'off_plan']).nullable().default(null),
+  featured: z.boolean().default(false),
+  sort_order: z.number().int().min(0).max(1e9).default(0),
+  published_at: instant.nullable().default(null),
+  location: z
+    .strictObject({
+      latitude: z.number().min(-90).max(90),
+      longitude: z.number().min(-180).max(180),
+      precision: z.enum(['exact', 'approximate']),
+    })
+    .nullable()
+    .default(null),
+  photos: z
+    .array(
+      z.strictObject({
+        key: text()
+          .min(1)
+          .max(300)
+          .regex(/^[A-Za-z0-9._\-/]+$/),
+        alt: z.strictObject({ en: text().max(300), ar: text().max(300).optional() }),
+        ready: z.boolean().default(true),
+      }),
+    )
+    .max(100)
+    .default([]),
+  booking: HomeTermsInput.optional().openapi({
+    description: "A holiday home's booking terms and seasons; left out, the home keeps its current terms.",
+  }),
+  permit: PermitInput.nullable().default(null).openapi({ description: 'The listing’s advertising permit.' }),
+  agent: z
+    .string()
+    .min(1)
+    .max(200)
+    .nullable()
+    .default(null)
+    .openapi({ description: 'The name of the team profile (in this document or already stored) that handles it.' }),
+  portals: PortalsInput.default({}),
+  furnished: z.enum(furnishings).nullable().default(null),
+  tax_category: taxCategoryOverride.default(null).openapi({
+    description:
+      'The category of its rent (a holiday home’s: its stays), over the company’s default for the kind (docs/api-reference.md, "Tax"); null: that default.',
+  }),
+  cheques: z
+    .number()
+    .int()
+    .min(1)
+    .max(12)
+    .nullable()
+    .default(null)
+    .openapi({ description: 'A lease: the rent is paid in this many cheques.' }),
+  service_charge: decimal
+    .nullable()
+    .default(null)
+    .openapi({ description: 'The yearly service charge, in the company’s currency.' }),
+  off_plan: OffPlanInput.nullable()
+    .default(null)
+    .openapi({ description: 'An off-plan listing’s sale details (Bayut requires them of off-plan listings).' }),
+});
+
+/** The checks across a listing's fields, the same for the import and the integrations' write. */
+export function checkListingFields(
+  l: Pick<
+    z.infer<typeof ImportListingFields>,
+    'cheques' | 'listing_type' | 'off_plan' | 'completion' | 'price' | 'price_period' | 'booking'
+  >,
+  ctx: z.RefinementCtx,
+): void {
+  if (l.cheques !== null && l.listing_type !== 'lease') {
+    ctx.addIssue({ code: 'custom', path: ['cheques'], message: 'Only a lease is paid in cheques.' });
+  }
+  if (l.off_plan !== null && l.completion !== 'off_plan') {
+    ctx.addIssue({ code: 'custom', path: ['off_plan'], message: 'Only an off-plan listing (completion off_plan) has them.' });
+  }
+  if ((l.price === null) !== (l.price_period === null)) {
+    ctx.addIssue({ code: 'custom', path: ['price_period'], message: 'price and price_period go together.' });
+  }
+  if (l.booking && l.listing_type !== 'holiday_home') {
+    ctx.addIssue({ code: 'custom', path: ['booking'], message: 'Only holiday homes take bookings.' });
+  }
+}
+
+export const ImportListingInput = ImportListingFields.superRefine(checkListingFields);
 
 export const TeamProfileInput = z.strictObject({
   name: text().min(1).max(200),

@@ -18,6 +18,7 @@ export const recordKinds = [
   'job',
   'job_charge',
   'inspection',
+  'listing',
 ] as const;
 export type RecordKind = (typeof recordKinds)[number];
 

@@ -117,6 +117,12 @@ const SavedSearchMatchEventData = z
     listing_id: ref('The listing that started matching: GET /saved-searches/{id}/matches names its slugs.'),
   })
   .openapi('SavedSearchMatchEventData', { description: 'Ids only: never the email or the search.' });
+const ListingWriteEventData = z
+  .object({
+    listing_id: ref('The listing id.'),
+    external_reference: ref('The integration’s own id of it, as `<source>:<id>` (PUT /listings/by-external-id/{external_id}).'),
+  })
+  .openapi('ListingWriteEventData', { description: 'Ids only (issue 38): read the listing with GET /listings/{slug}.' });
 const ListingRatesEventData = z
   .object({
     listing_id: ref(
@@ -219,6 +225,19 @@ export const eventCatalogue = {
   'listing.permit_expired': entry(
     ListingPermitEventData,
     'A live listing’s advertising permit has ended (scheduled work): it has left the portal feeds that need one.',
+  ),
+  'listing.created': entry(ListingWriteEventData, 'An integration’s server key created a listing (a draft) under its own id.'),
+  'listing.updated': entry(
+    ListingWriteEventData,
+    'An integration’s server key changed a listing it writes (a repeat that changes nothing: none).',
+  ),
+  'listing.published': entry(
+    ListingWriteEventData,
+    'An integration’s server key published a listing: its pages and feeds show it at once.',
+  ),
+  'listing.withdrawn': entry(
+    ListingWriteEventData,
+    'An integration’s server key withdrew a listing: it reads as withdrawn at once.',
   ),
   'listing.rates_changed': entry(
     ListingRatesEventData,

@@ -82,6 +82,8 @@ function concrete(path: string, method = 'GET'): string {
       .replace('{number}', references.invoices ?? 'x')
       // The DELETE of a webhook endpoint removes one of its own, so the other routes keep theirs.
       .replace('{endpoint_id}', references[method === 'DELETE' ? 'webhook-endpoints/delete' : 'webhook-endpoints'] ?? 'x')
+      // The catalogue written by integrations (issue 38): the integration's own id of a listing.
+      .replace('{external_id}', 'acme:access-matrix')
       .replace(/\{[a-z_]+\}/g, 'x')
   );
 }

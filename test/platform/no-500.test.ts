@@ -186,6 +186,8 @@ for (const field of ['day', 'done_on', 'booked_from', 'booked_to', 'cancelled_fr
 for (const field of ['available_from', 'available_to', 'starts_on', 'ends_on', 'published_at']) dateFields.add(field);
 for (const field of ['vat_registered_on', 'valid_from', 'valid_to', 'date']) dateFields.add(field);
 for (const field of ['created_since', 'created_before', 'since']) dateFields.add(field);
+// The catalogue written by integrations (issue 38): a listing's permit's last day.
+dateFields.add('expires_on');
 
 /** `value` with each date field (at any depth) replaced by the next edge value, or kept when that is undefined. */
 function withEdges(value: unknown, edges: Array<string | undefined>): unknown {
@@ -494,6 +496,20 @@ describe('no date or instant gives a 500', () => {
       path: `/admin/v1${subscription}/deliveries`,
       key: api.adminToken,
       query: { created_since: at, created_before: at },
+    });
+    // The catalogue written by integrations (issue 38): a listing under the integration's own id.
+    const listingsKey = (await createKey(api, company_id, { scopes: ['write:listings'] })).secret;
+    api1('PUT /listings/by-external-id/{external_id}', '/listings/by-external-id/acme:no-500', {
+      key: listingsKey,
+      body: {
+        slug: { en: 'no-500-listing' },
+        listing_type: 'sale',
+        title: { en: 'No 500' },
+        price: '1000000',
+        price_period: 'total',
+        published_at: at,
+        permit: { number: '7100000000', authority: 'dld', expires_on: day2 },
+      },
     });
     dated = (await documents()).flatMap(operationsTakingDates);
   }, 60_000);

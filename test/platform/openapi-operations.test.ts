@@ -39,6 +39,10 @@ const publicIds = [
   'listTeamProfiles',
   'getSitemap',
   'listServices',
+  // The catalogue written by integrations (issue 38).
+  'putListingByExternalId',
+  'publishListingByExternalId',
+  'withdrawListingByExternalId',
   'listContacts',
   'createContact',
   'getContact',
