@@ -23,6 +23,7 @@ import { bookingsAdmin } from './stay/admin';
 import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
+import { tourismDirhamAdmin } from './stay/tourism-dirham.routes';
 import { webhooks } from './webhooks/index';
 
 const groups = [
@@ -66,6 +67,7 @@ export const adminRouters = [
   paymentsAdmin,
   operator.outbound,
   operator.taxRates,
+  tourismDirhamAdmin,
 ];
 
 /**
