@@ -76,7 +76,12 @@ const report = async (month: string) => {
 const journal = async (month: string) => {
   const res = await reader.GET('/api/v1/exports/journal', { params: { query: { month } } });
   expect(res.response.status, JSON.stringify(res.error)).toBe(200);
-  return res.data!;
+  return res.data as Journal;
+};
+type Line = { account: string; debit: string; credit: string };
+type Journal = {
+  entries: Array<{ kind: string; day: string; lines: Line[] }>;
+  totals: Array<{ accounts: Array<{ account: string; debit: string; credit: string }> }>;
 };
 
 /** The report a month should give, computed here from the stays booked: the nights charged that fall in it. */
@@ -224,7 +229,7 @@ describe('the Tourism Dirham', () => {
 
   it('books the month’s Tourism Dirham as a liability, cleared by its payment over to DET', async () => {
     const closed = await report(m);
-    const owed = (await journal(m)).entries.find((e) => e.kind === ('tourism_dirham' as never));
+    const owed = (await journal(m)).entries.find((e) => e.kind === 'tourism_dirham');
     expect(owed?.day).toBe(lastDay(m));
     expect(owed?.lines.map((l) => [l.account, l.debit, l.credit])).toEqual([
       ['booking_receipts', closed.total, '0.00'],
@@ -241,15 +246,15 @@ describe('the Tourism Dirham', () => {
     expect(paid.json.payment).toMatchObject({ paid_on: `${m2}-09`, reference: 'DET-TD-118' });
     expect(paid.json.total).toBe(closed.total);
     expect((await pay(m, { paid_on: `${m2}-09`, reference: 'DET-TD-118' })).status).toBe(409);
-    const cleared = (await journal(m2)).entries.find((e) => e.kind === ('tourism_dirham_paid' as never));
+    const cleared = (await journal(m2)).entries.find((e) => e.kind === 'tourism_dirham_paid');
     expect(cleared?.day).toBe(`${m2}-09`);
     expect(cleared?.lines.map((l) => [l.account, l.debit, l.credit])).toEqual([
       ['tourism_dirham_payable', closed.total, '0.00'],
       ['bank', '0.00', closed.total],
     ]);
     // The liability raised in M is what the payment clears.
-    const payable = (data: Awaited<ReturnType<typeof journal>>, side: 'debit' | 'credit') =>
-      data.totals[0]?.accounts.find((a) => a.account === ('tourism_dirham_payable' as never))?.[side];
+    const payable = (data: Journal, side: 'debit' | 'credit') =>
+      data.totals[0]?.accounts.find((a) => a.account === 'tourism_dirham_payable')?.[side];
     expect(payable(await journal(m), 'credit')).toBe(payable(await journal(m2), 'debit'));
     // The admin API reads the same month, paid.
     const read = await w.admin(`/tourism-dirham/${m}`);
