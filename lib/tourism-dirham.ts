@@ -5,7 +5,7 @@ import { todayIn } from './dates';
 import type { Executor } from './db/index';
 import { ApiError } from './errors';
 import { formatAmount } from './money';
-import { type Closing, monthClosing, monthSpan } from './statement-months';
+import { type Closing, closingOf, monthClosing, monthSpan, noClosings } from './statement-months';
 import type { Company } from '../schema/platform/db';
 import type { DetClass, QuotedDirham } from '../schema/stay/db';
 
@@ -103,6 +103,7 @@ type Recorded = {
   paid_on: string | null;
   payment_reference: string | null;
   paid_at: Date | null;
+  grace_days?: number | null;
 };
 
 /** The homes of a report as JSON (sorted by home), its total, from the lines of {@link linesQuery}. */
@@ -185,8 +186,8 @@ function monthOf(month: string, closing: Closing, row: Recorded): DirhamMonth {
 }
 
 /**
- * Records that the closed month's Tourism Dirham was paid over to DET on `paidOn` (its receipt `reference`): the month
- * is recorded first if it was not (its report fixed), then its payment, once, with its audit row. 409 `conflict` for a
+ * Records that the closed month's Tourism Dirham was paid over to DET on `paidOn` (its receipt `reference`), once, with
+ * its audit row: the month is recorded with it if it was not (its report fixed as of now). 409 `conflict` for a
  * month still open or already paid over.
  */
 export async function payOverMonth(
@@ -197,7 +198,9 @@ export async function payOverMonth(
   actor: string,
   now: Date,
 ): Promise<DirhamMonth> {
-  const closing = await monthClosing(db, company, month, now);
+  // A month the company's rule closes is closed (a recorded closing only closes more): no read; else the records say.
+  let closing = closingOf(company, month, now, noClosings);
+  if (closing.status !== 'closed') closing = await monthClosing(db, company, month, now);
   if (closing.status !== 'closed') {
     throw new ApiError('conflict', `The month ${month} is open until ${closing.closes_on}: pay it over once it has closed.`);
   }
@@ -206,20 +209,33 @@ export async function payOverMonth(
     const message = `A day after the month (${month}) and not after today (${today}).`;
     throw new ApiError('invalid_request', message, { errors: [{ path: 'paid_on', code: 'invalid_value', message }] });
   }
-  await recordMonth(db, company, month, now);
+  // One statement: the month recorded (if it was not: its report as of now) with its payment, or its record's payment
+  // added; a month already paid over is left as it is (no row: 409).
+  const { from, next } = monthSpan(month);
   const { rows } = await sql<Recorded>`
-    with paid as (
-      update tourism_dirham_months
-      set paid_on = ${payment.paid_on}::date, payment_reference = ${payment.reference}, paid_by = ${actor}, paid_at = ${now}::timestamptz
-      where company_id = ${company.id}::uuid and month = ${monthSpan(month).from}::date and paid_on is null
-      returning company_id, to_char(month, 'YYYY-MM') as month, report, total::text as total, currency, recorded_at,
-        paid_on::text as paid_on, payment_reference, paid_at),
+    with h as (${linesQuery(company.id, from, next)}),
+    paid as (
+      insert into tourism_dirham_months as d (company_id, month, currency, report, total, recorded_at, paid_on,
+        payment_reference, paid_by, paid_at)
+      select ${company.id}::uuid, ${from}::date, ${company.currency}, r.report, r.total::numeric, ${now}::timestamptz,
+        ${payment.paid_on}::date, ${payment.reference}, ${actor}, ${now}::timestamptz
+      from (select ${reportColumns} from h) as r
+      on conflict (company_id, month) do update
+        set paid_on = excluded.paid_on, payment_reference = excluded.payment_reference, paid_by = excluded.paid_by,
+          paid_at = excluded.paid_at
+        where d.paid_on is null
+      returning d.company_id, to_char(d.month, 'YYYY-MM') as month, d.report, d.total::text as total, d.currency,
+        d.recorded_at, d.paid_on::text as paid_on, d.payment_reference, d.paid_at),
     ${auditCte('audited', 'paid', { actor, action: 'tourism_dirham.paid_over', subject: 'month', columns: ['total', 'paid_on'] })}
-    select report, total, currency, recorded_at, paid_on, payment_reference, paid_at from paid, (select count(*) from audited) as a`.execute(
-    db,
-  );
+    select report, total, currency, recorded_at, paid_on, payment_reference, paid_at,
+      (select grace_days from statement_closings
+        where company_id = ${company.id}::uuid and month = ${from}::date and recorded_at <= ${now}::timestamptz) as grace_days
+    from paid, (select count(*) from audited) as a`.execute(db);
   const row = rows[0];
   if (!row) throw new ApiError('conflict', `The Tourism Dirham of ${month} was already paid over.`);
+  // The day it closed, by the grace days it was recorded closed under (as a read answers it), when recorded.
+  const grace = row.grace_days ?? null;
+  if (grace !== null) closing = closingOf(company, month, now, { through: null, graceOf: new Map([[month, grace]]) });
   return monthOf(month, closing, row);
 }
 

@@ -71,6 +71,7 @@ const publicIds = [
   'getListingRates',
   'setListingRates',
   'receiveRatePush',
+  'getTourismDirhamMonth',
   'listLeases',
   'createLease',
   'getLease',
