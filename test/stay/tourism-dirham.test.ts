@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestClient } from '../support/client';
-import { useWorld } from '../support/world';
+import { demoCompany, homes as demoHomes, useWorld } from '../support/world';
 import { bookingsThrough, day, plainTerms, plusDays, type Terms } from './support';
 
 /**
@@ -166,6 +166,19 @@ describe('the Tourism Dirham', () => {
       params: { path: { slug: homes.studio.slug }, query: { check_in: day(20), check_out: day(21), guests: 2 } },
     });
     expect((quoted.data as { tourism_dirham?: { det_class: string } }).tourism_dirham?.det_class).toBe('standard');
+  });
+
+  it('refuses a class on a company whose currency is not AED, at the field', async () => {
+    const usd = await demoCompany(w.api, { bookings_enabled: true }, { currency: 'USD' });
+    const put = (terms: Record<string, unknown>) =>
+      w.api.admin(`/companies/${usd.id}/listings/${demoHomes.holiday}/booking-terms`, {
+        method: 'PUT',
+        body: { ...plainTerms, ...terms },
+      });
+    const res = await put({ det_class: 'standard' });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.errors.map((e: { path: string }) => e.path)).toEqual(['det_class']);
+    expect((await put({ det_class: null })).status).toBe(200);
   });
 
   it('keeps the fee on the booking and shows it on the stay page as its own line', async () => {
