@@ -24,6 +24,7 @@ import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { guestRegistrationsAdmin } from './stay/guests.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
+import { tourismDirhamAdmin } from './stay/tourism-dirham.routes';
 import { webhooks } from './webhooks/index';
 
 const groups = [
@@ -68,6 +69,7 @@ export const adminRouters = [
   operator.outbound,
   operator.taxRates,
   guestRegistrationsAdmin,
+  tourismDirhamAdmin,
 ];
 
 /**

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor, Trx } from './db/index';
 import type { HomeTermsValue } from '../schema/common/homes';
+import { ApiError } from './errors';
 import { amountIn, optionalAmountIn } from './money';
+import { detCurrency } from './tourism-dirham';
 
 /** Replaces a holiday home's terms and seasons (the row exists: a trigger adds it with every holiday home). */
 export async function setHomeTerms(trx: Trx, listingId: string, terms: HomeTermsValue): Promise<void> {
@@ -57,6 +59,10 @@ export async function setHomeTermsAt(
  */
 export function homeTermsIn(terms: HomeTermsValue, currency: string, path = ''): HomeTermsValue {
   const amount = (value: string, field: string) => amountIn(value, currency, `${path}${field}`);
+  if (terms.det_class !== null && currency !== detCurrency) {
+    const message = `The Tourism Dirham is charged in ${detCurrency}: a DET class needs a company whose currency is ${detCurrency}.`;
+    throw new ApiError('invalid_request', message, { errors: [{ path: `${path}det_class`, code: 'invalid_value', message }] });
+  }
   return {
     ...terms,
     weekend_price: optionalAmountIn(terms.weekend_price, currency, `${path}weekend_price`),

@@ -13,11 +13,14 @@ export const paymentAccounts = ['payment_clearing', 'payment_fees', 'refunds_due
 export const bookingAccounts = ['booking_receipts'] as const;
 /** The account of VAT on rent and fees (issue 35): mapped (and shown in the totals) once a month has VAT to book. */
 export const vatAccounts = ['vat_payable'] as const;
+/** The Tourism Dirham's accounts (issue 37): mapped (and shown in the totals) once a month has its liability or payment. */
+export const dirhamAccounts = ['tourism_dirham_payable', 'bank'] as const;
 export type JournalAccount =
   | (typeof journalAccounts)[number]
   | (typeof paymentAccounts)[number]
   | (typeof bookingAccounts)[number]
-  | (typeof vatAccounts)[number];
+  | (typeof vatAccounts)[number]
+  | (typeof dirhamAccounts)[number];
 export type AccountMap = Partial<Record<JournalAccount, { code: string; name: string }>>;
 
 export type JournalLine = { account: JournalAccount; code: string | null; name: string | null; debit: string; credit: string };
@@ -27,13 +30,21 @@ export type JournalLine = { account: JournalAccount; code: string | null; name: 
  * (`code` and `name` null until mapped); the import CSVs need them all: `required` answers 409 `accounts_not_mapped`
  * naming those missing.
  */
-export function mappedAccounts(company: Company, required = false, payments = false, bookings = false, vat = false): AccountMap {
+export function mappedAccounts(
+  company: Company,
+  required = false,
+  payments = false,
+  bookings = false,
+  vat = false,
+  dirham = false,
+): AccountMap {
   const mapped = company.settings.accounting_accounts ?? {};
   const needed: JournalAccount[] = [
     ...journalAccounts,
     ...(payments ? paymentAccounts : []),
     ...(bookings ? bookingAccounts : []),
     ...(vat ? vatAccounts : []),
+    ...(dirham ? dirhamAccounts : []),
   ];
   const missing = needed.filter((account) => mapped[account] === undefined);
   if (required && missing.length > 0) {

@@ -7,7 +7,8 @@ import { accountingTaxRate } from '../../lib/tax';
 import type { JournalSchema, JournalTotalsSchema } from '../../schema/statements/journal';
 import type { Company } from '../../schema/platform/db';
 import { isBookingEntry, isPaymentEntry, isVatEntry, type JournalData, type JournalEntry } from './journal';
-import { bookingAccounts, journalAccounts, paymentAccounts, vatAccounts } from './journal-accounts';
+import { bookingAccounts, dirhamAccounts, journalAccounts, paymentAccounts, vatAccounts } from './journal-accounts';
+import { isDirhamEntry } from './journal-dirham';
 
 export type JournalView = z.infer<typeof JournalSchema>;
 type TotalsView = z.infer<typeof JournalTotalsSchema>;
@@ -24,11 +25,13 @@ export function journalTotals(entries: JournalEntry[]): TotalsView[] {
     const paid = mine.some(isPaymentEntry);
     const booked = mine.some(isBookingEntry);
     const taxed = mine.some(isVatEntry);
+    const dirham = mine.some(isDirhamEntry);
     const shown = [
       ...journalAccounts,
       ...(paid ? paymentAccounts : []),
       ...(booked ? bookingAccounts : []),
       ...(taxed ? vatAccounts : []),
+      ...(dirham ? dirhamAccounts : []),
     ];
     const accounts = new Map(shown.map((account) => [account, { debit: new Big(0), credit: new Big(0) }]));
     for (const entry of entries) {

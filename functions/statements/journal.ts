@@ -4,6 +4,7 @@ import type { Executor } from '../../lib/db/index';
 import { type Closing, type MonthSpan, monthClosing, monthSpan } from '../../lib/statement-months';
 import type { LineKind } from '../../schema/statements/db';
 import type { Company } from '../../schema/platform/db';
+import { type DirhamKind, dirhamEntries, dirhamFacts, hasDirham } from './journal-dirham';
 import { type AccountMap, type JournalAccount, type JournalLine, mappedAccounts, sideOf } from './journal-accounts';
 import { type LineRow, selectLines } from './statements';
 import {
@@ -78,6 +79,7 @@ export const isBookingEntry = (entry: { kind: string; booking?: string | null })
   entry.kind === 'booking_received' ||
   entry.kind === 'booking_refunded' ||
   entry.kind === 'booking_paid_offline' ||
+  entry.kind === 'tourism_dirham' ||
   (entry.kind === 'online_refund' && (entry.booking ?? null) !== null);
 
 /** Lines whose VAT is split to `vat_payable`, their net's account: a fee's, a job charge's (migration 0048); see vatBooked. */
@@ -92,7 +94,7 @@ const vatBooked = new Set<LineKind>([...(Object.keys(vatSplit) as LineKind[]), '
 export const isVatEntry = (entry: { lines: JournalLine[] }) =>
   entry.lines.some((line) => line.account === 'vat_payable' && !(new Big(line.debit).eq(0) && new Big(line.credit).eq(0)));
 export type JournalEntry = Omit<LineRow, 'kind'> & {
-  kind: LineKind | PaymentKind | OfflineKind;
+  kind: LineKind | PaymentKind | OfflineKind | DirhamKind;
   owner: string | null;
   /** The booking's reference of a booking's payment or refund (not in the JSON: its narration names it). */
   booking?: string | null;
@@ -332,18 +334,19 @@ export async function monthJournal(
     .innerJoin('contacts as o', 'o.id', 'l.owner_id')
     .select('o.reference as owner');
   if (currency !== undefined) query = query.where('l.currency', '=', currency);
-  const [lines, payments, refunds, offline] = await Promise.all([
+  const closing = await monthClosing(db, company, month, now);
+  const [lines, payments, refunds, offline, dirham] = await Promise.all([
     query.execute(),
     bookedPayments(db, company.id, span.from, span.to, currency),
     bookedRefunds(db, company.id, span.from, span.to, currency),
     offlineBookingVat(db, company.id, span.from, span.to, currency),
+    dirhamFacts(db, company, span, closing, currency, now),
   ]);
   const reads = [...payments, ...refunds];
-  const bookings = [...lines, ...reads].some((row) => row.booking !== null) || offline.length > 0;
+  const bookings = [...lines, ...reads].some((row) => row.booking !== null) || offline.length > 0 || dirham.owed.length > 0;
   const vat =
     lines.some((l) => vatBooked.has(l.kind) && l.vat !== null && !new Big(l.vat).eq(0)) || booksVat(reads) || offline.length > 0;
-  const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat);
-  const closing = await monthClosing(db, company, month, now);
+  const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat, hasDirham(dirham));
   const entries = [
     ...lines.map((line) => entryOf(line, accounts)),
     ...payments.map((payment) => paymentEntryOf(payment, accounts)),
@@ -352,6 +355,7 @@ export async function monthJournal(
       ...offlineBookingEntry(read, sideOf(accounts, read.currency)),
       kind: 'booking_paid_offline' as const,
     })),
+    ...dirhamEntries(dirham, span, accounts),
   ].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
   return { span, closing, entries, accounts };
 }

@@ -16,6 +16,8 @@ export const stayTexts = {
     nights: 'Nights',
     rates: { base: 'Nightly rate', weekend: 'Weekend rate', season: 'Seasonal rate', daily: 'Rate of the day' },
     fees: { cleaning: 'Cleaning fee', tourism_fee: 'Tourism fee' },
+    dirham: (bedrooms: number, nights: number, rate: string) =>
+      `Tourism Dirham, outside VAT (${bedrooms} × ${nights} × ${rate}: bedrooms × nights × rate)`,
     subtotal: 'Nights together',
     total: 'Total',
     net: 'Total before VAT',
@@ -59,6 +61,8 @@ export const stayTexts = {
     nights: 'الليالي',
     rates: { base: 'سعر الليلة', weekend: 'سعر نهاية الأسبوع', season: 'سعر الموسم', daily: 'سعر اليوم' },
     fees: { cleaning: 'رسوم التنظيف', tourism_fee: 'رسوم السياحة' },
+    dirham: (bedrooms: number, nights: number, rate: string) =>
+      `درهم السياحة، خارج ضريبة القيمة المضافة (${bedrooms} × ${nights} × ${rate}: غرف النوم × الليالي × السعر)`,
     subtotal: 'مجموع الليالي',
     total: 'المجموع',
     net: 'المجموع قبل ضريبة القيمة المضافة',

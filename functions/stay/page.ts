@@ -159,7 +159,12 @@ export function stayPage() {
 <tbody>
 ${quote.nights.map((n) => html`<tr><td>${day(n.date)}</td><td>${t.rates[n.rate]}</td><td class="amount">${amount(n.price)}</td></tr>`)}
 <tr><th>${t.subtotal}</th><td></td><td class="amount">${amount(quote.subtotal)}</td></tr>
-${quote.fees.map((f) => html`<tr><td>${t.fees[f.code]}</td><td></td><td class="amount">${amount(f.amount)}</td></tr>`)}
+${quote.fees.map((f) =>
+  // A classed home's Tourism Dirham (issue 37) as quoted: its own line, how it is made up, outside VAT.
+  f.code === 'tourism_fee' && quote.tourism_dirham
+    ? html`<tr data-tourism-dirham><td>${t.dirham(quote.tourism_dirham.bedrooms, quote.tourism_dirham.nights, amount(quote.tourism_dirham.per_bedroom_night))}</td><td></td><td class="amount">${amount(f.amount)}</td></tr>`
+    : html`<tr><td>${t.fees[f.code]}</td><td></td><td class="amount">${amount(f.amount)}</td></tr>`,
+)}
 </tbody>
 <tfoot>
 <tr><th>${t.total}</th><td></td><td class="amount" data-total>${amount(quote.total)}</td></tr>

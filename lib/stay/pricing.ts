@@ -7,13 +7,15 @@ import type { TaxCategory, TaxKind } from '../../schema/common/tax';
 import type { CompanySettings } from '../../schema/platform/db';
 import type { StoredQuote, TaxedQuote } from '../../schema/stay/db';
 import type { BookableHome } from './homes';
+import { quotedDirham } from '../tourism-dirham';
 import { ruleOn } from './rates';
 
 /**
  * The price of a stay, with exact decimal arithmetic (big.js; never floats). Each night costs its own price when a
  * date's own rule sets one (a daily rate, lib/stay/rates.ts: `daily`), else its season's price if a season covers it (the season's weekend price on weekend nights, when set), else the weekend
  * price on weekend nights (when set), else the listing's nightly price. Fees: cleaning once per stay; the
- * tourism fee per bedroom (a studio counts as one) per night, for at most `tourism_fee_max_nights` nights.
+ * tourism fee per bedroom (a studio counts as one) per night, for at most `tourism_fee_max_nights` nights: the
+ * rate of the home's DET class when it has one (the Tourism Dirham, lib/tourism-dirham.ts), else the terms' own.
  * The deposit is refundable and shown apart from the total.
  */
 export function priceStay(home: BookableHome, checkIn: string, checkOut: string, currency: string): StoredQuote {
@@ -46,8 +48,17 @@ export function priceStay(home: BookableHome, checkIn: string, checkOut: string,
   const fees: StoredQuote['fees'] = [];
   const cleaning = new Big(terms.cleaning_fee);
   if (cleaning.gt(0)) fees.push({ code: 'cleaning', amount: money(cleaning) });
-  const tourismNights = Math.min(daysBetween(checkIn, checkOut), terms.tourism_fee_max_nights);
-  const tourism = new Big(terms.tourism_fee_per_bedroom_night).times(Math.max(1, home.bedrooms ?? 1)).times(tourismNights);
+  const stayNights = daysBetween(checkIn, checkOut);
+  // A home DET classes charges the Tourism Dirham of its class (lib/tourism-dirham.ts), kept with the quote.
+  const dirham =
+    terms.det_class === null
+      ? undefined
+      : quotedDirham(terms.det_class, home.bedrooms, stayNights, terms.tourism_fee_max_nights, currency);
+  const tourismNights = Math.min(stayNights, terms.tourism_fee_max_nights);
+  const tourism =
+    dirham === undefined
+      ? new Big(terms.tourism_fee_per_bedroom_night).times(Math.max(1, home.bedrooms ?? 1)).times(tourismNights)
+      : new Big(dirham.amount);
   if (tourism.gt(0)) fees.push({ code: 'tourism_fee', amount: money(tourism) });
   const total = fees.reduce((sum, fee) => sum.plus(fee.amount), subtotal);
   return {
@@ -57,6 +68,7 @@ export function priceStay(home: BookableHome, checkIn: string, checkOut: string,
     fees,
     total: money(total),
     deposit: money(new Big(terms.deposit)),
+    ...(dirham === undefined ? {} : { tourism_dirham: dirham }),
   };
 }
 
@@ -107,5 +119,6 @@ export function taxQuote(quote: StoredQuote, checkIn: string, facts: StayTaxFact
     ),
     deposit: quote.deposit,
     deposit_tax: tax(quote.deposit, 'deposit'),
+    ...(quote.tourism_dirham === undefined ? {} : { tourism_dirham: quote.tourism_dirham }),
   };
 }

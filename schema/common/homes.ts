@@ -33,6 +33,10 @@ export const HomeTermsInput = z
     cleaning_fee: decimal.default('0'),
     tourism_fee_per_bedroom_night: decimal.default('0'),
     tourism_fee_max_nights: z.number().int().min(0).max(1000).default(30),
+    det_class: z.enum(['standard', 'deluxe']).nullable().default(null).openapi({
+      description:
+        'The home’s class with Dubai’s Department of Economy and Tourism (issue 37): `standard` charges the Tourism Dirham at AED 10 per bedroom per night, `deluxe` AED 15 (a studio counts as one bedroom), for at most `tourism_fee_max_nights` nights, in place of `tourism_fee_per_bedroom_night`. Only for a company whose currency is AED. Null (default): not classed; `tourism_fee_per_bedroom_night` applies.',
+    }),
     deposit: decimal.default('0'),
     payment_window_hours: z.number().int().min(1).max(2160).default(48),
     turnover_days: z.number().int().min(0).max(7).default(0).openapi({

@@ -47,5 +47,18 @@ export const QuoteSchema = z
     deposit_tax: LineTaxSchema.openapi({
       description: 'The deposit’s tax (`deposit`: out of scope unless the company says otherwise).',
     }),
+    tourism_dirham: z
+      .object({
+        det_class: z.enum(['standard', 'deluxe']),
+        bedrooms: z.number().int().openapi({ description: 'The bedrooms charged (a studio counts as one).' }),
+        nights: z.number().int().openapi({ description: 'The nights charged: the stay’s first, at most 30 by default.' }),
+        per_bedroom_night: money.openapi({ description: 'AED 10 (`standard`) or 15 (`deluxe`).' }),
+        amount: money.openapi({ description: 'bedrooms × nights × per_bedroom_night: the `tourism_fee` line’s amount.' }),
+      })
+      .optional()
+      .openapi({
+        description:
+          'A home classed by Dubai’s Department of Economy and Tourism (its terms’ `det_class`): how its Tourism Dirham, the `tourism_fee` line (outside VAT), is made up. Absent for a home without a class.',
+      }),
   })
   .openapi('Quote');

@@ -39,6 +39,8 @@ const accountingAccountsShape = {
   refunds_due: account,
   booking_receipts: account,
   vat_payable: account,
+  tourism_dirham_payable: account,
+  bank: account,
 };
 
 /** Price band edges (issue 36's facets): ascending decimals above 0, at most 20. */

@@ -107,6 +107,10 @@ export const accountingAccounts = [
   'booking_receipts',
   // VAT (issue 35): the VAT on rent received and on the company's fees, owed to the Federal Tax Authority (a liability).
   'vat_payable',
+  // The Tourism Dirham (issue 37): collected from guests and owed to DET until paid over (a liability), and the bank
+  // account it is paid over from (only the pay-over's entry uses it).
+  'tourism_dirham_payable',
+  'bank',
 ] as const;
 export type AccountingAccount = (typeof accountingAccounts)[number];
 

@@ -49,10 +49,12 @@ export const JournalEntrySchema = z
         'booking_payment',
         'online_refund',
         'booking_paid_offline',
+        'tourism_dirham',
+        'tourism_dirham_paid',
       ])
       .openapi({
         description:
-          'A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), `online_refund` (a refund the provider made, out of clearing), or `booking_paid_offline` (a booking staff marked paid, the guest having paid outside the API: its tax invoice’s VAT moved out of booking receipts, where the bank feed books what the guest paid, to VAT payable).',
+          'A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), `online_refund` (a refund the provider made, out of clearing), or `booking_paid_offline` (a booking staff marked paid, the guest having paid outside the API: its tax invoice’s VAT moved out of booking receipts, where the bank feed books what the guest paid, to VAT payable); `tourism_dirham` (on the month’s last day: the month’s Tourism Dirham moved from booking receipts to `tourism_dirham_payable`, owed to DET) and `tourism_dirham_paid` (on the day it was paid over to DET, recorded in the admin API: the liability cleared against `bank`).',
       }),
     narration: z.string(),
     currency: z.string(),

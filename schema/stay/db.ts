@@ -11,6 +11,19 @@ export type BookingStatus = (typeof bookingStatuses)[number];
 export const cancelReasons = ['staff', 'guest', 'hold_expired', 'payment_overdue'] as const;
 export type CancelReason = (typeof cancelReasons)[number];
 
+export const detClasses = ['standard', 'deluxe'] as const;
+export type DetClass = (typeof detClasses)[number];
+
+/** What a quote charges as the Tourism Dirham of a classed home (issue 37): kept with the booking's quote. */
+export type QuotedDirham = {
+  det_class: DetClass;
+  bedrooms: number;
+  /** The nights charged: the stay's first ones, at most the terms' `tourism_fee_max_nights`. */
+  nights: number;
+  per_bedroom_night: string;
+  amount: string;
+};
+
 export interface HolidayHomeTermsTable {
   listing_id: string;
   company_id: string;
@@ -28,6 +41,8 @@ export interface HolidayHomeTermsTable {
   cleaning_fee: Generated<string> & Numeric;
   tourism_fee_per_bedroom_night: Generated<string> & Numeric;
   tourism_fee_max_nights: Generated<number>;
+  /** Dubai's DET class of the home (migration 0060, issue 37): the Tourism Dirham's rate; null: not classed. */
+  det_class: DetClass | null;
   deposit: Generated<string> & Numeric;
   payment_window_hours: Generated<number>;
   /** Nights kept free after each stay, 0 to 7 (migration 0025; computed where the calendar is read: lib/calendar.ts). */
@@ -137,6 +152,8 @@ export type StoredQuote = {
   total: string;
   deposit_tax?: LineTax;
   tax?: { net: string; vat: string };
+  /** A classed home's Tourism Dirham (issue 37), the same amount as the `tourism_fee` line; absent otherwise. */
+  tourism_dirham?: QuotedDirham;
 };
 
 /** A quote with its tax (every quote made since issue 35). */
@@ -211,11 +228,26 @@ export interface GuestRegistrationsTable {
   updated_at: Touched;
 }
 
+/** A company's closed month of the Tourism Dirham, as first recorded, and its payment over to DET (migration 0060). */
+export interface TourismDirhamMonthsTable {
+  company_id: string;
+  month: string;
+  currency: string;
+  report: Json<{ homes: unknown[] }>;
+  total: Numeric;
+  recorded_at: ColumnType<Date, Date | string, never>;
+  paid_on: string | null;
+  payment_reference: string | null;
+  paid_by: string | null;
+  paid_at: NullableTimestamp;
+}
+
 /** The booking tables, merged into `Database` (schema/db.ts). */
 export interface BookingTables {
   holiday_home_terms: HolidayHomeTermsTable;
   holiday_home_seasons: HolidayHomeSeasonsTable;
   holiday_home_rates: HolidayHomeRatesTable;
+  tourism_dirham_months: TourismDirhamMonthsTable;
   pricing_tools: PricingToolsTable;
   rate_pushes: RatePushesTable;
   calendar_blocks: CalendarBlocksTable;

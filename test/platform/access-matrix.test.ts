@@ -152,6 +152,8 @@ beforeAll(async () => {
   // Owner statements name an owner (this company's person) and a month; the journal a month.
   queries['/api/v1/owner-statements'] = `?owner=${references.contacts}&month=2027-02`;
   queries['/api/v1/exports/journal'] = '?month=2027-02';
+  // The Tourism Dirham's report a month (issue 37).
+  queries['/api/v1/tourism-dirham'] = '?month=2027-02';
   bodies['POST /api/v1/owner-statements/links'] = {
     ...(bodies['POST /api/v1/owner-statements/links'] as object),
     owner: references.contacts,

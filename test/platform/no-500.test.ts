@@ -420,6 +420,15 @@ describe('no date or instant gives a 500', () => {
     const terms = { available_from: day1, available_to: day2, seasons: [season] };
     adminSample('PUT /companies/{company_id}/listings/{slug}/booking-terms', `${listing}/booking-terms`, terms);
     adminSample('PUT /companies/{company_id}/listings/{slug}/rates', `${listing}/rates`, { rates: [range] });
+    // The Tourism Dirham paid over (issue 37): a month long closed, paid on a day after it.
+    adminSample(
+      'POST /companies/{company_id}/tourism-dirham/{month}/payment',
+      `/companies/${ctx.company.id}/tourism-dirham/2020-01/payment`,
+      {
+        paid_on: '2020-02-10',
+        reference: 'DET-no-500',
+      },
+    );
     samples.push({
       op: 'GET /admin/v1/companies/{company_id}/listings/{slug}/rates',
       path: `/admin/v1${listing}/rates`,

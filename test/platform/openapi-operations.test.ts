@@ -81,6 +81,7 @@ const publicIds = [
   'confirmBooking',
   'cancelBooking',
   'createChannelBooking',
+  'getTourismDirhamMonth',
   'listLeases',
   'createLease',
   'getLease',
