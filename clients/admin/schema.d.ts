@@ -166,6 +166,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/keys/{prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Pin the key to another API version (its requests that name none are served at it)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        patch: operations["updateCompanyKey"];
+        trace?: never;
+    };
     "/admin/v1/companies/{company_id}/catalogue/import": {
         parameters: {
             query?: never;
@@ -1328,6 +1348,114 @@ export interface paths {
         patch: operations["closeTaxRate"];
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/bookings/{reference}/guests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A booking’s registered guests (personal data: each read is audited)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["listCompanyBookingGuests"];
+        put?: never;
+        post?: never;
+        /**
+         * Erase a cancelled booking’s guest registration before its five years (409 for a booking that holds its stay)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        delete: operations["deleteCompanyBookingGuests"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/arrivals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bookings arriving on a day and whether their guests are registered (no guest data)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["listCompanyArrivals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/arrivals/det.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The registered guests arriving on a day, as a CSV for the DET portal (personal data: audited)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["getCompanyArrivalsDetCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/tourism-dirham/{month}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Tourism Dirham of a month
+         * @description The month’s Tourism Dirham of the company’s holiday homes classed by DET (their terms’ `det_class`): per home the nights of confirmed and paid bookings that fall in the month (a stay across two months is split by night; cancelled bookings are not counted), the bedrooms, the bedroom-nights and the amount each booking was quoted, and the total. A `closed` month (its owner statements’ month closed) is recorded the first time it is read and never changes afterwards.
+         *
+         *     **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        get: operations["getCompanyTourismDirham"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/tourism-dirham/{month}/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the month’s Tourism Dirham paid over to DET
+         * @description Once, for a closed month: its report is recorded (if it was not) and its payment with it, which the accounting journal books on `paid_on` against `tourism_dirham_payable`, clearing the month’s liability. 409 `conflict` for an open month or one already paid over; 400 at `paid_on` for a day not after the month or after today.
+         *
+         *     **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        post: operations["paymentCompanyTourismDirham"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1391,6 +1519,118 @@ export interface components {
             }[];
             /** @description For `invalid_transition`: the statuses the record may move to from its current one (empty from a final status). */
             allowed?: string[];
+        };
+        /** @description A holiday home's booking terms and seasons; left out, the home keeps its current terms. */
+        HomeTermsInput: {
+            /** @default 1 */
+            min_nights?: number;
+            /** @default 90 */
+            max_nights?: number;
+            /** @default [] */
+            closed_arrival_days?: number[];
+            /** @default 365 */
+            advance_days?: number;
+            /** @default 24 */
+            notice_hours?: number;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @default null
+             * @example 2026-11-28
+             */
+            available_from?: string | null;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @default null
+             * @example 2026-11-28
+             */
+            available_to?: string | null;
+            /** @default 15:00 */
+            check_in_time?: string;
+            /** @default 11:00 */
+            check_out_time?: string;
+            /**
+             * @description Nights priced at weekend rates; 0 is Monday (default Friday and Saturday nights).
+             * @default [
+             *       4,
+             *       5
+             *     ]
+             */
+            weekend_nights?: number[];
+            /** @default null */
+            weekend_price?: string | null;
+            /** @default 0 */
+            cleaning_fee?: string;
+            /** @default 0 */
+            tourism_fee_per_bedroom_night?: string;
+            /** @default 30 */
+            tourism_fee_max_nights?: number;
+            /**
+             * @description The home’s class with Dubai’s Department of Economy and Tourism (issue 37): `standard` charges the Tourism Dirham at AED 10 per bedroom per night, `deluxe` AED 15 (a studio counts as one bedroom), for at most `tourism_fee_max_nights` nights, in place of `tourism_fee_per_bedroom_night`. Only for a company whose currency is AED. Null (default): not classed; `tourism_fee_per_bedroom_night` applies.
+             * @default null
+             * @enum {string|null}
+             */
+            det_class?: "standard" | "deluxe" | null;
+            /** @default 0 */
+            deposit?: string;
+            /** @default 48 */
+            payment_window_hours?: number;
+            /**
+             * @description Nights kept free after each stay (a booking that holds its dates, or a stay imported from a channel’s calendar) for cleaning, 0 to 7 (default 0). A stay may not start within another’s turnover, nor end so that its own turnover reaches the next stay. Computed when the calendar is read, so a change applies at once to the stays already taken; availability and the iCalendar export show the nights as blocked ranges, the admin API’s blocks with reason `turnover`.
+             * @default 0
+             */
+            turnover_days?: number;
+            /**
+             * @description A deposit of this percent of the stay’s total (a whole number, 0 to 100), payable on the guest’s stay page at once, while the dates are held (issue 34). Null (default): no deposit. At most one of booking_deposit_percent and booking_deposit_amount.
+             * @default null
+             */
+            booking_deposit_percent?: number | null;
+            /**
+             * @description A deposit of this amount of the company’s currency (its own digits), payable on the stay page while the dates are held; at most the amount due. Null (default): no deposit.
+             * @default null
+             */
+            booking_deposit_amount?: string | null;
+            /**
+             * @description The balance is due this many days before arrival (midnight of the check-in day, the company’s time zone), and never sooner than payment_window_hours after it became due. Null (default): the balance (or everything, without a deposit) is due within payment_window_hours once it is what is due.
+             * @default null
+             */
+            balance_due_days?: number | null;
+            /**
+             * @description True: a deposit paid while the dates are held confirms the booking without staff (`booking.confirmed`). False (default): the booking stays held until staff confirm it.
+             * @default false
+             */
+            deposit_confirms?: boolean;
+            /**
+             * @description A cancellation at least this many days before arrival refunds everything paid (default 0: until the check-in day).
+             * @default 0
+             */
+            free_cancellation_days?: number;
+            /**
+             * @description A later cancellation refunds this percent (0 to 100) of the stay’s total paid; the refundable deposit is refunded in full. Default 100.
+             * @default 100
+             */
+            late_cancellation_refund_percent?: number;
+            /** @default [] */
+            seasons?: {
+                /** @default  */
+                name?: string;
+                /**
+                 * Format: date
+                 * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+                 * @example 2026-11-28
+                 */
+                starts_on: string;
+                /**
+                 * Format: date
+                 * @description The day after the last night of the season.
+                 * @example 2026-11-28
+                 */
+                ends_on: string;
+                nightly_price: string;
+                /** @default null */
+                weekend_price?: string | null;
+            }[];
         };
         Member: {
             /** @example mem_3kq9XbT2mN8pWv4Rz7Ya */
@@ -1492,6 +1732,123 @@ export interface components {
              * @default false
              */
             closed?: boolean;
+        };
+        /** @description What the sender gave, exactly as sent (but for card numbers, never kept: each is `[card number removed]`). The person (`person`) may be an existing contact whose own name, email or phone differ: an anonymous form or source never changes them (docs/api-reference.md, "Matching people"). */
+        SentDetails: {
+            name: string | null;
+            email: string | null;
+            /** @description As sent (not normalised). */
+            phone: string | null;
+        };
+        AdminBooking: {
+            reference: string;
+            /** @enum {string} */
+            status: "held" | "confirmed" | "paid" | "cancelled";
+            /** @description The English slug. */
+            listing: string;
+            listing_id: string;
+            /** @description The guest's contact reference. */
+            person: string | null;
+            sent: components["schemas"]["SentDetails"];
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_in: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_out: string;
+            guests: number;
+            language: string | null;
+            message: string | null;
+            quote: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A decimal string in the company’s currency.
+             * @example 850.00
+             */
+            total: string;
+            tax: components["schemas"]["TaxTotals"] & (Record<string, never> | null);
+            /**
+             * @description A decimal string in the company’s currency.
+             * @example 850.00
+             */
+            deposit: string;
+            currency: string;
+            hold_expires_at: string;
+            confirmed_at: string | null;
+            payment_due_at: string | null;
+            paid_at: string | null;
+            cancelled_at: string | null;
+            /**
+             * @description `guest`: the guest cancelled on the stay page.
+             * @enum {string|null}
+             */
+            cancel_reason: "staff" | "guest" | "hold_expired" | "payment_overdue" | null;
+            /** @description The home’s payment terms when the booking was requested, kept with it (issue 34). */
+            payment_terms: {
+                /**
+                 * @description The deposit payable on the stay page while held (0: none).
+                 * @example 850.00
+                 */
+                booking_deposit: string;
+                balance_due_days: number | null;
+                deposit_confirms: boolean;
+                free_cancellation_days: number;
+                late_cancellation_refund_percent: number;
+            };
+            /** @description When the balance became what is due (`booking.balance_due` was sent); null before. */
+            balance_due_at: string | null;
+            consent: {
+                version: string;
+                at: string;
+                address: string | null;
+            };
+            caused_by: string;
+            created_at: string;
+            updated_at: string;
+        };
+        TourismDirhamMonth: {
+            /** @example 2027-02 */
+            month: string;
+            currency: string;
+            /**
+             * @description `closed` (the month of the owner statements closed): the report is recorded and never changes.
+             * @enum {string}
+             */
+            status: "open" | "closed";
+            closes_on: string;
+            /** @description When the closed month’s report was recorded. */
+            recorded_at: string | null;
+            homes: {
+                listing_id: string;
+                /** @description The home’s slug. */
+                listing: string;
+                /** @enum {string} */
+                det_class: "standard" | "deluxe";
+                bedrooms: number;
+                /** @example 450.00 */
+                per_bedroom_night: string;
+                bookings: number;
+                /** @description The nights booked in the month that are charged. */
+                nights: number;
+                bedroom_nights: number;
+                /** @example 450.00 */
+                amount: string;
+            }[];
+            /** @example 450.00 */
+            total: string;
+            /** @description Paid over to DET (an admin action): the journal’s liability is cleared. */
+            payment: {
+                paid_on: string;
+                reference: string;
+                paid_at: string;
+            } | null;
         };
         PipelineList: {
             /** @description Every pipeline of the company, in order. */
@@ -1644,112 +2001,18 @@ export interface components {
             created_at: string;
             revoked_at: string | null;
             last_used_at: string | null;
+            /**
+             * @description The API version its requests are served at when they send no `Api-Version` header: the current one when the key was made (docs/api-reference.md, "API versions").
+             * @example 2026-11-29
+             */
+            api_version: string;
         };
-        /** @description A holiday home's booking terms and seasons; left out, the home keeps its current terms. */
-        HomeTermsInput: {
-            /** @default 1 */
-            min_nights?: number;
-            /** @default 90 */
-            max_nights?: number;
-            /** @default [] */
-            closed_arrival_days?: number[];
-            /** @default 365 */
-            advance_days?: number;
-            /** @default 24 */
-            notice_hours?: number;
+        AdminKeyUpdate: {
             /**
-             * Format: date
-             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
-             * @default null
-             * @example 2026-11-28
+             * @description The API version to pin the key to (one of the versions in the `Api-Version` header).
+             * @example 2026-11-30
              */
-            available_from?: string | null;
-            /**
-             * Format: date
-             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
-             * @default null
-             * @example 2026-11-28
-             */
-            available_to?: string | null;
-            /** @default 15:00 */
-            check_in_time?: string;
-            /** @default 11:00 */
-            check_out_time?: string;
-            /**
-             * @description Nights priced at weekend rates; 0 is Monday (default Friday and Saturday nights).
-             * @default [
-             *       4,
-             *       5
-             *     ]
-             */
-            weekend_nights?: number[];
-            /** @default null */
-            weekend_price?: string | null;
-            /** @default 0 */
-            cleaning_fee?: string;
-            /** @default 0 */
-            tourism_fee_per_bedroom_night?: string;
-            /** @default 30 */
-            tourism_fee_max_nights?: number;
-            /** @default 0 */
-            deposit?: string;
-            /** @default 48 */
-            payment_window_hours?: number;
-            /**
-             * @description Nights kept free after each stay (a booking that holds its dates, or a stay imported from a channel’s calendar) for cleaning, 0 to 7 (default 0). A stay may not start within another’s turnover, nor end so that its own turnover reaches the next stay. Computed when the calendar is read, so a change applies at once to the stays already taken; availability and the iCalendar export show the nights as blocked ranges, the admin API’s blocks with reason `turnover`.
-             * @default 0
-             */
-            turnover_days?: number;
-            /**
-             * @description A deposit of this percent of the stay’s total (a whole number, 0 to 100), payable on the guest’s stay page at once, while the dates are held (issue 34). Null (default): no deposit. At most one of booking_deposit_percent and booking_deposit_amount.
-             * @default null
-             */
-            booking_deposit_percent?: number | null;
-            /**
-             * @description A deposit of this amount of the company’s currency (its own digits), payable on the stay page while the dates are held; at most the amount due. Null (default): no deposit.
-             * @default null
-             */
-            booking_deposit_amount?: string | null;
-            /**
-             * @description The balance is due this many days before arrival (midnight of the check-in day, the company’s time zone), and never sooner than payment_window_hours after it became due. Null (default): the balance (or everything, without a deposit) is due within payment_window_hours once it is what is due.
-             * @default null
-             */
-            balance_due_days?: number | null;
-            /**
-             * @description True: a deposit paid while the dates are held confirms the booking without staff (`booking.confirmed`). False (default): the booking stays held until staff confirm it.
-             * @default false
-             */
-            deposit_confirms?: boolean;
-            /**
-             * @description A cancellation at least this many days before arrival refunds everything paid (default 0: until the check-in day).
-             * @default 0
-             */
-            free_cancellation_days?: number;
-            /**
-             * @description A later cancellation refunds this percent (0 to 100) of the stay’s total paid; the refundable deposit is refunded in full. Default 100.
-             * @default 100
-             */
-            late_cancellation_refund_percent?: number;
-            /** @default [] */
-            seasons?: {
-                /** @default  */
-                name?: string;
-                /**
-                 * Format: date
-                 * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
-                 * @example 2026-11-28
-                 */
-                starts_on: string;
-                /**
-                 * Format: date
-                 * @description The day after the last night of the season.
-                 * @example 2026-11-28
-                 */
-                ends_on: string;
-                nightly_price: string;
-                /** @default null */
-                weekend_price?: string | null;
-            }[];
+            api_version: string;
         };
         ListingAdvertising: {
             id: string;
@@ -1876,86 +2139,6 @@ export interface components {
                 en: string;
                 ar?: string;
             };
-        };
-        AdminBooking: {
-            reference: string;
-            /** @enum {string} */
-            status: "held" | "confirmed" | "paid" | "cancelled";
-            /** @description The English slug. */
-            listing: string;
-            listing_id: string;
-            /** @description The guest's contact reference. */
-            person: string | null;
-            sent: components["schemas"]["SentDetails"];
-            /**
-             * Format: date
-             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
-             * @example 2026-11-28
-             */
-            check_in: string;
-            /**
-             * Format: date
-             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
-             * @example 2026-11-28
-             */
-            check_out: string;
-            guests: number;
-            language: string | null;
-            message: string | null;
-            quote: {
-                [key: string]: unknown;
-            };
-            /**
-             * @description A decimal string in the company’s currency.
-             * @example 850.00
-             */
-            total: string;
-            tax: components["schemas"]["TaxTotals"] & (Record<string, never> | null);
-            /**
-             * @description A decimal string in the company’s currency.
-             * @example 850.00
-             */
-            deposit: string;
-            currency: string;
-            hold_expires_at: string;
-            confirmed_at: string | null;
-            payment_due_at: string | null;
-            paid_at: string | null;
-            cancelled_at: string | null;
-            /**
-             * @description `guest`: the guest cancelled on the stay page.
-             * @enum {string|null}
-             */
-            cancel_reason: "staff" | "guest" | "hold_expired" | "payment_overdue" | null;
-            /** @description The home’s payment terms when the booking was requested, kept with it (issue 34). */
-            payment_terms: {
-                /**
-                 * @description The deposit payable on the stay page while held (0: none).
-                 * @example 850.00
-                 */
-                booking_deposit: string;
-                balance_due_days: number | null;
-                deposit_confirms: boolean;
-                free_cancellation_days: number;
-                late_cancellation_refund_percent: number;
-            };
-            /** @description When the balance became what is due (`booking.balance_due` was sent); null before. */
-            balance_due_at: string | null;
-            consent: {
-                version: string;
-                at: string;
-                address: string | null;
-            };
-            caused_by: string;
-            created_at: string;
-            updated_at: string;
-        };
-        /** @description What the sender gave, exactly as sent (but for card numbers, never kept: each is `[card number removed]`). The person (`person`) may be an existing contact whose own name, email or phone differ: an anonymous form or source never changes them (docs/api-reference.md, "Matching people"). */
-        SentDetails: {
-            name: string | null;
-            email: string | null;
-            /** @description As sent (not normalised). */
-            phone: string | null;
         };
         AdminCalendarBlock: {
             /** @description The block’s id (for `DELETE`); null for `turnover`, which is computed from the home’s `turnover_days`, not kept. */
@@ -2304,11 +2487,91 @@ export interface components {
              */
             valid_to: string;
         };
+        GuestRegistration: {
+            reference: string;
+            /**
+             * @description `complete`: as many guests registered as the booking has; `incomplete`: fewer; `missing`: none (or the list was erased).
+             * @enum {string}
+             */
+            registration: "complete" | "incomplete" | "missing";
+            guests_expected: number;
+            guests_registered: number;
+            consent_version: string | null;
+            consent_at: string | null;
+            registered_at: string | null;
+            /**
+             * Format: date
+             * @description The check-out day plus five years: erased by scheduled work after.
+             * @example 2026-11-28
+             */
+            keep_until: string | null;
+            erased_at: string | null;
+            guests: components["schemas"]["RegisteredGuest"][];
+        };
+        RegisteredGuest: {
+            name: string;
+            /**
+             * @description ISO 3166-1 alpha-2.
+             * @example AE
+             */
+            nationality: string;
+            /** @enum {string} */
+            document_type: "passport" | "emirates_id" | "gcc_id";
+            /** @description An Emirates ID as `784-YYYY-NNNNNNN-N`; a passport or GCC ID in capitals, without spaces. */
+            document_number: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            birth_date: string;
+        };
+        Arrival: {
+            reference: string;
+            listing: string;
+            /** @enum {string} */
+            status: "held" | "confirmed" | "paid";
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_in: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_out: string;
+            /**
+             * @description `complete`: as many guests registered as the booking has; `incomplete`: fewer; `missing`: none (or the list was erased).
+             * @enum {string}
+             */
+            registration: "complete" | "incomplete" | "missing";
+            guests_expected: number;
+            guests_registered: number;
+        };
+        TourismDirhamPaymentInput: {
+            /**
+             * Format: date
+             * @description The day it was paid to DET: after the month, not after today.
+             * @example 2026-11-28
+             */
+            paid_on: string;
+            /** @description DET’s receipt or the payment’s own reference. */
+            reference: string;
+        };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+        ApiVersion: "2026-11-29" | "2026-11-30";
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The API version this answer was served at. */
+        ApiVersion: "2026-11-29" | "2026-11-30";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2316,7 +2579,10 @@ export interface operations {
     listCompanies: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2325,6 +2591,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2337,6 +2604,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2346,6 +2614,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2357,7 +2626,10 @@ export interface operations {
     createCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2455,6 +2727,14 @@ export interface operations {
                                 code: string;
                                 name: string;
                             };
+                            tourism_dirham_payable?: {
+                                code: string;
+                                name: string;
+                            };
+                            bank?: {
+                                code: string;
+                                name: string;
+                            };
                         };
                         /** @description The Xero tax rate name on every journal line (default "Tax Exempt"). */
                         accounting_xero_tax_rate?: string;
@@ -2569,6 +2849,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2578,6 +2859,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2587,6 +2869,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2598,7 +2881,10 @@ export interface operations {
     getCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -2609,6 +2895,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2618,6 +2905,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2627,6 +2915,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2638,7 +2927,10 @@ export interface operations {
     updateCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -2734,6 +3026,14 @@ export interface operations {
                                 code: string;
                                 name: string;
                             };
+                            tourism_dirham_payable?: {
+                                code: string;
+                                name: string;
+                            };
+                            bank?: {
+                                code: string;
+                                name: string;
+                            };
                         };
                         /** @description The Xero tax rate name on every journal line (default "Tax Exempt"). */
                         accounting_xero_tax_rate?: string;
@@ -2848,6 +3148,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2857,6 +3158,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2866,6 +3168,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2877,7 +3180,10 @@ export interface operations {
     setCompanySpamCheck: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -2894,6 +3200,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2903,6 +3210,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2912,6 +3220,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2923,7 +3232,10 @@ export interface operations {
     setCompanyEinvoicing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -2938,6 +3250,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2947,6 +3260,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2956,6 +3270,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2967,7 +3282,10 @@ export interface operations {
     deleteCompanyEinvoicing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -2978,6 +3296,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2987,6 +3306,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2996,6 +3316,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3007,7 +3328,10 @@ export interface operations {
     listCompanyKeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -3018,6 +3342,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,6 +3355,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3039,6 +3365,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3050,7 +3377,10 @@ export interface operations {
     createCompanyKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -3064,7 +3394,7 @@ export interface operations {
                     /** @default  */
                     name?: string;
                     /** @default [] */
-                    scopes?: ("read:listings" | "write:listings" | "read:team" | "write:leads" | "read:leads" | "read:contacts" | "write:contacts" | "read:followups" | "write:followups" | "read:members" | "read:leases" | "write:leases" | "read:maintenance" | "write:maintenance" | "read:pipelines" | "write:pipelines" | "read:invoices" | "read:events" | "read:audit" | "read:webhooks" | "write:webhooks")[];
+                    scopes?: ("read:listings" | "write:listings" | "read:team" | "write:leads" | "read:leads" | "read:contacts" | "write:contacts" | "read:followups" | "write:followups" | "read:members" | "read:leases" | "write:leases" | "read:maintenance" | "write:maintenance" | "read:pipelines" | "write:pipelines" | "read:invoices" | "read:events" | "read:audit" | "read:webhooks" | "write:webhooks" | "read:bookings" | "write:bookings")[];
                     /** @default [] */
                     origins?: string[];
                     /** @description Publishable keys: what the key may send. Default `["enquiry"]`. */
@@ -3076,6 +3406,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3085,6 +3416,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3094,6 +3426,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3105,7 +3438,10 @@ export interface operations {
     rotateCompanyKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 prefix: string;
@@ -3117,6 +3453,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3128,6 +3465,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3137,6 +3475,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3146,6 +3485,7 @@ export interface operations {
             /** @description The key is revoked */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3157,7 +3497,10 @@ export interface operations {
     revokeCompanyKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 prefix: string;
@@ -3169,6 +3512,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3178,6 +3522,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3187,6 +3532,63 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateCompanyKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                company_id: string;
+                prefix: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "api_version": "2026-11-30"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminKeyUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminKey"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3198,7 +3600,10 @@ export interface operations {
     importCompanyCatalogue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -3455,6 +3860,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3466,6 +3872,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3475,6 +3882,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3486,7 +3894,10 @@ export interface operations {
     publishCompanyListing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -3498,6 +3909,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3511,6 +3923,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3520,6 +3933,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3531,7 +3945,10 @@ export interface operations {
     withdrawCompanyListing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -3543,6 +3960,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3556,6 +3974,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3565,6 +3984,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3576,7 +3996,10 @@ export interface operations {
     setCompanyListingAdvertising: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -3592,6 +4015,7 @@ export interface operations {
             /** @description The listing’s advertising */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3601,6 +4025,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3610,6 +4035,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3621,7 +4047,10 @@ export interface operations {
     listCompanyTeamProfiles: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -3632,6 +4061,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3648,6 +4078,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3657,6 +4088,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3668,7 +4100,10 @@ export interface operations {
     createCompanyTeamProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -3726,6 +4161,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3739,6 +4175,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3748,6 +4185,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3759,7 +4197,10 @@ export interface operations {
     setCompanyTeamProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 profile_id: string;
@@ -3818,6 +4259,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3831,6 +4273,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3840,6 +4283,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3851,7 +4295,10 @@ export interface operations {
     deleteCompanyTeamProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 profile_id: string;
@@ -3863,6 +4310,7 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3870,6 +4318,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3879,6 +4328,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3890,7 +4340,10 @@ export interface operations {
     setCompanyService: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 key: string;
@@ -3912,6 +4365,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3928,6 +4382,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3937,6 +4392,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3948,7 +4404,10 @@ export interface operations {
     deleteCompanyService: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 key: string;
@@ -3960,6 +4419,7 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3967,6 +4427,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3976,6 +4437,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3993,7 +4455,10 @@ export interface operations {
                 cursor?: string;
                 action?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -4004,6 +4469,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4016,6 +4482,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,6 +4492,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4043,7 +4511,10 @@ export interface operations {
                 /** @description `jsonl` (a JSON object per line, the default) or `csv` (a header line, then a row per entry). */
                 format?: "jsonl" | "csv";
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -4054,6 +4525,7 @@ export interface operations {
             /** @description The entries of the range, oldest first, streamed */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4064,6 +4536,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4073,6 +4546,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4084,7 +4558,10 @@ export interface operations {
     listCompanyWebhookSubscriptions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -4095,6 +4572,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4107,6 +4585,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4116,6 +4595,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4127,7 +4607,10 @@ export interface operations {
     createCompanyWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -4144,7 +4627,7 @@ export interface operations {
                      *       "*"
                      *     ]
                      */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.guests_registered" | "booking.refunded" | "booking.changed" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.created" | "listing.updated" | "listing.published" | "listing.withdrawn" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -4156,6 +4639,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +4649,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4174,6 +4659,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4185,7 +4671,10 @@ export interface operations {
     getCompanyWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 subscription_id: string;
@@ -4197,6 +4686,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4206,6 +4696,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4215,6 +4706,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4226,7 +4718,10 @@ export interface operations {
     deleteCompanyWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 subscription_id: string;
@@ -4238,6 +4733,7 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4245,6 +4741,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4254,6 +4751,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4265,7 +4763,10 @@ export interface operations {
     updateCompanyWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 subscription_id: string;
@@ -4278,7 +4779,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string;
                     /** @description Event types of the spec to send, or ["*"] for every type. */
-                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
+                    event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.guests_registered" | "booking.refunded" | "booking.changed" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.created" | "listing.updated" | "listing.published" | "listing.withdrawn" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -4288,6 +4789,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4297,6 +4799,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4306,6 +4809,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4317,7 +4821,10 @@ export interface operations {
     rotateCompanyWebhookSubscriptionSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 subscription_id: string;
@@ -4329,6 +4836,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4340,6 +4848,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4349,6 +4858,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4360,7 +4870,10 @@ export interface operations {
     pingCompanyWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 subscription_id: string;
@@ -4372,6 +4885,7 @@ export interface operations {
             /** @description Queued */
             202: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4381,6 +4895,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4390,6 +4905,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4399,6 +4915,7 @@ export interface operations {
             /** @description The subscription is disabled */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4410,7 +4927,10 @@ export interface operations {
     recoverCompanyWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 subscription_id: string;
@@ -4438,6 +4958,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4447,6 +4968,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4456,6 +4978,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4465,6 +4988,7 @@ export interface operations {
             /** @description The subscription is disabled */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4482,7 +5006,10 @@ export interface operations {
                 cursor?: string;
                 type?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -4493,6 +5020,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4505,6 +5033,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4514,6 +5043,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4532,7 +5062,10 @@ export interface operations {
                 /** @description An event id (`evt_…`, as a Last-Event-ID): the events committed after it. Not with `cursor`. */
                 after?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -4543,6 +5076,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4552,6 +5086,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4561,6 +5096,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4572,7 +5108,10 @@ export interface operations {
     listCompanyEventDeliveries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 event_id: string;
@@ -4584,6 +5123,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4596,6 +5136,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4605,6 +5146,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4616,7 +5158,10 @@ export interface operations {
     replayCompanyEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 event_id: string;
@@ -4635,6 +5180,7 @@ export interface operations {
             /** @description Queued */
             202: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4644,6 +5190,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4653,6 +5200,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4662,6 +5210,7 @@ export interface operations {
             /** @description Disabled, or does not take this type */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,7 +5232,10 @@ export interface operations {
                 /** @description Only deliveries made before this instant. */
                 created_before?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 subscription_id: string;
@@ -4695,6 +5247,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4707,6 +5260,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4716,6 +5270,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4727,7 +5282,10 @@ export interface operations {
     listCompanyMembers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -4738,6 +5296,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4750,6 +5309,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4759,6 +5319,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4770,7 +5331,10 @@ export interface operations {
     createCompanyMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -4785,6 +5349,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4794,6 +5359,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4803,6 +5369,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4814,7 +5381,10 @@ export interface operations {
     updateCompanyMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 member_id: string;
@@ -4830,6 +5400,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4839,6 +5410,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4848,6 +5420,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4859,7 +5432,10 @@ export interface operations {
     setCompanyDepartment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 key: string;
@@ -4875,6 +5451,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4884,6 +5461,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4893,6 +5471,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4904,7 +5483,10 @@ export interface operations {
     deleteCompanyDepartment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 key: string;
@@ -4916,6 +5498,7 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4923,6 +5506,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4932,6 +5516,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4941,6 +5526,7 @@ export interface operations {
             /** @description Members or leads still refer to it */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4952,7 +5538,10 @@ export interface operations {
     eraseCompanyContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 reference: string;
@@ -4964,6 +5553,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4978,6 +5568,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4987,6 +5578,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5005,7 +5597,10 @@ export interface operations {
                 status?: "held" | "confirmed" | "paid" | "cancelled";
                 listing?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -5016,6 +5611,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5028,6 +5624,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5037,6 +5634,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5048,7 +5646,10 @@ export interface operations {
     getCompanyBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 reference: string;
@@ -5060,6 +5661,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5069,6 +5671,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5078,6 +5681,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5089,7 +5693,10 @@ export interface operations {
     confirmCompanyBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 reference: string;
@@ -5101,6 +5708,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5112,6 +5720,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5121,6 +5730,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5130,6 +5740,7 @@ export interface operations {
             /** @description Not possible from the booking’s status */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5141,7 +5752,10 @@ export interface operations {
     markCompanyBookingPaid: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 reference: string;
@@ -5153,6 +5767,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5162,6 +5777,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5171,6 +5787,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5180,6 +5797,7 @@ export interface operations {
             /** @description Not possible from the booking’s status */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5191,7 +5809,10 @@ export interface operations {
     cancelCompanyBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 reference: string;
@@ -5203,6 +5824,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5212,6 +5834,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5221,6 +5844,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5230,6 +5854,7 @@ export interface operations {
             /** @description Not possible from the booking’s status */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5241,7 +5866,10 @@ export interface operations {
     setCompanyListingBookingTerms: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -5257,6 +5885,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5268,6 +5897,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5277,6 +5907,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5288,7 +5919,10 @@ export interface operations {
     listCompanyListingBlocks: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -5300,6 +5934,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5312,6 +5947,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5321,6 +5957,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5332,7 +5969,10 @@ export interface operations {
     createCompanyListingBlock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -5365,6 +6005,7 @@ export interface operations {
             /** @description Blocked */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5374,6 +6015,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5383,6 +6025,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5392,6 +6035,7 @@ export interface operations {
             /** @description A booking holds some of the nights */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5403,7 +6047,10 @@ export interface operations {
     deleteCompanyListingBlock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -5416,6 +6063,7 @@ export interface operations {
             /** @description Removed */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5423,6 +6071,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5432,6 +6081,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5448,7 +6098,10 @@ export interface operations {
                 /** @description The day after the last night; default 365 days after `from`, at most 730. */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -5460,6 +6113,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5469,6 +6123,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5478,6 +6133,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5489,7 +6145,10 @@ export interface operations {
     setCompanyListingRates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -5505,6 +6164,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5514,6 +6174,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5523,6 +6184,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,7 +6196,10 @@ export interface operations {
     setCompanyPricingTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -5549,6 +6214,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5558,6 +6224,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5567,6 +6234,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5578,7 +6246,10 @@ export interface operations {
     deleteCompanyPricingTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -5589,6 +6260,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5598,6 +6270,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5607,6 +6280,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5618,7 +6292,10 @@ export interface operations {
     draftCompanyLeadListing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 reference: string;
@@ -5630,6 +6307,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5639,6 +6317,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5648,6 +6327,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5657,6 +6337,7 @@ export interface operations {
             /** @description Unknown company or lead */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5666,6 +6347,7 @@ export interface operations {
             /** @description Not a listing request, erased, already drafted, or without a valid purpose (`conflict`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5677,7 +6359,10 @@ export interface operations {
     listCompanyInboundChannels: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -5688,6 +6373,7 @@ export interface operations {
             /** @description Each channel, its address shown with its token’s first characters */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5697,6 +6383,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5706,6 +6393,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5715,6 +6403,7 @@ export interface operations {
             /** @description Unknown company */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5726,7 +6415,10 @@ export interface operations {
     createCompanyInboundChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -5747,6 +6439,7 @@ export interface operations {
             /** @description The channel, with its address and secrets shown this once */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5756,6 +6449,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5765,6 +6459,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5774,6 +6469,7 @@ export interface operations {
             /** @description Unknown company */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5783,6 +6479,7 @@ export interface operations {
             /** @description The company already has a channel for this source (`conflict`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5792,6 +6489,7 @@ export interface operations {
             /** @description No encryption key is configured for the secrets (`encryption_unavailable`). */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5803,7 +6501,10 @@ export interface operations {
     deleteCompanyInboundChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 channel_id: string;
@@ -5815,6 +6516,7 @@ export interface operations {
             /** @description Removed */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5822,6 +6524,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5831,6 +6534,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5840,6 +6544,7 @@ export interface operations {
             /** @description Unknown company or channel */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5851,7 +6556,10 @@ export interface operations {
     updateCompanyInboundChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 channel_id: string;
@@ -5872,6 +6580,7 @@ export interface operations {
             /** @description The channel */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5881,6 +6590,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5890,6 +6600,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5899,6 +6610,7 @@ export interface operations {
             /** @description Unknown company or channel */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5910,7 +6622,10 @@ export interface operations {
     rotateCompanyInboundChannelToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 channel_id: string;
@@ -5922,6 +6637,7 @@ export interface operations {
             /** @description The channel with its new address, shown this once */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5931,6 +6647,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5940,6 +6657,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5949,6 +6667,7 @@ export interface operations {
             /** @description Unknown company or channel */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5960,7 +6679,10 @@ export interface operations {
     getCompanyListingMaintenance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -5972,6 +6694,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5981,6 +6704,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5990,6 +6714,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5999,6 +6724,7 @@ export interface operations {
             /** @description Unknown company */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6010,7 +6736,10 @@ export interface operations {
     setCompanyListingMaintenance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -6031,6 +6760,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6040,6 +6770,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6049,6 +6780,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6058,6 +6790,7 @@ export interface operations {
             /** @description Unknown company */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6069,7 +6802,10 @@ export interface operations {
     listCompanyPipelines: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -6080,6 +6816,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6089,6 +6826,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6098,6 +6836,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6109,7 +6848,10 @@ export interface operations {
     createCompanyPipeline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -6124,6 +6866,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6133,6 +6876,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6142,6 +6886,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6151,6 +6896,7 @@ export interface operations {
             /** @description `conflict`: the key is taken */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6162,7 +6908,10 @@ export interface operations {
     updateCompanyPipeline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 key: string;
@@ -6178,6 +6927,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6187,6 +6937,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6196,6 +6947,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6207,7 +6959,10 @@ export interface operations {
     setCompanyPipelineStage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 key: string;
@@ -6224,6 +6979,7 @@ export interface operations {
             /** @description The pipeline with the stage changed */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6233,6 +6989,7 @@ export interface operations {
             /** @description The pipeline with the new stage */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6242,6 +6999,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6251,6 +7009,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6260,6 +7019,7 @@ export interface operations {
             /** @description `stage_in_use`: deals sit on the stage, so its kind does not change */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6271,7 +7031,10 @@ export interface operations {
     deleteCompanyPipelineStage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 key: string;
@@ -6284,6 +7047,7 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6291,6 +7055,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6300,6 +7065,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6309,6 +7075,7 @@ export interface operations {
             /** @description `stage_in_use`: deals sit on the stage */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6320,7 +7087,10 @@ export interface operations {
     listCompanyPortalFeeds: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -6331,6 +7101,7 @@ export interface operations {
             /** @description One URL per portal */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6340,6 +7111,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6349,6 +7121,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6360,7 +7133,10 @@ export interface operations {
     rotateCompanyPortalFeeds: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -6371,6 +7147,7 @@ export interface operations {
             /** @description The new URLs */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6380,6 +7157,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6389,6 +7167,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6407,7 +7186,10 @@ export interface operations {
                 /** @description true: only listings with a problem. */
                 blocked?: "true" | "false" | "1" | "0";
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -6418,6 +7200,7 @@ export interface operations {
             /** @description A page of listings with their portal states */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6427,6 +7210,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6436,6 +7220,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6447,7 +7232,10 @@ export interface operations {
     listCompanyListingCalendarImports: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -6459,6 +7247,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6471,6 +7260,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6480,6 +7270,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6491,7 +7282,10 @@ export interface operations {
     createCompanyListingCalendarImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -6507,6 +7301,7 @@ export interface operations {
             /** @description Added; synced by scheduled work (or POST …/sync) */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6516,6 +7311,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6525,6 +7321,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6536,7 +7333,10 @@ export interface operations {
     deleteCompanyListingCalendarImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -6550,6 +7350,7 @@ export interface operations {
             /** @description Removed */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6557,6 +7358,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6566,6 +7368,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6577,7 +7380,10 @@ export interface operations {
     updateCompanyListingCalendarImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -6595,6 +7401,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6604,6 +7411,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6613,6 +7421,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6624,7 +7433,10 @@ export interface operations {
     syncCompanyListingCalendarImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 slug: string;
@@ -6638,6 +7450,7 @@ export interface operations {
             /** @description The import after the sync (`last_error` says why one failed) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6647,6 +7460,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6656,6 +7470,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6667,7 +7482,10 @@ export interface operations {
     listCompanyPaymentAccounts: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -6678,6 +7496,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6687,6 +7506,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6696,6 +7516,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6707,7 +7528,10 @@ export interface operations {
     createCompanyPaymentAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
             };
@@ -6731,6 +7555,7 @@ export interface operations {
             /** @description Connected */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,6 +7565,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6749,6 +7575,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6760,7 +7587,10 @@ export interface operations {
     getCompanyPaymentAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 /** @description The account’s id (`account_id`). */
@@ -6773,6 +7603,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6782,6 +7613,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6791,6 +7623,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6802,7 +7635,10 @@ export interface operations {
     deleteCompanyPaymentAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 /** @description The account’s id (`account_id`). */
@@ -6815,6 +7651,7 @@ export interface operations {
             /** @description Removed */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6822,6 +7659,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6831,6 +7669,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6842,7 +7681,10 @@ export interface operations {
     updateCompanyPaymentAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 company_id: string;
                 /** @description The account’s id (`account_id`). */
@@ -6859,6 +7701,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6868,6 +7711,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6877,6 +7721,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6888,7 +7733,10 @@ export interface operations {
     getOutbound: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6897,6 +7745,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6906,6 +7755,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6915,6 +7765,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6926,7 +7777,10 @@ export interface operations {
     resumeOutbound: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6935,6 +7789,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6944,6 +7799,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6953,6 +7809,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6964,7 +7821,10 @@ export interface operations {
     listTaxRates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6973,6 +7833,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6982,6 +7843,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6991,6 +7853,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7002,7 +7865,10 @@ export interface operations {
     createTaxRate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7015,6 +7881,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7024,6 +7891,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7033,6 +7901,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7044,7 +7913,10 @@ export interface operations {
     deleteTaxRate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 rate_id: string;
             };
@@ -7055,6 +7927,7 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7062,6 +7935,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7071,6 +7945,7 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7082,7 +7957,10 @@ export interface operations {
     closeTaxRate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 rate_id: string;
             };
@@ -7097,6 +7975,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7106,6 +7985,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7115,10 +7995,335 @@ export interface operations {
             /** @description Missing or invalid admin token. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCompanyBookingGuests: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                company_id: string;
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuestRegistration"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteCompanyBookingGuests: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                company_id: string;
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reference: string;
+                        erased: boolean;
+                    };
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The booking is not cancelled: its registration is kept five years after check-out */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    listCompanyArrivals: {
+        parameters: {
+            query: {
+                /** @description The check-in day (the company’s calendar). */
+                arrival: string;
+                /** @description `not_complete`: `incomplete` or `missing`, the bookings staff must chase. */
+                registration?: "complete" | "incomplete" | "missing" | "not_complete";
+            };
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                company_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["Arrival"][];
+                        next_cursor: null;
+                    };
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyArrivalsDetCsv: {
+        parameters: {
+            query: {
+                /** @description The check-in day (the company’s calendar). */
+                arrival: string;
+            };
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                company_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One line per registered guest; bookings without a registration have no line (see /arrivals). */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCompanyTourismDirham: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                company_id: string;
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TourismDirhamMonth"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    paymentCompanyTourismDirham: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                company_id: string;
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "paid_on": "2027-03-10",
+                 *       "reference": "DET-TD-2027-02-118"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TourismDirhamPaymentInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TourismDirhamMonth"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid admin token. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The month is open or already paid over */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
                 };
             };
         };

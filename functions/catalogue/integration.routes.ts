@@ -25,7 +25,7 @@ const example: z.input<typeof ListingWriteInput> = {
 
 const putRoute = writeRoute('write:listings', {
   method: 'put',
-  path: '/listings/by-external-id/{external_id}',
+  path: '/external-listings/{external_id}',
   operationId: 'putListingByExternalId',
   summary: 'Create or replace a listing under your own id',
   description:
@@ -41,7 +41,7 @@ const putRoute = writeRoute('write:listings', {
 const actionRoute = (action: 'publish' | 'withdraw') =>
   writeRoute('write:listings', {
     method: 'post',
-    path: `/listings/by-external-id/{external_id}/${action}`,
+    path: `/external-listings/{external_id}/${action}`,
     operationId: action === 'publish' ? 'publishListingByExternalId' : 'withdrawListingByExternalId',
     summary: action === 'publish' ? 'Publish your listing' : 'Withdraw your listing (it stays readable as withdrawn)',
     description:

@@ -120,7 +120,7 @@ const SavedSearchMatchEventData = z
 const ListingWriteEventData = z
   .object({
     listing_id: ref('The listing id.'),
-    external_reference: ref('The integration’s own id of it, as `<source>:<id>` (PUT /listings/by-external-id/{external_id}).'),
+    external_reference: ref('The integration’s own id of it, as `<source>:<id>` (PUT /external-listings/{external_id}).'),
   })
   .openapi('ListingWriteEventData', { description: 'Ids only (issue 38): read the listing with GET /listings/{slug}.' });
 const ListingRatesEventData = z

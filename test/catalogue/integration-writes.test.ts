@@ -63,10 +63,10 @@ function body(slug: string, over: Record<string, unknown> = {}, companyId = ctx.
 
 // raw: the operation is not in the checked-in typed client yet (the merger regenerates it)
 const put = (external: string, payload: unknown, key = ctx.writer, host = ctx.company.host) =>
-  api.request(`/api/v1/listings/by-external-id/${encodeURIComponent(external)}`, { host, key, method: 'PUT', body: payload });
+  api.request(`/api/v1/external-listings/${encodeURIComponent(external)}`, { host, key, method: 'PUT', body: payload });
 // raw: as above
 const act = (external: string, action: 'publish' | 'withdraw', key = ctx.writer, host = ctx.company.host) =>
-  api.request(`/api/v1/listings/by-external-id/${encodeURIComponent(external)}/${action}`, { host, key, method: 'POST' });
+  api.request(`/api/v1/external-listings/${encodeURIComponent(external)}/${action}`, { host, key, method: 'POST' });
 // raw: the public read, with its ETag header
 const read = (slug: string, headers: Record<string, string> = {}) =>
   api.request(`/api/v1/listings/${encodeURIComponent(slug)}`, { host: ctx.company.host, headers });
@@ -95,7 +95,7 @@ describe('scopes', () => {
     const byReader = await put(external, body(slug), ctx.reader);
     expect(byReader.status).toBe(403);
     // raw: no key at all
-    const anonymous = await api.request(`/api/v1/listings/by-external-id/${external}`, {
+    const anonymous = await api.request(`/api/v1/external-listings/${external}`, {
       host: ctx.company.host,
       method: 'PUT',
       body: body(slug),

@@ -508,7 +508,7 @@ describe('no date or instant gives a 500', () => {
     });
     // The catalogue written by integrations (issue 38): a listing under the integration's own id.
     const listingsKey = (await createKey(api, company_id, { scopes: ['write:listings'] })).secret;
-    api1('PUT /listings/by-external-id/{external_id}', '/listings/by-external-id/acme:no-500', {
+    api1('PUT /external-listings/{external_id}', '/external-listings/acme:no-500', {
       key: listingsKey,
       body: {
         slug: { en: 'no-500-listing' },

@@ -789,8 +789,8 @@ const writeBudgets: WriteBudget[] = [
   { route: 'DELETE /admin/v1/companies/{company_id}/bookings/{reference}/guests', trips: 3, status: 200, arrange: async (w) => { const { reference } = await stayBooking(w); await admin(w, `/bookings/${reference}/cancel`)(); return admin(w, `/bookings/${reference}/guests`, undefined, 'DELETE'); } },
   // The catalogue written by integrations (issue 38): one statement (the listing found by the integration's id, its
   // status moved through listingMachine's guard, the event and the audit row), then the render's read and store.
-  { route: 'POST /api/v1/listings/by-external-id/{external_id}/publish', trips: 3, status: 200, arrange: async (w) => { const id = await integrationListing(w); return () => w.request(`/listings/by-external-id/${id}/publish`, { method: 'POST' }); } },
-  { route: 'POST /api/v1/listings/by-external-id/{external_id}/withdraw', trips: 3, status: 200, arrange: async (w) => { const id = await integrationListing(w); await w.request(`/listings/by-external-id/${id}/publish`, { method: 'POST' }); return () => w.request(`/listings/by-external-id/${id}/withdraw`, { method: 'POST' }); } },
+  { route: 'POST /api/v1/external-listings/{external_id}/publish', trips: 3, status: 200, arrange: async (w) => { const id = await integrationListing(w); return () => w.request(`/external-listings/${id}/publish`, { method: 'POST' }); } },
+  { route: 'POST /api/v1/external-listings/{external_id}/withdraw', trips: 3, status: 200, arrange: async (w) => { const id = await integrationListing(w); await w.request(`/external-listings/${id}/publish`, { method: 'POST' }); return () => w.request(`/external-listings/${id}/withdraw`, { method: 'POST' }); } },
   // A pricing tool's push: the company's tool (its sealed secret) read, then the one statement of the change (its push recorded by id).
   { route: 'POST /api/v1/inbound/pricing', trips: 2, status: 200, arrange: async (w) => ratePush(w) },
   { route: 'PUT /admin/v1/companies/{company_id}/pricing-tool', trips: 3, status: 200, arrange: async (w) => admin(w, '/pricing-tool', { tool: 'pricelabs', secret: 'whsec_Y291bnRlZC1wcmljaW5nLXRvb2wtMTIzNDU2Nzg=' }, 'PUT') },
@@ -832,7 +832,7 @@ const countedApart: string[] = [
   'POST /admin/v1/companies/{company_id}/listings/{slug}/publish',
   'POST /admin/v1/companies/{company_id}/listings/{slug}/withdraw',
   // The catalogue written by integrations (issue 38): the import's write of one listing, counted below.
-  'PUT /api/v1/listings/by-external-id/{external_id}',
+  'PUT /api/v1/external-listings/{external_id}',
   // The platform's tax rates (one table for every company): counted in test/admin/tax.test.ts on a database of its own.
   'POST /admin/v1/tax-rates',
   'PATCH /admin/v1/tax-rates/{rate_id}',
@@ -844,7 +844,7 @@ async function integrationListing(w: World): Promise<string> {
   const id = `acme:counted-${w.unique()}`;
   const slug = `counted-${w.unique()}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
   const body = { slug: { en: slug }, listing_type: 'sale', title: { en: 'Counted' }, price: '1000000', price_period: 'total' };
-  const res = await w.request(`/listings/by-external-id/${id}`, { method: 'PUT', body });
+  const res = await w.request(`/external-listings/${id}`, { method: 'PUT', body });
   if (res.status !== 201) throw new Error(`listing not made: ${res.text}`);
   return id;
 }
@@ -872,7 +872,7 @@ describe('round trips of an integrationâ€™s listing write (issue 38: the importâ
       };
       trips = [];
       // raw: the operation is not in the checked-in typed client yet (the merger regenerates it)
-      const res = await putApi.request(`/api/v1/listings/by-external-id/acme:${id}`, {
+      const res = await putApi.request(`/api/v1/external-listings/acme:${id}`, {
         host: company.host,
         key,
         method: 'PUT',

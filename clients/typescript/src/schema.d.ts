@@ -164,6 +164,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/external-listings/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or replace a listing under your own id
+         * @description Idempotent by `external_id` (`<source>:<id>`): the first PUT creates the listing as a draft (201, `listing.created`), a later one replaces it whole (200; `listing.updated` when something changed, nothing when the body is the same). The catalogue import’s fields and checks (400 at the field, nothing changed: an unknown place or agent, a price without its period, an amount with too many digits, …), without `status` (publish and withdraw are actions); photos by their address in the company’s media store with alternative text per language. A slug another listing holds is 409 at `slug.en` or `slug.ar`. `warnings`: `permit_expired`, `no_photos`. Pages and feeds follow at once.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:listings`.
+         */
+        put: operations["putListingByExternalId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/external-listings/{external_id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish your listing
+         * @description A draft or withdrawn listing becomes published (`listing.published`; the first publication date is kept); one already published answers `changed: false`. 404 for an id the company has no listing under.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:listings`.
+         */
+        post: operations["publishListingByExternalId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/external-listings/{external_id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw your listing (it stays readable as withdrawn)
+         * @description A published listing becomes withdrawn (`listing.withdrawn`): GET /listings/{slug} then gives only its slug and status. One already withdrawn answers `changed: false`; a draft is 409 `invalid_transition`.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:listings`.
+         */
+        post: operations["withdrawListingByExternalId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contacts": {
         parameters: {
             query?: never;
@@ -605,7 +671,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Bookings, in (updated_at, reference) order for sync, by status, home and arrival
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:bookings`.
+         */
+        get: operations["listBookings"];
         put?: never;
         /**
          * Request a booking of a holiday home
@@ -664,6 +734,112 @@ export interface paths {
          *     **Access:** no key: the path's secret token names the company's inbound channel, and the source's signature of the raw body is checked (see the operation).
          */
         post: operations["receiveRatePush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bookings/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One booking
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:bookings`.
+         */
+        get: operations["getBooking"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a booking’s dates or guests: the calendar is checked again and the stay priced anew
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:bookings`.
+         */
+        patch: operations["updateBooking"];
+        trace?: never;
+    };
+    "/api/v1/bookings/{reference}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a held booking, as staff do: the payment window starts
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:bookings`.
+         */
+        post: operations["confirmBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bookings/{reference}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a booking, as staff do: its nights become free; what the guest paid online is refunded by its policy
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:bookings`.
+         */
+        post: operations["cancelBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channel-bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a booking taken on a channel (kept paid), idempotent by the channel’s own id
+         * @description **Access:** a server key (`Authorization: Bearer sk_…`) holding `write:bookings`.
+         */
+        post: operations["createChannelBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tourism-dirham": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Tourism Dirham of a month: nights, bedrooms and amount per home, and the total
+         * @description The month’s Tourism Dirham of the company’s holiday homes classed by DET (their terms’ `det_class`): per home the nights of confirmed and paid bookings that fall in the month (a stay across two months is split by night; cancelled bookings are not counted), the bedrooms, the bedroom-nights and the amount each booking was quoted, and the total. A `closed` month (its owner statements’ month closed) is recorded the first time it is read and never changes afterwards.
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
+         */
+        get: operations["getTourismDirhamMonth"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2074,6 +2250,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "booking.guests_registered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * booking.guests_registered
+         * @description The guest registered the stay’s guests on the stay page, or replaced the list (issue 37): ids only, never the guests; staff read them in the admin API. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["bookingGuestsRegisteredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "booking.refunded": {
         parameters: {
             query?: never;
@@ -2088,6 +2284,26 @@ export interface webhooks {
          * @description A payment of a cancelled booking was refunded through the provider, by the booking’s cancellation policy (one event per refund). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
          */
         post: operations["bookingRefundedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "booking.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * booking.changed
+         * @description A booking’s dates or number of guests were changed by an integration (`PATCH /bookings/{reference}`), and its quote with them. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["bookingChangedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2774,6 +2990,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "listing.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * listing.created
+         * @description An integration’s server key created a listing (a draft) under its own id. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["listingCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "listing.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * listing.updated
+         * @description An integration’s server key changed a listing it writes (a repeat that changes nothing: none). Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["listingUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "listing.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * listing.published
+         * @description An integration’s server key published a listing: its pages and feeds show it at once. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["listingPublishedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "listing.withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * listing.withdrawn
+         * @description An integration’s server key withdrew a listing: it reads as withdrawn at once. Signed with the subscription's secret (Standard Webhooks); see docs/api-reference.md#events.
+         */
+        post: operations["listingWithdrawnEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "listing.rates_changed": {
         parameters: {
             query?: never;
@@ -3116,6 +3412,13 @@ export interface components {
             listing_id: string;
             /** @description The permit’s number, as the authority issued it. */
             permit_reference: string;
+        };
+        /** @description Ids only (issue 38): read the listing with GET /listings/{slug}. */
+        ListingWriteEventData: {
+            /** @description The listing id. */
+            listing_id: string;
+            /** @description The integration’s own id of it, as `<source>:<id>` (PUT /external-listings/{external_id}). */
+            external_reference: string;
         };
         /** @description The id only: event data carries ids and references, so the changed nights are not in it (docs/api-reference.md, "Daily rates"); the audit row keeps the span. */
         ListingRatesEventData: {
@@ -3612,6 +3915,25 @@ export interface components {
              */
             deposit: string;
             deposit_tax: components["schemas"]["LineTax"] & unknown;
+            /** @description A home classed by Dubai’s Department of Economy and Tourism (its terms’ `det_class`): how its Tourism Dirham, the `tourism_fee` line (outside VAT), is made up. Absent for a home without a class. */
+            tourism_dirham?: {
+                /** @enum {string} */
+                det_class: "standard" | "deluxe";
+                /** @description The bedrooms charged (a studio counts as one). */
+                bedrooms: number;
+                /** @description The nights charged: the stay’s first, at most 30 by default. */
+                nights: number;
+                /**
+                 * @description AED 10 (`standard`) or 15 (`deluxe`).
+                 * @example 850.00
+                 */
+                per_bedroom_night: string;
+                /**
+                 * @description bedrooms × nights × per_bedroom_night: the `tourism_fee` line’s amount.
+                 * @example 850.00
+                 */
+                amount: string;
+            };
         };
         /** @description The night’s tax: the stay’s category (the listing’s own, else the company’s `stay`). */
         LineTax: {
@@ -3840,6 +4162,303 @@ export interface components {
             name: components["schemas"]["LocalisedText"];
             kind: string;
         };
+        ListingWritten: {
+            listing_id: string;
+            /** @description The integration’s id, `<source>:<id>`. */
+            external_id: string;
+            external: components["schemas"]["External"];
+            slug: {
+                en: string;
+                ar: string | null;
+            };
+            /** @enum {string} */
+            status: "draft" | "published" | "withdrawn";
+            /** @description Whether this request created the listing. */
+            created: boolean;
+            /** @description Whether this request changed it (a repeat changes nothing). */
+            changed: boolean;
+            warnings: components["schemas"]["ListingWriteWarning"][];
+        };
+        External: {
+            source: string;
+            id: string;
+        };
+        ListingWriteWarning: {
+            code: string;
+            message: string;
+        };
+        ListingWriteInput: {
+            slug: {
+                en: string;
+                ar?: string;
+            };
+            /** @enum {string} */
+            listing_type: "sale" | "lease" | "holiday_home";
+            title: {
+                en: string;
+                ar?: string;
+            };
+            description?: {
+                en: string;
+                ar?: string;
+            };
+            /** @default null */
+            price?: string | null;
+            /**
+             * @default null
+             * @enum {string|null}
+             */
+            price_period?: "total" | "year" | "month" | "night" | null;
+            /** @default null */
+            property_type?: string | null;
+            /** @default null */
+            bedrooms?: number | null;
+            /** @default null */
+            bathrooms?: number | null;
+            /** @default null */
+            size_sqm?: number | null;
+            /** @default null */
+            max_guests?: number | null;
+            /** @default null */
+            city?: string | null;
+            /** @default null */
+            area?: string | null;
+            /** @default null */
+            project?: string | null;
+            /**
+             * @default null
+             * @enum {string|null}
+             */
+            completion?: "ready" | "off_plan" | null;
+            /** @default false */
+            featured?: boolean;
+            /** @default 0 */
+            sort_order?: number;
+            /**
+             * Format: date-time
+             * @description An instant, ISO 8601 with `Z` or an offset, in the years 1900 to 2999 (in UTC); read as UTC.
+             * @default null
+             * @example 2026-11-21T09:30:00Z
+             */
+            published_at?: string | null;
+            /** @default null */
+            location?: {
+                latitude: number;
+                longitude: number;
+                /** @enum {string} */
+                precision: "exact" | "approximate";
+            } | null;
+            booking?: components["schemas"]["HomeTermsInput"];
+            /**
+             * @description The listing’s advertising permit.
+             * @default null
+             */
+            permit?: {
+                /** @example 7117361830 */
+                number: string;
+                /**
+                 * @description dld: Trakheesi (sale, lease); dtcm: holiday homes.
+                 * @enum {string}
+                 */
+                authority: "dld" | "dtcm" | "other";
+                /**
+                 * Format: date
+                 * @description The last day the permit is valid, in the company’s time zone.
+                 * @example 2026-11-28
+                 */
+                expires_on: string;
+                /**
+                 * Format: uri
+                 * @description Where the authority verifies the permit (the Trakheesi QR code’s link).
+                 * @default null
+                 */
+                verification_url?: string | null;
+            } | null;
+            /**
+             * @description The name of the team profile (in this document or already stored) that handles it.
+             * @default null
+             */
+            agent?: string | null;
+            /**
+             * @description Whether the listing goes to each portal’s feed (default true); those left out keep theirs.
+             * @default {}
+             */
+            portals?: {
+                propertyfinder?: boolean;
+                bayut?: boolean;
+            };
+            /**
+             * @default null
+             * @enum {string|null}
+             */
+            furnished?: "furnished" | "partly_furnished" | "unfurnished" | null;
+            /**
+             * @description The category of its rent (a holiday home’s: its stays), over the company’s default for the kind (docs/api-reference.md, "Tax"); null: that default.
+             * @default null
+             * @enum {string|null}
+             */
+            tax_category?: "standard" | "zero_rated" | "exempt" | "out_of_scope" | null;
+            /**
+             * @description A lease: the rent is paid in this many cheques.
+             * @default null
+             */
+            cheques?: number | null;
+            /**
+             * @description The yearly service charge, in the company’s currency.
+             * @default null
+             */
+            service_charge?: string | null;
+            /**
+             * @description An off-plan listing’s sale details (Bayut requires them of off-plan listings).
+             * @default null
+             */
+            off_plan?: {
+                /**
+                 * @description new: from the developer; resale: by a buyer before handover.
+                 * @enum {string}
+                 */
+                sale_type: "new" | "resale";
+                /**
+                 * @description A new sale: the share of the DLD registration fee waived, in percent.
+                 * @default null
+                 */
+                dld_waiver?: number | null;
+                /**
+                 * @description A resale: the price first paid.
+                 * @default null
+                 */
+                original_price?: string | null;
+                /**
+                 * @description A resale: how much of it is paid so far.
+                 * @default null
+                 */
+                amount_paid?: string | null;
+            } | null;
+            /** @default [] */
+            photos?: {
+                /**
+                 * Format: uri
+                 * @description The original’s address in the company’s media store: `<media base>/<company id>/<key>` (docs/deploy.md, "Photos"); the API stores no image.
+                 */
+                url: string;
+                alt: {
+                    en: string;
+                    ar?: string;
+                };
+            }[];
+        };
+        /** @description A holiday home's booking terms and seasons; left out, the home keeps its current terms. */
+        HomeTermsInput: {
+            /** @default 1 */
+            min_nights?: number;
+            /** @default 90 */
+            max_nights?: number;
+            /** @default [] */
+            closed_arrival_days?: number[];
+            /** @default 365 */
+            advance_days?: number;
+            /** @default 24 */
+            notice_hours?: number;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @default null
+             * @example 2026-11-28
+             */
+            available_from?: string | null;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @default null
+             * @example 2026-11-28
+             */
+            available_to?: string | null;
+            /** @default 15:00 */
+            check_in_time?: string;
+            /** @default 11:00 */
+            check_out_time?: string;
+            /**
+             * @description Nights priced at weekend rates; 0 is Monday (default Friday and Saturday nights).
+             * @default [
+             *       4,
+             *       5
+             *     ]
+             */
+            weekend_nights?: number[];
+            /** @default null */
+            weekend_price?: string | null;
+            /** @default 0 */
+            cleaning_fee?: string;
+            /** @default 0 */
+            tourism_fee_per_bedroom_night?: string;
+            /** @default 30 */
+            tourism_fee_max_nights?: number;
+            /**
+             * @description The home’s class with Dubai’s Department of Economy and Tourism (issue 37): `standard` charges the Tourism Dirham at AED 10 per bedroom per night, `deluxe` AED 15 (a studio counts as one bedroom), for at most `tourism_fee_max_nights` nights, in place of `tourism_fee_per_bedroom_night`. Only for a company whose currency is AED. Null (default): not classed; `tourism_fee_per_bedroom_night` applies.
+             * @default null
+             * @enum {string|null}
+             */
+            det_class?: "standard" | "deluxe" | null;
+            /** @default 0 */
+            deposit?: string;
+            /** @default 48 */
+            payment_window_hours?: number;
+            /**
+             * @description Nights kept free after each stay (a booking that holds its dates, or a stay imported from a channel’s calendar) for cleaning, 0 to 7 (default 0). A stay may not start within another’s turnover, nor end so that its own turnover reaches the next stay. Computed when the calendar is read, so a change applies at once to the stays already taken; availability and the iCalendar export show the nights as blocked ranges, the admin API’s blocks with reason `turnover`.
+             * @default 0
+             */
+            turnover_days?: number;
+            /**
+             * @description A deposit of this percent of the stay’s total (a whole number, 0 to 100), payable on the guest’s stay page at once, while the dates are held (issue 34). Null (default): no deposit. At most one of booking_deposit_percent and booking_deposit_amount.
+             * @default null
+             */
+            booking_deposit_percent?: number | null;
+            /**
+             * @description A deposit of this amount of the company’s currency (its own digits), payable on the stay page while the dates are held; at most the amount due. Null (default): no deposit.
+             * @default null
+             */
+            booking_deposit_amount?: string | null;
+            /**
+             * @description The balance is due this many days before arrival (midnight of the check-in day, the company’s time zone), and never sooner than payment_window_hours after it became due. Null (default): the balance (or everything, without a deposit) is due within payment_window_hours once it is what is due.
+             * @default null
+             */
+            balance_due_days?: number | null;
+            /**
+             * @description True: a deposit paid while the dates are held confirms the booking without staff (`booking.confirmed`). False (default): the booking stays held until staff confirm it.
+             * @default false
+             */
+            deposit_confirms?: boolean;
+            /**
+             * @description A cancellation at least this many days before arrival refunds everything paid (default 0: until the check-in day).
+             * @default 0
+             */
+            free_cancellation_days?: number;
+            /**
+             * @description A later cancellation refunds this percent (0 to 100) of the stay’s total paid; the refundable deposit is refunded in full. Default 100.
+             * @default 100
+             */
+            late_cancellation_refund_percent?: number;
+            /** @default [] */
+            seasons?: {
+                /** @default  */
+                name?: string;
+                /**
+                 * Format: date
+                 * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+                 * @example 2026-11-28
+                 */
+                starts_on: string;
+                /**
+                 * Format: date
+                 * @description The day after the last night of the season.
+                 * @example 2026-11-28
+                 */
+                ends_on: string;
+                nightly_price: string;
+                /** @default null */
+                weekend_price?: string | null;
+            }[];
+        };
         ContactList: {
             results: components["schemas"]["Contact"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
@@ -3874,10 +4493,6 @@ export interface components {
             erased: boolean;
             created_at: string;
             updated_at: string;
-        };
-        External: {
-            source: string;
-            id: string;
         };
         ContactInput: {
             name?: string;
@@ -4532,6 +5147,178 @@ export interface components {
             recorded: boolean;
             nights: number;
             warnings: components["schemas"]["Warning"][];
+        };
+        ReservationList: {
+            results: components["schemas"]["Reservation"][];
+            next_cursor: string | null;
+        };
+        Reservation: components["schemas"]["AdminBooking"] & {
+            /** @description The channel a booking taken elsewhere came from; null for ours. */
+            channel: string | null;
+            /** @description The channel’s own id of it. */
+            channel_reference: string | null;
+        };
+        /** @description What the sender gave, exactly as sent (but for card numbers, never kept: each is `[card number removed]`). The person (`person`) may be an existing contact whose own name, email or phone differ: an anonymous form or source never changes them (docs/api-reference.md, "Matching people"). */
+        SentDetails: {
+            name: string | null;
+            email: string | null;
+            /** @description As sent (not normalised). */
+            phone: string | null;
+        };
+        AdminBooking: {
+            reference: string;
+            /** @enum {string} */
+            status: "held" | "confirmed" | "paid" | "cancelled";
+            /** @description The English slug. */
+            listing: string;
+            listing_id: string;
+            /** @description The guest's contact reference. */
+            person: string | null;
+            sent: components["schemas"]["SentDetails"];
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_in: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_out: string;
+            guests: number;
+            language: string | null;
+            message: string | null;
+            quote: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A decimal string in the company’s currency.
+             * @example 850.00
+             */
+            total: string;
+            tax: components["schemas"]["TaxTotals"] & (Record<string, never> | null);
+            /**
+             * @description A decimal string in the company’s currency.
+             * @example 850.00
+             */
+            deposit: string;
+            currency: string;
+            hold_expires_at: string;
+            confirmed_at: string | null;
+            payment_due_at: string | null;
+            paid_at: string | null;
+            cancelled_at: string | null;
+            /**
+             * @description `guest`: the guest cancelled on the stay page.
+             * @enum {string|null}
+             */
+            cancel_reason: "staff" | "guest" | "hold_expired" | "payment_overdue" | null;
+            /** @description The home’s payment terms when the booking was requested, kept with it (issue 34). */
+            payment_terms: {
+                /**
+                 * @description The deposit payable on the stay page while held (0: none).
+                 * @example 850.00
+                 */
+                booking_deposit: string;
+                balance_due_days: number | null;
+                deposit_confirms: boolean;
+                free_cancellation_days: number;
+                late_cancellation_refund_percent: number;
+            };
+            /** @description When the balance became what is due (`booking.balance_due` was sent); null before. */
+            balance_due_at: string | null;
+            consent: {
+                version: string;
+                at: string;
+                address: string | null;
+            };
+            caused_by: string;
+            created_at: string;
+            updated_at: string;
+        };
+        ReservationChange: {
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_in?: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_out?: string;
+            guests?: number;
+        };
+        ChannelBookingInput: {
+            /** @example airbnb */
+            channel: string;
+            /**
+             * @description The channel’s own id of the booking: the same id again answers the same booking.
+             * @example HMABCD1234
+             */
+            channel_reference: string;
+            /** @description Slug (any language) of a published holiday home. */
+            listing: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_in: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD, in the company’s time zone; from 1900-01-01 to 2999-12-31.
+             * @example 2026-11-28
+             */
+            check_out: string;
+            guests: number;
+            name: string;
+            email?: string;
+            /** @description Any usual form: international (`+971 50 123 4567`, `00971…`) or as dialled in the company's country (`050 123 4567`: the company's phone_country, else the country of its time zone). Kept and matched in E.164; a number that cannot be read is 400 `invalid_phone`. */
+            phone?: string;
+            message?: string;
+            language?: string;
+        };
+        TourismDirhamMonth: {
+            /** @example 2027-02 */
+            month: string;
+            currency: string;
+            /**
+             * @description `closed` (the month of the owner statements closed): the report is recorded and never changes.
+             * @enum {string}
+             */
+            status: "open" | "closed";
+            closes_on: string;
+            /** @description When the closed month’s report was recorded. */
+            recorded_at: string | null;
+            homes: {
+                listing_id: string;
+                /** @description The home’s slug. */
+                listing: string;
+                /** @enum {string} */
+                det_class: "standard" | "deluxe";
+                bedrooms: number;
+                /** @example 450.00 */
+                per_bedroom_night: string;
+                bookings: number;
+                /** @description The nights booked in the month that are charged. */
+                nights: number;
+                bedroom_nights: number;
+                /** @example 450.00 */
+                amount: string;
+            }[];
+            /** @example 450.00 */
+            total: string;
+            /** @description Paid over to DET (an admin action): the journal’s liability is cleared. */
+            payment: {
+                paid_on: string;
+                reference: string;
+                paid_at: string;
+            } | null;
         };
         LeaseList: {
             results: components["schemas"]["Lease"][];
@@ -6031,10 +6818,10 @@ export interface components {
              */
             day: string;
             /**
-             * @description A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), `online_refund` (a refund the provider made, out of clearing), or `booking_paid_offline` (a booking staff marked paid, the guest having paid outside the API: its tax invoice’s VAT moved out of booking receipts, where the bank feed books what the guest paid, to VAT payable).
+             * @description A statement line’s kind (`booking_received` and `booking_refunded` move a booking’s money between booking receipts and owner payable), or an online payment’s entry: `online_payment` (rent paid at a payment link: the gross to the provider’s clearing account), `online_payment_unapplied` (paid online after the rent was received: owed back to the payer), `booking_payment` (a booking’s deposit or balance paid from the stay page: held for the guest in booking receipts), `online_refund` (a refund the provider made, out of clearing), or `booking_paid_offline` (a booking staff marked paid, the guest having paid outside the API: its tax invoice’s VAT moved out of booking receipts, where the bank feed books what the guest paid, to VAT payable); `tourism_dirham` (on the month’s last day: the month’s Tourism Dirham moved from booking receipts to `tourism_dirham_payable`, owed to DET) and `tourism_dirham_paid` (on the day it was paid over to DET, recorded in the admin API: the liability cleared against `bank`).
              * @enum {string}
              */
-            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed" | "booking_received" | "booking_refunded" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund" | "booking_paid_offline";
+            kind: "rent_received" | "fee" | "rent_reversed" | "fee_reversed" | "job_charge" | "job_charge_cancelled" | "rent_vat" | "rent_vat_reversed" | "booking_received" | "booking_refunded" | "online_payment" | "online_payment_unapplied" | "booking_payment" | "online_refund" | "booking_paid_offline" | "tourism_dirham" | "tourism_dirham_paid";
             narration: string;
             currency: string;
             /** @description The owner’s contact reference; null on an online payment not applied (the payer’s money), a booking’s payment and a refund. */
@@ -6051,7 +6838,7 @@ export interface components {
         };
         JournalLine: {
             /** @enum {string} */
-            account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts" | "vat_payable";
+            account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts" | "vat_payable" | "tourism_dirham_payable" | "bank";
             /** @description The account’s code (company setting `accounting_accounts`); null until mapped. */
             code: string | null;
             /** @description The account’s name; null until mapped. */
@@ -6081,7 +6868,7 @@ export interface components {
             credit: string;
             accounts: {
                 /** @enum {string} */
-                account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts" | "vat_payable";
+                account: "rent_income" | "owner_payable" | "fees" | "deposits_held" | "maintenance" | "payment_clearing" | "payment_fees" | "refunds_due" | "booking_receipts" | "vat_payable" | "tourism_dirham_payable" | "bank";
                 /**
                  * @description A decimal string; "0.00" on the other side.
                  * @example 10000.00
@@ -6350,7 +7137,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.guests_registered" | "booking.refunded" | "booking.changed" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.created" | "listing.updated" | "listing.published" | "listing.withdrawn" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
             /** @default  */
             description?: string;
             /** @default true */
@@ -6360,7 +7147,7 @@ export interface components {
             /** Format: uri */
             url?: string;
             /** @description Event types of the spec to send, or ["*"] for every type. */
-            event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.refunded" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.guests_registered" | "booking.refunded" | "booking.changed" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.created" | "listing.updated" | "listing.published" | "listing.withdrawn" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled")[];
             description?: string;
             enabled?: boolean;
         };
@@ -6405,9 +7192,15 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+        ApiVersion: "2026-11-29" | "2026-11-30";
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The API version this answer was served at. */
+        ApiVersion: "2026-11-29" | "2026-11-30";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -6465,6 +7258,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -6474,6 +7269,7 @@ export interface operations {
             /** @description A page of listings */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6487,6 +7283,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6494,6 +7291,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6503,6 +7301,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6512,6 +7311,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6521,6 +7321,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6576,6 +7377,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -6585,6 +7388,7 @@ export interface operations {
             /** @description A page of map points */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6598,6 +7402,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6605,6 +7410,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6614,6 +7420,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6623,6 +7430,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6632,6 +7440,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6646,6 +7455,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 slug: string;
@@ -6657,6 +7468,7 @@ export interface operations {
             /** @description The listing; a withdrawn one gives only its slug and status. */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6670,6 +7482,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6677,6 +7490,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6686,6 +7500,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6695,6 +7510,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6704,6 +7520,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6718,6 +7535,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -6727,6 +7546,7 @@ export interface operations {
             /** @description Every area */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,6 +7560,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6747,6 +7568,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6756,6 +7578,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6765,6 +7588,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6774,6 +7598,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6788,6 +7613,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -6797,6 +7624,7 @@ export interface operations {
             /** @description Filter groups */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6810,6 +7638,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6817,6 +7646,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6826,6 +7656,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6835,6 +7666,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6844,6 +7676,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6858,6 +7691,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -6867,6 +7702,7 @@ export interface operations {
             /** @description Team profiles */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6880,6 +7716,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6887,6 +7724,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6896,6 +7734,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6905,6 +7744,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6914,6 +7754,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6933,6 +7774,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -6942,6 +7785,7 @@ export interface operations {
             /** @description Sitemap entries */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6955,6 +7799,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6962,6 +7807,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6971,6 +7817,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6980,6 +7827,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6989,6 +7837,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7003,6 +7852,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -7012,6 +7863,7 @@ export interface operations {
             /** @description Services */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7025,6 +7877,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7032,6 +7885,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7041,6 +7895,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7050,6 +7905,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7059,6 +7915,290 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putListingByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "slug": {
+                 *         "en": "marina-view-2br",
+                 *         "ar": "اطلالة-المارينا"
+                 *       },
+                 *       "listing_type": "lease",
+                 *       "title": {
+                 *         "en": "Marina view, 2 bedrooms",
+                 *         "ar": "إطلالة على المارينا، غرفتان"
+                 *       },
+                 *       "price": "120000.00",
+                 *       "price_period": "year",
+                 *       "bedrooms": 2,
+                 *       "city": "dubai"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ListingWriteInput"];
+            };
+        };
+        responses: {
+            /** @description Replaced (or unchanged) */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListingWritten"];
+                };
+            };
+            /** @description Created as a draft */
+            201: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListingWritten"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict`: another listing of the company has the slug. */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    publishListingByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its status now */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListingWritten"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition`: the listing’s status does not allow it (`allowed` lists what does). */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    withdrawListingByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its status now */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListingWritten"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition`: the listing’s status does not allow it (`allowed` lists what does). */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7081,7 +8221,10 @@ export interface operations {
                 /** @description A person’s name (words of it, in Arabic or English, common spellings: Mohammed finds Muhammad and محمد), a phone number in any written form (matched on E.164 and on its last digits) or an email (case-insensitive). At most 200 characters. */
                 q?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7090,6 +8233,7 @@ export interface operations {
             /** @description A page of people */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7099,6 +8243,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7108,6 +8253,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7117,6 +8263,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7126,6 +8273,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7140,6 +8288,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -7161,6 +8311,7 @@ export interface operations {
             /** @description The person matched (the first record), with its empty fields filled */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7170,6 +8321,7 @@ export interface operations {
             /** @description A new person */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7179,6 +8331,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7188,6 +8341,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7197,6 +8351,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7206,6 +8361,7 @@ export interface operations {
             /** @description The external id belongs to another person */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7215,6 +8371,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7224,6 +8381,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7235,7 +8393,10 @@ export interface operations {
     getContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 reference: string;
             };
@@ -7248,6 +8409,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7257,6 +8419,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7266,6 +8429,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7275,6 +8439,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7284,6 +8449,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7300,6 +8466,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -7317,6 +8485,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7326,6 +8495,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7335,6 +8505,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7344,6 +8515,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7353,6 +8525,7 @@ export interface operations {
             /** @description The person is erased, or the external id belongs to another person */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7362,6 +8535,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7371,6 +8545,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7380,6 +8555,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7398,7 +8574,10 @@ export interface operations {
                 /** @description Only records changed at or after this instant (ISO 8601, years 1900 to 2999). */
                 updated_since?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7407,6 +8586,7 @@ export interface operations {
             /** @description A page of members */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7416,6 +8596,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7425,6 +8606,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7434,6 +8616,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7443,6 +8626,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7461,7 +8645,10 @@ export interface operations {
                 /** @description Only records changed at or after this instant (ISO 8601, years 1900 to 2999). */
                 updated_since?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7470,6 +8657,7 @@ export interface operations {
             /** @description A page of departments */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7479,6 +8667,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7488,6 +8677,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7497,6 +8687,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7506,6 +8697,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7528,7 +8720,10 @@ export interface operations {
                 /** @description A person’s name (words of it, in Arabic or English, common spellings: Mohammed finds Muhammad and محمد), a phone number in any written form (matched on E.164 and on its last digits) or an email (case-insensitive). At most 200 characters. */
                 q?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7537,6 +8732,7 @@ export interface operations {
             /** @description A page of leads */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7546,6 +8742,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7555,6 +8752,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7564,6 +8762,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7573,6 +8772,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7582,6 +8782,7 @@ export interface operations {
             /** @description Stored details need an encryption key that is not configured (`encryption_unavailable`). */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7596,6 +8797,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -7618,6 +8821,7 @@ export interface operations {
             /** @description Recorded. A browser (publishable key) gets only the lead's `reference`; a server key gets the whole lead. */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7627,6 +8831,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7636,6 +8841,7 @@ export interface operations {
             /** @description Key unknown, revoked or of another company; origin not on the key (`origin_not_allowed`); lead type not on the key (`lead_type_not_allowed`); spam check failed (`challenge_failed`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7645,6 +8851,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7654,6 +8861,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7663,6 +8871,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7672,6 +8881,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7681,6 +8891,7 @@ export interface operations {
             /** @description The spam check could not be asked (`spam_check_unavailable`), or details were sent but no encryption key is configured (`encryption_unavailable`); nothing was recorded. */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7692,7 +8903,10 @@ export interface operations {
     getLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 reference: string;
             };
@@ -7705,6 +8919,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7714,6 +8929,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7723,6 +8939,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7732,6 +8949,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7741,6 +8959,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7750,6 +8969,7 @@ export interface operations {
             /** @description Stored details need an encryption key that is not configured (`encryption_unavailable`). */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7766,6 +8986,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -7783,6 +9005,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7792,6 +9015,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7801,6 +9025,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7810,6 +9035,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7819,6 +9045,7 @@ export interface operations {
             /** @description A status move the lead cannot make (`invalid_transition`, naming the allowed next statuses), an erased lead, or an external id held by another lead (`conflict`) */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7828,6 +9055,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7837,6 +9065,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7846,6 +9075,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7855,6 +9085,7 @@ export interface operations {
             /** @description Stored details need an encryption key that is not configured (`encryption_unavailable`). */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7875,7 +9106,10 @@ export interface operations {
                 /** @description Only the record with this `source` and `external_id`, as `<source>:<external_id>`. */
                 external?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7884,6 +9118,7 @@ export interface operations {
             /** @description A page of activities */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7893,6 +9128,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7902,6 +9138,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7911,6 +9148,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7920,6 +9158,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7934,6 +9173,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -7955,6 +9196,7 @@ export interface operations {
             /** @description The activity logged before with the same source and external_id (the first record) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7964,6 +9206,7 @@ export interface operations {
             /** @description A new activity */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7973,6 +9216,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7982,6 +9226,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7991,6 +9236,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8000,6 +9246,7 @@ export interface operations {
             /** @description The lead or person is erased */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8009,6 +9256,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8018,6 +9266,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8038,7 +9287,10 @@ export interface operations {
                 /** @description Only the record with this `source` and `external_id`, as `<source>:<external_id>`. */
                 external?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8047,6 +9299,7 @@ export interface operations {
             /** @description A page of tasks */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8056,6 +9309,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8065,6 +9319,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8074,6 +9329,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8083,6 +9339,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8097,6 +9354,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -8117,6 +9376,7 @@ export interface operations {
             /** @description The task added before with the same source and external_id (the first record) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8126,6 +9386,7 @@ export interface operations {
             /** @description A new task */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8135,6 +9396,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8144,6 +9406,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8153,6 +9416,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8162,6 +9426,7 @@ export interface operations {
             /** @description The lead or person is erased */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8171,6 +9436,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8180,6 +9446,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8191,7 +9458,10 @@ export interface operations {
     getTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 task_id: string;
             };
@@ -8204,6 +9474,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8213,6 +9484,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8222,6 +9494,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8231,6 +9504,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8240,6 +9514,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8256,6 +9531,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 task_id: string;
@@ -8273,6 +9550,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8282,6 +9560,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8291,6 +9570,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8300,6 +9580,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8309,6 +9590,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8318,6 +9600,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8327,6 +9610,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8336,6 +9620,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8357,7 +9642,10 @@ export interface operations {
                 /** @description A person’s reference: only their saved searches. */
                 contact?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8366,6 +9654,7 @@ export interface operations {
             /** @description A page of saved searches */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8375,6 +9664,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8384,6 +9674,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8393,6 +9684,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8402,6 +9694,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8416,6 +9709,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -8439,6 +9734,7 @@ export interface operations {
             /** @description Saved, pending the visitor’s confirmation */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8448,6 +9744,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8457,6 +9754,7 @@ export interface operations {
             /** @description Key unknown, revoked or of another company; origin not on the key (`origin_not_allowed`); `saved_search` not among the key’s lead types (`lead_type_not_allowed`); spam check failed (`challenge_failed`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8466,6 +9764,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8475,6 +9774,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8484,6 +9784,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8493,6 +9794,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8502,6 +9804,7 @@ export interface operations {
             /** @description The spam check could not be asked (`spam_check_unavailable`), or no encryption key is configured for the link (`encryption_unavailable`); nothing was saved. */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8518,7 +9821,10 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. Opaque. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 saved_search_id: string;
             };
@@ -8529,6 +9835,7 @@ export interface operations {
             /** @description A page of matches */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8538,6 +9845,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8547,6 +9855,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8556,6 +9865,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8565,6 +9875,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8576,7 +9887,10 @@ export interface operations {
     getSavedSearch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 saved_search_id: string;
             };
@@ -8587,6 +9901,7 @@ export interface operations {
             /** @description The saved search */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8596,6 +9911,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8605,6 +9921,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8614,6 +9931,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8623,6 +9941,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8637,6 +9956,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 saved_search_id: string;
@@ -8648,6 +9969,7 @@ export interface operations {
             /** @description The saved search, stopped */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8657,6 +9979,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8666,6 +9989,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8675,6 +9999,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8684,6 +10009,7 @@ export interface operations {
             /** @description `invalid_transition`: it is stopped already */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8693,6 +10019,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8702,6 +10029,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8717,7 +10045,10 @@ export interface operations {
                 "hub.verify_token"?: string;
                 "hub.challenge"?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /** @description The channel's secret token (admin API: inbound channels). */
                 token: string;
@@ -8729,6 +10060,7 @@ export interface operations {
             /** @description The challenge */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8738,6 +10070,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8747,6 +10080,7 @@ export interface operations {
             /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8756,6 +10090,7 @@ export interface operations {
             /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8765,6 +10100,7 @@ export interface operations {
             /** @description The body is larger than the limit (`payload_too_large`). */
             413: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8774,6 +10110,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8788,6 +10125,8 @@ export interface operations {
             header?: {
                 /** @description The source’s signature. */
                 "x-hub-signature-256"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /** @description The channel's secret token (admin API: inbound channels). */
@@ -8805,6 +10144,7 @@ export interface operations {
             /** @description Verified and recorded before this answer: every enquiry of the delivery is committed. */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8814,6 +10154,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8823,6 +10164,7 @@ export interface operations {
             /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8832,6 +10174,7 @@ export interface operations {
             /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8841,6 +10184,7 @@ export interface operations {
             /** @description The body is larger than the limit (`payload_too_large`). */
             413: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8850,6 +10194,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8864,6 +10209,8 @@ export interface operations {
             header?: {
                 /** @description The source’s signature. */
                 "x-signature"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /** @description The channel's secret token (admin API: inbound channels). */
@@ -8881,6 +10228,7 @@ export interface operations {
             /** @description Verified and recorded before this answer: every enquiry of the delivery is committed. */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8890,6 +10238,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8899,6 +10248,7 @@ export interface operations {
             /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8908,6 +10258,7 @@ export interface operations {
             /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8917,6 +10268,7 @@ export interface operations {
             /** @description The body is larger than the limit (`payload_too_large`). */
             413: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8926,6 +10278,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8940,6 +10293,8 @@ export interface operations {
             header?: {
                 /** @description The source’s signature. */
                 "webhook-signature"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /** @description The channel's secret token (admin API: inbound channels). */
@@ -8957,6 +10312,7 @@ export interface operations {
             /** @description Verified and recorded before this answer: every enquiry of the delivery is committed. */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8966,6 +10322,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8975,6 +10332,7 @@ export interface operations {
             /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8984,6 +10342,7 @@ export interface operations {
             /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8993,6 +10352,7 @@ export interface operations {
             /** @description The body is larger than the limit (`payload_too_large`). */
             413: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9002,6 +10362,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9021,6 +10382,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 slug: string;
@@ -9032,6 +10395,7 @@ export interface operations {
             /** @description Taken nights and rules */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9041,6 +10405,7 @@ export interface operations {
             /** @description Not modified (If-None-Match) */
             304: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9048,6 +10413,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9057,6 +10423,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9066,6 +10433,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9075,6 +10443,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9089,7 +10458,10 @@ export interface operations {
                 /** @description An `import_id` of this home: its feed without what came from that channel. */
                 channel?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 slug: string;
             };
@@ -9100,6 +10472,7 @@ export interface operations {
             /** @description The calendar (RFC 5545) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9109,6 +10482,7 @@ export interface operations {
             /** @description Not modified (If-None-Match) */
             304: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9116,6 +10490,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9125,6 +10500,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9134,6 +10510,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9143,6 +10520,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9160,7 +10538,10 @@ export interface operations {
                 check_out: string;
                 guests: number;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 slug: string;
             };
@@ -9171,6 +10552,7 @@ export interface operations {
             /** @description The quote */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9180,6 +10562,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9189,6 +10572,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9198,6 +10582,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9207,6 +10592,85 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBookings: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 100 (default 20). */
+                page_size?: number;
+                /** @description The `next_cursor` of the previous page. Opaque. */
+                cursor?: string;
+                /** @description Only records changed at or after this instant (ISO 8601, years 1900 to 2999). */
+                updated_since?: string;
+                status?: "held" | "confirmed" | "paid" | "cancelled";
+                /** @description Only the bookings of this home (its slug, any language). */
+                listing?: string;
+                /** @description Only stays arriving on or after this day. */
+                check_in_from?: string;
+                /** @description Only stays arriving before this day. */
+                check_in_to?: string;
+            };
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bookings */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReservationList"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9221,6 +10685,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -9234,6 +10700,7 @@ export interface operations {
             /** @description The dates are held. The answer gives the reference and the stay page (its address is shown once). */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9243,6 +10710,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9252,6 +10720,7 @@ export interface operations {
             /** @description Key unknown, revoked or of another company, a server key (`key_wrong_kind`), origin not on the key (`origin_not_allowed`), `booking` not on the key (`lead_type_not_allowed`), spam check failed (`challenge_failed`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9261,6 +10730,7 @@ export interface operations {
             /** @description Unknown home, or bookings are switched off. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9270,6 +10740,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9279,6 +10750,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9288,6 +10760,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9297,6 +10770,7 @@ export interface operations {
             /** @description The spam check could not be asked (`spam_check_unavailable`); nothing was recorded. */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9313,7 +10787,10 @@ export interface operations {
                 /** @description The day after the last night; default 365 days after `from`, at most 730. */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 slug: string;
             };
@@ -9324,6 +10801,7 @@ export interface operations {
             /** @description The own rules of the window’s nights */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9333,6 +10811,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9342,6 +10821,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9351,6 +10831,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9360,6 +10841,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9371,7 +10853,10 @@ export interface operations {
     setListingRates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 slug: string;
             };
@@ -9403,6 +10888,7 @@ export interface operations {
             /** @description Written */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9412,6 +10898,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9421,6 +10908,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9430,6 +10918,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9439,6 +10928,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9450,7 +10940,10 @@ export interface operations {
     receiveRatePush: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9464,6 +10957,7 @@ export interface operations {
             /** @description Verified and recorded (or a repeat: `recorded: false`). */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9473,6 +10967,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9482,6 +10977,7 @@ export interface operations {
             /** @description `signature_rejected`: the signature is missing, wrong or out of time, or the company has no pricing tool. */
             401: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9491,6 +10987,7 @@ export interface operations {
             /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9500,6 +10997,7 @@ export interface operations {
             /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9509,6 +11007,7 @@ export interface operations {
             /** @description The body is larger than the limit (`payload_too_large`). */
             413: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9518,6 +11017,526 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The booking */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "check_out": "2027-03-12"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReservationChange"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible from the booking’s status, or its amounts would move after it was paid online. */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirmBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Confirmed */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"] & {
+                        warnings: components["schemas"]["Warning"][];
+                    };
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible from the booking’s status (`invalid_transition`), or it lapsed. */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not possible from the booking’s status (`invalid_transition`), or it lapsed. */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createChannelBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
+                "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channel": "airbnb",
+                 *       "channel_reference": "HMABCD1234",
+                 *       "listing": "palm-5br-villa-private-beach-holiday",
+                 *       "check_in": "2027-03-08",
+                 *       "check_out": "2027-03-12",
+                 *       "guests": 2,
+                 *       "name": "Layla Guest",
+                 *       "email": "layla.guest@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChannelBookingInput"];
+            };
+        };
+        responses: {
+            /** @description Recorded before under the same channel id, by the same request */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description Recorded */
+            201: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The channel id was recorded with another request (`conflict`). */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTourismDirhamMonth: {
+        parameters: {
+            query: {
+                month: string;
+            };
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The month’s report */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TourismDirhamMonth"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9541,7 +11560,10 @@ export interface operations {
                 /** @description A listing of the company, by its English slug: one it offers for lease; another (sale, holiday home) is taken with the warning `not_a_lease_listing`. */
                 home?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9550,6 +11572,7 @@ export interface operations {
             /** @description A page of leases */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9559,6 +11582,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9568,6 +11592,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9577,6 +11602,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9586,6 +11612,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9600,6 +11627,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -9636,6 +11665,7 @@ export interface operations {
             /** @description The lease added before with the same external id */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9645,6 +11675,7 @@ export interface operations {
             /** @description A new draft lease */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9654,6 +11685,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9663,6 +11695,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9672,6 +11705,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9681,6 +11715,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9690,6 +11725,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9699,6 +11735,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9710,7 +11747,10 @@ export interface operations {
     getLease: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 reference: string;
             };
@@ -9723,6 +11763,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9732,6 +11773,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9741,6 +11783,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9750,6 +11793,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9759,6 +11803,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9775,6 +11820,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -9798,6 +11845,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9807,6 +11855,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9816,6 +11865,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9825,6 +11875,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9834,6 +11885,7 @@ export interface operations {
             /** @description `lease_terms_locked`: the lease is no longer a draft, so its terms do not change */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9843,6 +11895,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9852,6 +11905,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9861,6 +11915,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9877,6 +11932,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -9890,6 +11947,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9899,6 +11957,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9908,6 +11967,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9917,6 +11977,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9926,6 +11987,7 @@ export interface operations {
             /** @description `lease_home_occupied`: another lease of the home is active; `invalid_transition`: the lease has ended */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9935,6 +11997,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9944,6 +12007,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9953,6 +12017,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9969,6 +12034,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -9994,6 +12061,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10003,6 +12071,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10012,6 +12081,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10021,6 +12091,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10030,6 +12101,7 @@ export interface operations {
             /** @description `invalid_transition`: only an active lease takes notices */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10039,6 +12111,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10048,6 +12121,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10057,6 +12131,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10073,6 +12148,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -10100,6 +12177,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10109,6 +12187,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10118,6 +12197,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10127,6 +12207,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10136,6 +12217,7 @@ export interface operations {
             /** @description `invalid_transition`: only an active lease ends */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10145,6 +12227,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10154,6 +12237,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10163,6 +12247,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10177,6 +12262,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -10200,6 +12287,7 @@ export interface operations {
             /** @description The lease’s renewal, made before (whatever its status) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10209,6 +12297,7 @@ export interface operations {
             /** @description The new renewal draft */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10218,6 +12307,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10227,6 +12317,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10236,6 +12327,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10245,6 +12337,7 @@ export interface operations {
             /** @description `invalid_transition`: a draft is not renewed */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10254,6 +12347,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10263,6 +12357,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10294,7 +12389,10 @@ export interface operations {
                 /** @description Only payments whose `bounced_on` is on or before this day. */
                 bounced_to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10303,6 +12401,7 @@ export interface operations {
             /** @description A page of rent payments */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10312,6 +12411,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10321,6 +12421,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10330,6 +12431,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10339,6 +12441,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10353,6 +12456,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -10377,6 +12482,7 @@ export interface operations {
             /** @description The replacement added before with the same external id */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10386,6 +12492,7 @@ export interface operations {
             /** @description The new payment, due */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10395,6 +12502,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10404,6 +12512,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10413,6 +12522,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10422,6 +12532,7 @@ export interface operations {
             /** @description `payment_not_bounced`: only a bounced payment is replaced; `mandate_unusable`: the direct debit’s mandate is of another lease, not active, below the amount or outside the due day */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10431,6 +12542,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10440,6 +12552,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10451,7 +12564,10 @@ export interface operations {
     getRentPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 payment_id: string;
             };
@@ -10464,6 +12580,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10473,6 +12590,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10482,6 +12600,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10491,6 +12610,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10500,6 +12620,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10516,6 +12637,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 payment_id: string;
@@ -10538,6 +12661,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10547,6 +12671,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10556,6 +12681,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10565,6 +12691,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10574,6 +12701,7 @@ export interface operations {
             /** @description `invalid_transition`: a move the states do not allow; `payment_settled`: only a payment still due changes its own fields; `payment_bounced`: a bounced payment never changes; `mandate_unusable`: the direct debit’s mandate is of another lease, not active (when named anew), below the amount or outside the due day */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10583,6 +12711,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10592,6 +12721,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10601,6 +12731,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10615,6 +12746,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 payment_id: string;
@@ -10636,6 +12769,7 @@ export interface operations {
             /** @description The open link of the payment, made before */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10645,6 +12779,7 @@ export interface operations {
             /** @description A new link */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10654,6 +12789,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10663,6 +12799,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10672,6 +12809,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10681,6 +12819,7 @@ export interface operations {
             /** @description `invalid_transition`: the payment is not due (`allowed` lists where it may move); `payment_account_missing`: the company has no payment account for its currency */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10690,6 +12829,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10699,6 +12839,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10708,6 +12849,7 @@ export interface operations {
             /** @description `provider_unavailable`: the provider did not answer; nothing was recorded */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10729,7 +12871,10 @@ export interface operations {
                 lease?: string;
                 status?: "pending" | "active" | "cancelled" | "rejected" | "expired";
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10738,6 +12883,7 @@ export interface operations {
             /** @description A page of mandates */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10747,6 +12893,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10756,6 +12903,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10765,6 +12913,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10774,6 +12923,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10785,7 +12935,10 @@ export interface operations {
     getRentMandate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 mandate_id: string;
             };
@@ -10798,6 +12951,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10807,6 +12961,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10816,6 +12971,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10825,6 +12981,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10834,6 +12991,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10850,6 +13008,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 mandate_id: string;
@@ -10872,6 +13032,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10881,6 +13042,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10890,6 +13052,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10899,6 +13062,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10908,6 +13072,7 @@ export interface operations {
             /** @description `invalid_transition`: a move the states do not allow (`allowed` lists where it may move) */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10917,6 +13082,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10926,6 +13092,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10935,6 +13102,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10949,6 +13117,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -10978,6 +13148,7 @@ export interface operations {
             /** @description The mandate recorded before on this lease with the same mandate_reference */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10987,6 +13158,7 @@ export interface operations {
             /** @description The new mandate, pending */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10996,6 +13168,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11005,6 +13178,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11014,6 +13188,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11023,6 +13198,7 @@ export interface operations {
             /** @description `mandate_reference_taken`: the reference is recorded on another lease; `invalid_transition`: an ended lease takes no mandate */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11032,6 +13208,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11041,6 +13218,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11050,6 +13228,7 @@ export interface operations {
             /** @description `encryption_unavailable`: no key to seal the IBAN with; nothing was recorded */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11076,7 +13255,10 @@ export interface operations {
                 /** @description A `contractor_id` of this company. */
                 contractor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11085,6 +13267,7 @@ export interface operations {
             /** @description A page of jobs */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11094,6 +13277,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11103,6 +13287,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11112,6 +13297,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11121,6 +13307,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11135,6 +13322,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -11161,6 +13350,7 @@ export interface operations {
             /** @description The job added before with the same external id */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11170,6 +13360,7 @@ export interface operations {
             /** @description A new open job */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11179,6 +13370,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11188,6 +13380,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11197,6 +13390,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11206,6 +13400,7 @@ export interface operations {
             /** @description `contractor_stopped`: the contractor named takes no new work */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11215,6 +13410,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11224,6 +13420,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11235,7 +13432,10 @@ export interface operations {
     getJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 reference: string;
             };
@@ -11248,6 +13448,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11257,6 +13458,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11266,6 +13468,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11275,6 +13478,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11284,6 +13488,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11300,6 +13505,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -11322,6 +13529,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11331,6 +13539,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11340,6 +13549,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11349,6 +13559,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11358,6 +13569,7 @@ export interface operations {
             /** @description `contractor_stopped`: the contractor named takes no new work */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11367,6 +13579,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11376,6 +13589,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11385,6 +13599,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11401,6 +13616,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -11427,6 +13644,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11436,6 +13654,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11445,6 +13664,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11454,6 +13674,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11463,6 +13684,7 @@ export interface operations {
             /** @description `invalid_transition`: the job is done or cancelled; `contractor_stopped`: the contractor takes no new work */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11472,6 +13694,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11481,6 +13704,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11490,6 +13714,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11506,6 +13731,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -11528,6 +13755,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11537,6 +13765,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11546,6 +13775,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11555,6 +13785,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11564,6 +13795,7 @@ export interface operations {
             /** @description `invalid_transition`: the job is done or cancelled */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11573,6 +13805,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11582,6 +13815,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11591,6 +13825,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11607,6 +13842,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -11629,6 +13866,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11638,6 +13876,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11647,6 +13886,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11656,6 +13896,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11665,6 +13906,7 @@ export interface operations {
             /** @description `invalid_transition`: the job is done */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11674,6 +13916,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11683,6 +13926,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11692,6 +13936,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11708,6 +13953,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -11730,6 +13977,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11739,6 +13987,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11748,6 +13997,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11757,6 +14007,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11766,6 +14017,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11775,6 +14027,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11784,6 +14037,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11793,6 +14047,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11826,7 +14081,10 @@ export interface operations {
                 /** @description `cancelled_on` on or before this day. */
                 cancelled_to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11835,6 +14093,7 @@ export interface operations {
             /** @description A page of charges */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11844,6 +14103,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11853,6 +14113,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11862,6 +14123,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11871,6 +14133,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11885,6 +14148,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -11905,6 +14170,7 @@ export interface operations {
             /** @description The charge recorded before with the same external id */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11914,6 +14180,7 @@ export interface operations {
             /** @description The charge, booked */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11923,6 +14190,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11932,6 +14200,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11941,6 +14210,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11950,6 +14220,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11959,6 +14230,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11968,6 +14240,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11979,7 +14252,10 @@ export interface operations {
     getJobCharge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 charge_id: string;
             };
@@ -11992,6 +14268,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12001,6 +14278,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12010,6 +14288,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12019,6 +14298,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12028,6 +14308,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12044,6 +14325,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 charge_id: string;
@@ -12066,6 +14349,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12075,6 +14359,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12084,6 +14369,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12093,6 +14379,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12102,6 +14389,7 @@ export interface operations {
             /** @description `charge_fixed`: a booked field was sent; `invalid_transition`: cancelled, or not a renter’s charge */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12111,6 +14399,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12120,6 +14409,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12129,6 +14419,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12151,7 +14442,10 @@ export interface operations {
                 status?: "active" | "stopped";
                 trade?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12160,6 +14454,7 @@ export interface operations {
             /** @description A page of contractors */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12169,6 +14464,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12178,6 +14474,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12187,6 +14484,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12196,6 +14494,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12210,6 +14509,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -12237,6 +14538,7 @@ export interface operations {
             /** @description The contractor added before with the same external id */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12246,6 +14548,7 @@ export interface operations {
             /** @description A new contractor */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12255,6 +14558,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12264,6 +14568,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12273,6 +14578,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12282,6 +14588,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12291,6 +14598,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12300,6 +14608,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12311,7 +14620,10 @@ export interface operations {
     getContractor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 contractor_id: string;
             };
@@ -12324,6 +14636,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12333,6 +14646,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12342,6 +14656,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12351,6 +14666,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12360,6 +14676,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12376,6 +14693,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 contractor_id: string;
@@ -12398,6 +14717,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12407,6 +14727,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12416,6 +14737,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12425,6 +14747,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12434,6 +14757,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12443,6 +14767,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12452,6 +14777,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12461,6 +14787,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12485,7 +14812,10 @@ export interface operations {
                 home?: string;
                 lease?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12494,6 +14824,7 @@ export interface operations {
             /** @description A page of inspections */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12503,6 +14834,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12512,6 +14844,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12521,6 +14854,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12530,6 +14864,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12544,6 +14879,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -12574,6 +14911,7 @@ export interface operations {
             /** @description The lease’s move-in or move-out planned before, or the one with the same external id */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12583,6 +14921,7 @@ export interface operations {
             /** @description The planned inspection */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12592,6 +14931,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12601,6 +14941,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12610,6 +14951,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12619,6 +14961,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12628,6 +14971,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12637,6 +14981,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12648,7 +14993,10 @@ export interface operations {
     getInspection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 reference: string;
             };
@@ -12659,6 +15007,7 @@ export interface operations {
             /** @description The inspection */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12668,6 +15017,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12677,6 +15027,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12686,6 +15037,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12695,6 +15047,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12706,7 +15059,10 @@ export interface operations {
     listPipelines: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12715,6 +15071,7 @@ export interface operations {
             /** @description Every pipeline */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12724,6 +15081,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12733,6 +15091,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12742,6 +15101,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12751,6 +15111,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12779,7 +15140,10 @@ export interface operations {
                 /** @description A contact’s reference (`P-…`). */
                 person?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12788,6 +15152,7 @@ export interface operations {
             /** @description A page of deals */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12797,6 +15162,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12806,6 +15172,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12815,6 +15182,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12824,6 +15192,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12838,6 +15207,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -12867,6 +15238,7 @@ export interface operations {
             /** @description The deal added before with the same external id */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12876,6 +15248,7 @@ export interface operations {
             /** @description A new deal */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12885,6 +15258,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12894,6 +15268,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12903,6 +15278,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12912,6 +15288,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12921,6 +15298,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12930,6 +15308,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12941,7 +15320,10 @@ export interface operations {
     getDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 reference: string;
             };
@@ -12954,6 +15336,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12963,6 +15346,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12972,6 +15356,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12981,6 +15366,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12990,6 +15376,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13006,6 +15393,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -13029,6 +15418,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13038,6 +15428,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13047,6 +15438,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13056,6 +15448,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13065,6 +15458,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13074,6 +15468,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13083,6 +15478,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13092,6 +15488,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13108,6 +15505,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -13130,6 +15529,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13139,6 +15539,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13148,6 +15549,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13157,6 +15559,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13166,6 +15569,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13175,6 +15579,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13184,6 +15589,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13193,6 +15599,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13216,7 +15623,10 @@ export interface operations {
                 deal?: string;
                 status?: "planned" | "done" | "cancelled" | "missed";
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13225,6 +15635,7 @@ export interface operations {
             /** @description A page of viewings */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13234,6 +15645,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13243,6 +15655,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13252,6 +15665,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13261,6 +15675,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13275,6 +15690,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -13298,6 +15715,7 @@ export interface operations {
             /** @description The viewing added before with the same external id */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13307,6 +15725,7 @@ export interface operations {
             /** @description A new planned viewing */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13316,6 +15735,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13325,6 +15745,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13334,6 +15755,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13343,6 +15765,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13352,6 +15775,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13361,6 +15785,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13372,7 +15797,10 @@ export interface operations {
     getViewing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 reference: string;
             };
@@ -13385,6 +15813,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13394,6 +15823,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13403,6 +15833,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13412,6 +15843,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13421,6 +15853,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13437,6 +15870,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `ETag` of your last read: the write runs only if the record has not changed since (else 412). */
                 "if-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 reference: string;
@@ -13459,6 +15894,7 @@ export interface operations {
                 headers: {
                     /** @description The record’s version, for `If-Match`. */
                     ETag?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13468,6 +15904,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13477,6 +15914,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13486,6 +15924,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13495,6 +15934,7 @@ export interface operations {
             /** @description `invalid_transition`: the viewing’s status does not allow the change */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13504,6 +15944,7 @@ export interface operations {
             /** @description The record changed since the version in `If-Match` (`precondition_failed`). */
             412: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13513,6 +15954,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13522,6 +15964,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13544,7 +15987,10 @@ export interface operations {
                 /** @description Months on or before this one. */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13553,6 +15999,7 @@ export interface operations {
             /** @description A page of owners’ months */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13562,6 +16009,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13571,6 +16019,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13580,6 +16029,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13589,6 +16039,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13604,7 +16055,10 @@ export interface operations {
                 owner: string;
                 month: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13613,6 +16067,7 @@ export interface operations {
             /** @description The statement */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13622,6 +16077,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13631,6 +16087,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13640,6 +16097,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13649,6 +16107,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13663,6 +16122,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -13683,6 +16144,7 @@ export interface operations {
             /** @description The link */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13692,6 +16154,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13701,6 +16164,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13710,6 +16174,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13719,6 +16184,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13728,6 +16194,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13737,6 +16204,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13754,7 +16222,10 @@ export interface operations {
                 /** @description Only this currency’s entries. A CSV holds one currency: required when the month has several. */
                 currency?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13763,6 +16234,7 @@ export interface operations {
             /** @description The journal */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13773,6 +16245,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13782,6 +16255,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13791,6 +16265,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13800,6 +16275,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13826,7 +16302,10 @@ export interface operations {
                 /** @description Only documents not yet accepted whose e-invoice deadline (`einvoice.deadline`) is on or before this day. */
                 einvoice_due_by?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13835,6 +16314,7 @@ export interface operations {
             /** @description A page of documents */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13844,6 +16324,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13853,6 +16334,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13862,6 +16344,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13871,6 +16354,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13885,7 +16369,10 @@ export interface operations {
                 /** @description The page’s language (default English). */
                 language?: "en" | "ar";
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 number: string;
             };
@@ -13896,6 +16383,7 @@ export interface operations {
             /** @description The page */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13905,6 +16393,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13914,6 +16403,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13923,6 +16413,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13932,6 +16423,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13943,7 +16435,10 @@ export interface operations {
     getInvoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 number: string;
             };
@@ -13954,6 +16449,7 @@ export interface operations {
             /** @description The document */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13963,6 +16459,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13972,6 +16469,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13981,6 +16479,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13990,6 +16489,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14001,7 +16501,10 @@ export interface operations {
     getInvoiceXml: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 number: string;
             };
@@ -14012,6 +16515,7 @@ export interface operations {
             /** @description The e-invoice */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14021,6 +16525,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14030,6 +16535,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14039,6 +16545,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14048,6 +16555,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14059,7 +16567,10 @@ export interface operations {
     receiveEinvoiceAnswer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14073,6 +16584,7 @@ export interface operations {
             /** @description Verified; the document as it now stands. */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14082,6 +16594,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14091,6 +16604,7 @@ export interface operations {
             /** @description `signature_rejected`: the signature is missing or wrong, its timestamp more than 5 minutes from now, or the company has no provider. Nothing changed. */
             401: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14100,6 +16614,7 @@ export interface operations {
             /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14109,6 +16624,7 @@ export interface operations {
             /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14118,6 +16634,7 @@ export interface operations {
             /** @description `invalid_transition`: the document was accepted; it stays so. */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14127,6 +16644,7 @@ export interface operations {
             /** @description The body is larger than the limit (`payload_too_large`). */
             413: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14136,6 +16654,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14150,6 +16669,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /** @description The company’s secret feed token (the admin lists the URLs). */
@@ -14162,6 +16683,7 @@ export interface operations {
             /** @description The feed (Property Finder agency feed format (`<list>` of `<property>`)) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14175,6 +16697,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14182,6 +16705,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14191,6 +16715,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14200,6 +16725,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14209,6 +16735,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14223,6 +16750,8 @@ export interface operations {
             header?: {
                 /** @description The `ETag` of your last answer: 304 with no body when nothing changed since. */
                 "if-none-match"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /** @description The company’s secret feed token (the admin lists the URLs). */
@@ -14235,6 +16764,7 @@ export interface operations {
             /** @description The feed (Bayut/dubizzle XML feed format (`<Properties>` of `<Property>`)) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14248,6 +16778,7 @@ export interface operations {
                     ETag?: string;
                     /** @description As on the 200. */
                     "Cache-Control"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14255,6 +16786,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14264,6 +16796,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14273,6 +16806,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14282,6 +16816,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14300,7 +16835,10 @@ export interface operations {
                 /** @description true: only listings with a problem. */
                 blocked?: "true" | "false" | "1" | "0";
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14309,6 +16847,7 @@ export interface operations {
             /** @description A page of listings with their portal states */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14318,6 +16857,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14327,6 +16867,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14336,6 +16877,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14345,6 +16887,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14361,6 +16904,8 @@ export interface operations {
                 "stripe-signature"?: string;
                 /** @description N-Genius: the value the company set for this header in its N-Genius portal. */
                 "x-ngenius-webhook-secret"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /** @description The payment account’s id. */
@@ -14378,6 +16923,7 @@ export interface operations {
             /** @description Verified; acted on before this answer (or nothing to do) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14387,6 +16933,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14396,6 +16943,7 @@ export interface operations {
             /** @description Missing or wrong signature (or verify token), or a timestamp outside the tolerance (`signature_invalid`). */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14405,6 +16953,7 @@ export interface operations {
             /** @description Unknown host, or no inbound channel of this kind has this token (a rotated token included). */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14414,6 +16963,7 @@ export interface operations {
             /** @description The body is larger than the limit (`payload_too_large`). */
             413: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14423,6 +16973,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14445,7 +16996,10 @@ export interface operations {
                 /** @description Only events recorded before this instant. */
                 until?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14454,6 +17008,7 @@ export interface operations {
             /** @description A page of events */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14463,6 +17018,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14472,6 +17028,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14481,6 +17038,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14490,6 +17048,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14508,7 +17067,10 @@ export interface operations {
                 /** @description An event id (`evt_…`, as a Last-Event-ID): the events committed after it. Not with `cursor`. */
                 after?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14517,6 +17079,7 @@ export interface operations {
             /** @description The events ready after the place, and the place to follow from */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14526,6 +17089,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14535,6 +17099,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14544,6 +17109,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14553,6 +17119,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14571,7 +17138,10 @@ export interface operations {
                 /** @description `jsonl` (a JSON object per line, the default) or `csv` (a header line, then a row per entry). */
                 format?: "jsonl" | "csv";
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14580,6 +17150,7 @@ export interface operations {
             /** @description The entries of the range, oldest first, streamed */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14590,6 +17161,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14599,6 +17171,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14608,6 +17181,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14617,6 +17191,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14628,7 +17203,10 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14637,6 +17215,7 @@ export interface operations {
             /** @description Every endpoint */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14646,6 +17225,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14655,6 +17235,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14664,6 +17245,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14673,6 +17255,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14687,6 +17270,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -14710,6 +17295,7 @@ export interface operations {
             /** @description The endpoint with its signing secret */
             201: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14719,6 +17305,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14728,6 +17315,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14737,6 +17325,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14746,6 +17335,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14755,6 +17345,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14764,6 +17355,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14775,7 +17367,10 @@ export interface operations {
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 endpoint_id: string;
             };
@@ -14786,6 +17381,7 @@ export interface operations {
             /** @description The endpoint */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14795,6 +17391,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14804,6 +17401,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14813,6 +17411,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14822,6 +17421,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14833,7 +17433,10 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 endpoint_id: string;
             };
@@ -14844,6 +17447,7 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14851,6 +17455,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14860,6 +17465,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14869,6 +17475,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14878,6 +17485,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14892,6 +17500,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 endpoint_id: string;
@@ -14912,6 +17522,7 @@ export interface operations {
             /** @description The endpoint */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14921,6 +17532,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14930,6 +17542,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14939,6 +17552,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14948,6 +17562,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14957,6 +17572,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14966,6 +17582,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14980,6 +17597,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 endpoint_id: string;
@@ -14991,6 +17610,7 @@ export interface operations {
             /** @description The endpoint with its new secret */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15000,6 +17620,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15009,6 +17630,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15018,6 +17640,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15027,6 +17650,7 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`). */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15036,6 +17660,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15045,6 +17670,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15056,7 +17682,7 @@ export interface operations {
     listWebhookEndpointDeliveries: {
         parameters: {
             query?: {
-                /** @description Results per page, 1 to 100 (default 20). */
+                /** @description Results per page, 1 to 100. Default 50 (API version 2026-11-30 and later; 20 at 2026-11-29). */
                 page_size?: number;
                 /** @description The `next_cursor` of the previous page. Opaque. */
                 cursor?: string;
@@ -15066,7 +17692,10 @@ export interface operations {
                 /** @description Only deliveries made before this instant. */
                 created_before?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 endpoint_id: string;
             };
@@ -15077,6 +17706,7 @@ export interface operations {
             /** @description A page of deliveries */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15086,6 +17716,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15095,6 +17726,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15104,6 +17736,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15113,6 +17746,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15127,6 +17761,8 @@ export interface operations {
             header?: {
                 /** @description Makes the write safe to retry: the first answer is replayed for 24 hours to the same key and body (with `Idempotent-Replayed: true`). A random UUID per operation. */
                 "idempotency-key"?: string;
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 endpoint_id: string;
@@ -15154,6 +17790,7 @@ export interface operations {
             /** @description How many were sent again */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15163,6 +17800,7 @@ export interface operations {
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
             400: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15172,6 +17810,7 @@ export interface operations {
             /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
             403: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15181,6 +17820,7 @@ export interface operations {
             /** @description Unknown host or unknown record. */
             404: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15190,6 +17830,7 @@ export interface operations {
             /** @description The endpoint is disabled */
             409: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15199,6 +17840,7 @@ export interface operations {
             /** @description The `Idempotency-Key` was used with another body (`idempotency_key_reused`). */
             422: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15208,6 +17850,7 @@ export interface operations {
             /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
             429: {
                 headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15958,6 +18601,59 @@ export interface operations {
             };
         };
     };
+    bookingGuestsRegisteredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "booking.guests_registered";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["BookingEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     bookingRefundedEvent: {
         parameters: {
             query?: never;
@@ -15984,6 +18680,59 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["BookingRefundEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    bookingChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "booking.changed";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["BookingEventData"];
                 };
             };
         };
@@ -17786,6 +20535,218 @@ export interface operations {
                     /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
                     caused_by: string;
                     data: components["schemas"]["ListingPermitEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listingCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "listing.created";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["ListingWriteEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listingUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "listing.updated";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["ListingWriteEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listingPublishedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "listing.published";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["ListingWriteEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listingWithdrawnEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry and replay; deduplicate with it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks); two during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description evt_…; also sent as the webhook-id header, stable across retries. */
+                    id: string;
+                    /** @enum {string} */
+                    type: "listing.withdrawn";
+                    /** @description ISO 8601 UTC, when the change was recorded (in its transaction). */
+                    created_at: string;
+                    /** @description `admin`, `system`, `website`, `api:<key prefix>`, or `inbound:<source>` (an inbound channel: `inbound:whatsapp`, `inbound:propertyfinder`, `inbound:bayut`…). Ignore events caused by your own key. */
+                    caused_by: string;
+                    data: components["schemas"]["ListingWriteEventData"];
                 };
             };
         };
