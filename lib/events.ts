@@ -81,6 +81,13 @@ export function eventCtes(
 }
 
 /**
+ * The payload as recorded: `happening.data`, plus `trigger_id` when the transaction runs a test event's fixture
+ * (lib/event-triggers.ts sets `app.event_trigger` for its transaction only): a triggered event is marked as such.
+ */
+const triggeredData = sql`case when coalesce(current_setting('app.event_trigger', true), '') = '' then happening.data
+  else happening.data || jsonb_build_object('trigger_id', current_setting('app.event_trigger', true)) end`;
+
+/**
  * The CTEs `<name>_event` and `<name>_deliveries`: one event of `event.type` per row of `rows` (a select giving
  * `id`, the event's id, and `data`, its payload as jsonb), each with its deliveries as {@link eventCtes} records them.
  */
@@ -89,7 +96,7 @@ export function eventsCtes(name: string, event: EventSql, rows: RawBuilder<unkno
   return sql`
     ${eventCte} as (
       insert into events (id, company_id, type, caused_by, data)
-      select happening.id, ${event.companyId}::uuid, ${event.type}, ${event.causedBy}::text, happening.data
+      select happening.id, ${event.companyId}::uuid, ${event.type}, ${event.causedBy}::text, ${triggeredData}
       from (${rows}) as happening
       returning id, company_id
     ),
