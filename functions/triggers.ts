@@ -8,9 +8,13 @@ import { demoCatalogueOn } from './catalogue/demo';
 import { importCatalogue } from './catalogue/content';
 import { addActivity } from './crm/activities';
 import { changeContact } from './crm/contacts';
+import { changeLead } from './crm/lead-changes';
+import { addMember } from './crm/members';
+import { recordLead } from './forms/lead-record';
+import { parseSearch, saveSearch, stepSearch } from './forms/saved-searches';
 import { addTask, changeTask } from './crm/tasks';
 import { endLease } from './leases/end';
-import { activateLease } from './leases/lease-changes';
+import { activateLease, changeLease } from './leases/lease-changes';
 import { createLease } from './leases/leases';
 import { giveNotice } from './leases/notices';
 import { changePayment } from './leases/payments';
@@ -18,8 +22,14 @@ import { addMonths } from './leases/term';
 import { addCharge, changeCharge } from './maintenance/charges';
 import { cancelJob, completeJob, recordApproval, scheduleJob } from './maintenance/job-status';
 import { addJob } from './maintenance/jobs';
+import { moveDeal } from './pipelines/deal-stages';
+import { addDeal } from './pipelines/deals';
+import { demoPipelines } from './pipelines/demo';
+import { createPipeline, listPipelines } from './pipelines/pipelines';
+import { addViewing, changeViewing } from './pipelines/viewings';
 import { stepBooking } from './stay/bookings';
 import { holdStay } from './stay/hold';
+import { writeRates } from './stay/rates';
 
 /**
  * The fixtures of `events trigger` (issue 38): for every type of the event catalogue, the steps that make the records
@@ -37,7 +47,7 @@ const written = <T>(result: T | typeof stale): T => {
 };
 
 /** A home of `kind` cloned from the demo catalogue, its slug suffixed with the run's token; answers its slug. */
-async function home(t: TriggerContext, kind: ListingType): Promise<{ slug: string; id: string }> {
+async function homeOf(t: TriggerContext, kind: ListingType): Promise<{ slug: string; id: string }> {
   const doc = demoCatalogueOn(today(t));
   const source = doc.listings.find((l) => l.listing_type === kind && l.status === 'published');
   if (!source) throw new Error(`the demo catalogue has no published ${kind}`);
@@ -82,6 +92,80 @@ async function activity(t: TriggerContext) {
   await addActivity(scopeOf(t), { type: 'note', source: 'trigger', external_id: `note-${t.token}`, person: reference });
 }
 
+// Leads: an enquiry from the company's server (as POST /leads with a server key), then staff's changes.
+async function lead(t: TriggerContext): Promise<string> {
+  const fields = { name: `Test enquirer ${t.token}`, email: `enquirer.${t.token}@example.com`, message: 'A test event.' };
+  const origin = { rule: 'server', channel: 'form', source: 'api', sourceId: null, referral: null, occurredAt: t.now } as const;
+  return (await recordLead(t.db, t.company, { ...fields, detailsJwe: null, consent: null }, origin, admin, t.now)).reference;
+}
+async function leadChanged(t: TriggerContext, change: 'status' | 'assignee') {
+  const reference = await lead(t);
+  const input =
+    change === 'status'
+      ? { status: 'contacted' as const }
+      : {
+          assignee: (
+            await addMember(t.db, t.company.id, { name: `Test member ${t.token}`, email: null, department: null, active: true })
+          ).id,
+        };
+  written(await writeOnce(() => changeLead(scopeOf(t), reference, input)));
+}
+
+// Deals and viewings, on the company's first pipeline (the demo's sales pipeline when it has none).
+async function deal(t: TriggerContext) {
+  const pipelines = await listPipelines(t.trx, t.company.id);
+  const pipeline = pipelines[0] ?? (await createPipeline(t.trx, t.company.id, demoPipelines[0]!));
+  const added = written(await addDeal(scopeOf(t), { pipeline: pipeline.key, person: await person(t, 'buyer') }));
+  return { reference: added.row.reference, stages: pipeline.stages };
+}
+const dealMoved = (kind: 'open' | 'won' | 'lost') => async (t: TriggerContext) => {
+  const { reference, stages } = await deal(t);
+  const open = stages.filter((stage) => stage.kind === 'open');
+  const to = kind === 'open' ? open[open.length - 1] : stages.find((stage) => stage.kind === kind);
+  if (!to) throw new Error(`the pipeline has no ${kind} stage`);
+  await moveDeal(scopeOf(t), reference, { stage: to.key, reason: 'A test event.' });
+};
+async function viewing(t: TriggerContext): Promise<string> {
+  const { reference } = await deal(t);
+  const home = (await homeOf(t, 'sale')).slug;
+  const time = new Date(t.now.getTime() + 3 * 86_400_000).toISOString();
+  return written(await addViewing(scopeOf(t), { deal: reference, home, time })).row.reference;
+}
+const viewingChanged = (status?: 'done' | 'cancelled' | 'missed') => async (t: TriggerContext) => {
+  const reference = await viewing(t);
+  const time = new Date(t.now.getTime() + 4 * 86_400_000).toISOString();
+  await changeViewing(scopeOf(t), reference, status ? { status } : { time });
+};
+
+// A visitor's saved search (as POST /saved-searches), then their link's steps.
+async function savedSearch(t: TriggerContext): Promise<string> {
+  const input = { search: parseSearch('type=sale'), email: `visitor.${t.token}@example.com`, language: 'en' };
+  return (
+    await saveSearch(t.db, t.company, t.keyring, { ...input, consentVersion: 'trigger', consentAddress: null }, 'website', t.now)
+  ).id;
+}
+const searchStepped = (to: 'active' | 'stopped') => async (t: TriggerContext) => {
+  await stepSearch(t.db, t.company.id, await savedSearch(t), to, { causedBy: 'website', reason: 'visitor' }, t.now);
+};
+
+// A holiday home's nightly price for a week a month ahead, as staff set it.
+async function rates(t: TriggerContext) {
+  const slug = (await homeOf(t, 'holiday_home')).slug;
+  const starts_on = addDays(today(t), 30);
+  const ends_on = addDays(starts_on, 7);
+  const range = {
+    starts_on,
+    ends_on,
+    price: '900.00',
+    min_nights: null,
+    max_nights: null,
+    closed_to_arrival: false,
+    closed_to_departure: false,
+    closed: false,
+  };
+  await writeRates(t.db, t.company, slug, { ranges: [range], starts_on, ends_on }, { causedBy: admin }, t.now);
+}
+
 // Leases: a draft of a year from this month on a cloned home, paid by 4 cheques.
 async function draftLease(t: TriggerContext): Promise<string> {
   const start = `${today(t).slice(0, 8)}01`;
@@ -91,7 +175,7 @@ async function draftLease(t: TriggerContext): Promise<string> {
     cheque: { number: `${t.token.slice(0, 6)}${n}`, bank: 'Test Bank' },
   }));
   const created = await createLease(scopeOf(t), {
-    home: (await home(t, 'lease')).slug,
+    home: (await homeOf(t, 'lease')).slug,
     renter: await person(t, 'tenant'),
     landlord: await person(t, 'landlord'),
     term: { start, end: addDays(addMonths(start, 12), -1) },
@@ -117,6 +201,10 @@ async function firstPayment(t: TriggerContext, reference: string): Promise<strin
     .executeTakeFirstOrThrow();
   return row.id;
 }
+async function leaseChanged(t: TriggerContext) {
+  const reference = await draftLease(t);
+  written(await writeOnce(() => changeLease(scopeOf(t), reference, { notice_days: 60 })));
+}
 async function received(t: TriggerContext): Promise<string> {
   const payment = await firstPayment(t, await activeLease(t));
   await writeOnce(() => changePayment(scopeOf(t), payment, { status: 'received' }));
@@ -137,7 +225,7 @@ async function ended(t: TriggerContext) {
 
 // Stays: a request for 3 nights a month ahead at a cloned holiday home, then staff's steps.
 async function requested(t: TriggerContext): Promise<string> {
-  const slug = (await home(t, 'holiday_home')).slug;
+  const slug = (await homeOf(t, 'holiday_home')).slug;
   const checkIn = addDays(today(t), 30);
   const stay = { checkIn, checkOut: addDays(checkIn, 3), guests: 2 };
   const facts = await stayFacts(t.trx, t.company, slug, stay, t.now);
@@ -167,7 +255,7 @@ const bookingStep = (action: 'mark_paid' | 'cancel') => async (t: TriggerContext
 // Maintenance: a job on a cloned home, with a contractor-less schedule, and its charges.
 async function job(t: TriggerContext, estimate?: string): Promise<string> {
   const added = await addJob(scopeOf(t), {
-    home: (await home(t, 'lease')).slug,
+    home: (await homeOf(t, 'lease')).slug,
     category: 'plumbing',
     priority: 'normal',
     payer: 'owner',
@@ -196,9 +284,9 @@ const notYet = (why: string): TriggerFixture => ({ unavailable: why });
 const noFixture = notYet('no fixture makes it yet (docs/api-reference.md, "Test events"); it is emitted by its real flow only.');
 
 export const eventTriggers: TriggerTable = {
-  'lead.created': noFixture,
-  'lead.assigned': noFixture,
-  'lead.status_changed': noFixture,
+  'lead.created': steps(lead),
+  'lead.assigned': steps((t) => leadChanged(t, 'assignee')),
+  'lead.status_changed': steps((t) => leadChanged(t, 'status')),
   'lead.escalated': noFixture,
   'contact.created': steps((t) => person(t, 'buyer')),
   'contact.updated': steps(contactChanged),
@@ -215,7 +303,7 @@ export const eventTriggers: TriggerTable = {
   'lease.activated': steps(activeLease),
   'lease.notice_given': steps(noticeGiven),
   'lease.ended': steps(ended),
-  'lease.updated': noFixture,
+  'lease.updated': steps(leaseChanged),
   'rent_payment.received': steps(received),
   'rent_payment.bounced': steps(bounced),
   'rent_payment.overdue': noFixture,
@@ -237,25 +325,25 @@ export const eventTriggers: TriggerTable = {
   'invoice.issued': noFixture,
   'credit_note.issued': noFixture,
   'invoice.einvoice_due': noFixture,
-  'deal.stage_changed': noFixture,
-  'deal.won': noFixture,
-  'deal.lost': noFixture,
-  'viewing.planned': noFixture,
-  'viewing.updated': noFixture,
-  'viewing.done': noFixture,
-  'viewing.cancelled': noFixture,
-  'viewing.missed': noFixture,
+  'deal.stage_changed': steps(dealMoved('open')),
+  'deal.won': steps(dealMoved('won')),
+  'deal.lost': steps(dealMoved('lost')),
+  'viewing.planned': steps(viewing),
+  'viewing.updated': steps(viewingChanged()),
+  'viewing.done': steps(viewingChanged('done')),
+  'viewing.cancelled': steps(viewingChanged('cancelled')),
+  'viewing.missed': steps(viewingChanged('missed')),
   'listing.permit_expiring': noFixture,
   'listing.permit_expired': noFixture,
-  'listing.rates_changed': noFixture,
+  'listing.rates_changed': steps(rates),
   'payment.succeeded': noFixture,
   'payment.failed': noFixture,
   'payment.refunded': noFixture,
   'calendar_import.failed': noFixture,
   'calendar.conflict': noFixture,
-  'saved_search.created': noFixture,
-  'saved_search.confirmed': noFixture,
+  'saved_search.created': steps(savedSearch),
+  'saved_search.confirmed': steps(searchStepped('active')),
   'saved_search.matched': noFixture,
-  'saved_search.stopped': noFixture,
+  'saved_search.stopped': steps(searchStepped('stopped')),
   'webhook_endpoint.disabled': noFixture,
 };

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Company } from '../schema/platform/db';
+import type { Keyring } from './crypto-jwe';
 import type { EventType } from '../schema/platform/events';
 import { randomToken } from './crypto';
 import { iso } from './dates';
@@ -13,8 +14,11 @@ import { ApiError } from './errors';
  * this transaction only), so a receiver tells a test event from a real one and the answer lists exactly them.
  */
 
-/** What a fixture's steps work with: the trigger's transaction (every step in it), the company, the time, a fresh token. */
-export type TriggerContext = { trx: Trx; db: Db; company: Company; now: Date; token: string };
+/**
+ * What a fixture's steps work with: the trigger's transaction (every step in it; `db` is the same, typed for the
+ * operations that take one), the company, the time, a fresh token, and the deployment's keyring for personal data.
+ */
+export type TriggerContext = { trx: Trx; db: Db; company: Company; now: Date; token: string; keyring: Keyring | undefined };
 
 /** A type's fixture: its steps, or why this deployment cannot make that event happen on demand. */
 export type TriggerFixture = { steps: (ctx: TriggerContext) => Promise<void> } | { unavailable: string };
@@ -36,7 +40,13 @@ export type Triggered = { trigger_id: string; type: EventType; events: Triggered
  * Runs the fixture of `type` for the company in one transaction and answers the events it recorded, oldest first.
  * Refused (403) for a production company; 409 for a type whose fixture is unavailable here.
  */
-export async function triggerEvent(db: Db, company: Company, type: EventType, now: Date): Promise<Triggered> {
+export async function triggerEvent(
+  db: Db,
+  company: Company,
+  type: EventType,
+  now: Date,
+  keyring: Keyring | undefined,
+): Promise<Triggered> {
   if (company.environment !== 'development') {
     throw new ApiError('forbidden', 'Test events are made only in a development company (its environment is production).');
   }
@@ -47,7 +57,7 @@ export async function triggerEvent(db: Db, company: Company, type: EventType, no
   const triggerId = `trg_${token}`;
   const rows = await db.transaction().execute(async (trx) => {
     await sql`select set_config('app.event_trigger', ${triggerId}, true)`.execute(trx);
-    await fixture.steps({ trx, db: trx as unknown as Db, company, now, token });
+    await fixture.steps({ trx, db: trx as unknown as Db, company, now, token, keyring });
     const recorded = await trx
       .selectFrom('events')
       .select(['id', 'type', 'created_at', 'data'])

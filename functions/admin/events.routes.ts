@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import { createRouter } from '../../lib/app';
+import { keyringOf } from '../../lib/crypto-jwe';
 import { eventFeed } from '../../lib/event-feed';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody, pageQuery } from '../../schema/common/api';
@@ -89,8 +90,9 @@ const replayHandler: Handler<typeof replay> = async (c) => {
 };
 
 const triggerHandler: Handler<typeof trigger> = async (c) => {
-  const { db, now } = c.var.services;
-  return c.json(await triggered(db, c.req.valid('param').company_id, c.req.valid('json').type, now()), 201);
+  const { db, now, config } = c.var.services;
+  const { company_id } = c.req.valid('param');
+  return c.json(await triggered(db, company_id, c.req.valid('json').type, now(), keyringOf(config)), 201);
 };
 
 const subscriptionDeliveriesHandler: Handler<typeof subscriptionDeliveries> = async (c) => {

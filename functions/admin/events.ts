@@ -1,6 +1,7 @@
 import { findCompany } from '../../lib/admin-route';
 import type { Db } from '../../lib/db/index';
 import { iso } from '../../lib/dates';
+import type { Keyring } from '../../lib/crypto-jwe';
 import { triggerEvent } from '../../lib/event-triggers';
 import type { EventType } from '../../schema/platform/events';
 import { notFound } from '../../lib/errors';
@@ -67,6 +68,6 @@ export async function replayed(db: Db, companyId: string, eventId: string, subsc
 }
 
 /** A test event made in the company (lib/event-triggers.ts): 404 without the company. */
-export async function triggered(db: Db, companyId: string, type: EventType, now: Date) {
-  return triggerEvent(db, await findCompany(db, companyId), type, now);
+export async function triggered(db: Db, companyId: string, type: EventType, now: Date, keyring: Keyring | undefined) {
+  return triggerEvent(db, await findCompany(db, companyId), type, now, keyring);
 }
