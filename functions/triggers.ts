@@ -282,12 +282,19 @@ async function charged(t: TriggerContext): Promise<string> {
 const steps = (run: (t: TriggerContext) => Promise<unknown>): TriggerFixture => ({ steps: async (t) => void (await run(t)) });
 const notYet = (why: string): TriggerFixture => ({ unavailable: why });
 const noFixture = notYet('no fixture makes it yet (docs/api-reference.md, "Test events"); it is emitted by its real flow only.');
+const scheduledWork = notYet(
+  'it is made only by scheduled work, which runs over every company at the clock’s time: run inside a trigger it would announce other companies’ records too.',
+);
+const provider = notYet(
+  'it is made only when the payment provider confirms (its signed webhook, read back from the provider): no stand-in provider is reached from here.',
+);
+const calendarFeed = notYet('it is made only by syncing an imported calendar fetched from outside (issue 24).');
 
 export const eventTriggers: TriggerTable = {
   'lead.created': steps(lead),
   'lead.assigned': steps((t) => leadChanged(t, 'assignee')),
   'lead.status_changed': steps((t) => leadChanged(t, 'status')),
-  'lead.escalated': noFixture,
+  'lead.escalated': scheduledWork,
   'contact.created': steps((t) => person(t, 'buyer')),
   'contact.updated': steps(contactChanged),
   'activity.created': steps(activity),
@@ -298,7 +305,7 @@ export const eventTriggers: TriggerTable = {
   'booking.paid': steps(bookingStep('mark_paid')),
   'booking.cancelled': steps(bookingStep('cancel')),
   'booking.balance_due': noFixture,
-  'booking.refunded': noFixture,
+  'booking.refunded': provider,
   'lease.created': steps(draftLease),
   'lease.activated': steps(activeLease),
   'lease.notice_given': steps(noticeGiven),
@@ -306,7 +313,7 @@ export const eventTriggers: TriggerTable = {
   'lease.updated': steps(leaseChanged),
   'rent_payment.received': steps(received),
   'rent_payment.bounced': steps(bounced),
-  'rent_payment.overdue': noFixture,
+  'rent_payment.overdue': scheduledWork,
   'rent_mandate.created': noFixture,
   'rent_mandate.activated': noFixture,
   'rent_mandate.rejected': noFixture,
@@ -321,10 +328,10 @@ export const eventTriggers: TriggerTable = {
   'job.approval_answered': noFixture,
   'job_charge.booked': steps(charged),
   'job_charge.cancelled': steps(async (t) => changeCharge(scopeOf(t), await charged(t), { status: 'cancelled' })),
-  'owner_statement.ready': noFixture,
+  'owner_statement.ready': scheduledWork,
   'invoice.issued': noFixture,
   'credit_note.issued': noFixture,
-  'invoice.einvoice_due': noFixture,
+  'invoice.einvoice_due': scheduledWork,
   'deal.stage_changed': steps(dealMoved('open')),
   'deal.won': steps(dealMoved('won')),
   'deal.lost': steps(dealMoved('lost')),
@@ -333,17 +340,19 @@ export const eventTriggers: TriggerTable = {
   'viewing.done': steps(viewingChanged('done')),
   'viewing.cancelled': steps(viewingChanged('cancelled')),
   'viewing.missed': steps(viewingChanged('missed')),
-  'listing.permit_expiring': noFixture,
-  'listing.permit_expired': noFixture,
+  'listing.permit_expiring': scheduledWork,
+  'listing.permit_expired': scheduledWork,
   'listing.rates_changed': steps(rates),
-  'payment.succeeded': noFixture,
-  'payment.failed': noFixture,
-  'payment.refunded': noFixture,
-  'calendar_import.failed': noFixture,
-  'calendar.conflict': noFixture,
+  'payment.succeeded': provider,
+  'payment.failed': provider,
+  'payment.refunded': provider,
+  'calendar_import.failed': calendarFeed,
+  'calendar.conflict': calendarFeed,
   'saved_search.created': steps(savedSearch),
   'saved_search.confirmed': steps(searchStepped('active')),
-  'saved_search.matched': noFixture,
+  'saved_search.matched': scheduledWork,
   'saved_search.stopped': steps(searchStepped('stopped')),
-  'webhook_endpoint.disabled': noFixture,
+  'webhook_endpoint.disabled': notYet(
+    'it is made only when deliveries to an endpoint fail for 3 days or are answered 410 Gone; a fixture would disable a real endpoint.',
+  ),
 };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTriggers } from '../../functions/triggers';
 import { eventTypes } from '../../schema/platform/events';
+import { adminCli, cliTimeout } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
 import { createCompany } from '../support/world';
 import { dispatch, type Receiver, startReceiver, subscribe } from '../webhooks/support';
@@ -120,5 +121,17 @@ describe('the trigger', () => {
   it('answers 400 for a body without a type, 404 for another company', async () => {
     expect((await trigger(dev.id, {})).status).toBe(400);
     expect((await trigger('00000000-0000-4000-8000-000000000000', { type: available[0] })).status).toBe(404);
+  });
+});
+
+describe('npm run admin -- events trigger', () => {
+  const cli = adminCli(() => api);
+
+  it('makes the event in the company named and prints the answer', cliTimeout, async () => {
+    const printed = await cli('events', 'trigger', 'lease.created', dev.id);
+    expect(printed.trigger_id).toMatch(/^trg_/);
+    expect(printed.events.map((e: { type: string }) => e.type)).toContain('lease.created');
+    const recorded = await eventsOf(dev.id, 'lease.created');
+    expect(recorded.filter((e) => e.data.trigger_id === printed.trigger_id)).toHaveLength(1);
   });
 });
