@@ -274,6 +274,11 @@ async function done(t: TriggerContext): Promise<string> {
   await completeJob(scopeOf(t), reference, { work_done: 'Fixed for a test event.', done_on: today(t) });
   return reference;
 }
+async function approvalAsked(t: TriggerContext): Promise<string> {
+  const reference = await job(t, '5400.00');
+  await recordApproval(scopeOf(t), reference, { decision: 'requested', note: 'A test event.' });
+  return reference;
+}
 async function charged(t: TriggerContext): Promise<string> {
   const reference = await done(t);
   return written(await addCharge(scopeOf(t), { job: reference, cost: '100.00', description: 'A test event’s charge' })).row.id;
@@ -322,10 +327,8 @@ export const eventTriggers: TriggerTable = {
   'job.scheduled': steps(scheduled),
   'job.done': steps(done),
   'job.cancelled': steps(async (t) => cancelJob(scopeOf(t), await job(t), { reason: 'A test event.' })),
-  'job.approval_requested': steps(async (t) =>
-    recordApproval(scopeOf(t), await job(t, '5400.00'), { decision: 'requested', note: 'A test event.' }),
-  ),
-  'job.approval_answered': noFixture,
+  'job.approval_requested': steps(approvalAsked),
+  'job.approval_answered': steps(async (t) => recordApproval(scopeOf(t), await approvalAsked(t), { decision: 'approved' })),
   'job_charge.booked': steps(charged),
   'job_charge.cancelled': steps(async (t) => changeCharge(scopeOf(t), await charged(t), { status: 'cancelled' })),
   'owner_statement.ready': scheduledWork,
