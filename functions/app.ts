@@ -24,8 +24,6 @@ import { calendarImportsAdmin } from './stay/calendar-imports.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
 import { webhooks } from './webhooks/index';
-import { provideEventTriggers } from '../lib/event-triggers';
-import { eventTriggers } from './triggers';
 
 const groups = [
   catalogue,
@@ -41,9 +39,6 @@ const groups = [
   eventsGroup,
   webhooks,
 ] as const;
-
-// The fixtures of `events trigger` (issue 38): composed here, run by the admin API's trigger route.
-provideEventTriggers(eventTriggers);
 
 /** Every route group, in the order the public OpenAPI document lists their paths. Later groups are added here. */
 export const routeGroups: readonly RouteGroup[] = groups;

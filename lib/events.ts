@@ -84,8 +84,7 @@ export function eventCtes(
  * The payload as recorded: `happening.data`, plus `trigger_id` when the transaction runs a test event's fixture
  * (lib/event-triggers.ts sets `app.event_trigger` for its transaction only): a triggered event is marked as such.
  */
-const triggeredData = sql`case when coalesce(current_setting('app.event_trigger', true), '') = '' then happening.data
-  else happening.data || jsonb_build_object('trigger_id', current_setting('app.event_trigger', true)) end`;
+const triggeredData = sql`happening.data || jsonb_strip_nulls(jsonb_build_object('trigger_id', nullif(current_setting('app.event_trigger', true), '')))`;
 
 /**
  * The CTEs `<name>_event` and `<name>_deliveries`: one event of `event.type` per row of `rows` (a select giving

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTriggers } from '../../functions/triggers';
+import { provideEventTriggers } from '../../lib/event-triggers';
 import { eventTypes } from '../../schema/platform/events';
 import { adminCli, cliTimeout } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
@@ -27,6 +28,8 @@ const eventsOf = async (companyId: string, type: string) =>
   }>;
 
 beforeAll(async () => {
+  // As the Node server does (bin/server.ts): the fixtures are not part of the app the Workers bundle.
+  provideEventTriggers(eventTriggers);
   hooks = await startReceiver(() => ({ status: 204 }));
   api = await createTestApi();
   const settings = { bookings_enabled: true, team_module: true };
