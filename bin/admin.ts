@@ -46,6 +46,9 @@ const usage = `Usage: npm run --silent admin -- <command> [options]
                                             the company's Accredited Service Provider (e-invoice hand-off)
 ${webhookUsage}
 ${listenUsage}
+  events trigger <type> [<company>]         make a test event of the catalogue happen in a development company (the
+                                            company on localhost unless named): the records whose operations emit
+                                            it, each event marked with data.trigger_id (docs/api-reference.md)
 ${bookingUsage}
 ${calendarUsage}
 ${pipelineUsage}
@@ -159,6 +162,16 @@ async function answerOf(res: Response): Promise<unknown> {
 
 async function call(method: string, path: string, body?: unknown): Promise<unknown> {
   return answerOf(await send(method, path, body));
+}
+
+/** The development company on localhost (`npm start`'s demo): where `events trigger` works without a company named. */
+async function localCompany(): Promise<string> {
+  const { results } = (await call('GET', '/companies')) as {
+    results: Array<{ id: string; hosts: string[]; environment: string }>;
+  };
+  const local = results.find((c) => c.environment === 'development' && c.hosts.includes('localhost'));
+  if (!local) throw new Error('No development company on localhost: name the company (events trigger <type> <company>).');
+  return local.id;
 }
 
 /**
@@ -319,6 +332,8 @@ async function run(): Promise<unknown> {
         opts.key === undefined ? { base: await adminBase(), token: await adminToken(), company: arg(2, '<company>') } : undefined;
       return listen(opts, feedSource(opts, admin), (line) => console.log(line));
     }
+    case 'events trigger':
+      return call('POST', `/companies/${positionals[3] ?? (await localCompany())}/events/trigger`, { type: arg(2, '<type>') });
     case 'leads draft-listing':
       return call('POST', `/companies/${company()}/leads/${encodeURIComponent(arg(3, '<reference>'))}/draft-listing`);
     default: {

@@ -55,6 +55,8 @@ const [
   { seedDemo, countCompanies, firstCompanyHelp },
   { adoptCopyMark, backupRoutes, pgliteDirOf },
   { outboundPause, pausedLine },
+  { provideEventTriggers },
+  { eventTriggers },
 ] = await Promise.all([
   import('../functions/app'),
   import('../lib/request-lifecycle'),
@@ -64,7 +66,11 @@ const [
   import('../functions/seed'),
   import('../lib/node/backup'),
   import('../lib/outbound'),
+  import('../lib/event-triggers'),
+  import('../functions/triggers'),
 ]);
+// `events trigger`'s fixtures (issue 38): the Node server only; the Workers leave them out of their bundles.
+provideEventTriggers(eventTriggers);
 // The files of the data folder are read while the database opens: just after PGlite opened, a task (a file read, a
 // timer, WebCrypto) waits a few hundred milliseconds (docs/performance.md), so what follows it is database work.
 const [adminToken] = await Promise.all([

@@ -81,6 +81,12 @@ export function eventCtes(
 }
 
 /**
+ * The payload as recorded: `happening.data`, plus `trigger_id` when the transaction runs a test event's fixture
+ * (lib/event-triggers.ts sets `app.event_trigger` for its transaction only): a triggered event is marked as such.
+ */
+const triggeredData = sql`happening.data || jsonb_strip_nulls(jsonb_build_object('trigger_id', nullif(current_setting('app.event_trigger', true), '')))`;
+
+/**
  * The CTEs `<name>_event` and `<name>_deliveries`: one event of `event.type` per row of `rows` (a select giving
  * `id`, the event's id, and `data`, its payload as jsonb), each with its deliveries as {@link eventCtes} records them.
  */
@@ -89,7 +95,7 @@ export function eventsCtes(name: string, event: EventSql, rows: RawBuilder<unkno
   return sql`
     ${eventCte} as (
       insert into events (id, company_id, type, caused_by, data)
-      select happening.id, ${event.companyId}::uuid, ${event.type}, ${event.causedBy}::text, happening.data
+      select happening.id, ${event.companyId}::uuid, ${event.type}, ${event.causedBy}::text, ${triggeredData}
       from (${rows}) as happening
       returning id, company_id
     ),

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { adminRoute, companyParam, findCompany } from '../../lib/admin-route';
 import { createRouter } from '../../lib/app';
+import { keyringOf } from '../../lib/crypto-jwe';
 import { eventFeed } from '../../lib/event-feed';
 import type { Handler } from '../../lib/routes';
 import { json, jsonBody, pageQuery } from '../../schema/common/api';
@@ -14,7 +15,8 @@ import {
   eventIdParam,
   subscriptionIdParam,
 } from '../../schema/platform/webhooks';
-import { deliveriesOfEvent, eventsPage, replayed } from './events';
+import { TriggerInput, TriggeredSchema } from '../../schema/platform/events-api';
+import { deliveriesOfEvent, eventsPage, replayed, triggered } from './events';
 
 const eventParams = companyParam.extend({ event_id: eventIdParam });
 const deliveryList = z.object({ results: z.array(DeliverySchema), next_cursor: z.string().nullable() });
@@ -55,6 +57,18 @@ const subscriptionDeliveries = adminRoute({
   responses: { 200: json(deliveryList) },
 });
 
+const trigger = adminRoute({
+  method: 'post',
+  path: '/companies/{company_id}/events/trigger',
+  summary: 'Make a test event happen: the records whose real operations emit it (a development company only)',
+  request: { params: companyParam, body: jsonBody(TriggerInput) },
+  responses: {
+    201: json(TriggeredSchema, 'Made: every event the fixture recorded, each marked with its `trigger_id`'),
+    403: json(z.object({}), 'The company is a production company'),
+    409: json(z.object({}), 'No fixture makes this type here (the answer says why)'),
+  },
+});
+
 const listEventsHandler: Handler<typeof listEvents> = async (c) =>
   c.json(await eventsPage(c.var.services.db, c.req.valid('param').company_id, c.req.valid('query')), 200);
 
@@ -75,6 +89,12 @@ const replayHandler: Handler<typeof replay> = async (c) => {
   return c.json(await replayed(db, company_id, event_id, c.req.valid('json').subscription_id, now()), 202);
 };
 
+const triggerHandler: Handler<typeof trigger> = async (c) => {
+  const { db, now, config } = c.var.services;
+  const { company_id } = c.req.valid('param');
+  return c.json(await triggered(db, company_id, c.req.valid('json').type, now(), keyringOf(config)), 201);
+};
+
 const subscriptionDeliveriesHandler: Handler<typeof subscriptionDeliveries> = async (c) => {
   const { company_id, subscription_id } = c.req.valid('param');
   return c.json(await deliveriesOfSubscription(c.var.services.db, company_id, subscription_id, c.req.valid('query')), 200);
@@ -83,6 +103,7 @@ const subscriptionDeliveriesHandler: Handler<typeof subscriptionDeliveries> = as
 export const events = createRouter()
   .openapi(listEvents, listEventsHandler)
   .openapi(feed, feedHandler)
+  .openapi(trigger, triggerHandler)
   .openapi(eventDeliveries, eventDeliveriesHandler)
   .openapi(replay, replayHandler)
   .openapi(subscriptionDeliveries, subscriptionDeliveriesHandler);

@@ -1,6 +1,9 @@
 import { findCompany } from '../../lib/admin-route';
 import type { Db } from '../../lib/db/index';
 import { iso } from '../../lib/dates';
+import type { Keyring } from '../../lib/crypto-jwe';
+import { triggerEvent } from '../../lib/event-triggers';
+import type { EventType } from '../../schema/platform/events';
 import { notFound } from '../../lib/errors';
 import { pageOf, paginate } from '../../lib/pagination';
 import { presentDeliveries, presentNewDelivery } from '../../lib/webhooks/present';
@@ -62,4 +65,9 @@ export async function deliveriesOfEvent(db: Db, companyId: string, eventId: stri
 /** The event delivered again to one subscription, its new delivery as shown. */
 export async function replayed(db: Db, companyId: string, eventId: string, subscriptionId: string, now: Date) {
   return presentNewDelivery(await replayEvent(db, companyId, eventId, subscriptionId, now));
+}
+
+/** A test event made in the company (lib/event-triggers.ts): 404 without the company. */
+export async function triggered(db: Db, companyId: string, type: EventType, now: Date, keyring: Keyring | undefined) {
+  return triggerEvent(db, await findCompany(db, companyId), type, now, keyring);
 }

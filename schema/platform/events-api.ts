@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { calendarDate, instant, pageQuery } from '../common/api';
 import { text } from '../common/text';
-import { EventSchema } from './events';
+import { EventSchema, type EventType, eventTypes } from './events';
 
 /**
  * Events and the audit log read through the API (issue 38): the shapes the admin API and a server key's routes share
@@ -59,3 +59,22 @@ export const auditExportResponse = {
     'text/csv': { schema: z.string().openapi({ description: 'at,actor,action,subject,details (details as JSON).' }) },
   },
 };
+
+// Test events on demand (issue 38): `events trigger`.
+export const TriggerInput = z
+  .strictObject({
+    type: z
+      .enum(eventTypes as [EventType, ...EventType[]])
+      .openapi({ description: 'A type of the event catalogue (not `ping`: send it with webhooks ping).' }),
+  })
+  .openapi('TriggerInput');
+
+export const TriggeredSchema = z
+  .object({
+    trigger_id: z.string().openapi({ description: '`trg_…`: every event the run recorded carries it as `data.trigger_id`.' }),
+    type: z.string(),
+    events: z
+      .array(z.object({ id: z.string(), type: z.string(), created_at: z.string(), data: z.record(z.string(), z.unknown()) }))
+      .openapi({ description: 'Every event the fixture’s records emitted, oldest first: the asked type among them.' }),
+  })
+  .openapi('Triggered');

@@ -893,7 +893,11 @@ describe('round trips of an integrationâ€™s listing write (issue 38: the importâ
 });
 
 /** Write routes whose group has not budgeted them yet: its engineer adds its lines above and removes it here. */
-const notYetBudgeted: string[] = [];
+const notYetBudgeted: string[] = [
+  // Issue 38's test events: a development tool whose fixture runs several operations in one transaction (as many round
+  // trips as they take, per type); not a write of the API's users, so not budgeted.
+  'POST /admin/v1/companies/{company_id}/events/trigger',
+];
 
 describe('round trips of the catalogue import (a bulk write: counted per import and per batch of listings)', () => {
   let trips: string[] | undefined;

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventTriggers } from '../../functions/triggers';
+import { provideEventTriggers } from '../../lib/event-triggers';
+import { eventTypes } from '../../schema/platform/events';
+import { adminCli, cliTimeout } from '../support/admin-cli';
+import { createTestApi, type TestApi } from '../support/harness';
+import { createCompany } from '../support/world';
+import { dispatch, type Receiver, startReceiver, subscribe } from '../webhooks/support';
+
+/**
+ * Test events on demand (issue 38): POST /admin/v1/companies/{id}/events/trigger (and `npm run admin -- events
+ * trigger`) runs a type's fixture (functions/triggers.ts) through the real operations in a development company. For
+ * every type of the catalogue, iterated: either the answer lists the events the fixture's records emitted, that type
+ * among them, every one marked with the run's `trigger_id` (in the company's events as in a delivery), or the type
+ * has no fixture here and the answer (409) says so, nothing recorded. Refused for a production company; an unknown
+ * type is a 400 at the field.
+ */
+let api: TestApi;
+let dev: { id: string };
+let prod: { id: string };
+let hooks: Receiver;
+
+const trigger = (companyId: string, body: unknown) => api.admin(`/companies/${companyId}/events/trigger`, { body });
+const eventsOf = async (companyId: string, type: string) =>
+  (await api.admin(`/companies/${companyId}/events?type=${type}&page_size=100`)).json.results as Array<{
+    id: string;
+    data: Record<string, unknown>;
+  }>;
+
+beforeAll(async () => {
+  // As the Node server does (bin/server.ts): the fixtures are not part of the app the Workers bundle.
+  provideEventTriggers(eventTriggers);
+  hooks = await startReceiver(() => ({ status: 204 }));
+  api = await createTestApi();
+  const settings = { bookings_enabled: true, team_module: true };
+  dev = await createCompany(api, { environment: 'development', settings });
+  prod = await createCompany(api, { environment: 'production', settings });
+  await subscribe(api, dev.id, { url: `${hooks.url}/hook`, event_types: ['lease.activated'] });
+}, 60_000);
+afterAll(async () => {
+  await hooks.close();
+  await api.close();
+});
+
+describe('every type of the catalogue', () => {
+  it.each(eventTypes)('%s', async (type) => {
+    const fixture = eventTriggers[type];
+    const before = await eventsOf(dev.id, type);
+    const res = await trigger(dev.id, { type });
+    if ('unavailable' in fixture) {
+      expect(res.status, JSON.stringify(res.json)).toBe(409);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.json.detail).toContain(type);
+      expect(await eventsOf(dev.id, type)).toEqual(before);
+      return;
+    }
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    const { trigger_id, events } = res.json as { trigger_id: string; events: Array<{ id: string; type: string; data: any }> };
+    expect(trigger_id).toMatch(/^trg_[a-z0-9]+$/);
+    expect(events.map((e) => e.type)).toContain(type);
+    for (const event of events) expect(event.data.trigger_id, event.type).toBe(trigger_id);
+    // The company's events hold them as recorded, marked; those recorded before are not.
+    const after = await eventsOf(dev.id, type);
+    const made = events.filter((e) => e.type === type).map((e) => e.id);
+    expect(
+      after
+        .filter((e) => e.data.trigger_id === trigger_id)
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(made.sort());
+    expect(after.length).toBe(before.length + made.length);
+  });
+});
+
+describe('the trigger', () => {
+  const available = eventTypes.filter((type) => !('unavailable' in eventTriggers[type]));
+
+  it('has fixtures (the rest say why they are not made here)', () => {
+    expect(available.length).toBeGreaterThan(0);
+    for (const type of eventTypes) {
+      const fixture = eventTriggers[type];
+      if ('unavailable' in fixture) expect(fixture.unavailable.length, type).toBeGreaterThan(10);
+    }
+  });
+
+  it('makes the event again on each run, with new records', async () => {
+    const type = available[0]!;
+    const first = await trigger(dev.id, { type });
+    const second = await trigger(dev.id, { type });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.json.trigger_id).not.toBe(first.json.trigger_id);
+    const ids = (r: typeof first) => r.json.events.map((e: { id: string }) => e.id);
+    expect(ids(second).some((id: string) => ids(first).includes(id))).toBe(false);
+  });
+
+  it('delivers the triggered event marked, as any event of its type', async () => {
+    const res = await trigger(dev.id, { type: 'lease.activated' });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    await dispatch(api);
+    const delivered = hooks.requests.map((r) => JSON.parse(r.body)).filter((b) => b.type === 'lease.activated');
+    const made = res.json.events.find((e: { type: string }) => e.type === 'lease.activated');
+    const body = delivered.find((b) => b.id === made.id);
+    expect(body, JSON.stringify(delivered)).toBeDefined();
+    expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'caused_by', 'data']);
+    expect(body.data.trigger_id).toBe(res.json.trigger_id);
+    expect(body.data.reference).toBe(made.data.reference);
+  });
+
+  it('is refused for a production company, nothing made', async () => {
+    const res = await trigger(prod.id, { type: available[0] });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    const all = await api.admin(`/companies/${prod.id}/events?page_size=100`);
+    expect(all.json.results).toEqual([]);
+  });
+
+  it.each([['nope.never'], ['ping'], [''], [42]])('answers 400 at the field for the type %j', async (type) => {
+    const res = await trigger(dev.id, { type });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(JSON.stringify(res.json)).toContain('type');
+  });
+
+  it('answers 400 for a body without a type, 404 for another company', async () => {
+    expect((await trigger(dev.id, {})).status).toBe(400);
+    expect((await trigger('00000000-0000-4000-8000-000000000000', { type: available[0] })).status).toBe(404);
+  });
+});
+
+describe('npm run admin -- events trigger', () => {
+  const cli = adminCli(() => api);
+
+  it('makes the event in the company named and prints the answer', cliTimeout, async () => {
+    const printed = await cli('events', 'trigger', 'lease.created', dev.id);
+    expect(printed.trigger_id).toMatch(/^trg_/);
+    expect(printed.events.map((e: { type: string }) => e.type)).toContain('lease.created');
+    const recorded = await eventsOf(dev.id, 'lease.created');
+    expect(recorded.filter((e) => e.data.trigger_id === printed.trigger_id)).toHaveLength(1);
+  });
+});
