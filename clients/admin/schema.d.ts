@@ -532,6 +532,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/events/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a test event happen: the records whose real operations emit it (a development company only)
+         * @description **Access:** the platform operator's admin token (`Authorization: Bearer …`).
+         */
+        post: operations["triggerCompanyEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/companies/{company_id}/events/{event_id}/deliveries": {
         parameters: {
             query?: never;
@@ -2118,6 +2138,27 @@ export interface components {
                 [key: string]: unknown;
             };
             published_at: string | null;
+        };
+        Triggered: {
+            /** @description `trg_…`: every event the run recorded carries it as `data.trigger_id`. */
+            trigger_id: string;
+            type: string;
+            /** @description Every event the fixture’s records emitted, oldest first: the asked type among them. */
+            events: {
+                id: string;
+                type: string;
+                created_at: string;
+                data: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        TriggerInput: {
+            /**
+             * @description A type of the event catalogue (not `ping`: send it with webhooks ping).
+             * @enum {string}
+             */
+            type: "lead.created" | "lead.assigned" | "lead.status_changed" | "lead.escalated" | "contact.created" | "contact.updated" | "activity.created" | "task.created" | "task.done" | "booking.requested" | "booking.confirmed" | "booking.paid" | "booking.cancelled" | "booking.balance_due" | "booking.guests_registered" | "booking.refunded" | "booking.changed" | "lease.created" | "lease.activated" | "lease.notice_given" | "lease.ended" | "lease.updated" | "rent_payment.received" | "rent_payment.bounced" | "rent_payment.overdue" | "rent_mandate.created" | "rent_mandate.activated" | "rent_mandate.rejected" | "rent_mandate.cancelled" | "rent_mandate.expired" | "job.scheduled" | "job.done" | "job.cancelled" | "job.approval_requested" | "job.approval_answered" | "job_charge.booked" | "job_charge.cancelled" | "owner_statement.ready" | "invoice.issued" | "credit_note.issued" | "invoice.einvoice_due" | "deal.stage_changed" | "deal.won" | "deal.lost" | "viewing.planned" | "viewing.updated" | "viewing.done" | "viewing.cancelled" | "viewing.missed" | "listing.permit_expiring" | "listing.permit_expired" | "listing.created" | "listing.updated" | "listing.published" | "listing.withdrawn" | "listing.rates_changed" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "calendar_import.failed" | "calendar.conflict" | "saved_search.created" | "saved_search.confirmed" | "saved_search.matched" | "saved_search.stopped" | "webhook_endpoint.disabled";
         };
         AdminMemberInput: {
             name: string;
@@ -5101,6 +5142,66 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    triggerCompanyEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                company_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerInput"];
+            };
+        };
+        responses: {
+            /** @description Made: every event the fixture recorded, each marked with its `trigger_id` */
+            201: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Triggered"];
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The company is a production company */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description No fixture makes this type here (the answer says why) */
+            409: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
                 };
             };
         };

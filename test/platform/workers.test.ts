@@ -99,17 +99,17 @@ import { docsScriptPath } from '../../lib/security-headers';
  * pipelines 319.77 -> 320.64, payments 291.94 -> 292.73 (the others stay within theirs); budgets pipelines 324, payments 296.
  */
 const budgets: Record<string, number> = {
-  default: 590,
+  default: 614,
   // Issue 36's free dates bring the stay's rules, pricing and facts (lib/stay/) to the catalogue: 260.14 measured.
-  catalogue: 265,
-  crm: 318,
-  forms: 342,
-  stay: 407,
+  catalogue: 280,
+  crm: 322,
+  forms: 346,
+  stay: 426,
   leases: 312,
   maintenance: 297,
   pipelines: 324,
-  statements: 308,
-  portals: 278,
+  statements: 313,
+  portals: 282,
   // Issue 34's payments group (the providers' webhook receiver, settlement, the Stripe adapter): 264.25 when added;
   // 271.2 with the poll of open checkouts, the bookings' settlement and the refund job.
   payments: 296,
@@ -117,10 +117,13 @@ const budgets: Record<string, number> = {
   events: 237,
   // Issue 38's webhook endpoints of server keys: 263.12 when added.
   webhooks: 267,
-  // Issue 37's guest registration (branch wt-guests; the stay page's form, its texts in two languages and the list of
-  // nationalities, the checks, the admin's reads and DET export): measured against its base, stay 405.95 -> 412.68,
-  // default 587.25 -> 595.51, payments 291.94 -> 292.01 (the event catalogue's entry); the budgets above are the
-  // merger's to set with every branch measured.
+  // Issue 37's guest registration (the stay page's form, its texts in two languages and the list of nationalities, the
+  // checks, the admin's reads and DET export): measured against its base, stay 405.95 -> 412.68, default 587.25 ->
+  // 595.51, payments 291.94 -> 292.01 (the event catalogue's entry). With issue 37's reservations and Tourism Dirham
+  // and issue 38's versions, catalogue writes by integrations (the import's code in the catalogue Worker) and test
+  // events merged on main (2026-11-29, npm run build:worker): default 609.62, catalogue 275.59, crm 318.33, forms
+  // 342.36, stay 421.87, statements 309.31, portals 278.04; budgets 614, 280, 322, 346, 426, 313, 282 (issue 39's
+  // catalogue goal of 240 is further away: the integration writes belong in a Worker of their own).
 };
 
 const onPostgresPass = Boolean(process.env.DATABASE_URL);
