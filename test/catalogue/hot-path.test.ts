@@ -4,6 +4,7 @@ import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { onLoopback } from './support';
 import { adminOf, createCompany, createKey, demoCompany, importCatalogue } from '../support/world';
+import { currentVersion } from '../../lib/versions';
 
 /**
  * A 304 and a page served from memory are answered whole from one plain header object (lib/security-headers.ts,
@@ -75,7 +76,8 @@ describe('a 304 and a page served from memory', () => {
       'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
       'access-control-allow-origin': '*',
       'ratelimit-policy': '"anonymous";q=1000;w=60',
-      vary: 'Accept-Encoding',
+      vary: 'Accept-Encoding, Api-Version',
+      'api-version': currentVersion,
     });
     expect(built.headers['cache-control']).toMatch(/^public, /);
     // The client's own request id is kept on a 304 as on any answer.
