@@ -31,7 +31,8 @@ beforeAll(async () => {
   // As the Node server does (bin/server.ts): the fixtures are not part of the app the Workers bundle.
   provideEventTriggers(eventTriggers);
   hooks = await startReceiver(() => ({ status: 204 }));
-  api = await createTestApi();
+  // A database of its own: the delivery case dispatches what is due, which on a shared database is every file's.
+  api = await createTestApi({ ownDatabase: true });
   const settings = { bookings_enabled: true, team_module: true };
   dev = await createCompany(api, { environment: 'development', settings });
   prod = await createCompany(api, { environment: 'production', settings });
