@@ -30,6 +30,9 @@ import { addViewing, changeViewing } from './pipelines/viewings';
 import { stepBooking } from './stay/bookings';
 import { holdStay } from './stay/hold';
 import { writeRates } from './stay/rates';
+import { billingTriggers } from './triggers-billing';
+import { scheduledTriggers } from './triggers-scheduled';
+import { stayTriggers } from './triggers-stay';
 
 /**
  * The fixtures of `events trigger` (issue 38): for every type of the event catalogue, the steps that make the records
@@ -298,7 +301,7 @@ const ownTransaction = notYet(
   'its operation runs in a transaction of its own (a retried write, or a page’s form), and a trigger runs its fixture in one transaction: no fixture makes it yet.',
 );
 
-export const eventTriggers: TriggerTable = {
+const baseTriggers: TriggerTable = {
   'lead.created': steps(lead),
   'lead.assigned': steps((t) => leadChanged(t, 'assignee')),
   'lead.status_changed': steps((t) => leadChanged(t, 'status')),
@@ -368,3 +371,6 @@ export const eventTriggers: TriggerTable = {
     'it is made only when deliveries to an endpoint fail for 3 days or are answered 410 Gone; a fixture would disable a real endpoint.',
   ),
 };
+
+/** The table: the fixtures of each family laid over the base (a type made by a family's file replaces its entry here). */
+export const eventTriggers: TriggerTable = { ...baseTriggers, ...billingTriggers, ...scheduledTriggers, ...stayTriggers };
