@@ -1,11 +1,10 @@
 import { systemClock } from './clock';
-import { neonConfig } from '@neondatabase/serverless';
 import type { ExecutionContext } from 'hono';
 import type { ServicesProvider } from './env';
 import { composeApp, type RouteGroup } from './compose';
 import type { Services } from './env';
 import { type Config, loadConfig } from './config';
-import { openNeon } from './db/neon';
+import { openNeon, useNeonProxy } from './db/neon';
 import type { RateLimiter } from './ratelimit/index';
 import { limiterFor } from './ratelimit/select';
 import { CompanyCache } from './company-cache';
@@ -41,17 +40,6 @@ function configFor(env: WorkerEnv): Config {
     configs.set(env, config);
   }
   return config;
-}
-
-let proxyConfigured: string | undefined;
-/** Points the Neon driver at a local WebSocket-to-TCP proxy (plain ws://, no TLS, no pipelining). */
-function useNeonProxy(proxy: string): void {
-  if (proxyConfigured === proxy) return;
-  neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
-  neonConfig.useSecureWebSocket = false;
-  neonConfig.pipelineTLS = false;
-  neonConfig.pipelineConnect = false;
-  proxyConfigured = proxy;
 }
 
 // One limiter per isolate: the memory limiter keeps its windows, the Upstash one its HTTP client (fetch only).

@@ -1,4 +1,4 @@
-import { Pool, types } from '@neondatabase/serverless';
+import { neonConfig, Pool, types } from '@neondatabase/serverless';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../../schema/db';
 import { type DatabaseHandle, dateOid, keepText, runScriptSimpleProtocol } from './index';
@@ -20,4 +20,15 @@ export function openNeon(connectionString: string): DatabaseHandle {
   // The Neon Pool is pg-compatible; Kysely's PostgresDialect only needs connect()/query()/release().
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as never }) });
   return { db, engine: 'neon', runScript: runScriptSimpleProtocol, close: () => db.destroy() };
+}
+
+let proxyConfigured: string | undefined;
+/** Points the Neon driver at a local WebSocket-to-TCP proxy (plain ws://, no TLS, no pipelining). */
+export function useNeonProxy(proxy: string): void {
+  if (proxyConfigured === proxy) return;
+  neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+  proxyConfigured = proxy;
 }
