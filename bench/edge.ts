@@ -363,7 +363,7 @@ async function main(): Promise<void> {
     }
     const result = {
       when: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, load_before: os.loadavg().map(round).join(' ') },
+      machine: { cpus: os.cpus().length, load_before: os.loadavg().map((load) => round(load)).join(' ') },
       requests_per_route: REQUESTS,
       warmup_per_route: WARMUP,
       floor_ms: { first: round(floor), last: round(floorAgain) },
