@@ -11,12 +11,12 @@
  * floor, and the table shows each route with and without it.
  *
  *   npm run bench:edge                 # builds the Workers, then 200 requests per route (EDGE_REQUESTS)
+ *   EDGE_PROFILE='GET /contacts' npm run bench:edge   # a V8 CPU profile of the routes named instead (bench/edge-profile.ts)
  *
  * Writes `bench/results/edge-latest.json` and prints the goals: catalogue reads ≤ 1 ms, every write ≤ 5 ms, nothing
  * near the Free plan's 10 ms (net of the floor).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import os from 'node:os';
@@ -29,6 +29,7 @@ import { bundleOf, startWorkerd, type Workerd } from '../test/workerd/support';
 import { benchStays, type BenchStay } from './stays';
 import { enquiryFields, formOrigin } from './scenarios';
 import { round } from './report';
+import { cpuMs, profileWorker, workerdPid } from './edge-profile';
 
 const REQUESTS = Number(process.env.EDGE_REQUESTS ?? 200);
 const WARMUP = Math.max(5, Math.floor(REQUESTS / 10));
@@ -51,30 +52,6 @@ type Route = {
   /** The n-th request (each write another visitor, another stay). */
   request: (n: number) => { path: string; headers?: Record<string, string>; body?: unknown };
 };
-
-/** The workerd process Miniflare started: this process's child whose command is workerd. */
-function workerdPid(): number {
-  const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (Number(fields[1]) === process.pid && comm.startsWith('workerd')) return Number(pid);
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  throw new Error('no workerd child process found (the edge bench reads /proc: Linux only)');
-}
-
-/** User + system CPU time of a process, in milliseconds (the kernel counts in clock ticks, 100 a second here). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of proc(5) (utime, stime) are the 12th and 13th after the command.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 async function send(mf: Miniflare, route: Route, n: number): Promise<void> {
   const { path, headers, body } = route.request(n);
@@ -117,7 +94,10 @@ async function main(): Promise<void> {
     logLevel: 'warning',
   });
   let keys = { publishable: '', server: '' };
+  const profiled = process.env.EDGE_PROFILE ? new RegExp(process.env.EDGE_PROFILE) : undefined;
+  const inspectorPort = profiled ? Number(process.env.EDGE_INSPECTOR_PORT ?? 9239) : undefined;
   const workerd: Workerd = await startWorkerd({
+    inspectorPort,
     databaseName: `pa_bench_edge_${suffix}`,
     applicationName: 'pa_bench_edge',
     workers: [
@@ -333,6 +313,19 @@ async function main(): Promise<void> {
       },
     ];
 
+    if (profiled && inspectorPort) {
+      // EDGE_PROFILE=<a regular expression on the routes' names>: a CPU profile of each such route instead of the table.
+      for (const route of routes.filter((r) => profiled.test(r.name))) {
+        for (let i = 0; i < WARMUP; i++) await send(mf, route, i);
+        const file = join(folder, `${route.name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`);
+        const hot = await profileWorker(inspectorPort, route.worker, file, async () => {
+          for (let i = 0; i < REQUESTS; i++) await send(mf, route, WARMUP + i);
+        });
+        console.log(`\n${route.name} (${REQUESTS} requests; the whole profile: ${file})`);
+        console.table(hot);
+      }
+      return;
+    }
     const measured: Measured[] = [];
     let floor = 0;
     for (const route of routes) {
@@ -363,7 +356,13 @@ async function main(): Promise<void> {
     }
     const result = {
       when: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, load_before: os.loadavg().map((load) => round(load)).join(' ') },
+      machine: {
+        cpus: os.cpus().length,
+        load_before: os
+          .loadavg()
+          .map((load) => round(load))
+          .join(' '),
+      },
       requests_per_route: REQUESTS,
       warmup_per_route: WARMUP,
       floor_ms: { first: round(floor), last: round(floorAgain) },

@@ -53,8 +53,10 @@ export async function startWorkerd(options: {
   workers: WorkerSpec[];
   applicationName: string;
   seed: (handle: DatabaseHandle) => Promise<void>;
+  /** workerd's V8 inspector on this port (the edge bench's CPU profile, bench/edge.ts); none by default. */
+  inspectorPort?: number;
 }): Promise<Workerd> {
-  const { databaseName, workers, applicationName, seed } = options;
+  const { databaseName, workers, applicationName, seed, inspectorPort } = options;
   for (const worker of workers) {
     await stat(worker.bundle).catch(() => {
       throw new Error(`The bundle ${worker.bundle} is missing: run \`npm run test:workerd\` (it builds first).`);
@@ -83,6 +85,7 @@ export async function startWorkerd(options: {
     mf = new Miniflare({
       cf: false,
       log: new Log(LogLevel.WARN),
+      ...(inspectorPort === undefined ? {} : { inspectorPort }),
       workers: workers.map((worker) => ({
         name: worker.name,
         // The bundle is one module, listed as wrangler deploys it. (Auto-discovery would refuse @upstash/qstash's
