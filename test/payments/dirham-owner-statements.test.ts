@@ -173,6 +173,38 @@ describe('the Tourism Dirham off the owner’s statement', () => {
       const studio = stays.find((s) => s.det === 'standard') as Stay;
       const cancelled = await w.admin(`/bookings/${studio.reference}/cancel`, undefined, 'POST');
       expect(cancelled.status, cancelled.text).toBe(200);
+      // Its refunds take back the owner's lines less the fee's share of what they return: the payment's fee (the
+      // booking's, spread over its payments by what each paid, rounded down, the balance taking the rest) × the
+      // part returned ÷ the payment's base, rounded down.
+      const [first, second] = await bookingPayments(ctx, studio.reference);
+      const baseOf = (p: typeof first) => (p ? fils(p.amount) - fils(p.card_fee) - fils(p.rounding) : 0);
+      const studioFee = feeOf([studio]);
+      const whole = baseOf(first) + baseOf(second);
+      const firstFee = Math.floor((studioFee * baseOf(first)) / whole);
+      const feeOfPayment = new Map([
+        [first?.id, firstFee],
+        [second?.id, studioFee - firstFee],
+      ]);
+      const refunds = await w.api.db
+        .selectFrom('payment_refunds')
+        .selectAll()
+        .where('payment_id', 'in', [first?.id as string, second?.id as string])
+        .where('status', '=', 'succeeded')
+        .execute();
+      expect(refunds.length).toBeGreaterThan(0);
+      const lines = await w.api.db
+        .selectFrom('owner_statement_lines')
+        .select(['refund_id', 'amount'])
+        .where('kind', '=', 'booking_refunded')
+        .where('booking_id', '=', (await bookingRow(ctx, studio.reference)).id)
+        .execute();
+      const want = refunds.map((r) => {
+        const payment = [first, second].find((p) => p?.id === r.payment_id);
+        const returned = Math.min(fils(r.amount), baseOf(payment));
+        const fee = Math.floor(((feeOfPayment.get(r.payment_id) ?? 0) * returned) / baseOf(payment));
+        return [r.id, -(returned - fee)];
+      });
+      expect(lines.map((l) => [l.refund_id, fils(l.amount)]).sort()).toEqual(want.sort());
       await runScheduledWork(w.api.platform.services(), statementJobs);
       const read = await report(m);
       expect(read.status).toBe('closed');
