@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { auditCte } from './audit';
 import { todayIn } from './dates';
 import type { Executor } from './db/index';
@@ -18,8 +18,9 @@ import type { DetClass, QuotedDirham } from '../schema/stay/db';
  * out of scope). Quotes charge it (lib/stay/pricing.ts) and bookings keep what they were quoted (their quote's
  * `tourism_dirham`); the monthly report counts the nights of confirmed and paid bookings that fall in the month, each
  * night in its own month. A closed month (its owner statements' month closed, lib/statement-months.ts) is recorded
- * the first time it is read or paid over (migration 0060, `tourism_dirham_months`) and answered from that record ever
- * after; paying it over to DET is recorded once, by an admin action, and clears the journal's liability.
+ * by the scheduled work that closes it, in the statement recording its closing (functions/statements/ready.ts), or
+ * else (a month closed before that work ran, or by another path) the first time it is read or paid over (migration
+ * 0060, `tourism_dirham_months`), and answered from that record ever after; paying it over to DET is recorded once, by an admin action, and clears the journal's liability.
  */
 
 export const detCurrency = 'AED';
@@ -71,12 +72,17 @@ export type DirhamMonth = {
   payment: { paid_on: string; reference: string; paid_at: Date } | null;
 };
 
+/** A day (`YYYY-MM-DD`) as a date, or SQL of a date as it is. */
+const dayOf = (day: string | RawBuilder<unknown>) => (typeof day === 'string' ? sql`${day}::date` : day);
+
 /**
  * The month's lines, computed from the bookings (SQL for a CTE): each confirmed or paid booking that kept a Tourism
  * Dirham, by the nights it charges (its first `nights`) that fall in [from, next); cancelled and held ones not.
+ * `from` and `next` are days (`YYYY-MM-DD`) or SQL of dates (the closing job's months).
  */
-function linesQuery(companyId: string, from: string, next: string) {
+function linesQuery(companyId: string, from: string | RawBuilder<unknown>, next: string | RawBuilder<unknown>) {
   const td = sql`(b.quote -> 'tourism_dirham')`;
+  const [start, end] = [dayOf(from), dayOf(next)];
   return sql`
     select l.id::text as listing_id, l.slug_en as listing, ${td} ->> 'det_class' as det_class,
       (${td} ->> 'bedrooms')::int as bedrooms, (${td} ->> 'per_bedroom_night')::numeric as rate,
@@ -90,8 +96,8 @@ function linesQuery(companyId: string, from: string, next: string) {
       (least(b.check_out, b.check_in + (${td} ->> 'nights')::int) - 1)::timestamp,
       interval '1 day') as n(night)
     where b.company_id = ${companyId}::uuid and b.status in ('confirmed', 'paid') and ${td} is not null
-      and b.check_in < ${next}::date and b.check_out > ${from}::date
-      and n.night >= ${from}::date and n.night < ${next}::date
+      and b.check_in < ${end} and b.check_out > ${start}
+      and n.night >= ${start} and n.night < ${end}
     group by l.id, l.slug_en, ${td} ->> 'det_class', ${td} ->> 'bedrooms', ${td} ->> 'per_bedroom_night'`;
 }
 
@@ -133,6 +139,23 @@ async function recordMonth(db: Executor, company: Company, month: string, now: D
     select report, total::text, currency, recorded_at, paid_on::text, payment_reference, paid_at from tourism_dirham_months
     where company_id = ${company.id}::uuid and month = ${from}::date`.execute(db);
   return rows[0] as Recorded;
+}
+
+/**
+ * The statement (for a CTE) that records the Tourism Dirham of the months a closing records (the CTE `closed`,
+ * lib/statement-months.ts recordClosings, returning each `month`): each month's report from the bookings as they are,
+ * in the statement that closes it, so a closed month is recorded as it closed and not at its first read. A month
+ * already recorded (a read's or another run's) is left as it is.
+ */
+export function recordClosedDirham(company: Pick<Company, 'id' | 'currency'>, closed: string, now: Date): RawBuilder<unknown> {
+  const month = sql`${sql.ref(`${closed}.month`)}`;
+  const next = sql`(${month} + interval '1 month')::date`;
+  return sql`
+    insert into tourism_dirham_months (company_id, month, currency, report, total, recorded_at)
+    select ${company.id}::uuid, ${month}, ${company.currency}, r.report, r.total::numeric, ${now}::timestamptz
+    from ${sql.table(closed)} cross join lateral (select ${reportColumns} from (${linesQuery(company.id, month, next)}) as h) as r
+    on conflict do nothing
+    returning month`;
 }
 
 /** An open month's report, computed from the bookings as they are. */

@@ -10,6 +10,7 @@ import { ApiError, notFound } from '../../lib/errors';
 import { isKnownCurrency } from '../../lib/money';
 import { sealSpamCheckSecret } from '../../lib/spam-check';
 import { recordClosings } from '../../lib/statement-months';
+import { recordClosedDirham } from '../../lib/tourism-dirham';
 import type { WebhookRuntime } from '../../lib/webhooks/types';
 import type { CreateCompanyInput, UpdateCompanyInput } from '../../schema/platform/admin';
 import type { Company } from '../../schema/platform/db';
@@ -146,7 +147,11 @@ async function changeCompanyRow(
       ),
     )
     .returningAll();
-  const closings = graceFrom ? sql`closed as (${recordClosings(graceFrom, now, sql`exists (select from changed)`)}),` : sql``;
+  // The months the replaced days closed, with their Tourism Dirham (lib/tourism-dirham.ts), as the scheduled work records them.
+  const closings = graceFrom
+    ? sql`closed as (${recordClosings(graceFrom, now, sql`exists (select from changed)`)}),
+      dirham as (${recordClosedDirham(graceFrom, 'closed', now)}),`
+    : sql``;
   const { rows } = await withHosts(db, id, hosts ?? undefined, () =>
     sql<CompanyWithHosts>`
       with changed as (${update}),

@@ -4,15 +4,17 @@ import { todayIn } from '../../lib/dates';
 import { eventsCtes, newEventId } from '../../lib/events';
 import { issueManyCtes } from '../../lib/invoices';
 import { lastClosedMonth, recordClosings } from '../../lib/statement-months';
+import { recordClosedDirham } from '../../lib/tourism-dirham';
 import type { Company, CompanySettings } from '../../schema/platform/db';
 import { feeDocuments, type OwnerMonth, ownerMonthColumns } from './fee-invoices';
 
 const batch = 500;
 
-type Closer = Pick<Company, 'id' | 'name' | 'time_zone' | 'settings'>;
+type Closer = Pick<Company, 'id' | 'name' | 'time_zone' | 'settings' | 'currency'>;
 
 /**
- * Scheduled work: each company's months that closed, recorded (`statement_closings`, lib/statement-months.ts), and
+ * Scheduled work: each company's months that closed, recorded (`statement_closings`, lib/statement-months.ts) with
+ * their Tourism Dirham (`tourism_dirham_months`, lib/tourism-dirham.ts: the month's report as it closed), and
  * `owner_statement.ready` once per owner and month that is closed, for an owner who has a statement (a line) in it.
  * A month is closed when recorded so, or when the company's rule closes it (`statement_grace_days` after its end, in
  * its time zone), which this run records. The event carries the owner's reference and the month only. One read of
@@ -29,6 +31,7 @@ export async function announceReadyStatements(db: Db, now: Date): Promise<number
       'c.name',
       'c.time_zone',
       'c.settings',
+      'c.currency',
       sql<string | null>`(select to_char(max(k.month), 'YYYY-MM') from statement_closings k
         where k.company_id = c.id and k.recorded_at <= ${now}::timestamptz)`.as('recorded'),
       sql<string | null>`(select to_char(min(s.month), 'YYYY-MM') from owner_statements s
@@ -37,7 +40,13 @@ export async function announceReadyStatements(db: Db, now: Date): Promise<number
     .execute();
   let count = 0;
   for (const row of companies) {
-    const company = { id: row.id, name: row.name, time_zone: row.time_zone, settings: row.settings as CompanySettings };
+    const company = {
+      id: row.id,
+      name: row.name,
+      time_zone: row.time_zone,
+      settings: row.settings as CompanySettings,
+      currency: row.currency,
+    };
     const closes = lastClosedMonth(company, now);
     // Through the later of the last month recorded and the last the rule closes; recorded when the rule's is later.
     const through = row.recorded !== null && row.recorded >= closes ? row.recorded : closes;
@@ -91,7 +100,7 @@ async function closeMonths(
       ),
     );
     const { rows } = await sql<{ announced: string }>`
-      with ${record ? sql`closed as (${recordClosings(company, now)}),` : sql``}
+      with ${record ? sql`closed as (${recordClosings(company, now)}), dirham as (${recordClosedDirham(company, 'closed', now)}),` : sql``}
       claimed as (
         update owner_statements s set announced_at = ${now}::timestamptz
         from unnest(${due.map((d) => d.owner_id)}::uuid[], ${due.map((d) => d.month)}::date[],
