@@ -4,6 +4,7 @@ import { provideEventTriggers } from '../../lib/event-triggers';
 import { eventTypes } from '../../schema/platform/events';
 import { adminCli, cliTimeout } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
+import { invoiceSettings } from '../support/invoices';
 import { createCompany } from '../support/world';
 import { dispatch, type Receiver, startReceiver, subscribe } from '../webhooks/support';
 
@@ -33,7 +34,8 @@ beforeAll(async () => {
   hooks = await startReceiver(() => ({ status: 204 }));
   // A database of its own: the delivery case dispatches what is due, which on a shared database is every file's.
   api = await createTestApi({ ownDatabase: true });
-  const settings = { bookings_enabled: true, team_module: true };
+  // Registered for VAT (test/support/invoices.ts): a rent receipt issues its tax invoice, a bounce its credit note.
+  const settings = { bookings_enabled: true, team_module: true, ...invoiceSettings };
   dev = await createCompany(api, { environment: 'development', settings });
   prod = await createCompany(api, { environment: 'production', settings });
   await subscribe(api, dev.id, { url: `${hooks.url}/hook`, event_types: ['lease.activated'] });
