@@ -1,4 +1,7 @@
+import { ApiError } from '../lib/errors';
 import type { TriggerContext, TriggerFixture, TriggerTable } from '../lib/event-triggers';
+import { settleAttempt } from '../lib/webhooks/deliver';
+import { createSubscription } from '../lib/webhooks/subscriptions';
 import { writeOnce } from '../lib/write';
 import { ListingWriteInput } from '../schema/catalogue/integration';
 import type { RentMandateStatus } from '../schema/leases/db';
@@ -6,7 +9,7 @@ import { moveListing, writeListing } from './catalogue/integration';
 import { changeMandate, createMandate } from './leases/mandates';
 import { changePayment } from './leases/payments';
 import { addMonths } from './leases/term';
-import { admin, draftLease, receivedPayment, scopeOf, today, written } from './triggers-billing-support';
+import { admin, draftLease, person, receivedPayment, scopeOf, today, written } from './triggers-billing-support';
 
 /**
  * Fixtures of `events trigger` (issue 38) for the billing family; functions/triggers.ts lays them over its table. Each
@@ -64,6 +67,25 @@ const listingMoved =
     for (const to of moves) await moveListing(t.db, t.company, externalId, to, options(t));
   };
 
+// A webhook endpoint of the run's own (a URL that never answers: `.invalid`, RFC 2606), made as staff make one, then a
+// delivery to it settled as 410 Gone by the dispatcher's own step (lib/webhooks/deliver.ts settleAttempt), which
+// disables it: the attempt is logged with a note that no request was sent. The company's endpoints are not touched.
+async function endpointDisabled(t: TriggerContext) {
+  if (!t.webhooks) throw new ApiError('conflict', 'This deployment has no webhook machinery: no endpoint can be made.');
+  const url = `https://trigger.invalid/${t.token}`;
+  const input = { url, event_types: ['contact.created'], description: `Test endpoint ${t.token}`, enabled: true };
+  const { row } = await createSubscription(t.db, t.company, input, t.webhooks);
+  await person(t, 'subscriber');
+  const delivery = await t.trx
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('subscription_id', '=', row.id)
+    .executeTakeFirstOrThrow();
+  const error = 'A test event (events trigger): no request was sent; 410 Gone stands in for the endpoint’s answer.';
+  const job = { company_id: t.company.id, subscription_id: row.id };
+  await settleAttempt(t.trx, t.now, delivery.id, job, { statusCode: 410, durationMs: 0, error }, null);
+}
+
 const steps = (run: (t: TriggerContext) => Promise<unknown>): TriggerFixture => ({ steps: async (t) => void (await run(t)) });
 
 export const billingTriggers: Partial<TriggerTable> = {
@@ -81,4 +103,5 @@ export const billingTriggers: Partial<TriggerTable> = {
   }),
   'listing.published': steps(listingMoved('published')),
   'listing.withdrawn': steps(listingMoved('published', 'withdrawn')),
+  'webhook_endpoint.disabled': steps(endpointDisabled),
 };
