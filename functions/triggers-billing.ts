@@ -89,6 +89,13 @@ async function endpointDisabled(t: TriggerContext) {
 const steps = (run: (t: TriggerContext) => Promise<unknown>): TriggerFixture => ({ steps: async (t) => void (await run(t)) });
 
 export const billingTriggers: Partial<TriggerTable> = {
+  'booking.balance_due': {
+    unavailable:
+      'it is made only when a booking’s deposit is paid and its balance is left: the payment provider’s confirmed checkout ' +
+      '(lib/payments/settle.ts), or staff confirming a held booking whose deposit the provider confirmed. No payment is ' +
+      'recorded without the provider’s word (it would issue a tax invoice for money never received), and no stand-in ' +
+      'provider is reached from here.',
+  },
   'rent_mandate.created': steps(mandate),
   'rent_mandate.activated': steps(mandateMoved('active')),
   'rent_mandate.rejected': steps(mandateMoved('rejected')),
