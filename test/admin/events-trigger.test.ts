@@ -130,6 +130,61 @@ describe('the trigger', () => {
   });
 });
 
+describe('the billing family (functions/triggers-billing.ts)', () => {
+  const made = [
+    'rent_mandate.created',
+    'rent_mandate.activated',
+    'rent_mandate.rejected',
+    'rent_mandate.cancelled',
+    'rent_mandate.expired',
+    'invoice.issued',
+    'credit_note.issued',
+    'listing.created',
+    'listing.updated',
+    'listing.published',
+    'listing.withdrawn',
+    'webhook_endpoint.disabled',
+  ] as const;
+
+  it.each(made)('has a fixture for %s', (type) => {
+    expect('steps' in eventTriggers[type]).toBe(true);
+  });
+
+  it('says why booking.balance_due is not made here (only the payment provider records a paid deposit)', () => {
+    const fixture = eventTriggers['booking.balance_due'];
+    expect('unavailable' in fixture && fixture.unavailable).toContain('provider');
+  });
+
+  it('disables an endpoint of the run’s own, the company’s endpoints untouched', async () => {
+    const list = async () =>
+      (await api.admin(`/companies/${dev.id}/webhook-subscriptions`)).json.results as Array<{
+        id: string;
+        url: string;
+        enabled: boolean;
+        disabled_reason: string | null;
+      }>;
+    const before = await list();
+    const res = await trigger(dev.id, { type: 'webhook_endpoint.disabled' });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    const disabled = res.json.events.find((e: { type: string }) => e.type === 'webhook_endpoint.disabled');
+    const after = await list();
+    expect(after.filter((s) => before.some((b) => b.id === s.id))).toEqual(before);
+    const own = after.filter((s) => !before.some((b) => b.id === s.id));
+    expect(own).toMatchObject([{ id: disabled.data.endpoint_id, enabled: false, disabled_reason: 'gone' }]);
+    expect(own[0]!.url).toMatch(/^https:\/\/trigger\.invalid\//);
+  });
+
+  it('publishes the run’s own listing under an integration id of its own', async () => {
+    const res = await trigger(dev.id, { type: 'listing.published' });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    const types = res.json.events.map((e: { type: string }) => e.type);
+    expect(types).toEqual(['listing.created', 'listing.published']);
+    const [created, published] = res.json.events;
+    expect(published.data.listing_id).toBe(created.data.listing_id);
+    expect(published.data.external_reference).toMatch(/^trigger:/);
+  });
+});
+
 describe('npm run admin -- events trigger', () => {
   const cli = adminCli(() => api);
 
