@@ -6,6 +6,7 @@ import { randomToken } from './crypto';
 import { iso } from './dates';
 import type { Db, Trx } from './db/index';
 import { ApiError } from './errors';
+import type { WebhookRuntime } from './webhooks/types';
 
 /**
  * Test events on demand (issue 38, `events trigger`): a type's fixture makes, in a development company, the records
@@ -16,9 +17,18 @@ import { ApiError } from './errors';
 
 /**
  * What a fixture's steps work with: the trigger's transaction (every step in it; `db` is the same, typed for the
- * operations that take one), the company, the time, a fresh token, and the deployment's keyring for personal data.
+ * operations that take one), the company, the time, a fresh token, the deployment's keyring for personal data, and its
+ * webhook machinery (a fixture's own endpoint's signing secret is sealed by it).
  */
-export type TriggerContext = { trx: Trx; db: Db; company: Company; now: Date; token: string; keyring: Keyring | undefined };
+export type TriggerContext = {
+  trx: Trx;
+  db: Db;
+  company: Company;
+  now: Date;
+  token: string;
+  keyring: Keyring | undefined;
+  webhooks?: WebhookRuntime;
+};
 
 /** A type's fixture: its steps, or why this deployment cannot make that event happen on demand. */
 export type TriggerFixture = { steps: (ctx: TriggerContext) => Promise<void> } | { unavailable: string };
@@ -46,6 +56,7 @@ export async function triggerEvent(
   type: EventType,
   now: Date,
   keyring: Keyring | undefined,
+  webhooks?: WebhookRuntime,
 ): Promise<Triggered> {
   if (company.environment !== 'development') {
     throw new ApiError('forbidden', 'Test events are made only in a development company (its environment is production).');
@@ -57,7 +68,7 @@ export async function triggerEvent(
   const triggerId = `trg_${token}`;
   const rows = await db.transaction().execute(async (trx) => {
     await sql`select set_config('app.event_trigger', ${triggerId}, true)`.execute(trx);
-    await fixture.steps({ trx, db: trx as unknown as Db, company, now, token, keyring });
+    await fixture.steps({ trx, db: trx as unknown as Db, company, now, token, keyring, webhooks });
     const recorded = await trx
       .selectFrom('events')
       .select(['id', 'type', 'created_at', 'data'])

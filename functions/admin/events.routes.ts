@@ -90,9 +90,9 @@ const replayHandler: Handler<typeof replay> = async (c) => {
 };
 
 const triggerHandler: Handler<typeof trigger> = async (c) => {
-  const { db, now, config } = c.var.services;
+  const { db, now, config, webhooks } = c.var.services;
   const { company_id } = c.req.valid('param');
-  return c.json(await triggered(db, company_id, c.req.valid('json').type, now(), keyringOf(config)), 201);
+  return c.json(await triggered(db, company_id, c.req.valid('json').type, now(), keyringOf(config), webhooks), 201);
 };
 
 const subscriptionDeliveriesHandler: Handler<typeof subscriptionDeliveries> = async (c) => {

@@ -7,6 +7,7 @@ import type { EventType } from '../../schema/platform/events';
 import { notFound } from '../../lib/errors';
 import { pageOf, paginate } from '../../lib/pagination';
 import { presentDeliveries, presentNewDelivery } from '../../lib/webhooks/present';
+import type { WebhookRuntime } from '../../lib/webhooks/types';
 import { replayEvent } from './webhooks';
 
 const eventSort = {
@@ -68,6 +69,13 @@ export async function replayed(db: Db, companyId: string, eventId: string, subsc
 }
 
 /** A test event made in the company (lib/event-triggers.ts): 404 without the company. */
-export async function triggered(db: Db, companyId: string, type: EventType, now: Date, keyring: Keyring | undefined) {
-  return triggerEvent(db, await findCompany(db, companyId), type, now, keyring);
+export async function triggered(
+  db: Db,
+  companyId: string,
+  type: EventType,
+  now: Date,
+  keyring: Keyring | undefined,
+  webhooks: WebhookRuntime,
+) {
+  return triggerEvent(db, await findCompany(db, companyId), type, now, keyring, webhooks);
 }

@@ -1,6 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/app';
 import { actorOf } from '../../lib/audit';
+import { transactionRetryingConflict } from '../../lib/external-ids';
 import { type Handler, serverRoutes } from '../../lib/routes';
 import { ExternalIdParams, ListingWriteInput, ListingWrittenSchema } from '../../schema/catalogue/integration';
 import { json, jsonBody, problem } from '../../schema/common/api';
@@ -61,7 +62,10 @@ const withdrawRoute = actionRoute('withdraw');
 const putListing: Handler<typeof putRoute> = async function putListingByExternalId(c) {
   const { db, config, now } = c.var.services;
   const options = { causedBy: actorOf(c.var.caller), now: now(), mediaBaseUrl: config.MEDIA_BASE_URL };
-  const written = await writeListing(db, c.var.company, c.req.valid('param').external_id, c.req.valid('json'), options);
+  const { external_id } = c.req.valid('param');
+  const written = await transactionRetryingConflict(db, (trx) =>
+    writeListing(trx, c.var.company, external_id, c.req.valid('json'), options),
+  );
   return written.created ? c.json(written, 201) : c.json(written, 200);
 };
 

@@ -5,7 +5,7 @@ import { todayIn } from '../../lib/dates';
 import type { Db, Trx } from '../../lib/db/index';
 import { ApiError, notFound } from '../../lib/errors';
 import { type CausedBy, eventCtes, newEventId } from '../../lib/events';
-import { type External, linkCte, transactionRetryingConflict } from '../../lib/external-ids';
+import { type External, linkCte } from '../../lib/external-ids';
 import { listingMachine } from '../../lib/listings';
 import { mediaBaseOf } from '../../lib/media';
 import { parseExternal } from '../../lib/sync';
@@ -131,9 +131,17 @@ const externalText = (external: External) => `${external.source}:${external.id}`
  * Creates (a draft) or replaces the listing the integration keeps under `externalId`: the import's checks at the
  * body's fields, its write (content.ts), the link to the integration's id, and `listing.created` or, when something
  * changed, `listing.updated`. A repeat of the same body changes nothing and announces nothing. Its status stays
- * (publish and withdraw are actions); its slug may change (the old one is then free).
+ * (publish and withdraw are actions); its slug may change (the old one is then free). In the caller's transaction (the
+ * route's, run again once when a concurrent first write took the id or a slug: lib/external-ids.ts
+ * `transactionRetryingConflict`; or a test event's, functions/triggers-billing.ts).
  */
-export async function writeListing(db: Db, company: Company, externalId: string, input: ListingWrite, options: WriteOptions) {
+export async function writeListing(
+  trx: Trx,
+  company: Company,
+  externalId: string,
+  input: ListingWrite,
+  options: WriteOptions,
+): Promise<ListingWritten> {
   const external = parseExternal(externalId);
   const media = mediaBaseOf(company, options.mediaBaseUrl);
   const photos = input.photos.map((photo, i) => ({
@@ -142,28 +150,26 @@ export async function writeListing(db: Db, company: Company, externalId: string,
     ready: true,
   }));
   const render = await renderContext(company, options.mediaBaseUrl);
-  return transactionRetryingConflict(db, async (trx): Promise<ListingWritten> => {
-    const holder = await holderAndSlugs(trx, company.id, external, input.slug);
-    const before = holder === undefined ? undefined : await lockedState(trx, company.id, { id: holder });
-    if (holder !== undefined && before === undefined) throw notFound(`The listing ${externalText(external)}`);
-    if (before && before.slug_en !== input.slug.en) {
-      await trx.updateTable('listings').set({ slug_en: input.slug.en, updated_at: stamp }).where('id', '=', before.id).execute();
-    }
-    const publishedAt = input.published_at ?? (before?.published_at ? new Date(before.published_at).toISOString() : null);
-    const listing: ImportListing = { ...input, photos, status: before?.status ?? 'draft', published_at: publishedAt };
-    const doc = { areas: [], property_types: [], services: [], team: [], listings: [listing] };
-    await importCatalogue(trx, company, doc, { render, now: options.now, listingPath: () => '' });
-    const after = await lockedState(trx, company.id, { slug: input.slug.en });
-    if (!after) throw notFound(`The listing ${externalText(external)}`);
-    const created = before === undefined;
-    const changed = created || before.state !== after.state;
-    if (changed) {
-      const type = created ? 'listing.created' : 'listing.updated';
-      await announce(trx, company, { type, causedBy: options.causedBy }, after.id, external, created);
-    }
-    const warnings = warningsOf(input, todayIn(company.time_zone, options.now));
-    return answer(after, external, { created, changed, warnings });
-  });
+  const holder = await holderAndSlugs(trx, company.id, external, input.slug);
+  const before = holder === undefined ? undefined : await lockedState(trx, company.id, { id: holder });
+  if (holder !== undefined && before === undefined) throw notFound(`The listing ${externalText(external)}`);
+  if (before && before.slug_en !== input.slug.en) {
+    await trx.updateTable('listings').set({ slug_en: input.slug.en, updated_at: stamp }).where('id', '=', before.id).execute();
+  }
+  const publishedAt = input.published_at ?? (before?.published_at ? new Date(before.published_at).toISOString() : null);
+  const listing: ImportListing = { ...input, photos, status: before?.status ?? 'draft', published_at: publishedAt };
+  const doc = { areas: [], property_types: [], services: [], team: [], listings: [listing] };
+  await importCatalogue(trx, company, doc, { render, now: options.now, listingPath: () => '' });
+  const after = await lockedState(trx, company.id, { slug: input.slug.en });
+  if (!after) throw notFound(`The listing ${externalText(external)}`);
+  const created = before === undefined;
+  const changed = created || before.state !== after.state;
+  if (changed) {
+    const type = created ? 'listing.created' : 'listing.updated';
+    await announce(trx, company, { type, causedBy: options.causedBy }, after.id, external, created);
+  }
+  const warnings = warningsOf(input, todayIn(company.time_zone, options.now));
+  return answer(after, external, { created, changed, warnings });
 }
 
 function answer(

@@ -1,4 +1,4 @@
-import type { Db } from '../db/index';
+import type { Db, Trx } from '../db/index';
 import { outboundRunning } from '../outbound';
 import { type AttemptResult, eventBody, post, signedHeaders } from './attempt';
 import type { WebhookRuntime } from './types';
@@ -70,13 +70,7 @@ export async function deliver(
 
 type Job = { company_id: string; subscription_id: string };
 
-/**
- * Logs the attempt (when one was made) and moves the delivery on, in one transaction. Decision: every
- * failed attempt is retried on the schedule (3xx, 4xx, 429, 5xx, timeouts, network errors), as Stripe and
- * Svix do, except 410 Gone, which disables the subscription; a `stopReason` (disabled subscription, refused
- * URL) fails it for good. A delivery that fails its last attempt disables the subscription too when nothing was
- * delivered to it since that delivery was made (every attempt failed for 3 days: lib/webhooks/disable.ts).
- */
+/** {@link settleAttempt} in a transaction of its own, at the runtime's clock. */
 async function finish(
   db: Db,
   runtime: WebhookRuntime,
@@ -86,55 +80,71 @@ async function finish(
   stopReason: string | null,
 ): Promise<DeliverOutcome> {
   const now = runtime.now();
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('webhook_deliveries')
-      .select(['attempt_count', 'status', 'created_at'])
-      .where('id', '=', deliveryId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!row) return 'missing';
-    const attempt = row.attempt_count + (result ? 1 : 0);
-    if (result) {
-      await trx
-        .insertInto('webhook_attempts')
-        .values({
-          delivery_id: deliveryId,
-          attempt,
-          at: now,
-          status_code: result.statusCode,
-          duration_ms: result.durationMs,
-          error: result.error,
-        })
-        .execute();
-    }
-    // Completed meanwhile by another caller (its lease had expired): keep its outcome.
-    if (row.status !== 'pending') return row.status;
-    const code = result?.statusCode ?? null;
-    const succeeded = code !== null && code >= 200 && code < 300;
-    const gone = code === 410;
-    const retry = !succeeded && !gone && stopReason === null && attempt < maxAttempts;
-    const status = succeeded ? 'succeeded' : retry ? 'pending' : 'failed';
+  return db.transaction().execute((trx) => settleAttempt(trx, now, deliveryId, job, result, stopReason));
+}
+
+/**
+ * Logs the attempt (when one was made) and moves the delivery on, in the caller's transaction. Decision: every
+ * failed attempt is retried on the schedule (3xx, 4xx, 429, 5xx, timeouts, network errors), as Stripe and
+ * Svix do, except 410 Gone, which disables the subscription; a `stopReason` (disabled subscription, refused
+ * URL) fails it for good. A delivery that fails its last attempt disables the subscription too when nothing was
+ * delivered to it since that delivery was made (every attempt failed for 3 days: lib/webhooks/disable.ts).
+ */
+export async function settleAttempt(
+  trx: Trx,
+  now: Date,
+  deliveryId: string,
+  job: Job,
+  result: AttemptResult | null,
+  stopReason: string | null,
+): Promise<DeliverOutcome> {
+  const row = await trx
+    .selectFrom('webhook_deliveries')
+    .select(['attempt_count', 'status', 'created_at'])
+    .where('id', '=', deliveryId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) return 'missing';
+  const attempt = row.attempt_count + (result ? 1 : 0);
+  if (result) {
     await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status,
-        attempt_count: attempt,
-        locked_until: null,
-        next_attempt_at: retry ? new Date(now.getTime() + delayBefore(deliveryId, attempt + 1)) : null,
-        completed_at: retry ? null : now,
-        last_status_code: code,
-        last_error: stopReason ?? result?.error ?? (succeeded ? null : `HTTP ${code}`),
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_id: deliveryId,
+        attempt,
+        at: now,
+        status_code: result.statusCode,
+        duration_ms: result.durationMs,
+        error: result.error,
       })
-      .where('id', '=', deliveryId)
       .execute();
-    if (gone) await disableSubscription(trx, job, 'gone', { delivery_id: deliveryId });
-    // The last attempt failed: disabled when nothing was delivered to the subscription since this delivery was made.
-    else if (status === 'failed' && stopReason === null && !succeeded) {
-      await disableSubscription(trx, job, 'failing', { delivery_id: deliveryId, failingSince: row.created_at });
-    }
-    return retry ? 'retry' : succeeded ? 'succeeded' : 'failed';
-  });
+  }
+  // Completed meanwhile by another caller (its lease had expired): keep its outcome.
+  if (row.status !== 'pending') return row.status;
+  const code = result?.statusCode ?? null;
+  const succeeded = code !== null && code >= 200 && code < 300;
+  const gone = code === 410;
+  const retry = !succeeded && !gone && stopReason === null && attempt < maxAttempts;
+  const status = succeeded ? 'succeeded' : retry ? 'pending' : 'failed';
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status,
+      attempt_count: attempt,
+      locked_until: null,
+      next_attempt_at: retry ? new Date(now.getTime() + delayBefore(deliveryId, attempt + 1)) : null,
+      completed_at: retry ? null : now,
+      last_status_code: code,
+      last_error: stopReason ?? result?.error ?? (succeeded ? null : `HTTP ${code}`),
+    })
+    .where('id', '=', deliveryId)
+    .execute();
+  if (gone) await disableSubscription(trx, job, 'gone', { delivery_id: deliveryId });
+  // The last attempt failed: disabled when nothing was delivered to the subscription since this delivery was made.
+  else if (status === 'failed' && stopReason === null && !succeeded) {
+    await disableSubscription(trx, job, 'failing', { delivery_id: deliveryId, failingSince: row.created_at });
+  }
+  return retry ? 'retry' : succeeded ? 'succeeded' : 'failed';
 }
 
 async function outcomeOf(db: Db, deliveryId: string): Promise<DeliverOutcome> {

@@ -4,6 +4,7 @@ import { provideEventTriggers } from '../../lib/event-triggers';
 import { eventTypes } from '../../schema/platform/events';
 import { adminCli, cliTimeout } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
+import { invoiceSettings } from '../support/invoices';
 import { createCompany } from '../support/world';
 import { dispatch, type Receiver, startReceiver, subscribe } from '../webhooks/support';
 
@@ -33,7 +34,8 @@ beforeAll(async () => {
   hooks = await startReceiver(() => ({ status: 204 }));
   // A database of its own: the delivery case dispatches what is due, which on a shared database is every file's.
   api = await createTestApi({ ownDatabase: true });
-  const settings = { bookings_enabled: true, team_module: true };
+  // Registered for VAT (test/support/invoices.ts): a rent receipt issues its tax invoice, a bounce its credit note.
+  const settings = { bookings_enabled: true, team_module: true, ...invoiceSettings };
   dev = await createCompany(api, { environment: 'development', settings });
   prod = await createCompany(api, { environment: 'production', settings });
   await subscribe(api, dev.id, { url: `${hooks.url}/hook`, event_types: ['lease.activated'] });
@@ -125,6 +127,63 @@ describe('the trigger', () => {
   it('answers 400 for a body without a type, 404 for another company', async () => {
     expect((await trigger(dev.id, {})).status).toBe(400);
     expect((await trigger('00000000-0000-4000-8000-000000000000', { type: available[0] })).status).toBe(404);
+  });
+});
+
+describe('the billing family (functions/triggers-billing.ts)', () => {
+  const made = [
+    'rent_mandate.created',
+    'rent_mandate.activated',
+    'rent_mandate.rejected',
+    'rent_mandate.cancelled',
+    'rent_mandate.expired',
+    'invoice.issued',
+    'credit_note.issued',
+    'listing.created',
+    'listing.updated',
+    'listing.published',
+    'listing.withdrawn',
+    'webhook_endpoint.disabled',
+  ] as const;
+
+  it.each(made)('has a fixture for %s', (type) => {
+    expect('steps' in eventTriggers[type]).toBe(true);
+  });
+
+  it('says why booking.balance_due is not made here (only the payment provider records a paid deposit)', () => {
+    const fixture = eventTriggers['booking.balance_due'];
+    expect('unavailable' in fixture && fixture.unavailable).toContain('provider');
+  });
+
+  it('disables an endpoint of the run’s own, the company’s endpoints untouched', async () => {
+    const list = async () =>
+      (await api.admin(`/companies/${dev.id}/webhook-subscriptions`)).json.results as Array<{
+        id: string;
+        url: string;
+        enabled: boolean;
+        disabled_reason: string | null;
+      }>;
+    const before = await list();
+    const res = await trigger(dev.id, { type: 'webhook_endpoint.disabled' });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    const disabled = res.json.events.find((e: { type: string }) => e.type === 'webhook_endpoint.disabled');
+    const after = await list();
+    expect(after.filter((s) => before.some((b) => b.id === s.id))).toEqual(before);
+    const own = after.filter((s) => !before.some((b) => b.id === s.id));
+    expect(own).toMatchObject([{ id: disabled.data.endpoint_id, enabled: false, disabled_reason: 'gone' }]);
+    expect(own[0]!.url).toMatch(/^https:\/\/trigger\.invalid\//);
+  });
+
+  it('publishes the run’s own listing under an integration id of its own', async () => {
+    const res = await trigger(dev.id, { type: 'listing.published' });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    // One transaction: on PostgreSQL its events share one created_at (now()), so their order is the ids'.
+    const events = res.json.events as Array<{ type: string; data: Record<string, string> }>;
+    expect(events.map((e) => e.type).sort()).toEqual(['listing.created', 'listing.published']);
+    const created = events.find((e) => e.type === 'listing.created')!;
+    const published = events.find((e) => e.type === 'listing.published')!;
+    expect(published.data.listing_id).toBe(created.data.listing_id);
+    expect(published.data.external_reference).toMatch(/^trigger:/);
   });
 });
 
