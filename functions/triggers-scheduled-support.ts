@@ -84,8 +84,8 @@ export async function activeLeaseFrom(t: TriggerContext, start: string): Promise
   return created.row.id;
 }
 
-/** A stay of 3 nights `daysAhead` days on at the home, held for a guest of the run (as POST /stays): its nights. */
-export async function heldStay(t: TriggerContext, slug: string, daysAhead: number): Promise<{ checkIn: string; checkOut: string }> {
+/** A stay of 3 nights `daysAhead` days on at the home, held for a guest of the run (as POST /stays): its hold and nights. */
+export async function heldStay(t: TriggerContext, slug: string, daysAhead: number) {
   const checkIn = addDays(today(t), daysAhead);
   const stay = { checkIn, checkOut: addDays(checkIn, 3), guests: 2 };
   const facts = await stayFacts(t.trx, t.company, slug, stay, t.now);
@@ -94,5 +94,5 @@ export async function heldStay(t: TriggerContext, slug: string, daysAhead: numbe
   const consent = { consentVersion: 'trigger', consentAddress: null };
   const held = await holdStay(t.trx, t.company, facts, quote, { ...guest, ...consent }, 'website', t.now);
   if (!held) throw new Error('the test stay could not be held');
-  return stay;
+  return { ...held, ...stay };
 }

@@ -1,6 +1,12 @@
 import { addDays } from '../lib/dates';
 import type { TriggerContext, TriggerFixture, TriggerTable } from '../lib/event-triggers';
+import { sha256 } from '../lib/crypto';
+import { bookingForPayment, payBooking } from '../lib/payments/bookings';
+import { refundBooking } from '../lib/payments/refunds';
+import { settleWebhook } from '../lib/payments/settle';
+import { testModeProvider } from '../lib/payments/test-mode';
 import { escalateLead } from './crm/escalation';
+import { stepBooking } from './stay/bookings';
 import { checkSavedSearch } from './forms/saved-search-matches';
 import { parseSearch, saveSearch, stepSearch } from './forms/saved-searches';
 import { announceOverdue, lastDueOn } from './leases/overdue';
@@ -94,6 +100,31 @@ async function conflict(t: TriggerContext) {
   await recordLoaded(t.db, target, loaded, t.now, true);
 }
 
+/**
+ * A stay of the run, confirmed, paid through the company's account for its currency with the provider in test mode
+ * (lib/payments/test-mode.ts): the guest's checkout (POST /stay/{token}/payment), then the provider's delivery settled
+ * as every delivery is (lib/payments/settle.ts), the checkout read back with `outcome`. No account: 409, nothing kept.
+ */
+async function paidStay(t: TriggerContext, outcome: 'succeeded' | 'failed') {
+  const held = await heldStay(t, (await importHome(t, 'holiday_home')).slug, 30);
+  await stepBooking(t.db, t.company.id, held.booking.reference, 'confirm', 'admin', t.now);
+  const testMode = testModeProvider(outcome, t.token, t.now);
+  const ctx = { db: t.db, keyring: t.keyring, now: t.now, companyId: t.company.id, testMode };
+  const read = await bookingForPayment(ctx, await sha256(held.token));
+  if (!read) throw new Error('the test stay was not found by its token');
+  await payBooking(ctx, read, `https://www.example.com/stay/t${t.token}`);
+  const delivery = JSON.stringify({ id: `evt_test_${t.token}`, checkout: `cs_test_${t.token}` });
+  await settleWebhook({ ...ctx, timeZone: t.company.time_zone }, read.account?.id ?? '', delivery, new Headers());
+  return { ctx, bookingId: held.booking.id, reference: held.booking.reference };
+}
+
+/** A stay paid (as {@link paidStay}), cancelled by staff, its refund decided by its policy and accepted in test mode. */
+async function refunded(t: TriggerContext) {
+  const { ctx, bookingId, reference } = await paidStay(t, 'succeeded');
+  await stepBooking(t.db, t.company.id, reference, 'cancel', 'admin', t.now);
+  await refundBooking(ctx, bookingId);
+}
+
 export const scheduledTriggers: Partial<TriggerTable> = {
   'lead.escalated': steps(escalated),
   'rent_payment.overdue': steps(overdue),
@@ -102,4 +133,8 @@ export const scheduledTriggers: Partial<TriggerTable> = {
   'saved_search.matched': steps(matched),
   'calendar_import.failed': steps(importFailed),
   'calendar.conflict': steps(conflict),
+  'payment.succeeded': steps((t) => paidStay(t, 'succeeded')),
+  'payment.failed': steps((t) => paidStay(t, 'failed')),
+  'payment.refunded': steps(refunded),
+  'booking.refunded': steps(refunded),
 };
