@@ -32,7 +32,9 @@ export async function importHome(
 ): Promise<{ slug: string; id: string }> {
   const at = options.at ?? t.now;
   const doc = demoCatalogueOn(today(t, at));
-  const source = doc.listings.find((l) => l.listing_type === kind && l.status === 'published' && (!options.permitEndsOn || l.permit));
+  const source = doc.listings.find(
+    (l) => l.listing_type === kind && l.status === 'published' && (!options.permitEndsOn || l.permit),
+  );
   if (!source) throw new Error(`the demo catalogue has no published ${kind}${options.permitEndsOn ? ' with a permit' : ''}`);
   const slug = { en: `${source.slug.en}-t${t.token}`, ar: `${source.slug.ar}-t${t.token}` };
   const permit = source.permit && {

@@ -126,6 +126,14 @@ async function refunded(t: TriggerContext) {
 }
 
 export const scheduledTriggers: Partial<TriggerTable> = {
+  'owner_statement.ready': {
+    unavailable:
+      'an owner’s statement is ready only once its month has closed (the company’s statement_grace_days after its end); a fixture’s receipt is booked today, in the month still open, and closing that month early would close it for every owner of the company.',
+  },
+  'invoice.einvoice_due': {
+    unavailable:
+      'a tax document is warned about 11 days after its issue date (its e-invoice deadline is 14 days, the warning 3 before), and every operation issues documents dated today: a fixture cannot date one back (its date and number are the series’).',
+  },
   'lead.escalated': steps(escalated),
   'rent_payment.overdue': steps(overdue),
   'listing.permit_expiring': steps(permitExpiring),

@@ -55,22 +55,24 @@ export async function escalateLead(trx: Trx, now: Date, leadId: string): Promise
 export async function escalateUnansweredLeads(db: Db, now: Date): Promise<string[]> {
   const escalated: string[] = [];
   for (;;) {
-    const batch = await db.transaction().execute((trx) =>
-      escalate(
-        trx,
-        now,
-        unanswered(trx)
-          .innerJoin('companies as c', 'c.id', 'l.company_id')
-          .where(sql<boolean>`jsonb_typeof(c.settings -> 'lead_answer_minutes') = 'number'`)
-          .where(
-            'l.created_at',
-            '<=',
-            sql<Date>`${now}::timestamptz - make_interval(mins => (c.settings ->> 'lead_answer_minutes')::int)`,
-          )
-          .orderBy('l.created_at')
-          .limit(batchSize),
-      ),
-    );
+    const batch = await db
+      .transaction()
+      .execute((trx) =>
+        escalate(
+          trx,
+          now,
+          unanswered(trx)
+            .innerJoin('companies as c', 'c.id', 'l.company_id')
+            .where(sql<boolean>`jsonb_typeof(c.settings -> 'lead_answer_minutes') = 'number'`)
+            .where(
+              'l.created_at',
+              '<=',
+              sql<Date>`${now}::timestamptz - make_interval(mins => (c.settings ->> 'lead_answer_minutes')::int)`,
+            )
+            .orderBy('l.created_at')
+            .limit(batchSize),
+        ),
+      );
     escalated.push(...batch.map((row) => row.reference));
     if (batch.length < batchSize) return escalated;
   }

@@ -40,7 +40,11 @@ export async function loadFeed(
     services.webhooks.resolveHost,
   );
   if (fetched.kind !== 'body') return fetched;
-  return readFeedText(services.feedReader, { text: fetched.text, time_zone: feed.time_zone, validators: fetched.validators }, now);
+  return readFeedText(
+    services.feedReader,
+    { text: fetched.text, time_zone: feed.time_zone, validators: fetched.validators },
+    now,
+  );
 }
 
 /**

@@ -158,7 +158,13 @@ export async function writeFeed(
  * Records what a sync loaded for an import, in `db` (the sync's; the test events' fixture gives a feed of its own, in
  * its transaction): the feed's state, a 304, or the failure.
  */
-export function recordLoaded(db: Db, target: SyncTarget, loaded: LoadedFeed, now: Date, scheduled: boolean): Promise<SyncOutcome> {
+export function recordLoaded(
+  db: Db,
+  target: SyncTarget,
+  loaded: LoadedFeed,
+  now: Date,
+  scheduled: boolean,
+): Promise<SyncOutcome> {
   if (loaded.kind === 'unchanged') return markSynced(db, target, now, scheduled);
   if (loaded.kind === 'events') return writeFeed(db, target, loaded.events, loaded.validators, now, scheduled);
   return markFailed(db, target, loaded.error, now);

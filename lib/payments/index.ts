@@ -34,7 +34,10 @@ export type PaymentsContext = {
   keyring: Keyring | undefined;
   now: Date;
   companyId: string;
-} & ({ config: Config; send: ProviderFetch; testMode?: undefined } | { testMode: TestModeProvider; config?: undefined; send?: undefined });
+} & (
+  | { config: Config; send: ProviderFetch; testMode?: undefined }
+  | { testMode: TestModeProvider; config?: undefined; send?: undefined }
+);
 
 /** The provider of a company's account as the context reaches it: the adapter (its secrets opened), or the test mode's. */
 export async function providerOf(
