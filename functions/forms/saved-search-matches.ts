@@ -28,13 +28,17 @@ const homesPerRead = 200;
 
 type DueSearch = { id: string; company_id: string; search: string; checked_at: Date | null; contact_reference: string };
 
-/** The searches due for a check: active, not checked in the last {@link recheckMinutes} minutes, oldest check first. */
-function dueSearches(db: Db, now: Date): Promise<DueSearch[]> {
-  return db
+/** The active searches, with what a check reads of each. */
+const activeSearches = (db: Db) =>
+  db
     .selectFrom('saved_searches as s')
     .innerJoin('contacts as c', 'c.id', 's.contact_id')
     .select(['s.id', 's.company_id', 's.search', 's.checked_at', 'c.reference as contact_reference'])
-    .where('s.status', '=', 'active')
+    .where('s.status', '=', 'active');
+
+/** The searches due for a check: active, not checked in the last {@link recheckMinutes} minutes, oldest check first. */
+function dueSearches(db: Db, now: Date): Promise<DueSearch[]> {
+  return activeSearches(db)
     .where((eb) =>
       eb.or([eb('s.checked_at', 'is', null), eb('s.checked_at', '<=', new Date(now.getTime() - recheckMinutes * 60_000))]),
     )
@@ -161,4 +165,13 @@ export async function matchSavedSearches(db: Db, now: Date): Promise<number> {
       if (company) announced += await checkSearch(db, company, search, now);
     }
   }
+}
+
+/**
+ * One active search of the company compared with the catalogue now, due or not (the test events' fixture,
+ * functions/triggers-scheduled.ts): how many listings it announced (none for a search not active).
+ */
+export async function checkSavedSearch(db: Db, company: Company, searchId: string, now: Date): Promise<number> {
+  const search = await activeSearches(db).where('s.company_id', '=', company.id).where('s.id', '=', searchId).executeTakeFirst();
+  return search ? checkSearch(db, company, search, now) : 0;
 }

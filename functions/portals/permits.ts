@@ -26,7 +26,7 @@ type Due = { id: string; company_id: string; slug_en: string; permit_number: str
 /** The company's day at `now`, as SQL over a companies row `c`. */
 const todayOf = (now: Date) => sql<string>`(${now}::timestamptz at time zone c.time_zone)::date`;
 
-function dueListings(db: Db, now: Date, kind: 'expiring' | 'expired') {
+function dueListings(db: Db, now: Date, kind: 'expiring' | 'expired', listingId: string | undefined) {
   const today = todayOf(now);
   return db
     .selectFrom('listings as l')
@@ -35,6 +35,7 @@ function dueListings(db: Db, now: Date, kind: 'expiring' | 'expired') {
     .where('l.status', '=', 'published')
     .where('l.permit_number', 'is not', null)
     .where('l.permit_expired', '=', false)
+    .$if(listingId !== undefined, (qb) => qb.where('l.id', '=', listingId as string))
     .$if(kind === 'expired', (qb) => qb.where(sql<boolean>`l.permit_expires_on < ${today}`))
     .$if(kind === 'expiring', (qb) =>
       qb
@@ -101,17 +102,26 @@ async function expire(db: Db, due: readonly Due[]): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
+/** One step of a kind of the permit work: the due listings read (a batch, or one listing), then marked. */
+async function step(db: Db, now: Date, kind: 'expiring' | 'expired', listingId?: string) {
+  const due = await dueListings(db, now, kind, listingId);
+  if (due.length === 0) return { due: 0, marked: 0 };
+  return { due: due.length, marked: kind === 'expired' ? await expire(db, due) : await remind(db, now, due) };
+}
+
 /** Runs one kind of the permit work until nothing is due; answers how many events it recorded. */
 async function runUntilDone(db: Db, now: Date, kind: 'expiring' | 'expired'): Promise<number> {
   let recorded = 0;
   for (;;) {
-    const due = await dueListings(db, now, kind);
-    if (due.length === 0) return recorded;
-    const marked = kind === 'expired' ? await expire(db, due) : await remind(db, now, due);
+    const { due, marked } = await step(db, now, kind);
     recorded += marked;
-    if (due.length < batchSize || marked === 0) return recorded;
+    if (due < batchSize || marked === 0) return recorded;
   }
 }
 
 export const remindExpiringPermits = (db: Db, now: Date) => runUntilDone(db, now, 'expiring');
 export const expirePermits = (db: Db, now: Date) => runUntilDone(db, now, 'expired');
+
+/** The permit work for one listing at `now`, when due (the test events' fixture): how many events it recorded. */
+export const permitWorkFor = async (db: Db, now: Date, kind: 'expiring' | 'expired', listingId: string) =>
+  (await step(db, now, kind, listingId)).marked;

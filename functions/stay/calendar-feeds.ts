@@ -1,5 +1,5 @@
 import type { Services } from '../../lib/env';
-import { type FeedEvent, feedBounds, inProcessFeedReader } from '../../lib/ical-read';
+import { type FeedEvent, type FeedReader, feedBounds, inProcessFeedReader } from '../../lib/ical-read';
 import { type Environment, guardedText, type HostResolver, type OutboundFetch } from '../../lib/outbound/guard';
 
 /**
@@ -40,14 +40,26 @@ export async function loadFeed(
     services.webhooks.resolveHost,
   );
   if (fetched.kind !== 'body') return fetched;
-  const read = await (services.feedReader ?? inProcessFeedReader)({
-    text: fetched.text,
-    timeZone: feed.time_zone,
-    now: now.toISOString(),
-  });
+  return readFeedText(
+    services.feedReader,
+    { text: fetched.text, time_zone: feed.time_zone, validators: fetched.validators },
+    now,
+  );
+}
+
+/**
+ * A fetched feed's body read as nights in the home's time zone (the test events' fixture reads a text of its own with it):
+ * its events, or the failure a body that does not parse or passes a bound records.
+ */
+export async function readFeedText(
+  reader: FeedReader | undefined,
+  body: { text: string; time_zone: string; validators: FeedValidators },
+  now: Date,
+): Promise<LoadedFeed> {
+  const read = await (reader ?? inProcessFeedReader)({ text: body.text, timeZone: body.time_zone, now: now.toISOString() });
   // The bounds' failures say their code first; a body that does not parse keeps its plain message.
   if (!read.ok) return { kind: 'failed', error: read.code === 'not_icalendar' ? read.message : `${read.code}: ${read.message}` };
-  return { kind: 'events', events: read.events, validators: fetched.validators };
+  return { kind: 'events', events: read.events, validators: body.validators };
 }
 
 export type FeedValidators = { etag: string | null; last_modified: string | null };

@@ -73,21 +73,32 @@ export async function addImport(
   const { db } = services;
   const home = await homeOf(db, companyId, slug);
   await checkUrl(services, home.environment, input.url);
+  const row = await insertImport(db, keyring, { companyId, listingId: home.id }, input, services.now());
+  return { ...row, listing_slug: home.slug_en };
+}
+
+/** An import of a home written, its URL (checked by the caller) sealed with the import's id bound in, due at `now`. */
+export async function insertImport(
+  executor: Executor,
+  keyring: Keyring | undefined,
+  home: { companyId: string; listingId: string },
+  input: CalendarImportValue,
+  now: Date,
+) {
   const id = crypto.randomUUID();
-  const row = await db
+  return executor
     .insertInto('calendar_imports')
     .values({
       id,
-      company_id: companyId,
-      listing_id: home.id,
+      company_id: home.companyId,
+      listing_id: home.listingId,
       channel: input.channel,
       url_jwe: await sealSecret(keyring, input.url, id),
       interval_minutes: input.interval_minutes,
-      next_sync_at: services.now(),
+      next_sync_at: now,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return { ...row, listing_slug: home.slug_en };
 }
 
 /** Changes an import's URL, channel or interval; a new URL forgets the old one's validators. Two round trips. */

@@ -6,7 +6,7 @@ import { eventCtes, eventsCtes, newEventId } from '../../lib/events';
 import type { FeedEvent } from '../../lib/ical-read';
 import type { Environment } from '../../lib/outbound/guard';
 import type { CalendarImportRow } from '../../schema/stay/db';
-import type { FeedValidators } from './calendar-feeds';
+import type { FeedValidators, LoadedFeed } from './calendar-feeds';
 
 /**
  * What a calendar sync records (calendar-sync.ts loads the feed, then calls one of these): the feed's whole state in one
@@ -152,4 +152,20 @@ export async function writeFeed(
   if (!first) return { outcome: 'gone' };
   const { removed, written, conflicts, ...row } = first;
   return { outcome: 'synced', removed, written, conflicts, row };
+}
+
+/**
+ * Records what a sync loaded for an import, in `db` (the sync's; the test events' fixture gives a feed of its own, in
+ * its transaction): the feed's state, a 304, or the failure.
+ */
+export function recordLoaded(
+  db: Db,
+  target: SyncTarget,
+  loaded: LoadedFeed,
+  now: Date,
+  scheduled: boolean,
+): Promise<SyncOutcome> {
+  if (loaded.kind === 'unchanged') return markSynced(db, target, now, scheduled);
+  if (loaded.kind === 'events') return writeFeed(db, target, loaded.events, loaded.validators, now, scheduled);
+  return markFailed(db, target, loaded.error, now);
 }

@@ -4,7 +4,7 @@ import type { Executor } from '../../lib/db/index';
 import type { Services } from '../../lib/env';
 import { notFound } from '../../lib/errors';
 import { type LoadedFeed, loadFeed } from './calendar-feeds';
-import { backoffMinutes, markFailed, markSynced, type SyncOutcome, type SyncTarget, writeFeed } from './calendar-sync-record';
+import { backoffMinutes, markFailed, recordLoaded, type SyncOutcome, type SyncTarget } from './calendar-sync-record';
 import type { ShownImport } from './calendar-imports';
 
 /**
@@ -44,8 +44,7 @@ export async function syncImport(
     const url = await openSecret(keyring, target.url_jwe, target.id);
     const validators = { etag: target.etag, last_modified: target.last_modified };
     loaded = await loadFeed(services, { url, environment: target.environment, time_zone: target.time_zone, validators }, now);
-    if (loaded.kind === 'unchanged') return await markSynced(services.db, target, now, scheduled);
-    if (loaded.kind === 'events') return await writeFeed(services.db, target, loaded.events, loaded.validators, now, scheduled);
+    if (loaded.kind !== 'failed') return await recordLoaded(services.db, target, loaded, now, scheduled);
   } catch (error) {
     // Whatever else goes wrong (a value the database refuses, the import removed under the write) is this import's
     // failure, recorded; only a database that cannot record it throws.

@@ -6,7 +6,7 @@ import { type CausedBy, eventCtes, newEventId } from '../events';
 import { cardFeeOn, fromMinorUnits, minorUnits, roundingUp, sumAmounts } from '../money';
 import { writeStatement } from '../write';
 import type { PaymentAccountRow, PaymentPurpose, PaymentRow } from '../../schema/platform/payments-db';
-import { amountStep, needsEmail, openAccount, type PaymentsContext, providerFor } from './index';
+import { amountStep, needsEmail, type PaymentsContext, providerOf } from './index';
 import { ProviderRefused, ProviderUnavailable } from './provider';
 
 /**
@@ -96,7 +96,7 @@ export async function openCheckout(request: CheckoutRequest): Promise<{ row: Pay
     throw new ApiError('invalid_request', message, { errors: [{ path: 'email', code: 'required', message }] });
   }
   const id = newPaymentId();
-  const provider = providerFor(await openAccount(account, request.keyring, request.config), request.send);
+  const provider = await providerOf(request, account);
   let checkout: Awaited<ReturnType<typeof provider.createCheckout>>;
   try {
     checkout = await provider.createCheckout({

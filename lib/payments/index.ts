@@ -19,15 +19,35 @@ export function providerBaseUrl(config: Pick<Config, 'STRIPE_API_BASE' | 'NGENIU
   return provider === 'stripe' ? config.STRIPE_API_BASE : config.NGENIUS_API_BASE;
 }
 
-/** What every payment write of a company takes: the database, the platform's settings and keys, the fetch, the clock. */
+/**
+ * A provider in test mode (the test events' fixtures, functions/triggers-scheduled.ts): the answers the account's
+ * provider would give, made by the caller, as a provider's test mode makes them; nothing is sent anywhere.
+ */
+export type TestModeProvider = (provider: ProviderName) => PaymentProvider;
+
+/**
+ * What every payment write of a company takes: the database, the keys, the clock, and how it reaches the provider: the
+ * platform's settings and fetch, or a provider in test mode.
+ */
 export type PaymentsContext = {
   db: Db;
-  config: Config;
   keyring: Keyring | undefined;
-  send: ProviderFetch;
   now: Date;
   companyId: string;
-};
+} & (
+  | { config: Config; send: ProviderFetch; testMode?: undefined }
+  | { testMode: TestModeProvider; config?: undefined; send?: undefined }
+);
+
+/** The provider of a company's account as the context reaches it: the adapter (its secrets opened), or the test mode's. */
+export async function providerOf(
+  ctx: Pick<PaymentsContext, 'keyring' | 'config' | 'send' | 'testMode'>,
+  row: Pick<PaymentAccountRow, 'id' | 'provider' | 'api_key_jwe' | 'webhook_secret_jwe' | 'outlet'>,
+): Promise<PaymentProvider> {
+  if (ctx.testMode) return ctx.testMode(row.provider);
+  if (!ctx.config || !ctx.send) throw new Error('a payments context reaches no provider');
+  return providerFor(await openAccount(row, ctx.keyring, ctx.config), ctx.send);
+}
 
 /** A stored account with its secrets opened (each bound to the account's id: a copied value does not open). */
 export async function openAccount(

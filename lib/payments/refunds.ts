@@ -9,7 +9,7 @@ import { writeStatement } from '../write';
 import { type CancelledBooking, type PaidPayment, refundsOf } from '../bookings';
 import type { PaymentAccountRow, PaymentRefundRow } from '../../schema/platform/payments-db';
 import type { StoredQuote } from '../../schema/stay/db';
-import { openAccount, type PaymentsContext, providerFor } from './index';
+import { type PaymentsContext, providerOf } from './index';
 import { ProviderRefused, ProviderUnavailable } from './provider';
 import { movableTo } from './status';
 import { bookingCreditNote, bookingRefundColumns, type BookingRefundRead } from './booking-invoices';
@@ -141,7 +141,7 @@ async function sendRefund(ctx: Omit<PaymentsContext, 'companyId'>, refund: Due):
   const at = ctx.now.toISOString();
   try {
     if (refund.provider_payment_id === null) throw new ProviderRefused(refund.account.provider, null, 'no provider payment id');
-    const provider = providerFor(await openAccount(refund.account, ctx.keyring, ctx.config), ctx.send);
+    const provider = await providerOf(ctx, refund.account);
     const state = await provider.refund({
       checkoutId: refund.checkout_id,
       paymentId: refund.provider_payment_id,

@@ -15,7 +15,7 @@ import { writeStatement } from '../write';
 import { isUuid } from '../../schema/common/api';
 import type { FeeKind } from '../../schema/leases/db';
 import type { PaymentStatus } from '../../schema/platform/payments-db';
-import { openAccount, type PaymentsContext, providerFor } from './index';
+import { type PaymentsContext, providerOf } from './index';
 import { type CheckoutState, ProviderRefused, ProviderUnavailable, type WebhookNotice, WebhookRefused } from './provider';
 import { movableTo } from './status';
 import { balanceDeadlineSql, bookingMoveSql, paidSql } from '../bookings';
@@ -339,7 +339,7 @@ export async function settleWebhook(
   headers: Headers,
 ): Promise<SettleAnswer> {
   const row = await accountOf(ctx.db, ctx.companyId, accountId);
-  const provider = providerFor(await openAccount(row, ctx.keyring, ctx.config), ctx.send);
+  const provider = await providerOf(ctx, row);
   const causedBy: CausedBy = `inbound:${row.provider}`;
   let notice: WebhookNotice;
   try {

@@ -39,6 +39,15 @@ beforeAll(async () => {
   dev = await createCompany(api, { environment: 'development', settings });
   prod = await createCompany(api, { environment: 'production', settings });
   await subscribe(api, dev.id, { url: `${hooks.url}/hook`, event_types: ['lease.activated'] });
+  // The payments' fixtures pay through the company's account for its currency, the provider in test mode (never reached).
+  const account = {
+    provider: 'stripe',
+    currency: 'AED',
+    api_key: 'sk_test_trigger',
+    webhook_secret: 'whsec_trigger',
+    card_fee: null,
+  };
+  expect((await api.admin(`/companies/${dev.id}/payment-accounts`, { body: account })).status).toBe(201);
 }, 60_000);
 afterAll(async () => {
   await hooks.close();

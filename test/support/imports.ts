@@ -15,10 +15,10 @@ export type Layer = (typeof layers)[number];
 /** Files directly in functions/ that compose the groups (the only ones that may import several). */
 export const compositionFiles = ['functions/app.ts', 'functions/jobs.ts', 'functions/seed.ts', 'functions/worker.ts'];
 /**
- * Dev-only files directly in functions/ that compose groups too: `events trigger`'s fixtures (issue 38), the table and
- * each family's file laid over it with its helpers (functions/triggers-<family>.ts, functions/triggers-<family>-support.ts).
+ * Dev-only files directly in functions/ that compose groups too: `events trigger`'s fixtures (issue 38), its table and
+ * a file per family of fixtures (`functions/triggers-<family>.ts`, with their `-support` files).
  */
-export const fixtureFiles = ['functions/triggers.ts', 'functions/triggers-billing.ts', 'functions/triggers-billing-support.ts'];
+export const isFixtureFile = (file: string) => /^functions\/triggers(-[a-z]+)*\.ts$/.test(file);
 /** Folders of schema/ every group may import; the value is the group that owns the folder's own files, if any. */
 export const sharedSchemaFolders: Record<string, string | null> = { common: null, platform: 'admin' };
 
@@ -238,8 +238,7 @@ export function crossGroupImports(graph: ImportGraph): CrossGroupImport[] {
     const target = groupOfTarget(i.to);
     if (owner !== null && target !== null && owner !== target) found.push({ ...i, reason: `${owner} imports ${target}` });
   }
-  const composing = [...compositionFiles, ...fixtureFiles];
-  const topLevel = graph.files.filter((f) => /^functions\/[^/]+$/.test(f) && !composing.includes(f));
+  const topLevel = graph.files.filter((f) => /^functions\/[^/]+$/.test(f) && !compositionFiles.includes(f) && !isFixtureFile(f));
   for (const file of topLevel) {
     const reaching = graph.imports.filter((i) => i.from === file && groupOfTarget(i.to) !== null);
     const groups = [...new Set(reaching.map((i) => groupOfTarget(i.to)!))].sort();
