@@ -14,8 +14,16 @@ export type Layer = (typeof layers)[number];
 
 /** Files directly in functions/ that compose the groups (the only ones that may import several). */
 export const compositionFiles = ['functions/app.ts', 'functions/jobs.ts', 'functions/seed.ts', 'functions/worker.ts'];
-/** Dev-only files directly in functions/ that compose groups too: `events trigger`'s fixtures (issue 38). */
-export const fixtureFiles = ['functions/triggers.ts'];
+/**
+ * Dev-only files directly in functions/ that compose groups too: `events trigger`'s fixtures (issue 38), the table and
+ * the files of each family's fixtures it lays over it.
+ */
+export const fixtureFiles = [
+  'functions/triggers.ts',
+  'functions/triggers-billing.ts',
+  'functions/triggers-scheduled.ts',
+  'functions/triggers-stay.ts',
+];
 /** Folders of schema/ every group may import; the value is the group that owns the folder's own files, if any. */
 export const sharedSchemaFolders: Record<string, string | null> = { common: null, platform: 'admin' };
 
