@@ -11,7 +11,7 @@ import { ApiError } from '../../lib/errors';
 import { type CausedBy, eventCtes, newEventId } from '../../lib/events';
 import { personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
 import { newReference } from '../../lib/references';
-import { homeNotFound } from '../../lib/stay/homes';
+import { homeNotFound, requireBookings } from '../../lib/stay/homes';
 import { quoteOf, stayFactsWith } from '../../lib/stay/quote';
 import { syncSort, syncPage } from '../../lib/sync';
 import { checkTakes } from '../../lib/transitions';
@@ -151,15 +151,21 @@ export async function takeChannelBooking(
   if (!(await lockHomeCalendar(trx, sql<string>`(${home})`))) {
     // No terms row: not a holiday home of the company (404), or one without terms, which takes no bookings (404 too).
     await holidayHomeId(trx, company.id, input.listing);
+    requireBookings(company);
     throw homeNotFound(input.listing);
   }
   // Read under the home's lock: a concurrent request of the same id has committed by then, and is answered.
   const keptId = sql`(select id from bookings where company_id = ${company.id}::uuid and channel = ${input.channel}
     and channel_reference = ${input.channel_reference})`;
-  const found = await stayFactsWith(trx, company, { slug: input.listing }, stay, now, { columns: { kept: keptId } });
+  // A company that no longer takes bookings still answers a channel id recorded before (its facts are not read).
+  const found =
+    company.settings.bookings_enabled === true
+      ? await stayFactsWith(trx, company, { slug: input.listing }, stay, now, { columns: { kept: keptId } })
+      : undefined;
   if (!found || found.columns.kept !== null) {
     const kept = await keptChannelBooking(trx, company, input, hash);
     if (kept) return { booking: kept, created: false };
+    requireBookings(company);
     throw homeNotFound(input.listing);
   }
   const { facts } = found;
