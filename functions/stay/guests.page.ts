@@ -10,7 +10,7 @@ import { readGuestForm } from '../../schema/stay/guests';
 import { registrationSection } from './guest-form';
 import { guestTexts } from './guest-texts';
 import { registeredGuestsSql, registerGuests, registrationOpen, registrationRequired } from './guests';
-import { notFound, ofStayToken, page, stayCompany } from './page';
+import { page, stayAction } from './page';
 import { stayLanguage, stayTexts } from './page-texts';
 
 /**
@@ -22,28 +22,27 @@ import { stayLanguage, stayTexts } from './page-texts';
  */
 export function registerStayGuests() {
   return async function registerGuestsPage(c: Context<AppEnv, '/stay/:token/guests'>): Promise<Response> {
-    const token = c.req.param('token');
-    const { db, config, now } = c.var.services;
-    const company = await stayCompany(c, token);
-    if (!company) return notFound(c);
-    const at = now();
-    const booking = await db
-      .selectFrom('bookings as b')
-      .select([
-        'b.id',
-        'b.reference',
-        'b.listing_id',
-        'b.status',
-        'b.guests',
-        'b.check_out',
-        'b.language',
-        sql<boolean>`(b.status = 'held' and b.hold_expires_at <= ${at.toISOString()}::timestamptz)
+    const { db, config } = c.var.services;
+    const found = await stayAction(c, c.req.param('token'), ({ at, where }) =>
+      db
+        .selectFrom('bookings as b')
+        .select([
+          'b.id',
+          'b.reference',
+          'b.listing_id',
+          'b.status',
+          'b.guests',
+          'b.check_out',
+          'b.language',
+          sql<boolean>`(b.status = 'held' and b.hold_expires_at <= ${at.toISOString()}::timestamptz)
           or (b.status = 'confirmed' and b.payment_due_at <= ${at.toISOString()}::timestamptz)`.as('lapsed'),
-        registeredGuestsSql.as('registered'),
-      ])
-      .where(await ofStayToken(company.id, token))
-      .executeTakeFirst();
-    if (!booking) return notFound(c);
+          registeredGuestsSql.as('registered'),
+        ])
+        .where(where)
+        .executeTakeFirst(),
+    );
+    if (found instanceof Response) return found;
+    const { token, company, at, booking } = found;
     const language = stayLanguage(booking.language);
     const t = guestTexts[language];
     const today = todayIn(company.time_zone, at);

@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { lockedTermsCte, lockHomeCalendar } from '../../lib/calendar';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { Db, Executor, Trx } from '../../lib/db/index';
-import { prepared } from '../../lib/db/prepared';
+import { prepared, type Slots } from '../../lib/db/prepared';
 import { type CausedBy, eventCtes, eventsCtes, newEventId } from '../../lib/events';
 import { type PersonValues, personCtes, personValues, sentDetails, wantedPerson } from '../../lib/people';
 import { ApiError } from '../../lib/errors';
@@ -33,6 +33,33 @@ export type Hold = { booking: { id: string; reference: string; hold_expires_at: 
 const bookingData = (alias: string) =>
   sql`jsonb_build_object('booking_id', ${sql.ref(`${alias}.id`)}, 'reference', ${sql.ref(`${alias}.reference`)},
     'listing_id', ${sql.ref(`${alias}.listing_id`)})`;
+
+type ReleasedValues = { company_id: string; lapsed_ids: string[]; lapsed_events: string[]; now: string };
+
+/**
+ * The CTEs `released` (its rows the bookings released) and its events: the home's holds and payment windows that had
+ * lapsed when read (`lapsed_ids`) released if still lapsed at `now` and `gate` holds, each with `booking.cancelled` from
+ * `system` (its event id at the same place of `lapsed_events`). A booking's insert after it reads
+ * `(select count(*) from released)`, so the released nights are free for the exclusion constraint first.
+ */
+export function releasedCtes(p: Slots<ReleasedValues>, gate: RawBuilder<boolean>): RawBuilder<unknown> {
+  return sql`released as (
+      update bookings set status = 'cancelled', cancelled_at = ${p.now}::timestamptz,
+        cancel_reason = case status when 'held' then 'hold_expired' else 'payment_overdue' end,
+        updated_at = ${stamp}
+      where id = any (${p.lapsed_ids}::uuid[]) and ${gate}
+        and (status = 'held' and hold_expires_at <= ${p.now}::timestamptz
+          or status = 'confirmed' and payment_due_at <= ${p.now}::timestamptz)
+      returning id, reference, listing_id
+    ),
+    ${eventsCtes(
+      'released',
+      { companyId: p.company_id, type: 'booking.cancelled', causedBy: 'system' },
+      sql`select e.event_id as id, ${bookingData('r')} as data
+        from released r join unnest(${p.lapsed_ids}::uuid[], ${p.lapsed_events}::text[])
+          as e (booking_id, event_id) on e.booking_id = r.id`,
+    )}`;
+}
 
 type HoldValues = PersonValues & {
   home_id: string;
@@ -87,22 +114,7 @@ const insertHold = prepared<HoldValues, { id: string; reference: string; hold_ex
         and (select count(*) from tax_rates r where r.id = any (${p.rate_ids}::uuid[]) and r.valid_from <= ${p.check_in}::date
           and (r.valid_to is null or ${p.check_in}::date <= r.valid_to)) = cardinality(${p.rate_ids}::uuid[])
     ),
-    released as (
-      update bookings set status = 'cancelled', cancelled_at = ${p.now}::timestamptz,
-        cancel_reason = case status when 'held' then 'hold_expired' else 'payment_overdue' end,
-        updated_at = ${stamp}
-      where id = any (${p.lapsed_ids}::uuid[]) and exists (select from unchanged)
-        and (status = 'held' and hold_expires_at <= ${p.now}::timestamptz
-          or status = 'confirmed' and payment_due_at <= ${p.now}::timestamptz)
-      returning id, reference, listing_id
-    ),
-    ${eventsCtes(
-      'released',
-      { companyId: p.company_id, type: 'booking.cancelled', causedBy: 'system' },
-      sql`select e.event_id as id, ${bookingData('r')} as data
-        from released r join unnest(${p.lapsed_ids}::uuid[], ${p.lapsed_events}::text[])
-          as e (booking_id, event_id) on e.booking_id = r.id`,
-    )},
+    ${releasedCtes(p, sql`exists (select from unchanged)`)},
     ${personCtes(p, { gate: 'unchanged' })},
     booking as (
       insert into bookings (id, company_id, reference, listing_id, contact_id, status, check_in, check_out, guests,

@@ -9,6 +9,7 @@ import type { AppEnv } from '../../lib/env';
 import { companyByHost, requestHost } from '../../lib/tenancy';
 import { htmlPage, pageHeaders, sentFromOwnPage } from '../../lib/pages';
 import type { StoredQuote } from '../../schema/stay/db';
+import type { Company } from '../../schema/platform/db';
 import { formatAmount } from '../../lib/money';
 import { type StayLanguage, stayLanguage, stayTexts } from './page-texts';
 import { type RawBuilder, sql } from 'kysely';
@@ -44,58 +45,74 @@ export function page(language: StayLanguage, title: string, body: HtmlEscapedStr
 export const notFound = (c: Context<AppEnv>) =>
   c.html(page('en', stayTexts.en.notFound, html`<h1>${stayTexts.en.notFound}</h1>`), 404, headers);
 
-/** A booking `b` of the company by its stay token (its hash is what is kept), as a `where` takes it. */
-export async function ofStayToken(companyId: string, token: string) {
-  const hash = await sha256(token);
-  return sql<boolean>`b.company_id = ${companyId}::uuid and b.stay_token_hash = ${hash}`;
-}
-
 /** The company of the request's host when the token has a stay token's shape (32 letters and digits); else undefined. */
 export async function stayCompany(c: Context<AppEnv>, token: string) {
   if (!/^[A-Za-z0-9]{32}$/.test(token)) return undefined;
   return companyByHost(c.var.services.db, requestHost(c));
 }
 
+/** What a stay page's step has found: the token, its company, the time of the request, the token's booking. */
+export type StayFound<T> = { token: string; company: Company; at: Date; booking: T };
+
+/**
+ * The stay page's step before its own work (the page, its pay, cancel and guest forms): the company of the request's
+ * host when the token has a stay token's shape, then the company's booking of the token, read by `read` (given the
+ * token's hash and the `where` of a booking `b` of the company by that hash: only the hash is kept); the page's 404 when either is unknown.
+ */
+export async function stayAction<T>(
+  c: Context<AppEnv>,
+  token: string,
+  read: (found: { company: Company; at: Date; hash: Uint8Array; where: RawBuilder<boolean> }) => Promise<T | undefined>,
+): Promise<StayFound<T> | Response> {
+  const company = await stayCompany(c, token);
+  if (!company) return notFound(c);
+  const at = c.var.services.now();
+  const hash = await sha256(token);
+  const where = sql<boolean>`b.company_id = ${company.id}::uuid and b.stay_token_hash = ${hash}`;
+  const booking = await read({ company, at, hash, where });
+  if (!booking) return notFound(c);
+  return { token, company, at, booking };
+}
+
 /** The page's answer to a token (page.routes.ts declares its route, lib/pages.ts). */
 export function stayPage() {
   return async function showStay(c: Context<AppEnv, '/stay/:token'>): Promise<Response> {
-    const token = c.req.param('token');
     const { db } = c.var.services;
-    const now = c.var.services.now();
-    const company = await stayCompany(c, token);
-    if (!company) return notFound(c);
-    const booking = await db
-      .selectFrom('bookings as b')
-      .innerJoin('listings as l', 'l.id', 'b.listing_id')
-      .innerJoin('holiday_home_terms as t', 't.listing_id', 'b.listing_id')
-      .select([
-        'b.reference',
-        'b.status',
-        'b.check_in',
-        'b.check_out',
-        'b.guests',
-        'b.language',
-        'b.quote',
-        'b.hold_expires_at',
-        'b.payment_due_at',
-        'b.booking_deposit',
-        'b.balance_due_at',
-        paidSql(sql.ref('b.id')).as('paid'),
-        sql<string>`(select coalesce(sum(r.amount), 0) from payment_refunds r
+    const found = await stayAction(c, c.req.param('token'), ({ company, where }) =>
+      db
+        .selectFrom('bookings as b')
+        .innerJoin('listings as l', 'l.id', 'b.listing_id')
+        .innerJoin('holiday_home_terms as t', 't.listing_id', 'b.listing_id')
+        .select([
+          'b.reference',
+          'b.status',
+          'b.check_in',
+          'b.check_out',
+          'b.guests',
+          'b.language',
+          'b.quote',
+          'b.hold_expires_at',
+          'b.payment_due_at',
+          'b.booking_deposit',
+          'b.balance_due_at',
+          paidSql(sql.ref('b.id')).as('paid'),
+          sql<string>`(select coalesce(sum(r.amount), 0) from payment_refunds r
           where r.booking_id = b.id and r.status = 'succeeded')`.as('refunded'),
-        sql<string>`(select coalesce(sum(r.amount), 0) from payment_refunds r
+          sql<string>`(select coalesce(sum(r.amount), 0) from payment_refunds r
           where r.booking_id = b.id and r.status = 'pending')`.as('refund_pending'),
-        'b.late_cancellation_refund_percent',
-        arrivalSql(company.time_zone, 'b.check_in', sql`0`).as('arrival'),
-        arrivalSql(company.time_zone, 'b.check_in', sql.ref('b.free_cancellation_days')).as('free_until'),
-        'l.title',
-        't.check_in_time',
-        't.check_out_time',
-        registeredGuestsSql.as('registered'),
-      ])
-      .where(await ofStayToken(company.id, token))
-      .executeTakeFirst();
-    if (!booking) return notFound(c);
+          'b.late_cancellation_refund_percent',
+          arrivalSql(company.time_zone, 'b.check_in', sql`0`).as('arrival'),
+          arrivalSql(company.time_zone, 'b.check_in', sql.ref('b.free_cancellation_days')).as('free_until'),
+          'l.title',
+          't.check_in_time',
+          't.check_out_time',
+          registeredGuestsSql.as('registered'),
+        ])
+        .where(where)
+        .executeTakeFirst(),
+    );
+    if (found instanceof Response) return found;
+    const { token, company, at: now, booking } = found;
     const language = stayLanguage(booking.language);
     const t = stayTexts[language];
     const instant = (at: Date | string) => formatInstant(at, language, company.time_zone);
@@ -219,13 +236,21 @@ const arrivalSql = (timeZone: string, checkIn: string, days: RawBuilder<unknown>
  */
 export function payStay() {
   return async function payStayPage(c: Context<AppEnv, '/stay/:token/payment'>): Promise<Response> {
-    const token = c.req.param('token');
-    const { db, config, now } = c.var.services;
-    const company = await stayCompany(c, token);
-    if (!company) return notFound(c);
-    const ctx = { db, config, keyring: keyringOf(config), send: platformProviderFetch, now: now(), companyId: company.id };
-    const read = await bookingForPayment(ctx, await sha256(token));
-    if (!read) return notFound(c);
+    const { db, config } = c.var.services;
+    const payments = (companyId: string, now: Date) => ({
+      db,
+      config,
+      keyring: keyringOf(config),
+      send: platformProviderFetch,
+      now,
+      companyId,
+    });
+    const found = await stayAction(c, c.req.param('token'), ({ company, at, hash }) =>
+      bookingForPayment(payments(company.id, at), hash),
+    );
+    if (found instanceof Response) return found;
+    const { token, company, at, booking: read } = found;
+    const ctx = payments(company.id, at);
     const stayUrl = `${new URL(c.req.url).origin}/stay/${token}`;
     try {
       const { answer } = await payBooking(ctx, read, stayUrl);
@@ -253,17 +278,16 @@ export function payStay() {
  */
 export function cancelStay() {
   return async function cancelStayPage(c: Context<AppEnv, '/stay/:token/cancellation'>): Promise<Response> {
-    const token = c.req.param('token');
-    const { db, config, now } = c.var.services;
-    const company = await stayCompany(c, token);
-    if (!company) return notFound(c);
-    const at = now();
-    const booking = await db
-      .selectFrom('bookings as b')
-      .select(['b.reference', 'b.language', arrivalSql(company.time_zone, 'b.check_in', sql`0`).as('arrival')])
-      .where(await ofStayToken(company.id, token))
-      .executeTakeFirst();
-    if (!booking) return notFound(c);
+    const { db, config } = c.var.services;
+    const found = await stayAction(c, c.req.param('token'), ({ company, where }) =>
+      db
+        .selectFrom('bookings as b')
+        .select(['b.reference', 'b.language', arrivalSql(company.time_zone, 'b.check_in', sql`0`).as('arrival')])
+        .where(where)
+        .executeTakeFirst(),
+    );
+    if (found instanceof Response) return found;
+    const { token, company, at, booking } = found;
     const language = stayLanguage(booking.language);
     const t = stayTexts[language];
     const refuse = (code: string, message: string, status: 403 | 409) =>

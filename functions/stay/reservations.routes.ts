@@ -15,7 +15,7 @@ import {
 import { cancelAndRefund, shownBooking, stepBooking } from './bookings';
 import { presentReservation } from './bookings.present';
 import { holidayHomeId } from './homes';
-import { changeBooking, reservationsPage, takeChannelBooking } from './reservations';
+import { changeBooking, reservationsPage, reservationWrite, takeChannelBooking } from './reservations';
 
 /**
  * Reservations for integrations (issue 37; docs/api-reference.md, "Reservations for integrations"): a channel manager or
@@ -136,14 +136,20 @@ const changeOne: Handler<typeof changeRoute> = async (c) => {
   const { reference } = c.req.valid('param');
   const { db, now } = c.var.services;
   const change = c.req.valid('json');
-  const booking = await changeBooking(db, c.var.company, reference, change, actorOf(c.var.caller), now(), personalReadOf(c));
+  const causedBy = actorOf(c.var.caller);
+  const read = personalReadOf(c);
+  const at = now();
+  const booking = await reservationWrite(db, (trx) => changeBooking(trx, c.var.company, reference, change, causedBy, at, read));
   return c.json(presentReservation(booking), 200);
 };
 
 const recordChannelBooking: Handler<typeof channelRoute> = async (c) => {
   const { db, now } = c.var.services;
   const read = personalReadOf(c);
-  const taken = await takeChannelBooking(db, c.var.company, c.req.valid('json'), actorOf(c.var.caller), now(), read);
+  const input = c.req.valid('json');
+  const causedBy = actorOf(c.var.caller);
+  const at = now();
+  const taken = await reservationWrite(db, (trx) => takeChannelBooking(trx, c.var.company, input, causedBy, at, read));
   // A new booking's answer was audited in its statement; a repeat's is audited here.
   if (!taken.created) await auditRead(c, [taken.booking.reference]);
   return c.json(presentReservation(taken.booking), taken.created ? 201 : 200);

@@ -1,9 +1,10 @@
 import Big from 'big.js';
-import { type OperationNodeSource, sql } from 'kysely';
+import { type OperationNodeSource, type RawBuilder, sql } from 'kysely';
 import { lapsedAt } from '../bookings';
 import {
   blocksWithin,
   closedWithin,
+  type HoldingStay,
   mergeRanges,
   type Range,
   staysHoldingQuery,
@@ -106,10 +107,14 @@ const selectFacts = prepared<FactsValues, FactsRow>((p, db) =>
   bookableHomeQuery(db, p.company_id, p.slug).select(factsColumns(db, p.check_in, p.check_out, p.now)),
 );
 
-/** The facts of a row of {@link selectFacts} (or of {@link homesFacts}' statement) for `stay`. */
-function factsOf(row: FactsRow, stay: Stay): StayFacts {
+/**
+ * The facts of a row of {@link selectFacts} (or of {@link homesFacts}' statement) for `stay`; the stay of the booking
+ * `except` (a reference: a booking's own change) takes none of its nights.
+ */
+function factsOf(row: FactsRow, stay: Stay, except?: string): StayFacts {
   const { season_rows, rate_rows, holding, blocks, lapsed, tax_category, tax_rates, ...home } = row;
-  const taken = takenNights({ stays: holding, blocks }, home.turnover_days);
+  const stays = except === undefined ? holding : (holding as HoldingStay[]).filter((s) => s.reference !== except);
+  const taken = takenNights({ stays, blocks }, home.turnover_days);
   return {
     home: bookableHomeOf(home, season_rows, rate_rows),
     taken: mergeRanges(taken, stay.checkIn, stay.checkOut),
@@ -156,6 +161,36 @@ export async function stayFacts(executor: Executor, company: Company, slug: stri
   });
   if (!row) throw homeNotFound(slug);
   return factsOf(row, stay);
+}
+
+/**
+ * {@link stayFacts} of a home by slug or id, with `columns` read in the same statement (an integration's write reads
+ * its booking's own with them: what was paid online, a channel id recorded before); the stay of the booking `except`
+ * (its reference) takes none of its nights, as its own change needs. Undefined when the home takes no bookings.
+ */
+export async function stayFactsWith<C extends string>(
+  executor: Executor,
+  company: Company,
+  home: { slug: string } | { id: string },
+  stay: Stay,
+  now: Date,
+  options: { except?: string; columns: Record<C, RawBuilder<unknown>> },
+): Promise<{ facts: StayFacts; columns: Record<C, unknown> } | undefined> {
+  requireBookings(company);
+  const homes =
+    'slug' in home
+      ? bookableHomeQuery(executor, company.id, home.slug)
+      : bookableHomesQuery(executor, company.id).where('l.id', '=', home.id);
+  const names = Object.keys(options.columns) as C[];
+  const row = (await homes
+    .select(factsColumns(executor, stay.checkIn, stay.checkOut, now.toISOString()))
+    .select(names.map((name) => (options.columns[name] as RawBuilder<unknown>).as(name)))
+    .executeTakeFirst()) as (FactsRow & Record<C, unknown>) | undefined;
+  if (!row) return undefined;
+  const columns = Object.fromEntries(names.map((name) => [name, row[name]])) as Record<C, unknown>;
+  const facts = { ...row } as Record<string, unknown>;
+  for (const name of names) delete facts[name];
+  return { facts: factsOf(facts as FactsRow, stay, options.except), columns };
 }
 
 /**

@@ -35,7 +35,8 @@ beforeAll(async () => {
   // A database of its own: the delivery case dispatches what is due, which on a shared database is every file's.
   api = await createTestApi({ ownDatabase: true });
   // Registered for VAT (test/support/invoices.ts): a rent receipt issues its tax invoice, a bounce its credit note.
-  const settings = { bookings_enabled: true, team_module: true, ...invoiceSettings };
+  // In Dubai: guest registration (booking.guests_registered) is Dubai's DET rule, made only there.
+  const settings = { bookings_enabled: true, team_module: true, market: 'dubai', ...invoiceSettings };
   dev = await createCompany(api, { environment: 'development', settings });
   prod = await createCompany(api, { environment: 'production', settings });
   await subscribe(api, dev.id, { url: `${hooks.url}/hook`, event_types: ['lease.activated'] });
@@ -116,6 +117,28 @@ describe('the trigger', () => {
     expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'caused_by', 'data']);
     expect(body.data.trigger_id).toBe(res.json.trigger_id);
     expect(body.data.reference).toBe(made.data.reference);
+  });
+
+  it('makes booking.changed and booking.guests_registered in the trigger’s transaction, on a stay of its own', async () => {
+    type Made = { type: string; data: { reference?: string } };
+    for (const type of ['booking.changed', 'booking.guests_registered']) {
+      const res = await trigger(dev.id, { type });
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      const events = res.json.events as Made[];
+      // The stay the fixture requested (with its guest, a new contact) is the one its operation changed or registered.
+      const requested = events.filter((e) => e.type === 'booking.requested');
+      const made = events.filter((e) => e.type === type);
+      expect([requested.length, made.length], type).toEqual([1, 1]);
+      expect(made[0]?.data.reference).toBe(requested[0]?.data.reference);
+    }
+  });
+
+  it('answers 409 for booking.guests_registered in a company outside Dubai, nothing made', async () => {
+    const elsewhere = await createCompany(api, { environment: 'development', settings: { bookings_enabled: true } });
+    const res = await trigger(elsewhere.id, { type: 'booking.guests_registered' });
+    expect(res.status, JSON.stringify(res.json)).toBe(409);
+    expect(res.json.detail).toContain('market is dubai');
+    expect(await eventsOf(elsewhere.id, 'booking.requested')).toEqual([]);
   });
 
   it('is refused for a production company, nothing made', async () => {

@@ -361,6 +361,23 @@ describe('bookings taken on a channel', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('releases the home’s lapsed holds first: a lapsed hold’s nights are the channel’s, the hold cancelled by system', async () => {
+    const [checkIn, checkOut] = nights(3);
+    const { reference } = await book(ctx, home, checkIn, checkOut);
+    // The hold's window ran out (its time put back: the booking request's own now is the test's clock).
+    await sql`update bookings set hold_expires_at = hold_expires_at - interval '30 days' where reference = ${reference}`.execute(
+      ctx.api.db,
+    );
+    const res = await write('/channel-bookings', { body: channelBody(checkIn, checkOut) });
+    expect(res.status, res.text).toBe(201);
+    expect(await bookingRow(ctx, reference)).toMatchObject({ status: 'cancelled', cancel_reason: 'hold_expired' });
+    const events = await bookingEvents(ctx, reference);
+    expect(events.map((e) => [e.type, e.caused_by])).toEqual([
+      ['booking.requested', 'website'],
+      ['booking.cancelled', 'system'],
+    ]);
+  });
+
   it('records one as paid with its channel and id; its nights become busy; the same id again answers it (200)', async () => {
     const [checkIn, checkOut] = nights(4);
     const body = channelBody(checkIn, checkOut);
