@@ -1,5 +1,5 @@
 import { ApiError } from '../lib/errors';
-import type { TriggerContext, TriggerFixture, TriggerTable } from '../lib/event-triggers';
+import type { TriggerContext, TriggerTable } from '../lib/event-triggers';
 import { settleAttempt } from '../lib/webhooks/deliver';
 import { createSubscription } from '../lib/webhooks/subscriptions';
 import { writeOnce } from '../lib/write';
@@ -7,9 +7,8 @@ import { ListingWriteInput } from '../schema/catalogue/integration';
 import type { RentMandateStatus } from '../schema/leases/db';
 import { moveListing, writeListing } from './catalogue/integration';
 import { changeMandate, createMandate } from './leases/mandates';
-import { changePayment } from './leases/payments';
 import { addMonths } from './leases/term';
-import { admin, draftLease, person, receivedPayment, scopeOf, today, written } from './triggers-billing-support';
+import { admin, bouncedPayment, draftLease, person, receivedPayment, scopeOf, steps, today, written } from './triggers-support';
 
 /**
  * Fixtures of `events trigger` (issue 38) for the billing family; functions/triggers.ts lays them over its table. Each
@@ -30,7 +29,7 @@ async function mandate(t: TriggerContext): Promise<string> {
     starts_on,
     ends_on: addMonths(starts_on, 12),
   };
-  return (await createMandate(scopeOf(t), t.keyring, await draftLease(t), input)).row.id;
+  return (await createMandate(scopeOf(t), t.keyring, (await draftLease(t)).reference, input)).row.id;
 }
 const mandateMoved =
   (...moves: Array<Exclude<RentMandateStatus, 'pending'>>) =>
@@ -39,11 +38,8 @@ const mandateMoved =
     for (const status of moves) written(await writeOnce(() => changeMandate(scopeOf(t), id, { status })));
   };
 
-// Tax invoices: a rent receipt's (the company registered for VAT), then the credit note of its bounce.
-async function bounced(t: TriggerContext) {
-  const payment = await receivedPayment(t);
-  written(await writeOnce(() => changePayment(scopeOf(t), payment, { status: 'bounced' })));
-}
+// Tax invoices: a rent receipt's (the company registered for VAT, the lease taxable), then the credit note of its bounce.
+const taxable = { taxable: true };
 
 // The catalogue written by integrations: a draft under the run's own id (as PUT /api/v1/external-listings/{id}), its
 // replacement, its publication and withdrawal. The run's listing has no photo: no media address is needed.
@@ -86,23 +82,14 @@ async function endpointDisabled(t: TriggerContext) {
   await settleAttempt(t.trx, t.now, delivery.id, job, { statusCode: 410, durationMs: 0, error }, null);
 }
 
-const steps = (run: (t: TriggerContext) => Promise<unknown>): TriggerFixture => ({ steps: async (t) => void (await run(t)) });
-
-export const billingTriggers: Partial<TriggerTable> = {
-  'booking.balance_due': {
-    unavailable:
-      'it is made only when a booking’s deposit is paid and its balance is left: the payment provider’s confirmed checkout ' +
-      '(lib/payments/settle.ts), or staff confirming a held booking whose deposit the provider confirmed. No payment is ' +
-      'recorded without the provider’s word (it would issue a tax invoice for money never received), and no stand-in ' +
-      'provider is reached from here.',
-  },
+export const billingTriggers = {
   'rent_mandate.created': steps(mandate),
   'rent_mandate.activated': steps(mandateMoved('active')),
   'rent_mandate.rejected': steps(mandateMoved('rejected')),
   'rent_mandate.cancelled': steps(mandateMoved('cancelled')),
   'rent_mandate.expired': steps(mandateMoved('active', 'expired')),
-  'invoice.issued': steps(receivedPayment),
-  'credit_note.issued': steps(bounced),
+  'invoice.issued': steps((t) => receivedPayment(t, taxable)),
+  'credit_note.issued': steps((t) => bouncedPayment(t, taxable)),
   'listing.created': steps(listing),
   'listing.updated': steps(async (t) => {
     await listing(t);
@@ -111,4 +98,4 @@ export const billingTriggers: Partial<TriggerTable> = {
   'listing.published': steps(listingMoved('published')),
   'listing.withdrawn': steps(listingMoved('published', 'withdrawn')),
   'webhook_endpoint.disabled': steps(endpointDisabled),
-};
+} satisfies Partial<TriggerTable>;

@@ -1,6 +1,8 @@
-import { addDays } from '../lib/dates';
-import type { TriggerContext, TriggerFixture, TriggerTable } from '../lib/event-triggers';
 import { sha256 } from '../lib/crypto';
+import { ApiError } from '../lib/errors';
+import { addDays } from '../lib/dates';
+import { einvoiceWarningAfterDays, warnDueEinvoices } from '../lib/einvoice/handoff';
+import type { TriggerContext, TriggerTable } from '../lib/event-triggers';
 import { bookingForPayment, payBooking } from '../lib/payments/bookings';
 import { refundBooking } from '../lib/payments/refunds';
 import { settleWebhook } from '../lib/payments/settle';
@@ -8,13 +10,25 @@ import { testModeProvider } from '../lib/payments/test-mode';
 import { escalateLead } from './crm/escalation';
 import { stepBooking } from './stay/bookings';
 import { checkSavedSearch } from './forms/saved-search-matches';
-import { parseSearch, saveSearch, stepSearch } from './forms/saved-searches';
 import { announceOverdue, lastDueOn } from './leases/overdue';
 import { permitWorkFor } from './portals/permits';
 import { readFeedText } from './stay/calendar-feeds';
 import { insertImport } from './stay/calendar-imports';
 import { failuresAnnounced, recordLoaded, type SyncTarget } from './stay/calendar-sync-record';
-import { activeLeaseFrom, enquiry, heldStay, importHome, today } from './triggers-scheduled-support';
+import { HomeTermsInput } from '../schema/common/homes';
+import {
+  activeLease,
+  admin,
+  enquiry,
+  type HomeOptions,
+  heldStay,
+  importHome,
+  receivedPayment,
+  savedSearch,
+  stepSavedSearch,
+  steps,
+  today,
+} from './triggers-support';
 
 /**
  * Fixtures of `events trigger` (issue 38) for the types made by scheduled work, by the payment provider's answer and by
@@ -22,17 +36,15 @@ import { activeLeaseFrom, enquiry, heldStay, importHome, today } from './trigger
  * due and runs the job's own step for them only (docs/api-reference.md, "Test events"): no other record is touched.
  */
 
-const steps = (run: (t: TriggerContext) => Promise<unknown>): TriggerFixture => ({ steps: async (t) => void (await run(t)) });
-
 /** An enquiry of the run, escalated by the escalation job's step as if the company's answer time had passed. */
 async function escalated(t: TriggerContext) {
-  await escalateLead(t.trx, t.now, await enquiry(t));
+  await escalateLead(t.trx, t.now, (await enquiry(t)).id);
 }
 
 /** An active lease whose first cheque fell due on the last day that is overdue today; the overdue job's step for it. */
 async function overdue(t: TriggerContext) {
-  const leaseId = await activeLeaseFrom(t, lastDueOn(t.company, t.now));
-  await announceOverdue(t.trx, t.company, t.now, { leaseId });
+  const lease = await activeLease(t, { start: lastDueOn(t.company, t.now) });
+  await announceOverdue(t.trx, t.company, t.now, { leaseId: lease.id });
 }
 
 /** A home whose permit's last day is today (within any reminder days); the reminder step for it. */
@@ -53,10 +65,8 @@ async function permitExpired(t: TriggerContext) {
  * the job's first check does); then a new home for sale and the search's next check, which announces it.
  */
 async function matched(t: TriggerContext) {
-  const input = { search: parseSearch('type=sale'), email: `visitor.${t.token}@example.com`, language: 'en' };
-  const consent = { consentVersion: 'trigger', consentAddress: null };
-  const { id } = await saveSearch(t.db, t.company, t.keyring, { ...input, ...consent }, 'website', t.now);
-  await stepSearch(t.db, t.company.id, id, 'active', { causedBy: 'website', reason: 'visitor' }, t.now);
+  const id = await savedSearch(t);
+  await stepSavedSearch(t, id, 'active');
   await checkSavedSearch(t.db, t.company, id, t.now);
   await importHome(t, 'sale');
   await checkSavedSearch(t.db, t.company, id, t.now);
@@ -80,7 +90,7 @@ async function importFailed(t: TriggerContext) {
 /** A stay held at the import's home, then the channel's feed (a text of the run) blocking its nights, recorded. */
 async function conflict(t: TriggerContext) {
   const target = await calendarImport(t);
-  const stay = await heldStay(t, target.slug, 30);
+  const stay = await heldStay(t, { home: target });
   const compact = (day: string) => day.replaceAll('-', '');
   const text = [
     'BEGIN:VCALENDAR',
@@ -104,10 +114,11 @@ async function conflict(t: TriggerContext) {
  * A stay of the run, confirmed, paid through the company's account for its currency with the provider in test mode
  * (lib/payments/test-mode.ts): the guest's checkout (POST /stay/{token}/payment), then the provider's delivery settled
  * as every delivery is (lib/payments/settle.ts), the checkout read back with `outcome`. No account: 409, nothing kept.
+ * With `terms`, the home's booking terms: what is due now is then the deposit they ask, if any (lib/bookings.ts dueNow).
  */
-async function paidStay(t: TriggerContext, outcome: 'succeeded' | 'failed') {
-  const held = await heldStay(t, (await importHome(t, 'holiday_home')).slug, 30);
-  await stepBooking(t.db, t.company.id, held.booking.reference, 'confirm', 'admin', t.now);
+async function paidStay(t: TriggerContext, outcome: 'succeeded' | 'failed', terms?: HomeOptions['booking']) {
+  const held = await heldStay(t, { home: await importHome(t, 'holiday_home', { booking: terms }) });
+  await stepBooking(t.db, t.company.id, held.booking.reference, 'confirm', admin, t.now);
   const testMode = testModeProvider(outcome, t.token, t.now);
   const ctx = { db: t.db, keyring: t.keyring, now: t.now, companyId: t.company.id, testMode };
   const read = await bookingForPayment(ctx, await sha256(held.token));
@@ -121,19 +132,43 @@ async function paidStay(t: TriggerContext, outcome: 'succeeded' | 'failed') {
 /** A stay paid (as {@link paidStay}), cancelled by staff, its refund decided by its policy and accepted in test mode. */
 async function refunded(t: TriggerContext) {
   const { ctx, bookingId, reference } = await paidStay(t, 'succeeded');
-  await stepBooking(t.db, t.company.id, reference, 'cancel', 'admin', t.now);
+  await stepBooking(t.db, t.company.id, reference, 'cancel', admin, t.now);
   await refundBooking(ctx, bookingId);
 }
 
-export const scheduledTriggers: Partial<TriggerTable> = {
+/**
+ * A stay at a home whose terms ask a deposit of 30% (a booking deposit, lib/bookings.ts), confirmed, its deposit paid as
+ * {@link paidStay} pays: the settlement of a deposit that leaves a balance makes that balance due (`booking.balance_due`).
+ */
+const depositPaid = (t: TriggerContext) => paidStay(t, 'succeeded', HomeTermsInput.parse({ booking_deposit_percent: 30 }));
+
+/**
+ * A rent receipt's tax invoice, issued today (as `invoice.issued`'s fixture: a taxable lease, the company registered
+ * for VAT), then the warning's step (lib/einvoice/handoff.ts) for that document only, run with its clock at the
+ * document's warning day (its issue date plus 11 days: the deadline's 14 less the warning's 3), when it is due.
+ */
+async function einvoiceDue(t: TriggerContext) {
+  const payment = await receivedPayment(t, { taxable: true });
+  const document = await t.trx
+    .selectFrom('tax_documents')
+    .select('id')
+    .where('company_id', '=', t.company.id)
+    .where('kind', '=', 'invoice')
+    .where('source_kind', '=', 'rent_payment')
+    .where('source_key', '=', payment)
+    .executeTakeFirst();
+  if (!document) throw new ApiError('conflict', 'A rent receipt issued no tax invoice: this company is not registered for VAT.');
+  const warningDay = new Date(t.now.getTime() + einvoiceWarningAfterDays * 86_400_000);
+  await warnDueEinvoices(t.db, warningDay, { documentId: document.id });
+}
+
+export const scheduledTriggers = {
   'owner_statement.ready': {
     unavailable:
-      'an owner’s statement is ready only once its month has closed (the company’s statement_grace_days after its end); a fixture’s receipt is booked today, in the month still open, and closing that month early would close it for every owner of the company.',
+      'an owner’s statement is ready only once its month has closed (the company’s statement_grace_days after its end), and every statement line is dated the day its operation runs (a receipt’s booked_on, a charge’s, a reversal’s): a fixture’s owner has lines only in the month still open, no operation records one in a closed month (what was closed never changes), and closing the open month early would close it for every owner of the company.',
   },
-  'invoice.einvoice_due': {
-    unavailable:
-      'a tax document is warned about 11 days after its issue date (its e-invoice deadline is 14 days, the warning 3 before), and every operation issues documents dated today: a fixture cannot date one back (its date and number are the series’).',
-  },
+  'booking.balance_due': steps(depositPaid),
+  'invoice.einvoice_due': steps(einvoiceDue),
   'lead.escalated': steps(escalated),
   'rent_payment.overdue': steps(overdue),
   'listing.permit_expiring': steps(permitExpiring),
@@ -145,4 +180,4 @@ export const scheduledTriggers: Partial<TriggerTable> = {
   'payment.failed': steps((t) => paidStay(t, 'failed')),
   'payment.refunded': steps(refunded),
   'booking.refunded': steps(refunded),
-};
+} satisfies Partial<TriggerTable>;

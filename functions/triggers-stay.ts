@@ -1,13 +1,9 @@
-import { addDays, todayIn } from '../lib/dates';
 import { ApiError } from '../lib/errors';
 import type { TriggerContext, TriggerTable } from '../lib/event-triggers';
-import { quoteOf, stayFacts } from '../lib/stay/quote';
 import { readGuestForm } from '../schema/stay/guests';
-import { demoCatalogueOn } from './catalogue/demo';
-import { importCatalogue } from './catalogue/content';
 import { registerGuests, registrationRequired } from './stay/guests';
-import { holdStay } from './stay/hold';
 import { changeBooking } from './stay/reservations';
+import { heldStay, today } from './triggers-support';
 
 /**
  * Fixtures of `events trigger` (issue 38) for the stay types; functions/triggers.ts lays them over its table. Each run
@@ -16,42 +12,15 @@ import { changeBooking } from './stay/reservations';
  * company's own homes and bookings are never touched.
  */
 
-const today = (t: TriggerContext) => todayIn(t.company.time_zone, t.now);
-
-/** A holiday home of the run, cloned from the demo catalogue: its id. */
-async function homeOfRun(t: TriggerContext): Promise<{ id: string; slug: string }> {
-  const doc = demoCatalogueOn(today(t));
-  const source = doc.listings.find((l) => l.listing_type === 'holiday_home' && l.status === 'published');
-  if (!source) throw new Error('the demo catalogue has no published holiday home');
-  const slug = { en: `${source.slug.en}-t${t.token}`, ar: `${source.slug.ar}-t${t.token}` };
-  const permit = source.permit ? { ...source.permit, number: `${source.permit.number}${t.token}`.slice(0, 50) } : source.permit;
-  await importCatalogue(t.trx, t.company, { ...doc, listings: [{ ...source, slug, permit }] }, { render: null, now: t.now });
-  const row = await t.trx
-    .selectFrom('listings')
-    .select('id')
-    .where('company_id', '=', t.company.id)
-    .where('slug_en', '=', slug.en)
-    .executeTakeFirstOrThrow();
-  return { id: row.id, slug: slug.en };
-}
-
 /** A stay of 3 nights for 2 a month ahead at a home of the run, held as a visitor's request (`booking.requested`). */
-async function heldStay(t: TriggerContext) {
-  const home = await homeOfRun(t);
-  const checkIn = addDays(today(t), 30);
-  const stay = { checkIn, checkOut: addDays(checkIn, 3), guests: 2 };
-  const facts = await stayFacts(t.trx, t.company, home.slug, stay, t.now);
-  const quote = quoteOf(t.company, facts, stay, t.now);
-  const guest = { ...stay, name: `Test guest ${t.token}`, email: `guest.${t.token}@example.com`, language: 'en' };
-  const consent = { consentVersion: 'trigger', consentAddress: null };
-  const held = await holdStay(t.trx, t.company, facts, quote, { ...guest, ...consent }, 'website', t.now);
-  if (!held) throw new Error('the test stay could not be held');
-  return { id: held.booking.id, reference: held.booking.reference, listing_id: home.id, guests: stay.guests };
+async function requested(t: TriggerContext) {
+  const held = await heldStay(t);
+  return { id: held.booking.id, reference: held.booking.reference, listing_id: held.home.id, guests: held.guests };
 }
 
 /** `booking.changed`: the held stay's guests changed, as an integration's `PATCH /bookings/{reference}` does. */
 async function bookingChanged(t: TriggerContext) {
-  const { reference } = await heldStay(t);
+  const { reference } = await requested(t);
   await changeBooking(t.trx, t.company, reference, { guests: 1 }, 'admin', t.now, undefined);
 }
 
@@ -67,7 +36,7 @@ async function guestsRegistered(t: TriggerContext) {
       'booking.guests_registered is made only in a company whose market is dubai (settings `market`): Dubai’s DET registration is the only one, and this company’s stay pages take none.',
     );
   }
-  const booking = await heldStay(t);
+  const booking = await requested(t);
   const form = {
     'guests[0].name': `Test guest ${t.token}`,
     'guests[0].nationality': 'GB',
@@ -82,7 +51,7 @@ async function guestsRegistered(t: TriggerContext) {
   if (!(await registerGuests(t.db, input, today(t), t.now))) throw new Error('the test stay took no registration');
 }
 
-export const stayTriggers: Partial<TriggerTable> = {
+export const stayTriggers = {
   'booking.changed': { steps: bookingChanged },
   'booking.guests_registered': { steps: guestsRegistered },
-};
+} satisfies Partial<TriggerTable>;

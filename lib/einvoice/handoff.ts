@@ -211,15 +211,22 @@ export const einvoiceMachine = statusMachine<'pending' | 'accepted' | 'rejected'
 
 const warnBatch = 500;
 
-/** Documents not yet accepted nor warned about whose warning day (the company's time zone) has come. */
-function dueForWarning(db: Db, now: Date) {
-  const lead = einvoiceDeadlineDays - einvoiceWarningDays;
-  return db
+/** Days after its issue date on which a document not yet accepted is warned about. */
+export const einvoiceWarningAfterDays = einvoiceDeadlineDays - einvoiceWarningDays;
+
+/** The warning's step narrowed to one document (`events trigger`'s fixture of `invoice.einvoice_due`, issue 38). */
+type WarnOnly = { documentId?: string };
+
+/** Documents not yet accepted nor warned about whose warning day (the company's time zone) has come (`only`: that one). */
+function dueForWarning(db: Db, now: Date, only: WarnOnly) {
+  const lead = einvoiceWarningAfterDays;
+  const due = db
     .selectFrom('tax_documents as d')
     .innerJoin('companies as c', 'c.id', 'd.company_id')
     .where('d.einvoice_status', '<>', 'accepted')
     .where('d.einvoice_due_warned_at', 'is', null)
     .where(sql<boolean>`d.issue_date + ${lead}::int <= (${now}::timestamptz at time zone c.time_zone)::date`);
+  return only.documentId === undefined ? due : due.where('d.id', '=', only.documentId);
 }
 
 /**
@@ -227,14 +234,14 @@ function dueForWarning(db: Db, now: Date) {
  * {@link einvoiceWarningDays} days after today (the company's time zone), whether or not it has been sent. One read of
  * the companies with something to warn about; then per company, batches of one read and one statement that marks the
  * documents (`einvoice_due_warned_at is null` re-checked under the row lock) with an event for each it marked, so runs
- * from several places warn once. Returns how many were warned about.
+ * from several places warn once. Returns how many were warned about. `only.documentId`: that document only, if due.
  */
-export async function warnDueEinvoices(db: Db, now: Date): Promise<number> {
-  const companies = await dueForWarning(db, now).select('d.company_id').distinct().execute();
+export async function warnDueEinvoices(db: Db, now: Date, only: WarnOnly = {}): Promise<number> {
+  const companies = await dueForWarning(db, now, only).select('d.company_id').distinct().execute();
   let count = 0;
   for (const { company_id: companyId } of companies) {
     for (;;) {
-      const due = await dueForWarning(db, now)
+      const due = await dueForWarning(db, now, only)
         .where('d.company_id', '=', companyId)
         .select('d.id')
         .orderBy('d.issue_date')

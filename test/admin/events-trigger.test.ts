@@ -22,6 +22,13 @@ let prod: { id: string };
 let hooks: Receiver;
 
 const trigger = (companyId: string, body: unknown) => api.admin(`/companies/${companyId}/events/trigger`, { body });
+/** The one event of `first` and the one of `then` the run made, which name the same record by `key`. */
+function oneEach(events: Array<{ type: string; data: Record<string, unknown> }>, first: string, then: string, key: string) {
+  const of = (type: string) => events.filter((e) => e.type === type);
+  expect([of(first).length, of(then).length], then).toEqual([1, 1]);
+  expect(of(then)[0]!.data[key]).toBe(of(first)[0]!.data[key]);
+  return of(then)[0]!.data[key];
+}
 const eventsOf = async (companyId: string, type: string) =>
   (await api.admin(`/companies/${companyId}/events?type=${type}&page_size=100`)).json.results as Array<{
     id: string;
@@ -120,16 +127,11 @@ describe('the trigger', () => {
   });
 
   it('makes booking.changed and booking.guests_registered in the trigger’s transaction, on a stay of its own', async () => {
-    type Made = { type: string; data: { reference?: string } };
     for (const type of ['booking.changed', 'booking.guests_registered']) {
       const res = await trigger(dev.id, { type });
       expect(res.status, JSON.stringify(res.json)).toBe(201);
-      const events = res.json.events as Made[];
       // The stay the fixture requested (with its guest, a new contact) is the one its operation changed or registered.
-      const requested = events.filter((e) => e.type === 'booking.requested');
-      const made = events.filter((e) => e.type === type);
-      expect([requested.length, made.length], type).toEqual([1, 1]);
-      expect(made[0]?.data.reference).toBe(requested[0]?.data.reference);
+      oneEach(res.json.events, 'booking.requested', type, 'reference');
     }
   });
 
@@ -182,11 +184,6 @@ describe('the billing family (functions/triggers-billing.ts)', () => {
     expect('steps' in eventTriggers[type]).toBe(true);
   });
 
-  it('says why booking.balance_due is not made here (only the payment provider records a paid deposit)', () => {
-    const fixture = eventTriggers['booking.balance_due'];
-    expect('unavailable' in fixture && fixture.unavailable).toContain('provider');
-  });
-
   it('disables an endpoint of the run’s own, the company’s endpoints untouched', async () => {
     const list = async () =>
       (await api.admin(`/companies/${dev.id}/webhook-subscriptions`)).json.results as Array<{
@@ -216,6 +213,45 @@ describe('the billing family (functions/triggers-billing.ts)', () => {
     const published = events.find((e) => e.type === 'listing.published')!;
     expect(published.data.listing_id).toBe(created.data.listing_id);
     expect(published.data.external_reference).toMatch(/^trigger:/);
+  });
+});
+
+describe('the last scheduled and provider types (functions/triggers-scheduled.ts)', () => {
+  type Made = { type: string };
+
+  it('makes booking.balance_due by settling a deposit paid in test mode, on a stay of its own', async () => {
+    const res = await trigger(dev.id, { type: 'booking.balance_due' });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    oneEach(res.json.events, 'booking.requested', 'booking.balance_due', 'reference');
+    // A deposit only: the booking is not paid.
+    const types = (res.json.events as Made[]).map((e) => e.type);
+    expect(types).toContain('payment.succeeded');
+    expect(types).not.toContain('booking.paid');
+  });
+
+  it('warns about its own tax invoice only, as of its warning day', async () => {
+    const warned = async () =>
+      (
+        await api.db
+          .selectFrom('tax_documents')
+          .select(['id', 'einvoice_due_warned_at'])
+          .where('company_id', '=', dev.id)
+          .execute()
+      )
+        .filter((d) => d.einvoice_due_warned_at !== null)
+        .map((d) => d.id);
+    // Another document of the company, issued today as the fixture's is, and due on the same day.
+    expect((await trigger(dev.id, { type: 'invoice.issued' })).status).toBe(201);
+    const before = await warned();
+    const res = await trigger(dev.id, { type: 'invoice.einvoice_due' });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    const own = oneEach(res.json.events, 'invoice.issued', 'invoice.einvoice_due', 'invoice_id');
+    expect((await warned()).sort()).toEqual([...before, own].sort());
+  });
+
+  it('says why owner_statement.ready is not made here (a closed month takes no line)', () => {
+    const fixture = eventTriggers['owner_statement.ready'];
+    expect('unavailable' in fixture && fixture.unavailable).toContain('closed');
   });
 });
 
