@@ -11,7 +11,7 @@ import { addMonths } from './leases/term';
 import { admin, bouncedPayment, draftLease, person, receivedPayment, scopeOf, steps, today, written } from './triggers-support';
 
 /**
- * Fixtures of `events trigger` (issue 38) for the billing family; functions/triggers.ts lays them over its table. Each
+ * Fixtures of `events trigger` (issue 38) for the billing family; functions/triggers.ts composes its table of them (each type defined once). Each
  * run makes its own records through the operations that emit the type (named with the run's token), in the trigger's
  * transaction: a direct-debit mandate on a new lease and its moves, a rent receipt's tax invoice and its bounce's credit
  * note, an integration's listing under an id of the run and its publication.

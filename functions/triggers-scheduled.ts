@@ -32,7 +32,7 @@ import {
 
 /**
  * Fixtures of `events trigger` (issue 38) for the types made by scheduled work, by the payment provider's answer and by
- * a calendar's sync; functions/triggers.ts lays them over its table. Each makes its own records in the state that is
+ * a calendar's sync; functions/triggers.ts composes its table of them (each type defined once). Each makes its own records in the state that is
  * due and runs the job's own step for them only (docs/api-reference.md, "Test events"): no other record is touched.
  */
 

@@ -6,7 +6,7 @@ import { changeBooking } from './stay/reservations';
 import { heldStay, today } from './triggers-support';
 
 /**
- * Fixtures of `events trigger` (issue 38) for the stay types; functions/triggers.ts lays them over its table. Each run
+ * Fixtures of `events trigger` (issue 38) for the stay types; functions/triggers.ts composes its table of them (each type defined once). Each run
  * makes its own holiday home (cloned from the demo catalogue, its slugs and permit suffixed with the run's token) and a
  * stay held there as a visitor's request holds it, then the operation of the type, in the trigger's transaction: the
  * company's own homes and bookings are never touched.

@@ -15,8 +15,8 @@ export type Layer = (typeof layers)[number];
 /** Files directly in functions/ that compose the groups (the only ones that may import several). */
 export const compositionFiles = ['functions/app.ts', 'functions/jobs.ts', 'functions/seed.ts', 'functions/worker.ts'];
 /**
- * Dev-only files directly in functions/ that compose groups too: `events trigger`'s fixtures (issue 38), its table and
- * a file per family of fixtures (`functions/triggers-<family>.ts`, with their `-support` files).
+ * Dev-only files directly in functions/ that compose groups too: `events trigger`'s fixtures (issue 38), its table, a
+ * file per family of fixtures (`functions/triggers-<family>.ts`) and their shared steps (`functions/triggers-support.ts`).
  */
 export const isFixtureFile = (file: string) => /^functions\/triggers(-[a-z]+)*\.ts$/.test(file);
 /** Folders of schema/ every group may import; the value is the group that owns the folder's own files, if any. */
