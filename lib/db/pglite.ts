@@ -1,7 +1,15 @@
 import { PGlite, parse, protocol, type Results } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, type KyselyConfig } from 'kysely';
+import {
+  type Dialect,
+  type Driver,
+  Kysely,
+  type KyselyConfig,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+} from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type { Database } from '../../schema/db';
 import { type DatabaseHandle, dateOid, keepText } from './index';
@@ -28,7 +36,52 @@ export async function openPGlite(
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers}`],
     parsers: { [dateOid]: keepText },
   });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(preparing(pglite)), log: options.log });
+  return pgliteHandle(pglite, { log: options.log });
+}
+
+/**
+ * The session of one PGlite, as every handle on it uses it: its prepared statements ({@link preparing}: a named
+ * statement exists once per session) and one driver, whose queue serialises the handles' connections, so a
+ * transaction of one handle never takes in another's statements.
+ */
+type Session = { driver: Driver };
+const sessions = new WeakMap<PGlite, Session>();
+
+function sessionOf(pglite: PGlite): Session {
+  let session = sessions.get(pglite);
+  if (!session) {
+    session = { driver: new PGliteDialect(preparing(pglite)).createDriver() };
+    sessions.set(pglite, session);
+  }
+  return session;
+}
+
+/**
+ * A handle on an open PGlite, with a Kysely of its own (its own `log`). Closing it closes the PGlite, unless
+ * `keepOpen`: then the PGlite stays open for the other handles on it (the tests' one PGlite per process,
+ * test/support/harness.ts), and the handle only stops using it.
+ */
+export function pgliteHandle(
+  pglite: PGlite,
+  options: { log?: KyselyConfig['log']; keepOpen?: boolean } = {},
+): DatabaseHandle & { pglite: PGlite } {
+  const { driver } = sessionOf(pglite);
+  const shared: Driver = options.keepOpen
+    ? new Proxy(driver, {
+        get: (target, property, receiver) => {
+          if (property === 'destroy') return async () => {};
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      })
+    : driver;
+  const dialect: Dialect = {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => shared,
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+  };
+  const db = new Kysely<Database>({ dialect, log: options.log });
   return {
     db,
     pglite,

@@ -7,7 +7,8 @@ import { afterResponsesSettled } from '../../lib/request-lifecycle';
 import { randomToken, sha256 } from '../../lib/crypto';
 import { newDetailsKey } from '../../lib/crypto-jwe';
 import type { DatabaseHandle } from '../../lib/db/index';
-import { openPGlite } from '../../lib/db/pglite';
+import type { PGlite } from '@electric-sql/pglite';
+import { openPGlite, pgliteHandle } from '../../lib/db/pglite';
 import { openPostgres } from '../../lib/db/postgres';
 import type { AppEnv } from '../../lib/env';
 import { createNodePlatform, type NodePlatform } from '../../lib/node/platform';
@@ -39,14 +40,27 @@ export function tripLog(into: () => string[] | undefined): (event: LogEvent) => 
   };
 }
 
-/** The database of this test file: a PGlite copy of the migrated snapshot, or the shared PostgreSQL. */
+/**
+ * The test files' database: on PostgreSQL the shared database (or, `own`, one of the file's own); on PGlite one copy
+ * of the migrated snapshot per test process, shared by its files as the PostgreSQL database is (each file's companies
+ * are its own), or, `own`, a copy of the file's own. Opening a copy costs about a second (docs/performance.md, "Where
+ * a PGlite pass goes"), which every file paid before.
+ */
 export async function openTestDatabase(options: { log?: KyselyConfig['log']; own?: boolean } = {}): Promise<DatabaseHandle> {
   const databaseUrl = inject('databaseUrl');
   if (databaseUrl && options.own) return openOwnPostgres(databaseUrl, options.log);
   if (databaseUrl) return openPostgres(databaseUrl, { max: 4, log: options.log });
-  const snapshot = await readFile(inject('pgliteSnapshot'));
-  return openPGlite({ loadDataDir: new Blob([snapshot]), log: options.log });
+  if (options.own) return openPGlite({ loadDataDir: await snapshot(), log: options.log });
+  sharedPGlite ??= openPGlite({ loadDataDir: await snapshot() }).then((handle) => handle.pglite);
+  const pglite = await sharedPGlite;
+  // A file that stopped inside a transaction (a failure half way) leaves it open: the next file starts outside it.
+  if (pglite.isInTransaction()) await pglite.query('rollback');
+  return pgliteHandle(pglite, { log: options.log, keepOpen: true });
 }
+
+/** This process's PGlite, which the test files share (never closed: it ends with the process). */
+let sharedPGlite: Promise<PGlite> | undefined;
+const snapshot = async () => new Blob([await readFile(inject('pgliteSnapshot'))]);
 
 /**
  * A database of this test file alone on the PostgreSQL server (created here, migrated by the platform, dropped
