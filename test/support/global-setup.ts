@@ -15,6 +15,7 @@ declare module 'vitest' {
     pgliteSnapshot: string;
     databaseUrl: string;
     adminCli: string;
+    serverBundle: string;
   }
 }
 
@@ -26,8 +27,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The admin command line as one bundle of this run's own (a folder per process: CI runs two passes side by side),
   // as `npm start` runs the server: a command starts in a fraction of a second where tsx compiles it each time (several
   // seconds on a loaded machine; test/support/admin-cli.ts). The tests of `npm run admin` itself still go through tsx.
-  const adminCli: string = await bundleOf('bin/admin.ts', `dist/test-${process.pid}/admin.mjs`);
+  // The server too (test/support/server-process.ts), bundled as `npm start` bundles it: each start of a test's server
+  // no longer compiles it with tsx.
+  const folder = `dist/test-${process.pid}`;
+  const [adminCli, serverBundle]: [string, string] = await Promise.all([
+    bundleOf('bin/admin.ts', `${folder}/admin.mjs`),
+    bundleOf('bin/server.ts', `${folder}/server.mjs`),
+  ]);
   project.provide('adminCli', adminCli);
+  project.provide('serverBundle', serverBundle);
   const teardown = () => rm(dirname(adminCli), { recursive: true, force: true });
   await prepareDatabase(project);
   return teardown;

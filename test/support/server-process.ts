@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 
 /**
  * The Node server (bin/server.ts) and its command lines as real processes on a data folder of the test's own, with
@@ -38,10 +39,13 @@ export type ServerProcess = {
   exited: Promise<number | NodeJS.Signals>;
 };
 
-/** `npm start`'s server (through tsx, as `npm run dev`), on `dataDir`, on a port the system picks. */
+/**
+ * `npm start`'s server, on `dataDir`, on a port the system picks: the run's bundle of bin/server.ts (made once by
+ * test/support/global-setup.ts as bin/build-server.mjs makes `npm start`'s), so a start does not compile the server.
+ */
 export function startServer(dataDir: string, extra: Record<string, string> = {}): ServerProcess {
   const env = bareEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...extra });
-  const child = spawn(process.execPath, ['--import', tsx, join(repo, 'bin/server.ts')], {
+  const child = spawn(process.execPath, ['--enable-source-maps', inject('serverBundle')], {
     cwd: repo,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
