@@ -2,7 +2,8 @@ import Big from 'big.js';
 import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../schema/db';
 import { ApiError } from './errors';
-import { formatAmount, percentOf, sumAmounts } from './money';
+import { formatAmount, fromMinorUnits, minorUnits, percentOf, sumAmounts } from './money';
+import { dirhamOfNights, paymentsDirham } from './tourism-dirham';
 import { statusMachine } from './transitions';
 import type { BookingStatus, HolidayHomeTerms, StoredQuote } from '../schema/stay/db';
 
@@ -133,7 +134,7 @@ export type PaidPayment = {
 };
 
 export type CancelledBooking = {
-  quote: Pick<StoredQuote, 'total' | 'deposit' | 'currency'>;
+  quote: Pick<StoredQuote, 'total' | 'deposit' | 'currency' | 'tourism_dirham'>;
   check_in: string;
   cancelled_at: Date;
   cancel_reason: 'staff' | 'guest' | 'hold_expired' | 'payment_overdue';
@@ -141,50 +142,84 @@ export type CancelledBooking = {
   late_cancellation_refund_percent: number;
   /** The check-in day's midnight in the company's time zone. */
   arrival: Date;
+  /**
+   * Of the nights its Tourism Dirham charged, those in a month whose report was recorded while the booking counted in
+   * it (confirmed at or before the record, cancelled at or after it): declared to DET, their fee stays DET's.
+   */
+  recorded_nights: number;
 };
 
-export type RefundDecision = { payment_id: string; amount: string; reason: 'policy' | 'lapsed' };
+/** A refund: its amount, why, and the Tourism Dirham's part of it (null: the booking's quote has no Tourism Dirham). */
+export type RefundDecision = {
+  payment_id: string;
+  amount: string;
+  reason: 'policy' | 'lapsed';
+  tourism_dirham: string | null;
+};
+
+const byPaidAt = (a: PaidPayment, b: PaidPayment) => a.paid_at.getTime() - b.paid_at.getTime() || (a.id < b.id ? -1 : 1);
+const least = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /**
  * The refunds of a cancelled booking's payments by its policy at the cancellation's time (issue 34):
  * - a payment made after the cancellation, or of a hold that lapsed (the company never confirmed in time): all of it,
  *   card fee and rounding included (`lapsed`: money is never taken for dates the guest does not have);
  * - else, cancelled at least `free_cancellation_days` before arrival: all of it (`policy`);
- * - else the company keeps (100 − late_cancellation_refund_percent)% of the stay's total paid (rounded down: the
- *   guest's favour), the refundable deposit never; the card fee and rounding of a payment partly kept are not refunded.
- * What is kept is taken from the payments in the order they were paid. A payment with a refund decided before is left
- * alone (one refund per payment); a refund of nothing is no refund.
+ * - else the company keeps (100 − late_cancellation_refund_percent)% of the stay's total paid without the Tourism
+ *   Dirham (rounded down: the guest's favour), the refundable deposit never; the card fee and rounding of a payment
+ *   partly kept are not refunded.
+ * The Tourism Dirham (issue 37, migration 0064) is DET's per occupied room-night: a cancelled booking occupies none, so
+ * the fee its payments carried ({@link paymentsDirham}) goes back to the guest, but the fee of its nights in months
+ * already recorded (`recorded_nights`, at most what its payments carried before the cancellation), which stays DET's.
+ * What is kept (of the stay, then of the fee) is taken from the payments in the order they were paid. A payment with a
+ * refund decided before is left alone (one refund per payment); a refund of nothing is no refund.
  */
 export function refundsOf(booking: CancelledBooking, payments: PaidPayment[]): RefundDecision[] {
-  const { currency } = booking.quote;
-  const before = payments
-    .filter((p) => p.paid_at.getTime() <= booking.cancelled_at.getTime())
-    .sort((a, b) => a.paid_at.getTime() - b.paid_at.getTime() || (a.id < b.id ? -1 : 1));
+  const { currency, tourism_dirham: quoted } = booking.quote;
+  const minor = (amount: string | Big) => BigInt(minorUnits(amount, currency));
+  const money = (value: bigint) => fromMinorUnits(Number(value), currency);
+  const ordered = [...payments].sort(byPaidAt);
+  const before = ordered.filter((p) => p.paid_at.getTime() <= booking.cancelled_at.getTime());
   const free =
     booking.cancel_reason === 'hold_expired' ||
     booking.cancelled_at.getTime() <= booking.arrival.getTime() - booking.free_cancellation_days * 86_400_000;
-  const paidBefore = sumAmounts(
-    before.map((p) => p.base),
-    currency,
-  );
-  // The stay's total paid: what was paid toward it first, the refundable deposit after.
-  const stayPaid = new Big(paidBefore).lt(booking.quote.total) ? paidBefore : booking.quote.total;
-  let keep = free ? new Big(0) : new Big(percentOf(stayPaid, 100 - booking.late_cancellation_refund_percent, currency, 'down'));
-  const kept = new Map<string, Big>();
+  // The fee each payment carried, and what those before the cancellation carried together (D).
+  const fees = quoted
+    ? paymentsDirham(
+        minor(quoted.amount),
+        minor(amountDue(booking.quote)),
+        ordered.map((p) => minor(p.base)),
+      )
+    : [];
+  const feeOf = new Map(ordered.map((p, i) => [p.id, fees[i] ?? 0n]));
+  const carried = before.reduce((sum, p) => sum + (feeOf.get(p.id) ?? 0n), 0n);
+  const paidBefore = before.reduce((sum, p) => sum + minor(p.base), 0n);
+  // The stay's total paid (what was paid toward it first, the refundable deposit after), without the fee.
+  const stayPaid = least(paidBefore, minor(booking.quote.total)) - carried;
+  let keepStay =
+    free || stayPaid <= 0n
+      ? 0n
+      : minor(percentOf(money(stayPaid), 100 - booking.late_cancellation_refund_percent, currency, 'down'));
+  let keepFee = free || !quoted ? 0n : least(minor(dirhamOfNights(quoted, booking.recorded_nights, currency)), carried);
+  const kept = new Map<string, { stay: bigint; fee: bigint }>();
   for (const p of before) {
-    const take = keep.lt(p.base) ? keep : new Big(p.base);
-    kept.set(p.id, take);
-    keep = keep.minus(take);
+    const fee = feeOf.get(p.id) ?? 0n;
+    const stay = least(keepStay, minor(p.base) - fee);
+    const ofFee = least(keepFee, fee);
+    kept.set(p.id, { stay, fee: ofFee });
+    keepStay -= stay;
+    keepFee -= ofFee;
   }
   const decisions: RefundDecision[] = [];
   for (const p of payments) {
     if (p.refunded) continue;
     const late = !before.includes(p);
-    const held = kept.get(p.id) ?? new Big(0);
-    const amount = held.eq(0) ? new Big(p.charged) : new Big(p.base).minus(held);
-    if (amount.lte(0)) continue;
+    const held = kept.get(p.id) ?? { stay: 0n, fee: 0n };
+    const amount = held.stay + held.fee === 0n ? minor(p.charged) : minor(p.base) - held.stay - held.fee;
+    if (amount <= 0n) continue;
     const reason = late || booking.cancel_reason === 'hold_expired' ? 'lapsed' : 'policy';
-    decisions.push({ payment_id: p.id, amount: formatAmount(amount, currency), reason });
+    const fee = quoted ? money((feeOf.get(p.id) ?? 0n) - held.fee) : null;
+    decisions.push({ payment_id: p.id, amount: money(amount), reason, tourism_dirham: fee });
   }
   return decisions;
 }

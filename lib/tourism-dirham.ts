@@ -48,6 +48,27 @@ export function quotedDirham(
   };
 }
 
+/**
+ * The Tourism Dirham each payment toward a booking carried, the payments in the order they were paid (their bases, what
+ * each paid toward what is due, in minor units): the fee × what was paid up to and through the payment ÷ what the
+ * booking is due (its quote's total plus deposit), rounded down, less the same of what was paid before it. The rule of
+ * migration 0063's `booking_payment_dirham` (the owner's `booking_received` line) and of the `Tourism Dirham` line of
+ * the payments' tax invoices (lib/payments/booking-invoices.ts), so a refund gives back what the payment carried.
+ */
+export function paymentsDirham(feeMinor: bigint, dueMinor: bigint, basesMinor: readonly bigint[]): bigint[] {
+  const upTo = (paid: bigint) => (dueMinor <= 0n ? 0n : (feeMinor * (paid < dueMinor ? paid : dueMinor)) / dueMinor);
+  let paid = 0n;
+  return basesMinor.map((base) => {
+    const before = upTo(paid);
+    paid += base;
+    return upTo(paid) - before;
+  });
+}
+
+/** The fee of `nights` of a booking's charged nights, by its quote's Tourism Dirham (bedrooms × nights × rate). */
+export const dirhamOfNights = (quoted: QuotedDirham, nights: number, currency: string): string =>
+  formatAmount(new Big(quoted.per_bedroom_night).times(quoted.bedrooms).times(nights), currency);
+
 /** One line of a month's report: a home (and class, bedrooms and rate, should they have changed within the month). */
 export type DirhamLine = {
   listing_id: string;

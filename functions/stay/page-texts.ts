@@ -40,8 +40,8 @@ export const stayTexts = {
     cancelTitle: 'Cancel this booking',
     cancelNote: 'Cancelling frees the dates at once; what you paid is refunded by the booking’s cancellation policy.',
     freeUntil: (when: string) => `Cancelled by ${when}, everything you paid is refunded.`,
-    lateRefund: (percent: number) =>
-      `After that, ${percent}% of the stay’s total paid is refunded (the refundable deposit in full).`,
+    lateRefund: (percent: number, dirham: boolean) =>
+      `After that, ${percent}% of the stay’s total paid is refunded (the refundable deposit${dirham ? ' and the Tourism Dirham' : ''} in full).`,
     cancel: 'Cancel my booking',
     cannotCancel: 'This booking cannot be cancelled here.',
   },
@@ -85,7 +85,8 @@ export const stayTexts = {
     cancelTitle: 'إلغاء هذا الحجز',
     cancelNote: 'الإلغاء يحرر التواريخ فورًا؛ ويُسترد ما دفعته وفق سياسة الإلغاء الخاصة بالحجز.',
     freeUntil: (when: string) => `إذا ألغيت قبل ${when}، يُسترد كل ما دفعته.`,
-    lateRefund: (percent: number) => `بعد ذلك، يُسترد ${percent}% من المدفوع من مجموع الإقامة (والتأمين المسترد كاملًا).`,
+    lateRefund: (percent: number, dirham: boolean) =>
+      `بعد ذلك، يُسترد ${percent}% من المدفوع من مجموع الإقامة (${dirham ? 'والتأمين المسترد ودرهم السياحة كاملين' : 'والتأمين المسترد كاملًا'}).`,
     cancel: 'إلغاء حجزي',
     cannotCancel: 'لا يمكن إلغاء هذا الحجز من هنا.',
   },

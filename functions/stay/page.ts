@@ -212,7 +212,7 @@ ${
 <h2>${t.cancelTitle}</h2>
 <p>${t.cancelNote}</p>
 ${freeUntil.getTime() > now.getTime() ? html`<p data-free-until>${t.freeUntil(instant(freeUntil))}</p>` : ''}
-${booking.late_cancellation_refund_percent < 100 ? html`<p>${t.lateRefund(booking.late_cancellation_refund_percent)}</p>` : ''}
+${booking.late_cancellation_refund_percent < 100 ? html`<p>${t.lateRefund(booking.late_cancellation_refund_percent, Boolean(quote.tourism_dirham))}</p>` : ''}
 <form method="post" action="/stay/${token}/cancellation"><button type="submit" data-cancel>${t.cancel}</button></form>
 </section>`
     : ''

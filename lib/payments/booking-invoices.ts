@@ -39,6 +39,9 @@ import type { StoredQuote } from '../../schema/stay/db';
 /** The name of a document's line holding the card fee passed on and the rounding (migration 0047 reads it). */
 export const cardFeeLine = 'Card fee';
 
+/** The name of a booking's Tourism Dirham line (a refund's credit note gives it the refund's stored part of the fee). */
+export const dirhamLine = 'Tourism Dirham';
+
 /** What a settlement reads for a booking's invoice (null for a rent payment's). */
 export type BookingInvoiceRead = {
   company_name: string | null;
@@ -95,7 +98,7 @@ function bookingLines(quote: StoredQuote, reference: string, checkIn: string, ch
   for (const fee of quote.fees) {
     if (!fee.tax) return null;
     const [name, description] =
-      fee.code === 'cleaning' ? ['Cleaning', 'Cleaning fee'] : ['Tourism Dirham', 'Tourism Dirham (government fee)'];
+      fee.code === 'cleaning' ? ['Cleaning', 'Cleaning fee'] : [dirhamLine, 'Tourism Dirham (government fee)'];
     lines.push({
       description: `${description}, booking ${reference}`,
       name,
@@ -295,13 +298,36 @@ export const bookingRefundColumns = sql`c.name as company_name, c.settings as co
       and d.source_key = r.payment_id and r.booking_id is not null) as invoice`;
 
 /**
+ * `returned` of a payment's base (`base`, its invoice's lines but the card fee's) over those lines: each its share rounded
+ * down, the stay taking what is left; with the refund's Tourism Dirham part (`dirham`), the Tourism Dirham line that
+ * part (at most the line) and the other lines the rest.
+ */
+function baseShares(stays: Array<{ line: LineInput; minor: bigint }>, returned: bigint, base: bigint, dirham: bigint | null) {
+  const lines = stays.map((s) => ({ minor: s.minor, category: s.line.category }));
+  const at = dirham === null ? -1 : stays.findIndex((s) => s.line.name === dirhamLine);
+  const fee = lines[at];
+  if (dirham === null || !fee) return spread(lines, absorberOf(lines), returned, base);
+  const part = [dirham, fee.minor, returned].reduce((a, b) => (a < b ? a : b));
+  const others = lines.filter((_, i) => i !== at);
+  const rest = spread(others, absorberOf(others), returned - part, base - fee.minor);
+  return lines.map((_, i) => (i === at ? part : (rest[i < at ? i : i - 1] ?? 0n)));
+}
+
+/**
  * The credit note of a refund of `amount` accepted on `day`, crediting the refunded payment's invoice (reason
  * DL8.61.1.A: the supply cancelled, Federal Decree-Law No. 8 of 2017, Article 61(1)(a)). Its lines: the whole refund,
  * the invoice's lines ({@link creditedLines}); else, as the journal takes a refund back, the part that returns the
  * payment's base from the stay's lines (each its share rounded down, the stay taking what is left) and the rest from
- * the card fee's line. Null when the payment has no invoice.
+ * the card fee's line. A refund that stored its Tourism Dirham part (`dirham`, migration 0064) gives the invoice's
+ * Tourism Dirham line that part and spreads the rest of what returns base over the other lines. Null when the payment
+ * has no invoice.
  */
-export function bookingCreditNote(read: BookingRefundRead, amount: string, day: string): Prepared | NotIssued | null {
+export function bookingCreditNote(
+  read: BookingRefundRead,
+  amount: string,
+  day: string,
+  dirham: string | null = null,
+): Prepared | NotIssued | null {
   const invoice = read.invoice;
   if (!invoice) return null;
   const document = invoice.document;
@@ -317,7 +343,7 @@ export function bookingCreditNote(read: BookingRefundRead, amount: string, day: 
     const fees = all.filter((line) => line.name === cardFeeLine);
     const base = stays.reduce((a, s) => a + s.minor, 0n);
     const returned = refund < base ? refund : base;
-    const shares = spread(stays, absorberOf(stays.map((s) => ({ ...s, category: s.line.category }))), returned, base);
+    const shares = baseShares(stays, returned, base, dirham === null ? null : BigInt(minorUnits(dirham, currency)));
     lines = stays.flatMap((s, i) =>
       (shares[i] ?? 0n) > 0n ? [{ ...s.line, amount: fromMinorUnits(Number(shares[i]), currency) }] : [],
     );

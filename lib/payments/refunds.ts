@@ -19,7 +19,8 @@ import { issueCtes } from '../invoices';
  * Refunds of a cancelled booking's payments (issue 34; docs/api-reference.md, "Booking payments"), in two steps that
  * each may run again without harm:
  * 1. decided: the refund of each succeeded payment of a cancelled booking without one, by the booking's policy at its
- *    cancellation's time (lib/bookings.ts refundsOf), written as a `pending` row: one per payment (the unique key), so
+ *    cancellation's time (lib/bookings.ts refundsOf), written as a `pending` row with the Tourism Dirham's part of it
+ *    (migration 0064: decided once, read by the owner's line and the credit note): one per payment (the unique key), so
  *    deciding twice decides once;
  * 2. sent: each pending refund due is asked of the payment's provider with the refund's id as the idempotency key (a
  *    retry after a timeout is the same refund at the provider, never a second); the provider's acceptance is written
@@ -56,6 +57,12 @@ export async function decideBookingRefunds(db: Db, now: Date, scope: RefundScope
     select b.id, b.company_id, b.quote, b.check_in::text as check_in, b.cancelled_at, b.cancel_reason,
       b.free_cancellation_days, b.late_cancellation_refund_percent,
       (b.check_in::timestamp at time zone c.time_zone) as arrival,
+      (select count(*) from generate_series(b.check_in::timestamp,
+          (least(b.check_out, b.check_in + (b.quote -> 'tourism_dirham' ->> 'nights')::int) - 1)::timestamp,
+          interval '1 day') as n(night)
+        where exists (select from tourism_dirham_months t where t.company_id = b.company_id
+          and t.month = date_trunc('month', n.night)::date
+          and t.recorded_at >= b.confirmed_at and t.recorded_at <= b.cancelled_at))::int as recorded_nights,
       (select json_agg(json_build_object('id', p.id, 'charged', p.amount::text,
           'base', (p.amount - p.card_fee - p.rounding)::text, 'paid_at', p.paid_at,
           'refunded', exists (select from payment_refunds r where r.payment_id = p.id)) order by p.paid_at)
@@ -85,6 +92,7 @@ export async function decideBookingRefunds(db: Db, now: Date, scope: RefundScope
         amount: d.amount,
         currency: quote.currency,
         reason: d.reason,
+        tourism_dirham: d.tourism_dirham,
         next_attempt_at: now,
       });
     }
@@ -230,7 +238,7 @@ async function writeAccepted(ctx: Omit<PaymentsContext, 'companyId'>, refund: Du
  */
 function creditNoteCte(ctx: Omit<PaymentsContext, 'companyId'>, refund: Due) {
   if (refund.booking_id === null) return false;
-  const prepared = bookingCreditNote(refund, refund.amount, todayIn(refund.time_zone, ctx.now));
+  const prepared = bookingCreditNote(refund, refund.amount, todayIn(refund.time_zone, ctx.now), refund.tourism_dirham);
   if (!prepared?.issued || !refund.invoice) return false;
   return issueCtes('credit', 'done', {
     companyId: refund.company_id,

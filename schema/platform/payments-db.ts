@@ -92,6 +92,11 @@ export interface PaymentRefundsTable {
   booked_on: ColumnType<string | null, string | null | undefined, string | null>;
   /** The journal entry's stable number (`RF-<n>`, migration 0040). */
   entry_number: ColumnType<string, never, never>;
+  /**
+   * The Tourism Dirham's part of a booking's refund, decided with it (migration 0064, lib/bookings.ts refundsOf); null
+   * before it, for a booking whose quote has no Tourism Dirham, and for a refund that is not a booking's.
+   */
+  tourism_dirham: ColumnType<string | null, string | null | undefined, never>;
   created_at: Generated<Date>;
   updated_at: Touched;
 }
