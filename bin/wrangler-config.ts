@@ -167,6 +167,12 @@ const everyMinute = ['* * * * *'];
  */
 const observability = (): Member[] => [member('enabled', true), member('head_sampling_rate', 1)];
 
+/**
+ * Workers built without esbuild's keep-names (wrangler \`keep_names: false\`): the catalogue, whose bundle has a budget
+ * of 240 KiB gzipped (issue 39). Every other Worker keeps each function's name for its stack traces.
+ */
+const shortNames = new Set(['catalogue']);
+
 function environment(group: (typeof routeGroups)[number], layout: Layout): Member {
   const jobs = (group.jobs ?? []).map((job) => job.name);
   const crons = !jobs.length
@@ -179,6 +185,18 @@ function environment(group: (typeof routeGroups)[number], layout: Layout): Membe
     [
       member('name', `property-api-${group.name}`),
       member('main', `functions/${group.name}/worker.ts`),
+      ...(shortNames.has(group.name)
+        ? [
+            member(
+              'keep_names',
+              false,
+              "esbuild's short names kept as they are: no `name` set on every function and class of the bundle (about",
+              '17 KiB gzipped, its budget: test/platform/workers.test.ts). Nothing it bundles reads a name it would',
+              'change (docs/performance.md, "Worker sizes"); stack traces name functions by their short names, and',
+              'the source map beside the bundle (npm run build:worker) gives their files and lines.',
+            ),
+          ]
+        : []),
       member('triggers', [crons]),
       member('observability', observability()),
       member(
@@ -190,6 +208,42 @@ function environment(group: (typeof routeGroups)[number], layout: Layout): Membe
     `The ${group.name} group alone, as its own Worker (functions/${group.name}/worker.ts).`,
   );
 }
+
+/**
+ * Import paths that every Worker's bundle takes from lib/stubs/ instead (wrangler.jsonc \`alias\`): each path is
+ * imported by the one library file named beside it only (test/platform/workers.test.ts).
+ */
+export const bundleAliases: ReadonlyArray<readonly [path: string, target: string, importers: RegExp]> = [
+  ['../locales/index.js', './lib/stubs/zod-locales.ts', /^node_modules\/zod\/v4\/(classic\/external|core\/index)\.js$/],
+  ['./compile.js', './lib/stubs/zod-compile.ts', /^node_modules\/zod\/v4\/core\/index\.js$/],
+  ['./from-json-schema.js', './lib/stubs/zod-from-json-schema.ts', /^node_modules\/zod\/v4\/classic\/external\.js$/],
+  ['./in-out.js', './lib/stubs/zod-visitors.ts', /^node_modules\/zod\/v4\/classic\/external\.js$/],
+  ['./deep-partial.js', './lib/stubs/zod-visitors.ts', /^node_modules\/zod\/v4\/classic\/external\.js$/],
+  ['./json-schema-generator.js', './lib/stubs/zod-visitors.ts', /^node_modules\/zod\/v4\/core\/index\.js$/],
+  ['./schema/schema.js', './lib/stubs/kysely-schema.ts', /^node_modules\/kysely\/dist\/esm\/(kysely|index)\.js$/],
+  [
+    './plugin/with-schema/with-schema-plugin.js',
+    './lib/stubs/kysely-with-schema.ts',
+    /^node_modules\/kysely\/dist\/esm\/(kysely|query-creator|index)\.js$/,
+  ],
+  [
+    '../plugin/with-schema/with-schema-plugin.js',
+    './lib/stubs/kysely-with-schema.ts',
+    /^node_modules\/kysely\/dist\/esm\/(expression\/expression-builder|migration\/migrator)\.js$/,
+  ],
+  [
+    './postgres-introspector.js',
+    './lib/stubs/kysely-introspector.ts',
+    /^node_modules\/kysely\/dist\/esm\/dialect\/postgres\/postgres-dialect\.js$/,
+  ],
+  [
+    './query-builder/merge-query-builder.js',
+    './lib/stubs/kysely-merge.ts',
+    /^node_modules\/kysely\/dist\/esm\/(query-creator|index)\.js$/,
+  ],
+  ['@upstash/core-analytics', './lib/stubs/upstash-analytics.ts', /^node_modules\/@upstash\/ratelimit\/dist\/index\.mjs$/],
+  ['@upstash/ratelimit', '@upstash/ratelimit/dist/index.mjs', /^lib\/ratelimit\/upstash\.ts$/],
+];
 
 /** Every Worker: its name, its wrangler environment ('' for the default one) and where `npm run build:worker` writes it. */
 export const workerBuilds = [
@@ -246,10 +300,15 @@ export function wranglerConfig(layout: Layout = 'one-cron', placement?: string):
     ),
     member(
       'alias',
-      [member('../locales/index.js', './lib/zod-locales.ts')],
-      "zod's locale bundle (`z.locales`, about 39 KiB gzipped) is never used: zod imports the English messages on its",
-      'own. Its one import, "../locales/index.js" in zod/v4/classic/external.js and zod/v4/core/index.js, is replaced',
-      'by an empty module; test/platform/workers.test.ts checks that nothing else imports it.',
+      bundleAliases.map(([path, stub]) => member(path, stub)),
+      'Library code no Worker runs, replaced by a stand-in of lib/stubs/ (each says why it is never run; a call throws).',
+      '`z` is a namespace object (@hono/zod-openapi hands it to extendZodWithOpenApi), so every export of zod is',
+      'bundled: its locales (`z.locales`, about 39 KiB gzipped; zod imports the English messages on its own), its',
+      'ahead-of-time compiler (`z.compile`), its JSON Schema reader (`z.fromJSONSchema`) and schema-to-schema helpers.',
+      "Kysely's schema builders, introspector and withSchema (no Worker migrates, no code calls them) and MERGE, and",
+      "@upstash/ratelimit's analytics (always off), likewise; @upstash/ratelimit as its ES module build, which its",
+      'package.json does not name. About 25 KiB gzipped off every Worker (docs/performance.md, "Worker sizes");',
+      'test/platform/workers.test.ts checks that each is taken by the one expected library file and nothing else.',
     ),
     ...(placed ? [placed] : []),
     member(
