@@ -30,18 +30,36 @@ export async function buildWorkers(outRoot: string): Promise<WorkerBundle[]> {
   // leaves those ten runs nothing to copy.
   await writeDocsAssets(root);
   return Promise.all(
-    workerBuilds.map(async ({ name, env, outdir }) => {
-      const dir = join(outRoot, outdir);
-      const metafile = join(outRoot, `${outdir}.meta.json`);
-      await promisify(execFile)(wrangler, ['deploy', '--dry-run', `--env=${env}`, '--outdir', dir, '--metafile', metafile], {
+    workerBuilds.map(async (build) => {
+      const { dir, metafile } = placeOf(outRoot, build.outdir);
+      const env = `--env=${build.env}`;
+      await promisify(execFile)(wrangler, ['deploy', '--dry-run', env, '--outdir', dir, '--metafile', metafile], {
         cwd: root,
         env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
         maxBuffer: 16 * 1024 * 1024,
       });
-      const script = join(dir, 'worker.js');
-      return { name, script, metafile, gzipBytes: gzipSync(await readFile(script)).byteLength };
+      return bundleIn(outRoot, build);
     }),
   );
+}
+
+const placeOf = (outRoot: string, outdir: string) => ({
+  dir: join(outRoot, outdir),
+  metafile: join(outRoot, `${outdir}.meta.json`),
+});
+
+async function bundleIn(outRoot: string, { name, outdir }: { name: string; outdir: string }): Promise<WorkerBundle> {
+  const { dir, metafile } = placeOf(outRoot, outdir);
+  const script = join(dir, 'worker.js');
+  return { name, script, metafile, gzipBytes: gzipSync(await readFile(script)).byteLength };
+}
+
+/**
+ * The bundles a `buildWorkers(outRoot)` of this same tree has already written (CI builds them once, for workerd
+ * and for test/platform/workers.test.ts: .ci/run), read as buildWorkers returns them.
+ */
+export function builtWorkers(outRoot: string): Promise<WorkerBundle[]> {
+  return Promise.all(workerBuilds.map((build) => bundleIn(outRoot, build)));
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

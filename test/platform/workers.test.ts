@@ -4,13 +4,14 @@
  * (measured as wrangler's "Total Upload … gzip" figure). wrangler.jsonc itself is generated (bin/wrangler-config.ts).
  *
  * Runs once per `npm test`: in the PGlite pass, skipped when DATABASE_URL is set (it uses no database, and
- * building five bundles takes seconds).
+ * building five bundles takes seconds). CI builds the bundles once (`npm run build:worker`, for workerd too) and says
+ * where with WORKERS_BUILT (.ci/run): the test then reads those instead of building its own.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorkers, type WorkerBundle } from '../../bin/build-workers';
+import { buildWorkers, builtWorkers, type WorkerBundle } from '../../bin/build-workers';
 import { bundleAliases, workerBuilds, wranglerConfig, wranglerFile } from '../../bin/wrangler-config';
 import { routeGroups } from '../../functions/app';
 import { docsScriptFile } from '../../lib/node/docs-script';
@@ -150,8 +151,9 @@ const bundles = new Map<string, WorkerBundle & { inputs: string[]; meta: Metafil
 
 beforeAll(async () => {
   if (onPostgresPass) return;
-  out = await mkdtemp(join(tmpdir(), 'pa-workers-'));
-  for (const bundle of await buildWorkers(out)) {
+  const built = process.env.WORKERS_BUILT;
+  if (!built) out = await mkdtemp(join(tmpdir(), 'pa-workers-'));
+  for (const bundle of await (built ? builtWorkers(built) : buildWorkers(out))) {
     const meta = JSON.parse(await readFile(bundle.metafile, 'utf8')) as Metafile;
     bundles.set(bundle.name, { ...bundle, meta, inputs: Object.keys(meta.inputs) });
   }

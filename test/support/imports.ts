@@ -80,13 +80,18 @@ function compilerOptions(root: string): ts.CompilerOptions {
 
 type Found = { specifier: string; line: number; typeOnly: boolean };
 
-/** Every module specifier a file names: imports, re-exports, `import x = require()`, `import()` and `import('…').T`. */
+/**
+ * Every module specifier a file names: imports, re-exports, `import x = require()`, `import()` and `import('…').T`.
+ * A module loaded by a name that is not a string literal (`import(name)`, any `require(…)` call) is found with the
+ * specifier `''`: nothing resolves it, and a reader that must know every module a file reaches can tell it is there.
+ */
 export function specifiersOf(fileName: string, text: string): Found[] {
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const found: Found[] = [];
+  const push = (node: ts.Node, specifier: string, typeOnly: boolean) =>
+    found.push({ specifier, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, typeOnly });
   const add = (node: ts.Node, literal: ts.Node | undefined, typeOnly: boolean) => {
-    if (!literal || !ts.isStringLiteralLike(literal)) return;
-    found.push({ specifier: literal.text, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, typeOnly });
+    if (literal && ts.isStringLiteralLike(literal)) push(node, literal.text, typeOnly);
   };
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node)) {
@@ -105,7 +110,11 @@ export function specifiersOf(fileName: string, text: string): Found[] {
     } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
       add(node, node.moduleReference.expression, node.isTypeOnly);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      add(node, node.arguments[0], false);
+      const name = node.arguments[0];
+      if (name && ts.isStringLiteralLike(name)) add(node, name, false);
+      else push(node, '', false);
+    } else if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require') {
+      push(node, '', false);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
       add(node, node.argument.literal, true);
     }
