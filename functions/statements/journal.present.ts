@@ -6,81 +6,93 @@ import { amountOut } from '../../lib/money';
 import { accountingTaxRate } from '../../lib/tax';
 import type { JournalSchema, JournalTotalsSchema } from '../../schema/statements/journal';
 import type { Company } from '../../schema/platform/db';
-import { isBookingEntry, isPaymentEntry, isVatEntry, type JournalData, type JournalEntry } from './journal';
+import { isBookingEntry, isPaymentEntry, isVatEntry, type JournalEntry } from './journal';
+import type { JournalData } from './journal-month';
 import { bookingAccounts, dirhamAccounts, journalAccounts, paymentAccounts, vatAccounts } from './journal-accounts';
 import { isDirhamEntry } from './journal-dirham';
 
 export type JournalView = z.infer<typeof JournalSchema>;
 type TotalsView = z.infer<typeof JournalTotalsSchema>;
 
+type Sums = { debit: Big; credit: Big };
+type CurrencySums = { paid: boolean; booked: boolean; taxed: boolean; dirham: boolean; accounts: Map<string, Sums> };
+
 /**
- * Per currency: every debit and credit, per account (the payments' accounts when the currency has an online payment's
- * or refund's entry, `booking_receipts` when it has a booking's), and owner payable's credits less debits.
+ * The journal's totals, added up entry by entry as they stream: per currency, every debit and credit, per account (the
+ * payments' accounts when the currency has an online payment's or refund's entry, `booking_receipts` when it has a
+ * booking's, …), and owner payable's credits less debits.
  */
-export function journalTotals(entries: JournalEntry[]): TotalsView[] {
-  const currencies = [...new Set(entries.map((entry) => entry.currency))].sort();
-  return currencies.map((currency) => {
-    const out = (value: Big) => amountOut(value.toString(), currency) as string;
-    const mine = entries.filter((entry) => entry.currency === currency);
-    const paid = mine.some(isPaymentEntry);
-    const booked = mine.some(isBookingEntry);
-    const taxed = mine.some(isVatEntry);
-    const dirham = mine.some(isDirhamEntry);
-    const shown = [
-      ...journalAccounts,
-      ...(paid ? paymentAccounts : []),
-      ...(booked ? bookingAccounts : []),
-      ...(taxed ? vatAccounts : []),
-      ...(dirham ? dirhamAccounts : []),
-    ];
-    const accounts = new Map(shown.map((account) => [account, { debit: new Big(0), credit: new Big(0) }]));
-    for (const entry of entries) {
-      if (entry.currency !== currency) continue;
-      for (const line of entry.lines) {
-        const sums = accounts.get(line.account) as { debit: Big; credit: Big };
-        sums.debit = sums.debit.plus(line.debit);
-        sums.credit = sums.credit.plus(line.credit);
-      }
+export function journalTotals(): { add: (entry: JournalEntry) => void; result: () => TotalsView[] } {
+  const byCurrency = new Map<string, CurrencySums>();
+  const add = (entry: JournalEntry) => {
+    let mine = byCurrency.get(entry.currency);
+    if (!mine) {
+      mine = { paid: false, booked: false, taxed: false, dirham: false, accounts: new Map() };
+      byCurrency.set(entry.currency, mine);
     }
-    const all = [...accounts.values()];
-    const payable = accounts.get('owner_payable') as { debit: Big; credit: Big };
-    return {
-      currency,
-      debit: out(all.reduce((sum, a) => sum.plus(a.debit), new Big(0))),
-      credit: out(all.reduce((sum, a) => sum.plus(a.credit), new Big(0))),
-      accounts: [...accounts].map(([account, sums]) => ({ account, debit: out(sums.debit), credit: out(sums.credit) })),
-      owner_payable: out(payable.credit.minus(payable.debit)),
-    };
-  });
+    mine.paid ||= isPaymentEntry(entry);
+    mine.booked ||= isBookingEntry(entry);
+    mine.taxed ||= isVatEntry(entry);
+    mine.dirham ||= isDirhamEntry(entry);
+    for (const line of entry.lines) {
+      const sums = mine.accounts.get(line.account) ?? { debit: new Big(0), credit: new Big(0) };
+      sums.debit = sums.debit.plus(line.debit);
+      sums.credit = sums.credit.plus(line.credit);
+      mine.accounts.set(line.account, sums);
+    }
+  };
+  const result = () =>
+    [...byCurrency.keys()].sort().map((currency) => {
+      const mine = byCurrency.get(currency) as CurrencySums;
+      const out = (value: Big) => amountOut(value.toString(), currency) as string;
+      const shown = [
+        ...journalAccounts,
+        ...(mine.paid ? paymentAccounts : []),
+        ...(mine.booked ? bookingAccounts : []),
+        ...(mine.taxed ? vatAccounts : []),
+        ...(mine.dirham ? dirhamAccounts : []),
+      ];
+      const zero = () => ({ debit: new Big(0), credit: new Big(0) });
+      const accounts = new Map(shown.map((account) => [account, mine.accounts.get(account) ?? zero()]));
+      const all = [...accounts.values()];
+      const payable = accounts.get('owner_payable') as Sums;
+      return {
+        currency,
+        debit: out(all.reduce((sum, a) => sum.plus(a.debit), new Big(0))),
+        credit: out(all.reduce((sum, a) => sum.plus(a.credit), new Big(0))),
+        accounts: [...accounts].map(([account, sums]) => ({ account, debit: out(sums.debit), credit: out(sums.credit) })),
+        owner_payable: out(payable.credit.minus(payable.debit)),
+      };
+    });
+  return { add, result };
 }
 
-export function presentJournal(data: JournalData): JournalView {
-  return {
-    month: data.span.month,
-    status: data.closing.status,
-    closes_on: data.closing.closes_on,
-    entries: data.entries.map((entry) => ({
-      number: entry.number,
-      day: entry.day,
-      kind: entry.kind,
-      narration: entry.narration,
-      currency: entry.currency,
-      owner: entry.owner,
-      lease: entry.lease,
-      home: entry.home,
-      payment_id: entry.payment_id,
-      charge_id: entry.charge_id,
-      job: entry.job,
-      online_payment: entry.online_payment,
-      lines: entry.lines,
-    })),
-    totals: journalTotals(data.entries),
-  };
-}
+/** The journal's opening (month, status, closing day), before its entries. */
+export const journalHead = (data: JournalData) => ({
+  month: data.span.month,
+  status: data.closing.status,
+  closes_on: data.closing.closes_on,
+});
+
+/** An entry as the JSON shows it. */
+export const entryView = (entry: JournalEntry): JournalView['entries'][number] => ({
+  number: entry.number,
+  day: entry.day,
+  kind: entry.kind,
+  narration: entry.narration,
+  currency: entry.currency,
+  owner: entry.owner,
+  lease: entry.lease,
+  home: entry.home,
+  payment_id: entry.payment_id,
+  charge_id: entry.charge_id,
+  job: entry.job,
+  online_payment: entry.online_payment,
+  lines: entry.lines,
+});
 
 /** A CSV holds one currency (neither import layout has a currency per line): 400 when the month has several. */
-function oneCurrency(entries: JournalEntry[]): void {
-  const currencies = [...new Set(entries.map((entry) => entry.currency))].sort();
+export function oneCurrency(currencies: string[]): void {
   if (currencies.length > 1) {
     const message = `The month has entries in ${currencies.join(', ')}: export one currency at a time (currency=…).`;
     throw new ApiError('invalid_request', message, { errors: [{ path: 'currency', code: 'currency_required', message }] });
@@ -90,7 +102,11 @@ function oneCurrency(entries: JournalEntry[]): void {
 /** Entries of a zero amount (a payment of 0 received) stay in the JSON; the import layouts take no empty journal. */
 const posted = (entries: JournalEntry[]) => entries.filter((entry) => !new Big(entry.amount).eq(0));
 
-const csv = (header: string[], rows: string[][]) => stringify([header, ...rows], { record_delimiter: 'windows' });
+/** CSV records, each ended by CRLF: the header's, then each batch's, streamed one after another. */
+export const csvRecords = (rows: string[][]) => stringify(rows, { record_delimiter: 'windows' });
+
+/** An import layout: its header, and the rows of a batch of entries (those of a zero amount left out). */
+export type CsvLayout = { header: string[]; rows: (entries: JournalEntry[], company: Company) => string[][] };
 
 /**
  * The accounts whose rows are the supply itself (its income and its VAT): they carry the supply's tax rate name. A job
@@ -138,27 +154,27 @@ export const xeroHeader = [
   'TrackingOption2',
 ];
 
-export function xeroCsv(data: JournalData, company: Company): string {
-  oneCurrency(data.entries);
-  const rows = posted(data.entries).flatMap((entry) =>
-    entry.lines.map((line) => [
-      entry.narration,
-      dayAs(entry.day, 'day_first'),
-      `${line.name}: ${entry.owner ?? entry.online_payment ?? ''} ${entry.lease ?? entry.job ?? entry.booking ?? ''} ${entry.home}`.replace(
-        / +/g,
-        ' ',
-      ),
-      line.code as string,
-      rowTaxRate(company, entry, line.account, 'xero'),
-      new Big(line.debit).gt(0) ? line.debit : `-${line.credit}`,
-      '',
-      '',
-      '',
-      '',
-    ]),
-  );
-  return csv(xeroHeader, rows);
-}
+export const xeroCsv: CsvLayout = {
+  header: xeroHeader,
+  rows: (entries, company) =>
+    posted(entries).flatMap((entry) =>
+      entry.lines.map((line) => [
+        entry.narration,
+        dayAs(entry.day, 'day_first'),
+        `${line.name}: ${entry.owner ?? entry.online_payment ?? ''} ${entry.lease ?? entry.job ?? entry.booking ?? ''} ${entry.home}`.replace(
+          / +/g,
+          ' ',
+        ),
+        line.code as string,
+        rowTaxRate(company, entry, line.account, 'xero'),
+        new Big(line.debit).gt(0) ? line.debit : `-${line.credit}`,
+        '',
+        '',
+        '',
+        '',
+      ]),
+    ),
+};
 
 /**
  * QuickBooks Online's journal entry import (Intuit's "Import journal entries"; docs/api-reference.md): rows of one
@@ -167,22 +183,23 @@ export function xeroCsv(data: JournalData, company: Company): string {
  */
 export const quickBooksHeader = ['Journal No.', 'Journal Date', 'Account Name', 'Debits', 'Credits', 'Description', 'Tax Code'];
 
-export function quickBooksCsv(data: JournalData, company: Company): string {
-  oneCurrency(data.entries);
-  const order = company.settings.accounting_date_order ?? 'day_first';
-  const rows = posted(data.entries).flatMap((entry) =>
-    entry.lines.map((line) => {
-      const debit = new Big(line.debit).gt(0);
-      return [
-        entry.number,
-        dayAs(entry.day, order),
-        line.name as string,
-        debit ? line.debit : '',
-        debit ? '' : line.credit,
-        entry.narration,
-        rowTaxRate(company, entry, line.account, 'quickbooks'),
-      ];
-    }),
-  );
-  return csv(quickBooksHeader, rows);
-}
+export const quickBooksCsv: CsvLayout = {
+  header: quickBooksHeader,
+  rows: (entries, company) => {
+    const order = company.settings.accounting_date_order ?? 'day_first';
+    return posted(entries).flatMap((entry) =>
+      entry.lines.map((line) => {
+        const debit = new Big(line.debit).gt(0);
+        return [
+          entry.number,
+          dayAs(entry.day, order),
+          line.name as string,
+          debit ? line.debit : '',
+          debit ? '' : line.credit,
+          entry.narration,
+          rowTaxRate(company, entry, line.account, 'quickbooks'),
+        ];
+      }),
+    );
+  },
+};

@@ -1,10 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { auditRead } from '../../lib/audit';
 import { createRouter } from '../../lib/app';
 import type { Handler } from '../../lib/routes';
 import { JournalQuery, JournalSchema } from '../../schema/statements/journal';
-import { monthJournal } from './journal';
-import { presentJournal, quickBooksCsv, xeroCsv } from './journal.present';
+import { journalAnswer } from './journal-answer';
 import { statementsRoute } from './statements.routes';
 
 const journalRoute = statementsRoute('read:leases', {
@@ -26,20 +24,8 @@ const journalRoute = statementsRoute('read:leases', {
   },
 });
 
-const csvFormats = { xero: xeroCsv, quickbooks: quickBooksCsv } as const;
-
 const getJournal: Handler<typeof journalRoute> = async function getJournal(c) {
-  const { month, format, currency } = c.req.valid('query');
-  const { db, now } = c.var.services;
-  const data = await monthJournal(db, c.var.company, month, currency, now(), format !== 'json');
-  const body = format === 'json' ? undefined : csvFormats[format](data, c.var.company);
-  await auditRead(c, [...new Set(data.entries.flatMap((entry) => (entry.owner === null ? [] : [entry.owner])))]);
-  if (body === undefined) return c.json(presentJournal(data), 200);
-  const filename = `journal-${month}${currency ? `-${currency}` : ''}-${format}.csv`;
-  return c.body(body, 200, {
-    'Content-Type': 'text/csv; charset=utf-8',
-    'Content-Disposition': `attachment; filename="${filename}"`,
-  });
+  return journalAnswer(c, c.req.valid('query'));
 };
 
 export const journal = createRouter().openapi(journalRoute, getJournal);

@@ -1,20 +1,11 @@
 import Big from 'big.js';
 import { sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
-import { type Closing, type MonthSpan, monthClosing, monthSpan } from '../../lib/statement-months';
 import type { LineKind } from '../../schema/statements/db';
-import type { Company } from '../../schema/platform/db';
-import { type DirhamKind, dirhamEntries, dirhamFacts, hasDirham } from './journal-dirham';
-import { type AccountMap, type JournalAccount, type JournalLine, mappedAccounts, sideOf } from './journal-accounts';
-import { type LineRow, selectLines } from './statements';
-import {
-  type BookingVat,
-  booksVat,
-  bookingVatColumns,
-  bookingVatLines,
-  offlineBookingEntry,
-  offlineBookingVat,
-} from './journal-vat';
+import type { DirhamKind } from './journal-dirham';
+import { type AccountMap, type JournalAccount, type JournalLine, sideOf } from './journal-accounts';
+import type { LineRow } from './statements';
+import { type BookingVat, bookingVatColumns, bookingVatLines } from './journal-vat';
 
 /**
  * The accounting journal of a month: one balanced entry per statement line of every owner (a debit and a credit of
@@ -89,7 +80,7 @@ const vatSplit: Partial<Record<LineKind, JournalAccount>> = {
   job_charge: 'maintenance',
   job_charge_cancelled: 'maintenance',
 };
-const vatBooked = new Set<LineKind>([...(Object.keys(vatSplit) as LineKind[]), 'rent_vat', 'rent_vat_reversed']);
+export const vatBooked = new Set<LineKind>([...(Object.keys(vatSplit) as LineKind[]), 'rent_vat', 'rent_vat_reversed']);
 /** Whether an entry books VAT (a line to `vat_payable`): its month needs `vat_payable` mapped. */
 export const isVatEntry = (entry: { lines: JournalLine[] }) =>
   entry.lines.some((line) => line.account === 'vat_payable' && !(new Big(line.debit).eq(0) && new Big(line.credit).eq(0)));
@@ -103,13 +94,11 @@ export type JournalEntry = Omit<LineRow, 'kind'> & {
   lines: JournalLine[];
 };
 
-export type JournalData = { span: MonthSpan; closing: Closing; entries: JournalEntry[]; accounts: AccountMap };
-
 /**
  * A line's balanced entry: owner payable on one side, the kind's account on the other. A fee's or a job charge's VAT
  * (the line's `vat`, issue 35) is split from it: its net to fees or maintenance, its VAT to VAT payable.
  */
-function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): JournalEntry {
+export function entryOf(line: LineRow & { owner: string }, accounts: AccountMap): JournalEntry {
   const amount = new Big(line.amount);
   const onSide = sideOf(accounts, line.currency);
   // Positive: the company owes the owner more (credit owner payable); negative: less.
@@ -154,7 +143,7 @@ type PaymentRead = {
 } & BookingVat;
 
 /** The online payments a company's settlements booked in [from, to] (one currency's, when given). */
-async function bookedPayments(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
+export async function bookedPayments(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<PaymentRead>`
     select p.entry_number::text as entry_number, p.id, p.booked_on::text as day, p.currency, p.amount::text as amount,
       (p.amount - p.card_fee - p.rounding)::text as base, p.fee::text as fee, p.provider, p.method, p.rent_payment_id, b.reference as booking, p.purpose,
@@ -181,7 +170,7 @@ async function bookedPayments(db: Executor, companyId: string, from: string, to:
  * the payer; then the provider's fee, when it said it, from clearing to payment fees. What stays in clearing is the payout (`net`),
  * which the company's bank feed books from clearing to the bank.
  */
-function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntry {
+export function paymentEntryOf(payment: PaymentRead, accounts: AccountMap): JournalEntry {
   const side = sideOf(accounts, payment.currency);
   const gross = new Big(payment.amount);
   const applied = payment.rent !== null;
@@ -253,7 +242,7 @@ type RefundRead = {
 } & BookingVat;
 
 /** The refunds a company's provider accepted (`booked_on`) in [from, to] (one currency's, when given). */
-async function bookedRefunds(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
+export async function bookedRefunds(db: Executor, companyId: string, from: string, to: string, currency: string | undefined) {
   const { rows } = await sql<RefundRead>`
     select r.entry_number::text as entry_number, r.id, r.booked_on::text as day, r.currency, r.amount::text as amount,
       r.payment_id, (p.amount - p.card_fee - p.rounding)::text as base, p.provider, p.rent_payment_id, b.reference as booking, bl.slug_en as home,
@@ -279,7 +268,7 @@ async function bookedRefunds(db: Executor, companyId: string, from: string, to: 
  * income is left alone (docs/api-reference.md, "The accounting journal"). A rent payment is refunded (in full) when it
  * came after its rent was received (`online_payment_unapplied`): the refund empties what that entry put in refunds due.
  */
-function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
+export function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
   const side = sideOf(accounts, refund.currency);
   const booking = refund.booking !== null;
   const number = `RF-${refund.entry_number}`;
@@ -314,48 +303,4 @@ function refundEntryOf(refund: RefundRead, accounts: AccountMap): JournalEntry {
     narration: `${number} ${paymentKindLabels.online_refund} ${refund.id} of ${refund.payment_id} (${refund.provider})${about}`,
     lines: [...debits, side('payment_clearing', false, amount)],
   };
-}
-
-/**
- * The month's entries (one currency's, when given), in booking order, with the accounts they post to; for a CSV
- * (`csv`) every account must be mapped (the payments' accounts too when the month has an online payment or refund,
- * `booking_receipts` when it has a booking's).
- */
-export async function monthJournal(
-  db: Executor,
-  company: Company,
-  month: string,
-  currency: string | undefined,
-  now: Date,
-  csv: boolean,
-): Promise<JournalData> {
-  const span = monthSpan(month);
-  let query = selectLines(db, company.id, span.from, span.to)
-    .innerJoin('contacts as o', 'o.id', 'l.owner_id')
-    .select('o.reference as owner');
-  if (currency !== undefined) query = query.where('l.currency', '=', currency);
-  const closing = await monthClosing(db, company, month, now);
-  const [lines, payments, refunds, offline, dirham] = await Promise.all([
-    query.execute(),
-    bookedPayments(db, company.id, span.from, span.to, currency),
-    bookedRefunds(db, company.id, span.from, span.to, currency),
-    offlineBookingVat(db, company.id, span.from, span.to, currency),
-    dirhamFacts(db, company, span, closing, currency, now),
-  ]);
-  const reads = [...payments, ...refunds];
-  const bookings = [...lines, ...reads].some((row) => row.booking !== null) || offline.length > 0 || dirham.owed.length > 0;
-  const vat =
-    lines.some((l) => vatBooked.has(l.kind) && l.vat !== null && !new Big(l.vat).eq(0)) || booksVat(reads) || offline.length > 0;
-  const accounts = mappedAccounts(company, csv, payments.length + refunds.length > 0, bookings, vat, hasDirham(dirham));
-  const entries = [
-    ...lines.map((line) => entryOf(line, accounts)),
-    ...payments.map((payment) => paymentEntryOf(payment, accounts)),
-    ...refunds.map((refund) => refundEntryOf(refund, accounts)),
-    ...offline.map((read) => ({
-      ...offlineBookingEntry(read, sideOf(accounts, read.currency)),
-      kind: 'booking_paid_offline' as const,
-    })),
-    ...dirhamEntries(dirham, span, accounts),
-  ].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
-  return { span, closing, entries, accounts };
 }
