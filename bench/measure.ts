@@ -63,12 +63,12 @@ export type Measured = {
 };
 
 /**
- * CPU seconds used so far by every process of this machine whose command is `postgres` (Linux: utime + stime of
- * /proc/<pid>/stat, at 100 ticks a second): the local PostgreSQL server's backends, for the database's CPU per request
- * of a run on PostgreSQL (the bench's pool keeps its connections, so their CPU is counted). Null where /proc cannot be
- * read. Other clients of the same server count too: read it on a quiet machine.
+ * CPU seconds used so far by the local PostgreSQL server (Linux: utime + stime of /proc/<pid>/stat, at 100 ticks a
+ * second): with `postmaster`, that process and its children only (one cluster: its backends, the bench's pool keeps
+ * its connections, so their CPU is counted); without, every process of the machine whose command is `postgres`.
+ * Null where /proc cannot be read. Other clients of the same cluster count too: read it on a quiet cluster.
  */
-export function databaseCpuSeconds(): number | null {
+export function databaseCpuSeconds(postmaster?: number): number | null {
   let ticks = 0;
   try {
     for (const entry of readdirSync('/proc')) {
@@ -82,12 +82,30 @@ export function databaseCpuSeconds(): number | null {
       const close = stat.lastIndexOf(')');
       if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
       const fields = stat.slice(close + 2).split(' ');
+      // fields[1] is the parent's pid (field 4 of the line)
+      if (postmaster !== undefined && Number(entry) !== postmaster && Number(fields[1]) !== postmaster) continue;
       ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the line)
     }
   } catch {
     return null;
   }
   return ticks / 100;
+}
+
+/**
+ * The postmaster's pid of the cluster `admin` is connected to, when it runs on this machine and its data folder can
+ * be read (`postmaster.pid`'s first line), so the database's CPU counts that cluster alone; undefined otherwise.
+ */
+export async function postmasterPid(admin: {
+  query: (text: string) => Promise<{ rows: Array<Record<string, unknown>> }>;
+}): Promise<number | undefined> {
+  try {
+    const dir = (await admin.query('show data_directory')).rows[0]?.data_directory;
+    const pid = Number(readFileSync(`${String(dir)}/postmaster.pid`, 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 && readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(postgres)') ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The count once writes still in flight have landed (it stays the same for 300 ms). */
@@ -104,7 +122,7 @@ async function rowsOf(ask: (type: ToServer['type']) => Promise<Reply>, table: 'l
 export async function measure(
   origin: string,
   scenario: Scenario,
-  settings: { seconds: number; warmupSeconds: number; connections: number; localDatabase?: boolean },
+  settings: { seconds: number; warmupSeconds: number; connections: number; localDatabase?: boolean; postmaster?: number },
   ask: (type: ToServer['type']) => Promise<Reply>,
 ): Promise<Measured> {
   const { body, request } = scenario;
@@ -128,7 +146,7 @@ export async function measure(
   const storedBefore = scenario.stores ? await rowsOf(ask, scenario.stores) : 0;
   const start = await ask('reset');
   const driverStart = process.cpuUsage();
-  const databaseStart = settings.localDatabase ? databaseCpuSeconds() : null;
+  const databaseStart = settings.localDatabase ? databaseCpuSeconds(settings.postmaster) : null;
   const wallStart = performance.now();
   process.stdout.write(`run ${amount ? `${amount.run} requests` : `${settings.seconds} s`} … `);
   const result = await autocannon({ ...options, duration: settings.seconds, ...(amount ? { amount: amount.run } : {}) });
@@ -138,7 +156,7 @@ export async function measure(
   const stored = scenario.stores ? (await rowsOf(ask, scenario.stores)) - storedBefore : null;
   console.log(`${Math.round(perSecond(result))} req/s`);
   const serverCpuSeconds = cpuSeconds(start.cpu, end.cpu);
-  const databaseEnd = databaseStart === null ? null : databaseCpuSeconds();
+  const databaseEnd = databaseStart === null ? null : databaseCpuSeconds(settings.postmaster);
   return {
     result,
     connections,

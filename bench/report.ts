@@ -1,7 +1,7 @@
 /** The bench's results: their shape, the markdown table and the JSON file. */
 import type { Measured } from './measure';
 import { perSecond } from './measure';
-import type { Scenario } from './scenarios';
+import { ownBaselineOf, type Scenario } from './scenarios';
 import type { Counts } from './shared';
 
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -170,6 +170,51 @@ const integrationWrites = [
   ['POST /jobs/{reference}/schedule', 'job schedule with block'],
 ] as const;
 
+/** The writes measured against their own baselines (issue 39), by route and scenario name. */
+const ownWrites = [
+  ['POST /leads', 'enquiry form'],
+  ['POST /bookings', 'booking request'],
+  ...integrationWrites,
+  ['POST /leases', 'lease create'],
+  ['PATCH /rent-payments/{id} received', 'rent payment received'],
+] as const;
+
+/**
+ * Issue 39: each write against its own baseline (one statement writing the rows it stores, bench/write-baselines.ts):
+ * ≥ 0.5× its requests per second, and at most 2× its database CPU per request.
+ */
+function ownGoals(byName: Map<string, ScenarioResult>): Goal[] {
+  return ownWrites.flatMap(([route, name]) => {
+    const x = byName.get(name);
+    const y = x?.baseline === ownBaselineOf(name) ? byName.get(x.baseline) : undefined;
+    const rate = x && y?.requests_per_second ? round(x.requests_per_second / y.requests_per_second, 3) : null;
+    const byCpu =
+      x && y && x.server_cpu_ms_per_request ? round(y.server_cpu_ms_per_request / x.server_cpu_ms_per_request, 3) : null;
+    const database =
+      x?.database_cpu_ms_per_request && y?.database_cpu_ms_per_request
+        ? round(x.database_cpu_ms_per_request / y.database_cpu_ms_per_request, 2)
+        : null;
+    const note = y ? `its baseline: ${y.requests_per_second} req/s, ${y.database_cpu_ms_per_request} ms database CPU` : undefined;
+    return [
+      {
+        goal: `${route} ÷ its own baseline`,
+        measured: rate,
+        measured_by_cpu: byCpu,
+        target: '≥ 0.5',
+        met: rate === null ? null : rate >= 0.5,
+      },
+      {
+        goal: `${route}: database CPU per request ÷ its own baseline's`,
+        measured: database,
+        measured_by_cpu: null,
+        target: '≤ 2',
+        met: database === null ? null : database <= 2,
+        ...(note ? { note } : {}),
+      },
+    ];
+  });
+}
+
 /** Issue 14's and issue 28's goals from one engine's results (names as in bench/scenarios.ts); `connections` as the run used. */
 export function goalsOf(results: ScenarioResult[], connections: number): Goal[] {
   const byName = new Map(results.map((r) => [r.name, r]));
@@ -233,6 +278,7 @@ export function goalsOf(results: ScenarioResult[], connections: number): Goal[] 
       roundTrips(`round trips of ${route}`, name, 3),
       atLeast(`${route} ÷ bare insert`, name, insert, 0.3),
     ]),
+    ...ownGoals(byName),
   ];
 }
 

@@ -16,10 +16,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchDatabase, freshDatabase } from './database';
 import { benchDeals } from './deals';
+import { benchLeases } from './lease-writes';
 import { benchJobs } from './maintenance';
-import { type Measured, measure } from './measure';
+import { type Measured, measure, postmasterPid } from './measure';
 import { type Goal, goalsOf, goalsTable, markdown, mb, round, type ScenarioResult, resultOf, toJson } from './report';
 import { bareHello, type Scenario, scenarios as scenariosFor } from './scenarios';
+import { captureWrite } from './write-baselines';
 // @ts-expect-error: plain JavaScript, no declarations
 import { bundleOf } from '../bin/build-server.mjs';
 import { benchStays } from './stays';
@@ -138,6 +140,7 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
         ? {
             deals: await benchDeals(origin, ready.server_key, envInt('BENCH_DEALS', 400)),
             jobs: await benchJobs(origin, ready.server_key),
+            leases: await benchLeases(origin, database!.url, ready.server_key),
           }
         : {};
     const scenarios: Scenario[] = onlyScenarios(
@@ -148,19 +151,33 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
         serverKey: ready.server_key,
         stays,
         ...integrations,
+        ownBaselines: engine === 'postgres',
       }),
     );
 
     // Queries for one request alone, and a check that each answers what is benched.
     const single = new Map<string, Counts>();
+    const baselines: Array<{ write: string; tables: string[] }> = [];
     for (const scenario of scenarios) {
       await ask('reset');
-      const res = await fetch(`${originOf(scenario)}${scenario.path}`, {
-        method: scenario.method,
-        headers: scenario.headers,
-        body: scenario.body?.(),
-      });
-      await res.arrayBuffer();
+      let res: Response | undefined;
+      const send = async () => {
+        res = await fetch(`${originOf(scenario)}${scenario.path}`, {
+          method: scenario.method,
+          headers: scenario.headers,
+          body: scenario.body?.(),
+        });
+        await res.arrayBuffer();
+      };
+      if (scenario.own && database) {
+        // The write's own baseline: the rows this request stores, written again by one statement per request.
+        const baseline = await captureWrite(database.url, scenario.name, send);
+        const defined = await fetch(`${origin}/bare/define`, { method: 'POST', body: JSON.stringify(baseline) });
+        if (defined.status !== 201) throw new Error(`${scenario.name}: its baseline was not defined (${defined.status})`);
+        baselines.push({ write: scenario.name, tables: baseline.summary });
+        console.log(`${scenario.name} stores: ${baseline.summary.join('; ')}`);
+      } else await send();
+      if (!res) throw new Error(`${scenario.name}: no answer`);
       if (res.status !== scenario.expectedStatus) {
         throw new Error(`${scenario.name}: expected ${scenario.expectedStatus}, got ${res.status}`);
       }
@@ -171,13 +188,15 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
       for (const text of counts.recent) console.log(`    ${text.slice(0, 110)}${text.length > 110 ? '…' : ''}`);
     }
 
+    // The database's CPU: its cluster's processes alone when they run here (a private cluster keeps others out).
+    const postmaster = database ? await postmasterPid(database.admin) : undefined;
     const loadBefore = os.loadavg()[0] ?? 0;
     const memoryBefore = (await ask('counts')).memory;
     const raw = new Map<string, Measured>();
     for (const scenario of scenarios)
       raw.set(
         scenario.name,
-        await measure(originOf(scenario), scenario, { ...settings, localDatabase: engine === 'postgres' }, ask),
+        await measure(originOf(scenario), scenario, { ...settings, localDatabase: engine === 'postgres', postmaster }, ask),
       );
     const after = await ask('counts');
     const memoryAfter = after.memory;
@@ -198,7 +217,11 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
         engine === 'postgres'
           ? `PostgreSQL ${version ?? 'unknown'} on 127.0.0.1 (fresh database, pool of ${ready.pool_max})`
           : 'PGlite in the server process, in a new temporary data folder',
+      database_cpu_of:
+        engine === 'pglite' ? null : postmaster ? 'its cluster (postmaster and children)' : 'every postgres process',
       load_average_1m: { before: round(loadBefore), after: round(os.loadavg()[0] ?? 0) },
+      // What each write's own baseline writes again (bench/write-baselines.ts).
+      write_baselines: baselines,
       server_memory_mb: {
         after_start: memoryMb(ready.memory),
         before_runs: memoryMb(memoryBefore),

@@ -1,10 +1,11 @@
+import type { BenchLeases } from './lease-writes';
 import type { BenchJobs } from './maintenance';
 import type { BenchStay } from './stays';
 
 /** What `npm run bench` (bench/run.ts) measures: the routes, what each must answer, and its baseline. */
 export type Scenario = {
   name: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   headers: Record<string, string>;
   expectedStatus: number;
@@ -22,7 +23,34 @@ export type Scenario = {
   amount?: { warmup: number; run: number };
   /** At most this many connections (autocannon sends at least one request per connection: no more than `amount`). */
   maxConnections?: number;
+  /**
+   * A write measured against its own baseline ({@link ownBaselineOf}): the rows its check request stores are captured
+   * (bench/write-baselines.ts) and written again by one statement per request.
+   */
+  own?: true;
 };
+
+/** The name of a write's own baseline: one statement writing the rows one request of it stores. */
+export const ownBaselineOf = (write: string) => `bare ${write}`;
+
+/** Each write with `own` followed by its own baseline (the bench's route `/bare/write/<name>`), compared with it. */
+function withOwnBaselines(list: Scenario[], own: boolean): Scenario[] {
+  return list.flatMap((scenario) => {
+    if (!scenario.own) return [scenario];
+    if (!own) return [{ ...scenario, own: undefined }];
+    const name = ownBaselineOf(scenario.name);
+    const bare: Scenario = {
+      name,
+      method: 'POST',
+      path: `/bare/write/${encodeURIComponent(scenario.name)}`,
+      headers: {},
+      expectedStatus: 201,
+      // As many requests as the write (whose inputs run out: stays, due payments), on as many connections.
+      ...(scenario.amount ? { amount: scenario.amount, maxConnections: scenario.maxConnections } : {}),
+    };
+    return [{ ...scenario, baseline: name }, bare];
+  });
+}
 
 export const bareSelect = 'bare select 1';
 export const bareJson = 'bare JSON parse';
@@ -107,94 +135,128 @@ export function scenarios(input: {
   /** Deals of the demo company for the moves (one more, the first, for the check of the answer); none on PGlite. */
   deals?: string[];
   jobs?: BenchJobs;
+  leases?: BenchLeases;
+  /** Each write against its own baseline (PostgreSQL: the rows are captured from the bench's database). */
+  ownBaselines: boolean;
 }): Scenario[] {
-  const { etag, slug, publishableKey, serverKey, stays, deals, jobs } = input;
+  const { etag, slug, publishableKey, serverKey, stays, deals, jobs, leases, ownBaselines } = input;
   const json = { 'Content-Type': 'application/json' };
   const form = { ...json, 'X-Api-Key': publishableKey, Origin: formOrigin };
   // One stay goes to the check of what the route answers, a tenth of the rest to the warm-up (so a short trial run
   // with few stays, BENCH_BOOKINGS, uses fewer connections for this route: each takes at least one request).
   const warmup = Math.max(1, Math.floor((stays.length - 1) / 10));
   if (stays.length < 3) throw new Error(`only ${stays.length} free stays: too few to bench POST /api/v1/bookings`);
+  return withOwnBaselines(
+    [
+      {
+        name: 'listings, page built',
+        method: 'GET',
+        server: 'uncached',
+        path: '/api/v1/listings?page_size=24',
+        headers: {},
+        expectedStatus: 200,
+        baseline: bareSelect,
+      },
+      {
+        name: 'listings',
+        method: 'GET',
+        path: '/api/v1/listings?page_size=24',
+        headers: {},
+        expectedStatus: 200,
+        baseline: bareSelect,
+      },
+      {
+        // As a browser asks for it: the kept page's brotli variant (lib/encodings.ts).
+        name: 'listings, compressed',
+        method: 'GET',
+        path: '/api/v1/listings?page_size=24',
+        headers: { 'Accept-Encoding': 'gzip, deflate, br' },
+        expectedStatus: 200,
+        baseline: bareSelect,
+      },
+      {
+        name: 'listings 304',
+        method: 'GET',
+        path: '/api/v1/listings?page_size=24',
+        headers: { 'If-None-Match': etag },
+        expectedStatus: 304,
+        baseline: bareSelect,
+      },
+      {
+        name: 'listing detail, built',
+        method: 'GET',
+        server: 'uncached',
+        path: `/api/v1/listings/${encodeURIComponent(slug)}`,
+        headers: {},
+        expectedStatus: 200,
+        baseline: bareSelect,
+      },
+      {
+        name: 'listing detail',
+        method: 'GET',
+        path: `/api/v1/listings/${encodeURIComponent(slug)}`,
+        headers: {},
+        expectedStatus: 200,
+        baseline: bareSelect,
+      },
+      { name: bareSelect, method: 'GET', path: '/bare/select1', headers: {}, expectedStatus: 200 },
+      { name: bareHello, method: 'GET', path: '/bare/hello', headers: {}, expectedStatus: 200 },
+      { name: bareInsert, method: 'POST', path: '/bare/insert', headers: json, body: enquiry, expectedStatus: 201 },
+      {
+        name: 'enquiry form',
+        method: 'POST',
+        path: '/api/v1/leads',
+        headers: form,
+        body: enquiry,
+        expectedStatus: 201,
+        baseline: bareInsert,
+        own: true,
+        stores: 'leads',
+      },
+      {
+        name: 'booking request',
+        method: 'POST',
+        path: '/api/v1/bookings',
+        headers: form,
+        body: bookings(stays),
+        expectedStatus: 201,
+        baseline: bareInsert,
+        own: true,
+        stores: 'bookings',
+        amount: { warmup, run: stays.length - 1 - warmup },
+        maxConnections: warmup,
+      },
+      ...(deals && jobs ? integrations(serverKey, deals, jobs) : []),
+      ...(leases ? leaseWrites(serverKey, leases) : []),
+      // Last: requests still in flight when a run stops land during this one, never after the server stops.
+      { name: bareJson, method: 'POST', path: '/bare/form', headers: json, body: enquiry, expectedStatus: 201 },
+    ],
+    ownBaselines,
+  );
+}
+
+/** A lease created, and a rent payment received (each request another due payment, each once). */
+function leaseWrites(serverKey: string, leases: BenchLeases): Scenario[] {
+  const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${serverKey}` };
+  const [first, ...rest] = leases.payments;
+  if (!first || rest.length < 20) throw new Error(`only ${leases.payments.length} due payments to receive`);
+  let next = 0;
+  const received = JSON.stringify({ status: 'received' });
+  const warmup = Math.floor(rest.length / 10);
   return [
+    { name: 'lease create', method: 'POST', path: '/api/v1/leases', headers, body: leases.lease, expectedStatus: 201, own: true },
     {
-      name: 'listings, page built',
-      method: 'GET',
-      server: 'uncached',
-      path: '/api/v1/listings?page_size=24',
-      headers: {},
+      name: 'rent payment received',
+      method: 'PATCH',
+      path: `/api/v1/rent-payments/${first}`,
+      headers,
+      body: () => received,
+      request: () => ({ path: `/api/v1/rent-payments/${rest[next++]}`, body: received }),
       expectedStatus: 200,
-      baseline: bareSelect,
-    },
-    {
-      name: 'listings',
-      method: 'GET',
-      path: '/api/v1/listings?page_size=24',
-      headers: {},
-      expectedStatus: 200,
-      baseline: bareSelect,
-    },
-    {
-      // As a browser asks for it: the kept page's brotli variant (lib/encodings.ts).
-      name: 'listings, compressed',
-      method: 'GET',
-      path: '/api/v1/listings?page_size=24',
-      headers: { 'Accept-Encoding': 'gzip, deflate, br' },
-      expectedStatus: 200,
-      baseline: bareSelect,
-    },
-    {
-      name: 'listings 304',
-      method: 'GET',
-      path: '/api/v1/listings?page_size=24',
-      headers: { 'If-None-Match': etag },
-      expectedStatus: 304,
-      baseline: bareSelect,
-    },
-    {
-      name: 'listing detail, built',
-      method: 'GET',
-      server: 'uncached',
-      path: `/api/v1/listings/${encodeURIComponent(slug)}`,
-      headers: {},
-      expectedStatus: 200,
-      baseline: bareSelect,
-    },
-    {
-      name: 'listing detail',
-      method: 'GET',
-      path: `/api/v1/listings/${encodeURIComponent(slug)}`,
-      headers: {},
-      expectedStatus: 200,
-      baseline: bareSelect,
-    },
-    { name: bareSelect, method: 'GET', path: '/bare/select1', headers: {}, expectedStatus: 200 },
-    { name: bareHello, method: 'GET', path: '/bare/hello', headers: {}, expectedStatus: 200 },
-    { name: bareInsert, method: 'POST', path: '/bare/insert', headers: json, body: enquiry, expectedStatus: 201 },
-    {
-      name: 'enquiry form',
-      method: 'POST',
-      path: '/api/v1/leads',
-      headers: form,
-      body: enquiry,
-      expectedStatus: 201,
-      baseline: bareInsert,
-      stores: 'leads',
-    },
-    {
-      name: 'booking request',
-      method: 'POST',
-      path: '/api/v1/bookings',
-      headers: form,
-      body: bookings(stays),
-      expectedStatus: 201,
-      baseline: bareInsert,
-      stores: 'bookings',
-      amount: { warmup, run: stays.length - 1 - warmup },
+      // No own baseline yet: the captured rows include the owner statement lines its trigger writes (to leave out).
+      amount: { warmup, run: rest.length - warmup },
       maxConnections: warmup,
     },
-    ...(deals && jobs ? integrations(serverKey, deals, jobs) : []),
-    // Last: requests still in flight when a run stops land during this one, never after the server stops.
-    { name: bareJson, method: 'POST', path: '/bare/form', headers: json, body: enquiry, expectedStatus: 201 },
   ];
 }
 
@@ -210,6 +272,7 @@ function integrations(serverKey: string, deals: string[], jobs: BenchJobs): Scen
       body: deal,
       expectedStatus: 201,
       baseline: bareJson,
+      own: true,
     },
     // The maintenance routes (bench/maintenance.ts): their blocks lie past the stays the bookings bench tiles.
     {
@@ -220,6 +283,7 @@ function integrations(serverKey: string, deals: string[], jobs: BenchJobs): Scen
       body: jobs.ticket,
       expectedStatus: 201,
       baseline: bareJson,
+      own: true,
     },
     {
       name: 'deal move',
@@ -230,6 +294,7 @@ function integrations(serverKey: string, deals: string[], jobs: BenchJobs): Scen
       request: moves(deals.slice(1)),
       expectedStatus: 200,
       baseline: bareJson,
+      own: true,
     },
     {
       name: 'job schedule with block',
@@ -241,6 +306,7 @@ function integrations(serverKey: string, deals: string[], jobs: BenchJobs): Scen
       body: jobs.scheduleBody,
       expectedStatus: 200,
       baseline: bareJson,
+      own: true,
     },
   ];
 }

@@ -6,6 +6,7 @@ import { openDatabase } from '../lib/node/database';
 import { postgresPool } from '../lib/db/postgres';
 import type { Database } from '../schema/db';
 import { formOrigin } from './scenarios';
+import { baselineValues, type WriteBaseline } from './write-baselines';
 import { type BenchEngine, type Counts, type FromServer, highWaterRss, memoryNow, POOL_MAX, type ToServer } from './shared';
 
 export async function runServer(): Promise<void> {
@@ -22,7 +23,7 @@ export async function runServer(): Promise<void> {
       import('../functions/seed'),
       import('../lib/keys'),
     ]);
-    const { Kysely, PostgresDialect, sql } = kysely;
+    const { CompiledQuery, Kysely, PostgresDialect, sql } = kysely;
 
     const engine = (process.env.BENCH_ENGINE ?? 'postgres') as BenchEngine;
     const counts: Counts = { queries: 0, transactionControl: 0, recent: [] };
@@ -93,16 +94,17 @@ export async function runServer(): Promise<void> {
         ),
       );
     // The server key of the bench's integrations: a CRM adding and moving deals, a helpdesk adding and scheduling jobs.
-    const { secret: serverKey } = await platform.handle.db
-      .transaction()
-      .execute((trx) =>
-        createKey(
-          trx,
-          demo.companyId,
-          { kind: 'server', scopes: ['read:pipelines', 'write:pipelines', 'read:maintenance', 'write:maintenance'] },
-          'admin',
-        ),
-      );
+    const { secret: serverKey } = await platform.handle.db.transaction().execute((trx) =>
+      createKey(
+        trx,
+        demo.companyId,
+        {
+          kind: 'server',
+          scopes: ['read:pipelines', 'write:pipelines', 'read:maintenance', 'write:maintenance', 'read:leases', 'write:leases'],
+        },
+        'admin',
+      ),
+    );
     const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
     // The same API with the rendered-answer cache off, under /uncached: what building a page costs.
     const uncachedPlatform = await createNodePlatform({ ...env, CATALOGUE_RESPONSE_CACHE_MB: '0' }, { handle });
@@ -114,6 +116,7 @@ export async function runServer(): Promise<void> {
     );
     // The comparisons: a route that does nothing (the ceiling of any route); the same Kysely instance and pool, no
     // middleware at all; one row inserted in one transaction; and a form's JSON read and answered.
+    const writes = new Map<string, { baseline: WriteBaseline; turn: number }>();
     const bare = new Hono()
       .get('/bare/hello', (c) => c.text('Hello Hono!'))
       .post('/bare/insert', async (c) => {
@@ -126,6 +129,20 @@ export async function runServer(): Promise<void> {
       .get('/bare/select1', async (c) => {
         const result = await sql<{ one: number }>`select 1 as one`.execute(platform.handle.db);
         return c.json({ one: result.rows[0]?.one ?? null });
+      })
+      // A write's own baseline (bench/write-baselines.ts): defined once by the driver from the rows one request of the
+      // write stored, then each request writes those rows again (values made new) in one statement.
+      .post('/bare/define', async (c) => {
+        const baseline = await c.req.json<WriteBaseline>();
+        writes.set(baseline.name, { baseline, turn: 0 });
+        return c.json({ defined: baseline.name }, 201);
+      })
+      .post('/bare/write/:name', async (c) => {
+        const write = writes.get(c.req.param('name'));
+        if (!write) return c.json({ error: 'not defined' }, 404);
+        const values = baselineValues(write.baseline, write.turn++);
+        await platform.handle.db.executeQuery(CompiledQuery.raw(write.baseline.text, [values]));
+        return c.json({ written: write.baseline.name }, 201);
       })
       .post('/bare/form', async (c) => {
         const body = await c.req.json<{ email?: unknown }>();

@@ -1,0 +1,324 @@
+/**
+ * Each benched write's own bare baseline (issue 39): the rows one request of the write stored, captured from the
+ * database, then written again by ONE statement per request (a bare route of the bench's server, bench/server.ts):
+ * the same rows in the same tables, with their indexes and triggers as they are, in one round trip, with no check,
+ * no read and no application code in front.
+ *
+ * The capture: a repeatable-read transaction holds a snapshot taken before the request; after it, every table's rows
+ * whose version that snapshot cannot see are the request's (inserted when the snapshot has no row of their key,
+ * updated otherwise: their changed columns). Rows a request deletes are counted but not written again (see `deleted`).
+ */
+import pg from 'pg';
+
+type Row = Record<string, unknown>;
+/** A table the write touched: its rows inserted, and its rows updated (their key and changed columns). */
+type Touched = {
+  table: string;
+  key: string[];
+  /** Columns a statement may name (generated and identity columns left to the table). */
+  columns: string[];
+  inserted: Row[];
+  updated: Array<{ before: Row; after: Row; changed: string[] }>;
+};
+
+/** What a baseline writes and how its statement is built, per request (bench/server.ts `/bare/write/…`). */
+export type WriteBaseline = {
+  name: string;
+  /** The statement, `$1` a JSON array: one item per step below, each a list of rows. */
+  text: string;
+  /** Per step: rows to write, as the write stored them (values made new for each request, see `fresh`). */
+  rows: Row[][];
+  /** Strings made new on each request (keys of the inserted rows and values of unique-indexed columns). */
+  fresh: string[];
+  /**
+   * Per step: date columns of an exclusion constraint (a booking's stay), moved on each request past every stay the
+   * bench books (and past each other), so the rows never overlap.
+   */
+  shift: string[][];
+  /** Per update step: keys of other rows of that table to update in turn (so concurrent requests rarely meet). */
+  targets: Row[][];
+  /** What the capture saw: table, inserted, updated (changed columns), deleted. */
+  summary: string[];
+};
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+type Catalogue = Map<
+  string,
+  {
+    key: string[];
+    columns: string[];
+    unique: Set<string>;
+    excluded: Set<string>;
+    foreign: Set<string>;
+    /** Unique indexes of plain columns only (their predicate, for ON CONFLICT). */
+    indexes: Array<{ columns: string[]; predicate: string | null }>;
+    company: boolean;
+  }
+>;
+
+async function catalogue(client: pg.Client): Promise<Catalogue> {
+  const { rows } = await client.query<{
+    table: string;
+    key: string[] | null;
+    columns: string[];
+    unique: string[] | null;
+    excluded: string[] | null;
+    foreign: string[] | null;
+  }>(`
+    select c.relname as table,
+      (select array_agg(a.attname::text order by a.attnum) from pg_index i join pg_attribute a
+         on a.attrelid = i.indrelid and a.attnum = any(i.indkey) where i.indrelid = c.oid and i.indisprimary) as key,
+      (select array_agg(a.attname::text order by a.attnum) from pg_attribute a where a.attrelid = c.oid and a.attnum > 0
+         and not a.attisdropped and a.attgenerated = '' and a.attidentity = '') as columns,
+      (select array_agg(distinct a.attname::text) from pg_index i join pg_depend d on d.classid = 'pg_class'::regclass
+         and d.objid = i.indexrelid and d.refobjsubid > 0
+         join pg_attribute a on a.attrelid = c.oid and a.attnum = d.refobjsubid
+         where i.indrelid = c.oid and i.indisunique) as unique,
+      (select array_agg(distinct a.attname::text) from pg_constraint x join pg_index i on i.indexrelid = x.conindid
+         join pg_attribute a on a.attrelid = c.oid and (a.attnum = any(i.indkey) or a.attnum in (select d.refobjsubid
+           from pg_depend d where d.classid = 'pg_class'::regclass and d.objid = i.indexrelid))
+         where x.conrelid = c.oid and x.contype = 'x') as excluded,
+      (select array_agg(distinct a.attname::text) from pg_constraint f join pg_attribute a
+         on a.attrelid = c.oid and a.attnum = any(f.conkey) where f.conrelid = c.oid and f.contype = 'f') as foreign
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = 'public' and c.relkind in ('r', 'p')`);
+  // Columns of unique indexes made of plain columns (pg_depend records only expressions' columns).
+  const plain = await client.query<{ table: string; column: string }>(`
+    select c.relname as table, a.attname::text as column from pg_index i join pg_class c on c.oid = i.indrelid
+      join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+      join pg_attribute a on a.attrelid = c.oid and a.attnum = any(i.indkey)
+    where i.indisunique`);
+  const result: Catalogue = new Map();
+  for (const r of rows) {
+    result.set(r.table, {
+      key: r.key ?? [],
+      columns: r.columns,
+      unique: new Set(r.unique ?? []),
+      excluded: new Set(r.excluded ?? []),
+      foreign: new Set(r.foreign ?? []),
+      indexes: [],
+      company: r.columns.includes('company_id'),
+    });
+  }
+  for (const p of plain.rows) result.get(p.table)?.unique.add(p.column);
+  const indexes = await client.query<{ table: string; columns: string[]; predicate: string | null }>(`
+    select c.relname as table, pg_get_expr(i.indpred, i.indrelid) as predicate,
+      (select array_agg(a.attname::text order by a.attnum) from pg_attribute a
+        where a.attrelid = c.oid and a.attnum = any(i.indkey)) as columns
+    from pg_index i join pg_class c on c.oid = i.indrelid join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = 'public' and i.indisunique and not i.indisprimary and i.indexprs is null`);
+  for (const x of indexes.rows) result.get(x.table)?.indexes.push({ columns: x.columns, predicate: x.predicate });
+  return result;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Captures what one request writes: `send` sends it; the rows are read from the database at `url` (the bench's own,
+ * on PostgreSQL). Rows other clients write meanwhile would be captured too: the bench's server writes nothing else.
+ */
+export async function captureWrite(url: string, name: string, send: () => Promise<void>): Promise<WriteBaseline> {
+  const before = new pg.Client({ connectionString: url });
+  const after = new pg.Client({ connectionString: url });
+  await Promise.all([before.connect(), after.connect()]);
+  try {
+    const tables = await catalogue(after);
+    await before.query('begin isolation level repeatable read');
+    const snapshot = (await before.query<{ s: string }>('select pg_current_snapshot()::text as s')).rows[0]!.s;
+    const counts = new Map<string, number>();
+    for (const table of tables.keys()) {
+      counts.set(table, Number((await before.query(`select count(*) as n from ${quote(table)}`)).rows[0].n));
+    }
+    await send();
+    const touched: Touched[] = [];
+    const summary: string[] = [];
+    for (const [table, t] of tables) {
+      const { rows } = await after.query<{ row: Row }>(
+        `select to_jsonb(r) as row from ${quote(table)} r
+          where not pg_visible_in_snapshot(r.xmin::text::xid8, $1::pg_snapshot)`,
+        [snapshot],
+      );
+      const now = Number((await after.query(`select count(*) as n from ${quote(table)}`)).rows[0].n);
+      const entry: Touched = { table, key: t.key, columns: t.columns, inserted: [], updated: [] };
+      for (const { row } of rows) {
+        const where = t.key.map((k, i) => `r.${quote(k)}::text = $${i + 1}`).join(' and ');
+        const old = t.key.length
+          ? (
+              await before.query<{ row: Row }>(
+                `select to_jsonb(r) as row from ${quote(table)} r where ${where}`,
+                t.key.map((k) => String(row[k])),
+              )
+            ).rows[0]?.row
+          : undefined;
+        if (old) {
+          const changed = t.columns.filter((c) => !same(old[c], row[c]));
+          entry.updated.push({ before: old, after: row, changed });
+        } else entry.inserted.push(row);
+      }
+      const deleted = (counts.get(table) ?? 0) + entry.inserted.length - now;
+      if (entry.inserted.length || entry.updated.length) touched.push(entry);
+      if (entry.inserted.length || entry.updated.length || deleted) {
+        const changed = [...new Set(entry.updated.flatMap((u) => u.changed))];
+        summary.push(
+          `${table}: ${entry.inserted.length} inserted, ${entry.updated.length} updated${changed.length ? ` (${changed.join(', ')})` : ''}, ${deleted} deleted`,
+        );
+      }
+    }
+    await before.query('rollback');
+    // Rows the triggers of the touched tables write (an owner statement's line when a payment is received) are
+    // written again by those triggers: the baseline leaves them to them.
+    const { rows: sources } = await after.query<{ source: string }>(
+      `select p.prosrc as source from pg_trigger g join pg_proc p on p.oid = g.tgfoid
+        where not g.tgisinternal and g.tgrelid = any($1::regclass[])`,
+      [touched.map((t) => quote(t.table))],
+    );
+    const byTrigger = (table: string, verb: 'insert into' | 'update') =>
+      sources.some((s) => new RegExp(`${verb}\\s+(public\\.)?"?${table}"?\\b`, 'i').test(s.source));
+    const kept = touched.flatMap((t) => {
+      const inserted = byTrigger(t.table, 'insert into') ? [] : t.inserted;
+      const updated = byTrigger(t.table, 'update') ? [] : t.updated;
+      if (inserted.length !== t.inserted.length || updated.length !== t.updated.length) {
+        summary.push(`${t.table}: written by a trigger (left to it)`);
+      }
+      return inserted.length || updated.length ? [{ ...t, inserted, updated }] : [];
+    });
+    return await baselineOf(after, name, kept, tables, summary);
+  } finally {
+    await Promise.all([before.end(), after.end()]);
+  }
+}
+
+/** Rows of each updated table (same company as the captured row) for the baseline's updates to take in turn. */
+const TARGETS = 2000;
+
+async function baselineOf(
+  client: pg.Client,
+  name: string,
+  touched: Touched[],
+  tables: Catalogue,
+  summary: string[],
+): Promise<WriteBaseline> {
+  const ctes: string[] = [];
+  const rows: Row[][] = [];
+  const targets: Row[][] = [];
+  const shift: string[][] = [];
+  const fresh = new Set<string>();
+  for (const t of touched) {
+    const info = tables.get(t.table)!;
+    if (t.inserted.length) {
+      const step = rows.length;
+      rows.push(t.inserted);
+      targets.push([]);
+      shift.push([...info.excluded].filter((c) => t.inserted.every((row) => /^\d{4}-\d{2}-\d{2}$/.test(String(row[c])))));
+      const columns = t.columns.map(quote).join(', ');
+      // A unique index on other rows' keys alone (a job's one calendar block) takes the row again each time: the new
+      // row replaces the old one, as the write's next request of the same record does.
+      const bound = info.indexes.find((x) =>
+        x.columns.every((c) => info.foreign.has(c) && t.inserted.every((row) => row[c] !== null)),
+      );
+      const replace = bound
+        ? ` on conflict (${bound.columns.map(quote).join(', ')})${bound.predicate ? ` where ${bound.predicate}` : ''} do update set ${t.columns
+            .filter((c) => !bound.columns.includes(c) && !t.key.includes(c))
+            .map((c) => `${quote(c)} = excluded.${quote(c)}`)
+            .join(', ')}`
+        : '';
+      ctes.push(
+        `w${step} as (insert into ${quote(t.table)} (${columns}) select ${columns} from jsonb_populate_recordset(null::${quote(t.table)}, $1::jsonb -> ${step})${replace})`,
+      );
+      for (const row of t.inserted) {
+        // The row's own key (a key column naming another row, as a company's id, is kept).
+        for (const k of t.key) if (typeof row[k] === 'string' && !info.foreign.has(k)) fresh.add(row[k] as string);
+        for (const c of info.unique) {
+          const value = row[c];
+          // Uuids of unique indexes that are not the row's key name existing rows (a company, a listing): kept.
+          // A word (a kind, a status) is kept too: only values with a digit or an @ (references, emails, hashes).
+          if (typeof value === 'string' && /[0-9@]/.test(value) && !/^[0-9a-f-]{36}$/.test(value)) fresh.add(value);
+        }
+      }
+    }
+    const changed = [...new Set(t.updated.flatMap((u) => u.changed))];
+    if (t.updated.length && changed.length && t.key.length) {
+      const step = rows.length;
+      rows.push(t.updated.map((u) => Object.fromEntries([...t.key, ...changed].map((c) => [c, u.after[c]]))));
+      const first = t.updated[0]!.before;
+      // Rows of the same company in the state the captured row was in (its changed columns' values before), the
+      // last by key (the write's own inputs are taken from the first: bench/lease-writes.ts).
+      const state = changed.filter((c) => !['version', 'updated_at'].includes(c));
+      const params: unknown[] = [];
+      const where: string[] = [];
+      if (info.company && first.company_id) where.push(`company_id = $${params.push(first.company_id)}::uuid`);
+      for (const c of state) {
+        where.push(
+          first[c] === null ? `${quote(c)} is null` : `to_jsonb(${quote(c)}) = $${params.push(JSON.stringify(first[c]))}::jsonb`,
+        );
+      }
+      const keys = t.key.map((k) => `${quote(k)} desc`).join(', ');
+      const { rows: others } = await client.query<Row>(
+        `select ${t.key.map(quote).join(', ')} from ${quote(t.table)} ${where.length ? `where ${where.join(' and ')}` : ''}
+          order by ${keys} limit ${TARGETS}`,
+        params,
+      );
+      if (!others.length) others.push(Object.fromEntries(t.key.map((k) => [k, first[k]])));
+      targets.push(others);
+      shift.push([]);
+      const set = changed.map((c) => `${quote(c)} = v.${quote(c)}`).join(', ');
+      const match = t.key.map((k) => `t.${quote(k)} = v.${quote(k)}`).join(' and ');
+      ctes.push(
+        `w${step} as (update ${quote(t.table)} t set ${set} from jsonb_populate_recordset(null::${quote(t.table)}, $1::jsonb -> ${step}) v where ${match})`,
+      );
+    }
+  }
+  const text = ctes.length ? `with ${ctes.join(',\n')}\nselect 1 as written` : 'select 1 as written';
+  return { name, text, rows, fresh: [...fresh], targets, shift, summary };
+}
+
+/** A random string of the same shape: each letter and digit replaced by another of its kind (a uuid stays a uuid). */
+function like(value: string): string {
+  const pick = (chars: string) => chars[Math.floor(Math.random() * chars.length)]!;
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)) return crypto.randomUUID();
+  // Hexadecimal (a hash, bytea as JSON gives it `\x…`): other hexadecimal digits.
+  const hex = /^(\\x)?([0-9a-f]+)$/.exec(value);
+  if (hex && (hex[1] || /[a-f]/.test(value))) return `${hex[1] ?? ''}${hex[2]!.replace(/./g, () => pick('0123456789abcdef'))}`;
+  return value.replace(/[0-9]|[a-z]|[A-Z]/g, (c) =>
+    /[0-9]/.test(c)
+      ? pick('0123456789')
+      : /[a-z]/.test(c)
+        ? pick('abcdefghijklmnopqrstuvwxyz')
+        : pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ'),
+  );
+}
+
+/** Days past the captured stay where the baseline's stays start: beyond the bench's bookings and jobs' blocks. */
+const FAR = 2500;
+const moved = (time: number, days: number) => new Date(time + days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * One request's value of the statement's `$1`: the captured rows with every fresh string made new (wherever it
+ * appears, nested JSON included, so the rows still point at each other), and each update aimed at the next target.
+ */
+export function baselineValues(baseline: WriteBaseline, turn: number): string {
+  const map = new Map(baseline.fresh.map((v) => [v, like(v)]));
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return map.get(value) ?? value;
+    if (Array.isArray(value)) return value.map(walk);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    return value;
+  };
+  const steps = baseline.rows.map((rows, step) => {
+    const others = baseline.targets[step] ?? [];
+    const dates = baseline.shift[step] ?? [];
+    if (dates.length) {
+      return (walk(rows) as Row[]).map((row) => {
+        const times = dates.map((c) => Date.parse(`${String(row[c])}T00:00:00Z`));
+        const span = (Math.max(...times) - Math.min(...times)) / 86_400_000 + 1;
+        const days = FAR + turn * span;
+        return { ...row, ...Object.fromEntries(dates.map((c, i) => [c, moved(times[i]!, days)])) };
+      });
+    }
+    if (!others.length) return walk(rows);
+    // An update: the same changed values on another row of the table each turn (its key from the targets).
+    return rows.map((row, i) => ({ ...row, ...others[(turn * rows.length + i) % others.length] }));
+  });
+  return JSON.stringify(steps);
+}
