@@ -1,15 +1,18 @@
 /**
- * Start-up of `npm start` on an existing data folder (issue 14: ≤ 1 s), beside what PGlite alone takes to open the
- * same folder, in the same run. `node bin/start.mjs` is what `npm start` runs (npm's own start-up is not counted).
- * A first start creates and seeds the folder; then each counted start is timed from spawn to its "Property API on"
- * line (with the base URL after it) and to its first answer, and stopped (SIGTERM) before the next; PGlite alone is `PGlite.create` with the server's extension on the
- * same folder, then `select 1`, timed inside its process from before the import (so both include loading modules).
+ * Start-up of `npm start` on an existing data folder (issue 14: ≤ 1 s; issue 39: ≤ 1.3× PGlite alone opening the same
+ * folder, and a later start's peak memory ≤ 1.15× PGlite alone's with the same buffers), in the same run.
+ * `node bin/start.mjs` is what `npm start` runs (npm's own start-up is not counted). A first start creates and seeds
+ * the folder; then each counted start is timed from spawn to its "Property API on" line (with the base URL after it)
+ * and to its first answer, and stopped (SIGTERM) before the next; PGlite alone is `PGlite.create` with the server's
+ * extensions (btree_gist and pg_trgm: the folder's indexes need both) on the same folder, then `select 1`, timed
+ * inside its process from before the import (so both include loading modules). `npx tsx bench/startup.ts` runs it
+ * alone (BENCH_STARTS starts, 5 by default) and prints the two ratios against their goals with the load average.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { round } from './report';
 import { highWaterRss } from './shared';
 import { defaultSharedBuffers } from '../lib/db/pglite';
@@ -88,9 +91,10 @@ const pgliteAlone = `
 const started = performance.now();
 const { PGlite } = await import('@electric-sql/pglite');
 const { btree_gist } = await import('@electric-sql/pglite/contrib/btree_gist');
+const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
 const buffers = process.env.PGLITE_ALONE_SHARED_BUFFERS;
 const startParams = buffers ? [...PGlite.defaultStartParams, '-c', 'shared_buffers=' + buffers] : undefined;
-const db = await PGlite.create({ dataDir: process.env.PGLITE_DIR, extensions: { btree_gist }, startParams });
+const db = await PGlite.create({ dataDir: process.env.PGLITE_DIR, extensions: { btree_gist, pg_trgm }, startParams });
 await db.query('select 1');
 const hwm = (await import('node:fs')).readFileSync('/proc/self/status', 'utf8').match(/VmHWM:\\s+(\\d+) kB/)?.[1];
 console.log('opened after ' + (performance.now() - started).toFixed(1) + ' ms, peak rss ' + (hwm ? (Number(hwm) * 1024 / 1e6).toFixed(1) : '?') + ' MB');
@@ -172,4 +176,34 @@ export async function measureStartUp(runs: number): Promise<StartUp> {
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Issue 39's goals for the start: time and a later start's peak memory, each ÷ PGlite alone (same run). */
+export const startGoals = { time: 1.3, memory: 1.15 } as const;
+
+/** The two ratios of a measured start-up, rounded to three places. */
+export function startRatios(startUp: StartUp): { time: number; memory: number; first_answer: number } {
+  const of = (x: number, y: number) => round(x / y, 3);
+  return {
+    time: of(startUp.start_ms.median, startUp.pglite_open_ms.median),
+    memory: of(startUp.start_peak_rss_mb.median, startUp.pglite_same_settings_peak_rss_mb.median),
+    first_answer: of(startUp.first_answer_ms.median, startUp.pglite_open_ms.median),
+  };
+}
+
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
+  const before = load();
+  const startUp = await measureStartUp(Number(process.env.BENCH_STARTS ?? 5));
+  const ratios = startRatios(startUp);
+  console.log(JSON.stringify(startUp, null, 2));
+  console.log(
+    `start ÷ PGlite alone: ${ratios.time} (goal ≤ ${startGoals.time}: ${ratios.time <= startGoals.time ? 'met' : 'not met'}; ` +
+      `first answer ${ratios.first_answer}); later start's peak rss ÷ PGlite alone with the same buffers: ${ratios.memory} ` +
+      `(goal ≤ ${startGoals.memory}: ${ratios.memory <= startGoals.memory ? 'met' : 'not met'}); ` +
+      `load average before ${before}, after ${load()}`,
+  );
 }

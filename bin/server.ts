@@ -71,8 +71,7 @@ const [
 ]);
 // `events trigger`'s fixtures (issue 38): the Node server only; the Workers leave them out of their bundles.
 provideEventTriggers(eventTriggers);
-// The files of the data folder are read while the database opens: just after PGlite opened, a task (a file read, a
-// timer, WebCrypto) waits a few hundred milliseconds (docs/performance.md), so what follows it is database work.
+// The files of the data folder are read while the database opens, so what follows the opening is database work.
 const [adminToken] = await Promise.all([
   adminTokenOfDataDir(env),
   ensureWebhookSecretKey(env).then(({ key }) => {

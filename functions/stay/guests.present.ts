@@ -24,7 +24,12 @@ export const detColumns = [
 ] as const;
 
 const documentNames = { passport: 'Passport', emirates_id: 'Emirates ID', gcc_id: 'GCC ID' } as const;
-const countryNames = new Intl.DisplayNames(['en'], { type: 'region' });
+/** Made when a first export asks: ICU's region names load in tens of milliseconds, which `npm start` need not wait for. */
+let countryNames: Intl.DisplayNames | undefined;
+function countryName(code: string): string | undefined {
+  countryNames ??= new Intl.DisplayNames(['en'], { type: 'region' });
+  return countryNames.of(code);
+}
 
 export async function detCsv(rows: ArrivingRegistration[], keyring: Keyring | undefined): Promise<string> {
   const lines = [detColumns.join(',')];
@@ -40,7 +45,7 @@ export async function detCsv(rows: ArrivingRegistration[], keyring: Keyring | un
         String(index + 1),
         guest.name,
         guest.nationality,
-        countryNames.of(guest.nationality) ?? guest.nationality,
+        countryName(guest.nationality) ?? guest.nationality,
         documentNames[guest.document_type],
         guest.document_number,
         guest.birth_date,

@@ -25,18 +25,28 @@ export const defaultSharedBuffers = '32MB';
 export async function openPGlite(
   options: { dataDir?: string; loadDataDir?: Blob | File; log?: KyselyConfig['log']; sharedBuffers?: string } = {},
 ): Promise<DatabaseHandle & { pglite: PGlite }> {
-  // btree_gist: the bookings' exclusion constraint (migration 0006) compares a listing id beside the dates.
-  // pg_trgm: the listings' search text and its GIN index of trigrams (migration 0050).
-  const pglite = await PGlite.create({
-    dataDir: options.dataDir,
-    loadDataDir: options.loadDataDir,
-    extensions: { btree_gist, pg_trgm },
-    // PostgreSQL's buffer pool lives in this process's memory (WebAssembly): smaller than PostgreSQL's default 128 MB,
-    // as the embedded database is small and the operating system caches its files (issue 28; docs/performance.md).
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers}`],
-    parsers: { [dateOid]: keepText },
-  });
-  return pgliteHandle(pglite, { log: options.log });
+  // While PGlite opens, a timer keeps Node's event loop alive. PGlite awaits V8's compiling of its WebAssembly, which
+  // no libuv handle stands for: with nothing else alive, Node leaves the loop and drains its background tasks, and
+  // then runs the rest of the opening inside that drain, waiting again for every task it started (V8 compiling the
+  // WebAssembly's hot functions with its optimising tier) before it turns the loop again. The next task after the
+  // opening (a file read, a timer, the first request) waited those 0.25–2 s (issue 39; docs/performance.md).
+  const alive = setInterval(() => {}, 60_000);
+  try {
+    // btree_gist: the bookings' exclusion constraint (migration 0006) compares a listing id beside the dates.
+    // pg_trgm: the listings' search text and its GIN index of trigrams (migration 0050).
+    const pglite = await PGlite.create({
+      dataDir: options.dataDir,
+      loadDataDir: options.loadDataDir,
+      extensions: { btree_gist, pg_trgm },
+      // PostgreSQL's buffer pool lives in this process's memory (WebAssembly): smaller than PostgreSQL's default
+      // 128 MB, as the embedded database is small and the operating system caches its files (issue 28).
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers}`],
+      parsers: { [dateOid]: keepText },
+    });
+    return pgliteHandle(pglite, { log: options.log });
+  } finally {
+    clearInterval(alive);
+  }
 }
 
 /**

@@ -54,8 +54,7 @@ export function baseUrlFor(host: string, port: number): string {
 
 /**
  * Writes the record; a data folder that cannot be written only costs the CLI its defaults (a warning, no crash). At
- * once (one small file, written once): just after PGlite opened, a file operation in a task waits a few hundred
- * milliseconds, and the start is announced only once the record is there.
+ * once (one small file, written once): the start is announced only once the record is there.
  */
 export async function recordServer(dataDir: string, record: ServerRecord): Promise<void> {
   try {

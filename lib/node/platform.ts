@@ -188,7 +188,7 @@ export async function ensureAdminToken(
   const known = await handle.db
     .selectFrom('admin_tokens')
     .select('id')
-    // Node's hash at once, not WebCrypto's in a task: once PGlite is open a task waits a few hundred milliseconds.
+    // Node's hash at once, not WebCrypto's in a task: the start goes on as database work only.
     .where('token_hash', '=', createHash('sha256').update(token).digest())
     .executeTakeFirst();
   if (!known) await registerAdminToken(handle.db, token);
