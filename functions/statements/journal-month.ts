@@ -67,14 +67,24 @@ export function lineBatch(
   last: bigint,
   after: { day: string; id: string } | undefined,
 ) {
-  let query = selectLines(db, companyId, span.from, span.to)
+  // The batch's ids first, from the lines alone (their index by company, day and id), then only those joined: joined
+  // first, the planner joined the rest of the month's lines before it kept a batch (195 ms a batch at 10,000 leases).
+  let ids = db
+    .selectFrom('owner_statement_lines as s')
+    .select('s.id')
+    .where('s.company_id', '=', companyId)
+    .where('s.day', '>=', span.from)
+    .where('s.day', '<=', span.to)
+    .where('s.id', '<=', last.toString())
+    .orderBy('s.day')
+    .orderBy('s.id')
+    .limit(journalBatchSize);
+  if (currency !== undefined) ids = ids.where('s.currency', '=', currency);
+  if (after) ids = ids.where(sql<boolean>`(s.day, s.id) > (${after.day}::date, ${after.id}::bigint)`);
+  return selectLines(db, companyId, span.from, span.to)
     .innerJoin('contacts as o', 'o.id', 'l.owner_id')
     .select('o.reference as owner')
-    .where('l.id', '<=', last.toString())
-    .limit(journalBatchSize);
-  if (currency !== undefined) query = query.where('l.currency', '=', currency);
-  if (after) query = query.where(sql<boolean>`(l.day, l.id) > (${after.day}::date, ${after.id}::bigint)`);
-  return query;
+    .where('l.id', 'in', ids);
 }
 
 /**
