@@ -3,7 +3,7 @@ import { bookingRow, day } from '../stay/support';
 import { invoiceSettings } from '../support/invoices';
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
 import { useWorld } from '../support/world';
-import { bookingJournalAccounts, bookingPayments, stayCtx } from './booking-support';
+import { bookingJournalAccounts, bookingPayments, openStay, stayCtx } from './booking-support';
 import {
   cancelLater,
   credited,
@@ -77,6 +77,11 @@ describe('the Tourism Dirham of a cancelled booking', () => {
     const payments = await bookingPayments(t.ctx, stay.reference);
     const bases = payments.reduce((sum, p) => sum + fils(p.amount) - fils(p.card_fee) - fils(p.rounding), 0);
     expect(bases).toBe(total + 500_00);
+    // The stay page's policy says so before the guest cancels.
+    const page = await openStay(t.ctx, stay.stay_url);
+    expect(page.text).toContain(
+      'After that, 50% of the stay’s total paid is refunded (the refundable deposit and the Tourism Dirham in full).',
+    );
 
     await cancelLater(t, stay.reference);
     const refunds = await refundsOfBooking(t, stay.reference);

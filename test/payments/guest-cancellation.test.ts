@@ -56,6 +56,8 @@ describe('the guest cancels a paid booking within the free period', () => {
     expect(page.text).toContain('data-cancel>Cancel my booking</button>');
     expect(page.text).toContain(`action="${new URL(booking.stay_url).pathname}/cancellation"`);
     expect(page.text).toContain('data-free-until');
+    // A home without a DET class: no Tourism Dirham to name.
+    expect(page.text).toContain('After that, 50% of the stay’s total paid is refunded (the refundable deposit in full).');
 
     const res = await cancelForm(ctx, booking.stay_url);
     expect(res.status, res.text).toBe(303);
