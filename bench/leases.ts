@@ -13,7 +13,6 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
@@ -29,7 +28,7 @@ import { MemoryRateLimiter } from '../lib/ratelimit/memory';
 import { median, quantile } from './crm-analysis';
 import { closeServer, freshDatabase } from './database';
 import { insertReceivedSql } from './leases-seed';
-import { round, toJson } from './report';
+import { postgresMachine, round, toJson } from './report';
 import { envInt, exitWith } from './shared';
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -303,18 +302,10 @@ async function main(): Promise<number> {
       console.log(`\nEXPLAIN (ANALYZE, BUFFERS) of the list query of the ${name}:`);
       for (const line of plan) console.log(`  ${line}`);
     }
-    const postgres = (await database.admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
-    const cpus = os.cpus();
     const report = {
       date: new Date().toISOString(),
       ok: problems.length === 0,
-      machine: {
-        cpus: cpus.length,
-        cpu_model: cpus[0]?.model ?? 'unknown',
-        node: process.version,
-        postgres: postgres ?? 'unknown',
-        load_average_1m: round(os.loadavg()[0] ?? 0),
-      },
+      machine: await postgresMachine(database.admin),
       settings: {
         requests,
         warmup,
@@ -331,7 +322,7 @@ async function main(): Promise<number> {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, `${toJson(report)}\n`);
     console.log(
-      `\nMachine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown'}, Node ${process.version}, PostgreSQL ${postgres};` +
+      `\nMachine: ${report.machine.cpus} × ${report.machine.cpu_model}, Node ${report.machine.node}, PostgreSQL ${report.machine.postgres};` +
         ` load average (1 min) ${report.machine.load_average_1m}\nResults written to ${file}`,
     );
     if (problems.length > 0) {

@@ -1,10 +1,24 @@
 /** The bench's results: their shape, the markdown table and the JSON file. */
+import os from 'node:os';
 import type { Measured } from './measure';
 import { perSecond } from './measure';
 import { ownBaselineOf, type Scenario } from './scenarios';
 import type { Counts } from './shared';
 
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** The machine a PostgreSQL bench ran on, as its results file records it (`admin`: a connection to the server). */
+export async function postgresMachine(admin: { query: <R>(text: string) => Promise<{ rows: R[] }> }) {
+  const postgres = (await admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpu_model: cpus[0]?.model ?? 'unknown',
+    node: process.version,
+    postgres: postgres ?? 'unknown',
+    load_average_1m: round(os.loadavg()[0] ?? 0),
+  };
+}
 export const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
 
 export type ScenarioResult = {

@@ -36,7 +36,7 @@ import { createKey } from '../lib/keys';
 import { createNodePlatform } from '../lib/node/platform';
 import { MemoryRateLimiter } from '../lib/ratelimit/memory';
 import { closeServer, freshDatabase } from './database';
-import { mb, round, toJson } from './report';
+import { mb, postgresMachine, round, toJson } from './report';
 import { scaleSeedSql } from './scale-seed';
 import { envInt, exitWith } from './shared';
 
@@ -300,18 +300,10 @@ async function main(): Promise<number> {
         `| ${r.leases} | ${r.operation} | ${r.rows} | ${r.requests} | ${mb(r.bytes)} | ${r.median_s} | ${r.p90_s} | ${r.peak_rss_growth_mib} | ${r.peak_heap_growth_mib} |`,
       );
     }
-    const postgres = (await database.admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
-    const cpus = os.cpus();
     const report = {
       date: new Date().toISOString(),
       ok: problems.length === 0,
-      machine: {
-        cpus: cpus.length,
-        cpu_model: cpus[0]?.model ?? 'unknown',
-        node: process.version,
-        postgres: postgres ?? 'unknown',
-        load_average_1m: round(os.loadavg()[0] ?? 0),
-      },
+      machine: await postgresMachine(database.admin),
       settings: { sizes, repeats, concurrency, walk, month: last },
       goal: 'the month’s journal and all its owner statements within 2 s each at 10,000 leases; memory flat from 1,000 to 10,000',
       results,
