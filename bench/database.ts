@@ -1,4 +1,7 @@
-/** A fresh PostgreSQL database for one bench run, dropped when the run ends, fails or is interrupted (Ctrl-C). */
+/**
+ * A fresh PostgreSQL database for one bench run, dropped when the run ends, fails or is interrupted (Ctrl-C);
+ * `BENCH_KEEP_DATABASE=1` keeps it, to look at its plans after the run.
+ */
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import pg from 'pg';
@@ -29,7 +32,9 @@ export async function freshDatabase(prefix: string, close: () => Promise<void>):
   const cleanup = () => {
     cleaning ??= (async () => {
       await close().catch((error: unknown) => console.error('closing the bench:', error));
-      if (created) {
+      if (created && process.env.BENCH_KEEP_DATABASE === '1') {
+        console.log(`kept database ${name} (BENCH_KEEP_DATABASE=1): drop it when done`);
+      } else if (created) {
         for (let i = 0; i < 40; i++) {
           const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
           if (rows[0].n === 0) break;
