@@ -63,6 +63,13 @@ async function routesAt(client: pg.Client, companyId: string, size: number): Pro
   routes.push({ name: 'listings q=marina sort=newest', path: `/listings?${PAGE}&q=marina&sort=newest` });
   routes.push({ name: 'listings q=marena (one letter off)', path: `/listings?${PAGE}&q=marena` });
   routes.push({ name: 'listings q=المارينا', path: `/listings?${PAGE}&q=${encodeURIComponent('المارينا')}` });
+  // A word one listing holds (its number in the grown titles, as a visitor types a reference): a rare word.
+  const { rows: middle } = await client.query<{ slug_en: string }>(
+    `select l.slug_en ${published} and l.slug_en like 'growth-%' order by l.published_at, l.id offset $2 limit 1`,
+    [companyId, Math.floor(size / 2)],
+  );
+  const own = middle[0]?.slug_en.slice('growth-'.length);
+  if (own) routes.push({ name: "listings q=<one listing's number>", path: `/listings?${PAGE}&q=${own}` });
   // Issue 36: the facets' counts in the page's statement, against the same page without them (`sort=featured` above).
   routes.push({ name: facetsRoute, path: `/listings?${PAGE}&sort=featured&facets=type,area,bedrooms,price` });
   routes.push({ name: 'listings/map', path: `/listings/map?${PAGE}` });
