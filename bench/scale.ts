@@ -3,9 +3,10 @@
  * payments each, those due up to last month received, an owner per 3 leases), on a fresh PostgreSQL database, served by
  * the production app in a server process of its own (so its memory is the export's alone). At each size, last month:
  *   1. GET /exports/journal?month=… as JSON, and as Xero's CSV (`format=xero`);
- *   2. every owner's statement, as an accounting integration reads them: GET /owner-statements/months?from=…&to=…
- *      page by page (100 a page), and GET /owner-statements?owner=…&month=… for each owner listed
- *      (BENCH_SCALE_CONCURRENCY at a time, default 1; BENCH_SCALE_WALK=0 leaves this out).
+ *   2. every owner's statement in one streamed answer: GET /exports/owner-statements?month=…;
+ *   3. with BENCH_SCALE_WALK=1 only (it takes minutes at 10,000 leases), the walk it replaces, as an accounting
+ *      integration read them before it: GET /owner-statements/months?from=…&to=… page by page (100 a page), and
+ *      GET /owner-statements?owner=…&month=… for each owner listed (BENCH_SCALE_CONCURRENCY at a time, default 1).
  * Each is timed BENCH_SCALE_REPEATS times (default 5) from the first request to the last byte read: median and p90,
  * with the bytes, rows, and the server's peak RSS (Linux's VmHWM, reset before each) and peak `heapUsed` (sampled
  * every 5 ms) above their level before it (after a full GC). The answers are checked against SQL (every line of the
@@ -29,6 +30,7 @@ import {
   vatAccounts,
 } from '../functions/statements/journal-accounts';
 import { lineBatch } from '../functions/statements/journal-month';
+import { batchLines, monthOwners, ownerBatches, statementsBatchLines } from '../functions/statements/statements-month';
 import { todayIn } from '../lib/dates';
 import { monthSpan } from '../lib/statement-months';
 import { openPostgres } from '../lib/db/postgres';
@@ -98,8 +100,8 @@ async function main(): Promise<number> {
   const sizes = (process.env.BENCH_SCALE_SIZES ?? '1000,10000').split(',').map(Number);
   const repeats = envInt('BENCH_SCALE_REPEATS', 5);
   const concurrency = envInt('BENCH_SCALE_CONCURRENCY', 1);
-  // BENCH_SCALE_WALK=0: the journal only (no walk of the owners' statements).
-  const walk = process.env.BENCH_SCALE_WALK !== '0';
+  // BENCH_SCALE_WALK=1: also the walk of the owners' statements, one request per owner.
+  const walk = process.env.BENCH_SCALE_WALK === '1';
   let child: ReturnType<typeof fork> | undefined;
   let closeApp: (() => Promise<void>) | undefined;
   const database = await freshDatabase('pa_bench_scale', async () => {
@@ -220,6 +222,7 @@ async function main(): Promise<number> {
     };
 
     const plans: Record<number, string[]> = {};
+    const statementPlans: Record<number, string[]> = {};
     let seeded = 0;
     for (const size of sizes) {
       const started = performance.now();
@@ -249,11 +252,19 @@ async function main(): Promise<number> {
       const journal = JSON.parse((await get(`/exports/journal?month=${last}`, true)).text) as { entries: unknown[] };
       if (journal.entries.length !== counted.lines)
         problems.push(`${size}: journal ${journal.entries.length} entries, ${counted.lines} lines`);
-      const all = walk ? await statements(true) : { owners: counted.owners, rows: counted.lines };
-      if (all.owners !== counted.owners || all.rows !== counted.lines) {
-        problems.push(
-          `${size}: statements of ${all.owners} owners with ${all.rows} lines; ${counted.owners} and ${counted.lines} in SQL`,
-        );
+      const exported = JSON.parse((await get(`/exports/owner-statements?month=${last}`, true)).text) as {
+        statements: Array<{ lines: unknown[] }>;
+      };
+      const all = walk ? [await statements(true)] : [{ owners: counted.owners, rows: counted.lines, requests: 0, bytes: 0 }];
+      all.push({
+        owners: exported.statements.length,
+        rows: exported.statements.reduce((n, statement) => n + statement.lines.length, 0),
+        requests: 1,
+        bytes: 0,
+      });
+      for (const { owners: n, rows } of all) {
+        if (n !== counted.owners || rows !== counted.lines)
+          problems.push(`${size}: statements of ${n} owners with ${rows} lines; ${counted.owners} and ${counted.lines} in SQL`);
       }
       // The plan of a batch of the journal's lines (the middle one): a keyset read, never the whole month's join.
       const middle = (
@@ -265,6 +276,18 @@ async function main(): Promise<number> {
       const explain = CompiledQuery.raw(`explain (analyze, buffers) ${batch.sql}`, [...batch.parameters]);
       plans[size] = (await handle.db.executeQuery<{ 'QUERY PLAN': string }>(explain)).rows.map((r) => r['QUERY PLAN']);
       console.log(`  a batch of the journal's lines: ${plans[size]!.at(-1)}`);
+      // The plan of a batch of the owner statements' lines (the middle batch of owners): by the owners' index.
+      const span = monthSpan(last);
+      const batches = ownerBatches(await monthOwners(handle.db, companyId, span), statementsBatchLines);
+      const owned = batchLines(
+        handle.db,
+        companyId,
+        span,
+        batches[Math.floor(batches.length / 2)]!.map((o) => o.id),
+      ).compile();
+      const ownedPlan = CompiledQuery.raw(`explain (analyze, buffers) ${owned.sql}`, [...owned.parameters]);
+      statementPlans[size] = (await handle.db.executeQuery<{ 'QUERY PLAN': string }>(ownedPlan)).rows.map((r) => r['QUERY PLAN']);
+      console.log(`  a batch of the owner statements' lines (${batches.length} batches): ${statementPlans[size]!.at(-1)}`);
       await measure(size, 'journal JSON', counted.lines, async () => ({
         ...(await get(`/exports/journal?month=${last}`)),
         requests: 1,
@@ -273,7 +296,12 @@ async function main(): Promise<number> {
         ...(await get(`/exports/journal?month=${last}&format=xero`)),
         requests: 1,
       }));
-      if (walk) await measure(size, `all owner statements (${counted.owners} owners)`, counted.lines, () => statements(false));
+      await measure(size, `all owner statements, export (${counted.owners} owners)`, counted.lines, async () => ({
+        ...(await get(`/exports/owner-statements?month=${last}`)),
+        requests: 1,
+      }));
+      if (walk)
+        await measure(size, `all owner statements, walk (${counted.owners} owners)`, counted.lines, () => statements(false));
     }
 
     const results = operations.map((op) => {
@@ -308,6 +336,7 @@ async function main(): Promise<number> {
       goal: 'the month’s journal and all its owner statements within 2 s each at 10,000 leases; memory flat from 1,000 to 10,000',
       results,
       plans,
+      statement_plans: statementPlans,
     };
     const file = join(dirname(SCRIPT), 'results', 'scale-latest.json');
     await mkdir(dirname(file), { recursive: true });

@@ -241,6 +241,7 @@ export const statements: Folder = {
       body: { owner: '{{statementOwner}}', month: '{{statementMonth}}', language: 'ar' },
     },
     { operation: 'getJournalExport', expect: 200, query: { month: '{{statementMonth}}' } },
+    { operation: 'getOwnerStatementsExport', expect: 200, query: { month: '{{statementMonth}}' } },
     // The month's Tourism Dirham of the homes DET classes (issue 37).
     { operation: 'getTourismDirhamMonth', expect: 200, query: { month: '{{statementMonth}}' } },
     {

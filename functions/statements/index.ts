@@ -4,6 +4,7 @@ import { invoices } from './invoices.routes';
 import { journal } from './journal.routes';
 import { statementJobs } from './jobs';
 import { statementPages } from './page.routes';
+import { statementsExport } from './statements-export.routes';
 import { ownerStatements } from './statements.routes';
 
 /**
@@ -13,7 +14,7 @@ import { ownerStatements } from './statements.routes';
  */
 export const statements = defineGroup({
   name: 'statements',
-  routes: [ownerStatements, journal, invoices, einvoiceAnswers],
+  routes: [ownerStatements, journal, statementsExport, invoices, einvoiceAnswers],
   pages: statementPages,
   jobs: statementJobs,
 });

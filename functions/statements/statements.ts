@@ -97,6 +97,31 @@ export function selectLines(db: Executor, companyId: string, from: string, to: s
     .orderBy('l.id');
 }
 
+/**
+ * The balance carried into `span` of each owner (by id), when the company keeps one (`statement_balance: carried`):
+ * per currency, the sum of every earlier line; an owner with none gets an empty map. Empty when it keeps none.
+ */
+export async function openings(
+  db: Executor,
+  company: Company,
+  ownerIds: string[],
+  span: MonthSpan,
+): Promise<Map<string, Map<string, string>>> {
+  const out = new Map<string, Map<string, string>>();
+  if (company.settings.statement_balance !== 'carried' || ownerIds.length === 0) return out;
+  for (const id of ownerIds) out.set(id, new Map());
+  const sums = await db
+    .selectFrom('owner_statement_lines')
+    .select(['owner_id', 'currency', sql<string>`sum(amount)::text`.as('sum')])
+    .where('owner_id', 'in', ownerIds)
+    .where('company_id', '=', company.id)
+    .where('day', '<', span.from)
+    .groupBy(['owner_id', 'currency'])
+    .execute();
+  for (const row of sums) out.get(row.owner_id)?.set(row.currency, row.sum);
+  return out;
+}
+
 type OwnerKey = { reference: string } | { id: string };
 
 /** The company's contact by reference (the API's) or id (a page link's); 404 when there is none. */
@@ -125,18 +150,7 @@ export async function ownerStatement(
   const owner = await ownerOf(db, company.id, key);
   const span = monthSpan(month);
   const lines = await selectLines(db, company.id, span.from, span.to).where('l.owner_id', '=', owner.id).execute();
-  let opening: Map<string, string> | null = null;
-  if (company.settings.statement_balance === 'carried') {
-    const sums = await db
-      .selectFrom('owner_statement_lines')
-      .select(['currency', sql<string>`sum(amount)::text`.as('sum')])
-      .where('owner_id', '=', owner.id)
-      .where('company_id', '=', company.id)
-      .where('day', '<', span.from)
-      .groupBy('currency')
-      .execute();
-    opening = new Map(sums.map((row) => [row.currency, row.sum]));
-  }
+  const opening = (await openings(db, company, [owner.id], span)).get(owner.id) ?? null;
   return { owner, company, span, closing: await monthClosing(db, company, month, now), lines, opening };
 }
 

@@ -158,3 +158,19 @@ export const LinkSchema = z
     expires_at: z.string().openapi({ example: '2027-03-31T08:00:00.000Z' }),
   })
   .openapi('OwnerStatementLink');
+
+export const StatementsExportQuery = z.strictObject({ month: monthInput });
+
+export const StatementsExportSchema = z
+  .object({
+    month: monthInput,
+    from: day.openapi({ description: 'The month’s first day.' }),
+    to: day.openapi({ description: 'The month’s last day.' }),
+    status,
+    closes_on: day.openapi({ description: 'The day the month closes (as each statement’s).' }),
+    statements: z.array(StatementSchema).openapi({
+      description:
+        'One per owner with at least one line in the month, by owner reference: each exactly what `GET /owner-statements?owner=…&month=…` answers for that owner.',
+    }),
+  })
+  .openapi('OwnerStatementsExport');

@@ -149,9 +149,10 @@ beforeAll(async () => {
   const client = testClient(api, { host: company.host, serverKey: keys.all });
   const contact = await made(client.POST('/api/v1/contacts', { body: bodies['POST /api/v1/contacts'] as never }));
   references.contacts = contact.reference;
-  // Owner statements name an owner (this company's person) and a month; the journal a month.
+  // Owner statements name an owner (this company's person) and a month; the journal and the statements' export a month.
   queries['/api/v1/owner-statements'] = `?owner=${references.contacts}&month=2027-02`;
   queries['/api/v1/exports/journal'] = '?month=2027-02';
+  queries['/api/v1/exports/owner-statements'] = '?month=2027-02';
   // The Tourism Dirham's report a month (issue 37).
   queries['/api/v1/tourism-dirham'] = '?month=2027-02';
   bodies['POST /api/v1/owner-statements/links'] = {

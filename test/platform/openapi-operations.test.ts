@@ -132,6 +132,7 @@ const publicIds = [
   'getOwnerStatement',
   'createOwnerStatementLink',
   'getJournalExport',
+  'getOwnerStatementsExport',
   'listInvoices',
   'getInvoicePage',
   'getInvoice',

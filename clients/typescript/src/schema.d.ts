@@ -1598,6 +1598,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/exports/owner-statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every owner statement of a month in one answer, streamed
+         * @description One statement per owner with at least one line in the month, ordered by owner reference, each exactly what `GET /owner-statements?owner=…&month=…` answers for that owner (lines, totals per currency, `status`, balances when kept; an erased owner’s with `owner_name` null). A month with no line (a future one too) is an empty `statements` list. Streamed a batch of owners at a time: an error mid-way truncates the document. Reads are audited (every owner’s reference, in one row, before the first byte).
+         *
+         *     **Access:** a server key (`Authorization: Bearer sk_…`) holding `read:leases`.
+         */
+        get: operations["getOwnerStatementsExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invoices": {
         parameters: {
             query?: never;
@@ -6885,6 +6907,32 @@ export interface components {
              * @example 10000.00
              */
             owner_payable: string;
+        };
+        OwnerStatementsExport: {
+            /** @example 2027-02 */
+            month: string;
+            /**
+             * @description The month’s first day.
+             * @example 2027-02-03
+             */
+            from: string;
+            /**
+             * @description The month’s last day.
+             * @example 2027-02-03
+             */
+            to: string;
+            /**
+             * @description `closed` from `closes_on` on (the month is over and the company’s `statement_grace_days` have passed): recorded when it happens, it never changes and stays closed whatever the settings say later. An `open` month is still being booked.
+             * @enum {string}
+             */
+            status: "open" | "closed";
+            /**
+             * @description The day the month closes (as each statement’s).
+             * @example 2027-02-03
+             */
+            closes_on: string;
+            /** @description One per owner with at least one line in the month, by owner reference: each exactly what `GET /owner-statements?owner=…&month=…` answers for that owner. */
+            statements: components["schemas"]["OwnerStatement"][];
         };
         InvoiceList: {
             results: components["schemas"]["Invoice"][];
@@ -16240,6 +16288,72 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Journal"];
                     "text/csv": string;
+                };
+            };
+            /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
+            400: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key unknown, revoked, of another company, of the wrong kind, or without the scope. */
+            403: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown host or unknown record. */
+            404: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see `Retry-After`, `RateLimit` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOwnerStatementsExport: {
+        parameters: {
+            query: {
+                month: string;
+            };
+            header?: {
+                /** @description The API version to answer at, for this request only (a date, YYYY-MM-DD): 2026-11-29, 2026-11-30. Without it, a key's pinned version (set when the key was made); without a key, the newest. Unknown: 400. */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The month’s owner statements */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerStatementsExport"];
                 };
             };
             /** @description Invalid input (`invalid_request`, `invalid_cursor`, `invalid_json`). */
