@@ -115,6 +115,17 @@ function deal(): string {
   });
 }
 
+/** A person a CRM adds, new each time (no external id, email or phone matches one already there). */
+function person(): string {
+  const n = visitor++;
+  return JSON.stringify({
+    name: `Bench Person ${n}`,
+    email: `person.${process.pid}.${n}@bench.example`,
+    phone: `+9715${String(process.pid % 100).padStart(2, '0')}${String(n).padStart(6, '0')}`,
+    language: 'en',
+  });
+}
+
 /** Moves of the deals in turn, each between two open stages (offer and viewing), so every move changes a stage. */
 function moves(deals: string[]): () => { path: string; body: string } {
   let next = 0;
@@ -253,7 +264,7 @@ function leaseWrites(serverKey: string, leases: BenchLeases): Scenario[] {
       body: () => received,
       request: () => ({ path: `/api/v1/rent-payments/${rest[next++]}`, body: received }),
       expectedStatus: 200,
-      // No own baseline yet: the captured rows include the owner statement lines its trigger writes (to leave out).
+      own: true,
       amount: { warmup, run: rest.length - warmup },
       maxConnections: warmup,
     },
@@ -264,6 +275,16 @@ function leaseWrites(serverKey: string, leases: BenchLeases): Scenario[] {
 function integrations(serverKey: string, deals: string[], jobs: BenchJobs): Scenario[] {
   const json = { 'Content-Type': 'application/json' };
   return [
+    {
+      name: 'contact create',
+      method: 'POST',
+      path: '/api/v1/contacts',
+      headers: { ...json, Authorization: `Bearer ${serverKey}` },
+      body: person,
+      expectedStatus: 201,
+      baseline: bareJson,
+      own: true,
+    },
     {
       name: 'deal create',
       method: 'POST',

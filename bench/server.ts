@@ -93,14 +93,23 @@ export async function runServer(): Promise<void> {
           'admin',
         ),
       );
-    // The server key of the bench's integrations: a CRM adding and moving deals, a helpdesk adding and scheduling jobs.
+    // The server key of the bench's integrations: a CRM adding people and adding and moving deals, a helpdesk adding and
+    // scheduling jobs.
     const { secret: serverKey } = await platform.handle.db.transaction().execute((trx) =>
       createKey(
         trx,
         demo.companyId,
         {
           kind: 'server',
-          scopes: ['read:pipelines', 'write:pipelines', 'read:maintenance', 'write:maintenance', 'read:leases', 'write:leases'],
+          scopes: [
+            'write:contacts',
+            'read:pipelines',
+            'write:pipelines',
+            'read:maintenance',
+            'write:maintenance',
+            'read:leases',
+            'write:leases',
+          ],
         },
         'admin',
       ),
