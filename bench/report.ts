@@ -191,6 +191,8 @@ const ownWrites = [
   ...integrationWrites,
   ['POST /leases', 'lease create'],
   ['PATCH /rent-payments/{id} received', 'rent payment received'],
+  ['POST /contacts (server key)', 'contact create'],
+  ['POST /inbound/{token}/whatsapp (a new lead)', 'inbound WhatsApp lead'],
 ] as const;
 
 /**

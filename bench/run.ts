@@ -141,6 +141,7 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
             deals: await benchDeals(origin, ready.server_key, envInt('BENCH_DEALS', 400)),
             jobs: await benchJobs(origin, ready.server_key),
             leases: await benchLeases(origin, database!.url, ready.server_key),
+            whatsAppPath: ready.whatsapp_path,
           }
         : {};
     const scenarios: Scenario[] = onlyScenarios(

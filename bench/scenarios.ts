@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { BenchLeases } from './lease-writes';
 import type { BenchJobs } from './maintenance';
 import type { BenchStay } from './stays';
@@ -11,8 +12,11 @@ export type Scenario = {
   expectedStatus: number;
   /** POST: a body for each request (built per request, so every one is another visitor). */
   body?: () => string;
-  /** Under load: the path and body of each request (e.g. a move of another deal each time); `path` and `body` check it. */
-  request?: () => { path: string; body: string };
+  /**
+   * Under load: the path and body of each request (e.g. a move of another deal each time), and its headers when they
+   * depend on the body (a signature); `path` and `body` check it.
+   */
+  request?: () => { path: string; body: string; headers?: Record<string, string> };
   /** `uncached`: sent to the API with the rendered-answer cache off (its own port), so every request builds the page. */
   server?: 'uncached';
   /** The scenario this one is compared with; the baselines themselves have none. */
@@ -126,6 +130,49 @@ function person(): string {
   });
 }
 
+/** The app secret of the bench company's WhatsApp channel (bench/server.ts makes the channel with it). */
+export const whatsAppSecret = 'b3e5c1d27a9f4e60b8d2c4a1f0e7d9c3';
+
+/**
+ * An inbound WhatsApp message from a new sender each time (a new lead), as Meta's `messages` webhook sends a text
+ * message, signed as Meta signs it (`X-Hub-Signature-256`: the hex HMAC-SHA256 of the raw body with the app secret).
+ */
+function whatsAppMessage(path: string): () => { path: string; body: string; headers: Record<string, string> } {
+  return () => {
+    const n = visitor++;
+    const from = `9715${String(process.pid % 10)}${String(n).padStart(7, '0')}`;
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '102290129340398',
+          changes: [
+            {
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '97145550100', phone_number_id: '106540352242922' },
+                contacts: [{ profile: { name: `Bench Sender ${n}` }, wa_id: from }],
+                messages: [
+                  {
+                    from,
+                    id: `wamid.bench${process.pid}x${n}`,
+                    timestamp: String(Math.floor(Date.now() / 1000)),
+                    type: 'text',
+                    text: { body: 'Is the 2-bedroom in Marina still available?' },
+                  },
+                ],
+              },
+              field: 'messages',
+            },
+          ],
+        },
+      ],
+    });
+    const signature = `sha256=${createHmac('sha256', whatsAppSecret).update(body, 'utf8').digest('hex')}`;
+    return { path, body, headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature } };
+  };
+}
+
 /** Moves of the deals in turn, each between two open stages (offer and viewing), so every move changes a stage. */
 function moves(deals: string[]): () => { path: string; body: string } {
   let next = 0;
@@ -147,10 +194,12 @@ export function scenarios(input: {
   deals?: string[];
   jobs?: BenchJobs;
   leases?: BenchLeases;
+  /** The company's WhatsApp receiver (PostgreSQL runs). */
+  whatsAppPath?: string;
   /** Each write against its own baseline (PostgreSQL: the rows are captured from the bench's database). */
   ownBaselines: boolean;
 }): Scenario[] {
-  const { etag, slug, publishableKey, serverKey, stays, deals, jobs, leases, ownBaselines } = input;
+  const { etag, slug, publishableKey, serverKey, stays, deals, jobs, leases, whatsAppPath, ownBaselines } = input;
   const json = { 'Content-Type': 'application/json' };
   const form = { ...json, 'X-Api-Key': publishableKey, Origin: formOrigin };
   // One stay goes to the check of what the route answers, a tenth of the rest to the warm-up (so a short trial run
@@ -239,11 +288,30 @@ export function scenarios(input: {
       },
       ...(deals && jobs ? integrations(serverKey, deals, jobs) : []),
       ...(leases ? leaseWrites(serverKey, leases) : []),
+      ...(whatsAppPath ? [inboundWhatsApp(whatsAppPath)] : []),
       // Last: requests still in flight when a run stops land during this one, never after the server stops.
       { name: bareJson, method: 'POST', path: '/bare/form', headers: json, body: enquiry, expectedStatus: 201 },
     ],
     ownBaselines,
   );
+}
+
+/** An inbound WhatsApp message (Meta's webhook), each from a new sender: a new lead each time. */
+function inboundWhatsApp(path: string): Scenario {
+  const message = whatsAppMessage(path);
+  // The check's request: its body and the signature of that body.
+  const first = message();
+  return {
+    name: 'inbound WhatsApp lead',
+    method: 'POST',
+    path,
+    headers: first.headers,
+    body: () => first.body,
+    request: message,
+    expectedStatus: 200,
+    own: true,
+    stores: 'leads',
+  };
 }
 
 /** A lease created, and a rent payment received (each request another due payment, each once). */

@@ -5,7 +5,7 @@ import { type DatabaseHandle, runScriptSimpleProtocol } from '../lib/db/index';
 import { openDatabase } from '../lib/node/database';
 import { postgresPool } from '../lib/db/postgres';
 import type { Database } from '../schema/db';
-import { formOrigin } from './scenarios';
+import { formOrigin, whatsAppSecret } from './scenarios';
 import { baselineValues, type WriteBaseline } from './write-baselines';
 import { type BenchEngine, type Counts, type FromServer, highWaterRss, memoryNow, POOL_MAX, type ToServer } from './shared';
 
@@ -14,15 +14,18 @@ export async function runServer(): Promise<void> {
   // The parent going away (crash, kill) takes the server with it.
   process.on('disconnect', () => process.exit(1));
   try {
-    const [{ serve }, { Hono }, kysely, { buildApp }, { createNodePlatform }, { seedDemo }, { createKey }] = await Promise.all([
-      import('@hono/node-server'),
-      import('hono'),
-      import('kysely'),
-      import('../functions/app'),
-      import('../lib/node/platform'),
-      import('../functions/seed'),
-      import('../lib/keys'),
-    ]);
+    const [{ serve }, { Hono }, kysely, { buildApp }, { createNodePlatform }, { seedDemo }, { createKey }, inbound, jwe] =
+      await Promise.all([
+        import('@hono/node-server'),
+        import('hono'),
+        import('kysely'),
+        import('../functions/app'),
+        import('../lib/node/platform'),
+        import('../functions/seed'),
+        import('../lib/keys'),
+        import('../functions/forms/inbound-channels'),
+        import('../lib/crypto-jwe'),
+      ]);
     const { CompiledQuery, Kysely, PostgresDialect, sql } = kysely;
 
     const engine = (process.env.BENCH_ENGINE ?? 'postgres') as BenchEngine;
@@ -71,8 +74,13 @@ export async function runServer(): Promise<void> {
       };
     }
 
+    // Stored details' keys, as `npm start` always has them (lib/node/platform.ts ensureDetailsKeys): the inbound
+    // channel's secret is sealed with them.
+    const details = jwe.newDetailsKey();
     const env = {
       ...process.env,
+      DETAILS_KEYS: JSON.stringify({ [details.kid]: details.key }),
+      DETAILS_KEY_ID: details.kid,
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
       RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000000',
       RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000000',
@@ -113,6 +121,13 @@ export async function runServer(): Promise<void> {
         },
         'admin',
       ),
+    );
+    // The company's WhatsApp channel (Meta's webhooks), signed with the bench's app secret (bench/scenarios.ts).
+    const whatsApp = await inbound.createChannel(
+      platform.handle.db,
+      demo.companyId,
+      { kind: 'whatsapp', secret: whatsAppSecret },
+      jwe.keyringOf(platform.config),
     );
     const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
     // The same API with the rendered-answer cache off, under /uncached: what building a page costs.
@@ -196,6 +211,7 @@ export async function runServer(): Promise<void> {
         pool_max: engine === 'pglite' ? 1 : POOL_MAX,
         publishable_key: publishableKey,
         server_key: serverKey,
+        whatsapp_path: `/api/v1/inbound/${whatsApp.token}/whatsapp`,
         memory: memoryNow(),
       });
     });

@@ -31,6 +31,8 @@ export type Ready = {
   pool_max: number;
   publishable_key: string;
   server_key: string;
+  /** The company's WhatsApp receiver (its channel's token in the path). */
+  whatsapp_path: string;
   /** Right after start (migrated, seeded, listening), before any request. */
   memory: Memory;
 };

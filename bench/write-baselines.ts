@@ -281,8 +281,12 @@ async function baselineOf(
         `w${step} as (insert into ${quote(t.table)} (${columns}) select ${columns} from jsonb_populate_recordset(null::${quote(t.table)}, $1::jsonb -> ${step})${replace})`,
       );
       for (const row of t.inserted) {
-        // The row's own key (a key column naming another row, as a company's id, is kept).
-        for (const k of t.key) if (typeof row[k] === 'string' && !info.foreign.has(k)) fresh.add(row[k] as string);
+        // The row's own key (a key column naming another row, as a company's id, is kept; so is a word of a key of
+        // several columns, as a source's name: only values with a digit or an @).
+        for (const k of t.key) {
+          const value = row[k];
+          if (typeof value === 'string' && !info.foreign.has(k) && /[0-9@]/.test(value)) fresh.add(value);
+        }
         for (const c of info.unique) {
           const value = row[c];
           // Uuids of unique indexes that are not the row's key name existing rows (a company, a listing): kept.
