@@ -22,6 +22,7 @@ import { type Measured, measure, postmasterPid } from './measure';
 import { type Goal, goalsOf, goalsTable, markdown, mb, round, type ScenarioResult, resultOf, toJson } from './report';
 import { bareHello, type Scenario, scenarios as scenariosFor } from './scenarios';
 import { captureWrite } from './write-baselines';
+import { type BenchImports, benchImports } from './calendar-imports';
 // @ts-expect-error: plain JavaScript, no declarations
 import { bundleOf } from '../bin/build-server.mjs';
 import { benchStays } from './stays';
@@ -76,6 +77,8 @@ async function stopServer(child: ChildProcess | undefined): Promise<void> {
 async function runEngine(engine: BenchEngine, settings: Settings) {
   let child: ChildProcess | undefined;
   let database: BenchDatabase | undefined;
+  // The calendar feeds' loopback server (PostgreSQL runs), closed at the end.
+  let feeds: BenchImports | undefined;
   if (engine === 'postgres') database = await freshDatabase('pa_bench', () => stopServer(child));
   try {
     // The server from its bundle, by plain Node (no tsx loader), as `npm start` runs: its memory is the product's.
@@ -135,6 +138,7 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
     const free = await benchStays(origin);
     const stays = free.slice(0, envInt('BENCH_BOOKINGS', free.length));
     // The CRM's and the helpdesk's routes run on PostgreSQL only: PGlite measures the catalogue and the forms.
+    if (engine === 'postgres') feeds = await benchImports(origin, ready.admin_token, ready.company_id);
     const integrations =
       engine === 'postgres'
         ? {
@@ -142,6 +146,7 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
             jobs: await benchJobs(origin, ready.server_key),
             leases: await benchLeases(origin, database!.url, ready.server_key),
             whatsAppPath: ready.whatsapp_path,
+            imports: feeds && { adminToken: ready.admin_token, syncs: feeds },
           }
         : {};
     const scenarios: Scenario[] = onlyScenarios(
@@ -234,6 +239,7 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
       results,
     };
   } finally {
+    await feeds?.close();
     if (database) await database.cleanup();
     else await stopServer(child);
   }

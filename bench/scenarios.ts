@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { BenchImports } from './calendar-imports';
 import type { BenchLeases } from './lease-writes';
 import type { BenchJobs } from './maintenance';
 import type { BenchStay } from './stays';
@@ -50,7 +51,8 @@ function withOwnBaselines(list: Scenario[], own: boolean): Scenario[] {
       headers: {},
       expectedStatus: 201,
       // As many requests as the write (whose inputs run out: stays, due payments), on as many connections.
-      ...(scenario.amount ? { amount: scenario.amount, maxConnections: scenario.maxConnections } : {}),
+      ...(scenario.amount ? { amount: scenario.amount } : {}),
+      ...(scenario.maxConnections ? { maxConnections: scenario.maxConnections } : {}),
     };
     return [{ ...scenario, baseline: name }, bare];
   });
@@ -196,10 +198,12 @@ export function scenarios(input: {
   leases?: BenchLeases;
   /** The company's WhatsApp receiver (PostgreSQL runs). */
   whatsAppPath?: string;
+  /** Calendar imports to sync, with the admin token (PostgreSQL runs). */
+  imports?: { adminToken: string; syncs: BenchImports };
   /** Each write against its own baseline (PostgreSQL: the rows are captured from the bench's database). */
   ownBaselines: boolean;
 }): Scenario[] {
-  const { etag, slug, publishableKey, serverKey, stays, deals, jobs, leases, whatsAppPath, ownBaselines } = input;
+  const { etag, slug, publishableKey, serverKey, stays, deals, jobs, leases, whatsAppPath, imports, ownBaselines } = input;
   const json = { 'Content-Type': 'application/json' };
   const form = { ...json, 'X-Api-Key': publishableKey, Origin: formOrigin };
   // One stay goes to the check of what the route answers, a tenth of the rest to the warm-up (so a short trial run
@@ -289,6 +293,7 @@ export function scenarios(input: {
       ...(deals && jobs ? integrations(serverKey, deals, jobs) : []),
       ...(leases ? leaseWrites(serverKey, leases) : []),
       ...(whatsAppPath ? [inboundWhatsApp(whatsAppPath)] : []),
+      ...(imports ? [calendarSync(imports.adminToken, imports.syncs)] : []),
       // Last: requests still in flight when a run stops land during this one, never after the server stops.
       { name: bareJson, method: 'POST', path: '/bare/form', headers: json, body: enquiry, expectedStatus: 201 },
     ],
@@ -311,6 +316,21 @@ function inboundWhatsApp(path: string): Scenario {
     expectedStatus: 200,
     own: true,
     stores: 'leads',
+  };
+}
+
+/** A calendar import's sync through the admin API: each request another home's feed, its 50 events moved a day. */
+function calendarSync(adminToken: string, imports: BenchImports): Scenario {
+  return {
+    name: 'calendar import sync of 50 events',
+    method: 'POST',
+    path: imports.nextSync(),
+    request: () => ({ path: imports.nextSync(), body: '' }),
+    headers: { Authorization: `Bearer ${adminToken}` },
+    expectedStatus: 200,
+    own: true,
+    // Fewer connections than homes: two syncs of one home at once wait on its calendar lock.
+    maxConnections: 8,
   };
 }
 

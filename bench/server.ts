@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,18 +15,29 @@ export async function runServer(): Promise<void> {
   // The parent going away (crash, kill) takes the server with it.
   process.on('disconnect', () => process.exit(1));
   try {
-    const [{ serve }, { Hono }, kysely, { buildApp }, { createNodePlatform }, { seedDemo }, { createKey }, inbound, jwe] =
-      await Promise.all([
-        import('@hono/node-server'),
-        import('hono'),
-        import('kysely'),
-        import('../functions/app'),
-        import('../lib/node/platform'),
-        import('../functions/seed'),
-        import('../lib/keys'),
-        import('../functions/forms/inbound-channels'),
-        import('../lib/crypto-jwe'),
-      ]);
+    const [
+      { serve },
+      { Hono },
+      kysely,
+      { buildApp },
+      { createNodePlatform },
+      { seedDemo },
+      { createKey },
+      inbound,
+      jwe,
+      adminTokens,
+    ] = await Promise.all([
+      import('@hono/node-server'),
+      import('hono'),
+      import('kysely'),
+      import('../functions/app'),
+      import('../lib/node/platform'),
+      import('../functions/seed'),
+      import('../lib/keys'),
+      import('../functions/forms/inbound-channels'),
+      import('../lib/crypto-jwe'),
+      import('../lib/admin-tokens'),
+    ]);
     const { CompiledQuery, Kysely, PostgresDialect, sql } = kysely;
 
     const engine = (process.env.BENCH_ENGINE ?? 'postgres') as BenchEngine;
@@ -129,7 +141,11 @@ export async function runServer(): Promise<void> {
       { kind: 'whatsapp', secret: whatsAppSecret },
       jwe.keyringOf(platform.config),
     );
-    const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
+    // The operator's token, for the admin API's calendar import syncs (bench/calendar-imports.ts).
+    const adminToken = randomBytes(33).toString('base64url');
+    await adminTokens.registerAdminToken(platform.handle.db, adminToken);
+    // With the admin API, as `npm start` (bin/server.ts) serves it: the calendar import syncs are its routes.
+    const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
     // The same API with the rendered-answer cache off, under /uncached: what building a page costs.
     const uncachedPlatform = await createNodePlatform({ ...env, CATALOGUE_RESPONSE_CACHE_MB: '0' }, { handle });
     const uncached = buildApp(uncachedPlatform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
@@ -212,6 +228,8 @@ export async function runServer(): Promise<void> {
         publishable_key: publishableKey,
         server_key: serverKey,
         whatsapp_path: `/api/v1/inbound/${whatsApp.token}/whatsapp`,
+        admin_token: adminToken,
+        company_id: demo.companyId,
         memory: memoryNow(),
       });
     });

@@ -307,7 +307,18 @@ async function baselineOf(
       const checked = info.checks
         .filter((columns) => columns.some((c) => changed.includes(c)))
         .flatMap((columns) => columns.filter((c) => !changed.includes(c)));
-      const state = [...new Set([...changed.filter((c) => !['version', 'updated_at'].includes(c)), ...checked])];
+      // A time (a sync's last time) is no state: every other row has another.
+      const timed = (c: string) => typeof first[c] === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(first[c] as string);
+      // Several rows of one parent updated together (a calendar import's 50 blocks): the targets are other parents'
+      // rows, as many each, ordered by parent so that each request takes one parent's rows (never two requests the
+      // same row in another order); their state is not asked (each of those rows has other dates).
+      const parent =
+        t.updated.length > 1
+          ? [...info.foreign].find((c) => c !== 'company_id' && t.updated.every((u) => same(u.before[c], first[c])))
+          : undefined;
+      const state = parent
+        ? checked
+        : [...new Set([...changed.filter((c) => !['version', 'updated_at'].includes(c) && !timed(c)), ...checked])];
       const params: unknown[] = [];
       const where: string[] = [];
       if (info.company && first.company_id) where.push(`company_id = $${params.push(first.company_id)}::uuid`);
@@ -316,10 +327,16 @@ async function baselineOf(
           first[c] === null ? `${quote(c)} is null` : `to_jsonb(${quote(c)}) = $${params.push(JSON.stringify(first[c]))}::jsonb`,
         );
       }
-      const keys = t.key.map((k) => `${quote(k)} desc`).join(', ');
+      if (parent) {
+        where.push(
+          `${quote(parent)} in (select ${quote(parent)} from ${quote(t.table)} group by 1 having count(*) = ${t.updated.length})`,
+        );
+      }
+      const keys = [...(parent ? [parent] : []), ...t.key].map((k) => `${quote(k)} desc`).join(', ');
+      const most = parent ? Math.floor(TARGETS / t.updated.length) * t.updated.length : TARGETS;
       const { rows: others } = await client.query<Row>(
         `select ${t.key.map(quote).join(', ')} from ${quote(t.table)} ${where.length ? `where ${where.join(' and ')}` : ''}
-          order by ${keys} limit ${TARGETS}`,
+          order by ${keys} limit ${most}`,
         params,
       );
       if (!others.length) others.push(Object.fromEntries(t.key.map((k) => [k, first[k]])));
