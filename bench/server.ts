@@ -10,6 +10,14 @@ import { formOrigin, whatsAppSecret } from './scenarios';
 import { baselineValues, type WriteBaseline } from './write-baselines';
 import { type BenchEngine, type Counts, type FromServer, highWaterRss, memoryNow, POOL_MAX, type ToServer } from './shared';
 
+/** The connection string with libpq's `options` (settings each session starts with), when any are given. */
+function withSessionOptions(connectionString: string, options: string | undefined): string {
+  if (!options) return connectionString;
+  const url = new URL(connectionString);
+  url.searchParams.set('options', options);
+  return url.toString();
+}
+
 export async function runServer(): Promise<void> {
   const send = (message: FromServer) => process.send?.(message);
   // The parent going away (crash, kill) takes the server with it.
@@ -65,7 +73,9 @@ export async function runServer(): Promise<void> {
       const connectionString = process.env.BENCH_DATABASE_URL;
       if (!connectionString) throw new Error('BENCH_DATABASE_URL is not set');
       // The same pool openPostgres builds, with every client's query() counted on its way to the server.
-      const pool = postgresPool(connectionString, POOL_MAX);
+      // BENCH_PG_OPTIONS (e.g. `-c plan_cache_mode=force_generic_plan`): settings of the server's pool's sessions, for
+      // an A/B of a setting (the writes and their baselines both run on this pool).
+      const pool = postgresPool(withSessionOptions(connectionString, process.env.BENCH_PG_OPTIONS), POOL_MAX);
       pool.on('connect', (client) => {
         const target = client as unknown as { query: (...args: unknown[]) => unknown };
         const original = target.query.bind(client);
