@@ -20,7 +20,7 @@ import { benchLeases } from './lease-writes';
 import { benchJobs } from './maintenance';
 import { type Measured, measure, postmasterPid } from './measure';
 import { type Goal, goalsOf, goalsTable, markdown, mb, round, type ScenarioResult, resultOf, toJson } from './report';
-import { bareHello, type Scenario, scenarios as scenariosFor } from './scenarios';
+import { bareHello, onlyScenarios, type Scenario, scenarios as scenariosFor } from './scenarios';
 import { captureWrite } from './write-baselines';
 import { type BenchImports, benchImports } from './calendar-imports';
 // @ts-expect-error: plain JavaScript, no declarations
@@ -44,20 +44,6 @@ const SCRIPT = fileURLToPath(import.meta.url);
 type Settings = { seconds: number; warmupSeconds: number; connections: number };
 
 const memoryMb = (memory: Memory) => ({ rss: mb(memory.rss), heap_used: mb(memory.heapUsed) });
-
-/**
- * BENCH_SCENARIOS (a regular expression on the scenarios' names) runs those alone with their baselines and the bare
- * hello world: an A/B of one route without the whole run. The goals of the routes left out show as not measured.
- */
-function onlyScenarios(all: Scenario[]): Scenario[] {
-  const pattern = process.env.BENCH_SCENARIOS;
-  if (!pattern) return all;
-  const chosen = new RegExp(pattern);
-  const picked = new Set(all.filter((s) => chosen.test(s.name)).map((s) => s.name));
-  for (const s of all) if (picked.has(s.name) && s.baseline) picked.add(s.baseline);
-  picked.add(bareHello);
-  return all.filter((s) => picked.has(s.name));
-}
 
 /** Stops the server child: `stop` over IPC (it closes its database), SIGKILL if it does not exit within 5 s. */
 async function stopServer(child: ChildProcess | undefined): Promise<void> {

@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import type { BenchImports } from './calendar-imports';
+import { calendarSync, inboundWhatsApp } from './inbound-writes';
 import type { BenchLeases } from './lease-writes';
 import type { BenchJobs } from './maintenance';
 import type { BenchStay } from './stays';
@@ -132,49 +132,6 @@ function person(): string {
   });
 }
 
-/** The app secret of the bench company's WhatsApp channel (bench/server.ts makes the channel with it). */
-export const whatsAppSecret = 'b3e5c1d27a9f4e60b8d2c4a1f0e7d9c3';
-
-/**
- * An inbound WhatsApp message from a new sender each time (a new lead), as Meta's `messages` webhook sends a text
- * message, signed as Meta signs it (`X-Hub-Signature-256`: the hex HMAC-SHA256 of the raw body with the app secret).
- */
-function whatsAppMessage(path: string): () => { path: string; body: string; headers: Record<string, string> } {
-  return () => {
-    const n = visitor++;
-    const from = `9715${String(process.pid % 10)}${String(n).padStart(7, '0')}`;
-    const body = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: '102290129340398',
-          changes: [
-            {
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '97145550100', phone_number_id: '106540352242922' },
-                contacts: [{ profile: { name: `Bench Sender ${n}` }, wa_id: from }],
-                messages: [
-                  {
-                    from,
-                    id: `wamid.bench${process.pid}x${n}`,
-                    timestamp: String(Math.floor(Date.now() / 1000)),
-                    type: 'text',
-                    text: { body: 'Is the 2-bedroom in Marina still available?' },
-                  },
-                ],
-              },
-              field: 'messages',
-            },
-          ],
-        },
-      ],
-    });
-    const signature = `sha256=${createHmac('sha256', whatsAppSecret).update(body, 'utf8').digest('hex')}`;
-    return { path, body, headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature } };
-  };
-}
-
 /** Moves of the deals in turn, each between two open stages (offer and viewing), so every move changes a stage. */
 function moves(deals: string[]): () => { path: string; body: string } {
   let next = 0;
@@ -301,39 +258,6 @@ export function scenarios(input: {
   );
 }
 
-/** An inbound WhatsApp message (Meta's webhook), each from a new sender: a new lead each time. */
-function inboundWhatsApp(path: string): Scenario {
-  const message = whatsAppMessage(path);
-  // The check's request: its body and the signature of that body.
-  const first = message();
-  return {
-    name: 'inbound WhatsApp lead',
-    method: 'POST',
-    path,
-    headers: first.headers,
-    body: () => first.body,
-    request: message,
-    expectedStatus: 200,
-    own: true,
-    stores: 'leads',
-  };
-}
-
-/** A calendar import's sync through the admin API: each request another home's feed, its 50 events moved a day. */
-function calendarSync(adminToken: string, imports: BenchImports): Scenario {
-  return {
-    name: 'calendar import sync of 50 events',
-    method: 'POST',
-    path: imports.nextSync(),
-    request: () => ({ path: imports.nextSync(), body: '' }),
-    headers: { Authorization: `Bearer ${adminToken}` },
-    expectedStatus: 200,
-    own: true,
-    // Fewer connections than homes: two syncs of one home at once wait on its calendar lock.
-    maxConnections: 8,
-  };
-}
-
 /** A lease created, and a rent payment received (each request another due payment, each once). */
 function leaseWrites(serverKey: string, leases: BenchLeases): Scenario[] {
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${serverKey}` };
@@ -418,4 +342,18 @@ function integrations(serverKey: string, deals: string[], jobs: BenchJobs): Scen
       own: true,
     },
   ];
+}
+
+/**
+ * BENCH_SCENARIOS (a regular expression on the scenarios' names) runs those alone with their baselines and the bare
+ * hello world: an A/B of one route without the whole run. The goals of the routes left out show as not measured.
+ */
+export function onlyScenarios(all: Scenario[]): Scenario[] {
+  const pattern = process.env.BENCH_SCENARIOS;
+  if (!pattern) return all;
+  const chosen = new RegExp(pattern);
+  const picked = new Set(all.filter((s) => chosen.test(s.name)).map((s) => s.name));
+  for (const s of all) if (picked.has(s.name) && s.baseline) picked.add(s.baseline);
+  picked.add(bareHello);
+  return all.filter((s) => picked.has(s.name));
 }
