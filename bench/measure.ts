@@ -64,7 +64,7 @@ export type Measured = {
 
 /**
  * CPU seconds used so far by the local PostgreSQL server (Linux: utime + stime of /proc/<pid>/stat, at 100 ticks a
- * second): with `postmaster`, that process and its children only (one cluster: its backends, the bench's pool keeps
+ * second, and cutime + cstime: the reaped children's, so a backend ending during a run keeps its CPU counted): with `postmaster`, that process and its children only (one cluster: its backends, the bench's pool keeps
  * its connections, so their CPU is counted); without, every process of the machine whose command is `postgres`.
  * Null where /proc cannot be read. Other clients of the same cluster count too: read it on a quiet cluster.
  */
@@ -85,6 +85,9 @@ export function databaseCpuSeconds(postmaster?: number): number | null {
       // fields[1] is the parent's pid (field 4 of the line)
       if (postmaster !== undefined && Number(entry) !== postmaster && Number(fields[1]) !== postmaster) continue;
       ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the line)
+      // cutime, cstime (fields 16 and 17): the CPU of its children that ended and were reaped (a backend whose
+      // connection closed during a run), which would otherwise leave the sum and make a run's CPU negative.
+      ticks += Number(fields[13]) + Number(fields[14]);
     }
   } catch {
     return null;

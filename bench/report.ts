@@ -191,6 +191,9 @@ const ownWrites = [
   ...integrationWrites,
   ['POST /leases', 'lease create'],
   ['PATCH /rent-payments/{id} received', 'rent payment received'],
+  ['POST /contacts (server key)', 'contact create'],
+  ['POST /inbound/{token}/whatsapp (a new lead)', 'inbound WhatsApp lead'],
+  ['POST …/calendar-imports/{id}/sync (50 events moved)', 'calendar import sync of 50 events'],
 ] as const;
 
 /**

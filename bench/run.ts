@@ -20,8 +20,9 @@ import { benchLeases } from './lease-writes';
 import { benchJobs } from './maintenance';
 import { type Measured, measure, postmasterPid } from './measure';
 import { type Goal, goalsOf, goalsTable, markdown, mb, round, type ScenarioResult, resultOf, toJson } from './report';
-import { bareHello, type Scenario, scenarios as scenariosFor } from './scenarios';
+import { bareHello, onlyScenarios, type Scenario, scenarios as scenariosFor } from './scenarios';
 import { captureWrite } from './write-baselines';
+import { type BenchImports, benchImports } from './calendar-imports';
 // @ts-expect-error: plain JavaScript, no declarations
 import { bundleOf } from '../bin/build-server.mjs';
 import { benchStays } from './stays';
@@ -44,20 +45,6 @@ type Settings = { seconds: number; warmupSeconds: number; connections: number };
 
 const memoryMb = (memory: Memory) => ({ rss: mb(memory.rss), heap_used: mb(memory.heapUsed) });
 
-/**
- * BENCH_SCENARIOS (a regular expression on the scenarios' names) runs those alone with their baselines and the bare
- * hello world: an A/B of one route without the whole run. The goals of the routes left out show as not measured.
- */
-function onlyScenarios(all: Scenario[]): Scenario[] {
-  const pattern = process.env.BENCH_SCENARIOS;
-  if (!pattern) return all;
-  const chosen = new RegExp(pattern);
-  const picked = new Set(all.filter((s) => chosen.test(s.name)).map((s) => s.name));
-  for (const s of all) if (picked.has(s.name) && s.baseline) picked.add(s.baseline);
-  picked.add(bareHello);
-  return all.filter((s) => picked.has(s.name));
-}
-
 /** Stops the server child: `stop` over IPC (it closes its database), SIGKILL if it does not exit within 5 s. */
 async function stopServer(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -76,6 +63,8 @@ async function stopServer(child: ChildProcess | undefined): Promise<void> {
 async function runEngine(engine: BenchEngine, settings: Settings) {
   let child: ChildProcess | undefined;
   let database: BenchDatabase | undefined;
+  // The calendar feeds' loopback server (PostgreSQL runs), closed at the end.
+  let feeds: BenchImports | undefined;
   if (engine === 'postgres') database = await freshDatabase('pa_bench', () => stopServer(child));
   try {
     // The server from its bundle, by plain Node (no tsx loader), as `npm start` runs: its memory is the product's.
@@ -135,12 +124,15 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
     const free = await benchStays(origin);
     const stays = free.slice(0, envInt('BENCH_BOOKINGS', free.length));
     // The CRM's and the helpdesk's routes run on PostgreSQL only: PGlite measures the catalogue and the forms.
+    if (engine === 'postgres') feeds = await benchImports(origin, ready.admin_token, ready.company_id);
     const integrations =
       engine === 'postgres'
         ? {
             deals: await benchDeals(origin, ready.server_key, envInt('BENCH_DEALS', 400)),
             jobs: await benchJobs(origin, ready.server_key),
             leases: await benchLeases(origin, database!.url, ready.server_key),
+            whatsAppPath: ready.whatsapp_path,
+            imports: feeds && { adminToken: ready.admin_token, syncs: feeds },
           }
         : {};
     const scenarios: Scenario[] = onlyScenarios(
@@ -233,6 +225,7 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
       results,
     };
   } finally {
+    await feeds?.close();
     if (database) await database.cleanup();
     else await stopServer(child);
   }

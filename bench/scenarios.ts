@@ -1,3 +1,5 @@
+import type { BenchImports } from './calendar-imports';
+import { calendarSync, inboundWhatsApp } from './inbound-writes';
 import type { BenchLeases } from './lease-writes';
 import type { BenchJobs } from './maintenance';
 import type { BenchStay } from './stays';
@@ -11,8 +13,11 @@ export type Scenario = {
   expectedStatus: number;
   /** POST: a body for each request (built per request, so every one is another visitor). */
   body?: () => string;
-  /** Under load: the path and body of each request (e.g. a move of another deal each time); `path` and `body` check it. */
-  request?: () => { path: string; body: string };
+  /**
+   * Under load: the path and body of each request (e.g. a move of another deal each time), and its headers when they
+   * depend on the body (a signature); `path` and `body` check it.
+   */
+  request?: () => { path: string; body: string; headers?: Record<string, string> };
   /** `uncached`: sent to the API with the rendered-answer cache off (its own port), so every request builds the page. */
   server?: 'uncached';
   /** The scenario this one is compared with; the baselines themselves have none. */
@@ -46,7 +51,8 @@ function withOwnBaselines(list: Scenario[], own: boolean): Scenario[] {
       headers: {},
       expectedStatus: 201,
       // As many requests as the write (whose inputs run out: stays, due payments), on as many connections.
-      ...(scenario.amount ? { amount: scenario.amount, maxConnections: scenario.maxConnections } : {}),
+      ...(scenario.amount ? { amount: scenario.amount } : {}),
+      ...(scenario.maxConnections ? { maxConnections: scenario.maxConnections } : {}),
     };
     return [{ ...scenario, baseline: name }, bare];
   });
@@ -115,6 +121,17 @@ function deal(): string {
   });
 }
 
+/** A person a CRM adds, new each time (no external id, email or phone matches one already there). */
+function person(): string {
+  const n = visitor++;
+  return JSON.stringify({
+    name: `Bench Person ${n}`,
+    email: `person.${process.pid}.${n}@bench.example`,
+    phone: `+9715${String(process.pid % 100).padStart(2, '0')}${String(n).padStart(6, '0')}`,
+    language: 'en',
+  });
+}
+
 /** Moves of the deals in turn, each between two open stages (offer and viewing), so every move changes a stage. */
 function moves(deals: string[]): () => { path: string; body: string } {
   let next = 0;
@@ -136,10 +153,14 @@ export function scenarios(input: {
   deals?: string[];
   jobs?: BenchJobs;
   leases?: BenchLeases;
+  /** The company's WhatsApp receiver (PostgreSQL runs). */
+  whatsAppPath?: string;
+  /** Calendar imports to sync, with the admin token (PostgreSQL runs). */
+  imports?: { adminToken: string; syncs: BenchImports };
   /** Each write against its own baseline (PostgreSQL: the rows are captured from the bench's database). */
   ownBaselines: boolean;
 }): Scenario[] {
-  const { etag, slug, publishableKey, serverKey, stays, deals, jobs, leases, ownBaselines } = input;
+  const { etag, slug, publishableKey, serverKey, stays, deals, jobs, leases, whatsAppPath, imports, ownBaselines } = input;
   const json = { 'Content-Type': 'application/json' };
   const form = { ...json, 'X-Api-Key': publishableKey, Origin: formOrigin };
   // One stay goes to the check of what the route answers, a tenth of the rest to the warm-up (so a short trial run
@@ -228,6 +249,8 @@ export function scenarios(input: {
       },
       ...(deals && jobs ? integrations(serverKey, deals, jobs) : []),
       ...(leases ? leaseWrites(serverKey, leases) : []),
+      ...(whatsAppPath ? [inboundWhatsApp(whatsAppPath)] : []),
+      ...(imports ? [calendarSync(imports.adminToken, imports.syncs)] : []),
       // Last: requests still in flight when a run stops land during this one, never after the server stops.
       { name: bareJson, method: 'POST', path: '/bare/form', headers: json, body: enquiry, expectedStatus: 201 },
     ],
@@ -253,7 +276,7 @@ function leaseWrites(serverKey: string, leases: BenchLeases): Scenario[] {
       body: () => received,
       request: () => ({ path: `/api/v1/rent-payments/${rest[next++]}`, body: received }),
       expectedStatus: 200,
-      // No own baseline yet: the captured rows include the owner statement lines its trigger writes (to leave out).
+      own: true,
       amount: { warmup, run: rest.length - warmup },
       maxConnections: warmup,
     },
@@ -264,6 +287,16 @@ function leaseWrites(serverKey: string, leases: BenchLeases): Scenario[] {
 function integrations(serverKey: string, deals: string[], jobs: BenchJobs): Scenario[] {
   const json = { 'Content-Type': 'application/json' };
   return [
+    {
+      name: 'contact create',
+      method: 'POST',
+      path: '/api/v1/contacts',
+      headers: { ...json, Authorization: `Bearer ${serverKey}` },
+      body: person,
+      expectedStatus: 201,
+      baseline: bareJson,
+      own: true,
+    },
     {
       name: 'deal create',
       method: 'POST',
@@ -309,4 +342,18 @@ function integrations(serverKey: string, deals: string[], jobs: BenchJobs): Scen
       own: true,
     },
   ];
+}
+
+/**
+ * BENCH_SCENARIOS (a regular expression on the scenarios' names) runs those alone with their baselines and the bare
+ * hello world: an A/B of one route without the whole run. The goals of the routes left out show as not measured.
+ */
+export function onlyScenarios(all: Scenario[]): Scenario[] {
+  const pattern = process.env.BENCH_SCENARIOS;
+  if (!pattern) return all;
+  const chosen = new RegExp(pattern);
+  const picked = new Set(all.filter((s) => chosen.test(s.name)).map((s) => s.name));
+  for (const s of all) if (picked.has(s.name) && s.baseline) picked.add(s.baseline);
+  picked.add(bareHello);
+  return all.filter((s) => picked.has(s.name));
 }

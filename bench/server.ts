@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,16 +6,37 @@ import { type DatabaseHandle, runScriptSimpleProtocol } from '../lib/db/index';
 import { openDatabase } from '../lib/node/database';
 import { postgresPool } from '../lib/db/postgres';
 import type { Database } from '../schema/db';
+import { whatsAppSecret } from './inbound-writes';
 import { formOrigin } from './scenarios';
-import { baselineValues, type WriteBaseline } from './write-baselines';
+import type { WriteBaseline } from './write-baselines';
+import { baselineValues } from './write-values';
 import { type BenchEngine, type Counts, type FromServer, highWaterRss, memoryNow, POOL_MAX, type ToServer } from './shared';
+
+/** The connection string with libpq's `options` (settings each session starts with), when any are given. */
+function withSessionOptions(connectionString: string, options: string | undefined): string {
+  if (!options) return connectionString;
+  const url = new URL(connectionString);
+  url.searchParams.set('options', options);
+  return url.toString();
+}
 
 export async function runServer(): Promise<void> {
   const send = (message: FromServer) => process.send?.(message);
   // The parent going away (crash, kill) takes the server with it.
   process.on('disconnect', () => process.exit(1));
   try {
-    const [{ serve }, { Hono }, kysely, { buildApp }, { createNodePlatform }, { seedDemo }, { createKey }] = await Promise.all([
+    const [
+      { serve },
+      { Hono },
+      kysely,
+      { buildApp },
+      { createNodePlatform },
+      { seedDemo },
+      { createKey },
+      inbound,
+      jwe,
+      adminTokens,
+    ] = await Promise.all([
       import('@hono/node-server'),
       import('hono'),
       import('kysely'),
@@ -22,6 +44,9 @@ export async function runServer(): Promise<void> {
       import('../lib/node/platform'),
       import('../functions/seed'),
       import('../lib/keys'),
+      import('../functions/forms/inbound-channels'),
+      import('../lib/crypto-jwe'),
+      import('../lib/admin-tokens'),
     ]);
     const { CompiledQuery, Kysely, PostgresDialect, sql } = kysely;
 
@@ -50,7 +75,9 @@ export async function runServer(): Promise<void> {
       const connectionString = process.env.BENCH_DATABASE_URL;
       if (!connectionString) throw new Error('BENCH_DATABASE_URL is not set');
       // The same pool openPostgres builds, with every client's query() counted on its way to the server.
-      const pool = postgresPool(connectionString, POOL_MAX);
+      // BENCH_PG_OPTIONS (e.g. `-c plan_cache_mode=force_generic_plan`): settings of the server's pool's sessions, for
+      // an A/B of a setting (the writes and their baselines both run on this pool).
+      const pool = postgresPool(withSessionOptions(connectionString, process.env.BENCH_PG_OPTIONS), POOL_MAX);
       pool.on('connect', (client) => {
         const target = client as unknown as { query: (...args: unknown[]) => unknown };
         const original = target.query.bind(client);
@@ -71,8 +98,13 @@ export async function runServer(): Promise<void> {
       };
     }
 
+    // Stored details' keys, as `npm start` always has them (lib/node/platform.ts ensureDetailsKeys): the inbound
+    // channel's secret is sealed with them.
+    const details = jwe.newDetailsKey();
     const env = {
       ...process.env,
+      DETAILS_KEYS: JSON.stringify({ [details.kid]: details.key }),
+      DETAILS_KEY_ID: details.kid,
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
       RATE_LIMIT_PUBLISHABLE_KEY_PER_MINUTE: '100000000',
       RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000000',
@@ -93,19 +125,39 @@ export async function runServer(): Promise<void> {
           'admin',
         ),
       );
-    // The server key of the bench's integrations: a CRM adding and moving deals, a helpdesk adding and scheduling jobs.
+    // The server key of the bench's integrations: a CRM adding people and adding and moving deals, a helpdesk adding and
+    // scheduling jobs.
     const { secret: serverKey } = await platform.handle.db.transaction().execute((trx) =>
       createKey(
         trx,
         demo.companyId,
         {
           kind: 'server',
-          scopes: ['read:pipelines', 'write:pipelines', 'read:maintenance', 'write:maintenance', 'read:leases', 'write:leases'],
+          scopes: [
+            'write:contacts',
+            'read:pipelines',
+            'write:pipelines',
+            'read:maintenance',
+            'write:maintenance',
+            'read:leases',
+            'write:leases',
+          ],
         },
         'admin',
       ),
     );
-    const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
+    // The company's WhatsApp channel (Meta's webhooks), signed with the bench's app secret (bench/scenarios.ts).
+    const whatsApp = await inbound.createChannel(
+      platform.handle.db,
+      demo.companyId,
+      { kind: 'whatsapp', secret: whatsAppSecret },
+      jwe.keyringOf(platform.config),
+    );
+    // The operator's token, for the admin API's calendar import syncs (bench/calendar-imports.ts).
+    const adminToken = randomBytes(33).toString('base64url');
+    await adminTokens.registerAdminToken(platform.handle.db, adminToken);
+    // With the admin API, as `npm start` (bin/server.ts) serves it: the calendar import syncs are its routes.
+    const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
     // The same API with the rendered-answer cache off, under /uncached: what building a page costs.
     const uncachedPlatform = await createNodePlatform({ ...env, CATALOGUE_RESPONSE_CACHE_MB: '0' }, { handle });
     const uncached = buildApp(uncachedPlatform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
@@ -187,6 +239,9 @@ export async function runServer(): Promise<void> {
         pool_max: engine === 'pglite' ? 1 : POOL_MAX,
         publishable_key: publishableKey,
         server_key: serverKey,
+        whatsapp_path: `/api/v1/inbound/${whatsApp.token}/whatsapp`,
+        admin_token: adminToken,
+        company_id: demo.companyId,
         memory: memoryNow(),
       });
     });

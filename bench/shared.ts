@@ -31,6 +31,11 @@ export type Ready = {
   pool_max: number;
   publishable_key: string;
   server_key: string;
+  /** The company's WhatsApp receiver (its channel's token in the path). */
+  whatsapp_path: string;
+  /** The operator's admin token (registered by the bench server) and the demo company's id: the admin API's routes. */
+  admin_token: string;
+  company_id: string;
   /** Right after start (migrated, seeded, listening), before any request. */
   memory: Memory;
 };

@@ -9,6 +9,7 @@
  * updated otherwise: their changed columns). Rows a request deletes are counted but not written again (see `deleted`).
  */
 import pg from 'pg';
+import { baselineValues } from './write-values';
 
 type Row = Record<string, unknown>;
 /** A table the write touched: its rows inserted, and its rows updated (their key and changed columns). */
@@ -37,6 +38,11 @@ export type WriteBaseline = {
   shift: string[][];
   /** Per update step: keys of other rows of that table to update in turn (so concurrent requests rarely meet). */
   targets: Row[][];
+  /**
+   * Inserted rows' columns naming a row an update step changes (a job's calendar block names its job): each request
+   * names that step's target of the turn instead, as the write aims each request at another record.
+   */
+  links: Array<{ step: number; column: string; from: number; key: string }>;
   /** What the capture saw: table, inserted, updated (changed columns), deleted. */
   summary: string[];
 };
@@ -53,6 +59,8 @@ type Catalogue = Map<
     foreign: Set<string>;
     /** Unique indexes of plain columns only (their predicate, for ON CONFLICT). */
     indexes: Array<{ columns: string[]; predicate: string | null }>;
+    /** The columns of each check constraint (an update aimed at another row keeps the checked columns' values). */
+    checks: string[][];
     company: boolean;
   }
 >;
@@ -98,6 +106,7 @@ async function catalogue(client: pg.Client): Promise<Catalogue> {
       excluded: new Set(r.excluded ?? []),
       foreign: new Set(r.foreign ?? []),
       indexes: [],
+      checks: [],
       company: r.columns.includes('company_id'),
     });
   }
@@ -109,6 +118,12 @@ async function catalogue(client: pg.Client): Promise<Catalogue> {
     from pg_index i join pg_class c on c.oid = i.indrelid join pg_namespace n on n.oid = c.relnamespace
     where n.nspname = 'public' and i.indisunique and not i.indisprimary and i.indexprs is null`);
   for (const x of indexes.rows) result.get(x.table)?.indexes.push({ columns: x.columns, predicate: x.predicate });
+  const checks = await client.query<{ table: string; columns: string[] }>(`
+    select c.relname as table, (select array_agg(a.attname::text) from pg_attribute a
+        where a.attrelid = c.oid and a.attnum = any(x.conkey)) as columns
+    from pg_constraint x join pg_class c on c.oid = x.conrelid join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = 'public' and x.contype = 'c' and x.conkey is not null`);
+  for (const x of checks.rows) result.get(x.table)?.checks.push(x.columns);
   return result;
 }
 
@@ -166,27 +181,75 @@ export async function captureWrite(url: string, name: string, send: () => Promis
       }
     }
     await before.query('rollback');
-    // Rows the triggers of the touched tables write (an owner statement's line when a payment is received) are
-    // written again by those triggers: the baseline leaves them to them.
-    const { rows: sources } = await after.query<{ source: string }>(
-      `select p.prosrc as source from pg_trigger g join pg_proc p on p.oid = g.tgfoid
-        where not g.tgisinternal and g.tgrelid = any($1::regclass[])`,
-      [touched.map((t) => quote(t.table))],
-    );
-    const byTrigger = (table: string, verb: 'insert into' | 'update') =>
-      sources.some((s) => new RegExp(`${verb}\\s+(public\\.)?"?${table}"?\\b`, 'i').test(s.source));
-    const kept = touched.flatMap((t) => {
-      const inserted = byTrigger(t.table, 'insert into') ? [] : t.inserted;
-      const updated = byTrigger(t.table, 'update') ? [] : t.updated;
-      if (inserted.length !== t.inserted.length || updated.length !== t.updated.length) {
-        summary.push(`${t.table}: written by a trigger (left to it)`);
-      }
-      return inserted.length || updated.length ? [{ ...t, inserted, updated }] : [];
+    // A key's `last_used_at` is written at most once a minute per key (lib/keys.ts `touchKey`): the request that
+    // wrote it is the key's first, so the baseline leaves it out, as the write's other requests do.
+    const used = touched.flatMap((t) => {
+      if (t.table !== 'api_keys') return [t];
+      const updated = t.updated.filter((u) => u.changed.some((c) => c !== 'last_used_at'));
+      if (updated.length < t.updated.length) summary.push('api_keys: last_used_at left out (written once a minute)');
+      return t.inserted.length || updated.length ? [{ ...t, updated }] : [];
     });
+    const kept = await withoutTriggered(after, (rows) => baselineOf(after, name, rows, tables, []), used, summary);
     return await baselineOf(after, name, kept, tables, summary);
   } finally {
     await Promise.all([before.end(), after.end()]);
   }
+}
+
+/**
+ * The captured rows less those the triggers of the replayed rows write again (an owner statement's lines when a
+ * payment is received, a home's calendar version when a block is written): the baseline's statement is run once in a
+ * transaction rolled back, and the rows whose last version a later command of that transaction wrote (`cmin` > 0: the
+ * statements of the triggers) are left to the triggers (a table's inserted rows first, then its updated ones, as many
+ * as the triggers wrote). A replay a trigger's own insert
+ * refuses (a unique key the statement's copy of the row took first) leaves that table's inserted rows to the trigger.
+ */
+async function withoutTriggered(
+  client: pg.Client,
+  build: (touched: Touched[]) => Promise<WriteBaseline>,
+  captured: Touched[],
+  summary: string[],
+): Promise<Touched[]> {
+  let touched = captured;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const baseline = await build(touched);
+    const written = new Map<string, number>();
+    await client.query('begin');
+    let refused: string | undefined;
+    try {
+      await client.query(baseline.text, [baselineValues(baseline, 0)]);
+      for (const t of touched) {
+        // The statement is the transaction's first command (0); statements of its triggers come after it.
+        const { rows } = await client.query<{ n: string }>(
+          `select count(*) as n from ${quote(t.table)} r
+            where r.xmin::text::xid8 = pg_current_xact_id() and r.cmin::text::int > 0`,
+        );
+        written.set(t.table, Number(rows[0]!.n));
+      }
+    } catch (error) {
+      const e = error as { code?: string; table?: string; where?: string };
+      // Raised inside a trigger's function (its context names a statement of it) on a table the baseline inserts into.
+      if (e.code !== '23505' || !e.where || !touched.some((t) => t.table === e.table && t.inserted.length)) throw error;
+      refused = e.table;
+    } finally {
+      await client.query('rollback');
+    }
+    if (refused) {
+      summary.push(`${refused}: written by a trigger of the replayed rows (left to it)`);
+      touched = touched.flatMap((t) => (t.table !== refused ? [t] : t.updated.length ? [{ ...t, inserted: [] }] : []));
+      continue;
+    }
+    return touched.flatMap((t) => {
+      const named = t.inserted.length + t.updated.length;
+      const extra = Math.min(written.get(t.table) ?? 0, named);
+      if (extra <= 0) return [t];
+      summary.push(`${t.table}: ${extra} written by a trigger of the replayed rows (left to it)`);
+      const inserted = t.inserted.slice(0, Math.max(0, t.inserted.length - extra));
+      const updated = t.updated.slice(0, Math.max(0, t.updated.length - Math.max(0, extra - t.inserted.length)));
+      return inserted.length || updated.length ? [{ ...t, inserted, updated }] : [];
+    });
+  }
+  throw new Error('the replay of the captured rows kept failing');
 }
 
 /** Rows of each updated table (same company as the captured row) for the baseline's updates to take in turn. */
@@ -227,8 +290,12 @@ async function baselineOf(
         `w${step} as (insert into ${quote(t.table)} (${columns}) select ${columns} from jsonb_populate_recordset(null::${quote(t.table)}, $1::jsonb -> ${step})${replace})`,
       );
       for (const row of t.inserted) {
-        // The row's own key (a key column naming another row, as a company's id, is kept).
-        for (const k of t.key) if (typeof row[k] === 'string' && !info.foreign.has(k)) fresh.add(row[k] as string);
+        // The row's own key (a key column naming another row, as a company's id, is kept; so is a word of a key of
+        // several columns, as a source's name: only values with a digit or an @).
+        for (const k of t.key) {
+          const value = row[k];
+          if (typeof value === 'string' && !info.foreign.has(k) && /[0-9@]/.test(value)) fresh.add(value);
+        }
         for (const c of info.unique) {
           const value = row[c];
           // Uuids of unique indexes that are not the row's key name existing rows (a company, a listing): kept.
@@ -244,7 +311,23 @@ async function baselineOf(
       const first = t.updated[0]!.before;
       // Rows of the same company in the state the captured row was in (its changed columns' values before), the
       // last by key (the write's own inputs are taken from the first: bench/lease-writes.ts).
-      const state = changed.filter((c) => !['version', 'updated_at'].includes(c));
+      // With them, the unchanged columns a check constraint reads with a changed one (a payment's amount, which its
+      // tax split must add up to), so the captured values still pass the checks on the target.
+      const checked = info.checks
+        .filter((columns) => columns.some((c) => changed.includes(c)))
+        .flatMap((columns) => columns.filter((c) => !changed.includes(c)));
+      // A time (a sync's last time) is no state: every other row has another.
+      const timed = (c: string) => typeof first[c] === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(first[c] as string);
+      // Several rows of one parent updated together (a calendar import's 50 blocks): the targets are other parents'
+      // rows, as many each, ordered by parent so that each request takes one parent's rows (never two requests the
+      // same row in another order); their state is not asked (each of those rows has other dates).
+      const parent =
+        t.updated.length > 1
+          ? [...info.foreign].find((c) => c !== 'company_id' && t.updated.every((u) => same(u.before[c], first[c])))
+          : undefined;
+      const state = parent
+        ? checked
+        : [...new Set([...changed.filter((c) => !['version', 'updated_at'].includes(c) && !timed(c)), ...checked])];
       const params: unknown[] = [];
       const where: string[] = [];
       if (info.company && first.company_id) where.push(`company_id = $${params.push(first.company_id)}::uuid`);
@@ -253,10 +336,16 @@ async function baselineOf(
           first[c] === null ? `${quote(c)} is null` : `to_jsonb(${quote(c)}) = $${params.push(JSON.stringify(first[c]))}::jsonb`,
         );
       }
-      const keys = t.key.map((k) => `${quote(k)} desc`).join(', ');
+      if (parent) {
+        where.push(
+          `${quote(parent)} in (select ${quote(parent)} from ${quote(t.table)} group by 1 having count(*) = ${t.updated.length})`,
+        );
+      }
+      const keys = [...(parent ? [parent] : []), ...t.key].map((k) => `${quote(k)} desc`).join(', ');
+      const most = parent ? Math.floor(TARGETS / t.updated.length) * t.updated.length : TARGETS;
       const { rows: others } = await client.query<Row>(
         `select ${t.key.map(quote).join(', ')} from ${quote(t.table)} ${where.length ? `where ${where.join(' and ')}` : ''}
-          order by ${keys} limit ${TARGETS}`,
+          order by ${keys} limit ${most}`,
         params,
       );
       if (!others.length) others.push(Object.fromEntries(t.key.map((k) => [k, first[k]])));
@@ -269,56 +358,19 @@ async function baselineOf(
       );
     }
   }
-  const text = ctes.length ? `with ${ctes.join(',\n')}\nselect 1 as written` : 'select 1 as written';
-  return { name, text, rows, fresh: [...fresh], targets, shift, summary };
-}
-
-/** A random string of the same shape: each letter and digit replaced by another of its kind (a uuid stays a uuid). */
-function like(value: string): string {
-  const pick = (chars: string) => chars[Math.floor(Math.random() * chars.length)]!;
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)) return crypto.randomUUID();
-  // Hexadecimal (a hash, bytea as JSON gives it `\x…`): other hexadecimal digits.
-  const hex = /^(\\x)?([0-9a-f]+)$/.exec(value);
-  if (hex && (hex[1] || /[a-f]/.test(value))) return `${hex[1] ?? ''}${hex[2]!.replace(/./g, () => pick('0123456789abcdef'))}`;
-  return value.replace(/[0-9]|[a-z]|[A-Z]/g, (c) =>
-    /[0-9]/.test(c)
-      ? pick('0123456789')
-      : /[a-z]/.test(c)
-        ? pick('abcdefghijklmnopqrstuvwxyz')
-        : pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ'),
-  );
-}
-
-/** Days past the captured stay where the baseline's stays start: beyond the bench's bookings and jobs' blocks. */
-const FAR = 2500;
-const moved = (time: number, days: number) => new Date(time + days * 86_400_000).toISOString().slice(0, 10);
-
-/**
- * One request's value of the statement's `$1`: the captured rows with every fresh string made new (wherever it
- * appears, nested JSON included, so the rows still point at each other), and each update aimed at the next target.
- */
-export function baselineValues(baseline: WriteBaseline, turn: number): string {
-  const map = new Map(baseline.fresh.map((v) => [v, like(v)]));
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return map.get(value) ?? value;
-    if (Array.isArray(value)) return value.map(walk);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
-    return value;
-  };
-  const steps = baseline.rows.map((rows, step) => {
-    const others = baseline.targets[step] ?? [];
-    const dates = baseline.shift[step] ?? [];
-    if (dates.length) {
-      return (walk(rows) as Row[]).map((row) => {
-        const times = dates.map((c) => Date.parse(`${String(row[c])}T00:00:00Z`));
-        const span = (Math.max(...times) - Math.min(...times)) / 86_400_000 + 1;
-        const days = FAR + turn * span;
-        return { ...row, ...Object.fromEntries(dates.map((c, i) => [c, moved(times[i]!, days)])) };
+  // An inserted row naming the captured row of an update step (by its one-column key) follows that step's targets.
+  const links: WriteBaseline['links'] = [];
+  rows.forEach((stepRows, step) => {
+    if (targets[step]?.length) return;
+    for (const column of Object.keys(stepRows[0] ?? {})) {
+      targets.forEach((others, from) => {
+        const key = Object.keys(others[0] ?? {});
+        if (from === step || key.length !== 1 || !others.length) return;
+        const captured = rows[from]![0]![key[0]!];
+        if (stepRows.every((row) => row[column] === captured)) links.push({ step, column, from, key: key[0]! });
       });
     }
-    if (!others.length) return walk(rows);
-    // An update: the same changed values on another row of the table each turn (its key from the targets).
-    return rows.map((row, i) => ({ ...row, ...others[(turn * rows.length + i) % others.length] }));
   });
-  return JSON.stringify(steps);
+  const text = ctes.length ? `with ${ctes.join(',\n')}\nselect 1 as written` : 'select 1 as written';
+  return { name, text, rows, fresh: [...fresh], targets, links, shift, summary };
 }
