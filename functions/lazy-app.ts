@@ -83,7 +83,7 @@ export function lazyApp(
     /** Routes mounted under /admin/v1 after the admin API's (the Node server's backup), and work done before it. */
     admin?: { extra?: () => Hono<AppEnv>; prepare?: () => Promise<void> };
   },
-): { fetch: Fetch; loadAll: () => Promise<void>; loaded: () => Part[] } {
+): { fetch: Fetch; loaded: () => Part[] } {
   const loaded = new Map<Part, RouteGroup | readonly OpenAPIHono<AppEnv>[] | OpenAPIHono<AppEnv>>();
   const compose = () => {
     const groups = lazyGroupNames.filter((name) => loaded.has(name)).map((name) => loaded.get(name) as RouteGroup);
@@ -113,12 +113,12 @@ export function lazyApp(
     });
     return composing;
   };
-  const fetch: Fetch = (request, env, context) => {
+  const answer: Fetch = (request, env, context) => {
     const parts = partsFor(new URL(request.url).pathname);
     if (parts.every((part) => loaded.has(part))) return app.fetch(request, env, context);
     return load(parts).then(() => app.fetch(request, env, context));
   };
-  return { fetch, loadAll: () => load(everything).then(() => undefined), loaded: () => [...loaded.keys()] };
+  return { fetch: answer, loaded: () => [...loaded.keys()] };
 }
 
 function importPart(part: Part) {
