@@ -29,7 +29,9 @@ export function routeTableSource(): string {
     const rows = routesOf(group).map(([method, path]) => `    ['${method}', '${path}'],`);
     return `  ${group.name}: [\n${rows.join('\n')}\n  ],`;
   });
-  const forms = routeGroups.flatMap((group) => (group.formPaths ?? []).map((path) => `'/api/v1${path}'`));
+  const forms = routeGroups
+    .filter((group) => (group.formPaths ?? []).length > 0)
+    .map((group) => `  ${group.name}: [${(group.formPaths ?? []).map((path) => `'${path}'`).join(', ')}],`);
   return `// Written by \`npx tsx bin/route-table.ts\` from the route groups (functions/*/index.ts); do not edit.
 // test/platform/route-table.test.ts checks it against the groups as they are.
 
@@ -38,8 +40,10 @@ export const routeTable = {
 ${lines.join('\n')}
 } as const;
 
-/** Every group's browser forms (full paths): their CORS runs in the root app, ahead of the body limit. */
-export const formPaths: readonly string[] = [${forms.join(', ')}];
+/** Each group's browser forms under /api/v1 (\`formPaths\`): the root app runs their CORS ahead of the body limit. */
+export const formPaths: { readonly [group: string]: readonly string[] } = {
+${forms.join('\n')}
+};
 `;
 }
 

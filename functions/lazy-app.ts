@@ -86,10 +86,12 @@ export function lazyApp(
 ): { fetch: Fetch; loaded: () => Part[] } {
   const loaded = new Map<Part, RouteGroup | readonly OpenAPIHono<AppEnv>[] | OpenAPIHono<AppEnv>>();
   const compose = () => {
-    const groups = lazyGroupNames.filter((name) => loaded.has(name)).map((name) => loaded.get(name) as RouteGroup);
+    // A group not loaded yet still brings its forms' paths: their CORS is the root app's, ahead of the body limit.
+    const groups = lazyGroupNames.map(
+      (name) => (loaded.get(name) as RouteGroup | undefined) ?? { name, routes: [], formPaths: formPaths[name] },
+    );
     const app = composeApp(provide, {
       groups,
-      formPaths,
       admin: loaded.get('admin') as readonly OpenAPIHono<AppEnv>[] | undefined,
       internal: loaded.get('internal') as OpenAPIHono<AppEnv> | undefined,
       maxBodyBytes: options.maxBodyBytes,

@@ -168,5 +168,8 @@ export const routeTable = {
   ],
 } as const;
 
-/** Every group's browser forms (full paths): their CORS runs in the root app, ahead of the body limit. */
-export const formPaths: readonly string[] = ['/api/v1/leads', '/api/v1/saved-searches', '/api/v1/bookings'];
+/** Each group's browser forms under /api/v1 (`formPaths`): the root app runs their CORS ahead of the body limit. */
+export const formPaths: { readonly [group: string]: readonly string[] } = {
+  forms: ['/leads', '/saved-searches'],
+  stay: ['/bookings'],
+};

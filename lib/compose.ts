@@ -74,11 +74,6 @@ export type ComposeOptions = {
   internal?: Router;
   maxBodyBytes?: number;
   /**
-   * The browser forms' full paths, when they are more than `groups` declare: the Node server composes only the groups
-   * loaded so far (functions/lazy-app.ts) and passes every group's, so that their CORS is the whole app's.
-   */
-  formPaths?: readonly string[];
-  /**
    * The problem types' pages (lib/problem-pages.ts, /problems/{code}): the Node server and the default Worker mount
    * them; a group's Worker leaves them (and their text) out, its host's /problems reaching the default Worker.
    */
@@ -92,9 +87,7 @@ export type ComposeOptions = {
 export function composeApp(provide: ServicesProvider, options: ComposeOptions): OpenAPIHono<AppEnv> {
   const { groups } = options;
   // The groups' browser forms: the root app puts their CORS ahead of the body limit.
-  const formPaths = options.formPaths
-    ? [...options.formPaths]
-    : groups.flatMap((group) => (group.formPaths ?? []).map((path) => `/api/v1${path}`));
+  const formPaths = groups.flatMap((group) => (group.formPaths ?? []).map((path) => `/api/v1${path}`));
   const app = createApp(provide, { maxBodyBytes: options.maxBodyBytes, formPaths });
   for (const group of groups) {
     for (const path of group.publicReadPaths ?? []) app.use(`/api/v1${path}`, publicReadCors());
