@@ -105,7 +105,8 @@ export function lazyApp(
   // One composition at a time: a request that needs a part another is loading waits for that one.
   let composing: Promise<unknown> = Promise.resolve();
   const load = (parts: readonly Part[]) => {
-    composing = composing.then(async () => {
+    // A failed import fails its requests only: the next request tries again.
+    composing = composing.catch(() => {}).then(async () => {
       const missing = parts.filter((part) => !loaded.has(part));
       if (missing.length === 0) return;
       if (missing.includes('admin')) await options.admin?.prepare?.();
