@@ -54,7 +54,8 @@ export async function bundleOf(entry, out) {
     logLevel: 'warning',
   });
   const ours = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/'));
-  await writeFile(inputsFile, `${JSON.stringify([...ours, 'package-lock.json'])}\n`);
+  // The build script itself too: a change of how the bundle is built builds it again.
+  await writeFile(inputsFile, `${JSON.stringify([...ours, 'package-lock.json', 'bin/build-server.mjs'])}\n`);
   return outfile;
 }
 
