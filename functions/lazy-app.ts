@@ -106,18 +106,25 @@ export function lazyApp(
   let composing: Promise<unknown> = Promise.resolve();
   const load = (parts: readonly Part[]) => {
     // A failed import fails its requests only: the next request tries again.
-    composing = composing.catch(() => {}).then(async () => {
-      const missing = parts.filter((part) => !loaded.has(part));
-      if (missing.length === 0) return;
-      if (missing.includes('admin')) await options.admin?.prepare?.();
-      const modules = await Promise.all(missing.map((part) => importPart(part)));
-      for (const [i, part] of missing.entries()) loaded.set(part, modules[i] as RouteGroup);
-      app = compose();
-    });
+    composing = composing
+      .catch(() => {})
+      .then(async () => {
+        const missing = parts.filter((part) => !loaded.has(part));
+        if (missing.length === 0) return;
+        if (missing.includes('admin')) await options.admin?.prepare?.();
+        const modules = await Promise.all(missing.map((part) => importPart(part)));
+        for (const [i, part] of missing.entries()) loaded.set(part, modules[i] as RouteGroup);
+        app = compose();
+      });
     return composing;
   };
   const answer: Fetch = (request, env, context) => {
-    const parts = partsFor(new URL(request.url).pathname);
+    // As Hono routes it: percent-encoded characters decoded (a path it cannot decode matches as written).
+    let path = new URL(request.url).pathname;
+    try {
+      path = decodeURI(path);
+    } catch {}
+    const parts = partsFor(path);
     if (parts.every((part) => loaded.has(part))) return app.fetch(request, env, context);
     return load(parts).then(() => app.fetch(request, env, context));
   };
