@@ -5,8 +5,8 @@
 // package-lock.json for the packages) is newer than it, or the bundle is missing. Plain JavaScript on purpose:
 // this runs before anything is compiled. `node bin/build-server.mjs` does the same alone. The bench's server
 // (bench/server-main.ts) is bundled the same way, so that it runs as `npm start` does.
-import { readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,10 +20,22 @@ export async function bundleOf(entry, out) {
   const inputsFile = outfile.replace(/\.mjs$/, '.inputs.json');
   if (await upToDate(outfile, inputsFile)) return outfile;
   const { build } = await import('esbuild');
+  // Split: what the start imports only when first asked (route groups, the admin API, the scheduler's jobs; see
+  // functions/lazy-app.ts) is in chunks beside the bundle, read and compiled only then. The chunks are named after the
+  // bundle (another bundle may share the folder) and those of an earlier build are removed.
+  const name = basename(outfile, '.mjs');
+  const folder = dirname(outfile);
+  const earlier = await readdir(folder).catch(() => []);
+  await Promise.all(
+    earlier.filter((file) => file.startsWith(`${name}.chunk-`)).map((file) => rm(join(folder, file), { force: true })),
+  );
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [entry],
-    outfile,
+    entryPoints: { [name]: entry },
+    outdir: folder,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: `${name}.chunk-[hash]`,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -42,7 +54,8 @@ export async function bundleOf(entry, out) {
     logLevel: 'warning',
   });
   const ours = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/'));
-  await writeFile(inputsFile, `${JSON.stringify([...ours, 'package-lock.json'])}\n`);
+  // The build script itself too: a change of how the bundle is built builds it again.
+  await writeFile(inputsFile, `${JSON.stringify([...ours, 'package-lock.json', 'bin/build-server.mjs'])}\n`);
   return outfile;
 }
 

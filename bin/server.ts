@@ -22,9 +22,10 @@ import { settingLine, SettingsError } from '../lib/config';
  *
  * The start is ordered for time to "listening": the settings are checked first (a bad one is one line and exit 1,
  * lib/node/settings.ts), the database is opened (PGlite reads and compiles its WebAssembly off the main thread), and
- * the routes' modules are evaluated meanwhile (imported here, not at the top); the webhook dispatcher and the
- * scheduler begin once the server listens, so their first run (on PGlite, on this same thread) does not hold the
- * start back.
+ * the start's own modules are evaluated meanwhile (imported here, not at the top); the route groups, the admin API,
+ * the OpenAPI documents and the scheduler's jobs are not: each is imported and composed when a request (or the
+ * scheduler's first run) first needs it (functions/lazy-app.ts, issue 39). The webhook dispatcher and the scheduler
+ * begin once the server listens, so their first run (on PGlite, on this same thread) does not hold the start back.
  */
 const env = process.env;
 exitOnBadSettings(env, settingsOf.server);
@@ -46,31 +47,27 @@ const port = portOf(env);
 const opening = openDatabase(env);
 // Handled where it is awaited; this only keeps an early failure from being reported as unhandled first.
 opening.catch(() => {});
+// Only what the start itself needs: the route groups, the admin API and the scheduler's jobs are imported when a
+// request or the scheduler's first run needs them (functions/lazy-app.ts).
 const [
-  { buildApp },
+  { lazyApp },
   { afterResponsesSettled },
   { adminTokenOfDataDir, createNodePlatform, ensureAdminToken, ensureDetailsKeys, ensureWebhookSecretKey },
-  { scheduledJobs },
   { deliveredBy, startBackgroundWork },
   { seedDemo, countCompanies, firstCompanyHelp },
   { adoptCopyMark, backupRoutes, pgliteDirOf },
   { outboundPause, pausedLine },
   { provideEventTriggers },
-  { eventTriggers },
 ] = await Promise.all([
-  import('../functions/app'),
+  import('../functions/lazy-app'),
   import('../lib/request-lifecycle'),
   import('../lib/node/platform'),
-  import('../functions/jobs'),
   import('../lib/node/background'),
   import('../functions/seed'),
   import('../lib/node/backup'),
   import('../lib/outbound'),
   import('../lib/event-triggers'),
-  import('../functions/triggers'),
 ]);
-// `events trigger`'s fixtures (issue 38): the Node server only; the Workers leave them out of their bundles.
-provideEventTriggers(eventTriggers);
 // The files of the data folder are read while the database opens, so what follows the opening is database work.
 const [adminToken] = await Promise.all([
   adminTokenOfDataDir(env),
@@ -91,9 +88,16 @@ const pause = await outboundPause(platform.handle.db);
 const demo = production
   ? { seeded: false, companies: await countCompanies(platform.handle.db) }
   : { ...(await seedDemo(platform.handle.db, systemClock(), platform.config.MEDIA_BASE_URL)), companies: 1 };
-const app = buildApp(platform.provide, { admin: true, maxBodyBytes: platform.config.MAX_BODY_BYTES });
-// PGlite's backup while the server runs (`npm run admin -- backup`, lib/node/backup.ts).
-if ('pglite' in platform.handle) app.route('/admin/v1', backupRoutes(platform.handle.pglite as PGlite));
+const pglite = 'pglite' in platform.handle ? (platform.handle.pglite as PGlite) : undefined;
+const app = lazyApp(platform.provide, {
+  maxBodyBytes: platform.config.MAX_BODY_BYTES,
+  admin: {
+    // PGlite's backup while the server runs (`npm run admin -- backup`, lib/node/backup.ts).
+    extra: pglite ? () => backupRoutes(pglite) : undefined,
+    // `events trigger`'s fixtures (issue 38): the Node server only; the Workers leave them out of their bundles.
+    prepare: () => import('../functions/triggers').then(({ eventTriggers }) => provideEventTriggers(eventTriggers)),
+  },
+});
 let background: ReturnType<typeof startBackgroundWork> | undefined;
 let stopping = false;
 
@@ -124,7 +128,8 @@ const server = serve({ fetch: app.fetch, port, hostname }, async (address) => {
   // The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
   // Their first runs wait a little: on PGlite (one session, this thread) the first requests would queue behind them.
   if (!stopping) {
-    background = startBackgroundWork(platform.services(), platform.onHandOff, scheduledJobs, {
+    const jobs = () => import('../functions/jobs').then(({ scheduledJobs }) => scheduledJobs);
+    background = startBackgroundWork(platform.services(), platform.onHandOff, jobs, {
       firstRunAfterMs: 2_000,
       paused: pause !== undefined,
     });

@@ -1,30 +1,19 @@
 import type { ServicesProvider } from '../lib/env';
 import { composeApp, type RouteGroup } from '../lib/compose';
+import { adminRouters } from './admin-api';
 import { problemPages } from '../lib/problem-pages';
-import { operator } from './admin/index';
-import { catalogueAdmin } from './catalogue/admin';
 import { catalogue } from './catalogue/index';
-import { crmAdmin } from './crm/admin';
 import { crm } from './crm/index';
 import { eventsGroup } from './events/index';
-import { formsAdmin } from './forms/admin';
 import { forms } from './forms/index';
 import { internal } from './internal/index';
 import { leases } from './leases/index';
-import { maintenanceAdmin } from './maintenance/admin';
 import { maintenance } from './maintenance/index';
-import { paymentsAdmin } from './payments/admin';
 import { paymentsGroup } from './payments/index';
-import { pipelinesAdmin } from './pipelines/admin';
 import { pipelines } from './pipelines/index';
-import { portalsAdmin } from './portals/admin';
 import { portalsGroup } from './portals/index';
-import { bookingsAdmin } from './stay/admin';
-import { calendarImportsAdmin } from './stay/calendar-imports.routes';
-import { guestRegistrationsAdmin } from './stay/guests.routes';
 import { statements } from './statements/index';
 import { stay } from './stay/index';
-import { tourismDirhamAdmin } from './stay/tourism-dirham.routes';
 import { webhooks } from './webhooks/index';
 
 const groups = [
@@ -47,30 +36,8 @@ export const routeGroups: readonly RouteGroup[] = groups;
 
 export type GroupName = (typeof groups)[number]['name'];
 
-/**
- * The admin API: the operator's own routes and each group's admin routes (functions/<group>/admin.ts), in the
- * order the admin document has always listed its paths (a document lists paths in registration order).
- */
-export const adminRouters = [
-  operator.companies,
-  operator.keys,
-  catalogueAdmin,
-  operator.audit,
-  operator.webhooks,
-  operator.events,
-  crmAdmin,
-  bookingsAdmin,
-  formsAdmin,
-  maintenanceAdmin,
-  pipelinesAdmin,
-  portalsAdmin,
-  calendarImportsAdmin,
-  paymentsAdmin,
-  operator.outbound,
-  operator.taxRates,
-  guestRegistrationsAdmin,
-  tourismDirhamAdmin,
-];
+/** The admin API's routers, in order (functions/admin-api.ts). */
+export { adminRouters };
 
 /**
  * The whole API (or only some groups), with its OpenAPI documents: the Node server, tests, benches and the

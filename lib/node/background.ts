@@ -75,7 +75,8 @@ export function deliveredBy(webhooks: Services['webhooks']): string {
 export function startBackgroundWork(
   services: Services,
   onHandOff: (listener: () => void) => void,
-  jobs: readonly ScheduledJob[],
+  /** The jobs, or how to import them (the Node server imports them at the scheduler's first run). */
+  jobs: readonly ScheduledJob[] | (() => Promise<readonly ScheduledJob[]>),
   options: { firstRunAfterMs?: number; paused?: boolean } = {},
 ) {
   const { config, webhooks, db } = services;
@@ -102,8 +103,10 @@ export function startBackgroundWork(
         }, config.WEBHOOK_DISPATCH_INTERVAL_MS)
       : undefined;
   if (dispatcher) onHandOff(() => dispatcher.kick());
+  let imported: Promise<readonly ScheduledJob[]> | undefined;
   const scheduler = new Loop(async () => {
-    await runJobs(services, jobs, { onOutbound: (pause) => heard(pause, 'scheduler') });
+    imported ??= typeof jobs === 'function' ? jobs() : Promise.resolve(jobs);
+    await runJobs(services, await imported, { onOutbound: (pause) => heard(pause, 'scheduler') });
     return false;
   }, config.SCHEDULER_INTERVAL_SECONDS * 1000);
   dispatcher?.start(options.firstRunAfterMs);

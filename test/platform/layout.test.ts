@@ -253,8 +253,8 @@ describe('the layout checker, on trees of its own', () => {
         "functions/gamma/things.ts:1 -> functions/beta/items.routes.ts ('../beta/items.routes'): gamma imports beta",
         "schema/alpha/links.ts:1 -> schema/beta/items.ts (type only) ('../beta/items'): alpha imports beta",
         "schema/platform/events.ts:1 -> schema/alpha/rows.ts (type only) ('../alpha/rows'): admin imports alpha",
-        "functions/helpers.ts:1 -> functions/alpha/rows.routes.ts ('./alpha/rows.routes'): functions/helpers.ts is not a composition file (functions/app.ts, functions/jobs.ts, functions/seed.ts, functions/worker.ts) but imports alpha, beta",
-        "functions/helpers.ts:2 -> functions/beta/items.routes.ts ('./beta/items.routes'): functions/helpers.ts is not a composition file (functions/app.ts, functions/jobs.ts, functions/seed.ts, functions/worker.ts) but imports alpha, beta",
+        "functions/helpers.ts:1 -> functions/alpha/rows.routes.ts ('./alpha/rows.routes'): functions/helpers.ts is not a composition file (functions/app.ts, functions/admin-api.ts, functions/jobs.ts, functions/lazy-app.ts, functions/seed.ts, functions/worker.ts) but imports alpha, beta",
+        "functions/helpers.ts:2 -> functions/beta/items.routes.ts ('./beta/items.routes'): functions/helpers.ts is not a composition file (functions/app.ts, functions/admin-api.ts, functions/jobs.ts, functions/lazy-app.ts, functions/seed.ts, functions/worker.ts) but imports alpha, beta",
       ],
     });
   });

@@ -13,7 +13,14 @@ export const layers = ['schema', 'lib', 'functions'] as const;
 export type Layer = (typeof layers)[number];
 
 /** Files directly in functions/ that compose the groups (the only ones that may import several). */
-export const compositionFiles = ['functions/app.ts', 'functions/jobs.ts', 'functions/seed.ts', 'functions/worker.ts'];
+export const compositionFiles = [
+  'functions/app.ts',
+  'functions/admin-api.ts',
+  'functions/jobs.ts',
+  'functions/lazy-app.ts',
+  'functions/seed.ts',
+  'functions/worker.ts',
+];
 /**
  * Dev-only files directly in functions/ that compose groups too: `events trigger`'s fixtures (issue 38), its table, a
  * file per family of fixtures (`functions/triggers-<family>.ts`) and their shared steps (`functions/triggers-support.ts`).
