@@ -119,6 +119,8 @@ export function lazyApp(
     return composing;
   };
   const answer: Fetch = (request, env, context) => {
+    // Everything in: the whole app answers, the path not even parsed (the hot paths: a kept page, a 304).
+    if (loaded.size === everything.length) return app.fetch(request, env, context);
     // As Hono routes it: percent-encoded characters decoded (a path it cannot decode matches as written).
     let path = new URL(request.url).pathname;
     try {

@@ -139,6 +139,7 @@ export const routeTable = {
     ['GET', '/api/v1/owner-statements'],
     ['POST', '/api/v1/owner-statements/links'],
     ['GET', '/api/v1/exports/journal'],
+    ['GET', '/api/v1/exports/owner-statements'],
     ['GET', '/api/v1/invoices'],
     ['GET', '/api/v1/invoices/:number/page'],
     ['GET', '/api/v1/invoices/:number'],
