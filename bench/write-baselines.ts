@@ -291,10 +291,12 @@ async function baselineOf(
       );
       for (const row of t.inserted) {
         // The row's own key (a key column naming another row, as a company's id, is kept; so is a word of a key of
-        // several columns, as a source's name: only values with a digit or an @).
+        // several columns, as a source's name: only values with a digit or an @). A key of one column is always made
+        // new: an event's id may hold no digit.
         for (const k of t.key) {
           const value = row[k];
-          if (typeof value === 'string' && !info.foreign.has(k) && /[0-9@]/.test(value)) fresh.add(value);
+          if (typeof value !== 'string' || info.foreign.has(k)) continue;
+          if (t.key.length === 1 || /[0-9@]/.test(value)) fresh.add(value);
         }
         for (const c of info.unique) {
           const value = row[c];
