@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { BenchImports } from './calendar-imports';
-import type { Scenario } from './scenarios';
+import type { Scenario } from './shared';
 
 /**
  * Writes that come from outside a company's own code (issue 39): an inbound WhatsApp lead, signed as Meta signs it,

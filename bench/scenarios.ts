@@ -2,38 +2,10 @@ import type { BenchImports } from './calendar-imports';
 import { calendarSync, inboundWhatsApp } from './inbound-writes';
 import type { BenchLeases } from './lease-writes';
 import type { BenchJobs } from './maintenance';
+import type { Scenario } from './shared';
 import type { BenchStay } from './stays';
 
-/** What `npm run bench` (bench/run.ts) measures: the routes, what each must answer, and its baseline. */
-export type Scenario = {
-  name: string;
-  method: 'GET' | 'POST' | 'PATCH';
-  path: string;
-  headers: Record<string, string>;
-  expectedStatus: number;
-  /** POST: a body for each request (built per request, so every one is another visitor). */
-  body?: () => string;
-  /**
-   * Under load: the path and body of each request (e.g. a move of another deal each time), and its headers when they
-   * depend on the body (a signature); `path` and `body` check it.
-   */
-  request?: () => { path: string; body: string; headers?: Record<string, string> };
-  /** `uncached`: sent to the API with the rendered-answer cache off (its own port), so every request builds the page. */
-  server?: 'uncached';
-  /** The scenario this one is compared with; the baselines themselves have none. */
-  baseline?: string;
-  /** A table whose rows the scenario adds, one per success: counted before and after its run. */
-  stores?: 'leads' | 'bookings';
-  /** A fixed number of requests for the warm-up and the run, instead of their durations (each uses up a stay). */
-  amount?: { warmup: number; run: number };
-  /** At most this many connections (autocannon sends at least one request per connection: no more than `amount`). */
-  maxConnections?: number;
-  /**
-   * A write measured against its own baseline ({@link ownBaselineOf}): the rows its check request stores are captured
-   * (bench/write-baselines.ts) and written again by one statement per request.
-   */
-  own?: true;
-};
+export type { Scenario } from './shared';
 
 /** The name of a write's own baseline: one statement writing the rows one request of it stores. */
 export const ownBaselineOf = (write: string) => `bare ${write}`;

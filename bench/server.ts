@@ -8,8 +8,7 @@ import { postgresPool } from '../lib/db/postgres';
 import type { Database } from '../schema/db';
 import { whatsAppSecret } from './inbound-writes';
 import { formOrigin } from './scenarios';
-import type { WriteBaseline } from './write-baselines';
-import { baselineValues } from './write-values';
+import { baselineValues, type WriteBaseline } from './write-values';
 import { type BenchEngine, type Counts, type FromServer, highWaterRss, memoryNow, POOL_MAX, type ToServer } from './shared';
 
 /** The connection string with libpq's `options` (settings each session starts with), when any are given. */

@@ -9,7 +9,9 @@
  * updated otherwise: their changed columns). Rows a request deletes are counted but not written again (see `deleted`).
  */
 import pg from 'pg';
-import { baselineValues } from './write-values';
+import { baselineValues, type WriteBaseline } from './write-values';
+
+export type { WriteBaseline } from './write-values';
 
 type Row = Record<string, unknown>;
 /** A table the write touched: its rows inserted, and its rows updated (their key and changed columns). */
@@ -20,31 +22,6 @@ type Touched = {
   columns: string[];
   inserted: Row[];
   updated: Array<{ before: Row; after: Row; changed: string[] }>;
-};
-
-/** What a baseline writes and how its statement is built, per request (bench/server.ts `/bare/write/…`). */
-export type WriteBaseline = {
-  name: string;
-  /** The statement, `$1` a JSON array: one item per step below, each a list of rows. */
-  text: string;
-  /** Per step: rows to write, as the write stored them (values made new for each request, see `fresh`). */
-  rows: Row[][];
-  /** Strings made new on each request (keys of the inserted rows and values of unique-indexed columns). */
-  fresh: string[];
-  /**
-   * Per step: date columns of an exclusion constraint (a booking's stay), moved on each request past every stay the
-   * bench books (and past each other), so the rows never overlap.
-   */
-  shift: string[][];
-  /** Per update step: keys of other rows of that table to update in turn (so concurrent requests rarely meet). */
-  targets: Row[][];
-  /**
-   * Inserted rows' columns naming a row an update step changes (a job's calendar block names its job): each request
-   * names that step's target of the turn instead, as the write aims each request at another record.
-   */
-  links: Array<{ step: number; column: string; from: number; key: string }>;
-  /** What the capture saw: table, inserted, updated (changed columns), deleted. */
-  summary: string[];
 };
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;

@@ -1,11 +1,34 @@
-import type { WriteBaseline } from './write-baselines';
-
 /**
  * One request's values of a write's own baseline (bench/write-baselines.ts): the captured rows with their keys,
  * references and hashes made new, stays moved, and updates aimed at the turn's targets.
  */
 
 type Row = Record<string, unknown>;
+
+/** What a baseline writes and how its statement is built, per request (bench/server.ts `/bare/write/…`). */
+export type WriteBaseline = {
+  name: string;
+  /** The statement, `$1` a JSON array: one item per step below, each a list of rows. */
+  text: string;
+  /** Per step: rows to write, as the write stored them (values made new for each request, see `fresh`). */
+  rows: Row[][];
+  /** Strings made new on each request (keys of the inserted rows and values of unique-indexed columns). */
+  fresh: string[];
+  /**
+   * Per step: date columns of an exclusion constraint (a booking's stay), moved on each request past every stay the
+   * bench books (and past each other), so the rows never overlap.
+   */
+  shift: string[][];
+  /** Per update step: keys of other rows of that table to update in turn (so concurrent requests rarely meet). */
+  targets: Row[][];
+  /**
+   * Inserted rows' columns naming a row an update step changes (a job's calendar block names its job): each request
+   * names that step's target of the turn instead, as the write aims each request at another record.
+   */
+  links: Array<{ step: number; column: string; from: number; key: string }>;
+  /** What the capture saw: table, inserted, updated (changed columns), deleted. */
+  summary: string[];
+};
 
 /** A random string of the same shape: each letter and digit replaced by another of its kind (a uuid stays a uuid). */
 function like(value: string): string {
