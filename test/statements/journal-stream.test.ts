@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journalBatchSize } from '../../functions/statements/journal-month';
 import { createTestApi, type TestApi } from '../support/harness';
-import { type StatementWorld, statementWorld, sum } from './support';
+import { receiptsInBulk, type StatementWorld, statementWorld, sum } from './support';
 
 /**
  * The journal of a month of more lines than one batch (issue 39): streamed a batch at a time, it is the whole month,
@@ -25,17 +25,7 @@ beforeAll(async () => {
   await w.receive(lease.payments[0] as string);
   w.on('2027-02-10');
   await w.charge(await w.job('marina-gate-1br-furnished'), '450.00');
-  // More receipts of the month, written as the receipt route leaves them (the table's trigger writes their lines),
-  // on every day of it and in a shuffled order, so the lines' ids do not follow their days.
-  await sql`
-    insert into rent_payments (company_id, lease_id, status, due_on, amount, booked_on, fee_amount, received_at, updated_at)
-    select l.company_id, l.id, 'received', d, 1000 + n, d, round((1000 + n) * 5 / 100.0, 2),
-      (d + interval '9 hours') at time zone 'Asia/Dubai', (d + interval '9 hours') at time zone 'Asia/Dubai'
-    from leases l
-    cross join generate_series(1, ${payments}::int) n
-    cross join lateral (select ('2027-02-01'::date + (n * 7919) % 28) as d) day
-    where l.reference = ${lease.reference}
-    order by md5(n::text)`.execute(api.db);
+  await receiptsInBulk(api, lease.reference, payments);
   lines = (
     await sql<{ id: string; amount: string }>`select id::text as id, amount::text as amount from owner_statement_lines
       where company_id = ${w.company.id}::uuid and day between '2027-02-01' and '2027-02-28' order by day, owner_statement_lines.id`.execute(

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statementsBatchLines } from '../../functions/statements/statements-month';
 import { createTestApi, type TestApi } from '../support/harness';
-import { type StatementWorld, statementWorld } from './support';
+import { receiptsInBulk, type StatementWorld, statementWorld } from './support';
 
 /**
  * Every owner statement of a month in one streamed answer (issue 39, GET /exports/owner-statements): each owner's
@@ -39,15 +39,7 @@ beforeAll(async () => {
   await w.bounce(a.payments[1] as string);
   await w.charge(await w.job('jvc-2br-townhouse'), '450.00');
   await w.cancelCharge(await w.charge(await w.job('marina-gate-1br-furnished'), '120.00'));
-  await sql`
-    insert into rent_payments (company_id, lease_id, status, due_on, amount, booked_on, fee_amount, received_at, updated_at)
-    select l.company_id, l.id, 'received', d, 1000 + n, d, round((1000 + n) * 5 / 100.0, 2),
-      (d + interval '9 hours') at time zone 'Asia/Dubai', (d + interval '9 hours') at time zone 'Asia/Dubai'
-    from leases l
-    cross join generate_series(1, ${bulk}::int) n
-    cross join lateral (select ('2027-02-01'::date + (n * 7919) % 28) as d) day
-    where l.reference = ${a.reference}
-    order by md5(n::text)`.execute(api.db);
+  await receiptsInBulk(api, a.reference, bulk);
   const erased = await w.erase(gamma);
   expect(erased.response.status, JSON.stringify(erased.error)).toBe(200);
   w.on('2027-03-20');

@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { sql } from 'kysely';
 import { testClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
 import { adminOf, createKey, demoCompany } from '../support/world';
@@ -158,4 +159,21 @@ export function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]>
   const groups = new Map<string, T[]>();
   for (const row of rows) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
   return groups;
+}
+
+/**
+ * `count` more receipts of February 2027 on one lease, written as the receipt route leaves them (the table's trigger
+ * writes their statement lines), on every day of the month and in a shuffled order, so the lines' ids do not follow
+ * their days.
+ */
+export async function receiptsInBulk(api: TestApi, leaseReference: string, count: number): Promise<void> {
+  await sql`
+    insert into rent_payments (company_id, lease_id, status, due_on, amount, booked_on, fee_amount, received_at, updated_at)
+    select l.company_id, l.id, 'received', d, 1000 + n, d, round((1000 + n) * 5 / 100.0, 2),
+      (d + interval '9 hours') at time zone 'Asia/Dubai', (d + interval '9 hours') at time zone 'Asia/Dubai'
+    from leases l
+    cross join generate_series(1, ${count}::int) n
+    cross join lateral (select ('2027-02-01'::date + (n * 7919) % 28) as d) day
+    where l.reference = ${leaseReference}
+    order by md5(n::text)`.execute(api.db);
 }
