@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../lib/events';
 import { createTestApi, type TestApi } from '../support/harness';
@@ -37,6 +38,24 @@ const reader = async (company: { id: string; host: string }): Promise<Caller> =>
 // raw: the events routes are not in the generated clients yet
 const get = (path: string, as = key) => api.request(`/api/v1${path}`, as);
 const feed = (query: string, as = key) => get(`/events/feed${query ? `?${query}` : ''}`, as);
+
+/**
+ * Waits until the feed may hand out these events: until every transaction older than theirs has ended. On the
+ * PostgreSQL server that bound is the whole cluster's (`pg_snapshot_xmin`: transaction ids are shared by its
+ * databases), so a transaction of another database running beside this file (CI's workerd pass, a bench) holds the
+ * feed back for a moment, as the feed promises; the test then waits for it rather than read too early. A condition
+ * polled, never a time slept in place of one: it fails with the reason after 30 s.
+ */
+async function handedOut(ids: string[]): Promise<void> {
+  for (const deadline = Date.now() + 30_000; ; ) {
+    const { rows } = await sql<{ ready: boolean }>`
+      select pg_snapshot_xmin(pg_current_snapshot())::text::bigint > max(txid) as ready from events
+      where id in (${sql.join(ids)})`.execute(api.db);
+    if (rows[0]?.ready) return;
+    if (Date.now() > deadline) throw new Error('a transaction older than these events is still running');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('GET /api/v1/events', () => {
   it('answers the company’s events newest first, each exactly as its delivery’s body, and none of another company’s', async () => {
@@ -107,6 +126,7 @@ describe('GET /api/v1/events/feed', () => {
     const ids: string[] = [];
     for (const n of [1, 2, 3]) ids.push(await record(api, company.id, 'task.created', 'admin', { task_id: `t-${n}` }));
     await record(api, other.id, 'task.created', 'admin', { task_id: 'theirs' });
+    await handedOut(ids);
     const next = await feed(`cursor=${start.json.next_cursor}`, own);
     expect(next.json.results.map((e: { id: string }) => e.id)).toEqual(ids);
     expect(next.json.results[0]).toMatchObject({ type: 'task.created', caused_by: 'admin', data: { task_id: 't-1' } });
@@ -132,6 +152,7 @@ describe('GET /api/v1/events/feed', () => {
     // Their places as 9 and 10, which sort the other way round as text.
     await api.db.updateTable('events').set({ position: '9' }).where('id', '=', ids[0]!).execute();
     await api.db.updateTable('events').set({ position: '10' }).where('id', '=', ids[1]!).execute();
+    await handedOut(ids);
     const res = await feed(`cursor=${start}`, own);
     expect(res.json.results.map((e: { id: string }) => e.id)).toEqual(ids);
     expect((await feed(`cursor=${res.json.next_cursor}`, own)).json.results).toEqual([]);
@@ -157,6 +178,7 @@ describe('GET /api/v1/events/feed', () => {
     const company = await createCompany(api);
     const start = await api.admin(`/companies/${company.id}/events/feed`);
     const id = await record(api, company.id, 'task.created', 'admin', { task_id: 't-1' });
+    await handedOut([id]);
     const next = await api.admin(`/companies/${company.id}/events/feed?cursor=${start.json.next_cursor}`);
     expect(next.json.results.map((e: { id: string }) => e.id)).toEqual([id]);
     expect((await api.admin('/companies/00000000-0000-4000-8000-000000000000/events/feed')).status).toBe(404);
@@ -192,6 +214,7 @@ describe('GET /api/v1/events/feed', () => {
       expect(meanwhile.json.next_cursor).toBe(start);
       release();
       const slowId = await slow;
+      await handedOut([slowId, quick]);
       const after = await feed(`cursor=${meanwhile.json.next_cursor}`, own);
       expect(after.json.results.map((e: { id: string }) => e.id)).toEqual([slowId, quick]);
     },
