@@ -1,4 +1,4 @@
-import { homeTermsIn, setHomeTerms } from '../../lib/homes';
+import { homeTermsIn, setHomesTerms } from '../../lib/homes';
 import { fillSearchText, listingSearchText } from '../../lib/listing-search';
 import { optionalAmountIn } from '../../lib/money';
 import type { Trx } from '../../lib/db/index';
@@ -279,7 +279,8 @@ async function upsertListings(trx: Trx, batch: ImportListing[], context: Listing
       .values(photos.slice(at, at + photoBatchSize))
       .execute();
   }
-  for (const [i, l] of batch.entries()) if (l.booking) await setHomeTerms(trx, ids[i]!, l.booking);
+  const homes = batch.flatMap((l, i) => (l.booking ? [{ listingId: ids[i]!, terms: l.booking }] : []));
+  await setHomesTerms(trx, homes);
   return ids;
 }
 

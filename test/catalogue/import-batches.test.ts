@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type ServerType, serve } from '@hono/node-server';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { importBatchSize } from '../../functions/catalogue/content';
 import { demo } from '../support/harness';
@@ -105,6 +106,88 @@ describe('catalogue import in batches', () => {
     const detail = await catalogue(api, company.host).listing('bulk-1');
     expect(detail.title.en).toBe('Second');
     expect(detail.photos).toEqual([]);
+  });
+
+  it('sets every holiday home of a batch its own terms and seasons, and a second import replaces them whole', async () => {
+    const company = await createCompany(api);
+    const home = (n: number, booking: Record<string, unknown>) => ({
+      ...bulk(1)[0],
+      slug: { en: `home-${n}` },
+      listing_type: 'holiday_home',
+      price: '500.00',
+      price_period: 'night',
+      booking,
+    });
+    const season = (name: string, starts_on: string, ends_on: string, nightly_price: string) => ({
+      name,
+      starts_on,
+      ends_on,
+      nightly_price,
+    });
+    const terms = async () =>
+      api.db
+        .selectFrom('holiday_home_terms as t')
+        .innerJoin('listings as l', 'l.id', 't.listing_id')
+        .select(['l.slug_en', 't.min_nights', 't.cleaning_fee', 't.check_in_time'])
+        .select((eb) =>
+          eb
+            .selectFrom('holiday_home_seasons as s')
+            .whereRef('s.listing_id', '=', 't.listing_id')
+            .select(
+              sql<string>`string_agg(s.name || ' ' || s.starts_on::text || ' ' || s.nightly_price::text, ', ' order by s.starts_on)`.as(
+                'x',
+              ),
+            )
+            .as('seasons'),
+        )
+        .where('l.company_id', '=', company.id)
+        .orderBy('l.slug_en')
+        .execute();
+    const first = [
+      home(1, { min_nights: 3, cleaning_fee: '450.00', seasons: [season('Winter', '2027-01-01', '2027-02-01', '900.00')] }),
+      home(2, { min_nights: 2, seasons: [] }),
+      home(3, {
+        check_in_time: '14:00',
+        seasons: [season('A', '2027-03-01', '2027-03-10', '100.00'), season('B', '2027-03-10', '2027-03-20', '200.00')],
+      }),
+    ];
+    const made = await importDoc(api, company.id, { areas: demo.areas, listings: first });
+    expect(made.response.status, JSON.stringify(made.error)).toBe(200);
+    expect(await terms()).toEqual([
+      {
+        slug_en: 'home-1',
+        min_nights: 3,
+        cleaning_fee: '450.0000',
+        check_in_time: '15:00:00',
+        seasons: 'Winter 2027-01-01 900.0000',
+      },
+      { slug_en: 'home-2', min_nights: 2, cleaning_fee: '0.0000', check_in_time: '15:00:00', seasons: null },
+      {
+        slug_en: 'home-3',
+        min_nights: 1,
+        cleaning_fee: '0.0000',
+        check_in_time: '14:00:00',
+        seasons: 'A 2027-03-01 100.0000, B 2027-03-10 200.0000',
+      },
+    ]);
+    // Seasons overlapping the ones they replace: the old ones are gone before the new ones go in.
+    const second = [
+      home(1, { min_nights: 5, seasons: [season('Winter', '2027-01-15', '2027-02-15', '950.0000')] }),
+      home(2, { min_nights: 2, seasons: [season('New', '2027-01-01', '2027-01-10', '300.0000')] }),
+      home(3, { seasons: [] }),
+    ];
+    expect((await importDoc(api, company.id, { areas: demo.areas, listings: second })).response.status).toBe(200);
+    expect(await terms()).toEqual([
+      {
+        slug_en: 'home-1',
+        min_nights: 5,
+        cleaning_fee: '0.0000',
+        check_in_time: '15:00:00',
+        seasons: 'Winter 2027-01-15 950.0000',
+      },
+      { slug_en: 'home-2', min_nights: 2, cleaning_fee: '0.0000', check_in_time: '15:00:00', seasons: 'New 2027-01-01 300.0000' },
+      { slug_en: 'home-3', min_nights: 1, cleaning_fee: '0.0000', check_in_time: '15:00:00', seasons: null },
+    ]);
   });
 
   describe('the CLI', () => {
