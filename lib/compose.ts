@@ -102,8 +102,6 @@ export function composeApp(provide: ServicesProvider, options: ComposeOptions): 
   if (options.internal) app.route('/internal/v1', options.internal);
   // Each problem's `type` URL, answered on any host (lib/problem-pages.ts): where the caller mounts them.
   if (options.problemPages) app.route('/', options.problemPages());
-  registerEventWebhooks(app.openAPIRegistry);
-  registerSecuritySchemes(app.openAPIRegistry);
 
   // The documents are made once; on Node they are kept with their gzip and brotli variants with the reference page's
   // script (4.35 MB) and sent as Accept-Encoding asks (Services.answerKept); a Worker sends them as they are.
@@ -111,9 +109,18 @@ export function composeApp(provide: ServicesProvider, options: ComposeOptions): 
   /** This app's documents, each the key of its kept body (Services.answerKept). */
   const documentKeys = new Map<string, object>();
   let etag: string | undefined;
+  // The events' webhooks and the security schemes are the documents' alone: registered when a document is first made,
+  // not at every composition (a Worker's start, each time the Node server loads a group: about a hundred events'
+  // schemas built each time).
+  let registered = false;
   const documentFor = (prefix: string, title: string) => {
     let doc = documents.get(prefix);
     if (doc === undefined) {
+      if (!registered) {
+        registerEventWebhooks(app.openAPIRegistry);
+        registerSecuritySchemes(app.openAPIRegistry);
+        registered = true;
+      }
       doc = JSON.stringify(publishedDocument(app, prefix, { ...info, title }));
       documents.set(prefix, doc);
     }
