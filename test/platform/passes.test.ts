@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseFreeTests, databaseReasons, testFiles } from '../support/database-free';
+import { sourceBuildTests } from '../support/passes';
 
 /**
  * CI's PostgreSQL pass leaves out the test files that cannot touch a database (test/support/passes.ts): the scan that
@@ -81,5 +82,12 @@ describe('this repository', () => {
         ),
     );
     expect(named).toEqual([]);
+  });
+
+  it('runs in one pass each test that builds a package in the source tree (two passes would build it together)', () => {
+    const building = testFiles(repository).filter((file) =>
+      /\bnpm', \['pack'|build\.mjs/.test(readFileSync(join(repository, file), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')),
+    );
+    expect(building).toEqual(sourceBuildTests);
   });
 });

@@ -10,6 +10,11 @@
  *   so with DATABASE_FREE_IN_PGLITE_PASS=1, and vitest.config.ts then leaves these files out of the PostgreSQL pass
  *   (`databaseFreeElsewhere`); the PGlite pass runs them.
  *
+ * A third kind runs in one pass because two cannot run it at once: a test that builds a package in the source tree
+ * (`sourceBuildTests`: the client package's `npm pack` empties and rebuilds clients/typescript/dist), which the two
+ * passes side by side would build into the same folder together. With DATABASE_FREE_IN_PGLITE_PASS=1 the PostgreSQL
+ * pass leaves it out too, and the PGlite pass runs it.
+ *
  * The two go to different passes, which keeps the passes' lengths near each other (side by side on two cores:
  * docs/performance.md, "The test suite's time"). Without these settings (`npm test` on its own, on either database)
  * every file runs.
@@ -18,3 +23,6 @@ export const spawnedServersHere = Boolean(process.env.DATABASE_URL) || process.e
 
 /** This run is CI's PostgreSQL pass, and the PGlite pass beside it runs the files that cannot touch a database. */
 export const databaseFreeElsewhere = Boolean(process.env.DATABASE_URL) && process.env.DATABASE_FREE_IN_PGLITE_PASS === '1';
+
+/** The test files that build a package in the source tree: CI runs them in its PGlite pass alone (above). */
+export const sourceBuildTests = ['test/clients/package.test.ts'];
