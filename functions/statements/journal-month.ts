@@ -23,11 +23,19 @@ export type JournalData = {
   currencies: string[];
   /** The owners the entries name, each once (for the read's audit). */
   owners: string[];
-  /** The entries in booking order (by day; within a day the lines by id, then the others), batch by batch. */
+  /** The entries in booking order (by day; within a day the lines by id, then the others), a piece at a time. */
   entries: () => AsyncGenerator<JournalEntry[]>;
 };
 
 export const journalBatchSize = 1000;
+
+/**
+ * The entries handed on at a time (each written as a chunk): a batch's lines are made entries and written this many at
+ * a time, not a whole batch at once. A thousand entries alive across the writing of their text outlived two of V8's
+ * young-generation collections and were promoted to the old generation, where, as garbage, they stayed until a full
+ * collection: the process grew with the month's batches; a hundred die young (issue 39, docs/performance.md).
+ */
+export const journalPieceSize = 100;
 
 type LineSummary = { currency: string; last: string; bookings: boolean; vat: boolean };
 
@@ -88,9 +96,10 @@ export function lineBatch(
 }
 
 /**
- * The month's lines as entries, `journalBatchSize` at a time after (day, id), up to the summary's last line (one
- * written while the journal streams is not in it), merged with the other entries (`others`, sorted by day): those of
- * a day follow its lines, as they did when the whole month was sorted at once.
+ * The month's lines as entries, read `journalBatchSize` at a time after (day, id), up to the summary's last line (one
+ * written while the journal streams is not in it), handed on `journalPieceSize` at a time, merged with the other
+ * entries (`others`, sorted by day): those of a day follow its lines, as they did when the whole month was sorted at
+ * once.
  */
 async function* mergedEntries(
   db: Executor,
@@ -105,10 +114,14 @@ async function* mergedEntries(
   let after: { day: string; id: string } | undefined;
   while (last !== null) {
     const lines = await lineBatch(db, companyId, span, currency, last, after).execute();
-    const batch: JournalEntry[] = [];
+    let batch: JournalEntry[] = [];
     for (const line of lines) {
       while (next < others.length && (others[next] as JournalEntry).day < line.day) batch.push(others[next++] as JournalEntry);
       batch.push(entryOf(line, accounts));
+      if (batch.length >= journalPieceSize) {
+        yield batch;
+        batch = [];
+      }
     }
     if (batch.length > 0) yield batch;
     if (lines.length < journalBatchSize) break;
