@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { LocalisedText } from '../schema/common/columns';
 import type { Executor } from './db/index';
+import { plannedEachRun } from './db/prepared';
 import { hasVariants, normaliseSearch, startPattern, wordPattern } from './search-text';
 
 /**
@@ -125,7 +126,8 @@ function wordKnown(companyId: string, word: string): RawBuilder<boolean> {
  * through the GiST index of the relevance order, whose trigram signatures cannot narrow a bitmap scan.
  */
 export function searchConditions(words: readonly string[], companyId: string): RawBuilder<boolean> {
-  return sql<boolean>`(${sql.join(
+  // Planned for each query's words, never kept as a generic plan (lib/db/prepared.ts `plannedEachRun`).
+  return sql<boolean>`${sql.raw(plannedEachRun)} (${sql.join(
     [...words.map((w) => wordKnown(companyId, w)), ...words.map((w) => sql<boolean>`(' ' || l.search_text) ~ ${wordPattern(w)}`)],
     sql` and `,
   )})`;

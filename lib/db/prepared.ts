@@ -35,6 +35,7 @@ const nameable = /^\s*\(?\s*(select|with|insert|update|delete)\b/i;
  * is never sent twice and stays unnamed. Undefined for any other text.
  */
 export function preparedName(text: string): string | undefined {
+  if (text.includes(plannedEachRun)) return undefined;
   const name = statementNames.get(text);
   if (name !== undefined || namedSeenTwice >= mostSeenTwice || !nameable.test(text)) return name;
   if (seenOnce.delete(text)) {
@@ -46,6 +47,16 @@ export function preparedName(text: string): string | undefined {
   seenOnce.add(text);
   return undefined;
 }
+
+/**
+ * A comment that keeps a statement unnamed wherever it is sent (a text holding it is never named, by
+ * {@link preparedName} nor {@link runNamed}): PostgreSQL then plans it for each run's values. For a statement whose
+ * best plan depends on its values so much that a generic one would serve none: a listing search's words (a generic
+ * plan read the whole trigram index and sorted every listing holding a common word: 1.4 s for "marina", 5.7 s for
+ * "dubai" at 100,000 listings, where each word's own plan takes 8-40 ms; docs/performance.md, "A rare word at 100,000
+ * listings"). PostgreSQL would keep the generic plan once its estimated cost fell below the average of the custom ones.
+ */
+export const plannedEachRun = '/* planned each run */';
 
 /** Gives `text` a statement name, once. */
 function nameText(text: string): void {
@@ -64,7 +75,7 @@ let namedByCaller = 0;
  * values out (Kysely's parameters do), so that the texts, and the names, stay few.
  */
 export function runNamed<R>(executor: Executor, query: CompiledQuery<R>): Promise<QueryResult<R>> {
-  if (!statementNames.has(query.sql) && namedByCaller < mostNamed) {
+  if (!statementNames.has(query.sql) && namedByCaller < mostNamed && !query.sql.includes(plannedEachRun)) {
     namedByCaller++;
     nameText(query.sql);
   }

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomToken } from '../../lib/crypto';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { openPostgres } from '../../lib/db/postgres';
-import { runNamed } from '../../lib/db/prepared';
+import { plannedEachRun, runNamed } from '../../lib/db/prepared';
+import { searchConditions } from '../../lib/listing-search';
 
 /**
  * Reads sent as named statements (lib/db/prepared.ts runNamed; issue 28): planned once per connection, and still
@@ -44,5 +45,19 @@ describe.skipIf(!databaseUrl)('named statements on PostgreSQL', () => {
     await sql`alter table ${sql.id(table)} add column note text default 'n'`.execute(handle.db);
     expect((await read()).rows).toEqual([{ id: 1, name: 'one', note: 'n' }]);
     expect((await read()).rows).toEqual([{ id: 1, name: 'one', note: 'n' }]);
+  });
+
+  it('never prepares a statement marked as planned for each run, however it is sent: a listing search by words', async () => {
+    const text = sql<{ name: string }>`select ${sql.raw(plannedEachRun)} name from ${sql.id(table)} where id = ${1}`;
+    for (let run = 0; run < 3; run++) {
+      expect((await runNamed(handle.db, text.compile(handle.db))).rows).toEqual([{ name: 'one' }]);
+      expect((await text.execute(handle.db)).rows).toEqual([{ name: 'one' }]);
+    }
+    const prepared = await sql<{ n: number }>`
+      select count(*)::int as n from pg_prepared_statements where statement like ${`%${table}%`}
+        and statement like ${'%planned each run%'}`.execute(handle.db);
+    expect(prepared.rows[0]!.n).toBe(0);
+    const company = '00000000-0000-4000-8000-000000000000';
+    expect(searchConditions(['marina'], company).compile(handle.db).sql).toContain(plannedEachRun);
   });
 });
