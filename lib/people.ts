@@ -299,10 +299,12 @@ export function personCtes(
           or (m.language is null and ${p.person_language}::text is not null)
           or not (${p.person_roles}::text[] <@ m.roles)) as fill_other
       from contacts m
-      where m.company_id = ${c} and not m.erased ${gated}
+      where m.id = coalesce(
+          (select e.id from contacts e where e.company_id = ${c} and e.email_key = ${key} and not e.erased),
+          (select e.id from contacts e where e.company_id = ${c} and e.phone_key = ${phone} and not e.erased
+            and (${server} or ${key} is null)))
+        and not m.erased ${gated}
         and (m.email_key = ${key} or (m.phone_key = ${phone} and (${server} or ${key} is null)))
-      order by m.email_key = ${key} desc nulls last
-      limit 1
       for update of m
     ),
     person_holder as (
