@@ -141,9 +141,12 @@ function listingIdOf(sent: string | undefined): string | null {
  * new lead; otherwise the lead, its listing found by slug or id, and `lead.created`; the source's id recorded
  * (`inbound_messages`, whose primary key turns a concurrent second delivery into a unique violation: run again).
  * Without a source's id (`sourced` false: a form), `fresh`, `recorded` and the repeated delivery's read are left out:
- * they find and write nothing then, and each CTE of the statement costs the server its set-up on every run.
+ * they find and write nothing then, and each CTE of the statement costs the server its set-up on every run; without a
+ * phone, the phone's holder (lib/people.ts). Each person is found by a unique index first (the thread's by its phone,
+ * then its leads by person): a plan kept per connection from when the tables were small otherwise walked every open
+ * WhatsApp lead of the company (364 of them, 1,838 buffers, as the bench's tables grew).
  */
-function leadStatement(conversation: boolean, sourced: boolean) {
+function leadStatement(conversation: boolean, sourced: boolean, phone: boolean) {
   return prepared<LeadValues, RecordedRow>((p) => {
     const c = sql`${p.company_id}::uuid`;
     const seen = sql`select m.lead_id, m.activity_id, m.failure from inbound_messages m
@@ -155,8 +158,9 @@ function leadStatement(conversation: boolean, sourced: boolean) {
       ${
         conversation
           ? sql`thread as (
-        select l.id, l.reference, l.contact_id from leads l join contacts h on h.id = l.contact_id
-        where h.company_id = ${c} and h.phone_key = ${p.person_phone}::text and not h.erased ${isFresh}
+        select l.id, l.reference, l.contact_id from leads l
+        where l.contact_id = (select h.id from contacts h
+            where h.company_id = ${c} and h.phone_key = ${p.person_phone}::text and not h.erased) ${isFresh}
           and l.source = ${p.source}::text and not l.erased and l.status not in ('won', 'lost', 'spam')
           and exists (select from inbound_messages m where m.lead_id = l.id and m.occurred_at > ${p.since}::timestamptz)
         order by l.created_at desc
@@ -164,7 +168,7 @@ function leadStatement(conversation: boolean, sourced: boolean) {
       ),`
           : sql``
       }
-      ${personCtes(p, { gate: sourced ? 'fresh' : undefined, touch: conversation ? sql`not exists (select from thread)` : undefined })},
+      ${personCtes(p, { gate: sourced ? 'fresh' : undefined, touch: conversation ? sql`not exists (select from thread)` : undefined, phone })},
       lead as (
         insert into leads (company_id, reference, contact_id, service, form, page, listing_id, message, language,
           details_jwe, consent_version, consent_at, consent_address, caused_by, sent_name, sent_email, sent_phone,
@@ -219,13 +223,14 @@ function leadStatement(conversation: boolean, sourced: boolean) {
   });
 }
 
-/** The statements by `conversation` and `sourced` (a source's id sent). */
-const statements = {
-  lead: leadStatement(false, false),
-  sourcedLead: leadStatement(false, true),
-  conversation: leadStatement(true, false),
-  sourcedConversation: leadStatement(true, true),
-};
+/** The statements by `conversation`, `sourced` (a source's id sent) and `phone` (a phone sent), each made when first used. */
+const statements = new Map<string, ReturnType<typeof leadStatement>>();
+function statementOf(conversation: boolean, sourced: boolean, phone: boolean) {
+  const key = `${conversation} ${sourced} ${phone}`;
+  let statement = statements.get(key);
+  if (!statement) statements.set(key, (statement = leadStatement(conversation, sourced, phone)));
+  return statement;
+}
 
 /** The lead a source's message id was recorded with, if it was. */
 async function repeatedDelivery(db: Db, companyId: string, source: string, messageId: string): Promise<RecordedLead | undefined> {
@@ -260,14 +265,6 @@ export async function recordLead(
   causedBy: CausedBy,
   now: Date,
 ): Promise<RecordedLead> {
-  const sourced = origin.sourceId !== null;
-  const statement = origin.conversation
-    ? sourced
-      ? statements.sourcedConversation
-      : statements.conversation
-    : sourced
-      ? statements.sourcedLead
-      : statements.lead;
   // The listing is looked up as sent (a company's own slug or id), and kept without card numbers like every text.
   const sentListing = fields.listing;
   fields = withoutCards(fields);
@@ -279,8 +276,10 @@ export async function recordLead(
   }
   for (let attempt = 1; ; attempt++) {
     try {
+      const person = personValues(company, wantedPerson(company, fields), causedBy, { rule: origin.rule, touch: 'always' });
+      const statement = statementOf(!!origin.conversation, origin.sourceId !== null, person.person_phone !== null);
       const [row] = await statement(db, {
-        ...personValues(company, wantedPerson(company, fields), causedBy, { rule: origin.rule, touch: 'always' }),
+        ...person,
         ...sentDetails(fields),
         reference: newReference('L'),
         service: fields.service ?? null,
