@@ -228,7 +228,10 @@ const statements = new Map<string, ReturnType<typeof leadStatement>>();
 function statementOf(conversation: boolean, sourced: boolean, phone: boolean) {
   const key = `${conversation} ${sourced} ${phone}`;
   let statement = statements.get(key);
-  if (!statement) statements.set(key, (statement = leadStatement(conversation, sourced, phone)));
+  if (!statement) {
+    statement = leadStatement(conversation, sourced, phone);
+    statements.set(key, statement);
+  }
   return statement;
 }
 
