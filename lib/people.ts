@@ -271,13 +271,17 @@ export function sentDetails(input: PersonInput): {
  * - `person`: `id` and `reference` of whichever it is.
  *
  * `gate` names an earlier CTE of the statement: nothing is matched or written unless it has a row (a booking's
- * calendar check, a delivery not seen before); `touch`, SQL in place of the `person_touch` slot. A concurrent add of the same person (or a concurrent fill of the same email or phone) fails the
- * statement on the contacts' unique indexes: run it again (a new snapshot then sees that person).
+ * calendar check, a delivery not seen before); `touch`, SQL in place of the `person_touch` slot; `phone: false`, a
+ * statement only ever run without a phone (`person_phone` null): the holder's CTEs, which then find and write
+ * nothing, are left out (each CTE costs the server its set-up on every run). A concurrent add of the same person (or
+ * a concurrent fill of the same email or phone) fails the statement on the contacts' unique indexes: run it again (a
+ * new snapshot then sees that person).
  */
 export function personCtes(
   p: Slots<PersonValues>,
-  options: { gate?: string; touch?: RawBuilder<unknown> } = {},
+  options: { gate?: string; touch?: RawBuilder<unknown>; phone?: boolean } = {},
 ): RawBuilder<unknown> {
+  const holder = options.phone !== false;
   const c = sql`${p.company_id}::uuid`;
   const key = sql`${p.person_email_key}::text`;
   const phone = sql`${p.person_phone}::text`;
@@ -299,22 +303,28 @@ export function personCtes(
           or (m.language is null and ${p.person_language}::text is not null)
           or not (${p.person_roles}::text[] <@ m.roles)) as fill_other
       from contacts m
-      where m.company_id = ${c} and not m.erased ${gated}
+      where m.id = coalesce(
+          (select e.id from contacts e where e.company_id = ${c} and e.email_key = ${key} and not e.erased),
+          (select e.id from contacts e where e.company_id = ${c} and e.phone_key = ${phone} and not e.erased
+            and (${server} or ${key} is null)))
+        and not m.erased ${gated}
         and (m.email_key = ${key} or (m.phone_key = ${phone} and (${server} or ${key} is null)))
-      order by m.email_key = ${key} desc nulls last
-      limit 1
       for update of m
     ),
-    person_holder as (
+    ${
+      holder
+        ? sql`person_holder as (
       select h.id, h.reference from contacts h
       where ${p.person_visitor}::boolean and h.company_id = ${c} and not h.erased and h.phone_key = ${phone} ${gated}
         and h.id is distinct from (select id from person_match)
         and not exists (select from contact_duplicates d where d.contact_id = h.id and d.duplicate_id = (select id from person_match))
-    ),
+    ),`
+        : sql``
+    }
     person_added as (
       insert into contacts (company_id, reference, name, email, email_key, phone, phone_key, language, roles)
       select ${c}, ${p.person_reference}::text, ${p.person_name}::text, ${p.person_email}::text, ${key}, ${phone},
-        case when exists (select from person_holder) then null else ${phone} end, ${p.person_language}::text,
+        ${holder ? sql`case when exists (select from person_holder) then null else ${phone} end` : phone}, ${p.person_language}::text,
         ${p.person_roles}::text[]
       where not exists (select from person_match) ${gated}
       returning id, reference
@@ -332,7 +342,7 @@ export function personCtes(
         updated_at = ${stamp}
       from person_match m
       where f.id = m.id
-        and (${options.touch ?? sql`${p.person_touch}::boolean`} or m.fill_email or m.fill_phone or m.fill_other or exists (select from person_holder))
+        and (${options.touch ?? sql`${p.person_touch}::boolean`} or m.fill_email or m.fill_phone or m.fill_other ${holder ? sql`or exists (select from person_holder)` : sql``})
       returning f.id, f.reference
     ),
     ${eventCtes('person_filled', p.person_updated_event, { ...event, type: 'contact.updated' }, 'person_filled', reference)},
@@ -340,7 +350,9 @@ export function personCtes(
       select id, reference from person_added
       union all
       select id, reference from person_match
-    ),
+    )${
+      holder
+        ? sql`,
     person_marked as (
       insert into contact_duplicates (company_id, contact_id, duplicate_id, reason)
       select ${c}, pair.a, pair.b, 'same_phone'
@@ -354,5 +366,7 @@ export function personCtes(
       where t.id = h.id
       returning t.id, t.reference
     ),
-    ${eventCtes('person_holder_touched', p.person_holder_event, { ...event, type: 'contact.updated' }, 'person_holder_touched', reference)}`;
+    ${eventCtes('person_holder_touched', p.person_holder_event, { ...event, type: 'contact.updated' }, 'person_holder_touched', reference)}`
+        : sql``
+    }`;
 }

@@ -140,20 +140,27 @@ function listingIdOf(sent: string | undefined): string | null {
  * gets a `message` activity (with `activity.created` and the message id as the activity's external id) instead of a
  * new lead; otherwise the lead, its listing found by slug or id, and `lead.created`; the source's id recorded
  * (`inbound_messages`, whose primary key turns a concurrent second delivery into a unique violation: run again).
+ * Without a source's id (`sourced` false: a form), `fresh`, `recorded` and the repeated delivery's read are left out:
+ * they find and write nothing then, and each CTE of the statement costs the server its set-up on every run; without a
+ * phone, the phone's holder (lib/people.ts). Each person is found by a unique index first (the thread's by its phone,
+ * then its leads by person): a plan kept per connection from when the tables were small otherwise walked every open
+ * WhatsApp lead of the company (364 of them, 1,838 buffers, as the bench's tables grew).
  */
-function leadStatement(conversation: boolean) {
+function leadStatement(conversation: boolean, sourced: boolean, phone: boolean) {
   return prepared<LeadValues, RecordedRow>((p) => {
     const c = sql`${p.company_id}::uuid`;
     const seen = sql`select m.lead_id, m.activity_id, m.failure from inbound_messages m
       where m.company_id = ${c} and m.source = ${p.source}::text and m.message_id = ${p.source_id}::text`;
     const noThread = conversation ? sql`and not exists (select from thread)` : sql``;
+    const isFresh = sourced ? sql`and exists (select from fresh)` : sql``;
     return sql`
-      with fresh as (select where not exists (${seen})),
+      with ${sourced ? sql`fresh as (select where not exists (${seen})),` : sql``}
       ${
         conversation
           ? sql`thread as (
-        select l.id, l.reference, l.contact_id from leads l join contacts h on h.id = l.contact_id
-        where h.company_id = ${c} and h.phone_key = ${p.person_phone}::text and not h.erased and exists (select from fresh)
+        select l.id, l.reference, l.contact_id from leads l
+        where l.contact_id = (select h.id from contacts h
+            where h.company_id = ${c} and h.phone_key = ${p.person_phone}::text and not h.erased) ${isFresh}
           and l.source = ${p.source}::text and not l.erased and l.status not in ('won', 'lost', 'spam')
           and exists (select from inbound_messages m where m.lead_id = l.id and m.occurred_at > ${p.since}::timestamptz)
         order by l.created_at desc
@@ -161,7 +168,7 @@ function leadStatement(conversation: boolean) {
       ),`
           : sql``
       }
-      ${personCtes(p, { gate: 'fresh', touch: conversation ? sql`not exists (select from thread)` : undefined })},
+      ${personCtes(p, { gate: sourced ? 'fresh' : undefined, touch: conversation ? sql`not exists (select from thread)` : undefined, phone })},
       lead as (
         insert into leads (company_id, reference, contact_id, service, form, page, listing_id, message, language,
           details_jwe, consent_version, consent_at, consent_address, caused_by, sent_name, sent_email, sent_phone,
@@ -176,10 +183,10 @@ function leadStatement(conversation: boolean) {
         from person where true ${noThread}
         returning id, reference
       ),
-      ${eventCtes('lead', p.lead_event, { companyId: p.company_id, type: 'lead.created', causedBy: p.caused_by }, 'lead', sql`jsonb_build_object('reference', happened.reference, 'person', (select reference from person))`)},
-      ${
+      ${eventCtes('lead', p.lead_event, { companyId: p.company_id, type: 'lead.created', causedBy: p.caused_by }, 'lead', sql`jsonb_build_object('reference', happened.reference, 'person', (select reference from person))`)}${
         conversation
-          ? sql`activity as (
+          ? sql`,
+      activity as (
         insert into activities (company_id, reference, type, lead_id, contact_id, body, occurred_at)
         select ${c}, ${p.activity_reference}::text, 'message', t.id, t.contact_id, ${p.message}::text, ${p.occurred_at}::timestamptz
         from thread t
@@ -189,26 +196,44 @@ function leadStatement(conversation: boolean) {
         insert into external_ids (company_id, record_type, source, external_id, record_id)
         select ${c}, 'activity', ${p.source}::text, ${p.source_id}::text, a.id::text from activity a
       ),
-      ${eventCtes('activity', p.activity_event, { companyId: p.company_id, type: 'activity.created', causedBy: p.caused_by }, 'activity', sql`jsonb_build_object('reference', happened.reference, 'lead', (select reference from thread), 'person', (select reference from person))`)},`
+      ${eventCtes('activity', p.activity_event, { companyId: p.company_id, type: 'activity.created', causedBy: p.caused_by }, 'activity', sql`jsonb_build_object('reference', happened.reference, 'lead', (select reference from thread), 'person', (select reference from person))`)}`
           : sql``
-      }
+      }${
+        sourced
+          ? sql`,
       recorded as (
         insert into inbound_messages (company_id, source, message_id, lead_id, activity_id, occurred_at)
         select ${c}, ${p.source}::text, ${p.source_id}::text,
           ${conversation ? sql`coalesce((select id from lead), (select id from thread)), (select id from activity)` : sql`(select id from lead), null`},
           ${p.occurred_at}::timestamptz
         from fresh where ${p.source_id}::text is not null
-      )
+      )`
+          : sql``
+      }
       select id, reference, null::text as activity, false as repeated, null::jsonb as failure from lead
       ${conversation ? sql`union all select t.id, t.reference, (select reference from activity), false, null from thread t` : sql``}
-      union all
+      ${
+        sourced
+          ? sql`union all
       select l.id, l.reference, a.reference, true, m.failure from (${seen}) as m
         left join leads l on l.id = m.lead_id left join activities a on a.id = m.activity_id
-      where l.id is not null or m.failure is not null`;
+      where l.id is not null or m.failure is not null`
+          : sql``
+      }`;
   });
 }
 
-const statements = { lead: leadStatement(false), conversation: leadStatement(true) };
+/** The statements by `conversation`, `sourced` (a source's id sent) and `phone` (a phone sent), each made when first used. */
+const statements = new Map<string, ReturnType<typeof leadStatement>>();
+function statementOf(conversation: boolean, sourced: boolean, phone: boolean) {
+  const key = `${conversation} ${sourced} ${phone}`;
+  let statement = statements.get(key);
+  if (!statement) {
+    statement = leadStatement(conversation, sourced, phone);
+    statements.set(key, statement);
+  }
+  return statement;
+}
 
 /** The lead a source's message id was recorded with, if it was. */
 async function repeatedDelivery(db: Db, companyId: string, source: string, messageId: string): Promise<RecordedLead | undefined> {
@@ -243,7 +268,6 @@ export async function recordLead(
   causedBy: CausedBy,
   now: Date,
 ): Promise<RecordedLead> {
-  const statement = origin.conversation ? statements.conversation : statements.lead;
   // The listing is looked up as sent (a company's own slug or id), and kept without card numbers like every text.
   const sentListing = fields.listing;
   fields = withoutCards(fields);
@@ -255,8 +279,10 @@ export async function recordLead(
   }
   for (let attempt = 1; ; attempt++) {
     try {
+      const person = personValues(company, wantedPerson(company, fields), causedBy, { rule: origin.rule, touch: 'always' });
+      const statement = statementOf(!!origin.conversation, origin.sourceId !== null, person.person_phone !== null);
       const [row] = await statement(db, {
-        ...personValues(company, wantedPerson(company, fields), causedBy, { rule: origin.rule, touch: 'always' }),
+        ...person,
         ...sentDetails(fields),
         reference: newReference('L'),
         service: fields.service ?? null,
