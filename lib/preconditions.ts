@@ -4,7 +4,6 @@ import type { Db, Executor, Trx } from './db/index';
 import type { AppEnv } from './env';
 import { isUuid } from '../schema/common/api';
 import { ApiError } from './errors';
-import { setAnswerHeader } from './security-headers';
 
 /**
  * Lost updates refused: a record a client can change has a `version` (bumped by a trigger on every update), given
@@ -131,7 +130,7 @@ export function preconditions(record: VersionedRecord): MiddlewareHandler<AppEnv
       // Read before the handler: an ETag is never newer than the body it comes with.
       const version = await versionOf(c.var.services.db, record, companyId, value, false);
       await next();
-      if (c.res.status === 200 && version !== undefined) setAnswerHeader(c, 'ETag', etagOf(version));
+      if (c.res.status === 200 && version !== undefined) c.header('ETag', etagOf(version));
       return;
     }
     const header = c.req.header('If-Match');
@@ -152,6 +151,6 @@ export function preconditions(record: VersionedRecord): MiddlewareHandler<AppEnv
     c.set('services', { ...c.var.services, db });
     c.set('ifMatch', { sent: wanted });
     await next();
-    if (c.res.status < 300 && written !== undefined) setAnswerHeader(c, 'ETag', etagOf(written));
+    if (c.res.status < 300 && written !== undefined) c.header('ETag', etagOf(written));
   };
 }
