@@ -29,24 +29,60 @@ export function createRouter(): OpenAPIHono<AppEnv> {
 }
 
 /**
- * The one guard on the requests that can carry a body (lib/json-body.ts): hono/body-limit bounds its size (413), then
- * its bytes are read once (Hono keeps them for the validator, the idempotency hash and the inbound receivers'
- * signatures) and its nesting bounded (400 `invalid_json`) before anything parses it. A GET or HEAD has none, and
- * asking for it (`c.req.raw.body`) would make @hono/node-server build the whole web `Request` (with its
- * `AbortController`), the largest part of a 304's cost; so those pass straight on.
+ * The one guard on the requests that can carry a body (lib/json-body.ts): its size bounded (413), then its bytes read
+ * once and its nesting bounded (400 `invalid_json`) before anything parses it. A GET or HEAD has none, and asking for
+ * it (`c.req.raw.body`) would make @hono/node-server build the whole web `Request` (with its `AbortController` and a
+ * web stream over the socket), the largest part of a 304's cost; so those pass straight on.
+ *
+ * A body with a `Content-Length` (what clients send) is judged by it, as hono/body-limit judges it, and read with
+ * `c.req.arrayBuffer()` without asking for the stream either: @hono/node-server then reads the socket's bytes itself.
+ * Its text is kept for the validator (and the idempotency hash), decoded as `Response.text()` decodes (UTF-8, a BOM
+ * dropped, bad bytes replaced), so `c.req.json()` does not wrap the bytes in a `Response` to decode them. Hono keeps
+ * the bytes for the inbound receivers' signatures. A body without a length (chunked) goes through hono/body-limit,
+ * which counts it as it streams.
  */
 function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
+  const tooLarge = () => new ApiError('payload_too_large', `The request body is larger than ${maxSize} bytes.`);
   const limit = bodyLimit({
     maxSize,
     onError: () => {
-      throw new ApiError('payload_too_large', `The request body is larger than ${maxSize} bytes.`);
+      throw tooLarge();
     },
   });
   const bounded = (c: Context<AppEnv>, next: () => Promise<void>) => async () => {
     if (c.req.raw.body) checkJsonDepth(new Uint8Array(await c.req.arrayBuffer()));
     await next();
   };
-  return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, bounded(c, next)));
+  return async (c, next) => {
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') return next();
+    const headers = c.req.raw.headers;
+    const length = headers.get('Content-Length');
+    if (length === null || headers.has('Transfer-Encoding')) return limit(c, bounded(c, next));
+    if (Number.parseInt(length, 10) > maxSize) throw tooLarge();
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    checkJsonDepth(bytes);
+    keepText(c, bytes);
+    await next();
+  };
+}
+
+const utf8 = new TextDecoder();
+
+/** The body's text for Hono's `c.req.text()` and `c.req.json()`, decoded when first asked. */
+function keepText(c: Context<AppEnv>, bytes: Uint8Array): void {
+  let text: Promise<string> | undefined;
+  Object.defineProperty(c.req.bodyCache, 'text', {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      text ??= Promise.resolve(utf8.decode(bytes));
+      return text;
+    },
+    set: (value: Promise<string>) => {
+      text = value;
+    },
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppEnv, Caller } from './env';
 import { isLocalOrigin } from './addresses';
+import { setAnswerHeader } from './security-headers';
 import { resolveCompany } from './tenancy';
 
 /**
@@ -44,7 +45,7 @@ export function formsCors(): MiddlewareHandler<AppEnv> {
     if (c.req.method !== 'POST') return next();
     await next();
     const origin = c.req.header('Origin');
-    c.header('Vary', 'Origin', { append: true });
+    setAnswerHeader(c, 'Vary', 'Origin', true);
     if (!origin) return;
     // A publishable key's origin was matched by the access check: no second lookup on the way to a 201. Other
     // answers (a refused key, a server key) are granted when the origin is listed on an active key, so a page
@@ -52,8 +53,8 @@ export function formsCors(): MiddlewareHandler<AppEnv> {
     const caller = c.get('caller') as Caller | undefined;
     const granted = caller?.kind === 'publishable' ? caller.origin : await grantedOrigin(origin, c).catch(() => null);
     if (granted) {
-      c.header('Access-Control-Allow-Origin', granted);
-      c.header('Access-Control-Expose-Headers', exposed);
+      setAnswerHeader(c, 'Access-Control-Allow-Origin', granted);
+      setAnswerHeader(c, 'Access-Control-Expose-Headers', exposed);
     }
   };
 }

@@ -80,6 +80,22 @@ export function addAnswerHeaders(c: Context<AppEnv>, headers: Readonly<Record<st
 }
 
 /**
+ * A header of an answer already made (a middleware's, after `await next()`), set on that answer's own headers. Hono's
+ * `c.header` would wrap the answer in a new `Response` around its body: @hono/node-server then no longer writes the
+ * body as the string it was made with but reads it as a stream, chunk by chunk (the most of a form's server CPU
+ * after its handler). An answer whose headers cannot change (one fetched) still goes through `c.header`.
+ */
+export function setAnswerHeader(c: Context<AppEnv>, name: string, value: string, append = false): void {
+  const headers = c.res.headers;
+  try {
+    if (append) headers.append(name, value);
+    else headers.set(name, value);
+  } catch {
+    c.header(name, value, append ? { append: true } : undefined);
+  }
+}
+
+/**
  * An answer built whole, for the hot paths (a 304, a kept page): the headers gathered for the request (security
  * headers, request id, rate limits, CORS) and the route's own, in the one plain object the request carries. Nothing
  * is added to it afterwards (the root middleware knows it), so Hono and @hono/node-server write it without making
