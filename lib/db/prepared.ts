@@ -51,10 +51,11 @@ export function preparedName(text: string): string | undefined {
 /**
  * A comment that keeps a statement unnamed wherever it is sent (a text holding it is never named, by
  * {@link preparedName} nor {@link runNamed}): PostgreSQL then plans it for each run's values. For a statement whose
- * best plan depends on its values so much that a generic one would serve none: a listing search's words (a generic
- * plan read the whole trigram index and sorted every listing holding a common word: 1.4 s for "marina", 5.7 s for
- * "dubai" at 100,000 listings, where each word's own plan takes 8-40 ms; docs/performance.md, "A rare word at 100,000
- * listings"). PostgreSQL would keep the generic plan once its estimated cost fell below the average of the custom ones.
+ * best plan depends on its values so much that a generic one would serve none: a listing search's words (at 100,000
+ * listings the generic plan of a word one listing holds took 207 ms, a nearest-neighbour scan for a word it cannot
+ * see; with the trigram index tried and reverted on 2026-11-30, 1.4 s for "marina" and 5.7 s for "dubai", where each
+ * word's own plan takes 8-40 ms; docs/performance.md, "A rare word at 100,000 listings"). PostgreSQL would keep the
+ * generic plan once its estimated cost fell below the average of the custom ones.
  */
 export const plannedEachRun = '/* planned each run */';
 
