@@ -70,6 +70,15 @@ async function routesAt(client: pg.Client, companyId: string, size: number): Pro
   );
   const own = middle[0]?.slug_en.slice('growth-'.length);
   if (own) routes.push({ name: "listings q=<one listing's number>", path: `/listings?${PAGE}&q=${own}` });
+  // A rare word of letters (one edit finds it too): the first, in code point order, of the words of six letters or more
+  // that one published listing holds. The grown titles hold none, so it is the same word at every size.
+  const { rows: rare } = await client.query<{ word: string }>(
+    `select w.word from (select distinct l.id, unnest(string_to_array(l.search_text, ' ')) as word ${published}) w
+      where w.word ~ '^[a-z]{6,}$' group by w.word having count(*) = 1 order by w.word collate "C" limit 1`,
+    [companyId],
+  );
+  const word = rare[0]?.word;
+  if (word) routes.push({ name: 'listings q=<a word one listing holds>', path: `/listings?${PAGE}&q=${word}` });
   // Issue 36: the facets' counts in the page's statement, against the same page without them (`sort=featured` above).
   routes.push({ name: facetsRoute, path: `/listings?${PAGE}&sort=featured&facets=type,area,bedrooms,price` });
   routes.push({ name: 'listings/map', path: `/listings/map?${PAGE}` });

@@ -84,7 +84,8 @@ export const typoMaxLength = 32;
 
 /**
  * The PostgreSQL regular expression (ARE) that finds a query word in a stored search text: a word of the text that
- * starts with it, or — for a word of {@link typoMinLength} letters or more — with it changed by one edit (a letter
+ * starts with it, or — for a word of {@link typoMinLength} letters or more that is not a number ({@link hasVariants})
+ * — with it changed by one edit (a letter
  * replaced, left out, added, or two neighbours swapped). The words hold only letters and digits (normalised), so
  * they need no escaping. Words longer than {@link typoMaxLength} are found by prefix only.
  */
@@ -100,10 +101,18 @@ export function startPattern(word: string): string {
   return `^(${wordAlternatives(word)})`;
 }
 
-/** Whether a word is also found one edit away ({@link typoMinLength} to {@link typoMaxLength} characters). */
+/** A normalised word of digits only: a number (a reference, a price, a year, part of a phone number). */
+const number = /^[0-9]+$/;
+
+/**
+ * Whether a word is also found one edit away: {@link typoMinLength} to {@link typoMaxLength} characters, and not a
+ * number. Decision (docs/api-reference.md, "Numbers"): one wrong letter is a misspelling of the same word; one wrong
+ * digit is another number (another listing's reference, another price), so a number is found by prefix only, as
+ * Meilisearch's `typoTolerance.disableOnNumbers` and Algolia's `allowTyposOnNumericTokens: false` do.
+ */
 export function hasVariants(word: string): boolean {
   const length = Array.from(word).length;
-  return length >= typoMinLength && length <= typoMaxLength;
+  return length >= typoMinLength && length <= typoMaxLength && !number.test(word);
 }
 
 /** The word and its variants (one edit away, when it {@link hasVariants}), as regular-expression alternatives. */

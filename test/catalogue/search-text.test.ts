@@ -49,6 +49,18 @@ describe('normaliseSearch: the rules', () => {
     expect(matches('palm', 'dubai marina')).toBe(false);
     expect(matches('vela', 'villa')).toBe(false);
   });
+
+  it('finds a number by prefix only: one wrong digit is another number', () => {
+    const matches = (word: string, text: string) => new RegExp(wordPattern(word), 'u').test(text);
+    expect(matches('93257', 'unit 93257 marina')).toBe(true);
+    expect(matches('9325', 'unit 93257 marina')).toBe(true);
+    expect(matches('93258', 'unit 93257 marina')).toBe(false);
+    expect(matches('9357', 'unit 93257 marina')).toBe(false);
+    expect(matches('932577', 'unit 93257 marina')).toBe(false);
+    expect(matches('39257', 'unit 93257 marina')).toBe(false);
+    // A word of letters and digits is still a word: one edit finds it.
+    expect(matches('unit93258', 'unit93257 marina')).toBe(true);
+  });
 });
 
 describe('normaliseSearch: properties', () => {
