@@ -32,6 +32,8 @@ type Catalogue = Map<
     key: string[];
     columns: string[];
     unique: Set<string>;
+    /** Columns that a unique index holds alone (a reference): a copied row always needs another value there. */
+    alone: Set<string>;
     excluded: Set<string>;
     foreign: Set<string>;
     /** Unique indexes of plain columns only (their predicate, for ON CONFLICT). */
@@ -80,6 +82,7 @@ async function catalogue(client: pg.Client): Promise<Catalogue> {
       key: r.key ?? [],
       columns: r.columns,
       unique: new Set(r.unique ?? []),
+      alone: new Set(),
       excluded: new Set(r.excluded ?? []),
       foreign: new Set(r.foreign ?? []),
       indexes: [],
@@ -88,6 +91,12 @@ async function catalogue(client: pg.Client): Promise<Catalogue> {
     });
   }
   for (const p of plain.rows) result.get(p.table)?.unique.add(p.column);
+  const single = await client.query<{ table: string; column: string }>(`
+    select c.relname as table, a.attname::text as column from pg_index i join pg_class c on c.oid = i.indrelid
+      join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+      join pg_attribute a on a.attrelid = c.oid and a.attnum = i.indkey[0]
+    where i.indisunique and i.indnatts = 1 and i.indexprs is null and i.indpred is null`);
+  for (const p of single.rows) result.get(p.table)?.alone.add(p.column);
   const indexes = await client.query<{ table: string; columns: string[]; predicate: string | null }>(`
     select c.relname as table, pg_get_expr(i.indpred, i.indrelid) as predicate,
       (select array_agg(a.attname::text order by a.attnum) from pg_attribute a
@@ -278,8 +287,10 @@ async function baselineOf(
         for (const c of info.unique) {
           const value = row[c];
           // Uuids of unique indexes that are not the row's key name existing rows (a company, a listing): kept.
-          // A word (a kind, a status) is kept too: only values with a digit or an @ (references, emails, hashes).
-          if (typeof value === 'string' && /[0-9@]/.test(value) && !/^[0-9a-f-]{36}$/.test(value)) fresh.add(value);
+          // A word (a kind, a status) is kept too: only values with a digit or an @ (references, emails, hashes), and
+          // every value of a column a unique index holds alone (a reference of letters only, `P-QZGSMNENHZ`).
+          if (typeof value !== 'string' || /^[0-9a-f-]{36}$/.test(value)) continue;
+          if (/[0-9@]/.test(value) || info.alone.has(c)) fresh.add(value);
         }
       }
     }
