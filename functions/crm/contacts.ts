@@ -14,10 +14,11 @@ import { type ContactRecord, selectContacts } from './contacts.present';
 import { stamp } from '../../lib/clock';
 
 /**
- * POST and PATCH /contacts, each in two round trips (lib/write.ts): one read of everything the decision needs (the
- * person, the holder of the client's id), then one statement with the change guarded by the version read, the link of
- * the client's id, the event and the audit of the answer. The answer is the row the statement returned, with what the
- * read joined: no other query.
+ * POST and PATCH /contacts (lib/write.ts): one read of everything the decision needs (the person, the holder of the
+ * client's id), then one statement with the change guarded by the version read, the link of the client's id, the event
+ * and the audit of the answer. The answer is the row the statement returned, with what the read joined: no other query.
+ * POST sends its read with the new person's insert (which happens only when the read finds no one): a new person is one
+ * round trip, a match two.
  */
 
 /** A read row: a person as shown (every column null when none), beside the holder of the client's id. */
@@ -27,20 +28,32 @@ type Read = { [K in keyof ContactRecord]: ContactRecord[K] | null } & {
   holder_live: boolean | null;
 };
 
+/** What a write reads: the person `where` finds, beside the holder of `external` and whether it is a live person. */
+type ReadResult = { rows: ContactRecord[]; holder: string | null; linkedAt: string | null; holderLive: boolean };
+
+/** The read's select: a row per person found (one row of nulls when none), each beside the holder of `external`. */
+function readSelect(db: Db, companyId: string, external: External | undefined, where: RawBuilder<boolean>) {
+  const held = external ? externalHolder(companyId, 'contact', external) : undefined;
+  return sql<Read>`
+    select k.holder, k.linked_at, h.live as holder_live, c.*
+    from (select ${held?.holder ?? null}::text as holder, ${held?.linkedAt ?? null}::text as linked_at) k
+    left join lateral (select not erased as live from contacts where id = k.holder::uuid) h on true
+    left join lateral ${selectContacts(db, companyId).where(sql<boolean>`(${where})`)} as c on true
+  `;
+}
+
 /** The person `where` finds, beside the holder of `external` and whether it is a live person: one statement. */
 async function readWith(
   db: Db,
   companyId: string,
   external: External | undefined,
   where: RawBuilder<boolean>,
-): Promise<{ rows: ContactRecord[]; holder: string | null; linkedAt: string | null; holderLive: boolean }> {
-  const held = external ? externalHolder(companyId, 'contact', external) : undefined;
-  const { rows } = await sql<Read>`
-    select k.holder, k.linked_at, h.live as holder_live, c.*
-    from (select ${held?.holder ?? null}::text as holder, ${held?.linkedAt ?? null}::text as linked_at) k
-    left join lateral (select not erased as live from contacts where id = k.holder::uuid) h on true
-    left join lateral ${selectContacts(db, companyId).where(sql<boolean>`(${where})`)} as c on true
-  `.execute(db);
+): Promise<ReadResult> {
+  return readOf((await readSelect(db, companyId, external, where).execute(db)).rows);
+}
+
+/** The read's rows as the write decides on them. */
+function readOf(rows: readonly Read[]): ReadResult {
   const first = rows[0];
   return {
     rows: rows.filter((row): row is Read & ContactRecord => row.id !== null),
@@ -124,13 +137,11 @@ export async function addContact(scope: WriteScope, input: ContactInputValue): P
   const { db, company } = scope;
   const wanted = wantedPerson(company, input);
   if (!input.external) requireContactKey(wanted);
-  const read = await readWith(
-    db,
-    company.id,
-    input.external,
-    sql<boolean>`contacts.id = k.holder::uuid or (not contacts.erased
-      and (contacts.email_key = ${wanted.key ?? null}::text or contacts.phone_key = ${wanted.phone ?? null}::text))`,
-  );
+  const found = sql<boolean>`contacts.id = k.holder::uuid or (not contacts.erased
+      and (contacts.email_key = ${wanted.key ?? null}::text or contacts.phone_key = ${wanted.phone ?? null}::text))`;
+  const tried = await addedUnlessFound(scope, input, newContactRow(company.id, wanted), found);
+  if ('row' in tried) return tried;
+  const read = tried.read;
   const live = read.rows.filter((row) => !row.erased);
   const match =
     live.find((row) => row.id === read.holder) ??
@@ -150,25 +161,72 @@ export async function addContact(scope: WriteScope, input: ContactInputValue): P
 
   const row = newContactRow(company.id, wanted);
   const link = linkFor('contact', input.external, read.holder, undefined, !read.holderLive);
-  const event: EventInput = {
-    companyId: company.id,
-    type: 'contact.created',
-    causedBy: scope.causedBy,
-    data: { reference: row.reference },
-  };
   const { rows } = await writeStatement(
-    [
-      sql`added as (${db.insertInto('contacts').values(row).returningAll()})`,
-      linkCte('linked', company.id, 'contact', link, 'added'),
-      eventCtes('created', newEventId(), event, 'added'),
-      readAuditCte('answer_read', scope.answerRead, [row.reference]),
-    ],
+    [sql`added as (${db.insertInto('contacts').values(row).returningAll()})`, ...addedCtes(scope, row, link)],
     sql`select * from added`,
   ).execute(db);
   const added = rows[0] as ContactRow | undefined;
   if (!added) throw new Error('the new person was not stored');
-  const answer = { ...added, lead_references: [], possible_duplicates: [], external: linksAfter([], link, read.linkedAt) };
+  return createdAnswer(added, link, read.linkedAt);
+}
+
+/** What a new person's statement writes beside it (CTE `added`): the link of the client's id, the event, the audit. */
+function addedCtes(scope: WriteScope, row: ReturnType<typeof newContactRow>, link: LinkWrite) {
+  const event: EventInput = {
+    companyId: scope.company.id,
+    type: 'contact.created',
+    causedBy: scope.causedBy,
+    data: { reference: row.reference },
+  };
+  return [
+    linkCte('linked', scope.company.id, 'contact', link, 'added'),
+    eventCtes('created', newEventId(), event, 'added'),
+    readAuditCte('answer_read', scope.answerRead, [row.reference], 'added'),
+  ];
+}
+
+function createdAnswer(added: ContactRow, link: LinkWrite, linkedAt: string | null): Written<ContactRecord> {
+  const answer = { ...added, lead_references: [], possible_duplicates: [], external: linksAfter([], link, linkedAt) };
   return { row: answer, created: true, version: added.version };
+}
+
+/**
+ * POST /contacts in one round trip when the person is new: the read (`found`, as {@link readWith} reads it) and, in the
+ * same statement, the new person's insert, which happens only when the read finds no one (no person by email or phone,
+ * no holder of the client's id). A person added meanwhile by another request fails the statement on a unique index,
+ * and lib/write.ts `writeOnce` runs the write again, which then finds it. Either the new person's answer, or what the
+ * read found, for the write to decide on (a second round trip).
+ */
+async function addedUnlessFound(
+  scope: WriteScope,
+  input: ContactInputValue,
+  row: ReturnType<typeof newContactRow>,
+  found: RawBuilder<boolean>,
+): Promise<Written<ContactRecord> | { read: ReadResult }> {
+  const { db, company } = scope;
+  const link: LinkWrite = input.external ? { kind: 'link', external: input.external } : { kind: 'none' };
+  const columns = sql.join(Object.keys(row).map((column) => sql.id(column)));
+  const insert = sql`insert into contacts (${columns})
+    select ${columns} from jsonb_populate_record(null::contacts, ${JSON.stringify(row)}::jsonb)
+    where not exists (select from found where found.id is not null or found.holder is not null)
+    returning *`;
+  // The new person in the read's shape (nothing joined yet), marked; the read's rows beside it otherwise.
+  const { rows } = await writeStatement(
+    [
+      sql`found as (${readSelect(db, company.id, input.external, found)})`,
+      sql`added as (${insert})`,
+      ...addedCtes(scope, row, link),
+    ],
+    sql`select false as added_now, found.* from found
+      union all select true, null, null, null, a.*, '{}'::text[], '[]'::jsonb, '[]'::json from added a`,
+  ).execute(db);
+  const all = rows as Array<Read & { added_now: boolean }>;
+  const added = all.find((r) => r.added_now);
+  if (added) {
+    const { added_now, holder, linked_at, holder_live, ...person } = added;
+    return createdAnswer(person as unknown as ContactRow, link, null);
+  }
+  return { read: readOf(all) };
 }
 
 /** PATCH /contacts/{reference}: name, language, TRN (null clears them), or the client's id. An erased person cannot change (409). */
