@@ -128,7 +128,11 @@ const server = serve({ fetch: app.fetch, port, hostname }, async (address) => {
   // The webhook dispatcher (or QStash hand-off) and the scheduler, until shutdown.
   // Their first runs wait a little: on PGlite (one session, this thread) the first requests would queue behind them.
   if (!stopping) {
-    const jobs = () => import('../functions/jobs').then(({ scheduledJobs }) => scheduledJobs);
+    // On PGlite, which has no autovacuum, the planner's statistics too (lib/node/statistics.ts).
+    const jobs = () =>
+      Promise.all([import('../functions/jobs'), import('../lib/node/statistics')]).then(([{ scheduledJobs }, { nodeJobs }]) =>
+        nodeJobs(scheduledJobs, platform.handle),
+      );
     background = startBackgroundWork(platform.services(), platform.onHandOff, jobs, {
       firstRunAfterMs: 2_000,
       paused: pause !== undefined,
