@@ -85,9 +85,9 @@ export const typoMaxLength = 32;
 /**
  * The PostgreSQL regular expression (ARE) that finds a query word in a stored search text: a word of the text that
  * starts with it, or — for a word of {@link typoMinLength} letters or more that is not a number ({@link hasVariants})
- * — with it changed by one edit (a letter
- * replaced, left out, added, or two neighbours swapped). The words hold only letters and digits (normalised), so
- * they need no escaping. Words longer than {@link typoMaxLength} are found by prefix only.
+ * — with it changed by one edit (a letter replaced, left out, added, or two neighbours swapped). The words hold only
+ * letters and digits (normalised), so they need no escaping. Words longer than {@link typoMaxLength} are found by
+ * prefix only.
  */
 export function wordPattern(word: string): string {
   return `(^| )(${wordAlternatives(word)})`;
