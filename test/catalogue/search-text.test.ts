@@ -40,8 +40,9 @@ describe('normaliseSearch: the rules', () => {
     expect(text).toBe('sea view اطلاله بحريه marina gate 2br مارينا جيت dubai marina دبي مارينا dubai marina bright مشرقه');
   });
 
+  const matches = (word: string, text: string) => new RegExp(wordPattern(word), 'u').test(text);
+
   it('lets one wrong letter through for words of five letters or more, not below', () => {
-    const matches = (word: string, text: string) => new RegExp(wordPattern(word), 'u').test(text);
     expect(matches('marena', 'dubai marina')).toBe(true);
     expect(matches('mrina', 'dubai marina')).toBe(true);
     expect(matches('marinna', 'dubai marina')).toBe(true);
@@ -51,7 +52,6 @@ describe('normaliseSearch: the rules', () => {
   });
 
   it('finds a number by prefix only: one wrong digit is another number', () => {
-    const matches = (word: string, text: string) => new RegExp(wordPattern(word), 'u').test(text);
     expect(matches('93257', 'unit 93257 marina')).toBe(true);
     expect(matches('9325', 'unit 93257 marina')).toBe(true);
     expect(matches('93258', 'unit 93257 marina')).toBe(false);

@@ -376,6 +376,20 @@ describe('the audit log of personal data reads', () => {
     await list({ external: 'nobody:1' }, keyReads); // nothing returned, nothing to record
     expect(await auditRows(key.prefix)).toHaveLength(2);
   });
+
+  it('writes one row per POST: a new person (added with its read) and a person matched and filled', async () => {
+    const key = await createKey(api, company.id, { scopes: ['write:contacts'] });
+    const keyWrites = clientOf(company.host, key.secret);
+    const sent = email();
+    const added = await post({ email: sent }, keyWrites);
+    expect(added.status).toBe(201);
+    let rows = await auditRows(key.prefix);
+    expect(rows.map((r) => r.details.references)).toEqual([[added.data.reference]]);
+    const matched = await post({ email: sent.toUpperCase(), name: 'Filled' }, keyWrites);
+    expect(matched.status).toBe(200);
+    rows = await auditRows(key.prefix);
+    expect(rows.map((r) => r.details.references)).toEqual([[added.data.reference], [added.data.reference]]);
+  });
 });
 
 describe('20 concurrent identical POSTs', () => {
