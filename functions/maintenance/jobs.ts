@@ -183,7 +183,8 @@ type CreateRead = WhoRead & {
 
 /**
  * Adds a job on a home, on its active lease when it has one. Sent again with the same external id (the helpdesk
- * ticket): the first job, `created: false`, nothing written but the audit of the answer. Of concurrent identical
+ * ticket): the first job (read on its own, a trip more on a retry only; bench/plan-times.ts: the create's read then
+ * plans in 0.61 ms, 0.95–1.16 ms with it joined), `created: false`, nothing written but the audit of the answer. Of concurrent identical
  * creates one links the ticket; the others fail on external_ids' key and their next read finds that job.
  */
 export async function addJob(scope: WriteScope, input: JobInputValue): Promise<Written<JobRecord> | Stale> {
@@ -192,22 +193,24 @@ export async function addJob(scope: WriteScope, input: JobInputValue): Promise<W
   // Named, as readJob's read.
   const { rows } = await runNamed(
     db,
-    sql<CreateRead & { [K in keyof JobRead]: JobRead[K] | null }>`
+    sql<CreateRead>`
     select k.existing, home.id as home_id, home.listing_type as new_home_type,
       lease.id as new_lease_id, lease.reference as new_lease_reference, settings.approval_limit::text as home_limit,
-      w.contractor_status, w.contractor_name, w.member_known, j.*
+      w.contractor_status, w.contractor_name, w.member_known
     from (select ${existing} as existing) k
     left join listings home on home.company_id = ${company.id}::uuid and home.slug_en = ${input.home}
     left join leases lease on lease.listing_id = home.id and lease.status = 'active'
     left join maintenance_homes settings on settings.listing_id = home.id
     cross join lateral (select ${sql.join(whoColumns(company.id, input))}) w
-    left join lateral ${selectJobs(db, company.id)
-      .select([sql<null>`null::text`.as('holder')])
-      .where(sql<boolean>`jobs.id = k.existing::uuid`)} as j on true
   `.compile(db),
   );
-  const read = rows[0] as CreateRead & Record<string, unknown>;
-  if (read.existing !== null && read.id !== null) return jobUnchanged(scope, read as unknown as JobRead);
+  const read = rows[0] as CreateRead;
+  if (read.existing !== null) {
+    // Sent before (a retry): the job is read on its own, so the create's read plans without its joins.
+    const query = selectJobs(db, company.id).select([sql<null>`null::text`.as('holder')]).where('jobs.id', '=', read.existing);
+    const sent = await runNamed(db, query.compile());
+    if (sent.rows[0]) return jobUnchanged(scope, sent.rows[0] as unknown as JobRead);
+  }
   if (read.home_id === null) throw unknownReference('home', `${input.home} is not a listing of this company.`);
   checkWho(read, input);
 
