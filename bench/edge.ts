@@ -40,7 +40,7 @@ const unlimited = {
   RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000000',
 };
 const groups = ['catalogue', 'crm', 'forms', 'stay', 'leases', 'maintenance', 'pipelines', 'events'] as const;
-type Worker = (typeof groups)[number] | 'hello' | 'bare';
+type Worker = (typeof groups)[number] | 'hello' | 'bare' | 'bare-pool';
 
 type Kind = 'floor' | 'read' | 'catalogue read' | 'write';
 type Route = {
@@ -106,6 +106,8 @@ async function main(): Promise<void> {
       ...groups.map((name) => ({ name, bundle: bundleOf(name), bindings: unlimited })),
       { name: 'hello', bundle: hello },
       { name: 'bare', bundle: bare },
+      // The same Worker with its reads kept on the WebSocket (no HTTP stand-in named: lib/db/neon.ts useNeonProxy).
+      { name: 'bare-pool', bundle: bare, bindings: { NEON_HTTP_PROXY: '' } },
     ],
     seed: async (handle) => {
       const demo = await seedDemo(handle.db, new Date());
@@ -165,9 +167,17 @@ async function main(): Promise<void> {
         request: () => ({ path: '/' }),
       },
       {
-        name: 'select 1 (a Neon pool per request)',
+        name: 'select 1 over HTTP (a public read)',
         kind: 'floor',
         worker: 'bare',
+        method: 'GET',
+        status: 200,
+        request: () => ({ path: '/' }),
+      },
+      {
+        name: 'select 1 through a Neon pool (WebSocket)',
+        kind: 'floor',
+        worker: 'bare-pool',
         method: 'GET',
         status: 200,
         request: () => ({ path: '/' }),

@@ -23,6 +23,8 @@ export type WorkerEnv = {
   ADMIN_API?: string;
   /** Local testing only: `HOST:PORT` of a WebSocket-to-TCP proxy in front of a plain PostgreSQL. */
   NEON_WS_PROXY?: string;
+  /** Local testing only: `HOST:PORT` of a stand-in of Neon's SQL over HTTP beside it (test/support/neon-http.ts). */
+  NEON_HTTP_PROXY?: string;
   [name: string]: unknown;
 };
 
@@ -72,15 +74,15 @@ export type WebhookRuntimeFactory = (config: Config) => WebhookRuntime;
 export type WorkerServices = {
   provide: ServicesProvider;
   /** A Neon pool per request (Workers forbid reusing I/O objects across requests), closed by `done`. */
-  open(env: WorkerEnv, clientAddress: string): { services: Services; done: () => Promise<void> };
+  open(env: WorkerEnv, clientAddress: string, reads?: 'http'): { services: Services; done: () => Promise<void> };
 };
 
 export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServices {
   // One webhook runtime per configuration: QStash client or the local transport, and the secrets' key.
   const runtimes = new WeakMap<Config, WebhookRuntime>();
-  const open = (env: WorkerEnv, clientAddress: string) => {
+  const open = (env: WorkerEnv, clientAddress: string, reads?: 'http') => {
     if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set: add it with `wrangler secret put DATABASE_URL`.');
-    if (env.NEON_WS_PROXY) useNeonProxy(env.NEON_WS_PROXY);
+    if (env.NEON_WS_PROXY) useNeonProxy(env.NEON_WS_PROXY, env.NEON_HTTP_PROXY);
     const config = configFor(env);
     limiter ??= limiterFor(config);
     let webhooks = runtimes.get(config);
@@ -89,7 +91,7 @@ export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServic
       webhooks = webhooksFor(config);
       runtimes.set(config, webhooks);
     }
-    const handle = openNeon(env.DATABASE_URL);
+    const handle = openNeon(env.DATABASE_URL, { readsOverHttp: reads === 'http' });
     return {
       services: {
         db: handle.db,
@@ -104,8 +106,12 @@ export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServic
     };
   };
   const provide: ServicesProvider = async (c) => {
-    const opened = open(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown');
-    if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) return opened;
+    const reading = ['GET', 'HEAD', 'OPTIONS'].includes(c.req.method);
+    // A public read's statements over HTTP (lib/db/neon.ts). A write's all go through its WebSocket, which it opens
+    // anyway, and so do a key's reads (Authorization): most answer personal data and write its audit row with the read.
+    const overHttp = reading && !c.req.header('Authorization');
+    const opened = open(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown', overHttp ? 'http' : undefined);
+    if (reading) return opened;
     // A write of this isolate: its own next reads see it.
     const done = () => {
       if (mayChangeCompanies(c)) opened.services.companyCache?.afterWrite();

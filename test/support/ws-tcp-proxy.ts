@@ -9,6 +9,8 @@ import { type RawData, WebSocket, WebSocketServer } from 'ws';
 
 export interface WsTcpProxy {
   port: number;
+  /** Connections relayed since the start. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startWsTcpProxy(opts: { host?: string } = {}): Promise<WsT
   });
   const wss = new WebSocketServer({ noServer: true });
   const sockets = new Set<Socket>();
+  let connections = 0;
 
   server.on('upgrade', (req, socket, head) => {
     const target = parseTarget(req.url);
@@ -53,6 +56,7 @@ export async function startWsTcpProxy(opts: { host?: string } = {}): Promise<WsT
   function relay(ws: WebSocket, host: string, port: number): void {
     // Writes issued before 'connect' are buffered by net.Socket, so no queue is needed here.
     const tcp = connect({ host, port });
+    connections++;
     sockets.add(tcp);
     tcp.setNoDelay(true);
 
@@ -82,6 +86,9 @@ export async function startWsTcpProxy(opts: { host?: string } = {}): Promise<WsT
 
   return {
     port: (server.address() as AddressInfo).port,
+    get connections() {
+      return connections;
+    },
     async close() {
       for (const ws of wss.clients) ws.terminate();
       for (const tcp of sockets) tcp.destroy();

@@ -6,13 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCompany } from '../../functions/admin/companies';
-import { importCatalogue } from '../../functions/catalogue/content';
-import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 import { createKey } from '../../lib/keys';
-import { CatalogueImportInput } from '../../schema/catalogue/admin';
-import { CreateCompanyInput } from '../../schema/platform/admin';
-import { bundleOf, startWorkerd, type Workerd, workerClient } from './support';
+import { bundleOf, demoCompany, startWorkerd, type Workerd, workerClient } from './support';
 
 const suffix = randomBytes(4).toString('hex');
 const host = `r${suffix}.workerd.test`;
@@ -33,18 +28,7 @@ beforeAll(async () => {
     ],
     seed: async (db) => {
       await db.db.transaction().execute(async (trx) => {
-        const company = await createCompany(
-          trx,
-          CreateCompanyInput.parse({
-            name: 'Workerd Rates',
-            hosts: [host],
-            environment: 'production',
-            currency: 'AED',
-            time_zone: 'Asia/Dubai',
-            settings: { bookings_enabled: true },
-          }),
-        );
-        await importCatalogue(trx, company, CatalogueImportInput.parse(demoCatalogue), { render: null, now: new Date() });
+        const company = await demoCompany(trx, 'Workerd Rates', host);
         writer = (await createKey(trx, company.id, { kind: 'server', scopes: ['write:listings', 'read:listings'] }, 'admin'))
           .secret;
         reader = (await createKey(trx, company.id, { kind: 'server', scopes: ['read:listings'] }, 'admin')).secret;

@@ -16,6 +16,13 @@ import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPostgres } from '../../lib/db/postgres';
 import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
+import { type NeonHttp, startNeonHttp } from '../support/neon-http';
+import { createCompany } from '../../functions/admin/companies';
+import { importCatalogue } from '../../functions/catalogue/content';
+import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
+import type { Trx } from '../../lib/db/index';
+import { CatalogueImportInput } from '../../schema/catalogue/admin';
+import { CreateCompanyInput } from '../../schema/platform/admin';
 
 // The local server (as .ci/run names it); the WebSocket proxy only relays to loopback hosts.
 export const SERVER = `postgresql://${process.env.PGUSER ?? 'postgres'}@${process.env.PGHOST ?? '127.0.0.1'}:5432`;
@@ -40,6 +47,9 @@ export type WorkerSpec = { name: string; bundle: string; bindings?: Record<strin
 export type Workerd = {
   handle: DatabaseHandle;
   mf: Miniflare;
+  /** The stand-ins the Workers reach the database through: the WebSocket relay and Neon's SQL over HTTP. */
+  proxy: WsTcpProxy;
+  http: NeonHttp;
   close(): Promise<void>;
 };
 
@@ -67,10 +77,12 @@ export async function startWorkerd(options: {
   const databaseUrl = `${SERVER}/${databaseName}`;
   const handle = openPostgres(databaseUrl, { max: 2 });
   let proxy: WsTcpProxy | undefined;
+  let http: NeonHttp | undefined;
   let mf: Miniflare | undefined;
   const close = async () => {
     await mf?.dispose();
     await proxy?.close();
+    await http?.close();
     await handle.close();
     await onServer((client) => client.query(`drop database if exists ${databaseName} with (force)`));
   };
@@ -78,9 +90,11 @@ export async function startWorkerd(options: {
     await migrateToLatest(handle, await readSqlMigrations());
     await seed(handle);
     proxy = await startWsTcpProxy();
+    http = await startNeonHttp();
     const bindings = {
       DATABASE_URL: `${databaseUrl}?application_name=${applicationName}`,
       NEON_WS_PROXY: `127.0.0.1:${proxy.port}`,
+      NEON_HTTP_PROXY: `127.0.0.1:${http.port}`,
     };
     mf = new Miniflare({
       cf: false,
@@ -97,7 +111,7 @@ export async function startWorkerd(options: {
       })),
     });
     await mf.ready;
-    return { handle, mf, close };
+    return { handle, mf, proxy, http, close };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
@@ -140,4 +154,21 @@ export function workerAdminClient(mf: () => Miniflare | undefined, worker: strin
     headers: { Authorization: `Bearer ${token}` },
     fetch: workerFetch(mf, worker),
   });
+}
+
+/** A company on `host` with the demo catalogue and bookings on (AED, Dubai's time), created in `trx`. */
+export async function demoCompany(trx: Trx, name: string, host: string) {
+  const company = await createCompany(
+    trx,
+    CreateCompanyInput.parse({
+      name,
+      hosts: [host],
+      environment: 'production',
+      currency: 'AED',
+      time_zone: 'Asia/Dubai',
+      settings: { bookings_enabled: true },
+    }),
+  );
+  await importCatalogue(trx, company, CatalogueImportInput.parse(demoCatalogue), { render: null, now: new Date() });
+  return company;
 }
