@@ -207,7 +207,9 @@ export async function addJob(scope: WriteScope, input: JobInputValue): Promise<W
   const read = rows[0] as CreateRead;
   if (read.existing !== null) {
     // Sent before (a retry): the job is read on its own, so the create's read plans without its joins.
-    const query = selectJobs(db, company.id).select([sql<null>`null::text`.as('holder')]).where('jobs.id', '=', read.existing);
+    const query = selectJobs(db, company.id)
+      .select([sql<null>`null::text`.as('holder')])
+      .where('jobs.id', '=', read.existing);
     const sent = await runNamed(db, query.compile());
     if (sent.rows[0]) return jobUnchanged(scope, sent.rows[0] as unknown as JobRead);
   }
