@@ -37,14 +37,16 @@ const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
 type HttpQuery = NeonQueryFunction<false, true>;
 
 /**
- * A read: one statement that starts as a query and names nothing that writes, locks or sets (a `for update` is a lock;
- * the words are matched whole, so `updated_at` is no write). Anything else is taken for a write; wrongly so costs only
- * the WebSocket a read over HTTP would have saved.
+ * A read: one statement that starts as a query and names nothing that writes, locks or sets (`for update` and `for
+ * share` lock, `select … into` makes a table; the words are matched whole, so `updated_at` is no write). Anything else
+ * is taken for a write; wrongly so costs only the WebSocket a read over HTTP would have saved.
  */
 export function isRead(text: string): boolean {
   return (
     /^\s*\(?\s*(select|with)\b/i.test(text) &&
-    !/\b(insert|update|delete|merge|nextval|setval|set_config|lock|pg_advisory_\w+|pg_notify|notify|listen)\b/i.test(text) &&
+    !/\b(insert|into|update|delete|merge|nextval|setval|set_config|lock|share|pg_advisory_\w+|pg_notify|notify|listen)\b/i.test(
+      text,
+    ) &&
     !/;\s*\S/.test(text)
   );
 }

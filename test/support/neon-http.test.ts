@@ -122,6 +122,9 @@ describe('lib/db/neon.ts on Neon', () => {
     expect(isRead('with a as (select 1) select * from a')).toBe(true);
     expect(isRead('with a as (insert into t values (1) returning *) select * from a')).toBe(false);
     expect(isRead('select * from deals where id = $1 for update')).toBe(false);
+    expect(isRead('select * from deals where id = $1 for key share')).toBe(false);
+    expect(isRead('select * into copied from deals')).toBe(false);
+    expect(isRead('select locked_at, shared_with from t')).toBe(true);
     expect(isRead("select set_config('app.x', $1, true)")).toBe(false);
     expect(isRead('select nextval($1)')).toBe(false);
     expect(isRead('select 1; delete from t')).toBe(false);
