@@ -13,7 +13,7 @@ export default {
     env: { DATABASE_URL: string; NEON_WS_PROXY?: string; NEON_HTTP_PROXY?: string },
   ): Promise<Response> {
     if (env.NEON_WS_PROXY) useNeonProxy(env.NEON_WS_PROXY, env.NEON_HTTP_PROXY);
-    const handle = openNeon(env.DATABASE_URL);
+    const handle = openNeon(env.DATABASE_URL, { readsOverHttp: true });
     try {
       const { rows } = await sql<{ one: number }>`select 1 as one`.execute(handle.db);
       return new Response(String(rows[0]?.one));

@@ -184,8 +184,9 @@ type CreateRead = WhoRead & {
 /**
  * Adds a job on a home, on its active lease when it has one. Sent again with the same external id (the helpdesk
  * ticket): the first job (read on its own, a trip more on a retry only; bench/plan-times.ts: the create's read then
- * plans in 0.61 ms, 0.95–1.16 ms with it joined), `created: false`, nothing written but the audit of the answer. Of concurrent identical
- * creates one links the ticket; the others fail on external_ids' key and their next read finds that job.
+ * plans in 0.61 ms, 0.95–1.16 ms with it joined), `created: false`, nothing written but the audit of the answer. Of
+ * concurrent identical creates one links the ticket; the others fail on external_ids' key and their next read finds
+ * that job.
  */
 export async function addJob(scope: WriteScope, input: JobInputValue): Promise<Written<JobRecord> | Stale> {
   const { db, company } = scope;

@@ -167,9 +167,10 @@ const slotsOf = (values: PersonValues) =>
  * person's reference, or their details (matched or added as POST /contacts does: lib/people.ts, in the deal's
  * statement; with their own external id, lib/people.ts matchOrCreateContact in a transaction first). Sent again with
  * the same external id: the first deal (read on its own, a trip more on a retry only: inside the create's read its
- * joins made that read take 5.6 ms to plan, 0.83 ms without; bench/plan-times.ts), `created: false`, nothing written. Announces nothing (the spec names no deal
- * creation event; a mirror finds new deals with `updated_since`). A concurrent create with the same external id (or
- * the same new person) fails the statement on a unique index, and the next read finds the first.
+ * joins made that read take 5.6 ms to plan, 0.83 ms without; bench/plan-times.ts), `created: false`, nothing
+ * written. Announces nothing (the spec names no deal creation event; a mirror finds new deals with `updated_since`).
+ * A concurrent create with the same external id (or the same new person) fails the statement on a unique index, and
+ * the next read finds the first.
  */
 export async function addDeal(scope: WriteScope, input: DealInputValue): Promise<Written<DealRecord> | Stale> {
   const { db, company } = scope;

@@ -91,7 +91,7 @@ describe('the stand-in of Neon’s SQL over HTTP', () => {
 
 describe('lib/db/neon.ts on Neon', () => {
   it('sends a read outside a transaction over HTTP, and a write or a transaction through the WebSocket', async () => {
-    const handle = openNeon(CONNECTION_STRING);
+    const handle = openNeon(CONNECTION_STRING, { readsOverHttp: true });
     try {
       const counts = () => ({ statements: http.statements, connections: proxy.connections });
       const start = counts();
