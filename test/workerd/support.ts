@@ -1,6 +1,7 @@
 /**
  * What the workerd tests share: a fresh database on the local PostgreSQL (migrated), the WebSocket-to-TCP proxy
- * the Neon driver reaches it through, and the BUILT Worker bundles started in Miniflare as wrangler deploys them.
+ * and the stand-in of Neon's SQL over HTTP the Neon driver reaches it through, and the BUILT Worker bundles started in
+ * Miniflare as wrangler deploys them.
  */
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,8 @@
 /**
  * The BUILT Worker bundles (npm run build:worker) in workerd, through Miniflare, reading a freshly migrated
- * and seeded database on the local PostgreSQL with the Neon driver over a WebSocket-to-TCP proxy: the same
- * code path as production (Neon Pool per request, closed after the response via waitUntil).
+ * and seeded database on the local PostgreSQL with the Neon driver over a WebSocket-to-TCP proxy and a stand-in of
+ * Neon's SQL over HTTP (a visitor's reads): the same code path as production (Neon Pool per request, closed after
+ * the response via waitUntil).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
