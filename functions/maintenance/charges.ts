@@ -74,7 +74,6 @@ type CreateRead = {
   renter_trn: string | null;
   home_address: HomeAddressParts | null;
   tax_rates: TaxRate[];
-  id: string | null;
 };
 
 /**
@@ -86,11 +85,11 @@ type CreateRead = {
 export async function addCharge(scope: WriteScope, input: ChargeInputValue): Promise<Written<ChargeRecord> | Stale> {
   const { db, company } = scope;
   const held = input.external ? externalHolder(company.id, 'job_charge', input.external).holder : sql`null::text`;
-  const { rows } = await sql<CreateRead & Record<string, unknown>>`
+  const { rows } = await sql<CreateRead>`
     select k.existing, job.id as found_job_id, job.payer as job_payer, home.slug_en as job_home,
       job.lease_id as job_lease_id, o.id as found_owner_id, o.reference as owner_ref, o.name as owner_name,
       o.trn as owner_trn, r.reference as renter_ref, r.name as renter_name, r.trn as renter_trn,
-      ${homeAddressJson(sql`job.listing_id`)} as home_address, ${taxRatesJson} as tax_rates, c.*
+      ${homeAddressJson(sql`job.listing_id`)} as home_address, ${taxRatesJson} as tax_rates
     from (select ${held} as existing) k
     left join jobs job on job.company_id = ${company.id}::uuid and job.reference = ${input.job}
     left join listings home on home.id = job.listing_id
@@ -98,10 +97,14 @@ export async function addCharge(scope: WriteScope, input: ChargeInputValue): Pro
     left join contacts o on o.id = n.owner_id
     left join leases lease on lease.id = job.lease_id
     left join contacts r on r.id = lease.renter_id
-    left join lateral ${selectCharges(db, company.id).where(sql<boolean>`job_charges.id = k.existing::uuid`)} as c on true
   `.execute(db);
-  const read = rows[0] as CreateRead & Record<string, unknown>;
-  if (read.existing !== null && read.id !== null) return unchanged(scope, read as unknown as ChargeRecord);
+  const read = rows[0] as CreateRead;
+  if (read.existing !== null) {
+    // Sent before (a retry): the charge is read on its own, as a deal's and a job's create do (their reads then plan
+    // without its joins).
+    const sent = await selectCharges(db, company.id).where('job_charges.id', '=', read.existing).executeTakeFirst();
+    if (sent) return unchanged(scope, sent as ChargeRecord);
+  }
   if (read.found_job_id === null) throw unknownReference('job', `${input.job} is not a job of this company.`);
   const id = crypto.randomUUID();
   const cost = amountIn(input.cost, company.currency, 'cost');

@@ -77,28 +77,31 @@ function namedHome(read: NamedRead, home: string): string {
 
 /**
  * Plans a viewing on a deal (`viewing.planned`), of the deal's home unless another is named (400 `no_home` when the
- * deal has none). Sent again with the same external id: the first viewing, nothing written but the audit of the
- * answer. Two round trips: the read, then the viewing, its link and event in one statement.
+ * deal has none). Sent again with the same external id: the first viewing (read on its own, a trip more on a retry
+ * only), nothing written but the audit of the answer. Two round trips: the read, then the viewing, its link and event
+ * in one statement.
  */
 export async function addViewing(scope: WriteScope, input: ViewingInputValue): Promise<Written<ViewingRecord> | Stale> {
   const { db, company } = scope;
   const existing = input.external ? externalHolder(company.id, 'viewing', input.external).holder : sql`null::text`;
   const { rows } = await sql<Record<string, unknown>>`
     select k.existing, deal.id as deal_id_read, deal.listing_id as deal_listing_id, deal_home.slug_en as deal_home_slug,
-      ${sql.join(namedColumns(company.id, input))}, v.*
+      ${sql.join(namedColumns(company.id, input))}
     from (select ${existing} as existing) k
     left join deals deal on deal.company_id = ${company.id}::uuid and deal.reference = ${input.deal}
     left join listings deal_home on deal_home.id = deal.listing_id
-    left join lateral ${selectViewings(db, company.id).where(sql<boolean>`viewings.id = k.existing::uuid`)} as v on true
   `.execute(db);
   const read = rows[0] as NamedRead & {
     existing: string | null;
-    id: string | null;
     deal_id_read: string | null;
     deal_listing_id: string | null;
     deal_home_slug: string | null;
   };
-  if (read.existing !== null && read.id !== null) return viewingUnchanged(scope, read as unknown as ViewingRecord);
+  if (read.existing !== null) {
+    // Sent before (a retry): the viewing is read on its own, as a deal's and a job's create do.
+    const sent = await selectViewings(db, company.id).where('viewings.id', '=', read.existing).executeTakeFirst();
+    if (sent) return viewingUnchanged(scope, sent as ViewingRecord);
+  }
   if (read.deal_id_read === null) throw unknownReference('deal', `${input.deal} is not a deal of this company.`);
   const listingId = input.home ? namedHome(read, input.home) : read.deal_listing_id;
   if (listingId === null) throw fieldProblem('home', 'no_home', `The deal ${input.deal} names no home: send the home shown.`);
