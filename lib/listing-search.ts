@@ -161,5 +161,51 @@ export function searchDistance(words: readonly string[], companyId: string): Raw
   return sql<number>`(l.search_text <->> (select concat_ws(' ', ${measured})))`;
 }
 
+/**
+ * Every word is a word of the company's catalogue as it is (migration 0054): else no published listing holds it whole.
+ * Looked up by the primary key once per statement, before a listing is read: a word that only starts catalogue words
+ * (`marin`) would otherwise send the first tier through every listing whose text holds its trigrams.
+ */
+export function catalogueHoldsWords(companyId: string, words: readonly string[]): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.join(
+    words.map((w) => anyWord(companyId, sql<boolean>`s.word = ${Array.from(w).slice(0, storedWordLength).join('')}`)),
+    sql` and `,
+  )})`;
+}
+
+/**
+ * The words a query is measured as ({@link measuredWord}), read in one statement; without a database trip when no word
+ * can stand for another (every word is then measured as typed).
+ */
+export async function measuredWords(db: Executor, companyId: string, words: readonly string[]): Promise<string[]> {
+  if (!words.some(hasVariants)) return [...words];
+  const measured = sql.join(
+    words.map((w) => measuredWord(companyId, w)),
+    sql`, `,
+  );
+  // Planned for each query's words (lib/db/prepared.ts `plannedEachRun`), as the listings' statements are.
+  const { rows } = await sql<{ words: string[] }>`${sql.raw(plannedEachRun)} select array[${measured}] as words`.execute(db);
+  return rows[0]?.words ?? [...words];
+}
+
+/** {@link searchDistance} to words already measured ({@link measuredWords}): the query a constant of the statement. */
+export function searchDistanceTo(measured: readonly string[]): RawBuilder<number> {
+  return sql<number>`(l.search_text <->> ${measured.join(' ')}::text)`;
+}
+
 /** The tie of {@link searchDistance}: the listing's own `search_tie`, as the index orders it (its distance from 0). */
 export const searchTie = sql<number>`(l.search_tie <-> 0::float8)`;
+
+/**
+ * A listing `l` whose text holds every query word whole, as typed (a word of the text equal to it): the first tier of
+ * the relevance order. Each word a pattern over the text after a space, as {@link searchConditions}' are, so the
+ * text's trigram index (migration 0065) serves a word few listings hold. The words are normalised (letters and
+ * digits), so they need no escaping.
+ */
+export function holdsWholeWords(words: readonly string[]): RawBuilder<boolean> {
+  if (words.length === 0) return sql<boolean>`true`;
+  return sql<boolean>`(${sql.join(
+    words.map((w) => sql<boolean>`(' ' || l.search_text) ~ ${`(^| )${w}( |$)`}`),
+    sql` and `,
+  )})`;
+}

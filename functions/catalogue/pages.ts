@@ -11,7 +11,7 @@ import { facetsMember, priceBands, withFacets } from './facets';
 import { distanceKm } from '../../lib/listing-geo';
 import { type FreeDatesAsk, freeHomesCounts, freeHomesPage } from './free-dates';
 import { applyFilters, enabledTypes, type ListingFilters, publishedListings } from '../../lib/listing-filters';
-import { listingSorts, relevanceSort } from './listings';
+import { listingSorts, relevanceName, relevanceRows, relevanceSort } from './listings';
 import { bodiesOf, listBody, type RenderContext, type RenderedForm, withStoredForm } from './renders';
 
 /**
@@ -32,6 +32,9 @@ export type PageRequest = Omit<ListingFilters, 'words'> & {
   /** Counts over the filtered listings, computed by the page's statement (facets.ts). */
   facets?: FacetName[];
 };
+
+/** A row of a page's statement: the listing, its stored form or revision, its keys (`_k0`, …) and what else it selects. */
+type SelectedRow = { id: string; revision: string | null; body: string | null } & Record<string, unknown>;
 
 /** The order of a page: the one asked for; without one, relevance with words to search, featured without. */
 function orderOf(sort: PageRequest['sort'], words: readonly string[], companyId: string): KeysetSort {
@@ -54,12 +57,16 @@ export async function listingPage(
   const company = render.company;
   const words = q === undefined ? [] : queryWords(q);
   const order = orderOf(sort, words, company.id);
+  const relevance = order.name.startsWith(relevanceName);
   const dates = check_in !== undefined && check_out !== undefined && now ? { checkIn: check_in, checkOut: check_out } : undefined;
   const ask = dates && datesAsked(company, { ...dates, guests: guests ?? 1 }, filters);
   // With dates the price filters apply to each home's quote (free-dates.ts), not to its nightly price.
   const sqlFilters = ask ? { ...filters, type: 'holiday_home' as const, price_min: undefined, price_max: undefined } : filters;
-  let query = applyFilters(publishedListings(db, company), company, { ...sqlFilters, words });
-  if (mapped) query = query.where('l.latitude', 'is not', null);
+  const filtered = (searched: readonly string[]) => {
+    const query = applyFilters(publishedListings(db, company), company, { ...sqlFilters, words: searched });
+    return mapped ? query.where('l.latitude', 'is not', null) : query;
+  };
+  const query = filtered(words);
   if (pricesHidden(company)) {
     const asked: string[] = (['price_min', 'price_max'] as const).filter((field) => filters[field] !== undefined);
     if (facets?.includes('price')) asked.push('facets');
@@ -72,13 +79,23 @@ export async function listingPage(
   const bands = facets ? priceBands(company) : undefined;
   let counted: unknown;
   const read = async (from: string | undefined, size: number) => {
-    const paged = paginate(withStoredForm(query, render, form), order, { page_size: size, cursor: from });
-    const selected = near ? paged.select(sql<string>`round(${distanceKm(near)}::numeric, 2)::text`.as('distance_km')) : paged;
-    if (!facets || !bands || ask) return (await runNamed(db, selected.compile())).rows;
-    // The counts in the page's statement: one row carries them (a row of nulls besides them when the page is empty).
-    const { rows } = await runNamed(db, withFacets(selected, query, facets, bands, order).compile(db));
-    counted = rows.find((row) => row.facets != null)?.facets;
-    return rows.filter((row) => row.id !== null);
+    const selectedOf = (listings: typeof query) => {
+      const stored = withStoredForm(listings, render, form);
+      return near ? stored.select(sql<string>`round(${distanceKm(near)}::numeric, 2)::text`.as('distance_km')) : stored;
+    };
+    // The counts go with the page's first statement: one row carries them (a row of nulls besides them when the page
+    // is empty).
+    const run = async <R>(selected: Parameters<typeof withFacets>[0]): Promise<R[]> => {
+      if (!facets || !bands || ask || counted !== undefined) return (await runNamed(db, selected.compile())).rows as R[];
+      const { rows } = await runNamed(db, withFacets(selected, query, facets, bands, order).compile(db));
+      counted = rows.find((row) => row.facets != null)?.facets ?? null;
+      return rows.filter((row) => (row as { id?: string | null }).id !== null) as R[];
+    };
+    const at = { page_size: size, cursor: from };
+    if (!relevance) return run<SelectedRow>(paginate(selectedOf(query), order, at));
+    // The first tier of relevance holds every word whole: the words' own conditions would only cost its planning.
+    const parts = { searched: selectedOf(query), whole: selectedOf(filtered([])) };
+    return (await relevanceRows(db, parts, words, company.id, at, run)) as SelectedRow[];
   };
   const page =
     ask && now

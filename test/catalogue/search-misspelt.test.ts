@@ -144,7 +144,10 @@ describe('a misspelt word beside a grown catalogue', () => {
     await api.db.executeQuery(CompiledQuery.raw('vacuum analyze listings, listing_search_words'));
   });
 
-  /** The listings nodes (and their indexes' bitmap scans) of the plan (run, with its buffers) of the statement that read the page of `q`. */
+  /**
+   * The listings nodes (and their indexes' bitmap scans) of the plans (run, with their buffers) of the statements that
+   * read the page of `q` (the relevance order's tiers are statements of their own, each read only when the page needs it).
+   */
   async function listingsRead(q: string, options: { seqScan: boolean } = { seqScan: true }) {
     const read = catalogue(api, grown.host);
     await read.listings({ q, page_size: 24 }); // the first read renders the page's forms
@@ -153,45 +156,52 @@ describe('a misspelt word beside a grown catalogue', () => {
     const found = body.results.map((r) => r.slug.en);
     const sent = statements;
     statements = undefined;
-    const page = sent.filter((s) => s.sql.includes("(' ' || l.search_text) ~"));
-    expect(page.length, sent.map((s) => s.sql).join('\n')).toBe(1);
-    const explain = CompiledQuery.raw(`explain (analyze, buffers, format json) ${page[0]?.sql}`, [
-      ...(page[0]?.parameters ?? []),
-    ]);
-    const plan = await api.db.transaction().execute(async (trx) => {
-      if (!options.seqScan) await sql`set local enable_seqscan = off`.execute(trx);
-      return trx.executeQuery<{ 'QUERY PLAN': unknown }>(explain);
-    });
-    const json = plan.rows[0]?.['QUERY PLAN'];
-    const root = (typeof json === 'string' ? JSON.parse(json) : json) as Array<{ Plan: PlanNode }>;
-    return {
-      found,
-      nodes: nodesOf(root[0]!.Plan).filter((n) => n['Relation Name'] === 'listings' || n['Index Name']?.startsWith('listings_')),
-    };
+    const pages = sent.filter((s) => s.sql.includes("(' ' || l.search_text) ~"));
+    expect(pages.length, sent.map((s) => s.sql).join('\n')).toBeGreaterThan(0);
+    const nodes: PlanNode[] = [];
+    for (const page of pages) {
+      const explain = CompiledQuery.raw(`explain (analyze, buffers, format json) ${page.sql}`, [...page.parameters]);
+      const plan = await api.db.transaction().execute(async (trx) => {
+        if (!options.seqScan) await sql`set local enable_seqscan = off`.execute(trx);
+        return trx.executeQuery<{ 'QUERY PLAN': unknown }>(explain);
+      });
+      const json = plan.rows[0]?.['QUERY PLAN'];
+      const root = (typeof json === 'string' ? JSON.parse(json) : json) as Array<{ Plan: PlanNode }>;
+      nodes.push(
+        ...nodesOf(root[0]!.Plan).filter((n) => n['Relation Name'] === 'listings' || n['Index Name']?.startsWith('listings_')),
+      );
+    }
+    return { found, statements: pages.length, nodes };
   }
 
   it('reads about what the word typed right reads, not the whole index (q=marena beside q=marina)', async () => {
-    const blocksOf = (node: PlanNode | undefined) => (node?.['Shared Hit Blocks'] ?? 0) + (node?.['Shared Read Blocks'] ?? 0);
+    const blocksOf = (nodes: PlanNode[]) =>
+      nodes.reduce((sum, n) => sum + (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0), 0);
     const misspelt = await listingsRead('marena');
     const right = await listingsRead('marina');
+    expect(misspelt.found).toEqual(right.found);
     expect(misspelt.found.length).toBe(24);
-    // Both are the nearest-neighbour scan of migration 0052's index. Measured: 109 and 85 blocks (index and table);
-    // ordered by the distance to "marena" as typed, which no listing holds, the same page read 771.
-    for (const { nodes } of [misspelt, right]) expect(nodes.map((n) => n['Index Name'])).toEqual(['listings_search_order']);
-    const [read, typed] = [blocksOf(misspelt.nodes[0]), blocksOf(right.nodes[0])];
+    // One listing in eight holds "marina": its page is the first tier alone, one statement that reads no distance (the
+    // relevance index is not read). "marena" is measured as "marina" and read as its first tier. Ordered by the distance
+    // to "marena" as typed, which no listing holds, the same page read 771 blocks of the relevance index.
+    expect(right.statements).toBe(1);
+    for (const { nodes } of [misspelt, right]) expect(nodes.map((n) => n['Index Name'])).not.toContain('listings_search_order');
+    const [read, typed] = [blocksOf(misspelt.nodes), blocksOf(right.nodes)];
     expect(read, `q=marena read ${read} blocks, q=marina ${typed}`).toBeLessThan(2 * typed);
   });
 
   it("reads a word one listing holds through the text's trigram index, never the relevance index", async () => {
     // A grown listing's number, as a visitor types a reference: one listing holds it. At this size a sequential scan is
     // the planner's choice; without it, the word's condition is served by the GIN index of migration 0065, whose
-    // candidates are the listings holding the word's trigrams. The GiST index of the relevance order could serve it too
-    // (migration 0050's condition on search_text alone) and read all of it: its inner pages' trigram signatures are
-    // saturated (100-400 ms at 100,000 listings, docs/performance.md "A rare word at 100,000 listings").
+    // candidates are the listings holding the word's trigrams, in each tier's statement. The GiST index of the relevance
+    // order could serve it too (migration 0050's condition on search_text alone) and read all of it: its inner pages'
+    // trigram signatures are saturated (100-400 ms at 100,000 listings, docs/performance.md "A rare word at 100,000
+    // listings").
     const { found, nodes } = await listingsRead('1777', { seqScan: false });
     expect(found).toEqual(['growth-1777']);
     const indexes = nodes.map((n) => n['Index Name']).filter(Boolean);
-    expect(indexes).toEqual(['listings_search_text_spaced']);
+    expect(indexes.length).toBeGreaterThan(0);
+    for (const index of indexes) expect(index).toBe('listings_search_text_spaced');
     const { rows } = await sql<{ blocks: number }>`
       select (pg_relation_size('listings_search_order') / current_setting('block_size')::int)::int as blocks`.execute(api.db);
     const whole = rows[0]?.blocks ?? 0;

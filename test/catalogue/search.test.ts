@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import corpus from '../fixtures/search/corpus.json' with { type: 'json' };
 import { demo } from '../support/harness';
+import { queryWords } from '../../lib/search-text';
 import { catalogue, importDoc, walk } from './support';
 import { createCompany, importCatalogue, useApi } from '../support/world';
 
@@ -105,6 +107,35 @@ describe('GET /listings?q=: order and pages', () => {
       expect(pages.every((p) => p.length > 0)).toBe(true);
     }
     expect(await search({ q: 'apartment', sort: 'relevance' })).toEqual(all);
+  });
+
+  it('puts the listings holding every word whole first, then the rest nearest first, across pages', async () => {
+    // Which listings hold every word of the query as a word of their text, asked of the stored text directly.
+    const holding = async (q: string) => {
+      const words = queryWords(q);
+      const { rows } = await sql<{ slug_en: string }>`select slug_en from listings
+        where company_id = ${companyId} and status = 'published' and ${sql.join(
+          words.map((w) => sql`(' ' || search_text) ~ ${`(^| )${w}( |$)`}`),
+          sql` and `,
+        )}`.execute(api.db);
+      return new Set(rows.map((r) => short(r.slug_en)));
+    };
+    // Each query has listings holding its words whole and listings found only by a longer word or one letter away.
+    for (const q of ['villa', 'villas', 'bedroom', 'tower', 'sea view']) {
+      const all = await search({ q });
+      const whole = await holding(q);
+      expect(whole.size, q).toBeGreaterThan(0);
+      expect(all.length - whole.size, q).toBeGreaterThan(0);
+      expect(new Set(all.slice(0, whole.size)), q).toEqual(whole);
+      // Every page size walks across the tiers' border without repeating or losing a listing.
+      for (const page_size of [1, 2, whole.size, whole.size + 1]) {
+        const { results } = await walk(api, host, '/api/v1/listings', { q, page_size });
+        expect(
+          results.map((r: { slug: { en: string } }) => short(r.slug.en)),
+          `${q} by ${page_size}`,
+        ).toEqual(all);
+      }
+    }
   });
 
   it('puts listings holding every word as typed before those found one letter away', async () => {

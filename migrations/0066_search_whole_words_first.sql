@@ -1,0 +1,11 @@
+-- Relevance within twice a plain filter (issue 36, "Stays fast as it grows"; docs/api-reference.md, "Search",
+-- "Relevance").
+--
+-- `sort=relevance` puts first the listings whose text holds every word of the query whole, as typed, in the order of
+-- their `search_tie` (migration 0052); the rest follow nearest first, as before (the nearest-neighbour scan of
+-- `listings_search_order`). The first tier is read through this index: the company's published listings in the tie's
+-- order, each tested for the words (a common word is held by one listing in a few, so a page reads a few times its
+-- own rows), or, for a word few listings hold, found by the text's trigram index (migration 0065) and sorted: the
+-- planner chooses by the word's statistics, as it does for the other orders. The nearest-neighbour scan scored every
+-- row it returned with pg_trgm's word distance (60-80 microseconds a row at 100,000 listings).
+create index listings_relevance_tie on listings (company_id, search_tie) where status = 'published';
