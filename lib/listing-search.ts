@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { LocalisedText } from '../schema/common/columns';
 import type { Executor } from './db/index';
 import { plannedEachRun } from './db/prepared';
-import { hasVariants, normaliseSearch, startPattern, wordPattern } from './search-text';
+import { hasVariants, isNumberWord, normaliseSearch, startPattern, wordPattern } from './search-text';
 
 /**
  * A listing's stored search text (migration 0050, `listings.search_text`) and the conditions a query's words put on it
@@ -134,31 +134,22 @@ export function searchConditions(words: readonly string[], companyId: string): R
 }
 
 /**
- * The word a query word is measured as in the relevance order: itself when the company's catalogue holds a word that
- * starts with it (typed right), else — for a word found one edit away — the catalogue's word it most likely stands
- * for (the most trigram-similar of the words its pattern finds; the first in code point order among equals).
+ * The word a query word is measured as in the relevance order: itself when the company's catalogue holds it as a word
+ * (or it is a number: a number is found by prefix only, and stands for no other); else the catalogue's word it most
+ * likely stands for, of the words it finds (a word it starts, as a visitor types, or, for a word of 5 letters or more,
+ * one edit away): the most trigram-similar, the first in code point order among equals. A word no catalogue word
+ * matches is measured as typed (it finds nothing).
  */
 function measuredWord(companyId: string, word: string): RawBuilder<string> {
-  if (!hasVariants(word)) return sql<string>`${word}::text`;
-  return sql<string>`case when ${anyWord(companyId, startsWith(word))} then ${word}::text
+  if (isNumberWord(word)) return sql<string>`${word}::text`;
+  return sql<string>`case when ${anyWord(companyId, sameWord(word))} then ${word}::text
     else coalesce((select s.word collate "default" from listing_search_words s where s.company_id = ${companyId} and ${heldWord(word)}
       order by similarity(s.word, ${word}) desc, s.word limit 1), ${word}::text) end`;
 }
 
-/**
- * A listing's distance from the query (nearest first): pg_trgm's word distance of the query in the text
- * (`search_text <->> query`, one minus `word_similarity`: 0 when the text holds the query as typed, more the further
- * its nearest extent), a `real`. A word one letter off is measured as the catalogue's word it stands for
- * ({@link measuredWord}): the query is computed once per statement, before the listings are read. With the tie
- * (`search_tie <-> 0`) it is the order the GiST index of migration 0052 returns rows in, so a page reads only its own
- * rows.
- */
-export function searchDistance(words: readonly string[], companyId: string): RawBuilder<number> {
-  const measured = sql.join(
-    words.map((w) => measuredWord(companyId, w)),
-    sql`, `,
-  );
-  return sql<number>`(l.search_text <->> (select concat_ws(' ', ${measured})))`;
+/** A word `s.word` of the catalogue equal to `word` (as stored: its first {@link storedWordLength} characters). */
+function sameWord(word: string): RawBuilder<boolean> {
+  return sql<boolean>`s.word = ${Array.from(word).slice(0, storedWordLength).join('')}`;
 }
 
 /**
@@ -168,17 +159,17 @@ export function searchDistance(words: readonly string[], companyId: string): Raw
  */
 export function catalogueHoldsWords(companyId: string, words: readonly string[]): RawBuilder<boolean> {
   return sql<boolean>`(${sql.join(
-    words.map((w) => anyWord(companyId, sql<boolean>`s.word = ${Array.from(w).slice(0, storedWordLength).join('')}`)),
+    words.map((w) => anyWord(companyId, sameWord(w))),
     sql` and `,
   )})`;
 }
 
 /**
- * The words a query is measured as ({@link measuredWord}), read in one statement; without a database trip when no word
- * can stand for another (every word is then measured as typed).
+ * The words a query is measured as ({@link measuredWord}), read in one statement; without a database trip when every
+ * word is a number (each is then measured as typed).
  */
 export async function measuredWords(db: Executor, companyId: string, words: readonly string[]): Promise<string[]> {
-  if (!words.some(hasVariants)) return [...words];
+  if (words.every(isNumberWord)) return [...words];
   const measured = sql.join(
     words.map((w) => measuredWord(companyId, w)),
     sql`, `,
@@ -188,12 +179,17 @@ export async function measuredWords(db: Executor, companyId: string, words: read
   return rows[0]?.words ?? [...words];
 }
 
-/** {@link searchDistance} to words already measured ({@link measuredWords}): the query a constant of the statement. */
+/**
+ * A listing's distance from the query's measured words ({@link measuredWords}), nearest first: pg_trgm's word distance
+ * of the words in the text (`search_text <->> query`, one minus `word_similarity`: 0 when the text holds them as
+ * written, more the further its nearest extent), a `real`. With the tie ({@link searchTie}) it is the order the GiST
+ * index of migration 0052 returns rows in, so a page reads only its own rows.
+ */
 export function searchDistanceTo(measured: readonly string[]): RawBuilder<number> {
   return sql<number>`(l.search_text <->> ${measured.join(' ')}::text)`;
 }
 
-/** The tie of {@link searchDistance}: the listing's own `search_tie`, as the index orders it (its distance from 0). */
+/** The tie of {@link searchDistanceTo}: the listing's own `search_tie`, as the index orders it (its distance from 0). */
 export const searchTie = sql<number>`(l.search_tie <-> 0::float8)`;
 
 /**

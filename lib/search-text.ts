@@ -104,6 +104,11 @@ export function startPattern(word: string): string {
 /** A normalised word of digits only: a number (a reference, a price, a year, part of a phone number). */
 const number = /^[0-9]+$/;
 
+/** Whether a normalised word is a number ({@link number}): found by prefix only, and measured as typed. */
+export function isNumberWord(word: string): boolean {
+  return number.test(word);
+}
+
 /**
  * Whether a word is also found one edit away: {@link typoMinLength} to {@link typoMaxLength} characters, and not a
  * number. Decision (docs/api-reference.md, "Numbers"): one wrong letter is a misspelling of the same word; one wrong

@@ -1,14 +1,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Executor } from '../../lib/db/index';
 import type { PublishedQuery } from '../../lib/listing-filters';
-import {
-  catalogueHoldsWords,
-  holdsWholeWords,
-  measuredWords,
-  searchDistance,
-  searchDistanceTo,
-  searchTie,
-} from '../../lib/listing-search';
+import { catalogueHoldsWords, holdsWholeWords, measuredWords, searchDistanceTo, searchTie } from '../../lib/listing-search';
 import { listingSelection } from '../../lib/listings';
 import { decodeCursor, type KeysetSort } from '../../lib/pagination';
 import type { ListingRecord } from './listings.present';
@@ -59,15 +52,15 @@ const pastFirstTier = sql`1e-6::real`;
 
 /**
  * Best match first: the listings holding every word whole (lib/listing-search.ts `holdsWholeWords`), key 0, in their
- * `search_tie`'s order; then the rest, key their distance (`searchDistance`, at least {@link pastFirstTier}), ties by
- * the `search_tie`. A keyset over (key, tie), as {@link relevancePage} reads it.
+ * `search_tie`'s order; then the rest, key their distance from the measured words (`searchDistanceTo`, at least
+ * {@link pastFirstTier}), ties by the `search_tie`. A keyset over (key, tie), as {@link relevanceRows} reads it.
  */
-export function relevanceSort(words: readonly string[], companyId: string): KeysetSort {
+export function relevanceSort(words: readonly string[]): KeysetSort {
   return {
     name: `${relevanceName}${wordsDigest(words)}`,
     columns: [
-      { ref: 'distance', direction: 'asc', type: 'real', expression: searchDistance(words, companyId) },
-      { ref: 'tie', direction: 'asc', type: 'float', expression: searchTie },
+      { ref: 'distance', direction: 'asc', type: 'real' },
+      { ref: 'tie', direction: 'asc', type: 'float' },
     ],
   };
 }
@@ -103,7 +96,7 @@ export async function relevanceRows(
   run: RunPage,
 ): Promise<Array<{ id: string | null }>> {
   const size = page.page_size + 1;
-  const [after, tie] = page.cursor ? (decodeCursor(relevanceSort(words, companyId), page.cursor) as [string, string]) : [];
+  const [after, tie] = page.cursor ? (decodeCursor(relevanceSort(words), page.cursor) as [string, string]) : [];
   const firstTier = (held: readonly string[]) => {
     const first = query.whole
       .select([sql<string>`'0'`.as('_k0'), sql<string>`${searchTie}::text`.as('_k1')])

@@ -37,11 +37,11 @@ export type PageRequest = Omit<ListingFilters, 'words'> & {
 type SelectedRow = { id: string; revision: string | null; body: string | null } & Record<string, unknown>;
 
 /** The order of a page: the one asked for; without one, relevance with words to search, featured without. */
-function orderOf(sort: PageRequest['sort'], words: readonly string[], companyId: string): KeysetSort {
+function orderOf(sort: PageRequest['sort'], words: readonly string[]): KeysetSort {
   const chosen = sort ?? (words.length > 0 ? 'relevance' : 'featured');
   if (chosen !== 'relevance') return listingSorts[chosen];
   // A q of no words (only punctuation) searches nothing: its order is the default one.
-  return words.length > 0 ? relevanceSort(words, companyId) : listingSorts.featured;
+  return words.length > 0 ? relevanceSort(words) : listingSorts.featured;
 }
 
 /** One page of published listings in `form` (cards, map points): filters, keyset order, stored forms. */
@@ -56,7 +56,7 @@ export async function listingPage(
   const { page_size, cursor, sort, q, check_in, check_out, guests, facets, ...filters } = request;
   const company = render.company;
   const words = q === undefined ? [] : queryWords(q);
-  const order = orderOf(sort, words, company.id);
+  const order = orderOf(sort, words);
   const relevance = order.name.startsWith(relevanceName);
   const dates = check_in !== undefined && check_out !== undefined && now ? { checkIn: check_in, checkOut: check_out } : undefined;
   const ask = dates && datesAsked(company, { ...dates, guests: guests ?? 1 }, filters);
