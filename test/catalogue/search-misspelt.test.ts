@@ -190,6 +190,16 @@ describe('a misspelt word beside a grown catalogue', () => {
     expect(read, `q=marena read ${read} blocks, q=marina ${typed}`).toBeLessThan(2 * typed);
   });
 
+  it('reads a word typed in part as the word it completes, not the whole index (q=marin beside q=marina)', async () => {
+    // "marin" starts "marina" and is no word of the catalogue: measured as "marina", its first page is that word's first
+    // tier. Ordered by the distance to "marin", the nearest-neighbour scan read most of the relevance index (90 ms at
+    // 100,000 listings).
+    const partial = await listingsRead('marin');
+    const right = await listingsRead('marina');
+    expect(partial.found).toEqual(right.found);
+    expect(partial.nodes.map((n) => n['Index Name'])).not.toContain('listings_search_order');
+  });
+
   it("reads a word one listing holds through the text's trigram index, never the relevance index", async () => {
     // A grown listing's number, as a visitor types a reference: one listing holds it. At this size a sequential scan is
     // the planner's choice; without it, the word's condition is served by the GIN index of migration 0065, whose

@@ -138,6 +138,14 @@ describe('GET /listings?q=: order and pages', () => {
     }
   });
 
+  it('measures a word typed in part as the catalogue word it completes', async () => {
+    // "townhous" is no word of the corpus; "townhouse" is: the listings holding it whole come first.
+    const found = await search({ q: 'townhous' });
+    const completed = await search({ q: 'townhouse' });
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.slice(0, completed.length)).toEqual(completed);
+  });
+
   it('puts listings holding every word as typed before those found one letter away', async () => {
     const found = await search({ q: 'marena' });
     // "Marena" is no word of the corpus: every listing is found one letter away, and none ranks as typed.
