@@ -47,16 +47,15 @@ const oneRoute = defineRoute({
 const listListings: Handler<typeof listRoute> = async function listListings(c) {
   const { db, now } = c.var.services;
   const query = c.req.valid('query');
-  // A free-dates search reads the calendar as it is now (the services' clock); other pages need no clock.
-  const at = query.check_in === undefined ? undefined : now();
-  const page = await listingPage(db, await renderOf(c), query, 'card', false, at);
+  // The services' clock: a free-dates search reads the calendar as it is now; a word search keeps its measured words.
+  const page = await listingPage(db, await renderOf(c), query, 'card', false, now());
   return jsonBytes<z.infer<typeof ListingListSchema>>(c, page);
 };
 
 const listMapPoints: Handler<typeof mapRoute> = async function listMapPoints(c) {
   const { cover, ...request } = c.req.valid('query');
   const form = cover === '1' || cover === 'true' ? 'map_cover' : 'map_point';
-  const page = await listingPage(c.var.services.db, await renderOf(c), request, form, true);
+  const page = await listingPage(c.var.services.db, await renderOf(c), request, form, true, c.var.services.now());
   return jsonBytes<z.infer<typeof MapPointListSchema>>(c, page);
 };
 

@@ -68,6 +68,22 @@ export function relevanceSort(words: readonly string[]): KeysetSort {
 // biome-ignore lint/suspicious/noExplicitAny: a page of listings `l`, whatever it joins and selects
 type ListingsSelect = SelectQueryBuilder<any, any, any>;
 
+/**
+ * The words queries were measured as lately ({@link measuredKept}), by company and query: a misspelt or partial word's
+ * page then reads its first tier at once. Kept {@link measuredFor} ms, at most {@link mostMeasured} queries (all
+ * forgotten past it). A word that enters the catalogue meanwhile changes the order of that query's results for at most
+ * that long, never which listings it finds (a measured word is one the typed word's pattern finds).
+ */
+const measuredKept = new Map<string, { measured: string[]; until: number }>();
+const measuredFor = 60_000;
+const mostMeasured = 1_000;
+
+function keepMeasured(key: string, measured: string[], now: number): string[] {
+  if (measuredKept.size >= mostMeasured) measuredKept.clear();
+  measuredKept.set(key, { measured, until: now + measuredFor });
+  return measured;
+}
+
 /** The rows of a page (with their keys `_k0` and `_k1`), as a caller runs a page's statement. */
 type RunPage = <R extends { id: string | null }>(statement: ListingsSelect) => Promise<R[]>;
 
@@ -80,8 +96,10 @@ type RunPage = <R extends { id: string | null }>(statement: ListingsSelect) => P
  *    conditions, which holding them whole implies), in the tie's order: through the B-tree of migration 0066 (a common
  *    word is held by one listing in a few, so a page reads a few times its own rows), or for a word few listings
  *    hold through the text's trigram index and a sort (the planner chooses by the word's statistics);
- * 2. when it finds none, the words the query is measured as (a misspelt word stands for the catalogue's word:
- *    lib/listing-search.ts `measuredWords`), and the first tier of those when they differ from the words typed;
+ * 2. when it finds none, the words the query is measured as (a misspelt or partial word stands for the catalogue's
+ *    word: lib/listing-search.ts `measuredWords`), and the first tier of those when they differ from the words typed;
+ *    the measured words are kept a minute ({@link measuredKept}), so the same query's next page or next visitor reads
+ *    the first tier of the measured words at once;
  * 3. when the page is still short, the rest, nearest first (the nearest-neighbour scan of migration 0052, which scores
  *    each row it returns with pg_trgm's word distance: 60-80 microseconds a row at 100,000 listings).
  *
@@ -92,7 +110,7 @@ export async function relevanceRows(
   query: { searched: ListingsSelect; whole: ListingsSelect },
   words: readonly string[],
   companyId: string,
-  page: { page_size: number; cursor?: string },
+  page: { page_size: number; cursor?: string; now: Date },
   run: RunPage,
 ): Promise<Array<{ id: string | null }>> {
   const size = page.page_size + 1;
@@ -106,16 +124,23 @@ export async function relevanceRows(
       .limit(size);
     return run(tie === undefined ? first : first.where(sql<boolean>`l.search_tie > ${tie}::float8`));
   };
+  const now = page.now.getTime();
+  const asked = `${companyId} ${words.join(' ')}`;
+  const kept = measuredKept.get(asked);
   // A cursor past the first tier has a key above 0 (the first tier's is 0).
   const inFirstTier = after === undefined || Number(after) === 0;
-  let rows: Array<{ id: string | null }> = inFirstTier ? await firstTier(words) : [];
-  if (rows.length === size) return rows;
-  // Some listing holds every word whole: each is a word of the catalogue, so each is measured as typed.
-  const measured = inFirstTier && rows.length > 0 ? [...words] : await measuredWords(db, companyId, words);
-  if (inFirstTier && rows.length === 0 && measured.some((m, i) => m !== words[i])) {
-    rows = await firstTier(measured);
-    if (rows.length === size) return rows;
+  let rows: Array<{ id: string | null }> = [];
+  let measured: string[];
+  if (kept && kept.until > now) {
+    measured = kept.measured;
+    if (inFirstTier) rows = await firstTier(measured);
+  } else {
+    rows = inFirstTier ? await firstTier(words) : [];
+    // Some listing holds every word whole: each is a word of the catalogue, so each is measured as typed.
+    measured = keepMeasured(asked, inFirstTier && rows.length > 0 ? [...words] : await measuredWords(db, companyId, words), now);
+    if (inFirstTier && rows.length === 0 && measured.some((m, i) => m !== words[i])) rows = await firstTier(measured);
   }
+  if (rows.length === size) return rows;
   const distance = searchDistanceTo(measured);
   const key = sql`greatest(${distance}, ${pastFirstTier})`;
   const rest = query.searched

@@ -50,15 +50,15 @@ export async function listingPage(
   render: RenderContext,
   request: PageRequest,
   form: RenderedForm,
-  mapped = false,
-  now?: Date,
+  mapped: boolean,
+  now: Date,
 ): Promise<Uint8Array> {
   const { page_size, cursor, sort, q, check_in, check_out, guests, facets, ...filters } = request;
   const company = render.company;
   const words = q === undefined ? [] : queryWords(q);
   const order = orderOf(sort, words);
   const relevance = order.name.startsWith(relevanceName);
-  const dates = check_in !== undefined && check_out !== undefined && now ? { checkIn: check_in, checkOut: check_out } : undefined;
+  const dates = check_in !== undefined && check_out !== undefined ? { checkIn: check_in, checkOut: check_out } : undefined;
   const ask = dates && datesAsked(company, { ...dates, guests: guests ?? 1 }, filters);
   // With dates the price filters apply to each home's quote (free-dates.ts), not to its nightly price.
   const sqlFilters = ask ? { ...filters, type: 'holiday_home' as const, price_min: undefined, price_max: undefined } : filters;
@@ -91,17 +91,16 @@ export async function listingPage(
       counted = rows.find((row) => row.facets != null)?.facets ?? null;
       return rows.filter((row) => (row as { id?: string | null }).id !== null) as R[];
     };
-    const at = { page_size: size, cursor: from };
+    const at = { page_size: size, cursor: from, now };
     if (!relevance) return run<SelectedRow>(paginate(selectedOf(query), order, at));
     // The first tier of relevance holds every word whole: the words' own conditions would only cost its planning.
     const parts = { searched: selectedOf(query), whole: selectedOf(filtered([])) };
     return (await relevanceRows(db, parts, words, company.id, at, run)) as SelectedRow[];
   };
-  const page =
-    ask && now
-      ? await freeHomesPage(db, company, order, read, { page_size, cursor }, ask, now)
-      : { ...pageOf(await read(cursor, page_size), order, page_size), quotes: undefined };
-  if (ask && now && facets && bands) {
+  const page = ask
+    ? await freeHomesPage(db, company, order, read, { page_size, cursor }, ask, now)
+    : { ...pageOf(await read(cursor, page_size), order, page_size), quotes: undefined };
+  if (ask && facets && bands) {
     // Free homes are found by the calendar rule in TypeScript: their counts too, over every candidate (free-dates.ts).
     const candidates = () =>
       query

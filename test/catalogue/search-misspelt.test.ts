@@ -200,6 +200,35 @@ describe('a misspelt word beside a grown catalogue', () => {
     expect(partial.nodes.map((n) => n['Index Name'])).not.toContain('listings_search_order');
   });
 
+  it('keeps the words a query was measured as for a minute: its next read is the first tier of those alone', async () => {
+    const read = catalogue(api, grown.host);
+    const page = async (q: string) => {
+      statements = [];
+      const body: { results: Array<{ slug: { en: string } }> } = await read.listings({ q, page_size: 24 });
+      const sent = statements.map((s) => s.sql);
+      statements = undefined;
+      return { found: body.results.map((r) => r.slug.en), sent };
+    };
+    api.clock.set(new Date('2030-01-01T10:00:00Z'));
+    try {
+      // "marrina" (a letter too many) is no word of the catalogue: its first tier as typed finds none, the words it is
+      // measured as are read, then their first tier.
+      const first = await page('marrina');
+      expect(first.sent.filter((s) => s.includes('listing_search_words'))).toHaveLength(3);
+      const again = await page('marrina');
+      expect(again.found).toEqual(first.found);
+      // Kept: one statement, the first tier of "marina" (which no more reads the measured words).
+      expect(again.sent.filter((s) => s.includes('listing_search_words'))).toHaveLength(1);
+      expect(again.sent.filter((s) => s.includes('similarity('))).toHaveLength(0);
+      api.clock.set(new Date('2030-01-01T10:01:01Z'));
+      const later = await page('marrina');
+      expect(later.found).toEqual(first.found);
+      expect(later.sent.filter((s) => s.includes('similarity('))).toHaveLength(1);
+    } finally {
+      api.clock.set(null);
+    }
+  });
+
   it("reads a word one listing holds through the text's trigram index, never the relevance index", async () => {
     // A grown listing's number, as a visitor types a reference: one listing holds it. At this size a sequential scan is
     // the planner's choice; without it, the word's condition is served by the GIN index of migration 0065, whose
