@@ -30,11 +30,39 @@ const facetSql = (bands: Record<ListingType, readonly string[]>): Record<FacetNa
   area: sql`(select json_agg(json_build_array(a.slug_en,a.name,t.n))from(select area_id,count(*)n from m where area_id is not null group by 1)t join areas a on a.id=t.area_id)`,
   bedrooms: sql`(select json_agg(json_build_array(bedrooms,n))from(select bedrooms,count(*)n from m where bedrooms is not null group by 1)t)`,
   // width_bucket: 0 below the first edge, i from edge i (included) to edge i + 1 (excluded), n from the last.
-  price: sql`(select json_agg(json_build_array(listing_type,band,n))from(select listing_type,width_bucket(price,case listing_type ${sql.join(
+  price: sql`(select json_agg(json_build_array(listing_type,band,n))from(select listing_type,width_bucket(price,${bandEdges(bands)})band,count(*)n from m where price is not null group by 1,2)t)`,
+});
+
+/**
+ * The same counts of every published listing of the company's `types` (a page filtered by its type at most), read from
+ * the counts the database keeps (`catalogue_counts`, migration 0015; `catalogue_price_counts`, migration 0067): a row
+ * per value (a distinct price for the bands), whatever the number of listings.
+ */
+const keptSql = (
+  bands: Record<ListingType, readonly string[]>,
+  companyId: string,
+  types: readonly ListingType[],
+): Record<FacetName, RawBuilder<unknown>> => {
+  const of = (dimension: string) =>
+    sql`from catalogue_counts where company_id=${companyId} and listing_type=any(${types}::text[]) and dimension=${dimension} and n>0`;
+  return {
+    type: sql`(select json_agg(json_build_array(listing_type,n))from(select listing_type,sum(n)n ${of('total')} group by 1)t)`,
+    area: sql`(select json_agg(json_build_array(a.slug_en,a.name,t.n))from(select value::uuid area_id,sum(n)n ${of('area')} group by 1)t join areas a on a.id=t.area_id)`,
+    bedrooms: sql`(select json_agg(json_build_array(bedrooms,n))from(select value::int bedrooms,sum(n)n ${of('bedrooms')} group by 1)t)`,
+    price: sql`(select json_agg(json_build_array(listing_type,band,n))from(select listing_type,width_bucket(price,${bandEdges(bands)})band,sum(n)n from catalogue_price_counts where company_id=${companyId} and listing_type=any(${types}::text[]) and n>0 group by 1,2)t)`,
+  };
+};
+
+/** Each type's band edges, for `width_bucket(price, …)` of a row's `listing_type`. */
+function bandEdges(bands: Record<ListingType, readonly string[]>): RawBuilder<unknown> {
+  return sql`case listing_type ${sql.join(
     listingTypes.map((type) => sql`when ${sql.lit(type)} then ${bands[type]}::numeric[]`),
     sql` `,
-  )} end)band,count(*)n from m where price is not null group by 1,2)t)`,
-});
+  )} end`;
+}
+
+/** Whose listings the counts are of: those a page's filters keep, or (kept counts) every published one of some types. */
+export type Counted = { filtered: PublishedQuery } | { kept: { companyId: string; types: readonly ListingType[] } };
 
 // biome-ignore lint/suspicious/noExplicitAny: a page of listings, whatever it joins and selects
 type Page<R> = SelectQueryBuilder<any, any, R>;
@@ -43,20 +71,24 @@ type Page<R> = SelectQueryBuilder<any, any, R>;
 const keyCasts = { timestamptz: 'bigint', float: 'float8' } as Record<string, string>;
 
 /**
- * The page statement `page` (its rows in `order`) with the counts of `asked` over `filtered` (the page's filters
- * without cursor, order or limit), in one statement: the counts are one row, the page joined to it laterally, so an
- * empty page still answers them (one row of nulls). Only one row carries the counts; the rows keep the page's order.
+ * The page statement `page` (its rows in `order`) with the counts of `asked` over `counted` (the page's filters
+ * without cursor, order or limit; or, for a page filtered by its type at most, the counts the database keeps), in one
+ * statement: the counts are one row, the page joined to it laterally, so an empty page still answers them (one row of
+ * nulls). Only one row carries the counts; the rows keep the page's order.
  */
 export function withFacets<R>(
   page: Page<R>,
-  filtered: PublishedQuery,
+  counted: Counted,
   asked: readonly FacetName[],
   bands: Record<ListingType, readonly string[]>,
   order: KeysetSort,
 ) {
-  const parts = facetSql(bands);
-  const matched = filtered.select(['l.listing_type', 'l.area_id', 'l.bedrooms', 'l.price']);
-  const counts = sql`with m as(${matched})select json_build_object(${sql.join(asked.map((name) => sql`${sql.lit(name)}, ${parts[name]}`))}) as facets`;
+  const object = (parts: Record<FacetName, RawBuilder<unknown>>) =>
+    sql`json_build_object(${sql.join(asked.map((name) => sql`${sql.lit(name)}, ${parts[name]}`))})`;
+  const counts =
+    'kept' in counted
+      ? sql`select ${object(keptSql(bands, counted.kept.companyId, counted.kept.types))} as facets`
+      : sql`with m as(${counted.filtered.select(['l.listing_type', 'l.area_id', 'l.bedrooms', 'l.price'])})select ${object(facetSql(bands))} as facets`;
   const keys = order.columns.map(
     (column, i) => sql`${sql.ref(`p._k${i}`)}::${sql.raw(keyCasts[column.type] ?? column.type)} ${sql.raw(column.direction)}`,
   );

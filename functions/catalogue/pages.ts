@@ -7,7 +7,7 @@ import { ApiError, notFound } from '../../lib/errors';
 import { pricesHidden } from '../../lib/listings';
 import { queryWords } from '../../lib/search-text';
 import type { FacetName } from '../../schema/catalogue/listings';
-import { facetsMember, priceBands, withFacets } from './facets';
+import { type Counted, facetsMember, priceBands, withFacets } from './facets';
 import { distanceKm } from '../../lib/listing-geo';
 import { type FreeDatesAsk, freeHomesCounts, freeHomesPage } from './free-dates';
 import { applyFilters, enabledTypes, type ListingFilters, publishedListings } from '../../lib/listing-filters';
@@ -77,6 +77,10 @@ export async function listingPage(
   }
   const near = filters.near;
   const bands = facets ? priceBands(company) : undefined;
+  // A page filtered by its type at most counts every published listing of its types: from the counts kept for them.
+  const whole = !mapped && words.length === 0 && Object.entries(filters).every(([name, v]) => name === 'type' || v === undefined);
+  const types = enabledTypes(company).filter((type) => filters.type === undefined || type === filters.type);
+  const over: Counted = whole ? { kept: { companyId: company.id, types } } : { filtered: query };
   let counted: unknown;
   const read = async (from: string | undefined, size: number) => {
     const selectedOf = (listings: typeof query) => {
@@ -87,7 +91,7 @@ export async function listingPage(
     // is empty).
     const run = async <R>(selected: Parameters<typeof withFacets>[0]): Promise<R[]> => {
       if (!facets || !bands || ask || counted !== undefined) return (await runNamed(db, selected.compile())).rows as R[];
-      const { rows } = await runNamed(db, withFacets(selected, query, facets, bands, order).compile(db));
+      const { rows } = await runNamed(db, withFacets(selected, over, facets, bands, order).compile(db));
       counted = rows.find((row) => row.facets != null)?.facets ?? null;
       return rows.filter((row) => (row as { id?: string | null }).id !== null) as R[];
     };

@@ -130,6 +130,14 @@ export interface CatalogueCountsTable {
   n: string;
 }
 
+/** Published listings per company, type and price (migration 0067): the price facet of a whole catalogue. */
+export interface CataloguePriceCountsTable {
+  company_id: string;
+  listing_type: ListingType;
+  price: string;
+  n: string;
+}
+
 /**
  * A listing's public forms as JSON text, rendered for `rendered_for` (migration 0017, functions/catalogue/renders.ts).
  * Null forms with a null tag are stale; `revision` counts the changes that made them so.
@@ -161,6 +169,7 @@ export interface CatalogueTables {
   team_profiles: TeamProfilesTable;
   services: ServicesTable;
   catalogue_counts: CatalogueCountsTable;
+  catalogue_price_counts: CataloguePriceCountsTable;
   listing_renders: ListingRendersTable;
   listing_permit_reminders: ListingPermitRemindersTable;
 }

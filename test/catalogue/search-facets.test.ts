@@ -1,7 +1,17 @@
 import Big from 'big.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../support/harness';
-import { catalogue, type ListQuery, listingDoc, patchCompany, patchSettings, smallCompany, walk } from './support';
+import {
+  catalogue,
+  type ListQuery,
+  listingDoc,
+  patchCompany,
+  patchSettings,
+  publish,
+  smallCompany,
+  walk,
+  withdraw,
+} from './support';
 import { useApi } from '../support/world';
 
 /**
@@ -175,6 +185,9 @@ describe('GET /listings?facets=: counts over the filter, as a walk of every page
     ['near a point', { near: '25.08,55.15', radius_km: '8' }],
     ['a type and rooms', { type: 'lease', bedrooms_min: 1 }],
     ['an area', { area: 'dubai-marina', sort: 'sort_order' }],
+    // Filtered by the type alone, the counts are the ones the database keeps (migrations 0015, 0067).
+    ['a type', { type: 'sale' }],
+    ['another type', { type: 'holiday_home', sort: 'newest' }],
   ])('with %s', async (_name, filter) => {
     const { results } = await agrees(filter);
     expect(results.length).toBeGreaterThan(0);
@@ -257,6 +270,31 @@ describe('refusals of facets', () => {
     ]);
     const body = await catalogue(api, hidden.host).listings({ facets: 'type,bedrooms' });
     expect(Object.keys(body.facets).sort()).toEqual(['bedrooms', 'type']);
+  });
+});
+
+describe('the counts of a whole catalogue, kept by the database', () => {
+  it('follow every write: a listing withdrawn, a draft published, a company of its own', async () => {
+    const mine = docs.slice(0, 20);
+    const company = await smallCompany(api, mine);
+    const facetsOf = async (filter: ListQuery) => {
+      const { results } = await walk(api, company.host, '/api/v1/listings', { ...filter, page_size: 6 });
+      const answered = await catalogue(api, company.host).listings({ ...filter, page_size: 2, facets: all });
+      expect(answered.facets, JSON.stringify(filter)).toEqual(expectedFacets(results, defaults));
+      return answered.facets as Facets;
+    };
+    const before = await facetsOf({});
+    await facetsOf({ type: 'sale' });
+    const shown = mine.find((d) => d.status === 'published' && d.price !== null) as { slug: { en: string } };
+    const draft = mine.find((d) => d.status === 'draft') as { slug: { en: string } };
+    expect((await withdraw(api, company.id, shown.slug.en)).response.status).toBe(200);
+    expect((await publish(api, company.id, draft.slug.en)).response.status).toBe(200);
+    const after = await facetsOf({});
+    expect(after).not.toEqual(before);
+    for (const type of ['sale', 'lease', 'holiday_home'] as const) await facetsOf({ type });
+    // Another company's counts are its own (the first company's catalogue is larger).
+    const total = (facets: Facets) => (facets.type as Count[]).reduce((sum, c) => sum + c.count, 0);
+    expect(total((await read({ facets: all })).facets as Facets)).toBeGreaterThan(total(after));
   });
 });
 
