@@ -77,7 +77,10 @@ export type WorkerServices = {
   open(env: WorkerEnv, clientAddress: string, reads?: 'http'): { services: Services; done: () => Promise<void> };
 };
 
-export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServices {
+export function workerServices(
+  webhooksFor: WebhookRuntimeFactory,
+  options: { keyedReadsOverHttp?: boolean } = {},
+): WorkerServices {
   // One webhook runtime per configuration: QStash client or the local transport, and the secrets' key.
   const runtimes = new WeakMap<Config, WebhookRuntime>();
   const open = (env: WorkerEnv, clientAddress: string, reads?: 'http') => {
@@ -108,8 +111,9 @@ export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServic
   const provide: ServicesProvider = async (c) => {
     const reading = ['GET', 'HEAD', 'OPTIONS'].includes(c.req.method);
     // A public read's statements over HTTP (lib/db/neon.ts). A write's all go through its WebSocket, which it opens
-    // anyway, and so do a key's reads (Authorization): most answer personal data and write its audit row with the read.
-    const overHttp = reading && !c.req.header('Authorization');
+    // anyway, and so do a key's reads (Authorization): most answer personal data and write its audit row with the read,
+    // but those of a group that says they write nothing (RouteGroup `keyedReads`).
+    const overHttp = reading && (options.keyedReadsOverHttp === true || !c.req.header('Authorization'));
     const opened = open(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown', overHttp ? 'http' : undefined);
     if (reading) return opened;
     // A write of this isolate: its own next reads see it.
@@ -164,7 +168,7 @@ export function workerEntry(build: (settings: WorkerAppSettings) => FetchApp) {
  * Triggers when it has any. The platform's jobs run on the default Worker, which handles the deliveries.
  */
 export function groupWorker(group: RouteGroup, webhooksFor: WebhookRuntimeFactory) {
-  const services = workerServices(webhooksFor);
+  const services = workerServices(webhooksFor, { keyedReadsOverHttp: group.keyedReads === 'http' });
   const fetchEntry = workerEntry(({ maxBodyBytes }) => composeApp(services.provide, { groups: [group], maxBodyBytes }));
   return group.jobs?.length ? { ...fetchEntry, ...scheduledEntry(group.jobs, services) } : fetchEntry;
 }

@@ -7,4 +7,10 @@ import { eventRoutes } from './events.routes';
  * `events listen` follows in order of commit) and the audit log's export. The admin API has the same reads
  * (functions/admin/events.routes.ts, audit.routes.ts) over the same lib/event-feed.ts and lib/audit-export.ts.
  */
-export const eventsGroup = defineGroup({ name: 'events', routes: [eventRoutes, auditRoutes] });
+export const eventsGroup = defineGroup({
+  name: 'events',
+  routes: [eventRoutes, auditRoutes],
+  // Both reads write nothing (the events answer ids only; the audit log's export reads the log a batch of 500 entries
+  // a statement): over Neon's HTTP at the edge, a statement a `fetch`.
+  keyedReads: 'http',
+});
