@@ -158,6 +158,7 @@ function sameWord(word: string): RawBuilder<boolean> {
  * (`marin`) would otherwise send the first tier through every listing whose text holds its trigrams.
  */
 export function catalogueHoldsWords(companyId: string, words: readonly string[]): RawBuilder<boolean> {
+  if (words.length === 0) return sql<boolean>`true`;
   return sql<boolean>`(${sql.join(
     words.map((w) => anyWord(companyId, sameWord(w))),
     sql` and `,
