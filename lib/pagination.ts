@@ -29,6 +29,28 @@ const valuePatterns = {
 } as const;
 export type KeysetSort = { readonly name: string; readonly columns: readonly KeysetColumn[] };
 
+/** PostgreSQL's earliest timestamp (4714-11-24 BC), in microseconds since 1970: a cursor's time before it is forged. */
+const earliestMicros = -210866803200000000n;
+
+/** The largest finite `real` (float4); PostgreSQL refuses a text beyond it, and one that rounds a non-zero to 0. */
+const realMax = 3.4028234663852886e38;
+const realLeast = 1.401298464324817e-45;
+
+/**
+ * Whether PostgreSQL takes a cursor value's text as its type: a number it would refuse as out of range (`1e999`, or
+ * `1e-400`, which is not 0 and rounds to it; a time before its first day) is a forged cursor, not a 500.
+ */
+function inRange(type: KeysetColumn['type'], value: string): boolean {
+  if (type === 'timestamptz') return BigInt(value) >= earliestMicros;
+  if (type !== 'float' && type !== 'real') return true;
+  if (/^-?Infinity$|^NaN$/.test(value)) return true;
+  const x = Number(value);
+  const zero = !/[1-9]/.test(value.replace(/e.*$/i, ''));
+  if (zero) return true;
+  if (type === 'float') return Number.isFinite(x) && x !== 0;
+  return Math.abs(x) <= realMax && Math.abs(x) >= realLeast / 2;
+}
+
 export function encodeCursor(sort: KeysetSort, values: string[]): string {
   return Buffer.from(JSON.stringify([sort.name, ...values])).toString('base64url');
 }
@@ -44,7 +66,9 @@ export function decodeCursor(sort: KeysetSort, cursor: string): string[] {
     !Array.isArray(parsed) ||
     parsed[0] !== sort.name ||
     parsed.length !== sort.columns.length + 1 ||
-    !parsed.slice(1).every((v, i) => typeof v === 'string' && valuePatterns[sort.columns[i]!.type].test(v))
+    !parsed
+      .slice(1)
+      .every((v, i) => typeof v === 'string' && valuePatterns[sort.columns[i]!.type].test(v) && inRange(sort.columns[i]!.type, v))
   ) {
     throw new ApiError('invalid_cursor', 'The cursor is not one this list gave out (or the sort changed).', {
       errors: [{ path: 'cursor', code: 'invalid_cursor', message: 'Pass next_cursor from the previous page as it is.' }],

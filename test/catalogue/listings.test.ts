@@ -192,6 +192,23 @@ describe('GET /listings: pagination', () => {
     expect(sorted(enSlugs(results))).toEqual(docs.map((d) => d.slug.en));
   });
 
+  it('refuses its own cursor with a time before the database’s first day (forged) as invalid_cursor', async () => {
+    const first = await list({ sort: 'newest', page_size: 3 });
+    const [order, , id] = JSON.parse(Buffer.from(first.next_cursor as string, 'base64url').toString()) as string[];
+    const at = (micros: string) => Buffer.from(JSON.stringify([order, micros, id])).toString('base64url');
+    const client = catalogue(api, host).client;
+    const forged = await client.GET('/api/v1/listings', {
+      params: { query: { sort: 'newest', cursor: at('-999999999999999999') } },
+    });
+    expect(forged.response.status).toBe(400);
+    expect(forged.error?.code).toBe('invalid_cursor');
+    // PostgreSQL's first day itself (4714-11-24 BC) is a time: an empty page after it.
+    const earliest = await client.GET('/api/v1/listings', {
+      params: { query: { sort: 'newest', cursor: at('-210866803200000000') } },
+    });
+    expect(earliest.response.status).toBe(200);
+  });
+
   it('refuses a listings cursor on the sitemap', async () => {
     const first = await list({ sort: 'newest', page_size: 3 });
     const res = await catalogue(api, host).client.GET('/api/v1/sitemap', { params: { query: { cursor: first.next_cursor } } });

@@ -167,6 +167,20 @@ describe('GET /listings?q=: order and pages', () => {
     const other = await read.GET('/api/v1/listings', { params: { query: { q: 'villa', cursor } as never } });
     expect(other.response.status).toBe(400);
     expect((other.error as { errors: Array<{ path: string }> }).errors[0]?.path).toBe('cursor');
+    // The query's own cursor, its numbers forged out of the database's range (a real, a double), is refused the same.
+    const [order, key, tie] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as string[];
+    for (const values of [
+      ['1e999', tie],
+      ['1e-999', tie],
+      [key, '1e999'],
+      [key, '1e-400'],
+      ['0', '-1e309'],
+    ]) {
+      const forged = Buffer.from(JSON.stringify([order, ...values])).toString('base64url');
+      const refused = await read.GET('/api/v1/listings', { params: { query: { q: 'apartment', cursor: forged } as never } });
+      expect(refused.response.status, JSON.stringify(values)).toBe(400);
+      expect((refused.error as { code: string }).code).toBe('invalid_cursor');
+    }
     const long = await read.GET('/api/v1/listings', { params: { query: { q: 'a'.repeat(201) } as never } });
     expect(long.response.status).toBe(400);
     expect((long.error as { errors: Array<{ path: string }> }).errors[0]?.path).toBe('q');
