@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import { expect } from 'vitest';
 import { setUpkeep } from '../maintenance/support';
-import { book, bookingRow, type Ctx, newHome, plusDays, type Terms } from '../stay/support';
+import { book, bookingRow, type Ctx, newHome, plusDays, type Terms, todayInZone } from '../stay/support';
 import type { StripeStandIn } from '../support/stripe-standin';
 import type { World } from '../support/world';
 import { bookingPayments, payForm } from './booking-support';
@@ -63,10 +63,16 @@ export async function paidStay(
   expect((await setUpkeep(t.w, home, { owner: t.owner })).response.status).toBe(200);
   const booking = await book(t.ctx, home, stay.checkIn, plusDays(stay.checkIn, stay.nights));
   const made = { ...stay, home, reference: booking.reference, stay_url: booking.stay_url };
-  await pay(t, made, 1_234);
-  // The balance an hour later.
-  t.w.api.clock.set(new Date(t.w.api.clock.now().getTime() + 3_600_000));
+  // The deposit now, the balance an hour later, both on one day of the company (Asia/Dubai, as these worlds are): in
+  // the last 65 minutes of its day (and of its month, on the last day), two and one hours ago, so that what the test
+  // does next (at the real time) still comes after them.
+  const now = t.w.api.clock.now().getTime();
+  const oneDay = todayInZone('Asia/Dubai', new Date(now)) === todayInZone('Asia/Dubai', new Date(now + 65 * 60_000));
+  const deposit = oneDay ? now : now - 2 * 3_600_000;
   try {
+    t.w.api.clock.set(new Date(deposit));
+    await pay(t, made, 1_234);
+    t.w.api.clock.set(new Date(deposit + 3_600_000));
     await pay(t, made, 2_345);
   } finally {
     t.w.api.clock.set(null);
