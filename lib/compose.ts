@@ -49,12 +49,6 @@ export type RouteGroup = {
   pages?: () => Hono<AppEnv>;
   /** Its scheduled jobs, composed at the top with the platform's. */
   jobs?: readonly ScheduledJob[];
-  /**
-   * `'http'` where a key's reads of the group answer no personal data and write nothing of their own (no audit row):
-   * deployed as its own Worker, their statements go over Neon's HTTP as a visitor's do (lib/worker.ts). A statement
-   * that writes still takes the WebSocket (lib/db/neon.ts `isRead`); a read that writes only costs a `fetch` more.
-   */
-  keyedReads?: 'http';
 };
 
 /** Keeps a group's exact type (its name as a literal), checked against RouteGroup. */

@@ -77,10 +77,7 @@ export type WorkerServices = {
   open(env: WorkerEnv, clientAddress: string, reads?: 'http'): { services: Services; done: () => Promise<void> };
 };
 
-export function workerServices(
-  webhooksFor: WebhookRuntimeFactory,
-  options: { keyedReadsOverHttp?: boolean } = {},
-): WorkerServices {
+export function workerServices(webhooksFor: WebhookRuntimeFactory): WorkerServices {
   // One webhook runtime per configuration: QStash client or the local transport, and the secrets' key.
   const runtimes = new WeakMap<Config, WebhookRuntime>();
   const open = (env: WorkerEnv, clientAddress: string, reads?: 'http') => {
@@ -110,11 +107,10 @@ export function workerServices(
   };
   const provide: ServicesProvider = async (c) => {
     const reading = ['GET', 'HEAD', 'OPTIONS'].includes(c.req.method);
-    // A public read's statements over HTTP (lib/db/neon.ts). A write's all go through its WebSocket, which it opens
-    // anyway, and so do a key's reads (Authorization): most answer personal data and write its audit row with the read,
-    // but those of a group that says they write nothing (RouteGroup `keyedReads`).
-    const overHttp = reading && (options.keyedReadsOverHttp === true || !c.req.header('Authorization'));
-    const opened = open(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown', overHttp ? 'http' : undefined);
+    // A read's statements over HTTP (lib/db/neon.ts `isRead`: a visitor's, and a key's with the audit row it writes in
+    // its own statement); a write's all go through its WebSocket, which it opens anyway, as does any statement of a
+    // read that changes a stored row (a key's `last_used_at`, once a minute) or runs in a transaction.
+    const opened = open(c.env as WorkerEnv, c.req.header('CF-Connecting-IP') ?? 'unknown', reading ? 'http' : undefined);
     if (reading) return opened;
     // A write of this isolate: its own next reads see it.
     const done = () => {
@@ -168,7 +164,7 @@ export function workerEntry(build: (settings: WorkerAppSettings) => FetchApp) {
  * Triggers when it has any. The platform's jobs run on the default Worker, which handles the deliveries.
  */
 export function groupWorker(group: RouteGroup, webhooksFor: WebhookRuntimeFactory) {
-  const services = workerServices(webhooksFor, { keyedReadsOverHttp: group.keyedReads === 'http' });
+  const services = workerServices(webhooksFor);
   const fetchEntry = workerEntry(({ maxBodyBytes }) => composeApp(services.provide, { groups: [group], maxBodyBytes }));
   return group.jobs?.length ? { ...fetchEntry, ...scheduledEntry(group.jobs, services) } : fetchEntry;
 }

@@ -10,7 +10,4 @@ import { eventRoutes } from './events.routes';
 export const eventsGroup = defineGroup({
   name: 'events',
   routes: [eventRoutes, auditRoutes],
-  // Both reads write nothing (the events answer ids only; the audit log's export reads the log a batch of 500 entries
-  // a statement): over Neon's HTTP at the edge, a statement a `fetch`.
-  keyedReads: 'http',
 });

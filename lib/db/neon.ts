@@ -14,13 +14,14 @@ import { type DatabaseHandle, dateOid, keepText, runScriptSimpleProtocol } from 
 
 /**
  * Neon serverless Postgres. On Workers a pool may not outlive the request that opened it, so the Worker opens one per
- * request and closes it when the response is done. With `readsOverHttp`, a read sent on its own (not in a transaction)
- * goes over Neon's SQL over HTTP instead (one `fetch`, its answer JSON): no WebSocket is opened for it, and no
- * PostgreSQL startup is exchanged and parsed in the isolate, which is most of what a read costs there
- * (docs/performance.md, "At the edge"). Writes, and every statement of a transaction, go through the WebSocket pool
- * (DESIGN.md: HTTP for one-shot reads). Without it every statement goes through the pool: for a request that writes
- * anyway, a read over HTTP before the WebSocket opens adds a fetch to what the WebSocket costs (POST /bookings 14.2 →
- * 16.5 ms of CPU in workerd).
+ * request and closes it when the response is done. With `readsOverHttp` (a request that reads: lib/worker.ts), a
+ * statement sent on its own (not in a transaction) that reads, and records no more than rows of its own reading (a
+ * personal-data read's audit row, lib/audit.ts), goes over Neon's SQL over HTTP instead (one `fetch`, its answer
+ * JSON): no WebSocket is opened for it, and no PostgreSQL startup is exchanged and parsed in the isolate, which is most
+ * of what a read costs there (docs/performance.md, "At the edge"). Writes, and every statement of a transaction, go
+ * through the WebSocket pool (DESIGN.md: HTTP for one-shot reads). Without it every statement goes through the pool:
+ * for a request that writes anyway, a read over HTTP before the WebSocket opens adds a fetch to what the WebSocket
+ * costs (POST /bookings 14.2 → 16.5 ms of CPU in workerd).
  */
 export function openNeon(connectionString: string, options: { readsOverHttp?: boolean } = {}): DatabaseHandle {
   const pool = new Pool({ connectionString, max: 1, types: { getTypeParser } });
@@ -38,16 +39,20 @@ const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
 type HttpQuery = NeonQueryFunction<false, true>;
 
 /**
- * A read: one statement that starts as a query and names nothing that writes, locks or sets (`for update` and `for
- * share` lock, `select … into` makes a table; the words are matched whole, so `updated_at` is no write). Anything else
- * is taken for a write; wrongly so costs only the WebSocket a read over HTTP would have saved.
+ * A one-shot read: one statement that starts as a query and names nothing that changes rows already stored, locks,
+ * or holds a session's state (`update`, `delete`, `merge`, `for update` and `for share`, `select … into` (a new table),
+ * sequences, settings, advisory locks, notifications; the words are matched whole, so `updated_at` is no write). Its
+ * data-modifying CTEs may only `insert`: the rows a read records of itself, such as the audit row a personal-data read
+ * writes in its own statement (lib/audit.ts `readAuditCte`). Outside a transaction the statement is its own
+ * transaction over HTTP as over the WebSocket, so the read and its audit row are stored together or not at all.
+ * Anything else is taken for a write; wrongly so costs only the WebSocket a read over HTTP would have saved.
  */
 export function isRead(text: string): boolean {
   return (
     /^\s*\(?\s*(select|with)\b/i.test(text) &&
-    !/\b(insert|into|update|delete|merge|nextval|setval|set_config|lock|share|pg_advisory_\w+|pg_notify|notify|listen)\b/i.test(
-      text,
-    ) &&
+    !/\b(update|delete|merge|nextval|setval|set_config|lock|share|pg_advisory_\w+|pg_notify|notify|listen)\b/i.test(text) &&
+    // `into` only as an insert's: `select … into` makes a table.
+    !/(?<!\binsert\s+)\binto\b/i.test(text) &&
     !/;\s*\S/.test(text)
   );
 }

@@ -116,11 +116,17 @@ describe('lib/db/neon.ts on Neon', () => {
     }
   });
 
-  it('takes for a read only a query that names nothing that writes, locks or sets', () => {
+  it('takes for a read only a query that names nothing that changes stored rows, locks or sets', () => {
     expect(isRead('select * from listings where updated_at > $1')).toBe(true);
     expect(isRead('  (select 1) union (select 2)')).toBe(true);
     expect(isRead('with a as (select 1) select * from a')).toBe(true);
-    expect(isRead('with a as (insert into t values (1) returning *) select * from a')).toBe(false);
+    // A read that records itself (a personal-data read's audit row, lib/audit.ts): one statement, its own transaction.
+    expect(isRead('with answer_read as (insert into audit_log (actor) values ($1) returning 1) select 1')).toBe(true);
+    expect(isRead('with a as (insert\n  into t values (1) returning *) select * from a')).toBe(true);
+    expect(isRead('with a as (update t set n = 1 returning *) select * from a')).toBe(false);
+    expect(isRead('with a as (delete from t returning *) select * from a')).toBe(false);
+    expect(isRead('insert into t values (1)')).toBe(false);
+    expect(isRead('with a as (insert into t select * from u on conflict (id) do update set n = 1) select 1')).toBe(false);
     expect(isRead('select * from deals where id = $1 for update')).toBe(false);
     expect(isRead('select * from deals where id = $1 for key share')).toBe(false);
     expect(isRead('select * into copied from deals')).toBe(false);
