@@ -72,6 +72,8 @@ async function runEngine(engine: BenchEngine, settings: Settings) {
       // BENCH_SERVER_PROFILE=DIR: the server writes a V8 CPU profile of its whole run into DIR (node --cpu-prof).
       execArgv: [
         '--enable-source-maps',
+        // BENCH_SERVER_NODE_FLAGS: more of Node's flags for the server (an A/B of a V8 setting).
+        ...(process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
         ...(process.env.BENCH_SERVER_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE}`] : []),
       ],
       env: { ...process.env, BENCH_ROLE: 'server', BENCH_ENGINE: engine, BENCH_DATABASE_URL: database?.url ?? '' },

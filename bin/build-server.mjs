@@ -5,7 +5,8 @@
 // package-lock.json for the packages) is newer than it, or the bundle is missing. Plain JavaScript on purpose:
 // this runs before anything is compiled. `node bin/build-server.mjs` does the same alone. The bench's server
 // (bench/server-main.ts) is bundled the same way, so that it runs as `npm start` does.
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export async function bundleOf(entry, out) {
   const outfile = join(root, out);
   const inputsFile = outfile.replace(/\.mjs$/, '.inputs.json');
-  if (await upToDate(outfile, inputsFile)) return outfile;
+  if (upToDate(outfile, inputsFile)) return outfile;
   const { build } = await import('esbuild');
   // Split: what the start imports only when first asked (route groups, the admin API, the scheduler's jobs; see
   // functions/lazy-app.ts) is in chunks beside the bundle, read and compiled only then. The chunks are named after the
@@ -59,20 +60,25 @@ export async function bundleOf(entry, out) {
   return outfile;
 }
 
-async function upToDate(outfile, inputsFile) {
-  const built = await stat(outfile).catch(() => undefined);
+/**
+ * Whether the bundle is newer than every file it read. Synchronous on purpose: `npm start` waits for it before anything
+ * else, and some 500 `stat` calls one after another take a quarter of the time they take as promises on libuv's
+ * thread pool (7 against 25–30 ms, measured on the project's machine).
+ */
+function upToDate(outfile, inputsFile) {
+  const built = statSync(outfile, { throwIfNoEntry: false });
   if (!built) return false;
-  const inputs = await readFile(inputsFile, 'utf8').then(JSON.parse, () => undefined);
+  let inputs;
+  try {
+    inputs = JSON.parse(readFileSync(inputsFile, 'utf8'));
+  } catch {
+    return false;
+  }
   if (!Array.isArray(inputs) || inputs.length === 0) return false;
-  const times = await Promise.all(
-    inputs.map((file) =>
-      stat(join(root, file)).then(
-        (s) => s.mtimeMs,
-        () => Infinity,
-      ),
-    ),
-  );
-  return times.every((time) => time <= built.mtimeMs);
+  return inputs.every((file) => {
+    const input = statSync(join(root, file), { throwIfNoEntry: false });
+    return input !== undefined && input.mtimeMs <= built.mtimeMs;
+  });
 }
 
 /** The server's bundle (dist/node/server.mjs), once up to date. */
