@@ -42,17 +42,33 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
+ * Each raw key imported into Web Crypto once per process or isolate (jose imports a raw key again for every value it
+ * seals or opens: an inbound delivery opened its channel's secret, and paid that import, on every request).
+ */
+const importedKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+function aesKey(raw: Uint8Array): Promise<CryptoKey> {
+  let key = importedKeys.get(raw);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', raw as Uint8Array<ArrayBuffer>, 'AES-GCM', false, ['encrypt', 'decrypt']);
+    importedKeys.set(raw, key);
+  }
+  return key;
+}
+
+/**
  * The one way this platform encrypts a secret at rest (lead details, Turnstile secrets, webhook signing secrets):
  * compact JWE, `dir` + `A256GCM` under a 32-byte key. `header` goes into the protected header, which is
  * authenticated (its fields cannot be changed without the value failing to open) but not secret.
  */
-export function sealText(key: Uint8Array, text: string, header: Record<string, string>): Promise<string> {
-  return new CompactEncrypt(encoder.encode(text)).setProtectedHeader({ ...header, alg: 'dir', enc: 'A256GCM' }).encrypt(key);
+export async function sealText(key: Uint8Array, text: string, header: Record<string, string>): Promise<string> {
+  return new CompactEncrypt(encoder.encode(text))
+    .setProtectedHeader({ ...header, alg: 'dir', enc: 'A256GCM' })
+    .encrypt(await aesKey(key));
 }
 
 /** Opens a value from sealText with its key; throws on a wrong key, a changed value or another algorithm. */
 export async function openText(jwe: string, key: Uint8Array): Promise<{ text: string; header: JWEHeaderParameters }> {
-  const { plaintext, protectedHeader } = await compactDecrypt(jwe, key, {
+  const { plaintext, protectedHeader } = await compactDecrypt(jwe, await aesKey(key), {
     keyManagementAlgorithms: ['dir'],
     contentEncryptionAlgorithms: ['A256GCM'],
   });

@@ -1,21 +1,33 @@
 const encoder = new TextEncoder();
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-type SyncDigest = (text: string) => Uint8Array;
-/** Node's own hash, once loaded (null elsewhere); undefined until the first digest. */
-let nodeDigest: SyncDigest | null | undefined;
+/** Node's own synchronous hashes, once loaded: SHA-256 of a text, HMAC-SHA256 of bytes. */
+type NodeHashes = {
+  digest: (text: string) => Uint8Array;
+  hmac: (key: string | Uint8Array, data: Uint8Array) => Uint8Array;
+};
+/** Node's hashes, once loaded (null elsewhere); undefined until the first use. */
+let nodeHashes: NodeHashes | null | undefined;
 
-async function loadNodeDigest(): Promise<SyncDigest | null> {
+async function loadNodeHashes(): Promise<NodeHashes | null> {
   const onWorkers = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';
   if (onWorkers || (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name !== 'node') {
     return null;
   }
   try {
-    const { createHash } = await import('node:crypto');
-    return (text) => new Uint8Array(createHash('sha256').update(text).digest());
+    const { createHash, createHmac } = await import('node:crypto');
+    return {
+      digest: (text) => new Uint8Array(createHash('sha256').update(text).digest()),
+      hmac: (key, data) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
+    };
   } catch {
     return null;
   }
+}
+
+async function hashes(): Promise<NodeHashes | null> {
+  if (nodeHashes === undefined) nodeHashes = await loadNodeHashes();
+  return nodeHashes;
 }
 
 /**
@@ -23,8 +35,8 @@ async function loadNodeDigest(): Promise<SyncDigest | null> {
  * there is a job handed to another thread, several times the CPU), Web Crypto elsewhere. The same digest either way.
  */
 export async function sha256(text: string): Promise<Uint8Array> {
-  if (nodeDigest === undefined) nodeDigest = await loadNodeDigest();
-  if (nodeDigest) return nodeDigest(text);
+  const node = await hashes();
+  if (node) return node.digest(text);
   return new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
 }
 
@@ -65,8 +77,14 @@ export function randomToken(length: number): string {
   return out;
 }
 
-/** HMAC-SHA256 of `data` with `key` (Web Crypto: the same on Node and Workers). */
+/**
+ * HMAC-SHA256 of `data` with `key`: Node's synchronous HMAC on Node (every inbound delivery and signed webhook is
+ * checked with one; Web Crypto there imports the key and hands the signature to another thread), Web Crypto
+ * elsewhere. The same bytes either way.
+ */
 export async function hmacSha256(key: string | Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+  const node = await hashes();
+  if (node) return node.hmac(key, data);
   const raw = typeof key === 'string' ? encoder.encode(key) : key;
   const imported = await crypto.subtle.importKey(
     'raw',
