@@ -3,7 +3,8 @@ import type { Company } from '../schema/platform/db';
 /**
  * The Host → company rows (with the catalogue version catalogue ETags carry) of one process or isolate, so a
  * 304 or a cached catalogue page needs no database round trip; and, on Node only, the API keys by prefix (with
- * their secrets' hashes), so a keyed request needs no round trip for its key. Two ways to stay fresh:
+ * their secrets' hashes) and the inbound channels by company and token hash (functions/forms/inbound.ts, migration
+ * 0068), so a keyed request or an inbound delivery needs no round trip for them. Two ways to stay fresh:
  *
  * - `notified` (Node): the database announces every change to a company or its hosts on the channel
  *   {@link companyChannel} (migration 0016; every catalogue change updates `companies.catalogue_version`).
@@ -108,7 +109,8 @@ export class CompanyCache {
 
   /**
    * The key with this prefix (`load` answers it with its company's id, or undefined for an unknown prefix): from
-   * memory when it may be served, otherwise loaded, then kept (notified mode only; found keys only).
+   * memory when it may be served, otherwise loaded, then kept (notified mode only; found keys only). Any row found by
+   * a secret is kept so, under a prefix that cannot be another's (an inbound channel's: `inbound`, its company, its token's hash).
    */
   async lookupKey<K>(
     prefix: string,

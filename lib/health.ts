@@ -8,7 +8,7 @@ import { ApiError } from './errors';
  * A Worker has no migrations folder to read, so the name is written here; test/platform/health.test.ts fails when it
  * is not the folder's last file (add a migration: put its name here).
  */
-export const expectedMigration = '0067_catalogue_price_counts';
+export const expectedMigration = '0068_inbound_channels_notify';
 
 const noStore = { 'Cache-Control': 'no-store' };
 

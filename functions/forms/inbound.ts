@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import { base64url } from 'jose';
 import { sql } from 'kysely';
 import { auditCte } from '../../lib/audit';
 import { sha256, timingSafeEqual } from '../../lib/crypto';
@@ -37,14 +38,32 @@ const failuresAudited = 3;
 /** At most this many failures a window reach the database for one channel; more are answered 429 at once. */
 const failurePolicy = { name: 'inbound_failures', limit: 60, windowSeconds: failureWindowMinutes * 60 };
 
-/** The channel of `token` for `kind` (404 otherwise: an unknown, rotated or another kind's token). */
-export async function channelByToken(db: Executor, companyId: string, kind: InboundKind, token: string) {
-  const channel = await db
-    .selectFrom('inbound_channels')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('token_hash', '=', await sha256(token))
-    .executeTakeFirst();
+/**
+ * The channel of `token` for `kind` in the host's company (404 otherwise: an unknown, rotated or another kind's
+ * token). On Node a found channel is kept in memory (lib/company-cache.ts, under the company's id and the token's
+ * hash) until the database announces a change to the company's channels (migration 0068): a rotation, a new secret
+ * or a removal takes effect as an API key's does. An unknown token always asks the database; a channel's failure
+ * counts are never taken from the kept row (`refuse` reads them from the table).
+ */
+export async function channelByToken(
+  services: Pick<Services, 'db' | 'companyCache'>,
+  companyId: string,
+  kind: InboundKind,
+  token: string,
+): Promise<InboundChannelRow> {
+  const hash = await sha256(token);
+  const load = async () => {
+    const row = await services.db
+      .selectFrom('inbound_channels')
+      .selectAll()
+      .where('company_id', '=', companyId)
+      .where('token_hash', '=', hash)
+      .executeTakeFirst();
+    return row && { companyId, value: row };
+  };
+  const channel = services.companyCache
+    ? await services.companyCache.lookupKey(`inbound ${companyId} ${base64url.encode(hash)}`, load)
+    : (await load())?.value;
   if (!channel || channel.kind !== kind) throw notFound('This inbound address');
   return channel;
 }
@@ -208,7 +227,7 @@ export async function receiveInbound(
   request: { body: Uint8Array; headers: Headers },
 ): Promise<InboundReceiptValue> {
   const now = services.now();
-  const channel = await channelByToken(services.db, company.id, kind, token);
+  const channel = await channelByToken(services, company.id, kind, token);
   const keyring = keyringOf(services.config);
   const secret = await openSecret(keyring, channel.secret_jwe, channel.id);
   const failure = await signatureFailure(kind, request.body, request.headers, secret);
@@ -250,7 +269,7 @@ export async function confirmWhatsAppSubscription(
   query: { mode?: string; verifyToken?: string; challenge?: string },
 ): Promise<string> {
   const now = services.now();
-  const channel = await channelByToken(services.db, company.id, 'whatsapp', token);
+  const channel = await channelByToken(services, company.id, 'whatsapp', token);
   const expected = await openSecret(keyringOf(services.config), channel.verify_token_jwe ?? '', channel.id);
   // Both hashed first, so the comparison takes the same time whatever the lengths.
   const matches = timingSafeEqual(await sha256(query.verifyToken ?? ''), await sha256(expected));

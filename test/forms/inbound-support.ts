@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
+import type { DatabaseHandle } from '../../lib/db/index';
 import { createTestApi, type TestApi } from '../support/harness';
 import { answer } from '../stay/support';
 import type { AdminBody } from '../support/client';
@@ -28,8 +29,9 @@ export const metaAppSecret = 'f3c9e1a27b5d4c08a9e6b2d1c0f7a8e4';
 export async function inboundWorld(
   settings: Record<string, unknown> = {},
   env: Record<string, string> = {},
+  handle?: DatabaseHandle,
 ): Promise<InboundWorld> {
-  const api = await createTestApi({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...env } });
+  const api = await createTestApi({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...env }, handle });
   const company = await demoCompany(api, { lead_answer_minutes: 30, ...settings });
   const make = async (body: Record<string, unknown>): Promise<Channel> => {
     const res = await inboundChannels(api, company.id).create(body);

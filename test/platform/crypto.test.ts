@@ -5,10 +5,10 @@ import { newDetailsKey, openText, sealText } from '../../lib/crypto-jwe';
 import { base64url } from 'jose';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
-const bytes = (text: string) => new TextEncoder().encode(text);
+const bytes = (text: string): Uint8Array<ArrayBuffer> => new TextEncoder().encode(text);
 
 /** Web Crypto's HMAC-SHA256, as Workers compute it (lib/crypto.ts takes this path where Node's crypto is missing). */
-async function webCryptoHmac(key: Uint8Array, data: Uint8Array): Promise<string> {
+async function webCryptoHmac(key: Uint8Array<ArrayBuffer>, data: Uint8Array<ArrayBuffer>): Promise<string> {
   const imported = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   return hex(new Uint8Array(await crypto.subtle.sign('HMAC', imported, data)));
 }

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256 } from '../../lib/crypto';
+import { openTestDatabase, statementLog } from '../support/harness';
+import { demoCompany } from '../support/world';
+import {
+  counts,
+  deliver,
+  type InboundWorld,
+  inboundChannels,
+  inboundWorld,
+  metaSignature,
+  standardHeaders,
+  waId,
+  wamid,
+  whatsAppText,
+} from './inbound-support';
+
+/**
+ * Inbound channels kept in memory on Node (lib/company-cache.ts, migration 0068): a delivery to a channel found before
+ * sends no statement for it, and every change to a channel (a rotated token, a removal) is seen by the next delivery:
+ * at once when made through this process (test/forms/inbound-channels.test.ts), once notified when made by another
+ * one (here, SQL straight on the database). Counting a failed verification announces nothing. A channel is kept under
+ * its company: its token at another company's host is unknown there.
+ */
+
+let statements: string[] | undefined;
+const log = statementLog(() => statements);
+const world = {} as InboundWorld;
+beforeAll(async () => {
+  Object.assign(world, await inboundWorld({}, {}, await openTestDatabase({ log })));
+});
+afterAll(() => world.api?.close());
+
+const cache = () => world.api.platform.companyCache;
+const channelStatements = () => (statements ?? []).filter((s) => s.includes('inbound_channels'));
+
+/** A WhatsApp message from a new sender to `path`, signed with Meta's app secret, and the statements it sent. */
+async function sendWhatsApp(path: string, host = world.company.host) {
+  const body = whatsAppText(waId(), wamid(), 'Is it still available?', new Date());
+  statements = [];
+  const res = await world.api.request(path, {
+    host,
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': metaSignature(body) },
+  });
+  const sent = channelStatements();
+  statements = undefined;
+  return { status: res.status, text: res.text, sent };
+}
+
+/** The WhatsApp channel, delivered to once since every change was announced: kept in memory. */
+async function keptWhatsApp() {
+  await cache().listening();
+  await cache().settled();
+  const first = await sendWhatsApp(world.channels.whatsapp.path);
+  expect(first.status, first.text).toBe(200);
+  return world.channels.whatsapp.path;
+}
+
+describe('inbound channels in memory', () => {
+  it('sends no statement for a channel found before', async () => {
+    await cache().listening();
+    await cache().settled();
+    // Found by its token's hash once (the first delivery here, or an earlier test's)...
+    await sendWhatsApp(world.channels.whatsapp.path);
+    // ... then taken from memory.
+    const second = await sendWhatsApp(world.channels.whatsapp.path);
+    expect(second.status, second.text).toBe(200);
+    expect(second.sent).toEqual([]);
+  });
+
+  it('keeps a channel under its company: its token at another company’s host, or for another kind, is unknown', async () => {
+    const path = await keptWhatsApp();
+    const other = await demoCompany(world.api);
+    const before = await counts(world);
+    const elsewhere = await sendWhatsApp(path, other.host);
+    expect(elsewhere.status, elsewhere.text).toBe(404);
+    const otherKind = await sendWhatsApp(path.replace(/\/whatsapp$/, '/signed'));
+    expect(otherKind.status, otherKind.text).toBe(404);
+    expect(await counts(world)).toEqual(before);
+  });
+
+  it('refuses a token rotated by another process once the database announced it, and takes the new one', async () => {
+    const old = await keptWhatsApp();
+    const token = 'AnotherProcessRotatedThisToken0123456789abc';
+    const noticed = cache().changed(world.company.id);
+    await world.api.db
+      .updateTable('inbound_channels')
+      .set({ token_hash: await sha256(token), token_hint: token.slice(0, 6), token_rotated_at: new Date() })
+      .where('id', '=', world.channels.whatsapp.id)
+      .execute();
+    await noticed;
+    const before = await counts(world);
+    const refused = await sendWhatsApp(old);
+    expect(refused.status, refused.text).toBe(404);
+    expect(await counts(world)).toEqual(before);
+    world.channels.whatsapp.path = `/api/v1/inbound/${token}/whatsapp`;
+    const taken = await sendWhatsApp(world.channels.whatsapp.path);
+    expect(taken.status, taken.text).toBe(200);
+  });
+
+  it('refuses a channel removed by another process once the database announced it', async () => {
+    const made = await inboundChannels(world.api, world.company.id).create({ kind: 'signed', source: 'dubizzle' });
+    expect(made.status, made.text).toBe(201);
+    const path = new URL(made.json.url).pathname;
+    const lead = (id: string) => {
+      const body = JSON.stringify({ type: 'lead.created', data: { email: `${id}@example.com` } });
+      return deliver(world, path, body, standardHeaders(made.json.secret, id, new Date(), body));
+    };
+    await cache().settled();
+    expect((await lead('kept-1')).status).toBe(200);
+    const noticed = cache().changed(world.company.id);
+    await world.api.db.deleteFrom('inbound_channels').where('id', '=', made.json.id).execute();
+    await noticed;
+    const refused = await lead('kept-2');
+    expect(refused.status, refused.text).toBe(404);
+  });
+
+  it('keeps the channel through a failed verification: its count is not announced', async () => {
+    const path = await keptWhatsApp();
+    const body = whatsAppText(waId(), wamid(), 'Forged', new Date());
+    const forged = await deliver(world, path, body, { 'X-Hub-Signature-256': metaSignature(body, 'not-the-app-secret') });
+    expect(forged.status).toBe(403);
+    const counted = await world.api.db
+      .selectFrom('inbound_channels')
+      .select('failures')
+      .where('id', '=', world.channels.whatsapp.id)
+      .executeTakeFirstOrThrow();
+    expect(counted.failures).toBeGreaterThan(0);
+    // Every notification the failure's commit could have sent is received by the end of this round trip.
+    cache().afterWrite();
+    await cache().settled();
+    const next = await sendWhatsApp(path);
+    expect(next.status, next.text).toBe(200);
+    expect(next.sent).toEqual([]);
+  });
+});
