@@ -110,7 +110,8 @@ export class CompanyCache {
   /**
    * The key with this prefix (`load` answers it with its company's id, or undefined for an unknown prefix): from
    * memory when it may be served, otherwise loaded, then kept (notified mode only; found keys only). Any row found by
-   * a secret is kept so, under a prefix that cannot be another's (an inbound channel's: `inbound`, its company, its token's hash).
+   * a secret is kept so, under a prefix that cannot be another's (an inbound channel's: `inbound`, its company, its
+   * token's hash).
    */
   async lookupKey<K>(
     prefix: string,

@@ -5,8 +5,9 @@ import { WebhookRefused } from './provider';
  * Stripe's webhook signature (docs/formats/stripe.md, "Signatures"): the `Stripe-Signature` header is
  * `t=<unix seconds>,v1=<hex>[,v1=<hex>…]`; each v1 is the hex HMAC-SHA256 of `<t>.<raw body>` keyed with the
  * endpoint's signing secret (`whsec_…`, its text as the key). A delivery is taken when `t` is within the tolerance of
- * our clock and any v1 matches (Stripe sends several while a secret is rolled). Written on Web Crypto (lib/crypto.ts):
- * the `stripe` package is a devDependency only (it would weigh on the Workers' bundles); the tests prove the two agree.
+ * our clock and any v1 matches (Stripe sends several while a secret is rolled). Written on lib/crypto.ts (Node's
+ * HMAC, Web Crypto on Workers): the `stripe` package is a devDependency only (it would weigh on the Workers' bundles);
+ * the tests prove the two agree.
  */
 
 /** Stripe's libraries' default tolerance: five minutes either way. */
