@@ -3,7 +3,7 @@ import { base64url } from 'jose';
 import { sql } from 'kysely';
 import { auditCte } from '../../lib/audit';
 import { sha256, timingSafeEqual } from '../../lib/crypto';
-import { encryptJson, keyringOf, openSecret } from '../../lib/crypto-jwe';
+import { encryptJson, type Keyring, keyringOf, openSecret } from '../../lib/crypto-jwe';
 import type { Executor } from '../../lib/db/index';
 import type { Services } from '../../lib/env';
 import type { DetailValue } from '../../lib/details';
@@ -66,6 +66,22 @@ export async function channelByToken(
     : (await load())?.value;
   if (!channel || channel.kind !== kind) throw notFound('This inbound address');
   return channel;
+}
+
+/**
+ * A channel's secret, opened once per row: a channel kept in memory (above) is opened by its first delivery, and a
+ * change to it drops the row and so its opened secret. A row read for one request (Workers) is opened for it alone.
+ */
+const openedSecrets = new WeakMap<InboundChannelRow, Promise<string>>();
+function channelSecret(keyring: Keyring | undefined, channel: InboundChannelRow): Promise<string> {
+  let opened = openedSecrets.get(channel);
+  if (!opened) {
+    opened = openSecret(keyring, channel.secret_jwe, channel.id);
+    openedSecrets.set(channel, opened);
+    // A secret that cannot be opened (503) is tried again by the next delivery.
+    opened.catch(() => openedSecrets.delete(channel));
+  }
+  return opened;
 }
 
 /**
@@ -229,7 +245,7 @@ export async function receiveInbound(
   const now = services.now();
   const channel = await channelByToken(services, company.id, kind, token);
   const keyring = keyringOf(services.config);
-  const secret = await openSecret(keyring, channel.secret_jwe, channel.id);
+  const secret = await channelSecret(keyring, channel);
   const failure = await signatureFailure(kind, request.body, request.headers, secret);
   if (failure) await refuse(services, channel, failure, now);
   const parsed = deliveryOf(company, channel, request.body, request.headers, now);

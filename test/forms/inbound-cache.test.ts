@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../lib/crypto';
+import { keyringOf, sealSecret } from '../../lib/crypto-jwe';
 import { openTestDatabase, statementLog } from '../support/harness';
 import { demoCompany } from '../support/world';
 import {
@@ -8,6 +9,7 @@ import {
   type InboundWorld,
   inboundChannels,
   inboundWorld,
+  metaAppSecret,
   metaSignature,
   standardHeaders,
   waId,
@@ -98,6 +100,32 @@ describe('inbound channels in memory', () => {
     world.channels.whatsapp.path = `/api/v1/inbound/${token}/whatsapp`;
     const taken = await sendWhatsApp(world.channels.whatsapp.path);
     expect(taken.status, taken.text).toBe(200);
+  });
+
+  it('verifies with an app secret replaced by another process once the database announced it', async () => {
+    const path = await keptWhatsApp();
+    const replaced = 'replaced-by-another-process-0123456789';
+    const keyring = keyringOf(world.api.platform.config);
+    const noticed = cache().changed(world.company.id);
+    await world.api.db
+      .updateTable('inbound_channels')
+      .set({ secret_jwe: await sealSecret(keyring, replaced, world.channels.whatsapp.id) })
+      .where('id', '=', world.channels.whatsapp.id)
+      .execute();
+    await noticed;
+    const body = whatsAppText(waId(), wamid(), 'Signed with the old secret', new Date());
+    const old = await deliver(world, path, body, { 'X-Hub-Signature-256': metaSignature(body) });
+    expect(old.status, old.text).toBe(403);
+    const taken = await deliver(world, path, body, { 'X-Hub-Signature-256': metaSignature(body, replaced) });
+    expect(taken.status, taken.text).toBe(200);
+    // Put back, and announced before the next test keeps the channel again.
+    const restored = cache().changed(world.company.id);
+    await world.api.db
+      .updateTable('inbound_channels')
+      .set({ secret_jwe: await sealSecret(keyring, metaAppSecret, world.channels.whatsapp.id) })
+      .where('id', '=', world.channels.whatsapp.id)
+      .execute();
+    await restored;
   });
 
   it('refuses a channel removed by another process once the database announced it', async () => {
