@@ -83,6 +83,16 @@ describe('inbound channels in memory', () => {
     expect(await counts(world)).toEqual(before);
   });
 
+  it('refuses a kept channel’s token rotated through this process at the very next delivery', async () => {
+    const old = await keptWhatsApp();
+    const rotated = await inboundChannels(world.api, world.company.id).rotateToken(world.channels.whatsapp.id);
+    expect(rotated.status, rotated.text).toBe(200);
+    const refused = await sendWhatsApp(old);
+    expect(refused.status, refused.text).toBe(404);
+    world.channels.whatsapp.path = new URL(rotated.json.url).pathname;
+    expect((await sendWhatsApp(world.channels.whatsapp.path)).status).toBe(200);
+  });
+
   it('refuses a token rotated by another process once the database announced it, and takes the new one', async () => {
     const old = await keptWhatsApp();
     const token = 'AnotherProcessRotatedThisToken0123456789abc';
