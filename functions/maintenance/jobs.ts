@@ -22,8 +22,9 @@ import { stamp } from '../../lib/clock';
  * Jobs' writes in two round trips (lib/write.ts): one read of the job with everything the decision needs (the
  * contractor and member named, the holder of the client's id, the home's calendar), then one statement: the change
  * guarded by the version read, its calendar block, the link of the client's id, its event and the audit of the answer
- * (a job carries what a renter reported: every answer is audited). Under a burst a stale write runs again with the
- * job's row locked (lib/locked-write.ts). The answer is composed from the changed row and the read: no other query.
+ * (a job carries what a renter reported: every answer is audited). A new job is one statement, its read in it (addJob).
+ * Under a burst a stale write runs again with the job's row locked (lib/locked-write.ts). The answer is composed from
+ * the changed row and the read: no other query.
  */
 
 /** Who a job may be given to: any member of the company. */
@@ -182,19 +183,42 @@ type CreateRead = WhoRead & {
 };
 
 /**
- * Adds a job on a home, on its active lease when it has one. Sent again with the same external id (the helpdesk
- * ticket): the first job (read on its own, a trip more on a retry only; bench/plan-times.ts: the create's read then
- * plans in 0.61 ms, 0.95–1.16 ms with it joined), `created: false`, nothing written but the audit of the answer. Of
- * concurrent identical creates one links the ticket; the others fail on external_ids' key and their next read finds
- * that job.
+ * Adds a job on a home, on its active lease when it has one, in one statement: the create's read (the job holding the
+ * ticket, the home, its active lease and approval limit, who is named) and the insert gated on what that read found
+ * (no holder, the home found, the contractor active and share-locked, the member one of the company), with the link of
+ * the ticket and the audit of the answer; the refusals are then made from the read, as before, and nothing was written
+ * for them. Sent again with the same external id (the helpdesk ticket): the first job (read on its own, a trip more on
+ * a retry only; bench/plan-times.ts: the create's read plans in 0.61 ms, 0.95–1.16 ms with it joined), `created:
+ * false`, nothing written but the audit of the answer. Of concurrent identical creates one links the ticket; the
+ * others fail on external_ids' key and their next read finds that job.
  */
 export async function addJob(scope: WriteScope, input: JobInputValue): Promise<Written<JobRecord> | Stale> {
   const { db, company } = scope;
   const existing = input.external ? externalHolder(company.id, 'job', input.external).holder : sql`null::text`;
-  // Named, as readJob's read.
-  const { rows } = await runNamed(
-    db,
-    sql<CreateRead>`
+  // An estimate the currency cannot hold is refused after the read's refusals (a retry is answered first), as before.
+  let estimate: string | null = null;
+  let estimateRefused: unknown;
+  try {
+    estimate = input.estimate === undefined ? null : amountIn(input.estimate, company.currency, 'estimate');
+  } catch (error) {
+    estimateRefused = error;
+  }
+  const reference = newReference('J');
+  const contractor = typeof input.contractor === 'string';
+  const member = typeof input.member === 'string';
+  const added = sql`insert into jobs (company_id, reference, listing_id, lease_id, category, priority, problem, payer, estimate,
+      contractor_id, member_id)
+    select ${company.id}::uuid, ${reference}, k.home_id, k.new_lease_id, ${input.category}, ${input.priority},
+      ${input.problem}, ${input.payer}, ${estimate}::numeric, ${input.contractor ?? null}::uuid, ${input.member ?? null}::text
+    from k
+    where ${estimateRefused === undefined} and k.existing is null and k.home_id is not null
+      ${contractor ? sql`and k.contractor_status = 'active'` : sql``} ${member ? sql`and k.member_known` : sql``}
+      and ${contractorStillActive(company.id, input.contractor) ?? sql<boolean>`true`}
+    returning *`;
+  const link = linkFor('job', input.external, null, undefined);
+  const { rows } = await writeStatement(
+    [
+      sql`k as (
     select k.existing, home.id as home_id, home.listing_type as new_home_type,
       lease.id as new_lease_id, lease.reference as new_lease_reference, settings.approval_limit::text as home_limit,
       w.contractor_status, w.contractor_name, w.member_known
@@ -203,50 +227,41 @@ export async function addJob(scope: WriteScope, input: JobInputValue): Promise<W
     left join leases lease on lease.listing_id = home.id and lease.status = 'active'
     left join maintenance_homes settings on settings.listing_id = home.id
     cross join lateral (select ${sql.join(whoColumns(company.id, input))}) w
-  `.compile(db),
-  );
-  const read = rows[0] as CreateRead;
-  if (read.existing !== null) {
+  )`,
+      sql`added as (${added})`,
+      linkCte('linked', company.id, 'job', link, 'added'),
+      readAuditCte('answer_read', scope.answerRead, [reference], 'added'),
+    ],
+    sql`select k.*, a.*, a.scheduled_on::text as scheduled_on, a.done_on::text as done_on, a.estimate::text as estimate
+      from k left join added a on true`,
+  ).execute(db);
+  const found = rows[0] as CreateRead & Partial<JobRow>;
+  if (found.existing !== null) {
     // Sent before (a retry): the job is read on its own, so the create's read plans without its joins.
     const query = selectJobs(db, company.id)
       .select([sql<null>`null::text`.as('holder')])
-      .where('jobs.id', '=', read.existing);
+      .where('jobs.id', '=', found.existing);
     const sent = await runNamed(db, query.compile());
     if (sent.rows[0]) return jobUnchanged(scope, sent.rows[0] as unknown as JobRead);
   }
-  if (read.home_id === null) throw unknownReference('home', `${input.home} is not a listing of this company.`);
-  checkWho(read, input);
-
-  const reference = newReference('J');
-  const estimate = input.estimate === undefined ? null : amountIn(input.estimate, company.currency, 'estimate');
-  const added = sql`insert into jobs (company_id, reference, listing_id, lease_id, category, priority, problem, payer, estimate,
-      contractor_id, member_id)
-    select ${company.id}::uuid, ${reference}, ${read.home_id}::uuid, ${read.new_lease_id}::uuid, ${input.category}, ${input.priority},
-      ${input.problem}, ${input.payer}, ${estimate}::numeric, ${input.contractor ?? null}::uuid, ${input.member ?? null}::text
-    where ${contractorStillActive(company.id, input.contractor) ?? sql<boolean>`true`}
-    returning *`;
-  const link = linkFor('job', input.external, null, undefined);
-  const { rows: written } = await writeStatement(
-    [
-      sql`added as (${added})`,
-      linkCte('linked', company.id, 'job', link, 'added'),
-      readAuditCte('answer_read', scope.answerRead, [reference]),
-    ],
-    changedRow('added'),
-  ).execute(db);
-  const row = written[0] as JobRow | undefined;
-  if (!row) return stale;
+  if (found.home_id === null) throw unknownReference('home', `${input.home} is not a listing of this company.`);
+  checkWho(found, input);
+  if (estimateRefused !== undefined) throw estimateRefused;
+  // Not written, though every check passed: the contractor was stopped meanwhile (or the ticket's holder appeared).
+  if (!found.id) return stale;
+  const { existing: _e, home_id: _h, new_home_type, new_lease_id: _l, new_lease_reference, home_limit, ...rest } = found;
+  const { contractor_status: _s, contractor_name: _n, member_known: _m, ...row } = rest;
   const record: JobRecord = {
-    ...row,
+    ...(row as JobRow),
     home_slug: input.home,
-    home_type: read.new_home_type as string,
-    lease_reference: read.new_lease_reference,
+    home_type: new_home_type as string,
+    lease_reference: new_lease_reference,
     blocked: false,
-    approval_limit: read.home_limit ?? company.settings.maintenance_approval_limit ?? null,
+    approval_limit: home_limit ?? company.settings.maintenance_approval_limit ?? null,
     currency: company.currency,
     external: linksAfter([], link, null),
   };
-  return { row: record, created: true, version: row.version };
+  return { row: record, created: true, version: record.version };
 }
 
 /**

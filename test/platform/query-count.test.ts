@@ -451,6 +451,45 @@ describe('round trips of the server-key writes (at most 3 each on Node, the comp
     expect(known.json.reference).toBe(added.json.reference);
     expect(sentKnown, sentKnown.join('\n')).toHaveLength(2);
   });
+
+  it('adds a job in 1 round trip (its read, insert and audit in one statement), answers its ticket sent again in 3, and writes nothing for a refused one', async () => {
+    const jobsKey = (await createKey(writesApi, company.id, { scopes: ['read:maintenance', 'write:maintenance'] })).secret;
+    const client = testClient(writesApi, { host: company.host, serverKey: jobsKey });
+    // The key's first use read and recorded: from here on it is taken from memory.
+    await writesApi.platform.companyCache.settled();
+    expect((await answer(client.GET('/api/v1/jobs', { params: { query: { page_size: 1 } } }))).status).toBe(200);
+    const body = {
+      home: 'jvc-2br-townhouse',
+      category: 'plumbing' as const,
+      priority: 'normal' as const,
+      payer: 'owner' as const,
+      problem: 'A leak under the sink.',
+      external: { source: 'helpdesk', id: `trips-${unique()}` },
+    };
+    trips = [];
+    const added = await answer(client.POST('/api/v1/jobs', { body }));
+    const sentNew = trips;
+    expect(added.status, added.text).toBe(201);
+    expect(sentNew, sentNew.join('\n')).toHaveLength(1);
+    expect(sentNew[0]).toMatch(/k as \([\s\S]*insert into jobs[\s\S]*insert into external_ids[\s\S]*insert into audit_log/);
+    trips = [];
+    const again = await answer(client.POST('/api/v1/jobs', { body }));
+    const sentAgain = trips;
+    expect(again.status, again.text).toBe(200);
+    expect(again.json.reference).toBe(added.json.reference);
+    // The create's statement finds the ticket's holder and writes nothing; the job is read on its own; its answer audited.
+    expect(sentAgain, sentAgain.join('\n')).toHaveLength(3);
+    const jobs = async () =>
+      Number(
+        (await sql<{ n: string }>`select count(*) as n from jobs where company_id = ${company.id}::uuid`.execute(writesApi.db))
+          .rows[0]?.n,
+      );
+    const before = await jobs();
+    const refused = await answer(client.POST('/api/v1/jobs', { body: { ...body, home: 'no-such-home', external: undefined } }));
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json.errors?.[0]?.path).toBe('home');
+    expect(await jobs()).toBe(before);
+  });
 });
 
 describe('round trips of the portals (issue 25)', () => {
