@@ -51,6 +51,25 @@ async function sendWhatsApp(path: string, host = world.company.host) {
   return { status: res.status, text: res.text, sent };
 }
 
+/** A change made by another process (SQL straight on the database), awaited until this process was told of it. */
+async function byAnotherProcess(change: () => Promise<unknown>) {
+  const noticed = cache().changed(world.company.id);
+  await change();
+  await noticed;
+}
+
+/** The WhatsApp channel's app secret, replaced by another process. */
+async function replaceSecret(secret: string) {
+  const sealed = await sealSecret(keyringOf(world.api.platform.config), secret, world.channels.whatsapp.id);
+  await byAnotherProcess(() =>
+    world.api.db
+      .updateTable('inbound_channels')
+      .set({ secret_jwe: sealed })
+      .where('id', '=', world.channels.whatsapp.id)
+      .execute(),
+  );
+}
+
 /** The WhatsApp channel, delivered to once since every change was announced: kept in memory. */
 async function keptWhatsApp() {
   await cache().listening();
@@ -96,13 +115,14 @@ describe('inbound channels in memory', () => {
   it('refuses a token rotated by another process once the database announced it, and takes the new one', async () => {
     const old = await keptWhatsApp();
     const token = 'AnotherProcessRotatedThisToken0123456789abc';
-    const noticed = cache().changed(world.company.id);
-    await world.api.db
-      .updateTable('inbound_channels')
-      .set({ token_hash: await sha256(token), token_hint: token.slice(0, 6), token_rotated_at: new Date() })
-      .where('id', '=', world.channels.whatsapp.id)
-      .execute();
-    await noticed;
+    const hash = await sha256(token);
+    await byAnotherProcess(() =>
+      world.api.db
+        .updateTable('inbound_channels')
+        .set({ token_hash: hash, token_hint: token.slice(0, 6), token_rotated_at: new Date() })
+        .where('id', '=', world.channels.whatsapp.id)
+        .execute(),
+    );
     const before = await counts(world);
     const refused = await sendWhatsApp(old);
     expect(refused.status, refused.text).toBe(404);
@@ -115,27 +135,14 @@ describe('inbound channels in memory', () => {
   it('verifies with an app secret replaced by another process once the database announced it', async () => {
     const path = await keptWhatsApp();
     const replaced = 'replaced-by-another-process-0123456789';
-    const keyring = keyringOf(world.api.platform.config);
-    const noticed = cache().changed(world.company.id);
-    await world.api.db
-      .updateTable('inbound_channels')
-      .set({ secret_jwe: await sealSecret(keyring, replaced, world.channels.whatsapp.id) })
-      .where('id', '=', world.channels.whatsapp.id)
-      .execute();
-    await noticed;
+    await replaceSecret(replaced);
     const body = whatsAppText(waId(), wamid(), 'Signed with the old secret', new Date());
     const old = await deliver(world, path, body, { 'X-Hub-Signature-256': metaSignature(body) });
     expect(old.status, old.text).toBe(403);
     const taken = await deliver(world, path, body, { 'X-Hub-Signature-256': metaSignature(body, replaced) });
     expect(taken.status, taken.text).toBe(200);
     // Put back, and announced before the next test keeps the channel again.
-    const restored = cache().changed(world.company.id);
-    await world.api.db
-      .updateTable('inbound_channels')
-      .set({ secret_jwe: await sealSecret(keyring, metaAppSecret, world.channels.whatsapp.id) })
-      .where('id', '=', world.channels.whatsapp.id)
-      .execute();
-    await restored;
+    await replaceSecret(metaAppSecret);
   });
 
   it('refuses a channel removed by another process once the database announced it', async () => {
@@ -148,9 +155,7 @@ describe('inbound channels in memory', () => {
     };
     await cache().settled();
     expect((await lead('kept-1')).status).toBe(200);
-    const noticed = cache().changed(world.company.id);
-    await world.api.db.deleteFrom('inbound_channels').where('id', '=', made.json.id).execute();
-    await noticed;
+    await byAnotherProcess(() => world.api.db.deleteFrom('inbound_channels').where('id', '=', made.json.id).execute());
     const refused = await lead('kept-2');
     expect(refused.status, refused.text).toBe(404);
   });
