@@ -14,7 +14,7 @@ import { addCharge, changeCharge } from './maintenance/charges';
 import { cancelJob, completeJob, recordApproval, scheduleJob } from './maintenance/job-status';
 import { addJob } from './maintenance/jobs';
 import { moveDeal } from './pipelines/deal-stages';
-import { addDeal } from './pipelines/deals';
+import { addDeal } from './pipelines/deal-create';
 import { demoPipelines } from './pipelines/demo';
 import { createPipeline, listPipelines } from './pipelines/pipelines';
 import { addViewing, changeViewing } from './pipelines/viewings';

@@ -14,7 +14,8 @@ import {
   MoveInput,
 } from '../../schema/pipelines/deals';
 import { moveDeal } from './deal-stages';
-import { addDeal, changeDeal } from './deals';
+import { addDeal } from './deal-create';
+import { changeDeal } from './deals';
 import { type DealRecord, type DealView, presentDeal, selectDeals } from './deals.present';
 import { pipelinesRoute } from './scopes';
 

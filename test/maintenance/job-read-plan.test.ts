@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
-import { genericMargin, planCosts, statementCatcher, statementStarting } from '../support/plan-cost';
-import { homes, type World, world } from '../support/world';
+import { describe, expect, it } from 'vitest';
+import { genericMargin, planCosts, statementStarting, useCaughtWorld } from '../support/plan-cost';
+import { homes } from '../support/world';
 
 /**
  * A job's create and its schedule's read keep PostgreSQL's generic plan (functions/maintenance/jobs.ts whoColumns): a
@@ -9,22 +8,12 @@ import { homes, type World, world } from '../support/world';
  * planned anew on every run (the bench: 2,279 plans in 2,269 runs, 1 ms each). Now it is a constant of the text.
  */
 
-const catcher = statementCatcher();
-let api: TestApi;
-let w: World;
-beforeAll(async () => {
-  api = await createTestApi({
-    handle: await openTestDatabase({ log: catcher.log }),
-    env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' },
-  });
-  w = await world({ api });
-});
-afterAll(() => api.close());
+const { w, catcher } = useCaughtWorld();
 
 describe("a job's statements that read who is named", () => {
   it('a create naming nobody keeps the generic plan (its estimate within 1 % of a plan for its values)', async () => {
     const sent = await catcher.during(() => w.job({ home: homes.holiday, category: 'general' }));
-    const { generic, custom } = await planCosts(api, statementStarting(sent, 'with k as ('));
+    const { generic, custom } = await planCosts(w.api, statementStarting(sent, 'with k as ('));
     expect(generic).toBeLessThanOrEqual(custom * genericMargin);
   });
 
@@ -41,7 +30,7 @@ describe("a job's statements that read who is named", () => {
       });
       expect(res.response.status, JSON.stringify(res.error)).toBe(200);
     });
-    const { generic, custom } = await planCosts(api, statementStarting(sent, 'select "jobs".*'));
+    const { generic, custom } = await planCosts(w.api, statementStarting(sent, 'select "jobs".*'));
     expect(generic).toBeLessThanOrEqual(custom * genericMargin);
   });
 });

@@ -1,5 +1,7 @@
 import { type LogEvent, sql } from 'kysely';
-import type { TestApi } from './harness';
+import { afterAll } from 'vitest';
+import { createTestApi, openTestDatabase, type TestApi } from './harness';
+import { useWorld, type WorldOptions } from './world';
 
 /**
  * Whether PostgreSQL keeps the generic plan of a named statement (lib/db/prepared.ts): after five runs planned for
@@ -29,6 +31,24 @@ export function statementCatcher() {
   return { log, during };
 }
 
+/**
+ * The file's world (test/support/world.ts useWorld) on an API of its own whose statements the catcher catches; the API
+ * is closed after the file's tests.
+ */
+export function useCaughtWorld(options: Omit<WorldOptions, 'api'> = {}) {
+  const catcher = statementCatcher();
+  let api: TestApi | undefined;
+  const w = useWorld(async () => {
+    api = await createTestApi({
+      handle: await openTestDatabase({ log: catcher.log }),
+      env: { RATE_LIMIT_SERVER_KEY_PER_MINUTE: '100000' },
+    });
+    return { ...options, api };
+  });
+  afterAll(() => api?.close());
+  return { w, catcher };
+}
+
 /** The one statement of `sent` that starts with `start` (after whitespace). */
 export function statementStarting(sent: Sent[], start: string): Sent {
   const found = sent.filter((s) => s.sql.trimStart().startsWith(start));
@@ -36,10 +56,15 @@ export function statementStarting(sent: Sent[], start: string): Sent {
   return found[0]!;
 }
 
-const literal = (value: unknown) =>
-  value === null || value === undefined
-    ? 'null'
-    : `'${String(value instanceof Date ? value.toISOString() : value).replaceAll("'", "''")}'`;
+/** A value as an SQL literal of unknown type, as the driver would send it (an array as PostgreSQL's array text). */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  const text = (v: unknown): string =>
+    v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const array = (items: unknown[]) =>
+    `{${items.map((item) => `"${text(item).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+  return `'${(Array.isArray(value) ? array(value) : text(value)).replaceAll("'", "''")}'`;
+}
 
 /** The estimated cost of `statement`'s plan, prepared, with its values, under `plan_cache_mode` = `mode`. */
 async function planCost(api: TestApi, statement: Sent, mode: 'force_generic_plan' | 'force_custom_plan'): Promise<number> {
