@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { genericMargin, planCosts, statementStarting, useCaughtWorld } from '../support/plan-cost';
+import { plansOf, statementStarting, useCaughtWorld } from '../support/plan-cost';
 import { homes } from '../support/world';
 
 /**
@@ -11,16 +11,16 @@ import { homes } from '../support/world';
 const { w, catcher } = useCaughtWorld();
 
 describe("a job's statements that read who is named", () => {
-  it('a create naming nobody keeps the generic plan (its estimate within 1 % of a plan for its values)', async () => {
+  it('a create naming nobody reads in its generic plan what it reads for its values', async () => {
     const sent = await catcher.during(() => w.job({ home: homes.holiday, category: 'general' }));
-    const { generic, custom } = await planCosts(w.api, statementStarting(sent, 'with k as ('));
-    expect(generic).toBeLessThanOrEqual(custom * genericMargin);
+    const { generic, custom } = await plansOf(w.api, statementStarting(sent, 'with k as ('));
+    expect(generic.scans).toEqual(custom.scans);
   });
 
   it.each<[string, () => Promise<Record<string, unknown>>]>([
     ['naming nobody, with a calendar block (the bench)', async () => ({ block_calendar: true })],
     ['naming a contractor', async () => ({ contractor: await w.contractor({ trades: ['general'] }), block_calendar: false })],
-  ])("a schedule's read keeps the generic plan (its estimate within 1 % of a plan for its values): %s", async (_, more) => {
+  ])("a schedule's read reads in its generic plan what it reads for its values: %s", async (_, more) => {
     const { reference } = await w.job({ home: homes.holiday, category: 'general' });
     const body = { day: '2030-02-01', window: { start: '09:00', end: '12:00' }, ...(await more()) };
     const sent = await catcher.during(async () => {
@@ -30,7 +30,7 @@ describe("a job's statements that read who is named", () => {
       });
       expect(res.response.status, JSON.stringify(res.error)).toBe(200);
     });
-    const { generic, custom } = await planCosts(w.api, statementStarting(sent, 'select "jobs".*'));
-    expect(generic).toBeLessThanOrEqual(custom * genericMargin);
+    const { generic, custom } = await plansOf(w.api, statementStarting(sent, 'select "jobs".*'));
+    expect(generic.scans).toEqual(custom.scans);
   });
 });
