@@ -1,5 +1,4 @@
-import type { RawBuilder } from 'kysely';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { readAuditCte } from '../../lib/audit';
 import type { Trx } from '../../lib/db/index';
 import { runNamed } from '../../lib/db/prepared';

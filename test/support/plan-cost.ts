@@ -68,14 +68,18 @@ function literal(value: unknown): string {
 }
 
 /**
- * What a plan reads: each scan's relation (a table, a CTE), sorted, by its node's kind and name only, so a different
- * index for other values (a day's bookings) reads the same. A lookup folded away for a null value has no scan.
+ * What a plan reads: each scan's relation (a table, a CTE), sorted, whatever the scan (an index, a bitmap of one, the
+ * table), so another way to a day's bookings for other values reads the same. A lookup folded away for a null value
+ * has no scan.
  */
 function scannedBy(lines: string[]): string[] {
-  return lines
-    .map((line) => / Scan (?:using \S+ )?on (\S+)/.exec(line)?.[1])
-    .filter((relation): relation is string => relation !== undefined)
-    .sort();
+  return (
+    lines
+      // A bitmap index scan names its index; the heap scan above it names the table.
+      .map((line) => (line.includes('Bitmap Index Scan') ? undefined : / Scan (?:using \S+ )?on (\S+)/.exec(line)?.[1]))
+      .filter((relation): relation is string => relation !== undefined)
+      .sort()
+  );
 }
 
 /** `statement`'s plan, prepared, with its values, under `plan_cache_mode` = `mode`: its estimated cost and scans. */
