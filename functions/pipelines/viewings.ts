@@ -55,15 +55,20 @@ async function viewingUnchanged(scope: WriteScope, viewing: ViewingRecord, creat
   return { row: viewing, created, version: viewing.version };
 }
 
-/** The columns of a read resolving the home and member a body names. */
+/**
+ * The columns of a read resolving the home and member a body names. A home not named is a constant of the text, not a
+ * null parameter whose lookup each run's own plan would fold away (PostgreSQL would then plan the read anew on every
+ * run: functions/pipelines/deals.ts namedColumns).
+ */
 function namedColumns(
   companyId: string,
   input: { home?: string; shown_by?: string | null },
 ): AliasedRawBuilder<unknown, string>[] {
   return [
-    sql`(select id from listings where company_id = ${companyId}::uuid and slug_en = ${input.home ?? null}::text)`.as(
-      'named_home_id',
-    ),
+    (input.home
+      ? sql`(select id from listings where company_id = ${companyId}::uuid and slug_en = ${input.home}::text)`
+      : sql`null::uuid`
+    ).as('named_home_id'),
     (typeof input.shown_by === 'string' ? memberKnown(companyId, input.shown_by, shownByRule) : sql`true`).as('shown_by_known'),
   ];
 }
