@@ -37,9 +37,26 @@ type AutocannonOptions = {
   pipelining?: number;
   timeout?: number;
 };
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
+/** A run: its result once done, and an event per response (autocannon's tracker). */
+type AutocannonRun = Promise<AutocannonResult> & { on(event: 'response', listener: () => void): unknown };
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: AutocannonOptions) => AutocannonRun;
 
 export const perSecond = (result: AutocannonResult) => result.requests.total / result.duration;
+
+/**
+ * A run of a fixed number of requests, its duration the time to its last response. autocannon ends such a run at its
+ * next whole-second tick and says so: 648 payments answered in 0.4 s or in 0.9 s both read 648 per second.
+ */
+async function countedRun(options: AutocannonOptions): Promise<AutocannonResult> {
+  const started = performance.now();
+  let last = started;
+  const run = autocannon(options);
+  run.on('response', () => {
+    last = performance.now();
+  });
+  const result = await run;
+  return { ...result, duration: (last - started) / 1000 };
+}
 /** Lets requests still in flight when autocannon stopped finish their queries. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 250));
 const cpuSeconds = (a: Cpu, b: Cpu) => (b.user - a.user + b.system - a.system) / 1e6;
@@ -152,7 +169,9 @@ export async function measure(
   const databaseStart = settings.localDatabase ? databaseCpuSeconds(settings.postmaster) : null;
   const wallStart = performance.now();
   process.stdout.write(`run ${amount ? `${amount.run} requests` : `${settings.seconds} s`} … `);
-  const result = await autocannon({ ...options, duration: settings.seconds, ...(amount ? { amount: amount.run } : {}) });
+  const result = amount
+    ? await countedRun({ ...options, duration: settings.seconds, amount: amount.run })
+    : await autocannon({ ...options, duration: settings.seconds });
   await settle();
   const end = await ask('counts');
   const wall = (performance.now() - wallStart) / 1000;
