@@ -7,7 +7,7 @@ import { ListingWriteInput } from '../schema/catalogue/integration';
 import type { RentMandateStatus } from '../schema/leases/db';
 import { moveListing, writeListing } from './catalogue/integration';
 import { changeMandate, createMandate } from './leases/mandates';
-import { addMonths } from './leases/term';
+import { addMonths } from '../lib/dates';
 import { admin, bouncedPayment, draftLease, person, receivedPayment, scopeOf, steps, today, written } from './triggers-support';
 
 /**

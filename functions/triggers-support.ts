@@ -1,4 +1,4 @@
-import { addDays, todayIn } from '../lib/dates';
+import { addDays, addMonths, todayIn } from '../lib/dates';
 import type { TriggerContext, TriggerFixture } from '../lib/event-triggers';
 import { matchOrCreateContact } from '../lib/people';
 import { quoteOf, stayFacts } from '../lib/stay/quote';
@@ -13,7 +13,6 @@ import { parseSearch, saveSearch, stepSearch } from './forms/saved-searches';
 import { activateLease } from './leases/lease-changes';
 import { createLease } from './leases/leases';
 import { changePayment } from './leases/payments';
-import { addMonths } from './leases/term';
 import { holdStay } from './stay/hold';
 
 /**

@@ -23,6 +23,35 @@ export function daysBetween(a: string, b: string): number {
   return Math.round((parseDate(b) - parseDate(a)) / dayMs);
 }
 
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const monthLengths = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  return month === 2 && isLeap(year) ? 29 : (monthLengths[month - 1] ?? 31);
+}
+
+/** A date's year, month (1–12) and day. */
+export function dateParts(date: string): [number, number, number] {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return [y, m, d];
+}
+
+/** `date` plus `months` calendar months, the day kept or clamped to the month's last (01-31 + 1 month = 02-28). */
+export function addMonths(date: string, months: number): string {
+  const [y, m, d] = dateParts(date);
+  const index = y * 12 + (m - 1) + months;
+  const year = Math.floor(index / 12);
+  const month = index - year * 12 + 1;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(Math.min(d, daysInMonth(year, month)), 2)}`;
+}
+
+/** The first and the last day of the month a date is in. */
+export function monthAround(date: string): { first: string; last: string } {
+  const first = `${date.slice(0, 8)}01`;
+  return { first, last: addDays(addMonths(first, 1), -1) };
+}
+
 /** The weekday of a date: 0 is Monday … 6 is Sunday. */
 export function weekdayOf(date: string): number {
   return (new Date(parseDate(date)).getUTCDay() + 6) % 7;

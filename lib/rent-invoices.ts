@@ -14,6 +14,7 @@ import {
   sellerOf,
 } from './invoices';
 import type { CausedBy } from './events';
+import { addDays, addMonths, monthAround } from './dates';
 import { formatAmount } from './money';
 import type { ReceiptColumns } from './rent-receipts';
 import type { Company } from '../schema/platform/db';
@@ -30,57 +31,78 @@ import type { Company } from '../schema/platform/db';
 /** What an invoice of a rent payment needs beyond the payment's row, as {@link rentFactsJson} reads it. */
 export type RentFacts = {
   company: { name: string; settings: Company['settings'] };
-  lease: { id: string; reference: string };
+  lease: { id: string; reference: string; ends_on: string };
   renter: { reference: string; name: string | null; trn: string | null };
   landlord: { id: string; name: string | null; trn: string | null };
   home: HomeAddressParts | null;
-  /** The period the payment covers (the schedule's: see {@link rentFactsJson}) and its frequency when a usual one. */
-  period: { start: string; end: string; frequency: BillingFrequency | null };
+  payment: { id: string; due_on: string };
+  /** Every payment of the lease (the schedule's rows and their replacements): what {@link rentPeriod} reads. */
+  schedule: ReadonlyArray<{ id: string; replaces_id: string | null; due_on: string }>;
 };
 
 /**
  * A rent payment's facts as a read statement selects them (json; null for no payment): the company's name and settings,
- * the lease, the renter and landlord (reference, name, TRN), the home's address parts, and the period the payment
- * covers. The schedule knows each payment's due day: a payment covers from its schedule row's due day (a replacement's
- * is the bounced payment's it replaces, back to the schedule's row) to the day before the lease's next scheduled
- * payment, the last one to the lease's end; where that gives no period (a schedule row due after the lease's end), the
- * month the payment is due in.
+ * the lease, the renter and landlord (reference, name, TRN), the home's address parts, the payment's due day and the
+ * lease's payments, from which {@link rentPeriod} finds the period the payment covers. No more than joins and one list:
+ * the period's rules in SQL (a recursive walk of the replacements, the next row's day, the frequency's four cases on
+ * the result) cost PostgreSQL more to plan than the rest of the statement, and a write is planned on every request at
+ * the edge (docs/performance.md, "A rent receipt's read").
  */
 export function rentFactsJson(paymentId: RawBuilder<unknown>) {
   return sql<RentFacts | null>`(select json_build_object(
       'company', json_build_object('name', rc.name, 'settings', rc.settings),
-      'lease', json_build_object('id', rl.id, 'reference', rl.reference),
+      'lease', json_build_object('id', rl.id, 'reference', rl.reference, 'ends_on', rl.ends_on::text),
       'renter', json_build_object('reference', rt.reference, 'name', rt.name, 'trn', rt.trn),
       'landlord', json_build_object('id', ll.id, 'name', ll.name, 'trn', ll.trn),
       'home', ${homeAddressJson(sql`rl.listing_id`)},
-      'period', json_build_object('start', rs.start::text, 'end', rs.finish::text, 'frequency',
-        case when (rs.start + interval '1 month')::date = rs.finish + 1 then 'MTH'
-          when (rs.start + interval '3 months')::date = rs.finish + 1 then 'QTR'
-          when (rs.start + interval '6 months')::date = rs.finish + 1 then 'HYR'
-          when (rs.start + interval '12 months')::date = rs.finish + 1 then 'YRL' end))
+      'payment', json_build_object('id', rp.id, 'due_on', rp.due_on::text),
+      'schedule', (select json_agg(json_build_object('id', s.id, 'replaces_id', s.replaces_id, 'due_on', s.due_on::text))
+        from rent_payments s where s.lease_id = rl.id))
     from rent_payments rp
     join companies rc on rc.id = rp.company_id
     join leases rl on rl.id = rp.lease_id
     join contacts rt on rt.id = rl.renter_id
     join contacts ll on ll.id = rl.landlord_id
-    cross join lateral (
-      with recursive chain(id, replaces_id, due_on) as (
-        select rp.id, rp.replaces_id, rp.due_on
-        union all
-        select o.id, o.replaces_id, o.due_on from rent_payments o join chain on o.id = chain.replaces_id
-      )
-      select c.due_on as row_due,
-        (select min(n.due_on) - 1 from rent_payments n
-          where n.lease_id = rp.lease_id and n.replaces_id is null and n.due_on > c.due_on) as next_day
-      from chain c where c.replaces_id is null limit 1
-    ) as sched
-    cross join lateral (
-      select case when coalesce(sched.next_day, rl.ends_on) >= sched.row_due then sched.row_due
-          else date_trunc('month', rp.due_on::timestamp)::date end as start,
-        case when coalesce(sched.next_day, rl.ends_on) >= sched.row_due then coalesce(sched.next_day, rl.ends_on)
-          else (date_trunc('month', rp.due_on::timestamp) + interval '1 month' - interval '1 day')::date end as finish
-    ) as rs
     where rp.id = ${paymentId})`;
+}
+
+/** The usual frequencies a period may have (PINT AE's billing frequency), by its length in months. */
+const frequencies: ReadonlyArray<[number, BillingFrequency]> = [
+  [1, 'MTH'],
+  [3, 'QTR'],
+  [6, 'HYR'],
+  [12, 'YRL'],
+];
+
+/**
+ * The period a rent payment covers, from its lease's schedule: from its schedule row's due day (a replacement's is the
+ * bounced payment's it replaces, back to the schedule's row) to the day before the lease's next scheduled payment, the
+ * last one to the lease's end; where that gives no period (a schedule row due after the lease's end), the month the
+ * payment is due in. Its frequency when the period is 1, 3, 6 or 12 months to the day (01-31 to 02-27 is one month).
+ */
+export function rentPeriod(facts: Pick<RentFacts, 'lease' | 'payment' | 'schedule'>): {
+  start: string;
+  end: string;
+  frequency: BillingFrequency | null;
+} {
+  const byId = new Map(facts.schedule.map((row) => [row.id, row]));
+  let row: { replaces_id: string | null; due_on: string } = byId.get(facts.payment.id) ?? {
+    ...facts.payment,
+    replaces_id: null,
+  };
+  for (let steps = 0; row.replaces_id !== null && steps < facts.schedule.length; steps++) {
+    const replaced = byId.get(row.replaces_id);
+    if (!replaced) break;
+    row = replaced;
+  }
+  const rowDue = row.due_on;
+  const later = facts.schedule.filter((other) => other.replaces_id === null && other.due_on > rowDue);
+  const next = later.reduce<string | null>((min, other) => (min === null || other.due_on < min ? other.due_on : min), null);
+  const until = next === null ? facts.lease.ends_on : addDays(next, -1);
+  const month = monthAround(facts.payment.due_on);
+  const [start, end] = until >= rowDue ? [rowDue, until] : [month.first, month.last];
+  const frequency = frequencies.find(([months]) => addMonths(start, months) === addDays(end, 1))?.[1] ?? null;
+  return { start, end, frequency };
 }
 
 /** How the rent was paid, as the document says it (UNCL4461): cheque 20, direct debit 49, card or online 48, else cash 10. */
@@ -140,7 +162,7 @@ export function rentInvoice(facts: RentFacts | null, receipt: RentReceipt, colum
     trn: facts.renter.trn,
     address: homeAddress(facts.home, seller.address),
   });
-  const { period } = facts;
+  const period = rentPeriod(facts);
   const amount = formatAmount(receipt.amount, receipt.currency);
   const prepared = prepareDocument(
     {

@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { addDays, todayIn, zonedInstant } from '../../lib/dates';
+import { addDays, addMonths, todayIn, zonedInstant } from '../../lib/dates';
 import type { Db, Trx } from '../../lib/db/index';
 import type { CausedBy } from '../../lib/events';
 import { formatAmount } from '../../lib/money';
@@ -13,7 +13,6 @@ import { createLease } from './leases';
 import { giveNotice } from './notices';
 import { addReplacement, changePayment } from './payments';
 import { renewLease } from './renew';
-import { addMonths } from './term';
 
 /**
  * The leases of the demo company (`npm start`), written through the group's own operations with dates relative to

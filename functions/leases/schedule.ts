@@ -1,8 +1,8 @@
 import Big from 'big.js';
-import { addDays } from '../../lib/dates';
+import { addDays, addMonths } from '../../lib/dates';
 import { fitsDigits, fixedTo, maxStoredAmount, splitAmount } from '../../lib/money';
 import type { Warning } from '../../schema/leases/db';
-import { addMonths, type Term, termDays, termMonths } from './term';
+import { type Term, termDays, termMonths } from './term';
 
 /**
  * A lease's payment schedule: each row becomes a rent payment. Given as a number of payments (the term's rent split

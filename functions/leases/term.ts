@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { addDays, daysBetween } from '../../lib/dates';
+import { addDays, addMonths, dateParts as parts, daysBetween } from '../../lib/dates';
 import { roundTo } from '../../lib/money';
 import { firstDate, lastDate } from '../../schema/common/api';
 import type { RentPeriod } from '../../schema/leases/db';
@@ -10,28 +10,6 @@ import type { RentPeriod } from '../../schema/leases/db';
  */
 export type Term = { start: string; end: string };
 export type Rent = { amount: string; period: RentPeriod };
-
-const pad = (n: number, width: number) => String(n).padStart(width, '0');
-const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-const monthLengths = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-function daysInMonth(year: number, month: number): number {
-  return month === 2 && isLeap(year) ? 29 : (monthLengths[month - 1] ?? 31);
-}
-
-function parts(date: string): [number, number, number] {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return [y, m, d];
-}
-
-/** `date` plus `months` calendar months, the day kept or clamped to the month's last (01-31 + 1 month = 02-28). */
-export function addMonths(date: string, months: number): string {
-  const [y, m, d] = parts(date);
-  const index = y * 12 + (m - 1) + months;
-  const year = Math.floor(index / 12);
-  const month = index - year * 12 + 1;
-  return `${pad(year, 4)}-${pad(month, 2)}-${pad(Math.min(d, daysInMonth(year, month)), 2)}`;
-}
 
 /** Days in a term, both ends counted. */
 export function termDays(term: Term): number {

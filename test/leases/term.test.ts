@@ -1,7 +1,8 @@
 import Big from 'big.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addMonths, renewalTerm, termMonths, termRent } from '../../functions/leases/term';
+import { addMonths } from '../../lib/dates';
+import { renewalTerm, termMonths, termRent } from '../../functions/leases/term';
 import { anyAmount, anyDate, anyTerm, daysFrom, plusDays, plusMonths } from './support';
 
 /** A lease's term: whole months, a renewal's default term, and the term's rent (functions/leases/term.ts). */
