@@ -72,7 +72,9 @@ type FollowupInput = FollowupKey & { lead?: string; person?: string };
 
 /**
  * The read of a follow-up's create, one statement: the follow-up sent before under the same key, as `shown(existing)`
- * selects it (`k.existing` is its id), the lead and person named, and whether `member` is one of the company's.
+ * selects it (`k.existing` is its id), the lead and person named, and whether `member` is one of the company's. A
+ * lead or person not named is not in the text, never a null value (each run's own plan folded such a lookup away, and
+ * PostgreSQL kept planning the read anew: functions/pipelines/deals.ts namedColumns); without a person, the lead's.
  */
 export async function readFollowupCreate<R>(
   scope: WriteScope,
@@ -83,7 +85,7 @@ export async function readFollowupCreate<R>(
   member?: { id: string; rule: MemberRule },
 ): Promise<{ existing: FollowupRecord<R> | undefined; links: FollowupLinks }> {
   const companyId = scope.company.id;
-  const person = input.person ?? null;
+  const { lead, person } = input;
   const { rows } = await sql<LinksRead & { [K in keyof FollowupRecord<R>]: FollowupRecord<R>[K] | null }>`
     select k.existing,
       named_lead.id as named_lead_id, named_lead.reference as named_lead_reference,
@@ -94,9 +96,9 @@ export async function readFollowupCreate<R>(
       f.*
     from (select (select record_id from external_ids where company_id = ${companyId}::uuid and record_type = ${kind}
       and source = ${input.source} and external_id = ${input.external_id}) as existing) k
-    left join leads named_lead on named_lead.company_id = ${companyId}::uuid and named_lead.reference = ${input.lead ?? null}::text
+    left join leads named_lead on ${lead === undefined ? sql`false` : sql`named_lead.company_id = ${companyId}::uuid and named_lead.reference = ${lead}::text`}
     left join contacts named_person on named_person.company_id = ${companyId}::uuid
-      and case when ${person}::text is null then named_person.id = named_lead.contact_id else named_person.reference = ${person} end
+      and ${person === undefined ? sql`named_person.id = named_lead.contact_id` : sql`named_person.reference = ${person}::text`}
     left join lateral ${shown} as f on true
   `.execute(scope.db);
   const read = rows[0] as LinksRead & Record<string, unknown>;

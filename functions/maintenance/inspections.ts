@@ -28,7 +28,8 @@ type PlanRead = {
  * index inspections_once_per_lease): planned again, the first one comes back (`created: false`, nothing written but
  * the audit of the answer), also for concurrent plans (the loser's statement fails on the index, and its next read
  * finds the winner). Same external id: the first inspection. An inspection on a lease is audited (it is about its
- * renter's home).
+ * renter's home). A lease or home not named is not in the read's text (`false`), never a null value: each run's own plan
+ * folded such a lookup away, and PostgreSQL kept planning the read anew (functions/pipelines/deals.ts namedColumns).
  */
 export async function planInspection(scope: WriteScope, input: InspectionInputValue): Promise<Written<InspectionRecord> | Stale> {
   const { db, company } = scope;
@@ -44,9 +45,9 @@ export async function planInspection(scope: WriteScope, input: InspectionInputVa
       ${input.inspector === undefined ? sql`true` : memberKnown(company.id, input.inspector, inspectorRule)} as inspector_known,
       i.*
     from (select ${held} as held) h
-    left join leases lease on lease.company_id = ${c} and lease.reference = ${input.lease ?? null}::text
+    left join leases lease on ${input.lease === undefined ? sql`false` : sql`lease.company_id = ${c} and lease.reference = ${input.lease}::text`}
     left join listings lease_home on lease_home.id = lease.listing_id
-    left join listings home on home.company_id = ${c} and home.slug_en = ${input.home ?? null}::text
+    left join listings home on ${input.home === undefined ? sql`false` : sql`home.company_id = ${c} and home.slug_en = ${input.home}::text`}
     cross join lateral (select coalesce(h.held::uuid, ${once}) as existing) k
     left join lateral ${selectInspections(db, company.id).where(sql<boolean>`inspections.id = k.existing`)} as i on true
   `.execute(db);
