@@ -56,8 +56,8 @@ export function rentFactsJson(paymentId: RawBuilder<unknown>) {
       'landlord', json_build_object('id', ll.id, 'name', ll.name, 'trn', ll.trn),
       'home', ${homeAddressJson(sql`rl.listing_id`)},
       'payment', json_build_object('id', rp.id, 'due_on', rp.due_on::text),
-      'schedule', (select json_agg(json_build_object('id', s.id, 'replaces_id', s.replaces_id, 'due_on', s.due_on::text))
-        from rent_payments s where s.lease_id = rl.id))
+      'schedule', (select coalesce(json_agg(json_build_object('id', s.id, 'replaces_id', s.replaces_id,
+        'due_on', s.due_on::text)), '[]') from rent_payments s where s.lease_id = rl.id))
     from rent_payments rp
     join companies rc on rc.id = rp.company_id
     join leases rl on rl.id = rp.lease_id
