@@ -1,9 +1,10 @@
 /**
  * Where a write's time goes on PostgreSQL (issue 28): the planning time of each statement of a deal create, two deal
- * moves, a job create and a job's schedule with a calendar block, each statement planned 5 times on one connection (EXPLAIN (SUMMARY), so nothing runs) and
- * the last printed (warm catalogue caches). A fresh database of its own on DATABASE_URL's server (default the local
+ * moves, a job create, a job's schedule with a calendar block and a rent payment received, each statement planned 5
+ * times on one connection (EXPLAIN (SUMMARY), so nothing runs) and the last printed (warm catalogue caches). A fresh database of its own on DATABASE_URL's server (default the local
  * one), the demo seeded, 300 deals added first. `npx tsx bench/plan-times.ts`.
  */
+import { sql } from 'kysely';
 import pg from 'pg';
 import { openPostgres } from '../lib/db/postgres';
 import { createNodePlatform } from '../lib/node/platform';
@@ -30,16 +31,17 @@ const platform = await createNodePlatform(
   { handle },
 );
 const demo = await seedDemo(platform.handle.db, new Date());
-const { secret } = await platform.handle.db
-  .transaction()
-  .execute((trx) =>
-    createKey(
-      trx,
-      demo.companyId,
-      { kind: 'server', scopes: ['read:pipelines', 'write:pipelines', 'read:maintenance', 'write:maintenance'] },
-      'admin',
-    ),
-  );
+const { secret } = await platform.handle.db.transaction().execute((trx) =>
+  createKey(
+    trx,
+    demo.companyId,
+    {
+      kind: 'server',
+      scopes: ['read:pipelines', 'write:pipelines', 'read:maintenance', 'write:maintenance', 'read:leases', 'write:leases'],
+    },
+    'admin',
+  ),
+);
 const app = buildApp(platform.provide, { maxBodyBytes: platform.config.MAX_BODY_BYTES });
 let n = 0;
 const post = (path: string, body: unknown) =>
@@ -83,6 +85,18 @@ const r1 = await post(`/api/v1/jobs/${holiday.reference}/schedule`, {
   block_calendar: true,
 });
 console.log('schedule', r1.status);
+// A rent payment received: its read (the receipt's facts, lib/rent-invoices.ts) and its write.
+const due = await sql<{ id: string }>`select id from rent_payments where status = 'due' order by due_on limit 1`.execute(
+  platform.handle.db,
+);
+const patch = await app.fetch(
+  new Request(`http://localhost/api/v1/rent-payments/${due.rows[0]?.id}`, {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${secret}` },
+    body: JSON.stringify({ status: 'received' }),
+  }),
+);
+console.log('rent payment received', patch.status);
 on = false;
 
 const client = new pg.Client(url);
