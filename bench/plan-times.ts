@@ -1,8 +1,9 @@
 /**
  * Where a write's time goes on PostgreSQL (issue 28): the planning time of each statement of a deal create, two deal
  * moves, a job create, a job's schedule with a calendar block and a rent payment received, each statement planned 5
- * times on one connection (EXPLAIN (SUMMARY), so nothing runs) and the last printed (warm catalogue caches). A fresh database of its own on DATABASE_URL's server (default the local
- * one), the demo seeded, 300 deals added first. `npx tsx bench/plan-times.ts`.
+ * times on one connection (EXPLAIN (SUMMARY), so nothing runs) and the last printed (warm catalogue caches). A fresh
+ * database of its own on DATABASE_URL's server (default the local one), the demo seeded, 300 deals added first.
+ * `npx tsx bench/plan-times.ts`.
  */
 import { sql } from 'kysely';
 import pg from 'pg';
