@@ -9,7 +9,16 @@ import type { Database } from '../schema/db';
 import { whatsAppSecret } from './inbound-writes';
 import { formOrigin } from './scenarios';
 import { baselineValues, type WriteBaseline } from './write-values';
-import { type BenchEngine, type Counts, type FromServer, highWaterRss, memoryNow, POOL_MAX, type ToServer } from './shared';
+import {
+  type BenchEngine,
+  type Counts,
+  type FromServer,
+  highWaterRss,
+  memoryNow,
+  minorFaults,
+  POOL_MAX,
+  type ToServer,
+} from './shared';
 
 /** The connection string with libpq's `options` (settings each session starts with), when any are given. */
 function withSessionOptions(connectionString: string, options: string | undefined): string {
@@ -256,6 +265,7 @@ export async function runServer(): Promise<void> {
         peak_rss: Math.max(peakRss, process.memoryUsage.rss()),
         lifetime_peak_rss: highWaterRss(),
         cpu: process.cpuUsage(),
+        faults: minorFaults(),
         ...(rows ? { rows } : {}),
       });
       if (message.type === 'reset') {

@@ -19,6 +19,8 @@ export type Reply = {
   /** The largest rss since the process started, as the kernel kept it (Linux's VmHWM; null elsewhere). */
   lifetime_peak_rss: number | null;
   cpu: Cpu;
+  /** Minor page faults of the process so far (Linux; null elsewhere). */
+  faults: number | null;
   /** `rows` only: the forms' tables. */
   rows?: { leads: number; bookings: number };
 };
@@ -56,6 +58,22 @@ export function highWaterRss(pid: number | 'self' = 'self'): number | null {
   try {
     const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb === undefined ? null : Number(kb) * 1024;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Minor page faults of a process so far (Linux: `minflt`, field 10 of /proc/<pid>/stat), or null where it cannot be
+ * read. A page first touched costs a fault; on a virtual machine each is dear (12.9 µs measured here, issue 39), and
+ * memory given back to the system and touched again pays it again.
+ */
+export function minorFaults(pid: number | 'self' = 'self'): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const value = Number(fields[7]);
+    return Number.isFinite(value) ? value : null;
   } catch {
     return null;
   }
