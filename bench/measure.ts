@@ -45,9 +45,9 @@ const autocannon = require('autocannon') as (options: AutocannonOptions) => Auto
 /**
  * autocannon keeps every response's body as a string (its lib/pipelinedRequestsQueue.js `addBody`: `body += chunk`, a
  * UTF-8 decode of each chunk read) for options this bench never sets (`verifyBody`, `expectBody`, a request's
- * `onResponse`); it counts bytes apart (`addByteCount`). Decoding the catalogue's 77 KB page, Arabic in it, cost the
- * load generator about 170 µs a response of its 260 (issue 39, 2026-12-01): on two cores shared with the server, the
- * kept page's figure measured autocannon's decoding. So the bench drops the bodies unread, for every scenario and
+ * `onResponse`); it counts bytes apart (`addByteCount`). Decoding the catalogue's 77 KB page, Arabic in it, took
+ * 114–193 µs a response (issue 39, 2026-12-01; 8–15 µs were it ASCII): on two cores shared with the server, the kept
+ * page's figure measured autocannon's decoding. So the bench drops the bodies unread, for every scenario and
  * baseline alike; BENCH_KEEP_BODIES=1 keeps autocannon as it is (to compare). A version of autocannon without this
  * method stops the bench rather than measuring otherwise unnoticed.
  */

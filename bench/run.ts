@@ -414,7 +414,13 @@ async function withTunedHeap(): Promise<number | undefined> {
     GLIBC_TUNABLES: [process.env.GLIBC_TUNABLES, tunables].filter(Boolean).join(':'),
   };
   const again = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env });
-  return new Promise((resolve) => again.on('exit', (exitCode) => resolve(exitCode ?? 1)));
+  return new Promise((resolve) => {
+    again.on('exit', (exitCode) => resolve(exitCode ?? 1));
+    again.on('error', (error) => {
+      console.error(error);
+      resolve(1);
+    });
+  });
 }
 
 const code =
