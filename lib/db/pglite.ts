@@ -40,7 +40,13 @@ export async function openPGlite(
       extensions: { btree_gist, pg_trgm },
       // PostgreSQL's buffer pool lives in this process's memory (WebAssembly): smaller than PostgreSQL's default
       // 128 MB, as the embedded database is small and the operating system caches its files (issue 28).
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers}`],
+      // The WAL a checkpoint keeps for reuse (lib/node/checkpoint.ts: PGlite has no checkpointer, the server's job and
+      // the tests checkpoint instead): 4 files of 16 MB after one, where PostgreSQL's default of 1 GB keeps up to 64.
+      startParams: [
+        ...PGlite.defaultStartParams,
+        ...['-c', `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers}`],
+        ...['-c', 'max_wal_size=64MB', '-c', 'min_wal_size=32MB'],
+      ],
       parsers: { [dateOid]: keepText },
     });
     return pgliteHandle(pglite, { log: options.log });

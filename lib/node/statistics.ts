@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle, Executor } from '../db/index';
 import type { ScheduledJob } from '../scheduler';
+import { checkpointJob } from './checkpoint';
 
 /**
  * The planner's statistics on the embedded database. PostgreSQL's autovacuum analyses a table once enough of it has
@@ -38,7 +39,10 @@ export const statisticsJob: ScheduledJob = {
   run: async ({ db }) => ({ analysed: await analyseGrownTables(db) }),
 };
 
-/** The Node server's scheduled jobs on `handle`: on PGlite, {@link statisticsJob} after the others. */
+/**
+ * The Node server's scheduled jobs on `handle`: on PGlite, {@link statisticsJob} and the checkpoint that PostgreSQL's
+ * own background processes would do (lib/node/checkpoint.ts) after the others.
+ */
 export function nodeJobs(jobs: readonly ScheduledJob[], handle: Pick<DatabaseHandle, 'engine'>): readonly ScheduledJob[] {
-  return handle.engine === 'pglite' ? [...jobs, statisticsJob] : jobs;
+  return handle.engine === 'pglite' ? [...jobs, statisticsJob, checkpointJob] : jobs;
 }

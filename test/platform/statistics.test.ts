@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { growListings } from '../../bench/growth-data';
 import { platformJobs } from '../../lib/platform-jobs';
+import { checkpointJob } from '../../lib/node/checkpoint';
 import { analyseGrownTables, nodeJobs, statisticsJob } from '../../lib/node/statistics';
 import { createTestApi, demo, openTestDatabase, type TestApi } from '../support/harness';
 import { createCompany, importCatalogue } from '../support/world';
@@ -65,7 +66,7 @@ describe('the statistics job (PGlite has no autovacuum)', () => {
   });
 
   it('runs as the Node server’s scheduled job on PGlite alone, after the others', async () => {
-    expect(nodeJobs(platformJobs, { engine: 'pglite' })).toEqual([...platformJobs, statisticsJob]);
+    expect(nodeJobs(platformJobs, { engine: 'pglite' })).toEqual([...platformJobs, statisticsJob, checkpointJob]);
     expect(nodeJobs(platformJobs, { engine: 'postgres' })).toEqual(platformJobs);
     expect(await statisticsJob.run(api.platform.services())).toEqual({ analysed: [] });
   });
