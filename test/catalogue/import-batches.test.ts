@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type ServerType, serve } from '@hono/node-server';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBatchSize } from '../../functions/catalogue/content';
 import { demo } from '../support/harness';
 import { adminOf, createCompany, useApi } from '../support/world';
 import { catalogue, importDoc } from './support';
+import { binArgs } from '../support/server-process';
 
 const api = useApi();
 
@@ -209,7 +210,7 @@ describe('catalogue import in batches', () => {
       await writeFile(file, JSON.stringify({ areas: demo.areas, listings: bulk(importBatchSize + 1) }));
       const env = { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: api.adminToken };
       // bin/admin.ts as this run bundled it (test/support/global-setup.ts)
-      const args = [inject('adminCli'), 'catalogue', 'import', company.id, file];
+      const args = [...binArgs('admin.ts'), 'catalogue', 'import', company.id, file];
       const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { env });
       expect(JSON.parse(stdout)).toMatchObject({ listings: importBatchSize + 1 });
       expect(stderr).toContain(`batch 1/2: ${importBatchSize}/${importBatchSize + 1} listings`);

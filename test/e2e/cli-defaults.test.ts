@@ -2,12 +2,12 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import { freePort } from '../webhooks/support';
 import { spawnedServersHere } from '../support/passes';
+import { binArgs } from '../support/server-process';
 
 /**
  * The README's walkthrough with no settings at all: `npm start` in a folder (default data folder ./.data,
@@ -16,7 +16,6 @@ import { spawnedServersHere } from '../support/passes';
  * delivered to examples/webhook-receiver, which verifies the signature. Real processes, loopback HTTP.
  */
 const repo = resolve('.');
-const tsx = pathToFileURL(join(repo, 'node_modules/tsx/dist/loader.mjs')).href;
 let cwd: string;
 let server: ChildProcess | undefined;
 let receiver: ChildProcess | undefined;
@@ -75,9 +74,12 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
 }
 
 const run = promisify(execFile);
-/** The admin CLI, run from the server's folder with a bare environment. */
-async function cli(args: string[], extra: Record<string, string> = {}) {
-  return run(process.execPath, ['--import', tsx, join(repo, 'bin/admin.ts'), ...args], { cwd, env: bareEnv(extra) });
+/**
+ * The admin CLI, run from the server's folder with a bare environment: the run's bundle, or with `viaTsx` as
+ * `npm run admin` runs it (test/support/server-process.ts).
+ */
+async function cli(args: string[], extra: Record<string, string> = {}, options: { viaTsx?: boolean } = {}) {
+  return run(process.execPath, [...binArgs('admin.ts', options), ...args], { cwd, env: bareEnv(extra) });
 }
 async function cliFails(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
   try {
@@ -103,11 +105,7 @@ describe.runIf(spawnedServersHere)('npm start, then the admin CLI with no settin
   let base: string;
 
   it('records where it listens in .data/server.json', async () => {
-    const started = startChild(
-      ['--import', tsx, join(repo, 'bin/server.ts')],
-      bareEnv({ PORT: '0', HOST: '127.0.0.1' }),
-      'Admin:',
-    );
+    const started = startChild(binArgs('server.ts'), bareEnv({ PORT: '0', HOST: '127.0.0.1' }), 'Admin:');
     server = started.child;
     await started.started;
     const record = JSON.parse(await readFile(join(cwd, '.data', 'server.json'), 'utf8'));
@@ -118,7 +116,7 @@ describe.runIf(spawnedServersHere)('npm start, then the admin CLI with no settin
   }, 120_000);
 
   it('lists companies and creates a server key, saying the secret is shown once; the key reads /contacts', async () => {
-    const companies = JSON.parse((await cli(['companies', 'list'])).stdout);
+    const companies = JSON.parse((await cli(['companies', 'list'], {}, { viaTsx: true })).stdout);
     expect(companies.results).toHaveLength(1);
     companyId = companies.results[0].id;
     const created = await cli(['keys', 'create', companyId, '--kind', 'server', '--scope', 'read:contacts']);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCollection, collectionPlan } from '../../bin/collection';
 import type { paths as AdminPaths } from '../../clients/admin/schema';
 import { leadTypes, scopes } from '../../schema/common/scopes';
-import { bareEnv, baseUrlOf } from '../support/server-process';
+import { bareEnv, baseUrlOf, childNodeFlags } from '../support/server-process';
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-standin';
 
 /**
@@ -58,7 +58,7 @@ beforeAll(async () => {
     url.pathname = `/${database.name}`;
     env.DATABASE_URL = url.toString();
   }
-  server = spawn(process.execPath, ['bin/start.mjs'], {
+  server = spawn(process.execPath, [...childNodeFlags, 'bin/start.mjs'], {
     env: bareEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

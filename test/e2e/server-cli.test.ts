@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPropertyApiClient } from '../../clients/typescript/src/index';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
 import { spawnedServersHere } from '../support/passes';
+import { binArgs, childNodeFlags } from '../support/server-process';
 
 /**
  * What a newcomer does: `npm start` (here: the same bin/server.ts) on an empty data folder, then the admin
@@ -33,8 +34,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The server through tsx (bin/server.ts), or as `npm start` runs it: its bundle, built when stale (bin/start.mjs). */
-async function start(args = ['--import', 'tsx', 'bin/server.ts']): Promise<string> {
+/**
+ * The server from the run's bundle of bin/server.ts (test/support/server-process.ts), or as `npm start` runs it:
+ * bin/start.mjs, which builds its bundle when stale.
+ */
+async function start(args = binArgs('server.ts')): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
   delete env.DATABASE_URL;
   delete env.ADMIN_TOKEN;
@@ -63,12 +67,14 @@ async function stop(): Promise<void> {
   await exited;
 }
 
-async function cli(...args: string[]) {
+/** The admin CLI from the run's bundle, or with `viaTsx` as `npm run admin` runs it (test/support/server-process.ts). */
+async function cliHow(options: { viaTsx?: boolean }, ...args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port) };
   delete env.ADMIN_TOKEN;
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { env });
+  const { stdout } = await run(process.execPath, [...binArgs('admin.ts', options), ...args], { env });
   return JSON.parse(stdout);
 }
+const cli = (...args: string[]) => cliHow({}, ...args);
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'property-api-e2e-'));
@@ -100,7 +106,8 @@ describe.runIf(spawnedServersHere)('npm start on an empty data folder, then the 
   }, 120_000);
 
   it('lists companies and creates, uses, rotates and revokes a key through the CLI', async () => {
-    const companies = await cli('companies', 'list');
+    // The newcomer's first command as `npm run admin` runs it, through tsx.
+    const companies = await cliHow({ viaTsx: true }, 'companies', 'list');
     expect(companies.results).toHaveLength(1);
     companyId = companies.results[0].id;
     expect(companies.results[0].hosts).toEqual(['127.0.0.1', 'localhost']);
@@ -161,7 +168,7 @@ describe.runIf(spawnedServersHere)('npm start on an empty data folder, then the 
 
   it('reuses the data on a second start, from the bundle npm start runs', async () => {
     await stop();
-    const output = await start(['bin/start.mjs']);
+    const output = await start([...childNodeFlags, 'bin/start.mjs']);
     expect(output).toContain('existing data reused');
     const companies = await cli('companies', 'list');
     expect(companies.results.map((c: { id: string }) => c.id)).toEqual([companyId]);

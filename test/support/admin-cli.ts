@@ -2,8 +2,9 @@ import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { type ServerType, serve } from '@hono/node-server';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import type { TestApi } from './harness';
+import { binArgs } from './server-process';
 
 /**
  * The admin CLI (bin/admin.ts) run in a child process against the test API served on loopback HTTP. Call inside a
@@ -31,7 +32,7 @@ export function adminCli(api: () => TestApi): (...args: string[]) => Promise<any
   return async (...args) => {
     const env = { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: api().adminToken };
     // bin/admin.ts bundled once per run (test/support/global-setup.ts): the same source, without compiling it each time.
-    const { stdout } = await promisify(execFile)(process.execPath, [inject('adminCli'), ...args], { env });
+    const { stdout } = await promisify(execFile)(process.execPath, [...binArgs('admin.ts'), ...args], { env });
     return JSON.parse(stdout);
   };
 }

@@ -16,6 +16,7 @@ declare module 'vitest' {
     databaseUrl: string;
     adminCli: string;
     serverBundle: string;
+    migrateCli: string;
   }
 }
 
@@ -26,16 +27,18 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The admin command line as one bundle of this run's own (a folder per process: CI runs two passes side by side),
   // as `npm start` runs the server: a command starts in a fraction of a second where tsx compiles it each time (several
-  // seconds on a loaded machine; test/support/admin-cli.ts). The tests of `npm run admin` itself still go through tsx.
-  // The server too (test/support/server-process.ts), bundled as `npm start` bundles it: each start of a test's server
-  // no longer compiles it with tsx.
+  // seconds on a loaded machine; test/support/admin-cli.ts). The server too (test/support/server-process.ts), bundled
+  // as `npm start` bundles it: each start of a test's server no longer compiles it with tsx; and bin/migrate.ts. One
+  // test of each npm script that runs tsx still goes through it (`runBin`'s `viaTsx`).
   const folder = `dist/test-${process.pid}`;
-  const [adminCli, serverBundle]: [string, string] = await Promise.all([
+  const [adminCli, serverBundle, migrateCli]: [string, string, string] = await Promise.all([
     bundleOf('bin/admin.ts', `${folder}/admin.mjs`),
     bundleOf('bin/server.ts', `${folder}/server.mjs`),
+    bundleOf('bin/migrate.ts', `${folder}/migrate.mjs`),
   ]);
   project.provide('adminCli', adminCli);
   project.provide('serverBundle', serverBundle);
+  project.provide('migrateCli', migrateCli);
   const teardown = () => rm(dirname(adminCli), { recursive: true, force: true });
   await prepareDatabase(project);
   return teardown;

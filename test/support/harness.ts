@@ -9,6 +9,7 @@ import { newDetailsKey } from '../../lib/crypto-jwe';
 import type { DatabaseHandle } from '../../lib/db/index';
 import type { PGlite } from '@electric-sql/pglite';
 import { openPGlite, pgliteHandle } from '../../lib/db/pglite';
+import { checkpointIfWalGrown } from '../../lib/node/checkpoint';
 import { openPostgres } from '../../lib/db/postgres';
 import type { AppEnv } from '../../lib/env';
 import { createNodePlatform, type NodePlatform } from '../../lib/node/platform';
@@ -55,12 +56,39 @@ export async function openTestDatabase(options: { log?: KyselyConfig['log']; own
   const pglite = await sharedPGlite;
   // A file that stopped inside a transaction (a failure half way) leaves it open: the next file starts outside it.
   if (pglite.isInTransaction()) await pglite.query('rollback');
-  return pgliteHandle(pglite, { log: options.log, keepOpen: true });
+  const handle = pgliteHandle(pglite, { log: options.log, keepOpen: true });
+  // What the Node server's checkpoint job does (lib/node/checkpoint.ts): the WAL of the files before is recycled
+  // rather than kept in this process's memory, and the next files need no new WAL file written full of zeros.
+  await checkpointIfWalGrown(handle.db);
+  return handle;
 }
 
 /** This process's PGlite, which the test files share (never closed: it ends with the process). */
 let sharedPGlite: Promise<PGlite> | undefined;
-const snapshot = async () => new Blob([await readFile(inject('pgliteSnapshot'))]);
+
+/**
+ * The migrated snapshot as PGlite reads a data folder's tarball (it asks a Blob only for its `arrayBuffer()` and its
+ * `type`, and copies the files out): the file read once per process, its bytes handed to every opening. A Blob made
+ * of the bytes at each opening cost about half a second of CPU in Node's Blob (the copy into the Blob and the chunked
+ * read back out; docs/performance.md, "The processes the tests start").
+ */
+class SnapshotBlob extends Blob {
+  readonly #tarball: ArrayBuffer;
+  constructor(tarball: ArrayBuffer) {
+    super([]);
+    this.#tarball = tarball;
+  }
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    return this.#tarball;
+  }
+}
+let snapshotBytes: Promise<ArrayBuffer> | undefined;
+const snapshot = async () => {
+  snapshotBytes ??= readFile(inject('pgliteSnapshot')).then((file) =>
+    file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength),
+  );
+  return new SnapshotBlob(await snapshotBytes);
+};
 
 /**
  * A database of this test file alone on the PostgreSQL server (created here, migrated by the platform, dropped

@@ -40,12 +40,20 @@ export type ServerProcess = {
 };
 
 /**
+ * V8's flags for every Node process a test starts: `--liftoff-only` keeps PGlite's WebAssembly on V8's baseline
+ * compiler. Such a process lives a few seconds, and V8 would spend about as long again optimising PostgreSQL's
+ * WebAssembly on its background threads for a speed it never uses (docs/performance.md, "The processes the tests
+ * start"). The semantics are the same; `npm start` itself keeps V8's defaults.
+ */
+export const childNodeFlags = ['--liftoff-only'];
+
+/**
  * `npm start`'s server, on `dataDir`, on a port the system picks: the run's bundle of bin/server.ts (made once by
  * test/support/global-setup.ts as bin/build-server.mjs makes `npm start`'s), so a start does not compile the server.
  */
 export function startServer(dataDir: string, extra: Record<string, string> = {}): ServerProcess {
   const env = bareEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...extra });
-  const child = spawn(process.execPath, ['--enable-source-maps', inject('serverBundle')], {
+  const child = spawn(process.execPath, [...childNodeFlags, '--enable-source-maps', inject('serverBundle')], {
     cwd: repo,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -79,22 +87,32 @@ export async function baseUrlOf(dataDir: string): Promise<string> {
   return JSON.parse(await readFile(join(dataDir, 'server.json'), 'utf8')).base_url;
 }
 
+/** The run's bundles of the scripts of bin/ (test/support/global-setup.ts). */
+const bundles = { 'admin.ts': 'adminCli', 'server.ts': 'serverBundle', 'migrate.ts': 'migrateCli' } as const;
+
+/**
+ * The arguments that run a script of bin/ with node: its bundle of this run, or with `viaTsx` through tsx as its npm
+ * script does (`npm run admin`, `npm run migrate`: compiled at each start, several seconds of CPU; one test of each
+ * goes that way).
+ */
+export function binArgs(script: keyof typeof bundles, options: { viaTsx?: boolean } = {}): string[] {
+  if (options.viaTsx) return ['--import', tsx, join(repo, 'bin', script)];
+  return [...childNodeFlags, inject(bundles[script])];
+}
+
 /** A script of bin/ (`admin.ts`, `migrate.ts`) with a bare environment: its exit code and output, failing or not. */
 export async function runBin(
-  script: string,
+  script: keyof typeof bundles,
   args: string[],
   extra: Record<string, string>,
+  options: { viaTsx?: boolean } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ['--import', tsx, join(repo, 'bin', script), ...args],
-      {
-        cwd: repo,
-        env: bareEnv(extra),
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...binArgs(script, options), ...args], {
+      cwd: repo,
+      env: bareEnv(extra),
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenUserAgent } from '../../bin/admin-listen';
 import { cliTimeout } from '../support/admin-cli';
 import { createTestApi, type TestApi } from '../support/harness';
-import { bareEnv, repo } from '../support/server-process';
+import { bareEnv, binArgs, repo } from '../support/server-process';
 import { createCompany, createKey } from '../support/world';
 import { type Receiver, startReceiver, verify } from './support';
 
@@ -48,7 +48,7 @@ type Listener = { output: () => string; ready: Promise<string>; exited: Promise<
 function listener(args: string[]): Listener {
   const env = bareEnv({ ADMIN_URL: base, ADMIN_TOKEN: api.adminToken });
   // bin/admin.ts as this run bundled it (test/support/global-setup.ts)
-  const child = spawn(process.execPath, [inject('adminCli'), 'events', 'listen', ...args], {
+  const child = spawn(process.execPath, [...binArgs('admin.ts'), 'events', 'listen', ...args], {
     cwd: repo,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

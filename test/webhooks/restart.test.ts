@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths as AdminPaths } from '../../clients/admin/schema';
 import { freePort, type Receiver, startReceiver, verify, waitFor } from './support';
 import { spawnedServersHere } from '../support/passes';
+import { binArgs } from '../support/server-process';
 
 /**
  * The Node server (bin/server.ts, embedded PGlite, in-process dispatcher) killed with SIGKILL while its
@@ -29,7 +30,7 @@ async function start(): Promise<void> {
     WEBHOOK_DISPATCH_INTERVAL_MS: '200',
   };
   for (const name of ['DATABASE_URL', 'ADMIN_TOKEN', 'WEBHOOK_SECRET_KEY', 'QSTASH_TOKEN']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, binArgs('server.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   server = child;
   let output = '';
   await new Promise<void>((resolve, reject) => {
