@@ -29,7 +29,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // as `npm start` runs the server: a command starts in a fraction of a second where tsx compiles it each time (several
   // seconds on a loaded machine; test/support/admin-cli.ts). The server too (test/support/server-process.ts), bundled
   // as `npm start` bundles it: each start of a test's server no longer compiles it with tsx; and bin/migrate.ts. One
-  // test of each npm script that runs tsx still goes through it (`runBin`'s `viaTsx`).
+  // test of each npm script that runs tsx still goes through it (`binArgs`'s `viaTsx`, test/support/server-process.ts).
   const folder = `dist/test-${process.pid}`;
   const [adminCli, serverBundle, migrateCli]: [string, string, string] = await Promise.all([
     bundleOf('bin/admin.ts', `${folder}/admin.mjs`),

@@ -69,8 +69,8 @@ let sharedPGlite: Promise<PGlite> | undefined;
 /**
  * The migrated snapshot as PGlite reads a data folder's tarball (it asks a Blob only for its `arrayBuffer()` and its
  * `type`, and copies the files out): the file read once per process, its bytes handed to every opening. A Blob made
- * of the bytes at each opening cost about half a second of CPU in Node's Blob (the copy into the Blob and the chunked
- * read back out; docs/performance.md, "The processes the tests start").
+ * of the bytes at each opening cost about 0.8 s more CPU in Node's Blob (the copy into the Blob and the chunked read
+ * back out; docs/performance.md, "The snapshot read once per test process").
  */
 class SnapshotBlob extends Blob {
   readonly #tarball: ArrayBuffer;

@@ -105,10 +105,9 @@ export async function runBin(
   script: keyof typeof bundles,
   args: string[],
   extra: Record<string, string>,
-  options: { viaTsx?: boolean } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...binArgs(script, options), ...args], {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...binArgs(script), ...args], {
       cwd: repo,
       env: bareEnv(extra),
       maxBuffer: 64 * 1024 * 1024,
