@@ -7,6 +7,7 @@ import { randomToken, sha256 } from '../../lib/crypto';
 import { openPostgres } from '../../lib/db/postgres';
 import { adminClient } from '../support/client';
 import { createTestApi, type TestApi } from '../support/harness';
+import { binArgs } from '../support/server-process';
 
 /**
  * The first admin token of a deployment that has no Node server to generate one (Workers + Neon): issued by
@@ -122,7 +123,8 @@ describe.skipIf(!process.env.DATABASE_URL)('first admin token on PostgreSQL', ()
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url.toString() };
     delete env.ADMIN_TOKEN;
     const migrate = async (...args: string[]) =>
-      (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/migrate.ts', ...args], { env })).stdout;
+      // As `npm run migrate` runs it, through tsx: the one test of that script that does (test/support/server-process.ts).
+      (await promisify(execFile)(process.execPath, [...binArgs('migrate.ts', { viaTsx: true }), ...args], { env })).stdout;
     const fresh = openPostgres(url.toString(), { max: 1 });
     try {
       const first = await migrate();
