@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCompany } from '../../functions/admin/companies';
 import { importCatalogue } from '../../functions/catalogue/content';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
@@ -52,6 +52,7 @@ beforeAll(async () => {
     COMPANY_CACHE_TTL_SECONDS: '0',
   };
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName: `pa_workerd_calendars_${suffix}`,
     applicationName: 'pa_workerd_calendars',
     workers: [

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { importCatalogue } from '../../functions/catalogue/content';
 import { createCompany } from '../../functions/admin/companies';
 import type { DatabaseHandle } from '../../lib/db/index';
@@ -28,6 +28,7 @@ let formKey: string;
 
 beforeAll(async () => {
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName: `pa_workerd_forms_${suffix}`,
     applicationName: 'pa_workerd_forms',
     workers: [

@@ -5,7 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCompany } from '../../functions/admin/companies';
 import { importCatalogue } from '../../functions/catalogue/content';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
@@ -32,6 +32,7 @@ let companyId = '';
 
 beforeAll(async () => {
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName: `pa_workerd_inbound_${suffix}`,
     applicationName: 'pa_workerd_inbound',
     workers: [

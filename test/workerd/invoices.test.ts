@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCompany } from '../../functions/admin/companies';
 import { importCatalogue } from '../../functions/catalogue/content';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
@@ -38,6 +38,7 @@ beforeAll(async () => {
     COMPANY_CACHE_TTL_SECONDS: '0',
   };
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName: `pa_workerd_invoices_${suffix}`,
     applicationName: 'pa_workerd_invoices',
     workers: [

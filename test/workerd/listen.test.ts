@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Miniflare } from 'miniflare';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCompany } from '../../functions/admin/companies';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { recordEvent } from '../../lib/events';
@@ -31,6 +31,7 @@ let child: ChildProcess | undefined;
 
 beforeAll(async () => {
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName: `pa_workerd_listen_${suffix}`,
     applicationName: 'pa_workerd_listen',
     workers: [{ name: 'events', bundle: bundleOf('events') }],

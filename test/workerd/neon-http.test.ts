@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sql } from 'kysely';
 import { createKey } from '../../lib/keys';
 import { bundleOf, demoCompany, startWorkerd, type Workerd, workerClient } from './support';
@@ -22,6 +22,7 @@ let key = '';
 
 beforeAll(async () => {
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName: `pa_workerd_http_${suffix}`,
     applicationName: 'pa_workerd_http',
     workers: [

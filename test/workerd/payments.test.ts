@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCompany } from '../../functions/admin/companies';
 import { importCatalogue } from '../../functions/catalogue/content';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
@@ -55,6 +55,7 @@ beforeAll(async () => {
     STRIPE_API_BASE: stripe.url,
   };
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName: `pa_workerd_payments_${suffix}`,
     applicationName: 'pa_workerd_payments',
     workers: [

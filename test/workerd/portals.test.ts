@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { sql } from 'kysely';
 import type { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCompany } from '../../functions/admin/companies';
 import { importCatalogue } from '../../functions/catalogue/content';
 import demoCatalogue from '../../functions/catalogue/demo-catalogue.json' with { type: 'json' };
@@ -46,6 +46,7 @@ async function call(worker: string, path: string, init: { method?: string; heade
 beforeAll(async () => {
   const bindings = { ADMIN_API: 'on', WEBHOOK_SECRET_KEY: secretKey, COMPANY_CACHE_TTL_SECONDS: '0' };
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName,
     applicationName,
     workers: [

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKey } from '../../lib/keys';
 import { bundleOf, demoCompany, startWorkerd, type Workerd, workerClient } from './support';
 
@@ -20,6 +20,7 @@ let reader = '';
 
 beforeAll(async () => {
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName: `pa_workerd_rates_${suffix}`,
     applicationName: 'pa_workerd_rates',
     workers: [

@@ -55,26 +55,29 @@ export type Workerd = {
 };
 
 /**
- * Creates and migrates `databaseName`, lets `seed` fill it, then starts the Workers. The Workers' connections
- * carry `application_name` so that a test can tell them from its own. Everything is undone by `close`, and by a
- * failure half way.
+ * Creates `databaseName` (a copy of `template`, the run's migrated database: test/workerd/global-setup.ts; or, without
+ * one, a new database it migrates), lets `seed` fill it, then starts the Workers. The Workers' connections carry
+ * `application_name` so that a test can tell them from its own. Everything is undone by `close`, and by a failure half
+ * way.
  */
 export async function startWorkerd(options: {
   databaseName: string;
+  /** A migrated database to copy (the tests' `inject('workerdTemplate')`); without it the new one is migrated here. */
+  template?: string;
   workers: WorkerSpec[];
   applicationName: string;
   seed: (handle: DatabaseHandle) => Promise<void>;
   /** workerd's V8 inspector on this port (the edge bench's CPU profile, bench/edge.ts); none by default. */
   inspectorPort?: number;
 }): Promise<Workerd> {
-  const { databaseName, workers, applicationName, seed, inspectorPort } = options;
+  const { databaseName, template, workers, applicationName, seed, inspectorPort } = options;
   for (const worker of workers) {
     await stat(worker.bundle).catch(() => {
       throw new Error(`The bundle ${worker.bundle} is missing: run \`npm run test:workerd\` (it builds first).`);
     });
   }
 
-  await onServer((client) => client.query(`create database ${databaseName}`));
+  await onServer((client) => client.query(`create database ${databaseName}${template ? ` template ${template}` : ''}`));
   const databaseUrl = `${SERVER}/${databaseName}`;
   const handle = openPostgres(databaseUrl, { max: 2 });
   let proxy: WsTcpProxy | undefined;
@@ -88,7 +91,7 @@ export async function startWorkerd(options: {
     await onServer((client) => client.query(`drop database if exists ${databaseName} with (force)`));
   };
   try {
-    await migrateToLatest(handle, await readSqlMigrations());
+    if (!template) await migrateToLatest(handle, await readSqlMigrations());
     await seed(handle);
     proxy = await startWsTcpProxy();
     http = await startNeonHttp();

@@ -7,15 +7,12 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { Log, LogLevel, Miniflare } from 'miniflare';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { compatibilityDate, compatibilityFlags } from '../../bin/wrangler-config';
 import { createCompany } from '../../functions/admin/companies';
 import { createSubscription } from '../../lib/webhooks/subscriptions';
 import { loadConfig } from '../../lib/config';
 import type { DatabaseHandle } from '../../lib/db/index';
-import { migrateToLatest } from '../../lib/db/migrate';
-import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPostgres } from '../../lib/db/postgres';
 import { recordEvent } from '../../lib/events';
 import { createWebhookRuntime } from '../../lib/webhooks/runtime';
@@ -23,8 +20,8 @@ import { newSecretKey } from '../../lib/webhooks/secrets';
 import { CreateCompanyInput } from '../../schema/platform/admin';
 import { type Receiver, startReceiver, verify } from '../webhooks/support';
 import { startWsTcpProxy, type WsTcpProxy } from '../support/ws-tcp-proxy';
+import { onServer, SERVER } from './support';
 
-const SERVER = `postgresql://${process.env.PGUSER ?? 'postgres'}@${process.env.PGHOST ?? '127.0.0.1'}:5432`;
 const bundle = fileURLToPath(new URL('../../dist/worker/worker.js', import.meta.url));
 const databaseName = `pa_workerd_wh_${randomBytes(4).toString('hex')}`;
 const base = 'https://api.workerd.test';
@@ -40,12 +37,6 @@ let secret: string;
 let deliveryId: string;
 let eventId: string;
 
-async function onServer(query: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  await client.query(query).finally(() => client.end());
-}
-
 beforeAll(async () => {
   qstash = await startReceiver((_, i) => ({
     status: 201,
@@ -53,9 +44,9 @@ beforeAll(async () => {
     body: `{"messageId":"msg_${i}"}`,
   }));
   subscriber = await startReceiver();
-  await onServer(`create database ${databaseName}`);
+  // A copy of the run's migrated database (test/workerd/global-setup.ts).
+  await onServer((client) => client.query(`create database ${databaseName} template ${inject('workerdTemplate')}`));
   handle = openPostgres(`${SERVER}/${databaseName}`, { max: 2 });
-  await migrateToLatest(handle, await readSqlMigrations());
   const runtime = createWebhookRuntime(loadConfig({ WEBHOOK_SECRET_KEY: secretKey }));
   await handle.db.transaction().execute(async (trx) => {
     const company = await createCompany(
@@ -111,7 +102,7 @@ afterAll(async () => {
   await proxy?.close();
   await handle?.close();
   await Promise.all([qstash?.close(), subscriber?.close()]);
-  await onServer(`drop database if exists ${databaseName} with (force)`);
+  await onServer((client) => client.query(`drop database if exists ${databaseName} with (force)`));
 });
 
 async function callback(id: string, key: string) {

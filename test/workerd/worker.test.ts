@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import type { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp, type GroupName, routeGroups } from '../../functions/app';
 import { importCatalogue } from '../../functions/catalogue/content';
 import { createCompany } from '../../functions/admin/companies';
@@ -74,6 +74,7 @@ async function expectProblem(response: Awaited<ReturnType<typeof call>>, status:
 
 beforeAll(async () => {
   workerd = await startWorkerd({
+    template: inject('workerdTemplate'),
     databaseName,
     applicationName: workerApplicationName,
     // The default Worker as wrangler.jsonc deploys it (ADMIN_API "off"), the same bundle with the admin API
