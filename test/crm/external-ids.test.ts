@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
-import { openPGlite } from '../../lib/db/pglite';
 import type { components } from '../../clients/typescript/src/index';
 import { testClient } from '../support/client';
 import { createTestApi, openTestDatabase, type TestApi } from '../support/harness';
@@ -20,7 +19,7 @@ let host: string;
 
 /** A database of its own, migrated up to 0009 only (the shared one and the snapshot have every migration). */
 async function databaseAt0009(): Promise<DatabaseHandle> {
-  const handle = inject('databaseUrl') ? await openTestDatabase({ own: true }) : await openPGlite();
+  const handle = await openTestDatabase({ own: 'empty' });
   const migrations = await readSqlMigrations();
   await migrateToLatest(handle, Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0010')));
   return handle;

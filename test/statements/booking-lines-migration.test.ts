@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../lib/db/index';
 import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
-import { openPGlite } from '../../lib/db/pglite';
 import { openTestDatabase } from '../support/harness';
 
 /**
@@ -23,7 +22,7 @@ const ids = {
 };
 
 beforeAll(async () => {
-  handle = inject('databaseUrl') ? await openTestDatabase({ own: true }) : await openPGlite();
+  handle = await openTestDatabase({ own: 'empty' });
   const migrations = await readSqlMigrations();
   await migrateToLatest(handle, Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0041')));
   await sql`

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
 import { openPGlite } from '../../lib/db/pglite';
@@ -14,6 +15,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     pgliteSnapshot: string;
     databaseUrl: string;
+    /** On PostgreSQL, a copy of the migrated database made before any test ran, which each file's own is copied from. */
+    ownDatabaseTemplate: string;
     adminCli: string;
     serverBundle: string;
     migrateCli: string;
@@ -39,21 +42,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('adminCli', adminCli);
   project.provide('serverBundle', serverBundle);
   project.provide('migrateCli', migrateCli);
-  const teardown = () => rm(dirname(adminCli), { recursive: true, force: true });
-  await prepareDatabase(project);
-  return teardown;
+  const dropTemplate = await prepareDatabase(project);
+  return async () => {
+    await rm(dirname(adminCli), { recursive: true, force: true });
+    await dropTemplate();
+  };
 }
 
-async function prepareDatabase(project: TestProject): Promise<void> {
+/** Migrates the run's database (PostgreSQL) or makes PGlite's migrated snapshot; answers what undoes it at the end. */
+async function prepareDatabase(project: TestProject): Promise<() => Promise<void>> {
   const migrations = await readSqlMigrations();
   const databaseUrl = process.env.DATABASE_URL ?? '';
   project.provide('databaseUrl', databaseUrl);
+  project.provide('ownDatabaseTemplate', '');
   if (databaseUrl) {
     const handle = openPostgres(databaseUrl);
     await migrateToLatest(handle, migrations);
     await handle.close();
     project.provide('pgliteSnapshot', '');
-    return;
+    return ownDatabaseTemplate(project, databaseUrl);
   }
   const digest = createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 16);
   const dir = join(tmpdir(), 'property-api-test');
@@ -73,4 +80,36 @@ async function prepareDatabase(project: TestProject): Promise<void> {
     await import('node:fs/promises').then((fs) => fs.rename(`${snapshot}.tmp`, snapshot));
   }
   project.provide('pgliteSnapshot', snapshot);
+  return async () => {};
+}
+
+/**
+ * The migrated database copied, before any test connects to it (a template must have no connections), as the one
+ * the files that ask for a database of their own start from (test/support/harness.ts `openOwnPostgres`): a copy is a
+ * quarter of a second where the platform migrating a new one takes about two. Dropped at the end.
+ */
+async function ownDatabaseTemplate(project: TestProject, databaseUrl: string): Promise<() => Promise<void>> {
+  const url = new URL(databaseUrl);
+  const migrated = decodeURIComponent(url.pathname.slice(1));
+  const template = `pa_own_template_${createHash('sha256').update(migrated).digest('hex').slice(0, 12)}_${process.pid}`;
+  url.pathname = '/postgres';
+  const server = openPostgres(url.toString(), { max: 1 });
+  try {
+    await sql`create database ${sql.id(template)} template ${sql.id(migrated)}`.execute(server.db);
+  } catch (error) {
+    // Someone else is connected to the migrated database (a psql beside the run): each file's own is then migrated.
+    console.warn(`no template of ${migrated} for the files' own databases: ${(error as Error).message}`);
+    return async () => {};
+  } finally {
+    await server.close();
+  }
+  project.provide('ownDatabaseTemplate', template);
+  return async () => {
+    const dropping = openPostgres(url.toString(), { max: 1 });
+    try {
+      await sql`drop database if exists ${sql.id(template)} with (force)`.execute(dropping.db);
+    } finally {
+      await dropping.close();
+    }
+  };
 }

@@ -47,10 +47,13 @@ export function tripLog(into: () => string[] | undefined): (event: LogEvent) => 
  * are its own), or, `own`, a copy of the file's own. Opening a copy costs about a second (docs/performance.md, "Where
  * a PGlite pass goes"), which every file paid before.
  */
-export async function openTestDatabase(options: { log?: KyselyConfig['log']; own?: boolean } = {}): Promise<DatabaseHandle> {
+export async function openTestDatabase(
+  options: { log?: KyselyConfig['log']; own?: boolean | 'empty' } = {},
+): Promise<DatabaseHandle> {
   const databaseUrl = inject('databaseUrl');
-  if (databaseUrl && options.own) return openOwnPostgres(databaseUrl, options.log);
+  if (databaseUrl && options.own) return openOwnPostgres(databaseUrl, { log: options.log, empty: options.own === 'empty' });
   if (databaseUrl) return openPostgres(databaseUrl, { max: 4, log: options.log });
+  if (options.own === 'empty') return openPGlite({ log: options.log });
   if (options.own) return openPGlite({ loadDataDir: await snapshot(), log: options.log });
   sharedPGlite ??= openPGlite({ loadDataDir: await snapshot() }).then((handle) => handle.pglite);
   const pglite = await sharedPGlite;
@@ -91,14 +94,20 @@ const snapshot = async () => {
 };
 
 /**
- * A database of this test file alone on the PostgreSQL server (created here, migrated by the platform, dropped
- * on close), for tests of work that scans every company, such as the webhook dispatcher and the scheduler: on
- * the shared database they would also pick up the deliveries of the files running beside them.
+ * A database of this test file alone on the PostgreSQL server (created here as a copy of the run's migrated template,
+ * test/support/global-setup.ts, or else migrated by the platform; dropped on close), for tests of work that scans
+ * every company, such as the webhook dispatcher and the scheduler: on the shared database they would also pick up the
+ * deliveries of the files running beside them. `empty`: no migration at all, for a test of a migration (its file
+ * migrates up to the one before).
  */
-async function openOwnPostgres(databaseUrl: string, log?: KyselyConfig['log']): Promise<DatabaseHandle> {
+async function openOwnPostgres(
+  databaseUrl: string,
+  { log, empty }: { log?: KyselyConfig['log']; empty: boolean },
+): Promise<DatabaseHandle> {
   const name = `pa_test_${randomToken(10).toLowerCase()}`;
   const server = openPostgres(databaseUrl, { max: 1 });
-  await sql`create database ${sql.id(name)}`.execute(server.db);
+  const template = empty ? '' : inject('ownDatabaseTemplate');
+  await sql`create database ${sql.id(name)} ${template ? sql`template ${sql.id(template)}` : sql``}`.execute(server.db);
   const url = new URL(databaseUrl);
   url.pathname = `/${name}`;
   const handle = openPostgres(url.toString(), { max: 4, log });
