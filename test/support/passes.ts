@@ -3,8 +3,9 @@
  * (DATABASE_URL). Two kinds of test file are the same test in both passes, and CI runs each of them once:
  *
  * - A test of the Node server on a data folder of its own (it starts `npm start` or the admin CLI with DATABASE_URL
- *   removed, so the database under test plays no part). CI says so with SPAWNED_SERVERS_IN_POSTGRES_PASS=1, and such
- *   a test then runs in the PostgreSQL pass only (`spawnedServersHere`).
+ *   removed, so the database under test plays no part), or of a PGlite of its own moved to a database of its own on
+ *   the server (test/e2e/move-to-postgres). CI says so with SPAWNED_SERVERS_IN_POSTGRES_PASS=1, and such a test then
+ *   runs in the PostgreSQL pass only (`spawnedServersHere`).
  * - A file that cannot touch a database at all (pure functions, formats, the layout of the tree), as judged by what
  *   it imports (test/support/database-free.ts: anything the scan does not know keeps a file in both passes). CI says
  *   so with DATABASE_FREE_IN_PGLITE_PASS=1, and vitest.config.ts then leaves these files out of the PostgreSQL pass
