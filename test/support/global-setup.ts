@@ -2,7 +2,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { migrateToLatest } from '../../lib/db/migrate';
 import { readSqlMigrations } from '../../lib/db/migrations-fs';
@@ -91,7 +91,7 @@ async function prepareDatabase(project: TestProject): Promise<() => Promise<void
 async function ownDatabaseTemplate(project: TestProject, databaseUrl: string): Promise<() => Promise<void>> {
   const url = new URL(databaseUrl);
   const migrated = decodeURIComponent(url.pathname.slice(1));
-  const template = `pa_own_template_${createHash('sha256').update(migrated).digest('hex').slice(0, 12)}_${process.pid}`;
+  const template = `pa_own_template_${randomBytes(6).toString('hex')}`;
   url.pathname = '/postgres';
   const server = openPostgres(url.toString(), { max: 1 });
   try {
