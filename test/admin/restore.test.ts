@@ -81,10 +81,18 @@ beforeAll(async () => {
   await writeFile(join(notes, 'readme.txt'), 'not a database\n');
   archives['a tarball of other files'] = join(work, 'notes.tar.gz');
   await promisify(execFile)('tar', ['czf', archives['a tarball of other files'], '-C', notes, '.']);
-  // A PostgreSQL data folder PGlite dumped, but not this API's database: the pre-initialised template (initdb only).
+  // A PostgreSQL data folder PGlite dumped, but not this API's database: a copy of the pre-initialised template
+  // (initdb only), dumped as a backup is.
   // @ts-expect-error: plain JavaScript, no declarations
-  const { ensureTemplate } = await import('../../bin/pglite-template.mjs');
-  archives['another PostgreSQL database'] = await ensureTemplate();
+  const { makeFolder } = await import('../../bin/pglite-template.mjs');
+  const another = join(work, 'another');
+  await makeFolder(another);
+  const dumped = await openPGlite({ dataDir: another });
+  try {
+    await write('another PostgreSQL database', new Uint8Array(await (await dumped.pglite.dumpDataDir('gzip')).arrayBuffer()));
+  } finally {
+    await dumped.close();
+  }
 }, 300_000);
 
 describe.skipIf(Boolean(inject('databaseUrl')))('npm run admin -- restore', { timeout: 900_000 }, () => {
