@@ -6,7 +6,7 @@
 // this runs before anything is compiled. `node bin/build-server.mjs` does the same alone. The bench's server
 // (bench/server-main.ts) is bundled the same way, so that it runs as `npm start` does.
 import { readFileSync, statSync } from 'node:fs';
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,40 +23,59 @@ export async function bundleOf(entry, out) {
   const { build } = await import('esbuild');
   // Split: what the start imports only when first asked (route groups, the admin API, the scheduler's jobs; see
   // functions/lazy-app.ts) is in chunks beside the bundle, read and compiled only then. The chunks are named after the
-  // bundle (another bundle may share the folder) and those of an earlier build are removed.
+  // bundle (another bundle may share the folder).
   const name = basename(outfile, '.mjs');
   const folder = dirname(outfile);
-  const earlier = await readdir(folder).catch(() => []);
-  await Promise.all(
-    earlier.filter((file) => file.startsWith(`${name}.chunk-`)).map((file) => rm(join(folder, file), { force: true })),
-  );
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: { [name]: entry },
-    outdir: folder,
-    outExtension: { '.js': '.mjs' },
-    splitting: true,
-    chunkNames: `${name}.chunk-[hash]`,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    // PGlite loads pglite.wasm, pglite.data and its extensions from its own folder (pglite-tools its pg_dump.wasm);
-    // fs-native-extensions loads its prebuilt native addon from its own; pg's native binding is optional; esbuild runs
-    // its own binary (lib/node/feed-reader.ts bundles the feed reader's worker script with it).
-    external: ['@electric-sql/pglite', '@electric-sql/pglite-tools', 'fs-native-extensions', 'pg-native', 'esbuild'],
-    // Packages written as CommonJS call require() for Node's modules: give the ES module bundle one.
-    banner: {
-      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
-    },
-    sourcemap: 'linked',
-    sourcesContent: false,
-    metafile: true,
-    logLevel: 'warning',
-  });
-  const ours = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/'));
-  // The build script itself too: a change of how the bundle is built builds it again.
-  await writeFile(inputsFile, `${JSON.stringify([...ours, 'package-lock.json', 'bin/build-server.mjs'])}\n`);
+  // Built in a folder beside the bundle's, at the same depth (the source maps' relative paths hold), then moved in,
+  // the bundle itself last: another process building the same bundle at the same moment (CI's two passes each run
+  // `npm start` on a fresh clone) or a server importing its chunks meanwhile never finds a chunk missing. A chunk is
+  // named by its content's hash, so one moved over another is the same file.
+  const staging = `${folder}.${process.pid}.partial`;
+  await rm(staging, { recursive: true, force: true });
+  try {
+    const result = await build({
+      absWorkingDir: root,
+      entryPoints: { [name]: entry },
+      outdir: staging,
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
+      chunkNames: `${name}.chunk-[hash]`,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      // PGlite loads pglite.wasm, pglite.data and its extensions from its own folder (pglite-tools its pg_dump.wasm);
+      // fs-native-extensions loads its prebuilt native addon from its own; pg's native binding is optional; esbuild
+      // runs its own binary (lib/node/feed-reader.ts bundles the feed reader's worker script with it).
+      external: ['@electric-sql/pglite', '@electric-sql/pglite-tools', 'fs-native-extensions', 'pg-native', 'esbuild'],
+      // Packages written as CommonJS call require() for Node's modules: give the ES module bundle one.
+      banner: {
+        js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+      },
+      sourcemap: 'linked',
+      sourcesContent: false,
+      metafile: true,
+      logLevel: 'warning',
+    });
+    const ours = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/'));
+    // The build script itself too: a change of how the bundle is built builds it again.
+    await writeFile(
+      join(staging, basename(inputsFile)),
+      `${JSON.stringify([...ours, 'package-lock.json', 'bin/build-server.mjs'])}\n`,
+    );
+    await mkdir(folder, { recursive: true });
+    const made = await readdir(staging);
+    const last = [basename(inputsFile), `${name}.mjs.map`, `${name}.mjs`];
+    for (const file of [...made.filter((file) => !last.includes(file)), ...last]) {
+      await rename(join(staging, file), join(folder, file));
+    }
+    // The chunks of an earlier build that this one did not make.
+    const current = new Set(made);
+    const earlier = (await readdir(folder)).filter((file) => file.startsWith(`${name}.chunk-`) && !current.has(file));
+    await Promise.all(earlier.map((file) => rm(join(folder, file), { force: true })));
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
   return outfile;
 }
 
