@@ -30,7 +30,8 @@ export async function bundleOf(entry, out) {
   // the bundle itself last: another process building the same bundle at the same moment (CI's two passes each run
   // `npm start` on a fresh clone) or a server importing its chunks meanwhile never finds a chunk missing. A chunk is
   // named by its content's hash, so one moved over another is the same file.
-  const staging = `${folder}.${process.pid}.partial`;
+  // One staging folder per bundle: a process builds several into one folder at once (test/support/global-setup.ts).
+  const staging = `${folder}.${name}.${process.pid}.partial`;
   await rm(staging, { recursive: true, force: true });
   try {
     const result = await build({

@@ -12,7 +12,8 @@ import { bundleOf } from '../../bin/build-server.mjs';
  * run `npm start` on a fresh clone, and a running server imports its chunks when first asked: a build must never leave
  * the folder without a chunk the bundle names, not even for a moment (the chunks of a build used to be removed before
  * the next was written, and a server started meanwhile failed with ERR_MODULE_NOT_FOUND). Here a small entry with one
- * chunk, in a folder of this process's own, rebuilt three times while a thread checks every chunk it names is there.
+ * chunk, in a folder of this process's own, rebuilt three times while a thread checks every chunk it names is there;
+ * and two bundles built into one folder at once, as the tests' global setup builds its three.
  */
 const out = `dist/bundle-test-${process.pid}/entry.mjs`;
 const root = join(import.meta.dirname, '..', '..');
@@ -23,8 +24,10 @@ afterAll(() => rm(folder, { recursive: true, force: true }));
 const chunksOf = (dir: string) => readdirSync(dir).filter((file) => file.startsWith('entry.chunk-') && file.endsWith('.mjs'));
 
 it('keeps every chunk the bundle names in place while it is built again, and leaves no staging folder', async () => {
-  const first = await bundleOf(entry, out);
+  // Two bundles into one folder at once, as the tests' global setup builds its three.
+  const [first, other] = await Promise.all([bundleOf(entry, out), bundleOf(entry, out.replace('entry.mjs', 'other.mjs'))]);
   expect(first).toBe(join(root, out));
+  expect(await (await import(pathToFileURL(other).href)).later()).toBe('from the chunk');
   const chunks = chunksOf(folder);
   expect(chunks).toHaveLength(1);
   const { later } = await import(`${pathToFileURL(first).href}?first`);
