@@ -48,8 +48,13 @@ export async function ensureTemplate() {
     startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
   });
   await pglite.close();
-  // A folder left by a run that stopped half way, or made meanwhile by another process (which then wins).
-  await rm(folder, { recursive: true, force: true }).catch(() => {});
+  if (await exists(join(folder, 'PG_VERSION'))) {
+    // Made meanwhile by another process: that one stays (a new data folder may be being copied from it).
+    await rm(partial, { recursive: true, force: true });
+    return folder;
+  }
+  // A folder there without PG_VERSION is none of this script's (it renames whole folders into place).
+  await rm(folder, { recursive: true, force: true });
   await rename(partial, folder).catch(async (error) => {
     await rm(partial, { recursive: true, force: true });
     if (!(await exists(join(folder, 'PG_VERSION')))) throw error;
