@@ -37,7 +37,9 @@ const exists = (path) =>
  */
 export async function ensureTemplate() {
   const folder = await templatePath();
-  if (await exists(join(folder, 'PG_VERSION'))) return folder;
+  // A whole folder: this script renames only whole ones into place.
+  const made = () => exists(join(folder, 'PG_VERSION'));
+  if (await made()) return folder;
   const { PGlite } = await import('@electric-sql/pglite');
   const partial = `${folder}.${process.pid}.partial`;
   await rm(partial, { recursive: true, force: true });
@@ -48,7 +50,7 @@ export async function ensureTemplate() {
     startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
   });
   await pglite.close();
-  if (await exists(join(folder, 'PG_VERSION'))) {
+  if (await made()) {
     // Made meanwhile by another process: that one stays (a new data folder may be being copied from it).
     await rm(partial, { recursive: true, force: true });
     return folder;
@@ -57,7 +59,7 @@ export async function ensureTemplate() {
   await rm(folder, { recursive: true, force: true });
   await rename(partial, folder).catch(async (error) => {
     await rm(partial, { recursive: true, force: true });
-    if (!(await exists(join(folder, 'PG_VERSION')))) throw error;
+    if (!(await made())) throw error;
   });
   return folder;
 }
